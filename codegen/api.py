@@ -133,6 +133,11 @@ def takes_requires_grad(fn: NativeFunction) -> bool:
     return any(a.name == "pin_memory" for a in fn.schema.arguments.flat())
 
 
+def varargs_local(a) -> str:
+    """The local name of an int-list varargs parameter (`*_size`); `size=` is its keyword."""
+    return f"_{py_name(a.name)}"
+
+
 def py_params(fn: NativeFunction, method: bool, out_fn: NativeFunction | None) -> str:
     """The Python binding's parameters: `self` is `input` for functions; out= added."""
     args = fn.schema.arguments
@@ -140,8 +145,10 @@ def py_params(fn: NativeFunction, method: bool, out_fn: NativeFunction | None) -
     va = varargs_param(fn, method)
     parts = ["self"] if method else []
     for a in pos:
-        parts.append(f"*{py_name(a.name)}" if a is va else _param(a, not method))
+        parts.append(f"*{varargs_local(a)}" if a is va else _param(a, not method))
     kw = [_param(a, not method) for a in args.kwarg_only]
+    if va is not None:  # `zeros(2, 3)` or, like torch, `zeros(size=(2, 3))`
+        kw.insert(0, f"{py_name(va.name)}=None")
     if out_fn is not None and not method:
         kw.append("out=None")
     if takes_requires_grad(fn):
@@ -157,9 +164,6 @@ def py_keywords(fn: NativeFunction, method: bool, out_fn: NativeFunction | None)
     """Every name the binding accepts as a keyword argument."""
     names = [("input" if a.name == "self" and not method else py_name(a.name))
              for a in fn.schema.arguments.flat_non_out() if not (method and a.name == "self")]
-    va = varargs_param(fn, method)
-    if va is not None:
-        names.remove(py_name(va.name))
     if out_fn is not None and not method:
         names.append("out")
     if takes_requires_grad(fn):
@@ -188,8 +192,30 @@ class Binding:
         self.out_fn = out_fn
 
 
+TENSOR_OPTIONS = ("dtype", "layout", "device", "pin_memory")
+
+
+def _without_options(key):
+    """A factory's signature key without its tensor options (dtype, layout, device,
+    pin_memory), which torch's out= variants of factories drop (out gives them)."""
+    base, args = key
+    return base, tuple(a for a in args if a[0] not in TENSOR_OPTIONS)
+
+
+def _with_options(key):
+    """The key an out= variant is looked up with among factories (see _without_options)."""
+    return ("options-dropped",) + key
+
+
+def out_drops_options(fn: NativeFunction, out_fn: NativeFunction) -> bool:
+    """Whether `out_fn` is the out= twin of factory `fn` without its tensor options."""
+    return fn.schema.signature_key() != out_fn.schema.signature_key()
+
+
 def group_bindings(fns: list[NativeFunction], variant: str) -> dict[str, list[Binding]]:
-    """Public name -> the overloads a Python call can reach, in declaration order."""
+    """Public name -> the overloads a Python call can reach, in declaration order. An out=
+    variant pairs with the functional overload of the same arguments, or (factories, like
+    torch's `zeros(size, *, out)`) with the one that adds the tensor options."""
     by_op: dict[str, dict[str, NativeFunction]] = defaultdict(dict)
     for fn in fns:
         by_op[fn.op_name][fn.schema.name.overload] = fn
@@ -197,10 +223,15 @@ def group_bindings(fns: list[NativeFunction], variant: str) -> dict[str, list[Bi
     for fn in fns:
         if fn.schema.kind() != "out":
             functional_key[(fn.op_name, fn.schema.signature_key())] = fn
+            if is_factory(fn):
+                stripped = _without_options(fn.schema.signature_key())
+                functional_key.setdefault((fn.op_name, _with_options(stripped)), fn)
     outs = {}
     for fn in fns:
         if fn.schema.kind() == "out":
             twin = functional_key.get((fn.op_name, fn.schema.signature_key()))
+            if twin is None:
+                twin = functional_key.get((fn.op_name, _with_options(fn.schema.signature_key())))
             if twin is not None:
                 outs[twin.qualified] = fn
     groups: dict[str, list[Binding]] = {}

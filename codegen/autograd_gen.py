@@ -14,6 +14,7 @@ gradient) builds the Node, saves what the formulas use, and sets the outputs' hi
 """
 from __future__ import annotations
 
+from .api import py_name
 from .derivatives import Derivative, return_names
 from .native import NativeFunction
 
@@ -201,7 +202,7 @@ def _history_line(d: Derivative) -> str:
 
 
 def _call_below(fn: NativeFunction) -> list[str]:
-    args = ", ".join(a.name for a in fn.schema.arguments.flat())
+    args = ", ".join(py_name(a.name) for a in fn.schema.arguments.flat())
     return ["_ks = ks & _BELOW",
             f"_k = _c_{fn.ident}.get(_ks)",
             "if _k is None:",
@@ -225,7 +226,7 @@ def _forbidden_lines(d: Derivative, fn: NativeFunction) -> list[str]:
 def forward_kernel(d: Derivative, fn: NativeFunction) -> str:
     """The Autograd kernel of `fn`, the functional overload `d` describes or an in-place one."""
     inplace = fn.schema.kind() == "inplace"
-    params = ", ".join(["ks"] + [a.name for a in fn.schema.arguments.flat()])
+    params = ", ".join(["ks"] + [py_name(a.name) for a in fn.schema.arguments.flat()])
     any_needed = " or ".join(_needed_expr(n, is_list) for n, is_list in d.inputs)
     body: list[str] = _forbidden_lines(d, fn)
     if not inplace:

@@ -128,11 +128,21 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             bound.append("out")
         if api.takes_requires_grad(fn):
             bound.append("requires_grad")
+        out_call = None
+        if b.out_fn is not None and not method:
+            out_args = api.call_args(b.out_fn.schema, rename_self=True)[:-1]
+            # several out tensors are passed as a tuple: out=(values, indices)
+            out_arg = "*out" if len(b.out_fn.schema.arguments.out) > 1 else "out"
+            if api.out_drops_options(fn, b.out_fn):  # torch: options must agree with out's
+                out_arg = "_out_options(out, dtype, device)"
+            out_call = ", ".join(out_args + [out_arg])
         cases.append({
             "fn": op_context(fn), "out": op_context(b.out_fn) if b.out_fn and not method else None,
+            "out_call": out_call,
             "params": params, "call": ", ".join(call), "bound": ", ".join(bound),
             "bound_tuple": "(" + ", ".join(bound) + ("," if len(bound) == 1 else "") + ")",
             "varargs": api.py_name(va.name) if va is not None else None,
+            "varargs_local": api.varargs_local(va) if va is not None else None,
             "max_positional": None if va is not None else len(fn.schema.arguments.positional),
             "keywords": tuple(sorted(api.py_keywords(fn, method, b.out_fn))),
             "checks": _type_checks(fn, method), "idx": i,
@@ -144,9 +154,6 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
                          if a.type.is_tensor_like()],
             "wrap": _wrap(return_type(fn)),
             "out_wrap": _wrap(return_type(b.out_fn if not method else None)),
-            # several out tensors are passed as a tuple: out=(values, indices)
-            "out_arg": "*out" if b.out_fn is not None and len(b.out_fn.schema.arguments.out) > 1
-            else "out",
         })
     return {"name": name, "cases": cases, "single": len(cases) == 1,
             "schemas": [str(b.fn.schema) for b in bindings]}

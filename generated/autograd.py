@@ -150,6 +150,32 @@ _c_put = _o.put._cache
 _c_put_ = _o.put_._cache
 _c_unique_consecutive = _o.unique_consecutive._cache
 _c_unfold = _o.unfold._cache
+_c_randint_like = _o.randint_like._cache
+_c_randint_like_Tensor = _o.randint_like_Tensor._cache
+_c_randint_like_low_dtype = _o.randint_like_low_dtype._cache
+_c_randint_like_generator = _o.randint_like_generator._cache
+_c_randint_like_Tensor_generator = _o.randint_like_Tensor_generator._cache
+_c_randint_like_low_generator_dtype = _o.randint_like_low_generator_dtype._cache
+_c_uniform_ = _o.uniform_._cache
+_c_normal_ = _o.normal_._cache
+_c_exponential_ = _o.exponential_._cache
+_c_random__from = _o.random__from._cache
+_c_random__to = _o.random__to._cache
+_c_random_ = _o.random_._cache
+_c_bernoulli = _o.bernoulli._cache
+_c_bernoulli_p = _o.bernoulli_p._cache
+_c_bernoulli_Tensor = _o.bernoulli_Tensor._cache
+_c_bernoulli__Tensor = _o.bernoulli__Tensor._cache
+_c_bernoulli__float = _o.bernoulli__float._cache
+_c_native_dropout = _o.native_dropout._cache
+_c_native_dropout_backward = _o.native_dropout_backward._cache
+_c_normal_Tensor_float = _o.normal_Tensor_float._cache
+_c_normal_float_Tensor = _o.normal_float_Tensor._cache
+_c_normal_Tensor_Tensor = _o.normal_Tensor_Tensor._cache
+_c_log_normal_ = _o.log_normal_._cache
+_c_cauchy_ = _o.cauchy_._cache
+_c_geometric_ = _o.geometric_._cache
+_c_poisson = _o.poisson._cache
 _c_exp2 = _o.exp2._cache
 _c_exp2_ = _o.exp2_._cache
 _c_expm1 = _o.expm1._cache
@@ -323,6 +349,19 @@ _c_cumsum = _o.cumsum._cache
 _c_cumsum_ = _o.cumsum_._cache
 _c_cumprod = _o.cumprod._cache
 _c_cumprod_ = _o.cumprod_._cache
+_c_copy = _o.copy._cache
+_c_fill_Scalar = _o.fill_Scalar._cache
+_c_fill_Tensor = _o.fill_Tensor._cache
+_c_zero = _o.zero._cache
+_c_uniform = _o.uniform._cache
+_c_exponential = _o.exponential._cache
+_c_geometric = _o.geometric._cache
+_c_log_normal = _o.log_normal._cache
+_c_cauchy = _o.cauchy._cache
+_c_random_from = _o.random_from._cache
+_c_random_to = _o.random_to._cache
+_c_random = _o.random._cache
+_c_normal_functional = _o.normal_functional._cache
 
 
 # schema/derivatives.yaml:58
@@ -7611,6 +7650,742 @@ class CumprodBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
+# schema/derivatives.yaml:1070
+class RandintLikeBackward0(_Node):
+    """Backward of randint_like (schema/derivatives.yaml:1070)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1073
+class RandintLikeBackward1(_Node):
+    """Backward of randint_like.Tensor (schema/derivatives.yaml:1073)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1077
+class RandintLikeBackward2(_Node):
+    """Backward of randint_like.low_dtype (schema/derivatives.yaml:1077)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1080
+class RandintLikeBackward3(_Node):
+    """Backward of randint_like.generator (schema/derivatives.yaml:1080)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1083
+class RandintLikeBackward4(_Node):
+    """Backward of randint_like.Tensor_generator (schema/derivatives.yaml:1083)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1087
+class RandintLikeBackward5(_Node):
+    """Backward of randint_like.low_generator_dtype (schema/derivatives.yaml:1087)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1090
+class UniformBackward0(_Node):
+    """Backward of uniform_ (schema/derivatives.yaml:1090)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1093
+class NormalBackward0(_Node):
+    """Backward of normal_ (schema/derivatives.yaml:1093)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1096
+class ExponentialBackward0(_Node):
+    """Backward of exponential_ (schema/derivatives.yaml:1096)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1099
+class RandomBackward0(_Node):
+    """Backward of random_.from (schema/derivatives.yaml:1099)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1102
+class RandomBackward1(_Node):
+    """Backward of random_.to (schema/derivatives.yaml:1102)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1105
+class RandomBackward2(_Node):
+    """Backward of random_ (schema/derivatives.yaml:1105)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1108
+class BernoulliBackward0(_Node):
+    """Backward of bernoulli (schema/derivatives.yaml:1108)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1111
+class BernoulliBackward1(_Node):
+    """Backward of bernoulli.p (schema/derivatives.yaml:1111)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1114
+class BernoulliBackward2(_Node):
+    """Backward of bernoulli.Tensor (schema/derivatives.yaml:1114)."""
+    __slots__ = ('_s_p',)
+    _saved_slots = ('_s_p',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'p')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_p = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        if _n[1]:
+            p = _unpack(_node._s_p, _node)
+            _r_p = _F.zeros_like(p)
+        return (_r_self, _r_p)
+
+    @property
+    def _saved_p(self):
+        return _unpack(self._s_p, self)
+
+
+# schema/derivatives.yaml:1119
+class NativeDropoutBackward0(_Node):
+    """Backward of native_dropout (schema/derivatives.yaml:1119)."""
+    __slots__ = ('_s_p', '_s_result1', '_s_train')
+    _saved_slots = ('_s_result1',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input = None
+        if _n[0]:
+            p = _node._s_p
+            result1 = _unpack(_node._s_result1, _node)
+            train = _node._s_train
+            _r_input = _F.native_dropout_backward(grads[0], result1, _H.dropout_grad_scale(p, train))
+        return (_r_input,)
+
+    @property
+    def _saved_p(self):
+        return self._s_p
+
+    @property
+    def _saved_result1(self):
+        return _unpack(self._s_result1, self)
+
+    @property
+    def _saved_train(self):
+        return self._s_train
+
+
+# schema/derivatives.yaml:1123
+class NativeDropoutBackwardBackward0(_Node):
+    """Backward of native_dropout_backward (schema/derivatives.yaml:1123)."""
+    __slots__ = ('_s_mask', '_s_scale')
+    _saved_slots = ('_s_mask',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'mask')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_mask = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            scale = _node._s_scale
+            _r_grad_output = _F.native_dropout_backward(grad, mask, scale)
+        if _n[1]:
+            raise _not_implemented('native_dropout_backward: mask')
+        return (_r_grad_output, _r_mask)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+
+# schema/derivatives.yaml:1128
+class NormalBackward1(_Node):
+    """Backward of normal.Tensor_float (schema/derivatives.yaml:1128)."""
+    __slots__ = ('_s_mean_dtype', '_s_mean_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('mean',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_mean = None
+        if _n[0]:
+            mean_dtype = _node._s_mean_dtype
+            mean_shape = _node._s_mean_shape
+            _r_mean = _H.zeros_for(grad, mean_shape, mean_dtype)
+        return (_r_mean,)
+
+    @property
+    def _saved_mean_dtype(self):
+        return self._s_mean_dtype
+
+    @property
+    def _saved_mean_shape(self):
+        return self._s_mean_shape
+
+
+# schema/derivatives.yaml:1131
+class NormalBackward2(_Node):
+    """Backward of normal.float_Tensor (schema/derivatives.yaml:1131)."""
+    __slots__ = ('_s_std_dtype', '_s_std_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('std',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_std = None
+        if _n[0]:
+            std_dtype = _node._s_std_dtype
+            std_shape = _node._s_std_shape
+            _r_std = _H.zeros_for(grad, std_shape, std_dtype)
+        return (_r_std,)
+
+    @property
+    def _saved_std_dtype(self):
+        return self._s_std_dtype
+
+    @property
+    def _saved_std_shape(self):
+        return self._s_std_shape
+
+
+# schema/derivatives.yaml:1134
+class NormalBackward3(_Node):
+    """Backward of normal.Tensor_Tensor (schema/derivatives.yaml:1134)."""
+    __slots__ = ('_s_mean_dtype', '_s_mean_shape', '_s_std_dtype', '_s_std_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('mean', 'std')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_mean = None
+        _r_std = None
+        if _n[0]:
+            mean_dtype = _node._s_mean_dtype
+            mean_shape = _node._s_mean_shape
+            _r_mean = _H.zeros_for(grad, mean_shape, mean_dtype)
+        if _n[1]:
+            std_dtype = _node._s_std_dtype
+            std_shape = _node._s_std_shape
+            _r_std = _H.zeros_for(grad, std_shape, std_dtype)
+        return (_r_mean, _r_std)
+
+    @property
+    def _saved_mean_dtype(self):
+        return self._s_mean_dtype
+
+    @property
+    def _saved_mean_shape(self):
+        return self._s_mean_shape
+
+    @property
+    def _saved_std_dtype(self):
+        return self._s_std_dtype
+
+    @property
+    def _saved_std_shape(self):
+        return self._s_std_shape
+
+
+# schema/derivatives.yaml:1138
+class LogNormalBackward0(_Node):
+    """Backward of log_normal_ (schema/derivatives.yaml:1138)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1141
+class CauchyBackward0(_Node):
+    """Backward of cauchy_ (schema/derivatives.yaml:1141)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1144
+class GeometricBackward0(_Node):
+    """Backward of geometric_ (schema/derivatives.yaml:1144)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1151
+class PoissonBackward0(_Node):
+    """Backward of poisson (schema/derivatives.yaml:1151)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.zeros_like(self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1155
+class CopyBackward1(_Node):
+    """Backward of copy (schema/derivatives.yaml:1155)."""
+    __slots__ = ('_s_src_dtype', '_s_src_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        if _n[1]:
+            src_dtype = _node._s_src_dtype
+            src_shape = _node._s_src_shape
+            _r_src = _H.reduce_to(grad, src_shape, src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_src_shape(self):
+        return self._s_src_shape
+
+
+# schema/derivatives.yaml:1159
+class FillBackward2(_Node):
+    """Backward of fill.Scalar (schema/derivatives.yaml:1159)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1162
+class FillBackward3(_Node):
+    """Backward of fill.Tensor (schema/derivatives.yaml:1162)."""
+    __slots__ = ('_s_value_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'value')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_value = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        if _n[1]:
+            value_dtype = _node._s_value_dtype
+            _r_value = _H.grad_to_dtype(grad.sum(), value_dtype)
+        return (_r_self, _r_value)
+
+    @property
+    def _saved_value_dtype(self):
+        return self._s_value_dtype
+
+
+# schema/derivatives.yaml:1166
+class ZeroBackward1(_Node):
+    """Backward of zero (schema/derivatives.yaml:1166)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1171
+class UniformBackward1(_Node):
+    """Backward of uniform (schema/derivatives.yaml:1171)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1174
+class ExponentialBackward1(_Node):
+    """Backward of exponential (schema/derivatives.yaml:1174)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1177
+class GeometricBackward1(_Node):
+    """Backward of geometric (schema/derivatives.yaml:1177)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1180
+class LogNormalBackward1(_Node):
+    """Backward of log_normal (schema/derivatives.yaml:1180)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1183
+class CauchyBackward1(_Node):
+    """Backward of cauchy (schema/derivatives.yaml:1183)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1186
+class RandomBackward3(_Node):
+    """Backward of random.from (schema/derivatives.yaml:1186)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1189
+class RandomBackward4(_Node):
+    """Backward of random.to (schema/derivatives.yaml:1189)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1192
+class RandomBackward5(_Node):
+    """Backward of random (schema/derivatives.yaml:1192)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1195
+class NormalFunctionalBackward0(_Node):
+    """Backward of normal_functional (schema/derivatives.yaml:1195)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
 # schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
@@ -7628,7 +8403,7 @@ def _ag_clone(ks, self, memory_format):
     return _out
 
 
-# schema/native_functions.yaml:143 (derivative: schema/derivatives.yaml:62)
+# schema/native_functions.yaml:146 (derivative: schema/derivatives.yaml:62)
 def _ag_copy_(ks, self, src, non_blocking):
     _node = None
     if _tls.grad_enabled:
@@ -7650,7 +8425,7 @@ def _ag_copy_(ks, self, src, non_blocking):
     return _out
 
 
-# schema/native_functions.yaml:149 (derivative: schema/derivatives.yaml:66)
+# schema/native_functions.yaml:152 (derivative: schema/derivatives.yaml:66)
 def _ag__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format):
     _ks = ks & _BELOW
     _k = _c__to_copy.get(_ks)
@@ -7669,7 +8444,7 @@ def _ag__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memo
     return _out
 
 
-# schema/native_functions.yaml:184 (derivative: schema/derivatives.yaml:69)
+# schema/native_functions.yaml:187 (derivative: schema/derivatives.yaml:69)
 def _ag_fill__Scalar(ks, self, value):
     _node = None
     if _tls.grad_enabled:
@@ -7687,7 +8462,7 @@ def _ag_fill__Scalar(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:190 (derivative: schema/derivatives.yaml:72)
+# schema/native_functions.yaml:193 (derivative: schema/derivatives.yaml:72)
 def _ag_fill__Tensor(ks, self, value):
     _node = None
     if _tls.grad_enabled:
@@ -7708,7 +8483,7 @@ def _ag_fill__Tensor(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:196 (derivative: schema/derivatives.yaml:76)
+# schema/native_functions.yaml:199 (derivative: schema/derivatives.yaml:76)
 def _ag_zero_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -7726,7 +8501,7 @@ def _ag_zero_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:203 (derivative: schema/derivatives.yaml:80)
+# schema/native_functions.yaml:206 (derivative: schema/derivatives.yaml:80)
 def _ag_add_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_add_Tensor.get(_ks)
@@ -7751,7 +8526,7 @@ def _ag_add_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:211 (derivative: schema/derivatives.yaml:84)
+# schema/native_functions.yaml:214 (derivative: schema/derivatives.yaml:84)
 def _ag_add_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_add_Scalar.get(_ks)
@@ -7769,7 +8544,7 @@ def _ag_add_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:219 (derivative: schema/derivatives.yaml:80)
+# schema/native_functions.yaml:222 (derivative: schema/derivatives.yaml:80)
 def _ag_add__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -7795,7 +8570,7 @@ def _ag_add__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:226 (derivative: schema/derivatives.yaml:84)
+# schema/native_functions.yaml:229 (derivative: schema/derivatives.yaml:84)
 def _ag_add__Scalar(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -7814,7 +8589,7 @@ def _ag_add__Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:233 (derivative: schema/derivatives.yaml:87)
+# schema/native_functions.yaml:236 (derivative: schema/derivatives.yaml:87)
 def _ag_sub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_sub_Tensor.get(_ks)
@@ -7839,7 +8614,7 @@ def _ag_sub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:241 (derivative: schema/derivatives.yaml:91)
+# schema/native_functions.yaml:244 (derivative: schema/derivatives.yaml:91)
 def _ag_sub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_sub_Scalar.get(_ks)
@@ -7857,7 +8632,7 @@ def _ag_sub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:249 (derivative: schema/derivatives.yaml:87)
+# schema/native_functions.yaml:252 (derivative: schema/derivatives.yaml:87)
 def _ag_sub__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -7883,7 +8658,7 @@ def _ag_sub__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:256 (derivative: schema/derivatives.yaml:91)
+# schema/native_functions.yaml:259 (derivative: schema/derivatives.yaml:91)
 def _ag_sub__Scalar(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -7902,7 +8677,7 @@ def _ag_sub__Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:263 (derivative: schema/derivatives.yaml:94)
+# schema/native_functions.yaml:266 (derivative: schema/derivatives.yaml:94)
 def _ag_mul_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Tensor.get(_ks)
@@ -7929,7 +8704,7 @@ def _ag_mul_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:271 (derivative: schema/derivatives.yaml:98)
+# schema/native_functions.yaml:274 (derivative: schema/derivatives.yaml:98)
 def _ag_mul_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Scalar.get(_ks)
@@ -7948,7 +8723,7 @@ def _ag_mul_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:279 (derivative: schema/derivatives.yaml:94)
+# schema/native_functions.yaml:282 (derivative: schema/derivatives.yaml:94)
 def _ag_mul__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -7976,7 +8751,7 @@ def _ag_mul__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:286 (derivative: schema/derivatives.yaml:98)
+# schema/native_functions.yaml:289 (derivative: schema/derivatives.yaml:98)
 def _ag_mul__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -7996,7 +8771,7 @@ def _ag_mul__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:293 (derivative: schema/derivatives.yaml:101)
+# schema/native_functions.yaml:296 (derivative: schema/derivatives.yaml:101)
 def _ag_div_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_div_Tensor.get(_ks)
@@ -8021,7 +8796,7 @@ def _ag_div_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:301 (derivative: schema/derivatives.yaml:105)
+# schema/native_functions.yaml:304 (derivative: schema/derivatives.yaml:105)
 def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Tensor_mode.get(_ks)
@@ -8047,7 +8822,7 @@ def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:309 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml:312 (derivative: schema/derivatives.yaml:109)
 def _ag_div_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_div_Scalar.get(_ks)
@@ -8067,7 +8842,7 @@ def _ag_div_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:317 (derivative: schema/derivatives.yaml:101)
+# schema/native_functions.yaml:320 (derivative: schema/derivatives.yaml:101)
 def _ag_div__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8093,7 +8868,7 @@ def _ag_div__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:324 (derivative: schema/derivatives.yaml:105)
+# schema/native_functions.yaml:327 (derivative: schema/derivatives.yaml:105)
 def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -8120,7 +8895,7 @@ def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:331 (derivative: schema/derivatives.yaml:112)
+# schema/native_functions.yaml:334 (derivative: schema/derivatives.yaml:112)
 def _ag_pow_Tensor_Tensor(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Tensor_Tensor.get(_ks)
@@ -8144,7 +8919,7 @@ def _ag_pow_Tensor_Tensor(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:339 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml:342 (derivative: schema/derivatives.yaml:116)
 def _ag_pow_Tensor_Scalar(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Tensor_Scalar.get(_ks)
@@ -8163,7 +8938,7 @@ def _ag_pow_Tensor_Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:347 (derivative: schema/derivatives.yaml:119)
+# schema/native_functions.yaml:350 (derivative: schema/derivatives.yaml:119)
 def _ag_pow_Scalar(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Scalar.get(_ks)
@@ -8184,7 +8959,7 @@ def _ag_pow_Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:354 (derivative: schema/derivatives.yaml:112)
+# schema/native_functions.yaml:357 (derivative: schema/derivatives.yaml:112)
 def _ag_pow__Tensor(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -8209,7 +8984,7 @@ def _ag_pow__Tensor(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:433 (derivative: schema/derivatives.yaml:122)
+# schema/native_functions.yaml:436 (derivative: schema/derivatives.yaml:122)
 def _ag_where_self(ks, condition, self, other):
     _ks = ks & _BELOW
     _k = _c_where_self.get(_ks)
@@ -8235,7 +9010,7 @@ def _ag_where_self(ks, condition, self, other):
     return _out
 
 
-# schema/native_functions.yaml:441 (derivative: schema/derivatives.yaml:131)
+# schema/native_functions.yaml:444 (derivative: schema/derivatives.yaml:131)
 def _ag_clamp(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp.get(_ks)
@@ -8255,7 +9030,7 @@ def _ag_clamp(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:449 (derivative: schema/derivatives.yaml:128)
+# schema/native_functions.yaml:452 (derivative: schema/derivatives.yaml:128)
 def _ag_clamp_Tensor(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp_Tensor.get(_ks)
@@ -8278,7 +9053,7 @@ def _ag_clamp_Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:457 (derivative: schema/derivatives.yaml:131)
+# schema/native_functions.yaml:460 (derivative: schema/derivatives.yaml:131)
 def _ag_clamp_(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -8299,7 +9074,7 @@ def _ag_clamp_(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:464 (derivative: schema/derivatives.yaml:134)
+# schema/native_functions.yaml:467 (derivative: schema/derivatives.yaml:134)
 def _ag_masked_fill_Scalar(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Scalar.get(_ks)
@@ -8319,7 +9094,7 @@ def _ag_masked_fill_Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:472 (derivative: schema/derivatives.yaml:138)
+# schema/native_functions.yaml:475 (derivative: schema/derivatives.yaml:138)
 def _ag_masked_fill_Tensor(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Tensor.get(_ks)
@@ -8344,7 +9119,7 @@ def _ag_masked_fill_Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:480 (derivative: schema/derivatives.yaml:134)
+# schema/native_functions.yaml:483 (derivative: schema/derivatives.yaml:134)
 def _ag_masked_fill__Scalar(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -8365,7 +9140,7 @@ def _ag_masked_fill__Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:487 (derivative: schema/derivatives.yaml:138)
+# schema/native_functions.yaml:490 (derivative: schema/derivatives.yaml:138)
 def _ag_masked_fill__Tensor(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -8391,7 +9166,7 @@ def _ag_masked_fill__Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:495 (derivative: schema/derivatives.yaml:187)
+# schema/native_functions.yaml:498 (derivative: schema/derivatives.yaml:187)
 def _ag_neg(ks, self):
     _ks = ks & _BELOW
     _k = _c_neg.get(_ks)
@@ -8408,7 +9183,7 @@ def _ag_neg(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:503 (derivative: schema/derivatives.yaml:187)
+# schema/native_functions.yaml:506 (derivative: schema/derivatives.yaml:187)
 def _ag_neg_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8426,7 +9201,7 @@ def _ag_neg_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:510 (derivative: schema/derivatives.yaml:190)
+# schema/native_functions.yaml:513 (derivative: schema/derivatives.yaml:190)
 def _ag_exp(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp.get(_ks)
@@ -8445,7 +9220,7 @@ def _ag_exp(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:518 (derivative: schema/derivatives.yaml:190)
+# schema/native_functions.yaml:521 (derivative: schema/derivatives.yaml:190)
 def _ag_exp_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8465,7 +9240,7 @@ def _ag_exp_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:525 (derivative: schema/derivatives.yaml:193)
+# schema/native_functions.yaml:528 (derivative: schema/derivatives.yaml:193)
 def _ag_log(ks, self):
     _ks = ks & _BELOW
     _k = _c_log.get(_ks)
@@ -8483,7 +9258,7 @@ def _ag_log(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:533 (derivative: schema/derivatives.yaml:193)
+# schema/native_functions.yaml:536 (derivative: schema/derivatives.yaml:193)
 def _ag_log_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8502,7 +9277,7 @@ def _ag_log_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:540 (derivative: schema/derivatives.yaml:196)
+# schema/native_functions.yaml:543 (derivative: schema/derivatives.yaml:196)
 def _ag_relu(ks, self):
     _ks = ks & _BELOW
     _k = _c_relu.get(_ks)
@@ -8521,7 +9296,7 @@ def _ag_relu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:548 (derivative: schema/derivatives.yaml:196)
+# schema/native_functions.yaml:551 (derivative: schema/derivatives.yaml:196)
 def _ag_relu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8541,7 +9316,7 @@ def _ag_relu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:555 (derivative: schema/derivatives.yaml:200)
+# schema/native_functions.yaml:558 (derivative: schema/derivatives.yaml:200)
 def _ag_threshold_backward(ks, grad_output, self, threshold):
     _ks = ks & _BELOW
     _k = _c_threshold_backward.get(_ks)
@@ -8568,7 +9343,7 @@ def _ag_threshold_backward(ks, grad_output, self, threshold):
     return _out
 
 
-# schema/native_functions.yaml:562 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:565 (derivative: schema/derivatives.yaml:206)
 def _ag_sigmoid(ks, self):
     _ks = ks & _BELOW
     _k = _c_sigmoid.get(_ks)
@@ -8587,7 +9362,7 @@ def _ag_sigmoid(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:570 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:573 (derivative: schema/derivatives.yaml:206)
 def _ag_sigmoid_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8607,7 +9382,7 @@ def _ag_sigmoid_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:577 (derivative: schema/derivatives.yaml:209)
+# schema/native_functions.yaml:580 (derivative: schema/derivatives.yaml:209)
 def _ag_tanh(ks, self):
     _ks = ks & _BELOW
     _k = _c_tanh.get(_ks)
@@ -8626,7 +9401,7 @@ def _ag_tanh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:585 (derivative: schema/derivatives.yaml:209)
+# schema/native_functions.yaml:588 (derivative: schema/derivatives.yaml:209)
 def _ag_tanh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8646,7 +9421,7 @@ def _ag_tanh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:593 (derivative: schema/derivatives.yaml:213)
+# schema/native_functions.yaml:596 (derivative: schema/derivatives.yaml:213)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_sum.get(_ks)
@@ -8665,7 +9440,7 @@ def _ag_sum(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:600 (derivative: schema/derivatives.yaml:216)
+# schema/native_functions.yaml:603 (derivative: schema/derivatives.yaml:216)
 def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_sum_dim_IntList.get(_ks)
@@ -8686,7 +9461,7 @@ def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:608 (derivative: schema/derivatives.yaml:219)
+# schema/native_functions.yaml:611 (derivative: schema/derivatives.yaml:219)
 def _ag_mean(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_mean.get(_ks)
@@ -8705,7 +9480,7 @@ def _ag_mean(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:615 (derivative: schema/derivatives.yaml:222)
+# schema/native_functions.yaml:618 (derivative: schema/derivatives.yaml:222)
 def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_mean_dim.get(_ks)
@@ -8726,7 +9501,7 @@ def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:623 (derivative: schema/derivatives.yaml:225)
+# schema/native_functions.yaml:626 (derivative: schema/derivatives.yaml:225)
 def _ag_amax(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amax.get(_ks)
@@ -8748,7 +9523,7 @@ def _ag_amax(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:640 (derivative: schema/derivatives.yaml:233)
+# schema/native_functions.yaml:643 (derivative: schema/derivatives.yaml:233)
 def _ag_mm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_mm.get(_ks)
@@ -8770,7 +9545,7 @@ def _ag_mm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:648 (derivative: schema/derivatives.yaml:237)
+# schema/native_functions.yaml:651 (derivative: schema/derivatives.yaml:237)
 def _ag_bmm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_bmm.get(_ks)
@@ -8792,7 +9567,7 @@ def _ag_bmm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:656 (derivative: schema/derivatives.yaml:241)
+# schema/native_functions.yaml:659 (derivative: schema/derivatives.yaml:241)
 def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_addmm.get(_ks)
@@ -8822,7 +9597,7 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:676 (derivative: schema/derivatives.yaml:247)
+# schema/native_functions.yaml:679 (derivative: schema/derivatives.yaml:247)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -8840,7 +9615,7 @@ def _ag_view(ks, self, size):
     return _out
 
 
-# schema/native_functions.yaml:703 (derivative: schema/derivatives.yaml:255)
+# schema/native_functions.yaml:706 (derivative: schema/derivatives.yaml:255)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -8863,7 +9638,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:709 (derivative: schema/derivatives.yaml:258)
+# schema/native_functions.yaml:712 (derivative: schema/derivatives.yaml:258)
 def _ag_permute(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_permute.get(_ks)
@@ -8881,7 +9656,7 @@ def _ag_permute(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:715 (derivative: schema/derivatives.yaml:261)
+# schema/native_functions.yaml:718 (derivative: schema/derivatives.yaml:261)
 def _ag_transpose_int(ks, self, dim0, dim1):
     _ks = ks & _BELOW
     _k = _c_transpose_int.get(_ks)
@@ -8900,7 +9675,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml:721 (derivative: schema/derivatives.yaml:264)
+# schema/native_functions.yaml:724 (derivative: schema/derivatives.yaml:264)
 def _ag_t(ks, self):
     _ks = ks & _BELOW
     _k = _c_t.get(_ks)
@@ -8917,7 +9692,7 @@ def _ag_t(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:732 (derivative: schema/derivatives.yaml:267)
+# schema/native_functions.yaml:735 (derivative: schema/derivatives.yaml:267)
 def _ag_unsqueeze(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unsqueeze.get(_ks)
@@ -8935,7 +9710,7 @@ def _ag_unsqueeze(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:738 (derivative: schema/derivatives.yaml:270)
+# schema/native_functions.yaml:741 (derivative: schema/derivatives.yaml:270)
 def _ag_squeeze(ks, self):
     _ks = ks & _BELOW
     _k = _c_squeeze.get(_ks)
@@ -8953,7 +9728,7 @@ def _ag_squeeze(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:744 (derivative: schema/derivatives.yaml:273)
+# schema/native_functions.yaml:747 (derivative: schema/derivatives.yaml:273)
 def _ag_squeeze_dim(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dim.get(_ks)
@@ -8971,7 +9746,7 @@ def _ag_squeeze_dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:750 (derivative: schema/derivatives.yaml:276)
+# schema/native_functions.yaml:753 (derivative: schema/derivatives.yaml:276)
 def _ag_squeeze_dims(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dims.get(_ks)
@@ -8989,7 +9764,7 @@ def _ag_squeeze_dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:756 (derivative: schema/derivatives.yaml:279)
+# schema/native_functions.yaml:759 (derivative: schema/derivatives.yaml:279)
 def _ag_expand(ks, self, size, implicit):
     _ks = ks & _BELOW
     _k = _c_expand.get(_ks)
@@ -9007,7 +9782,7 @@ def _ag_expand(ks, self, size, implicit):
     return _out
 
 
-# schema/native_functions.yaml:767 (derivative: schema/derivatives.yaml:282)
+# schema/native_functions.yaml:770 (derivative: schema/derivatives.yaml:282)
 def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_Tensor.get(_ks)
@@ -9029,7 +9804,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:773 (derivative: schema/derivatives.yaml:285)
+# schema/native_functions.yaml:776 (derivative: schema/derivatives.yaml:285)
 def _ag_select_int(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_int.get(_ks)
@@ -9049,7 +9824,7 @@ def _ag_select_int(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:784 (derivative: schema/derivatives.yaml:288)
+# schema/native_functions.yaml:787 (derivative: schema/derivatives.yaml:288)
 def _ag_diagonal(ks, self, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal.get(_ks)
@@ -9070,7 +9845,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:790 (derivative: schema/derivatives.yaml:292)
+# schema/native_functions.yaml:793 (derivative: schema/derivatives.yaml:292)
 def _ag_split_Tensor(ks, self, split_size, dim):
     _ks = ks & _BELOW
     _k = _c_split_Tensor.get(_ks)
@@ -9088,7 +9863,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     return _out
 
 
-# schema/native_functions.yaml:801 (derivative: schema/derivatives.yaml:295)
+# schema/native_functions.yaml:804 (derivative: schema/derivatives.yaml:295)
 def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _ks = ks & _BELOW
     _k = _c_split_with_sizes.get(_ks)
@@ -9106,7 +9881,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
-# schema/native_functions.yaml:812 (derivative: schema/derivatives.yaml:298)
+# schema/native_functions.yaml:815 (derivative: schema/derivatives.yaml:298)
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unbind_int.get(_ks)
@@ -9124,7 +9899,7 @@ def _ag_unbind_int(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:844 (derivative: schema/derivatives.yaml:305)
+# schema/native_functions.yaml:847 (derivative: schema/derivatives.yaml:305)
 def _ag_alias(ks, self):
     _ks = ks & _BELOW
     _k = _c_alias.get(_ks)
@@ -9141,7 +9916,7 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:851 (derivative: schema/derivatives.yaml:309)
+# schema/native_functions.yaml:854 (derivative: schema/derivatives.yaml:309)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
     _k = _c_cat.get(_ks)
@@ -9163,7 +9938,7 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
-# schema/native_functions.yaml:862 (derivative: schema/derivatives.yaml:312)
+# schema/native_functions.yaml:865 (derivative: schema/derivatives.yaml:312)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
     _k = _c_index_Tensor.get(_ks)
@@ -9182,7 +9957,7 @@ def _ag_index_Tensor(ks, self, indices):
     return _out
 
 
-# schema/native_functions.yaml:870 (derivative: schema/derivatives.yaml:318)
+# schema/native_functions.yaml:873 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put_(ks, self, indices, values, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -9208,7 +9983,7 @@ def _ag_index_put_(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:876 (derivative: schema/derivatives.yaml:318)
+# schema/native_functions.yaml:879 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put(ks, self, indices, values, accumulate):
     _ks = ks & _BELOW
     _k = _c_index_put.get(_ks)
@@ -9233,7 +10008,7 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:882 (derivative: schema/derivatives.yaml:324)
+# schema/native_functions.yaml:885 (derivative: schema/derivatives.yaml:324)
 def _ag_repeat(ks, self, repeats):
     _ks = ks & _BELOW
     _k = _c_repeat.get(_ks)
@@ -9252,7 +10027,7 @@ def _ag_repeat(ks, self, repeats):
     return _out
 
 
-# schema/native_functions.yaml:894 (derivative: schema/derivatives.yaml:327)
+# schema/native_functions.yaml:897 (derivative: schema/derivatives.yaml:327)
 def _ag_flip(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_flip.get(_ks)
@@ -9270,7 +10045,7 @@ def _ag_flip(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:901 (derivative: schema/derivatives.yaml:330)
+# schema/native_functions.yaml:904 (derivative: schema/derivatives.yaml:330)
 def _ag_roll(ks, self, shifts, dims):
     _ks = ks & _BELOW
     _k = _c_roll.get(_ks)
@@ -9289,7 +10064,7 @@ def _ag_roll(ks, self, shifts, dims):
     return _out
 
 
-# schema/native_functions.yaml:908 (derivative: schema/derivatives.yaml:333)
+# schema/native_functions.yaml:911 (derivative: schema/derivatives.yaml:333)
 def _ag_tril(ks, self, diagonal):
     _ks = ks & _BELOW
     _k = _c_tril.get(_ks)
@@ -9307,7 +10082,7 @@ def _ag_tril(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:915 (derivative: schema/derivatives.yaml:333)
+# schema/native_functions.yaml:918 (derivative: schema/derivatives.yaml:333)
 def _ag_tril_(ks, self, diagonal):
     _node = None
     if _tls.grad_enabled:
@@ -9326,7 +10101,7 @@ def _ag_tril_(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:921 (derivative: schema/derivatives.yaml:336)
+# schema/native_functions.yaml:924 (derivative: schema/derivatives.yaml:336)
 def _ag_triu(ks, self, diagonal):
     _ks = ks & _BELOW
     _k = _c_triu.get(_ks)
@@ -9344,7 +10119,7 @@ def _ag_triu(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:928 (derivative: schema/derivatives.yaml:336)
+# schema/native_functions.yaml:931 (derivative: schema/derivatives.yaml:336)
 def _ag_triu_(ks, self, diagonal):
     _node = None
     if _tls.grad_enabled:
@@ -9363,7 +10138,7 @@ def _ag_triu_(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:934 (derivative: schema/derivatives.yaml:339)
+# schema/native_functions.yaml:937 (derivative: schema/derivatives.yaml:339)
 def _ag_index_select(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_index_select.get(_ks)
@@ -9383,7 +10158,7 @@ def _ag_index_select(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:941 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:944 (derivative: schema/derivatives.yaml:343)
 def _ag_gather(ks, self, dim, index, sparse_grad):
     _ks = ks & _BELOW
     _k = _c_gather.get(_ks)
@@ -9403,7 +10178,7 @@ def _ag_gather(ks, self, dim, index, sparse_grad):
     return _out
 
 
-# schema/native_functions.yaml:948 (derivative: schema/derivatives.yaml:347)
+# schema/native_functions.yaml:951 (derivative: schema/derivatives.yaml:347)
 def _ag_scatter_src(ks, self, dim, index, src):
     _ks = ks & _BELOW
     _k = _c_scatter_src.get(_ks)
@@ -9424,7 +10199,7 @@ def _ag_scatter_src(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:955 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml:958 (derivative: schema/derivatives.yaml:352)
 def _ag_scatter_value(ks, self, dim, index, value):
     _ks = ks & _BELOW
     _k = _c_scatter_value.get(_ks)
@@ -9443,7 +10218,7 @@ def _ag_scatter_value(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:962 (derivative: schema/derivatives.yaml:357)
+# schema/native_functions.yaml:965 (derivative: schema/derivatives.yaml:357)
 def _ag_scatter_reduce(ks, self, dim, index, src, reduce):
     _ks = ks & _BELOW
     _k = _c_scatter_reduce.get(_ks)
@@ -9461,7 +10236,7 @@ def _ag_scatter_reduce(ks, self, dim, index, src, reduce):
     return _out
 
 
-# schema/native_functions.yaml:969 (derivative: schema/derivatives.yaml:362)
+# schema/native_functions.yaml:972 (derivative: schema/derivatives.yaml:362)
 def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
     _ks = ks & _BELOW
     _k = _c_scatter_value_reduce.get(_ks)
@@ -9478,7 +10253,7 @@ def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
     return _out
 
 
-# schema/native_functions.yaml:976 (derivative: schema/derivatives.yaml:347)
+# schema/native_functions.yaml:979 (derivative: schema/derivatives.yaml:347)
 def _ag_scatter__src(ks, self, dim, index, src):
     _node = None
     if _tls.grad_enabled:
@@ -9500,7 +10275,7 @@ def _ag_scatter__src(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:982 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml:985 (derivative: schema/derivatives.yaml:352)
 def _ag_scatter__value(ks, self, dim, index, value):
     _node = None
     if _tls.grad_enabled:
@@ -9520,7 +10295,7 @@ def _ag_scatter__value(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:988 (derivative: schema/derivatives.yaml:357)
+# schema/native_functions.yaml:991 (derivative: schema/derivatives.yaml:357)
 def _ag_scatter__reduce(ks, self, dim, index, src, reduce):
     _node = None
     if _tls.grad_enabled:
@@ -9539,7 +10314,7 @@ def _ag_scatter__reduce(ks, self, dim, index, src, reduce):
     return _out
 
 
-# schema/native_functions.yaml:994 (derivative: schema/derivatives.yaml:362)
+# schema/native_functions.yaml:997 (derivative: schema/derivatives.yaml:362)
 def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
     _node = None
     if _tls.grad_enabled:
@@ -9557,7 +10332,7 @@ def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
     return _out
 
 
-# schema/native_functions.yaml:1000 (derivative: schema/derivatives.yaml:366)
+# schema/native_functions.yaml:1003 (derivative: schema/derivatives.yaml:366)
 def _ag_scatter_add(ks, self, dim, index, src):
     _ks = ks & _BELOW
     _k = _c_scatter_add.get(_ks)
@@ -9578,7 +10353,7 @@ def _ag_scatter_add(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:1007 (derivative: schema/derivatives.yaml:366)
+# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:366)
 def _ag_scatter_add_(ks, self, dim, index, src):
     _node = None
     if _tls.grad_enabled:
@@ -9600,7 +10375,7 @@ def _ag_scatter_add_(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:1013 (derivative: schema/derivatives.yaml:371)
+# schema/native_functions.yaml:1016 (derivative: schema/derivatives.yaml:371)
 def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
     _ks = ks & _BELOW
     _k = _c_scatter_reduce_two.get(_ks)
@@ -9628,7 +10403,7 @@ def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
     return _out
 
 
-# schema/native_functions.yaml:1020 (derivative: schema/derivatives.yaml:371)
+# schema/native_functions.yaml:1023 (derivative: schema/derivatives.yaml:371)
 def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
     _node = None
     if _tls.grad_enabled:
@@ -9657,7 +10432,7 @@ def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
     return _out
 
 
-# schema/native_functions.yaml:1026 (derivative: schema/derivatives.yaml:375)
+# schema/native_functions.yaml:1029 (derivative: schema/derivatives.yaml:375)
 def _ag_masked_select(ks, self, mask):
     _ks = ks & _BELOW
     _k = _c_masked_select.get(_ks)
@@ -9676,7 +10451,7 @@ def _ag_masked_select(ks, self, mask):
     return _out
 
 
-# schema/native_functions.yaml:1047 (derivative: schema/derivatives.yaml:383)
+# schema/native_functions.yaml:1050 (derivative: schema/derivatives.yaml:383)
 def _ag_topk(ks, self, k, dim, largest, sorted):
     _ks = ks & _BELOW
     _k = _c_topk.get(_ks)
@@ -9698,7 +10473,7 @@ def _ag_topk(ks, self, k, dim, largest, sorted):
     return _out
 
 
-# schema/native_functions.yaml:1054 (derivative: schema/derivatives.yaml:387)
+# schema/native_functions.yaml:1057 (derivative: schema/derivatives.yaml:387)
 def _ag_sort(ks, self, dim, descending):
     _ks = ks & _BELOW
     _k = _c_sort.get(_ks)
@@ -9720,7 +10495,7 @@ def _ag_sort(ks, self, dim, descending):
     return _out
 
 
-# schema/native_functions.yaml:1061 (derivative: schema/derivatives.yaml:391)
+# schema/native_functions.yaml:1064 (derivative: schema/derivatives.yaml:391)
 def _ag_sort_stable(ks, self, stable, dim, descending):
     _ks = ks & _BELOW
     _k = _c_sort_stable.get(_ks)
@@ -9742,7 +10517,7 @@ def _ag_sort_stable(ks, self, stable, dim, descending):
     return _out
 
 
-# schema/native_functions.yaml:1079 (derivative: schema/derivatives.yaml:395)
+# schema/native_functions.yaml:1082 (derivative: schema/derivatives.yaml:395)
 def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
     _ks = ks & _BELOW
     _k = _c__unique2.get(_ks)
@@ -9759,7 +10534,7 @@ def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
     return _out
 
 
-# schema/native_functions.yaml:1087 (derivative: schema/derivatives.yaml:399)
+# schema/native_functions.yaml:1090 (derivative: schema/derivatives.yaml:399)
 def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
     _ks = ks & _BELOW
     _k = _c_unique_dim.get(_ks)
@@ -9776,7 +10551,7 @@ def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
     return _out
 
 
-# schema/native_functions.yaml:1095 (derivative: schema/derivatives.yaml:403)
+# schema/native_functions.yaml:1098 (derivative: schema/derivatives.yaml:403)
 def _ag_slice_scatter(ks, self, src, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_scatter.get(_ks)
@@ -9804,7 +10579,7 @@ def _ag_slice_scatter(ks, self, src, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:1101 (derivative: schema/derivatives.yaml:407)
+# schema/native_functions.yaml:1104 (derivative: schema/derivatives.yaml:407)
 def _ag_select_scatter(ks, self, src, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_scatter.get(_ks)
@@ -9829,7 +10604,7 @@ def _ag_select_scatter(ks, self, src, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:1107 (derivative: schema/derivatives.yaml:411)
+# schema/native_functions.yaml:1110 (derivative: schema/derivatives.yaml:411)
 def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal_scatter.get(_ks)
@@ -9855,7 +10630,7 @@ def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:1113 (derivative: schema/derivatives.yaml:415)
+# schema/native_functions.yaml:1116 (derivative: schema/derivatives.yaml:415)
 def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided_scatter.get(_ks)
@@ -9883,7 +10658,7 @@ def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:1119 (derivative: schema/derivatives.yaml:419)
+# schema/native_functions.yaml:1122 (derivative: schema/derivatives.yaml:419)
 def _ag_index_add(ks, self, dim, index, source, alpha):
     _ks = ks & _BELOW
     _k = _c_index_add.get(_ks)
@@ -9906,7 +10681,7 @@ def _ag_index_add(ks, self, dim, index, source, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1126 (derivative: schema/derivatives.yaml:419)
+# schema/native_functions.yaml:1129 (derivative: schema/derivatives.yaml:419)
 def _ag_index_add_(ks, self, dim, index, source, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -9930,7 +10705,7 @@ def _ag_index_add_(ks, self, dim, index, source, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1132 (derivative: schema/derivatives.yaml:424)
+# schema/native_functions.yaml:1135 (derivative: schema/derivatives.yaml:424)
 def _ag_index_copy(ks, self, dim, index, source):
     _ks = ks & _BELOW
     _k = _c_index_copy.get(_ks)
@@ -9953,7 +10728,7 @@ def _ag_index_copy(ks, self, dim, index, source):
     return _out
 
 
-# schema/native_functions.yaml:1139 (derivative: schema/derivatives.yaml:424)
+# schema/native_functions.yaml:1142 (derivative: schema/derivatives.yaml:424)
 def _ag_index_copy_(ks, self, dim, index, source):
     _node = None
     if _tls.grad_enabled:
@@ -9977,7 +10752,7 @@ def _ag_index_copy_(ks, self, dim, index, source):
     return _out
 
 
-# schema/native_functions.yaml:1145 (derivative: schema/derivatives.yaml:429)
+# schema/native_functions.yaml:1148 (derivative: schema/derivatives.yaml:429)
 def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
     _ks = ks & _BELOW
     _k = _c_index_fill_int_Scalar.get(_ks)
@@ -9996,7 +10771,7 @@ def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1151 (derivative: schema/derivatives.yaml:433)
+# schema/native_functions.yaml:1154 (derivative: schema/derivatives.yaml:433)
 def _ag_index_fill_int_Tensor(ks, self, dim, index, value):
     _ks = ks & _BELOW
     _k = _c_index_fill_int_Tensor.get(_ks)
@@ -10019,7 +10794,7 @@ def _ag_index_fill_int_Tensor(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1157 (derivative: schema/derivatives.yaml:429)
+# schema/native_functions.yaml:1160 (derivative: schema/derivatives.yaml:429)
 def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
     _node = None
     if _tls.grad_enabled:
@@ -10039,7 +10814,7 @@ def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1163 (derivative: schema/derivatives.yaml:433)
+# schema/native_functions.yaml:1166 (derivative: schema/derivatives.yaml:433)
 def _ag_index_fill__int_Tensor(ks, self, dim, index, value):
     _node = None
     if _tls.grad_enabled:
@@ -10063,7 +10838,7 @@ def _ag_index_fill__int_Tensor(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1169 (derivative: schema/derivatives.yaml:438)
+# schema/native_functions.yaml:1172 (derivative: schema/derivatives.yaml:438)
 def _ag_masked_scatter(ks, self, mask, source):
     _ks = ks & _BELOW
     _k = _c_masked_scatter.get(_ks)
@@ -10088,7 +10863,7 @@ def _ag_masked_scatter(ks, self, mask, source):
     return _out
 
 
-# schema/native_functions.yaml:1175 (derivative: schema/derivatives.yaml:444)
+# schema/native_functions.yaml:1178 (derivative: schema/derivatives.yaml:444)
 def _ag_masked_scatter_(ks, self, mask, source):
     _node = None
     if _tls.grad_enabled:
@@ -10111,7 +10886,7 @@ def _ag_masked_scatter_(ks, self, mask, source):
     return _out
 
 
-# schema/native_functions.yaml:1181 (derivative: schema/derivatives.yaml:449)
+# schema/native_functions.yaml:1184 (derivative: schema/derivatives.yaml:449)
 def _ag_take(ks, self, index):
     _ks = ks & _BELOW
     _k = _c_take.get(_ks)
@@ -10130,7 +10905,7 @@ def _ag_take(ks, self, index):
     return _out
 
 
-# schema/native_functions.yaml:1188 (derivative: schema/derivatives.yaml:453)
+# schema/native_functions.yaml:1191 (derivative: schema/derivatives.yaml:453)
 def _ag_put(ks, self, index, source, accumulate):
     _ks = ks & _BELOW
     _k = _c_put.get(_ks)
@@ -10156,7 +10931,7 @@ def _ag_put(ks, self, index, source, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:1194 (derivative: schema/derivatives.yaml:453)
+# schema/native_functions.yaml:1197 (derivative: schema/derivatives.yaml:453)
 def _ag_put_(ks, self, index, source, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -10183,7 +10958,7 @@ def _ag_put_(ks, self, index, source, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:1233 (derivative: schema/derivatives.yaml:458)
+# schema/native_functions.yaml:1236 (derivative: schema/derivatives.yaml:458)
 def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
     _ks = ks & _BELOW
     _k = _c_unique_consecutive.get(_ks)
@@ -10200,7 +10975,7 @@ def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
     return _out
 
 
-# schema/native_functions.yaml:1241 (derivative: schema/derivatives.yaml:462)
+# schema/native_functions.yaml:1244 (derivative: schema/derivatives.yaml:462)
 def _ag_unfold(ks, self, dimension, size, step):
     _ks = ks & _BELOW
     _k = _c_unfold.get(_ks)
@@ -10221,7 +10996,487 @@ def _ag_unfold(ks, self, dimension, size, step):
     return _out
 
 
-# schema/native_functions.yaml:1471 (derivative: schema/derivatives.yaml:496)
+# schema/native_functions.yaml:1582 (derivative: schema/derivatives.yaml:1070)
+def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_randint_like.get(_ks)
+    if _k is None:
+        _k = _o.randint_like._fill(_ks)
+    _out = _k(self, high, dtype, layout, device, pin_memory, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandintLikeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1587 (derivative: schema/derivatives.yaml:1073)
+def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_randint_like_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.randint_like_Tensor._fill(_ks)
+    _out = _k(self, high, dtype, layout, device, pin_memory, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandintLikeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1592 (derivative: schema/derivatives.yaml:1077)
+def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_memory, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_randint_like_low_dtype.get(_ks)
+    if _k is None:
+        _k = _o.randint_like_low_dtype._fill(_ks)
+    _out = _k(self, low, high, dtype, layout, device, pin_memory, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandintLikeBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1597 (derivative: schema/derivatives.yaml:1080)
+def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device, pin_memory, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_randint_like_generator.get(_ks)
+    if _k is None:
+        _k = _o.randint_like_generator._fill(_ks)
+    _out = _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandintLikeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1602 (derivative: schema/derivatives.yaml:1083)
+def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, device, pin_memory, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_randint_like_Tensor_generator.get(_ks)
+    if _k is None:
+        _k = _o.randint_like_Tensor_generator._fill(_ks)
+    _out = _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandintLikeBackward4, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1607 (derivative: schema/derivatives.yaml:1087)
+def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, layout, device, pin_memory, memory_format):
+    _ks = ks & _BELOW
+    _k = _c_randint_like_low_generator_dtype.get(_ks)
+    if _k is None:
+        _k = _o.randint_like_low_generator_dtype._fill(_ks)
+    _out = _k(self, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandintLikeBackward5, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1612 (derivative: schema/derivatives.yaml:1090)
+def _ag_uniform_(ks, self, from_, to, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(UniformBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_uniform_.get(_ks)
+    if _k is None:
+        _k = _o.uniform_._fill(_ks)
+    _out = _k(self, from_, to, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1619 (derivative: schema/derivatives.yaml:1093)
+def _ag_normal_(ks, self, mean, std, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(NormalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_normal_.get(_ks)
+    if _k is None:
+        _k = _o.normal_._fill(_ks)
+    _out = _k(self, mean, std, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1626 (derivative: schema/derivatives.yaml:1096)
+def _ag_exponential_(ks, self, lambd, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ExponentialBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_exponential_.get(_ks)
+    if _k is None:
+        _k = _o.exponential_._fill(_ks)
+    _out = _k(self, lambd, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1633 (derivative: schema/derivatives.yaml:1099)
+def _ag_random__from(ks, self, from_, to, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RandomBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_random__from.get(_ks)
+    if _k is None:
+        _k = _o.random__from._fill(_ks)
+    _out = _k(self, from_, to, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1640 (derivative: schema/derivatives.yaml:1102)
+def _ag_random__to(ks, self, to, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RandomBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_random__to.get(_ks)
+    if _k is None:
+        _k = _o.random__to._fill(_ks)
+    _out = _k(self, to, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1647 (derivative: schema/derivatives.yaml:1105)
+def _ag_random_(ks, self, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RandomBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_random_.get(_ks)
+    if _k is None:
+        _k = _o.random_._fill(_ks)
+    _out = _k(self, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1654 (derivative: schema/derivatives.yaml:1108)
+def _ag_bernoulli(ks, self, generator):
+    _ks = ks & _BELOW
+    _k = _c_bernoulli.get(_ks)
+    if _k is None:
+        _k = _o.bernoulli._fill(_ks)
+    _out = _k(self, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(BernoulliBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1666 (derivative: schema/derivatives.yaml:1111)
+def _ag_bernoulli_p(ks, self, p, generator):
+    _ks = ks & _BELOW
+    _k = _c_bernoulli_p.get(_ks)
+    if _k is None:
+        _k = _o.bernoulli_p._fill(_ks)
+    _out = _k(self, p, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(BernoulliBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1673 (derivative: schema/derivatives.yaml:1114)
+def _ag_bernoulli_Tensor(ks, self, p, generator):
+    _ks = ks & _BELOW
+    _k = _c_bernoulli_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.bernoulli_Tensor._fill(_ks)
+    _out = _k(self, p, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_p = _edge(p)
+    if not (_e_self is not None or _e_p is not None):
+        return _out
+    _node = _new_node(BernoulliBackward2, (_e_self or _NO_EDGE, _e_p or _NO_EDGE), (_e_self is not None, _e_p is not None))
+    if _e_p is not None:
+        _node._s_p = _save(p)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1685 (derivative: schema/derivatives.yaml:1114)
+def _ag_bernoulli__Tensor(ks, self, p, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_p = _edge(p)
+        if _e_self is not None or _e_p is not None:
+            _check_inplace(self)
+            _node = _new_node(BernoulliBackward2, (_e_self or _NO_EDGE, _e_p or _NO_EDGE), (_e_self is not None, _e_p is not None))
+            if _e_p is not None:
+                _node._s_p = _save(p)
+    _ks = ks & _BELOW
+    _k = _c_bernoulli__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.bernoulli__Tensor._fill(_ks)
+    _out = _k(self, p, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1692 (derivative: schema/derivatives.yaml:1111)
+def _ag_bernoulli__float(ks, self, p, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(BernoulliBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_bernoulli__float.get(_ks)
+    if _k is None:
+        _k = _o.bernoulli__float._fill(_ks)
+    _out = _k(self, p, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1699 (derivative: schema/derivatives.yaml:1119)
+def _ag_native_dropout(ks, input, p, train):
+    _ks = ks & _BELOW
+    _k = _c_native_dropout.get(_ks)
+    if _k is None:
+        _k = _o.native_dropout._fill(_ks)
+    _out = _k(input, p, train)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    if not (_e_input is not None):
+        return _out
+    _node = _new_node(NativeDropoutBackward0, (_e_input or _NO_EDGE,), (_e_input is not None,))
+    _node._s_p = p
+    _node._s_train = train
+    result0 = _out[0]
+    result1 = _out[1]
+    _node._s_result1 = _save_output(result1, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1705 (derivative: schema/derivatives.yaml:1123)
+def _ag_native_dropout_backward(ks, grad_output, mask, scale):
+    _ks = ks & _BELOW
+    _k = _c_native_dropout_backward.get(_ks)
+    if _k is None:
+        _k = _o.native_dropout_backward._fill(_ks)
+    _out = _k(grad_output, mask, scale)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_mask = _edge(mask)
+    if not (_e_grad_output is not None or _e_mask is not None):
+        return _out
+    _node = _new_node(NativeDropoutBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_mask or _NO_EDGE), (_e_grad_output is not None, _e_mask is not None))
+    if _e_grad_output is not None:
+        _node._s_mask = _save(mask)
+        _node._s_scale = scale
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1762 (derivative: schema/derivatives.yaml:1128)
+def _ag_normal_Tensor_float(ks, mean, std, generator):
+    _ks = ks & _BELOW
+    _k = _c_normal_Tensor_float.get(_ks)
+    if _k is None:
+        _k = _o.normal_Tensor_float._fill(_ks)
+    _out = _k(mean, std, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_mean = _edge(mean)
+    if not (_e_mean is not None):
+        return _out
+    _node = _new_node(NormalBackward1, (_e_mean or _NO_EDGE,), (_e_mean is not None,))
+    _node._s_mean_dtype = mean._dtype
+    _node._s_mean_shape = mean._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1774 (derivative: schema/derivatives.yaml:1131)
+def _ag_normal_float_Tensor(ks, mean, std, generator):
+    _ks = ks & _BELOW
+    _k = _c_normal_float_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.normal_float_Tensor._fill(_ks)
+    _out = _k(mean, std, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_std = _edge(std)
+    if not (_e_std is not None):
+        return _out
+    _node = _new_node(NormalBackward2, (_e_std or _NO_EDGE,), (_e_std is not None,))
+    _node._s_std_dtype = std._dtype
+    _node._s_std_shape = std._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1781 (derivative: schema/derivatives.yaml:1134)
+def _ag_normal_Tensor_Tensor(ks, mean, std, generator):
+    _ks = ks & _BELOW
+    _k = _c_normal_Tensor_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.normal_Tensor_Tensor._fill(_ks)
+    _out = _k(mean, std, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_mean = _edge(mean)
+    _e_std = _edge(std)
+    if not (_e_mean is not None or _e_std is not None):
+        return _out
+    _node = _new_node(NormalBackward3, (_e_mean or _NO_EDGE, _e_std or _NO_EDGE), (_e_mean is not None, _e_std is not None))
+    if _e_mean is not None:
+        _node._s_mean_dtype = mean._dtype
+        _node._s_mean_shape = mean._shape
+    if _e_std is not None:
+        _node._s_std_dtype = std._dtype
+        _node._s_std_shape = std._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1788 (derivative: schema/derivatives.yaml:1138)
+def _ag_log_normal_(ks, self, mean, std, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LogNormalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_log_normal_.get(_ks)
+    if _k is None:
+        _k = _o.log_normal_._fill(_ks)
+    _out = _k(self, mean, std, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1795 (derivative: schema/derivatives.yaml:1141)
+def _ag_cauchy_(ks, self, median, sigma, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CauchyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_cauchy_.get(_ks)
+    if _k is None:
+        _k = _o.cauchy_._fill(_ks)
+    _out = _k(self, median, sigma, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1802 (derivative: schema/derivatives.yaml:1144)
+def _ag_geometric_(ks, self, p, generator):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GeometricBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_geometric_.get(_ks)
+    if _k is None:
+        _k = _o.geometric_._fill(_ks)
+    _out = _k(self, p, generator)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1821 (derivative: schema/derivatives.yaml:1151)
+def _ag_poisson(ks, self, generator):
+    _ks = ks & _BELOW
+    _k = _c_poisson.get(_ks)
+    if _k is None:
+        _k = _o.poisson._fill(_ks)
+    _out = _k(self, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(PoissonBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1900 (derivative: schema/derivatives.yaml:496)
 def _ag_exp2(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp2.get(_ks)
@@ -10240,7 +11495,7 @@ def _ag_exp2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1479 (derivative: schema/derivatives.yaml:496)
+# schema/native_functions.yaml:1908 (derivative: schema/derivatives.yaml:496)
 def _ag_exp2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10260,7 +11515,7 @@ def _ag_exp2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1486 (derivative: schema/derivatives.yaml:499)
+# schema/native_functions.yaml:1915 (derivative: schema/derivatives.yaml:499)
 def _ag_expm1(ks, self):
     _ks = ks & _BELOW
     _k = _c_expm1.get(_ks)
@@ -10279,7 +11534,7 @@ def _ag_expm1(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1494 (derivative: schema/derivatives.yaml:499)
+# schema/native_functions.yaml:1923 (derivative: schema/derivatives.yaml:499)
 def _ag_expm1_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10299,7 +11554,7 @@ def _ag_expm1_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1501 (derivative: schema/derivatives.yaml:502)
+# schema/native_functions.yaml:1930 (derivative: schema/derivatives.yaml:502)
 def _ag_log2(ks, self):
     _ks = ks & _BELOW
     _k = _c_log2.get(_ks)
@@ -10317,7 +11572,7 @@ def _ag_log2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1509 (derivative: schema/derivatives.yaml:502)
+# schema/native_functions.yaml:1938 (derivative: schema/derivatives.yaml:502)
 def _ag_log2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10336,7 +11591,7 @@ def _ag_log2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1516 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml:1945 (derivative: schema/derivatives.yaml:505)
 def _ag_log10(ks, self):
     _ks = ks & _BELOW
     _k = _c_log10.get(_ks)
@@ -10354,7 +11609,7 @@ def _ag_log10(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1524 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml:1953 (derivative: schema/derivatives.yaml:505)
 def _ag_log10_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10373,7 +11628,7 @@ def _ag_log10_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1531 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml:1960 (derivative: schema/derivatives.yaml:508)
 def _ag_log1p(ks, self):
     _ks = ks & _BELOW
     _k = _c_log1p.get(_ks)
@@ -10391,7 +11646,7 @@ def _ag_log1p(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1539 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml:1968 (derivative: schema/derivatives.yaml:508)
 def _ag_log1p_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10410,7 +11665,7 @@ def _ag_log1p_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1546 (derivative: schema/derivatives.yaml:511)
+# schema/native_functions.yaml:1975 (derivative: schema/derivatives.yaml:511)
 def _ag_sqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_sqrt.get(_ks)
@@ -10429,7 +11684,7 @@ def _ag_sqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1554 (derivative: schema/derivatives.yaml:511)
+# schema/native_functions.yaml:1983 (derivative: schema/derivatives.yaml:511)
 def _ag_sqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10449,7 +11704,7 @@ def _ag_sqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1561 (derivative: schema/derivatives.yaml:514)
+# schema/native_functions.yaml:1990 (derivative: schema/derivatives.yaml:514)
 def _ag_rsqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_rsqrt.get(_ks)
@@ -10468,7 +11723,7 @@ def _ag_rsqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1569 (derivative: schema/derivatives.yaml:514)
+# schema/native_functions.yaml:1998 (derivative: schema/derivatives.yaml:514)
 def _ag_rsqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10488,7 +11743,7 @@ def _ag_rsqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1576 (derivative: schema/derivatives.yaml:517)
+# schema/native_functions.yaml:2005 (derivative: schema/derivatives.yaml:517)
 def _ag_reciprocal(ks, self):
     _ks = ks & _BELOW
     _k = _c_reciprocal.get(_ks)
@@ -10507,7 +11762,7 @@ def _ag_reciprocal(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1584 (derivative: schema/derivatives.yaml:517)
+# schema/native_functions.yaml:2013 (derivative: schema/derivatives.yaml:517)
 def _ag_reciprocal_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10527,7 +11782,7 @@ def _ag_reciprocal_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1591 (derivative: schema/derivatives.yaml:520)
+# schema/native_functions.yaml:2020 (derivative: schema/derivatives.yaml:520)
 def _ag_sin(ks, self):
     _ks = ks & _BELOW
     _k = _c_sin.get(_ks)
@@ -10545,7 +11800,7 @@ def _ag_sin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1599 (derivative: schema/derivatives.yaml:520)
+# schema/native_functions.yaml:2028 (derivative: schema/derivatives.yaml:520)
 def _ag_sin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10564,7 +11819,7 @@ def _ag_sin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1606 (derivative: schema/derivatives.yaml:523)
+# schema/native_functions.yaml:2035 (derivative: schema/derivatives.yaml:523)
 def _ag_cos(ks, self):
     _ks = ks & _BELOW
     _k = _c_cos.get(_ks)
@@ -10582,7 +11837,7 @@ def _ag_cos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1614 (derivative: schema/derivatives.yaml:523)
+# schema/native_functions.yaml:2043 (derivative: schema/derivatives.yaml:523)
 def _ag_cos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10601,7 +11856,7 @@ def _ag_cos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1621 (derivative: schema/derivatives.yaml:526)
+# schema/native_functions.yaml:2050 (derivative: schema/derivatives.yaml:526)
 def _ag_tan(ks, self):
     _ks = ks & _BELOW
     _k = _c_tan.get(_ks)
@@ -10620,7 +11875,7 @@ def _ag_tan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1629 (derivative: schema/derivatives.yaml:526)
+# schema/native_functions.yaml:2058 (derivative: schema/derivatives.yaml:526)
 def _ag_tan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10640,7 +11895,7 @@ def _ag_tan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1636 (derivative: schema/derivatives.yaml:529)
+# schema/native_functions.yaml:2065 (derivative: schema/derivatives.yaml:529)
 def _ag_asin(ks, self):
     _ks = ks & _BELOW
     _k = _c_asin.get(_ks)
@@ -10658,7 +11913,7 @@ def _ag_asin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1644 (derivative: schema/derivatives.yaml:529)
+# schema/native_functions.yaml:2073 (derivative: schema/derivatives.yaml:529)
 def _ag_asin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10677,7 +11932,7 @@ def _ag_asin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1651 (derivative: schema/derivatives.yaml:532)
+# schema/native_functions.yaml:2080 (derivative: schema/derivatives.yaml:532)
 def _ag_acos(ks, self):
     _ks = ks & _BELOW
     _k = _c_acos.get(_ks)
@@ -10695,7 +11950,7 @@ def _ag_acos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1659 (derivative: schema/derivatives.yaml:532)
+# schema/native_functions.yaml:2088 (derivative: schema/derivatives.yaml:532)
 def _ag_acos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10714,7 +11969,7 @@ def _ag_acos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1666 (derivative: schema/derivatives.yaml:535)
+# schema/native_functions.yaml:2095 (derivative: schema/derivatives.yaml:535)
 def _ag_atan(ks, self):
     _ks = ks & _BELOW
     _k = _c_atan.get(_ks)
@@ -10732,7 +11987,7 @@ def _ag_atan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1674 (derivative: schema/derivatives.yaml:535)
+# schema/native_functions.yaml:2103 (derivative: schema/derivatives.yaml:535)
 def _ag_atan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10751,7 +12006,7 @@ def _ag_atan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1681 (derivative: schema/derivatives.yaml:538)
+# schema/native_functions.yaml:2110 (derivative: schema/derivatives.yaml:538)
 def _ag_sinh(ks, self):
     _ks = ks & _BELOW
     _k = _c_sinh.get(_ks)
@@ -10769,7 +12024,7 @@ def _ag_sinh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1689 (derivative: schema/derivatives.yaml:538)
+# schema/native_functions.yaml:2118 (derivative: schema/derivatives.yaml:538)
 def _ag_sinh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10788,7 +12043,7 @@ def _ag_sinh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1696 (derivative: schema/derivatives.yaml:541)
+# schema/native_functions.yaml:2125 (derivative: schema/derivatives.yaml:541)
 def _ag_cosh(ks, self):
     _ks = ks & _BELOW
     _k = _c_cosh.get(_ks)
@@ -10806,7 +12061,7 @@ def _ag_cosh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1704 (derivative: schema/derivatives.yaml:541)
+# schema/native_functions.yaml:2133 (derivative: schema/derivatives.yaml:541)
 def _ag_cosh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10825,7 +12080,7 @@ def _ag_cosh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1711 (derivative: schema/derivatives.yaml:545)
+# schema/native_functions.yaml:2140 (derivative: schema/derivatives.yaml:545)
 def _ag_erf(ks, self):
     _ks = ks & _BELOW
     _k = _c_erf.get(_ks)
@@ -10843,7 +12098,7 @@ def _ag_erf(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1719 (derivative: schema/derivatives.yaml:545)
+# schema/native_functions.yaml:2148 (derivative: schema/derivatives.yaml:545)
 def _ag_erf_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10862,7 +12117,7 @@ def _ag_erf_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1726 (derivative: schema/derivatives.yaml:490)
+# schema/native_functions.yaml:2155 (derivative: schema/derivatives.yaml:490)
 def _ag_abs(ks, self):
     _ks = ks & _BELOW
     _k = _c_abs.get(_ks)
@@ -10880,7 +12135,7 @@ def _ag_abs(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1734 (derivative: schema/derivatives.yaml:490)
+# schema/native_functions.yaml:2163 (derivative: schema/derivatives.yaml:490)
 def _ag_abs_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10899,7 +12154,7 @@ def _ag_abs_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1741 (derivative: schema/derivatives.yaml:548)
+# schema/native_functions.yaml:2170 (derivative: schema/derivatives.yaml:548)
 def _ag_floor(ks, self):
     _ks = ks & _BELOW
     _k = _c_floor.get(_ks)
@@ -10916,7 +12171,7 @@ def _ag_floor(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1749 (derivative: schema/derivatives.yaml:548)
+# schema/native_functions.yaml:2178 (derivative: schema/derivatives.yaml:548)
 def _ag_floor_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10934,7 +12189,7 @@ def _ag_floor_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1756 (derivative: schema/derivatives.yaml:551)
+# schema/native_functions.yaml:2185 (derivative: schema/derivatives.yaml:551)
 def _ag_ceil(ks, self):
     _ks = ks & _BELOW
     _k = _c_ceil.get(_ks)
@@ -10951,7 +12206,7 @@ def _ag_ceil(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1764 (derivative: schema/derivatives.yaml:551)
+# schema/native_functions.yaml:2193 (derivative: schema/derivatives.yaml:551)
 def _ag_ceil_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -10969,7 +12224,7 @@ def _ag_ceil_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1771 (derivative: schema/derivatives.yaml:554)
+# schema/native_functions.yaml:2200 (derivative: schema/derivatives.yaml:554)
 def _ag_round(ks, self):
     _ks = ks & _BELOW
     _k = _c_round.get(_ks)
@@ -10986,7 +12241,7 @@ def _ag_round(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1779 (derivative: schema/derivatives.yaml:557)
+# schema/native_functions.yaml:2208 (derivative: schema/derivatives.yaml:557)
 def _ag_round_decimals(ks, self, decimals):
     _ks = ks & _BELOW
     _k = _c_round_decimals.get(_ks)
@@ -11003,7 +12258,7 @@ def _ag_round_decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:1787 (derivative: schema/derivatives.yaml:554)
+# schema/native_functions.yaml:2216 (derivative: schema/derivatives.yaml:554)
 def _ag_round_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11021,7 +12276,7 @@ def _ag_round_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1794 (derivative: schema/derivatives.yaml:557)
+# schema/native_functions.yaml:2223 (derivative: schema/derivatives.yaml:557)
 def _ag_round__decimals(ks, self, decimals):
     _node = None
     if _tls.grad_enabled:
@@ -11039,7 +12294,7 @@ def _ag_round__decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:1801 (derivative: schema/derivatives.yaml:560)
+# schema/native_functions.yaml:2230 (derivative: schema/derivatives.yaml:560)
 def _ag_trunc(ks, self):
     _ks = ks & _BELOW
     _k = _c_trunc.get(_ks)
@@ -11056,7 +12311,7 @@ def _ag_trunc(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1809 (derivative: schema/derivatives.yaml:560)
+# schema/native_functions.yaml:2238 (derivative: schema/derivatives.yaml:560)
 def _ag_trunc_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11074,7 +12329,7 @@ def _ag_trunc_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1816 (derivative: schema/derivatives.yaml:563)
+# schema/native_functions.yaml:2245 (derivative: schema/derivatives.yaml:563)
 def _ag_frac(ks, self):
     _ks = ks & _BELOW
     _k = _c_frac.get(_ks)
@@ -11091,7 +12346,7 @@ def _ag_frac(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1824 (derivative: schema/derivatives.yaml:563)
+# schema/native_functions.yaml:2253 (derivative: schema/derivatives.yaml:563)
 def _ag_frac_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11109,7 +12364,7 @@ def _ag_frac_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1831 (derivative: schema/derivatives.yaml:493)
+# schema/native_functions.yaml:2260 (derivative: schema/derivatives.yaml:493)
 def _ag_sign(ks, self):
     _ks = ks & _BELOW
     _k = _c_sign.get(_ks)
@@ -11126,7 +12381,7 @@ def _ag_sign(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1839 (derivative: schema/derivatives.yaml:493)
+# schema/native_functions.yaml:2268 (derivative: schema/derivatives.yaml:493)
 def _ag_sign_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11144,7 +12399,7 @@ def _ag_sign_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1907 (derivative: schema/derivatives.yaml:566)
+# schema/native_functions.yaml:2336 (derivative: schema/derivatives.yaml:566)
 def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     _ks = ks & _BELOW
     _k = _c_nan_to_num.get(_ks)
@@ -11162,7 +12417,7 @@ def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:1915 (derivative: schema/derivatives.yaml:566)
+# schema/native_functions.yaml:2344 (derivative: schema/derivatives.yaml:566)
 def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     _node = None
     if _tls.grad_enabled:
@@ -11181,7 +12436,7 @@ def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:1922 (derivative: schema/derivatives.yaml:593)
+# schema/native_functions.yaml:2351 (derivative: schema/derivatives.yaml:593)
 def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     _ks = ks & _BELOW
     _k = _c_convolution.get(_ks)
@@ -11210,7 +12465,7 @@ def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transpos
     return _out
 
 
-# schema/native_functions.yaml:1929 (derivative: schema/derivatives.yaml:598)
+# schema/native_functions.yaml:2358 (derivative: schema/derivatives.yaml:598)
 def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     _ks = ks & _BELOW
     _k = _c_convolution_backward.get(_ks)
@@ -11239,7 +12494,7 @@ def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride,
     return _out
 
 
-# schema/native_functions.yaml:1951 (derivative: schema/derivatives.yaml:601)
+# schema/native_functions.yaml:2380 (derivative: schema/derivatives.yaml:601)
 def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices.get(_ks)
@@ -11265,7 +12520,7 @@ def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation
     return _out
 
 
-# schema/native_functions.yaml:1957 (derivative: schema/derivatives.yaml:605)
+# schema/native_functions.yaml:2386 (derivative: schema/derivatives.yaml:605)
 def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices_backward.get(_ks)
@@ -11287,7 +12542,7 @@ def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, str
     return _out
 
 
-# schema/native_functions.yaml:1966 (derivative: schema/derivatives.yaml:610)
+# schema/native_functions.yaml:2395 (derivative: schema/derivatives.yaml:610)
 def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d.get(_ks)
@@ -11311,7 +12566,7 @@ def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_incl
     return _out
 
 
-# schema/native_functions.yaml:1973 (derivative: schema/derivatives.yaml:613)
+# schema/native_functions.yaml:2402 (derivative: schema/derivatives.yaml:613)
 def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d_backward.get(_ks)
@@ -11339,7 +12594,7 @@ def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding,
     return _out
 
 
-# schema/native_functions.yaml:1978 (derivative: schema/derivatives.yaml:617)
+# schema/native_functions.yaml:2407 (derivative: schema/derivatives.yaml:617)
 def _ag__adaptive_avg_pool2d(ks, self, output_size):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d.get(_ks)
@@ -11357,7 +12612,7 @@ def _ag__adaptive_avg_pool2d(ks, self, output_size):
     return _out
 
 
-# schema/native_functions.yaml:1985 (derivative: schema/derivatives.yaml:620)
+# schema/native_functions.yaml:2414 (derivative: schema/derivatives.yaml:620)
 def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d_backward.get(_ks)
@@ -11379,7 +12634,7 @@ def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:1995 (derivative: schema/derivatives.yaml:624)
+# schema/native_functions.yaml:2424 (derivative: schema/derivatives.yaml:624)
 def _ag_constant_pad_nd(ks, self, pad, value):
     _ks = ks & _BELOW
     _k = _c_constant_pad_nd.get(_ks)
@@ -11397,7 +12652,7 @@ def _ag_constant_pad_nd(ks, self, pad, value):
     return _out
 
 
-# schema/native_functions.yaml:2005 (derivative: schema/derivatives.yaml:627)
+# schema/native_functions.yaml:2434 (derivative: schema/derivatives.yaml:627)
 def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     _ks = ks & _BELOW
     _k = _c_embedding.get(_ks)
@@ -11418,7 +12673,7 @@ def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     return _out
 
 
-# schema/native_functions.yaml:2012 (derivative: schema/derivatives.yaml:631)
+# schema/native_functions.yaml:2441 (derivative: schema/derivatives.yaml:631)
 def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     _ks = ks & _BELOW
     _k = _c_embedding_dense_backward.get(_ks)
@@ -11438,7 +12693,7 @@ def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_
     return _out
 
 
-# schema/native_functions.yaml:2023 (derivative: schema/derivatives.yaml:635)
+# schema/native_functions.yaml:2452 (derivative: schema/derivatives.yaml:635)
 def _ag_dot(ks, self, tensor):
     _ks = ks & _BELOW
     _k = _c_dot.get(_ks)
@@ -11460,7 +12715,7 @@ def _ag_dot(ks, self, tensor):
     return _out
 
 
-# schema/native_functions.yaml:2030 (derivative: schema/derivatives.yaml:639)
+# schema/native_functions.yaml:2459 (derivative: schema/derivatives.yaml:639)
 def _ag_mv(ks, self, vec):
     _ks = ks & _BELOW
     _k = _c_mv.get(_ks)
@@ -11482,7 +12737,7 @@ def _ag_mv(ks, self, vec):
     return _out
 
 
-# schema/native_functions.yaml:2046 (derivative: schema/derivatives.yaml:643)
+# schema/native_functions.yaml:2475 (derivative: schema/derivatives.yaml:643)
 def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_baddbmm.get(_ks)
@@ -11511,7 +12766,7 @@ def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2053 (derivative: schema/derivatives.yaml:643)
+# schema/native_functions.yaml:2482 (derivative: schema/derivatives.yaml:643)
 def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -11541,7 +12796,7 @@ def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2063 (derivative: schema/derivatives.yaml:648)
+# schema/native_functions.yaml:2492 (derivative: schema/derivatives.yaml:648)
 def _ag__softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__softmax.get(_ks)
@@ -11562,7 +12817,7 @@ def _ag__softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:2070 (derivative: schema/derivatives.yaml:651)
+# schema/native_functions.yaml:2499 (derivative: schema/derivatives.yaml:651)
 def _ag__log_softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__log_softmax.get(_ks)
@@ -11583,7 +12838,7 @@ def _ag__log_softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:2089 (derivative: schema/derivatives.yaml:654)
+# schema/native_functions.yaml:2518 (derivative: schema/derivatives.yaml:654)
 def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__softmax_backward_data.get(_ks)
@@ -11609,7 +12864,7 @@ def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:2098 (derivative: schema/derivatives.yaml:658)
+# schema/native_functions.yaml:2527 (derivative: schema/derivatives.yaml:658)
 def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__log_softmax_backward_data.get(_ks)
@@ -11633,7 +12888,7 @@ def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:2104 (derivative: schema/derivatives.yaml:662)
+# schema/native_functions.yaml:2533 (derivative: schema/derivatives.yaml:662)
 def _ag_rsub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Tensor.get(_ks)
@@ -11659,7 +12914,7 @@ def _ag_rsub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2112 (derivative: schema/derivatives.yaml:666)
+# schema/native_functions.yaml:2541 (derivative: schema/derivatives.yaml:666)
 def _ag_rsub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Scalar.get(_ks)
@@ -11678,7 +12933,7 @@ def _ag_rsub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2120 (derivative: schema/derivatives.yaml:670)
+# schema/native_functions.yaml:2549 (derivative: schema/derivatives.yaml:670)
 def _ag_floor_divide(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide.get(_ks)
@@ -11696,7 +12951,7 @@ def _ag_floor_divide(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2128 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml:2557 (derivative: schema/derivatives.yaml:673)
 def _ag_floor_divide_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide_Scalar.get(_ks)
@@ -11713,7 +12968,7 @@ def _ag_floor_divide_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2136 (derivative: schema/derivatives.yaml:670)
+# schema/native_functions.yaml:2565 (derivative: schema/derivatives.yaml:670)
 def _ag_floor_divide__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11732,7 +12987,7 @@ def _ag_floor_divide__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2143 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml:2572 (derivative: schema/derivatives.yaml:673)
 def _ag_floor_divide__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11750,7 +13005,7 @@ def _ag_floor_divide__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2150 (derivative: schema/derivatives.yaml:676)
+# schema/native_functions.yaml:2579 (derivative: schema/derivatives.yaml:676)
 def _ag_remainder_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Tensor.get(_ks)
@@ -11776,7 +13031,7 @@ def _ag_remainder_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2158 (derivative: schema/derivatives.yaml:680)
+# schema/native_functions.yaml:2587 (derivative: schema/derivatives.yaml:680)
 def _ag_remainder_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar.get(_ks)
@@ -11794,7 +13049,7 @@ def _ag_remainder_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2166 (derivative: schema/derivatives.yaml:683)
+# schema/native_functions.yaml:2595 (derivative: schema/derivatives.yaml:683)
 def _ag_remainder_Scalar_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar_Tensor.get(_ks)
@@ -11811,7 +13066,7 @@ def _ag_remainder_Scalar_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2174 (derivative: schema/derivatives.yaml:676)
+# schema/native_functions.yaml:2603 (derivative: schema/derivatives.yaml:676)
 def _ag_remainder__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11838,7 +13093,7 @@ def _ag_remainder__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2181 (derivative: schema/derivatives.yaml:680)
+# schema/native_functions.yaml:2610 (derivative: schema/derivatives.yaml:680)
 def _ag_remainder__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11857,7 +13112,7 @@ def _ag_remainder__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2188 (derivative: schema/derivatives.yaml:686)
+# schema/native_functions.yaml:2617 (derivative: schema/derivatives.yaml:686)
 def _ag_fmod_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Tensor.get(_ks)
@@ -11883,7 +13138,7 @@ def _ag_fmod_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2196 (derivative: schema/derivatives.yaml:690)
+# schema/native_functions.yaml:2625 (derivative: schema/derivatives.yaml:690)
 def _ag_fmod_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Scalar.get(_ks)
@@ -11901,7 +13156,7 @@ def _ag_fmod_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2204 (derivative: schema/derivatives.yaml:686)
+# schema/native_functions.yaml:2633 (derivative: schema/derivatives.yaml:686)
 def _ag_fmod__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11928,7 +13183,7 @@ def _ag_fmod__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2211 (derivative: schema/derivatives.yaml:690)
+# schema/native_functions.yaml:2640 (derivative: schema/derivatives.yaml:690)
 def _ag_fmod__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -11947,7 +13202,7 @@ def _ag_fmod__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2218 (derivative: schema/derivatives.yaml:694)
+# schema/native_functions.yaml:2647 (derivative: schema/derivatives.yaml:694)
 def _ag_maximum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_maximum.get(_ks)
@@ -11975,7 +13230,7 @@ def _ag_maximum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2226 (derivative: schema/derivatives.yaml:698)
+# schema/native_functions.yaml:2655 (derivative: schema/derivatives.yaml:698)
 def _ag_minimum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_minimum.get(_ks)
@@ -12003,7 +13258,7 @@ def _ag_minimum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2234 (derivative: schema/derivatives.yaml:702)
+# schema/native_functions.yaml:2663 (derivative: schema/derivatives.yaml:702)
 def _ag_atan2(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_atan2.get(_ks)
@@ -12024,7 +13279,7 @@ def _ag_atan2(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2242 (derivative: schema/derivatives.yaml:702)
+# schema/native_functions.yaml:2671 (derivative: schema/derivatives.yaml:702)
 def _ag_atan2_(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12046,7 +13301,7 @@ def _ag_atan2_(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2408 (derivative: schema/derivatives.yaml:705)
+# schema/native_functions.yaml:2837 (derivative: schema/derivatives.yaml:705)
 def _ag_lerp_Scalar(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Scalar.get(_ks)
@@ -12072,7 +13327,7 @@ def _ag_lerp_Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2416 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml:2845 (derivative: schema/derivatives.yaml:709)
 def _ag_lerp_Tensor(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Tensor.get(_ks)
@@ -12106,7 +13361,7 @@ def _ag_lerp_Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2424 (derivative: schema/derivatives.yaml:705)
+# schema/native_functions.yaml:2853 (derivative: schema/derivatives.yaml:705)
 def _ag_lerp__Scalar(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -12133,7 +13388,7 @@ def _ag_lerp__Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2431 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml:2860 (derivative: schema/derivatives.yaml:709)
 def _ag_lerp__Tensor(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -12168,7 +13423,7 @@ def _ag_lerp__Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2438 (derivative: schema/derivatives.yaml:714)
+# schema/native_functions.yaml:2867 (derivative: schema/derivatives.yaml:714)
 def _ag_addcmul(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcmul.get(_ks)
@@ -12201,7 +13456,7 @@ def _ag_addcmul(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2446 (derivative: schema/derivatives.yaml:714)
+# schema/native_functions.yaml:2875 (derivative: schema/derivatives.yaml:714)
 def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -12235,7 +13490,7 @@ def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2453 (derivative: schema/derivatives.yaml:719)
+# schema/native_functions.yaml:2882 (derivative: schema/derivatives.yaml:719)
 def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcdiv.get(_ks)
@@ -12269,7 +13524,7 @@ def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2461 (derivative: schema/derivatives.yaml:719)
+# schema/native_functions.yaml:2890 (derivative: schema/derivatives.yaml:719)
 def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -12304,7 +13559,7 @@ def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2492 (derivative: schema/derivatives.yaml:786)
+# schema/native_functions.yaml:2921 (derivative: schema/derivatives.yaml:786)
 def _ag_eq__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12329,7 +13584,7 @@ def _ag_eq__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2499 (derivative: schema/derivatives.yaml:790)
+# schema/native_functions.yaml:2928 (derivative: schema/derivatives.yaml:790)
 def _ag_eq__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12349,7 +13604,7 @@ def _ag_eq__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2506 (derivative: schema/derivatives.yaml:793)
+# schema/native_functions.yaml:2935 (derivative: schema/derivatives.yaml:793)
 def _ag_ne__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12374,7 +13629,7 @@ def _ag_ne__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2513 (derivative: schema/derivatives.yaml:797)
+# schema/native_functions.yaml:2942 (derivative: schema/derivatives.yaml:797)
 def _ag_ne__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12394,7 +13649,7 @@ def _ag_ne__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2520 (derivative: schema/derivatives.yaml:800)
+# schema/native_functions.yaml:2949 (derivative: schema/derivatives.yaml:800)
 def _ag_lt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12419,7 +13674,7 @@ def _ag_lt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2527 (derivative: schema/derivatives.yaml:804)
+# schema/native_functions.yaml:2956 (derivative: schema/derivatives.yaml:804)
 def _ag_lt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12439,7 +13694,7 @@ def _ag_lt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2534 (derivative: schema/derivatives.yaml:807)
+# schema/native_functions.yaml:2963 (derivative: schema/derivatives.yaml:807)
 def _ag_le__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12464,7 +13719,7 @@ def _ag_le__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2541 (derivative: schema/derivatives.yaml:811)
+# schema/native_functions.yaml:2970 (derivative: schema/derivatives.yaml:811)
 def _ag_le__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12484,7 +13739,7 @@ def _ag_le__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2548 (derivative: schema/derivatives.yaml:814)
+# schema/native_functions.yaml:2977 (derivative: schema/derivatives.yaml:814)
 def _ag_gt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12509,7 +13764,7 @@ def _ag_gt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2555 (derivative: schema/derivatives.yaml:818)
+# schema/native_functions.yaml:2984 (derivative: schema/derivatives.yaml:818)
 def _ag_gt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12529,7 +13784,7 @@ def _ag_gt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2562 (derivative: schema/derivatives.yaml:821)
+# schema/native_functions.yaml:2991 (derivative: schema/derivatives.yaml:821)
 def _ag_ge__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12554,7 +13809,7 @@ def _ag_ge__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2569 (derivative: schema/derivatives.yaml:825)
+# schema/native_functions.yaml:2998 (derivative: schema/derivatives.yaml:825)
 def _ag_ge__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12574,7 +13829,7 @@ def _ag_ge__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2576 (derivative: schema/derivatives.yaml:724)
+# schema/native_functions.yaml:3005 (derivative: schema/derivatives.yaml:724)
 def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Scalar_mode.get(_ks)
@@ -12595,7 +13850,7 @@ def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:2584 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml:3013 (derivative: schema/derivatives.yaml:109)
 def _ag_div__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12616,7 +13871,7 @@ def _ag_div__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2591 (derivative: schema/derivatives.yaml:724)
+# schema/native_functions.yaml:3020 (derivative: schema/derivatives.yaml:724)
 def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -12638,7 +13893,7 @@ def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:2598 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml:3027 (derivative: schema/derivatives.yaml:116)
 def _ag_pow__Scalar(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -12658,7 +13913,7 @@ def _ag_pow__Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:2620 (derivative: schema/derivatives.yaml:831)
+# schema/native_functions.yaml:3049 (derivative: schema/derivatives.yaml:831)
 def _ag_gelu(ks, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu.get(_ks)
@@ -12677,7 +13932,7 @@ def _ag_gelu(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:2628 (derivative: schema/derivatives.yaml:831)
+# schema/native_functions.yaml:3057 (derivative: schema/derivatives.yaml:831)
 def _ag_gelu_(ks, self, approximate):
     _node = None
     if _tls.grad_enabled:
@@ -12697,7 +13952,7 @@ def _ag_gelu_(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:2634 (derivative: schema/derivatives.yaml:834)
+# schema/native_functions.yaml:3063 (derivative: schema/derivatives.yaml:834)
 def _ag_gelu_backward(ks, grad_output, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu_backward.get(_ks)
@@ -12727,7 +13982,7 @@ def _ag_gelu_backward(ks, grad_output, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:2641 (derivative: schema/derivatives.yaml:838)
+# schema/native_functions.yaml:3070 (derivative: schema/derivatives.yaml:838)
 def _ag_silu(ks, self):
     _ks = ks & _BELOW
     _k = _c_silu.get(_ks)
@@ -12745,7 +14000,7 @@ def _ag_silu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2649 (derivative: schema/derivatives.yaml:838)
+# schema/native_functions.yaml:3078 (derivative: schema/derivatives.yaml:838)
 def _ag_silu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12764,7 +14019,7 @@ def _ag_silu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2656 (derivative: schema/derivatives.yaml:841)
+# schema/native_functions.yaml:3085 (derivative: schema/derivatives.yaml:841)
 def _ag_silu_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c_silu_backward.get(_ks)
@@ -12792,7 +14047,7 @@ def _ag_silu_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:2663 (derivative: schema/derivatives.yaml:845)
+# schema/native_functions.yaml:3092 (derivative: schema/derivatives.yaml:845)
 def _ag_softplus(ks, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus.get(_ks)
@@ -12812,7 +14067,7 @@ def _ag_softplus(ks, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:2671 (derivative: schema/derivatives.yaml:848)
+# schema/native_functions.yaml:3100 (derivative: schema/derivatives.yaml:848)
 def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus_backward.get(_ks)
@@ -12844,7 +14099,7 @@ def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:2677 (derivative: schema/derivatives.yaml:854)
+# schema/native_functions.yaml:3106 (derivative: schema/derivatives.yaml:854)
 def _ag_leaky_relu(ks, self, negative_slope):
     _ks = ks & _BELOW
     _k = _c_leaky_relu.get(_ks)
@@ -12863,7 +14118,7 @@ def _ag_leaky_relu(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:2685 (derivative: schema/derivatives.yaml:857)
+# schema/native_functions.yaml:3114 (derivative: schema/derivatives.yaml:857)
 def _ag_leaky_relu_(ks, self, negative_slope):
     _node = None
     if _tls.grad_enabled:
@@ -12884,7 +14139,7 @@ def _ag_leaky_relu_(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:2692 (derivative: schema/derivatives.yaml:860)
+# schema/native_functions.yaml:3121 (derivative: schema/derivatives.yaml:860)
 def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
     _ks = ks & _BELOW
     _k = _c_leaky_relu_backward.get(_ks)
@@ -12910,7 +14165,7 @@ def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_resul
     return _out
 
 
-# schema/native_functions.yaml:2698 (derivative: schema/derivatives.yaml:864)
+# schema/native_functions.yaml:3127 (derivative: schema/derivatives.yaml:864)
 def _ag_elu(ks, self, alpha, scale, input_scale):
     _ks = ks & _BELOW
     _k = _c_elu.get(_ks)
@@ -12931,7 +14186,7 @@ def _ag_elu(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:2706 (derivative: schema/derivatives.yaml:867)
+# schema/native_functions.yaml:3135 (derivative: schema/derivatives.yaml:867)
 def _ag_elu_(ks, self, alpha, scale, input_scale):
     _node = None
     if _tls.grad_enabled:
@@ -12954,7 +14209,7 @@ def _ag_elu_(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:2713 (derivative: schema/derivatives.yaml:870)
+# schema/native_functions.yaml:3142 (derivative: schema/derivatives.yaml:870)
 def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
     _ks = ks & _BELOW
     _k = _c_elu_backward.get(_ks)
@@ -12987,7 +14242,7 @@ def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self
     return _out
 
 
-# schema/native_functions.yaml:2719 (derivative: schema/derivatives.yaml:874)
+# schema/native_functions.yaml:3148 (derivative: schema/derivatives.yaml:874)
 def _ag_hardtanh(ks, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh.get(_ks)
@@ -13007,7 +14262,7 @@ def _ag_hardtanh(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:2727 (derivative: schema/derivatives.yaml:874)
+# schema/native_functions.yaml:3156 (derivative: schema/derivatives.yaml:874)
 def _ag_hardtanh_(ks, self, min_val, max_val):
     _node = None
     if _tls.grad_enabled:
@@ -13028,7 +14283,7 @@ def _ag_hardtanh_(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:2734 (derivative: schema/derivatives.yaml:877)
+# schema/native_functions.yaml:3163 (derivative: schema/derivatives.yaml:877)
 def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh_backward.get(_ks)
@@ -13055,7 +14310,7 @@ def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:2740 (derivative: schema/derivatives.yaml:881)
+# schema/native_functions.yaml:3169 (derivative: schema/derivatives.yaml:881)
 def _ag_threshold(ks, self, threshold, value):
     _ks = ks & _BELOW
     _k = _c_threshold.get(_ks)
@@ -13074,7 +14329,7 @@ def _ag_threshold(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:2748 (derivative: schema/derivatives.yaml:885)
+# schema/native_functions.yaml:3177 (derivative: schema/derivatives.yaml:885)
 def _ag_threshold_(ks, self, threshold, value):
     _node = None
     if _tls.grad_enabled:
@@ -13094,7 +14349,7 @@ def _ag_threshold_(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:2754 (derivative: schema/derivatives.yaml:888)
+# schema/native_functions.yaml:3183 (derivative: schema/derivatives.yaml:888)
 def _ag_sigmoid_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_sigmoid_backward.get(_ks)
@@ -13122,7 +14377,7 @@ def _ag_sigmoid_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:2761 (derivative: schema/derivatives.yaml:892)
+# schema/native_functions.yaml:3190 (derivative: schema/derivatives.yaml:892)
 def _ag_tanh_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_tanh_backward.get(_ks)
@@ -13150,7 +14405,7 @@ def _ag_tanh_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:2768 (derivative: schema/derivatives.yaml:896)
+# schema/native_functions.yaml:3197 (derivative: schema/derivatives.yaml:896)
 def _ag_clamp_min(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min.get(_ks)
@@ -13169,7 +14424,7 @@ def _ag_clamp_min(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2776 (derivative: schema/derivatives.yaml:899)
+# schema/native_functions.yaml:3205 (derivative: schema/derivatives.yaml:899)
 def _ag_clamp_min_Tensor(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min_Tensor.get(_ks)
@@ -13197,7 +14452,7 @@ def _ag_clamp_min_Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2784 (derivative: schema/derivatives.yaml:896)
+# schema/native_functions.yaml:3213 (derivative: schema/derivatives.yaml:896)
 def _ag_clamp_min_(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -13217,7 +14472,7 @@ def _ag_clamp_min_(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2791 (derivative: schema/derivatives.yaml:899)
+# schema/native_functions.yaml:3220 (derivative: schema/derivatives.yaml:899)
 def _ag_clamp_min__Tensor(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -13246,7 +14501,7 @@ def _ag_clamp_min__Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:2798 (derivative: schema/derivatives.yaml:903)
+# schema/native_functions.yaml:3227 (derivative: schema/derivatives.yaml:903)
 def _ag_clamp_max(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max.get(_ks)
@@ -13265,7 +14520,7 @@ def _ag_clamp_max(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2806 (derivative: schema/derivatives.yaml:906)
+# schema/native_functions.yaml:3235 (derivative: schema/derivatives.yaml:906)
 def _ag_clamp_max_Tensor(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max_Tensor.get(_ks)
@@ -13293,7 +14548,7 @@ def _ag_clamp_max_Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2814 (derivative: schema/derivatives.yaml:903)
+# schema/native_functions.yaml:3243 (derivative: schema/derivatives.yaml:903)
 def _ag_clamp_max_(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -13313,7 +14568,7 @@ def _ag_clamp_max_(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2821 (derivative: schema/derivatives.yaml:906)
+# schema/native_functions.yaml:3250 (derivative: schema/derivatives.yaml:906)
 def _ag_clamp_max__Tensor(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -13342,7 +14597,7 @@ def _ag_clamp_max__Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:2828 (derivative: schema/derivatives.yaml:128)
+# schema/native_functions.yaml:3257 (derivative: schema/derivatives.yaml:128)
 def _ag_clamp__Tensor(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -13366,7 +14621,7 @@ def _ag_clamp__Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:2883 (derivative: schema/derivatives.yaml:910)
+# schema/native_functions.yaml:3312 (derivative: schema/derivatives.yaml:910)
 def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -13393,7 +14648,7 @@ def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     return _out
 
 
-# schema/native_functions.yaml:2892 (derivative: schema/derivatives.yaml:916)
+# schema/native_functions.yaml:3321 (derivative: schema/derivatives.yaml:916)
 def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -13421,7 +14676,7 @@ def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, igno
     return _out
 
 
-# schema/native_functions.yaml:2923 (derivative: schema/derivatives.yaml:923)
+# schema/native_functions.yaml:3352 (derivative: schema/derivatives.yaml:923)
 def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -13446,7 +14701,7 @@ def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
     return _out
 
 
-# schema/native_functions.yaml:2929 (derivative: schema/derivatives.yaml:928)
+# schema/native_functions.yaml:3358 (derivative: schema/derivatives.yaml:928)
 def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, reduction):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -13473,7 +14728,7 @@ def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, red
     return _out
 
 
-# schema/native_functions.yaml:2943 (derivative: schema/derivatives.yaml:934)
+# schema/native_functions.yaml:3372 (derivative: schema/derivatives.yaml:934)
 def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     _ks = ks & _BELOW
     _k = _c_native_layer_norm.get(_ks)
@@ -13498,7 +14753,7 @@ def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     return _out
 
 
-# schema/native_functions.yaml:2950 (derivative: schema/derivatives.yaml:938)
+# schema/native_functions.yaml:3379 (derivative: schema/derivatives.yaml:938)
 def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     _ks = ks & _BELOW
     _k = _c_native_layer_norm_backward.get(_ks)
@@ -13526,7 +14781,7 @@ def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, 
     return _out
 
 
-# schema/native_functions.yaml:2961 (derivative: schema/derivatives.yaml:942)
+# schema/native_functions.yaml:3390 (derivative: schema/derivatives.yaml:942)
 def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
     if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
         raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
@@ -13557,7 +14812,7 @@ def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, tr
     return _out
 
 
-# schema/native_functions.yaml:2970 (derivative: schema/derivatives.yaml:948)
+# schema/native_functions.yaml:3399 (derivative: schema/derivatives.yaml:948)
 def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
     if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
         raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
@@ -13592,7 +14847,7 @@ def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, ru
     return _out
 
 
-# schema/native_functions.yaml:2985 (derivative: schema/derivatives.yaml:953)
+# schema/native_functions.yaml:3414 (derivative: schema/derivatives.yaml:953)
 def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss2d_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -13619,7 +14874,7 @@ def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     return _out
 
 
-# schema/native_functions.yaml:2994 (derivative: schema/derivatives.yaml:959)
+# schema/native_functions.yaml:3423 (derivative: schema/derivatives.yaml:959)
 def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -13647,7 +14902,7 @@ def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ig
     return _out
 
 
-# schema/native_functions.yaml:3017 (derivative: schema/derivatives.yaml:966)
+# schema/native_functions.yaml:3446 (derivative: schema/derivatives.yaml:966)
 def _ag_prod(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_prod.get(_ks)
@@ -13667,7 +14922,7 @@ def _ag_prod(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3025 (derivative: schema/derivatives.yaml:969)
+# schema/native_functions.yaml:3454 (derivative: schema/derivatives.yaml:969)
 def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_prod_dim_int.get(_ks)
@@ -13689,7 +14944,7 @@ def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3033 (derivative: schema/derivatives.yaml:972)
+# schema/native_functions.yaml:3462 (derivative: schema/derivatives.yaml:972)
 def _ag_amin(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amin.get(_ks)
@@ -13711,7 +14966,7 @@ def _ag_amin(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3041 (derivative: schema/derivatives.yaml:979)
+# schema/native_functions.yaml:3470 (derivative: schema/derivatives.yaml:979)
 def _ag_max(ks, self):
     _ks = ks & _BELOW
     _k = _c_max.get(_ks)
@@ -13731,7 +14986,7 @@ def _ag_max(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3054 (derivative: schema/derivatives.yaml:975)
+# schema/native_functions.yaml:3483 (derivative: schema/derivatives.yaml:975)
 def _ag_max_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_max_dim.get(_ks)
@@ -13754,7 +15009,7 @@ def _ag_max_dim(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3066 (derivative: schema/derivatives.yaml:990)
+# schema/native_functions.yaml:3495 (derivative: schema/derivatives.yaml:990)
 def _ag_max_other(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_max_other.get(_ks)
@@ -13782,7 +15037,7 @@ def _ag_max_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3073 (derivative: schema/derivatives.yaml:986)
+# schema/native_functions.yaml:3502 (derivative: schema/derivatives.yaml:986)
 def _ag_min(ks, self):
     _ks = ks & _BELOW
     _k = _c_min.get(_ks)
@@ -13802,7 +15057,7 @@ def _ag_min(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3086 (derivative: schema/derivatives.yaml:982)
+# schema/native_functions.yaml:3515 (derivative: schema/derivatives.yaml:982)
 def _ag_min_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_min_dim.get(_ks)
@@ -13825,7 +15080,7 @@ def _ag_min_dim(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3098 (derivative: schema/derivatives.yaml:994)
+# schema/native_functions.yaml:3527 (derivative: schema/derivatives.yaml:994)
 def _ag_min_other(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_min_other.get(_ks)
@@ -13853,7 +15108,7 @@ def _ag_min_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3124 (derivative: schema/derivatives.yaml:1002)
+# schema/native_functions.yaml:3553 (derivative: schema/derivatives.yaml:1002)
 def _ag_var_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_var_correction.get(_ks)
@@ -13874,7 +15129,7 @@ def _ag_var_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3143 (derivative: schema/derivatives.yaml:1005)
+# schema/native_functions.yaml:3572 (derivative: schema/derivatives.yaml:1005)
 def _ag_std_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_std_correction.get(_ks)
@@ -13897,7 +15152,7 @@ def _ag_std_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3159 (derivative: schema/derivatives.yaml:1008)
+# schema/native_functions.yaml:3588 (derivative: schema/derivatives.yaml:1008)
 def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_var_mean_correction.get(_ks)
@@ -13918,7 +15173,7 @@ def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3174 (derivative: schema/derivatives.yaml:1011)
+# schema/native_functions.yaml:3603 (derivative: schema/derivatives.yaml:1011)
 def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_std_mean_correction.get(_ks)
@@ -13942,7 +15197,7 @@ def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3181 (derivative: schema/derivatives.yaml:1014)
+# schema/native_functions.yaml:3610 (derivative: schema/derivatives.yaml:1014)
 def _ag_logsumexp(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_logsumexp.get(_ks)
@@ -13964,7 +15219,7 @@ def _ag_logsumexp(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3189 (derivative: schema/derivatives.yaml:1017)
+# schema/native_functions.yaml:3618 (derivative: schema/derivatives.yaml:1017)
 def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_linalg_vector_norm.get(_ks)
@@ -13987,7 +15242,7 @@ def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3284 (derivative: schema/derivatives.yaml:1044)
+# schema/native_functions.yaml:3713 (derivative: schema/derivatives.yaml:1044)
 def _ag_cumsum(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumsum.get(_ks)
@@ -14006,7 +15261,7 @@ def _ag_cumsum(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3292 (derivative: schema/derivatives.yaml:1044)
+# schema/native_functions.yaml:3721 (derivative: schema/derivatives.yaml:1044)
 def _ag_cumsum_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:
@@ -14026,7 +15281,7 @@ def _ag_cumsum_(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3298 (derivative: schema/derivatives.yaml:1047)
+# schema/native_functions.yaml:3727 (derivative: schema/derivatives.yaml:1047)
 def _ag_cumprod(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumprod.get(_ks)
@@ -14047,7 +15302,7 @@ def _ag_cumprod(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3305 (derivative: schema/derivatives.yaml:1047)
+# schema/native_functions.yaml:3734 (derivative: schema/derivatives.yaml:1047)
 def _ag_cumprod_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:
@@ -14066,6 +15321,234 @@ def _ag_cumprod_(ks, self, dim, dtype):
         _rebase_history(self, _node)
         result = _out
         _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:3758 (derivative: schema/derivatives.yaml:1155)
+def _ag_copy(ks, self, src, non_blocking):
+    _ks = ks & _BELOW
+    _k = _c_copy.get(_ks)
+    if _k is None:
+        _k = _o.copy._fill(_ks)
+    _out = _k(self, src, non_blocking)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(CopyBackward1, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+        _node._s_src_shape = src._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3767 (derivative: schema/derivatives.yaml:1159)
+def _ag_fill_Scalar(ks, self, value):
+    _ks = ks & _BELOW
+    _k = _c_fill_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.fill_Scalar._fill(_ks)
+    _out = _k(self, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FillBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3776 (derivative: schema/derivatives.yaml:1162)
+def _ag_fill_Tensor(ks, self, value):
+    _ks = ks & _BELOW
+    _k = _c_fill_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.fill_Tensor._fill(_ks)
+    _out = _k(self, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_value = _edge(value)
+    if not (_e_self is not None or _e_value is not None):
+        return _out
+    _node = _new_node(FillBackward3, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+    if _e_value is not None:
+        _node._s_value_dtype = value._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3784 (derivative: schema/derivatives.yaml:1166)
+def _ag_zero(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_zero.get(_ks)
+    if _k is None:
+        _k = _o.zero._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ZeroBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3818 (derivative: schema/derivatives.yaml:1171)
+def _ag_uniform(ks, self, from_, to, generator):
+    _ks = ks & _BELOW
+    _k = _c_uniform.get(_ks)
+    if _k is None:
+        _k = _o.uniform._fill(_ks)
+    _out = _k(self, from_, to, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UniformBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3828 (derivative: schema/derivatives.yaml:1174)
+def _ag_exponential(ks, self, lambd, generator):
+    _ks = ks & _BELOW
+    _k = _c_exponential.get(_ks)
+    if _k is None:
+        _k = _o.exponential._fill(_ks)
+    _out = _k(self, lambd, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ExponentialBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3838 (derivative: schema/derivatives.yaml:1177)
+def _ag_geometric(ks, self, p, generator):
+    _ks = ks & _BELOW
+    _k = _c_geometric.get(_ks)
+    if _k is None:
+        _k = _o.geometric._fill(_ks)
+    _out = _k(self, p, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(GeometricBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3848 (derivative: schema/derivatives.yaml:1180)
+def _ag_log_normal(ks, self, mean, std, generator):
+    _ks = ks & _BELOW
+    _k = _c_log_normal.get(_ks)
+    if _k is None:
+        _k = _o.log_normal._fill(_ks)
+    _out = _k(self, mean, std, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogNormalBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3858 (derivative: schema/derivatives.yaml:1183)
+def _ag_cauchy(ks, self, median, sigma, generator):
+    _ks = ks & _BELOW
+    _k = _c_cauchy.get(_ks)
+    if _k is None:
+        _k = _o.cauchy._fill(_ks)
+    _out = _k(self, median, sigma, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CauchyBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3868 (derivative: schema/derivatives.yaml:1186)
+def _ag_random_from(ks, self, from_, to, generator):
+    _ks = ks & _BELOW
+    _k = _c_random_from.get(_ks)
+    if _k is None:
+        _k = _o.random_from._fill(_ks)
+    _out = _k(self, from_, to, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandomBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3878 (derivative: schema/derivatives.yaml:1189)
+def _ag_random_to(ks, self, to, generator):
+    _ks = ks & _BELOW
+    _k = _c_random_to.get(_ks)
+    if _k is None:
+        _k = _o.random_to._fill(_ks)
+    _out = _k(self, to, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandomBackward4, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3888 (derivative: schema/derivatives.yaml:1192)
+def _ag_random(ks, self, generator):
+    _ks = ks & _BELOW
+    _k = _c_random.get(_ks)
+    if _k is None:
+        _k = _o.random._fill(_ks)
+    _out = _k(self, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandomBackward5, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3898 (derivative: schema/derivatives.yaml:1195)
+def _ag_normal_functional(ks, self, mean, std, generator):
+    _ks = ks & _BELOW
+    _k = _c_normal_functional.get(_ks)
+    if _k is None:
+        _k = _o.normal_functional._fill(_ks)
+    _out = _k(self, mean, std, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NormalFunctionalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
     return _out
 
 
@@ -14286,6 +15769,58 @@ _o.searchsorted_Tensor_out.register("Autograd", _autograd_out(_o.searchsorted_Te
 _o.searchsorted_Scalar_out.register("Autograd", _autograd_out(_o.searchsorted_Scalar_out), with_keyset=True)
 _o.bucketize_Tensor_out.register("Autograd", _autograd_out(_o.bucketize_Tensor_out), with_keyset=True)
 _o.bucketize_Scalar_out.register("Autograd", _autograd_out(_o.bucketize_Scalar_out), with_keyset=True)
+_o.rand_out.register("Autograd", _autograd_out(_o.rand_out), with_keyset=True)
+_o.rand_generator_out.register("Autograd", _autograd_out(_o.rand_generator_out), with_keyset=True)
+_o.randn_out.register("Autograd", _autograd_out(_o.randn_out), with_keyset=True)
+_o.randn_generator_out.register("Autograd", _autograd_out(_o.randn_generator_out), with_keyset=True)
+_o.linspace_out.register("Autograd", _autograd_out(_o.linspace_out), with_keyset=True)
+_o.eye_out.register("Autograd", _autograd_out(_o.eye_out), with_keyset=True)
+_o.eye_m_out.register("Autograd", _autograd_out(_o.eye_m_out), with_keyset=True)
+_o.randint_out.register("Autograd", _autograd_out(_o.randint_out), with_keyset=True)
+_o.randint_generator_out.register("Autograd", _autograd_out(_o.randint_generator_out), with_keyset=True)
+_o.randint_low_out.register("Autograd", _autograd_out(_o.randint_low_out), with_keyset=True)
+_o.randint_low_generator_out.register("Autograd", _autograd_out(_o.randint_low_generator_out), with_keyset=True)
+_o.randperm_out.register("Autograd", _autograd_out(_o.randperm_out), with_keyset=True)
+_o.randperm_generator_out.register("Autograd", _autograd_out(_o.randperm_generator_out), with_keyset=True)
+_o.randint_like.register("Autograd", _ag_randint_like, with_keyset=True)
+_o.randint_like_Tensor.register("Autograd", _ag_randint_like_Tensor, with_keyset=True)
+_o.randint_like_low_dtype.register("Autograd", _ag_randint_like_low_dtype, with_keyset=True)
+_o.randint_like_generator.register("Autograd", _ag_randint_like_generator, with_keyset=True)
+_o.randint_like_Tensor_generator.register("Autograd", _ag_randint_like_Tensor_generator, with_keyset=True)
+_o.randint_like_low_generator_dtype.register("Autograd", _ag_randint_like_low_generator_dtype, with_keyset=True)
+_o.uniform_.register("Autograd", _ag_uniform_, with_keyset=True)
+_o.normal_.register("Autograd", _ag_normal_, with_keyset=True)
+_o.exponential_.register("Autograd", _ag_exponential_, with_keyset=True)
+_o.random__from.register("Autograd", _ag_random__from, with_keyset=True)
+_o.random__to.register("Autograd", _ag_random__to, with_keyset=True)
+_o.random_.register("Autograd", _ag_random_, with_keyset=True)
+_o.bernoulli.register("Autograd", _ag_bernoulli, with_keyset=True)
+_o.bernoulli_out.register("Autograd", _autograd_out(_o.bernoulli_out), with_keyset=True)
+_o.bernoulli_p.register("Autograd", _ag_bernoulli_p, with_keyset=True)
+_o.bernoulli_Tensor.register("Autograd", _ag_bernoulli_Tensor, with_keyset=True)
+_o.bernoulli_Tensor_out.register("Autograd", _autograd_out(_o.bernoulli_Tensor_out), with_keyset=True)
+_o.bernoulli__Tensor.register("Autograd", _ag_bernoulli__Tensor, with_keyset=True)
+_o.bernoulli__float.register("Autograd", _ag_bernoulli__float, with_keyset=True)
+_o.native_dropout.register("Autograd", _ag_native_dropout, with_keyset=True)
+_o.native_dropout_backward.register("Autograd", _ag_native_dropout_backward, with_keyset=True)
+_o.native_dropout_backward_out.register("Autograd", _autograd_out(_o.native_dropout_backward_out), with_keyset=True)
+_o.normal_float_float_out.register("Autograd", _autograd_out(_o.normal_float_float_out), with_keyset=True)
+_o.normal_Tensor_float.register("Autograd", _ag_normal_Tensor_float, with_keyset=True)
+_o.normal_Tensor_float_out.register("Autograd", _autograd_out(_o.normal_Tensor_float_out), with_keyset=True)
+_o.normal_float_Tensor.register("Autograd", _ag_normal_float_Tensor, with_keyset=True)
+_o.normal_float_Tensor_out.register("Autograd", _autograd_out(_o.normal_float_Tensor_out), with_keyset=True)
+_o.normal_Tensor_Tensor.register("Autograd", _ag_normal_Tensor_Tensor, with_keyset=True)
+_o.normal_Tensor_Tensor_out.register("Autograd", _autograd_out(_o.normal_Tensor_Tensor_out), with_keyset=True)
+_o.log_normal_.register("Autograd", _ag_log_normal_, with_keyset=True)
+_o.cauchy_.register("Autograd", _ag_cauchy_, with_keyset=True)
+_o.geometric_.register("Autograd", _ag_geometric_, with_keyset=True)
+_o.multinomial_out.register("Autograd", _autograd_out(_o.multinomial_out), with_keyset=True)
+_o.poisson.register("Autograd", _ag_poisson, with_keyset=True)
+_o.poisson_out.register("Autograd", _autograd_out(_o.poisson_out), with_keyset=True)
+_o.logspace_out.register("Autograd", _autograd_out(_o.logspace_out), with_keyset=True)
+_o.empty_permuted_out.register("Autograd", _autograd_out(_o.empty_permuted_out), with_keyset=True)
+_o.tril_indices_out.register("Autograd", _autograd_out(_o.tril_indices_out), with_keyset=True)
+_o.block_diag_out.register("Autograd", _autograd_out(_o.block_diag_out), with_keyset=True)
 _o.exp2.register("Autograd", _ag_exp2, with_keyset=True)
 _o.exp2_out.register("Autograd", _autograd_out(_o.exp2_out), with_keyset=True)
 _o.exp2_.register("Autograd", _ag_exp2_, with_keyset=True)
@@ -14602,4 +16137,57 @@ _o.cumprod_out.register("Autograd", _autograd_out(_o.cumprod_out), with_keyset=T
 _o.cumprod_.register("Autograd", _ag_cumprod_, with_keyset=True)
 _o.count_nonzero_dim_IntList_out.register("Autograd", _autograd_out(_o.count_nonzero_dim_IntList_out), with_keyset=True)
 _o.count_nonzero_out.register("Autograd", _autograd_out(_o.count_nonzero_out), with_keyset=True)
-_o.block_diag_out.register("Autograd", _autograd_out(_o.block_diag_out), with_keyset=True)
+_o.triu_indices_out.register("Autograd", _autograd_out(_o.triu_indices_out), with_keyset=True)
+_o.copy.register("Autograd", _ag_copy, with_keyset=True)
+_o.copy_out.register("Autograd", _autograd_out(_o.copy_out), with_keyset=True)
+_o.fill_Scalar.register("Autograd", _ag_fill_Scalar, with_keyset=True)
+_o.fill_Scalar_out.register("Autograd", _autograd_out(_o.fill_Scalar_out), with_keyset=True)
+_o.fill_Tensor.register("Autograd", _ag_fill_Tensor, with_keyset=True)
+_o.fill_Tensor_out.register("Autograd", _autograd_out(_o.fill_Tensor_out), with_keyset=True)
+_o.zero.register("Autograd", _ag_zero, with_keyset=True)
+_o.zero_out.register("Autograd", _autograd_out(_o.zero_out), with_keyset=True)
+_o.empty_strided_out.register("Autograd", _autograd_out(_o.empty_strided_out), with_keyset=True)
+_o.new_empty_out.register("Autograd", _autograd_out(_o.new_empty_out), with_keyset=True)
+_o.new_empty_strided_out.register("Autograd", _autograd_out(_o.new_empty_strided_out), with_keyset=True)
+_o.new_full_out.register("Autograd", _autograd_out(_o.new_full_out), with_keyset=True)
+_o.new_zeros_out.register("Autograd", _autograd_out(_o.new_zeros_out), with_keyset=True)
+_o.new_ones_out.register("Autograd", _autograd_out(_o.new_ones_out), with_keyset=True)
+_o.uniform.register("Autograd", _ag_uniform, with_keyset=True)
+_o.uniform_out.register("Autograd", _autograd_out(_o.uniform_out), with_keyset=True)
+_o.exponential.register("Autograd", _ag_exponential, with_keyset=True)
+_o.exponential_out.register("Autograd", _autograd_out(_o.exponential_out), with_keyset=True)
+_o.geometric.register("Autograd", _ag_geometric, with_keyset=True)
+_o.geometric_out.register("Autograd", _autograd_out(_o.geometric_out), with_keyset=True)
+_o.log_normal.register("Autograd", _ag_log_normal, with_keyset=True)
+_o.log_normal_out.register("Autograd", _autograd_out(_o.log_normal_out), with_keyset=True)
+_o.cauchy.register("Autograd", _ag_cauchy, with_keyset=True)
+_o.cauchy_out.register("Autograd", _autograd_out(_o.cauchy_out), with_keyset=True)
+_o.random_from.register("Autograd", _ag_random_from, with_keyset=True)
+_o.random_from_out.register("Autograd", _autograd_out(_o.random_from_out), with_keyset=True)
+_o.random_to.register("Autograd", _ag_random_to, with_keyset=True)
+_o.random_to_out.register("Autograd", _autograd_out(_o.random_to_out), with_keyset=True)
+_o.random.register("Autograd", _ag_random, with_keyset=True)
+_o.random_out.register("Autograd", _autograd_out(_o.random_out), with_keyset=True)
+_o.normal_functional.register("Autograd", _ag_normal_functional, with_keyset=True)
+_o.empty_out.register("Autograd", _autograd_out(_o.empty_out), with_keyset=True)
+_o.zeros_out.register("Autograd", _autograd_out(_o.zeros_out), with_keyset=True)
+_o.ones_out.register("Autograd", _autograd_out(_o.ones_out), with_keyset=True)
+_o.full_out.register("Autograd", _autograd_out(_o.full_out), with_keyset=True)
+_o.scalar_tensor_out.register("Autograd", _autograd_out(_o.scalar_tensor_out), with_keyset=True)
+_o.arange_out.register("Autograd", _autograd_out(_o.arange_out), with_keyset=True)
+_o.arange_start_out.register("Autograd", _autograd_out(_o.arange_start_out), with_keyset=True)
+_o.empty_like_out.register("Autograd", _autograd_out(_o.empty_like_out), with_keyset=True)
+_o.zeros_like_out.register("Autograd", _autograd_out(_o.zeros_like_out), with_keyset=True)
+_o.ones_like_out.register("Autograd", _autograd_out(_o.ones_like_out), with_keyset=True)
+_o.full_like_out.register("Autograd", _autograd_out(_o.full_like_out), with_keyset=True)
+_o.rand_like_out.register("Autograd", _autograd_out(_o.rand_like_out), with_keyset=True)
+_o.rand_like_generator_out.register("Autograd", _autograd_out(_o.rand_like_generator_out), with_keyset=True)
+_o.randn_like_out.register("Autograd", _autograd_out(_o.randn_like_out), with_keyset=True)
+_o.randn_like_generator_out.register("Autograd", _autograd_out(_o.randn_like_generator_out), with_keyset=True)
+_o.randint_like_out.register("Autograd", _autograd_out(_o.randint_like_out), with_keyset=True)
+_o.randint_like_generator_out.register("Autograd", _autograd_out(_o.randint_like_generator_out), with_keyset=True)
+_o.randint_like_Tensor_out.register("Autograd", _autograd_out(_o.randint_like_Tensor_out), with_keyset=True)
+_o.randint_like_Tensor_generator_out.register("Autograd", _autograd_out(_o.randint_like_Tensor_generator_out), with_keyset=True)
+_o.randint_like_low_dtype_out.register("Autograd", _autograd_out(_o.randint_like_low_dtype_out), with_keyset=True)
+_o.randint_like_low_generator_dtype_out.register("Autograd", _autograd_out(_o.randint_like_low_generator_dtype_out), with_keyset=True)
+_o.bernoulli_float_out.register("Autograd", _autograd_out(_o.bernoulli_float_out), with_keyset=True)

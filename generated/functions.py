@@ -4,6 +4,7 @@
 from ember.autograd.meta import factory_requires_grad as _factory_requires_grad
 from ember.dispatch.argcheck import FITS as _F
 from ember.dispatch.argcheck import intlist_varargs as _ivar
+from ember.dispatch.argcheck import out_options as _out_options
 from ember.dispatch.argcheck import resolve as _resolve
 from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
@@ -56,6 +57,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_all_dims,
     _entry_all_dims_out,
     _entry_all_out,
+    _entry_alpha_dropout,
+    _entry_alpha_dropout_,
     _entry_amax,
     _entry_amax_out,
     _entry_amin,
@@ -67,7 +70,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_any_dims_out,
     _entry_any_out,
     _entry_arange,
+    _entry_arange_out,
     _entry_arange_start,
+    _entry_arange_start_out,
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
@@ -102,6 +107,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_baddbmm_,
     _entry_baddbmm_out,
     _entry_batch_norm,
+    _entry_bernoulli,
+    _entry_bernoulli_Tensor,
+    _entry_bernoulli_Tensor_out,
+    _entry_bernoulli__Tensor,
+    _entry_bernoulli__float,
+    _entry_bernoulli_float_out,
+    _entry_bernoulli_out,
+    _entry_bernoulli_p,
     _entry_binary_cross_entropy,
     _entry_binary_cross_entropy_backward,
     _entry_binary_cross_entropy_backward_grad_input,
@@ -148,6 +161,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cartesian_prod,
     _entry_cat,
     _entry_cat_out,
+    _entry_cauchy,
+    _entry_cauchy_,
+    _entry_cauchy_out,
     _entry_ceil,
     _entry_ceil_,
     _entry_ceil_out,
@@ -185,7 +201,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_convolution,
     _entry_convolution_backward,
     _entry_convolution_out,
+    _entry_copy,
     _entry_copy_,
+    _entry_copy_out,
     _entry_cos,
     _entry_cos_,
     _entry_cos_out,
@@ -226,6 +244,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div_out_mode,
     _entry_dot,
     _entry_dot_out,
+    _entry_dropout,
+    _entry_dropout_,
     _entry_dsplit_array,
     _entry_dsplit_int,
     _entry_dstack,
@@ -241,8 +261,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_embedding_dense_backward_out,
     _entry_embedding_out,
     _entry_empty_like,
+    _entry_empty_like_out,
     _entry_empty_memory_format,
+    _entry_empty_out,
+    _entry_empty_permuted,
+    _entry_empty_permuted_out,
     _entry_empty_strided,
+    _entry_empty_strided_out,
     _entry_eq_Scalar,
     _entry_eq_Scalar_out,
     _entry_eq_Tensor,
@@ -263,6 +288,21 @@ from ember._generated.ops import (  # noqa: F401
     _entry_expm1,
     _entry_expm1_,
     _entry_expm1_out,
+    _entry_exponential,
+    _entry_exponential_,
+    _entry_exponential_out,
+    _entry_eye,
+    _entry_eye_m,
+    _entry_eye_m_out,
+    _entry_eye_out,
+    _entry_feature_alpha_dropout,
+    _entry_feature_alpha_dropout_,
+    _entry_feature_dropout,
+    _entry_feature_dropout_,
+    _entry_fill_Scalar,
+    _entry_fill_Scalar_out,
+    _entry_fill_Tensor,
+    _entry_fill_Tensor_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
@@ -290,6 +330,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_frac_out,
     _entry_full,
     _entry_full_like,
+    _entry_full_like_out,
+    _entry_full_out,
     _entry_gather,
     _entry_gather_out,
     _entry_ge_Scalar,
@@ -303,6 +345,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gelu_backward,
     _entry_gelu_backward_grad_input,
     _entry_gelu_out,
+    _entry_geometric,
+    _entry_geometric_,
+    _entry_geometric_out,
     _entry_ger,
     _entry_ger_out,
     _entry_gt_Scalar,
@@ -366,6 +411,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_linalg_vector_norm_out,
     _entry_linear,
     _entry_linear_out,
+    _entry_linspace,
+    _entry_linspace_out,
     _entry_log,
     _entry_log10,
     _entry_log10_,
@@ -377,6 +424,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log2_,
     _entry_log2_out,
     _entry_log_,
+    _entry_log_normal,
+    _entry_log_normal_,
+    _entry_log_normal_out,
     _entry_log_out,
     _entry_log_softmax_int,
     _entry_log_softmax_int_out,
@@ -392,6 +442,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_logical_xor,
     _entry_logical_xor_,
     _entry_logical_xor_out,
+    _entry_logspace,
+    _entry_logspace_out,
     _entry_logsumexp,
     _entry_logsumexp_out,
     _entry_lt_Scalar,
@@ -453,6 +505,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
+    _entry_multinomial,
+    _entry_multinomial_out,
     _entry_mv,
     _entry_mv_out,
     _entry_nan_to_num,
@@ -465,6 +519,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_native_batch_norm_backward,
     _entry_native_batch_norm_backward_out,
     _entry_native_batch_norm_out,
+    _entry_native_dropout,
+    _entry_native_dropout_backward,
+    _entry_native_dropout_backward_out,
     _entry_native_layer_norm,
     _entry_native_layer_norm_backward,
     _entry_native_layer_norm_backward_out,
@@ -479,10 +536,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_neg_,
     _entry_neg_out,
     _entry_new_empty,
+    _entry_new_empty_out,
     _entry_new_empty_strided,
+    _entry_new_empty_strided_out,
     _entry_new_full,
+    _entry_new_full_out,
     _entry_new_ones,
+    _entry_new_ones_out,
     _entry_new_zeros,
+    _entry_new_zeros_out,
     _entry_nll_loss,
     _entry_nll_loss2d,
     _entry_nll_loss2d_backward,
@@ -502,13 +564,27 @@ from ember._generated.ops import (  # noqa: F401
     _entry_norm_ScalarOpt_dim,
     _entry_norm_Scalar_out,
     _entry_norm_out,
+    _entry_normal_,
+    _entry_normal_Tensor_Tensor,
+    _entry_normal_Tensor_Tensor_out,
+    _entry_normal_Tensor_float,
+    _entry_normal_Tensor_float_out,
+    _entry_normal_float_Tensor,
+    _entry_normal_float_Tensor_out,
+    _entry_normal_float_float,
+    _entry_normal_float_float_out,
+    _entry_normal_functional,
     _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
+    _entry_ones_like_out,
+    _entry_ones_out,
     _entry_outer,
     _entry_outer_out,
     _entry_pad,
     _entry_permute,
+    _entry_poisson,
+    _entry_poisson_out,
     _entry_pow_Scalar,
     _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
@@ -525,9 +601,54 @@ from ember._generated.ops import (  # noqa: F401
     _entry_put_,
     _entry_put_out,
     _entry_rand,
+    _entry_rand_generator,
+    _entry_rand_generator_out,
     _entry_rand_like,
+    _entry_rand_like_generator,
+    _entry_rand_like_generator_out,
+    _entry_rand_like_out,
+    _entry_rand_out,
+    _entry_randint,
+    _entry_randint_generator,
+    _entry_randint_generator_out,
+    _entry_randint_like,
+    _entry_randint_like_Tensor,
+    _entry_randint_like_Tensor_generator,
+    _entry_randint_like_Tensor_generator_out,
+    _entry_randint_like_Tensor_out,
+    _entry_randint_like_generator,
+    _entry_randint_like_generator_out,
+    _entry_randint_like_low_dtype,
+    _entry_randint_like_low_dtype_out,
+    _entry_randint_like_low_generator_dtype,
+    _entry_randint_like_low_generator_dtype_out,
+    _entry_randint_like_out,
+    _entry_randint_low,
+    _entry_randint_low_generator,
+    _entry_randint_low_generator_out,
+    _entry_randint_low_out,
+    _entry_randint_out,
     _entry_randn,
+    _entry_randn_generator,
+    _entry_randn_generator_out,
     _entry_randn_like,
+    _entry_randn_like_generator,
+    _entry_randn_like_generator_out,
+    _entry_randn_like_out,
+    _entry_randn_out,
+    _entry_random,
+    _entry_random_,
+    _entry_random__from,
+    _entry_random__to,
+    _entry_random_from,
+    _entry_random_from_out,
+    _entry_random_out,
+    _entry_random_to,
+    _entry_random_to_out,
+    _entry_randperm,
+    _entry_randperm_generator,
+    _entry_randperm_generator_out,
+    _entry_randperm_out,
     _entry_ravel,
     _entry_reciprocal,
     _entry_reciprocal_,
@@ -571,6 +692,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rsub_Tensor,
     _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
+    _entry_scalar_tensor_out,
     _entry_scaled_dot_product_attention,
     _entry_scatter__reduce,
     _entry_scatter__src,
@@ -693,10 +815,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tril,
     _entry_tril_,
     _entry_tril_indices,
+    _entry_tril_indices_out,
     _entry_tril_out,
     _entry_triu,
     _entry_triu_,
     _entry_triu_indices,
+    _entry_triu_indices_out,
     _entry_triu_out,
     _entry_trunc,
     _entry_trunc_,
@@ -704,6 +828,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_unfold,
+    _entry_uniform,
+    _entry_uniform_,
+    _entry_uniform_out,
     _entry_unique_consecutive,
     _entry_unique_consecutive_out,
     _entry_unique_dim,
@@ -730,9 +857,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
+    _entry_zero,
     _entry_zero_,
+    _entry_zero_out,
     _entry_zeros,
     _entry_zeros_like,
+    _entry_zeros_like_out,
+    _entry_zeros_out,
 )
 
 __all__ = [
@@ -756,6 +887,8 @@ __all__ = [
     'adjoint',
     'alias',
     'all',
+    'alpha_dropout',
+    'alpha_dropout_',
     'amax',
     'amin',
     'any',
@@ -778,6 +911,7 @@ __all__ = [
     'avg_pool2d_backward',
     'baddbmm',
     'batch_norm',
+    'bernoulli',
     'binary_cross_entropy',
     'binary_cross_entropy_backward',
     'binary_cross_entropy_with_logits',
@@ -792,6 +926,7 @@ __all__ = [
     'bucketize',
     'cartesian_prod',
     'cat',
+    'cauchy',
     'ceil',
     'ceil_',
     'chunk',
@@ -809,6 +944,7 @@ __all__ = [
     'conv2d',
     'convolution',
     'convolution_backward',
+    'copy',
     'copy_',
     'cos',
     'cos_',
@@ -826,6 +962,8 @@ __all__ = [
     'diagonal_scatter',
     'div',
     'dot',
+    'dropout',
+    'dropout_',
     'dsplit',
     'dstack',
     'einsum',
@@ -836,6 +974,7 @@ __all__ = [
     'embedding_dense_backward',
     'empty',
     'empty_like',
+    'empty_permuted',
     'empty_strided',
     'eq',
     'erf',
@@ -846,6 +985,13 @@ __all__ = [
     'exp_',
     'expm1',
     'expm1_',
+    'exponential',
+    'eye',
+    'feature_alpha_dropout',
+    'feature_alpha_dropout_',
+    'feature_dropout',
+    'feature_dropout_',
+    'fill',
     'fill_',
     'flatten',
     'flip',
@@ -864,6 +1010,7 @@ __all__ = [
     'gelu',
     'gelu_',
     'gelu_backward',
+    'geometric',
     'ger',
     'gt',
     'hardtanh',
@@ -890,6 +1037,7 @@ __all__ = [
     'lerp',
     'linalg_vector_norm',
     'linear',
+    'linspace',
     'log',
     'log10',
     'log10_',
@@ -898,11 +1046,13 @@ __all__ = [
     'log2',
     'log2_',
     'log_',
+    'log_normal',
     'log_softmax',
     'logical_and',
     'logical_not',
     'logical_or',
     'logical_xor',
+    'logspace',
     'logsumexp',
     'lt',
     'masked_fill',
@@ -924,6 +1074,7 @@ __all__ = [
     'mse_loss',
     'msort',
     'mul',
+    'multinomial',
     'mv',
     'nan_to_num',
     'nan_to_num_',
@@ -931,6 +1082,8 @@ __all__ = [
     'narrow_copy',
     'native_batch_norm',
     'native_batch_norm_backward',
+    'native_dropout',
+    'native_dropout_backward',
     'native_layer_norm',
     'native_layer_norm_backward',
     'ne',
@@ -944,19 +1097,26 @@ __all__ = [
     'nll_loss_forward',
     'nll_loss_nd',
     'nonzero',
+    'normal',
+    'normal_functional',
     'one_hot',
     'ones',
     'ones_like',
     'outer',
     'pad',
     'permute',
+    'poisson',
     'pow',
     'prod',
     'put',
     'rand',
     'rand_like',
+    'randint',
+    'randint_like',
     'randn',
     'randn_like',
+    'random',
+    'randperm',
     'ravel',
     'reciprocal',
     'reciprocal_',
@@ -1034,6 +1194,7 @@ __all__ = [
     'trunc_',
     'unbind',
     'unflatten',
+    'uniform',
     'unique_consecutive',
     'unique_dim',
     'unsqueeze',
@@ -1042,6 +1203,7 @@ __all__ = [
     'vsplit',
     'vstack',
     'where',
+    'zero',
     'zero_',
     'zeros',
     'zeros_like',
@@ -1058,7 +1220,7 @@ _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:1978
+# schema/native_functions.yaml:2407
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
     """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -1070,7 +1232,7 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
     return _entry__adaptive_avg_pool2d_out(input, output_size, out)
 
 
-# schema/native_functions.yaml:1985
+# schema/native_functions.yaml:2414
 def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1082,7 +1244,7 @@ def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
 
 
-# schema/native_functions.yaml:2070
+# schema/native_functions.yaml:2499
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -1094,7 +1256,7 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
     return _entry__log_softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2098
+# schema/native_functions.yaml:2527
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -1106,7 +1268,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:2063
+# schema/native_functions.yaml:2492
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -1118,7 +1280,7 @@ def _softmax(input, dim, half_to_float, *, out=None):
     return _entry__softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2089
+# schema/native_functions.yaml:2518
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -1130,7 +1292,7 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     return _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:149
+# schema/native_functions.yaml:152
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, out=None, requires_grad=False):
     """_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -1141,7 +1303,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1079
+# schema/native_functions.yaml:1082
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, out=None):
     """_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -1150,10 +1312,10 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, o
             return r
     if out is None:
         return _entry__unique2(input, sorted, return_inverse, return_counts)
-    return _entry__unique2_out(input, sorted, return_inverse, return_counts, *out)
+    return _entry__unique2_out(input, sorted, return_inverse, return_counts, out0, out1, *out)
 
 
-# schema/native_functions.yaml:1726
+# schema/native_functions.yaml:2155
 def abs(input, *, out=None):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1165,7 +1327,7 @@ def abs(input, *, out=None):
     return _entry_abs_out(input, out)
 
 
-# schema/native_functions.yaml:1734
+# schema/native_functions.yaml:2163
 def abs_(input):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1175,7 +1337,7 @@ def abs_(input):
     return _entry_abs_(input)
 
 
-# schema/native_functions.yaml:1651
+# schema/native_functions.yaml:2080
 def acos(input, *, out=None):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1187,7 +1349,7 @@ def acos(input, *, out=None):
     return _entry_acos_out(input, out)
 
 
-# schema/native_functions.yaml:1659
+# schema/native_functions.yaml:2088
 def acos_(input):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1197,7 +1359,7 @@ def acos_(input):
     return _entry_acos_(input)
 
 
-# schema/native_functions.yaml:1991
+# schema/native_functions.yaml:2420
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -1207,7 +1369,7 @@ def adaptive_avg_pool2d(input, output_size):
     return _entry_adaptive_avg_pool2d(input, output_size)
 
 
-# schema/native_functions.yaml:203
+# schema/native_functions.yaml:206
 def add(input, other, *, alpha=1, out=None):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1219,7 +1381,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:2453
+# schema/native_functions.yaml:2882
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -1231,7 +1393,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:2438
+# schema/native_functions.yaml:2867
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -1243,7 +1405,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     return _entry_addcmul_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:659
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1255,7 +1417,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:727
+# schema/native_functions.yaml:730
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1265,7 +1427,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:844
+# schema/native_functions.yaml:847
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1275,7 +1437,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:3210
+# schema/native_functions.yaml:3639
 def _m0_all(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1288,7 +1450,7 @@ def _c0_all(input, out):
     return _entry_all_all_out(input, out)
 
 
-# schema/native_functions.yaml:3217
+# schema/native_functions.yaml:3646
 def _m1_all(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1301,7 +1463,7 @@ def _c1_all(input, dim, keepdim, out):
     return _entry_all_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3224
+# schema/native_functions.yaml:3653
 def _m2_all(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1340,7 +1502,27 @@ def all(*args, **kwargs):
     return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
 
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:1731
+def alpha_dropout(input, p, train):
+    """alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
+    if _tf[0]:
+        r = _htf(alpha_dropout, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_alpha_dropout(input, p, train)
+
+
+# schema/native_functions.yaml:1736
+def alpha_dropout_(input, p, train):
+    """alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(alpha_dropout_, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_alpha_dropout_(input, p, train)
+
+
+# schema/native_functions.yaml:626
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1352,7 +1534,7 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     return _entry_amax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3033
+# schema/native_functions.yaml:3462
 def amin(input, dim=(), keepdim=False, *, out=None):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1364,7 +1546,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _entry_amin_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3247
+# schema/native_functions.yaml:3676
 def _m0_any(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1377,7 +1559,7 @@ def _c0_any(input, out):
     return _entry_any_all_out(input, out)
 
 
-# schema/native_functions.yaml:3254
+# schema/native_functions.yaml:3683
 def _m1_any(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1390,7 +1572,7 @@ def _c1_any(input, dim, keepdim, out):
     return _entry_any_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3261
+# schema/native_functions.yaml:3690
 def _m2_any(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1430,14 +1612,14 @@ def any(*args, **kwargs):
 
 
 # schema/native_functions.yaml:54
-def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['Scalar'](end) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (end, dtype, layout, device, pin_memory, requires_grad)
+        return (end, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c0_arange(end, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_arange(end, dtype, layout, device, pin_memory)
+def _c0_arange(end, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_arange(end, dtype, layout, device, pin_memory) if out is None else _entry_arange_out(end, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
@@ -1454,22 +1636,22 @@ def _c1_arange(start, end, dtype, layout, device, pin_memory, requires_grad):
 
 
 # schema/native_functions.yaml:66
-def _m2_arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def _m2_arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['Scalar'](start) and _F['Scalar'](end) and _F['Scalar'](step) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
-        return (start, end, step, dtype, layout, device, pin_memory, requires_grad)
+        return (start, end, step, dtype, layout, device, pin_memory, out, requires_grad)
     return None
 
 
-def _c2_arange(start, end, step, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory)
+def _c2_arange(start, end, step, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory) if out is None else _entry_arange_start_out(start, end, step, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_arange = (
-    (_m0_arange, _c0_arange, 1, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'requires_grad'))),
+    (_m0_arange, _c0_arange, 1, frozenset(('device', 'dtype', 'end', 'layout', 'out', 'pin_memory', 'requires_grad'))),
     (_m1_arange, _c1_arange, 2, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'requires_grad', 'start'))),
-    (_m2_arange, _c2_arange, 3, frozenset(('device', 'dtype', 'end', 'layout', 'pin_memory', 'requires_grad', 'start', 'step'))),
+    (_m2_arange, _c2_arange, 3, frozenset(('device', 'dtype', 'end', 'layout', 'out', 'pin_memory', 'requires_grad', 'start', 'step'))),
 )
 _sigs_arange = (
     'arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
@@ -1491,7 +1673,7 @@ def arange(*args, **kwargs):
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
-# schema/native_functions.yaml:631
+# schema/native_functions.yaml:634
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1503,7 +1685,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3105
+# schema/native_functions.yaml:3534
 def argmin(input, dim=None, keepdim=False, *, out=None):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1515,7 +1697,7 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmin_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1071
 def _m0_argsort(input, dim=-1, descending=False):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
         return (input, dim, descending)
@@ -1526,7 +1708,7 @@ def _c0_argsort(input, dim, descending):
     return _entry_argsort(input, dim, descending)
 
 
-# schema/native_functions.yaml:1073
+# schema/native_functions.yaml:1076
 def _m1_argsort(input, *, stable, dim=-1, descending=False, out=None):
     if _F['Tensor'](input) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (input, stable, dim, descending, out)
@@ -1562,7 +1744,7 @@ def argsort(*args, **kwargs):
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
 
 
-# schema/native_functions.yaml:1206
+# schema/native_functions.yaml:1209
 def argwhere(input):
     """argwhere(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1572,7 +1754,7 @@ def argwhere(input):
     return _entry_argwhere(input)
 
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:706
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -1582,7 +1764,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1113
+# schema/native_functions.yaml:1116
 def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
     """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
     if _tf[0]:
@@ -1594,7 +1776,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=Non
     return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
 
 
-# schema/native_functions.yaml:1636
+# schema/native_functions.yaml:2065
 def asin(input, *, out=None):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1606,7 +1788,7 @@ def asin(input, *, out=None):
     return _entry_asin_out(input, out)
 
 
-# schema/native_functions.yaml:1644
+# schema/native_functions.yaml:2073
 def asin_(input):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1616,7 +1798,7 @@ def asin_(input):
     return _entry_asin_(input)
 
 
-# schema/native_functions.yaml:1666
+# schema/native_functions.yaml:2095
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1628,7 +1810,7 @@ def atan(input, *, out=None):
     return _entry_atan_out(input, out)
 
 
-# schema/native_functions.yaml:2234
+# schema/native_functions.yaml:2663
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1640,7 +1822,7 @@ def atan2(input, other, *, out=None):
     return _entry_atan2_out(input, other, out)
 
 
-# schema/native_functions.yaml:1674
+# schema/native_functions.yaml:2103
 def atan_(input):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1650,7 +1832,7 @@ def atan_(input):
     return _entry_atan_(input)
 
 
-# schema/native_functions.yaml:1323
+# schema/native_functions.yaml:1326
 def _m0_atleast_1d(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1661,7 +1843,7 @@ def _c0_atleast_1d(input):
     return _entry_atleast_1d(input)
 
 
-# schema/native_functions.yaml:1328
+# schema/native_functions.yaml:1331
 def _m1_atleast_1d(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -1695,7 +1877,7 @@ def atleast_1d(*args, **kwargs):
     return _resolve(_cases_atleast_1d, args, kwargs, 'atleast_1d', _sigs_atleast_1d)
 
 
-# schema/native_functions.yaml:1333
+# schema/native_functions.yaml:1336
 def _m0_atleast_2d(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1706,7 +1888,7 @@ def _c0_atleast_2d(input):
     return _entry_atleast_2d(input)
 
 
-# schema/native_functions.yaml:1338
+# schema/native_functions.yaml:1341
 def _m1_atleast_2d(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -1740,7 +1922,7 @@ def atleast_2d(*args, **kwargs):
     return _resolve(_cases_atleast_2d, args, kwargs, 'atleast_2d', _sigs_atleast_2d)
 
 
-# schema/native_functions.yaml:1343
+# schema/native_functions.yaml:1346
 def _m0_atleast_3d(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1751,7 +1933,7 @@ def _c0_atleast_3d(input):
     return _entry_atleast_3d(input)
 
 
-# schema/native_functions.yaml:1348
+# schema/native_functions.yaml:1351
 def _m1_atleast_3d(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -1785,7 +1967,7 @@ def atleast_3d(*args, **kwargs):
     return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
 
 
-# schema/native_functions.yaml:1966
+# schema/native_functions.yaml:2395
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
     if _tf[0]:
@@ -1797,7 +1979,7 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
     return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
-# schema/native_functions.yaml:1973
+# schema/native_functions.yaml:2402
 def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
     if _tf[0]:
@@ -1807,7 +1989,7 @@ def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_m
     return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-# schema/native_functions.yaml:2046
+# schema/native_functions.yaml:2475
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1819,7 +2001,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:2976
+# schema/native_functions.yaml:3405
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
     if _tf[0]:
@@ -1829,7 +2011,72 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 
-# schema/native_functions.yaml:2923
+# schema/native_functions.yaml:1654
+def _m0_bernoulli(input, *, generator=None, out=None):
+    if _F['Tensor'](input) and _F['Generator?'](generator):
+        return (input, generator, out)
+    return None
+
+
+def _c0_bernoulli(input, generator, out):
+    if out is None:
+        return _entry_bernoulli(input, generator)
+    return _entry_bernoulli_out(input, generator, out)
+
+
+# schema/native_functions.yaml:1666
+def _m1_bernoulli(input, p, *, generator=None, out=None):
+    if _F['Tensor'](input) and _F['float'](p) and _F['Generator?'](generator):
+        return (input, p, generator, out)
+    return None
+
+
+def _c1_bernoulli(input, p, generator, out):
+    if out is None:
+        return _entry_bernoulli_p(input, p, generator)
+    return _entry_bernoulli_float_out(input, p, generator, out)
+
+
+# schema/native_functions.yaml:1673
+def _m2_bernoulli(input, p, *, generator=None, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](p) and _F['Generator?'](generator):
+        return (input, p, generator, out)
+    return None
+
+
+def _c2_bernoulli(input, p, generator, out):
+    if out is None:
+        return _entry_bernoulli_Tensor(input, p, generator)
+    return _entry_bernoulli_Tensor_out(input, p, generator, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bernoulli = (
+    (_m0_bernoulli, _c0_bernoulli, 1, frozenset(('generator', 'input', 'out'))),
+    (_m1_bernoulli, _c1_bernoulli, 2, frozenset(('generator', 'input', 'out', 'p'))),
+    (_m2_bernoulli, _c2_bernoulli, 2, frozenset(('generator', 'input', 'out', 'p'))),
+)
+_sigs_bernoulli = (
+    'bernoulli(Tensor self, *, Generator? generator=None) -> Tensor',
+    'bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor',
+    'bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor',
+)
+
+
+def bernoulli(*args, **kwargs):
+    """Overloads:
+    bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+    bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+    bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bernoulli, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
+
+
+# schema/native_functions.yaml:3352
 def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -1841,7 +2088,7 @@ def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:2929
+# schema/native_functions.yaml:3358
 def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -1853,7 +2100,7 @@ def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduc
     return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:2938
+# schema/native_functions.yaml:3367
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -1865,7 +2112,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
 
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml:2723
 def _m0_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1878,7 +2125,7 @@ def _c0_bitwise_and(input, other, out):
     return _entry_bitwise_and_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2310
+# schema/native_functions.yaml:2739
 def _m1_bitwise_and(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1914,7 +2161,7 @@ def bitwise_and(*args, **kwargs):
     return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
 
 
-# schema/native_functions.yaml:1861
+# schema/native_functions.yaml:2290
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1926,7 +2173,7 @@ def bitwise_not(input, *, out=None):
     return _entry_bitwise_not_out(input, out)
 
 
-# schema/native_functions.yaml:2332
+# schema/native_functions.yaml:2761
 def _m0_bitwise_or(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1939,7 +2186,7 @@ def _c0_bitwise_or(input, other, out):
     return _entry_bitwise_or_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2348
+# schema/native_functions.yaml:2777
 def _m1_bitwise_or(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1975,7 +2222,7 @@ def bitwise_or(*args, **kwargs):
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
-# schema/native_functions.yaml:2370
+# schema/native_functions.yaml:2799
 def _m0_bitwise_xor(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -1988,7 +2235,7 @@ def _c0_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2386
+# schema/native_functions.yaml:2815
 def _m1_bitwise_xor(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2024,7 +2271,7 @@ def bitwise_xor(*args, **kwargs):
     return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
 
 
-# schema/native_functions.yaml:3325
+# schema/native_functions.yaml:1889
 def block_diag(tensors, *, out=None):
     """block_diag(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -2036,7 +2283,7 @@ def block_diag(tensors, *, out=None):
     return _entry_block_diag_out(tensors, out)
 
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml:651
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -2048,7 +2295,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:1463
+# schema/native_functions.yaml:1881
 def broadcast_tensors(tensors):
     """broadcast_tensors(Tensor[] tensors) -> Tensor[]"""
     if _tf[0]:
@@ -2058,7 +2305,7 @@ def broadcast_tensors(tensors):
     return _entry_broadcast_tensors(tensors)
 
 
-# schema/native_functions.yaml:1458
+# schema/native_functions.yaml:1876
 def broadcast_to(input, size):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
     if _tf[0]:
@@ -2068,7 +2315,7 @@ def broadcast_to(input, size):
     return _entry_broadcast_to(input, size)
 
 
-# schema/native_functions.yaml:1424
+# schema/native_functions.yaml:1427
 def _m0_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if _F['Tensor'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
         return (input, boundaries, out_int32, right, out)
@@ -2081,7 +2328,7 @@ def _c0_bucketize(input, boundaries, out_int32, right, out):
     return _entry_bucketize_Tensor_out(input, boundaries, out_int32, right, out)
 
 
-# schema/native_functions.yaml:1430
+# schema/native_functions.yaml:1433
 def _m1_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if _F['Scalar'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
         return (input, boundaries, out_int32, right, out)
@@ -2117,7 +2364,7 @@ def bucketize(*args, **kwargs):
     return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
 
 
-# schema/native_functions.yaml:1467
+# schema/native_functions.yaml:1885
 def cartesian_prod(tensors):
     """cartesian_prod(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -2127,7 +2374,7 @@ def cartesian_prod(tensors):
     return _entry_cartesian_prod(tensors)
 
 
-# schema/native_functions.yaml:851
+# schema/native_functions.yaml:854
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -2139,7 +2386,19 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:1756
+# schema/native_functions.yaml:3858
+def cauchy(input, median=0.0, sigma=1.0, *, generator=None, out=None):
+    """cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cauchy, (input,), (input, median, sigma), {'generator': generator, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cauchy(input, median, sigma, generator)
+    return _entry_cauchy_out(input, median, sigma, generator, out)
+
+
+# schema/native_functions.yaml:2185
 def ceil(input, *, out=None):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2151,7 +2410,7 @@ def ceil(input, *, out=None):
     return _entry_ceil_out(input, out)
 
 
-# schema/native_functions.yaml:1764
+# schema/native_functions.yaml:2193
 def ceil_(input):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2161,7 +2420,7 @@ def ceil_(input):
     return _entry_ceil_(input)
 
 
-# schema/native_functions.yaml:807
+# schema/native_functions.yaml:810
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2171,7 +2430,7 @@ def chunk(input, chunks, dim=0):
     return _entry_chunk(input, chunks, dim)
 
 
-# schema/native_functions.yaml:449
+# schema/native_functions.yaml:452
 def _m0_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max, out)
@@ -2184,7 +2443,7 @@ def _c0_clamp(input, min, max, out):
     return _entry_clamp_Tensor_out(input, min, max, out)
 
 
-# schema/native_functions.yaml:441
+# schema/native_functions.yaml:444
 def _m1_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (input, min, max, out)
@@ -2220,7 +2479,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:2828
+# schema/native_functions.yaml:3257
 def _m0_clamp_(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -2231,7 +2490,7 @@ def _c0_clamp_(input, min, max):
     return _entry_clamp__Tensor(input, min, max)
 
 
-# schema/native_functions.yaml:457
+# schema/native_functions.yaml:460
 def _m1_clamp_(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (input, min, max)
@@ -2265,7 +2524,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:2806
+# schema/native_functions.yaml:3235
 def _m0_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max, out)
@@ -2278,7 +2537,7 @@ def _c0_clamp_max(input, max, out):
     return _entry_clamp_max_Tensor_out(input, max, out)
 
 
-# schema/native_functions.yaml:2798
+# schema/native_functions.yaml:3227
 def _m1_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max, out)
@@ -2314,7 +2573,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:2821
+# schema/native_functions.yaml:3250
 def _m0_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max)
@@ -2325,7 +2584,7 @@ def _c0_clamp_max_(input, max):
     return _entry_clamp_max__Tensor(input, max)
 
 
-# schema/native_functions.yaml:2814
+# schema/native_functions.yaml:3243
 def _m1_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max)
@@ -2359,7 +2618,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:2776
+# schema/native_functions.yaml:3205
 def _m0_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min, out)
@@ -2372,7 +2631,7 @@ def _c0_clamp_min(input, min, out):
     return _entry_clamp_min_Tensor_out(input, min, out)
 
 
-# schema/native_functions.yaml:2768
+# schema/native_functions.yaml:3197
 def _m1_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min, out)
@@ -2408,7 +2667,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:2791
+# schema/native_functions.yaml:3220
 def _m0_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min)
@@ -2419,7 +2678,7 @@ def _c0_clamp_min_(input, min):
     return _entry_clamp_min__Tensor(input, min)
 
 
-# schema/native_functions.yaml:2784
+# schema/native_functions.yaml:3213
 def _m1_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min)
@@ -2465,7 +2724,7 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
-# schema/native_functions.yaml:1373
+# schema/native_functions.yaml:1376
 def column_stack(tensors, *, out=None):
     """column_stack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -2477,7 +2736,7 @@ def column_stack(tensors, *, out=None):
     return _entry_column_stack_out(tensors, out)
 
 
-# schema/native_functions.yaml:3330
+# schema/native_functions.yaml:1894
 def combinations(input, r=2, with_replacement=False):
     """combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor"""
     if _tf[0]:
@@ -2487,7 +2746,7 @@ def combinations(input, r=2, with_replacement=False):
     return _entry_combinations(input, r, with_replacement)
 
 
-# schema/native_functions.yaml:1995
+# schema/native_functions.yaml:2424
 def constant_pad_nd(input, pad, value=0, *, out=None):
     """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
     if _tf[0]:
@@ -2499,7 +2758,7 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
     return _entry_constant_pad_nd_out(input, pad, value, out)
 
 
-# schema/native_functions.yaml:1935
+# schema/native_functions.yaml:2364
 def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2510,7 +2769,7 @@ def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:1943
+# schema/native_functions.yaml:2372
 def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2544,7 +2803,7 @@ def conv1d(*args, **kwargs):
     return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
 
 
-# schema/native_functions.yaml:1939
+# schema/native_functions.yaml:2368
 def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2555,7 +2814,7 @@ def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:1947
+# schema/native_functions.yaml:2376
 def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2589,7 +2848,7 @@ def conv2d(*args, **kwargs):
     return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
 
 
-# schema/native_functions.yaml:1922
+# schema/native_functions.yaml:2351
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
     if _tf[0]:
@@ -2601,7 +2860,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
 
 
-# schema/native_functions.yaml:1929
+# schema/native_functions.yaml:2358
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -2611,7 +2870,19 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     return _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
 
 
-# schema/native_functions.yaml:143
+# schema/native_functions.yaml:3758
+def copy(input, src, non_blocking=False, *, out=None):
+    """copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(copy, (input, src), (input, src, non_blocking), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_copy(input, src, non_blocking)
+    return _entry_copy_out(input, src, non_blocking, out)
+
+
+# schema/native_functions.yaml:146
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -2621,7 +2892,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:1606
+# schema/native_functions.yaml:2035
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2633,7 +2904,7 @@ def cos(input, *, out=None):
     return _entry_cos_out(input, out)
 
 
-# schema/native_functions.yaml:1614
+# schema/native_functions.yaml:2043
 def cos_(input):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2643,7 +2914,7 @@ def cos_(input):
     return _entry_cos_(input)
 
 
-# schema/native_functions.yaml:1696
+# schema/native_functions.yaml:2125
 def cosh(input, *, out=None):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2655,7 +2926,7 @@ def cosh(input, *, out=None):
     return _entry_cosh_out(input, out)
 
 
-# schema/native_functions.yaml:1704
+# schema/native_functions.yaml:2133
 def cosh_(input):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2665,7 +2936,7 @@ def cosh_(input):
     return _entry_cosh_(input)
 
 
-# schema/native_functions.yaml:3311
+# schema/native_functions.yaml:3740
 def _m0_count_nonzero(input, dim, *, out=None):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim, out)
@@ -2678,7 +2949,7 @@ def _c0_count_nonzero(input, dim, out):
     return _entry_count_nonzero_dim_IntList_out(input, dim, out)
 
 
-# schema/native_functions.yaml:3318
+# schema/native_functions.yaml:3747
 def _m1_count_nonzero(input, dim=None, *, out=None):
     if _F['Tensor'](input) and _F['int?'](dim):
         return (input, dim, out)
@@ -2714,7 +2985,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:2910
+# schema/native_functions.yaml:3339
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
     if _tf[0]:
@@ -2724,7 +2995,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
     return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
-# schema/native_functions.yaml:3298
+# schema/native_functions.yaml:3727
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2736,7 +3007,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return _entry_cumprod_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:3284
+# schema/native_functions.yaml:3713
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2748,7 +3019,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
     return _entry_cumsum_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:838
+# schema/native_functions.yaml:841
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2758,7 +3029,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:1384
+# schema/native_functions.yaml:1387
 def diag(input, diagonal=0, *, out=None):
     """diag(Tensor self, int diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -2770,7 +3041,7 @@ def diag(input, diagonal=0, *, out=None):
     return _entry_diag_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1378
+# schema/native_functions.yaml:1381
 def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
     if _tf[0]:
@@ -2782,7 +3053,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
     return _entry_diag_embed_out(input, offset, dim1, dim2, out)
 
 
-# schema/native_functions.yaml:1390
+# schema/native_functions.yaml:1393
 def diagflat(input, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor"""
     if _tf[0]:
@@ -2792,7 +3063,7 @@ def diagflat(input, offset=0):
     return _entry_diagflat(input, offset)
 
 
-# schema/native_functions.yaml:784
+# schema/native_functions.yaml:787
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -2802,7 +3073,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(input, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:1107
+# schema/native_functions.yaml:1110
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
     """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
     if _tf[0]:
@@ -2814,7 +3085,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
     return _entry_diagonal_scatter_out(input, src, offset, dim1, dim2, out)
 
 
-# schema/native_functions.yaml:293
+# schema/native_functions.yaml:296
 def _m0_div(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2827,7 +3098,7 @@ def _c0_div(input, other, out):
     return _entry_div_out(input, other, out)
 
 
-# schema/native_functions.yaml:301
+# schema/native_functions.yaml:304
 def _m1_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -2840,7 +3111,7 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
-# schema/native_functions.yaml:2576
+# schema/native_functions.yaml:3005
 def _m2_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -2879,7 +3150,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:2023
+# schema/native_functions.yaml:2452
 def dot(input, tensor, *, out=None):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -2891,7 +3162,27 @@ def dot(input, tensor, *, out=None):
     return _entry_dot_out(input, tensor, out)
 
 
-# schema/native_functions.yaml:1313
+# schema/native_functions.yaml:1711
+def dropout(input, p, train):
+    """dropout(Tensor input, float p, bool train) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dropout, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_dropout(input, p, train)
+
+
+# schema/native_functions.yaml:1716
+def dropout_(input, p, train):
+    """dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(dropout_, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_dropout_(input, p, train)
+
+
+# schema/native_functions.yaml:1316
 def _m0_dsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
         return (input, sections)
@@ -2902,7 +3193,7 @@ def _c0_dsplit(input, sections):
     return _entry_dsplit_int(input, sections)
 
 
-# schema/native_functions.yaml:1318
+# schema/native_functions.yaml:1321
 def _m1_dsplit(input, indices):
     if _F['Tensor'](input) and _F['int[]'](indices):
         return (input, indices)
@@ -2936,7 +3227,7 @@ def dsplit(*args, **kwargs):
     return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
 
 
-# schema/native_functions.yaml:1368
+# schema/native_functions.yaml:1371
 def dstack(tensors, *, out=None):
     """dstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -2948,7 +3239,7 @@ def dstack(tensors, *, out=None):
     return _entry_dstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:2059
+# schema/native_functions.yaml:2488
 def einsum(equation, tensors, *, path=None):
     """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
     if _tf[0]:
@@ -2958,7 +3249,7 @@ def einsum(equation, tensors, *, path=None):
     return _entry_einsum(equation, tensors, path)
 
 
-# schema/native_functions.yaml:2698
+# schema/native_functions.yaml:3127
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
     if _tf[0]:
@@ -2970,7 +3261,7 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     return _entry_elu_out(input, alpha, scale, input_scale, out)
 
 
-# schema/native_functions.yaml:2706
+# schema/native_functions.yaml:3135
 def elu_(input, alpha=1, scale=1, input_scale=1):
     """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2980,7 +3271,7 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     return _entry_elu_(input, alpha, scale, input_scale)
 
 
-# schema/native_functions.yaml:2713
+# schema/native_functions.yaml:3142
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
     """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
     if _tf[0]:
@@ -2992,7 +3283,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
 
 
-# schema/native_functions.yaml:2005
+# schema/native_functions.yaml:2434
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
     if _tf[0]:
@@ -3004,7 +3295,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
 
 
-# schema/native_functions.yaml:2012
+# schema/native_functions.yaml:2441
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
     """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
     if _tf[0]:
@@ -3017,14 +3308,14 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
 
 
 # schema/native_functions.yaml:18
-def empty(*size, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+def empty(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format)
+    r = _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format) if out is None else _entry_empty_out(size, memory_format, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
@@ -3039,18 +3330,29 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:24
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    """empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+# schema/native_functions.yaml:1842
+def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    """empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(empty_strided, (), (size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(empty_permuted, (), (size, physical_layout), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_empty_strided(size, stride, dtype, layout, device, pin_memory)
+    r = _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memory) if out is None else _entry_empty_permuted_out(size, physical_layout, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:361
+# schema/native_functions.yaml:24
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    """empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(empty_strided, (), (size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if r is not _NO:
+            return r
+    r = _entry_empty_strided(size, stride, dtype, layout, device, pin_memory) if out is None else _entry_empty_strided_out(size, stride, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:364
 def eq(input, other, *, out=None):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3062,7 +3364,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1711
+# schema/native_functions.yaml:2140
 def erf(input, *, out=None):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3074,7 +3376,7 @@ def erf(input, *, out=None):
     return _entry_erf_out(input, out)
 
 
-# schema/native_functions.yaml:1719
+# schema/native_functions.yaml:2148
 def erf_(input):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3084,7 +3386,7 @@ def erf_(input):
     return _entry_erf_(input)
 
 
-# schema/native_functions.yaml:510
+# schema/native_functions.yaml:513
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3096,7 +3398,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:1471
+# schema/native_functions.yaml:1900
 def exp2(input, *, out=None):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3108,7 +3410,7 @@ def exp2(input, *, out=None):
     return _entry_exp2_out(input, out)
 
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1908
 def exp2_(input):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3118,7 +3420,7 @@ def exp2_(input):
     return _entry_exp2_(input)
 
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml:521
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3128,7 +3430,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:1486
+# schema/native_functions.yaml:1915
 def expm1(input, *, out=None):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3140,7 +3442,7 @@ def expm1(input, *, out=None):
     return _entry_expm1_out(input, out)
 
 
-# schema/native_functions.yaml:1494
+# schema/native_functions.yaml:1923
 def expm1_(input):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3150,7 +3452,155 @@ def expm1_(input):
     return _entry_expm1_(input)
 
 
-# schema/native_functions.yaml:190
+# schema/native_functions.yaml:3828
+def exponential(input, lambd=1.0, *, generator=None, out=None):
+    """exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(exponential, (input,), (input, lambd), {'generator': generator, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_exponential(input, lambd, generator)
+    return _entry_exponential_out(input, lambd, generator, out)
+
+
+# schema/native_functions.yaml:1496
+def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (n, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_eye(n, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_eye(n, dtype, layout, device, pin_memory) if out is None else _entry_eye_out(n, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1502
+def _m1_eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['SymInt'](n) and _F['SymInt'](m) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (n, m, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_eye(n, m, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_eye_m(n, m, dtype, layout, device, pin_memory) if out is None else _entry_eye_m_out(n, m, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_eye = (
+    (_m0_eye, _c0_eye, 1, frozenset(('device', 'dtype', 'layout', 'n', 'out', 'pin_memory', 'requires_grad'))),
+    (_m1_eye, _c1_eye, 2, frozenset(('device', 'dtype', 'layout', 'm', 'n', 'out', 'pin_memory', 'requires_grad'))),
+)
+_sigs_eye = (
+    'eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def eye(*args, **kwargs):
+    """Overloads:
+    eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(eye, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_eye, args, kwargs, 'eye', _sigs_eye)
+
+
+# schema/native_functions.yaml:1741
+def feature_alpha_dropout(input, p, train):
+    """feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
+    if _tf[0]:
+        r = _htf(feature_alpha_dropout, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_feature_alpha_dropout(input, p, train)
+
+
+# schema/native_functions.yaml:1746
+def feature_alpha_dropout_(input, p, train):
+    """feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(feature_alpha_dropout_, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_feature_alpha_dropout_(input, p, train)
+
+
+# schema/native_functions.yaml:1721
+def feature_dropout(input, p, train):
+    """feature_dropout(Tensor input, float p, bool train) -> Tensor"""
+    if _tf[0]:
+        r = _htf(feature_dropout, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_feature_dropout(input, p, train)
+
+
+# schema/native_functions.yaml:1726
+def feature_dropout_(input, p, train):
+    """feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(feature_dropout_, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_feature_dropout_(input, p, train)
+
+
+# schema/native_functions.yaml:3776
+def _m0_fill(input, value, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](value):
+        return (input, value, out)
+    return None
+
+
+def _c0_fill(input, value, out):
+    if out is None:
+        return _entry_fill_Tensor(input, value)
+    return _entry_fill_Tensor_out(input, value, out)
+
+
+# schema/native_functions.yaml:3767
+def _m1_fill(input, value, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](value):
+        return (input, value, out)
+    return None
+
+
+def _c1_fill(input, value, out):
+    if out is None:
+        return _entry_fill_Scalar(input, value)
+    return _entry_fill_Scalar_out(input, value, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_fill = (
+    (_m0_fill, _c0_fill, 2, frozenset(('input', 'out', 'value'))),
+    (_m1_fill, _c1_fill, 2, frozenset(('input', 'out', 'value'))),
+)
+_sigs_fill = (
+    'fill.Tensor(Tensor self, Tensor value) -> Tensor',
+    'fill.Scalar(Tensor self, Scalar value) -> Tensor',
+)
+
+
+def fill(*args, **kwargs):
+    """Overloads:
+    fill.Tensor(Tensor self, Tensor value) -> Tensor
+    fill.Scalar(Tensor self, Scalar value) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(fill, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_fill, args, kwargs, 'fill', _sigs_fill)
+
+
+# schema/native_functions.yaml:193
 def _m0_fill_(input, value):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value)
@@ -3161,7 +3611,7 @@ def _c0_fill_(input, value):
     return _entry_fill__Tensor(input, value)
 
 
-# schema/native_functions.yaml:184
+# schema/native_functions.yaml:187
 def _m1_fill_(input, value):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value)
@@ -3195,7 +3645,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:821
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -3205,7 +3655,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(input, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:894
+# schema/native_functions.yaml:897
 def flip(input, dims, *, out=None):
     """flip(Tensor self, int[] dims) -> Tensor"""
     if _tf[0]:
@@ -3217,7 +3667,7 @@ def flip(input, dims, *, out=None):
     return _entry_flip_out(input, dims, out)
 
 
-# schema/native_functions.yaml:1211
+# schema/native_functions.yaml:1214
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3227,7 +3677,7 @@ def fliplr(input):
     return _entry_fliplr(input)
 
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1219
 def flipud(input):
     """flipud(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3237,7 +3687,7 @@ def flipud(input):
     return _entry_flipud(input)
 
 
-# schema/native_functions.yaml:1741
+# schema/native_functions.yaml:2170
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3249,7 +3699,7 @@ def floor(input, *, out=None):
     return _entry_floor_out(input, out)
 
 
-# schema/native_functions.yaml:1749
+# schema/native_functions.yaml:2178
 def floor_(input):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3259,7 +3709,7 @@ def floor_(input):
     return _entry_floor_(input)
 
 
-# schema/native_functions.yaml:2120
+# schema/native_functions.yaml:2549
 def _m0_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -3272,7 +3722,7 @@ def _c0_floor_divide(input, other, out):
     return _entry_floor_divide_out(input, other, out)
 
 
-# schema/native_functions.yaml:2128
+# schema/native_functions.yaml:2557
 def _m1_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -3308,7 +3758,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2188
+# schema/native_functions.yaml:2617
 def fmod(input, other, *, out=None):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3320,7 +3770,7 @@ def fmod(input, other, *, out=None):
     return _entry_fmod_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1816
+# schema/native_functions.yaml:2245
 def frac(input, *, out=None):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3332,7 +3782,7 @@ def frac(input, *, out=None):
     return _entry_frac_out(input, out)
 
 
-# schema/native_functions.yaml:1824
+# schema/native_functions.yaml:2253
 def frac_(input):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3343,13 +3793,13 @@ def frac_(input):
 
 
 # schema/native_functions.yaml:42
-def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(full, (), (size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(full, (), (size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_full(size, fill_value, dtype, layout, device, pin_memory)
+    r = _entry_full(size, fill_value, dtype, layout, device, pin_memory) if out is None else _entry_full_out(size, fill_value, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
@@ -3364,7 +3814,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:941
+# schema/native_functions.yaml:944
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
     if _tf[0]:
@@ -3376,7 +3826,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return _entry_gather_out(input, dim, index, sparse_grad, out)
 
 
-# schema/native_functions.yaml:425
+# schema/native_functions.yaml:428
 def ge(input, other, *, out=None):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3388,7 +3838,7 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2620
+# schema/native_functions.yaml:3049
 def gelu(input, *, approximate='none', out=None):
     """gelu(Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -3400,7 +3850,7 @@ def gelu(input, *, approximate='none', out=None):
     return _entry_gelu_out(input, approximate, out)
 
 
-# schema/native_functions.yaml:2628
+# schema/native_functions.yaml:3057
 def gelu_(input, *, approximate='none'):
     """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
     if _tf[0]:
@@ -3410,7 +3860,7 @@ def gelu_(input, *, approximate='none'):
     return _entry_gelu_(input, approximate)
 
 
-# schema/native_functions.yaml:2634
+# schema/native_functions.yaml:3063
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -3422,7 +3872,19 @@ def gelu_backward(grad_output, input, *, approximate='none', out=None):
     return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
 
 
-# schema/native_functions.yaml:3008
+# schema/native_functions.yaml:3838
+def geometric(input, p, *, generator=None, out=None):
+    """geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(geometric, (input,), (input, p), {'generator': generator, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_geometric(input, p, generator)
+    return _entry_geometric_out(input, p, generator, out)
+
+
+# schema/native_functions.yaml:3437
 def ger(input, vec2, *, out=None):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -3434,7 +3896,7 @@ def ger(input, vec2, *, out=None):
     return _entry_ger_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:412
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3446,7 +3908,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2719
+# schema/native_functions.yaml:3148
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     if _tf[0]:
@@ -3458,7 +3920,7 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     return _entry_hardtanh_out(input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:2727
+# schema/native_functions.yaml:3156
 def hardtanh_(input, min_val=-1, max_val=1):
     """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -3468,7 +3930,7 @@ def hardtanh_(input, min_val=-1, max_val=1):
     return _entry_hardtanh_(input, min_val, max_val)
 
 
-# schema/native_functions.yaml:2734
+# schema/native_functions.yaml:3163
 def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
     if _tf[0]:
@@ -3480,7 +3942,7 @@ def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:1293
+# schema/native_functions.yaml:1296
 def _m0_hsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
         return (input, sections)
@@ -3491,7 +3953,7 @@ def _c0_hsplit(input, sections):
     return _entry_hsplit_int(input, sections)
 
 
-# schema/native_functions.yaml:1298
+# schema/native_functions.yaml:1301
 def _m1_hsplit(input, indices):
     if _F['Tensor'](input) and _F['int[]'](indices):
         return (input, indices)
@@ -3525,7 +3987,7 @@ def hsplit(*args, **kwargs):
     return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
-# schema/native_functions.yaml:1353
+# schema/native_functions.yaml:1356
 def hstack(tensors, *, out=None):
     """hstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -3537,7 +3999,7 @@ def hstack(tensors, *, out=None):
     return _entry_hstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:862
+# schema/native_functions.yaml:865
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -3549,7 +4011,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:1119
+# schema/native_functions.yaml:1122
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -3561,7 +4023,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     return _entry_index_add_out(input, dim, index, source, alpha, out)
 
 
-# schema/native_functions.yaml:1132
+# schema/native_functions.yaml:1135
 def index_copy(input, dim, index, source, *, out=None):
     """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -3573,7 +4035,7 @@ def index_copy(input, dim, index, source, *, out=None):
     return _entry_index_copy_out(input, dim, index, source, out)
 
 
-# schema/native_functions.yaml:1151
+# schema/native_functions.yaml:1154
 def _m0_index_fill(input, dim, index, value, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
         return (input, dim, index, value, out)
@@ -3586,7 +4048,7 @@ def _c0_index_fill(input, dim, index, value, out):
     return _entry_index_fill_int_Tensor_out(input, dim, index, value, out)
 
 
-# schema/native_functions.yaml:1145
+# schema/native_functions.yaml:1148
 def _m1_index_fill(input, dim, index, value, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (input, dim, index, value, out)
@@ -3622,7 +4084,7 @@ def index_fill(*args, **kwargs):
     return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
-# schema/native_functions.yaml:876
+# schema/native_functions.yaml:879
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -3632,7 +4094,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:870
+# schema/native_functions.yaml:873
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -3642,7 +4104,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:934
+# schema/native_functions.yaml:937
 def index_select(input, dim, index, *, out=None):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -3654,7 +4116,7 @@ def index_select(input, dim, index, *, out=None):
     return _entry_index_select_out(input, dim, index, out)
 
 
-# schema/native_functions.yaml:1892
+# schema/native_functions.yaml:2321
 def isfinite(input):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3664,7 +4126,7 @@ def isfinite(input):
     return _entry_isfinite(input)
 
 
-# schema/native_functions.yaml:1884
+# schema/native_functions.yaml:2313
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3676,7 +4138,7 @@ def isinf(input, *, out=None):
     return _entry_isinf_out(input, out)
 
 
-# schema/native_functions.yaml:1876
+# schema/native_functions.yaml:2305
 def isnan(input, *, out=None):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3688,7 +4150,7 @@ def isnan(input, *, out=None):
     return _entry_isnan_out(input, out)
 
 
-# schema/native_functions.yaml:2919
+# schema/native_functions.yaml:3348
 def l1_loss(input, target, reduction=1):
     """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -3698,7 +4160,7 @@ def l1_loss(input, target, reduction=1):
     return _entry_l1_loss(input, target, reduction)
 
 
-# schema/native_functions.yaml:2957
+# schema/native_functions.yaml:3386
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
     if _tf[0]:
@@ -3708,7 +4170,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
     return _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:404
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3720,7 +4182,7 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2677
+# schema/native_functions.yaml:3106
 def leaky_relu(input, negative_slope=0.01, *, out=None):
     """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
     if _tf[0]:
@@ -3732,7 +4194,7 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
     return _entry_leaky_relu_out(input, negative_slope, out)
 
 
-# schema/native_functions.yaml:2685
+# schema/native_functions.yaml:3114
 def leaky_relu_(input, negative_slope=0.01):
     """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
     if _tf[0]:
@@ -3742,7 +4204,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return _entry_leaky_relu_(input, negative_slope)
 
 
-# schema/native_functions.yaml:2692
+# schema/native_functions.yaml:3121
 def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
     """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
     if _tf[0]:
@@ -3754,7 +4216,7 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
     return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
 
 
-# schema/native_functions.yaml:2416
+# schema/native_functions.yaml:2845
 def lerp(input, end, weight, *, out=None):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -3766,7 +4228,7 @@ def lerp(input, end, weight, *, out=None):
     return _entry_lerp_Tensor_out(input, end, weight, out)
 
 
-# schema/native_functions.yaml:3189
+# schema/native_functions.yaml:3618
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3778,7 +4240,7 @@ def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out
     return _entry_linalg_vector_norm_out(input, ord, dim, keepdim, dtype, out)
 
 
-# schema/native_functions.yaml:670
+# schema/native_functions.yaml:673
 def linear(input, weight, bias=None, *, out=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
@@ -3790,7 +4252,18 @@ def linear(input, weight, bias=None, *, out=None):
     return _entry_linear_out(input, weight, bias, out)
 
 
-# schema/native_functions.yaml:525
+# schema/native_functions.yaml:1486
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    """linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(linspace, (), (start, end, steps), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if r is not _NO:
+            return r
+    r = _entry_linspace(start, end, steps, dtype, layout, device, pin_memory) if out is None else _entry_linspace_out(start, end, steps, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:528
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3802,7 +4275,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:1516
+# schema/native_functions.yaml:1945
 def log10(input, *, out=None):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3814,7 +4287,7 @@ def log10(input, *, out=None):
     return _entry_log10_out(input, out)
 
 
-# schema/native_functions.yaml:1524
+# schema/native_functions.yaml:1953
 def log10_(input):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3824,7 +4297,7 @@ def log10_(input):
     return _entry_log10_(input)
 
 
-# schema/native_functions.yaml:1531
+# schema/native_functions.yaml:1960
 def log1p(input, *, out=None):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3836,7 +4309,7 @@ def log1p(input, *, out=None):
     return _entry_log1p_out(input, out)
 
 
-# schema/native_functions.yaml:1539
+# schema/native_functions.yaml:1968
 def log1p_(input):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3846,7 +4319,7 @@ def log1p_(input):
     return _entry_log1p_(input)
 
 
-# schema/native_functions.yaml:1501
+# schema/native_functions.yaml:1930
 def log2(input, *, out=None):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3858,7 +4331,7 @@ def log2(input, *, out=None):
     return _entry_log2_out(input, out)
 
 
-# schema/native_functions.yaml:1509
+# schema/native_functions.yaml:1938
 def log2_(input):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3868,7 +4341,7 @@ def log2_(input):
     return _entry_log2_(input)
 
 
-# schema/native_functions.yaml:533
+# schema/native_functions.yaml:536
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3878,7 +4351,19 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:2083
+# schema/native_functions.yaml:3848
+def log_normal(input, mean=1.0, std=2.0, *, generator=None, out=None):
+    """log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log_normal, (input,), (input, mean, std), {'generator': generator, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log_normal(input, mean, std, generator)
+    return _entry_log_normal_out(input, mean, std, generator, out)
+
+
+# schema/native_functions.yaml:2512
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3890,7 +4375,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     return _entry_log_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:2249
+# schema/native_functions.yaml:2678
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3902,7 +4387,7 @@ def logical_and(input, other, *, out=None):
     return _entry_logical_and_out(input, other, out)
 
 
-# schema/native_functions.yaml:1846
+# schema/native_functions.yaml:2275
 def logical_not(input, *, out=None):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3914,7 +4399,7 @@ def logical_not(input, *, out=None):
     return _entry_logical_not_out(input, out)
 
 
-# schema/native_functions.yaml:2264
+# schema/native_functions.yaml:2693
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3926,7 +4411,7 @@ def logical_or(input, other, *, out=None):
     return _entry_logical_or_out(input, other, out)
 
 
-# schema/native_functions.yaml:2279
+# schema/native_functions.yaml:2708
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3938,7 +4423,18 @@ def logical_xor(input, other, *, out=None):
     return _entry_logical_xor_out(input, other, out)
 
 
-# schema/native_functions.yaml:3181
+# schema/native_functions.yaml:1832
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    """logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logspace, (), (start, end, steps, base), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if r is not _NO:
+            return r
+    r = _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory) if out is None else _entry_logspace_out(start, end, steps, base, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:3610
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -3950,7 +4446,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     return _entry_logsumexp_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:385
+# schema/native_functions.yaml:388
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3962,7 +4458,7 @@ def lt(input, other, *, out=None):
     return _entry_lt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:472
+# schema/native_functions.yaml:475
 def masked_fill(input, mask, value, *, out=None):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -3974,7 +4470,7 @@ def masked_fill(input, mask, value, *, out=None):
     return _entry_masked_fill_Tensor_out(input, mask, value, out)
 
 
-# schema/native_functions.yaml:1169
+# schema/native_functions.yaml:1172
 def masked_scatter(input, mask, source, *, out=None):
     """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -3986,7 +4482,7 @@ def masked_scatter(input, mask, source, *, out=None):
     return _entry_masked_scatter_out(input, mask, source, out)
 
 
-# schema/native_functions.yaml:1026
+# schema/native_functions.yaml:1029
 def masked_select(input, mask, *, out=None):
     """masked_select(Tensor self, Tensor mask) -> Tensor"""
     if _tf[0]:
@@ -3998,7 +4494,7 @@ def masked_select(input, mask, *, out=None):
     return _entry_masked_select_out(input, mask, out)
 
 
-# schema/native_functions.yaml:664
+# schema/native_functions.yaml:667
 def matmul(input, other, *, out=None):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4010,7 +4506,7 @@ def matmul(input, other, *, out=None):
     return _entry_matmul_out(input, other, out)
 
 
-# schema/native_functions.yaml:3041
+# schema/native_functions.yaml:3470
 def _m0_max(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -4023,7 +4519,7 @@ def _c0_max(input, out):
     return _entry_max_unary_out(input, out)
 
 
-# schema/native_functions.yaml:3054
+# schema/native_functions.yaml:3483
 def _m1_max(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -4033,10 +4529,10 @@ def _m1_max(input, dim, keepdim=False, *, out=None):
 def _c1_max(input, dim, keepdim, out):
     if out is None:
         return _rt_max._make(_entry_max_dim(input, dim, keepdim))
-    return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
+    return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, max, *out))
 
 
-# schema/native_functions.yaml:3066
+# schema/native_functions.yaml:3495
 def _m2_max(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -4075,7 +4571,7 @@ def max(*args, **kwargs):
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:1962
+# schema/native_functions.yaml:2391
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
     if _tf[0]:
@@ -4085,7 +4581,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
     return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:1951
+# schema/native_functions.yaml:2380
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -4095,7 +4591,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
     return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:1957
+# schema/native_functions.yaml:2386
 def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
     """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
     if _tf[0]:
@@ -4105,7 +4601,7 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
     return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
-# schema/native_functions.yaml:2218
+# schema/native_functions.yaml:2647
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4117,7 +4613,7 @@ def maximum(input, other, *, out=None):
     return _entry_maximum_out(input, other, out)
 
 
-# schema/native_functions.yaml:608
+# schema/native_functions.yaml:611
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -4128,7 +4624,7 @@ def _c0_mean(input, dtype):
     return _entry_mean(input, dtype)
 
 
-# schema/native_functions.yaml:615
+# schema/native_functions.yaml:618
 def _m1_mean(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -4164,7 +4660,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:1450
+# schema/native_functions.yaml:1868
 def _m0_meshgrid(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -4175,7 +4671,7 @@ def _c0_meshgrid(tensors):
     return _entry_meshgrid(tensors)
 
 
-# schema/native_functions.yaml:1454
+# schema/native_functions.yaml:1872
 def _m1_meshgrid(tensors, *, indexing):
     if _F['Tensor[]'](tensors) and _F['str'](indexing):
         return (tensors, indexing)
@@ -4209,7 +4705,7 @@ def meshgrid(*args, **kwargs):
     return _resolve(_cases_meshgrid, args, kwargs, 'meshgrid', _sigs_meshgrid)
 
 
-# schema/native_functions.yaml:3073
+# schema/native_functions.yaml:3502
 def _m0_min(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -4222,7 +4718,7 @@ def _c0_min(input, out):
     return _entry_min_unary_out(input, out)
 
 
-# schema/native_functions.yaml:3086
+# schema/native_functions.yaml:3515
 def _m1_min(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -4232,10 +4728,10 @@ def _m1_min(input, dim, keepdim=False, *, out=None):
 def _c1_min(input, dim, keepdim, out):
     if out is None:
         return _rt_min._make(_entry_min_dim(input, dim, keepdim))
-    return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
+    return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, min, *out))
 
 
-# schema/native_functions.yaml:3098
+# schema/native_functions.yaml:3527
 def _m2_min(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -4274,7 +4770,7 @@ def min(*args, **kwargs):
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:2226
+# schema/native_functions.yaml:2655
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4286,7 +4782,7 @@ def minimum(input, other, *, out=None):
     return _entry_minimum_out(input, other, out)
 
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:643
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -4298,7 +4794,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1260
 def _m0_moveaxis(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -4309,7 +4805,7 @@ def _c0_moveaxis(input, source, destination):
     return _entry_moveaxis_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:1262
+# schema/native_functions.yaml:1265
 def _m1_moveaxis(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -4343,7 +4839,7 @@ def moveaxis(*args, **kwargs):
     return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
-# schema/native_functions.yaml:828
+# schema/native_functions.yaml:831
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -4354,7 +4850,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:833
+# schema/native_functions.yaml:836
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -4388,7 +4884,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:2914
+# schema/native_functions.yaml:3343
 def mse_loss(input, target, reduction=1, *, out=None):
     """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -4400,7 +4896,7 @@ def mse_loss(input, target, reduction=1, *, out=None):
     return _entry_mse_loss_out(input, target, reduction, out)
 
 
-# schema/native_functions.yaml:1227
+# schema/native_functions.yaml:1230
 def msort(input, *, out=None):
     """msort(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4412,7 +4908,7 @@ def msort(input, *, out=None):
     return _entry_msort_out(input, out)
 
 
-# schema/native_functions.yaml:263
+# schema/native_functions.yaml:266
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4424,7 +4920,19 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:2030
+# schema/native_functions.yaml:1809
+def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
+    """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(multinomial, (input,), (input, num_samples, replacement), {'generator': generator, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_multinomial(input, num_samples, replacement, generator)
+    return _entry_multinomial_out(input, num_samples, replacement, generator, out)
+
+
+# schema/native_functions.yaml:2459
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -4436,7 +4944,7 @@ def mv(input, vec, *, out=None):
     return _entry_mv_out(input, vec, out)
 
 
-# schema/native_functions.yaml:1907
+# schema/native_functions.yaml:2336
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -4448,7 +4956,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
 
 
-# schema/native_functions.yaml:1915
+# schema/native_functions.yaml:2344
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -4458,7 +4966,7 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num_(input, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:779
+# schema/native_functions.yaml:782
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -4468,7 +4976,7 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:1272
+# schema/native_functions.yaml:1275
 def narrow_copy(input, dim, start, length, *, out=None):
     """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
     if _tf[0]:
@@ -4480,7 +4988,7 @@ def narrow_copy(input, dim, start, length, *, out=None):
     return _entry_narrow_copy_out(input, dim, start, length, out)
 
 
-# schema/native_functions.yaml:2961
+# schema/native_functions.yaml:3390
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
     """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -4489,10 +4997,10 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
             return r
     if out is None:
         return _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
-    return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *out)
+    return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, *out)
 
 
-# schema/native_functions.yaml:2970
+# schema/native_functions.yaml:3399
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
     """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -4501,10 +5009,32 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
             return r
     if out is None:
         return _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
-    return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *out)
+    return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, *out)
 
 
-# schema/native_functions.yaml:2943
+# schema/native_functions.yaml:1699
+def native_dropout(input, p, train):
+    """native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_dropout, (input,), (input, p, train), {})
+        if r is not _NO:
+            return r
+    return _entry_native_dropout(input, p, train)
+
+
+# schema/native_functions.yaml:1705
+def native_dropout_backward(grad_output, mask, scale, *, out=None):
+    """native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor"""
+    if _tf[0]:
+        r = _htf(native_dropout_backward, (grad_output, mask), (grad_output, mask, scale), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_dropout_backward(grad_output, mask, scale)
+    return _entry_native_dropout_backward_out(grad_output, mask, scale, out)
+
+
+# schema/native_functions.yaml:3372
 def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -4513,10 +5043,10 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
             return r
     if out is None:
         return _entry_native_layer_norm(input, normalized_shape, weight, bias, eps)
-    return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *out)
+    return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, out0, out1, *out)
 
 
-# schema/native_functions.yaml:2950
+# schema/native_functions.yaml:3379
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
     """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -4525,10 +5055,10 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             return r
     if out is None:
         return _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
-    return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *out)
+    return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, *out)
 
 
-# schema/native_functions.yaml:377
+# schema/native_functions.yaml:380
 def ne(input, other, *, out=None):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4540,7 +5070,7 @@ def ne(input, other, *, out=None):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:495
+# schema/native_functions.yaml:498
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4552,7 +5082,7 @@ def neg(input, *, out=None):
     return _entry_neg_out(input, out)
 
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:506
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4562,7 +5092,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:2901
+# schema/native_functions.yaml:3330
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -4574,7 +5104,7 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=
     return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:3003
+# schema/native_functions.yaml:3432
 def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -4586,7 +5116,7 @@ def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, ou
     return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:2994
+# schema/native_functions.yaml:3423
 def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -4598,7 +5128,7 @@ def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_in
     return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:2985
+# schema/native_functions.yaml:3414
 def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -4607,10 +5137,10 @@ def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=No
             return r
     if out is None:
         return _rt_nll_loss2d_forward._make(_entry_nll_loss2d_forward(input, target, weight, reduction, ignore_index))
-    return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, *out)
+    return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, output, *out)
 
 
-# schema/native_functions.yaml:2892
+# schema/native_functions.yaml:3321
 def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -4622,7 +5152,7 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
     return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:2883
+# schema/native_functions.yaml:3312
 def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -4631,10 +5161,10 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None
             return r
     if out is None:
         return _rt_nll_loss_forward._make(_entry_nll_loss_forward(input, target, weight, reduction, ignore_index))
-    return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, *out)
+    return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, output, *out)
 
 
-# schema/native_functions.yaml:2906
+# schema/native_functions.yaml:3335
 def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -4644,7 +5174,7 @@ def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     return _entry_nll_loss_nd(input, target, weight, reduction, ignore_index)
 
 
-# schema/native_functions.yaml:1034
+# schema/native_functions.yaml:1037
 def nonzero(input, *, out=None):
     """nonzero(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4656,7 +5186,97 @@ def nonzero(input, *, out=None):
     return _entry_nonzero_out(input, out)
 
 
-# schema/native_functions.yaml:2018
+# schema/native_functions.yaml:1762
+def _m0_normal(mean, std=1.0, *, generator=None, out=None):
+    if _F['Tensor'](mean) and _F['float'](std) and _F['Generator?'](generator):
+        return (mean, std, generator, out)
+    return None
+
+
+def _c0_normal(mean, std, generator, out):
+    if out is None:
+        return _entry_normal_Tensor_float(mean, std, generator)
+    return _entry_normal_Tensor_float_out(mean, std, generator, out)
+
+
+# schema/native_functions.yaml:1774
+def _m1_normal(mean, std, *, generator=None, out=None):
+    if _F['float'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
+        return (mean, std, generator, out)
+    return None
+
+
+def _c1_normal(mean, std, generator, out):
+    if out is None:
+        return _entry_normal_float_Tensor(mean, std, generator)
+    return _entry_normal_float_Tensor_out(mean, std, generator, out)
+
+
+# schema/native_functions.yaml:1781
+def _m2_normal(mean, std, *, generator=None, out=None):
+    if _F['Tensor'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
+        return (mean, std, generator, out)
+    return None
+
+
+def _c2_normal(mean, std, generator, out):
+    if out is None:
+        return _entry_normal_Tensor_Tensor(mean, std, generator)
+    return _entry_normal_Tensor_Tensor_out(mean, std, generator, out)
+
+
+# schema/native_functions.yaml:1751
+def _m3_normal(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['float'](mean) and _F['float'](std) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c3_normal(mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_normal_float_float(mean, std, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_normal_float_float_out(mean, std, size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_normal = (
+    (_m0_normal, _c0_normal, 2, frozenset(('generator', 'mean', 'out', 'std'))),
+    (_m1_normal, _c1_normal, 2, frozenset(('generator', 'mean', 'out', 'std'))),
+    (_m2_normal, _c2_normal, 2, frozenset(('generator', 'mean', 'out', 'std'))),
+    (_m3_normal, _c3_normal, 3, frozenset(('device', 'dtype', 'generator', 'layout', 'mean', 'out', 'pin_memory', 'requires_grad', 'size', 'std'))),
+)
+_sigs_normal = (
+    'normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor',
+    'normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor',
+    'normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor',
+    'normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def normal(*args, **kwargs):
+    """Overloads:
+    normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor
+    normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+    normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+    normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(normal, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
+
+
+# schema/native_functions.yaml:3898
+def normal_functional(input, mean=0.0, std=1.0, *, generator=None):
+    """normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(normal_functional, (input,), (input, mean, std), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_normal_functional(input, mean, std, generator)
+
+
+# schema/native_functions.yaml:2447
 def one_hot(input, num_classes=-1):
     """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
     if _tf[0]:
@@ -4667,14 +5287,14 @@ def one_hot(input, num_classes=-1):
 
 
 # schema/native_functions.yaml:36
-def ones(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def ones(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_ones(size, dtype, layout, device, pin_memory)
+    r = _entry_ones(size, dtype, layout, device, pin_memory) if out is None else _entry_ones_out(size, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
@@ -4689,7 +5309,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:2037
+# schema/native_functions.yaml:2466
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -4701,7 +5321,7 @@ def outer(input, vec2, *, out=None):
     return _entry_outer_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:2001
+# schema/native_functions.yaml:2430
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
     if _tf[0]:
@@ -4711,7 +5331,7 @@ def pad(input, pad, mode='constant', value=None):
     return _entry_pad(input, pad, mode, value)
 
 
-# schema/native_functions.yaml:709
+# schema/native_functions.yaml:712
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -4721,7 +5341,19 @@ def permute(input, dims):
     return _entry_permute(input, dims)
 
 
-# schema/native_functions.yaml:331
+# schema/native_functions.yaml:1821
+def poisson(input, generator=None, *, out=None):
+    """poisson(Tensor self, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(poisson, (input,), (input, generator), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_poisson(input, generator)
+    return _entry_poisson_out(input, generator, out)
+
+
+# schema/native_functions.yaml:334
 def _m0_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](exponent):
         return (input, exponent, out)
@@ -4734,7 +5366,7 @@ def _c0_pow(input, exponent, out):
     return _entry_pow_Tensor_Tensor_out(input, exponent, out)
 
 
-# schema/native_functions.yaml:347
+# schema/native_functions.yaml:350
 def _m1_pow(input, exponent, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](exponent):
         return (input, exponent, out)
@@ -4770,7 +5402,7 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
-# schema/native_functions.yaml:3017
+# schema/native_functions.yaml:3446
 def _m0_prod(input, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype, out)
@@ -4783,7 +5415,7 @@ def _c0_prod(input, dtype, out):
     return _entry_prod_out(input, dtype, out)
 
 
-# schema/native_functions.yaml:3025
+# schema/native_functions.yaml:3454
 def _m1_prod(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -4819,7 +5451,7 @@ def prod(*args, **kwargs):
     return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
 
 
-# schema/native_functions.yaml:1188
+# schema/native_functions.yaml:1191
 def put(input, index, source, accumulate=False, *, out=None):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -4832,52 +5464,494 @@ def put(input, index, source, accumulate=False, *, out=None):
 
 
 # schema/native_functions.yaml:72
-def rand(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    """rand(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
-    if _tf[0]:
-        r = _htf(rand, (), (size,), {'generator': generator, 'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
-        if r is not _NO:
-            return r
-    r = _entry_rand(size, generator, dtype, layout, device, pin_memory)
+def _m0_rand(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    size = _ivar(_size, size, 'size')
+    if _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (size, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_rand(size, dtype, layout, device, pin_memory) if out is None else _entry_rand_out(size, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:100
-def rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    """rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
+# schema/native_functions.yaml:1444
+def _m1_rand(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    size = _ivar(_size, size, 'size')
+    if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (size, generator, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_rand(size, generator, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_rand_generator(size, generator, dtype, layout, device, pin_memory) if out is None else _entry_rand_generator_out(size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_rand = (
+    (_m0_rand, _c0_rand, None, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'size'))),
+    (_m1_rand, _c1_rand, None, frozenset(('device', 'dtype', 'generator', 'layout', 'out', 'pin_memory', 'requires_grad', 'size'))),
+)
+_sigs_rand = (
+    'rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def rand(*args, **kwargs):
+    """Overloads:
+    rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
     if _tf[0]:
-        r = _htf(rand_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        r = _htf_any(rand, args, kwargs)
         if r is not _NO:
             return r
+    return _resolve(_cases_rand, args, kwargs, 'rand', _sigs_rand)
+
+
+# schema/native_functions.yaml:100
+def _m0_rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c0_rand_like(input, dtype, layout, device, pin_memory, memory_format, requires_grad):
     r = _entry_rand_like(input, dtype, layout, device, pin_memory, memory_format)
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:78
-def randn(*size, generator=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
-    """randn(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
-    if _tf[0]:
-        r = _htf(randn, (), (size,), {'generator': generator, 'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
-        if r is not _NO:
-            return r
-    r = _entry_randn(size, generator, dtype, layout, device, pin_memory)
+# schema/native_functions.yaml:1476
+def _m1_rand_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c1_rand_like(input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_rand_like_generator(input, generator, dtype, layout, device, pin_memory, memory_format)
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:105
-def randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    """randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_rand_like = (
+    (_m0_rand_like, _c0_rand_like, 1, frozenset(('device', 'dtype', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m1_rand_like, _c1_rand_like, 1, frozenset(('device', 'dtype', 'generator', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+)
+_sigs_rand_like = (
+    'rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+)
+
+
+def rand_like(*args, **kwargs):
+    """Overloads:
+    rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    """
     if _tf[0]:
-        r = _htf(randn_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        r = _htf_any(rand_like, args, kwargs)
         if r is not _NO:
             return r
+    return _resolve(_cases_rand_like, args, kwargs, 'rand_like', _sigs_rand_like)
+
+
+# schema/native_functions.yaml:1516
+def _m0_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (high, size, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_randint(high, size, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randint(high, size, dtype, layout, device, pin_memory) if out is None else _entry_randint_out(high, size, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1522
+def _m1_randint(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_randint(high, size, generator, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randint_generator(high, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randint_generator_out(high, size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1528
+def _m2_randint(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (low, high, size, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c2_randint(low, high, size, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randint_low(low, high, size, dtype, layout, device, pin_memory) if out is None else _entry_randint_low_out(low, high, size, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1534
+def _m3_randint(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (low, high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c3_randint(low, high, size, generator, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randint_low_generator_out(low, high, size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_randint = (
+    (_m0_randint, _c0_randint, 2, frozenset(('device', 'dtype', 'high', 'layout', 'out', 'pin_memory', 'requires_grad', 'size'))),
+    (_m1_randint, _c1_randint, 2, frozenset(('device', 'dtype', 'generator', 'high', 'layout', 'out', 'pin_memory', 'requires_grad', 'size'))),
+    (_m2_randint, _c2_randint, 3, frozenset(('device', 'dtype', 'high', 'layout', 'low', 'out', 'pin_memory', 'requires_grad', 'size'))),
+    (_m3_randint, _c3_randint, 3, frozenset(('device', 'dtype', 'generator', 'high', 'layout', 'low', 'out', 'pin_memory', 'requires_grad', 'size'))),
+)
+_sigs_randint = (
+    'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def randint(*args, **kwargs):
+    """Overloads:
+    randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(randint, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_randint, args, kwargs, 'randint', _sigs_randint)
+
+
+# schema/native_functions.yaml:1582
+def _m0_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c0_randint_like(input, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randint_like(input, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1587
+def _m1_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['Tensor'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c1_randint_like(input, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randint_like_Tensor(input, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1592
+def _m2_randint_like(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c2_randint_like(input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randint_like_low_dtype(input, low, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1597
+def _m3_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c3_randint_like(input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randint_like_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1602
+def _m4_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['Tensor'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c4_randint_like(input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randint_like_Tensor_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1607
+def _m5_randint_like(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, low, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c5_randint_like(input, low, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randint_like_low_generator_dtype(input, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_randint_like = (
+    (_m0_randint_like, _c0_randint_like, 2, frozenset(('device', 'dtype', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m1_randint_like, _c1_randint_like, 2, frozenset(('device', 'dtype', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m2_randint_like, _c2_randint_like, 3, frozenset(('device', 'dtype', 'high', 'input', 'layout', 'low', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m3_randint_like, _c3_randint_like, 2, frozenset(('device', 'dtype', 'generator', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m4_randint_like, _c4_randint_like, 2, frozenset(('device', 'dtype', 'generator', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m5_randint_like, _c5_randint_like, 3, frozenset(('device', 'dtype', 'generator', 'high', 'input', 'layout', 'low', 'memory_format', 'pin_memory', 'requires_grad'))),
+)
+_sigs_randint_like = (
+    'randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+)
+
+
+def randint_like(*args, **kwargs):
+    """Overloads:
+    randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(randint_like, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_randint_like, args, kwargs, 'randint_like', _sigs_randint_like)
+
+
+# schema/native_functions.yaml:78
+def _m0_randn(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    size = _ivar(_size, size, 'size')
+    if _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (size, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randn(size, dtype, layout, device, pin_memory) if out is None else _entry_randn_out(size, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1450
+def _m1_randn(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    size = _ivar(_size, size, 'size')
+    if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (size, generator, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_randn(size, generator, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randn_generator(size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randn_generator_out(size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_randn = (
+    (_m0_randn, _c0_randn, None, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'size'))),
+    (_m1_randn, _c1_randn, None, frozenset(('device', 'dtype', 'generator', 'layout', 'out', 'pin_memory', 'requires_grad', 'size'))),
+)
+_sigs_randn = (
+    'randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def randn(*args, **kwargs):
+    """Overloads:
+    randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(randn, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_randn, args, kwargs, 'randn', _sigs_randn)
+
+
+# schema/native_functions.yaml:105
+def _m0_randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c0_randn_like(input, dtype, layout, device, pin_memory, memory_format, requires_grad):
     r = _entry_randn_like(input, dtype, layout, device, pin_memory, memory_format)
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1267
+# schema/native_functions.yaml:1481
+def _m1_randn_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c1_randn_like(input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    r = _entry_randn_like_generator(input, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_randn_like = (
+    (_m0_randn_like, _c0_randn_like, 1, frozenset(('device', 'dtype', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m1_randn_like, _c1_randn_like, 1, frozenset(('device', 'dtype', 'generator', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+)
+_sigs_randn_like = (
+    'randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+)
+
+
+def randn_like(*args, **kwargs):
+    """Overloads:
+    randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(randn_like, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
+
+
+# schema/native_functions.yaml:3868
+def _m0_random(input, from_, to, *, generator=None, out=None):
+    if _F['Tensor'](input) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
+        return (input, from_, to, generator, out)
+    return None
+
+
+def _c0_random(input, from_, to, generator, out):
+    if out is None:
+        return _entry_random_from(input, from_, to, generator)
+    return _entry_random_from_out(input, from_, to, generator, out)
+
+
+# schema/native_functions.yaml:3878
+def _m1_random(input, to, *, generator=None, out=None):
+    if _F['Tensor'](input) and _F['int'](to) and _F['Generator?'](generator):
+        return (input, to, generator, out)
+    return None
+
+
+def _c1_random(input, to, generator, out):
+    if out is None:
+        return _entry_random_to(input, to, generator)
+    return _entry_random_to_out(input, to, generator, out)
+
+
+# schema/native_functions.yaml:3888
+def _m2_random(input, *, generator=None, out=None):
+    if _F['Tensor'](input) and _F['Generator?'](generator):
+        return (input, generator, out)
+    return None
+
+
+def _c2_random(input, generator, out):
+    if out is None:
+        return _entry_random(input, generator)
+    return _entry_random_out(input, generator, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_random = (
+    (_m0_random, _c0_random, 3, frozenset(('from_', 'generator', 'input', 'out', 'to'))),
+    (_m1_random, _c1_random, 2, frozenset(('generator', 'input', 'out', 'to'))),
+    (_m2_random, _c2_random, 1, frozenset(('generator', 'input', 'out'))),
+)
+_sigs_random = (
+    'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
+    'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
+    'random(Tensor self, *, Generator? generator=None) -> Tensor',
+)
+
+
+def random(*args, **kwargs):
+    """Overloads:
+    random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
+    random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
+    random(Tensor self, *, Generator? generator=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(random, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_random, args, kwargs, 'random', _sigs_random)
+
+
+# schema/native_functions.yaml:1560
+def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (n, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_randperm(n, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randperm(n, dtype, layout, device, pin_memory) if out is None else _entry_randperm_out(n, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1566
+def _m1_randperm(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['SymInt'](n) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (n, generator, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_randperm(n, generator, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory) if out is None else _entry_randperm_generator_out(n, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_randperm = (
+    (_m0_randperm, _c0_randperm, 1, frozenset(('device', 'dtype', 'layout', 'n', 'out', 'pin_memory', 'requires_grad'))),
+    (_m1_randperm, _c1_randperm, 1, frozenset(('device', 'dtype', 'generator', 'layout', 'n', 'out', 'pin_memory', 'requires_grad'))),
+)
+_sigs_randperm = (
+    'randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def randperm(*args, **kwargs):
+    """Overloads:
+    randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(randperm, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_randperm, args, kwargs, 'randperm', _sigs_randperm)
+
+
+# schema/native_functions.yaml:1270
 def ravel(input):
     """ravel(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -4887,7 +5961,7 @@ def ravel(input):
     return _entry_ravel(input)
 
 
-# schema/native_functions.yaml:1576
+# schema/native_functions.yaml:2005
 def reciprocal(input, *, out=None):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4899,7 +5973,7 @@ def reciprocal(input, *, out=None):
     return _entry_reciprocal_out(input, out)
 
 
-# schema/native_functions.yaml:1584
+# schema/native_functions.yaml:2013
 def reciprocal_(input):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4909,7 +5983,7 @@ def reciprocal_(input):
     return _entry_reciprocal_(input)
 
 
-# schema/native_functions.yaml:540
+# schema/native_functions.yaml:543
 def relu(input, *, out=None):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4921,7 +5995,7 @@ def relu(input, *, out=None):
     return _entry_relu_out(input, out)
 
 
-# schema/native_functions.yaml:548
+# schema/native_functions.yaml:551
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4931,7 +6005,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:2150
+# schema/native_functions.yaml:2579
 def _m0_remainder(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -4944,7 +6018,7 @@ def _c0_remainder(input, other, out):
     return _entry_remainder_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2166
+# schema/native_functions.yaml:2595
 def _m1_remainder(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -4980,7 +6054,7 @@ def remainder(*args, **kwargs):
     return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
 
 
-# schema/native_functions.yaml:1395
+# schema/native_functions.yaml:1398
 def _m0_repeat_interleave(repeats, *, output_size=None, out=None):
     if _F['Tensor'](repeats) and _F['SymInt?'](output_size):
         return (repeats, output_size, out)
@@ -4993,7 +6067,7 @@ def _c0_repeat_interleave(repeats, output_size, out):
     return _entry_repeat_interleave_Tensor_out(repeats, output_size, out)
 
 
-# schema/native_functions.yaml:1402
+# schema/native_functions.yaml:1405
 def _m1_repeat_interleave(input, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](input) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (input, repeats, dim, output_size)
@@ -5004,7 +6078,7 @@ def _c1_repeat_interleave(input, repeats, dim, output_size):
     return _entry_repeat_interleave_self_Tensor(input, repeats, dim, output_size)
 
 
-# schema/native_functions.yaml:1407
+# schema/native_functions.yaml:1410
 def _m2_repeat_interleave(input, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](input) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (input, repeats, dim, output_size)
@@ -5041,7 +6115,7 @@ def repeat_interleave(*args, **kwargs):
     return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:691
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -5051,7 +6125,7 @@ def reshape(input, shape):
     return _entry_reshape(input, shape)
 
 
-# schema/native_functions.yaml:901
+# schema/native_functions.yaml:904
 def roll(input, shifts, dims=(), *, out=None):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
     if _tf[0]:
@@ -5063,7 +6137,7 @@ def roll(input, shifts, dims=(), *, out=None):
     return _entry_roll_out(input, shifts, dims, out)
 
 
-# schema/native_functions.yaml:1221
+# schema/native_functions.yaml:1224
 def rot90(input, k=1, dims=(0, 1), *, out=None):
     """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
     if _tf[0]:
@@ -5075,7 +6149,7 @@ def rot90(input, k=1, dims=(0, 1), *, out=None):
     return _entry_rot90_out(input, k, dims, out)
 
 
-# schema/native_functions.yaml:1771
+# schema/native_functions.yaml:2200
 def _m0_round(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -5088,7 +6162,7 @@ def _c0_round(input, out):
     return _entry_round_out(input, out)
 
 
-# schema/native_functions.yaml:1779
+# schema/native_functions.yaml:2208
 def _m1_round(input, *, decimals, out=None):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals, out)
@@ -5124,7 +6198,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:1787
+# schema/native_functions.yaml:2216
 def _m0_round_(input):
     if _F['Tensor'](input):
         return (input,)
@@ -5135,7 +6209,7 @@ def _c0_round_(input):
     return _entry_round_(input)
 
 
-# schema/native_functions.yaml:1794
+# schema/native_functions.yaml:2223
 def _m1_round_(input, *, decimals):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals)
@@ -5169,7 +6243,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:1363
+# schema/native_functions.yaml:1366
 def row_stack(tensors, *, out=None):
     """row_stack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -5181,7 +6255,7 @@ def row_stack(tensors, *, out=None):
     return _entry_row_stack_out(tensors, out)
 
 
-# schema/native_functions.yaml:1561
+# schema/native_functions.yaml:1990
 def rsqrt(input, *, out=None):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5193,7 +6267,7 @@ def rsqrt(input, *, out=None):
     return _entry_rsqrt_out(input, out)
 
 
-# schema/native_functions.yaml:1569
+# schema/native_functions.yaml:1998
 def rsqrt_(input):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5203,7 +6277,7 @@ def rsqrt_(input):
     return _entry_rsqrt_(input)
 
 
-# schema/native_functions.yaml:2104
+# schema/native_functions.yaml:2533
 def rsub(input, other, *, alpha=1, out=None):
     """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -5216,17 +6290,17 @@ def rsub(input, other, *, alpha=1, out=None):
 
 
 # schema/native_functions.yaml:48
-def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(scalar_tensor, (), (s,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(scalar_tensor, (), (s,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_scalar_tensor(s, dtype, layout, device, pin_memory)
+    r = _entry_scalar_tensor(s, dtype, layout, device, pin_memory) if out is None else _entry_scalar_tensor_out(s, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:2980
+# schema/native_functions.yaml:3409
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
     if _tf[0]:
@@ -5236,7 +6310,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
-# schema/native_functions.yaml:948
+# schema/native_functions.yaml:951
 def _m0_scatter(input, dim, index, src, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
         return (input, dim, index, src, out)
@@ -5249,7 +6323,7 @@ def _c0_scatter(input, dim, index, src, out):
     return _entry_scatter_src_out(input, dim, index, src, out)
 
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:965
 def _m1_scatter(input, dim, index, src, *, reduce, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
         return (input, dim, index, src, reduce, out)
@@ -5262,7 +6336,7 @@ def _c1_scatter(input, dim, index, src, reduce, out):
     return _entry_scatter_reduce_out(input, dim, index, src, reduce, out)
 
 
-# schema/native_functions.yaml:955
+# schema/native_functions.yaml:958
 def _m2_scatter(input, dim, index, value, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (input, dim, index, value, out)
@@ -5275,7 +6349,7 @@ def _c2_scatter(input, dim, index, value, out):
     return _entry_scatter_value_out(input, dim, index, value, out)
 
 
-# schema/native_functions.yaml:969
+# schema/native_functions.yaml:972
 def _m3_scatter(input, dim, index, value, *, reduce, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
         return (input, dim, index, value, reduce, out)
@@ -5317,7 +6391,7 @@ def scatter(*args, **kwargs):
     return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
 
 
-# schema/native_functions.yaml:1000
+# schema/native_functions.yaml:1003
 def scatter_add(input, dim, index, src, *, out=None):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
     if _tf[0]:
@@ -5329,7 +6403,7 @@ def scatter_add(input, dim, index, src, *, out=None):
     return _entry_scatter_add_out(input, dim, index, src, out)
 
 
-# schema/native_functions.yaml:1013
+# schema/native_functions.yaml:1016
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
     if _tf[0]:
@@ -5341,7 +6415,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     return _entry_scatter_reduce_two_out(input, dim, index, src, reduce, include_self, out)
 
 
-# schema/native_functions.yaml:1412
+# schema/native_functions.yaml:1415
 def _m0_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if _F['Tensor'](sorted_sequence) and _F['Tensor'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
         return (sorted_sequence, input, out_int32, right, side, sorter, out)
@@ -5354,7 +6428,7 @@ def _c0_searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out
     return _entry_searchsorted_Tensor_out(sorted_sequence, input, out_int32, right, side, sorter, out)
 
 
-# schema/native_functions.yaml:1418
+# schema/native_functions.yaml:1421
 def _m1_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if _F['Tensor'](sorted_sequence) and _F['Scalar'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
         return (sorted_sequence, input, out_int32, right, side, sorter, out)
@@ -5390,7 +6464,7 @@ def searchsorted(*args, **kwargs):
     return _resolve(_cases_searchsorted, args, kwargs, 'searchsorted', _sigs_searchsorted)
 
 
-# schema/native_functions.yaml:773
+# schema/native_functions.yaml:776
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -5400,7 +6474,7 @@ def select(input, dim, index):
     return _entry_select_int(input, dim, index)
 
 
-# schema/native_functions.yaml:1101
+# schema/native_functions.yaml:1104
 def select_scatter(input, src, dim, index, *, out=None):
     """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
     if _tf[0]:
@@ -5412,7 +6486,7 @@ def select_scatter(input, src, dim, index, *, out=None):
     return _entry_select_scatter_out(input, src, dim, index, out)
 
 
-# schema/native_functions.yaml:562
+# schema/native_functions.yaml:565
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5424,7 +6498,7 @@ def sigmoid(input, *, out=None):
     return _entry_sigmoid_out(input, out)
 
 
-# schema/native_functions.yaml:570
+# schema/native_functions.yaml:573
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5434,7 +6508,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:2754
+# schema/native_functions.yaml:3183
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
@@ -5446,7 +6520,7 @@ def sigmoid_backward(grad_output, output, *, out=None):
     return _entry_sigmoid_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:1831
+# schema/native_functions.yaml:2260
 def sign(input, *, out=None):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5458,7 +6532,7 @@ def sign(input, *, out=None):
     return _entry_sign_out(input, out)
 
 
-# schema/native_functions.yaml:1899
+# schema/native_functions.yaml:2328
 def signbit(input, *, out=None):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5470,7 +6544,7 @@ def signbit(input, *, out=None):
     return _entry_signbit_out(input, out)
 
 
-# schema/native_functions.yaml:2641
+# schema/native_functions.yaml:3070
 def silu(input, *, out=None):
     """silu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5482,7 +6556,7 @@ def silu(input, *, out=None):
     return _entry_silu_out(input, out)
 
 
-# schema/native_functions.yaml:2649
+# schema/native_functions.yaml:3078
 def silu_(input):
     """silu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5492,7 +6566,7 @@ def silu_(input):
     return _entry_silu_(input)
 
 
-# schema/native_functions.yaml:2656
+# schema/native_functions.yaml:3085
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5504,7 +6578,7 @@ def silu_backward(grad_output, input, *, out=None):
     return _entry_silu_backward_grad_input(grad_output, input, out)
 
 
-# schema/native_functions.yaml:1591
+# schema/native_functions.yaml:2020
 def sin(input, *, out=None):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5516,7 +6590,7 @@ def sin(input, *, out=None):
     return _entry_sin_out(input, out)
 
 
-# schema/native_functions.yaml:1599
+# schema/native_functions.yaml:2028
 def sin_(input):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5526,7 +6600,7 @@ def sin_(input):
     return _entry_sin_(input)
 
 
-# schema/native_functions.yaml:1681
+# schema/native_functions.yaml:2110
 def sinh(input, *, out=None):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5538,7 +6612,7 @@ def sinh(input, *, out=None):
     return _entry_sinh_out(input, out)
 
 
-# schema/native_functions.yaml:1689
+# schema/native_functions.yaml:2118
 def sinh_(input):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5548,7 +6622,7 @@ def sinh_(input):
     return _entry_sinh_(input)
 
 
-# schema/native_functions.yaml:767
+# schema/native_functions.yaml:770
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -5558,7 +6632,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1095
+# schema/native_functions.yaml:1098
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
     if _tf[0]:
@@ -5570,7 +6644,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
 
 
-# schema/native_functions.yaml:2077
+# schema/native_functions.yaml:2506
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -5582,7 +6656,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     return _entry_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:2663
+# schema/native_functions.yaml:3092
 def softplus(input, beta=1, threshold=20, *, out=None):
     """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
     if _tf[0]:
@@ -5594,7 +6668,7 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     return _entry_softplus_out(input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:2671
+# schema/native_functions.yaml:3100
 def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -5606,7 +6680,7 @@ def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:1054
+# schema/native_functions.yaml:1057
 def _m0_sort(input, dim=-1, descending=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
         return (input, dim, descending, out)
@@ -5616,10 +6690,10 @@ def _m0_sort(input, dim=-1, descending=False, *, out=None):
 def _c0_sort(input, dim, descending, out):
     if out is None:
         return _rt_sort._make(_entry_sort(input, dim, descending))
-    return _rt_sort_out._make(_entry_sort_values(input, dim, descending, *out))
+    return _rt_sort_out._make(_entry_sort_values(input, dim, descending, values, *out))
 
 
-# schema/native_functions.yaml:1061
+# schema/native_functions.yaml:1064
 def _m1_sort(input, *, stable, dim=-1, descending=False, out=None):
     if _F['Tensor'](input) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (input, stable, dim, descending, out)
@@ -5629,7 +6703,7 @@ def _m1_sort(input, *, stable, dim=-1, descending=False, out=None):
 def _c1_sort(input, stable, dim, descending, out):
     if out is None:
         return _rt_sort._make(_entry_sort_stable(input, stable, dim, descending))
-    return _rt_sort_out._make(_entry_sort_values_stable(input, stable, dim, descending, *out))
+    return _rt_sort_out._make(_entry_sort_values_stable(input, stable, dim, descending, values, *out))
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5655,7 +6729,7 @@ def sort(*args, **kwargs):
     return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
-# schema/native_functions.yaml:790
+# schema/native_functions.yaml:793
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -5666,7 +6740,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:796
+# schema/native_functions.yaml:799
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -5700,7 +6774,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:801
+# schema/native_functions.yaml:804
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -5710,7 +6784,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:1546
+# schema/native_functions.yaml:1975
 def sqrt(input, *, out=None):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5722,7 +6796,7 @@ def sqrt(input, *, out=None):
     return _entry_sqrt_out(input, out)
 
 
-# schema/native_functions.yaml:1554
+# schema/native_functions.yaml:1983
 def sqrt_(input):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5732,7 +6806,7 @@ def sqrt_(input):
     return _entry_sqrt_(input)
 
 
-# schema/native_functions.yaml:738
+# schema/native_functions.yaml:741
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -5743,7 +6817,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:744
+# schema/native_functions.yaml:747
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -5754,7 +6828,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:750
+# schema/native_functions.yaml:753
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -5791,7 +6865,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:858
+# schema/native_functions.yaml:861
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -5801,7 +6875,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:3132
+# schema/native_functions.yaml:3561
 def _m0_std(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -5812,7 +6886,7 @@ def _c0_std(input, unbiased):
     return _entry_std(input, unbiased)
 
 
-# schema/native_functions.yaml:3137
+# schema/native_functions.yaml:3566
 def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -5825,7 +6899,7 @@ def _c1_std(input, dim, unbiased, keepdim, out):
     return _entry_std_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:3143
+# schema/native_functions.yaml:3572
 def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -5864,7 +6938,7 @@ def std(*args, **kwargs):
     return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
-# schema/native_functions.yaml:3166
+# schema/native_functions.yaml:3595
 def _m0_std_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -5875,7 +6949,7 @@ def _c0_std_mean(input, unbiased):
     return _entry_std_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:3170
+# schema/native_functions.yaml:3599
 def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -5886,7 +6960,7 @@ def _c1_std_mean(input, dim, unbiased, keepdim):
     return _entry_std_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3174
+# schema/native_functions.yaml:3603
 def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -5896,7 +6970,7 @@ def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
 def _c2_std_mean(input, dim, correction, keepdim, out):
     if out is None:
         return _entry_std_mean_correction(input, dim, correction, keepdim)
-    return _entry_std_mean_correction_out(input, dim, correction, keepdim, *out)
+    return _entry_std_mean_correction_out(input, dim, correction, keepdim, out0, *out)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5925,7 +6999,7 @@ def std_mean(*args, **kwargs):
     return _resolve(_cases_std_mean, args, kwargs, 'std_mean', _sigs_std_mean)
 
 
-# schema/native_functions.yaml:233
+# schema/native_functions.yaml:236
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -5937,7 +7011,7 @@ def sub(input, other, *, alpha=1, out=None):
     return _entry_sub_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:593
+# schema/native_functions.yaml:596
 def _m0_sum(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -5948,7 +7022,7 @@ def _c0_sum(input, dtype):
     return _entry_sum(input, dtype)
 
 
-# schema/native_functions.yaml:600
+# schema/native_functions.yaml:603
 def _m1_sum(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -5984,7 +7058,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:1247
+# schema/native_functions.yaml:1250
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
     if _tf[0]:
@@ -5994,7 +7068,7 @@ def swapaxes(input, axis0, axis1):
     return _entry_swapaxes(input, axis0, axis1)
 
 
-# schema/native_functions.yaml:1252
+# schema/native_functions.yaml:1255
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -6004,7 +7078,7 @@ def swapdims(input, dim0, dim1):
     return _entry_swapdims(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:721
+# schema/native_functions.yaml:724
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -6014,7 +7088,7 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:1181
+# schema/native_functions.yaml:1184
 def take(input, index, *, out=None):
     """take(Tensor self, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -6026,7 +7100,7 @@ def take(input, index, *, out=None):
     return _entry_take_out(input, index, out)
 
 
-# schema/native_functions.yaml:1200
+# schema/native_functions.yaml:1203
 def take_along_dim(input, indices, dim=None, *, out=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     if _tf[0]:
@@ -6038,7 +7112,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     return _entry_take_along_dim_out(input, indices, dim, out)
 
 
-# schema/native_functions.yaml:1621
+# schema/native_functions.yaml:2050
 def tan(input, *, out=None):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6050,7 +7124,7 @@ def tan(input, *, out=None):
     return _entry_tan_out(input, out)
 
 
-# schema/native_functions.yaml:1629
+# schema/native_functions.yaml:2058
 def tan_(input):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6060,7 +7134,7 @@ def tan_(input):
     return _entry_tan_(input)
 
 
-# schema/native_functions.yaml:577
+# schema/native_functions.yaml:580
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6072,7 +7146,7 @@ def tanh(input, *, out=None):
     return _entry_tanh_out(input, out)
 
 
-# schema/native_functions.yaml:585
+# schema/native_functions.yaml:588
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6082,7 +7156,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:2761
+# schema/native_functions.yaml:3190
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
@@ -6094,7 +7168,7 @@ def tanh_backward(grad_output, output, *, out=None):
     return _entry_tanh_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:1278
+# schema/native_functions.yaml:1281
 def _m0_tensor_split(input, sections, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](sections) and _F['int'](dim):
         return (input, sections, dim)
@@ -6105,7 +7179,7 @@ def _c0_tensor_split(input, sections, dim):
     return _entry_tensor_split_sections(input, sections, dim)
 
 
-# schema/native_functions.yaml:1283
+# schema/native_functions.yaml:1286
 def _m1_tensor_split(input, indices, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](indices) and _F['int'](dim):
         return (input, indices, dim)
@@ -6116,7 +7190,7 @@ def _c1_tensor_split(input, indices, dim):
     return _entry_tensor_split_indices(input, indices, dim)
 
 
-# schema/native_functions.yaml:1288
+# schema/native_functions.yaml:1291
 def _m2_tensor_split(input, tensor_indices_or_sections, dim=0):
     if _F['Tensor'](input) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
         return (input, tensor_indices_or_sections, dim)
@@ -6153,7 +7227,7 @@ def tensor_split(*args, **kwargs):
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
-# schema/native_functions.yaml:2740
+# schema/native_functions.yaml:3169
 def threshold(input, threshold, value, *, out=None):
     """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
     if _tf[0]:
@@ -6165,7 +7239,7 @@ def threshold(input, threshold, value, *, out=None):
     return _entry_threshold_out(input, threshold, value, out)
 
 
-# schema/native_functions.yaml:2748
+# schema/native_functions.yaml:3177
 def threshold_(input, threshold, value):
     """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
     if _tf[0]:
@@ -6175,7 +7249,7 @@ def threshold_(input, threshold, value):
     return _entry_threshold_(input, threshold, value)
 
 
-# schema/native_functions.yaml:555
+# schema/native_functions.yaml:558
 def threshold_backward(grad_output, input, threshold, *, out=None):
     """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -6187,7 +7261,7 @@ def threshold_backward(grad_output, input, threshold, *, out=None):
     return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
 
 
-# schema/native_functions.yaml:889
+# schema/native_functions.yaml:892
 def tile(input, dims):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
     if _tf[0]:
@@ -6197,7 +7271,7 @@ def tile(input, dims):
     return _entry_tile(input, dims)
 
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1050
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
     if _tf[0]:
@@ -6206,10 +7280,10 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
             return r
     if out is None:
         return _rt_topk._make(_entry_topk(input, k, dim, largest, sorted))
-    return _rt_topk_out._make(_entry_topk_values(input, k, dim, largest, sorted, *out))
+    return _rt_topk_out._make(_entry_topk_values(input, k, dim, largest, sorted, values, *out))
 
 
-# schema/native_functions.yaml:715
+# schema/native_functions.yaml:718
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -6219,7 +7293,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:908
+# schema/native_functions.yaml:911
 def tril(input, diagonal=0, *, out=None):
     """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -6231,18 +7305,18 @@ def tril(input, diagonal=0, *, out=None):
     return _entry_tril_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1438
-def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+# schema/native_functions.yaml:1852
+def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory)
+    r = _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_tril_indices_out(row, col, offset, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:921
+# schema/native_functions.yaml:924
 def triu(input, diagonal=0, *, out=None):
     """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -6254,18 +7328,18 @@ def triu(input, diagonal=0, *, out=None):
     return _entry_triu_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1444
-def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+# schema/native_functions.yaml:1862
+def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory)
+    r = _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_triu_indices_out(row, col, offset, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1801
+# schema/native_functions.yaml:2230
 def trunc(input, *, out=None):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6277,7 +7351,7 @@ def trunc(input, *, out=None):
     return _entry_trunc_out(input, out)
 
 
-# schema/native_functions.yaml:1809
+# schema/native_functions.yaml:2238
 def trunc_(input):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6287,7 +7361,7 @@ def trunc_(input):
     return _entry_trunc_(input)
 
 
-# schema/native_functions.yaml:812
+# schema/native_functions.yaml:815
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -6297,7 +7371,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:826
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -6307,7 +7381,19 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:1233
+# schema/native_functions.yaml:3818
+def uniform(input, from_=0.0, to=1.0, *, generator=None, out=None):
+    """uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(uniform, (input,), (input, from_, to), {'generator': generator, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_uniform(input, from_, to, generator)
+    return _entry_uniform_out(input, from_, to, generator, out)
+
+
+# schema/native_functions.yaml:1236
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None, *, out=None):
     """unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -6316,10 +7402,10 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
             return r
     if out is None:
         return _entry_unique_consecutive(input, return_inverse, return_counts, dim)
-    return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, *out)
+    return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, out0, out1, *out)
 
 
-# schema/native_functions.yaml:1087
+# schema/native_functions.yaml:1090
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False, *, out=None):
     """unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -6328,10 +7414,10 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
             return r
     if out is None:
         return _entry_unique_dim(input, dim, sorted, return_inverse, return_counts)
-    return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *out)
+    return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, out0, out1, *out)
 
 
-# schema/native_functions.yaml:732
+# schema/native_functions.yaml:735
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -6341,7 +7427,7 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:3113
+# schema/native_functions.yaml:3542
 def _m0_var(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -6352,7 +7438,7 @@ def _c0_var(input, unbiased):
     return _entry_var(input, unbiased)
 
 
-# schema/native_functions.yaml:3118
+# schema/native_functions.yaml:3547
 def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -6365,7 +7451,7 @@ def _c1_var(input, dim, unbiased, keepdim, out):
     return _entry_var_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:3124
+# schema/native_functions.yaml:3553
 def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -6404,7 +7490,7 @@ def var(*args, **kwargs):
     return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
-# schema/native_functions.yaml:3151
+# schema/native_functions.yaml:3580
 def _m0_var_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -6415,7 +7501,7 @@ def _c0_var_mean(input, unbiased):
     return _entry_var_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:3155
+# schema/native_functions.yaml:3584
 def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -6426,7 +7512,7 @@ def _c1_var_mean(input, dim, unbiased, keepdim):
     return _entry_var_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3159
+# schema/native_functions.yaml:3588
 def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -6436,7 +7522,7 @@ def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
 def _c2_var_mean(input, dim, correction, keepdim, out):
     if out is None:
         return _entry_var_mean_correction(input, dim, correction, keepdim)
-    return _entry_var_mean_correction_out(input, dim, correction, keepdim, *out)
+    return _entry_var_mean_correction_out(input, dim, correction, keepdim, out0, *out)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -6465,7 +7551,7 @@ def var_mean(*args, **kwargs):
     return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
 
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:1306
 def _m0_vsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
         return (input, sections)
@@ -6476,7 +7562,7 @@ def _c0_vsplit(input, sections):
     return _entry_vsplit_int(input, sections)
 
 
-# schema/native_functions.yaml:1308
+# schema/native_functions.yaml:1311
 def _m1_vsplit(input, indices):
     if _F['Tensor'](input) and _F['int[]'](indices):
         return (input, indices)
@@ -6510,7 +7596,7 @@ def vsplit(*args, **kwargs):
     return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
 
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:1361
 def vstack(tensors, *, out=None):
     """vstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -6522,7 +7608,7 @@ def vstack(tensors, *, out=None):
     return _entry_vstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:433
+# schema/native_functions.yaml:436
 def _m0_where(condition, input, other, *, out=None):
     if _F['Tensor'](condition) and _F['Tensor|number'](input) and _F['Tensor|number'](other):
         return (condition, input, other, out)
@@ -6535,7 +7621,7 @@ def _c0_where(condition, input, other, out):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:2605
+# schema/native_functions.yaml:3034
 def _m1_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
         return (condition, input, other)
@@ -6546,7 +7632,7 @@ def _c1_where(condition, input, other):
     return _entry_where_ScalarSelf(condition, input, other)
 
 
-# schema/native_functions.yaml:2610
+# schema/native_functions.yaml:3039
 def _m2_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -6557,7 +7643,7 @@ def _c2_where(condition, input, other):
     return _entry_where_ScalarOther(condition, input, other)
 
 
-# schema/native_functions.yaml:2615
+# schema/native_functions.yaml:3044
 def _m3_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -6597,7 +7683,19 @@ def where(*args, **kwargs):
     return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
-# schema/native_functions.yaml:196
+# schema/native_functions.yaml:3784
+def zero(input, *, out=None):
+    """zero(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(zero, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_zero(input)
+    return _entry_zero_out(input, out)
+
+
+# schema/native_functions.yaml:199
 def zero_(input):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6608,14 +7706,14 @@ def zero_(input):
 
 
 # schema/native_functions.yaml:30
-def zeros(*size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def zeros(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
             return r
-    r = _entry_zeros(size, dtype, layout, device, pin_memory)
+    r = _entry_zeros(size, dtype, layout, device, pin_memory) if out is None else _entry_zeros_out(size, _out_options(out, dtype, device))
     return _factory_requires_grad(r) if requires_grad else r
 
 

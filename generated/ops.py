@@ -248,22 +248,22 @@ _aten._packet('arange')._add(arange_start_step)
 
 # schema/native_functions.yaml:72
 rand = _Op("aten", 'rand', 'default',
-    'rand(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
+    'rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('size', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
 _c_rand = rand._cache
 
 
-def _bind_rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    return (size, generator, dtype, layout, device, pin_memory)
+def _bind_rand(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (size, dtype, layout, device, pin_memory)
 
 
-def _entry_rand(size, generator, dtype, layout, device, pin_memory):
+def _entry_rand(size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
     _k = _c_rand.get(ks)
     if _k is None:
         _k = rand._fill(ks)
-    return _k(size, generator, dtype, layout, device, pin_memory)
+    return _k(size, dtype, layout, device, pin_memory)
 
 
 rand._bind = _bind_rand
@@ -273,22 +273,22 @@ _aten._packet('rand')._add(rand)
 
 # schema/native_functions.yaml:78
 randn = _Op("aten", 'randn', 'default',
-    'randn(SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
+    'randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('size', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
 _c_randn = randn._cache
 
 
-def _bind_randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    return (size, generator, dtype, layout, device, pin_memory)
+def _bind_randn(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (size, dtype, layout, device, pin_memory)
 
 
-def _entry_randn(size, generator, dtype, layout, device, pin_memory):
+def _entry_randn(size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
     _k = _c_randn.get(ks)
     if _k is None:
         _k = randn._fill(ks)
-    return _k(size, generator, dtype, layout, device, pin_memory)
+    return _k(size, dtype, layout, device, pin_memory)
 
 
 randn._bind = _bind_randn
@@ -632,7 +632,7 @@ clone._entry = _entry_clone
 _aten._packet('clone')._add(clone)
 
 
-# schema/native_functions.yaml:141
+# schema/native_functions.yaml:142
 clone_out = _Op("aten", 'clone', 'out',
     'clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -662,7 +662,7 @@ clone_out._entry = _entry_clone_out
 _aten._packet('clone')._add(clone_out)
 
 
-# schema/native_functions.yaml:143
+# schema/native_functions.yaml:146
 copy_ = _Op("aten", 'copy_', 'default',
     'copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)',
     ('self', 'src', 'non_blocking'), 3, tags=())
@@ -692,7 +692,7 @@ copy_._entry = _entry_copy_
 _aten._packet('copy_')._add(copy_)
 
 
-# schema/native_functions.yaml:149
+# schema/native_functions.yaml:152
 _to_copy = _Op("aten", '_to_copy', 'default',
     '_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'memory_format'), 1, tags=())
@@ -720,7 +720,7 @@ _to_copy._entry = _entry__to_copy
 _aten._packet('_to_copy')._add(_to_copy)
 
 
-# schema/native_functions.yaml:153
+# schema/native_functions.yaml:156
 _to_copy_out = _Op("aten", '_to_copy', 'out',
     '_to_copy.out(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'memory_format', 'out'), 1, tags=())
@@ -750,7 +750,7 @@ _to_copy_out._entry = _entry__to_copy_out
 _aten._packet('_to_copy')._add(_to_copy_out)
 
 
-# schema/native_functions.yaml:155
+# schema/native_functions.yaml:158
 to_dtype_layout = _Op("aten", 'to', 'dtype_layout',
     'to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'copy', 'memory_format'), 1, tags=())
@@ -778,7 +778,7 @@ to_dtype_layout._entry = _entry_to_dtype_layout
 _aten._packet('to')._add(to_dtype_layout)
 
 
-# schema/native_functions.yaml:161
+# schema/native_functions.yaml:164
 to_device = _Op("aten", 'to', 'device',
     'to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'device', 'dtype', 'non_blocking', 'copy', 'memory_format'), 6, tags=())
@@ -806,7 +806,7 @@ to_device._entry = _entry_to_device
 _aten._packet('to')._add(to_device)
 
 
-# schema/native_functions.yaml:167
+# schema/native_functions.yaml:170
 to_dtype = _Op("aten", 'to', 'dtype',
     'to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'dtype', 'non_blocking', 'copy', 'memory_format'), 5, tags=())
@@ -834,7 +834,7 @@ to_dtype._entry = _entry_to_dtype
 _aten._packet('to')._add(to_dtype)
 
 
-# schema/native_functions.yaml:173
+# schema/native_functions.yaml:176
 to_other = _Op("aten", 'to', 'other',
     'to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'other', 'non_blocking', 'copy', 'memory_format'), 5, tags=())
@@ -862,7 +862,7 @@ to_other._entry = _entry_to_other
 _aten._packet('to')._add(to_other)
 
 
-# schema/native_functions.yaml:179
+# schema/native_functions.yaml:182
 contiguous = _Op("aten", 'contiguous', 'default',
     'contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)',
     ('self', 'memory_format'), 1, tags=())
@@ -890,7 +890,7 @@ contiguous._entry = _entry_contiguous
 _aten._packet('contiguous')._add(contiguous)
 
 
-# schema/native_functions.yaml:184
+# schema/native_functions.yaml:187
 fill__Scalar = _Op("aten", 'fill_', 'Scalar',
     'fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)',
     ('self', 'value'), 2, tags=())
@@ -920,7 +920,7 @@ fill__Scalar._entry = _entry_fill__Scalar
 _aten._packet('fill_')._add(fill__Scalar)
 
 
-# schema/native_functions.yaml:190
+# schema/native_functions.yaml:193
 fill__Tensor = _Op("aten", 'fill_', 'Tensor',
     'fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)',
     ('self', 'value'), 2, tags=())
@@ -950,7 +950,7 @@ fill__Tensor._entry = _entry_fill__Tensor
 _aten._packet('fill_')._add(fill__Tensor)
 
 
-# schema/native_functions.yaml:196
+# schema/native_functions.yaml:199
 zero_ = _Op("aten", 'zero_', 'default',
     'zero_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=())
@@ -980,7 +980,7 @@ zero_._entry = _entry_zero_
 _aten._packet('zero_')._add(zero_)
 
 
-# schema/native_functions.yaml:203
+# schema/native_functions.yaml:206
 add_Tensor = _Op("aten", 'add', 'Tensor',
     'add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise', 'core'))
@@ -1008,7 +1008,7 @@ add_Tensor._entry = _entry_add_Tensor
 _aten._packet('add')._add(add_Tensor)
 
 
-# schema/native_functions.yaml:208
+# schema/native_functions.yaml:211
 add_out = _Op("aten", 'add', 'out',
     'add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
@@ -1038,7 +1038,7 @@ add_out._entry = _entry_add_out
 _aten._packet('add')._add(add_out)
 
 
-# schema/native_functions.yaml:211
+# schema/native_functions.yaml:214
 add_Scalar = _Op("aten", 'add', 'Scalar',
     'add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise', 'core'))
@@ -1066,7 +1066,7 @@ add_Scalar._entry = _entry_add_Scalar
 _aten._packet('add')._add(add_Scalar)
 
 
-# schema/native_functions.yaml:216
+# schema/native_functions.yaml:219
 add_Scalar_out = _Op("aten", 'add', 'Scalar_out',
     'add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
@@ -1096,7 +1096,7 @@ add_Scalar_out._entry = _entry_add_Scalar_out
 _aten._packet('add')._add(add_Scalar_out)
 
 
-# schema/native_functions.yaml:219
+# schema/native_functions.yaml:222
 add__Tensor = _Op("aten", 'add_', 'Tensor',
     'add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1126,7 +1126,7 @@ add__Tensor._entry = _entry_add__Tensor
 _aten._packet('add_')._add(add__Tensor)
 
 
-# schema/native_functions.yaml:226
+# schema/native_functions.yaml:229
 add__Scalar = _Op("aten", 'add_', 'Scalar',
     'add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1156,7 +1156,7 @@ add__Scalar._entry = _entry_add__Scalar
 _aten._packet('add_')._add(add__Scalar)
 
 
-# schema/native_functions.yaml:233
+# schema/native_functions.yaml:236
 sub_Tensor = _Op("aten", 'sub', 'Tensor',
     'sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise', 'core'))
@@ -1184,7 +1184,7 @@ sub_Tensor._entry = _entry_sub_Tensor
 _aten._packet('sub')._add(sub_Tensor)
 
 
-# schema/native_functions.yaml:238
+# schema/native_functions.yaml:241
 sub_out = _Op("aten", 'sub', 'out',
     'sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
@@ -1214,7 +1214,7 @@ sub_out._entry = _entry_sub_out
 _aten._packet('sub')._add(sub_out)
 
 
-# schema/native_functions.yaml:241
+# schema/native_functions.yaml:244
 sub_Scalar = _Op("aten", 'sub', 'Scalar',
     'sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise', 'core'))
@@ -1242,7 +1242,7 @@ sub_Scalar._entry = _entry_sub_Scalar
 _aten._packet('sub')._add(sub_Scalar)
 
 
-# schema/native_functions.yaml:246
+# schema/native_functions.yaml:249
 sub_Scalar_out = _Op("aten", 'sub', 'Scalar_out',
     'sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
@@ -1272,7 +1272,7 @@ sub_Scalar_out._entry = _entry_sub_Scalar_out
 _aten._packet('sub')._add(sub_Scalar_out)
 
 
-# schema/native_functions.yaml:249
+# schema/native_functions.yaml:252
 sub__Tensor = _Op("aten", 'sub_', 'Tensor',
     'sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1302,7 +1302,7 @@ sub__Tensor._entry = _entry_sub__Tensor
 _aten._packet('sub_')._add(sub__Tensor)
 
 
-# schema/native_functions.yaml:256
+# schema/native_functions.yaml:259
 sub__Scalar = _Op("aten", 'sub_', 'Scalar',
     'sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1332,7 +1332,7 @@ sub__Scalar._entry = _entry_sub__Scalar
 _aten._packet('sub_')._add(sub__Scalar)
 
 
-# schema/native_functions.yaml:263
+# schema/native_functions.yaml:266
 mul_Tensor = _Op("aten", 'mul', 'Tensor',
     'mul.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1360,7 +1360,7 @@ mul_Tensor._entry = _entry_mul_Tensor
 _aten._packet('mul')._add(mul_Tensor)
 
 
-# schema/native_functions.yaml:268
+# schema/native_functions.yaml:271
 mul_out = _Op("aten", 'mul', 'out',
     'mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1390,7 +1390,7 @@ mul_out._entry = _entry_mul_out
 _aten._packet('mul')._add(mul_out)
 
 
-# schema/native_functions.yaml:271
+# schema/native_functions.yaml:274
 mul_Scalar = _Op("aten", 'mul', 'Scalar',
     'mul.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1418,7 +1418,7 @@ mul_Scalar._entry = _entry_mul_Scalar
 _aten._packet('mul')._add(mul_Scalar)
 
 
-# schema/native_functions.yaml:276
+# schema/native_functions.yaml:279
 mul_Scalar_out = _Op("aten", 'mul', 'Scalar_out',
     'mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1448,7 +1448,7 @@ mul_Scalar_out._entry = _entry_mul_Scalar_out
 _aten._packet('mul')._add(mul_Scalar_out)
 
 
-# schema/native_functions.yaml:279
+# schema/native_functions.yaml:282
 mul__Tensor = _Op("aten", 'mul_', 'Tensor',
     'mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1478,7 +1478,7 @@ mul__Tensor._entry = _entry_mul__Tensor
 _aten._packet('mul_')._add(mul__Tensor)
 
 
-# schema/native_functions.yaml:286
+# schema/native_functions.yaml:289
 mul__Scalar = _Op("aten", 'mul_', 'Scalar',
     'mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1508,7 +1508,7 @@ mul__Scalar._entry = _entry_mul__Scalar
 _aten._packet('mul_')._add(mul__Scalar)
 
 
-# schema/native_functions.yaml:293
+# schema/native_functions.yaml:296
 div_Tensor = _Op("aten", 'div', 'Tensor',
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1536,7 +1536,7 @@ div_Tensor._entry = _entry_div_Tensor
 _aten._packet('div')._add(div_Tensor)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 div_out = _Op("aten", 'div', 'out',
     'div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1566,7 +1566,7 @@ div_out._entry = _entry_div_out
 _aten._packet('div')._add(div_out)
 
 
-# schema/native_functions.yaml:301
+# schema/native_functions.yaml:304
 div_Tensor_mode = _Op("aten", 'div', 'Tensor_mode',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -1594,7 +1594,7 @@ div_Tensor_mode._entry = _entry_div_Tensor_mode
 _aten._packet('div')._add(div_Tensor_mode)
 
 
-# schema/native_functions.yaml:306
+# schema/native_functions.yaml:309
 div_out_mode = _Op("aten", 'div', 'out_mode',
     'div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -1624,7 +1624,7 @@ div_out_mode._entry = _entry_div_out_mode
 _aten._packet('div')._add(div_out_mode)
 
 
-# schema/native_functions.yaml:309
+# schema/native_functions.yaml:312
 div_Scalar = _Op("aten", 'div', 'Scalar',
     'div.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1652,7 +1652,7 @@ div_Scalar._entry = _entry_div_Scalar
 _aten._packet('div')._add(div_Scalar)
 
 
-# schema/native_functions.yaml:314
+# schema/native_functions.yaml:317
 div_Scalar_out = _Op("aten", 'div', 'Scalar_out',
     'div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1682,7 +1682,7 @@ div_Scalar_out._entry = _entry_div_Scalar_out
 _aten._packet('div')._add(div_Scalar_out)
 
 
-# schema/native_functions.yaml:317
+# schema/native_functions.yaml:320
 div__Tensor = _Op("aten", 'div_', 'Tensor',
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1712,7 +1712,7 @@ div__Tensor._entry = _entry_div__Tensor
 _aten._packet('div_')._add(div__Tensor)
 
 
-# schema/native_functions.yaml:324
+# schema/native_functions.yaml:327
 div__Tensor_mode = _Op("aten", 'div_', 'Tensor_mode',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -1742,7 +1742,7 @@ div__Tensor_mode._entry = _entry_div__Tensor_mode
 _aten._packet('div_')._add(div__Tensor_mode)
 
 
-# schema/native_functions.yaml:331
+# schema/native_functions.yaml:334
 pow_Tensor_Tensor = _Op("aten", 'pow', 'Tensor_Tensor',
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1770,7 +1770,7 @@ pow_Tensor_Tensor._entry = _entry_pow_Tensor_Tensor
 _aten._packet('pow')._add(pow_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:336
+# schema/native_functions.yaml:339
 pow_Tensor_Tensor_out = _Op("aten", 'pow', 'Tensor_Tensor_out',
     'pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
@@ -1800,7 +1800,7 @@ pow_Tensor_Tensor_out._entry = _entry_pow_Tensor_Tensor_out
 _aten._packet('pow')._add(pow_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:339
+# schema/native_functions.yaml:342
 pow_Tensor_Scalar = _Op("aten", 'pow', 'Tensor_Scalar',
     'pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1828,7 +1828,7 @@ pow_Tensor_Scalar._entry = _entry_pow_Tensor_Scalar
 _aten._packet('pow')._add(pow_Tensor_Scalar)
 
 
-# schema/native_functions.yaml:344
+# schema/native_functions.yaml:347
 pow_Tensor_Scalar_out = _Op("aten", 'pow', 'Tensor_Scalar_out',
     'pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
@@ -1858,7 +1858,7 @@ pow_Tensor_Scalar_out._entry = _entry_pow_Tensor_Scalar_out
 _aten._packet('pow')._add(pow_Tensor_Scalar_out)
 
 
-# schema/native_functions.yaml:347
+# schema/native_functions.yaml:350
 pow_Scalar = _Op("aten", 'pow', 'Scalar',
     'pow.Scalar(Scalar self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1886,7 +1886,7 @@ pow_Scalar._entry = _entry_pow_Scalar
 _aten._packet('pow')._add(pow_Scalar)
 
 
-# schema/native_functions.yaml:351
+# schema/native_functions.yaml:354
 pow_Scalar_out = _Op("aten", 'pow', 'Scalar_out',
     'pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
@@ -1916,7 +1916,7 @@ pow_Scalar_out._entry = _entry_pow_Scalar_out
 _aten._packet('pow')._add(pow_Scalar_out)
 
 
-# schema/native_functions.yaml:354
+# schema/native_functions.yaml:357
 pow__Tensor = _Op("aten", 'pow_', 'Tensor',
     'pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -1946,7 +1946,7 @@ pow__Tensor._entry = _entry_pow__Tensor
 _aten._packet('pow_')._add(pow__Tensor)
 
 
-# schema/native_functions.yaml:361
+# schema/native_functions.yaml:364
 eq_Tensor = _Op("aten", 'eq', 'Tensor',
     'eq.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1974,7 +1974,7 @@ eq_Tensor._entry = _entry_eq_Tensor
 _aten._packet('eq')._add(eq_Tensor)
 
 
-# schema/native_functions.yaml:366
+# schema/native_functions.yaml:369
 eq_Tensor_out = _Op("aten", 'eq', 'Tensor_out',
     'eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2004,7 +2004,7 @@ eq_Tensor_out._entry = _entry_eq_Tensor_out
 _aten._packet('eq')._add(eq_Tensor_out)
 
 
-# schema/native_functions.yaml:369
+# schema/native_functions.yaml:372
 eq_Scalar = _Op("aten", 'eq', 'Scalar',
     'eq.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2032,7 +2032,7 @@ eq_Scalar._entry = _entry_eq_Scalar
 _aten._packet('eq')._add(eq_Scalar)
 
 
-# schema/native_functions.yaml:374
+# schema/native_functions.yaml:377
 eq_Scalar_out = _Op("aten", 'eq', 'Scalar_out',
     'eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2062,7 +2062,7 @@ eq_Scalar_out._entry = _entry_eq_Scalar_out
 _aten._packet('eq')._add(eq_Scalar_out)
 
 
-# schema/native_functions.yaml:377
+# schema/native_functions.yaml:380
 ne_Tensor = _Op("aten", 'ne', 'Tensor',
     'ne.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2090,7 +2090,7 @@ ne_Tensor._entry = _entry_ne_Tensor
 _aten._packet('ne')._add(ne_Tensor)
 
 
-# schema/native_functions.yaml:382
+# schema/native_functions.yaml:385
 ne_Tensor_out = _Op("aten", 'ne', 'Tensor_out',
     'ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2120,7 +2120,7 @@ ne_Tensor_out._entry = _entry_ne_Tensor_out
 _aten._packet('ne')._add(ne_Tensor_out)
 
 
-# schema/native_functions.yaml:385
+# schema/native_functions.yaml:388
 lt_Tensor = _Op("aten", 'lt', 'Tensor',
     'lt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2148,7 +2148,7 @@ lt_Tensor._entry = _entry_lt_Tensor
 _aten._packet('lt')._add(lt_Tensor)
 
 
-# schema/native_functions.yaml:390
+# schema/native_functions.yaml:393
 lt_Tensor_out = _Op("aten", 'lt', 'Tensor_out',
     'lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2178,7 +2178,7 @@ lt_Tensor_out._entry = _entry_lt_Tensor_out
 _aten._packet('lt')._add(lt_Tensor_out)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml:396
 lt_Scalar = _Op("aten", 'lt', 'Scalar',
     'lt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2206,7 +2206,7 @@ lt_Scalar._entry = _entry_lt_Scalar
 _aten._packet('lt')._add(lt_Scalar)
 
 
-# schema/native_functions.yaml:398
+# schema/native_functions.yaml:401
 lt_Scalar_out = _Op("aten", 'lt', 'Scalar_out',
     'lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2236,7 +2236,7 @@ lt_Scalar_out._entry = _entry_lt_Scalar_out
 _aten._packet('lt')._add(lt_Scalar_out)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:404
 le_Tensor = _Op("aten", 'le', 'Tensor',
     'le.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2264,7 +2264,7 @@ le_Tensor._entry = _entry_le_Tensor
 _aten._packet('le')._add(le_Tensor)
 
 
-# schema/native_functions.yaml:406
+# schema/native_functions.yaml:409
 le_Tensor_out = _Op("aten", 'le', 'Tensor_out',
     'le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2294,7 +2294,7 @@ le_Tensor_out._entry = _entry_le_Tensor_out
 _aten._packet('le')._add(le_Tensor_out)
 
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:412
 gt_Tensor = _Op("aten", 'gt', 'Tensor',
     'gt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2322,7 +2322,7 @@ gt_Tensor._entry = _entry_gt_Tensor
 _aten._packet('gt')._add(gt_Tensor)
 
 
-# schema/native_functions.yaml:414
+# schema/native_functions.yaml:417
 gt_Tensor_out = _Op("aten", 'gt', 'Tensor_out',
     'gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2352,7 +2352,7 @@ gt_Tensor_out._entry = _entry_gt_Tensor_out
 _aten._packet('gt')._add(gt_Tensor_out)
 
 
-# schema/native_functions.yaml:417
+# schema/native_functions.yaml:420
 gt_Scalar = _Op("aten", 'gt', 'Scalar',
     'gt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2380,7 +2380,7 @@ gt_Scalar._entry = _entry_gt_Scalar
 _aten._packet('gt')._add(gt_Scalar)
 
 
-# schema/native_functions.yaml:422
+# schema/native_functions.yaml:425
 gt_Scalar_out = _Op("aten", 'gt', 'Scalar_out',
     'gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2410,7 +2410,7 @@ gt_Scalar_out._entry = _entry_gt_Scalar_out
 _aten._packet('gt')._add(gt_Scalar_out)
 
 
-# schema/native_functions.yaml:425
+# schema/native_functions.yaml:428
 ge_Tensor = _Op("aten", 'ge', 'Tensor',
     'ge.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2438,7 +2438,7 @@ ge_Tensor._entry = _entry_ge_Tensor
 _aten._packet('ge')._add(ge_Tensor)
 
 
-# schema/native_functions.yaml:430
+# schema/native_functions.yaml:433
 ge_Tensor_out = _Op("aten", 'ge', 'Tensor_out',
     'ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2468,7 +2468,7 @@ ge_Tensor_out._entry = _entry_ge_Tensor_out
 _aten._packet('ge')._add(ge_Tensor_out)
 
 
-# schema/native_functions.yaml:433
+# schema/native_functions.yaml:436
 where_self = _Op("aten", 'where', 'self',
     'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=('pointwise', 'core'))
@@ -2496,7 +2496,7 @@ where_self._entry = _entry_where_self
 _aten._packet('where')._add(where_self)
 
 
-# schema/native_functions.yaml:438
+# schema/native_functions.yaml:441
 where_self_out = _Op("aten", 'where', 'self_out',
     'where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('condition', 'self', 'other', 'out'), 3, tags=('pointwise', 'core'))
@@ -2526,7 +2526,7 @@ where_self_out._entry = _entry_where_self_out
 _aten._packet('where')._add(where_self_out)
 
 
-# schema/native_functions.yaml:441
+# schema/native_functions.yaml:444
 clamp = _Op("aten", 'clamp', 'default',
     'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2554,7 +2554,7 @@ clamp._entry = _entry_clamp
 _aten._packet('clamp')._add(clamp)
 
 
-# schema/native_functions.yaml:446
+# schema/native_functions.yaml:449
 clamp_out = _Op("aten", 'clamp', 'out',
     'clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
@@ -2584,7 +2584,7 @@ clamp_out._entry = _entry_clamp_out
 _aten._packet('clamp')._add(clamp_out)
 
 
-# schema/native_functions.yaml:449
+# schema/native_functions.yaml:452
 clamp_Tensor = _Op("aten", 'clamp', 'Tensor',
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2612,7 +2612,7 @@ clamp_Tensor._entry = _entry_clamp_Tensor
 _aten._packet('clamp')._add(clamp_Tensor)
 
 
-# schema/native_functions.yaml:454
+# schema/native_functions.yaml:457
 clamp_Tensor_out = _Op("aten", 'clamp', 'Tensor_out',
     'clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
@@ -2642,7 +2642,7 @@ clamp_Tensor_out._entry = _entry_clamp_Tensor_out
 _aten._packet('clamp')._add(clamp_Tensor_out)
 
 
-# schema/native_functions.yaml:457
+# schema/native_functions.yaml:460
 clamp_ = _Op("aten", 'clamp_', 'default',
     'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -2672,7 +2672,7 @@ clamp_._entry = _entry_clamp_
 _aten._packet('clamp_')._add(clamp_)
 
 
-# schema/native_functions.yaml:464
+# schema/native_functions.yaml:467
 masked_fill_Scalar = _Op("aten", 'masked_fill', 'Scalar',
     'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2700,7 +2700,7 @@ masked_fill_Scalar._entry = _entry_masked_fill_Scalar
 _aten._packet('masked_fill')._add(masked_fill_Scalar)
 
 
-# schema/native_functions.yaml:469
+# schema/native_functions.yaml:472
 masked_fill_Scalar_out = _Op("aten", 'masked_fill', 'Scalar_out',
     'masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
@@ -2730,7 +2730,7 @@ masked_fill_Scalar_out._entry = _entry_masked_fill_Scalar_out
 _aten._packet('masked_fill')._add(masked_fill_Scalar_out)
 
 
-# schema/native_functions.yaml:472
+# schema/native_functions.yaml:475
 masked_fill_Tensor = _Op("aten", 'masked_fill', 'Tensor',
     'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2758,7 +2758,7 @@ masked_fill_Tensor._entry = _entry_masked_fill_Tensor
 _aten._packet('masked_fill')._add(masked_fill_Tensor)
 
 
-# schema/native_functions.yaml:477
+# schema/native_functions.yaml:480
 masked_fill_Tensor_out = _Op("aten", 'masked_fill', 'Tensor_out',
     'masked_fill.Tensor_out(Tensor self, Tensor mask, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
@@ -2788,7 +2788,7 @@ masked_fill_Tensor_out._entry = _entry_masked_fill_Tensor_out
 _aten._packet('masked_fill')._add(masked_fill_Tensor_out)
 
 
-# schema/native_functions.yaml:480
+# schema/native_functions.yaml:483
 masked_fill__Scalar = _Op("aten", 'masked_fill_', 'Scalar',
     'masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2818,7 +2818,7 @@ masked_fill__Scalar._entry = _entry_masked_fill__Scalar
 _aten._packet('masked_fill_')._add(masked_fill__Scalar)
 
 
-# schema/native_functions.yaml:487
+# schema/native_functions.yaml:490
 masked_fill__Tensor = _Op("aten", 'masked_fill_', 'Tensor',
     'masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2848,7 +2848,7 @@ masked_fill__Tensor._entry = _entry_masked_fill__Tensor
 _aten._packet('masked_fill_')._add(masked_fill__Tensor)
 
 
-# schema/native_functions.yaml:495
+# schema/native_functions.yaml:498
 neg = _Op("aten", 'neg', 'default',
     'neg(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2876,7 +2876,7 @@ neg._entry = _entry_neg
 _aten._packet('neg')._add(neg)
 
 
-# schema/native_functions.yaml:500
+# schema/native_functions.yaml:503
 neg_out = _Op("aten", 'neg', 'out',
     'neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2906,7 +2906,7 @@ neg_out._entry = _entry_neg_out
 _aten._packet('neg')._add(neg_out)
 
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:506
 neg_ = _Op("aten", 'neg_', 'default',
     'neg_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2936,7 +2936,7 @@ neg_._entry = _entry_neg_
 _aten._packet('neg_')._add(neg_)
 
 
-# schema/native_functions.yaml:510
+# schema/native_functions.yaml:513
 exp = _Op("aten", 'exp', 'default',
     'exp(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2964,7 +2964,7 @@ exp._entry = _entry_exp
 _aten._packet('exp')._add(exp)
 
 
-# schema/native_functions.yaml:515
+# schema/native_functions.yaml:518
 exp_out = _Op("aten", 'exp', 'out',
     'exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2994,7 +2994,7 @@ exp_out._entry = _entry_exp_out
 _aten._packet('exp')._add(exp_out)
 
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml:521
 exp_ = _Op("aten", 'exp_', 'default',
     'exp_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3024,7 +3024,7 @@ exp_._entry = _entry_exp_
 _aten._packet('exp_')._add(exp_)
 
 
-# schema/native_functions.yaml:525
+# schema/native_functions.yaml:528
 log = _Op("aten", 'log', 'default',
     'log(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -3052,7 +3052,7 @@ log._entry = _entry_log
 _aten._packet('log')._add(log)
 
 
-# schema/native_functions.yaml:530
+# schema/native_functions.yaml:533
 log_out = _Op("aten", 'log', 'out',
     'log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -3082,7 +3082,7 @@ log_out._entry = _entry_log_out
 _aten._packet('log')._add(log_out)
 
 
-# schema/native_functions.yaml:533
+# schema/native_functions.yaml:536
 log_ = _Op("aten", 'log_', 'default',
     'log_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3112,7 +3112,7 @@ log_._entry = _entry_log_
 _aten._packet('log_')._add(log_)
 
 
-# schema/native_functions.yaml:540
+# schema/native_functions.yaml:543
 relu = _Op("aten", 'relu', 'default',
     'relu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -3140,7 +3140,7 @@ relu._entry = _entry_relu
 _aten._packet('relu')._add(relu)
 
 
-# schema/native_functions.yaml:545
+# schema/native_functions.yaml:548
 relu_out = _Op("aten", 'relu', 'out',
     'relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -3170,7 +3170,7 @@ relu_out._entry = _entry_relu_out
 _aten._packet('relu')._add(relu_out)
 
 
-# schema/native_functions.yaml:548
+# schema/native_functions.yaml:551
 relu_ = _Op("aten", 'relu_', 'default',
     'relu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3200,7 +3200,7 @@ relu_._entry = _entry_relu_
 _aten._packet('relu_')._add(relu_)
 
 
-# schema/native_functions.yaml:555
+# schema/native_functions.yaml:558
 threshold_backward = _Op("aten", 'threshold_backward', 'default',
     'threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'threshold'), 3, tags=('pointwise',))
@@ -3228,7 +3228,7 @@ threshold_backward._entry = _entry_threshold_backward
 _aten._packet('threshold_backward')._add(threshold_backward)
 
 
-# schema/native_functions.yaml:562
+# schema/native_functions.yaml:565
 sigmoid = _Op("aten", 'sigmoid', 'default',
     'sigmoid(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -3256,7 +3256,7 @@ sigmoid._entry = _entry_sigmoid
 _aten._packet('sigmoid')._add(sigmoid)
 
 
-# schema/native_functions.yaml:567
+# schema/native_functions.yaml:570
 sigmoid_out = _Op("aten", 'sigmoid', 'out',
     'sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -3286,7 +3286,7 @@ sigmoid_out._entry = _entry_sigmoid_out
 _aten._packet('sigmoid')._add(sigmoid_out)
 
 
-# schema/native_functions.yaml:570
+# schema/native_functions.yaml:573
 sigmoid_ = _Op("aten", 'sigmoid_', 'default',
     'sigmoid_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3316,7 +3316,7 @@ sigmoid_._entry = _entry_sigmoid_
 _aten._packet('sigmoid_')._add(sigmoid_)
 
 
-# schema/native_functions.yaml:577
+# schema/native_functions.yaml:580
 tanh = _Op("aten", 'tanh', 'default',
     'tanh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -3344,7 +3344,7 @@ tanh._entry = _entry_tanh
 _aten._packet('tanh')._add(tanh)
 
 
-# schema/native_functions.yaml:582
+# schema/native_functions.yaml:585
 tanh_out = _Op("aten", 'tanh', 'out',
     'tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -3374,7 +3374,7 @@ tanh_out._entry = _entry_tanh_out
 _aten._packet('tanh')._add(tanh_out)
 
 
-# schema/native_functions.yaml:585
+# schema/native_functions.yaml:588
 tanh_ = _Op("aten", 'tanh_', 'default',
     'tanh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3404,7 +3404,7 @@ tanh_._entry = _entry_tanh_
 _aten._packet('tanh_')._add(tanh_)
 
 
-# schema/native_functions.yaml:593
+# schema/native_functions.yaml:596
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3432,7 +3432,7 @@ sum._entry = _entry_sum
 _aten._packet('sum')._add(sum)
 
 
-# schema/native_functions.yaml:600
+# schema/native_functions.yaml:603
 sum_dim_IntList = _Op("aten", 'sum', 'dim_IntList',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3460,7 +3460,7 @@ sum_dim_IntList._entry = _entry_sum_dim_IntList
 _aten._packet('sum')._add(sum_dim_IntList)
 
 
-# schema/native_functions.yaml:605
+# schema/native_functions.yaml:608
 sum_IntList_out = _Op("aten", 'sum', 'IntList_out',
     'sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3490,7 +3490,7 @@ sum_IntList_out._entry = _entry_sum_IntList_out
 _aten._packet('sum')._add(sum_IntList_out)
 
 
-# schema/native_functions.yaml:608
+# schema/native_functions.yaml:611
 mean = _Op("aten", 'mean', 'default',
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3518,7 +3518,7 @@ mean._entry = _entry_mean
 _aten._packet('mean')._add(mean)
 
 
-# schema/native_functions.yaml:615
+# schema/native_functions.yaml:618
 mean_dim = _Op("aten", 'mean', 'dim',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3546,7 +3546,7 @@ mean_dim._entry = _entry_mean_dim
 _aten._packet('mean')._add(mean_dim)
 
 
-# schema/native_functions.yaml:620
+# schema/native_functions.yaml:623
 mean_out = _Op("aten", 'mean', 'out',
     'mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3576,7 +3576,7 @@ mean_out._entry = _entry_mean_out
 _aten._packet('mean')._add(mean_out)
 
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:626
 amax = _Op("aten", 'amax', 'default',
     'amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3604,7 +3604,7 @@ amax._entry = _entry_amax
 _aten._packet('amax')._add(amax)
 
 
-# schema/native_functions.yaml:628
+# schema/native_functions.yaml:631
 amax_out = _Op("aten", 'amax', 'out',
     'amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3634,7 +3634,7 @@ amax_out._entry = _entry_amax_out
 _aten._packet('amax')._add(amax_out)
 
 
-# schema/native_functions.yaml:631
+# schema/native_functions.yaml:634
 argmax = _Op("aten", 'argmax', 'default',
     'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3662,7 +3662,7 @@ argmax._entry = _entry_argmax
 _aten._packet('argmax')._add(argmax)
 
 
-# schema/native_functions.yaml:636
+# schema/native_functions.yaml:639
 argmax_out = _Op("aten", 'argmax', 'out',
     'argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3692,7 +3692,7 @@ argmax_out._entry = _entry_argmax_out
 _aten._packet('argmax')._add(argmax_out)
 
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:643
 mm = _Op("aten", 'mm', 'default',
     'mm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3720,7 +3720,7 @@ mm._entry = _entry_mm
 _aten._packet('mm')._add(mm)
 
 
-# schema/native_functions.yaml:645
+# schema/native_functions.yaml:648
 mm_out = _Op("aten", 'mm', 'out',
     'mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3750,7 +3750,7 @@ mm_out._entry = _entry_mm_out
 _aten._packet('mm')._add(mm_out)
 
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml:651
 bmm = _Op("aten", 'bmm', 'default',
     'bmm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3778,7 +3778,7 @@ bmm._entry = _entry_bmm
 _aten._packet('bmm')._add(bmm)
 
 
-# schema/native_functions.yaml:653
+# schema/native_functions.yaml:656
 bmm_out = _Op("aten", 'bmm', 'out',
     'bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3808,7 +3808,7 @@ bmm_out._entry = _entry_bmm_out
 _aten._packet('bmm')._add(bmm_out)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:659
 addmm = _Op("aten", 'addmm', 'default',
     'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'mat1', 'mat2', 'beta', 'alpha'), 3, tags=('core',))
@@ -3836,7 +3836,7 @@ addmm._entry = _entry_addmm
 _aten._packet('addmm')._add(addmm)
 
 
-# schema/native_functions.yaml:661
+# schema/native_functions.yaml:664
 addmm_out = _Op("aten", 'addmm', 'out',
     'addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=('core',))
@@ -3866,7 +3866,7 @@ addmm_out._entry = _entry_addmm_out
 _aten._packet('addmm')._add(addmm_out)
 
 
-# schema/native_functions.yaml:664
+# schema/native_functions.yaml:667
 matmul = _Op("aten", 'matmul', 'default',
     'matmul(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -3894,7 +3894,7 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:668
+# schema/native_functions.yaml:671
 matmul_out = _Op("aten", 'matmul', 'out',
     'matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -3924,7 +3924,7 @@ matmul_out._entry = _entry_matmul_out
 _aten._packet('matmul')._add(matmul_out)
 
 
-# schema/native_functions.yaml:670
+# schema/native_functions.yaml:673
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3952,7 +3952,7 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml:676
 linear_out = _Op("aten", 'linear', 'out',
     'linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('input', 'weight', 'bias', 'out'), 3, tags=())
@@ -3982,7 +3982,7 @@ linear_out._entry = _entry_linear_out
 _aten._packet('linear')._add(linear_out)
 
 
-# schema/native_functions.yaml:676
+# schema/native_functions.yaml:679
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -4010,7 +4010,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:682
+# schema/native_functions.yaml:685
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -4038,7 +4038,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:688
+# schema/native_functions.yaml:691
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -4066,7 +4066,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:693
+# schema/native_functions.yaml:696
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4094,7 +4094,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:698
+# schema/native_functions.yaml:701
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4122,7 +4122,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:706
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -4150,7 +4150,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:709
+# schema/native_functions.yaml:712
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -4178,7 +4178,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:715
+# schema/native_functions.yaml:718
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -4206,7 +4206,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:721
+# schema/native_functions.yaml:724
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4234,7 +4234,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:727
+# schema/native_functions.yaml:730
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -4262,7 +4262,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:732
+# schema/native_functions.yaml:735
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4290,7 +4290,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:738
+# schema/native_functions.yaml:741
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4318,7 +4318,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:744
+# schema/native_functions.yaml:747
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4346,7 +4346,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:750
+# schema/native_functions.yaml:753
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4374,7 +4374,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:756
+# schema/native_functions.yaml:759
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -4402,7 +4402,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:762
+# schema/native_functions.yaml:765
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4430,7 +4430,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:767
+# schema/native_functions.yaml:770
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -4458,7 +4458,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:773
+# schema/native_functions.yaml:776
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -4486,7 +4486,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:779
+# schema/native_functions.yaml:782
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -4514,7 +4514,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:784
+# schema/native_functions.yaml:787
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -4542,7 +4542,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:790
+# schema/native_functions.yaml:793
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -4570,7 +4570,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:796
+# schema/native_functions.yaml:799
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4598,7 +4598,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:801
+# schema/native_functions.yaml:804
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4626,7 +4626,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:807
+# schema/native_functions.yaml:810
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4654,7 +4654,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:812
+# schema/native_functions.yaml:815
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4682,7 +4682,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:821
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4710,7 +4710,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:826
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4738,7 +4738,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:828
+# schema/native_functions.yaml:831
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4766,7 +4766,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:833
+# schema/native_functions.yaml:836
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4794,7 +4794,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:838
+# schema/native_functions.yaml:841
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4822,7 +4822,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:844
+# schema/native_functions.yaml:847
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4850,7 +4850,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:851
+# schema/native_functions.yaml:854
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4878,7 +4878,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:858
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4908,7 +4908,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:858
+# schema/native_functions.yaml:861
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4936,7 +4936,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:862
+# schema/native_functions.yaml:865
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4964,7 +4964,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:867
+# schema/native_functions.yaml:870
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4994,7 +4994,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:870
+# schema/native_functions.yaml:873
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -5024,7 +5024,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:876
+# schema/native_functions.yaml:879
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -5052,7 +5052,7 @@ index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
 
 
-# schema/native_functions.yaml:882
+# schema/native_functions.yaml:885
 repeat = _Op("aten", 'repeat', 'default',
     'repeat(Tensor self, SymInt[] repeats) -> Tensor',
     ('self', 'repeats'), 2, tags=())
@@ -5080,7 +5080,7 @@ repeat._entry = _entry_repeat
 _aten._packet('repeat')._add(repeat)
 
 
-# schema/native_functions.yaml:887
+# schema/native_functions.yaml:890
 repeat_out = _Op("aten", 'repeat', 'out',
     'repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'repeats', 'out'), 2, tags=())
@@ -5110,7 +5110,7 @@ repeat_out._entry = _entry_repeat_out
 _aten._packet('repeat')._add(repeat_out)
 
 
-# schema/native_functions.yaml:889
+# schema/native_functions.yaml:892
 tile = _Op("aten", 'tile', 'default',
     'tile(Tensor self, SymInt[] dims) -> Tensor',
     ('self', 'dims'), 2, tags=())
@@ -5138,7 +5138,7 @@ tile._entry = _entry_tile
 _aten._packet('tile')._add(tile)
 
 
-# schema/native_functions.yaml:894
+# schema/native_functions.yaml:897
 flip = _Op("aten", 'flip', 'default',
     'flip(Tensor self, int[] dims) -> Tensor',
     ('self', 'dims'), 2, tags=())
@@ -5166,7 +5166,7 @@ flip._entry = _entry_flip
 _aten._packet('flip')._add(flip)
 
 
-# schema/native_functions.yaml:899
+# schema/native_functions.yaml:902
 flip_out = _Op("aten", 'flip', 'out',
     'flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dims', 'out'), 2, tags=())
@@ -5196,7 +5196,7 @@ flip_out._entry = _entry_flip_out
 _aten._packet('flip')._add(flip_out)
 
 
-# schema/native_functions.yaml:901
+# schema/native_functions.yaml:904
 roll = _Op("aten", 'roll', 'default',
     'roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor',
     ('self', 'shifts', 'dims'), 3, tags=())
@@ -5224,7 +5224,7 @@ roll._entry = _entry_roll
 _aten._packet('roll')._add(roll)
 
 
-# schema/native_functions.yaml:906
+# schema/native_functions.yaml:909
 roll_out = _Op("aten", 'roll', 'out',
     'roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'shifts', 'dims', 'out'), 3, tags=())
@@ -5254,7 +5254,7 @@ roll_out._entry = _entry_roll_out
 _aten._packet('roll')._add(roll_out)
 
 
-# schema/native_functions.yaml:908
+# schema/native_functions.yaml:911
 tril = _Op("aten", 'tril', 'default',
     'tril(Tensor self, SymInt diagonal=0) -> Tensor',
     ('self', 'diagonal'), 2, tags=())
@@ -5282,7 +5282,7 @@ tril._entry = _entry_tril
 _aten._packet('tril')._add(tril)
 
 
-# schema/native_functions.yaml:913
+# schema/native_functions.yaml:916
 tril_out = _Op("aten", 'tril', 'out',
     'tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'diagonal', 'out'), 2, tags=())
@@ -5312,7 +5312,7 @@ tril_out._entry = _entry_tril_out
 _aten._packet('tril')._add(tril_out)
 
 
-# schema/native_functions.yaml:915
+# schema/native_functions.yaml:918
 tril_ = _Op("aten", 'tril_', 'default',
     'tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
     ('self', 'diagonal'), 2, tags=())
@@ -5342,7 +5342,7 @@ tril_._entry = _entry_tril_
 _aten._packet('tril_')._add(tril_)
 
 
-# schema/native_functions.yaml:921
+# schema/native_functions.yaml:924
 triu = _Op("aten", 'triu', 'default',
     'triu(Tensor self, SymInt diagonal=0) -> Tensor',
     ('self', 'diagonal'), 2, tags=())
@@ -5370,7 +5370,7 @@ triu._entry = _entry_triu
 _aten._packet('triu')._add(triu)
 
 
-# schema/native_functions.yaml:926
+# schema/native_functions.yaml:929
 triu_out = _Op("aten", 'triu', 'out',
     'triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'diagonal', 'out'), 2, tags=())
@@ -5400,7 +5400,7 @@ triu_out._entry = _entry_triu_out
 _aten._packet('triu')._add(triu_out)
 
 
-# schema/native_functions.yaml:928
+# schema/native_functions.yaml:931
 triu_ = _Op("aten", 'triu_', 'default',
     'triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
     ('self', 'diagonal'), 2, tags=())
@@ -5430,7 +5430,7 @@ triu_._entry = _entry_triu_
 _aten._packet('triu_')._add(triu_)
 
 
-# schema/native_functions.yaml:934
+# schema/native_functions.yaml:937
 index_select = _Op("aten", 'index_select', 'default',
     'index_select(Tensor self, int dim, Tensor index) -> Tensor',
     ('self', 'dim', 'index'), 3, tags=())
@@ -5458,7 +5458,7 @@ index_select._entry = _entry_index_select
 _aten._packet('index_select')._add(index_select)
 
 
-# schema/native_functions.yaml:939
+# schema/native_functions.yaml:942
 index_select_out = _Op("aten", 'index_select', 'out',
     'index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'out'), 3, tags=())
@@ -5488,7 +5488,7 @@ index_select_out._entry = _entry_index_select_out
 _aten._packet('index_select')._add(index_select_out)
 
 
-# schema/native_functions.yaml:941
+# schema/native_functions.yaml:944
 gather = _Op("aten", 'gather', 'default',
     'gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor',
     ('self', 'dim', 'index', 'sparse_grad'), 3, tags=())
@@ -5516,7 +5516,7 @@ gather._entry = _entry_gather
 _aten._packet('gather')._add(gather)
 
 
-# schema/native_functions.yaml:946
+# schema/native_functions.yaml:949
 gather_out = _Op("aten", 'gather', 'out',
     'gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'sparse_grad', 'out'), 3, tags=())
@@ -5546,7 +5546,7 @@ gather_out._entry = _entry_gather_out
 _aten._packet('gather')._add(gather_out)
 
 
-# schema/native_functions.yaml:948
+# schema/native_functions.yaml:951
 scatter_src = _Op("aten", 'scatter', 'src',
     'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5574,7 +5574,7 @@ scatter_src._entry = _entry_scatter_src
 _aten._packet('scatter')._add(scatter_src)
 
 
-# schema/native_functions.yaml:953
+# schema/native_functions.yaml:956
 scatter_src_out = _Op("aten", 'scatter', 'src_out',
     'scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
@@ -5604,7 +5604,7 @@ scatter_src_out._entry = _entry_scatter_src_out
 _aten._packet('scatter')._add(scatter_src_out)
 
 
-# schema/native_functions.yaml:955
+# schema/native_functions.yaml:958
 scatter_value = _Op("aten", 'scatter', 'value',
     'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -5632,7 +5632,7 @@ scatter_value._entry = _entry_scatter_value
 _aten._packet('scatter')._add(scatter_value)
 
 
-# schema/native_functions.yaml:960
+# schema/native_functions.yaml:963
 scatter_value_out = _Op("aten", 'scatter', 'value_out',
     'scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
@@ -5662,7 +5662,7 @@ scatter_value_out._entry = _entry_scatter_value_out
 _aten._packet('scatter')._add(scatter_value_out)
 
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:965
 scatter_reduce = _Op("aten", 'scatter', 'reduce',
     'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
     ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
@@ -5690,7 +5690,7 @@ scatter_reduce._entry = _entry_scatter_reduce
 _aten._packet('scatter')._add(scatter_reduce)
 
 
-# schema/native_functions.yaml:967
+# schema/native_functions.yaml:970
 scatter_reduce_out = _Op("aten", 'scatter', 'reduce_out',
     'scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce', 'out'), 4, tags=())
@@ -5720,7 +5720,7 @@ scatter_reduce_out._entry = _entry_scatter_reduce_out
 _aten._packet('scatter')._add(scatter_reduce_out)
 
 
-# schema/native_functions.yaml:969
+# schema/native_functions.yaml:972
 scatter_value_reduce = _Op("aten", 'scatter', 'value_reduce',
     'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
     ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
@@ -5748,7 +5748,7 @@ scatter_value_reduce._entry = _entry_scatter_value_reduce
 _aten._packet('scatter')._add(scatter_value_reduce)
 
 
-# schema/native_functions.yaml:974
+# schema/native_functions.yaml:977
 scatter_value_reduce_out = _Op("aten", 'scatter', 'value_reduce_out',
     'scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'reduce', 'out'), 4, tags=())
@@ -5778,7 +5778,7 @@ scatter_value_reduce_out._entry = _entry_scatter_value_reduce_out
 _aten._packet('scatter')._add(scatter_value_reduce_out)
 
 
-# schema/native_functions.yaml:976
+# schema/native_functions.yaml:979
 scatter__src = _Op("aten", 'scatter_', 'src',
     'scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5808,7 +5808,7 @@ scatter__src._entry = _entry_scatter__src
 _aten._packet('scatter_')._add(scatter__src)
 
 
-# schema/native_functions.yaml:982
+# schema/native_functions.yaml:985
 scatter__value = _Op("aten", 'scatter_', 'value',
     'scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -5838,7 +5838,7 @@ scatter__value._entry = _entry_scatter__value
 _aten._packet('scatter_')._add(scatter__value)
 
 
-# schema/native_functions.yaml:988
+# schema/native_functions.yaml:991
 scatter__reduce = _Op("aten", 'scatter_', 'reduce',
     'scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
@@ -5868,7 +5868,7 @@ scatter__reduce._entry = _entry_scatter__reduce
 _aten._packet('scatter_')._add(scatter__reduce)
 
 
-# schema/native_functions.yaml:994
+# schema/native_functions.yaml:997
 scatter__value_reduce = _Op("aten", 'scatter_', 'value_reduce',
     'scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
@@ -5898,7 +5898,7 @@ scatter__value_reduce._entry = _entry_scatter__value_reduce
 _aten._packet('scatter_')._add(scatter__value_reduce)
 
 
-# schema/native_functions.yaml:1000
+# schema/native_functions.yaml:1003
 scatter_add = _Op("aten", 'scatter_add', 'default',
     'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5926,7 +5926,7 @@ scatter_add._entry = _entry_scatter_add
 _aten._packet('scatter_add')._add(scatter_add)
 
 
-# schema/native_functions.yaml:1005
+# schema/native_functions.yaml:1008
 scatter_add_out = _Op("aten", 'scatter_add', 'out',
     'scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
@@ -5956,7 +5956,7 @@ scatter_add_out._entry = _entry_scatter_add_out
 _aten._packet('scatter_add')._add(scatter_add_out)
 
 
-# schema/native_functions.yaml:1007
+# schema/native_functions.yaml:1010
 scatter_add_ = _Op("aten", 'scatter_add_', 'default',
     'scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5986,7 +5986,7 @@ scatter_add_._entry = _entry_scatter_add_
 _aten._packet('scatter_add_')._add(scatter_add_)
 
 
-# schema/native_functions.yaml:1013
+# schema/native_functions.yaml:1016
 scatter_reduce_two = _Op("aten", 'scatter_reduce', 'two',
     'scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor',
     ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
@@ -6014,7 +6014,7 @@ scatter_reduce_two._entry = _entry_scatter_reduce_two
 _aten._packet('scatter_reduce')._add(scatter_reduce_two)
 
 
-# schema/native_functions.yaml:1018
+# schema/native_functions.yaml:1021
 scatter_reduce_two_out = _Op("aten", 'scatter_reduce', 'two_out',
     'scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce', 'include_self', 'out'), 5, tags=())
@@ -6044,7 +6044,7 @@ scatter_reduce_two_out._entry = _entry_scatter_reduce_two_out
 _aten._packet('scatter_reduce')._add(scatter_reduce_two_out)
 
 
-# schema/native_functions.yaml:1020
+# schema/native_functions.yaml:1023
 scatter_reduce__two = _Op("aten", 'scatter_reduce_', 'two',
     'scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
@@ -6074,7 +6074,7 @@ scatter_reduce__two._entry = _entry_scatter_reduce__two
 _aten._packet('scatter_reduce_')._add(scatter_reduce__two)
 
 
-# schema/native_functions.yaml:1026
+# schema/native_functions.yaml:1029
 masked_select = _Op("aten", 'masked_select', 'default',
     'masked_select(Tensor self, Tensor mask) -> Tensor',
     ('self', 'mask'), 2, tags=('dynamic_output_shape',))
@@ -6102,7 +6102,7 @@ masked_select._entry = _entry_masked_select
 _aten._packet('masked_select')._add(masked_select)
 
 
-# schema/native_functions.yaml:1031
+# schema/native_functions.yaml:1034
 masked_select_out = _Op("aten", 'masked_select', 'out',
     'masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'out'), 2, tags=('dynamic_output_shape',))
@@ -6132,7 +6132,7 @@ masked_select_out._entry = _entry_masked_select_out
 _aten._packet('masked_select')._add(masked_select_out)
 
 
-# schema/native_functions.yaml:1034
+# schema/native_functions.yaml:1037
 nonzero = _Op("aten", 'nonzero', 'default',
     'nonzero(Tensor self) -> Tensor',
     ('self',), 1, tags=('dynamic_output_shape',))
@@ -6160,7 +6160,7 @@ nonzero._entry = _entry_nonzero
 _aten._packet('nonzero')._add(nonzero)
 
 
-# schema/native_functions.yaml:1041
+# schema/native_functions.yaml:1044
 nonzero_out = _Op("aten", 'nonzero', 'out',
     'nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('dynamic_output_shape',))
@@ -6190,7 +6190,7 @@ nonzero_out._entry = _entry_nonzero_out
 _aten._packet('nonzero')._add(nonzero_out)
 
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1050
 topk = _Op("aten", 'topk', 'default',
     'topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)',
     ('self', 'k', 'dim', 'largest', 'sorted'), 5, tags=())
@@ -6218,7 +6218,7 @@ topk._entry = _entry_topk
 _aten._packet('topk')._add(topk)
 
 
-# schema/native_functions.yaml:1052
+# schema/native_functions.yaml:1055
 topk_values = _Op("aten", 'topk', 'values',
     'topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'k', 'dim', 'largest', 'sorted', 'values', 'indices'), 5, tags=())
@@ -6250,7 +6250,7 @@ topk_values._entry = _entry_topk_values
 _aten._packet('topk')._add(topk_values)
 
 
-# schema/native_functions.yaml:1054
+# schema/native_functions.yaml:1057
 sort = _Op("aten", 'sort', 'default',
     'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'descending'), 3, tags=())
@@ -6278,7 +6278,7 @@ sort._entry = _entry_sort
 _aten._packet('sort')._add(sort)
 
 
-# schema/native_functions.yaml:1059
+# schema/native_functions.yaml:1062
 sort_values = _Op("aten", 'sort', 'values',
     'sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'descending', 'values', 'indices'), 3, tags=())
@@ -6310,7 +6310,7 @@ sort_values._entry = _entry_sort_values
 _aten._packet('sort')._add(sort_values)
 
 
-# schema/native_functions.yaml:1061
+# schema/native_functions.yaml:1064
 sort_stable = _Op("aten", 'sort', 'stable',
     'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
     ('self', 'stable', 'dim', 'descending'), 1, tags=())
@@ -6338,7 +6338,7 @@ sort_stable._entry = _entry_sort_stable
 _aten._packet('sort')._add(sort_stable)
 
 
-# schema/native_functions.yaml:1066
+# schema/native_functions.yaml:1069
 sort_values_stable = _Op("aten", 'sort', 'values_stable',
     'sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'stable', 'dim', 'descending', 'values', 'indices'), 1, tags=())
@@ -6370,7 +6370,7 @@ sort_values_stable._entry = _entry_sort_values_stable
 _aten._packet('sort')._add(sort_values_stable)
 
 
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1071
 argsort = _Op("aten", 'argsort', 'default',
     'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
     ('self', 'dim', 'descending'), 3, tags=())
@@ -6398,7 +6398,7 @@ argsort._entry = _entry_argsort
 _aten._packet('argsort')._add(argsort)
 
 
-# schema/native_functions.yaml:1073
+# schema/native_functions.yaml:1076
 argsort_stable = _Op("aten", 'argsort', 'stable',
     'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
     ('self', 'stable', 'dim', 'descending'), 1, tags=())
@@ -6426,7 +6426,7 @@ argsort_stable._entry = _entry_argsort_stable
 _aten._packet('argsort')._add(argsort_stable)
 
 
-# schema/native_functions.yaml:1077
+# schema/native_functions.yaml:1080
 argsort_stable_out = _Op("aten", 'argsort', 'stable_out',
     'argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'stable', 'dim', 'descending', 'out'), 1, tags=())
@@ -6456,7 +6456,7 @@ argsort_stable_out._entry = _entry_argsort_stable_out
 _aten._packet('argsort')._add(argsort_stable_out)
 
 
-# schema/native_functions.yaml:1079
+# schema/native_functions.yaml:1082
 _unique2 = _Op("aten", '_unique2', 'default',
     '_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
     ('self', 'sorted', 'return_inverse', 'return_counts'), 4, tags=('dynamic_output_shape',))
@@ -6484,7 +6484,7 @@ _unique2._entry = _entry__unique2
 _aten._packet('_unique2')._add(_unique2)
 
 
-# schema/native_functions.yaml:1084
+# schema/native_functions.yaml:1087
 _unique2_out = _Op("aten", '_unique2', 'out',
     '_unique2.out(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('self', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
@@ -6518,7 +6518,7 @@ _unique2_out._entry = _entry__unique2_out
 _aten._packet('_unique2')._add(_unique2_out)
 
 
-# schema/native_functions.yaml:1087
+# schema/native_functions.yaml:1090
 unique_dim = _Op("aten", 'unique_dim', 'default',
     'unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
     ('self', 'dim', 'sorted', 'return_inverse', 'return_counts'), 5, tags=('dynamic_output_shape',))
@@ -6546,7 +6546,7 @@ unique_dim._entry = _entry_unique_dim
 _aten._packet('unique_dim')._add(unique_dim)
 
 
-# schema/native_functions.yaml:1092
+# schema/native_functions.yaml:1095
 unique_dim_out = _Op("aten", 'unique_dim', 'out',
     'unique_dim.out(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('self', 'dim', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 5, tags=('dynamic_output_shape',))
@@ -6580,7 +6580,7 @@ unique_dim_out._entry = _entry_unique_dim_out
 _aten._packet('unique_dim')._add(unique_dim_out)
 
 
-# schema/native_functions.yaml:1095
+# schema/native_functions.yaml:1098
 slice_scatter = _Op("aten", 'slice_scatter', 'default',
     'slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor',
     ('self', 'src', 'dim', 'start', 'end', 'step'), 6, tags=())
@@ -6608,7 +6608,7 @@ slice_scatter._entry = _entry_slice_scatter
 _aten._packet('slice_scatter')._add(slice_scatter)
 
 
-# schema/native_functions.yaml:1099
+# schema/native_functions.yaml:1102
 slice_scatter_out = _Op("aten", 'slice_scatter', 'out',
     'slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'dim', 'start', 'end', 'step', 'out'), 6, tags=())
@@ -6638,7 +6638,7 @@ slice_scatter_out._entry = _entry_slice_scatter_out
 _aten._packet('slice_scatter')._add(slice_scatter_out)
 
 
-# schema/native_functions.yaml:1101
+# schema/native_functions.yaml:1104
 select_scatter = _Op("aten", 'select_scatter', 'default',
     'select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor',
     ('self', 'src', 'dim', 'index'), 4, tags=())
@@ -6666,7 +6666,7 @@ select_scatter._entry = _entry_select_scatter
 _aten._packet('select_scatter')._add(select_scatter)
 
 
-# schema/native_functions.yaml:1105
+# schema/native_functions.yaml:1108
 select_scatter_out = _Op("aten", 'select_scatter', 'out',
     'select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'dim', 'index', 'out'), 4, tags=())
@@ -6696,7 +6696,7 @@ select_scatter_out._entry = _entry_select_scatter_out
 _aten._packet('select_scatter')._add(select_scatter_out)
 
 
-# schema/native_functions.yaml:1107
+# schema/native_functions.yaml:1110
 diagonal_scatter = _Op("aten", 'diagonal_scatter', 'default',
     'diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor',
     ('self', 'src', 'offset', 'dim1', 'dim2'), 5, tags=())
@@ -6724,7 +6724,7 @@ diagonal_scatter._entry = _entry_diagonal_scatter
 _aten._packet('diagonal_scatter')._add(diagonal_scatter)
 
 
-# schema/native_functions.yaml:1111
+# schema/native_functions.yaml:1114
 diagonal_scatter_out = _Op("aten", 'diagonal_scatter', 'out',
     'diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'offset', 'dim1', 'dim2', 'out'), 5, tags=())
@@ -6754,7 +6754,7 @@ diagonal_scatter_out._entry = _entry_diagonal_scatter_out
 _aten._packet('diagonal_scatter')._add(diagonal_scatter_out)
 
 
-# schema/native_functions.yaml:1113
+# schema/native_functions.yaml:1116
 as_strided_scatter = _Op("aten", 'as_strided_scatter', 'default',
     'as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor',
     ('self', 'src', 'size', 'stride', 'storage_offset'), 5, tags=())
@@ -6782,7 +6782,7 @@ as_strided_scatter._entry = _entry_as_strided_scatter
 _aten._packet('as_strided_scatter')._add(as_strided_scatter)
 
 
-# schema/native_functions.yaml:1117
+# schema/native_functions.yaml:1120
 as_strided_scatter_out = _Op("aten", 'as_strided_scatter', 'out',
     'as_strided_scatter.out(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'size', 'stride', 'storage_offset', 'out'), 5, tags=())
@@ -6812,7 +6812,7 @@ as_strided_scatter_out._entry = _entry_as_strided_scatter_out
 _aten._packet('as_strided_scatter')._add(as_strided_scatter_out)
 
 
-# schema/native_functions.yaml:1119
+# schema/native_functions.yaml:1122
 index_add = _Op("aten", 'index_add', 'default',
     'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor',
     ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
@@ -6840,7 +6840,7 @@ index_add._entry = _entry_index_add
 _aten._packet('index_add')._add(index_add)
 
 
-# schema/native_functions.yaml:1124
+# schema/native_functions.yaml:1127
 index_add_out = _Op("aten", 'index_add', 'out',
     'index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source', 'alpha', 'out'), 4, tags=())
@@ -6870,7 +6870,7 @@ index_add_out._entry = _entry_index_add_out
 _aten._packet('index_add')._add(index_add_out)
 
 
-# schema/native_functions.yaml:1126
+# schema/native_functions.yaml:1129
 index_add_ = _Op("aten", 'index_add_', 'default',
     'index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
@@ -6900,7 +6900,7 @@ index_add_._entry = _entry_index_add_
 _aten._packet('index_add_')._add(index_add_)
 
 
-# schema/native_functions.yaml:1132
+# schema/native_functions.yaml:1135
 index_copy = _Op("aten", 'index_copy', 'default',
     'index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor',
     ('self', 'dim', 'index', 'source'), 4, tags=())
@@ -6928,7 +6928,7 @@ index_copy._entry = _entry_index_copy
 _aten._packet('index_copy')._add(index_copy)
 
 
-# schema/native_functions.yaml:1137
+# schema/native_functions.yaml:1140
 index_copy_out = _Op("aten", 'index_copy', 'out',
     'index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source', 'out'), 4, tags=())
@@ -6958,7 +6958,7 @@ index_copy_out._entry = _entry_index_copy_out
 _aten._packet('index_copy')._add(index_copy_out)
 
 
-# schema/native_functions.yaml:1139
+# schema/native_functions.yaml:1142
 index_copy_ = _Op("aten", 'index_copy_', 'default',
     'index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source'), 4, tags=())
@@ -6988,7 +6988,7 @@ index_copy_._entry = _entry_index_copy_
 _aten._packet('index_copy_')._add(index_copy_)
 
 
-# schema/native_functions.yaml:1145
+# schema/native_functions.yaml:1148
 index_fill_int_Scalar = _Op("aten", 'index_fill', 'int_Scalar',
     'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -7016,7 +7016,7 @@ index_fill_int_Scalar._entry = _entry_index_fill_int_Scalar
 _aten._packet('index_fill')._add(index_fill_int_Scalar)
 
 
-# schema/native_functions.yaml:1149
+# schema/native_functions.yaml:1152
 index_fill_int_Scalar_out = _Op("aten", 'index_fill', 'int_Scalar_out',
     'index_fill.int_Scalar_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
@@ -7046,7 +7046,7 @@ index_fill_int_Scalar_out._entry = _entry_index_fill_int_Scalar_out
 _aten._packet('index_fill')._add(index_fill_int_Scalar_out)
 
 
-# schema/native_functions.yaml:1151
+# schema/native_functions.yaml:1154
 index_fill_int_Tensor = _Op("aten", 'index_fill', 'int_Tensor',
     'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -7074,7 +7074,7 @@ index_fill_int_Tensor._entry = _entry_index_fill_int_Tensor
 _aten._packet('index_fill')._add(index_fill_int_Tensor)
 
 
-# schema/native_functions.yaml:1155
+# schema/native_functions.yaml:1158
 index_fill_int_Tensor_out = _Op("aten", 'index_fill', 'int_Tensor_out',
     'index_fill.int_Tensor_out(Tensor self, int dim, Tensor index, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
@@ -7104,7 +7104,7 @@ index_fill_int_Tensor_out._entry = _entry_index_fill_int_Tensor_out
 _aten._packet('index_fill')._add(index_fill_int_Tensor_out)
 
 
-# schema/native_functions.yaml:1157
+# schema/native_functions.yaml:1160
 index_fill__int_Scalar = _Op("aten", 'index_fill_', 'int_Scalar',
     'index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -7134,7 +7134,7 @@ index_fill__int_Scalar._entry = _entry_index_fill__int_Scalar
 _aten._packet('index_fill_')._add(index_fill__int_Scalar)
 
 
-# schema/native_functions.yaml:1163
+# schema/native_functions.yaml:1166
 index_fill__int_Tensor = _Op("aten", 'index_fill_', 'int_Tensor',
     'index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -7164,7 +7164,7 @@ index_fill__int_Tensor._entry = _entry_index_fill__int_Tensor
 _aten._packet('index_fill_')._add(index_fill__int_Tensor)
 
 
-# schema/native_functions.yaml:1169
+# schema/native_functions.yaml:1172
 masked_scatter = _Op("aten", 'masked_scatter', 'default',
     'masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor',
     ('self', 'mask', 'source'), 3, tags=())
@@ -7192,7 +7192,7 @@ masked_scatter._entry = _entry_masked_scatter
 _aten._packet('masked_scatter')._add(masked_scatter)
 
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1176
 masked_scatter_out = _Op("aten", 'masked_scatter', 'out',
     'masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'source', 'out'), 3, tags=())
@@ -7222,7 +7222,7 @@ masked_scatter_out._entry = _entry_masked_scatter_out
 _aten._packet('masked_scatter')._add(masked_scatter_out)
 
 
-# schema/native_functions.yaml:1175
+# schema/native_functions.yaml:1178
 masked_scatter_ = _Op("aten", 'masked_scatter_', 'default',
     'masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)',
     ('self', 'mask', 'source'), 3, tags=())
@@ -7252,7 +7252,7 @@ masked_scatter_._entry = _entry_masked_scatter_
 _aten._packet('masked_scatter_')._add(masked_scatter_)
 
 
-# schema/native_functions.yaml:1181
+# schema/native_functions.yaml:1184
 take = _Op("aten", 'take', 'default',
     'take(Tensor self, Tensor index) -> Tensor',
     ('self', 'index'), 2, tags=())
@@ -7280,7 +7280,7 @@ take._entry = _entry_take
 _aten._packet('take')._add(take)
 
 
-# schema/native_functions.yaml:1186
+# schema/native_functions.yaml:1189
 take_out = _Op("aten", 'take', 'out',
     'take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'index', 'out'), 2, tags=())
@@ -7310,7 +7310,7 @@ take_out._entry = _entry_take_out
 _aten._packet('take')._add(take_out)
 
 
-# schema/native_functions.yaml:1188
+# schema/native_functions.yaml:1191
 put = _Op("aten", 'put', 'default',
     'put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor',
     ('self', 'index', 'source', 'accumulate'), 4, tags=())
@@ -7338,7 +7338,7 @@ put._entry = _entry_put
 _aten._packet('put')._add(put)
 
 
-# schema/native_functions.yaml:1192
+# schema/native_functions.yaml:1195
 put_out = _Op("aten", 'put', 'out',
     'put.out(Tensor self, Tensor index, Tensor source, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'index', 'source', 'accumulate', 'out'), 4, tags=())
@@ -7368,7 +7368,7 @@ put_out._entry = _entry_put_out
 _aten._packet('put')._add(put_out)
 
 
-# schema/native_functions.yaml:1194
+# schema/native_functions.yaml:1197
 put_ = _Op("aten", 'put_', 'default',
     'put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)',
     ('self', 'index', 'source', 'accumulate'), 4, tags=())
@@ -7398,7 +7398,7 @@ put_._entry = _entry_put_
 _aten._packet('put_')._add(put_)
 
 
-# schema/native_functions.yaml:1200
+# schema/native_functions.yaml:1203
 take_along_dim = _Op("aten", 'take_along_dim', 'default',
     'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor',
     ('self', 'indices', 'dim'), 3, tags=())
@@ -7426,7 +7426,7 @@ take_along_dim._entry = _entry_take_along_dim
 _aten._packet('take_along_dim')._add(take_along_dim)
 
 
-# schema/native_functions.yaml:1204
+# schema/native_functions.yaml:1207
 take_along_dim_out = _Op("aten", 'take_along_dim', 'out',
     'take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'dim', 'out'), 3, tags=())
@@ -7456,7 +7456,7 @@ take_along_dim_out._entry = _entry_take_along_dim_out
 _aten._packet('take_along_dim')._add(take_along_dim_out)
 
 
-# schema/native_functions.yaml:1206
+# schema/native_functions.yaml:1209
 argwhere = _Op("aten", 'argwhere', 'default',
     'argwhere(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7484,7 +7484,7 @@ argwhere._entry = _entry_argwhere
 _aten._packet('argwhere')._add(argwhere)
 
 
-# schema/native_functions.yaml:1211
+# schema/native_functions.yaml:1214
 fliplr = _Op("aten", 'fliplr', 'default',
     'fliplr(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7512,7 +7512,7 @@ fliplr._entry = _entry_fliplr
 _aten._packet('fliplr')._add(fliplr)
 
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1219
 flipud = _Op("aten", 'flipud', 'default',
     'flipud(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7540,7 +7540,7 @@ flipud._entry = _entry_flipud
 _aten._packet('flipud')._add(flipud)
 
 
-# schema/native_functions.yaml:1221
+# schema/native_functions.yaml:1224
 rot90 = _Op("aten", 'rot90', 'default',
     'rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor',
     ('self', 'k', 'dims'), 3, tags=())
@@ -7568,7 +7568,7 @@ rot90._entry = _entry_rot90
 _aten._packet('rot90')._add(rot90)
 
 
-# schema/native_functions.yaml:1225
+# schema/native_functions.yaml:1228
 rot90_out = _Op("aten", 'rot90', 'out',
     'rot90.out(Tensor self, int k=1, int[] dims=[0,1], *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'k', 'dims', 'out'), 3, tags=())
@@ -7598,7 +7598,7 @@ rot90_out._entry = _entry_rot90_out
 _aten._packet('rot90')._add(rot90_out)
 
 
-# schema/native_functions.yaml:1227
+# schema/native_functions.yaml:1230
 msort = _Op("aten", 'msort', 'default',
     'msort(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7626,7 +7626,7 @@ msort._entry = _entry_msort
 _aten._packet('msort')._add(msort)
 
 
-# schema/native_functions.yaml:1231
+# schema/native_functions.yaml:1234
 msort_out = _Op("aten", 'msort', 'out',
     'msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -7656,7 +7656,7 @@ msort_out._entry = _entry_msort_out
 _aten._packet('msort')._add(msort_out)
 
 
-# schema/native_functions.yaml:1233
+# schema/native_functions.yaml:1236
 unique_consecutive = _Op("aten", 'unique_consecutive', 'default',
     'unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)',
     ('self', 'return_inverse', 'return_counts', 'dim'), 4, tags=('dynamic_output_shape',))
@@ -7684,7 +7684,7 @@ unique_consecutive._entry = _entry_unique_consecutive
 _aten._packet('unique_consecutive')._add(unique_consecutive)
 
 
-# schema/native_functions.yaml:1238
+# schema/native_functions.yaml:1241
 unique_consecutive_out = _Op("aten", 'unique_consecutive', 'out',
     'unique_consecutive.out(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('self', 'return_inverse', 'return_counts', 'dim', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
@@ -7718,7 +7718,7 @@ unique_consecutive_out._entry = _entry_unique_consecutive_out
 _aten._packet('unique_consecutive')._add(unique_consecutive_out)
 
 
-# schema/native_functions.yaml:1241
+# schema/native_functions.yaml:1244
 unfold = _Op("aten", 'unfold', 'default',
     'unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)',
     ('self', 'dimension', 'size', 'step'), 4, tags=('view',))
@@ -7746,7 +7746,7 @@ unfold._entry = _entry_unfold
 _aten._packet('unfold')._add(unfold)
 
 
-# schema/native_functions.yaml:1247
+# schema/native_functions.yaml:1250
 swapaxes = _Op("aten", 'swapaxes', 'default',
     'swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)',
     ('self', 'axis0', 'axis1'), 3, tags=())
@@ -7774,7 +7774,7 @@ swapaxes._entry = _entry_swapaxes
 _aten._packet('swapaxes')._add(swapaxes)
 
 
-# schema/native_functions.yaml:1252
+# schema/native_functions.yaml:1255
 swapdims = _Op("aten", 'swapdims', 'default',
     'swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=())
@@ -7802,7 +7802,7 @@ swapdims._entry = _entry_swapdims
 _aten._packet('swapdims')._add(swapdims)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1260
 moveaxis_intlist = _Op("aten", 'moveaxis', 'intlist',
     'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -7830,7 +7830,7 @@ moveaxis_intlist._entry = _entry_moveaxis_intlist
 _aten._packet('moveaxis')._add(moveaxis_intlist)
 
 
-# schema/native_functions.yaml:1262
+# schema/native_functions.yaml:1265
 moveaxis_int = _Op("aten", 'moveaxis', 'int',
     'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -7858,7 +7858,7 @@ moveaxis_int._entry = _entry_moveaxis_int
 _aten._packet('moveaxis')._add(moveaxis_int)
 
 
-# schema/native_functions.yaml:1267
+# schema/native_functions.yaml:1270
 ravel = _Op("aten", 'ravel', 'default',
     'ravel(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -7886,7 +7886,7 @@ ravel._entry = _entry_ravel
 _aten._packet('ravel')._add(ravel)
 
 
-# schema/native_functions.yaml:1272
+# schema/native_functions.yaml:1275
 narrow_copy = _Op("aten", 'narrow_copy', 'default',
     'narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -7914,7 +7914,7 @@ narrow_copy._entry = _entry_narrow_copy
 _aten._packet('narrow_copy')._add(narrow_copy)
 
 
-# schema/native_functions.yaml:1276
+# schema/native_functions.yaml:1279
 narrow_copy_out = _Op("aten", 'narrow_copy', 'out',
     'narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'start', 'length', 'out'), 4, tags=())
@@ -7944,7 +7944,7 @@ narrow_copy_out._entry = _entry_narrow_copy_out
 _aten._packet('narrow_copy')._add(narrow_copy_out)
 
 
-# schema/native_functions.yaml:1278
+# schema/native_functions.yaml:1281
 tensor_split_sections = _Op("aten", 'tensor_split', 'sections',
     'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
     ('self', 'sections', 'dim'), 3, tags=())
@@ -7972,7 +7972,7 @@ tensor_split_sections._entry = _entry_tensor_split_sections
 _aten._packet('tensor_split')._add(tensor_split_sections)
 
 
-# schema/native_functions.yaml:1283
+# schema/native_functions.yaml:1286
 tensor_split_indices = _Op("aten", 'tensor_split', 'indices',
     'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
     ('self', 'indices', 'dim'), 3, tags=())
@@ -8000,7 +8000,7 @@ tensor_split_indices._entry = _entry_tensor_split_indices
 _aten._packet('tensor_split')._add(tensor_split_indices)
 
 
-# schema/native_functions.yaml:1288
+# schema/native_functions.yaml:1291
 tensor_split_tensor_indices_or_sections = _Op("aten", 'tensor_split', 'tensor_indices_or_sections',
     'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
     ('self', 'tensor_indices_or_sections', 'dim'), 3, tags=())
@@ -8028,7 +8028,7 @@ tensor_split_tensor_indices_or_sections._entry = _entry_tensor_split_tensor_indi
 _aten._packet('tensor_split')._add(tensor_split_tensor_indices_or_sections)
 
 
-# schema/native_functions.yaml:1293
+# schema/native_functions.yaml:1296
 hsplit_int = _Op("aten", 'hsplit', 'int',
     'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
     ('self', 'sections'), 2, tags=())
@@ -8056,7 +8056,7 @@ hsplit_int._entry = _entry_hsplit_int
 _aten._packet('hsplit')._add(hsplit_int)
 
 
-# schema/native_functions.yaml:1298
+# schema/native_functions.yaml:1301
 hsplit_array = _Op("aten", 'hsplit', 'array',
     'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
     ('self', 'indices'), 2, tags=())
@@ -8084,7 +8084,7 @@ hsplit_array._entry = _entry_hsplit_array
 _aten._packet('hsplit')._add(hsplit_array)
 
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:1306
 vsplit_int = _Op("aten", 'vsplit', 'int',
     'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
     ('self', 'sections'), 2, tags=())
@@ -8112,7 +8112,7 @@ vsplit_int._entry = _entry_vsplit_int
 _aten._packet('vsplit')._add(vsplit_int)
 
 
-# schema/native_functions.yaml:1308
+# schema/native_functions.yaml:1311
 vsplit_array = _Op("aten", 'vsplit', 'array',
     'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
     ('self', 'indices'), 2, tags=())
@@ -8140,7 +8140,7 @@ vsplit_array._entry = _entry_vsplit_array
 _aten._packet('vsplit')._add(vsplit_array)
 
 
-# schema/native_functions.yaml:1313
+# schema/native_functions.yaml:1316
 dsplit_int = _Op("aten", 'dsplit', 'int',
     'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
     ('self', 'sections'), 2, tags=())
@@ -8168,7 +8168,7 @@ dsplit_int._entry = _entry_dsplit_int
 _aten._packet('dsplit')._add(dsplit_int)
 
 
-# schema/native_functions.yaml:1318
+# schema/native_functions.yaml:1321
 dsplit_array = _Op("aten", 'dsplit', 'array',
     'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
     ('self', 'indices'), 2, tags=())
@@ -8196,7 +8196,7 @@ dsplit_array._entry = _entry_dsplit_array
 _aten._packet('dsplit')._add(dsplit_array)
 
 
-# schema/native_functions.yaml:1323
+# schema/native_functions.yaml:1326
 atleast_1d = _Op("aten", 'atleast_1d', 'default',
     'atleast_1d(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -8224,7 +8224,7 @@ atleast_1d._entry = _entry_atleast_1d
 _aten._packet('atleast_1d')._add(atleast_1d)
 
 
-# schema/native_functions.yaml:1328
+# schema/native_functions.yaml:1331
 atleast_1d_Sequence = _Op("aten", 'atleast_1d', 'Sequence',
     'atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -8252,7 +8252,7 @@ atleast_1d_Sequence._entry = _entry_atleast_1d_Sequence
 _aten._packet('atleast_1d')._add(atleast_1d_Sequence)
 
 
-# schema/native_functions.yaml:1333
+# schema/native_functions.yaml:1336
 atleast_2d = _Op("aten", 'atleast_2d', 'default',
     'atleast_2d(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -8280,7 +8280,7 @@ atleast_2d._entry = _entry_atleast_2d
 _aten._packet('atleast_2d')._add(atleast_2d)
 
 
-# schema/native_functions.yaml:1338
+# schema/native_functions.yaml:1341
 atleast_2d_Sequence = _Op("aten", 'atleast_2d', 'Sequence',
     'atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -8308,7 +8308,7 @@ atleast_2d_Sequence._entry = _entry_atleast_2d_Sequence
 _aten._packet('atleast_2d')._add(atleast_2d_Sequence)
 
 
-# schema/native_functions.yaml:1343
+# schema/native_functions.yaml:1346
 atleast_3d = _Op("aten", 'atleast_3d', 'default',
     'atleast_3d(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -8336,7 +8336,7 @@ atleast_3d._entry = _entry_atleast_3d
 _aten._packet('atleast_3d')._add(atleast_3d)
 
 
-# schema/native_functions.yaml:1348
+# schema/native_functions.yaml:1351
 atleast_3d_Sequence = _Op("aten", 'atleast_3d', 'Sequence',
     'atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -8364,7 +8364,7 @@ atleast_3d_Sequence._entry = _entry_atleast_3d_Sequence
 _aten._packet('atleast_3d')._add(atleast_3d_Sequence)
 
 
-# schema/native_functions.yaml:1353
+# schema/native_functions.yaml:1356
 hstack = _Op("aten", 'hstack', 'default',
     'hstack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8392,7 +8392,7 @@ hstack._entry = _entry_hstack
 _aten._packet('hstack')._add(hstack)
 
 
-# schema/native_functions.yaml:1356
+# schema/native_functions.yaml:1359
 hstack_out = _Op("aten", 'hstack', 'out',
     'hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8422,7 +8422,7 @@ hstack_out._entry = _entry_hstack_out
 _aten._packet('hstack')._add(hstack_out)
 
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:1361
 vstack = _Op("aten", 'vstack', 'default',
     'vstack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8450,7 +8450,7 @@ vstack._entry = _entry_vstack
 _aten._packet('vstack')._add(vstack)
 
 
-# schema/native_functions.yaml:1361
+# schema/native_functions.yaml:1364
 vstack_out = _Op("aten", 'vstack', 'out',
     'vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8480,7 +8480,7 @@ vstack_out._entry = _entry_vstack_out
 _aten._packet('vstack')._add(vstack_out)
 
 
-# schema/native_functions.yaml:1363
+# schema/native_functions.yaml:1366
 row_stack = _Op("aten", 'row_stack', 'default',
     'row_stack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8508,7 +8508,7 @@ row_stack._entry = _entry_row_stack
 _aten._packet('row_stack')._add(row_stack)
 
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml:1369
 row_stack_out = _Op("aten", 'row_stack', 'out',
     'row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8538,7 +8538,7 @@ row_stack_out._entry = _entry_row_stack_out
 _aten._packet('row_stack')._add(row_stack_out)
 
 
-# schema/native_functions.yaml:1368
+# schema/native_functions.yaml:1371
 dstack = _Op("aten", 'dstack', 'default',
     'dstack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8566,7 +8566,7 @@ dstack._entry = _entry_dstack
 _aten._packet('dstack')._add(dstack)
 
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml:1374
 dstack_out = _Op("aten", 'dstack', 'out',
     'dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8596,7 +8596,7 @@ dstack_out._entry = _entry_dstack_out
 _aten._packet('dstack')._add(dstack_out)
 
 
-# schema/native_functions.yaml:1373
+# schema/native_functions.yaml:1376
 column_stack = _Op("aten", 'column_stack', 'default',
     'column_stack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8624,7 +8624,7 @@ column_stack._entry = _entry_column_stack
 _aten._packet('column_stack')._add(column_stack)
 
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml:1379
 column_stack_out = _Op("aten", 'column_stack', 'out',
     'column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8654,7 +8654,7 @@ column_stack_out._entry = _entry_column_stack_out
 _aten._packet('column_stack')._add(column_stack_out)
 
 
-# schema/native_functions.yaml:1378
+# schema/native_functions.yaml:1381
 diag_embed = _Op("aten", 'diag_embed', 'default',
     'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=())
@@ -8682,7 +8682,7 @@ diag_embed._entry = _entry_diag_embed
 _aten._packet('diag_embed')._add(diag_embed)
 
 
-# schema/native_functions.yaml:1382
+# schema/native_functions.yaml:1385
 diag_embed_out = _Op("aten", 'diag_embed', 'out',
     'diag_embed.out(Tensor self, int offset=0, int dim1=-2, int dim2=-1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'offset', 'dim1', 'dim2', 'out'), 4, tags=())
@@ -8712,7 +8712,7 @@ diag_embed_out._entry = _entry_diag_embed_out
 _aten._packet('diag_embed')._add(diag_embed_out)
 
 
-# schema/native_functions.yaml:1384
+# schema/native_functions.yaml:1387
 diag = _Op("aten", 'diag', 'default',
     'diag(Tensor self, int diagonal=0) -> Tensor',
     ('self', 'diagonal'), 2, tags=())
@@ -8740,7 +8740,7 @@ diag._entry = _entry_diag
 _aten._packet('diag')._add(diag)
 
 
-# schema/native_functions.yaml:1388
+# schema/native_functions.yaml:1391
 diag_out = _Op("aten", 'diag', 'out',
     'diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'diagonal', 'out'), 2, tags=())
@@ -8770,7 +8770,7 @@ diag_out._entry = _entry_diag_out
 _aten._packet('diag')._add(diag_out)
 
 
-# schema/native_functions.yaml:1390
+# schema/native_functions.yaml:1393
 diagflat = _Op("aten", 'diagflat', 'default',
     'diagflat(Tensor self, int offset=0) -> Tensor',
     ('self', 'offset'), 2, tags=())
@@ -8798,7 +8798,7 @@ diagflat._entry = _entry_diagflat
 _aten._packet('diagflat')._add(diagflat)
 
 
-# schema/native_functions.yaml:1395
+# schema/native_functions.yaml:1398
 repeat_interleave_Tensor = _Op("aten", 'repeat_interleave', 'Tensor',
     'repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor',
     ('repeats', 'output_size'), 1, tags=('dynamic_output_shape',))
@@ -8826,7 +8826,7 @@ repeat_interleave_Tensor._entry = _entry_repeat_interleave_Tensor
 _aten._packet('repeat_interleave')._add(repeat_interleave_Tensor)
 
 
-# schema/native_functions.yaml:1399
+# schema/native_functions.yaml:1402
 repeat_interleave_Tensor_out = _Op("aten", 'repeat_interleave', 'Tensor_out',
     'repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out) -> Tensor(a!)',
     ('repeats', 'output_size', 'out'), 1, tags=('dynamic_output_shape',))
@@ -8856,7 +8856,7 @@ repeat_interleave_Tensor_out._entry = _entry_repeat_interleave_Tensor_out
 _aten._packet('repeat_interleave')._add(repeat_interleave_Tensor_out)
 
 
-# schema/native_functions.yaml:1402
+# schema/native_functions.yaml:1405
 repeat_interleave_self_Tensor = _Op("aten", 'repeat_interleave', 'self_Tensor',
     'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
     ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
@@ -8884,7 +8884,7 @@ repeat_interleave_self_Tensor._entry = _entry_repeat_interleave_self_Tensor
 _aten._packet('repeat_interleave')._add(repeat_interleave_self_Tensor)
 
 
-# schema/native_functions.yaml:1407
+# schema/native_functions.yaml:1410
 repeat_interleave_self_int = _Op("aten", 'repeat_interleave', 'self_int',
     'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
     ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
@@ -8912,7 +8912,7 @@ repeat_interleave_self_int._entry = _entry_repeat_interleave_self_int
 _aten._packet('repeat_interleave')._add(repeat_interleave_self_int)
 
 
-# schema/native_functions.yaml:1412
+# schema/native_functions.yaml:1415
 searchsorted_Tensor = _Op("aten", 'searchsorted', 'Tensor',
     'searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
@@ -8940,7 +8940,7 @@ searchsorted_Tensor._entry = _entry_searchsorted_Tensor
 _aten._packet('searchsorted')._add(searchsorted_Tensor)
 
 
-# schema/native_functions.yaml:1416
+# schema/native_functions.yaml:1419
 searchsorted_Tensor_out = _Op("aten", 'searchsorted', 'Tensor_out',
     'searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
@@ -8970,7 +8970,7 @@ searchsorted_Tensor_out._entry = _entry_searchsorted_Tensor_out
 _aten._packet('searchsorted')._add(searchsorted_Tensor_out)
 
 
-# schema/native_functions.yaml:1418
+# schema/native_functions.yaml:1421
 searchsorted_Scalar = _Op("aten", 'searchsorted', 'Scalar',
     'searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
@@ -8998,7 +8998,7 @@ searchsorted_Scalar._entry = _entry_searchsorted_Scalar
 _aten._packet('searchsorted')._add(searchsorted_Scalar)
 
 
-# schema/native_functions.yaml:1422
+# schema/native_functions.yaml:1425
 searchsorted_Scalar_out = _Op("aten", 'searchsorted', 'Scalar_out',
     'searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
@@ -9028,7 +9028,7 @@ searchsorted_Scalar_out._entry = _entry_searchsorted_Scalar_out
 _aten._packet('searchsorted')._add(searchsorted_Scalar_out)
 
 
-# schema/native_functions.yaml:1424
+# schema/native_functions.yaml:1427
 bucketize_Tensor = _Op("aten", 'bucketize', 'Tensor',
     'bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
     ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
@@ -9056,7 +9056,7 @@ bucketize_Tensor._entry = _entry_bucketize_Tensor
 _aten._packet('bucketize')._add(bucketize_Tensor)
 
 
-# schema/native_functions.yaml:1428
+# schema/native_functions.yaml:1431
 bucketize_Tensor_out = _Op("aten", 'bucketize', 'Tensor_out',
     'bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
@@ -9086,7 +9086,7 @@ bucketize_Tensor_out._entry = _entry_bucketize_Tensor_out
 _aten._packet('bucketize')._add(bucketize_Tensor_out)
 
 
-# schema/native_functions.yaml:1430
+# schema/native_functions.yaml:1433
 bucketize_Scalar = _Op("aten", 'bucketize', 'Scalar',
     'bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
     ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
@@ -9114,7 +9114,7 @@ bucketize_Scalar._entry = _entry_bucketize_Scalar
 _aten._packet('bucketize')._add(bucketize_Scalar)
 
 
-# schema/native_functions.yaml:1434
+# schema/native_functions.yaml:1437
 bucketize_Scalar_out = _Op("aten", 'bucketize', 'Scalar_out',
     'bucketize.Scalar_out(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
@@ -9144,7 +9144,2143 @@ bucketize_Scalar_out._entry = _entry_bucketize_Scalar_out
 _aten._packet('bucketize')._add(bucketize_Scalar_out)
 
 
-# schema/native_functions.yaml:1438
+# schema/native_functions.yaml:1444
+rand_generator = _Op("aten", 'rand', 'generator',
+    'rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
+_c_rand_generator = rand_generator._cache
+
+
+def _bind_rand_generator(size, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+    return (size, generator, dtype, layout, device, pin_memory)
+
+
+def _entry_rand_generator(size, generator, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_rand_generator.get(ks)
+    if _k is None:
+        _k = rand_generator._fill(ks)
+    return _k(size, generator, dtype, layout, device, pin_memory)
+
+
+rand_generator._bind = _bind_rand_generator
+rand_generator._entry = _entry_rand_generator
+_aten._packet('rand')._add(rand_generator)
+
+
+# schema/native_functions.yaml:1450
+randn_generator = _Op("aten", 'randn', 'generator',
+    'randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
+_c_randn_generator = randn_generator._cache
+
+
+def _bind_randn_generator(size, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+    return (size, generator, dtype, layout, device, pin_memory)
+
+
+def _entry_randn_generator(size, generator, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_randn_generator.get(ks)
+    if _k is None:
+        _k = randn_generator._fill(ks)
+    return _k(size, generator, dtype, layout, device, pin_memory)
+
+
+randn_generator._bind = _bind_randn_generator
+randn_generator._entry = _entry_randn_generator
+_aten._packet('randn')._add(randn_generator)
+
+
+# schema/native_functions.yaml:1456
+rand_out = _Op("aten", 'rand', 'out',
+    'rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_rand_out = rand_out._cache
+
+
+def _bind_rand_out(size, *, out):
+    return (size, out)
+
+
+def _entry_rand_out(size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_out, (size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rand_out.get(ks)
+    if _k is None:
+        _k = rand_out._fill(ks)
+    return _k(size, out)
+
+
+rand_out._bind = _bind_rand_out
+rand_out._entry = _entry_rand_out
+_aten._packet('rand')._add(rand_out)
+
+
+# schema/native_functions.yaml:1461
+rand_generator_out = _Op("aten", 'rand', 'generator_out',
+    'rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_rand_generator_out = rand_generator_out._cache
+
+
+def _bind_rand_generator_out(size, *, generator, out):
+    return (size, generator, out)
+
+
+def _entry_rand_generator_out(size, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_generator_out, (size, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rand_generator_out.get(ks)
+    if _k is None:
+        _k = rand_generator_out._fill(ks)
+    return _k(size, generator, out)
+
+
+rand_generator_out._bind = _bind_rand_generator_out
+rand_generator_out._entry = _entry_rand_generator_out
+_aten._packet('rand')._add(rand_generator_out)
+
+
+# schema/native_functions.yaml:1466
+randn_out = _Op("aten", 'randn', 'out',
+    'randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randn_out = randn_out._cache
+
+
+def _bind_randn_out(size, *, out):
+    return (size, out)
+
+
+def _entry_randn_out(size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_out, (size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randn_out.get(ks)
+    if _k is None:
+        _k = randn_out._fill(ks)
+    return _k(size, out)
+
+
+randn_out._bind = _bind_randn_out
+randn_out._entry = _entry_randn_out
+_aten._packet('randn')._add(randn_out)
+
+
+# schema/native_functions.yaml:1471
+randn_generator_out = _Op("aten", 'randn', 'generator_out',
+    'randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randn_generator_out = randn_generator_out._cache
+
+
+def _bind_randn_generator_out(size, *, generator, out):
+    return (size, generator, out)
+
+
+def _entry_randn_generator_out(size, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_generator_out, (size, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randn_generator_out.get(ks)
+    if _k is None:
+        _k = randn_generator_out._fill(ks)
+    return _k(size, generator, out)
+
+
+randn_generator_out._bind = _bind_randn_generator_out
+randn_generator_out._entry = _entry_randn_generator_out
+_aten._packet('randn')._add(randn_generator_out)
+
+
+# schema/native_functions.yaml:1476
+rand_like_generator = _Op("aten", 'rand_like', 'generator',
+    'rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
+_c_rand_like_generator = rand_like_generator._cache
+
+
+def _bind_rand_like_generator(self, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_rand_like_generator(self, generator, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_like_generator, (self, generator, dtype, layout, device, pin_memory, memory_format)) from None
+    _k = _c_rand_like_generator.get(ks)
+    if _k is None:
+        _k = rand_like_generator._fill(ks)
+    return _k(self, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+rand_like_generator._bind = _bind_rand_like_generator
+rand_like_generator._entry = _entry_rand_like_generator
+_aten._packet('rand_like')._add(rand_like_generator)
+
+
+# schema/native_functions.yaml:1481
+randn_like_generator = _Op("aten", 'randn_like', 'generator',
+    'randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
+_c_randn_like_generator = randn_like_generator._cache
+
+
+def _bind_randn_like_generator(self, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randn_like_generator(self, generator, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_like_generator, (self, generator, dtype, layout, device, pin_memory, memory_format)) from None
+    _k = _c_randn_like_generator.get(ks)
+    if _k is None:
+        _k = randn_like_generator._fill(ks)
+    return _k(self, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+randn_like_generator._bind = _bind_randn_like_generator
+randn_like_generator._entry = _entry_randn_like_generator
+_aten._packet('randn_like')._add(randn_like_generator)
+
+
+# schema/native_functions.yaml:1486
+linspace = _Op("aten", 'linspace', 'default',
+    'linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('start', 'end', 'steps', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+_c_linspace = linspace._cache
+
+
+def _bind_linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (start, end, steps, dtype, layout, device, pin_memory)
+
+
+def _entry_linspace(start, end, steps, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_linspace.get(ks)
+    if _k is None:
+        _k = linspace._fill(ks)
+    return _k(start, end, steps, dtype, layout, device, pin_memory)
+
+
+linspace._bind = _bind_linspace
+linspace._entry = _entry_linspace
+_aten._packet('linspace')._add(linspace)
+
+
+# schema/native_functions.yaml:1492
+linspace_out = _Op("aten", 'linspace', 'out',
+    'linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)',
+    ('start', 'end', 'steps', 'out'), 3, tags=())
+_c_linspace_out = linspace_out._cache
+
+
+def _bind_linspace_out(start, end, steps, *, out):
+    return (start, end, steps, out)
+
+
+def _entry_linspace_out(start, end, steps, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linspace_out, (start, end, steps, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linspace_out.get(ks)
+    if _k is None:
+        _k = linspace_out._fill(ks)
+    return _k(start, end, steps, out)
+
+
+linspace_out._bind = _bind_linspace_out
+linspace_out._entry = _entry_linspace_out
+_aten._packet('linspace')._add(linspace_out)
+
+
+# schema/native_functions.yaml:1496
+eye = _Op("aten", 'eye', 'default',
+    'eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('n', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+_c_eye = eye._cache
+
+
+def _bind_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (n, dtype, layout, device, pin_memory)
+
+
+def _entry_eye(n, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_eye.get(ks)
+    if _k is None:
+        _k = eye._fill(ks)
+    return _k(n, dtype, layout, device, pin_memory)
+
+
+eye._bind = _bind_eye
+eye._entry = _entry_eye
+_aten._packet('eye')._add(eye)
+
+
+# schema/native_functions.yaml:1502
+eye_m = _Op("aten", 'eye', 'm',
+    'eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('n', 'm', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_eye_m = eye_m._cache
+
+
+def _bind_eye_m(n, m, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (n, m, dtype, layout, device, pin_memory)
+
+
+def _entry_eye_m(n, m, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_eye_m.get(ks)
+    if _k is None:
+        _k = eye_m._fill(ks)
+    return _k(n, m, dtype, layout, device, pin_memory)
+
+
+eye_m._bind = _bind_eye_m
+eye_m._entry = _entry_eye_m
+_aten._packet('eye')._add(eye_m)
+
+
+# schema/native_functions.yaml:1508
+eye_out = _Op("aten", 'eye', 'out',
+    'eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('n', 'out'), 1, tags=())
+_c_eye_out = eye_out._cache
+
+
+def _bind_eye_out(n, *, out):
+    return (n, out)
+
+
+def _entry_eye_out(n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eye_out, (n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_eye_out.get(ks)
+    if _k is None:
+        _k = eye_out._fill(ks)
+    return _k(n, out)
+
+
+eye_out._bind = _bind_eye_out
+eye_out._entry = _entry_eye_out
+_aten._packet('eye')._add(eye_out)
+
+
+# schema/native_functions.yaml:1512
+eye_m_out = _Op("aten", 'eye', 'm_out',
+    'eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)',
+    ('n', 'm', 'out'), 2, tags=())
+_c_eye_m_out = eye_m_out._cache
+
+
+def _bind_eye_m_out(n, m, *, out):
+    return (n, m, out)
+
+
+def _entry_eye_m_out(n, m, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eye_m_out, (n, m, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_eye_m_out.get(ks)
+    if _k is None:
+        _k = eye_m_out._fill(ks)
+    return _k(n, m, out)
+
+
+eye_m_out._bind = _bind_eye_m_out
+eye_m_out._entry = _entry_eye_m_out
+_aten._packet('eye')._add(eye_m_out)
+
+
+# schema/native_functions.yaml:1516
+randint = _Op("aten", 'randint', 'default',
+    'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('high', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'nondeterministic_seeded'))
+_c_randint = randint._cache
+
+
+def _bind_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (high, size, dtype, layout, device, pin_memory)
+
+
+def _entry_randint(high, size, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_randint.get(ks)
+    if _k is None:
+        _k = randint._fill(ks)
+    return _k(high, size, dtype, layout, device, pin_memory)
+
+
+randint._bind = _bind_randint
+randint._entry = _entry_randint
+_aten._packet('randint')._add(randint)
+
+
+# schema/native_functions.yaml:1522
+randint_generator = _Op("aten", 'randint', 'generator',
+    'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('high', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'nondeterministic_seeded'))
+_c_randint_generator = randint_generator._cache
+
+
+def _bind_randint_generator(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+    return (high, size, generator, dtype, layout, device, pin_memory)
+
+
+def _entry_randint_generator(high, size, generator, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_randint_generator.get(ks)
+    if _k is None:
+        _k = randint_generator._fill(ks)
+    return _k(high, size, generator, dtype, layout, device, pin_memory)
+
+
+randint_generator._bind = _bind_randint_generator
+randint_generator._entry = _entry_randint_generator
+_aten._packet('randint')._add(randint_generator)
+
+
+# schema/native_functions.yaml:1528
+randint_low = _Op("aten", 'randint', 'low',
+    'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('low', 'high', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
+_c_randint_low = randint_low._cache
+
+
+def _bind_randint_low(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (low, high, size, dtype, layout, device, pin_memory)
+
+
+def _entry_randint_low(low, high, size, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_randint_low.get(ks)
+    if _k is None:
+        _k = randint_low._fill(ks)
+    return _k(low, high, size, dtype, layout, device, pin_memory)
+
+
+randint_low._bind = _bind_randint_low
+randint_low._entry = _entry_randint_low
+_aten._packet('randint')._add(randint_low)
+
+
+# schema/native_functions.yaml:1534
+randint_low_generator = _Op("aten", 'randint', 'low_generator',
+    'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('low', 'high', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
+_c_randint_low_generator = randint_low_generator._cache
+
+
+def _bind_randint_low_generator(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+    return (low, high, size, generator, dtype, layout, device, pin_memory)
+
+
+def _entry_randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_randint_low_generator.get(ks)
+    if _k is None:
+        _k = randint_low_generator._fill(ks)
+    return _k(low, high, size, generator, dtype, layout, device, pin_memory)
+
+
+randint_low_generator._bind = _bind_randint_low_generator
+randint_low_generator._entry = _entry_randint_low_generator
+_aten._packet('randint')._add(randint_low_generator)
+
+
+# schema/native_functions.yaml:1540
+randint_out = _Op("aten", 'randint', 'out',
+    'randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('high', 'size', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_out = randint_out._cache
+
+
+def _bind_randint_out(high, size, *, out):
+    return (high, size, out)
+
+
+def _entry_randint_out(high, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_out, (high, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_out.get(ks)
+    if _k is None:
+        _k = randint_out._fill(ks)
+    return _k(high, size, out)
+
+
+randint_out._bind = _bind_randint_out
+randint_out._entry = _entry_randint_out
+_aten._packet('randint')._add(randint_out)
+
+
+# schema/native_functions.yaml:1545
+randint_generator_out = _Op("aten", 'randint', 'generator_out',
+    'randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
+    ('high', 'size', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_generator_out = randint_generator_out._cache
+
+
+def _bind_randint_generator_out(high, size, *, generator, out):
+    return (high, size, generator, out)
+
+
+def _entry_randint_generator_out(high, size, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_generator_out, (high, size, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_generator_out.get(ks)
+    if _k is None:
+        _k = randint_generator_out._fill(ks)
+    return _k(high, size, generator, out)
+
+
+randint_generator_out._bind = _bind_randint_generator_out
+randint_generator_out._entry = _entry_randint_generator_out
+_aten._packet('randint')._add(randint_generator_out)
+
+
+# schema/native_functions.yaml:1550
+randint_low_out = _Op("aten", 'randint', 'low_out',
+    'randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('low', 'high', 'size', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_randint_low_out = randint_low_out._cache
+
+
+def _bind_randint_low_out(low, high, size, *, out):
+    return (low, high, size, out)
+
+
+def _entry_randint_low_out(low, high, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_low_out, (low, high, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_low_out.get(ks)
+    if _k is None:
+        _k = randint_low_out._fill(ks)
+    return _k(low, high, size, out)
+
+
+randint_low_out._bind = _bind_randint_low_out
+randint_low_out._entry = _entry_randint_low_out
+_aten._packet('randint')._add(randint_low_out)
+
+
+# schema/native_functions.yaml:1555
+randint_low_generator_out = _Op("aten", 'randint', 'low_generator_out',
+    'randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
+    ('low', 'high', 'size', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_randint_low_generator_out = randint_low_generator_out._cache
+
+
+def _bind_randint_low_generator_out(low, high, size, *, generator, out):
+    return (low, high, size, generator, out)
+
+
+def _entry_randint_low_generator_out(low, high, size, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_low_generator_out, (low, high, size, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_low_generator_out.get(ks)
+    if _k is None:
+        _k = randint_low_generator_out._fill(ks)
+    return _k(low, high, size, generator, out)
+
+
+randint_low_generator_out._bind = _bind_randint_low_generator_out
+randint_low_generator_out._entry = _entry_randint_low_generator_out
+_aten._packet('randint')._add(randint_low_generator_out)
+
+
+# schema/native_functions.yaml:1560
+randperm = _Op("aten", 'randperm', 'default',
+    'randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('n', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('core', 'factory', 'nondeterministic_seeded'))
+_c_randperm = randperm._cache
+
+
+def _bind_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (n, dtype, layout, device, pin_memory)
+
+
+def _entry_randperm(n, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_randperm.get(ks)
+    if _k is None:
+        _k = randperm._fill(ks)
+    return _k(n, dtype, layout, device, pin_memory)
+
+
+randperm._bind = _bind_randperm
+randperm._entry = _entry_randperm
+_aten._packet('randperm')._add(randperm)
+
+
+# schema/native_functions.yaml:1566
+randperm_generator = _Op("aten", 'randperm', 'generator',
+    'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('n', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
+_c_randperm_generator = randperm_generator._cache
+
+
+def _bind_randperm_generator(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None):
+    return (n, generator, dtype, layout, device, pin_memory)
+
+
+def _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_randperm_generator.get(ks)
+    if _k is None:
+        _k = randperm_generator._fill(ks)
+    return _k(n, generator, dtype, layout, device, pin_memory)
+
+
+randperm_generator._bind = _bind_randperm_generator
+randperm_generator._entry = _entry_randperm_generator
+_aten._packet('randperm')._add(randperm_generator)
+
+
+# schema/native_functions.yaml:1572
+randperm_out = _Op("aten", 'randperm', 'out',
+    'randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)',
+    ('n', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randperm_out = randperm_out._cache
+
+
+def _bind_randperm_out(n, *, out):
+    return (n, out)
+
+
+def _entry_randperm_out(n, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randperm_out, (n, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randperm_out.get(ks)
+    if _k is None:
+        _k = randperm_out._fill(ks)
+    return _k(n, out)
+
+
+randperm_out._bind = _bind_randperm_out
+randperm_out._entry = _entry_randperm_out
+_aten._packet('randperm')._add(randperm_out)
+
+
+# schema/native_functions.yaml:1577
+randperm_generator_out = _Op("aten", 'randperm', 'generator_out',
+    'randperm.generator_out(SymInt n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
+    ('n', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randperm_generator_out = randperm_generator_out._cache
+
+
+def _bind_randperm_generator_out(n, *, generator, out):
+    return (n, generator, out)
+
+
+def _entry_randperm_generator_out(n, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randperm_generator_out, (n, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randperm_generator_out.get(ks)
+    if _k is None:
+        _k = randperm_generator_out._fill(ks)
+    return _k(n, generator, out)
+
+
+randperm_generator_out._bind = _bind_randperm_generator_out
+randperm_generator_out._entry = _entry_randperm_generator_out
+_aten._packet('randperm')._add(randperm_generator_out)
+
+
+# schema/native_functions.yaml:1582
+randint_like = _Op("aten", 'randint_like', 'default',
+    'randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like = randint_like._cache
+
+
+def _bind_randint_like(self, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, high, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randint_like(self, high, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like, (self, high, dtype, layout, device, pin_memory, memory_format)) from None
+    _k = _c_randint_like.get(ks)
+    if _k is None:
+        _k = randint_like._fill(ks)
+    return _k(self, high, dtype, layout, device, pin_memory, memory_format)
+
+
+randint_like._bind = _bind_randint_like
+randint_like._entry = _entry_randint_like
+_aten._packet('randint_like')._add(randint_like)
+
+
+# schema/native_functions.yaml:1587
+randint_like_Tensor = _Op("aten", 'randint_like', 'Tensor',
+    'randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_Tensor = randint_like_Tensor._cache
+
+
+def _bind_randint_like_Tensor(self, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, high, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randint_like_Tensor(self, high, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | high._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_Tensor, (self, high, dtype, layout, device, pin_memory, memory_format)) from None
+    _k = _c_randint_like_Tensor.get(ks)
+    if _k is None:
+        _k = randint_like_Tensor._fill(ks)
+    return _k(self, high, dtype, layout, device, pin_memory, memory_format)
+
+
+randint_like_Tensor._bind = _bind_randint_like_Tensor
+randint_like_Tensor._entry = _entry_randint_like_Tensor
+_aten._packet('randint_like')._add(randint_like_Tensor)
+
+
+# schema/native_functions.yaml:1592
+randint_like_low_dtype = _Op("aten", 'randint_like', 'low_dtype',
+    'randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'low', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 3, tags=('nondeterministic_seeded',))
+_c_randint_like_low_dtype = randint_like_low_dtype._cache
+
+
+def _bind_randint_like_low_dtype(self, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, low, high, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randint_like_low_dtype(self, low, high, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_low_dtype, (self, low, high, dtype, layout, device, pin_memory, memory_format)) from None
+    _k = _c_randint_like_low_dtype.get(ks)
+    if _k is None:
+        _k = randint_like_low_dtype._fill(ks)
+    return _k(self, low, high, dtype, layout, device, pin_memory, memory_format)
+
+
+randint_like_low_dtype._bind = _bind_randint_like_low_dtype
+randint_like_low_dtype._entry = _entry_randint_like_low_dtype
+_aten._packet('randint_like')._add(randint_like_low_dtype)
+
+
+# schema/native_functions.yaml:1597
+randint_like_generator = _Op("aten", 'randint_like', 'generator',
+    'randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_generator = randint_like_generator._cache
+
+
+def _bind_randint_like_generator(self, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, high, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randint_like_generator(self, high, generator, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_generator, (self, high, generator, dtype, layout, device, pin_memory, memory_format)) from None
+    _k = _c_randint_like_generator.get(ks)
+    if _k is None:
+        _k = randint_like_generator._fill(ks)
+    return _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+randint_like_generator._bind = _bind_randint_like_generator
+randint_like_generator._entry = _entry_randint_like_generator
+_aten._packet('randint_like')._add(randint_like_generator)
+
+
+# schema/native_functions.yaml:1602
+randint_like_Tensor_generator = _Op("aten", 'randint_like', 'Tensor_generator',
+    'randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_Tensor_generator = randint_like_Tensor_generator._cache
+
+
+def _bind_randint_like_Tensor_generator(self, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, high, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randint_like_Tensor_generator(self, high, generator, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | high._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_Tensor_generator, (self, high, generator, dtype, layout, device, pin_memory, memory_format)) from None
+    _k = _c_randint_like_Tensor_generator.get(ks)
+    if _k is None:
+        _k = randint_like_Tensor_generator._fill(ks)
+    return _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+randint_like_Tensor_generator._bind = _bind_randint_like_Tensor_generator
+randint_like_Tensor_generator._entry = _entry_randint_like_Tensor_generator
+_aten._packet('randint_like')._add(randint_like_Tensor_generator)
+
+
+# schema/native_functions.yaml:1607
+randint_like_low_generator_dtype = _Op("aten", 'randint_like', 'low_generator_dtype',
+    'randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    ('self', 'low', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 3, tags=('nondeterministic_seeded',))
+_c_randint_like_low_generator_dtype = randint_like_low_generator_dtype._cache
+
+
+def _bind_randint_like_low_generator_dtype(self, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return (self, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+def _entry_randint_like_low_generator_dtype(self, low, high, generator, dtype, layout, device, pin_memory, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_low_generator_dtype, (self, low, high, generator, dtype, layout, device, pin_memory, memory_format)) from None
+    _k = _c_randint_like_low_generator_dtype.get(ks)
+    if _k is None:
+        _k = randint_like_low_generator_dtype._fill(ks)
+    return _k(self, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+randint_like_low_generator_dtype._bind = _bind_randint_like_low_generator_dtype
+randint_like_low_generator_dtype._entry = _entry_randint_like_low_generator_dtype
+_aten._packet('randint_like')._add(randint_like_low_generator_dtype)
+
+
+# schema/native_functions.yaml:1612
+uniform_ = _Op("aten", 'uniform_', 'default',
+    'uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_uniform_ = uniform_._cache
+
+
+def _bind_uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    return (self, from_, to, generator)
+
+
+def _entry_uniform_(self, from_, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(uniform_, (self, from_, to, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_uniform_.get(ks)
+    if _k is None:
+        _k = uniform_._fill(ks)
+    return _k(self, from_, to, generator)
+
+
+uniform_._bind = _bind_uniform_
+uniform_._entry = _entry_uniform_
+_aten._packet('uniform_')._add(uniform_)
+
+
+# schema/native_functions.yaml:1619
+normal_ = _Op("aten", 'normal_', 'default',
+    'normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_normal_ = normal_._cache
+
+
+def _bind_normal_(self, mean=0.0, std=1.0, *, generator=None):
+    return (self, mean, std, generator)
+
+
+def _entry_normal_(self, mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_, (self, mean, std, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_normal_.get(ks)
+    if _k is None:
+        _k = normal_._fill(ks)
+    return _k(self, mean, std, generator)
+
+
+normal_._bind = _bind_normal_
+normal_._entry = _entry_normal_
+_aten._packet('normal_')._add(normal_)
+
+
+# schema/native_functions.yaml:1626
+exponential_ = _Op("aten", 'exponential_', 'default',
+    'exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_exponential_ = exponential_._cache
+
+
+def _bind_exponential_(self, lambd=1.0, *, generator=None):
+    return (self, lambd, generator)
+
+
+def _entry_exponential_(self, lambd, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exponential_, (self, lambd, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_exponential_.get(ks)
+    if _k is None:
+        _k = exponential_._fill(ks)
+    return _k(self, lambd, generator)
+
+
+exponential_._bind = _bind_exponential_
+exponential_._entry = _entry_exponential_
+_aten._packet('exponential_')._add(exponential_)
+
+
+# schema/native_functions.yaml:1633
+random__from = _Op("aten", 'random_', 'from',
+    'random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_random__from = random__from._cache
+
+
+def _bind_random__from(self, from_, to, *, generator=None):
+    return (self, from_, to, generator)
+
+
+def _entry_random__from(self, from_, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random__from, (self, from_, to, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_random__from.get(ks)
+    if _k is None:
+        _k = random__from._fill(ks)
+    return _k(self, from_, to, generator)
+
+
+random__from._bind = _bind_random__from
+random__from._entry = _entry_random__from
+_aten._packet('random_')._add(random__from)
+
+
+# schema/native_functions.yaml:1640
+random__to = _Op("aten", 'random_', 'to',
+    'random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_random__to = random__to._cache
+
+
+def _bind_random__to(self, to, *, generator=None):
+    return (self, to, generator)
+
+
+def _entry_random__to(self, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random__to, (self, to, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_random__to.get(ks)
+    if _k is None:
+        _k = random__to._fill(ks)
+    return _k(self, to, generator)
+
+
+random__to._bind = _bind_random__to
+random__to._entry = _entry_random__to
+_aten._packet('random_')._add(random__to)
+
+
+# schema/native_functions.yaml:1647
+random_ = _Op("aten", 'random_', 'default',
+    'random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
+_c_random_ = random_._cache
+
+
+def _bind_random_(self, *, generator=None):
+    return (self, generator)
+
+
+def _entry_random_(self, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_, (self, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_random_.get(ks)
+    if _k is None:
+        _k = random_._fill(ks)
+    return _k(self, generator)
+
+
+random_._bind = _bind_random_
+random_._entry = _entry_random_
+_aten._packet('random_')._add(random_)
+
+
+# schema/native_functions.yaml:1654
+bernoulli = _Op("aten", 'bernoulli', 'default',
+    'bernoulli(Tensor self, *, Generator? generator=None) -> Tensor',
+    ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
+_c_bernoulli = bernoulli._cache
+
+
+def _bind_bernoulli(self, *, generator=None):
+    return (self, generator)
+
+
+def _entry_bernoulli(self, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli, (self, generator)) from None
+    _k = _c_bernoulli.get(ks)
+    if _k is None:
+        _k = bernoulli._fill(ks)
+    return _k(self, generator)
+
+
+bernoulli._bind = _bind_bernoulli
+bernoulli._entry = _entry_bernoulli
+_aten._packet('bernoulli')._add(bernoulli)
+
+
+# schema/native_functions.yaml:1661
+bernoulli_out = _Op("aten", 'bernoulli', 'out',
+    'bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_bernoulli_out = bernoulli_out._cache
+
+
+def _bind_bernoulli_out(self, *, generator=None, out):
+    return (self, generator, out)
+
+
+def _entry_bernoulli_out(self, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli_out, (self, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bernoulli_out.get(ks)
+    if _k is None:
+        _k = bernoulli_out._fill(ks)
+    return _k(self, generator, out)
+
+
+bernoulli_out._bind = _bind_bernoulli_out
+bernoulli_out._entry = _entry_bernoulli_out
+_aten._packet('bernoulli')._add(bernoulli_out)
+
+
+# schema/native_functions.yaml:1666
+bernoulli_p = _Op("aten", 'bernoulli', 'p',
+    'bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli_p = bernoulli_p._cache
+
+
+def _bind_bernoulli_p(self, p, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_bernoulli_p(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli_p, (self, p, generator)) from None
+    _k = _c_bernoulli_p.get(ks)
+    if _k is None:
+        _k = bernoulli_p._fill(ks)
+    return _k(self, p, generator)
+
+
+bernoulli_p._bind = _bind_bernoulli_p
+bernoulli_p._entry = _entry_bernoulli_p
+_aten._packet('bernoulli')._add(bernoulli_p)
+
+
+# schema/native_functions.yaml:1673
+bernoulli_Tensor = _Op("aten", 'bernoulli', 'Tensor',
+    'bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli_Tensor = bernoulli_Tensor._cache
+
+
+def _bind_bernoulli_Tensor(self, p, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_bernoulli_Tensor(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | p._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli_Tensor, (self, p, generator)) from None
+    _k = _c_bernoulli_Tensor.get(ks)
+    if _k is None:
+        _k = bernoulli_Tensor._fill(ks)
+    return _k(self, p, generator)
+
+
+bernoulli_Tensor._bind = _bind_bernoulli_Tensor
+bernoulli_Tensor._entry = _entry_bernoulli_Tensor
+_aten._packet('bernoulli')._add(bernoulli_Tensor)
+
+
+# schema/native_functions.yaml:1680
+bernoulli_Tensor_out = _Op("aten", 'bernoulli', 'Tensor_out',
+    'bernoulli.Tensor_out(Tensor self, Tensor p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli_Tensor_out = bernoulli_Tensor_out._cache
+
+
+def _bind_bernoulli_Tensor_out(self, p, *, generator=None, out):
+    return (self, p, generator, out)
+
+
+def _entry_bernoulli_Tensor_out(self, p, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | p._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli_Tensor_out, (self, p, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bernoulli_Tensor_out.get(ks)
+    if _k is None:
+        _k = bernoulli_Tensor_out._fill(ks)
+    return _k(self, p, generator, out)
+
+
+bernoulli_Tensor_out._bind = _bind_bernoulli_Tensor_out
+bernoulli_Tensor_out._entry = _entry_bernoulli_Tensor_out
+_aten._packet('bernoulli')._add(bernoulli_Tensor_out)
+
+
+# schema/native_functions.yaml:1685
+bernoulli__Tensor = _Op("aten", 'bernoulli_', 'Tensor',
+    'bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli__Tensor = bernoulli__Tensor._cache
+
+
+def _bind_bernoulli__Tensor(self, p, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_bernoulli__Tensor(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | p._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli__Tensor, (self, p, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bernoulli__Tensor.get(ks)
+    if _k is None:
+        _k = bernoulli__Tensor._fill(ks)
+    return _k(self, p, generator)
+
+
+bernoulli__Tensor._bind = _bind_bernoulli__Tensor
+bernoulli__Tensor._entry = _entry_bernoulli__Tensor
+_aten._packet('bernoulli_')._add(bernoulli__Tensor)
+
+
+# schema/native_functions.yaml:1692
+bernoulli__float = _Op("aten", 'bernoulli_', 'float',
+    'bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli__float = bernoulli__float._cache
+
+
+def _bind_bernoulli__float(self, p=0.5, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_bernoulli__float(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli__float, (self, p, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bernoulli__float.get(ks)
+    if _k is None:
+        _k = bernoulli__float._fill(ks)
+    return _k(self, p, generator)
+
+
+bernoulli__float._bind = _bind_bernoulli__float
+bernoulli__float._entry = _entry_bernoulli__float
+_aten._packet('bernoulli_')._add(bernoulli__float)
+
+
+# schema/native_functions.yaml:1699
+native_dropout = _Op("aten", 'native_dropout', 'default',
+    'native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)',
+    ('input', 'p', 'train'), 3, tags=('core', 'nondeterministic_seeded'))
+_c_native_dropout = native_dropout._cache
+
+
+def _bind_native_dropout(input, p, train):
+    return (input, p, train)
+
+
+def _entry_native_dropout(input, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_dropout, (input, p, train)) from None
+    _k = _c_native_dropout.get(ks)
+    if _k is None:
+        _k = native_dropout._fill(ks)
+    return _k(input, p, train)
+
+
+native_dropout._bind = _bind_native_dropout
+native_dropout._entry = _entry_native_dropout
+_aten._packet('native_dropout')._add(native_dropout)
+
+
+# schema/native_functions.yaml:1705
+native_dropout_backward = _Op("aten", 'native_dropout_backward', 'default',
+    'native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor',
+    ('grad_output', 'mask', 'scale'), 3, tags=('pointwise',))
+_c_native_dropout_backward = native_dropout_backward._cache
+
+
+def _bind_native_dropout_backward(grad_output, mask, scale):
+    return (grad_output, mask, scale)
+
+
+def _entry_native_dropout_backward(grad_output, mask, scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_dropout_backward, (grad_output, mask, scale)) from None
+    _k = _c_native_dropout_backward.get(ks)
+    if _k is None:
+        _k = native_dropout_backward._fill(ks)
+    return _k(grad_output, mask, scale)
+
+
+native_dropout_backward._bind = _bind_native_dropout_backward
+native_dropout_backward._entry = _entry_native_dropout_backward
+_aten._packet('native_dropout_backward')._add(native_dropout_backward)
+
+
+# schema/native_functions.yaml:1708
+native_dropout_backward_out = _Op("aten", 'native_dropout_backward', 'out',
+    'native_dropout_backward.out(Tensor grad_output, Tensor mask, float scale, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'mask', 'scale', 'out'), 3, tags=('pointwise',))
+_c_native_dropout_backward_out = native_dropout_backward_out._cache
+
+
+def _bind_native_dropout_backward_out(grad_output, mask, scale, *, out):
+    return (grad_output, mask, scale, out)
+
+
+def _entry_native_dropout_backward_out(grad_output, mask, scale, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_dropout_backward_out, (grad_output, mask, scale, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_native_dropout_backward_out.get(ks)
+    if _k is None:
+        _k = native_dropout_backward_out._fill(ks)
+    return _k(grad_output, mask, scale, out)
+
+
+native_dropout_backward_out._bind = _bind_native_dropout_backward_out
+native_dropout_backward_out._entry = _entry_native_dropout_backward_out
+_aten._packet('native_dropout_backward')._add(native_dropout_backward_out)
+
+
+# schema/native_functions.yaml:1711
+dropout = _Op("aten", 'dropout', 'default',
+    'dropout(Tensor input, float p, bool train) -> Tensor',
+    ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_dropout = dropout._cache
+
+
+def _bind_dropout(input, p, train):
+    return (input, p, train)
+
+
+def _entry_dropout(input, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dropout, (input, p, train)) from None
+    _k = _c_dropout.get(ks)
+    if _k is None:
+        _k = dropout._fill(ks)
+    return _k(input, p, train)
+
+
+dropout._bind = _bind_dropout
+dropout._entry = _entry_dropout
+_aten._packet('dropout')._add(dropout)
+
+
+# schema/native_functions.yaml:1716
+dropout_ = _Op("aten", 'dropout_', 'default',
+    'dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
+    ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_dropout_ = dropout_._cache
+
+
+def _bind_dropout_(self, p, train):
+    return (self, p, train)
+
+
+def _entry_dropout_(self, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dropout_, (self, p, train)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_dropout_.get(ks)
+    if _k is None:
+        _k = dropout_._fill(ks)
+    return _k(self, p, train)
+
+
+dropout_._bind = _bind_dropout_
+dropout_._entry = _entry_dropout_
+_aten._packet('dropout_')._add(dropout_)
+
+
+# schema/native_functions.yaml:1721
+feature_dropout = _Op("aten", 'feature_dropout', 'default',
+    'feature_dropout(Tensor input, float p, bool train) -> Tensor',
+    ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_feature_dropout = feature_dropout._cache
+
+
+def _bind_feature_dropout(input, p, train):
+    return (input, p, train)
+
+
+def _entry_feature_dropout(input, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(feature_dropout, (input, p, train)) from None
+    _k = _c_feature_dropout.get(ks)
+    if _k is None:
+        _k = feature_dropout._fill(ks)
+    return _k(input, p, train)
+
+
+feature_dropout._bind = _bind_feature_dropout
+feature_dropout._entry = _entry_feature_dropout
+_aten._packet('feature_dropout')._add(feature_dropout)
+
+
+# schema/native_functions.yaml:1726
+feature_dropout_ = _Op("aten", 'feature_dropout_', 'default',
+    'feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
+    ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_feature_dropout_ = feature_dropout_._cache
+
+
+def _bind_feature_dropout_(self, p, train):
+    return (self, p, train)
+
+
+def _entry_feature_dropout_(self, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(feature_dropout_, (self, p, train)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_feature_dropout_.get(ks)
+    if _k is None:
+        _k = feature_dropout_._fill(ks)
+    return _k(self, p, train)
+
+
+feature_dropout_._bind = _bind_feature_dropout_
+feature_dropout_._entry = _entry_feature_dropout_
+_aten._packet('feature_dropout_')._add(feature_dropout_)
+
+
+# schema/native_functions.yaml:1731
+alpha_dropout = _Op("aten", 'alpha_dropout', 'default',
+    'alpha_dropout(Tensor input, float p, bool train) -> Tensor',
+    ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_alpha_dropout = alpha_dropout._cache
+
+
+def _bind_alpha_dropout(input, p, train):
+    return (input, p, train)
+
+
+def _entry_alpha_dropout(input, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(alpha_dropout, (input, p, train)) from None
+    _k = _c_alpha_dropout.get(ks)
+    if _k is None:
+        _k = alpha_dropout._fill(ks)
+    return _k(input, p, train)
+
+
+alpha_dropout._bind = _bind_alpha_dropout
+alpha_dropout._entry = _entry_alpha_dropout
+_aten._packet('alpha_dropout')._add(alpha_dropout)
+
+
+# schema/native_functions.yaml:1736
+alpha_dropout_ = _Op("aten", 'alpha_dropout_', 'default',
+    'alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
+    ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_alpha_dropout_ = alpha_dropout_._cache
+
+
+def _bind_alpha_dropout_(self, p, train):
+    return (self, p, train)
+
+
+def _entry_alpha_dropout_(self, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(alpha_dropout_, (self, p, train)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_alpha_dropout_.get(ks)
+    if _k is None:
+        _k = alpha_dropout_._fill(ks)
+    return _k(self, p, train)
+
+
+alpha_dropout_._bind = _bind_alpha_dropout_
+alpha_dropout_._entry = _entry_alpha_dropout_
+_aten._packet('alpha_dropout_')._add(alpha_dropout_)
+
+
+# schema/native_functions.yaml:1741
+feature_alpha_dropout = _Op("aten", 'feature_alpha_dropout', 'default',
+    'feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor',
+    ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_feature_alpha_dropout = feature_alpha_dropout._cache
+
+
+def _bind_feature_alpha_dropout(input, p, train):
+    return (input, p, train)
+
+
+def _entry_feature_alpha_dropout(input, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(feature_alpha_dropout, (input, p, train)) from None
+    _k = _c_feature_alpha_dropout.get(ks)
+    if _k is None:
+        _k = feature_alpha_dropout._fill(ks)
+    return _k(input, p, train)
+
+
+feature_alpha_dropout._bind = _bind_feature_alpha_dropout
+feature_alpha_dropout._entry = _entry_feature_alpha_dropout
+_aten._packet('feature_alpha_dropout')._add(feature_alpha_dropout)
+
+
+# schema/native_functions.yaml:1746
+feature_alpha_dropout_ = _Op("aten", 'feature_alpha_dropout_', 'default',
+    'feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
+    ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
+_c_feature_alpha_dropout_ = feature_alpha_dropout_._cache
+
+
+def _bind_feature_alpha_dropout_(self, p, train):
+    return (self, p, train)
+
+
+def _entry_feature_alpha_dropout_(self, p, train):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(feature_alpha_dropout_, (self, p, train)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_feature_alpha_dropout_.get(ks)
+    if _k is None:
+        _k = feature_alpha_dropout_._fill(ks)
+    return _k(self, p, train)
+
+
+feature_alpha_dropout_._bind = _bind_feature_alpha_dropout_
+feature_alpha_dropout_._entry = _entry_feature_alpha_dropout_
+_aten._packet('feature_alpha_dropout_')._add(feature_alpha_dropout_)
+
+
+# schema/native_functions.yaml:1751
+normal_float_float = _Op("aten", 'normal', 'float_float',
+    'normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('mean', 'std', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
+_c_normal_float_float = normal_float_float._cache
+
+
+def _bind_normal_float_float(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    return (mean, std, size, generator, dtype, layout, device, pin_memory)
+
+
+def _entry_normal_float_float(mean, std, size, generator, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_normal_float_float.get(ks)
+    if _k is None:
+        _k = normal_float_float._fill(ks)
+    return _k(mean, std, size, generator, dtype, layout, device, pin_memory)
+
+
+normal_float_float._bind = _bind_normal_float_float
+normal_float_float._entry = _entry_normal_float_float
+_aten._packet('normal')._add(normal_float_float)
+
+
+# schema/native_functions.yaml:1757
+normal_float_float_out = _Op("aten", 'normal', 'float_float_out',
+    'normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('mean', 'std', 'size', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_normal_float_float_out = normal_float_float_out._cache
+
+
+def _bind_normal_float_float_out(mean, std, size, *, generator=None, out):
+    return (mean, std, size, generator, out)
+
+
+def _entry_normal_float_float_out(mean, std, size, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_float_float_out, (mean, std, size, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_normal_float_float_out.get(ks)
+    if _k is None:
+        _k = normal_float_float_out._fill(ks)
+    return _k(mean, std, size, generator, out)
+
+
+normal_float_float_out._bind = _bind_normal_float_float_out
+normal_float_float_out._entry = _entry_normal_float_float_out
+_aten._packet('normal')._add(normal_float_float_out)
+
+
+# schema/native_functions.yaml:1762
+normal_Tensor_float = _Op("aten", 'normal', 'Tensor_float',
+    'normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor',
+    ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_normal_Tensor_float = normal_Tensor_float._cache
+
+
+def _bind_normal_Tensor_float(mean, std=1.0, *, generator=None):
+    return (mean, std, generator)
+
+
+def _entry_normal_Tensor_float(mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (mean._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_Tensor_float, (mean, std, generator)) from None
+    _k = _c_normal_Tensor_float.get(ks)
+    if _k is None:
+        _k = normal_Tensor_float._fill(ks)
+    return _k(mean, std, generator)
+
+
+normal_Tensor_float._bind = _bind_normal_Tensor_float
+normal_Tensor_float._entry = _entry_normal_Tensor_float
+_aten._packet('normal')._add(normal_Tensor_float)
+
+
+# schema/native_functions.yaml:1769
+normal_Tensor_float_out = _Op("aten", 'normal', 'Tensor_float_out',
+    'normal.Tensor_float_out(Tensor mean, float std=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_normal_Tensor_float_out = normal_Tensor_float_out._cache
+
+
+def _bind_normal_Tensor_float_out(mean, std=1.0, *, generator=None, out):
+    return (mean, std, generator, out)
+
+
+def _entry_normal_Tensor_float_out(mean, std, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (mean._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_Tensor_float_out, (mean, std, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_normal_Tensor_float_out.get(ks)
+    if _k is None:
+        _k = normal_Tensor_float_out._fill(ks)
+    return _k(mean, std, generator, out)
+
+
+normal_Tensor_float_out._bind = _bind_normal_Tensor_float_out
+normal_Tensor_float_out._entry = _entry_normal_Tensor_float_out
+_aten._packet('normal')._add(normal_Tensor_float_out)
+
+
+# schema/native_functions.yaml:1774
+normal_float_Tensor = _Op("aten", 'normal', 'float_Tensor',
+    'normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor',
+    ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_normal_float_Tensor = normal_float_Tensor._cache
+
+
+def _bind_normal_float_Tensor(mean, std, *, generator=None):
+    return (mean, std, generator)
+
+
+def _entry_normal_float_Tensor(mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (std._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_float_Tensor, (mean, std, generator)) from None
+    _k = _c_normal_float_Tensor.get(ks)
+    if _k is None:
+        _k = normal_float_Tensor._fill(ks)
+    return _k(mean, std, generator)
+
+
+normal_float_Tensor._bind = _bind_normal_float_Tensor
+normal_float_Tensor._entry = _entry_normal_float_Tensor
+_aten._packet('normal')._add(normal_float_Tensor)
+
+
+# schema/native_functions.yaml:1778
+normal_float_Tensor_out = _Op("aten", 'normal', 'float_Tensor_out',
+    'normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_normal_float_Tensor_out = normal_float_Tensor_out._cache
+
+
+def _bind_normal_float_Tensor_out(mean, std, *, generator=None, out):
+    return (mean, std, generator, out)
+
+
+def _entry_normal_float_Tensor_out(mean, std, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (std._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_float_Tensor_out, (mean, std, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_normal_float_Tensor_out.get(ks)
+    if _k is None:
+        _k = normal_float_Tensor_out._fill(ks)
+    return _k(mean, std, generator, out)
+
+
+normal_float_Tensor_out._bind = _bind_normal_float_Tensor_out
+normal_float_Tensor_out._entry = _entry_normal_float_Tensor_out
+_aten._packet('normal')._add(normal_float_Tensor_out)
+
+
+# schema/native_functions.yaml:1781
+normal_Tensor_Tensor = _Op("aten", 'normal', 'Tensor_Tensor',
+    'normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor',
+    ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_normal_Tensor_Tensor = normal_Tensor_Tensor._cache
+
+
+def _bind_normal_Tensor_Tensor(mean, std, *, generator=None):
+    return (mean, std, generator)
+
+
+def _entry_normal_Tensor_Tensor(mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (mean._ks | std._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_Tensor_Tensor, (mean, std, generator)) from None
+    _k = _c_normal_Tensor_Tensor.get(ks)
+    if _k is None:
+        _k = normal_Tensor_Tensor._fill(ks)
+    return _k(mean, std, generator)
+
+
+normal_Tensor_Tensor._bind = _bind_normal_Tensor_Tensor
+normal_Tensor_Tensor._entry = _entry_normal_Tensor_Tensor
+_aten._packet('normal')._add(normal_Tensor_Tensor)
+
+
+# schema/native_functions.yaml:1785
+normal_Tensor_Tensor_out = _Op("aten", 'normal', 'Tensor_Tensor_out',
+    'normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_normal_Tensor_Tensor_out = normal_Tensor_Tensor_out._cache
+
+
+def _bind_normal_Tensor_Tensor_out(mean, std, *, generator=None, out):
+    return (mean, std, generator, out)
+
+
+def _entry_normal_Tensor_Tensor_out(mean, std, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (mean._ks | std._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_Tensor_Tensor_out, (mean, std, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_normal_Tensor_Tensor_out.get(ks)
+    if _k is None:
+        _k = normal_Tensor_Tensor_out._fill(ks)
+    return _k(mean, std, generator, out)
+
+
+normal_Tensor_Tensor_out._bind = _bind_normal_Tensor_Tensor_out
+normal_Tensor_Tensor_out._entry = _entry_normal_Tensor_Tensor_out
+_aten._packet('normal')._add(normal_Tensor_Tensor_out)
+
+
+# schema/native_functions.yaml:1788
+log_normal_ = _Op("aten", 'log_normal_', 'default',
+    'log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_log_normal_ = log_normal_._cache
+
+
+def _bind_log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    return (self, mean, std, generator)
+
+
+def _entry_log_normal_(self, mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_normal_, (self, mean, std, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_log_normal_.get(ks)
+    if _k is None:
+        _k = log_normal_._fill(ks)
+    return _k(self, mean, std, generator)
+
+
+log_normal_._bind = _bind_log_normal_
+log_normal_._entry = _entry_log_normal_
+_aten._packet('log_normal_')._add(log_normal_)
+
+
+# schema/native_functions.yaml:1795
+cauchy_ = _Op("aten", 'cauchy_', 'default',
+    'cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_cauchy_ = cauchy_._cache
+
+
+def _bind_cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    return (self, median, sigma, generator)
+
+
+def _entry_cauchy_(self, median, sigma, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cauchy_, (self, median, sigma, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cauchy_.get(ks)
+    if _k is None:
+        _k = cauchy_._fill(ks)
+    return _k(self, median, sigma, generator)
+
+
+cauchy_._bind = _bind_cauchy_
+cauchy_._entry = _entry_cauchy_
+_aten._packet('cauchy_')._add(cauchy_)
+
+
+# schema/native_functions.yaml:1802
+geometric_ = _Op("aten", 'geometric_', 'default',
+    'geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_geometric_ = geometric_._cache
+
+
+def _bind_geometric_(self, p, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_geometric_(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(geometric_, (self, p, generator)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_geometric_.get(ks)
+    if _k is None:
+        _k = geometric_._fill(ks)
+    return _k(self, p, generator)
+
+
+geometric_._bind = _bind_geometric_
+geometric_._entry = _entry_geometric_
+_aten._packet('geometric_')._add(geometric_)
+
+
+# schema/native_functions.yaml:1809
+multinomial = _Op("aten", 'multinomial', 'default',
+    'multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor',
+    ('self', 'num_samples', 'replacement', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_multinomial = multinomial._cache
+
+
+def _bind_multinomial(self, num_samples, replacement=False, *, generator=None):
+    return (self, num_samples, replacement, generator)
+
+
+def _entry_multinomial(self, num_samples, replacement, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(multinomial, (self, num_samples, replacement, generator)) from None
+    _k = _c_multinomial.get(ks)
+    if _k is None:
+        _k = multinomial._fill(ks)
+    return _k(self, num_samples, replacement, generator)
+
+
+multinomial._bind = _bind_multinomial
+multinomial._entry = _entry_multinomial
+_aten._packet('multinomial')._add(multinomial)
+
+
+# schema/native_functions.yaml:1816
+multinomial_out = _Op("aten", 'multinomial', 'out',
+    'multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'num_samples', 'replacement', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_multinomial_out = multinomial_out._cache
+
+
+def _bind_multinomial_out(self, num_samples, replacement=False, *, generator=None, out):
+    return (self, num_samples, replacement, generator, out)
+
+
+def _entry_multinomial_out(self, num_samples, replacement, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(multinomial_out, (self, num_samples, replacement, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_multinomial_out.get(ks)
+    if _k is None:
+        _k = multinomial_out._fill(ks)
+    return _k(self, num_samples, replacement, generator, out)
+
+
+multinomial_out._bind = _bind_multinomial_out
+multinomial_out._entry = _entry_multinomial_out
+_aten._packet('multinomial')._add(multinomial_out)
+
+
+# schema/native_functions.yaml:1821
+poisson = _Op("aten", 'poisson', 'default',
+    'poisson(Tensor self, Generator? generator=None) -> Tensor',
+    ('self', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_poisson = poisson._cache
+
+
+def _bind_poisson(self, generator=None):
+    return (self, generator)
+
+
+def _entry_poisson(self, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(poisson, (self, generator)) from None
+    _k = _c_poisson.get(ks)
+    if _k is None:
+        _k = poisson._fill(ks)
+    return _k(self, generator)
+
+
+poisson._bind = _bind_poisson
+poisson._entry = _entry_poisson
+_aten._packet('poisson')._add(poisson)
+
+
+# schema/native_functions.yaml:1827
+poisson_out = _Op("aten", 'poisson', 'out',
+    'poisson.out(Tensor self, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_poisson_out = poisson_out._cache
+
+
+def _bind_poisson_out(self, generator=None, *, out):
+    return (self, generator, out)
+
+
+def _entry_poisson_out(self, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(poisson_out, (self, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_poisson_out.get(ks)
+    if _k is None:
+        _k = poisson_out._fill(ks)
+    return _k(self, generator, out)
+
+
+poisson_out._bind = _bind_poisson_out
+poisson_out._entry = _entry_poisson_out
+_aten._packet('poisson')._add(poisson_out)
+
+
+# schema/native_functions.yaml:1832
+logspace = _Op("aten", 'logspace', 'default',
+    'logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('start', 'end', 'steps', 'base', 'dtype', 'layout', 'device', 'pin_memory'), 4, tags=('factory',))
+_c_logspace = logspace._cache
+
+
+def _bind_logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (start, end, steps, base, dtype, layout, device, pin_memory)
+
+
+def _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_logspace.get(ks)
+    if _k is None:
+        _k = logspace._fill(ks)
+    return _k(start, end, steps, base, dtype, layout, device, pin_memory)
+
+
+logspace._bind = _bind_logspace
+logspace._entry = _entry_logspace
+_aten._packet('logspace')._add(logspace)
+
+
+# schema/native_functions.yaml:1838
+logspace_out = _Op("aten", 'logspace', 'out',
+    'logspace.out(Scalar start, Scalar end, int steps, float base=10., *, Tensor(a!) out) -> Tensor(a!)',
+    ('start', 'end', 'steps', 'base', 'out'), 4, tags=())
+_c_logspace_out = logspace_out._cache
+
+
+def _bind_logspace_out(start, end, steps, base=10.0, *, out):
+    return (start, end, steps, base, out)
+
+
+def _entry_logspace_out(start, end, steps, base, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logspace_out, (start, end, steps, base, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logspace_out.get(ks)
+    if _k is None:
+        _k = logspace_out._fill(ks)
+    return _k(start, end, steps, base, out)
+
+
+logspace_out._bind = _bind_logspace_out
+logspace_out._entry = _entry_logspace_out
+_aten._packet('logspace')._add(logspace_out)
+
+
+# schema/native_functions.yaml:1842
+empty_permuted = _Op("aten", 'empty_permuted', 'default',
+    'empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('size', 'physical_layout', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_empty_permuted = empty_permuted._cache
+
+
+def _bind_empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (size, physical_layout, dtype, layout, device, pin_memory)
+
+
+def _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_empty_permuted.get(ks)
+    if _k is None:
+        _k = empty_permuted._fill(ks)
+    return _k(size, physical_layout, dtype, layout, device, pin_memory)
+
+
+empty_permuted._bind = _bind_empty_permuted
+empty_permuted._entry = _entry_empty_permuted
+_aten._packet('empty_permuted')._add(empty_permuted)
+
+
+# schema/native_functions.yaml:1848
+empty_permuted_out = _Op("aten", 'empty_permuted', 'out',
+    'empty_permuted.out(SymInt[] size, int[] physical_layout, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'physical_layout', 'out'), 2, tags=())
+_c_empty_permuted_out = empty_permuted_out._cache
+
+
+def _bind_empty_permuted_out(size, physical_layout, *, out):
+    return (size, physical_layout, out)
+
+
+def _entry_empty_permuted_out(size, physical_layout, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_permuted_out, (size, physical_layout, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_empty_permuted_out.get(ks)
+    if _k is None:
+        _k = empty_permuted_out._fill(ks)
+    return _k(size, physical_layout, out)
+
+
+empty_permuted_out._bind = _bind_empty_permuted_out
+empty_permuted_out._entry = _entry_empty_permuted_out
+_aten._packet('empty_permuted')._add(empty_permuted_out)
+
+
+# schema/native_functions.yaml:1852
 tril_indices = _Op("aten", 'tril_indices', 'default',
     'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -9169,7 +11305,37 @@ tril_indices._entry = _entry_tril_indices
 _aten._packet('tril_indices')._add(tril_indices)
 
 
-# schema/native_functions.yaml:1444
+# schema/native_functions.yaml:1858
+tril_indices_out = _Op("aten", 'tril_indices', 'out',
+    'tril_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('row', 'col', 'offset', 'out'), 3, tags=())
+_c_tril_indices_out = tril_indices_out._cache
+
+
+def _bind_tril_indices_out(row, col, offset=0, *, out):
+    return (row, col, offset, out)
+
+
+def _entry_tril_indices_out(row, col, offset, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tril_indices_out, (row, col, offset, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_tril_indices_out.get(ks)
+    if _k is None:
+        _k = tril_indices_out._fill(ks)
+    return _k(row, col, offset, out)
+
+
+tril_indices_out._bind = _bind_tril_indices_out
+tril_indices_out._entry = _entry_tril_indices_out
+_aten._packet('tril_indices')._add(tril_indices_out)
+
+
+# schema/native_functions.yaml:1862
 triu_indices = _Op("aten", 'triu_indices', 'default',
     'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -9194,7 +11360,7 @@ triu_indices._entry = _entry_triu_indices
 _aten._packet('triu_indices')._add(triu_indices)
 
 
-# schema/native_functions.yaml:1450
+# schema/native_functions.yaml:1868
 meshgrid = _Op("aten", 'meshgrid', 'default',
     'meshgrid(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -9222,7 +11388,7 @@ meshgrid._entry = _entry_meshgrid
 _aten._packet('meshgrid')._add(meshgrid)
 
 
-# schema/native_functions.yaml:1454
+# schema/native_functions.yaml:1872
 meshgrid_indexing = _Op("aten", 'meshgrid', 'indexing',
     'meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]',
     ('tensors', 'indexing'), 1, tags=())
@@ -9250,7 +11416,7 @@ meshgrid_indexing._entry = _entry_meshgrid_indexing
 _aten._packet('meshgrid')._add(meshgrid_indexing)
 
 
-# schema/native_functions.yaml:1458
+# schema/native_functions.yaml:1876
 broadcast_to = _Op("aten", 'broadcast_to', 'default',
     'broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=())
@@ -9278,7 +11444,7 @@ broadcast_to._entry = _entry_broadcast_to
 _aten._packet('broadcast_to')._add(broadcast_to)
 
 
-# schema/native_functions.yaml:1463
+# schema/native_functions.yaml:1881
 broadcast_tensors = _Op("aten", 'broadcast_tensors', 'default',
     'broadcast_tensors(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -9306,7 +11472,7 @@ broadcast_tensors._entry = _entry_broadcast_tensors
 _aten._packet('broadcast_tensors')._add(broadcast_tensors)
 
 
-# schema/native_functions.yaml:1467
+# schema/native_functions.yaml:1885
 cartesian_prod = _Op("aten", 'cartesian_prod', 'default',
     'cartesian_prod(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -9334,7 +11500,93 @@ cartesian_prod._entry = _entry_cartesian_prod
 _aten._packet('cartesian_prod')._add(cartesian_prod)
 
 
-# schema/native_functions.yaml:1471
+# schema/native_functions.yaml:1889
+block_diag = _Op("aten", 'block_diag', 'default',
+    'block_diag(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_block_diag = block_diag._cache
+
+
+def _bind_block_diag(tensors):
+    return (tensors,)
+
+
+def _entry_block_diag(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(block_diag, (tensors,)) from None
+    _k = _c_block_diag.get(ks)
+    if _k is None:
+        _k = block_diag._fill(ks)
+    return _k(tensors)
+
+
+block_diag._bind = _bind_block_diag
+block_diag._entry = _entry_block_diag
+_aten._packet('block_diag')._add(block_diag)
+
+
+# schema/native_functions.yaml:1892
+block_diag_out = _Op("aten", 'block_diag', 'out',
+    'block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_block_diag_out = block_diag_out._cache
+
+
+def _bind_block_diag_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_block_diag_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(block_diag_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_block_diag_out.get(ks)
+    if _k is None:
+        _k = block_diag_out._fill(ks)
+    return _k(tensors, out)
+
+
+block_diag_out._bind = _bind_block_diag_out
+block_diag_out._entry = _entry_block_diag_out
+_aten._packet('block_diag')._add(block_diag_out)
+
+
+# schema/native_functions.yaml:1894
+combinations = _Op("aten", 'combinations', 'default',
+    'combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor',
+    ('self', 'r', 'with_replacement'), 3, tags=())
+_c_combinations = combinations._cache
+
+
+def _bind_combinations(self, r=2, with_replacement=False):
+    return (self, r, with_replacement)
+
+
+def _entry_combinations(self, r, with_replacement):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(combinations, (self, r, with_replacement)) from None
+    _k = _c_combinations.get(ks)
+    if _k is None:
+        _k = combinations._fill(ks)
+    return _k(self, r, with_replacement)
+
+
+combinations._bind = _bind_combinations
+combinations._entry = _entry_combinations
+_aten._packet('combinations')._add(combinations)
+
+
+# schema/native_functions.yaml:1900
 exp2 = _Op("aten", 'exp2', 'default',
     'exp2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -9362,7 +11614,7 @@ exp2._entry = _entry_exp2
 _aten._packet('exp2')._add(exp2)
 
 
-# schema/native_functions.yaml:1476
+# schema/native_functions.yaml:1905
 exp2_out = _Op("aten", 'exp2', 'out',
     'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -9392,7 +11644,7 @@ exp2_out._entry = _entry_exp2_out
 _aten._packet('exp2')._add(exp2_out)
 
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1908
 exp2_ = _Op("aten", 'exp2_', 'default',
     'exp2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9422,7 +11674,7 @@ exp2_._entry = _entry_exp2_
 _aten._packet('exp2_')._add(exp2_)
 
 
-# schema/native_functions.yaml:1486
+# schema/native_functions.yaml:1915
 expm1 = _Op("aten", 'expm1', 'default',
     'expm1(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9450,7 +11702,7 @@ expm1._entry = _entry_expm1
 _aten._packet('expm1')._add(expm1)
 
 
-# schema/native_functions.yaml:1491
+# schema/native_functions.yaml:1920
 expm1_out = _Op("aten", 'expm1', 'out',
     'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9480,7 +11732,7 @@ expm1_out._entry = _entry_expm1_out
 _aten._packet('expm1')._add(expm1_out)
 
 
-# schema/native_functions.yaml:1494
+# schema/native_functions.yaml:1923
 expm1_ = _Op("aten", 'expm1_', 'default',
     'expm1_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9510,7 +11762,7 @@ expm1_._entry = _entry_expm1_
 _aten._packet('expm1_')._add(expm1_)
 
 
-# schema/native_functions.yaml:1501
+# schema/native_functions.yaml:1930
 log2 = _Op("aten", 'log2', 'default',
     'log2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9538,7 +11790,7 @@ log2._entry = _entry_log2
 _aten._packet('log2')._add(log2)
 
 
-# schema/native_functions.yaml:1506
+# schema/native_functions.yaml:1935
 log2_out = _Op("aten", 'log2', 'out',
     'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9568,7 +11820,7 @@ log2_out._entry = _entry_log2_out
 _aten._packet('log2')._add(log2_out)
 
 
-# schema/native_functions.yaml:1509
+# schema/native_functions.yaml:1938
 log2_ = _Op("aten", 'log2_', 'default',
     'log2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9598,7 +11850,7 @@ log2_._entry = _entry_log2_
 _aten._packet('log2_')._add(log2_)
 
 
-# schema/native_functions.yaml:1516
+# schema/native_functions.yaml:1945
 log10 = _Op("aten", 'log10', 'default',
     'log10(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9626,7 +11878,7 @@ log10._entry = _entry_log10
 _aten._packet('log10')._add(log10)
 
 
-# schema/native_functions.yaml:1521
+# schema/native_functions.yaml:1950
 log10_out = _Op("aten", 'log10', 'out',
     'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9656,7 +11908,7 @@ log10_out._entry = _entry_log10_out
 _aten._packet('log10')._add(log10_out)
 
 
-# schema/native_functions.yaml:1524
+# schema/native_functions.yaml:1953
 log10_ = _Op("aten", 'log10_', 'default',
     'log10_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9686,7 +11938,7 @@ log10_._entry = _entry_log10_
 _aten._packet('log10_')._add(log10_)
 
 
-# schema/native_functions.yaml:1531
+# schema/native_functions.yaml:1960
 log1p = _Op("aten", 'log1p', 'default',
     'log1p(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9714,7 +11966,7 @@ log1p._entry = _entry_log1p
 _aten._packet('log1p')._add(log1p)
 
 
-# schema/native_functions.yaml:1536
+# schema/native_functions.yaml:1965
 log1p_out = _Op("aten", 'log1p', 'out',
     'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9744,7 +11996,7 @@ log1p_out._entry = _entry_log1p_out
 _aten._packet('log1p')._add(log1p_out)
 
 
-# schema/native_functions.yaml:1539
+# schema/native_functions.yaml:1968
 log1p_ = _Op("aten", 'log1p_', 'default',
     'log1p_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9774,7 +12026,7 @@ log1p_._entry = _entry_log1p_
 _aten._packet('log1p_')._add(log1p_)
 
 
-# schema/native_functions.yaml:1546
+# schema/native_functions.yaml:1975
 sqrt = _Op("aten", 'sqrt', 'default',
     'sqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9802,7 +12054,7 @@ sqrt._entry = _entry_sqrt
 _aten._packet('sqrt')._add(sqrt)
 
 
-# schema/native_functions.yaml:1551
+# schema/native_functions.yaml:1980
 sqrt_out = _Op("aten", 'sqrt', 'out',
     'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9832,7 +12084,7 @@ sqrt_out._entry = _entry_sqrt_out
 _aten._packet('sqrt')._add(sqrt_out)
 
 
-# schema/native_functions.yaml:1554
+# schema/native_functions.yaml:1983
 sqrt_ = _Op("aten", 'sqrt_', 'default',
     'sqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9862,7 +12114,7 @@ sqrt_._entry = _entry_sqrt_
 _aten._packet('sqrt_')._add(sqrt_)
 
 
-# schema/native_functions.yaml:1561
+# schema/native_functions.yaml:1990
 rsqrt = _Op("aten", 'rsqrt', 'default',
     'rsqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9890,7 +12142,7 @@ rsqrt._entry = _entry_rsqrt
 _aten._packet('rsqrt')._add(rsqrt)
 
 
-# schema/native_functions.yaml:1566
+# schema/native_functions.yaml:1995
 rsqrt_out = _Op("aten", 'rsqrt', 'out',
     'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -9920,7 +12172,7 @@ rsqrt_out._entry = _entry_rsqrt_out
 _aten._packet('rsqrt')._add(rsqrt_out)
 
 
-# schema/native_functions.yaml:1569
+# schema/native_functions.yaml:1998
 rsqrt_ = _Op("aten", 'rsqrt_', 'default',
     'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -9950,7 +12202,7 @@ rsqrt_._entry = _entry_rsqrt_
 _aten._packet('rsqrt_')._add(rsqrt_)
 
 
-# schema/native_functions.yaml:1576
+# schema/native_functions.yaml:2005
 reciprocal = _Op("aten", 'reciprocal', 'default',
     'reciprocal(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -9978,7 +12230,7 @@ reciprocal._entry = _entry_reciprocal
 _aten._packet('reciprocal')._add(reciprocal)
 
 
-# schema/native_functions.yaml:1581
+# schema/native_functions.yaml:2010
 reciprocal_out = _Op("aten", 'reciprocal', 'out',
     'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10008,7 +12260,7 @@ reciprocal_out._entry = _entry_reciprocal_out
 _aten._packet('reciprocal')._add(reciprocal_out)
 
 
-# schema/native_functions.yaml:1584
+# schema/native_functions.yaml:2013
 reciprocal_ = _Op("aten", 'reciprocal_', 'default',
     'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10038,7 +12290,7 @@ reciprocal_._entry = _entry_reciprocal_
 _aten._packet('reciprocal_')._add(reciprocal_)
 
 
-# schema/native_functions.yaml:1591
+# schema/native_functions.yaml:2020
 sin = _Op("aten", 'sin', 'default',
     'sin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10066,7 +12318,7 @@ sin._entry = _entry_sin
 _aten._packet('sin')._add(sin)
 
 
-# schema/native_functions.yaml:1596
+# schema/native_functions.yaml:2025
 sin_out = _Op("aten", 'sin', 'out',
     'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10096,7 +12348,7 @@ sin_out._entry = _entry_sin_out
 _aten._packet('sin')._add(sin_out)
 
 
-# schema/native_functions.yaml:1599
+# schema/native_functions.yaml:2028
 sin_ = _Op("aten", 'sin_', 'default',
     'sin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10126,7 +12378,7 @@ sin_._entry = _entry_sin_
 _aten._packet('sin_')._add(sin_)
 
 
-# schema/native_functions.yaml:1606
+# schema/native_functions.yaml:2035
 cos = _Op("aten", 'cos', 'default',
     'cos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10154,7 +12406,7 @@ cos._entry = _entry_cos
 _aten._packet('cos')._add(cos)
 
 
-# schema/native_functions.yaml:1611
+# schema/native_functions.yaml:2040
 cos_out = _Op("aten", 'cos', 'out',
     'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10184,7 +12436,7 @@ cos_out._entry = _entry_cos_out
 _aten._packet('cos')._add(cos_out)
 
 
-# schema/native_functions.yaml:1614
+# schema/native_functions.yaml:2043
 cos_ = _Op("aten", 'cos_', 'default',
     'cos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10214,7 +12466,7 @@ cos_._entry = _entry_cos_
 _aten._packet('cos_')._add(cos_)
 
 
-# schema/native_functions.yaml:1621
+# schema/native_functions.yaml:2050
 tan = _Op("aten", 'tan', 'default',
     'tan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10242,7 +12494,7 @@ tan._entry = _entry_tan
 _aten._packet('tan')._add(tan)
 
 
-# schema/native_functions.yaml:1626
+# schema/native_functions.yaml:2055
 tan_out = _Op("aten", 'tan', 'out',
     'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10272,7 +12524,7 @@ tan_out._entry = _entry_tan_out
 _aten._packet('tan')._add(tan_out)
 
 
-# schema/native_functions.yaml:1629
+# schema/native_functions.yaml:2058
 tan_ = _Op("aten", 'tan_', 'default',
     'tan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10302,7 +12554,7 @@ tan_._entry = _entry_tan_
 _aten._packet('tan_')._add(tan_)
 
 
-# schema/native_functions.yaml:1636
+# schema/native_functions.yaml:2065
 asin = _Op("aten", 'asin', 'default',
     'asin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10330,7 +12582,7 @@ asin._entry = _entry_asin
 _aten._packet('asin')._add(asin)
 
 
-# schema/native_functions.yaml:1641
+# schema/native_functions.yaml:2070
 asin_out = _Op("aten", 'asin', 'out',
     'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10360,7 +12612,7 @@ asin_out._entry = _entry_asin_out
 _aten._packet('asin')._add(asin_out)
 
 
-# schema/native_functions.yaml:1644
+# schema/native_functions.yaml:2073
 asin_ = _Op("aten", 'asin_', 'default',
     'asin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10390,7 +12642,7 @@ asin_._entry = _entry_asin_
 _aten._packet('asin_')._add(asin_)
 
 
-# schema/native_functions.yaml:1651
+# schema/native_functions.yaml:2080
 acos = _Op("aten", 'acos', 'default',
     'acos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10418,7 +12670,7 @@ acos._entry = _entry_acos
 _aten._packet('acos')._add(acos)
 
 
-# schema/native_functions.yaml:1656
+# schema/native_functions.yaml:2085
 acos_out = _Op("aten", 'acos', 'out',
     'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10448,7 +12700,7 @@ acos_out._entry = _entry_acos_out
 _aten._packet('acos')._add(acos_out)
 
 
-# schema/native_functions.yaml:1659
+# schema/native_functions.yaml:2088
 acos_ = _Op("aten", 'acos_', 'default',
     'acos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10478,7 +12730,7 @@ acos_._entry = _entry_acos_
 _aten._packet('acos_')._add(acos_)
 
 
-# schema/native_functions.yaml:1666
+# schema/native_functions.yaml:2095
 atan = _Op("aten", 'atan', 'default',
     'atan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10506,7 +12758,7 @@ atan._entry = _entry_atan
 _aten._packet('atan')._add(atan)
 
 
-# schema/native_functions.yaml:1671
+# schema/native_functions.yaml:2100
 atan_out = _Op("aten", 'atan', 'out',
     'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10536,7 +12788,7 @@ atan_out._entry = _entry_atan_out
 _aten._packet('atan')._add(atan_out)
 
 
-# schema/native_functions.yaml:1674
+# schema/native_functions.yaml:2103
 atan_ = _Op("aten", 'atan_', 'default',
     'atan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10566,7 +12818,7 @@ atan_._entry = _entry_atan_
 _aten._packet('atan_')._add(atan_)
 
 
-# schema/native_functions.yaml:1681
+# schema/native_functions.yaml:2110
 sinh = _Op("aten", 'sinh', 'default',
     'sinh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10594,7 +12846,7 @@ sinh._entry = _entry_sinh
 _aten._packet('sinh')._add(sinh)
 
 
-# schema/native_functions.yaml:1686
+# schema/native_functions.yaml:2115
 sinh_out = _Op("aten", 'sinh', 'out',
     'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10624,7 +12876,7 @@ sinh_out._entry = _entry_sinh_out
 _aten._packet('sinh')._add(sinh_out)
 
 
-# schema/native_functions.yaml:1689
+# schema/native_functions.yaml:2118
 sinh_ = _Op("aten", 'sinh_', 'default',
     'sinh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10654,7 +12906,7 @@ sinh_._entry = _entry_sinh_
 _aten._packet('sinh_')._add(sinh_)
 
 
-# schema/native_functions.yaml:1696
+# schema/native_functions.yaml:2125
 cosh = _Op("aten", 'cosh', 'default',
     'cosh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10682,7 +12934,7 @@ cosh._entry = _entry_cosh
 _aten._packet('cosh')._add(cosh)
 
 
-# schema/native_functions.yaml:1701
+# schema/native_functions.yaml:2130
 cosh_out = _Op("aten", 'cosh', 'out',
     'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10712,7 +12964,7 @@ cosh_out._entry = _entry_cosh_out
 _aten._packet('cosh')._add(cosh_out)
 
 
-# schema/native_functions.yaml:1704
+# schema/native_functions.yaml:2133
 cosh_ = _Op("aten", 'cosh_', 'default',
     'cosh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10742,7 +12994,7 @@ cosh_._entry = _entry_cosh_
 _aten._packet('cosh_')._add(cosh_)
 
 
-# schema/native_functions.yaml:1711
+# schema/native_functions.yaml:2140
 erf = _Op("aten", 'erf', 'default',
     'erf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10770,7 +13022,7 @@ erf._entry = _entry_erf
 _aten._packet('erf')._add(erf)
 
 
-# schema/native_functions.yaml:1716
+# schema/native_functions.yaml:2145
 erf_out = _Op("aten", 'erf', 'out',
     'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10800,7 +13052,7 @@ erf_out._entry = _entry_erf_out
 _aten._packet('erf')._add(erf_out)
 
 
-# schema/native_functions.yaml:1719
+# schema/native_functions.yaml:2148
 erf_ = _Op("aten", 'erf_', 'default',
     'erf_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10830,7 +13082,7 @@ erf_._entry = _entry_erf_
 _aten._packet('erf_')._add(erf_)
 
 
-# schema/native_functions.yaml:1726
+# schema/native_functions.yaml:2155
 abs = _Op("aten", 'abs', 'default',
     'abs(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10858,7 +13110,7 @@ abs._entry = _entry_abs
 _aten._packet('abs')._add(abs)
 
 
-# schema/native_functions.yaml:1731
+# schema/native_functions.yaml:2160
 abs_out = _Op("aten", 'abs', 'out',
     'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10888,7 +13140,7 @@ abs_out._entry = _entry_abs_out
 _aten._packet('abs')._add(abs_out)
 
 
-# schema/native_functions.yaml:1734
+# schema/native_functions.yaml:2163
 abs_ = _Op("aten", 'abs_', 'default',
     'abs_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -10918,7 +13170,7 @@ abs_._entry = _entry_abs_
 _aten._packet('abs_')._add(abs_)
 
 
-# schema/native_functions.yaml:1741
+# schema/native_functions.yaml:2170
 floor = _Op("aten", 'floor', 'default',
     'floor(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -10946,7 +13198,7 @@ floor._entry = _entry_floor
 _aten._packet('floor')._add(floor)
 
 
-# schema/native_functions.yaml:1746
+# schema/native_functions.yaml:2175
 floor_out = _Op("aten", 'floor', 'out',
     'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -10976,7 +13228,7 @@ floor_out._entry = _entry_floor_out
 _aten._packet('floor')._add(floor_out)
 
 
-# schema/native_functions.yaml:1749
+# schema/native_functions.yaml:2178
 floor_ = _Op("aten", 'floor_', 'default',
     'floor_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11006,7 +13258,7 @@ floor_._entry = _entry_floor_
 _aten._packet('floor_')._add(floor_)
 
 
-# schema/native_functions.yaml:1756
+# schema/native_functions.yaml:2185
 ceil = _Op("aten", 'ceil', 'default',
     'ceil(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11034,7 +13286,7 @@ ceil._entry = _entry_ceil
 _aten._packet('ceil')._add(ceil)
 
 
-# schema/native_functions.yaml:1761
+# schema/native_functions.yaml:2190
 ceil_out = _Op("aten", 'ceil', 'out',
     'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11064,7 +13316,7 @@ ceil_out._entry = _entry_ceil_out
 _aten._packet('ceil')._add(ceil_out)
 
 
-# schema/native_functions.yaml:1764
+# schema/native_functions.yaml:2193
 ceil_ = _Op("aten", 'ceil_', 'default',
     'ceil_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11094,7 +13346,7 @@ ceil_._entry = _entry_ceil_
 _aten._packet('ceil_')._add(ceil_)
 
 
-# schema/native_functions.yaml:1771
+# schema/native_functions.yaml:2200
 round = _Op("aten", 'round', 'default',
     'round(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11122,7 +13374,7 @@ round._entry = _entry_round
 _aten._packet('round')._add(round)
 
 
-# schema/native_functions.yaml:1776
+# schema/native_functions.yaml:2205
 round_out = _Op("aten", 'round', 'out',
     'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11152,7 +13404,7 @@ round_out._entry = _entry_round_out
 _aten._packet('round')._add(round_out)
 
 
-# schema/native_functions.yaml:1779
+# schema/native_functions.yaml:2208
 round_decimals = _Op("aten", 'round', 'decimals',
     'round.decimals(Tensor self, *, int decimals) -> Tensor',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -11180,7 +13432,7 @@ round_decimals._entry = _entry_round_decimals
 _aten._packet('round')._add(round_decimals)
 
 
-# schema/native_functions.yaml:1784
+# schema/native_functions.yaml:2213
 round_decimals_out = _Op("aten", 'round', 'decimals_out',
     'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'decimals', 'out'), 1, tags=('pointwise',))
@@ -11210,7 +13462,7 @@ round_decimals_out._entry = _entry_round_decimals_out
 _aten._packet('round')._add(round_decimals_out)
 
 
-# schema/native_functions.yaml:1787
+# schema/native_functions.yaml:2216
 round_ = _Op("aten", 'round_', 'default',
     'round_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11240,7 +13492,7 @@ round_._entry = _entry_round_
 _aten._packet('round_')._add(round_)
 
 
-# schema/native_functions.yaml:1794
+# schema/native_functions.yaml:2223
 round__decimals = _Op("aten", 'round_', 'decimals',
     'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -11270,7 +13522,7 @@ round__decimals._entry = _entry_round__decimals
 _aten._packet('round_')._add(round__decimals)
 
 
-# schema/native_functions.yaml:1801
+# schema/native_functions.yaml:2230
 trunc = _Op("aten", 'trunc', 'default',
     'trunc(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11298,7 +13550,7 @@ trunc._entry = _entry_trunc
 _aten._packet('trunc')._add(trunc)
 
 
-# schema/native_functions.yaml:1806
+# schema/native_functions.yaml:2235
 trunc_out = _Op("aten", 'trunc', 'out',
     'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11328,7 +13580,7 @@ trunc_out._entry = _entry_trunc_out
 _aten._packet('trunc')._add(trunc_out)
 
 
-# schema/native_functions.yaml:1809
+# schema/native_functions.yaml:2238
 trunc_ = _Op("aten", 'trunc_', 'default',
     'trunc_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11358,7 +13610,7 @@ trunc_._entry = _entry_trunc_
 _aten._packet('trunc_')._add(trunc_)
 
 
-# schema/native_functions.yaml:1816
+# schema/native_functions.yaml:2245
 frac = _Op("aten", 'frac', 'default',
     'frac(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -11386,7 +13638,7 @@ frac._entry = _entry_frac
 _aten._packet('frac')._add(frac)
 
 
-# schema/native_functions.yaml:1821
+# schema/native_functions.yaml:2250
 frac_out = _Op("aten", 'frac', 'out',
     'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -11416,7 +13668,7 @@ frac_out._entry = _entry_frac_out
 _aten._packet('frac')._add(frac_out)
 
 
-# schema/native_functions.yaml:1824
+# schema/native_functions.yaml:2253
 frac_ = _Op("aten", 'frac_', 'default',
     'frac_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11446,7 +13698,7 @@ frac_._entry = _entry_frac_
 _aten._packet('frac_')._add(frac_)
 
 
-# schema/native_functions.yaml:1831
+# schema/native_functions.yaml:2260
 sign = _Op("aten", 'sign', 'default',
     'sign(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11474,7 +13726,7 @@ sign._entry = _entry_sign
 _aten._packet('sign')._add(sign)
 
 
-# schema/native_functions.yaml:1836
+# schema/native_functions.yaml:2265
 sign_out = _Op("aten", 'sign', 'out',
     'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11504,7 +13756,7 @@ sign_out._entry = _entry_sign_out
 _aten._packet('sign')._add(sign_out)
 
 
-# schema/native_functions.yaml:1839
+# schema/native_functions.yaml:2268
 sign_ = _Op("aten", 'sign_', 'default',
     'sign_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11534,7 +13786,7 @@ sign_._entry = _entry_sign_
 _aten._packet('sign_')._add(sign_)
 
 
-# schema/native_functions.yaml:1846
+# schema/native_functions.yaml:2275
 logical_not = _Op("aten", 'logical_not', 'default',
     'logical_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11562,7 +13814,7 @@ logical_not._entry = _entry_logical_not
 _aten._packet('logical_not')._add(logical_not)
 
 
-# schema/native_functions.yaml:1851
+# schema/native_functions.yaml:2280
 logical_not_out = _Op("aten", 'logical_not', 'out',
     'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11592,7 +13844,7 @@ logical_not_out._entry = _entry_logical_not_out
 _aten._packet('logical_not')._add(logical_not_out)
 
 
-# schema/native_functions.yaml:1854
+# schema/native_functions.yaml:2283
 logical_not_ = _Op("aten", 'logical_not_', 'default',
     'logical_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11622,7 +13874,7 @@ logical_not_._entry = _entry_logical_not_
 _aten._packet('logical_not_')._add(logical_not_)
 
 
-# schema/native_functions.yaml:1861
+# schema/native_functions.yaml:2290
 bitwise_not = _Op("aten", 'bitwise_not', 'default',
     'bitwise_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11650,7 +13902,7 @@ bitwise_not._entry = _entry_bitwise_not
 _aten._packet('bitwise_not')._add(bitwise_not)
 
 
-# schema/native_functions.yaml:1866
+# schema/native_functions.yaml:2295
 bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
     'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11680,7 +13932,7 @@ bitwise_not_out._entry = _entry_bitwise_not_out
 _aten._packet('bitwise_not')._add(bitwise_not_out)
 
 
-# schema/native_functions.yaml:1869
+# schema/native_functions.yaml:2298
 bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
     'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11710,7 +13962,7 @@ bitwise_not_._entry = _entry_bitwise_not_
 _aten._packet('bitwise_not_')._add(bitwise_not_)
 
 
-# schema/native_functions.yaml:1876
+# schema/native_functions.yaml:2305
 isnan = _Op("aten", 'isnan', 'default',
     'isnan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11738,7 +13990,7 @@ isnan._entry = _entry_isnan
 _aten._packet('isnan')._add(isnan)
 
 
-# schema/native_functions.yaml:1881
+# schema/native_functions.yaml:2310
 isnan_out = _Op("aten", 'isnan', 'out',
     'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11768,7 +14020,7 @@ isnan_out._entry = _entry_isnan_out
 _aten._packet('isnan')._add(isnan_out)
 
 
-# schema/native_functions.yaml:1884
+# schema/native_functions.yaml:2313
 isinf = _Op("aten", 'isinf', 'default',
     'isinf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11796,7 +14048,7 @@ isinf._entry = _entry_isinf
 _aten._packet('isinf')._add(isinf)
 
 
-# schema/native_functions.yaml:1889
+# schema/native_functions.yaml:2318
 isinf_out = _Op("aten", 'isinf', 'out',
     'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11826,7 +14078,7 @@ isinf_out._entry = _entry_isinf_out
 _aten._packet('isinf')._add(isinf_out)
 
 
-# schema/native_functions.yaml:1892
+# schema/native_functions.yaml:2321
 isfinite = _Op("aten", 'isfinite', 'default',
     'isfinite(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -11854,7 +14106,7 @@ isfinite._entry = _entry_isfinite
 _aten._packet('isfinite')._add(isfinite)
 
 
-# schema/native_functions.yaml:1899
+# schema/native_functions.yaml:2328
 signbit = _Op("aten", 'signbit', 'default',
     'signbit(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -11882,7 +14134,7 @@ signbit._entry = _entry_signbit
 _aten._packet('signbit')._add(signbit)
 
 
-# schema/native_functions.yaml:1904
+# schema/native_functions.yaml:2333
 signbit_out = _Op("aten", 'signbit', 'out',
     'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -11912,7 +14164,7 @@ signbit_out._entry = _entry_signbit_out
 _aten._packet('signbit')._add(signbit_out)
 
 
-# schema/native_functions.yaml:1907
+# schema/native_functions.yaml:2336
 nan_to_num = _Op("aten", 'nan_to_num', 'default',
     'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -11940,7 +14192,7 @@ nan_to_num._entry = _entry_nan_to_num
 _aten._packet('nan_to_num')._add(nan_to_num)
 
 
-# schema/native_functions.yaml:1912
+# schema/native_functions.yaml:2341
 nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
     'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
@@ -11970,7 +14222,7 @@ nan_to_num_out._entry = _entry_nan_to_num_out
 _aten._packet('nan_to_num')._add(nan_to_num_out)
 
 
-# schema/native_functions.yaml:1915
+# schema/native_functions.yaml:2344
 nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
     'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -12000,7 +14252,7 @@ nan_to_num_._entry = _entry_nan_to_num_
 _aten._packet('nan_to_num_')._add(nan_to_num_)
 
 
-# schema/native_functions.yaml:1922
+# schema/native_functions.yaml:2351
 convolution = _Op("aten", 'convolution', 'default',
     'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
@@ -12028,7 +14280,7 @@ convolution._entry = _entry_convolution
 _aten._packet('convolution')._add(convolution)
 
 
-# schema/native_functions.yaml:1926
+# schema/native_functions.yaml:2355
 convolution_out = _Op("aten", 'convolution', 'out',
     'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
@@ -12058,7 +14310,7 @@ convolution_out._entry = _entry_convolution_out
 _aten._packet('convolution')._add(convolution_out)
 
 
-# schema/native_functions.yaml:1929
+# schema/native_functions.yaml:2358
 convolution_backward = _Op("aten", 'convolution_backward', 'default',
     'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
@@ -12086,7 +14338,7 @@ convolution_backward._entry = _entry_convolution_backward
 _aten._packet('convolution_backward')._add(convolution_backward)
 
 
-# schema/native_functions.yaml:1935
+# schema/native_functions.yaml:2364
 conv1d = _Op("aten", 'conv1d', 'default',
     'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -12114,7 +14366,7 @@ conv1d._entry = _entry_conv1d
 _aten._packet('conv1d')._add(conv1d)
 
 
-# schema/native_functions.yaml:1939
+# schema/native_functions.yaml:2368
 conv2d = _Op("aten", 'conv2d', 'default',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -12142,7 +14394,7 @@ conv2d._entry = _entry_conv2d
 _aten._packet('conv2d')._add(conv2d)
 
 
-# schema/native_functions.yaml:1943
+# schema/native_functions.yaml:2372
 conv1d_padding = _Op("aten", 'conv1d', 'padding',
     'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -12170,7 +14422,7 @@ conv1d_padding._entry = _entry_conv1d_padding
 _aten._packet('conv1d')._add(conv1d_padding)
 
 
-# schema/native_functions.yaml:1947
+# schema/native_functions.yaml:2376
 conv2d_padding = _Op("aten", 'conv2d', 'padding',
     'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -12198,7 +14450,7 @@ conv2d_padding._entry = _entry_conv2d_padding
 _aten._packet('conv2d')._add(conv2d_padding)
 
 
-# schema/native_functions.yaml:1951
+# schema/native_functions.yaml:2380
 max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
     'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
@@ -12226,7 +14478,7 @@ max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
 _aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
 
 
-# schema/native_functions.yaml:1957
+# schema/native_functions.yaml:2386
 max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
     'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
@@ -12254,7 +14506,7 @@ max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backwar
 _aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
 
 
-# schema/native_functions.yaml:1962
+# schema/native_functions.yaml:2391
 max_pool2d = _Op("aten", 'max_pool2d', 'default',
     'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
@@ -12282,7 +14534,7 @@ max_pool2d._entry = _entry_max_pool2d
 _aten._packet('max_pool2d')._add(max_pool2d)
 
 
-# schema/native_functions.yaml:1966
+# schema/native_functions.yaml:2395
 avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
     'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
@@ -12310,7 +14562,7 @@ avg_pool2d._entry = _entry_avg_pool2d
 _aten._packet('avg_pool2d')._add(avg_pool2d)
 
 
-# schema/native_functions.yaml:1970
+# schema/native_functions.yaml:2399
 avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
     'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
@@ -12340,7 +14592,7 @@ avg_pool2d_out._entry = _entry_avg_pool2d_out
 _aten._packet('avg_pool2d')._add(avg_pool2d_out)
 
 
-# schema/native_functions.yaml:1973
+# schema/native_functions.yaml:2402
 avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
     'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
@@ -12368,7 +14620,7 @@ avg_pool2d_backward._entry = _entry_avg_pool2d_backward
 _aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:1978
+# schema/native_functions.yaml:2407
 _adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
     '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=('core',))
@@ -12396,7 +14648,7 @@ _adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:1982
+# schema/native_functions.yaml:2411
 _adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
     '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'output_size', 'out'), 2, tags=('core',))
@@ -12426,7 +14678,7 @@ _adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
 
 
-# schema/native_functions.yaml:1985
+# schema/native_functions.yaml:2414
 _adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
     '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=())
@@ -12454,7 +14706,7 @@ _adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:1989
+# schema/native_functions.yaml:2418
 _adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
     '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'self', 'out'), 2, tags=())
@@ -12484,7 +14736,7 @@ _adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
 
 
-# schema/native_functions.yaml:1991
+# schema/native_functions.yaml:2420
 adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
     'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=())
@@ -12512,7 +14764,7 @@ adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
 _aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:1995
+# schema/native_functions.yaml:2424
 constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
     'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
     ('self', 'pad', 'value'), 3, tags=())
@@ -12540,7 +14792,7 @@ constant_pad_nd._entry = _entry_constant_pad_nd
 _aten._packet('constant_pad_nd')._add(constant_pad_nd)
 
 
-# schema/native_functions.yaml:1999
+# schema/native_functions.yaml:2428
 constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
     'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'pad', 'value', 'out'), 3, tags=())
@@ -12570,7 +14822,7 @@ constant_pad_nd_out._entry = _entry_constant_pad_nd_out
 _aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
 
 
-# schema/native_functions.yaml:2001
+# schema/native_functions.yaml:2430
 pad = _Op("aten", 'pad', 'default',
     'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
     ('self', 'pad', 'mode', 'value'), 4, tags=())
@@ -12599,7 +14851,7 @@ pad._entry = _entry_pad
 _aten._packet('pad')._add(pad)
 
 
-# schema/native_functions.yaml:2005
+# schema/native_functions.yaml:2434
 embedding = _Op("aten", 'embedding', 'default',
     'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
@@ -12627,7 +14879,7 @@ embedding._entry = _entry_embedding
 _aten._packet('embedding')._add(embedding)
 
 
-# schema/native_functions.yaml:2009
+# schema/native_functions.yaml:2438
 embedding_out = _Op("aten", 'embedding', 'out',
     'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
@@ -12657,7 +14909,7 @@ embedding_out._entry = _entry_embedding_out
 _aten._packet('embedding')._add(embedding_out)
 
 
-# schema/native_functions.yaml:2012
+# schema/native_functions.yaml:2441
 embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
     'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
@@ -12685,7 +14937,7 @@ embedding_dense_backward._entry = _entry_embedding_dense_backward
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
 
 
-# schema/native_functions.yaml:2016
+# schema/native_functions.yaml:2445
 embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
     'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
@@ -12715,7 +14967,7 @@ embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
 
 
-# schema/native_functions.yaml:2018
+# schema/native_functions.yaml:2447
 one_hot = _Op("aten", 'one_hot', 'default',
     'one_hot(Tensor self, int num_classes=-1) -> Tensor',
     ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
@@ -12743,7 +14995,7 @@ one_hot._entry = _entry_one_hot
 _aten._packet('one_hot')._add(one_hot)
 
 
-# schema/native_functions.yaml:2023
+# schema/native_functions.yaml:2452
 dot = _Op("aten", 'dot', 'default',
     'dot(Tensor self, Tensor tensor) -> Tensor',
     ('self', 'tensor'), 2, tags=())
@@ -12771,7 +15023,7 @@ dot._entry = _entry_dot
 _aten._packet('dot')._add(dot)
 
 
-# schema/native_functions.yaml:2028
+# schema/native_functions.yaml:2457
 dot_out = _Op("aten", 'dot', 'out',
     'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor', 'out'), 2, tags=())
@@ -12801,7 +15053,7 @@ dot_out._entry = _entry_dot_out
 _aten._packet('dot')._add(dot_out)
 
 
-# schema/native_functions.yaml:2030
+# schema/native_functions.yaml:2459
 mv = _Op("aten", 'mv', 'default',
     'mv(Tensor self, Tensor vec) -> Tensor',
     ('self', 'vec'), 2, tags=())
@@ -12829,7 +15081,7 @@ mv._entry = _entry_mv
 _aten._packet('mv')._add(mv)
 
 
-# schema/native_functions.yaml:2035
+# schema/native_functions.yaml:2464
 mv_out = _Op("aten", 'mv', 'out',
     'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec', 'out'), 2, tags=())
@@ -12859,7 +15111,7 @@ mv_out._entry = _entry_mv_out
 _aten._packet('mv')._add(mv_out)
 
 
-# schema/native_functions.yaml:2037
+# schema/native_functions.yaml:2466
 outer = _Op("aten", 'outer', 'default',
     'outer(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -12887,7 +15139,7 @@ outer._entry = _entry_outer
 _aten._packet('outer')._add(outer)
 
 
-# schema/native_functions.yaml:2042
+# schema/native_functions.yaml:2471
 outer_out = _Op("aten", 'outer', 'out',
     'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -12917,7 +15169,7 @@ outer_out._entry = _entry_outer_out
 _aten._packet('outer')._add(outer_out)
 
 
-# schema/native_functions.yaml:2046
+# schema/native_functions.yaml:2475
 baddbmm = _Op("aten", 'baddbmm', 'default',
     'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -12945,7 +15197,7 @@ baddbmm._entry = _entry_baddbmm
 _aten._packet('baddbmm')._add(baddbmm)
 
 
-# schema/native_functions.yaml:2051
+# schema/native_functions.yaml:2480
 baddbmm_out = _Op("aten", 'baddbmm', 'out',
     'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
@@ -12975,7 +15227,7 @@ baddbmm_out._entry = _entry_baddbmm_out
 _aten._packet('baddbmm')._add(baddbmm_out)
 
 
-# schema/native_functions.yaml:2053
+# schema/native_functions.yaml:2482
 baddbmm_ = _Op("aten", 'baddbmm_', 'default',
     'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -13005,7 +15257,7 @@ baddbmm_._entry = _entry_baddbmm_
 _aten._packet('baddbmm_')._add(baddbmm_)
 
 
-# schema/native_functions.yaml:2059
+# schema/native_functions.yaml:2488
 einsum = _Op("aten", 'einsum', 'default',
     'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
     ('equation', 'tensors', 'path'), 2, tags=())
@@ -13033,7 +15285,7 @@ einsum._entry = _entry_einsum
 _aten._packet('einsum')._add(einsum)
 
 
-# schema/native_functions.yaml:2063
+# schema/native_functions.yaml:2492
 _softmax = _Op("aten", '_softmax', 'default',
     '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -13061,7 +15313,7 @@ _softmax._entry = _entry__softmax
 _aten._packet('_softmax')._add(_softmax)
 
 
-# schema/native_functions.yaml:2067
+# schema/native_functions.yaml:2496
 _softmax_out = _Op("aten", '_softmax', 'out',
     '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -13091,7 +15343,7 @@ _softmax_out._entry = _entry__softmax_out
 _aten._packet('_softmax')._add(_softmax_out)
 
 
-# schema/native_functions.yaml:2070
+# schema/native_functions.yaml:2499
 _log_softmax = _Op("aten", '_log_softmax', 'default',
     '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -13119,7 +15371,7 @@ _log_softmax._entry = _entry__log_softmax
 _aten._packet('_log_softmax')._add(_log_softmax)
 
 
-# schema/native_functions.yaml:2074
+# schema/native_functions.yaml:2503
 _log_softmax_out = _Op("aten", '_log_softmax', 'out',
     '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -13149,7 +15401,7 @@ _log_softmax_out._entry = _entry__log_softmax_out
 _aten._packet('_log_softmax')._add(_log_softmax_out)
 
 
-# schema/native_functions.yaml:2077
+# schema/native_functions.yaml:2506
 softmax_int = _Op("aten", 'softmax', 'int',
     'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -13177,7 +15429,7 @@ softmax_int._entry = _entry_softmax_int
 _aten._packet('softmax')._add(softmax_int)
 
 
-# schema/native_functions.yaml:2081
+# schema/native_functions.yaml:2510
 softmax_int_out = _Op("aten", 'softmax', 'int_out',
     'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -13207,7 +15459,7 @@ softmax_int_out._entry = _entry_softmax_int_out
 _aten._packet('softmax')._add(softmax_int_out)
 
 
-# schema/native_functions.yaml:2083
+# schema/native_functions.yaml:2512
 log_softmax_int = _Op("aten", 'log_softmax', 'int',
     'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -13235,7 +15487,7 @@ log_softmax_int._entry = _entry_log_softmax_int
 _aten._packet('log_softmax')._add(log_softmax_int)
 
 
-# schema/native_functions.yaml:2087
+# schema/native_functions.yaml:2516
 log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
     'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -13265,7 +15517,7 @@ log_softmax_int_out._entry = _entry_log_softmax_int_out
 _aten._packet('log_softmax')._add(log_softmax_int_out)
 
 
-# schema/native_functions.yaml:2089
+# schema/native_functions.yaml:2518
 _softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
     '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -13293,7 +15545,7 @@ _softmax_backward_data._entry = _entry__softmax_backward_data
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
 
 
-# schema/native_functions.yaml:2094
+# schema/native_functions.yaml:2523
 _softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
     '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
@@ -13323,7 +15575,7 @@ _softmax_backward_data_out._entry = _entry__softmax_backward_data_out
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:2098
+# schema/native_functions.yaml:2527
 _log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
     '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -13351,7 +15603,7 @@ _log_softmax_backward_data._entry = _entry__log_softmax_backward_data
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
 
 
-# schema/native_functions.yaml:2102
+# schema/native_functions.yaml:2531
 _log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
     '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
@@ -13381,7 +15633,7 @@ _log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:2104
+# schema/native_functions.yaml:2533
 rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
     'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -13409,7 +15661,7 @@ rsub_Tensor._entry = _entry_rsub_Tensor
 _aten._packet('rsub')._add(rsub_Tensor)
 
 
-# schema/native_functions.yaml:2109
+# schema/native_functions.yaml:2538
 rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
     'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
@@ -13439,7 +15691,7 @@ rsub_Tensor_out._entry = _entry_rsub_Tensor_out
 _aten._packet('rsub')._add(rsub_Tensor_out)
 
 
-# schema/native_functions.yaml:2112
+# schema/native_functions.yaml:2541
 rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
     'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -13467,7 +15719,7 @@ rsub_Scalar._entry = _entry_rsub_Scalar
 _aten._packet('rsub')._add(rsub_Scalar)
 
 
-# schema/native_functions.yaml:2117
+# schema/native_functions.yaml:2546
 rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
     'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
@@ -13497,7 +15749,7 @@ rsub_Scalar_out._entry = _entry_rsub_Scalar_out
 _aten._packet('rsub')._add(rsub_Scalar_out)
 
 
-# schema/native_functions.yaml:2120
+# schema/native_functions.yaml:2549
 floor_divide = _Op("aten", 'floor_divide', 'default',
     'floor_divide(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13525,7 +15777,7 @@ floor_divide._entry = _entry_floor_divide
 _aten._packet('floor_divide')._add(floor_divide)
 
 
-# schema/native_functions.yaml:2125
+# schema/native_functions.yaml:2554
 floor_divide_out = _Op("aten", 'floor_divide', 'out',
     'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13555,7 +15807,7 @@ floor_divide_out._entry = _entry_floor_divide_out
 _aten._packet('floor_divide')._add(floor_divide_out)
 
 
-# schema/native_functions.yaml:2128
+# schema/native_functions.yaml:2557
 floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
     'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13583,7 +15835,7 @@ floor_divide_Scalar._entry = _entry_floor_divide_Scalar
 _aten._packet('floor_divide')._add(floor_divide_Scalar)
 
 
-# schema/native_functions.yaml:2133
+# schema/native_functions.yaml:2562
 floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
     'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13613,7 +15865,7 @@ floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
 _aten._packet('floor_divide')._add(floor_divide_Scalar_out)
 
 
-# schema/native_functions.yaml:2136
+# schema/native_functions.yaml:2565
 floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
     'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13643,7 +15895,7 @@ floor_divide__Tensor._entry = _entry_floor_divide__Tensor
 _aten._packet('floor_divide_')._add(floor_divide__Tensor)
 
 
-# schema/native_functions.yaml:2143
+# schema/native_functions.yaml:2572
 floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
     'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13673,7 +15925,7 @@ floor_divide__Scalar._entry = _entry_floor_divide__Scalar
 _aten._packet('floor_divide_')._add(floor_divide__Scalar)
 
 
-# schema/native_functions.yaml:2150
+# schema/native_functions.yaml:2579
 remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
     'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13701,7 +15953,7 @@ remainder_Tensor._entry = _entry_remainder_Tensor
 _aten._packet('remainder')._add(remainder_Tensor)
 
 
-# schema/native_functions.yaml:2155
+# schema/native_functions.yaml:2584
 remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
     'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13731,7 +15983,7 @@ remainder_Tensor_out._entry = _entry_remainder_Tensor_out
 _aten._packet('remainder')._add(remainder_Tensor_out)
 
 
-# schema/native_functions.yaml:2158
+# schema/native_functions.yaml:2587
 remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
     'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13759,7 +16011,7 @@ remainder_Scalar._entry = _entry_remainder_Scalar
 _aten._packet('remainder')._add(remainder_Scalar)
 
 
-# schema/native_functions.yaml:2163
+# schema/native_functions.yaml:2592
 remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
     'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13789,7 +16041,7 @@ remainder_Scalar_out._entry = _entry_remainder_Scalar_out
 _aten._packet('remainder')._add(remainder_Scalar_out)
 
 
-# schema/native_functions.yaml:2166
+# schema/native_functions.yaml:2595
 remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
     'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13817,7 +16069,7 @@ remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
 _aten._packet('remainder')._add(remainder_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2171
+# schema/native_functions.yaml:2600
 remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
     'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13847,7 +16099,7 @@ remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
 _aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2174
+# schema/native_functions.yaml:2603
 remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
     'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13877,7 +16129,7 @@ remainder__Tensor._entry = _entry_remainder__Tensor
 _aten._packet('remainder_')._add(remainder__Tensor)
 
 
-# schema/native_functions.yaml:2181
+# schema/native_functions.yaml:2610
 remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
     'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13907,7 +16159,7 @@ remainder__Scalar._entry = _entry_remainder__Scalar
 _aten._packet('remainder_')._add(remainder__Scalar)
 
 
-# schema/native_functions.yaml:2188
+# schema/native_functions.yaml:2617
 fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
     'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13935,7 +16187,7 @@ fmod_Tensor._entry = _entry_fmod_Tensor
 _aten._packet('fmod')._add(fmod_Tensor)
 
 
-# schema/native_functions.yaml:2193
+# schema/native_functions.yaml:2622
 fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
     'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -13965,7 +16217,7 @@ fmod_Tensor_out._entry = _entry_fmod_Tensor_out
 _aten._packet('fmod')._add(fmod_Tensor_out)
 
 
-# schema/native_functions.yaml:2196
+# schema/native_functions.yaml:2625
 fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
     'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -13993,7 +16245,7 @@ fmod_Scalar._entry = _entry_fmod_Scalar
 _aten._packet('fmod')._add(fmod_Scalar)
 
 
-# schema/native_functions.yaml:2201
+# schema/native_functions.yaml:2630
 fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
     'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14023,7 +16275,7 @@ fmod_Scalar_out._entry = _entry_fmod_Scalar_out
 _aten._packet('fmod')._add(fmod_Scalar_out)
 
 
-# schema/native_functions.yaml:2204
+# schema/native_functions.yaml:2633
 fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
     'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14053,7 +16305,7 @@ fmod__Tensor._entry = _entry_fmod__Tensor
 _aten._packet('fmod_')._add(fmod__Tensor)
 
 
-# schema/native_functions.yaml:2211
+# schema/native_functions.yaml:2640
 fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
     'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14083,7 +16335,7 @@ fmod__Scalar._entry = _entry_fmod__Scalar
 _aten._packet('fmod_')._add(fmod__Scalar)
 
 
-# schema/native_functions.yaml:2218
+# schema/native_functions.yaml:2647
 maximum = _Op("aten", 'maximum', 'default',
     'maximum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14111,7 +16363,7 @@ maximum._entry = _entry_maximum
 _aten._packet('maximum')._add(maximum)
 
 
-# schema/native_functions.yaml:2223
+# schema/native_functions.yaml:2652
 maximum_out = _Op("aten", 'maximum', 'out',
     'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14141,7 +16393,7 @@ maximum_out._entry = _entry_maximum_out
 _aten._packet('maximum')._add(maximum_out)
 
 
-# schema/native_functions.yaml:2226
+# schema/native_functions.yaml:2655
 minimum = _Op("aten", 'minimum', 'default',
     'minimum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14169,7 +16421,7 @@ minimum._entry = _entry_minimum
 _aten._packet('minimum')._add(minimum)
 
 
-# schema/native_functions.yaml:2231
+# schema/native_functions.yaml:2660
 minimum_out = _Op("aten", 'minimum', 'out',
     'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14199,7 +16451,7 @@ minimum_out._entry = _entry_minimum_out
 _aten._packet('minimum')._add(minimum_out)
 
 
-# schema/native_functions.yaml:2234
+# schema/native_functions.yaml:2663
 atan2 = _Op("aten", 'atan2', 'default',
     'atan2(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14227,7 +16479,7 @@ atan2._entry = _entry_atan2
 _aten._packet('atan2')._add(atan2)
 
 
-# schema/native_functions.yaml:2239
+# schema/native_functions.yaml:2668
 atan2_out = _Op("aten", 'atan2', 'out',
     'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14257,7 +16509,7 @@ atan2_out._entry = _entry_atan2_out
 _aten._packet('atan2')._add(atan2_out)
 
 
-# schema/native_functions.yaml:2242
+# schema/native_functions.yaml:2671
 atan2_ = _Op("aten", 'atan2_', 'default',
     'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14287,7 +16539,7 @@ atan2_._entry = _entry_atan2_
 _aten._packet('atan2_')._add(atan2_)
 
 
-# schema/native_functions.yaml:2249
+# schema/native_functions.yaml:2678
 logical_and = _Op("aten", 'logical_and', 'default',
     'logical_and(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14315,7 +16567,7 @@ logical_and._entry = _entry_logical_and
 _aten._packet('logical_and')._add(logical_and)
 
 
-# schema/native_functions.yaml:2254
+# schema/native_functions.yaml:2683
 logical_and_out = _Op("aten", 'logical_and', 'out',
     'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14345,7 +16597,7 @@ logical_and_out._entry = _entry_logical_and_out
 _aten._packet('logical_and')._add(logical_and_out)
 
 
-# schema/native_functions.yaml:2257
+# schema/native_functions.yaml:2686
 logical_and_ = _Op("aten", 'logical_and_', 'default',
     'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14375,7 +16627,7 @@ logical_and_._entry = _entry_logical_and_
 _aten._packet('logical_and_')._add(logical_and_)
 
 
-# schema/native_functions.yaml:2264
+# schema/native_functions.yaml:2693
 logical_or = _Op("aten", 'logical_or', 'default',
     'logical_or(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14403,7 +16655,7 @@ logical_or._entry = _entry_logical_or
 _aten._packet('logical_or')._add(logical_or)
 
 
-# schema/native_functions.yaml:2269
+# schema/native_functions.yaml:2698
 logical_or_out = _Op("aten", 'logical_or', 'out',
     'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14433,7 +16685,7 @@ logical_or_out._entry = _entry_logical_or_out
 _aten._packet('logical_or')._add(logical_or_out)
 
 
-# schema/native_functions.yaml:2272
+# schema/native_functions.yaml:2701
 logical_or_ = _Op("aten", 'logical_or_', 'default',
     'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14463,7 +16715,7 @@ logical_or_._entry = _entry_logical_or_
 _aten._packet('logical_or_')._add(logical_or_)
 
 
-# schema/native_functions.yaml:2279
+# schema/native_functions.yaml:2708
 logical_xor = _Op("aten", 'logical_xor', 'default',
     'logical_xor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14491,7 +16743,7 @@ logical_xor._entry = _entry_logical_xor
 _aten._packet('logical_xor')._add(logical_xor)
 
 
-# schema/native_functions.yaml:2284
+# schema/native_functions.yaml:2713
 logical_xor_out = _Op("aten", 'logical_xor', 'out',
     'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14521,7 +16773,7 @@ logical_xor_out._entry = _entry_logical_xor_out
 _aten._packet('logical_xor')._add(logical_xor_out)
 
 
-# schema/native_functions.yaml:2287
+# schema/native_functions.yaml:2716
 logical_xor_ = _Op("aten", 'logical_xor_', 'default',
     'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14551,7 +16803,7 @@ logical_xor_._entry = _entry_logical_xor_
 _aten._packet('logical_xor_')._add(logical_xor_)
 
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml:2723
 bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
     'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14579,7 +16831,7 @@ bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor)
 
 
-# schema/native_functions.yaml:2299
+# schema/native_functions.yaml:2728
 bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
     'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14609,7 +16861,7 @@ bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
 
 
-# schema/native_functions.yaml:2302
+# schema/native_functions.yaml:2731
 bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
     'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14637,7 +16889,7 @@ bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar)
 
 
-# schema/native_functions.yaml:2307
+# schema/native_functions.yaml:2736
 bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
     'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14667,7 +16919,7 @@ bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
 
 
-# schema/native_functions.yaml:2310
+# schema/native_functions.yaml:2739
 bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
     'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14695,7 +16947,7 @@ bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2315
+# schema/native_functions.yaml:2744
 bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
     'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14725,7 +16977,7 @@ bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2318
+# schema/native_functions.yaml:2747
 bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
     'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14755,7 +17007,7 @@ bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
 _aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
 
 
-# schema/native_functions.yaml:2325
+# schema/native_functions.yaml:2754
 bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
     'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14785,7 +17037,7 @@ bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
 _aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
 
 
-# schema/native_functions.yaml:2332
+# schema/native_functions.yaml:2761
 bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
     'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14813,7 +17065,7 @@ bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor)
 
 
-# schema/native_functions.yaml:2337
+# schema/native_functions.yaml:2766
 bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
     'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14843,7 +17095,7 @@ bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
 
 
-# schema/native_functions.yaml:2340
+# schema/native_functions.yaml:2769
 bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
     'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14871,7 +17123,7 @@ bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar)
 
 
-# schema/native_functions.yaml:2345
+# schema/native_functions.yaml:2774
 bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
     'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14901,7 +17153,7 @@ bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
 
 
-# schema/native_functions.yaml:2348
+# schema/native_functions.yaml:2777
 bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
     'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14929,7 +17181,7 @@ bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2353
+# schema/native_functions.yaml:2782
 bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
     'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -14959,7 +17211,7 @@ bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2356
+# schema/native_functions.yaml:2785
 bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
     'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -14989,7 +17241,7 @@ bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
 _aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
 
 
-# schema/native_functions.yaml:2363
+# schema/native_functions.yaml:2792
 bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
     'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15019,7 +17271,7 @@ bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
 _aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
 
 
-# schema/native_functions.yaml:2370
+# schema/native_functions.yaml:2799
 bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
     'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15047,7 +17299,7 @@ bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
 
 
-# schema/native_functions.yaml:2375
+# schema/native_functions.yaml:2804
 bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
     'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15077,7 +17329,7 @@ bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
 
 
-# schema/native_functions.yaml:2378
+# schema/native_functions.yaml:2807
 bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
     'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15105,7 +17357,7 @@ bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
 
 
-# schema/native_functions.yaml:2383
+# schema/native_functions.yaml:2812
 bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
     'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15135,7 +17387,7 @@ bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
 
 
-# schema/native_functions.yaml:2386
+# schema/native_functions.yaml:2815
 bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
     'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15163,7 +17415,7 @@ bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2391
+# schema/native_functions.yaml:2820
 bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
     'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15193,7 +17445,7 @@ bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2394
+# schema/native_functions.yaml:2823
 bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
     'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15223,7 +17475,7 @@ bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
 
 
-# schema/native_functions.yaml:2401
+# schema/native_functions.yaml:2830
 bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
     'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15253,7 +17505,7 @@ bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
 
 
-# schema/native_functions.yaml:2408
+# schema/native_functions.yaml:2837
 lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
     'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -15281,7 +17533,7 @@ lerp_Scalar._entry = _entry_lerp_Scalar
 _aten._packet('lerp')._add(lerp_Scalar)
 
 
-# schema/native_functions.yaml:2413
+# schema/native_functions.yaml:2842
 lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
     'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -15311,7 +17563,7 @@ lerp_Scalar_out._entry = _entry_lerp_Scalar_out
 _aten._packet('lerp')._add(lerp_Scalar_out)
 
 
-# schema/native_functions.yaml:2416
+# schema/native_functions.yaml:2845
 lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
     'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -15339,7 +17591,7 @@ lerp_Tensor._entry = _entry_lerp_Tensor
 _aten._packet('lerp')._add(lerp_Tensor)
 
 
-# schema/native_functions.yaml:2421
+# schema/native_functions.yaml:2850
 lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
     'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -15369,7 +17621,7 @@ lerp_Tensor_out._entry = _entry_lerp_Tensor_out
 _aten._packet('lerp')._add(lerp_Tensor_out)
 
 
-# schema/native_functions.yaml:2424
+# schema/native_functions.yaml:2853
 lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
     'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -15399,7 +17651,7 @@ lerp__Scalar._entry = _entry_lerp__Scalar
 _aten._packet('lerp_')._add(lerp__Scalar)
 
 
-# schema/native_functions.yaml:2431
+# schema/native_functions.yaml:2860
 lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
     'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -15429,7 +17681,7 @@ lerp__Tensor._entry = _entry_lerp__Tensor
 _aten._packet('lerp_')._add(lerp__Tensor)
 
 
-# schema/native_functions.yaml:2438
+# schema/native_functions.yaml:2867
 addcmul = _Op("aten", 'addcmul', 'default',
     'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -15457,7 +17709,7 @@ addcmul._entry = _entry_addcmul
 _aten._packet('addcmul')._add(addcmul)
 
 
-# schema/native_functions.yaml:2443
+# schema/native_functions.yaml:2872
 addcmul_out = _Op("aten", 'addcmul', 'out',
     'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -15487,7 +17739,7 @@ addcmul_out._entry = _entry_addcmul_out
 _aten._packet('addcmul')._add(addcmul_out)
 
 
-# schema/native_functions.yaml:2446
+# schema/native_functions.yaml:2875
 addcmul_ = _Op("aten", 'addcmul_', 'default',
     'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -15517,7 +17769,7 @@ addcmul_._entry = _entry_addcmul_
 _aten._packet('addcmul_')._add(addcmul_)
 
 
-# schema/native_functions.yaml:2453
+# schema/native_functions.yaml:2882
 addcdiv = _Op("aten", 'addcdiv', 'default',
     'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -15545,7 +17797,7 @@ addcdiv._entry = _entry_addcdiv
 _aten._packet('addcdiv')._add(addcdiv)
 
 
-# schema/native_functions.yaml:2458
+# schema/native_functions.yaml:2887
 addcdiv_out = _Op("aten", 'addcdiv', 'out',
     'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -15575,7 +17827,7 @@ addcdiv_out._entry = _entry_addcdiv_out
 _aten._packet('addcdiv')._add(addcdiv_out)
 
 
-# schema/native_functions.yaml:2461
+# schema/native_functions.yaml:2890
 addcdiv_ = _Op("aten", 'addcdiv_', 'default',
     'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -15605,7 +17857,7 @@ addcdiv_._entry = _entry_addcdiv_
 _aten._packet('addcdiv_')._add(addcdiv_)
 
 
-# schema/native_functions.yaml:2468
+# schema/native_functions.yaml:2897
 ne_Scalar = _Op("aten", 'ne', 'Scalar',
     'ne.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -15633,7 +17885,7 @@ ne_Scalar._entry = _entry_ne_Scalar
 _aten._packet('ne')._add(ne_Scalar)
 
 
-# schema/native_functions.yaml:2473
+# schema/native_functions.yaml:2902
 ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
     'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -15663,7 +17915,7 @@ ne_Scalar_out._entry = _entry_ne_Scalar_out
 _aten._packet('ne')._add(ne_Scalar_out)
 
 
-# schema/native_functions.yaml:2476
+# schema/native_functions.yaml:2905
 le_Scalar = _Op("aten", 'le', 'Scalar',
     'le.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -15691,7 +17943,7 @@ le_Scalar._entry = _entry_le_Scalar
 _aten._packet('le')._add(le_Scalar)
 
 
-# schema/native_functions.yaml:2481
+# schema/native_functions.yaml:2910
 le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
     'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -15721,7 +17973,7 @@ le_Scalar_out._entry = _entry_le_Scalar_out
 _aten._packet('le')._add(le_Scalar_out)
 
 
-# schema/native_functions.yaml:2484
+# schema/native_functions.yaml:2913
 ge_Scalar = _Op("aten", 'ge', 'Scalar',
     'ge.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -15749,7 +18001,7 @@ ge_Scalar._entry = _entry_ge_Scalar
 _aten._packet('ge')._add(ge_Scalar)
 
 
-# schema/native_functions.yaml:2489
+# schema/native_functions.yaml:2918
 ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
     'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -15779,7 +18031,7 @@ ge_Scalar_out._entry = _entry_ge_Scalar_out
 _aten._packet('ge')._add(ge_Scalar_out)
 
 
-# schema/native_functions.yaml:2492
+# schema/native_functions.yaml:2921
 eq__Tensor = _Op("aten", 'eq_', 'Tensor',
     'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15809,7 +18061,7 @@ eq__Tensor._entry = _entry_eq__Tensor
 _aten._packet('eq_')._add(eq__Tensor)
 
 
-# schema/native_functions.yaml:2499
+# schema/native_functions.yaml:2928
 eq__Scalar = _Op("aten", 'eq_', 'Scalar',
     'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15839,7 +18091,7 @@ eq__Scalar._entry = _entry_eq__Scalar
 _aten._packet('eq_')._add(eq__Scalar)
 
 
-# schema/native_functions.yaml:2506
+# schema/native_functions.yaml:2935
 ne__Tensor = _Op("aten", 'ne_', 'Tensor',
     'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15869,7 +18121,7 @@ ne__Tensor._entry = _entry_ne__Tensor
 _aten._packet('ne_')._add(ne__Tensor)
 
 
-# schema/native_functions.yaml:2513
+# schema/native_functions.yaml:2942
 ne__Scalar = _Op("aten", 'ne_', 'Scalar',
     'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15899,7 +18151,7 @@ ne__Scalar._entry = _entry_ne__Scalar
 _aten._packet('ne_')._add(ne__Scalar)
 
 
-# schema/native_functions.yaml:2520
+# schema/native_functions.yaml:2949
 lt__Tensor = _Op("aten", 'lt_', 'Tensor',
     'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15929,7 +18181,7 @@ lt__Tensor._entry = _entry_lt__Tensor
 _aten._packet('lt_')._add(lt__Tensor)
 
 
-# schema/native_functions.yaml:2527
+# schema/native_functions.yaml:2956
 lt__Scalar = _Op("aten", 'lt_', 'Scalar',
     'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15959,7 +18211,7 @@ lt__Scalar._entry = _entry_lt__Scalar
 _aten._packet('lt_')._add(lt__Scalar)
 
 
-# schema/native_functions.yaml:2534
+# schema/native_functions.yaml:2963
 le__Tensor = _Op("aten", 'le_', 'Tensor',
     'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15989,7 +18241,7 @@ le__Tensor._entry = _entry_le__Tensor
 _aten._packet('le_')._add(le__Tensor)
 
 
-# schema/native_functions.yaml:2541
+# schema/native_functions.yaml:2970
 le__Scalar = _Op("aten", 'le_', 'Scalar',
     'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16019,7 +18271,7 @@ le__Scalar._entry = _entry_le__Scalar
 _aten._packet('le_')._add(le__Scalar)
 
 
-# schema/native_functions.yaml:2548
+# schema/native_functions.yaml:2977
 gt__Tensor = _Op("aten", 'gt_', 'Tensor',
     'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16049,7 +18301,7 @@ gt__Tensor._entry = _entry_gt__Tensor
 _aten._packet('gt_')._add(gt__Tensor)
 
 
-# schema/native_functions.yaml:2555
+# schema/native_functions.yaml:2984
 gt__Scalar = _Op("aten", 'gt_', 'Scalar',
     'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16079,7 +18331,7 @@ gt__Scalar._entry = _entry_gt__Scalar
 _aten._packet('gt_')._add(gt__Scalar)
 
 
-# schema/native_functions.yaml:2562
+# schema/native_functions.yaml:2991
 ge__Tensor = _Op("aten", 'ge_', 'Tensor',
     'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16109,7 +18361,7 @@ ge__Tensor._entry = _entry_ge__Tensor
 _aten._packet('ge_')._add(ge__Tensor)
 
 
-# schema/native_functions.yaml:2569
+# schema/native_functions.yaml:2998
 ge__Scalar = _Op("aten", 'ge_', 'Scalar',
     'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16139,7 +18391,7 @@ ge__Scalar._entry = _entry_ge__Scalar
 _aten._packet('ge_')._add(ge__Scalar)
 
 
-# schema/native_functions.yaml:2576
+# schema/native_functions.yaml:3005
 div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
     'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -16167,7 +18419,7 @@ div_Scalar_mode._entry = _entry_div_Scalar_mode
 _aten._packet('div')._add(div_Scalar_mode)
 
 
-# schema/native_functions.yaml:2581
+# schema/native_functions.yaml:3010
 div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
     'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -16197,7 +18449,7 @@ div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
 _aten._packet('div')._add(div_Scalar_mode_out)
 
 
-# schema/native_functions.yaml:2584
+# schema/native_functions.yaml:3013
 div__Scalar = _Op("aten", 'div_', 'Scalar',
     'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16227,7 +18479,7 @@ div__Scalar._entry = _entry_div__Scalar
 _aten._packet('div_')._add(div__Scalar)
 
 
-# schema/native_functions.yaml:2591
+# schema/native_functions.yaml:3020
 div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
     'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -16257,7 +18509,7 @@ div__Scalar_mode._entry = _entry_div__Scalar_mode
 _aten._packet('div_')._add(div__Scalar_mode)
 
 
-# schema/native_functions.yaml:2598
+# schema/native_functions.yaml:3027
 pow__Scalar = _Op("aten", 'pow_', 'Scalar',
     'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -16287,7 +18539,7 @@ pow__Scalar._entry = _entry_pow__Scalar
 _aten._packet('pow_')._add(pow__Scalar)
 
 
-# schema/native_functions.yaml:2605
+# schema/native_functions.yaml:3034
 where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
     'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -16315,7 +18567,7 @@ where_ScalarSelf._entry = _entry_where_ScalarSelf
 _aten._packet('where')._add(where_ScalarSelf)
 
 
-# schema/native_functions.yaml:2610
+# schema/native_functions.yaml:3039
 where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
     'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -16343,7 +18595,7 @@ where_ScalarOther._entry = _entry_where_ScalarOther
 _aten._packet('where')._add(where_ScalarOther)
 
 
-# schema/native_functions.yaml:2615
+# schema/native_functions.yaml:3044
 where_Scalar = _Op("aten", 'where', 'Scalar',
     'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -16371,7 +18623,7 @@ where_Scalar._entry = _entry_where_Scalar
 _aten._packet('where')._add(where_Scalar)
 
 
-# schema/native_functions.yaml:2620
+# schema/native_functions.yaml:3049
 gelu = _Op("aten", 'gelu', 'default',
     'gelu(Tensor self, *, str approximate="none") -> Tensor',
     ('self', 'approximate'), 1, tags=('pointwise', 'core'))
@@ -16399,7 +18651,7 @@ gelu._entry = _entry_gelu
 _aten._packet('gelu')._add(gelu)
 
 
-# schema/native_functions.yaml:2625
+# schema/native_functions.yaml:3054
 gelu_out = _Op("aten", 'gelu', 'out',
     'gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)',
     ('self', 'approximate', 'out'), 1, tags=('pointwise', 'core'))
@@ -16429,7 +18681,7 @@ gelu_out._entry = _entry_gelu_out
 _aten._packet('gelu')._add(gelu_out)
 
 
-# schema/native_functions.yaml:2628
+# schema/native_functions.yaml:3057
 gelu_ = _Op("aten", 'gelu_', 'default',
     'gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)',
     ('self', 'approximate'), 1, tags=())
@@ -16459,7 +18711,7 @@ gelu_._entry = _entry_gelu_
 _aten._packet('gelu_')._add(gelu_)
 
 
-# schema/native_functions.yaml:2634
+# schema/native_functions.yaml:3063
 gelu_backward = _Op("aten", 'gelu_backward', 'default',
     'gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
     ('grad_output', 'self', 'approximate'), 2, tags=('pointwise',))
@@ -16487,7 +18739,7 @@ gelu_backward._entry = _entry_gelu_backward
 _aten._packet('gelu_backward')._add(gelu_backward)
 
 
-# schema/native_functions.yaml:2641
+# schema/native_functions.yaml:3070
 silu = _Op("aten", 'silu', 'default',
     'silu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -16515,7 +18767,7 @@ silu._entry = _entry_silu
 _aten._packet('silu')._add(silu)
 
 
-# schema/native_functions.yaml:2646
+# schema/native_functions.yaml:3075
 silu_out = _Op("aten", 'silu', 'out',
     'silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -16545,7 +18797,7 @@ silu_out._entry = _entry_silu_out
 _aten._packet('silu')._add(silu_out)
 
 
-# schema/native_functions.yaml:2649
+# schema/native_functions.yaml:3078
 silu_ = _Op("aten", 'silu_', 'default',
     'silu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -16575,7 +18827,7 @@ silu_._entry = _entry_silu_
 _aten._packet('silu_')._add(silu_)
 
 
-# schema/native_functions.yaml:2656
+# schema/native_functions.yaml:3085
 silu_backward = _Op("aten", 'silu_backward', 'default',
     'silu_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=('pointwise',))
@@ -16603,7 +18855,7 @@ silu_backward._entry = _entry_silu_backward
 _aten._packet('silu_backward')._add(silu_backward)
 
 
-# schema/native_functions.yaml:2663
+# schema/native_functions.yaml:3092
 softplus = _Op("aten", 'softplus', 'default',
     'softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor',
     ('self', 'beta', 'threshold'), 3, tags=('pointwise',))
@@ -16631,7 +18883,7 @@ softplus._entry = _entry_softplus
 _aten._packet('softplus')._add(softplus)
 
 
-# schema/native_functions.yaml:2668
+# schema/native_functions.yaml:3097
 softplus_out = _Op("aten", 'softplus', 'out',
     'softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'beta', 'threshold', 'out'), 3, tags=('pointwise',))
@@ -16661,7 +18913,7 @@ softplus_out._entry = _entry_softplus_out
 _aten._packet('softplus')._add(softplus_out)
 
 
-# schema/native_functions.yaml:2671
+# schema/native_functions.yaml:3100
 softplus_backward = _Op("aten", 'softplus_backward', 'default',
     'softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'beta', 'threshold'), 4, tags=())
@@ -16689,7 +18941,7 @@ softplus_backward._entry = _entry_softplus_backward
 _aten._packet('softplus_backward')._add(softplus_backward)
 
 
-# schema/native_functions.yaml:2677
+# schema/native_functions.yaml:3106
 leaky_relu = _Op("aten", 'leaky_relu', 'default',
     'leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor',
     ('self', 'negative_slope'), 2, tags=('pointwise', 'core'))
@@ -16717,7 +18969,7 @@ leaky_relu._entry = _entry_leaky_relu
 _aten._packet('leaky_relu')._add(leaky_relu)
 
 
-# schema/native_functions.yaml:2682
+# schema/native_functions.yaml:3111
 leaky_relu_out = _Op("aten", 'leaky_relu', 'out',
     'leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'negative_slope', 'out'), 2, tags=('pointwise', 'core'))
@@ -16747,7 +18999,7 @@ leaky_relu_out._entry = _entry_leaky_relu_out
 _aten._packet('leaky_relu')._add(leaky_relu_out)
 
 
-# schema/native_functions.yaml:2685
+# schema/native_functions.yaml:3114
 leaky_relu_ = _Op("aten", 'leaky_relu_', 'default',
     'leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)',
     ('self', 'negative_slope'), 2, tags=('pointwise',))
@@ -16777,7 +19029,7 @@ leaky_relu_._entry = _entry_leaky_relu_
 _aten._packet('leaky_relu_')._add(leaky_relu_)
 
 
-# schema/native_functions.yaml:2692
+# schema/native_functions.yaml:3121
 leaky_relu_backward = _Op("aten", 'leaky_relu_backward', 'default',
     'leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor',
     ('grad_output', 'self', 'negative_slope', 'self_is_result'), 4, tags=())
@@ -16805,7 +19057,7 @@ leaky_relu_backward._entry = _entry_leaky_relu_backward
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward)
 
 
-# schema/native_functions.yaml:2698
+# schema/native_functions.yaml:3127
 elu = _Op("aten", 'elu', 'default',
     'elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise', 'core'))
@@ -16833,7 +19085,7 @@ elu._entry = _entry_elu
 _aten._packet('elu')._add(elu)
 
 
-# schema/native_functions.yaml:2703
+# schema/native_functions.yaml:3132
 elu_out = _Op("aten", 'elu', 'out',
     'elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise', 'core'))
@@ -16863,7 +19115,7 @@ elu_out._entry = _entry_elu_out
 _aten._packet('elu')._add(elu_out)
 
 
-# schema/native_functions.yaml:2706
+# schema/native_functions.yaml:3135
 elu_ = _Op("aten", 'elu_', 'default',
     'elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise',))
@@ -16893,7 +19145,7 @@ elu_._entry = _entry_elu_
 _aten._packet('elu_')._add(elu_)
 
 
-# schema/native_functions.yaml:2713
+# schema/native_functions.yaml:3142
 elu_backward = _Op("aten", 'elu_backward', 'default',
     'elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result'), 6, tags=())
@@ -16921,7 +19173,7 @@ elu_backward._entry = _entry_elu_backward
 _aten._packet('elu_backward')._add(elu_backward)
 
 
-# schema/native_functions.yaml:2719
+# schema/native_functions.yaml:3148
 hardtanh = _Op("aten", 'hardtanh', 'default',
     'hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise', 'core'))
@@ -16949,7 +19201,7 @@ hardtanh._entry = _entry_hardtanh
 _aten._packet('hardtanh')._add(hardtanh)
 
 
-# schema/native_functions.yaml:2724
+# schema/native_functions.yaml:3153
 hardtanh_out = _Op("aten", 'hardtanh', 'out',
     'hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise', 'core'))
@@ -16979,7 +19231,7 @@ hardtanh_out._entry = _entry_hardtanh_out
 _aten._packet('hardtanh')._add(hardtanh_out)
 
 
-# schema/native_functions.yaml:2727
+# schema/native_functions.yaml:3156
 hardtanh_ = _Op("aten", 'hardtanh_', 'default',
     'hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise',))
@@ -17009,7 +19261,7 @@ hardtanh_._entry = _entry_hardtanh_
 _aten._packet('hardtanh_')._add(hardtanh_)
 
 
-# schema/native_functions.yaml:2734
+# schema/native_functions.yaml:3163
 hardtanh_backward = _Op("aten", 'hardtanh_backward', 'default',
     'hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor',
     ('grad_output', 'self', 'min_val', 'max_val'), 4, tags=())
@@ -17037,7 +19289,7 @@ hardtanh_backward._entry = _entry_hardtanh_backward
 _aten._packet('hardtanh_backward')._add(hardtanh_backward)
 
 
-# schema/native_functions.yaml:2740
+# schema/native_functions.yaml:3169
 threshold = _Op("aten", 'threshold', 'default',
     'threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor',
     ('self', 'threshold', 'value'), 3, tags=('pointwise',))
@@ -17066,7 +19318,7 @@ threshold._entry = _entry_threshold
 _aten._packet('threshold')._add(threshold)
 
 
-# schema/native_functions.yaml:2745
+# schema/native_functions.yaml:3174
 threshold_out = _Op("aten", 'threshold', 'out',
     'threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'threshold', 'value', 'out'), 3, tags=('pointwise',))
@@ -17096,7 +19348,7 @@ threshold_out._entry = _entry_threshold_out
 _aten._packet('threshold')._add(threshold_out)
 
 
-# schema/native_functions.yaml:2748
+# schema/native_functions.yaml:3177
 threshold_ = _Op("aten", 'threshold_', 'default',
     'threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)',
     ('self', 'threshold', 'value'), 3, tags=())
@@ -17126,7 +19378,7 @@ threshold_._entry = _entry_threshold_
 _aten._packet('threshold_')._add(threshold_)
 
 
-# schema/native_functions.yaml:2754
+# schema/native_functions.yaml:3183
 sigmoid_backward = _Op("aten", 'sigmoid_backward', 'default',
     'sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -17154,7 +19406,7 @@ sigmoid_backward._entry = _entry_sigmoid_backward
 _aten._packet('sigmoid_backward')._add(sigmoid_backward)
 
 
-# schema/native_functions.yaml:2761
+# schema/native_functions.yaml:3190
 tanh_backward = _Op("aten", 'tanh_backward', 'default',
     'tanh_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -17182,7 +19434,7 @@ tanh_backward._entry = _entry_tanh_backward
 _aten._packet('tanh_backward')._add(tanh_backward)
 
 
-# schema/native_functions.yaml:2768
+# schema/native_functions.yaml:3197
 clamp_min = _Op("aten", 'clamp_min', 'default',
     'clamp_min(Tensor self, Scalar min) -> Tensor',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -17210,7 +19462,7 @@ clamp_min._entry = _entry_clamp_min
 _aten._packet('clamp_min')._add(clamp_min)
 
 
-# schema/native_functions.yaml:2773
+# schema/native_functions.yaml:3202
 clamp_min_out = _Op("aten", 'clamp_min', 'out',
     'clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=('pointwise',))
@@ -17240,7 +19492,7 @@ clamp_min_out._entry = _entry_clamp_min_out
 _aten._packet('clamp_min')._add(clamp_min_out)
 
 
-# schema/native_functions.yaml:2776
+# schema/native_functions.yaml:3205
 clamp_min_Tensor = _Op("aten", 'clamp_min', 'Tensor',
     'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
     ('self', 'min'), 2, tags=())
@@ -17268,7 +19520,7 @@ clamp_min_Tensor._entry = _entry_clamp_min_Tensor
 _aten._packet('clamp_min')._add(clamp_min_Tensor)
 
 
-# schema/native_functions.yaml:2781
+# schema/native_functions.yaml:3210
 clamp_min_Tensor_out = _Op("aten", 'clamp_min', 'Tensor_out',
     'clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=())
@@ -17298,7 +19550,7 @@ clamp_min_Tensor_out._entry = _entry_clamp_min_Tensor_out
 _aten._packet('clamp_min')._add(clamp_min_Tensor_out)
 
 
-# schema/native_functions.yaml:2784
+# schema/native_functions.yaml:3213
 clamp_min_ = _Op("aten", 'clamp_min_', 'default',
     'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -17328,7 +19580,7 @@ clamp_min_._entry = _entry_clamp_min_
 _aten._packet('clamp_min_')._add(clamp_min_)
 
 
-# schema/native_functions.yaml:2791
+# schema/native_functions.yaml:3220
 clamp_min__Tensor = _Op("aten", 'clamp_min_', 'Tensor',
     'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=())
@@ -17358,7 +19610,7 @@ clamp_min__Tensor._entry = _entry_clamp_min__Tensor
 _aten._packet('clamp_min_')._add(clamp_min__Tensor)
 
 
-# schema/native_functions.yaml:2798
+# schema/native_functions.yaml:3227
 clamp_max = _Op("aten", 'clamp_max', 'default',
     'clamp_max(Tensor self, Scalar max) -> Tensor',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -17386,7 +19638,7 @@ clamp_max._entry = _entry_clamp_max
 _aten._packet('clamp_max')._add(clamp_max)
 
 
-# schema/native_functions.yaml:2803
+# schema/native_functions.yaml:3232
 clamp_max_out = _Op("aten", 'clamp_max', 'out',
     'clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=('pointwise',))
@@ -17416,7 +19668,7 @@ clamp_max_out._entry = _entry_clamp_max_out
 _aten._packet('clamp_max')._add(clamp_max_out)
 
 
-# schema/native_functions.yaml:2806
+# schema/native_functions.yaml:3235
 clamp_max_Tensor = _Op("aten", 'clamp_max', 'Tensor',
     'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
     ('self', 'max'), 2, tags=())
@@ -17444,7 +19696,7 @@ clamp_max_Tensor._entry = _entry_clamp_max_Tensor
 _aten._packet('clamp_max')._add(clamp_max_Tensor)
 
 
-# schema/native_functions.yaml:2811
+# schema/native_functions.yaml:3240
 clamp_max_Tensor_out = _Op("aten", 'clamp_max', 'Tensor_out',
     'clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=())
@@ -17474,7 +19726,7 @@ clamp_max_Tensor_out._entry = _entry_clamp_max_Tensor_out
 _aten._packet('clamp_max')._add(clamp_max_Tensor_out)
 
 
-# schema/native_functions.yaml:2814
+# schema/native_functions.yaml:3243
 clamp_max_ = _Op("aten", 'clamp_max_', 'default',
     'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -17504,7 +19756,7 @@ clamp_max_._entry = _entry_clamp_max_
 _aten._packet('clamp_max_')._add(clamp_max_)
 
 
-# schema/native_functions.yaml:2821
+# schema/native_functions.yaml:3250
 clamp_max__Tensor = _Op("aten", 'clamp_max_', 'Tensor',
     'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=())
@@ -17534,7 +19786,7 @@ clamp_max__Tensor._entry = _entry_clamp_max__Tensor
 _aten._packet('clamp_max_')._add(clamp_max__Tensor)
 
 
-# schema/native_functions.yaml:2828
+# schema/native_functions.yaml:3257
 clamp__Tensor = _Op("aten", 'clamp_', 'Tensor',
     'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -17564,7 +19816,7 @@ clamp__Tensor._entry = _entry_clamp__Tensor
 _aten._packet('clamp_')._add(clamp__Tensor)
 
 
-# schema/native_functions.yaml:2835
+# schema/native_functions.yaml:3264
 gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
     'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=())
@@ -17594,7 +19846,7 @@ gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
 _aten._packet('gelu_backward')._add(gelu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2840
+# schema/native_functions.yaml:3269
 silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
     'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
@@ -17624,7 +19876,7 @@ silu_backward_grad_input._entry = _entry_silu_backward_grad_input
 _aten._packet('silu_backward')._add(silu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2846
+# schema/native_functions.yaml:3275
 softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
     'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
@@ -17654,7 +19906,7 @@ softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
 _aten._packet('softplus_backward')._add(softplus_backward_grad_input)
 
 
-# schema/native_functions.yaml:2851
+# schema/native_functions.yaml:3280
 leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
     'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
@@ -17684,7 +19936,7 @@ leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2856
+# schema/native_functions.yaml:3285
 elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
     'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
@@ -17714,7 +19966,7 @@ elu_backward_grad_input._entry = _entry_elu_backward_grad_input
 _aten._packet('elu_backward')._add(elu_backward_grad_input)
 
 
-# schema/native_functions.yaml:2861
+# schema/native_functions.yaml:3290
 hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
     'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
@@ -17744,7 +19996,7 @@ hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
 _aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
 
 
-# schema/native_functions.yaml:2866
+# schema/native_functions.yaml:3295
 threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
     'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=())
@@ -17774,7 +20026,7 @@ threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
 _aten._packet('threshold_backward')._add(threshold_backward_grad_input)
 
 
-# schema/native_functions.yaml:2871
+# schema/native_functions.yaml:3300
 sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
     'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -17804,7 +20056,7 @@ sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
 _aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
 
 
-# schema/native_functions.yaml:2877
+# schema/native_functions.yaml:3306
 tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
     'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -17834,7 +20086,7 @@ tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
 _aten._packet('tanh_backward')._add(tanh_backward_grad_input)
 
 
-# schema/native_functions.yaml:2883
+# schema/native_functions.yaml:3312
 nll_loss_forward = _Op("aten", 'nll_loss_forward', 'default',
     'nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -17862,7 +20114,7 @@ nll_loss_forward._entry = _entry_nll_loss_forward
 _aten._packet('nll_loss_forward')._add(nll_loss_forward)
 
 
-# schema/native_functions.yaml:2888
+# schema/native_functions.yaml:3317
 nll_loss_forward_output = _Op("aten", 'nll_loss_forward', 'output',
     'nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -17894,7 +20146,7 @@ nll_loss_forward_output._entry = _entry_nll_loss_forward_output
 _aten._packet('nll_loss_forward')._add(nll_loss_forward_output)
 
 
-# schema/native_functions.yaml:2892
+# schema/native_functions.yaml:3321
 nll_loss_backward = _Op("aten", 'nll_loss_backward', 'default',
     'nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
@@ -17922,7 +20174,7 @@ nll_loss_backward._entry = _entry_nll_loss_backward
 _aten._packet('nll_loss_backward')._add(nll_loss_backward)
 
 
-# schema/native_functions.yaml:2897
+# schema/native_functions.yaml:3326
 nll_loss_backward_grad_input = _Op("aten", 'nll_loss_backward', 'grad_input',
     'nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -17952,7 +20204,7 @@ nll_loss_backward_grad_input._entry = _entry_nll_loss_backward_grad_input
 _aten._packet('nll_loss_backward')._add(nll_loss_backward_grad_input)
 
 
-# schema/native_functions.yaml:2901
+# schema/native_functions.yaml:3330
 nll_loss = _Op("aten", 'nll_loss', 'default',
     'nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -17980,7 +20232,7 @@ nll_loss._entry = _entry_nll_loss
 _aten._packet('nll_loss')._add(nll_loss)
 
 
-# schema/native_functions.yaml:2904
+# schema/native_functions.yaml:3333
 nll_loss_out = _Op("aten", 'nll_loss', 'out',
     'nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
@@ -18010,7 +20262,7 @@ nll_loss_out._entry = _entry_nll_loss_out
 _aten._packet('nll_loss')._add(nll_loss_out)
 
 
-# schema/native_functions.yaml:2906
+# schema/native_functions.yaml:3335
 nll_loss_nd = _Op("aten", 'nll_loss_nd', 'default',
     'nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -18038,7 +20290,7 @@ nll_loss_nd._entry = _entry_nll_loss_nd
 _aten._packet('nll_loss_nd')._add(nll_loss_nd)
 
 
-# schema/native_functions.yaml:2910
+# schema/native_functions.yaml:3339
 cross_entropy_loss = _Op("aten", 'cross_entropy_loss', 'default',
     'cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'label_smoothing'), 6, tags=())
@@ -18066,7 +20318,7 @@ cross_entropy_loss._entry = _entry_cross_entropy_loss
 _aten._packet('cross_entropy_loss')._add(cross_entropy_loss)
 
 
-# schema/native_functions.yaml:2914
+# schema/native_functions.yaml:3343
 mse_loss = _Op("aten", 'mse_loss', 'default',
     'mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
     ('self', 'target', 'reduction'), 3, tags=())
@@ -18094,7 +20346,7 @@ mse_loss._entry = _entry_mse_loss
 _aten._packet('mse_loss')._add(mse_loss)
 
 
-# schema/native_functions.yaml:2917
+# schema/native_functions.yaml:3346
 mse_loss_out = _Op("aten", 'mse_loss', 'out',
     'mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'reduction', 'out'), 3, tags=())
@@ -18124,7 +20376,7 @@ mse_loss_out._entry = _entry_mse_loss_out
 _aten._packet('mse_loss')._add(mse_loss_out)
 
 
-# schema/native_functions.yaml:2919
+# schema/native_functions.yaml:3348
 l1_loss = _Op("aten", 'l1_loss', 'default',
     'l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
     ('self', 'target', 'reduction'), 3, tags=())
@@ -18152,7 +20404,7 @@ l1_loss._entry = _entry_l1_loss
 _aten._packet('l1_loss')._add(l1_loss)
 
 
-# schema/native_functions.yaml:2923
+# schema/native_functions.yaml:3352
 binary_cross_entropy = _Op("aten", 'binary_cross_entropy', 'default',
     'binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
     ('self', 'target', 'weight', 'reduction'), 4, tags=())
@@ -18180,7 +20432,7 @@ binary_cross_entropy._entry = _entry_binary_cross_entropy
 _aten._packet('binary_cross_entropy')._add(binary_cross_entropy)
 
 
-# schema/native_functions.yaml:2927
+# schema/native_functions.yaml:3356
 binary_cross_entropy_out = _Op("aten", 'binary_cross_entropy', 'out',
     'binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'out'), 4, tags=())
@@ -18210,7 +20462,7 @@ binary_cross_entropy_out._entry = _entry_binary_cross_entropy_out
 _aten._packet('binary_cross_entropy')._add(binary_cross_entropy_out)
 
 
-# schema/native_functions.yaml:2929
+# schema/native_functions.yaml:3358
 binary_cross_entropy_backward = _Op("aten", 'binary_cross_entropy_backward', 'default',
     'binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction'), 5, tags=())
@@ -18238,7 +20490,7 @@ binary_cross_entropy_backward._entry = _entry_binary_cross_entropy_backward
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward)
 
 
-# schema/native_functions.yaml:2934
+# schema/native_functions.yaml:3363
 binary_cross_entropy_backward_grad_input = _Op("aten", 'binary_cross_entropy_backward', 'grad_input',
     'binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'grad_input'), 5, tags=())
@@ -18268,7 +20520,7 @@ binary_cross_entropy_backward_grad_input._entry = _entry_binary_cross_entropy_ba
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward_grad_input)
 
 
-# schema/native_functions.yaml:2938
+# schema/native_functions.yaml:3367
 binary_cross_entropy_with_logits = _Op("aten", 'binary_cross_entropy_with_logits', 'default',
     'binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor',
     ('self', 'target', 'weight', 'pos_weight', 'reduction'), 5, tags=())
@@ -18296,7 +20548,7 @@ binary_cross_entropy_with_logits._entry = _entry_binary_cross_entropy_with_logit
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits)
 
 
-# schema/native_functions.yaml:2941
+# schema/native_functions.yaml:3370
 binary_cross_entropy_with_logits_out = _Op("aten", 'binary_cross_entropy_with_logits', 'out',
     'binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'pos_weight', 'reduction', 'out'), 5, tags=())
@@ -18326,7 +20578,7 @@ binary_cross_entropy_with_logits_out._entry = _entry_binary_cross_entropy_with_l
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits_out)
 
 
-# schema/native_functions.yaml:2943
+# schema/native_functions.yaml:3372
 native_layer_norm = _Op("aten", 'native_layer_norm', 'default',
     'native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps'), 5, tags=('core',))
@@ -18354,7 +20606,7 @@ native_layer_norm._entry = _entry_native_layer_norm
 _aten._packet('native_layer_norm')._add(native_layer_norm)
 
 
-# schema/native_functions.yaml:2947
+# schema/native_functions.yaml:3376
 native_layer_norm_out = _Op("aten", 'native_layer_norm', 'out',
     'native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'out0', 'out1', 'out2'), 5, tags=('core',))
@@ -18388,7 +20640,7 @@ native_layer_norm_out._entry = _entry_native_layer_norm_out
 _aten._packet('native_layer_norm')._add(native_layer_norm_out)
 
 
-# schema/native_functions.yaml:2950
+# schema/native_functions.yaml:3379
 native_layer_norm_backward = _Op("aten", 'native_layer_norm_backward', 'default',
     'native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask'), 8, tags=('core',))
@@ -18416,7 +20668,7 @@ native_layer_norm_backward._entry = _entry_native_layer_norm_backward
 _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward)
 
 
-# schema/native_functions.yaml:2954
+# schema/native_functions.yaml:3383
 native_layer_norm_backward_out = _Op("aten", 'native_layer_norm_backward', 'out',
     'native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask', 'out0', 'out1', 'out2'), 8, tags=('core',))
@@ -18450,7 +20702,7 @@ native_layer_norm_backward_out._entry = _entry_native_layer_norm_backward_out
 _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward_out)
 
 
-# schema/native_functions.yaml:2957
+# schema/native_functions.yaml:3386
 layer_norm = _Op("aten", 'layer_norm', 'default',
     'layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'cudnn_enable'), 6, tags=())
@@ -18478,7 +20730,7 @@ layer_norm._entry = _entry_layer_norm
 _aten._packet('layer_norm')._add(layer_norm)
 
 
-# schema/native_functions.yaml:2961
+# schema/native_functions.yaml:3390
 native_batch_norm = _Op("aten", 'native_batch_norm', 'default',
     'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps'), 8, tags=())
@@ -18506,7 +20758,7 @@ native_batch_norm._entry = _entry_native_batch_norm
 _aten._packet('native_batch_norm')._add(native_batch_norm)
 
 
-# schema/native_functions.yaml:2966
+# schema/native_functions.yaml:3395
 native_batch_norm_out = _Op("aten", 'native_batch_norm', 'out',
     'native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'out', 'save_mean', 'save_invstd'), 8, tags=())
@@ -18540,7 +20792,7 @@ native_batch_norm_out._entry = _entry_native_batch_norm_out
 _aten._packet('native_batch_norm')._add(native_batch_norm_out)
 
 
-# schema/native_functions.yaml:2970
+# schema/native_functions.yaml:3399
 native_batch_norm_backward = _Op("aten", 'native_batch_norm_backward', 'default',
     'native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask'), 10, tags=())
@@ -18568,7 +20820,7 @@ native_batch_norm_backward._entry = _entry_native_batch_norm_backward
 _aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward)
 
 
-# schema/native_functions.yaml:2974
+# schema/native_functions.yaml:3403
 native_batch_norm_backward_out = _Op("aten", 'native_batch_norm_backward', 'out',
     'native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask', 'out0', 'out1', 'out2'), 10, tags=())
@@ -18602,7 +20854,7 @@ native_batch_norm_backward_out._entry = _entry_native_batch_norm_backward_out
 _aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward_out)
 
 
-# schema/native_functions.yaml:2976
+# schema/native_functions.yaml:3405
 batch_norm = _Op("aten", 'batch_norm', 'default',
     'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'cudnn_enabled'), 9, tags=())
@@ -18630,7 +20882,7 @@ batch_norm._entry = _entry_batch_norm
 _aten._packet('batch_norm')._add(batch_norm)
 
 
-# schema/native_functions.yaml:2980
+# schema/native_functions.yaml:3409
 scaled_dot_product_attention = _Op("aten", 'scaled_dot_product_attention', 'default',
     'scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor',
     ('query', 'key', 'value', 'attn_mask', 'dropout_p', 'is_causal', 'scale', 'enable_gqa'), 6, tags=('nondeterministic_seeded',))
@@ -18658,7 +20910,7 @@ scaled_dot_product_attention._entry = _entry_scaled_dot_product_attention
 _aten._packet('scaled_dot_product_attention')._add(scaled_dot_product_attention)
 
 
-# schema/native_functions.yaml:2985
+# schema/native_functions.yaml:3414
 nll_loss2d_forward = _Op("aten", 'nll_loss2d_forward', 'default',
     'nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -18686,7 +20938,7 @@ nll_loss2d_forward._entry = _entry_nll_loss2d_forward
 _aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward)
 
 
-# schema/native_functions.yaml:2990
+# schema/native_functions.yaml:3419
 nll_loss2d_forward_output = _Op("aten", 'nll_loss2d_forward', 'output',
     'nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -18718,7 +20970,7 @@ nll_loss2d_forward_output._entry = _entry_nll_loss2d_forward_output
 _aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward_output)
 
 
-# schema/native_functions.yaml:2994
+# schema/native_functions.yaml:3423
 nll_loss2d_backward = _Op("aten", 'nll_loss2d_backward', 'default',
     'nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
@@ -18746,7 +20998,7 @@ nll_loss2d_backward._entry = _entry_nll_loss2d_backward
 _aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward)
 
 
-# schema/native_functions.yaml:2999
+# schema/native_functions.yaml:3428
 nll_loss2d_backward_grad_input = _Op("aten", 'nll_loss2d_backward', 'grad_input',
     'nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -18776,7 +21028,7 @@ nll_loss2d_backward_grad_input._entry = _entry_nll_loss2d_backward_grad_input
 _aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward_grad_input)
 
 
-# schema/native_functions.yaml:3003
+# schema/native_functions.yaml:3432
 nll_loss2d = _Op("aten", 'nll_loss2d', 'default',
     'nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -18804,7 +21056,7 @@ nll_loss2d._entry = _entry_nll_loss2d
 _aten._packet('nll_loss2d')._add(nll_loss2d)
 
 
-# schema/native_functions.yaml:3006
+# schema/native_functions.yaml:3435
 nll_loss2d_out = _Op("aten", 'nll_loss2d', 'out',
     'nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
@@ -18834,7 +21086,7 @@ nll_loss2d_out._entry = _entry_nll_loss2d_out
 _aten._packet('nll_loss2d')._add(nll_loss2d_out)
 
 
-# schema/native_functions.yaml:3008
+# schema/native_functions.yaml:3437
 ger = _Op("aten", 'ger', 'default',
     'ger(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -18862,7 +21114,7 @@ ger._entry = _entry_ger
 _aten._packet('ger')._add(ger)
 
 
-# schema/native_functions.yaml:3013
+# schema/native_functions.yaml:3442
 ger_out = _Op("aten", 'ger', 'out',
     'ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -18892,7 +21144,7 @@ ger_out._entry = _entry_ger_out
 _aten._packet('ger')._add(ger_out)
 
 
-# schema/native_functions.yaml:3017
+# schema/native_functions.yaml:3446
 prod = _Op("aten", 'prod', 'default',
     'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -18920,7 +21172,7 @@ prod._entry = _entry_prod
 _aten._packet('prod')._add(prod)
 
 
-# schema/native_functions.yaml:3022
+# schema/native_functions.yaml:3451
 prod_out = _Op("aten", 'prod', 'out',
     'prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dtype', 'out'), 1, tags=('reduction', 'core'))
@@ -18950,7 +21202,7 @@ prod_out._entry = _entry_prod_out
 _aten._packet('prod')._add(prod_out)
 
 
-# schema/native_functions.yaml:3025
+# schema/native_functions.yaml:3454
 prod_dim_int = _Op("aten", 'prod', 'dim_int',
     'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -18978,7 +21230,7 @@ prod_dim_int._entry = _entry_prod_dim_int
 _aten._packet('prod')._add(prod_dim_int)
 
 
-# schema/native_functions.yaml:3030
+# schema/native_functions.yaml:3459
 prod_int_out = _Op("aten", 'prod', 'int_out',
     'prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -19008,7 +21260,7 @@ prod_int_out._entry = _entry_prod_int_out
 _aten._packet('prod')._add(prod_int_out)
 
 
-# schema/native_functions.yaml:3033
+# schema/native_functions.yaml:3462
 amin = _Op("aten", 'amin', 'default',
     'amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -19036,7 +21288,7 @@ amin._entry = _entry_amin
 _aten._packet('amin')._add(amin)
 
 
-# schema/native_functions.yaml:3038
+# schema/native_functions.yaml:3467
 amin_out = _Op("aten", 'amin', 'out',
     'amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -19066,7 +21318,7 @@ amin_out._entry = _entry_amin_out
 _aten._packet('amin')._add(amin_out)
 
 
-# schema/native_functions.yaml:3041
+# schema/native_functions.yaml:3470
 max = _Op("aten", 'max', 'default',
     'max(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -19094,7 +21346,7 @@ max._entry = _entry_max
 _aten._packet('max')._add(max)
 
 
-# schema/native_functions.yaml:3049
+# schema/native_functions.yaml:3478
 max_unary_out = _Op("aten", 'max', 'unary_out',
     'max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -19124,7 +21376,7 @@ max_unary_out._entry = _entry_max_unary_out
 _aten._packet('max')._add(max_unary_out)
 
 
-# schema/native_functions.yaml:3054
+# schema/native_functions.yaml:3483
 max_dim = _Op("aten", 'max', 'dim',
     'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -19152,7 +21404,7 @@ max_dim._entry = _entry_max_dim
 _aten._packet('max')._add(max_dim)
 
 
-# schema/native_functions.yaml:3061
+# schema/native_functions.yaml:3490
 max_dim_max = _Op("aten", 'max', 'dim_max',
     'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=())
@@ -19184,7 +21436,7 @@ max_dim_max._entry = _entry_max_dim_max
 _aten._packet('max')._add(max_dim_max)
 
 
-# schema/native_functions.yaml:3066
+# schema/native_functions.yaml:3495
 max_other = _Op("aten", 'max', 'other',
     'max.other(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -19212,7 +21464,7 @@ max_other._entry = _entry_max_other
 _aten._packet('max')._add(max_other)
 
 
-# schema/native_functions.yaml:3071
+# schema/native_functions.yaml:3500
 max_out = _Op("aten", 'max', 'out',
     'max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -19242,7 +21494,7 @@ max_out._entry = _entry_max_out
 _aten._packet('max')._add(max_out)
 
 
-# schema/native_functions.yaml:3073
+# schema/native_functions.yaml:3502
 min = _Op("aten", 'min', 'default',
     'min(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -19270,7 +21522,7 @@ min._entry = _entry_min
 _aten._packet('min')._add(min)
 
 
-# schema/native_functions.yaml:3081
+# schema/native_functions.yaml:3510
 min_unary_out = _Op("aten", 'min', 'unary_out',
     'min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -19300,7 +21552,7 @@ min_unary_out._entry = _entry_min_unary_out
 _aten._packet('min')._add(min_unary_out)
 
 
-# schema/native_functions.yaml:3086
+# schema/native_functions.yaml:3515
 min_dim = _Op("aten", 'min', 'dim',
     'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -19328,7 +21580,7 @@ min_dim._entry = _entry_min_dim
 _aten._packet('min')._add(min_dim)
 
 
-# schema/native_functions.yaml:3093
+# schema/native_functions.yaml:3522
 min_dim_min = _Op("aten", 'min', 'dim_min',
     'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=())
@@ -19360,7 +21612,7 @@ min_dim_min._entry = _entry_min_dim_min
 _aten._packet('min')._add(min_dim_min)
 
 
-# schema/native_functions.yaml:3098
+# schema/native_functions.yaml:3527
 min_other = _Op("aten", 'min', 'other',
     'min.other(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -19388,7 +21640,7 @@ min_other._entry = _entry_min_other
 _aten._packet('min')._add(min_other)
 
 
-# schema/native_functions.yaml:3103
+# schema/native_functions.yaml:3532
 min_out = _Op("aten", 'min', 'out',
     'min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -19418,7 +21670,7 @@ min_out._entry = _entry_min_out
 _aten._packet('min')._add(min_out)
 
 
-# schema/native_functions.yaml:3105
+# schema/native_functions.yaml:3534
 argmin = _Op("aten", 'argmin', 'default',
     'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -19446,7 +21698,7 @@ argmin._entry = _entry_argmin
 _aten._packet('argmin')._add(argmin)
 
 
-# schema/native_functions.yaml:3110
+# schema/native_functions.yaml:3539
 argmin_out = _Op("aten", 'argmin', 'out',
     'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -19476,7 +21728,7 @@ argmin_out._entry = _entry_argmin_out
 _aten._packet('argmin')._add(argmin_out)
 
 
-# schema/native_functions.yaml:3113
+# schema/native_functions.yaml:3542
 var = _Op("aten", 'var', 'default',
     'var(Tensor self, bool unbiased=True) -> Tensor',
     ('self', 'unbiased'), 2, tags=())
@@ -19504,7 +21756,7 @@ var._entry = _entry_var
 _aten._packet('var')._add(var)
 
 
-# schema/native_functions.yaml:3118
+# schema/native_functions.yaml:3547
 var_dim = _Op("aten", 'var', 'dim',
     'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -19532,7 +21784,7 @@ var_dim._entry = _entry_var_dim
 _aten._packet('var')._add(var_dim)
 
 
-# schema/native_functions.yaml:3122
+# schema/native_functions.yaml:3551
 var_out = _Op("aten", 'var', 'out',
     'var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
@@ -19562,7 +21814,7 @@ var_out._entry = _entry_var_out
 _aten._packet('var')._add(var_out)
 
 
-# schema/native_functions.yaml:3124
+# schema/native_functions.yaml:3553
 var_correction = _Op("aten", 'var', 'correction',
     'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
@@ -19590,7 +21842,7 @@ var_correction._entry = _entry_var_correction
 _aten._packet('var')._add(var_correction)
 
 
-# schema/native_functions.yaml:3129
+# schema/native_functions.yaml:3558
 var_correction_out = _Op("aten", 'var', 'correction_out',
     'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
@@ -19620,7 +21872,7 @@ var_correction_out._entry = _entry_var_correction_out
 _aten._packet('var')._add(var_correction_out)
 
 
-# schema/native_functions.yaml:3132
+# schema/native_functions.yaml:3561
 std = _Op("aten", 'std', 'default',
     'std(Tensor self, bool unbiased=True) -> Tensor',
     ('self', 'unbiased'), 2, tags=())
@@ -19648,7 +21900,7 @@ std._entry = _entry_std
 _aten._packet('std')._add(std)
 
 
-# schema/native_functions.yaml:3137
+# schema/native_functions.yaml:3566
 std_dim = _Op("aten", 'std', 'dim',
     'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -19676,7 +21928,7 @@ std_dim._entry = _entry_std_dim
 _aten._packet('std')._add(std_dim)
 
 
-# schema/native_functions.yaml:3141
+# schema/native_functions.yaml:3570
 std_out = _Op("aten", 'std', 'out',
     'std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
@@ -19706,7 +21958,7 @@ std_out._entry = _entry_std_out
 _aten._packet('std')._add(std_out)
 
 
-# schema/native_functions.yaml:3143
+# schema/native_functions.yaml:3572
 std_correction = _Op("aten", 'std', 'correction',
     'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
@@ -19734,7 +21986,7 @@ std_correction._entry = _entry_std_correction
 _aten._packet('std')._add(std_correction)
 
 
-# schema/native_functions.yaml:3148
+# schema/native_functions.yaml:3577
 std_correction_out = _Op("aten", 'std', 'correction_out',
     'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
@@ -19764,7 +22016,7 @@ std_correction_out._entry = _entry_std_correction_out
 _aten._packet('std')._add(std_correction_out)
 
 
-# schema/native_functions.yaml:3151
+# schema/native_functions.yaml:3580
 var_mean = _Op("aten", 'var_mean', 'default',
     'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
     ('self', 'unbiased'), 2, tags=())
@@ -19792,7 +22044,7 @@ var_mean._entry = _entry_var_mean
 _aten._packet('var_mean')._add(var_mean)
 
 
-# schema/native_functions.yaml:3155
+# schema/native_functions.yaml:3584
 var_mean_dim = _Op("aten", 'var_mean', 'dim',
     'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -19820,7 +22072,7 @@ var_mean_dim._entry = _entry_var_mean_dim
 _aten._packet('var_mean')._add(var_mean_dim)
 
 
-# schema/native_functions.yaml:3159
+# schema/native_functions.yaml:3588
 var_mean_correction = _Op("aten", 'var_mean', 'correction',
     'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
@@ -19848,7 +22100,7 @@ var_mean_correction._entry = _entry_var_mean_correction
 _aten._packet('var_mean')._add(var_mean_correction)
 
 
-# schema/native_functions.yaml:3163
+# schema/native_functions.yaml:3592
 var_mean_correction_out = _Op("aten", 'var_mean', 'correction_out',
     'var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
     ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
@@ -19880,7 +22132,7 @@ var_mean_correction_out._entry = _entry_var_mean_correction_out
 _aten._packet('var_mean')._add(var_mean_correction_out)
 
 
-# schema/native_functions.yaml:3166
+# schema/native_functions.yaml:3595
 std_mean = _Op("aten", 'std_mean', 'default',
     'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
     ('self', 'unbiased'), 2, tags=())
@@ -19908,7 +22160,7 @@ std_mean._entry = _entry_std_mean
 _aten._packet('std_mean')._add(std_mean)
 
 
-# schema/native_functions.yaml:3170
+# schema/native_functions.yaml:3599
 std_mean_dim = _Op("aten", 'std_mean', 'dim',
     'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -19936,7 +22188,7 @@ std_mean_dim._entry = _entry_std_mean_dim
 _aten._packet('std_mean')._add(std_mean_dim)
 
 
-# schema/native_functions.yaml:3174
+# schema/native_functions.yaml:3603
 std_mean_correction = _Op("aten", 'std_mean', 'correction',
     'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
@@ -19964,7 +22216,7 @@ std_mean_correction._entry = _entry_std_mean_correction
 _aten._packet('std_mean')._add(std_mean_correction)
 
 
-# schema/native_functions.yaml:3178
+# schema/native_functions.yaml:3607
 std_mean_correction_out = _Op("aten", 'std_mean', 'correction_out',
     'std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
     ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
@@ -19996,7 +22248,7 @@ std_mean_correction_out._entry = _entry_std_mean_correction_out
 _aten._packet('std_mean')._add(std_mean_correction_out)
 
 
-# schema/native_functions.yaml:3181
+# schema/native_functions.yaml:3610
 logsumexp = _Op("aten", 'logsumexp', 'default',
     'logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -20024,7 +22276,7 @@ logsumexp._entry = _entry_logsumexp
 _aten._packet('logsumexp')._add(logsumexp)
 
 
-# schema/native_functions.yaml:3186
+# schema/native_functions.yaml:3615
 logsumexp_out = _Op("aten", 'logsumexp', 'out',
     'logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
@@ -20054,7 +22306,7 @@ logsumexp_out._entry = _entry_logsumexp_out
 _aten._packet('logsumexp')._add(logsumexp_out)
 
 
-# schema/native_functions.yaml:3189
+# schema/native_functions.yaml:3618
 linalg_vector_norm = _Op("aten", 'linalg_vector_norm', 'default',
     'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=('reduction',))
@@ -20082,7 +22334,7 @@ linalg_vector_norm._entry = _entry_linalg_vector_norm
 _aten._packet('linalg_vector_norm')._add(linalg_vector_norm)
 
 
-# schema/native_functions.yaml:3193
+# schema/native_functions.yaml:3622
 linalg_vector_norm_out = _Op("aten", 'linalg_vector_norm', 'out',
     'linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=('reduction',))
@@ -20112,7 +22364,7 @@ linalg_vector_norm_out._entry = _entry_linalg_vector_norm_out
 _aten._packet('linalg_vector_norm')._add(linalg_vector_norm_out)
 
 
-# schema/native_functions.yaml:3196
+# schema/native_functions.yaml:3625
 norm_Scalar = _Op("aten", 'norm', 'Scalar',
     'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
     ('self', 'p'), 2, tags=())
@@ -20140,7 +22392,7 @@ norm_Scalar._entry = _entry_norm_Scalar
 _aten._packet('norm')._add(norm_Scalar)
 
 
-# schema/native_functions.yaml:3201
+# schema/native_functions.yaml:3630
 norm_Scalar_out = _Op("aten", 'norm', 'Scalar_out',
     'norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'out'), 2, tags=())
@@ -20170,7 +22422,7 @@ norm_Scalar_out._entry = _entry_norm_Scalar_out
 _aten._packet('norm')._add(norm_Scalar_out)
 
 
-# schema/native_functions.yaml:3203
+# schema/native_functions.yaml:3632
 norm_ScalarOpt_dim = _Op("aten", 'norm', 'ScalarOpt_dim',
     'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
     ('self', 'p', 'dim', 'keepdim'), 4, tags=())
@@ -20198,7 +22450,7 @@ norm_ScalarOpt_dim._entry = _entry_norm_ScalarOpt_dim
 _aten._packet('norm')._add(norm_ScalarOpt_dim)
 
 
-# schema/native_functions.yaml:3208
+# schema/native_functions.yaml:3637
 norm_out = _Op("aten", 'norm', 'out',
     'norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'dim', 'keepdim', 'out'), 4, tags=())
@@ -20228,7 +22480,7 @@ norm_out._entry = _entry_norm_out
 _aten._packet('norm')._add(norm_out)
 
 
-# schema/native_functions.yaml:3210
+# schema/native_functions.yaml:3639
 all = _Op("aten", 'all', 'default',
     'all(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -20256,7 +22508,7 @@ all._entry = _entry_all
 _aten._packet('all')._add(all)
 
 
-# schema/native_functions.yaml:3217
+# schema/native_functions.yaml:3646
 all_dim = _Op("aten", 'all', 'dim',
     'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -20284,7 +22536,7 @@ all_dim._entry = _entry_all_dim
 _aten._packet('all')._add(all_dim)
 
 
-# schema/native_functions.yaml:3224
+# schema/native_functions.yaml:3653
 all_dims = _Op("aten", 'all', 'dims',
     'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -20312,7 +22564,7 @@ all_dims._entry = _entry_all_dims
 _aten._packet('all')._add(all_dims)
 
 
-# schema/native_functions.yaml:3232
+# schema/native_functions.yaml:3661
 all_all_out = _Op("aten", 'all', 'all_out',
     'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -20342,7 +22594,7 @@ all_all_out._entry = _entry_all_all_out
 _aten._packet('all')._add(all_all_out)
 
 
-# schema/native_functions.yaml:3237
+# schema/native_functions.yaml:3666
 all_out = _Op("aten", 'all', 'out',
     'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -20372,7 +22624,7 @@ all_out._entry = _entry_all_out
 _aten._packet('all')._add(all_out)
 
 
-# schema/native_functions.yaml:3242
+# schema/native_functions.yaml:3671
 all_dims_out = _Op("aten", 'all', 'dims_out',
     'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -20402,7 +22654,7 @@ all_dims_out._entry = _entry_all_dims_out
 _aten._packet('all')._add(all_dims_out)
 
 
-# schema/native_functions.yaml:3247
+# schema/native_functions.yaml:3676
 any = _Op("aten", 'any', 'default',
     'any(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -20430,7 +22682,7 @@ any._entry = _entry_any
 _aten._packet('any')._add(any)
 
 
-# schema/native_functions.yaml:3254
+# schema/native_functions.yaml:3683
 any_dim = _Op("aten", 'any', 'dim',
     'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -20458,7 +22710,7 @@ any_dim._entry = _entry_any_dim
 _aten._packet('any')._add(any_dim)
 
 
-# schema/native_functions.yaml:3261
+# schema/native_functions.yaml:3690
 any_dims = _Op("aten", 'any', 'dims',
     'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -20486,7 +22738,7 @@ any_dims._entry = _entry_any_dims
 _aten._packet('any')._add(any_dims)
 
 
-# schema/native_functions.yaml:3269
+# schema/native_functions.yaml:3698
 any_all_out = _Op("aten", 'any', 'all_out',
     'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -20516,7 +22768,7 @@ any_all_out._entry = _entry_any_all_out
 _aten._packet('any')._add(any_all_out)
 
 
-# schema/native_functions.yaml:3274
+# schema/native_functions.yaml:3703
 any_out = _Op("aten", 'any', 'out',
     'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -20546,7 +22798,7 @@ any_out._entry = _entry_any_out
 _aten._packet('any')._add(any_out)
 
 
-# schema/native_functions.yaml:3279
+# schema/native_functions.yaml:3708
 any_dims_out = _Op("aten", 'any', 'dims_out',
     'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -20576,7 +22828,7 @@ any_dims_out._entry = _entry_any_dims_out
 _aten._packet('any')._add(any_dims_out)
 
 
-# schema/native_functions.yaml:3284
+# schema/native_functions.yaml:3713
 cumsum = _Op("aten", 'cumsum', 'default',
     'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=('core',))
@@ -20604,7 +22856,7 @@ cumsum._entry = _entry_cumsum
 _aten._packet('cumsum')._add(cumsum)
 
 
-# schema/native_functions.yaml:3289
+# schema/native_functions.yaml:3718
 cumsum_out = _Op("aten", 'cumsum', 'out',
     'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
@@ -20634,7 +22886,7 @@ cumsum_out._entry = _entry_cumsum_out
 _aten._packet('cumsum')._add(cumsum_out)
 
 
-# schema/native_functions.yaml:3292
+# schema/native_functions.yaml:3721
 cumsum_ = _Op("aten", 'cumsum_', 'default',
     'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -20664,7 +22916,7 @@ cumsum_._entry = _entry_cumsum_
 _aten._packet('cumsum_')._add(cumsum_)
 
 
-# schema/native_functions.yaml:3298
+# schema/native_functions.yaml:3727
 cumprod = _Op("aten", 'cumprod', 'default',
     'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -20692,7 +22944,7 @@ cumprod._entry = _entry_cumprod
 _aten._packet('cumprod')._add(cumprod)
 
 
-# schema/native_functions.yaml:3303
+# schema/native_functions.yaml:3732
 cumprod_out = _Op("aten", 'cumprod', 'out',
     'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=())
@@ -20722,7 +22974,7 @@ cumprod_out._entry = _entry_cumprod_out
 _aten._packet('cumprod')._add(cumprod_out)
 
 
-# schema/native_functions.yaml:3305
+# schema/native_functions.yaml:3734
 cumprod_ = _Op("aten", 'cumprod_', 'default',
     'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -20752,7 +23004,7 @@ cumprod_._entry = _entry_cumprod_
 _aten._packet('cumprod_')._add(cumprod_)
 
 
-# schema/native_functions.yaml:3311
+# schema/native_functions.yaml:3740
 count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
     'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -20780,7 +23032,7 @@ count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
 
 
-# schema/native_functions.yaml:3316
+# schema/native_functions.yaml:3745
 count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
     'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())
@@ -20810,7 +23062,7 @@ count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
 
 
-# schema/native_functions.yaml:3318
+# schema/native_functions.yaml:3747
 count_nonzero = _Op("aten", 'count_nonzero', 'default',
     'count_nonzero(Tensor self, int? dim=None) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -20838,7 +23090,7 @@ count_nonzero._entry = _entry_count_nonzero
 _aten._packet('count_nonzero')._add(count_nonzero)
 
 
-# schema/native_functions.yaml:3323
+# schema/native_functions.yaml:3752
 count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
     'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())
@@ -20868,87 +23120,1595 @@ count_nonzero_out._entry = _entry_count_nonzero_out
 _aten._packet('count_nonzero')._add(count_nonzero_out)
 
 
-# schema/native_functions.yaml:3325
-block_diag = _Op("aten", 'block_diag', 'default',
-    'block_diag(Tensor[] tensors) -> Tensor',
-    ('tensors',), 1, tags=())
-_c_block_diag = block_diag._cache
+# schema/native_functions.yaml:3753
+triu_indices_out = _Op("aten", 'triu_indices', 'out',
+    'triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('row', 'col', 'offset', 'out'), 3, tags=())
+_c_triu_indices_out = triu_indices_out._cache
 
 
-def _bind_block_diag(tensors):
-    return (tensors,)
+def _bind_triu_indices_out(row, col, offset=0, *, out):
+    return (row, col, offset, out)
 
 
-def _entry_block_diag(tensors):
+def _entry_triu_indices_out(row, col, offset, out):
     try:
         _inc, _keep = _tls.masks
-        ks = (_ks_list(tensors) | _inc) & _keep
+        ks = (out._ks | _inc) & _keep
     except AttributeError:
-        raise _arg_error(block_diag, (tensors,)) from None
-    _k = _c_block_diag.get(ks)
-    if _k is None:
-        _k = block_diag._fill(ks)
-    return _k(tensors)
-
-
-block_diag._bind = _bind_block_diag
-block_diag._entry = _entry_block_diag
-_aten._packet('block_diag')._add(block_diag)
-
-
-# schema/native_functions.yaml:3328
-block_diag_out = _Op("aten", 'block_diag', 'out',
-    'block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
-    ('tensors', 'out'), 1, tags=())
-_c_block_diag_out = block_diag_out._cache
-
-
-def _bind_block_diag_out(tensors, *, out):
-    return (tensors, out)
-
-
-def _entry_block_diag_out(tensors, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(block_diag_out, (tensors, out)) from None
+        raise _arg_error(triu_indices_out, (row, col, offset, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    _k = _c_block_diag_out.get(ks)
+    _k = _c_triu_indices_out.get(ks)
     if _k is None:
-        _k = block_diag_out._fill(ks)
-    return _k(tensors, out)
+        _k = triu_indices_out._fill(ks)
+    return _k(row, col, offset, out)
 
 
-block_diag_out._bind = _bind_block_diag_out
-block_diag_out._entry = _entry_block_diag_out
-_aten._packet('block_diag')._add(block_diag_out)
+triu_indices_out._bind = _bind_triu_indices_out
+triu_indices_out._entry = _entry_triu_indices_out
+_aten._packet('triu_indices')._add(triu_indices_out)
 
 
-# schema/native_functions.yaml:3330
-combinations = _Op("aten", 'combinations', 'default',
-    'combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor',
-    ('self', 'r', 'with_replacement'), 3, tags=())
-_c_combinations = combinations._cache
+# schema/native_functions.yaml:3758
+copy = _Op("aten", 'copy', 'default',
+    'copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor',
+    ('self', 'src', 'non_blocking'), 3, tags=('core',))
+_c_copy = copy._cache
 
 
-def _bind_combinations(self, r=2, with_replacement=False):
-    return (self, r, with_replacement)
+def _bind_copy(self, src, non_blocking=False):
+    return (self, src, non_blocking)
 
 
-def _entry_combinations(self, r, with_replacement):
+def _entry_copy(self, src, non_blocking):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copy, (self, src, non_blocking)) from None
+    _k = _c_copy.get(ks)
+    if _k is None:
+        _k = copy._fill(ks)
+    return _k(self, src, non_blocking)
+
+
+copy._bind = _bind_copy
+copy._entry = _entry_copy
+_aten._packet('copy')._add(copy)
+
+
+# schema/native_functions.yaml:3763
+copy_out = _Op("aten", 'copy', 'out',
+    'copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'non_blocking', 'out'), 3, tags=())
+_c_copy_out = copy_out._cache
+
+
+def _bind_copy_out(self, src, non_blocking=False, *, out):
+    return (self, src, non_blocking, out)
+
+
+def _entry_copy_out(self, src, non_blocking, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copy_out, (self, src, non_blocking, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_copy_out.get(ks)
+    if _k is None:
+        _k = copy_out._fill(ks)
+    return _k(self, src, non_blocking, out)
+
+
+copy_out._bind = _bind_copy_out
+copy_out._entry = _entry_copy_out
+_aten._packet('copy')._add(copy_out)
+
+
+# schema/native_functions.yaml:3767
+fill_Scalar = _Op("aten", 'fill', 'Scalar',
+    'fill.Scalar(Tensor self, Scalar value) -> Tensor',
+    ('self', 'value'), 2, tags=('core',))
+_c_fill_Scalar = fill_Scalar._cache
+
+
+def _bind_fill_Scalar(self, value):
+    return (self, value)
+
+
+def _entry_fill_Scalar(self, value):
     try:
         _inc, _keep = _tls.masks
         ks = (self._ks | _inc) & _keep
     except AttributeError:
-        raise _arg_error(combinations, (self, r, with_replacement)) from None
-    _k = _c_combinations.get(ks)
+        raise _arg_error(fill_Scalar, (self, value)) from None
+    _k = _c_fill_Scalar.get(ks)
     if _k is None:
-        _k = combinations._fill(ks)
-    return _k(self, r, with_replacement)
+        _k = fill_Scalar._fill(ks)
+    return _k(self, value)
 
 
-combinations._bind = _bind_combinations
-combinations._entry = _entry_combinations
-_aten._packet('combinations')._add(combinations)
+fill_Scalar._bind = _bind_fill_Scalar
+fill_Scalar._entry = _entry_fill_Scalar
+_aten._packet('fill')._add(fill_Scalar)
+
+
+# schema/native_functions.yaml:3772
+fill_Scalar_out = _Op("aten", 'fill', 'Scalar_out',
+    'fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'value', 'out'), 2, tags=())
+_c_fill_Scalar_out = fill_Scalar_out._cache
+
+
+def _bind_fill_Scalar_out(self, value, *, out):
+    return (self, value, out)
+
+
+def _entry_fill_Scalar_out(self, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_Scalar_out, (self, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fill_Scalar_out.get(ks)
+    if _k is None:
+        _k = fill_Scalar_out._fill(ks)
+    return _k(self, value, out)
+
+
+fill_Scalar_out._bind = _bind_fill_Scalar_out
+fill_Scalar_out._entry = _entry_fill_Scalar_out
+_aten._packet('fill')._add(fill_Scalar_out)
+
+
+# schema/native_functions.yaml:3776
+fill_Tensor = _Op("aten", 'fill', 'Tensor',
+    'fill.Tensor(Tensor self, Tensor value) -> Tensor',
+    ('self', 'value'), 2, tags=())
+_c_fill_Tensor = fill_Tensor._cache
+
+
+def _bind_fill_Tensor(self, value):
+    return (self, value)
+
+
+def _entry_fill_Tensor(self, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | value._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_Tensor, (self, value)) from None
+    _k = _c_fill_Tensor.get(ks)
+    if _k is None:
+        _k = fill_Tensor._fill(ks)
+    return _k(self, value)
+
+
+fill_Tensor._bind = _bind_fill_Tensor
+fill_Tensor._entry = _entry_fill_Tensor
+_aten._packet('fill')._add(fill_Tensor)
+
+
+# schema/native_functions.yaml:3780
+fill_Tensor_out = _Op("aten", 'fill', 'Tensor_out',
+    'fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'value', 'out'), 2, tags=())
+_c_fill_Tensor_out = fill_Tensor_out._cache
+
+
+def _bind_fill_Tensor_out(self, value, *, out):
+    return (self, value, out)
+
+
+def _entry_fill_Tensor_out(self, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | value._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_Tensor_out, (self, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fill_Tensor_out.get(ks)
+    if _k is None:
+        _k = fill_Tensor_out._fill(ks)
+    return _k(self, value, out)
+
+
+fill_Tensor_out._bind = _bind_fill_Tensor_out
+fill_Tensor_out._entry = _entry_fill_Tensor_out
+_aten._packet('fill')._add(fill_Tensor_out)
+
+
+# schema/native_functions.yaml:3784
+zero = _Op("aten", 'zero', 'default',
+    'zero(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_zero = zero._cache
+
+
+def _bind_zero(self):
+    return (self,)
+
+
+def _entry_zero(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zero, (self,)) from None
+    _k = _c_zero.get(ks)
+    if _k is None:
+        _k = zero._fill(ks)
+    return _k(self)
+
+
+zero._bind = _bind_zero
+zero._entry = _entry_zero
+_aten._packet('zero')._add(zero)
+
+
+# schema/native_functions.yaml:3788
+zero_out = _Op("aten", 'zero', 'out',
+    'zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_zero_out = zero_out._cache
+
+
+def _bind_zero_out(self, *, out):
+    return (self, out)
+
+
+def _entry_zero_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zero_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_zero_out.get(ks)
+    if _k is None:
+        _k = zero_out._fill(ks)
+    return _k(self, out)
+
+
+zero_out._bind = _bind_zero_out
+zero_out._entry = _entry_zero_out
+_aten._packet('zero')._add(zero_out)
+
+
+# schema/native_functions.yaml:3792
+empty_strided_out = _Op("aten", 'empty_strided', 'out',
+    'empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'stride', 'out'), 2, tags=())
+_c_empty_strided_out = empty_strided_out._cache
+
+
+def _bind_empty_strided_out(size, stride, *, out):
+    return (size, stride, out)
+
+
+def _entry_empty_strided_out(size, stride, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_strided_out, (size, stride, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_empty_strided_out.get(ks)
+    if _k is None:
+        _k = empty_strided_out._fill(ks)
+    return _k(size, stride, out)
+
+
+empty_strided_out._bind = _bind_empty_strided_out
+empty_strided_out._entry = _entry_empty_strided_out
+_aten._packet('empty_strided')._add(empty_strided_out)
+
+
+# schema/native_functions.yaml:3796
+new_empty_out = _Op("aten", 'new_empty', 'out',
+    'new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'out'), 2, tags=())
+_c_new_empty_out = new_empty_out._cache
+
+
+def _bind_new_empty_out(self, size, *, out):
+    return (self, size, out)
+
+
+def _entry_new_empty_out(self, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_empty_out, (self, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_new_empty_out.get(ks)
+    if _k is None:
+        _k = new_empty_out._fill(ks)
+    return _k(self, size, out)
+
+
+new_empty_out._bind = _bind_new_empty_out
+new_empty_out._entry = _entry_new_empty_out
+_aten._packet('new_empty')._add(new_empty_out)
+
+
+# schema/native_functions.yaml:3800
+new_empty_strided_out = _Op("aten", 'new_empty_strided', 'out',
+    'new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'stride', 'out'), 3, tags=())
+_c_new_empty_strided_out = new_empty_strided_out._cache
+
+
+def _bind_new_empty_strided_out(self, size, stride, *, out):
+    return (self, size, stride, out)
+
+
+def _entry_new_empty_strided_out(self, size, stride, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_empty_strided_out, (self, size, stride, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_new_empty_strided_out.get(ks)
+    if _k is None:
+        _k = new_empty_strided_out._fill(ks)
+    return _k(self, size, stride, out)
+
+
+new_empty_strided_out._bind = _bind_new_empty_strided_out
+new_empty_strided_out._entry = _entry_new_empty_strided_out
+_aten._packet('new_empty_strided')._add(new_empty_strided_out)
+
+
+# schema/native_functions.yaml:3804
+new_full_out = _Op("aten", 'new_full', 'out',
+    'new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'fill_value', 'out'), 3, tags=())
+_c_new_full_out = new_full_out._cache
+
+
+def _bind_new_full_out(self, size, fill_value, *, out):
+    return (self, size, fill_value, out)
+
+
+def _entry_new_full_out(self, size, fill_value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_full_out, (self, size, fill_value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_new_full_out.get(ks)
+    if _k is None:
+        _k = new_full_out._fill(ks)
+    return _k(self, size, fill_value, out)
+
+
+new_full_out._bind = _bind_new_full_out
+new_full_out._entry = _entry_new_full_out
+_aten._packet('new_full')._add(new_full_out)
+
+
+# schema/native_functions.yaml:3808
+new_zeros_out = _Op("aten", 'new_zeros', 'out',
+    'new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'out'), 2, tags=())
+_c_new_zeros_out = new_zeros_out._cache
+
+
+def _bind_new_zeros_out(self, size, *, out):
+    return (self, size, out)
+
+
+def _entry_new_zeros_out(self, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_zeros_out, (self, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_new_zeros_out.get(ks)
+    if _k is None:
+        _k = new_zeros_out._fill(ks)
+    return _k(self, size, out)
+
+
+new_zeros_out._bind = _bind_new_zeros_out
+new_zeros_out._entry = _entry_new_zeros_out
+_aten._packet('new_zeros')._add(new_zeros_out)
+
+
+# schema/native_functions.yaml:3812
+new_ones_out = _Op("aten", 'new_ones', 'out',
+    'new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'out'), 2, tags=())
+_c_new_ones_out = new_ones_out._cache
+
+
+def _bind_new_ones_out(self, size, *, out):
+    return (self, size, out)
+
+
+def _entry_new_ones_out(self, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_ones_out, (self, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_new_ones_out.get(ks)
+    if _k is None:
+        _k = new_ones_out._fill(ks)
+    return _k(self, size, out)
+
+
+new_ones_out._bind = _bind_new_ones_out
+new_ones_out._entry = _entry_new_ones_out
+_aten._packet('new_ones')._add(new_ones_out)
+
+
+# schema/native_functions.yaml:3818
+uniform = _Op("aten", 'uniform', 'default',
+    'uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor',
+    ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_uniform = uniform._cache
+
+
+def _bind_uniform(self, from_=0.0, to=1.0, *, generator=None):
+    return (self, from_, to, generator)
+
+
+def _entry_uniform(self, from_, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(uniform, (self, from_, to, generator)) from None
+    _k = _c_uniform.get(ks)
+    if _k is None:
+        _k = uniform._fill(ks)
+    return _k(self, from_, to, generator)
+
+
+uniform._bind = _bind_uniform
+uniform._entry = _entry_uniform
+_aten._packet('uniform')._add(uniform)
+
+
+# schema/native_functions.yaml:3823
+uniform_out = _Op("aten", 'uniform', 'out',
+    'uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_uniform_out = uniform_out._cache
+
+
+def _bind_uniform_out(self, from_=0.0, to=1.0, *, generator=None, out):
+    return (self, from_, to, generator, out)
+
+
+def _entry_uniform_out(self, from_, to, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(uniform_out, (self, from_, to, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_uniform_out.get(ks)
+    if _k is None:
+        _k = uniform_out._fill(ks)
+    return _k(self, from_, to, generator, out)
+
+
+uniform_out._bind = _bind_uniform_out
+uniform_out._entry = _entry_uniform_out
+_aten._packet('uniform')._add(uniform_out)
+
+
+# schema/native_functions.yaml:3828
+exponential = _Op("aten", 'exponential', 'default',
+    'exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor',
+    ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_exponential = exponential._cache
+
+
+def _bind_exponential(self, lambd=1.0, *, generator=None):
+    return (self, lambd, generator)
+
+
+def _entry_exponential(self, lambd, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exponential, (self, lambd, generator)) from None
+    _k = _c_exponential.get(ks)
+    if _k is None:
+        _k = exponential._fill(ks)
+    return _k(self, lambd, generator)
+
+
+exponential._bind = _bind_exponential
+exponential._entry = _entry_exponential
+_aten._packet('exponential')._add(exponential)
+
+
+# schema/native_functions.yaml:3833
+exponential_out = _Op("aten", 'exponential', 'out',
+    'exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'lambd', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_exponential_out = exponential_out._cache
+
+
+def _bind_exponential_out(self, lambd=1.0, *, generator=None, out):
+    return (self, lambd, generator, out)
+
+
+def _entry_exponential_out(self, lambd, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exponential_out, (self, lambd, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_exponential_out.get(ks)
+    if _k is None:
+        _k = exponential_out._fill(ks)
+    return _k(self, lambd, generator, out)
+
+
+exponential_out._bind = _bind_exponential_out
+exponential_out._entry = _entry_exponential_out
+_aten._packet('exponential')._add(exponential_out)
+
+
+# schema/native_functions.yaml:3838
+geometric = _Op("aten", 'geometric', 'default',
+    'geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_geometric = geometric._cache
+
+
+def _bind_geometric(self, p, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_geometric(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(geometric, (self, p, generator)) from None
+    _k = _c_geometric.get(ks)
+    if _k is None:
+        _k = geometric._fill(ks)
+    return _k(self, p, generator)
+
+
+geometric._bind = _bind_geometric
+geometric._entry = _entry_geometric
+_aten._packet('geometric')._add(geometric)
+
+
+# schema/native_functions.yaml:3843
+geometric_out = _Op("aten", 'geometric', 'out',
+    'geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_geometric_out = geometric_out._cache
+
+
+def _bind_geometric_out(self, p, *, generator=None, out):
+    return (self, p, generator, out)
+
+
+def _entry_geometric_out(self, p, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(geometric_out, (self, p, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_geometric_out.get(ks)
+    if _k is None:
+        _k = geometric_out._fill(ks)
+    return _k(self, p, generator, out)
+
+
+geometric_out._bind = _bind_geometric_out
+geometric_out._entry = _entry_geometric_out
+_aten._packet('geometric')._add(geometric_out)
+
+
+# schema/native_functions.yaml:3848
+log_normal = _Op("aten", 'log_normal', 'default',
+    'log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor',
+    ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_log_normal = log_normal._cache
+
+
+def _bind_log_normal(self, mean=1.0, std=2.0, *, generator=None):
+    return (self, mean, std, generator)
+
+
+def _entry_log_normal(self, mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_normal, (self, mean, std, generator)) from None
+    _k = _c_log_normal.get(ks)
+    if _k is None:
+        _k = log_normal._fill(ks)
+    return _k(self, mean, std, generator)
+
+
+log_normal._bind = _bind_log_normal
+log_normal._entry = _entry_log_normal
+_aten._packet('log_normal')._add(log_normal)
+
+
+# schema/native_functions.yaml:3853
+log_normal_out = _Op("aten", 'log_normal', 'out',
+    'log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mean', 'std', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_log_normal_out = log_normal_out._cache
+
+
+def _bind_log_normal_out(self, mean=1.0, std=2.0, *, generator=None, out):
+    return (self, mean, std, generator, out)
+
+
+def _entry_log_normal_out(self, mean, std, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_normal_out, (self, mean, std, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log_normal_out.get(ks)
+    if _k is None:
+        _k = log_normal_out._fill(ks)
+    return _k(self, mean, std, generator, out)
+
+
+log_normal_out._bind = _bind_log_normal_out
+log_normal_out._entry = _entry_log_normal_out
+_aten._packet('log_normal')._add(log_normal_out)
+
+
+# schema/native_functions.yaml:3858
+cauchy = _Op("aten", 'cauchy', 'default',
+    'cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor',
+    ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_cauchy = cauchy._cache
+
+
+def _bind_cauchy(self, median=0.0, sigma=1.0, *, generator=None):
+    return (self, median, sigma, generator)
+
+
+def _entry_cauchy(self, median, sigma, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cauchy, (self, median, sigma, generator)) from None
+    _k = _c_cauchy.get(ks)
+    if _k is None:
+        _k = cauchy._fill(ks)
+    return _k(self, median, sigma, generator)
+
+
+cauchy._bind = _bind_cauchy
+cauchy._entry = _entry_cauchy
+_aten._packet('cauchy')._add(cauchy)
+
+
+# schema/native_functions.yaml:3863
+cauchy_out = _Op("aten", 'cauchy', 'out',
+    'cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'median', 'sigma', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_cauchy_out = cauchy_out._cache
+
+
+def _bind_cauchy_out(self, median=0.0, sigma=1.0, *, generator=None, out):
+    return (self, median, sigma, generator, out)
+
+
+def _entry_cauchy_out(self, median, sigma, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cauchy_out, (self, median, sigma, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cauchy_out.get(ks)
+    if _k is None:
+        _k = cauchy_out._fill(ks)
+    return _k(self, median, sigma, generator, out)
+
+
+cauchy_out._bind = _bind_cauchy_out
+cauchy_out._entry = _entry_cauchy_out
+_aten._packet('cauchy')._add(cauchy_out)
+
+
+# schema/native_functions.yaml:3868
+random_from = _Op("aten", 'random', 'from',
+    'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
+    ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_random_from = random_from._cache
+
+
+def _bind_random_from(self, from_, to, *, generator=None):
+    return (self, from_, to, generator)
+
+
+def _entry_random_from(self, from_, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_from, (self, from_, to, generator)) from None
+    _k = _c_random_from.get(ks)
+    if _k is None:
+        _k = random_from._fill(ks)
+    return _k(self, from_, to, generator)
+
+
+random_from._bind = _bind_random_from
+random_from._entry = _entry_random_from
+_aten._packet('random')._add(random_from)
+
+
+# schema/native_functions.yaml:3873
+random_from_out = _Op("aten", 'random', 'from_out',
+    'random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_random_from_out = random_from_out._cache
+
+
+def _bind_random_from_out(self, from_, to, *, generator=None, out):
+    return (self, from_, to, generator, out)
+
+
+def _entry_random_from_out(self, from_, to, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_from_out, (self, from_, to, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_random_from_out.get(ks)
+    if _k is None:
+        _k = random_from_out._fill(ks)
+    return _k(self, from_, to, generator, out)
+
+
+random_from_out._bind = _bind_random_from_out
+random_from_out._entry = _entry_random_from_out
+_aten._packet('random')._add(random_from_out)
+
+
+# schema/native_functions.yaml:3878
+random_to = _Op("aten", 'random', 'to',
+    'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
+    ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_random_to = random_to._cache
+
+
+def _bind_random_to(self, to, *, generator=None):
+    return (self, to, generator)
+
+
+def _entry_random_to(self, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_to, (self, to, generator)) from None
+    _k = _c_random_to.get(ks)
+    if _k is None:
+        _k = random_to._fill(ks)
+    return _k(self, to, generator)
+
+
+random_to._bind = _bind_random_to
+random_to._entry = _entry_random_to
+_aten._packet('random')._add(random_to)
+
+
+# schema/native_functions.yaml:3883
+random_to_out = _Op("aten", 'random', 'to_out',
+    'random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'to', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_random_to_out = random_to_out._cache
+
+
+def _bind_random_to_out(self, to, *, generator=None, out):
+    return (self, to, generator, out)
+
+
+def _entry_random_to_out(self, to, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_to_out, (self, to, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_random_to_out.get(ks)
+    if _k is None:
+        _k = random_to_out._fill(ks)
+    return _k(self, to, generator, out)
+
+
+random_to_out._bind = _bind_random_to_out
+random_to_out._entry = _entry_random_to_out
+_aten._packet('random')._add(random_to_out)
+
+
+# schema/native_functions.yaml:3888
+random = _Op("aten", 'random', 'default',
+    'random(Tensor self, *, Generator? generator=None) -> Tensor',
+    ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
+_c_random = random._cache
+
+
+def _bind_random(self, *, generator=None):
+    return (self, generator)
+
+
+def _entry_random(self, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random, (self, generator)) from None
+    _k = _c_random.get(ks)
+    if _k is None:
+        _k = random._fill(ks)
+    return _k(self, generator)
+
+
+random._bind = _bind_random
+random._entry = _entry_random
+_aten._packet('random')._add(random)
+
+
+# schema/native_functions.yaml:3893
+random_out = _Op("aten", 'random', 'out',
+    'random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_random_out = random_out._cache
+
+
+def _bind_random_out(self, *, generator=None, out):
+    return (self, generator, out)
+
+
+def _entry_random_out(self, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_out, (self, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_random_out.get(ks)
+    if _k is None:
+        _k = random_out._fill(ks)
+    return _k(self, generator, out)
+
+
+random_out._bind = _bind_random_out
+random_out._entry = _entry_random_out
+_aten._packet('random')._add(random_out)
+
+
+# schema/native_functions.yaml:3898
+normal_functional = _Op("aten", 'normal_functional', 'default',
+    'normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor',
+    ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_normal_functional = normal_functional._cache
+
+
+def _bind_normal_functional(self, mean=0.0, std=1.0, *, generator=None):
+    return (self, mean, std, generator)
+
+
+def _entry_normal_functional(self, mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_functional, (self, mean, std, generator)) from None
+    _k = _c_normal_functional.get(ks)
+    if _k is None:
+        _k = normal_functional._fill(ks)
+    return _k(self, mean, std, generator)
+
+
+normal_functional._bind = _bind_normal_functional
+normal_functional._entry = _entry_normal_functional
+_aten._packet('normal_functional')._add(normal_functional)
+
+
+# schema/native_functions.yaml:3904
+empty_out = _Op("aten", 'empty', 'out',
+    'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'memory_format', 'out'), 1, tags=())
+_c_empty_out = empty_out._cache
+
+
+def _bind_empty_out(size, *, memory_format=None, out):
+    return (size, memory_format, out)
+
+
+def _entry_empty_out(size, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_out, (size, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_empty_out.get(ks)
+    if _k is None:
+        _k = empty_out._fill(ks)
+    return _k(size, memory_format, out)
+
+
+empty_out._bind = _bind_empty_out
+empty_out._entry = _entry_empty_out
+_aten._packet('empty')._add(empty_out)
+
+
+# schema/native_functions.yaml:3908
+zeros_out = _Op("aten", 'zeros', 'out',
+    'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'out'), 1, tags=())
+_c_zeros_out = zeros_out._cache
+
+
+def _bind_zeros_out(size, *, out):
+    return (size, out)
+
+
+def _entry_zeros_out(size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zeros_out, (size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_zeros_out.get(ks)
+    if _k is None:
+        _k = zeros_out._fill(ks)
+    return _k(size, out)
+
+
+zeros_out._bind = _bind_zeros_out
+zeros_out._entry = _entry_zeros_out
+_aten._packet('zeros')._add(zeros_out)
+
+
+# schema/native_functions.yaml:3912
+ones_out = _Op("aten", 'ones', 'out',
+    'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'out'), 1, tags=())
+_c_ones_out = ones_out._cache
+
+
+def _bind_ones_out(size, *, out):
+    return (size, out)
+
+
+def _entry_ones_out(size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ones_out, (size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ones_out.get(ks)
+    if _k is None:
+        _k = ones_out._fill(ks)
+    return _k(size, out)
+
+
+ones_out._bind = _bind_ones_out
+ones_out._entry = _entry_ones_out
+_aten._packet('ones')._add(ones_out)
+
+
+# schema/native_functions.yaml:3916
+full_out = _Op("aten", 'full', 'out',
+    'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'fill_value', 'out'), 2, tags=())
+_c_full_out = full_out._cache
+
+
+def _bind_full_out(size, fill_value, *, out):
+    return (size, fill_value, out)
+
+
+def _entry_full_out(size, fill_value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(full_out, (size, fill_value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_full_out.get(ks)
+    if _k is None:
+        _k = full_out._fill(ks)
+    return _k(size, fill_value, out)
+
+
+full_out._bind = _bind_full_out
+full_out._entry = _entry_full_out
+_aten._packet('full')._add(full_out)
+
+
+# schema/native_functions.yaml:3920
+scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
+    'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
+    ('s', 'out'), 1, tags=())
+_c_scalar_tensor_out = scalar_tensor_out._cache
+
+
+def _bind_scalar_tensor_out(s, *, out):
+    return (s, out)
+
+
+def _entry_scalar_tensor_out(s, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scalar_tensor_out, (s, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scalar_tensor_out.get(ks)
+    if _k is None:
+        _k = scalar_tensor_out._fill(ks)
+    return _k(s, out)
+
+
+scalar_tensor_out._bind = _bind_scalar_tensor_out
+scalar_tensor_out._entry = _entry_scalar_tensor_out
+_aten._packet('scalar_tensor')._add(scalar_tensor_out)
+
+
+# schema/native_functions.yaml:3924
+arange_out = _Op("aten", 'arange', 'out',
+    'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
+    ('end', 'out'), 1, tags=())
+_c_arange_out = arange_out._cache
+
+
+def _bind_arange_out(end, *, out):
+    return (end, out)
+
+
+def _entry_arange_out(end, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arange_out, (end, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_arange_out.get(ks)
+    if _k is None:
+        _k = arange_out._fill(ks)
+    return _k(end, out)
+
+
+arange_out._bind = _bind_arange_out
+arange_out._entry = _entry_arange_out
+_aten._packet('arange')._add(arange_out)
+
+
+# schema/native_functions.yaml:3928
+arange_start_out = _Op("aten", 'arange', 'start_out',
+    'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('start', 'end', 'step', 'out'), 3, tags=())
+_c_arange_start_out = arange_start_out._cache
+
+
+def _bind_arange_start_out(start, end, step=1, *, out):
+    return (start, end, step, out)
+
+
+def _entry_arange_start_out(start, end, step, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arange_start_out, (start, end, step, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_arange_start_out.get(ks)
+    if _k is None:
+        _k = arange_start_out._fill(ks)
+    return _k(start, end, step, out)
+
+
+arange_start_out._bind = _bind_arange_start_out
+arange_start_out._entry = _entry_arange_start_out
+_aten._packet('arange')._add(arange_start_out)
+
+
+# schema/native_functions.yaml:3932
+empty_like_out = _Op("aten", 'empty_like', 'out',
+    'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=())
+_c_empty_like_out = empty_like_out._cache
+
+
+def _bind_empty_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_empty_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_empty_like_out.get(ks)
+    if _k is None:
+        _k = empty_like_out._fill(ks)
+    return _k(self, memory_format, out)
+
+
+empty_like_out._bind = _bind_empty_like_out
+empty_like_out._entry = _entry_empty_like_out
+_aten._packet('empty_like')._add(empty_like_out)
+
+
+# schema/native_functions.yaml:3936
+zeros_like_out = _Op("aten", 'zeros_like', 'out',
+    'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=())
+_c_zeros_like_out = zeros_like_out._cache
+
+
+def _bind_zeros_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_zeros_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zeros_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_zeros_like_out.get(ks)
+    if _k is None:
+        _k = zeros_like_out._fill(ks)
+    return _k(self, memory_format, out)
+
+
+zeros_like_out._bind = _bind_zeros_like_out
+zeros_like_out._entry = _entry_zeros_like_out
+_aten._packet('zeros_like')._add(zeros_like_out)
+
+
+# schema/native_functions.yaml:3940
+ones_like_out = _Op("aten", 'ones_like', 'out',
+    'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=())
+_c_ones_like_out = ones_like_out._cache
+
+
+def _bind_ones_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_ones_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ones_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ones_like_out.get(ks)
+    if _k is None:
+        _k = ones_like_out._fill(ks)
+    return _k(self, memory_format, out)
+
+
+ones_like_out._bind = _bind_ones_like_out
+ones_like_out._entry = _entry_ones_like_out
+_aten._packet('ones_like')._add(ones_like_out)
+
+
+# schema/native_functions.yaml:3944
+full_like_out = _Op("aten", 'full_like', 'out',
+    'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
+_c_full_like_out = full_like_out._cache
+
+
+def _bind_full_like_out(self, fill_value, *, memory_format=None, out):
+    return (self, fill_value, memory_format, out)
+
+
+def _entry_full_like_out(self, fill_value, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(full_like_out, (self, fill_value, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_full_like_out.get(ks)
+    if _k is None:
+        _k = full_like_out._fill(ks)
+    return _k(self, fill_value, memory_format, out)
+
+
+full_like_out._bind = _bind_full_like_out
+full_like_out._entry = _entry_full_like_out
+_aten._packet('full_like')._add(full_like_out)
+
+
+# schema/native_functions.yaml:3948
+rand_like_out = _Op("aten", 'rand_like', 'out',
+    'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_rand_like_out = rand_like_out._cache
+
+
+def _bind_rand_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_rand_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rand_like_out.get(ks)
+    if _k is None:
+        _k = rand_like_out._fill(ks)
+    return _k(self, memory_format, out)
+
+
+rand_like_out._bind = _bind_rand_like_out
+rand_like_out._entry = _entry_rand_like_out
+_aten._packet('rand_like')._add(rand_like_out)
+
+
+# schema/native_functions.yaml:3953
+rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
+    'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_rand_like_generator_out = rand_like_generator_out._cache
+
+
+def _bind_rand_like_generator_out(self, *, generator, memory_format=None, out):
+    return (self, generator, memory_format, out)
+
+
+def _entry_rand_like_generator_out(self, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_like_generator_out, (self, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rand_like_generator_out.get(ks)
+    if _k is None:
+        _k = rand_like_generator_out._fill(ks)
+    return _k(self, generator, memory_format, out)
+
+
+rand_like_generator_out._bind = _bind_rand_like_generator_out
+rand_like_generator_out._entry = _entry_rand_like_generator_out
+_aten._packet('rand_like')._add(rand_like_generator_out)
+
+
+# schema/native_functions.yaml:3958
+randn_like_out = _Op("aten", 'randn_like', 'out',
+    'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randn_like_out = randn_like_out._cache
+
+
+def _bind_randn_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_randn_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randn_like_out.get(ks)
+    if _k is None:
+        _k = randn_like_out._fill(ks)
+    return _k(self, memory_format, out)
+
+
+randn_like_out._bind = _bind_randn_like_out
+randn_like_out._entry = _entry_randn_like_out
+_aten._packet('randn_like')._add(randn_like_out)
+
+
+# schema/native_functions.yaml:3963
+randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
+    'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randn_like_generator_out = randn_like_generator_out._cache
+
+
+def _bind_randn_like_generator_out(self, *, generator, memory_format=None, out):
+    return (self, generator, memory_format, out)
+
+
+def _entry_randn_like_generator_out(self, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_like_generator_out, (self, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randn_like_generator_out.get(ks)
+    if _k is None:
+        _k = randn_like_generator_out._fill(ks)
+    return _k(self, generator, memory_format, out)
+
+
+randn_like_generator_out._bind = _bind_randn_like_generator_out
+randn_like_generator_out._entry = _entry_randn_like_generator_out
+_aten._packet('randn_like')._add(randn_like_generator_out)
+
+
+# schema/native_functions.yaml:3968
+randint_like_out = _Op("aten", 'randint_like', 'out',
+    'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_out = randint_like_out._cache
+
+
+def _bind_randint_like_out(self, high, *, memory_format=None, out):
+    return (self, high, memory_format, out)
+
+
+def _entry_randint_like_out(self, high, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_out, (self, high, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_like_out.get(ks)
+    if _k is None:
+        _k = randint_like_out._fill(ks)
+    return _k(self, high, memory_format, out)
+
+
+randint_like_out._bind = _bind_randint_like_out
+randint_like_out._entry = _entry_randint_like_out
+_aten._packet('randint_like')._add(randint_like_out)
+
+
+# schema/native_functions.yaml:3973
+randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
+    'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_generator_out = randint_like_generator_out._cache
+
+
+def _bind_randint_like_generator_out(self, high, *, generator, memory_format=None, out):
+    return (self, high, generator, memory_format, out)
+
+
+def _entry_randint_like_generator_out(self, high, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_generator_out, (self, high, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_like_generator_out.get(ks)
+    if _k is None:
+        _k = randint_like_generator_out._fill(ks)
+    return _k(self, high, generator, memory_format, out)
+
+
+randint_like_generator_out._bind = _bind_randint_like_generator_out
+randint_like_generator_out._entry = _entry_randint_like_generator_out
+_aten._packet('randint_like')._add(randint_like_generator_out)
+
+
+# schema/native_functions.yaml:3978
+randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
+    'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_Tensor_out = randint_like_Tensor_out._cache
+
+
+def _bind_randint_like_Tensor_out(self, high, *, memory_format=None, out):
+    return (self, high, memory_format, out)
+
+
+def _entry_randint_like_Tensor_out(self, high, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | high._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_Tensor_out, (self, high, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_like_Tensor_out.get(ks)
+    if _k is None:
+        _k = randint_like_Tensor_out._fill(ks)
+    return _k(self, high, memory_format, out)
+
+
+randint_like_Tensor_out._bind = _bind_randint_like_Tensor_out
+randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
+_aten._packet('randint_like')._add(randint_like_Tensor_out)
+
+
+# schema/native_functions.yaml:3983
+randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
+    'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_Tensor_generator_out = randint_like_Tensor_generator_out._cache
+
+
+def _bind_randint_like_Tensor_generator_out(self, high, *, generator, memory_format=None, out):
+    return (self, high, generator, memory_format, out)
+
+
+def _entry_randint_like_Tensor_generator_out(self, high, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | high._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_Tensor_generator_out, (self, high, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_like_Tensor_generator_out.get(ks)
+    if _k is None:
+        _k = randint_like_Tensor_generator_out._fill(ks)
+    return _k(self, high, generator, memory_format, out)
+
+
+randint_like_Tensor_generator_out._bind = _bind_randint_like_Tensor_generator_out
+randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_out
+_aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
+
+
+# schema/native_functions.yaml:3988
+randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
+    'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_randint_like_low_dtype_out = randint_like_low_dtype_out._cache
+
+
+def _bind_randint_like_low_dtype_out(self, low, high, *, memory_format=None, out):
+    return (self, low, high, memory_format, out)
+
+
+def _entry_randint_like_low_dtype_out(self, low, high, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_low_dtype_out, (self, low, high, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_like_low_dtype_out.get(ks)
+    if _k is None:
+        _k = randint_like_low_dtype_out._fill(ks)
+    return _k(self, low, high, memory_format, out)
+
+
+randint_like_low_dtype_out._bind = _bind_randint_like_low_dtype_out
+randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
+_aten._packet('randint_like')._add(randint_like_low_dtype_out)
+
+
+# schema/native_functions.yaml:3993
+randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
+    'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_randint_like_low_generator_dtype_out = randint_like_low_generator_dtype_out._cache
+
+
+def _bind_randint_like_low_generator_dtype_out(self, low, high, *, generator, memory_format=None, out):
+    return (self, low, high, generator, memory_format, out)
+
+
+def _entry_randint_like_low_generator_dtype_out(self, low, high, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_low_generator_dtype_out, (self, low, high, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_like_low_generator_dtype_out.get(ks)
+    if _k is None:
+        _k = randint_like_low_generator_dtype_out._fill(ks)
+    return _k(self, low, high, generator, memory_format, out)
+
+
+randint_like_low_generator_dtype_out._bind = _bind_randint_like_low_generator_dtype_out
+randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_dtype_out
+_aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
+
+
+# schema/native_functions.yaml:3998
+bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
+    'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli_float_out = bernoulli_float_out._cache
+
+
+def _bind_bernoulli_float_out(self, p=0.5, *, generator=None, out):
+    return (self, p, generator, out)
+
+
+def _entry_bernoulli_float_out(self, p, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli_float_out, (self, p, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bernoulli_float_out.get(ks)
+    if _k is None:
+        _k = bernoulli_float_out._fill(ks)
+    return _k(self, p, generator, out)
+
+
+bernoulli_float_out._bind = _bind_bernoulli_float_out
+bernoulli_float_out._entry = _entry_bernoulli_float_out
+_aten._packet('bernoulli')._add(bernoulli_float_out)

@@ -57,6 +57,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_all_dims,
     _entry_all_dims_out,
     _entry_all_out,
+    _entry_alpha_dropout,
+    _entry_alpha_dropout_,
     _entry_amax,
     _entry_amax_out,
     _entry_amin,
@@ -68,7 +70,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_any_dims_out,
     _entry_any_out,
     _entry_arange,
+    _entry_arange_out,
     _entry_arange_start,
+    _entry_arange_start_out,
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
@@ -103,6 +107,14 @@ from ember._generated.ops import (  # noqa: F401
     _entry_baddbmm_,
     _entry_baddbmm_out,
     _entry_batch_norm,
+    _entry_bernoulli,
+    _entry_bernoulli_Tensor,
+    _entry_bernoulli_Tensor_out,
+    _entry_bernoulli__Tensor,
+    _entry_bernoulli__float,
+    _entry_bernoulli_float_out,
+    _entry_bernoulli_out,
+    _entry_bernoulli_p,
     _entry_binary_cross_entropy,
     _entry_binary_cross_entropy_backward,
     _entry_binary_cross_entropy_backward_grad_input,
@@ -149,6 +161,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_cartesian_prod,
     _entry_cat,
     _entry_cat_out,
+    _entry_cauchy,
+    _entry_cauchy_,
+    _entry_cauchy_out,
     _entry_ceil,
     _entry_ceil_,
     _entry_ceil_out,
@@ -186,7 +201,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_convolution,
     _entry_convolution_backward,
     _entry_convolution_out,
+    _entry_copy,
     _entry_copy_,
+    _entry_copy_out,
     _entry_cos,
     _entry_cos_,
     _entry_cos_out,
@@ -227,6 +244,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_div_out_mode,
     _entry_dot,
     _entry_dot_out,
+    _entry_dropout,
+    _entry_dropout_,
     _entry_dsplit_array,
     _entry_dsplit_int,
     _entry_dstack,
@@ -242,8 +261,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_embedding_dense_backward_out,
     _entry_embedding_out,
     _entry_empty_like,
+    _entry_empty_like_out,
     _entry_empty_memory_format,
+    _entry_empty_out,
+    _entry_empty_permuted,
+    _entry_empty_permuted_out,
     _entry_empty_strided,
+    _entry_empty_strided_out,
     _entry_eq_Scalar,
     _entry_eq_Scalar_out,
     _entry_eq_Tensor,
@@ -264,6 +288,21 @@ from ember._generated.ops import (  # noqa: F401
     _entry_expm1,
     _entry_expm1_,
     _entry_expm1_out,
+    _entry_exponential,
+    _entry_exponential_,
+    _entry_exponential_out,
+    _entry_eye,
+    _entry_eye_m,
+    _entry_eye_m_out,
+    _entry_eye_out,
+    _entry_feature_alpha_dropout,
+    _entry_feature_alpha_dropout_,
+    _entry_feature_dropout,
+    _entry_feature_dropout_,
+    _entry_fill_Scalar,
+    _entry_fill_Scalar_out,
+    _entry_fill_Tensor,
+    _entry_fill_Tensor_out,
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
@@ -291,6 +330,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_frac_out,
     _entry_full,
     _entry_full_like,
+    _entry_full_like_out,
+    _entry_full_out,
     _entry_gather,
     _entry_gather_out,
     _entry_ge_Scalar,
@@ -304,6 +345,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gelu_backward,
     _entry_gelu_backward_grad_input,
     _entry_gelu_out,
+    _entry_geometric,
+    _entry_geometric_,
+    _entry_geometric_out,
     _entry_ger,
     _entry_ger_out,
     _entry_gt_Scalar,
@@ -367,6 +411,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_linalg_vector_norm_out,
     _entry_linear,
     _entry_linear_out,
+    _entry_linspace,
+    _entry_linspace_out,
     _entry_log,
     _entry_log10,
     _entry_log10_,
@@ -378,6 +424,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_log2_,
     _entry_log2_out,
     _entry_log_,
+    _entry_log_normal,
+    _entry_log_normal_,
+    _entry_log_normal_out,
     _entry_log_out,
     _entry_log_softmax_int,
     _entry_log_softmax_int_out,
@@ -393,6 +442,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_logical_xor,
     _entry_logical_xor_,
     _entry_logical_xor_out,
+    _entry_logspace,
+    _entry_logspace_out,
     _entry_logsumexp,
     _entry_logsumexp_out,
     _entry_lt_Scalar,
@@ -454,6 +505,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
+    _entry_multinomial,
+    _entry_multinomial_out,
     _entry_mv,
     _entry_mv_out,
     _entry_nan_to_num,
@@ -466,6 +519,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_native_batch_norm_backward,
     _entry_native_batch_norm_backward_out,
     _entry_native_batch_norm_out,
+    _entry_native_dropout,
+    _entry_native_dropout_backward,
+    _entry_native_dropout_backward_out,
     _entry_native_layer_norm,
     _entry_native_layer_norm_backward,
     _entry_native_layer_norm_backward_out,
@@ -480,10 +536,15 @@ from ember._generated.ops import (  # noqa: F401
     _entry_neg_,
     _entry_neg_out,
     _entry_new_empty,
+    _entry_new_empty_out,
     _entry_new_empty_strided,
+    _entry_new_empty_strided_out,
     _entry_new_full,
+    _entry_new_full_out,
     _entry_new_ones,
+    _entry_new_ones_out,
     _entry_new_zeros,
+    _entry_new_zeros_out,
     _entry_nll_loss,
     _entry_nll_loss2d,
     _entry_nll_loss2d_backward,
@@ -503,13 +564,27 @@ from ember._generated.ops import (  # noqa: F401
     _entry_norm_ScalarOpt_dim,
     _entry_norm_Scalar_out,
     _entry_norm_out,
+    _entry_normal_,
+    _entry_normal_Tensor_Tensor,
+    _entry_normal_Tensor_Tensor_out,
+    _entry_normal_Tensor_float,
+    _entry_normal_Tensor_float_out,
+    _entry_normal_float_Tensor,
+    _entry_normal_float_Tensor_out,
+    _entry_normal_float_float,
+    _entry_normal_float_float_out,
+    _entry_normal_functional,
     _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
+    _entry_ones_like_out,
+    _entry_ones_out,
     _entry_outer,
     _entry_outer_out,
     _entry_pad,
     _entry_permute,
+    _entry_poisson,
+    _entry_poisson_out,
     _entry_pow_Scalar,
     _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
@@ -526,9 +601,54 @@ from ember._generated.ops import (  # noqa: F401
     _entry_put_,
     _entry_put_out,
     _entry_rand,
+    _entry_rand_generator,
+    _entry_rand_generator_out,
     _entry_rand_like,
+    _entry_rand_like_generator,
+    _entry_rand_like_generator_out,
+    _entry_rand_like_out,
+    _entry_rand_out,
+    _entry_randint,
+    _entry_randint_generator,
+    _entry_randint_generator_out,
+    _entry_randint_like,
+    _entry_randint_like_Tensor,
+    _entry_randint_like_Tensor_generator,
+    _entry_randint_like_Tensor_generator_out,
+    _entry_randint_like_Tensor_out,
+    _entry_randint_like_generator,
+    _entry_randint_like_generator_out,
+    _entry_randint_like_low_dtype,
+    _entry_randint_like_low_dtype_out,
+    _entry_randint_like_low_generator_dtype,
+    _entry_randint_like_low_generator_dtype_out,
+    _entry_randint_like_out,
+    _entry_randint_low,
+    _entry_randint_low_generator,
+    _entry_randint_low_generator_out,
+    _entry_randint_low_out,
+    _entry_randint_out,
     _entry_randn,
+    _entry_randn_generator,
+    _entry_randn_generator_out,
     _entry_randn_like,
+    _entry_randn_like_generator,
+    _entry_randn_like_generator_out,
+    _entry_randn_like_out,
+    _entry_randn_out,
+    _entry_random,
+    _entry_random_,
+    _entry_random__from,
+    _entry_random__to,
+    _entry_random_from,
+    _entry_random_from_out,
+    _entry_random_out,
+    _entry_random_to,
+    _entry_random_to_out,
+    _entry_randperm,
+    _entry_randperm_generator,
+    _entry_randperm_generator_out,
+    _entry_randperm_out,
     _entry_ravel,
     _entry_reciprocal,
     _entry_reciprocal_,
@@ -572,6 +692,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_rsub_Tensor,
     _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
+    _entry_scalar_tensor_out,
     _entry_scaled_dot_product_attention,
     _entry_scatter__reduce,
     _entry_scatter__src,
@@ -694,10 +815,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_tril,
     _entry_tril_,
     _entry_tril_indices,
+    _entry_tril_indices_out,
     _entry_tril_out,
     _entry_triu,
     _entry_triu_,
     _entry_triu_indices,
+    _entry_triu_indices_out,
     _entry_triu_out,
     _entry_trunc,
     _entry_trunc_,
@@ -705,6 +828,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unbind_int,
     _entry_unflatten_int,
     _entry_unfold,
+    _entry_uniform,
+    _entry_uniform_,
+    _entry_uniform_out,
     _entry_unique_consecutive,
     _entry_unique_consecutive_out,
     _entry_unique_dim,
@@ -731,9 +857,13 @@ from ember._generated.ops import (  # noqa: F401
     _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
+    _entry_zero,
     _entry_zero_,
+    _entry_zero_out,
     _entry_zeros,
     _entry_zeros_like,
+    _entry_zeros_like_out,
+    _entry_zeros_out,
 )
 _rt_max = _return_type('max', ('values', 'indices'))
 _rt_max_out = _return_type('max_out', ('values', 'indices'))
@@ -745,7 +875,7 @@ _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:1726
+# schema/native_functions.yaml:2155
 def abs(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -755,7 +885,7 @@ def abs(self):
     return _entry_abs(self)
 
 
-# schema/native_functions.yaml:1734
+# schema/native_functions.yaml:2163
 def abs_(self):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -765,7 +895,7 @@ def abs_(self):
     return _entry_abs_(self)
 
 
-# schema/native_functions.yaml:1651
+# schema/native_functions.yaml:2080
 def acos(self):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -775,7 +905,7 @@ def acos(self):
     return _entry_acos(self)
 
 
-# schema/native_functions.yaml:1659
+# schema/native_functions.yaml:2088
 def acos_(self):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -785,7 +915,7 @@ def acos_(self):
     return _entry_acos_(self)
 
 
-# schema/native_functions.yaml:203
+# schema/native_functions.yaml:206
 def add(self, other, *, alpha=1):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -795,7 +925,7 @@ def add(self, other, *, alpha=1):
     return _entry_add_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:219
+# schema/native_functions.yaml:222
 def add_(self, other, *, alpha=1):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -805,7 +935,7 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:2453
+# schema/native_functions.yaml:2882
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -815,7 +945,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2461
+# schema/native_functions.yaml:2890
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -825,7 +955,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2438
+# schema/native_functions.yaml:2867
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -835,7 +965,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return _entry_addcmul(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2446
+# schema/native_functions.yaml:2875
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -845,7 +975,7 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     return _entry_addcmul_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml:659
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -855,7 +985,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:727
+# schema/native_functions.yaml:730
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -865,7 +995,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:844
+# schema/native_functions.yaml:847
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -875,7 +1005,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:3210
+# schema/native_functions.yaml:3639
 def _m0_all(self):
     if _F['Tensor'](self):
         return (self,)
@@ -886,7 +1016,7 @@ def _c0_all(self):
     return _entry_all(self)
 
 
-# schema/native_functions.yaml:3217
+# schema/native_functions.yaml:3646
 def _m1_all(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -897,7 +1027,7 @@ def _c1_all(self, dim, keepdim):
     return _entry_all_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3224
+# schema/native_functions.yaml:3653
 def _m2_all(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -934,7 +1064,7 @@ def all(*args, **kwargs):
     return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
 
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml:626
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -944,7 +1074,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3033
+# schema/native_functions.yaml:3462
 def amin(self, dim=(), keepdim=False):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -954,7 +1084,7 @@ def amin(self, dim=(), keepdim=False):
     return _entry_amin(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3247
+# schema/native_functions.yaml:3676
 def _m0_any(self):
     if _F['Tensor'](self):
         return (self,)
@@ -965,7 +1095,7 @@ def _c0_any(self):
     return _entry_any(self)
 
 
-# schema/native_functions.yaml:3254
+# schema/native_functions.yaml:3683
 def _m1_any(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -976,7 +1106,7 @@ def _c1_any(self, dim, keepdim):
     return _entry_any_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3261
+# schema/native_functions.yaml:3690
 def _m2_any(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1013,7 +1143,7 @@ def any(*args, **kwargs):
     return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
 
 
-# schema/native_functions.yaml:631
+# schema/native_functions.yaml:634
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1023,7 +1153,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3105
+# schema/native_functions.yaml:3534
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1033,7 +1163,7 @@ def argmin(self, dim=None, keepdim=False):
     return _entry_argmin(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1068
+# schema/native_functions.yaml:1071
 def _m0_argsort(self, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
         return (self, dim, descending)
@@ -1044,7 +1174,7 @@ def _c0_argsort(self, dim, descending):
     return _entry_argsort(self, dim, descending)
 
 
-# schema/native_functions.yaml:1073
+# schema/native_functions.yaml:1076
 def _m1_argsort(self, *, stable, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (self, stable, dim, descending)
@@ -1078,7 +1208,7 @@ def argsort(*args, **kwargs):
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
 
 
-# schema/native_functions.yaml:1206
+# schema/native_functions.yaml:1209
 def argwhere(self):
     """argwhere(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1088,7 +1218,7 @@ def argwhere(self):
     return _entry_argwhere(self)
 
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:706
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -1098,7 +1228,7 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1113
+# schema/native_functions.yaml:1116
 def as_strided_scatter(self, src, size, stride, storage_offset=None):
     """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
     if _tf[0]:
@@ -1108,7 +1238,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     return _entry_as_strided_scatter(self, src, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1636
+# schema/native_functions.yaml:2065
 def asin(self):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1118,7 +1248,7 @@ def asin(self):
     return _entry_asin(self)
 
 
-# schema/native_functions.yaml:1644
+# schema/native_functions.yaml:2073
 def asin_(self):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1128,7 +1258,7 @@ def asin_(self):
     return _entry_asin_(self)
 
 
-# schema/native_functions.yaml:1666
+# schema/native_functions.yaml:2095
 def atan(self):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1138,7 +1268,7 @@ def atan(self):
     return _entry_atan(self)
 
 
-# schema/native_functions.yaml:2234
+# schema/native_functions.yaml:2663
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1148,7 +1278,7 @@ def atan2(self, other):
     return _entry_atan2(self, other)
 
 
-# schema/native_functions.yaml:2242
+# schema/native_functions.yaml:2671
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1158,7 +1288,7 @@ def atan2_(self, other):
     return _entry_atan2_(self, other)
 
 
-# schema/native_functions.yaml:1674
+# schema/native_functions.yaml:2103
 def atan_(self):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1168,7 +1298,7 @@ def atan_(self):
     return _entry_atan_(self)
 
 
-# schema/native_functions.yaml:2046
+# schema/native_functions.yaml:2475
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1178,7 +1308,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:2053
+# schema/native_functions.yaml:2482
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1188,7 +1318,97 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml:1654
+def _m0_bernoulli(self, *, generator=None):
+    if _F['Tensor'](self) and _F['Generator?'](generator):
+        return (self, generator)
+    return None
+
+
+def _c0_bernoulli(self, generator):
+    return _entry_bernoulli(self, generator)
+
+
+# schema/native_functions.yaml:1666
+def _m1_bernoulli(self, p, *, generator=None):
+    if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
+        return (self, p, generator)
+    return None
+
+
+def _c1_bernoulli(self, p, generator):
+    return _entry_bernoulli_p(self, p, generator)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bernoulli = (
+    (_m0_bernoulli, _c0_bernoulli, 1, frozenset(('generator',))),
+    (_m1_bernoulli, _c1_bernoulli, 2, frozenset(('generator', 'p'))),
+)
+_sigs_bernoulli = (
+    'bernoulli(Tensor self, *, Generator? generator=None) -> Tensor',
+    'bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor',
+)
+
+
+def bernoulli(*args, **kwargs):
+    """Overloads:
+    bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+    bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bernoulli, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
+
+
+# schema/native_functions.yaml:1685
+def _m0_bernoulli_(self, p, *, generator=None):
+    if _F['Tensor'](self) and _F['Tensor'](p) and _F['Generator?'](generator):
+        return (self, p, generator)
+    return None
+
+
+def _c0_bernoulli_(self, p, generator):
+    return _entry_bernoulli__Tensor(self, p, generator)
+
+
+# schema/native_functions.yaml:1692
+def _m1_bernoulli_(self, p=0.5, *, generator=None):
+    if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
+        return (self, p, generator)
+    return None
+
+
+def _c1_bernoulli_(self, p, generator):
+    return _entry_bernoulli__float(self, p, generator)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bernoulli_ = (
+    (_m0_bernoulli_, _c0_bernoulli_, 2, frozenset(('generator', 'p'))),
+    (_m1_bernoulli_, _c1_bernoulli_, 2, frozenset(('generator', 'p'))),
+)
+_sigs_bernoulli_ = (
+    'bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)',
+    'bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)',
+)
+
+
+def bernoulli_(*args, **kwargs):
+    """Overloads:
+    bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
+    bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(bernoulli_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
+
+
+# schema/native_functions.yaml:2723
 def bitwise_and(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1198,7 +1418,7 @@ def bitwise_and(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2318
+# schema/native_functions.yaml:2747
 def bitwise_and_(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1208,7 +1428,7 @@ def bitwise_and_(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1861
+# schema/native_functions.yaml:2290
 def bitwise_not(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1218,7 +1438,7 @@ def bitwise_not(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:1869
+# schema/native_functions.yaml:2298
 def bitwise_not_(self):
     """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1228,7 +1448,7 @@ def bitwise_not_(self):
     return _entry_bitwise_not_(self)
 
 
-# schema/native_functions.yaml:2332
+# schema/native_functions.yaml:2761
 def bitwise_or(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1238,7 +1458,7 @@ def bitwise_or(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2356
+# schema/native_functions.yaml:2785
 def bitwise_or_(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1248,7 +1468,7 @@ def bitwise_or_(self, other):
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2370
+# schema/native_functions.yaml:2799
 def bitwise_xor(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1258,7 +1478,7 @@ def bitwise_xor(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2394
+# schema/native_functions.yaml:2823
 def bitwise_xor_(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1268,7 +1488,7 @@ def bitwise_xor_(self, other):
     return _entry_bitwise_xor__Tensor(self, other)
 
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml:651
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -1278,10 +1498,10 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:1458
-def broadcast_to(self, *size):
+# schema/native_functions.yaml:1876
+def broadcast_to(self, *_size, size=None):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
         r = _htf(broadcast_to, (self,), (self, size), {})
         if r is not _NO:
@@ -1289,7 +1509,17 @@ def broadcast_to(self, *size):
     return _entry_broadcast_to(self, size)
 
 
-# schema/native_functions.yaml:1756
+# schema/native_functions.yaml:1795
+def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
+    """cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cauchy_, (self,), (self, median, sigma), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_cauchy_(self, median, sigma, generator)
+
+
+# schema/native_functions.yaml:2185
 def ceil(self):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1299,7 +1529,7 @@ def ceil(self):
     return _entry_ceil(self)
 
 
-# schema/native_functions.yaml:1764
+# schema/native_functions.yaml:2193
 def ceil_(self):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1309,7 +1539,7 @@ def ceil_(self):
     return _entry_ceil_(self)
 
 
-# schema/native_functions.yaml:807
+# schema/native_functions.yaml:810
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1319,7 +1549,7 @@ def chunk(self, chunks, dim=0):
     return _entry_chunk(self, chunks, dim)
 
 
-# schema/native_functions.yaml:449
+# schema/native_functions.yaml:452
 def _m0_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -1330,7 +1560,7 @@ def _c0_clamp(self, min, max):
     return _entry_clamp_Tensor(self, min, max)
 
 
-# schema/native_functions.yaml:441
+# schema/native_functions.yaml:444
 def _m1_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (self, min, max)
@@ -1364,7 +1594,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:2828
+# schema/native_functions.yaml:3257
 def _m0_clamp_(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -1375,7 +1605,7 @@ def _c0_clamp_(self, min, max):
     return _entry_clamp__Tensor(self, min, max)
 
 
-# schema/native_functions.yaml:457
+# schema/native_functions.yaml:460
 def _m1_clamp_(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (self, min, max)
@@ -1409,7 +1639,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:2806
+# schema/native_functions.yaml:3235
 def _m0_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1420,7 +1650,7 @@ def _c0_clamp_max(self, max):
     return _entry_clamp_max_Tensor(self, max)
 
 
-# schema/native_functions.yaml:2798
+# schema/native_functions.yaml:3227
 def _m1_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1454,7 +1684,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:2821
+# schema/native_functions.yaml:3250
 def _m0_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1465,7 +1695,7 @@ def _c0_clamp_max_(self, max):
     return _entry_clamp_max__Tensor(self, max)
 
 
-# schema/native_functions.yaml:2814
+# schema/native_functions.yaml:3243
 def _m1_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1499,7 +1729,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:2776
+# schema/native_functions.yaml:3205
 def _m0_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1510,7 +1740,7 @@ def _c0_clamp_min(self, min):
     return _entry_clamp_min_Tensor(self, min)
 
 
-# schema/native_functions.yaml:2768
+# schema/native_functions.yaml:3197
 def _m1_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1544,7 +1774,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:2791
+# schema/native_functions.yaml:3220
 def _m0_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1555,7 +1785,7 @@ def _c0_clamp_min_(self, min):
     return _entry_clamp_min__Tensor(self, min)
 
 
-# schema/native_functions.yaml:2784
+# schema/native_functions.yaml:3213
 def _m1_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1599,7 +1829,7 @@ def clone(self, *, memory_format=None):
     return _entry_clone(self, memory_format)
 
 
-# schema/native_functions.yaml:179
+# schema/native_functions.yaml:182
 def contiguous(self, *, memory_format='contiguous_format'):
     """contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)"""
     if _tf[0]:
@@ -1609,7 +1839,7 @@ def contiguous(self, *, memory_format='contiguous_format'):
     return _entry_contiguous(self, memory_format)
 
 
-# schema/native_functions.yaml:143
+# schema/native_functions.yaml:146
 def copy_(self, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -1619,7 +1849,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:1606
+# schema/native_functions.yaml:2035
 def cos(self):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1629,7 +1859,7 @@ def cos(self):
     return _entry_cos(self)
 
 
-# schema/native_functions.yaml:1614
+# schema/native_functions.yaml:2043
 def cos_(self):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1639,7 +1869,7 @@ def cos_(self):
     return _entry_cos_(self)
 
 
-# schema/native_functions.yaml:1696
+# schema/native_functions.yaml:2125
 def cosh(self):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1649,7 +1879,7 @@ def cosh(self):
     return _entry_cosh(self)
 
 
-# schema/native_functions.yaml:1704
+# schema/native_functions.yaml:2133
 def cosh_(self):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1659,9 +1889,9 @@ def cosh_(self):
     return _entry_cosh_(self)
 
 
-# schema/native_functions.yaml:3311
-def _m0_count_nonzero(self, *dim):
-    dim = _ivar(dim)
+# schema/native_functions.yaml:3740
+def _m0_count_nonzero(self, *_dim, dim=None):
+    dim = _ivar(_dim, dim, 'dim')
     if _F['Tensor'](self) and _F['int[]'](dim):
         return (self, dim)
     return None
@@ -1671,7 +1901,7 @@ def _c0_count_nonzero(self, dim):
     return _entry_count_nonzero_dim_IntList(self, dim)
 
 
-# schema/native_functions.yaml:3318
+# schema/native_functions.yaml:3747
 def _m1_count_nonzero(self, dim=None):
     if _F['Tensor'](self) and _F['int?'](dim):
         return (self, dim)
@@ -1684,7 +1914,7 @@ def _c1_count_nonzero(self, dim):
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_count_nonzero = (
-    (_m0_count_nonzero, _c0_count_nonzero, None, frozenset(())),
+    (_m0_count_nonzero, _c0_count_nonzero, None, frozenset(('dim',))),
     (_m1_count_nonzero, _c1_count_nonzero, 2, frozenset(('dim',))),
 )
 _sigs_count_nonzero = (
@@ -1705,7 +1935,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:3298
+# schema/native_functions.yaml:3727
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1715,7 +1945,7 @@ def cumprod(self, dim, *, dtype=None):
     return _entry_cumprod(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3305
+# schema/native_functions.yaml:3734
 def cumprod_(self, dim, *, dtype=None):
     """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1725,7 +1955,7 @@ def cumprod_(self, dim, *, dtype=None):
     return _entry_cumprod_(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3284
+# schema/native_functions.yaml:3713
 def cumsum(self, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1735,7 +1965,7 @@ def cumsum(self, dim, *, dtype=None):
     return _entry_cumsum(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3292
+# schema/native_functions.yaml:3721
 def cumsum_(self, dim, *, dtype=None):
     """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1745,7 +1975,7 @@ def cumsum_(self, dim, *, dtype=None):
     return _entry_cumsum_(self, dim, dtype)
 
 
-# schema/native_functions.yaml:838
+# schema/native_functions.yaml:841
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1755,7 +1985,7 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:1384
+# schema/native_functions.yaml:1387
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -1765,7 +1995,7 @@ def diag(self, diagonal=0):
     return _entry_diag(self, diagonal)
 
 
-# schema/native_functions.yaml:1378
+# schema/native_functions.yaml:1381
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
     if _tf[0]:
@@ -1775,7 +2005,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     return _entry_diag_embed(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:1390
+# schema/native_functions.yaml:1393
 def diagflat(self, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor"""
     if _tf[0]:
@@ -1785,7 +2015,7 @@ def diagflat(self, offset=0):
     return _entry_diagflat(self, offset)
 
 
-# schema/native_functions.yaml:784
+# schema/native_functions.yaml:787
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1795,7 +2025,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:1107
+# schema/native_functions.yaml:1110
 def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
     if _tf[0]:
@@ -1805,7 +2035,7 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     return _entry_diagonal_scatter(self, src, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:293
+# schema/native_functions.yaml:296
 def _m0_div(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -1816,7 +2046,7 @@ def _c0_div(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:301
+# schema/native_functions.yaml:304
 def _m1_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -1827,7 +2057,7 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:2576
+# schema/native_functions.yaml:3005
 def _m2_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -1864,7 +2094,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:317
+# schema/native_functions.yaml:320
 def _m0_div_(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -1875,7 +2105,7 @@ def _c0_div_(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:324
+# schema/native_functions.yaml:327
 def _m1_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -1886,7 +2116,7 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:2591
+# schema/native_functions.yaml:3020
 def _m2_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -1923,7 +2153,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:2023
+# schema/native_functions.yaml:2452
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -1933,7 +2163,7 @@ def dot(self, tensor):
     return _entry_dot(self, tensor)
 
 
-# schema/native_functions.yaml:1313
+# schema/native_functions.yaml:1316
 def _m0_dsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
         return (self, sections)
@@ -1944,9 +2174,9 @@ def _c0_dsplit(self, sections):
     return _entry_dsplit_int(self, sections)
 
 
-# schema/native_functions.yaml:1318
-def _m1_dsplit(self, *indices):
-    indices = _ivar(indices)
+# schema/native_functions.yaml:1321
+def _m1_dsplit(self, *_indices, indices=None):
+    indices = _ivar(_indices, indices, 'indices')
     if _F['Tensor'](self) and _F['int[]'](indices):
         return (self, indices)
     return None
@@ -1959,7 +2189,7 @@ def _c1_dsplit(self, indices):
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_dsplit = (
     (_m0_dsplit, _c0_dsplit, 2, frozenset(('sections',))),
-    (_m1_dsplit, _c1_dsplit, None, frozenset(())),
+    (_m1_dsplit, _c1_dsplit, None, frozenset(('indices',))),
 )
 _sigs_dsplit = (
     'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
@@ -1979,7 +2209,7 @@ def dsplit(*args, **kwargs):
     return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
 
 
-# schema/native_functions.yaml:361
+# schema/native_functions.yaml:364
 def eq(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1989,7 +2219,7 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2492
+# schema/native_functions.yaml:2921
 def eq_(self, other):
     """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1999,7 +2229,7 @@ def eq_(self, other):
     return _entry_eq__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1711
+# schema/native_functions.yaml:2140
 def erf(self):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2009,7 +2239,7 @@ def erf(self):
     return _entry_erf(self)
 
 
-# schema/native_functions.yaml:1719
+# schema/native_functions.yaml:2148
 def erf_(self):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2019,7 +2249,7 @@ def erf_(self):
     return _entry_erf_(self)
 
 
-# schema/native_functions.yaml:510
+# schema/native_functions.yaml:513
 def exp(self):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2029,7 +2259,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:1471
+# schema/native_functions.yaml:1900
 def exp2(self):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2039,7 +2269,7 @@ def exp2(self):
     return _entry_exp2(self)
 
 
-# schema/native_functions.yaml:1479
+# schema/native_functions.yaml:1908
 def exp2_(self):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2049,7 +2279,7 @@ def exp2_(self):
     return _entry_exp2_(self)
 
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml:521
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2059,10 +2289,10 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:756
-def expand(self, *size, implicit=False):
+# schema/native_functions.yaml:759
+def expand(self, *_size, size=None, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
         r = _htf(expand, (self,), (self, size), {'implicit': implicit})
         if r is not _NO:
@@ -2070,7 +2300,7 @@ def expand(self, *size, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:762
+# schema/native_functions.yaml:765
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -2080,7 +2310,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:1486
+# schema/native_functions.yaml:1915
 def expm1(self):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2090,7 +2320,7 @@ def expm1(self):
     return _entry_expm1(self)
 
 
-# schema/native_functions.yaml:1494
+# schema/native_functions.yaml:1923
 def expm1_(self):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2100,7 +2330,17 @@ def expm1_(self):
     return _entry_expm1_(self)
 
 
-# schema/native_functions.yaml:190
+# schema/native_functions.yaml:1626
+def exponential_(self, lambd=1.0, *, generator=None):
+    """exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(exponential_, (self,), (self, lambd), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_exponential_(self, lambd, generator)
+
+
+# schema/native_functions.yaml:193
 def _m0_fill_(self, value):
     if _F['Tensor'](self) and _F['Tensor'](value):
         return (self, value)
@@ -2111,7 +2351,7 @@ def _c0_fill_(self, value):
     return _entry_fill__Tensor(self, value)
 
 
-# schema/native_functions.yaml:184
+# schema/native_functions.yaml:187
 def _m1_fill_(self, value):
     if _F['Tensor'](self) and _F['Scalar'](value):
         return (self, value)
@@ -2145,7 +2385,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:818
+# schema/native_functions.yaml:821
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -2155,10 +2395,10 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:894
-def flip(self, *dims):
+# schema/native_functions.yaml:897
+def flip(self, *_dims, dims=None):
     """flip(Tensor self, int[] dims) -> Tensor"""
-    dims = _ivar(dims)
+    dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
         r = _htf(flip, (self,), (self, dims), {})
         if r is not _NO:
@@ -2166,7 +2406,7 @@ def flip(self, *dims):
     return _entry_flip(self, dims)
 
 
-# schema/native_functions.yaml:1211
+# schema/native_functions.yaml:1214
 def fliplr(self):
     """fliplr(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2176,7 +2416,7 @@ def fliplr(self):
     return _entry_fliplr(self)
 
 
-# schema/native_functions.yaml:1216
+# schema/native_functions.yaml:1219
 def flipud(self):
     """flipud(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2186,7 +2426,7 @@ def flipud(self):
     return _entry_flipud(self)
 
 
-# schema/native_functions.yaml:1741
+# schema/native_functions.yaml:2170
 def floor(self):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2196,7 +2436,7 @@ def floor(self):
     return _entry_floor(self)
 
 
-# schema/native_functions.yaml:1749
+# schema/native_functions.yaml:2178
 def floor_(self):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2206,7 +2446,7 @@ def floor_(self):
     return _entry_floor_(self)
 
 
-# schema/native_functions.yaml:2120
+# schema/native_functions.yaml:2549
 def _m0_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -2217,7 +2457,7 @@ def _c0_floor_divide(self, other):
     return _entry_floor_divide(self, other)
 
 
-# schema/native_functions.yaml:2128
+# schema/native_functions.yaml:2557
 def _m1_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2251,7 +2491,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2136
+# schema/native_functions.yaml:2565
 def floor_divide_(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2261,7 +2501,7 @@ def floor_divide_(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2188
+# schema/native_functions.yaml:2617
 def fmod(self, other):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2271,7 +2511,7 @@ def fmod(self, other):
     return _entry_fmod_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2204
+# schema/native_functions.yaml:2633
 def fmod_(self, other):
     """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2281,7 +2521,7 @@ def fmod_(self, other):
     return _entry_fmod__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1816
+# schema/native_functions.yaml:2245
 def frac(self):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2291,7 +2531,7 @@ def frac(self):
     return _entry_frac(self)
 
 
-# schema/native_functions.yaml:1824
+# schema/native_functions.yaml:2253
 def frac_(self):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2301,7 +2541,7 @@ def frac_(self):
     return _entry_frac_(self)
 
 
-# schema/native_functions.yaml:941
+# schema/native_functions.yaml:944
 def gather(self, dim, index, *, sparse_grad=False):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
     if _tf[0]:
@@ -2311,7 +2551,7 @@ def gather(self, dim, index, *, sparse_grad=False):
     return _entry_gather(self, dim, index, sparse_grad)
 
 
-# schema/native_functions.yaml:425
+# schema/native_functions.yaml:428
 def ge(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2321,7 +2561,7 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2562
+# schema/native_functions.yaml:2991
 def ge_(self, other):
     """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2331,7 +2571,17 @@ def ge_(self, other):
     return _entry_ge__Tensor(self, other)
 
 
-# schema/native_functions.yaml:3008
+# schema/native_functions.yaml:1802
+def geometric_(self, p, *, generator=None):
+    """geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(geometric_, (self,), (self, p), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_geometric_(self, p, generator)
+
+
+# schema/native_functions.yaml:3437
 def ger(self, vec2):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -2341,7 +2591,7 @@ def ger(self, vec2):
     return _entry_ger(self, vec2)
 
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:412
 def gt(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2351,7 +2601,7 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2548
+# schema/native_functions.yaml:2977
 def gt_(self, other):
     """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2361,7 +2611,7 @@ def gt_(self, other):
     return _entry_gt__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1293
+# schema/native_functions.yaml:1296
 def _m0_hsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
         return (self, sections)
@@ -2372,9 +2622,9 @@ def _c0_hsplit(self, sections):
     return _entry_hsplit_int(self, sections)
 
 
-# schema/native_functions.yaml:1298
-def _m1_hsplit(self, *indices):
-    indices = _ivar(indices)
+# schema/native_functions.yaml:1301
+def _m1_hsplit(self, *_indices, indices=None):
+    indices = _ivar(_indices, indices, 'indices')
     if _F['Tensor'](self) and _F['int[]'](indices):
         return (self, indices)
     return None
@@ -2387,7 +2637,7 @@ def _c1_hsplit(self, indices):
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_hsplit = (
     (_m0_hsplit, _c0_hsplit, 2, frozenset(('sections',))),
-    (_m1_hsplit, _c1_hsplit, None, frozenset(())),
+    (_m1_hsplit, _c1_hsplit, None, frozenset(('indices',))),
 )
 _sigs_hsplit = (
     'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
@@ -2407,7 +2657,7 @@ def hsplit(*args, **kwargs):
     return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
-# schema/native_functions.yaml:862
+# schema/native_functions.yaml:865
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -2417,7 +2667,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:1119
+# schema/native_functions.yaml:1122
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2427,7 +2677,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     return _entry_index_add(self, dim, index, source, alpha)
 
 
-# schema/native_functions.yaml:1126
+# schema/native_functions.yaml:1129
 def index_add_(self, dim, index, source, *, alpha=1):
     """index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -2437,7 +2687,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
     return _entry_index_add_(self, dim, index, source, alpha)
 
 
-# schema/native_functions.yaml:1132
+# schema/native_functions.yaml:1135
 def index_copy(self, dim, index, source):
     """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -2447,7 +2697,7 @@ def index_copy(self, dim, index, source):
     return _entry_index_copy(self, dim, index, source)
 
 
-# schema/native_functions.yaml:1139
+# schema/native_functions.yaml:1142
 def index_copy_(self, dim, index, source):
     """index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)"""
     if _tf[0]:
@@ -2457,7 +2707,7 @@ def index_copy_(self, dim, index, source):
     return _entry_index_copy_(self, dim, index, source)
 
 
-# schema/native_functions.yaml:1151
+# schema/native_functions.yaml:1154
 def _m0_index_fill(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
         return (self, dim, index, value)
@@ -2468,7 +2718,7 @@ def _c0_index_fill(self, dim, index, value):
     return _entry_index_fill_int_Tensor(self, dim, index, value)
 
 
-# schema/native_functions.yaml:1145
+# schema/native_functions.yaml:1148
 def _m1_index_fill(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -2502,7 +2752,7 @@ def index_fill(*args, **kwargs):
     return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
-# schema/native_functions.yaml:1163
+# schema/native_functions.yaml:1166
 def _m0_index_fill_(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
         return (self, dim, index, value)
@@ -2513,7 +2763,7 @@ def _c0_index_fill_(self, dim, index, value):
     return _entry_index_fill__int_Tensor(self, dim, index, value)
 
 
-# schema/native_functions.yaml:1157
+# schema/native_functions.yaml:1160
 def _m1_index_fill_(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -2547,7 +2797,7 @@ def index_fill_(*args, **kwargs):
     return _resolve(_cases_index_fill_, args, kwargs, 'index_fill_', _sigs_index_fill_)
 
 
-# schema/native_functions.yaml:876
+# schema/native_functions.yaml:879
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -2557,7 +2807,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:870
+# schema/native_functions.yaml:873
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -2567,7 +2817,7 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:934
+# schema/native_functions.yaml:937
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -2577,7 +2827,7 @@ def index_select(self, dim, index):
     return _entry_index_select(self, dim, index)
 
 
-# schema/native_functions.yaml:1892
+# schema/native_functions.yaml:2321
 def isfinite(self):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2587,7 +2837,7 @@ def isfinite(self):
     return _entry_isfinite(self)
 
 
-# schema/native_functions.yaml:1884
+# schema/native_functions.yaml:2313
 def isinf(self):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2597,7 +2847,7 @@ def isinf(self):
     return _entry_isinf(self)
 
 
-# schema/native_functions.yaml:1876
+# schema/native_functions.yaml:2305
 def isnan(self):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2607,7 +2857,7 @@ def isnan(self):
     return _entry_isnan(self)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:404
 def le(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2617,7 +2867,7 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2534
+# schema/native_functions.yaml:2963
 def le_(self, other):
     """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2627,7 +2877,7 @@ def le_(self, other):
     return _entry_le__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2416
+# schema/native_functions.yaml:2845
 def lerp(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -2637,7 +2887,7 @@ def lerp(self, end, weight):
     return _entry_lerp_Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:2431
+# schema/native_functions.yaml:2860
 def lerp_(self, end, weight):
     """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
     if _tf[0]:
@@ -2647,7 +2897,7 @@ def lerp_(self, end, weight):
     return _entry_lerp__Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:525
+# schema/native_functions.yaml:528
 def log(self):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2657,7 +2907,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:1516
+# schema/native_functions.yaml:1945
 def log10(self):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2667,7 +2917,7 @@ def log10(self):
     return _entry_log10(self)
 
 
-# schema/native_functions.yaml:1524
+# schema/native_functions.yaml:1953
 def log10_(self):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2677,7 +2927,7 @@ def log10_(self):
     return _entry_log10_(self)
 
 
-# schema/native_functions.yaml:1531
+# schema/native_functions.yaml:1960
 def log1p(self):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2687,7 +2937,7 @@ def log1p(self):
     return _entry_log1p(self)
 
 
-# schema/native_functions.yaml:1539
+# schema/native_functions.yaml:1968
 def log1p_(self):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2697,7 +2947,7 @@ def log1p_(self):
     return _entry_log1p_(self)
 
 
-# schema/native_functions.yaml:1501
+# schema/native_functions.yaml:1930
 def log2(self):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2707,7 +2957,7 @@ def log2(self):
     return _entry_log2(self)
 
 
-# schema/native_functions.yaml:1509
+# schema/native_functions.yaml:1938
 def log2_(self):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2717,7 +2967,7 @@ def log2_(self):
     return _entry_log2_(self)
 
 
-# schema/native_functions.yaml:533
+# schema/native_functions.yaml:536
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2727,7 +2977,17 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:2083
+# schema/native_functions.yaml:1788
+def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
+    """log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log_normal_, (self,), (self, mean, std), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_log_normal_(self, mean, std, generator)
+
+
+# schema/native_functions.yaml:2512
 def log_softmax(self, dim, dtype=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2737,7 +2997,7 @@ def log_softmax(self, dim, dtype=None):
     return _entry_log_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:2249
+# schema/native_functions.yaml:2678
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2747,7 +3007,7 @@ def logical_and(self, other):
     return _entry_logical_and(self, other)
 
 
-# schema/native_functions.yaml:2257
+# schema/native_functions.yaml:2686
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2757,7 +3017,7 @@ def logical_and_(self, other):
     return _entry_logical_and_(self, other)
 
 
-# schema/native_functions.yaml:1846
+# schema/native_functions.yaml:2275
 def logical_not(self):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2767,7 +3027,7 @@ def logical_not(self):
     return _entry_logical_not(self)
 
 
-# schema/native_functions.yaml:1854
+# schema/native_functions.yaml:2283
 def logical_not_(self):
     """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2777,7 +3037,7 @@ def logical_not_(self):
     return _entry_logical_not_(self)
 
 
-# schema/native_functions.yaml:2264
+# schema/native_functions.yaml:2693
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2787,7 +3047,7 @@ def logical_or(self, other):
     return _entry_logical_or(self, other)
 
 
-# schema/native_functions.yaml:2272
+# schema/native_functions.yaml:2701
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2797,7 +3057,7 @@ def logical_or_(self, other):
     return _entry_logical_or_(self, other)
 
 
-# schema/native_functions.yaml:2279
+# schema/native_functions.yaml:2708
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2807,7 +3067,7 @@ def logical_xor(self, other):
     return _entry_logical_xor(self, other)
 
 
-# schema/native_functions.yaml:2287
+# schema/native_functions.yaml:2716
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2817,7 +3077,7 @@ def logical_xor_(self, other):
     return _entry_logical_xor_(self, other)
 
 
-# schema/native_functions.yaml:3181
+# schema/native_functions.yaml:3610
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -2827,7 +3087,7 @@ def logsumexp(self, dim, keepdim=False):
     return _entry_logsumexp(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:385
+# schema/native_functions.yaml:388
 def lt(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2837,7 +3097,7 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2520
+# schema/native_functions.yaml:2949
 def lt_(self, other):
     """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2847,7 +3107,7 @@ def lt_(self, other):
     return _entry_lt__Tensor(self, other)
 
 
-# schema/native_functions.yaml:472
+# schema/native_functions.yaml:475
 def masked_fill(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -2857,7 +3117,7 @@ def masked_fill(self, mask, value):
     return _entry_masked_fill_Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:487
+# schema/native_functions.yaml:490
 def masked_fill_(self, mask, value):
     """masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"""
     if _tf[0]:
@@ -2867,7 +3127,7 @@ def masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:1169
+# schema/native_functions.yaml:1172
 def masked_scatter(self, mask, source):
     """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -2877,7 +3137,7 @@ def masked_scatter(self, mask, source):
     return _entry_masked_scatter(self, mask, source)
 
 
-# schema/native_functions.yaml:1175
+# schema/native_functions.yaml:1178
 def masked_scatter_(self, mask, source):
     """masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)"""
     if _tf[0]:
@@ -2887,7 +3147,7 @@ def masked_scatter_(self, mask, source):
     return _entry_masked_scatter_(self, mask, source)
 
 
-# schema/native_functions.yaml:1026
+# schema/native_functions.yaml:1029
 def masked_select(self, mask):
     """masked_select(Tensor self, Tensor mask) -> Tensor"""
     if _tf[0]:
@@ -2897,7 +3157,7 @@ def masked_select(self, mask):
     return _entry_masked_select(self, mask)
 
 
-# schema/native_functions.yaml:664
+# schema/native_functions.yaml:667
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2907,7 +3167,7 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:3041
+# schema/native_functions.yaml:3470
 def _m0_max(self):
     if _F['Tensor'](self):
         return (self,)
@@ -2918,7 +3178,7 @@ def _c0_max(self):
     return _entry_max(self)
 
 
-# schema/native_functions.yaml:3054
+# schema/native_functions.yaml:3483
 def _m1_max(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -2929,7 +3189,7 @@ def _c1_max(self, dim, keepdim):
     return _rt_max._make(_entry_max_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:3066
+# schema/native_functions.yaml:3495
 def _m2_max(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -2966,7 +3226,7 @@ def max(*args, **kwargs):
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:2218
+# schema/native_functions.yaml:2647
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2976,7 +3236,7 @@ def maximum(self, other):
     return _entry_maximum(self, other)
 
 
-# schema/native_functions.yaml:608
+# schema/native_functions.yaml:611
 def _m0_mean(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -2987,7 +3247,7 @@ def _c0_mean(self, dtype):
     return _entry_mean(self, dtype)
 
 
-# schema/native_functions.yaml:615
+# schema/native_functions.yaml:618
 def _m1_mean(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -3021,7 +3281,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:3073
+# schema/native_functions.yaml:3502
 def _m0_min(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3032,7 +3292,7 @@ def _c0_min(self):
     return _entry_min(self)
 
 
-# schema/native_functions.yaml:3086
+# schema/native_functions.yaml:3515
 def _m1_min(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -3043,7 +3303,7 @@ def _c1_min(self, dim, keepdim):
     return _rt_min._make(_entry_min_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:3098
+# schema/native_functions.yaml:3527
 def _m2_min(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3080,7 +3340,7 @@ def min(*args, **kwargs):
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:2226
+# schema/native_functions.yaml:2655
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3090,7 +3350,7 @@ def minimum(self, other):
     return _entry_minimum(self, other)
 
 
-# schema/native_functions.yaml:640
+# schema/native_functions.yaml:643
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -3100,7 +3360,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:1257
+# schema/native_functions.yaml:1260
 def _m0_moveaxis(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -3111,7 +3371,7 @@ def _c0_moveaxis(self, source, destination):
     return _entry_moveaxis_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:1262
+# schema/native_functions.yaml:1265
 def _m1_moveaxis(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -3145,7 +3405,7 @@ def moveaxis(*args, **kwargs):
     return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
-# schema/native_functions.yaml:828
+# schema/native_functions.yaml:831
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -3156,7 +3416,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:833
+# schema/native_functions.yaml:836
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -3190,7 +3450,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:1227
+# schema/native_functions.yaml:1230
 def msort(self):
     """msort(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3200,7 +3460,7 @@ def msort(self):
     return _entry_msort(self)
 
 
-# schema/native_functions.yaml:263
+# schema/native_functions.yaml:266
 def mul(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3210,7 +3470,7 @@ def mul(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:279
+# schema/native_functions.yaml:282
 def mul_(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3220,7 +3480,17 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2030
+# schema/native_functions.yaml:1809
+def multinomial(self, num_samples, replacement=False, *, generator=None):
+    """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(multinomial, (self,), (self, num_samples, replacement), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_multinomial(self, num_samples, replacement, generator)
+
+
+# schema/native_functions.yaml:2459
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -3230,7 +3500,7 @@ def mv(self, vec):
     return _entry_mv(self, vec)
 
 
-# schema/native_functions.yaml:1907
+# schema/native_functions.yaml:2336
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -3240,7 +3510,7 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:1915
+# schema/native_functions.yaml:2344
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -3250,7 +3520,7 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num_(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:779
+# schema/native_functions.yaml:782
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -3260,7 +3530,7 @@ def narrow(self, dim, start, length):
     return _entry_narrow(self, dim, start, length)
 
 
-# schema/native_functions.yaml:1272
+# schema/native_functions.yaml:1275
 def narrow_copy(self, dim, start, length):
     """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
     if _tf[0]:
@@ -3270,7 +3540,7 @@ def narrow_copy(self, dim, start, length):
     return _entry_narrow_copy(self, dim, start, length)
 
 
-# schema/native_functions.yaml:377
+# schema/native_functions.yaml:380
 def ne(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3280,7 +3550,7 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2506
+# schema/native_functions.yaml:2935
 def ne_(self, other):
     """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3290,7 +3560,7 @@ def ne_(self, other):
     return _entry_ne__Tensor(self, other)
 
 
-# schema/native_functions.yaml:495
+# schema/native_functions.yaml:498
 def neg(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3300,7 +3570,7 @@ def neg(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml:506
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3311,9 +3581,9 @@ def neg_(self):
 
 
 # schema/native_functions.yaml:110
-def new_empty(self, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def new_empty(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
         r = _htf(new_empty, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
@@ -3345,9 +3615,9 @@ def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pi
 
 
 # schema/native_functions.yaml:130
-def new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def new_ones(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
         r = _htf(new_ones, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
@@ -3357,9 +3627,9 @@ def new_ones(self, *size, dtype=None, layout=None, device=None, pin_memory=None,
 
 
 # schema/native_functions.yaml:125
-def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
+def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
-    size = _ivar(size)
+    size = _ivar(_size, size, 'size')
     if _tf[0]:
         r = _htf(new_zeros, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if r is not _NO:
@@ -3368,7 +3638,7 @@ def new_zeros(self, *size, dtype=None, layout=None, device=None, pin_memory=None
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1034
+# schema/native_functions.yaml:1037
 def nonzero(self):
     """nonzero(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3378,7 +3648,17 @@ def nonzero(self):
     return _entry_nonzero(self)
 
 
-# schema/native_functions.yaml:2037
+# schema/native_functions.yaml:1619
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(normal_, (self,), (self, mean, std), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_normal_(self, mean, std, generator)
+
+
+# schema/native_functions.yaml:2466
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -3388,10 +3668,10 @@ def outer(self, vec2):
     return _entry_outer(self, vec2)
 
 
-# schema/native_functions.yaml:709
-def permute(self, *dims):
+# schema/native_functions.yaml:712
+def permute(self, *_dims, dims=None):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
-    dims = _ivar(dims)
+    dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
         r = _htf(permute, (self,), (self, dims), {})
         if r is not _NO:
@@ -3399,7 +3679,7 @@ def permute(self, *dims):
     return _entry_permute(self, dims)
 
 
-# schema/native_functions.yaml:331
+# schema/native_functions.yaml:334
 def pow(self, exponent):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -3409,7 +3689,7 @@ def pow(self, exponent):
     return _entry_pow_Tensor_Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:354
+# schema/native_functions.yaml:357
 def pow_(self, exponent):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -3419,7 +3699,7 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:3017
+# schema/native_functions.yaml:3446
 def _m0_prod(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -3430,7 +3710,7 @@ def _c0_prod(self, dtype):
     return _entry_prod(self, dtype)
 
 
-# schema/native_functions.yaml:3025
+# schema/native_functions.yaml:3454
 def _m1_prod(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -3464,7 +3744,7 @@ def prod(*args, **kwargs):
     return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
 
 
-# schema/native_functions.yaml:1188
+# schema/native_functions.yaml:1191
 def put(self, index, source, accumulate=False):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -3474,7 +3754,7 @@ def put(self, index, source, accumulate=False):
     return _entry_put(self, index, source, accumulate)
 
 
-# schema/native_functions.yaml:1194
+# schema/native_functions.yaml:1197
 def put_(self, index, source, accumulate=False):
     """put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -3484,7 +3764,66 @@ def put_(self, index, source, accumulate=False):
     return _entry_put_(self, index, source, accumulate)
 
 
-# schema/native_functions.yaml:1267
+# schema/native_functions.yaml:1633
+def _m0_random_(self, from_, to, *, generator=None):
+    if _F['Tensor'](self) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
+        return (self, from_, to, generator)
+    return None
+
+
+def _c0_random_(self, from_, to, generator):
+    return _entry_random__from(self, from_, to, generator)
+
+
+# schema/native_functions.yaml:1640
+def _m1_random_(self, to, *, generator=None):
+    if _F['Tensor'](self) and _F['int'](to) and _F['Generator?'](generator):
+        return (self, to, generator)
+    return None
+
+
+def _c1_random_(self, to, generator):
+    return _entry_random__to(self, to, generator)
+
+
+# schema/native_functions.yaml:1647
+def _m2_random_(self, *, generator=None):
+    if _F['Tensor'](self) and _F['Generator?'](generator):
+        return (self, generator)
+    return None
+
+
+def _c2_random_(self, generator):
+    return _entry_random_(self, generator)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_random_ = (
+    (_m0_random_, _c0_random_, 3, frozenset(('from_', 'generator', 'to'))),
+    (_m1_random_, _c1_random_, 2, frozenset(('generator', 'to'))),
+    (_m2_random_, _c2_random_, 1, frozenset(('generator',))),
+)
+_sigs_random_ = (
+    'random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)',
+    'random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)',
+    'random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)',
+)
+
+
+def random_(*args, **kwargs):
+    """Overloads:
+    random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+    random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+    random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(random_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_random_, args, kwargs, 'random_', _sigs_random_)
+
+
+# schema/native_functions.yaml:1270
 def ravel(self):
     """ravel(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -3494,7 +3833,7 @@ def ravel(self):
     return _entry_ravel(self)
 
 
-# schema/native_functions.yaml:1576
+# schema/native_functions.yaml:2005
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3504,7 +3843,7 @@ def reciprocal(self):
     return _entry_reciprocal(self)
 
 
-# schema/native_functions.yaml:1584
+# schema/native_functions.yaml:2013
 def reciprocal_(self):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3514,7 +3853,7 @@ def reciprocal_(self):
     return _entry_reciprocal_(self)
 
 
-# schema/native_functions.yaml:540
+# schema/native_functions.yaml:543
 def relu(self):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3524,7 +3863,7 @@ def relu(self):
     return _entry_relu(self)
 
 
-# schema/native_functions.yaml:548
+# schema/native_functions.yaml:551
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3534,7 +3873,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:2150
+# schema/native_functions.yaml:2579
 def remainder(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3544,7 +3883,7 @@ def remainder(self, other):
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2174
+# schema/native_functions.yaml:2603
 def remainder_(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3554,10 +3893,10 @@ def remainder_(self, other):
     return _entry_remainder__Tensor(self, other)
 
 
-# schema/native_functions.yaml:882
-def repeat(self, *repeats):
+# schema/native_functions.yaml:885
+def repeat(self, *_repeats, repeats=None):
     """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
-    repeats = _ivar(repeats)
+    repeats = _ivar(_repeats, repeats, 'repeats')
     if _tf[0]:
         r = _htf(repeat, (self,), (self, repeats), {})
         if r is not _NO:
@@ -3565,7 +3904,7 @@ def repeat(self, *repeats):
     return _entry_repeat(self, repeats)
 
 
-# schema/native_functions.yaml:1402
+# schema/native_functions.yaml:1405
 def _m0_repeat_interleave(self, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](self) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (self, repeats, dim, output_size)
@@ -3576,7 +3915,7 @@ def _c0_repeat_interleave(self, repeats, dim, output_size):
     return _entry_repeat_interleave_self_Tensor(self, repeats, dim, output_size)
 
 
-# schema/native_functions.yaml:1407
+# schema/native_functions.yaml:1410
 def _m1_repeat_interleave(self, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](self) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (self, repeats, dim, output_size)
@@ -3610,10 +3949,10 @@ def repeat_interleave(*args, **kwargs):
     return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
-# schema/native_functions.yaml:688
-def reshape(self, *shape):
+# schema/native_functions.yaml:691
+def reshape(self, *_shape, shape=None):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
-    shape = _ivar(shape)
+    shape = _ivar(_shape, shape, 'shape')
     if _tf[0]:
         r = _htf(reshape, (self,), (self, shape), {})
         if r is not _NO:
@@ -3621,7 +3960,7 @@ def reshape(self, *shape):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:698
+# schema/native_functions.yaml:701
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -3631,7 +3970,7 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:901
+# schema/native_functions.yaml:904
 def roll(self, shifts, dims=()):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
     if _tf[0]:
@@ -3641,7 +3980,7 @@ def roll(self, shifts, dims=()):
     return _entry_roll(self, shifts, dims)
 
 
-# schema/native_functions.yaml:1221
+# schema/native_functions.yaml:1224
 def rot90(self, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
     if _tf[0]:
@@ -3651,7 +3990,7 @@ def rot90(self, k=1, dims=(0, 1)):
     return _entry_rot90(self, k, dims)
 
 
-# schema/native_functions.yaml:1771
+# schema/native_functions.yaml:2200
 def _m0_round(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3662,7 +4001,7 @@ def _c0_round(self):
     return _entry_round(self)
 
 
-# schema/native_functions.yaml:1779
+# schema/native_functions.yaml:2208
 def _m1_round(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -3696,7 +4035,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:1787
+# schema/native_functions.yaml:2216
 def _m0_round_(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3707,7 +4046,7 @@ def _c0_round_(self):
     return _entry_round_(self)
 
 
-# schema/native_functions.yaml:1794
+# schema/native_functions.yaml:2223
 def _m1_round_(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -3741,7 +4080,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:1561
+# schema/native_functions.yaml:1990
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3751,7 +4090,7 @@ def rsqrt(self):
     return _entry_rsqrt(self)
 
 
-# schema/native_functions.yaml:1569
+# schema/native_functions.yaml:1998
 def rsqrt_(self):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3761,7 +4100,7 @@ def rsqrt_(self):
     return _entry_rsqrt_(self)
 
 
-# schema/native_functions.yaml:948
+# schema/native_functions.yaml:951
 def _m0_scatter(self, dim, index, src):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
         return (self, dim, index, src)
@@ -3772,7 +4111,7 @@ def _c0_scatter(self, dim, index, src):
     return _entry_scatter_src(self, dim, index, src)
 
 
-# schema/native_functions.yaml:962
+# schema/native_functions.yaml:965
 def _m1_scatter(self, dim, index, src, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
         return (self, dim, index, src, reduce)
@@ -3783,7 +4122,7 @@ def _c1_scatter(self, dim, index, src, reduce):
     return _entry_scatter_reduce(self, dim, index, src, reduce)
 
 
-# schema/native_functions.yaml:955
+# schema/native_functions.yaml:958
 def _m2_scatter(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -3794,7 +4133,7 @@ def _c2_scatter(self, dim, index, value):
     return _entry_scatter_value(self, dim, index, value)
 
 
-# schema/native_functions.yaml:969
+# schema/native_functions.yaml:972
 def _m3_scatter(self, dim, index, value, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
         return (self, dim, index, value, reduce)
@@ -3834,7 +4173,7 @@ def scatter(*args, **kwargs):
     return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
 
 
-# schema/native_functions.yaml:976
+# schema/native_functions.yaml:979
 def _m0_scatter_(self, dim, index, src):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
         return (self, dim, index, src)
@@ -3845,7 +4184,7 @@ def _c0_scatter_(self, dim, index, src):
     return _entry_scatter__src(self, dim, index, src)
 
 
-# schema/native_functions.yaml:988
+# schema/native_functions.yaml:991
 def _m1_scatter_(self, dim, index, src, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
         return (self, dim, index, src, reduce)
@@ -3856,7 +4195,7 @@ def _c1_scatter_(self, dim, index, src, reduce):
     return _entry_scatter__reduce(self, dim, index, src, reduce)
 
 
-# schema/native_functions.yaml:982
+# schema/native_functions.yaml:985
 def _m2_scatter_(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -3867,7 +4206,7 @@ def _c2_scatter_(self, dim, index, value):
     return _entry_scatter__value(self, dim, index, value)
 
 
-# schema/native_functions.yaml:994
+# schema/native_functions.yaml:997
 def _m3_scatter_(self, dim, index, value, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
         return (self, dim, index, value, reduce)
@@ -3907,7 +4246,7 @@ def scatter_(*args, **kwargs):
     return _resolve(_cases_scatter_, args, kwargs, 'scatter_', _sigs_scatter_)
 
 
-# schema/native_functions.yaml:1000
+# schema/native_functions.yaml:1003
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
     if _tf[0]:
@@ -3917,7 +4256,7 @@ def scatter_add(self, dim, index, src):
     return _entry_scatter_add(self, dim, index, src)
 
 
-# schema/native_functions.yaml:1007
+# schema/native_functions.yaml:1010
 def scatter_add_(self, dim, index, src):
     """scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)"""
     if _tf[0]:
@@ -3927,7 +4266,7 @@ def scatter_add_(self, dim, index, src):
     return _entry_scatter_add_(self, dim, index, src)
 
 
-# schema/native_functions.yaml:1013
+# schema/native_functions.yaml:1016
 def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
     if _tf[0]:
@@ -3937,7 +4276,7 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     return _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self)
 
 
-# schema/native_functions.yaml:1020
+# schema/native_functions.yaml:1023
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)"""
     if _tf[0]:
@@ -3947,7 +4286,7 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     return _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self)
 
 
-# schema/native_functions.yaml:773
+# schema/native_functions.yaml:776
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -3957,7 +4296,7 @@ def select(self, dim, index):
     return _entry_select_int(self, dim, index)
 
 
-# schema/native_functions.yaml:1101
+# schema/native_functions.yaml:1104
 def select_scatter(self, src, dim, index):
     """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
     if _tf[0]:
@@ -3967,7 +4306,7 @@ def select_scatter(self, src, dim, index):
     return _entry_select_scatter(self, src, dim, index)
 
 
-# schema/native_functions.yaml:562
+# schema/native_functions.yaml:565
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3977,7 +4316,7 @@ def sigmoid(self):
     return _entry_sigmoid(self)
 
 
-# schema/native_functions.yaml:570
+# schema/native_functions.yaml:573
 def sigmoid_(self):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3987,7 +4326,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:1831
+# schema/native_functions.yaml:2260
 def sign(self):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3997,7 +4336,7 @@ def sign(self):
     return _entry_sign(self)
 
 
-# schema/native_functions.yaml:1839
+# schema/native_functions.yaml:2268
 def sign_(self):
     """sign_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4007,7 +4346,7 @@ def sign_(self):
     return _entry_sign_(self)
 
 
-# schema/native_functions.yaml:1899
+# schema/native_functions.yaml:2328
 def signbit(self):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4017,7 +4356,7 @@ def signbit(self):
     return _entry_signbit(self)
 
 
-# schema/native_functions.yaml:1591
+# schema/native_functions.yaml:2020
 def sin(self):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4027,7 +4366,7 @@ def sin(self):
     return _entry_sin(self)
 
 
-# schema/native_functions.yaml:1599
+# schema/native_functions.yaml:2028
 def sin_(self):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4037,7 +4376,7 @@ def sin_(self):
     return _entry_sin_(self)
 
 
-# schema/native_functions.yaml:1681
+# schema/native_functions.yaml:2110
 def sinh(self):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4047,7 +4386,7 @@ def sinh(self):
     return _entry_sinh(self)
 
 
-# schema/native_functions.yaml:1689
+# schema/native_functions.yaml:2118
 def sinh_(self):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4057,7 +4396,7 @@ def sinh_(self):
     return _entry_sinh_(self)
 
 
-# schema/native_functions.yaml:767
+# schema/native_functions.yaml:770
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -4067,7 +4406,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1095
+# schema/native_functions.yaml:1098
 def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
     if _tf[0]:
@@ -4077,7 +4416,7 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     return _entry_slice_scatter(self, src, dim, start, end, step)
 
 
-# schema/native_functions.yaml:2077
+# schema/native_functions.yaml:2506
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4087,7 +4426,7 @@ def softmax(self, dim, dtype=None):
     return _entry_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1054
+# schema/native_functions.yaml:1057
 def _m0_sort(self, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
         return (self, dim, descending)
@@ -4098,7 +4437,7 @@ def _c0_sort(self, dim, descending):
     return _rt_sort._make(_entry_sort(self, dim, descending))
 
 
-# schema/native_functions.yaml:1061
+# schema/native_functions.yaml:1064
 def _m1_sort(self, *, stable, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (self, stable, dim, descending)
@@ -4132,7 +4471,7 @@ def sort(*args, **kwargs):
     return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
-# schema/native_functions.yaml:790
+# schema/native_functions.yaml:793
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -4143,7 +4482,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:796
+# schema/native_functions.yaml:799
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -4177,7 +4516,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:801
+# schema/native_functions.yaml:804
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -4187,7 +4526,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:1546
+# schema/native_functions.yaml:1975
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4197,7 +4536,7 @@ def sqrt(self):
     return _entry_sqrt(self)
 
 
-# schema/native_functions.yaml:1554
+# schema/native_functions.yaml:1983
 def sqrt_(self):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4207,7 +4546,7 @@ def sqrt_(self):
     return _entry_sqrt_(self)
 
 
-# schema/native_functions.yaml:738
+# schema/native_functions.yaml:741
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -4218,7 +4557,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:744
+# schema/native_functions.yaml:747
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -4229,9 +4568,9 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:750
-def _m2_squeeze(self, *dim):
-    dim = _ivar(dim)
+# schema/native_functions.yaml:753
+def _m2_squeeze(self, *_dim, dim=None):
+    dim = _ivar(_dim, dim, 'dim')
     if _F['Tensor'](self) and _F['int[]'](dim):
         return (self, dim)
     return None
@@ -4245,7 +4584,7 @@ def _c2_squeeze(self, dim):
 _cases_squeeze = (
     (_m0_squeeze, _c0_squeeze, 1, frozenset(())),
     (_m1_squeeze, _c1_squeeze, 2, frozenset(('dim',))),
-    (_m2_squeeze, _c2_squeeze, None, frozenset(())),
+    (_m2_squeeze, _c2_squeeze, None, frozenset(('dim',))),
 )
 _sigs_squeeze = (
     'squeeze(Tensor(a) self) -> Tensor(a)',
@@ -4267,7 +4606,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:3132
+# schema/native_functions.yaml:3561
 def _m0_std(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -4278,7 +4617,7 @@ def _c0_std(self, unbiased):
     return _entry_std(self, unbiased)
 
 
-# schema/native_functions.yaml:3137
+# schema/native_functions.yaml:3566
 def _m1_std(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -4289,7 +4628,7 @@ def _c1_std(self, dim, unbiased, keepdim):
     return _entry_std_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3143
+# schema/native_functions.yaml:3572
 def _m2_std(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -4326,7 +4665,7 @@ def std(*args, **kwargs):
     return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
-# schema/native_functions.yaml:233
+# schema/native_functions.yaml:236
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -4336,7 +4675,7 @@ def sub(self, other, *, alpha=1):
     return _entry_sub_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:249
+# schema/native_functions.yaml:252
 def sub_(self, other, *, alpha=1):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -4346,7 +4685,7 @@ def sub_(self, other, *, alpha=1):
     return _entry_sub__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:593
+# schema/native_functions.yaml:596
 def _m0_sum(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -4357,7 +4696,7 @@ def _c0_sum(self, dtype):
     return _entry_sum(self, dtype)
 
 
-# schema/native_functions.yaml:600
+# schema/native_functions.yaml:603
 def _m1_sum(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -4391,7 +4730,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:1247
+# schema/native_functions.yaml:1250
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
     if _tf[0]:
@@ -4401,7 +4740,7 @@ def swapaxes(self, axis0, axis1):
     return _entry_swapaxes(self, axis0, axis1)
 
 
-# schema/native_functions.yaml:1252
+# schema/native_functions.yaml:1255
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -4411,7 +4750,7 @@ def swapdims(self, dim0, dim1):
     return _entry_swapdims(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:721
+# schema/native_functions.yaml:724
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -4421,7 +4760,7 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:1181
+# schema/native_functions.yaml:1184
 def take(self, index):
     """take(Tensor self, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -4431,7 +4770,7 @@ def take(self, index):
     return _entry_take(self, index)
 
 
-# schema/native_functions.yaml:1200
+# schema/native_functions.yaml:1203
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     if _tf[0]:
@@ -4441,7 +4780,7 @@ def take_along_dim(self, indices, dim=None):
     return _entry_take_along_dim(self, indices, dim)
 
 
-# schema/native_functions.yaml:1621
+# schema/native_functions.yaml:2050
 def tan(self):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4451,7 +4790,7 @@ def tan(self):
     return _entry_tan(self)
 
 
-# schema/native_functions.yaml:1629
+# schema/native_functions.yaml:2058
 def tan_(self):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4461,7 +4800,7 @@ def tan_(self):
     return _entry_tan_(self)
 
 
-# schema/native_functions.yaml:577
+# schema/native_functions.yaml:580
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4471,7 +4810,7 @@ def tanh(self):
     return _entry_tanh(self)
 
 
-# schema/native_functions.yaml:585
+# schema/native_functions.yaml:588
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4481,7 +4820,7 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:1278
+# schema/native_functions.yaml:1281
 def _m0_tensor_split(self, sections, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](sections) and _F['int'](dim):
         return (self, sections, dim)
@@ -4492,7 +4831,7 @@ def _c0_tensor_split(self, sections, dim):
     return _entry_tensor_split_sections(self, sections, dim)
 
 
-# schema/native_functions.yaml:1283
+# schema/native_functions.yaml:1286
 def _m1_tensor_split(self, indices, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](indices) and _F['int'](dim):
         return (self, indices, dim)
@@ -4503,7 +4842,7 @@ def _c1_tensor_split(self, indices, dim):
     return _entry_tensor_split_indices(self, indices, dim)
 
 
-# schema/native_functions.yaml:1288
+# schema/native_functions.yaml:1291
 def _m2_tensor_split(self, tensor_indices_or_sections, dim=0):
     if _F['Tensor'](self) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
         return (self, tensor_indices_or_sections, dim)
@@ -4540,10 +4879,10 @@ def tensor_split(*args, **kwargs):
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
-# schema/native_functions.yaml:889
-def tile(self, *dims):
+# schema/native_functions.yaml:892
+def tile(self, *_dims, dims=None):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
-    dims = _ivar(dims)
+    dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
         r = _htf(tile, (self,), (self, dims), {})
         if r is not _NO:
@@ -4551,7 +4890,7 @@ def tile(self, *dims):
     return _entry_tile(self, dims)
 
 
-# schema/native_functions.yaml:1047
+# schema/native_functions.yaml:1050
 def topk(self, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
     if _tf[0]:
@@ -4561,7 +4900,7 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     return _rt_topk._make(_entry_topk(self, k, dim, largest, sorted))
 
 
-# schema/native_functions.yaml:715
+# schema/native_functions.yaml:718
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -4571,7 +4910,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:908
+# schema/native_functions.yaml:911
 def tril(self, diagonal=0):
     """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -4581,7 +4920,7 @@ def tril(self, diagonal=0):
     return _entry_tril(self, diagonal)
 
 
-# schema/native_functions.yaml:915
+# schema/native_functions.yaml:918
 def tril_(self, diagonal=0):
     """tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
     if _tf[0]:
@@ -4591,7 +4930,7 @@ def tril_(self, diagonal=0):
     return _entry_tril_(self, diagonal)
 
 
-# schema/native_functions.yaml:921
+# schema/native_functions.yaml:924
 def triu(self, diagonal=0):
     """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -4601,7 +4940,7 @@ def triu(self, diagonal=0):
     return _entry_triu(self, diagonal)
 
 
-# schema/native_functions.yaml:928
+# schema/native_functions.yaml:931
 def triu_(self, diagonal=0):
     """triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
     if _tf[0]:
@@ -4611,7 +4950,7 @@ def triu_(self, diagonal=0):
     return _entry_triu_(self, diagonal)
 
 
-# schema/native_functions.yaml:1801
+# schema/native_functions.yaml:2230
 def trunc(self):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4621,7 +4960,7 @@ def trunc(self):
     return _entry_trunc(self)
 
 
-# schema/native_functions.yaml:1809
+# schema/native_functions.yaml:2238
 def trunc_(self):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4631,7 +4970,7 @@ def trunc_(self):
     return _entry_trunc_(self)
 
 
-# schema/native_functions.yaml:812
+# schema/native_functions.yaml:815
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -4641,7 +4980,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:823
+# schema/native_functions.yaml:826
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -4651,7 +4990,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:1241
+# schema/native_functions.yaml:1244
 def unfold(self, dimension, size, step):
     """unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)"""
     if _tf[0]:
@@ -4661,7 +5000,17 @@ def unfold(self, dimension, size, step):
     return _entry_unfold(self, dimension, size, step)
 
 
-# schema/native_functions.yaml:732
+# schema/native_functions.yaml:1612
+def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    """uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(uniform_, (self,), (self, from_, to), {'generator': generator})
+        if r is not _NO:
+            return r
+    return _entry_uniform_(self, from_, to, generator)
+
+
+# schema/native_functions.yaml:735
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -4671,7 +5020,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:3113
+# schema/native_functions.yaml:3542
 def _m0_var(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -4682,7 +5031,7 @@ def _c0_var(self, unbiased):
     return _entry_var(self, unbiased)
 
 
-# schema/native_functions.yaml:3118
+# schema/native_functions.yaml:3547
 def _m1_var(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -4693,7 +5042,7 @@ def _c1_var(self, dim, unbiased, keepdim):
     return _entry_var_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3124
+# schema/native_functions.yaml:3553
 def _m2_var(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -4730,9 +5079,9 @@ def var(*args, **kwargs):
     return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
-# schema/native_functions.yaml:676
-def _m0_view(self, *size):
-    size = _ivar(size)
+# schema/native_functions.yaml:679
+def _m0_view(self, *_size, size=None):
+    size = _ivar(_size, size, 'size')
     if _F['Tensor'](self) and _F['SymInt[]'](size):
         return (self, size)
     return None
@@ -4742,7 +5091,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:682
+# schema/native_functions.yaml:685
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -4755,7 +5104,7 @@ def _c1_view(self, dtype):
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_view = (
-    (_m0_view, _c0_view, None, frozenset(())),
+    (_m0_view, _c0_view, None, frozenset(('size',))),
     (_m1_view, _c1_view, 2, frozenset(('dtype',))),
 )
 _sigs_view = (
@@ -4776,7 +5125,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:693
+# schema/native_functions.yaml:696
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -4786,7 +5135,7 @@ def view_as(self, other):
     return _entry_view_as(self, other)
 
 
-# schema/native_functions.yaml:1303
+# schema/native_functions.yaml:1306
 def _m0_vsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
         return (self, sections)
@@ -4797,9 +5146,9 @@ def _c0_vsplit(self, sections):
     return _entry_vsplit_int(self, sections)
 
 
-# schema/native_functions.yaml:1308
-def _m1_vsplit(self, *indices):
-    indices = _ivar(indices)
+# schema/native_functions.yaml:1311
+def _m1_vsplit(self, *_indices, indices=None):
+    indices = _ivar(_indices, indices, 'indices')
     if _F['Tensor'](self) and _F['int[]'](indices):
         return (self, indices)
     return None
@@ -4812,7 +5161,7 @@ def _c1_vsplit(self, indices):
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_vsplit = (
     (_m0_vsplit, _c0_vsplit, 2, frozenset(('sections',))),
-    (_m1_vsplit, _c1_vsplit, None, frozenset(())),
+    (_m1_vsplit, _c1_vsplit, None, frozenset(('indices',))),
 )
 _sigs_vsplit = (
     'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
@@ -4832,7 +5181,7 @@ def vsplit(*args, **kwargs):
     return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
 
 
-# schema/native_functions.yaml:433
+# schema/native_functions.yaml:436
 def _m0_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor|number'](self) and _F['Tensor|number'](other):
         return (condition, self, other)
@@ -4843,7 +5192,7 @@ def _c0_where(condition, self, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:2610
+# schema/native_functions.yaml:3039
 def _m1_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
         return (condition, self, other)
@@ -4877,7 +5226,7 @@ def where(*args, **kwargs):
     return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
-# schema/native_functions.yaml:196
+# schema/native_functions.yaml:199
 def zero_(self):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4887,7 +5236,7 @@ def zero_(self):
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:1726
+# schema/native_functions.yaml:2155
 def __abs__(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4897,7 +5246,7 @@ def __abs__(self):
     return _entry_abs(self)
 
 
-# schema/native_functions.yaml:203
+# schema/native_functions.yaml:206
 def __add__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -4907,7 +5256,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml:2723
 def __and__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4917,7 +5266,7 @@ def __and__(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:361
+# schema/native_functions.yaml:364
 def __eq__(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -4929,7 +5278,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2120
+# schema/native_functions.yaml:2549
 def __floordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4939,7 +5288,7 @@ def __floordiv__(self, other):
     return _entry_floor_divide(self, other)
 
 
-# schema/native_functions.yaml:425
+# schema/native_functions.yaml:428
 def __ge__(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4949,7 +5298,7 @@ def __ge__(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:412
 def __gt__(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4959,7 +5308,7 @@ def __gt__(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:219
+# schema/native_functions.yaml:222
 def __iadd__(self, other):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -4969,7 +5318,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2318
+# schema/native_functions.yaml:2747
 def __iand__(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -4979,7 +5328,7 @@ def __iand__(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2136
+# schema/native_functions.yaml:2565
 def __ifloordiv__(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -4989,7 +5338,7 @@ def __ifloordiv__(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2174
+# schema/native_functions.yaml:2603
 def __imod__(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -4999,7 +5348,7 @@ def __imod__(self, other):
     return _entry_remainder__Tensor(self, other)
 
 
-# schema/native_functions.yaml:279
+# schema/native_functions.yaml:282
 def __imul__(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5009,7 +5358,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1861
+# schema/native_functions.yaml:2290
 def __invert__(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5019,7 +5368,7 @@ def __invert__(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:2356
+# schema/native_functions.yaml:2785
 def __ior__(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5029,7 +5378,7 @@ def __ior__(self, other):
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:354
+# schema/native_functions.yaml:357
 def __ipow__(self, other):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -5039,7 +5388,7 @@ def __ipow__(self, other):
     return _entry_pow__Tensor(self, other)
 
 
-# schema/native_functions.yaml:249
+# schema/native_functions.yaml:252
 def __isub__(self, other):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -5049,7 +5398,7 @@ def __isub__(self, other):
     return _entry_sub__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:317
+# schema/native_functions.yaml:320
 def __itruediv__(self, other):
     """div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5059,7 +5408,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2394
+# schema/native_functions.yaml:2823
 def __ixor__(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5069,7 +5418,7 @@ def __ixor__(self, other):
     return _entry_bitwise_xor__Tensor(self, other)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:404
 def __le__(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5079,7 +5428,7 @@ def __le__(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:385
+# schema/native_functions.yaml:388
 def __lt__(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5089,7 +5438,7 @@ def __lt__(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:664
+# schema/native_functions.yaml:667
 def __matmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5099,7 +5448,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:2150
+# schema/native_functions.yaml:2579
 def __mod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5109,7 +5458,7 @@ def __mod__(self, other):
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:263
+# schema/native_functions.yaml:266
 def __mul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5119,7 +5468,7 @@ def __mul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:377
+# schema/native_functions.yaml:380
 def __ne__(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -5131,7 +5480,7 @@ def __ne__(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:495
+# schema/native_functions.yaml:498
 def __neg__(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5141,7 +5490,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:2332
+# schema/native_functions.yaml:2761
 def __or__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5151,7 +5500,7 @@ def __or__(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:331
+# schema/native_functions.yaml:334
 def __pow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -5161,7 +5510,7 @@ def __pow__(self, other):
     return _entry_pow_Tensor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:203
+# schema/native_functions.yaml:206
 def __radd__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -5171,7 +5520,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml:2723
 def __rand__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5181,7 +5530,7 @@ def __rand__(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2120
+# schema/native_functions.yaml:2549
 def __rfloordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5191,7 +5540,7 @@ def __rfloordiv__(self, other):
     return _entry_floor_divide(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:664
+# schema/native_functions.yaml:667
 def __rmatmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5201,7 +5550,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:2150
+# schema/native_functions.yaml:2579
 def __rmod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5211,7 +5560,7 @@ def __rmod__(self, other):
     return _entry_remainder_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:263
+# schema/native_functions.yaml:266
 def __rmul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5221,7 +5570,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2332
+# schema/native_functions.yaml:2761
 def __ror__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5231,7 +5580,7 @@ def __ror__(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:331
+# schema/native_functions.yaml:334
 def __rpow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -5241,7 +5590,7 @@ def __rpow__(self, other):
     return _entry_pow_Tensor_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:233
+# schema/native_functions.yaml:236
 def __rsub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -5251,7 +5600,7 @@ def __rsub__(self, other):
     return _entry_sub_Tensor(_wrap(other, self), self, 1)
 
 
-# schema/native_functions.yaml:293
+# schema/native_functions.yaml:296
 def __rtruediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5261,7 +5610,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:2370
+# schema/native_functions.yaml:2799
 def __rxor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5271,7 +5620,7 @@ def __rxor__(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:233
+# schema/native_functions.yaml:236
 def __sub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -5281,7 +5630,7 @@ def __sub__(self, other):
     return _entry_sub_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:293
+# schema/native_functions.yaml:296
 def __truediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5291,7 +5640,7 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2370
+# schema/native_functions.yaml:2799
 def __xor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5333,6 +5682,8 @@ METHODS = {
     'atan_': atan_,
     'baddbmm': baddbmm,
     'baddbmm_': baddbmm_,
+    'bernoulli': bernoulli,
+    'bernoulli_': bernoulli_,
     'bitwise_and': bitwise_and,
     'bitwise_and_': bitwise_and_,
     'bitwise_not': bitwise_not,
@@ -5343,6 +5694,7 @@ METHODS = {
     'bitwise_xor_': bitwise_xor_,
     'bmm': bmm,
     'broadcast_to': broadcast_to,
+    'cauchy_': cauchy_,
     'ceil': ceil,
     'ceil_': ceil_,
     'chunk': chunk,
@@ -5386,6 +5738,7 @@ METHODS = {
     'expand_as': expand_as,
     'expm1': expm1,
     'expm1_': expm1_,
+    'exponential_': exponential_,
     'fill_': fill_,
     'flatten': flatten,
     'flip': flip,
@@ -5402,6 +5755,7 @@ METHODS = {
     'gather': gather,
     'ge': ge,
     'ge_': ge_,
+    'geometric_': geometric_,
     'ger': ger,
     'gt': gt,
     'gt_': gt_,
@@ -5431,6 +5785,7 @@ METHODS = {
     'log2': log2,
     'log2_': log2_,
     'log_': log_,
+    'log_normal_': log_normal_,
     'log_softmax': log_softmax,
     'logical_and': logical_and,
     'logical_and_': logical_and_,
@@ -5460,6 +5815,7 @@ METHODS = {
     'msort': msort,
     'mul': mul,
     'mul_': mul_,
+    'multinomial': multinomial,
     'mv': mv,
     'nan_to_num': nan_to_num,
     'nan_to_num_': nan_to_num_,
@@ -5475,6 +5831,7 @@ METHODS = {
     'new_ones': new_ones,
     'new_zeros': new_zeros,
     'nonzero': nonzero,
+    'normal_': normal_,
     'outer': outer,
     'permute': permute,
     'pow': pow,
@@ -5482,6 +5839,7 @@ METHODS = {
     'prod': prod,
     'put': put,
     'put_': put_,
+    'random_': random_,
     'ravel': ravel,
     'reciprocal': reciprocal,
     'reciprocal_': reciprocal_,
@@ -5551,6 +5909,7 @@ METHODS = {
     'unbind': unbind,
     'unflatten': unflatten,
     'unfold': unfold,
+    'uniform_': uniform_,
     'unsqueeze': unsqueeze,
     'var': var,
     'view': view,

@@ -1032,3 +1032,10 @@ def cumprod_backward(grad, self, dim, result):
     upper = r.view(n, 1) <= r.view(1, n)
     g = (grad_where(upper, prods) * gl.unsqueeze(-2)).sum(-1)
     return grad_to_dtype(g.movedim(-1, d), dtype)
+# ---------------------------------------------------------------- random (issue 4)
+def dropout_grad_scale(p, train):
+    """native_dropout's backward scale, as torch's derivatives.yaml has it: 1/(1-p) when
+    train is True (0 for p == 1), else 1 (also for train=None, like torch)."""
+    if train is None or not train:
+        return 1.0
+    return 0.0 if p == 1 else 1.0 / (1.0 - p)

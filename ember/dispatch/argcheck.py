@@ -49,8 +49,12 @@ def ks_optlist(xs) -> int:
     return ks
 
 
-def intlist_varargs(args):
-    """`view(2, 3)` and `view((2, 3))` both give (2, 3)."""
+def intlist_varargs(args, keyword=None, name="size"):
+    """`view(2, 3)`, `view((2, 3))` and `view(size=(2, 3))` all give (2, 3)."""
+    if keyword is not None:
+        if args:
+            raise TypeError(f"got multiple values for argument '{name}'")
+        return keyword
     if len(args) == 1 and type(args[0]) is not int and not isinstance(args[0], np.integer) \
             and not (isinstance(args[0], Tensor) and args[0].dim() == 0):
         return args[0]
@@ -147,6 +151,20 @@ def resolve(cases, args, kwargs, name, schemas):
     options = "\n".join(f" * {s}" for s in schemas)
     raise TypeError(f"{name}() received an invalid combination of arguments - got ({given}), "
                     f"but expected one of:\n{options}")
+
+
+def out_options(out, dtype, device):
+    """`out` of a factory's out= call, after torch's checks that the dtype and device
+    given agree with out's (`ember.zeros(2, out=t, dtype=...)`)."""
+    if dtype is not None and dtype is not out.dtype:
+        raise RuntimeError(f"dtype {dtype.scalar_name} does not match dtype of out parameter "
+                           f"({out.dtype.scalar_name})")
+    if device is not None:
+        dev = device if isinstance(device, _device) else _device(device)
+        if dev.type != out.device.type:
+            raise RuntimeError(f"device type {dev.type} does not match device type of out "
+                               f"parameter ({out.device.type})")
+    return out
 
 
 def arg_error(op, args) -> TypeError:

@@ -48,10 +48,10 @@ def full_like(self, fill_value, dtype, layout, device, pin_memory, memory_format
     return _ops._entry_fill__Scalar(out, fill_value)
 
 
-def _random_like(op, self, dtype, layout, device, memory_format):
+def _random_like(op, self, generator, dtype, layout, device, memory_format):
     shape, stride, contiguous = _layout(self, layout, memory_format)
     dt, dev = dtype or self._dtype, device or self._device
-    r = op(shape, None, dt, None, dev, None)
+    r = op(shape, generator, dt, None, dev, None)
     if contiguous:
         return r
     return _ops._entry_copy_(_ops._entry_empty_strided(shape, stride, dt, None, dev, None), r,
@@ -59,11 +59,23 @@ def _random_like(op, self, dtype, layout, device, memory_format):
 
 
 def rand_like(self, dtype, layout, device, pin_memory, memory_format):
-    return _random_like(_ops._entry_rand, self, dtype, layout, device, memory_format)
+    return _random_like(_ops._entry_rand_generator, self, None, dtype, layout, device,
+                        memory_format)
 
 
 def randn_like(self, dtype, layout, device, pin_memory, memory_format):
-    return _random_like(_ops._entry_randn, self, dtype, layout, device, memory_format)
+    return _random_like(_ops._entry_randn_generator, self, None, dtype, layout, device,
+                        memory_format)
+
+
+def rand_like_generator(self, generator, dtype, layout, device, pin_memory, memory_format):
+    return _random_like(_ops._entry_rand_generator, self, generator, dtype, layout, device,
+                        memory_format)
+
+
+def randn_like_generator(self, generator, dtype, layout, device, pin_memory, memory_format):
+    return _random_like(_ops._entry_randn_generator, self, generator, dtype, layout, device,
+                        memory_format)
 
 
 # --- new_* : a new tensor of a given size with self's dtype and device ---------------------

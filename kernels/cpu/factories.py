@@ -114,7 +114,11 @@ def _random_setup(size, generator, dtype, layout, kernel):
     return shape, dt, _rng(generator)
 
 
-def rand(size, generator, dtype, layout, device, pin_memory):
+def rand(size, dtype, layout, device, pin_memory):
+    return rand_generator(size, None, dtype, layout, device, pin_memory)
+
+
+def rand_generator(size, generator, dtype, layout, device, pin_memory):
     """Uniform on [0, 1) from the generator (PCG64), generated in the target precision."""
     shape, dt, rng = _random_setup(size, generator, dtype, layout, "check_uniform_bounds")
     if dt is D.float64 or dt is D.float32:
@@ -126,7 +130,11 @@ def rand(size, generator, dtype, layout, device, pin_memory):
     return from_array(arr, dt)
 
 
-def randn(size, generator, dtype, layout, device, pin_memory):
+def randn(size, dtype, layout, device, pin_memory):
+    return randn_generator(size, None, dtype, layout, device, pin_memory)
+
+
+def randn_generator(size, generator, dtype, layout, device, pin_memory):
     """Standard normal samples from the generator (PCG64)."""
     shape, dt, rng = _random_setup(size, generator, dtype, layout, "normal_kernel_cpu")
     if dt is D.float64 or dt is D.float32:

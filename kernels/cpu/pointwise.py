@@ -88,7 +88,10 @@ def _fast(ufunc, self, other, float_only=False):
         return None
     if float_only and dt.category != D.FLOAT:
         return None
-    return from_array(ufunc(x, y), dt)
+    r = ufunc(x, y)
+    if r.dtype != dt.np:  # ml_dtypes' bfloat16 with a Python float computes in float32
+        r = r.astype(dt.np)
+    return from_array(r, dt)
 
 
 def _binary(ufunc, layout, quiet=False, float_only=False):

@@ -597,13 +597,3 @@ def bucketize(self, boundaries, out_int32, right):
 def bucketize_scalar(self, boundaries, out_int32, right):
     _m.check_bucketize(boundaries)
     return searchsorted_scalar(boundaries, self, out_int32, right, None, None)
-
-
-def tril_indices(row, col, offset, dtype, layout, device, pin_memory):
-    dt = _m._tri_indices_dtype("tril", dtype)
-    return _fresh(_m.tri_indices_np("tril", row, col, offset).astype(dt.np), dt)
-
-
-def triu_indices(row, col, offset, dtype, layout, device, pin_memory):
-    dt = _m._tri_indices_dtype("triu", dtype)
-    return _fresh(_m.tri_indices_np("triu", row, col, offset).astype(dt.np), dt)

@@ -1,4 +1,5 @@
-"""Factory kernels on Meta: the shape, dtype and strides the CPU kernels would give.
+"""Factory kernels on Meta: the shape, dtype and strides the CPU kernels would give
+(rand and randn live in random.py).
 
     >>> ember.empty(2, 3, 4, 5, device="meta", memory_format=ember.channels_last).stride()
     (60, 1, 15, 3)
@@ -64,16 +65,3 @@ def arange_start_step(start, end, step, dtype, layout, device, pin_memory):
     n, dt, _, _ = arange_params(start, end, step, dtype)
     return empty_meta((n,), dt)
 
-
-def rand(size, generator, dtype, layout, device, pin_memory):
-    check_layout(layout)
-    return empty_meta(check_size(size, "rand"), factory_dtype(dtype))
-
-
-def randn(size, generator, dtype, layout, device, pin_memory):
-    """Unlike rand, torch's Meta randn checks the dtype."""
-    check_layout(layout)
-    dt = factory_dtype(dtype)
-    if not dt.is_floating_point:
-        raise RuntimeError(f"expected a floating-point or complex dtype, but got dtype={dt!r}")
-    return empty_meta(check_size(size, "randn"), dt)

@@ -550,33 +550,3 @@ def bucketize_scalar(self, boundaries, out_int32, right):
     return searchsorted_scalar(boundaries, self, out_int32, right, None, None)
 
 
-# --- tril_indices, triu_indices (factories) -------------------------------------------------------
-def tri_indices_np(name, row, col, offset):
-    """(2, n) int64 NumPy indices of the lower (tril) or upper (triu) triangle, row-major."""
-    import numpy as np
-    if row < 0:
-        raise RuntimeError(f"row must be non-negative, got{row}")
-    if col < 0:
-        raise RuntimeError(f"col must be non-negative, got{col}")
-    if name == "tril":
-        r, c = np.tril_indices(row, offset, col)
-    else:
-        r, c = np.triu_indices(row, offset, col)
-    return np.stack([r, c]).astype(np.int64)
-
-
-def _tri_indices_dtype(name, dtype):
-    dt = D.int64 if dtype is None else dtype
-    if dt not in (D.int64, D.int32, D.uint8, D.int16, D.int8):
-        raise NotImplementedError(f"\"{name}_indices\" not implemented for '{dt.scalar_name}'")
-    return dt
-
-
-def tril_indices(row, col, offset, dtype, layout, device, pin_memory):
-    dt = _tri_indices_dtype("tril", dtype)
-    return _meta(tri_indices_np("tril", row, col, offset).shape, dt)
-
-
-def triu_indices(row, col, offset, dtype, layout, device, pin_memory):
-    dt = _tri_indices_dtype("triu", dtype)
-    return _meta(tri_indices_np("triu", row, col, offset).shape, dt)

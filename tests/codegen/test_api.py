@@ -27,8 +27,10 @@ def test_function_and_method_parameters(fns):
 
 
 def test_int_lists_become_varargs_when_alone(fns):
-    assert api.py_params(fns["view"], method=True, out_fn=None) == "self, *size"
-    assert api.py_params(fns["zeros"], method=False, out_fn=None).startswith("*size, dtype=None")
+    # the list also goes by its keyword, like torch's `zeros(size=(2, 3))`
+    assert api.py_params(fns["view"], method=True, out_fn=None) == "self, *_size, size=None"
+    assert api.py_params(fns["zeros"], method=False, out_fn=None).startswith(
+        "*_size, size=None, dtype=None")
     # two positional parameters: no varargs
     assert api.varargs_param(fns["permute"], method=False) is None
     assert api.varargs_param(fns["permute"], method=True).name == "dims"

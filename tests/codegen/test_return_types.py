@@ -33,9 +33,9 @@ def test_bindings_wrap_results_and_unpack_out_tuples(fns):
     ctx = binding_context("max", groups["max"], method=False)
     dim = next(c for c in ctx["cases"] if c["fn"]["overload"] == "dim")
     assert dim["wrap"] == ("_rt_max._make(", ")")
-    assert dim["out_wrap"] == ("_rt_max_out._make(", ")") and dim["out_arg"] == "*out"
+    assert dim["out_wrap"] == ("_rt_max_out._make(", ")") and dim["out_call"].endswith(", *out")
     full = next(c for c in ctx["cases"] if c["fn"]["overload"] == "default")
-    assert full["wrap"] == ("", "") and full["out_arg"] == "out"
+    assert full["wrap"] == ("", "") and full["out_call"].endswith(", out")
     names = {rt["name"] for rt in return_types(groups)}
     assert {"max", "max_out", "min", "min_out"} <= names
 

@@ -965,19 +965,6 @@ register("bucketize.Scalar", lambda: [
 out_of("bucketize.Scalar_out", "bucketize.Scalar")
 
 
-def _tri_indices_samples():
-    return [S(3, 4, 1, name="offset_1"), S(3, 4, -1, name="offset_minus_1"),
-            S(4, 3, name="tall"), S(3, 4, dtype=E.int32, name="int32"),
-            S(0, 4, name="no_rows"), S(3, 4, 10, name="offset_past_end"),
-            S(3, 4, -10, name="offset_before_start"),
-            S(3, 4, dtype=E.float32, name="float32_error"),
-            S(-1, 4, name="negative_row_error"), S(3, -4, name="negative_col_error")]
-
-
-register("tril_indices.default", _tri_indices_samples)
-register("triu_indices.default", _tri_indices_samples)
-
-
 def _meshgrid_samples(indexing=None):
     kw = {} if indexing is None else {"indexing": indexing}
     return [S([make((3,), F32), make((2,), F32)], name="two", **kw),

@@ -82,6 +82,9 @@ def materialize(x, side: str):
         return tuple(materialize(v, side) for v in x)
     if x is DEVICE:
         return "cpu"
+    if isinstance(x, ember.Generator):  # a fresh generator with its seed, on each side
+        return (ember.Generator() if side == "ember" else torch.Generator()).manual_seed(
+            x.initial_seed())
     if side == "torch" and isinstance(x, ember.dtype):
         return getattr(torch, x.name)
     if side == "torch" and any(x is m for m in MEMORY_FORMATS.values()):
@@ -246,6 +249,8 @@ def assert_tensor_matches(e, t, info: OpInfo, what="result"):
     assert dtype_name(e.dtype) == dtype_name(t.dtype), \
         f"{what} dtype: ember {dtype_name(e.dtype)} torch {dtype_name(t.dtype)}"
     assert e.device.type == t.device.type, f"{what} device: ember {e.device} torch {t.device}"
+    if e._np is not None:  # the storage holds what the dtype says (no float32 under bfloat16)
+        assert e._np.dtype == e.dtype.np, f"{what} storage: {e._np.dtype} under {e.dtype}"
     if info.values:
         assert_values(e, t, info)
     assert_layout(e, t, info.exact_strides, what, ("ember", "torch"))
