@@ -148,6 +148,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bitwise_xor_Tensor_out,
     _entry_bitwise_xor__Scalar,
     _entry_bitwise_xor__Tensor,
+    _entry_block_diag,
+    _entry_block_diag_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_broadcast_tensors,
@@ -188,6 +190,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clone_out,
     _entry_column_stack,
     _entry_column_stack_out,
+    _entry_combinations,
     _entry_constant_pad_nd,
     _entry_constant_pad_nd_out,
     _entry_contiguous,
@@ -916,6 +919,7 @@ __all__ = [
     'bitwise_not',
     'bitwise_or',
     'bitwise_xor',
+    'block_diag',
     'bmm',
     'broadcast_tensors',
     'broadcast_to',
@@ -934,6 +938,7 @@ __all__ = [
     'clamp_min_',
     'clone',
     'column_stack',
+    'combinations',
     'constant_pad_nd',
     'conv1d',
     'conv2d',
@@ -1215,7 +1220,7 @@ _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:2396
+# schema/native_functions.yaml:2407
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
     """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -1227,7 +1232,7 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
     return _entry__adaptive_avg_pool2d_out(input, output_size, out)
 
 
-# schema/native_functions.yaml:2403
+# schema/native_functions.yaml:2414
 def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1239,7 +1244,7 @@ def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
 
 
-# schema/native_functions.yaml:2488
+# schema/native_functions.yaml:2499
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -1251,7 +1256,7 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
     return _entry__log_softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2516
+# schema/native_functions.yaml:2527
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -1263,7 +1268,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:2481
+# schema/native_functions.yaml:2492
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -1275,7 +1280,7 @@ def _softmax(input, dim, half_to_float, *, out=None):
     return _entry__softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2507
+# schema/native_functions.yaml:2518
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -1310,7 +1315,7 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, o
     return _entry__unique2_out(input, sorted, return_inverse, return_counts, out0, out1, *out)
 
 
-# schema/native_functions.yaml:2144
+# schema/native_functions.yaml:2155
 def abs(input, *, out=None):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1322,7 +1327,7 @@ def abs(input, *, out=None):
     return _entry_abs_out(input, out)
 
 
-# schema/native_functions.yaml:2152
+# schema/native_functions.yaml:2163
 def abs_(input):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1332,7 +1337,7 @@ def abs_(input):
     return _entry_abs_(input)
 
 
-# schema/native_functions.yaml:2069
+# schema/native_functions.yaml:2080
 def acos(input, *, out=None):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1344,7 +1349,7 @@ def acos(input, *, out=None):
     return _entry_acos_out(input, out)
 
 
-# schema/native_functions.yaml:2077
+# schema/native_functions.yaml:2088
 def acos_(input):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1354,7 +1359,7 @@ def acos_(input):
     return _entry_acos_(input)
 
 
-# schema/native_functions.yaml:2409
+# schema/native_functions.yaml:2420
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -1376,7 +1381,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:2871
+# schema/native_functions.yaml:2882
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -1388,7 +1393,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:2856
+# schema/native_functions.yaml:2867
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -1432,7 +1437,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:3628
+# schema/native_functions.yaml:3639
 def _m0_all(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1445,7 +1450,7 @@ def _c0_all(input, out):
     return _entry_all_all_out(input, out)
 
 
-# schema/native_functions.yaml:3635
+# schema/native_functions.yaml:3646
 def _m1_all(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1458,7 +1463,7 @@ def _c1_all(input, dim, keepdim, out):
     return _entry_all_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3642
+# schema/native_functions.yaml:3653
 def _m2_all(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1529,7 +1534,7 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     return _entry_amax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3451
+# schema/native_functions.yaml:3462
 def amin(input, dim=(), keepdim=False, *, out=None):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1541,7 +1546,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _entry_amin_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3665
+# schema/native_functions.yaml:3676
 def _m0_any(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1554,7 +1559,7 @@ def _c0_any(input, out):
     return _entry_any_all_out(input, out)
 
 
-# schema/native_functions.yaml:3672
+# schema/native_functions.yaml:3683
 def _m1_any(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1567,7 +1572,7 @@ def _c1_any(input, dim, keepdim, out):
     return _entry_any_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3679
+# schema/native_functions.yaml:3690
 def _m2_any(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1680,7 +1685,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3523
+# schema/native_functions.yaml:3534
 def argmin(input, dim=None, keepdim=False, *, out=None):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1771,7 +1776,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=Non
     return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
 
 
-# schema/native_functions.yaml:2054
+# schema/native_functions.yaml:2065
 def asin(input, *, out=None):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1783,7 +1788,7 @@ def asin(input, *, out=None):
     return _entry_asin_out(input, out)
 
 
-# schema/native_functions.yaml:2062
+# schema/native_functions.yaml:2073
 def asin_(input):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1793,7 +1798,7 @@ def asin_(input):
     return _entry_asin_(input)
 
 
-# schema/native_functions.yaml:2084
+# schema/native_functions.yaml:2095
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1805,7 +1810,7 @@ def atan(input, *, out=None):
     return _entry_atan_out(input, out)
 
 
-# schema/native_functions.yaml:2652
+# schema/native_functions.yaml:2663
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1817,7 +1822,7 @@ def atan2(input, other, *, out=None):
     return _entry_atan2_out(input, other, out)
 
 
-# schema/native_functions.yaml:2092
+# schema/native_functions.yaml:2103
 def atan_(input):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1962,7 +1967,7 @@ def atleast_3d(*args, **kwargs):
     return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
 
 
-# schema/native_functions.yaml:2384
+# schema/native_functions.yaml:2395
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
     if _tf[0]:
@@ -1974,7 +1979,7 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
     return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
-# schema/native_functions.yaml:2391
+# schema/native_functions.yaml:2402
 def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
     if _tf[0]:
@@ -1984,7 +1989,7 @@ def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_m
     return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-# schema/native_functions.yaml:2464
+# schema/native_functions.yaml:2475
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1996,7 +2001,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:3394
+# schema/native_functions.yaml:3405
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
     if _tf[0]:
@@ -2071,7 +2076,7 @@ def bernoulli(*args, **kwargs):
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:3341
+# schema/native_functions.yaml:3352
 def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2083,7 +2088,7 @@ def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:3347
+# schema/native_functions.yaml:3358
 def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2095,7 +2100,7 @@ def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduc
     return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:3356
+# schema/native_functions.yaml:3367
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2107,7 +2112,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
 
 
-# schema/native_functions.yaml:2712
+# schema/native_functions.yaml:2723
 def _m0_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2120,7 +2125,7 @@ def _c0_bitwise_and(input, other, out):
     return _entry_bitwise_and_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2728
+# schema/native_functions.yaml:2739
 def _m1_bitwise_and(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2156,7 +2161,7 @@ def bitwise_and(*args, **kwargs):
     return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
 
 
-# schema/native_functions.yaml:2279
+# schema/native_functions.yaml:2290
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2168,7 +2173,7 @@ def bitwise_not(input, *, out=None):
     return _entry_bitwise_not_out(input, out)
 
 
-# schema/native_functions.yaml:2750
+# schema/native_functions.yaml:2761
 def _m0_bitwise_or(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2181,7 +2186,7 @@ def _c0_bitwise_or(input, other, out):
     return _entry_bitwise_or_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2766
+# schema/native_functions.yaml:2777
 def _m1_bitwise_or(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2217,7 +2222,7 @@ def bitwise_or(*args, **kwargs):
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
-# schema/native_functions.yaml:2788
+# schema/native_functions.yaml:2799
 def _m0_bitwise_xor(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2230,7 +2235,7 @@ def _c0_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2804
+# schema/native_functions.yaml:2815
 def _m1_bitwise_xor(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2264,6 +2269,18 @@ def bitwise_xor(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
+
+
+# schema/native_functions.yaml:1889
+def block_diag(tensors, *, out=None):
+    """block_diag(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(block_diag, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_block_diag(tensors)
+    return _entry_block_diag_out(tensors, out)
 
 
 # schema/native_functions.yaml:651
@@ -2369,7 +2386,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:3847
+# schema/native_functions.yaml:3858
 def cauchy(input, median=0.0, sigma=1.0, *, generator=None, out=None):
     """cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -2381,7 +2398,7 @@ def cauchy(input, median=0.0, sigma=1.0, *, generator=None, out=None):
     return _entry_cauchy_out(input, median, sigma, generator, out)
 
 
-# schema/native_functions.yaml:2174
+# schema/native_functions.yaml:2185
 def ceil(input, *, out=None):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2393,7 +2410,7 @@ def ceil(input, *, out=None):
     return _entry_ceil_out(input, out)
 
 
-# schema/native_functions.yaml:2182
+# schema/native_functions.yaml:2193
 def ceil_(input):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2462,7 +2479,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:3246
+# schema/native_functions.yaml:3257
 def _m0_clamp_(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -2507,7 +2524,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:3224
+# schema/native_functions.yaml:3235
 def _m0_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max, out)
@@ -2520,7 +2537,7 @@ def _c0_clamp_max(input, max, out):
     return _entry_clamp_max_Tensor_out(input, max, out)
 
 
-# schema/native_functions.yaml:3216
+# schema/native_functions.yaml:3227
 def _m1_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max, out)
@@ -2556,7 +2573,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:3239
+# schema/native_functions.yaml:3250
 def _m0_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max)
@@ -2567,7 +2584,7 @@ def _c0_clamp_max_(input, max):
     return _entry_clamp_max__Tensor(input, max)
 
 
-# schema/native_functions.yaml:3232
+# schema/native_functions.yaml:3243
 def _m1_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max)
@@ -2601,7 +2618,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:3194
+# schema/native_functions.yaml:3205
 def _m0_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min, out)
@@ -2614,7 +2631,7 @@ def _c0_clamp_min(input, min, out):
     return _entry_clamp_min_Tensor_out(input, min, out)
 
 
-# schema/native_functions.yaml:3186
+# schema/native_functions.yaml:3197
 def _m1_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min, out)
@@ -2650,7 +2667,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:3209
+# schema/native_functions.yaml:3220
 def _m0_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min)
@@ -2661,7 +2678,7 @@ def _c0_clamp_min_(input, min):
     return _entry_clamp_min__Tensor(input, min)
 
 
-# schema/native_functions.yaml:3202
+# schema/native_functions.yaml:3213
 def _m1_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min)
@@ -2719,7 +2736,17 @@ def column_stack(tensors, *, out=None):
     return _entry_column_stack_out(tensors, out)
 
 
-# schema/native_functions.yaml:2413
+# schema/native_functions.yaml:1894
+def combinations(input, r=2, with_replacement=False):
+    """combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(combinations, (input,), (input, r, with_replacement), {})
+        if r is not _NO:
+            return r
+    return _entry_combinations(input, r, with_replacement)
+
+
+# schema/native_functions.yaml:2424
 def constant_pad_nd(input, pad, value=0, *, out=None):
     """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
     if _tf[0]:
@@ -2731,7 +2758,7 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
     return _entry_constant_pad_nd_out(input, pad, value, out)
 
 
-# schema/native_functions.yaml:2353
+# schema/native_functions.yaml:2364
 def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2742,7 +2769,7 @@ def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:2361
+# schema/native_functions.yaml:2372
 def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2776,7 +2803,7 @@ def conv1d(*args, **kwargs):
     return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
 
 
-# schema/native_functions.yaml:2357
+# schema/native_functions.yaml:2368
 def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2787,7 +2814,7 @@ def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:2365
+# schema/native_functions.yaml:2376
 def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2821,7 +2848,7 @@ def conv2d(*args, **kwargs):
     return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
 
 
-# schema/native_functions.yaml:2340
+# schema/native_functions.yaml:2351
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
     if _tf[0]:
@@ -2833,7 +2860,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
 
 
-# schema/native_functions.yaml:2347
+# schema/native_functions.yaml:2358
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -2843,7 +2870,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     return _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
 
 
-# schema/native_functions.yaml:3747
+# schema/native_functions.yaml:3758
 def copy(input, src, non_blocking=False, *, out=None):
     """copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor"""
     if _tf[0]:
@@ -2865,7 +2892,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:2024
+# schema/native_functions.yaml:2035
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2877,7 +2904,7 @@ def cos(input, *, out=None):
     return _entry_cos_out(input, out)
 
 
-# schema/native_functions.yaml:2032
+# schema/native_functions.yaml:2043
 def cos_(input):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2887,7 +2914,7 @@ def cos_(input):
     return _entry_cos_(input)
 
 
-# schema/native_functions.yaml:2114
+# schema/native_functions.yaml:2125
 def cosh(input, *, out=None):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2899,7 +2926,7 @@ def cosh(input, *, out=None):
     return _entry_cosh_out(input, out)
 
 
-# schema/native_functions.yaml:2122
+# schema/native_functions.yaml:2133
 def cosh_(input):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2909,7 +2936,7 @@ def cosh_(input):
     return _entry_cosh_(input)
 
 
-# schema/native_functions.yaml:3729
+# schema/native_functions.yaml:3740
 def _m0_count_nonzero(input, dim, *, out=None):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim, out)
@@ -2922,7 +2949,7 @@ def _c0_count_nonzero(input, dim, out):
     return _entry_count_nonzero_dim_IntList_out(input, dim, out)
 
 
-# schema/native_functions.yaml:3736
+# schema/native_functions.yaml:3747
 def _m1_count_nonzero(input, dim=None, *, out=None):
     if _F['Tensor'](input) and _F['int?'](dim):
         return (input, dim, out)
@@ -2958,7 +2985,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:3328
+# schema/native_functions.yaml:3339
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
     if _tf[0]:
@@ -2968,7 +2995,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
     return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
-# schema/native_functions.yaml:3716
+# schema/native_functions.yaml:3727
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2980,7 +3007,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return _entry_cumprod_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:3702
+# schema/native_functions.yaml:3713
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3084,7 +3111,7 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
-# schema/native_functions.yaml:2994
+# schema/native_functions.yaml:3005
 def _m2_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -3123,7 +3150,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:2441
+# schema/native_functions.yaml:2452
 def dot(input, tensor, *, out=None):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -3212,7 +3239,7 @@ def dstack(tensors, *, out=None):
     return _entry_dstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:2477
+# schema/native_functions.yaml:2488
 def einsum(equation, tensors, *, path=None):
     """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
     if _tf[0]:
@@ -3222,7 +3249,7 @@ def einsum(equation, tensors, *, path=None):
     return _entry_einsum(equation, tensors, path)
 
 
-# schema/native_functions.yaml:3116
+# schema/native_functions.yaml:3127
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
     if _tf[0]:
@@ -3234,7 +3261,7 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     return _entry_elu_out(input, alpha, scale, input_scale, out)
 
 
-# schema/native_functions.yaml:3124
+# schema/native_functions.yaml:3135
 def elu_(input, alpha=1, scale=1, input_scale=1):
     """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -3244,7 +3271,7 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     return _entry_elu_(input, alpha, scale, input_scale)
 
 
-# schema/native_functions.yaml:3131
+# schema/native_functions.yaml:3142
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
     """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
     if _tf[0]:
@@ -3256,7 +3283,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
 
 
-# schema/native_functions.yaml:2423
+# schema/native_functions.yaml:2434
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
     if _tf[0]:
@@ -3268,7 +3295,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
 
 
-# schema/native_functions.yaml:2430
+# schema/native_functions.yaml:2441
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
     """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
     if _tf[0]:
@@ -3337,7 +3364,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2129
+# schema/native_functions.yaml:2140
 def erf(input, *, out=None):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3349,7 +3376,7 @@ def erf(input, *, out=None):
     return _entry_erf_out(input, out)
 
 
-# schema/native_functions.yaml:2137
+# schema/native_functions.yaml:2148
 def erf_(input):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3371,7 +3398,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:1889
+# schema/native_functions.yaml:1900
 def exp2(input, *, out=None):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3383,7 +3410,7 @@ def exp2(input, *, out=None):
     return _entry_exp2_out(input, out)
 
 
-# schema/native_functions.yaml:1897
+# schema/native_functions.yaml:1908
 def exp2_(input):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3403,7 +3430,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:1904
+# schema/native_functions.yaml:1915
 def expm1(input, *, out=None):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3415,7 +3442,7 @@ def expm1(input, *, out=None):
     return _entry_expm1_out(input, out)
 
 
-# schema/native_functions.yaml:1912
+# schema/native_functions.yaml:1923
 def expm1_(input):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3425,7 +3452,7 @@ def expm1_(input):
     return _entry_expm1_(input)
 
 
-# schema/native_functions.yaml:3817
+# schema/native_functions.yaml:3828
 def exponential(input, lambd=1.0, *, generator=None, out=None):
     """exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -3524,7 +3551,7 @@ def feature_dropout_(input, p, train):
     return _entry_feature_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:3765
+# schema/native_functions.yaml:3776
 def _m0_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value, out)
@@ -3537,7 +3564,7 @@ def _c0_fill(input, value, out):
     return _entry_fill_Tensor_out(input, value, out)
 
 
-# schema/native_functions.yaml:3756
+# schema/native_functions.yaml:3767
 def _m1_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value, out)
@@ -3660,7 +3687,7 @@ def flipud(input):
     return _entry_flipud(input)
 
 
-# schema/native_functions.yaml:2159
+# schema/native_functions.yaml:2170
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3672,7 +3699,7 @@ def floor(input, *, out=None):
     return _entry_floor_out(input, out)
 
 
-# schema/native_functions.yaml:2167
+# schema/native_functions.yaml:2178
 def floor_(input):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3682,7 +3709,7 @@ def floor_(input):
     return _entry_floor_(input)
 
 
-# schema/native_functions.yaml:2538
+# schema/native_functions.yaml:2549
 def _m0_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -3695,7 +3722,7 @@ def _c0_floor_divide(input, other, out):
     return _entry_floor_divide_out(input, other, out)
 
 
-# schema/native_functions.yaml:2546
+# schema/native_functions.yaml:2557
 def _m1_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -3731,7 +3758,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2606
+# schema/native_functions.yaml:2617
 def fmod(input, other, *, out=None):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3743,7 +3770,7 @@ def fmod(input, other, *, out=None):
     return _entry_fmod_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2234
+# schema/native_functions.yaml:2245
 def frac(input, *, out=None):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3755,7 +3782,7 @@ def frac(input, *, out=None):
     return _entry_frac_out(input, out)
 
 
-# schema/native_functions.yaml:2242
+# schema/native_functions.yaml:2253
 def frac_(input):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3811,7 +3838,7 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:3038
+# schema/native_functions.yaml:3049
 def gelu(input, *, approximate='none', out=None):
     """gelu(Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -3823,7 +3850,7 @@ def gelu(input, *, approximate='none', out=None):
     return _entry_gelu_out(input, approximate, out)
 
 
-# schema/native_functions.yaml:3046
+# schema/native_functions.yaml:3057
 def gelu_(input, *, approximate='none'):
     """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
     if _tf[0]:
@@ -3833,7 +3860,7 @@ def gelu_(input, *, approximate='none'):
     return _entry_gelu_(input, approximate)
 
 
-# schema/native_functions.yaml:3052
+# schema/native_functions.yaml:3063
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -3845,7 +3872,7 @@ def gelu_backward(grad_output, input, *, approximate='none', out=None):
     return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
 
 
-# schema/native_functions.yaml:3827
+# schema/native_functions.yaml:3838
 def geometric(input, p, *, generator=None, out=None):
     """geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -3857,7 +3884,7 @@ def geometric(input, p, *, generator=None, out=None):
     return _entry_geometric_out(input, p, generator, out)
 
 
-# schema/native_functions.yaml:3426
+# schema/native_functions.yaml:3437
 def ger(input, vec2, *, out=None):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -3881,7 +3908,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:3137
+# schema/native_functions.yaml:3148
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     if _tf[0]:
@@ -3893,7 +3920,7 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     return _entry_hardtanh_out(input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:3145
+# schema/native_functions.yaml:3156
 def hardtanh_(input, min_val=-1, max_val=1):
     """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -3903,7 +3930,7 @@ def hardtanh_(input, min_val=-1, max_val=1):
     return _entry_hardtanh_(input, min_val, max_val)
 
 
-# schema/native_functions.yaml:3152
+# schema/native_functions.yaml:3163
 def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
     if _tf[0]:
@@ -4089,7 +4116,7 @@ def index_select(input, dim, index, *, out=None):
     return _entry_index_select_out(input, dim, index, out)
 
 
-# schema/native_functions.yaml:2310
+# schema/native_functions.yaml:2321
 def isfinite(input):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4099,7 +4126,7 @@ def isfinite(input):
     return _entry_isfinite(input)
 
 
-# schema/native_functions.yaml:2302
+# schema/native_functions.yaml:2313
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4111,7 +4138,7 @@ def isinf(input, *, out=None):
     return _entry_isinf_out(input, out)
 
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml:2305
 def isnan(input, *, out=None):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4123,7 +4150,7 @@ def isnan(input, *, out=None):
     return _entry_isnan_out(input, out)
 
 
-# schema/native_functions.yaml:3337
+# schema/native_functions.yaml:3348
 def l1_loss(input, target, reduction=1):
     """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -4133,7 +4160,7 @@ def l1_loss(input, target, reduction=1):
     return _entry_l1_loss(input, target, reduction)
 
 
-# schema/native_functions.yaml:3375
+# schema/native_functions.yaml:3386
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
     if _tf[0]:
@@ -4155,7 +4182,7 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:3095
+# schema/native_functions.yaml:3106
 def leaky_relu(input, negative_slope=0.01, *, out=None):
     """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
     if _tf[0]:
@@ -4167,7 +4194,7 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
     return _entry_leaky_relu_out(input, negative_slope, out)
 
 
-# schema/native_functions.yaml:3103
+# schema/native_functions.yaml:3114
 def leaky_relu_(input, negative_slope=0.01):
     """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
     if _tf[0]:
@@ -4177,7 +4204,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return _entry_leaky_relu_(input, negative_slope)
 
 
-# schema/native_functions.yaml:3110
+# schema/native_functions.yaml:3121
 def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
     """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
     if _tf[0]:
@@ -4189,7 +4216,7 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
     return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
 
 
-# schema/native_functions.yaml:2834
+# schema/native_functions.yaml:2845
 def lerp(input, end, weight, *, out=None):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -4201,7 +4228,7 @@ def lerp(input, end, weight, *, out=None):
     return _entry_lerp_Tensor_out(input, end, weight, out)
 
 
-# schema/native_functions.yaml:3607
+# schema/native_functions.yaml:3618
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4248,7 +4275,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:1934
+# schema/native_functions.yaml:1945
 def log10(input, *, out=None):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4260,7 +4287,7 @@ def log10(input, *, out=None):
     return _entry_log10_out(input, out)
 
 
-# schema/native_functions.yaml:1942
+# schema/native_functions.yaml:1953
 def log10_(input):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4270,7 +4297,7 @@ def log10_(input):
     return _entry_log10_(input)
 
 
-# schema/native_functions.yaml:1949
+# schema/native_functions.yaml:1960
 def log1p(input, *, out=None):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4282,7 +4309,7 @@ def log1p(input, *, out=None):
     return _entry_log1p_out(input, out)
 
 
-# schema/native_functions.yaml:1957
+# schema/native_functions.yaml:1968
 def log1p_(input):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4292,7 +4319,7 @@ def log1p_(input):
     return _entry_log1p_(input)
 
 
-# schema/native_functions.yaml:1919
+# schema/native_functions.yaml:1930
 def log2(input, *, out=None):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4304,7 +4331,7 @@ def log2(input, *, out=None):
     return _entry_log2_out(input, out)
 
 
-# schema/native_functions.yaml:1927
+# schema/native_functions.yaml:1938
 def log2_(input):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4324,7 +4351,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:3837
+# schema/native_functions.yaml:3848
 def log_normal(input, mean=1.0, std=2.0, *, generator=None, out=None):
     """log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -4336,7 +4363,7 @@ def log_normal(input, mean=1.0, std=2.0, *, generator=None, out=None):
     return _entry_log_normal_out(input, mean, std, generator, out)
 
 
-# schema/native_functions.yaml:2501
+# schema/native_functions.yaml:2512
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4348,7 +4375,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     return _entry_log_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:2667
+# schema/native_functions.yaml:2678
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4360,7 +4387,7 @@ def logical_and(input, other, *, out=None):
     return _entry_logical_and_out(input, other, out)
 
 
-# schema/native_functions.yaml:2264
+# schema/native_functions.yaml:2275
 def logical_not(input, *, out=None):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4372,7 +4399,7 @@ def logical_not(input, *, out=None):
     return _entry_logical_not_out(input, out)
 
 
-# schema/native_functions.yaml:2682
+# schema/native_functions.yaml:2693
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4384,7 +4411,7 @@ def logical_or(input, other, *, out=None):
     return _entry_logical_or_out(input, other, out)
 
 
-# schema/native_functions.yaml:2697
+# schema/native_functions.yaml:2708
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4407,7 +4434,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:3599
+# schema/native_functions.yaml:3610
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -4479,7 +4506,7 @@ def matmul(input, other, *, out=None):
     return _entry_matmul_out(input, other, out)
 
 
-# schema/native_functions.yaml:3459
+# schema/native_functions.yaml:3470
 def _m0_max(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -4492,7 +4519,7 @@ def _c0_max(input, out):
     return _entry_max_unary_out(input, out)
 
 
-# schema/native_functions.yaml:3472
+# schema/native_functions.yaml:3483
 def _m1_max(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -4505,7 +4532,7 @@ def _c1_max(input, dim, keepdim, out):
     return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, max, *out))
 
 
-# schema/native_functions.yaml:3484
+# schema/native_functions.yaml:3495
 def _m2_max(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -4544,7 +4571,7 @@ def max(*args, **kwargs):
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:2380
+# schema/native_functions.yaml:2391
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
     if _tf[0]:
@@ -4554,7 +4581,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
     return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:2369
+# schema/native_functions.yaml:2380
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -4564,7 +4591,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
     return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:2375
+# schema/native_functions.yaml:2386
 def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
     """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
     if _tf[0]:
@@ -4574,7 +4601,7 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
     return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
-# schema/native_functions.yaml:2636
+# schema/native_functions.yaml:2647
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4678,7 +4705,7 @@ def meshgrid(*args, **kwargs):
     return _resolve(_cases_meshgrid, args, kwargs, 'meshgrid', _sigs_meshgrid)
 
 
-# schema/native_functions.yaml:3491
+# schema/native_functions.yaml:3502
 def _m0_min(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -4691,7 +4718,7 @@ def _c0_min(input, out):
     return _entry_min_unary_out(input, out)
 
 
-# schema/native_functions.yaml:3504
+# schema/native_functions.yaml:3515
 def _m1_min(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -4704,7 +4731,7 @@ def _c1_min(input, dim, keepdim, out):
     return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, min, *out))
 
 
-# schema/native_functions.yaml:3516
+# schema/native_functions.yaml:3527
 def _m2_min(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -4743,7 +4770,7 @@ def min(*args, **kwargs):
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:2644
+# schema/native_functions.yaml:2655
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4857,7 +4884,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:3332
+# schema/native_functions.yaml:3343
 def mse_loss(input, target, reduction=1, *, out=None):
     """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -4905,7 +4932,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return _entry_multinomial_out(input, num_samples, replacement, generator, out)
 
 
-# schema/native_functions.yaml:2448
+# schema/native_functions.yaml:2459
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -4917,7 +4944,7 @@ def mv(input, vec, *, out=None):
     return _entry_mv_out(input, vec, out)
 
 
-# schema/native_functions.yaml:2325
+# schema/native_functions.yaml:2336
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -4929,7 +4956,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
 
 
-# schema/native_functions.yaml:2333
+# schema/native_functions.yaml:2344
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -4961,7 +4988,7 @@ def narrow_copy(input, dim, start, length, *, out=None):
     return _entry_narrow_copy_out(input, dim, start, length, out)
 
 
-# schema/native_functions.yaml:3379
+# schema/native_functions.yaml:3390
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
     """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -4973,7 +5000,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, *out)
 
 
-# schema/native_functions.yaml:3388
+# schema/native_functions.yaml:3399
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
     """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5007,7 +5034,7 @@ def native_dropout_backward(grad_output, mask, scale, *, out=None):
     return _entry_native_dropout_backward_out(grad_output, mask, scale, out)
 
 
-# schema/native_functions.yaml:3361
+# schema/native_functions.yaml:3372
 def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5019,7 +5046,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, out0, out1, *out)
 
 
-# schema/native_functions.yaml:3368
+# schema/native_functions.yaml:3379
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
     """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5065,7 +5092,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:3319
+# schema/native_functions.yaml:3330
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -5077,7 +5104,7 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=
     return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:3421
+# schema/native_functions.yaml:3432
 def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -5089,7 +5116,7 @@ def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, ou
     return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:3412
+# schema/native_functions.yaml:3423
 def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -5101,7 +5128,7 @@ def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_in
     return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:3403
+# schema/native_functions.yaml:3414
 def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -5113,7 +5140,7 @@ def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=No
     return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, output, *out)
 
 
-# schema/native_functions.yaml:3310
+# schema/native_functions.yaml:3321
 def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -5125,7 +5152,7 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
     return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:3301
+# schema/native_functions.yaml:3312
 def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -5137,7 +5164,7 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None
     return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, output, *out)
 
 
-# schema/native_functions.yaml:3324
+# schema/native_functions.yaml:3335
 def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -5239,7 +5266,7 @@ def normal(*args, **kwargs):
     return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
 
 
-# schema/native_functions.yaml:3887
+# schema/native_functions.yaml:3898
 def normal_functional(input, mean=0.0, std=1.0, *, generator=None):
     """normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -5249,7 +5276,7 @@ def normal_functional(input, mean=0.0, std=1.0, *, generator=None):
     return _entry_normal_functional(input, mean, std, generator)
 
 
-# schema/native_functions.yaml:2436
+# schema/native_functions.yaml:2447
 def one_hot(input, num_classes=-1):
     """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
     if _tf[0]:
@@ -5282,7 +5309,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:2455
+# schema/native_functions.yaml:2466
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -5294,7 +5321,7 @@ def outer(input, vec2, *, out=None):
     return _entry_outer_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:2419
+# schema/native_functions.yaml:2430
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
     if _tf[0]:
@@ -5375,7 +5402,7 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
-# schema/native_functions.yaml:3435
+# schema/native_functions.yaml:3446
 def _m0_prod(input, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype, out)
@@ -5388,7 +5415,7 @@ def _c0_prod(input, dtype, out):
     return _entry_prod_out(input, dtype, out)
 
 
-# schema/native_functions.yaml:3443
+# schema/native_functions.yaml:3454
 def _m1_prod(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -5812,7 +5839,7 @@ def randn_like(*args, **kwargs):
     return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
 
 
-# schema/native_functions.yaml:3857
+# schema/native_functions.yaml:3868
 def _m0_random(input, from_, to, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
         return (input, from_, to, generator, out)
@@ -5825,7 +5852,7 @@ def _c0_random(input, from_, to, generator, out):
     return _entry_random_from_out(input, from_, to, generator, out)
 
 
-# schema/native_functions.yaml:3867
+# schema/native_functions.yaml:3878
 def _m1_random(input, to, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['int'](to) and _F['Generator?'](generator):
         return (input, to, generator, out)
@@ -5838,7 +5865,7 @@ def _c1_random(input, to, generator, out):
     return _entry_random_to_out(input, to, generator, out)
 
 
-# schema/native_functions.yaml:3877
+# schema/native_functions.yaml:3888
 def _m2_random(input, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['Generator?'](generator):
         return (input, generator, out)
@@ -5934,7 +5961,7 @@ def ravel(input):
     return _entry_ravel(input)
 
 
-# schema/native_functions.yaml:1994
+# schema/native_functions.yaml:2005
 def reciprocal(input, *, out=None):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5946,7 +5973,7 @@ def reciprocal(input, *, out=None):
     return _entry_reciprocal_out(input, out)
 
 
-# schema/native_functions.yaml:2002
+# schema/native_functions.yaml:2013
 def reciprocal_(input):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5978,7 +6005,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:2568
+# schema/native_functions.yaml:2579
 def _m0_remainder(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -5991,7 +6018,7 @@ def _c0_remainder(input, other, out):
     return _entry_remainder_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2584
+# schema/native_functions.yaml:2595
 def _m1_remainder(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -6122,7 +6149,7 @@ def rot90(input, k=1, dims=(0, 1), *, out=None):
     return _entry_rot90_out(input, k, dims, out)
 
 
-# schema/native_functions.yaml:2189
+# schema/native_functions.yaml:2200
 def _m0_round(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -6135,7 +6162,7 @@ def _c0_round(input, out):
     return _entry_round_out(input, out)
 
 
-# schema/native_functions.yaml:2197
+# schema/native_functions.yaml:2208
 def _m1_round(input, *, decimals, out=None):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals, out)
@@ -6171,7 +6198,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:2205
+# schema/native_functions.yaml:2216
 def _m0_round_(input):
     if _F['Tensor'](input):
         return (input,)
@@ -6182,7 +6209,7 @@ def _c0_round_(input):
     return _entry_round_(input)
 
 
-# schema/native_functions.yaml:2212
+# schema/native_functions.yaml:2223
 def _m1_round_(input, *, decimals):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals)
@@ -6228,7 +6255,7 @@ def row_stack(tensors, *, out=None):
     return _entry_row_stack_out(tensors, out)
 
 
-# schema/native_functions.yaml:1979
+# schema/native_functions.yaml:1990
 def rsqrt(input, *, out=None):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6240,7 +6267,7 @@ def rsqrt(input, *, out=None):
     return _entry_rsqrt_out(input, out)
 
 
-# schema/native_functions.yaml:1987
+# schema/native_functions.yaml:1998
 def rsqrt_(input):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6250,7 +6277,7 @@ def rsqrt_(input):
     return _entry_rsqrt_(input)
 
 
-# schema/native_functions.yaml:2522
+# schema/native_functions.yaml:2533
 def rsub(input, other, *, alpha=1, out=None):
     """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -6273,7 +6300,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, o
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:3398
+# schema/native_functions.yaml:3409
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
     if _tf[0]:
@@ -6481,7 +6508,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:3172
+# schema/native_functions.yaml:3183
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
@@ -6493,7 +6520,7 @@ def sigmoid_backward(grad_output, output, *, out=None):
     return _entry_sigmoid_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:2249
+# schema/native_functions.yaml:2260
 def sign(input, *, out=None):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6505,7 +6532,7 @@ def sign(input, *, out=None):
     return _entry_sign_out(input, out)
 
 
-# schema/native_functions.yaml:2317
+# schema/native_functions.yaml:2328
 def signbit(input, *, out=None):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6517,7 +6544,7 @@ def signbit(input, *, out=None):
     return _entry_signbit_out(input, out)
 
 
-# schema/native_functions.yaml:3059
+# schema/native_functions.yaml:3070
 def silu(input, *, out=None):
     """silu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6529,7 +6556,7 @@ def silu(input, *, out=None):
     return _entry_silu_out(input, out)
 
 
-# schema/native_functions.yaml:3067
+# schema/native_functions.yaml:3078
 def silu_(input):
     """silu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6539,7 +6566,7 @@ def silu_(input):
     return _entry_silu_(input)
 
 
-# schema/native_functions.yaml:3074
+# schema/native_functions.yaml:3085
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6551,7 +6578,7 @@ def silu_backward(grad_output, input, *, out=None):
     return _entry_silu_backward_grad_input(grad_output, input, out)
 
 
-# schema/native_functions.yaml:2009
+# schema/native_functions.yaml:2020
 def sin(input, *, out=None):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6563,7 +6590,7 @@ def sin(input, *, out=None):
     return _entry_sin_out(input, out)
 
 
-# schema/native_functions.yaml:2017
+# schema/native_functions.yaml:2028
 def sin_(input):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6573,7 +6600,7 @@ def sin_(input):
     return _entry_sin_(input)
 
 
-# schema/native_functions.yaml:2099
+# schema/native_functions.yaml:2110
 def sinh(input, *, out=None):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6585,7 +6612,7 @@ def sinh(input, *, out=None):
     return _entry_sinh_out(input, out)
 
 
-# schema/native_functions.yaml:2107
+# schema/native_functions.yaml:2118
 def sinh_(input):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6617,7 +6644,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
 
 
-# schema/native_functions.yaml:2495
+# schema/native_functions.yaml:2506
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -6629,7 +6656,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     return _entry_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:3081
+# schema/native_functions.yaml:3092
 def softplus(input, beta=1, threshold=20, *, out=None):
     """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
     if _tf[0]:
@@ -6641,7 +6668,7 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     return _entry_softplus_out(input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:3089
+# schema/native_functions.yaml:3100
 def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -6757,7 +6784,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:1964
+# schema/native_functions.yaml:1975
 def sqrt(input, *, out=None):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6769,7 +6796,7 @@ def sqrt(input, *, out=None):
     return _entry_sqrt_out(input, out)
 
 
-# schema/native_functions.yaml:1972
+# schema/native_functions.yaml:1983
 def sqrt_(input):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6848,7 +6875,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:3550
+# schema/native_functions.yaml:3561
 def _m0_std(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -6859,7 +6886,7 @@ def _c0_std(input, unbiased):
     return _entry_std(input, unbiased)
 
 
-# schema/native_functions.yaml:3555
+# schema/native_functions.yaml:3566
 def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -6872,7 +6899,7 @@ def _c1_std(input, dim, unbiased, keepdim, out):
     return _entry_std_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:3561
+# schema/native_functions.yaml:3572
 def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -6911,7 +6938,7 @@ def std(*args, **kwargs):
     return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
-# schema/native_functions.yaml:3584
+# schema/native_functions.yaml:3595
 def _m0_std_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -6922,7 +6949,7 @@ def _c0_std_mean(input, unbiased):
     return _entry_std_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:3588
+# schema/native_functions.yaml:3599
 def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -6933,7 +6960,7 @@ def _c1_std_mean(input, dim, unbiased, keepdim):
     return _entry_std_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3592
+# schema/native_functions.yaml:3603
 def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7085,7 +7112,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     return _entry_take_along_dim_out(input, indices, dim, out)
 
 
-# schema/native_functions.yaml:2039
+# schema/native_functions.yaml:2050
 def tan(input, *, out=None):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7097,7 +7124,7 @@ def tan(input, *, out=None):
     return _entry_tan_out(input, out)
 
 
-# schema/native_functions.yaml:2047
+# schema/native_functions.yaml:2058
 def tan_(input):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -7129,7 +7156,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:3179
+# schema/native_functions.yaml:3190
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
@@ -7200,7 +7227,7 @@ def tensor_split(*args, **kwargs):
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
-# schema/native_functions.yaml:3158
+# schema/native_functions.yaml:3169
 def threshold(input, threshold, value, *, out=None):
     """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
     if _tf[0]:
@@ -7212,7 +7239,7 @@ def threshold(input, threshold, value, *, out=None):
     return _entry_threshold_out(input, threshold, value, out)
 
 
-# schema/native_functions.yaml:3166
+# schema/native_functions.yaml:3177
 def threshold_(input, threshold, value):
     """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
     if _tf[0]:
@@ -7312,7 +7339,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:2219
+# schema/native_functions.yaml:2230
 def trunc(input, *, out=None):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7324,7 +7351,7 @@ def trunc(input, *, out=None):
     return _entry_trunc_out(input, out)
 
 
-# schema/native_functions.yaml:2227
+# schema/native_functions.yaml:2238
 def trunc_(input):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -7354,7 +7381,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:3807
+# schema/native_functions.yaml:3818
 def uniform(input, from_=0.0, to=1.0, *, generator=None, out=None):
     """uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -7400,7 +7427,7 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:3531
+# schema/native_functions.yaml:3542
 def _m0_var(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -7411,7 +7438,7 @@ def _c0_var(input, unbiased):
     return _entry_var(input, unbiased)
 
 
-# schema/native_functions.yaml:3536
+# schema/native_functions.yaml:3547
 def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -7424,7 +7451,7 @@ def _c1_var(input, dim, unbiased, keepdim, out):
     return _entry_var_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:3542
+# schema/native_functions.yaml:3553
 def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7463,7 +7490,7 @@ def var(*args, **kwargs):
     return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
-# schema/native_functions.yaml:3569
+# schema/native_functions.yaml:3580
 def _m0_var_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -7474,7 +7501,7 @@ def _c0_var_mean(input, unbiased):
     return _entry_var_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:3573
+# schema/native_functions.yaml:3584
 def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -7485,7 +7512,7 @@ def _c1_var_mean(input, dim, unbiased, keepdim):
     return _entry_var_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3577
+# schema/native_functions.yaml:3588
 def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7594,7 +7621,7 @@ def _c0_where(condition, input, other, out):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:3023
+# schema/native_functions.yaml:3034
 def _m1_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
         return (condition, input, other)
@@ -7605,7 +7632,7 @@ def _c1_where(condition, input, other):
     return _entry_where_ScalarSelf(condition, input, other)
 
 
-# schema/native_functions.yaml:3028
+# schema/native_functions.yaml:3039
 def _m2_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -7616,7 +7643,7 @@ def _c2_where(condition, input, other):
     return _entry_where_ScalarOther(condition, input, other)
 
 
-# schema/native_functions.yaml:3033
+# schema/native_functions.yaml:3044
 def _m3_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -7656,7 +7683,7 @@ def where(*args, **kwargs):
     return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
-# schema/native_functions.yaml:3773
+# schema/native_functions.yaml:3784
 def zero(input, *, out=None):
     """zero(Tensor self) -> Tensor"""
     if _tf[0]:

@@ -11501,6 +11501,92 @@ _aten._packet('cartesian_prod')._add(cartesian_prod)
 
 
 # schema/native_functions.yaml:1889
+block_diag = _Op("aten", 'block_diag', 'default',
+    'block_diag(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_block_diag = block_diag._cache
+
+
+def _bind_block_diag(tensors):
+    return (tensors,)
+
+
+def _entry_block_diag(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(block_diag, (tensors,)) from None
+    _k = _c_block_diag.get(ks)
+    if _k is None:
+        _k = block_diag._fill(ks)
+    return _k(tensors)
+
+
+block_diag._bind = _bind_block_diag
+block_diag._entry = _entry_block_diag
+_aten._packet('block_diag')._add(block_diag)
+
+
+# schema/native_functions.yaml:1892
+block_diag_out = _Op("aten", 'block_diag', 'out',
+    'block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_block_diag_out = block_diag_out._cache
+
+
+def _bind_block_diag_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_block_diag_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(block_diag_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_block_diag_out.get(ks)
+    if _k is None:
+        _k = block_diag_out._fill(ks)
+    return _k(tensors, out)
+
+
+block_diag_out._bind = _bind_block_diag_out
+block_diag_out._entry = _entry_block_diag_out
+_aten._packet('block_diag')._add(block_diag_out)
+
+
+# schema/native_functions.yaml:1894
+combinations = _Op("aten", 'combinations', 'default',
+    'combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor',
+    ('self', 'r', 'with_replacement'), 3, tags=())
+_c_combinations = combinations._cache
+
+
+def _bind_combinations(self, r=2, with_replacement=False):
+    return (self, r, with_replacement)
+
+
+def _entry_combinations(self, r, with_replacement):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(combinations, (self, r, with_replacement)) from None
+    _k = _c_combinations.get(ks)
+    if _k is None:
+        _k = combinations._fill(ks)
+    return _k(self, r, with_replacement)
+
+
+combinations._bind = _bind_combinations
+combinations._entry = _entry_combinations
+_aten._packet('combinations')._add(combinations)
+
+
+# schema/native_functions.yaml:1900
 exp2 = _Op("aten", 'exp2', 'default',
     'exp2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -11528,7 +11614,7 @@ exp2._entry = _entry_exp2
 _aten._packet('exp2')._add(exp2)
 
 
-# schema/native_functions.yaml:1894
+# schema/native_functions.yaml:1905
 exp2_out = _Op("aten", 'exp2', 'out',
     'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -11558,7 +11644,7 @@ exp2_out._entry = _entry_exp2_out
 _aten._packet('exp2')._add(exp2_out)
 
 
-# schema/native_functions.yaml:1897
+# schema/native_functions.yaml:1908
 exp2_ = _Op("aten", 'exp2_', 'default',
     'exp2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11588,7 +11674,7 @@ exp2_._entry = _entry_exp2_
 _aten._packet('exp2_')._add(exp2_)
 
 
-# schema/native_functions.yaml:1904
+# schema/native_functions.yaml:1915
 expm1 = _Op("aten", 'expm1', 'default',
     'expm1(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11616,7 +11702,7 @@ expm1._entry = _entry_expm1
 _aten._packet('expm1')._add(expm1)
 
 
-# schema/native_functions.yaml:1909
+# schema/native_functions.yaml:1920
 expm1_out = _Op("aten", 'expm1', 'out',
     'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11646,7 +11732,7 @@ expm1_out._entry = _entry_expm1_out
 _aten._packet('expm1')._add(expm1_out)
 
 
-# schema/native_functions.yaml:1912
+# schema/native_functions.yaml:1923
 expm1_ = _Op("aten", 'expm1_', 'default',
     'expm1_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11676,7 +11762,7 @@ expm1_._entry = _entry_expm1_
 _aten._packet('expm1_')._add(expm1_)
 
 
-# schema/native_functions.yaml:1919
+# schema/native_functions.yaml:1930
 log2 = _Op("aten", 'log2', 'default',
     'log2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11704,7 +11790,7 @@ log2._entry = _entry_log2
 _aten._packet('log2')._add(log2)
 
 
-# schema/native_functions.yaml:1924
+# schema/native_functions.yaml:1935
 log2_out = _Op("aten", 'log2', 'out',
     'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11734,7 +11820,7 @@ log2_out._entry = _entry_log2_out
 _aten._packet('log2')._add(log2_out)
 
 
-# schema/native_functions.yaml:1927
+# schema/native_functions.yaml:1938
 log2_ = _Op("aten", 'log2_', 'default',
     'log2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11764,7 +11850,7 @@ log2_._entry = _entry_log2_
 _aten._packet('log2_')._add(log2_)
 
 
-# schema/native_functions.yaml:1934
+# schema/native_functions.yaml:1945
 log10 = _Op("aten", 'log10', 'default',
     'log10(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11792,7 +11878,7 @@ log10._entry = _entry_log10
 _aten._packet('log10')._add(log10)
 
 
-# schema/native_functions.yaml:1939
+# schema/native_functions.yaml:1950
 log10_out = _Op("aten", 'log10', 'out',
     'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11822,7 +11908,7 @@ log10_out._entry = _entry_log10_out
 _aten._packet('log10')._add(log10_out)
 
 
-# schema/native_functions.yaml:1942
+# schema/native_functions.yaml:1953
 log10_ = _Op("aten", 'log10_', 'default',
     'log10_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11852,7 +11938,7 @@ log10_._entry = _entry_log10_
 _aten._packet('log10_')._add(log10_)
 
 
-# schema/native_functions.yaml:1949
+# schema/native_functions.yaml:1960
 log1p = _Op("aten", 'log1p', 'default',
     'log1p(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11880,7 +11966,7 @@ log1p._entry = _entry_log1p
 _aten._packet('log1p')._add(log1p)
 
 
-# schema/native_functions.yaml:1954
+# schema/native_functions.yaml:1965
 log1p_out = _Op("aten", 'log1p', 'out',
     'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11910,7 +11996,7 @@ log1p_out._entry = _entry_log1p_out
 _aten._packet('log1p')._add(log1p_out)
 
 
-# schema/native_functions.yaml:1957
+# schema/native_functions.yaml:1968
 log1p_ = _Op("aten", 'log1p_', 'default',
     'log1p_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11940,7 +12026,7 @@ log1p_._entry = _entry_log1p_
 _aten._packet('log1p_')._add(log1p_)
 
 
-# schema/native_functions.yaml:1964
+# schema/native_functions.yaml:1975
 sqrt = _Op("aten", 'sqrt', 'default',
     'sqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11968,7 +12054,7 @@ sqrt._entry = _entry_sqrt
 _aten._packet('sqrt')._add(sqrt)
 
 
-# schema/native_functions.yaml:1969
+# schema/native_functions.yaml:1980
 sqrt_out = _Op("aten", 'sqrt', 'out',
     'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11998,7 +12084,7 @@ sqrt_out._entry = _entry_sqrt_out
 _aten._packet('sqrt')._add(sqrt_out)
 
 
-# schema/native_functions.yaml:1972
+# schema/native_functions.yaml:1983
 sqrt_ = _Op("aten", 'sqrt_', 'default',
     'sqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12028,7 +12114,7 @@ sqrt_._entry = _entry_sqrt_
 _aten._packet('sqrt_')._add(sqrt_)
 
 
-# schema/native_functions.yaml:1979
+# schema/native_functions.yaml:1990
 rsqrt = _Op("aten", 'rsqrt', 'default',
     'rsqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12056,7 +12142,7 @@ rsqrt._entry = _entry_rsqrt
 _aten._packet('rsqrt')._add(rsqrt)
 
 
-# schema/native_functions.yaml:1984
+# schema/native_functions.yaml:1995
 rsqrt_out = _Op("aten", 'rsqrt', 'out',
     'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12086,7 +12172,7 @@ rsqrt_out._entry = _entry_rsqrt_out
 _aten._packet('rsqrt')._add(rsqrt_out)
 
 
-# schema/native_functions.yaml:1987
+# schema/native_functions.yaml:1998
 rsqrt_ = _Op("aten", 'rsqrt_', 'default',
     'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12116,7 +12202,7 @@ rsqrt_._entry = _entry_rsqrt_
 _aten._packet('rsqrt_')._add(rsqrt_)
 
 
-# schema/native_functions.yaml:1994
+# schema/native_functions.yaml:2005
 reciprocal = _Op("aten", 'reciprocal', 'default',
     'reciprocal(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12144,7 +12230,7 @@ reciprocal._entry = _entry_reciprocal
 _aten._packet('reciprocal')._add(reciprocal)
 
 
-# schema/native_functions.yaml:1999
+# schema/native_functions.yaml:2010
 reciprocal_out = _Op("aten", 'reciprocal', 'out',
     'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12174,7 +12260,7 @@ reciprocal_out._entry = _entry_reciprocal_out
 _aten._packet('reciprocal')._add(reciprocal_out)
 
 
-# schema/native_functions.yaml:2002
+# schema/native_functions.yaml:2013
 reciprocal_ = _Op("aten", 'reciprocal_', 'default',
     'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12204,7 +12290,7 @@ reciprocal_._entry = _entry_reciprocal_
 _aten._packet('reciprocal_')._add(reciprocal_)
 
 
-# schema/native_functions.yaml:2009
+# schema/native_functions.yaml:2020
 sin = _Op("aten", 'sin', 'default',
     'sin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12232,7 +12318,7 @@ sin._entry = _entry_sin
 _aten._packet('sin')._add(sin)
 
 
-# schema/native_functions.yaml:2014
+# schema/native_functions.yaml:2025
 sin_out = _Op("aten", 'sin', 'out',
     'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12262,7 +12348,7 @@ sin_out._entry = _entry_sin_out
 _aten._packet('sin')._add(sin_out)
 
 
-# schema/native_functions.yaml:2017
+# schema/native_functions.yaml:2028
 sin_ = _Op("aten", 'sin_', 'default',
     'sin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12292,7 +12378,7 @@ sin_._entry = _entry_sin_
 _aten._packet('sin_')._add(sin_)
 
 
-# schema/native_functions.yaml:2024
+# schema/native_functions.yaml:2035
 cos = _Op("aten", 'cos', 'default',
     'cos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12320,7 +12406,7 @@ cos._entry = _entry_cos
 _aten._packet('cos')._add(cos)
 
 
-# schema/native_functions.yaml:2029
+# schema/native_functions.yaml:2040
 cos_out = _Op("aten", 'cos', 'out',
     'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12350,7 +12436,7 @@ cos_out._entry = _entry_cos_out
 _aten._packet('cos')._add(cos_out)
 
 
-# schema/native_functions.yaml:2032
+# schema/native_functions.yaml:2043
 cos_ = _Op("aten", 'cos_', 'default',
     'cos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12380,7 +12466,7 @@ cos_._entry = _entry_cos_
 _aten._packet('cos_')._add(cos_)
 
 
-# schema/native_functions.yaml:2039
+# schema/native_functions.yaml:2050
 tan = _Op("aten", 'tan', 'default',
     'tan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12408,7 +12494,7 @@ tan._entry = _entry_tan
 _aten._packet('tan')._add(tan)
 
 
-# schema/native_functions.yaml:2044
+# schema/native_functions.yaml:2055
 tan_out = _Op("aten", 'tan', 'out',
     'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12438,7 +12524,7 @@ tan_out._entry = _entry_tan_out
 _aten._packet('tan')._add(tan_out)
 
 
-# schema/native_functions.yaml:2047
+# schema/native_functions.yaml:2058
 tan_ = _Op("aten", 'tan_', 'default',
     'tan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12468,7 +12554,7 @@ tan_._entry = _entry_tan_
 _aten._packet('tan_')._add(tan_)
 
 
-# schema/native_functions.yaml:2054
+# schema/native_functions.yaml:2065
 asin = _Op("aten", 'asin', 'default',
     'asin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12496,7 +12582,7 @@ asin._entry = _entry_asin
 _aten._packet('asin')._add(asin)
 
 
-# schema/native_functions.yaml:2059
+# schema/native_functions.yaml:2070
 asin_out = _Op("aten", 'asin', 'out',
     'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12526,7 +12612,7 @@ asin_out._entry = _entry_asin_out
 _aten._packet('asin')._add(asin_out)
 
 
-# schema/native_functions.yaml:2062
+# schema/native_functions.yaml:2073
 asin_ = _Op("aten", 'asin_', 'default',
     'asin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12556,7 +12642,7 @@ asin_._entry = _entry_asin_
 _aten._packet('asin_')._add(asin_)
 
 
-# schema/native_functions.yaml:2069
+# schema/native_functions.yaml:2080
 acos = _Op("aten", 'acos', 'default',
     'acos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12584,7 +12670,7 @@ acos._entry = _entry_acos
 _aten._packet('acos')._add(acos)
 
 
-# schema/native_functions.yaml:2074
+# schema/native_functions.yaml:2085
 acos_out = _Op("aten", 'acos', 'out',
     'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12614,7 +12700,7 @@ acos_out._entry = _entry_acos_out
 _aten._packet('acos')._add(acos_out)
 
 
-# schema/native_functions.yaml:2077
+# schema/native_functions.yaml:2088
 acos_ = _Op("aten", 'acos_', 'default',
     'acos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12644,7 +12730,7 @@ acos_._entry = _entry_acos_
 _aten._packet('acos_')._add(acos_)
 
 
-# schema/native_functions.yaml:2084
+# schema/native_functions.yaml:2095
 atan = _Op("aten", 'atan', 'default',
     'atan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12672,7 +12758,7 @@ atan._entry = _entry_atan
 _aten._packet('atan')._add(atan)
 
 
-# schema/native_functions.yaml:2089
+# schema/native_functions.yaml:2100
 atan_out = _Op("aten", 'atan', 'out',
     'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12702,7 +12788,7 @@ atan_out._entry = _entry_atan_out
 _aten._packet('atan')._add(atan_out)
 
 
-# schema/native_functions.yaml:2092
+# schema/native_functions.yaml:2103
 atan_ = _Op("aten", 'atan_', 'default',
     'atan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12732,7 +12818,7 @@ atan_._entry = _entry_atan_
 _aten._packet('atan_')._add(atan_)
 
 
-# schema/native_functions.yaml:2099
+# schema/native_functions.yaml:2110
 sinh = _Op("aten", 'sinh', 'default',
     'sinh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12760,7 +12846,7 @@ sinh._entry = _entry_sinh
 _aten._packet('sinh')._add(sinh)
 
 
-# schema/native_functions.yaml:2104
+# schema/native_functions.yaml:2115
 sinh_out = _Op("aten", 'sinh', 'out',
     'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12790,7 +12876,7 @@ sinh_out._entry = _entry_sinh_out
 _aten._packet('sinh')._add(sinh_out)
 
 
-# schema/native_functions.yaml:2107
+# schema/native_functions.yaml:2118
 sinh_ = _Op("aten", 'sinh_', 'default',
     'sinh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12820,7 +12906,7 @@ sinh_._entry = _entry_sinh_
 _aten._packet('sinh_')._add(sinh_)
 
 
-# schema/native_functions.yaml:2114
+# schema/native_functions.yaml:2125
 cosh = _Op("aten", 'cosh', 'default',
     'cosh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12848,7 +12934,7 @@ cosh._entry = _entry_cosh
 _aten._packet('cosh')._add(cosh)
 
 
-# schema/native_functions.yaml:2119
+# schema/native_functions.yaml:2130
 cosh_out = _Op("aten", 'cosh', 'out',
     'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12878,7 +12964,7 @@ cosh_out._entry = _entry_cosh_out
 _aten._packet('cosh')._add(cosh_out)
 
 
-# schema/native_functions.yaml:2122
+# schema/native_functions.yaml:2133
 cosh_ = _Op("aten", 'cosh_', 'default',
     'cosh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12908,7 +12994,7 @@ cosh_._entry = _entry_cosh_
 _aten._packet('cosh_')._add(cosh_)
 
 
-# schema/native_functions.yaml:2129
+# schema/native_functions.yaml:2140
 erf = _Op("aten", 'erf', 'default',
     'erf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12936,7 +13022,7 @@ erf._entry = _entry_erf
 _aten._packet('erf')._add(erf)
 
 
-# schema/native_functions.yaml:2134
+# schema/native_functions.yaml:2145
 erf_out = _Op("aten", 'erf', 'out',
     'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12966,7 +13052,7 @@ erf_out._entry = _entry_erf_out
 _aten._packet('erf')._add(erf_out)
 
 
-# schema/native_functions.yaml:2137
+# schema/native_functions.yaml:2148
 erf_ = _Op("aten", 'erf_', 'default',
     'erf_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12996,7 +13082,7 @@ erf_._entry = _entry_erf_
 _aten._packet('erf_')._add(erf_)
 
 
-# schema/native_functions.yaml:2144
+# schema/native_functions.yaml:2155
 abs = _Op("aten", 'abs', 'default',
     'abs(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13024,7 +13110,7 @@ abs._entry = _entry_abs
 _aten._packet('abs')._add(abs)
 
 
-# schema/native_functions.yaml:2149
+# schema/native_functions.yaml:2160
 abs_out = _Op("aten", 'abs', 'out',
     'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13054,7 +13140,7 @@ abs_out._entry = _entry_abs_out
 _aten._packet('abs')._add(abs_out)
 
 
-# schema/native_functions.yaml:2152
+# schema/native_functions.yaml:2163
 abs_ = _Op("aten", 'abs_', 'default',
     'abs_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13084,7 +13170,7 @@ abs_._entry = _entry_abs_
 _aten._packet('abs_')._add(abs_)
 
 
-# schema/native_functions.yaml:2159
+# schema/native_functions.yaml:2170
 floor = _Op("aten", 'floor', 'default',
     'floor(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13112,7 +13198,7 @@ floor._entry = _entry_floor
 _aten._packet('floor')._add(floor)
 
 
-# schema/native_functions.yaml:2164
+# schema/native_functions.yaml:2175
 floor_out = _Op("aten", 'floor', 'out',
     'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13142,7 +13228,7 @@ floor_out._entry = _entry_floor_out
 _aten._packet('floor')._add(floor_out)
 
 
-# schema/native_functions.yaml:2167
+# schema/native_functions.yaml:2178
 floor_ = _Op("aten", 'floor_', 'default',
     'floor_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13172,7 +13258,7 @@ floor_._entry = _entry_floor_
 _aten._packet('floor_')._add(floor_)
 
 
-# schema/native_functions.yaml:2174
+# schema/native_functions.yaml:2185
 ceil = _Op("aten", 'ceil', 'default',
     'ceil(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13200,7 +13286,7 @@ ceil._entry = _entry_ceil
 _aten._packet('ceil')._add(ceil)
 
 
-# schema/native_functions.yaml:2179
+# schema/native_functions.yaml:2190
 ceil_out = _Op("aten", 'ceil', 'out',
     'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13230,7 +13316,7 @@ ceil_out._entry = _entry_ceil_out
 _aten._packet('ceil')._add(ceil_out)
 
 
-# schema/native_functions.yaml:2182
+# schema/native_functions.yaml:2193
 ceil_ = _Op("aten", 'ceil_', 'default',
     'ceil_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13260,7 +13346,7 @@ ceil_._entry = _entry_ceil_
 _aten._packet('ceil_')._add(ceil_)
 
 
-# schema/native_functions.yaml:2189
+# schema/native_functions.yaml:2200
 round = _Op("aten", 'round', 'default',
     'round(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13288,7 +13374,7 @@ round._entry = _entry_round
 _aten._packet('round')._add(round)
 
 
-# schema/native_functions.yaml:2194
+# schema/native_functions.yaml:2205
 round_out = _Op("aten", 'round', 'out',
     'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13318,7 +13404,7 @@ round_out._entry = _entry_round_out
 _aten._packet('round')._add(round_out)
 
 
-# schema/native_functions.yaml:2197
+# schema/native_functions.yaml:2208
 round_decimals = _Op("aten", 'round', 'decimals',
     'round.decimals(Tensor self, *, int decimals) -> Tensor',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -13346,7 +13432,7 @@ round_decimals._entry = _entry_round_decimals
 _aten._packet('round')._add(round_decimals)
 
 
-# schema/native_functions.yaml:2202
+# schema/native_functions.yaml:2213
 round_decimals_out = _Op("aten", 'round', 'decimals_out',
     'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'decimals', 'out'), 1, tags=('pointwise',))
@@ -13376,7 +13462,7 @@ round_decimals_out._entry = _entry_round_decimals_out
 _aten._packet('round')._add(round_decimals_out)
 
 
-# schema/native_functions.yaml:2205
+# schema/native_functions.yaml:2216
 round_ = _Op("aten", 'round_', 'default',
     'round_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13406,7 +13492,7 @@ round_._entry = _entry_round_
 _aten._packet('round_')._add(round_)
 
 
-# schema/native_functions.yaml:2212
+# schema/native_functions.yaml:2223
 round__decimals = _Op("aten", 'round_', 'decimals',
     'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -13436,7 +13522,7 @@ round__decimals._entry = _entry_round__decimals
 _aten._packet('round_')._add(round__decimals)
 
 
-# schema/native_functions.yaml:2219
+# schema/native_functions.yaml:2230
 trunc = _Op("aten", 'trunc', 'default',
     'trunc(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13464,7 +13550,7 @@ trunc._entry = _entry_trunc
 _aten._packet('trunc')._add(trunc)
 
 
-# schema/native_functions.yaml:2224
+# schema/native_functions.yaml:2235
 trunc_out = _Op("aten", 'trunc', 'out',
     'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13494,7 +13580,7 @@ trunc_out._entry = _entry_trunc_out
 _aten._packet('trunc')._add(trunc_out)
 
 
-# schema/native_functions.yaml:2227
+# schema/native_functions.yaml:2238
 trunc_ = _Op("aten", 'trunc_', 'default',
     'trunc_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13524,7 +13610,7 @@ trunc_._entry = _entry_trunc_
 _aten._packet('trunc_')._add(trunc_)
 
 
-# schema/native_functions.yaml:2234
+# schema/native_functions.yaml:2245
 frac = _Op("aten", 'frac', 'default',
     'frac(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -13552,7 +13638,7 @@ frac._entry = _entry_frac
 _aten._packet('frac')._add(frac)
 
 
-# schema/native_functions.yaml:2239
+# schema/native_functions.yaml:2250
 frac_out = _Op("aten", 'frac', 'out',
     'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -13582,7 +13668,7 @@ frac_out._entry = _entry_frac_out
 _aten._packet('frac')._add(frac_out)
 
 
-# schema/native_functions.yaml:2242
+# schema/native_functions.yaml:2253
 frac_ = _Op("aten", 'frac_', 'default',
     'frac_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13612,7 +13698,7 @@ frac_._entry = _entry_frac_
 _aten._packet('frac_')._add(frac_)
 
 
-# schema/native_functions.yaml:2249
+# schema/native_functions.yaml:2260
 sign = _Op("aten", 'sign', 'default',
     'sign(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13640,7 +13726,7 @@ sign._entry = _entry_sign
 _aten._packet('sign')._add(sign)
 
 
-# schema/native_functions.yaml:2254
+# schema/native_functions.yaml:2265
 sign_out = _Op("aten", 'sign', 'out',
     'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13670,7 +13756,7 @@ sign_out._entry = _entry_sign_out
 _aten._packet('sign')._add(sign_out)
 
 
-# schema/native_functions.yaml:2257
+# schema/native_functions.yaml:2268
 sign_ = _Op("aten", 'sign_', 'default',
     'sign_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13700,7 +13786,7 @@ sign_._entry = _entry_sign_
 _aten._packet('sign_')._add(sign_)
 
 
-# schema/native_functions.yaml:2264
+# schema/native_functions.yaml:2275
 logical_not = _Op("aten", 'logical_not', 'default',
     'logical_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13728,7 +13814,7 @@ logical_not._entry = _entry_logical_not
 _aten._packet('logical_not')._add(logical_not)
 
 
-# schema/native_functions.yaml:2269
+# schema/native_functions.yaml:2280
 logical_not_out = _Op("aten", 'logical_not', 'out',
     'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13758,7 +13844,7 @@ logical_not_out._entry = _entry_logical_not_out
 _aten._packet('logical_not')._add(logical_not_out)
 
 
-# schema/native_functions.yaml:2272
+# schema/native_functions.yaml:2283
 logical_not_ = _Op("aten", 'logical_not_', 'default',
     'logical_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13788,7 +13874,7 @@ logical_not_._entry = _entry_logical_not_
 _aten._packet('logical_not_')._add(logical_not_)
 
 
-# schema/native_functions.yaml:2279
+# schema/native_functions.yaml:2290
 bitwise_not = _Op("aten", 'bitwise_not', 'default',
     'bitwise_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13816,7 +13902,7 @@ bitwise_not._entry = _entry_bitwise_not
 _aten._packet('bitwise_not')._add(bitwise_not)
 
 
-# schema/native_functions.yaml:2284
+# schema/native_functions.yaml:2295
 bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
     'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13846,7 +13932,7 @@ bitwise_not_out._entry = _entry_bitwise_not_out
 _aten._packet('bitwise_not')._add(bitwise_not_out)
 
 
-# schema/native_functions.yaml:2287
+# schema/native_functions.yaml:2298
 bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
     'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13876,7 +13962,7 @@ bitwise_not_._entry = _entry_bitwise_not_
 _aten._packet('bitwise_not_')._add(bitwise_not_)
 
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml:2305
 isnan = _Op("aten", 'isnan', 'default',
     'isnan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13904,7 +13990,7 @@ isnan._entry = _entry_isnan
 _aten._packet('isnan')._add(isnan)
 
 
-# schema/native_functions.yaml:2299
+# schema/native_functions.yaml:2310
 isnan_out = _Op("aten", 'isnan', 'out',
     'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13934,7 +14020,7 @@ isnan_out._entry = _entry_isnan_out
 _aten._packet('isnan')._add(isnan_out)
 
 
-# schema/native_functions.yaml:2302
+# schema/native_functions.yaml:2313
 isinf = _Op("aten", 'isinf', 'default',
     'isinf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13962,7 +14048,7 @@ isinf._entry = _entry_isinf
 _aten._packet('isinf')._add(isinf)
 
 
-# schema/native_functions.yaml:2307
+# schema/native_functions.yaml:2318
 isinf_out = _Op("aten", 'isinf', 'out',
     'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13992,7 +14078,7 @@ isinf_out._entry = _entry_isinf_out
 _aten._packet('isinf')._add(isinf_out)
 
 
-# schema/native_functions.yaml:2310
+# schema/native_functions.yaml:2321
 isfinite = _Op("aten", 'isfinite', 'default',
     'isfinite(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -14020,7 +14106,7 @@ isfinite._entry = _entry_isfinite
 _aten._packet('isfinite')._add(isfinite)
 
 
-# schema/native_functions.yaml:2317
+# schema/native_functions.yaml:2328
 signbit = _Op("aten", 'signbit', 'default',
     'signbit(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -14048,7 +14134,7 @@ signbit._entry = _entry_signbit
 _aten._packet('signbit')._add(signbit)
 
 
-# schema/native_functions.yaml:2322
+# schema/native_functions.yaml:2333
 signbit_out = _Op("aten", 'signbit', 'out',
     'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -14078,7 +14164,7 @@ signbit_out._entry = _entry_signbit_out
 _aten._packet('signbit')._add(signbit_out)
 
 
-# schema/native_functions.yaml:2325
+# schema/native_functions.yaml:2336
 nan_to_num = _Op("aten", 'nan_to_num', 'default',
     'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -14106,7 +14192,7 @@ nan_to_num._entry = _entry_nan_to_num
 _aten._packet('nan_to_num')._add(nan_to_num)
 
 
-# schema/native_functions.yaml:2330
+# schema/native_functions.yaml:2341
 nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
     'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
@@ -14136,7 +14222,7 @@ nan_to_num_out._entry = _entry_nan_to_num_out
 _aten._packet('nan_to_num')._add(nan_to_num_out)
 
 
-# schema/native_functions.yaml:2333
+# schema/native_functions.yaml:2344
 nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
     'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -14166,7 +14252,7 @@ nan_to_num_._entry = _entry_nan_to_num_
 _aten._packet('nan_to_num_')._add(nan_to_num_)
 
 
-# schema/native_functions.yaml:2340
+# schema/native_functions.yaml:2351
 convolution = _Op("aten", 'convolution', 'default',
     'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
@@ -14194,7 +14280,7 @@ convolution._entry = _entry_convolution
 _aten._packet('convolution')._add(convolution)
 
 
-# schema/native_functions.yaml:2344
+# schema/native_functions.yaml:2355
 convolution_out = _Op("aten", 'convolution', 'out',
     'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
@@ -14224,7 +14310,7 @@ convolution_out._entry = _entry_convolution_out
 _aten._packet('convolution')._add(convolution_out)
 
 
-# schema/native_functions.yaml:2347
+# schema/native_functions.yaml:2358
 convolution_backward = _Op("aten", 'convolution_backward', 'default',
     'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
@@ -14252,7 +14338,7 @@ convolution_backward._entry = _entry_convolution_backward
 _aten._packet('convolution_backward')._add(convolution_backward)
 
 
-# schema/native_functions.yaml:2353
+# schema/native_functions.yaml:2364
 conv1d = _Op("aten", 'conv1d', 'default',
     'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -14280,7 +14366,7 @@ conv1d._entry = _entry_conv1d
 _aten._packet('conv1d')._add(conv1d)
 
 
-# schema/native_functions.yaml:2357
+# schema/native_functions.yaml:2368
 conv2d = _Op("aten", 'conv2d', 'default',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -14308,7 +14394,7 @@ conv2d._entry = _entry_conv2d
 _aten._packet('conv2d')._add(conv2d)
 
 
-# schema/native_functions.yaml:2361
+# schema/native_functions.yaml:2372
 conv1d_padding = _Op("aten", 'conv1d', 'padding',
     'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -14336,7 +14422,7 @@ conv1d_padding._entry = _entry_conv1d_padding
 _aten._packet('conv1d')._add(conv1d_padding)
 
 
-# schema/native_functions.yaml:2365
+# schema/native_functions.yaml:2376
 conv2d_padding = _Op("aten", 'conv2d', 'padding',
     'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -14364,7 +14450,7 @@ conv2d_padding._entry = _entry_conv2d_padding
 _aten._packet('conv2d')._add(conv2d_padding)
 
 
-# schema/native_functions.yaml:2369
+# schema/native_functions.yaml:2380
 max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
     'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
@@ -14392,7 +14478,7 @@ max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
 _aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
 
 
-# schema/native_functions.yaml:2375
+# schema/native_functions.yaml:2386
 max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
     'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
@@ -14420,7 +14506,7 @@ max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backwar
 _aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
 
 
-# schema/native_functions.yaml:2380
+# schema/native_functions.yaml:2391
 max_pool2d = _Op("aten", 'max_pool2d', 'default',
     'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
@@ -14448,7 +14534,7 @@ max_pool2d._entry = _entry_max_pool2d
 _aten._packet('max_pool2d')._add(max_pool2d)
 
 
-# schema/native_functions.yaml:2384
+# schema/native_functions.yaml:2395
 avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
     'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
@@ -14476,7 +14562,7 @@ avg_pool2d._entry = _entry_avg_pool2d
 _aten._packet('avg_pool2d')._add(avg_pool2d)
 
 
-# schema/native_functions.yaml:2388
+# schema/native_functions.yaml:2399
 avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
     'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
@@ -14506,7 +14592,7 @@ avg_pool2d_out._entry = _entry_avg_pool2d_out
 _aten._packet('avg_pool2d')._add(avg_pool2d_out)
 
 
-# schema/native_functions.yaml:2391
+# schema/native_functions.yaml:2402
 avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
     'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
@@ -14534,7 +14620,7 @@ avg_pool2d_backward._entry = _entry_avg_pool2d_backward
 _aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:2396
+# schema/native_functions.yaml:2407
 _adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
     '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=('core',))
@@ -14562,7 +14648,7 @@ _adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:2400
+# schema/native_functions.yaml:2411
 _adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
     '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'output_size', 'out'), 2, tags=('core',))
@@ -14592,7 +14678,7 @@ _adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
 
 
-# schema/native_functions.yaml:2403
+# schema/native_functions.yaml:2414
 _adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
     '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=())
@@ -14620,7 +14706,7 @@ _adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:2407
+# schema/native_functions.yaml:2418
 _adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
     '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'self', 'out'), 2, tags=())
@@ -14650,7 +14736,7 @@ _adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
 
 
-# schema/native_functions.yaml:2409
+# schema/native_functions.yaml:2420
 adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
     'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=())
@@ -14678,7 +14764,7 @@ adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
 _aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:2413
+# schema/native_functions.yaml:2424
 constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
     'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
     ('self', 'pad', 'value'), 3, tags=())
@@ -14706,7 +14792,7 @@ constant_pad_nd._entry = _entry_constant_pad_nd
 _aten._packet('constant_pad_nd')._add(constant_pad_nd)
 
 
-# schema/native_functions.yaml:2417
+# schema/native_functions.yaml:2428
 constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
     'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'pad', 'value', 'out'), 3, tags=())
@@ -14736,7 +14822,7 @@ constant_pad_nd_out._entry = _entry_constant_pad_nd_out
 _aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
 
 
-# schema/native_functions.yaml:2419
+# schema/native_functions.yaml:2430
 pad = _Op("aten", 'pad', 'default',
     'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
     ('self', 'pad', 'mode', 'value'), 4, tags=())
@@ -14765,7 +14851,7 @@ pad._entry = _entry_pad
 _aten._packet('pad')._add(pad)
 
 
-# schema/native_functions.yaml:2423
+# schema/native_functions.yaml:2434
 embedding = _Op("aten", 'embedding', 'default',
     'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
@@ -14793,7 +14879,7 @@ embedding._entry = _entry_embedding
 _aten._packet('embedding')._add(embedding)
 
 
-# schema/native_functions.yaml:2427
+# schema/native_functions.yaml:2438
 embedding_out = _Op("aten", 'embedding', 'out',
     'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
@@ -14823,7 +14909,7 @@ embedding_out._entry = _entry_embedding_out
 _aten._packet('embedding')._add(embedding_out)
 
 
-# schema/native_functions.yaml:2430
+# schema/native_functions.yaml:2441
 embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
     'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
@@ -14851,7 +14937,7 @@ embedding_dense_backward._entry = _entry_embedding_dense_backward
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
 
 
-# schema/native_functions.yaml:2434
+# schema/native_functions.yaml:2445
 embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
     'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
@@ -14881,7 +14967,7 @@ embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
 
 
-# schema/native_functions.yaml:2436
+# schema/native_functions.yaml:2447
 one_hot = _Op("aten", 'one_hot', 'default',
     'one_hot(Tensor self, int num_classes=-1) -> Tensor',
     ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
@@ -14909,7 +14995,7 @@ one_hot._entry = _entry_one_hot
 _aten._packet('one_hot')._add(one_hot)
 
 
-# schema/native_functions.yaml:2441
+# schema/native_functions.yaml:2452
 dot = _Op("aten", 'dot', 'default',
     'dot(Tensor self, Tensor tensor) -> Tensor',
     ('self', 'tensor'), 2, tags=())
@@ -14937,7 +15023,7 @@ dot._entry = _entry_dot
 _aten._packet('dot')._add(dot)
 
 
-# schema/native_functions.yaml:2446
+# schema/native_functions.yaml:2457
 dot_out = _Op("aten", 'dot', 'out',
     'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor', 'out'), 2, tags=())
@@ -14967,7 +15053,7 @@ dot_out._entry = _entry_dot_out
 _aten._packet('dot')._add(dot_out)
 
 
-# schema/native_functions.yaml:2448
+# schema/native_functions.yaml:2459
 mv = _Op("aten", 'mv', 'default',
     'mv(Tensor self, Tensor vec) -> Tensor',
     ('self', 'vec'), 2, tags=())
@@ -14995,7 +15081,7 @@ mv._entry = _entry_mv
 _aten._packet('mv')._add(mv)
 
 
-# schema/native_functions.yaml:2453
+# schema/native_functions.yaml:2464
 mv_out = _Op("aten", 'mv', 'out',
     'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec', 'out'), 2, tags=())
@@ -15025,7 +15111,7 @@ mv_out._entry = _entry_mv_out
 _aten._packet('mv')._add(mv_out)
 
 
-# schema/native_functions.yaml:2455
+# schema/native_functions.yaml:2466
 outer = _Op("aten", 'outer', 'default',
     'outer(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -15053,7 +15139,7 @@ outer._entry = _entry_outer
 _aten._packet('outer')._add(outer)
 
 
-# schema/native_functions.yaml:2460
+# schema/native_functions.yaml:2471
 outer_out = _Op("aten", 'outer', 'out',
     'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -15083,7 +15169,7 @@ outer_out._entry = _entry_outer_out
 _aten._packet('outer')._add(outer_out)
 
 
-# schema/native_functions.yaml:2464
+# schema/native_functions.yaml:2475
 baddbmm = _Op("aten", 'baddbmm', 'default',
     'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -15111,7 +15197,7 @@ baddbmm._entry = _entry_baddbmm
 _aten._packet('baddbmm')._add(baddbmm)
 
 
-# schema/native_functions.yaml:2469
+# schema/native_functions.yaml:2480
 baddbmm_out = _Op("aten", 'baddbmm', 'out',
     'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
@@ -15141,7 +15227,7 @@ baddbmm_out._entry = _entry_baddbmm_out
 _aten._packet('baddbmm')._add(baddbmm_out)
 
 
-# schema/native_functions.yaml:2471
+# schema/native_functions.yaml:2482
 baddbmm_ = _Op("aten", 'baddbmm_', 'default',
     'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -15171,7 +15257,7 @@ baddbmm_._entry = _entry_baddbmm_
 _aten._packet('baddbmm_')._add(baddbmm_)
 
 
-# schema/native_functions.yaml:2477
+# schema/native_functions.yaml:2488
 einsum = _Op("aten", 'einsum', 'default',
     'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
     ('equation', 'tensors', 'path'), 2, tags=())
@@ -15199,7 +15285,7 @@ einsum._entry = _entry_einsum
 _aten._packet('einsum')._add(einsum)
 
 
-# schema/native_functions.yaml:2481
+# schema/native_functions.yaml:2492
 _softmax = _Op("aten", '_softmax', 'default',
     '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -15227,7 +15313,7 @@ _softmax._entry = _entry__softmax
 _aten._packet('_softmax')._add(_softmax)
 
 
-# schema/native_functions.yaml:2485
+# schema/native_functions.yaml:2496
 _softmax_out = _Op("aten", '_softmax', 'out',
     '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -15257,7 +15343,7 @@ _softmax_out._entry = _entry__softmax_out
 _aten._packet('_softmax')._add(_softmax_out)
 
 
-# schema/native_functions.yaml:2488
+# schema/native_functions.yaml:2499
 _log_softmax = _Op("aten", '_log_softmax', 'default',
     '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -15285,7 +15371,7 @@ _log_softmax._entry = _entry__log_softmax
 _aten._packet('_log_softmax')._add(_log_softmax)
 
 
-# schema/native_functions.yaml:2492
+# schema/native_functions.yaml:2503
 _log_softmax_out = _Op("aten", '_log_softmax', 'out',
     '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -15315,7 +15401,7 @@ _log_softmax_out._entry = _entry__log_softmax_out
 _aten._packet('_log_softmax')._add(_log_softmax_out)
 
 
-# schema/native_functions.yaml:2495
+# schema/native_functions.yaml:2506
 softmax_int = _Op("aten", 'softmax', 'int',
     'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -15343,7 +15429,7 @@ softmax_int._entry = _entry_softmax_int
 _aten._packet('softmax')._add(softmax_int)
 
 
-# schema/native_functions.yaml:2499
+# schema/native_functions.yaml:2510
 softmax_int_out = _Op("aten", 'softmax', 'int_out',
     'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -15373,7 +15459,7 @@ softmax_int_out._entry = _entry_softmax_int_out
 _aten._packet('softmax')._add(softmax_int_out)
 
 
-# schema/native_functions.yaml:2501
+# schema/native_functions.yaml:2512
 log_softmax_int = _Op("aten", 'log_softmax', 'int',
     'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -15401,7 +15487,7 @@ log_softmax_int._entry = _entry_log_softmax_int
 _aten._packet('log_softmax')._add(log_softmax_int)
 
 
-# schema/native_functions.yaml:2505
+# schema/native_functions.yaml:2516
 log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
     'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -15431,7 +15517,7 @@ log_softmax_int_out._entry = _entry_log_softmax_int_out
 _aten._packet('log_softmax')._add(log_softmax_int_out)
 
 
-# schema/native_functions.yaml:2507
+# schema/native_functions.yaml:2518
 _softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
     '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -15459,7 +15545,7 @@ _softmax_backward_data._entry = _entry__softmax_backward_data
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
 
 
-# schema/native_functions.yaml:2512
+# schema/native_functions.yaml:2523
 _softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
     '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
@@ -15489,7 +15575,7 @@ _softmax_backward_data_out._entry = _entry__softmax_backward_data_out
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:2516
+# schema/native_functions.yaml:2527
 _log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
     '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -15517,7 +15603,7 @@ _log_softmax_backward_data._entry = _entry__log_softmax_backward_data
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
 
 
-# schema/native_functions.yaml:2520
+# schema/native_functions.yaml:2531
 _log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
     '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
@@ -15547,7 +15633,7 @@ _log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:2522
+# schema/native_functions.yaml:2533
 rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
     'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -15575,7 +15661,7 @@ rsub_Tensor._entry = _entry_rsub_Tensor
 _aten._packet('rsub')._add(rsub_Tensor)
 
 
-# schema/native_functions.yaml:2527
+# schema/native_functions.yaml:2538
 rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
     'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
@@ -15605,7 +15691,7 @@ rsub_Tensor_out._entry = _entry_rsub_Tensor_out
 _aten._packet('rsub')._add(rsub_Tensor_out)
 
 
-# schema/native_functions.yaml:2530
+# schema/native_functions.yaml:2541
 rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
     'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -15633,7 +15719,7 @@ rsub_Scalar._entry = _entry_rsub_Scalar
 _aten._packet('rsub')._add(rsub_Scalar)
 
 
-# schema/native_functions.yaml:2535
+# schema/native_functions.yaml:2546
 rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
     'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
@@ -15663,7 +15749,7 @@ rsub_Scalar_out._entry = _entry_rsub_Scalar_out
 _aten._packet('rsub')._add(rsub_Scalar_out)
 
 
-# schema/native_functions.yaml:2538
+# schema/native_functions.yaml:2549
 floor_divide = _Op("aten", 'floor_divide', 'default',
     'floor_divide(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15691,7 +15777,7 @@ floor_divide._entry = _entry_floor_divide
 _aten._packet('floor_divide')._add(floor_divide)
 
 
-# schema/native_functions.yaml:2543
+# schema/native_functions.yaml:2554
 floor_divide_out = _Op("aten", 'floor_divide', 'out',
     'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15721,7 +15807,7 @@ floor_divide_out._entry = _entry_floor_divide_out
 _aten._packet('floor_divide')._add(floor_divide_out)
 
 
-# schema/native_functions.yaml:2546
+# schema/native_functions.yaml:2557
 floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
     'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15749,7 +15835,7 @@ floor_divide_Scalar._entry = _entry_floor_divide_Scalar
 _aten._packet('floor_divide')._add(floor_divide_Scalar)
 
 
-# schema/native_functions.yaml:2551
+# schema/native_functions.yaml:2562
 floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
     'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15779,7 +15865,7 @@ floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
 _aten._packet('floor_divide')._add(floor_divide_Scalar_out)
 
 
-# schema/native_functions.yaml:2554
+# schema/native_functions.yaml:2565
 floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
     'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15809,7 +15895,7 @@ floor_divide__Tensor._entry = _entry_floor_divide__Tensor
 _aten._packet('floor_divide_')._add(floor_divide__Tensor)
 
 
-# schema/native_functions.yaml:2561
+# schema/native_functions.yaml:2572
 floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
     'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15839,7 +15925,7 @@ floor_divide__Scalar._entry = _entry_floor_divide__Scalar
 _aten._packet('floor_divide_')._add(floor_divide__Scalar)
 
 
-# schema/native_functions.yaml:2568
+# schema/native_functions.yaml:2579
 remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
     'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15867,7 +15953,7 @@ remainder_Tensor._entry = _entry_remainder_Tensor
 _aten._packet('remainder')._add(remainder_Tensor)
 
 
-# schema/native_functions.yaml:2573
+# schema/native_functions.yaml:2584
 remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
     'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15897,7 +15983,7 @@ remainder_Tensor_out._entry = _entry_remainder_Tensor_out
 _aten._packet('remainder')._add(remainder_Tensor_out)
 
 
-# schema/native_functions.yaml:2576
+# schema/native_functions.yaml:2587
 remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
     'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15925,7 +16011,7 @@ remainder_Scalar._entry = _entry_remainder_Scalar
 _aten._packet('remainder')._add(remainder_Scalar)
 
 
-# schema/native_functions.yaml:2581
+# schema/native_functions.yaml:2592
 remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
     'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15955,7 +16041,7 @@ remainder_Scalar_out._entry = _entry_remainder_Scalar_out
 _aten._packet('remainder')._add(remainder_Scalar_out)
 
 
-# schema/native_functions.yaml:2584
+# schema/native_functions.yaml:2595
 remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
     'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15983,7 +16069,7 @@ remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
 _aten._packet('remainder')._add(remainder_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2589
+# schema/native_functions.yaml:2600
 remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
     'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16013,7 +16099,7 @@ remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
 _aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2592
+# schema/native_functions.yaml:2603
 remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
     'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16043,7 +16129,7 @@ remainder__Tensor._entry = _entry_remainder__Tensor
 _aten._packet('remainder_')._add(remainder__Tensor)
 
 
-# schema/native_functions.yaml:2599
+# schema/native_functions.yaml:2610
 remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
     'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16073,7 +16159,7 @@ remainder__Scalar._entry = _entry_remainder__Scalar
 _aten._packet('remainder_')._add(remainder__Scalar)
 
 
-# schema/native_functions.yaml:2606
+# schema/native_functions.yaml:2617
 fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
     'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16101,7 +16187,7 @@ fmod_Tensor._entry = _entry_fmod_Tensor
 _aten._packet('fmod')._add(fmod_Tensor)
 
 
-# schema/native_functions.yaml:2611
+# schema/native_functions.yaml:2622
 fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
     'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16131,7 +16217,7 @@ fmod_Tensor_out._entry = _entry_fmod_Tensor_out
 _aten._packet('fmod')._add(fmod_Tensor_out)
 
 
-# schema/native_functions.yaml:2614
+# schema/native_functions.yaml:2625
 fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
     'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16159,7 +16245,7 @@ fmod_Scalar._entry = _entry_fmod_Scalar
 _aten._packet('fmod')._add(fmod_Scalar)
 
 
-# schema/native_functions.yaml:2619
+# schema/native_functions.yaml:2630
 fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
     'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16189,7 +16275,7 @@ fmod_Scalar_out._entry = _entry_fmod_Scalar_out
 _aten._packet('fmod')._add(fmod_Scalar_out)
 
 
-# schema/native_functions.yaml:2622
+# schema/native_functions.yaml:2633
 fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
     'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16219,7 +16305,7 @@ fmod__Tensor._entry = _entry_fmod__Tensor
 _aten._packet('fmod_')._add(fmod__Tensor)
 
 
-# schema/native_functions.yaml:2629
+# schema/native_functions.yaml:2640
 fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
     'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16249,7 +16335,7 @@ fmod__Scalar._entry = _entry_fmod__Scalar
 _aten._packet('fmod_')._add(fmod__Scalar)
 
 
-# schema/native_functions.yaml:2636
+# schema/native_functions.yaml:2647
 maximum = _Op("aten", 'maximum', 'default',
     'maximum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16277,7 +16363,7 @@ maximum._entry = _entry_maximum
 _aten._packet('maximum')._add(maximum)
 
 
-# schema/native_functions.yaml:2641
+# schema/native_functions.yaml:2652
 maximum_out = _Op("aten", 'maximum', 'out',
     'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16307,7 +16393,7 @@ maximum_out._entry = _entry_maximum_out
 _aten._packet('maximum')._add(maximum_out)
 
 
-# schema/native_functions.yaml:2644
+# schema/native_functions.yaml:2655
 minimum = _Op("aten", 'minimum', 'default',
     'minimum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16335,7 +16421,7 @@ minimum._entry = _entry_minimum
 _aten._packet('minimum')._add(minimum)
 
 
-# schema/native_functions.yaml:2649
+# schema/native_functions.yaml:2660
 minimum_out = _Op("aten", 'minimum', 'out',
     'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16365,7 +16451,7 @@ minimum_out._entry = _entry_minimum_out
 _aten._packet('minimum')._add(minimum_out)
 
 
-# schema/native_functions.yaml:2652
+# schema/native_functions.yaml:2663
 atan2 = _Op("aten", 'atan2', 'default',
     'atan2(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16393,7 +16479,7 @@ atan2._entry = _entry_atan2
 _aten._packet('atan2')._add(atan2)
 
 
-# schema/native_functions.yaml:2657
+# schema/native_functions.yaml:2668
 atan2_out = _Op("aten", 'atan2', 'out',
     'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16423,7 +16509,7 @@ atan2_out._entry = _entry_atan2_out
 _aten._packet('atan2')._add(atan2_out)
 
 
-# schema/native_functions.yaml:2660
+# schema/native_functions.yaml:2671
 atan2_ = _Op("aten", 'atan2_', 'default',
     'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16453,7 +16539,7 @@ atan2_._entry = _entry_atan2_
 _aten._packet('atan2_')._add(atan2_)
 
 
-# schema/native_functions.yaml:2667
+# schema/native_functions.yaml:2678
 logical_and = _Op("aten", 'logical_and', 'default',
     'logical_and(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16481,7 +16567,7 @@ logical_and._entry = _entry_logical_and
 _aten._packet('logical_and')._add(logical_and)
 
 
-# schema/native_functions.yaml:2672
+# schema/native_functions.yaml:2683
 logical_and_out = _Op("aten", 'logical_and', 'out',
     'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16511,7 +16597,7 @@ logical_and_out._entry = _entry_logical_and_out
 _aten._packet('logical_and')._add(logical_and_out)
 
 
-# schema/native_functions.yaml:2675
+# schema/native_functions.yaml:2686
 logical_and_ = _Op("aten", 'logical_and_', 'default',
     'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16541,7 +16627,7 @@ logical_and_._entry = _entry_logical_and_
 _aten._packet('logical_and_')._add(logical_and_)
 
 
-# schema/native_functions.yaml:2682
+# schema/native_functions.yaml:2693
 logical_or = _Op("aten", 'logical_or', 'default',
     'logical_or(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16569,7 +16655,7 @@ logical_or._entry = _entry_logical_or
 _aten._packet('logical_or')._add(logical_or)
 
 
-# schema/native_functions.yaml:2687
+# schema/native_functions.yaml:2698
 logical_or_out = _Op("aten", 'logical_or', 'out',
     'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16599,7 +16685,7 @@ logical_or_out._entry = _entry_logical_or_out
 _aten._packet('logical_or')._add(logical_or_out)
 
 
-# schema/native_functions.yaml:2690
+# schema/native_functions.yaml:2701
 logical_or_ = _Op("aten", 'logical_or_', 'default',
     'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16629,7 +16715,7 @@ logical_or_._entry = _entry_logical_or_
 _aten._packet('logical_or_')._add(logical_or_)
 
 
-# schema/native_functions.yaml:2697
+# schema/native_functions.yaml:2708
 logical_xor = _Op("aten", 'logical_xor', 'default',
     'logical_xor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16657,7 +16743,7 @@ logical_xor._entry = _entry_logical_xor
 _aten._packet('logical_xor')._add(logical_xor)
 
 
-# schema/native_functions.yaml:2702
+# schema/native_functions.yaml:2713
 logical_xor_out = _Op("aten", 'logical_xor', 'out',
     'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16687,7 +16773,7 @@ logical_xor_out._entry = _entry_logical_xor_out
 _aten._packet('logical_xor')._add(logical_xor_out)
 
 
-# schema/native_functions.yaml:2705
+# schema/native_functions.yaml:2716
 logical_xor_ = _Op("aten", 'logical_xor_', 'default',
     'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16717,7 +16803,7 @@ logical_xor_._entry = _entry_logical_xor_
 _aten._packet('logical_xor_')._add(logical_xor_)
 
 
-# schema/native_functions.yaml:2712
+# schema/native_functions.yaml:2723
 bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
     'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16745,7 +16831,7 @@ bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor)
 
 
-# schema/native_functions.yaml:2717
+# schema/native_functions.yaml:2728
 bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
     'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16775,7 +16861,7 @@ bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
 
 
-# schema/native_functions.yaml:2720
+# schema/native_functions.yaml:2731
 bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
     'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16803,7 +16889,7 @@ bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar)
 
 
-# schema/native_functions.yaml:2725
+# schema/native_functions.yaml:2736
 bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
     'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16833,7 +16919,7 @@ bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
 
 
-# schema/native_functions.yaml:2728
+# schema/native_functions.yaml:2739
 bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
     'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16861,7 +16947,7 @@ bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2733
+# schema/native_functions.yaml:2744
 bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
     'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16891,7 +16977,7 @@ bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2736
+# schema/native_functions.yaml:2747
 bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
     'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16921,7 +17007,7 @@ bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
 _aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
 
 
-# schema/native_functions.yaml:2743
+# schema/native_functions.yaml:2754
 bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
     'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16951,7 +17037,7 @@ bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
 _aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
 
 
-# schema/native_functions.yaml:2750
+# schema/native_functions.yaml:2761
 bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
     'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16979,7 +17065,7 @@ bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor)
 
 
-# schema/native_functions.yaml:2755
+# schema/native_functions.yaml:2766
 bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
     'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17009,7 +17095,7 @@ bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
 
 
-# schema/native_functions.yaml:2758
+# schema/native_functions.yaml:2769
 bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
     'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17037,7 +17123,7 @@ bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar)
 
 
-# schema/native_functions.yaml:2763
+# schema/native_functions.yaml:2774
 bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
     'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17067,7 +17153,7 @@ bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
 
 
-# schema/native_functions.yaml:2766
+# schema/native_functions.yaml:2777
 bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
     'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17095,7 +17181,7 @@ bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2771
+# schema/native_functions.yaml:2782
 bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
     'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17125,7 +17211,7 @@ bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2774
+# schema/native_functions.yaml:2785
 bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
     'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17155,7 +17241,7 @@ bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
 _aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
 
 
-# schema/native_functions.yaml:2781
+# schema/native_functions.yaml:2792
 bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
     'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17185,7 +17271,7 @@ bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
 _aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
 
 
-# schema/native_functions.yaml:2788
+# schema/native_functions.yaml:2799
 bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
     'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17213,7 +17299,7 @@ bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
 
 
-# schema/native_functions.yaml:2793
+# schema/native_functions.yaml:2804
 bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
     'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17243,7 +17329,7 @@ bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
 
 
-# schema/native_functions.yaml:2796
+# schema/native_functions.yaml:2807
 bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
     'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17271,7 +17357,7 @@ bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
 
 
-# schema/native_functions.yaml:2801
+# schema/native_functions.yaml:2812
 bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
     'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17301,7 +17387,7 @@ bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
 
 
-# schema/native_functions.yaml:2804
+# schema/native_functions.yaml:2815
 bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
     'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17329,7 +17415,7 @@ bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2809
+# schema/native_functions.yaml:2820
 bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
     'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17359,7 +17445,7 @@ bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2812
+# schema/native_functions.yaml:2823
 bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
     'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17389,7 +17475,7 @@ bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
 
 
-# schema/native_functions.yaml:2819
+# schema/native_functions.yaml:2830
 bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
     'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17419,7 +17505,7 @@ bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
 
 
-# schema/native_functions.yaml:2826
+# schema/native_functions.yaml:2837
 lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
     'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -17447,7 +17533,7 @@ lerp_Scalar._entry = _entry_lerp_Scalar
 _aten._packet('lerp')._add(lerp_Scalar)
 
 
-# schema/native_functions.yaml:2831
+# schema/native_functions.yaml:2842
 lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
     'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -17477,7 +17563,7 @@ lerp_Scalar_out._entry = _entry_lerp_Scalar_out
 _aten._packet('lerp')._add(lerp_Scalar_out)
 
 
-# schema/native_functions.yaml:2834
+# schema/native_functions.yaml:2845
 lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
     'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -17505,7 +17591,7 @@ lerp_Tensor._entry = _entry_lerp_Tensor
 _aten._packet('lerp')._add(lerp_Tensor)
 
 
-# schema/native_functions.yaml:2839
+# schema/native_functions.yaml:2850
 lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
     'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -17535,7 +17621,7 @@ lerp_Tensor_out._entry = _entry_lerp_Tensor_out
 _aten._packet('lerp')._add(lerp_Tensor_out)
 
 
-# schema/native_functions.yaml:2842
+# schema/native_functions.yaml:2853
 lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
     'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -17565,7 +17651,7 @@ lerp__Scalar._entry = _entry_lerp__Scalar
 _aten._packet('lerp_')._add(lerp__Scalar)
 
 
-# schema/native_functions.yaml:2849
+# schema/native_functions.yaml:2860
 lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
     'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -17595,7 +17681,7 @@ lerp__Tensor._entry = _entry_lerp__Tensor
 _aten._packet('lerp_')._add(lerp__Tensor)
 
 
-# schema/native_functions.yaml:2856
+# schema/native_functions.yaml:2867
 addcmul = _Op("aten", 'addcmul', 'default',
     'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -17623,7 +17709,7 @@ addcmul._entry = _entry_addcmul
 _aten._packet('addcmul')._add(addcmul)
 
 
-# schema/native_functions.yaml:2861
+# schema/native_functions.yaml:2872
 addcmul_out = _Op("aten", 'addcmul', 'out',
     'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -17653,7 +17739,7 @@ addcmul_out._entry = _entry_addcmul_out
 _aten._packet('addcmul')._add(addcmul_out)
 
 
-# schema/native_functions.yaml:2864
+# schema/native_functions.yaml:2875
 addcmul_ = _Op("aten", 'addcmul_', 'default',
     'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -17683,7 +17769,7 @@ addcmul_._entry = _entry_addcmul_
 _aten._packet('addcmul_')._add(addcmul_)
 
 
-# schema/native_functions.yaml:2871
+# schema/native_functions.yaml:2882
 addcdiv = _Op("aten", 'addcdiv', 'default',
     'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -17711,7 +17797,7 @@ addcdiv._entry = _entry_addcdiv
 _aten._packet('addcdiv')._add(addcdiv)
 
 
-# schema/native_functions.yaml:2876
+# schema/native_functions.yaml:2887
 addcdiv_out = _Op("aten", 'addcdiv', 'out',
     'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -17741,7 +17827,7 @@ addcdiv_out._entry = _entry_addcdiv_out
 _aten._packet('addcdiv')._add(addcdiv_out)
 
 
-# schema/native_functions.yaml:2879
+# schema/native_functions.yaml:2890
 addcdiv_ = _Op("aten", 'addcdiv_', 'default',
     'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -17771,7 +17857,7 @@ addcdiv_._entry = _entry_addcdiv_
 _aten._packet('addcdiv_')._add(addcdiv_)
 
 
-# schema/native_functions.yaml:2886
+# schema/native_functions.yaml:2897
 ne_Scalar = _Op("aten", 'ne', 'Scalar',
     'ne.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -17799,7 +17885,7 @@ ne_Scalar._entry = _entry_ne_Scalar
 _aten._packet('ne')._add(ne_Scalar)
 
 
-# schema/native_functions.yaml:2891
+# schema/native_functions.yaml:2902
 ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
     'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -17829,7 +17915,7 @@ ne_Scalar_out._entry = _entry_ne_Scalar_out
 _aten._packet('ne')._add(ne_Scalar_out)
 
 
-# schema/native_functions.yaml:2894
+# schema/native_functions.yaml:2905
 le_Scalar = _Op("aten", 'le', 'Scalar',
     'le.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -17857,7 +17943,7 @@ le_Scalar._entry = _entry_le_Scalar
 _aten._packet('le')._add(le_Scalar)
 
 
-# schema/native_functions.yaml:2899
+# schema/native_functions.yaml:2910
 le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
     'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -17887,7 +17973,7 @@ le_Scalar_out._entry = _entry_le_Scalar_out
 _aten._packet('le')._add(le_Scalar_out)
 
 
-# schema/native_functions.yaml:2902
+# schema/native_functions.yaml:2913
 ge_Scalar = _Op("aten", 'ge', 'Scalar',
     'ge.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -17915,7 +18001,7 @@ ge_Scalar._entry = _entry_ge_Scalar
 _aten._packet('ge')._add(ge_Scalar)
 
 
-# schema/native_functions.yaml:2907
+# schema/native_functions.yaml:2918
 ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
     'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -17945,7 +18031,7 @@ ge_Scalar_out._entry = _entry_ge_Scalar_out
 _aten._packet('ge')._add(ge_Scalar_out)
 
 
-# schema/native_functions.yaml:2910
+# schema/native_functions.yaml:2921
 eq__Tensor = _Op("aten", 'eq_', 'Tensor',
     'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17975,7 +18061,7 @@ eq__Tensor._entry = _entry_eq__Tensor
 _aten._packet('eq_')._add(eq__Tensor)
 
 
-# schema/native_functions.yaml:2917
+# schema/native_functions.yaml:2928
 eq__Scalar = _Op("aten", 'eq_', 'Scalar',
     'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18005,7 +18091,7 @@ eq__Scalar._entry = _entry_eq__Scalar
 _aten._packet('eq_')._add(eq__Scalar)
 
 
-# schema/native_functions.yaml:2924
+# schema/native_functions.yaml:2935
 ne__Tensor = _Op("aten", 'ne_', 'Tensor',
     'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18035,7 +18121,7 @@ ne__Tensor._entry = _entry_ne__Tensor
 _aten._packet('ne_')._add(ne__Tensor)
 
 
-# schema/native_functions.yaml:2931
+# schema/native_functions.yaml:2942
 ne__Scalar = _Op("aten", 'ne_', 'Scalar',
     'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18065,7 +18151,7 @@ ne__Scalar._entry = _entry_ne__Scalar
 _aten._packet('ne_')._add(ne__Scalar)
 
 
-# schema/native_functions.yaml:2938
+# schema/native_functions.yaml:2949
 lt__Tensor = _Op("aten", 'lt_', 'Tensor',
     'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18095,7 +18181,7 @@ lt__Tensor._entry = _entry_lt__Tensor
 _aten._packet('lt_')._add(lt__Tensor)
 
 
-# schema/native_functions.yaml:2945
+# schema/native_functions.yaml:2956
 lt__Scalar = _Op("aten", 'lt_', 'Scalar',
     'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18125,7 +18211,7 @@ lt__Scalar._entry = _entry_lt__Scalar
 _aten._packet('lt_')._add(lt__Scalar)
 
 
-# schema/native_functions.yaml:2952
+# schema/native_functions.yaml:2963
 le__Tensor = _Op("aten", 'le_', 'Tensor',
     'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18155,7 +18241,7 @@ le__Tensor._entry = _entry_le__Tensor
 _aten._packet('le_')._add(le__Tensor)
 
 
-# schema/native_functions.yaml:2959
+# schema/native_functions.yaml:2970
 le__Scalar = _Op("aten", 'le_', 'Scalar',
     'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18185,7 +18271,7 @@ le__Scalar._entry = _entry_le__Scalar
 _aten._packet('le_')._add(le__Scalar)
 
 
-# schema/native_functions.yaml:2966
+# schema/native_functions.yaml:2977
 gt__Tensor = _Op("aten", 'gt_', 'Tensor',
     'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18215,7 +18301,7 @@ gt__Tensor._entry = _entry_gt__Tensor
 _aten._packet('gt_')._add(gt__Tensor)
 
 
-# schema/native_functions.yaml:2973
+# schema/native_functions.yaml:2984
 gt__Scalar = _Op("aten", 'gt_', 'Scalar',
     'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18245,7 +18331,7 @@ gt__Scalar._entry = _entry_gt__Scalar
 _aten._packet('gt_')._add(gt__Scalar)
 
 
-# schema/native_functions.yaml:2980
+# schema/native_functions.yaml:2991
 ge__Tensor = _Op("aten", 'ge_', 'Tensor',
     'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18275,7 +18361,7 @@ ge__Tensor._entry = _entry_ge__Tensor
 _aten._packet('ge_')._add(ge__Tensor)
 
 
-# schema/native_functions.yaml:2987
+# schema/native_functions.yaml:2998
 ge__Scalar = _Op("aten", 'ge_', 'Scalar',
     'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18305,7 +18391,7 @@ ge__Scalar._entry = _entry_ge__Scalar
 _aten._packet('ge_')._add(ge__Scalar)
 
 
-# schema/native_functions.yaml:2994
+# schema/native_functions.yaml:3005
 div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
     'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -18333,7 +18419,7 @@ div_Scalar_mode._entry = _entry_div_Scalar_mode
 _aten._packet('div')._add(div_Scalar_mode)
 
 
-# schema/native_functions.yaml:2999
+# schema/native_functions.yaml:3010
 div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
     'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -18363,7 +18449,7 @@ div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
 _aten._packet('div')._add(div_Scalar_mode_out)
 
 
-# schema/native_functions.yaml:3002
+# schema/native_functions.yaml:3013
 div__Scalar = _Op("aten", 'div_', 'Scalar',
     'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18393,7 +18479,7 @@ div__Scalar._entry = _entry_div__Scalar
 _aten._packet('div_')._add(div__Scalar)
 
 
-# schema/native_functions.yaml:3009
+# schema/native_functions.yaml:3020
 div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
     'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -18423,7 +18509,7 @@ div__Scalar_mode._entry = _entry_div__Scalar_mode
 _aten._packet('div_')._add(div__Scalar_mode)
 
 
-# schema/native_functions.yaml:3016
+# schema/native_functions.yaml:3027
 pow__Scalar = _Op("aten", 'pow_', 'Scalar',
     'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -18453,7 +18539,7 @@ pow__Scalar._entry = _entry_pow__Scalar
 _aten._packet('pow_')._add(pow__Scalar)
 
 
-# schema/native_functions.yaml:3023
+# schema/native_functions.yaml:3034
 where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
     'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -18481,7 +18567,7 @@ where_ScalarSelf._entry = _entry_where_ScalarSelf
 _aten._packet('where')._add(where_ScalarSelf)
 
 
-# schema/native_functions.yaml:3028
+# schema/native_functions.yaml:3039
 where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
     'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -18509,7 +18595,7 @@ where_ScalarOther._entry = _entry_where_ScalarOther
 _aten._packet('where')._add(where_ScalarOther)
 
 
-# schema/native_functions.yaml:3033
+# schema/native_functions.yaml:3044
 where_Scalar = _Op("aten", 'where', 'Scalar',
     'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -18537,7 +18623,7 @@ where_Scalar._entry = _entry_where_Scalar
 _aten._packet('where')._add(where_Scalar)
 
 
-# schema/native_functions.yaml:3038
+# schema/native_functions.yaml:3049
 gelu = _Op("aten", 'gelu', 'default',
     'gelu(Tensor self, *, str approximate="none") -> Tensor',
     ('self', 'approximate'), 1, tags=('pointwise', 'core'))
@@ -18565,7 +18651,7 @@ gelu._entry = _entry_gelu
 _aten._packet('gelu')._add(gelu)
 
 
-# schema/native_functions.yaml:3043
+# schema/native_functions.yaml:3054
 gelu_out = _Op("aten", 'gelu', 'out',
     'gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)',
     ('self', 'approximate', 'out'), 1, tags=('pointwise', 'core'))
@@ -18595,7 +18681,7 @@ gelu_out._entry = _entry_gelu_out
 _aten._packet('gelu')._add(gelu_out)
 
 
-# schema/native_functions.yaml:3046
+# schema/native_functions.yaml:3057
 gelu_ = _Op("aten", 'gelu_', 'default',
     'gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)',
     ('self', 'approximate'), 1, tags=())
@@ -18625,7 +18711,7 @@ gelu_._entry = _entry_gelu_
 _aten._packet('gelu_')._add(gelu_)
 
 
-# schema/native_functions.yaml:3052
+# schema/native_functions.yaml:3063
 gelu_backward = _Op("aten", 'gelu_backward', 'default',
     'gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
     ('grad_output', 'self', 'approximate'), 2, tags=('pointwise',))
@@ -18653,7 +18739,7 @@ gelu_backward._entry = _entry_gelu_backward
 _aten._packet('gelu_backward')._add(gelu_backward)
 
 
-# schema/native_functions.yaml:3059
+# schema/native_functions.yaml:3070
 silu = _Op("aten", 'silu', 'default',
     'silu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -18681,7 +18767,7 @@ silu._entry = _entry_silu
 _aten._packet('silu')._add(silu)
 
 
-# schema/native_functions.yaml:3064
+# schema/native_functions.yaml:3075
 silu_out = _Op("aten", 'silu', 'out',
     'silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -18711,7 +18797,7 @@ silu_out._entry = _entry_silu_out
 _aten._packet('silu')._add(silu_out)
 
 
-# schema/native_functions.yaml:3067
+# schema/native_functions.yaml:3078
 silu_ = _Op("aten", 'silu_', 'default',
     'silu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -18741,7 +18827,7 @@ silu_._entry = _entry_silu_
 _aten._packet('silu_')._add(silu_)
 
 
-# schema/native_functions.yaml:3074
+# schema/native_functions.yaml:3085
 silu_backward = _Op("aten", 'silu_backward', 'default',
     'silu_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=('pointwise',))
@@ -18769,7 +18855,7 @@ silu_backward._entry = _entry_silu_backward
 _aten._packet('silu_backward')._add(silu_backward)
 
 
-# schema/native_functions.yaml:3081
+# schema/native_functions.yaml:3092
 softplus = _Op("aten", 'softplus', 'default',
     'softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor',
     ('self', 'beta', 'threshold'), 3, tags=('pointwise',))
@@ -18797,7 +18883,7 @@ softplus._entry = _entry_softplus
 _aten._packet('softplus')._add(softplus)
 
 
-# schema/native_functions.yaml:3086
+# schema/native_functions.yaml:3097
 softplus_out = _Op("aten", 'softplus', 'out',
     'softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'beta', 'threshold', 'out'), 3, tags=('pointwise',))
@@ -18827,7 +18913,7 @@ softplus_out._entry = _entry_softplus_out
 _aten._packet('softplus')._add(softplus_out)
 
 
-# schema/native_functions.yaml:3089
+# schema/native_functions.yaml:3100
 softplus_backward = _Op("aten", 'softplus_backward', 'default',
     'softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'beta', 'threshold'), 4, tags=())
@@ -18855,7 +18941,7 @@ softplus_backward._entry = _entry_softplus_backward
 _aten._packet('softplus_backward')._add(softplus_backward)
 
 
-# schema/native_functions.yaml:3095
+# schema/native_functions.yaml:3106
 leaky_relu = _Op("aten", 'leaky_relu', 'default',
     'leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor',
     ('self', 'negative_slope'), 2, tags=('pointwise', 'core'))
@@ -18883,7 +18969,7 @@ leaky_relu._entry = _entry_leaky_relu
 _aten._packet('leaky_relu')._add(leaky_relu)
 
 
-# schema/native_functions.yaml:3100
+# schema/native_functions.yaml:3111
 leaky_relu_out = _Op("aten", 'leaky_relu', 'out',
     'leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'negative_slope', 'out'), 2, tags=('pointwise', 'core'))
@@ -18913,7 +18999,7 @@ leaky_relu_out._entry = _entry_leaky_relu_out
 _aten._packet('leaky_relu')._add(leaky_relu_out)
 
 
-# schema/native_functions.yaml:3103
+# schema/native_functions.yaml:3114
 leaky_relu_ = _Op("aten", 'leaky_relu_', 'default',
     'leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)',
     ('self', 'negative_slope'), 2, tags=('pointwise',))
@@ -18943,7 +19029,7 @@ leaky_relu_._entry = _entry_leaky_relu_
 _aten._packet('leaky_relu_')._add(leaky_relu_)
 
 
-# schema/native_functions.yaml:3110
+# schema/native_functions.yaml:3121
 leaky_relu_backward = _Op("aten", 'leaky_relu_backward', 'default',
     'leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor',
     ('grad_output', 'self', 'negative_slope', 'self_is_result'), 4, tags=())
@@ -18971,7 +19057,7 @@ leaky_relu_backward._entry = _entry_leaky_relu_backward
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward)
 
 
-# schema/native_functions.yaml:3116
+# schema/native_functions.yaml:3127
 elu = _Op("aten", 'elu', 'default',
     'elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise', 'core'))
@@ -18999,7 +19085,7 @@ elu._entry = _entry_elu
 _aten._packet('elu')._add(elu)
 
 
-# schema/native_functions.yaml:3121
+# schema/native_functions.yaml:3132
 elu_out = _Op("aten", 'elu', 'out',
     'elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise', 'core'))
@@ -19029,7 +19115,7 @@ elu_out._entry = _entry_elu_out
 _aten._packet('elu')._add(elu_out)
 
 
-# schema/native_functions.yaml:3124
+# schema/native_functions.yaml:3135
 elu_ = _Op("aten", 'elu_', 'default',
     'elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise',))
@@ -19059,7 +19145,7 @@ elu_._entry = _entry_elu_
 _aten._packet('elu_')._add(elu_)
 
 
-# schema/native_functions.yaml:3131
+# schema/native_functions.yaml:3142
 elu_backward = _Op("aten", 'elu_backward', 'default',
     'elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result'), 6, tags=())
@@ -19087,7 +19173,7 @@ elu_backward._entry = _entry_elu_backward
 _aten._packet('elu_backward')._add(elu_backward)
 
 
-# schema/native_functions.yaml:3137
+# schema/native_functions.yaml:3148
 hardtanh = _Op("aten", 'hardtanh', 'default',
     'hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise', 'core'))
@@ -19115,7 +19201,7 @@ hardtanh._entry = _entry_hardtanh
 _aten._packet('hardtanh')._add(hardtanh)
 
 
-# schema/native_functions.yaml:3142
+# schema/native_functions.yaml:3153
 hardtanh_out = _Op("aten", 'hardtanh', 'out',
     'hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise', 'core'))
@@ -19145,7 +19231,7 @@ hardtanh_out._entry = _entry_hardtanh_out
 _aten._packet('hardtanh')._add(hardtanh_out)
 
 
-# schema/native_functions.yaml:3145
+# schema/native_functions.yaml:3156
 hardtanh_ = _Op("aten", 'hardtanh_', 'default',
     'hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise',))
@@ -19175,7 +19261,7 @@ hardtanh_._entry = _entry_hardtanh_
 _aten._packet('hardtanh_')._add(hardtanh_)
 
 
-# schema/native_functions.yaml:3152
+# schema/native_functions.yaml:3163
 hardtanh_backward = _Op("aten", 'hardtanh_backward', 'default',
     'hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor',
     ('grad_output', 'self', 'min_val', 'max_val'), 4, tags=())
@@ -19203,7 +19289,7 @@ hardtanh_backward._entry = _entry_hardtanh_backward
 _aten._packet('hardtanh_backward')._add(hardtanh_backward)
 
 
-# schema/native_functions.yaml:3158
+# schema/native_functions.yaml:3169
 threshold = _Op("aten", 'threshold', 'default',
     'threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor',
     ('self', 'threshold', 'value'), 3, tags=('pointwise',))
@@ -19232,7 +19318,7 @@ threshold._entry = _entry_threshold
 _aten._packet('threshold')._add(threshold)
 
 
-# schema/native_functions.yaml:3163
+# schema/native_functions.yaml:3174
 threshold_out = _Op("aten", 'threshold', 'out',
     'threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'threshold', 'value', 'out'), 3, tags=('pointwise',))
@@ -19262,7 +19348,7 @@ threshold_out._entry = _entry_threshold_out
 _aten._packet('threshold')._add(threshold_out)
 
 
-# schema/native_functions.yaml:3166
+# schema/native_functions.yaml:3177
 threshold_ = _Op("aten", 'threshold_', 'default',
     'threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)',
     ('self', 'threshold', 'value'), 3, tags=())
@@ -19292,7 +19378,7 @@ threshold_._entry = _entry_threshold_
 _aten._packet('threshold_')._add(threshold_)
 
 
-# schema/native_functions.yaml:3172
+# schema/native_functions.yaml:3183
 sigmoid_backward = _Op("aten", 'sigmoid_backward', 'default',
     'sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -19320,7 +19406,7 @@ sigmoid_backward._entry = _entry_sigmoid_backward
 _aten._packet('sigmoid_backward')._add(sigmoid_backward)
 
 
-# schema/native_functions.yaml:3179
+# schema/native_functions.yaml:3190
 tanh_backward = _Op("aten", 'tanh_backward', 'default',
     'tanh_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -19348,7 +19434,7 @@ tanh_backward._entry = _entry_tanh_backward
 _aten._packet('tanh_backward')._add(tanh_backward)
 
 
-# schema/native_functions.yaml:3186
+# schema/native_functions.yaml:3197
 clamp_min = _Op("aten", 'clamp_min', 'default',
     'clamp_min(Tensor self, Scalar min) -> Tensor',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -19376,7 +19462,7 @@ clamp_min._entry = _entry_clamp_min
 _aten._packet('clamp_min')._add(clamp_min)
 
 
-# schema/native_functions.yaml:3191
+# schema/native_functions.yaml:3202
 clamp_min_out = _Op("aten", 'clamp_min', 'out',
     'clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=('pointwise',))
@@ -19406,7 +19492,7 @@ clamp_min_out._entry = _entry_clamp_min_out
 _aten._packet('clamp_min')._add(clamp_min_out)
 
 
-# schema/native_functions.yaml:3194
+# schema/native_functions.yaml:3205
 clamp_min_Tensor = _Op("aten", 'clamp_min', 'Tensor',
     'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
     ('self', 'min'), 2, tags=())
@@ -19434,7 +19520,7 @@ clamp_min_Tensor._entry = _entry_clamp_min_Tensor
 _aten._packet('clamp_min')._add(clamp_min_Tensor)
 
 
-# schema/native_functions.yaml:3199
+# schema/native_functions.yaml:3210
 clamp_min_Tensor_out = _Op("aten", 'clamp_min', 'Tensor_out',
     'clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=())
@@ -19464,7 +19550,7 @@ clamp_min_Tensor_out._entry = _entry_clamp_min_Tensor_out
 _aten._packet('clamp_min')._add(clamp_min_Tensor_out)
 
 
-# schema/native_functions.yaml:3202
+# schema/native_functions.yaml:3213
 clamp_min_ = _Op("aten", 'clamp_min_', 'default',
     'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -19494,7 +19580,7 @@ clamp_min_._entry = _entry_clamp_min_
 _aten._packet('clamp_min_')._add(clamp_min_)
 
 
-# schema/native_functions.yaml:3209
+# schema/native_functions.yaml:3220
 clamp_min__Tensor = _Op("aten", 'clamp_min_', 'Tensor',
     'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=())
@@ -19524,7 +19610,7 @@ clamp_min__Tensor._entry = _entry_clamp_min__Tensor
 _aten._packet('clamp_min_')._add(clamp_min__Tensor)
 
 
-# schema/native_functions.yaml:3216
+# schema/native_functions.yaml:3227
 clamp_max = _Op("aten", 'clamp_max', 'default',
     'clamp_max(Tensor self, Scalar max) -> Tensor',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -19552,7 +19638,7 @@ clamp_max._entry = _entry_clamp_max
 _aten._packet('clamp_max')._add(clamp_max)
 
 
-# schema/native_functions.yaml:3221
+# schema/native_functions.yaml:3232
 clamp_max_out = _Op("aten", 'clamp_max', 'out',
     'clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=('pointwise',))
@@ -19582,7 +19668,7 @@ clamp_max_out._entry = _entry_clamp_max_out
 _aten._packet('clamp_max')._add(clamp_max_out)
 
 
-# schema/native_functions.yaml:3224
+# schema/native_functions.yaml:3235
 clamp_max_Tensor = _Op("aten", 'clamp_max', 'Tensor',
     'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
     ('self', 'max'), 2, tags=())
@@ -19610,7 +19696,7 @@ clamp_max_Tensor._entry = _entry_clamp_max_Tensor
 _aten._packet('clamp_max')._add(clamp_max_Tensor)
 
 
-# schema/native_functions.yaml:3229
+# schema/native_functions.yaml:3240
 clamp_max_Tensor_out = _Op("aten", 'clamp_max', 'Tensor_out',
     'clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=())
@@ -19640,7 +19726,7 @@ clamp_max_Tensor_out._entry = _entry_clamp_max_Tensor_out
 _aten._packet('clamp_max')._add(clamp_max_Tensor_out)
 
 
-# schema/native_functions.yaml:3232
+# schema/native_functions.yaml:3243
 clamp_max_ = _Op("aten", 'clamp_max_', 'default',
     'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -19670,7 +19756,7 @@ clamp_max_._entry = _entry_clamp_max_
 _aten._packet('clamp_max_')._add(clamp_max_)
 
 
-# schema/native_functions.yaml:3239
+# schema/native_functions.yaml:3250
 clamp_max__Tensor = _Op("aten", 'clamp_max_', 'Tensor',
     'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=())
@@ -19700,7 +19786,7 @@ clamp_max__Tensor._entry = _entry_clamp_max__Tensor
 _aten._packet('clamp_max_')._add(clamp_max__Tensor)
 
 
-# schema/native_functions.yaml:3246
+# schema/native_functions.yaml:3257
 clamp__Tensor = _Op("aten", 'clamp_', 'Tensor',
     'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -19730,7 +19816,7 @@ clamp__Tensor._entry = _entry_clamp__Tensor
 _aten._packet('clamp_')._add(clamp__Tensor)
 
 
-# schema/native_functions.yaml:3253
+# schema/native_functions.yaml:3264
 gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
     'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=())
@@ -19760,7 +19846,7 @@ gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
 _aten._packet('gelu_backward')._add(gelu_backward_grad_input)
 
 
-# schema/native_functions.yaml:3258
+# schema/native_functions.yaml:3269
 silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
     'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
@@ -19790,7 +19876,7 @@ silu_backward_grad_input._entry = _entry_silu_backward_grad_input
 _aten._packet('silu_backward')._add(silu_backward_grad_input)
 
 
-# schema/native_functions.yaml:3264
+# schema/native_functions.yaml:3275
 softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
     'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
@@ -19820,7 +19906,7 @@ softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
 _aten._packet('softplus_backward')._add(softplus_backward_grad_input)
 
 
-# schema/native_functions.yaml:3269
+# schema/native_functions.yaml:3280
 leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
     'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
@@ -19850,7 +19936,7 @@ leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
 
 
-# schema/native_functions.yaml:3274
+# schema/native_functions.yaml:3285
 elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
     'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
@@ -19880,7 +19966,7 @@ elu_backward_grad_input._entry = _entry_elu_backward_grad_input
 _aten._packet('elu_backward')._add(elu_backward_grad_input)
 
 
-# schema/native_functions.yaml:3279
+# schema/native_functions.yaml:3290
 hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
     'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
@@ -19910,7 +19996,7 @@ hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
 _aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
 
 
-# schema/native_functions.yaml:3284
+# schema/native_functions.yaml:3295
 threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
     'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=())
@@ -19940,7 +20026,7 @@ threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
 _aten._packet('threshold_backward')._add(threshold_backward_grad_input)
 
 
-# schema/native_functions.yaml:3289
+# schema/native_functions.yaml:3300
 sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
     'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -19970,7 +20056,7 @@ sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
 _aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
 
 
-# schema/native_functions.yaml:3295
+# schema/native_functions.yaml:3306
 tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
     'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -20000,7 +20086,7 @@ tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
 _aten._packet('tanh_backward')._add(tanh_backward_grad_input)
 
 
-# schema/native_functions.yaml:3301
+# schema/native_functions.yaml:3312
 nll_loss_forward = _Op("aten", 'nll_loss_forward', 'default',
     'nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20028,7 +20114,7 @@ nll_loss_forward._entry = _entry_nll_loss_forward
 _aten._packet('nll_loss_forward')._add(nll_loss_forward)
 
 
-# schema/native_functions.yaml:3306
+# schema/native_functions.yaml:3317
 nll_loss_forward_output = _Op("aten", 'nll_loss_forward', 'output',
     'nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -20060,7 +20146,7 @@ nll_loss_forward_output._entry = _entry_nll_loss_forward_output
 _aten._packet('nll_loss_forward')._add(nll_loss_forward_output)
 
 
-# schema/native_functions.yaml:3310
+# schema/native_functions.yaml:3321
 nll_loss_backward = _Op("aten", 'nll_loss_backward', 'default',
     'nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
@@ -20088,7 +20174,7 @@ nll_loss_backward._entry = _entry_nll_loss_backward
 _aten._packet('nll_loss_backward')._add(nll_loss_backward)
 
 
-# schema/native_functions.yaml:3315
+# schema/native_functions.yaml:3326
 nll_loss_backward_grad_input = _Op("aten", 'nll_loss_backward', 'grad_input',
     'nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -20118,7 +20204,7 @@ nll_loss_backward_grad_input._entry = _entry_nll_loss_backward_grad_input
 _aten._packet('nll_loss_backward')._add(nll_loss_backward_grad_input)
 
 
-# schema/native_functions.yaml:3319
+# schema/native_functions.yaml:3330
 nll_loss = _Op("aten", 'nll_loss', 'default',
     'nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20146,7 +20232,7 @@ nll_loss._entry = _entry_nll_loss
 _aten._packet('nll_loss')._add(nll_loss)
 
 
-# schema/native_functions.yaml:3322
+# schema/native_functions.yaml:3333
 nll_loss_out = _Op("aten", 'nll_loss', 'out',
     'nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
@@ -20176,7 +20262,7 @@ nll_loss_out._entry = _entry_nll_loss_out
 _aten._packet('nll_loss')._add(nll_loss_out)
 
 
-# schema/native_functions.yaml:3324
+# schema/native_functions.yaml:3335
 nll_loss_nd = _Op("aten", 'nll_loss_nd', 'default',
     'nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20204,7 +20290,7 @@ nll_loss_nd._entry = _entry_nll_loss_nd
 _aten._packet('nll_loss_nd')._add(nll_loss_nd)
 
 
-# schema/native_functions.yaml:3328
+# schema/native_functions.yaml:3339
 cross_entropy_loss = _Op("aten", 'cross_entropy_loss', 'default',
     'cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'label_smoothing'), 6, tags=())
@@ -20232,7 +20318,7 @@ cross_entropy_loss._entry = _entry_cross_entropy_loss
 _aten._packet('cross_entropy_loss')._add(cross_entropy_loss)
 
 
-# schema/native_functions.yaml:3332
+# schema/native_functions.yaml:3343
 mse_loss = _Op("aten", 'mse_loss', 'default',
     'mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
     ('self', 'target', 'reduction'), 3, tags=())
@@ -20260,7 +20346,7 @@ mse_loss._entry = _entry_mse_loss
 _aten._packet('mse_loss')._add(mse_loss)
 
 
-# schema/native_functions.yaml:3335
+# schema/native_functions.yaml:3346
 mse_loss_out = _Op("aten", 'mse_loss', 'out',
     'mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'reduction', 'out'), 3, tags=())
@@ -20290,7 +20376,7 @@ mse_loss_out._entry = _entry_mse_loss_out
 _aten._packet('mse_loss')._add(mse_loss_out)
 
 
-# schema/native_functions.yaml:3337
+# schema/native_functions.yaml:3348
 l1_loss = _Op("aten", 'l1_loss', 'default',
     'l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
     ('self', 'target', 'reduction'), 3, tags=())
@@ -20318,7 +20404,7 @@ l1_loss._entry = _entry_l1_loss
 _aten._packet('l1_loss')._add(l1_loss)
 
 
-# schema/native_functions.yaml:3341
+# schema/native_functions.yaml:3352
 binary_cross_entropy = _Op("aten", 'binary_cross_entropy', 'default',
     'binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
     ('self', 'target', 'weight', 'reduction'), 4, tags=())
@@ -20346,7 +20432,7 @@ binary_cross_entropy._entry = _entry_binary_cross_entropy
 _aten._packet('binary_cross_entropy')._add(binary_cross_entropy)
 
 
-# schema/native_functions.yaml:3345
+# schema/native_functions.yaml:3356
 binary_cross_entropy_out = _Op("aten", 'binary_cross_entropy', 'out',
     'binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'out'), 4, tags=())
@@ -20376,7 +20462,7 @@ binary_cross_entropy_out._entry = _entry_binary_cross_entropy_out
 _aten._packet('binary_cross_entropy')._add(binary_cross_entropy_out)
 
 
-# schema/native_functions.yaml:3347
+# schema/native_functions.yaml:3358
 binary_cross_entropy_backward = _Op("aten", 'binary_cross_entropy_backward', 'default',
     'binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction'), 5, tags=())
@@ -20404,7 +20490,7 @@ binary_cross_entropy_backward._entry = _entry_binary_cross_entropy_backward
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward)
 
 
-# schema/native_functions.yaml:3352
+# schema/native_functions.yaml:3363
 binary_cross_entropy_backward_grad_input = _Op("aten", 'binary_cross_entropy_backward', 'grad_input',
     'binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'grad_input'), 5, tags=())
@@ -20434,7 +20520,7 @@ binary_cross_entropy_backward_grad_input._entry = _entry_binary_cross_entropy_ba
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward_grad_input)
 
 
-# schema/native_functions.yaml:3356
+# schema/native_functions.yaml:3367
 binary_cross_entropy_with_logits = _Op("aten", 'binary_cross_entropy_with_logits', 'default',
     'binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor',
     ('self', 'target', 'weight', 'pos_weight', 'reduction'), 5, tags=())
@@ -20462,7 +20548,7 @@ binary_cross_entropy_with_logits._entry = _entry_binary_cross_entropy_with_logit
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits)
 
 
-# schema/native_functions.yaml:3359
+# schema/native_functions.yaml:3370
 binary_cross_entropy_with_logits_out = _Op("aten", 'binary_cross_entropy_with_logits', 'out',
     'binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'pos_weight', 'reduction', 'out'), 5, tags=())
@@ -20492,7 +20578,7 @@ binary_cross_entropy_with_logits_out._entry = _entry_binary_cross_entropy_with_l
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits_out)
 
 
-# schema/native_functions.yaml:3361
+# schema/native_functions.yaml:3372
 native_layer_norm = _Op("aten", 'native_layer_norm', 'default',
     'native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps'), 5, tags=('core',))
@@ -20520,7 +20606,7 @@ native_layer_norm._entry = _entry_native_layer_norm
 _aten._packet('native_layer_norm')._add(native_layer_norm)
 
 
-# schema/native_functions.yaml:3365
+# schema/native_functions.yaml:3376
 native_layer_norm_out = _Op("aten", 'native_layer_norm', 'out',
     'native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'out0', 'out1', 'out2'), 5, tags=('core',))
@@ -20554,7 +20640,7 @@ native_layer_norm_out._entry = _entry_native_layer_norm_out
 _aten._packet('native_layer_norm')._add(native_layer_norm_out)
 
 
-# schema/native_functions.yaml:3368
+# schema/native_functions.yaml:3379
 native_layer_norm_backward = _Op("aten", 'native_layer_norm_backward', 'default',
     'native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask'), 8, tags=('core',))
@@ -20582,7 +20668,7 @@ native_layer_norm_backward._entry = _entry_native_layer_norm_backward
 _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward)
 
 
-# schema/native_functions.yaml:3372
+# schema/native_functions.yaml:3383
 native_layer_norm_backward_out = _Op("aten", 'native_layer_norm_backward', 'out',
     'native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask', 'out0', 'out1', 'out2'), 8, tags=('core',))
@@ -20616,7 +20702,7 @@ native_layer_norm_backward_out._entry = _entry_native_layer_norm_backward_out
 _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward_out)
 
 
-# schema/native_functions.yaml:3375
+# schema/native_functions.yaml:3386
 layer_norm = _Op("aten", 'layer_norm', 'default',
     'layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'cudnn_enable'), 6, tags=())
@@ -20644,7 +20730,7 @@ layer_norm._entry = _entry_layer_norm
 _aten._packet('layer_norm')._add(layer_norm)
 
 
-# schema/native_functions.yaml:3379
+# schema/native_functions.yaml:3390
 native_batch_norm = _Op("aten", 'native_batch_norm', 'default',
     'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps'), 8, tags=())
@@ -20672,7 +20758,7 @@ native_batch_norm._entry = _entry_native_batch_norm
 _aten._packet('native_batch_norm')._add(native_batch_norm)
 
 
-# schema/native_functions.yaml:3384
+# schema/native_functions.yaml:3395
 native_batch_norm_out = _Op("aten", 'native_batch_norm', 'out',
     'native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'out', 'save_mean', 'save_invstd'), 8, tags=())
@@ -20706,7 +20792,7 @@ native_batch_norm_out._entry = _entry_native_batch_norm_out
 _aten._packet('native_batch_norm')._add(native_batch_norm_out)
 
 
-# schema/native_functions.yaml:3388
+# schema/native_functions.yaml:3399
 native_batch_norm_backward = _Op("aten", 'native_batch_norm_backward', 'default',
     'native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask'), 10, tags=())
@@ -20734,7 +20820,7 @@ native_batch_norm_backward._entry = _entry_native_batch_norm_backward
 _aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward)
 
 
-# schema/native_functions.yaml:3392
+# schema/native_functions.yaml:3403
 native_batch_norm_backward_out = _Op("aten", 'native_batch_norm_backward', 'out',
     'native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask', 'out0', 'out1', 'out2'), 10, tags=())
@@ -20768,7 +20854,7 @@ native_batch_norm_backward_out._entry = _entry_native_batch_norm_backward_out
 _aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward_out)
 
 
-# schema/native_functions.yaml:3394
+# schema/native_functions.yaml:3405
 batch_norm = _Op("aten", 'batch_norm', 'default',
     'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'cudnn_enabled'), 9, tags=())
@@ -20796,7 +20882,7 @@ batch_norm._entry = _entry_batch_norm
 _aten._packet('batch_norm')._add(batch_norm)
 
 
-# schema/native_functions.yaml:3398
+# schema/native_functions.yaml:3409
 scaled_dot_product_attention = _Op("aten", 'scaled_dot_product_attention', 'default',
     'scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor',
     ('query', 'key', 'value', 'attn_mask', 'dropout_p', 'is_causal', 'scale', 'enable_gqa'), 6, tags=('nondeterministic_seeded',))
@@ -20824,7 +20910,7 @@ scaled_dot_product_attention._entry = _entry_scaled_dot_product_attention
 _aten._packet('scaled_dot_product_attention')._add(scaled_dot_product_attention)
 
 
-# schema/native_functions.yaml:3403
+# schema/native_functions.yaml:3414
 nll_loss2d_forward = _Op("aten", 'nll_loss2d_forward', 'default',
     'nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20852,7 +20938,7 @@ nll_loss2d_forward._entry = _entry_nll_loss2d_forward
 _aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward)
 
 
-# schema/native_functions.yaml:3408
+# schema/native_functions.yaml:3419
 nll_loss2d_forward_output = _Op("aten", 'nll_loss2d_forward', 'output',
     'nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -20884,7 +20970,7 @@ nll_loss2d_forward_output._entry = _entry_nll_loss2d_forward_output
 _aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward_output)
 
 
-# schema/native_functions.yaml:3412
+# schema/native_functions.yaml:3423
 nll_loss2d_backward = _Op("aten", 'nll_loss2d_backward', 'default',
     'nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
@@ -20912,7 +20998,7 @@ nll_loss2d_backward._entry = _entry_nll_loss2d_backward
 _aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward)
 
 
-# schema/native_functions.yaml:3417
+# schema/native_functions.yaml:3428
 nll_loss2d_backward_grad_input = _Op("aten", 'nll_loss2d_backward', 'grad_input',
     'nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -20942,7 +21028,7 @@ nll_loss2d_backward_grad_input._entry = _entry_nll_loss2d_backward_grad_input
 _aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward_grad_input)
 
 
-# schema/native_functions.yaml:3421
+# schema/native_functions.yaml:3432
 nll_loss2d = _Op("aten", 'nll_loss2d', 'default',
     'nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20970,7 +21056,7 @@ nll_loss2d._entry = _entry_nll_loss2d
 _aten._packet('nll_loss2d')._add(nll_loss2d)
 
 
-# schema/native_functions.yaml:3424
+# schema/native_functions.yaml:3435
 nll_loss2d_out = _Op("aten", 'nll_loss2d', 'out',
     'nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
@@ -21000,7 +21086,7 @@ nll_loss2d_out._entry = _entry_nll_loss2d_out
 _aten._packet('nll_loss2d')._add(nll_loss2d_out)
 
 
-# schema/native_functions.yaml:3426
+# schema/native_functions.yaml:3437
 ger = _Op("aten", 'ger', 'default',
     'ger(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -21028,7 +21114,7 @@ ger._entry = _entry_ger
 _aten._packet('ger')._add(ger)
 
 
-# schema/native_functions.yaml:3431
+# schema/native_functions.yaml:3442
 ger_out = _Op("aten", 'ger', 'out',
     'ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -21058,7 +21144,7 @@ ger_out._entry = _entry_ger_out
 _aten._packet('ger')._add(ger_out)
 
 
-# schema/native_functions.yaml:3435
+# schema/native_functions.yaml:3446
 prod = _Op("aten", 'prod', 'default',
     'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -21086,7 +21172,7 @@ prod._entry = _entry_prod
 _aten._packet('prod')._add(prod)
 
 
-# schema/native_functions.yaml:3440
+# schema/native_functions.yaml:3451
 prod_out = _Op("aten", 'prod', 'out',
     'prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dtype', 'out'), 1, tags=('reduction', 'core'))
@@ -21116,7 +21202,7 @@ prod_out._entry = _entry_prod_out
 _aten._packet('prod')._add(prod_out)
 
 
-# schema/native_functions.yaml:3443
+# schema/native_functions.yaml:3454
 prod_dim_int = _Op("aten", 'prod', 'dim_int',
     'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -21144,7 +21230,7 @@ prod_dim_int._entry = _entry_prod_dim_int
 _aten._packet('prod')._add(prod_dim_int)
 
 
-# schema/native_functions.yaml:3448
+# schema/native_functions.yaml:3459
 prod_int_out = _Op("aten", 'prod', 'int_out',
     'prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -21174,7 +21260,7 @@ prod_int_out._entry = _entry_prod_int_out
 _aten._packet('prod')._add(prod_int_out)
 
 
-# schema/native_functions.yaml:3451
+# schema/native_functions.yaml:3462
 amin = _Op("aten", 'amin', 'default',
     'amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -21202,7 +21288,7 @@ amin._entry = _entry_amin
 _aten._packet('amin')._add(amin)
 
 
-# schema/native_functions.yaml:3456
+# schema/native_functions.yaml:3467
 amin_out = _Op("aten", 'amin', 'out',
     'amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -21232,7 +21318,7 @@ amin_out._entry = _entry_amin_out
 _aten._packet('amin')._add(amin_out)
 
 
-# schema/native_functions.yaml:3459
+# schema/native_functions.yaml:3470
 max = _Op("aten", 'max', 'default',
     'max(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -21260,7 +21346,7 @@ max._entry = _entry_max
 _aten._packet('max')._add(max)
 
 
-# schema/native_functions.yaml:3467
+# schema/native_functions.yaml:3478
 max_unary_out = _Op("aten", 'max', 'unary_out',
     'max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -21290,7 +21376,7 @@ max_unary_out._entry = _entry_max_unary_out
 _aten._packet('max')._add(max_unary_out)
 
 
-# schema/native_functions.yaml:3472
+# schema/native_functions.yaml:3483
 max_dim = _Op("aten", 'max', 'dim',
     'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -21318,7 +21404,7 @@ max_dim._entry = _entry_max_dim
 _aten._packet('max')._add(max_dim)
 
 
-# schema/native_functions.yaml:3479
+# schema/native_functions.yaml:3490
 max_dim_max = _Op("aten", 'max', 'dim_max',
     'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=())
@@ -21350,7 +21436,7 @@ max_dim_max._entry = _entry_max_dim_max
 _aten._packet('max')._add(max_dim_max)
 
 
-# schema/native_functions.yaml:3484
+# schema/native_functions.yaml:3495
 max_other = _Op("aten", 'max', 'other',
     'max.other(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -21378,7 +21464,7 @@ max_other._entry = _entry_max_other
 _aten._packet('max')._add(max_other)
 
 
-# schema/native_functions.yaml:3489
+# schema/native_functions.yaml:3500
 max_out = _Op("aten", 'max', 'out',
     'max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -21408,7 +21494,7 @@ max_out._entry = _entry_max_out
 _aten._packet('max')._add(max_out)
 
 
-# schema/native_functions.yaml:3491
+# schema/native_functions.yaml:3502
 min = _Op("aten", 'min', 'default',
     'min(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -21436,7 +21522,7 @@ min._entry = _entry_min
 _aten._packet('min')._add(min)
 
 
-# schema/native_functions.yaml:3499
+# schema/native_functions.yaml:3510
 min_unary_out = _Op("aten", 'min', 'unary_out',
     'min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -21466,7 +21552,7 @@ min_unary_out._entry = _entry_min_unary_out
 _aten._packet('min')._add(min_unary_out)
 
 
-# schema/native_functions.yaml:3504
+# schema/native_functions.yaml:3515
 min_dim = _Op("aten", 'min', 'dim',
     'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -21494,7 +21580,7 @@ min_dim._entry = _entry_min_dim
 _aten._packet('min')._add(min_dim)
 
 
-# schema/native_functions.yaml:3511
+# schema/native_functions.yaml:3522
 min_dim_min = _Op("aten", 'min', 'dim_min',
     'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=())
@@ -21526,7 +21612,7 @@ min_dim_min._entry = _entry_min_dim_min
 _aten._packet('min')._add(min_dim_min)
 
 
-# schema/native_functions.yaml:3516
+# schema/native_functions.yaml:3527
 min_other = _Op("aten", 'min', 'other',
     'min.other(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -21554,7 +21640,7 @@ min_other._entry = _entry_min_other
 _aten._packet('min')._add(min_other)
 
 
-# schema/native_functions.yaml:3521
+# schema/native_functions.yaml:3532
 min_out = _Op("aten", 'min', 'out',
     'min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -21584,7 +21670,7 @@ min_out._entry = _entry_min_out
 _aten._packet('min')._add(min_out)
 
 
-# schema/native_functions.yaml:3523
+# schema/native_functions.yaml:3534
 argmin = _Op("aten", 'argmin', 'default',
     'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -21612,7 +21698,7 @@ argmin._entry = _entry_argmin
 _aten._packet('argmin')._add(argmin)
 
 
-# schema/native_functions.yaml:3528
+# schema/native_functions.yaml:3539
 argmin_out = _Op("aten", 'argmin', 'out',
     'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -21642,7 +21728,7 @@ argmin_out._entry = _entry_argmin_out
 _aten._packet('argmin')._add(argmin_out)
 
 
-# schema/native_functions.yaml:3531
+# schema/native_functions.yaml:3542
 var = _Op("aten", 'var', 'default',
     'var(Tensor self, bool unbiased=True) -> Tensor',
     ('self', 'unbiased'), 2, tags=())
@@ -21670,7 +21756,7 @@ var._entry = _entry_var
 _aten._packet('var')._add(var)
 
 
-# schema/native_functions.yaml:3536
+# schema/native_functions.yaml:3547
 var_dim = _Op("aten", 'var', 'dim',
     'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -21698,7 +21784,7 @@ var_dim._entry = _entry_var_dim
 _aten._packet('var')._add(var_dim)
 
 
-# schema/native_functions.yaml:3540
+# schema/native_functions.yaml:3551
 var_out = _Op("aten", 'var', 'out',
     'var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
@@ -21728,7 +21814,7 @@ var_out._entry = _entry_var_out
 _aten._packet('var')._add(var_out)
 
 
-# schema/native_functions.yaml:3542
+# schema/native_functions.yaml:3553
 var_correction = _Op("aten", 'var', 'correction',
     'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
@@ -21756,7 +21842,7 @@ var_correction._entry = _entry_var_correction
 _aten._packet('var')._add(var_correction)
 
 
-# schema/native_functions.yaml:3547
+# schema/native_functions.yaml:3558
 var_correction_out = _Op("aten", 'var', 'correction_out',
     'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
@@ -21786,7 +21872,7 @@ var_correction_out._entry = _entry_var_correction_out
 _aten._packet('var')._add(var_correction_out)
 
 
-# schema/native_functions.yaml:3550
+# schema/native_functions.yaml:3561
 std = _Op("aten", 'std', 'default',
     'std(Tensor self, bool unbiased=True) -> Tensor',
     ('self', 'unbiased'), 2, tags=())
@@ -21814,7 +21900,7 @@ std._entry = _entry_std
 _aten._packet('std')._add(std)
 
 
-# schema/native_functions.yaml:3555
+# schema/native_functions.yaml:3566
 std_dim = _Op("aten", 'std', 'dim',
     'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -21842,7 +21928,7 @@ std_dim._entry = _entry_std_dim
 _aten._packet('std')._add(std_dim)
 
 
-# schema/native_functions.yaml:3559
+# schema/native_functions.yaml:3570
 std_out = _Op("aten", 'std', 'out',
     'std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
@@ -21872,7 +21958,7 @@ std_out._entry = _entry_std_out
 _aten._packet('std')._add(std_out)
 
 
-# schema/native_functions.yaml:3561
+# schema/native_functions.yaml:3572
 std_correction = _Op("aten", 'std', 'correction',
     'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
@@ -21900,7 +21986,7 @@ std_correction._entry = _entry_std_correction
 _aten._packet('std')._add(std_correction)
 
 
-# schema/native_functions.yaml:3566
+# schema/native_functions.yaml:3577
 std_correction_out = _Op("aten", 'std', 'correction_out',
     'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
@@ -21930,7 +22016,7 @@ std_correction_out._entry = _entry_std_correction_out
 _aten._packet('std')._add(std_correction_out)
 
 
-# schema/native_functions.yaml:3569
+# schema/native_functions.yaml:3580
 var_mean = _Op("aten", 'var_mean', 'default',
     'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
     ('self', 'unbiased'), 2, tags=())
@@ -21958,7 +22044,7 @@ var_mean._entry = _entry_var_mean
 _aten._packet('var_mean')._add(var_mean)
 
 
-# schema/native_functions.yaml:3573
+# schema/native_functions.yaml:3584
 var_mean_dim = _Op("aten", 'var_mean', 'dim',
     'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -21986,7 +22072,7 @@ var_mean_dim._entry = _entry_var_mean_dim
 _aten._packet('var_mean')._add(var_mean_dim)
 
 
-# schema/native_functions.yaml:3577
+# schema/native_functions.yaml:3588
 var_mean_correction = _Op("aten", 'var_mean', 'correction',
     'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
@@ -22014,7 +22100,7 @@ var_mean_correction._entry = _entry_var_mean_correction
 _aten._packet('var_mean')._add(var_mean_correction)
 
 
-# schema/native_functions.yaml:3581
+# schema/native_functions.yaml:3592
 var_mean_correction_out = _Op("aten", 'var_mean', 'correction_out',
     'var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
     ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
@@ -22046,7 +22132,7 @@ var_mean_correction_out._entry = _entry_var_mean_correction_out
 _aten._packet('var_mean')._add(var_mean_correction_out)
 
 
-# schema/native_functions.yaml:3584
+# schema/native_functions.yaml:3595
 std_mean = _Op("aten", 'std_mean', 'default',
     'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
     ('self', 'unbiased'), 2, tags=())
@@ -22074,7 +22160,7 @@ std_mean._entry = _entry_std_mean
 _aten._packet('std_mean')._add(std_mean)
 
 
-# schema/native_functions.yaml:3588
+# schema/native_functions.yaml:3599
 std_mean_dim = _Op("aten", 'std_mean', 'dim',
     'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -22102,7 +22188,7 @@ std_mean_dim._entry = _entry_std_mean_dim
 _aten._packet('std_mean')._add(std_mean_dim)
 
 
-# schema/native_functions.yaml:3592
+# schema/native_functions.yaml:3603
 std_mean_correction = _Op("aten", 'std_mean', 'correction',
     'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
@@ -22130,7 +22216,7 @@ std_mean_correction._entry = _entry_std_mean_correction
 _aten._packet('std_mean')._add(std_mean_correction)
 
 
-# schema/native_functions.yaml:3596
+# schema/native_functions.yaml:3607
 std_mean_correction_out = _Op("aten", 'std_mean', 'correction_out',
     'std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
     ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
@@ -22162,7 +22248,7 @@ std_mean_correction_out._entry = _entry_std_mean_correction_out
 _aten._packet('std_mean')._add(std_mean_correction_out)
 
 
-# schema/native_functions.yaml:3599
+# schema/native_functions.yaml:3610
 logsumexp = _Op("aten", 'logsumexp', 'default',
     'logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22190,7 +22276,7 @@ logsumexp._entry = _entry_logsumexp
 _aten._packet('logsumexp')._add(logsumexp)
 
 
-# schema/native_functions.yaml:3604
+# schema/native_functions.yaml:3615
 logsumexp_out = _Op("aten", 'logsumexp', 'out',
     'logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
@@ -22220,7 +22306,7 @@ logsumexp_out._entry = _entry_logsumexp_out
 _aten._packet('logsumexp')._add(logsumexp_out)
 
 
-# schema/native_functions.yaml:3607
+# schema/native_functions.yaml:3618
 linalg_vector_norm = _Op("aten", 'linalg_vector_norm', 'default',
     'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=('reduction',))
@@ -22248,7 +22334,7 @@ linalg_vector_norm._entry = _entry_linalg_vector_norm
 _aten._packet('linalg_vector_norm')._add(linalg_vector_norm)
 
 
-# schema/native_functions.yaml:3611
+# schema/native_functions.yaml:3622
 linalg_vector_norm_out = _Op("aten", 'linalg_vector_norm', 'out',
     'linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=('reduction',))
@@ -22278,7 +22364,7 @@ linalg_vector_norm_out._entry = _entry_linalg_vector_norm_out
 _aten._packet('linalg_vector_norm')._add(linalg_vector_norm_out)
 
 
-# schema/native_functions.yaml:3614
+# schema/native_functions.yaml:3625
 norm_Scalar = _Op("aten", 'norm', 'Scalar',
     'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
     ('self', 'p'), 2, tags=())
@@ -22306,7 +22392,7 @@ norm_Scalar._entry = _entry_norm_Scalar
 _aten._packet('norm')._add(norm_Scalar)
 
 
-# schema/native_functions.yaml:3619
+# schema/native_functions.yaml:3630
 norm_Scalar_out = _Op("aten", 'norm', 'Scalar_out',
     'norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'out'), 2, tags=())
@@ -22336,7 +22422,7 @@ norm_Scalar_out._entry = _entry_norm_Scalar_out
 _aten._packet('norm')._add(norm_Scalar_out)
 
 
-# schema/native_functions.yaml:3621
+# schema/native_functions.yaml:3632
 norm_ScalarOpt_dim = _Op("aten", 'norm', 'ScalarOpt_dim',
     'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
     ('self', 'p', 'dim', 'keepdim'), 4, tags=())
@@ -22364,7 +22450,7 @@ norm_ScalarOpt_dim._entry = _entry_norm_ScalarOpt_dim
 _aten._packet('norm')._add(norm_ScalarOpt_dim)
 
 
-# schema/native_functions.yaml:3626
+# schema/native_functions.yaml:3637
 norm_out = _Op("aten", 'norm', 'out',
     'norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'dim', 'keepdim', 'out'), 4, tags=())
@@ -22394,7 +22480,7 @@ norm_out._entry = _entry_norm_out
 _aten._packet('norm')._add(norm_out)
 
 
-# schema/native_functions.yaml:3628
+# schema/native_functions.yaml:3639
 all = _Op("aten", 'all', 'default',
     'all(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -22422,7 +22508,7 @@ all._entry = _entry_all
 _aten._packet('all')._add(all)
 
 
-# schema/native_functions.yaml:3635
+# schema/native_functions.yaml:3646
 all_dim = _Op("aten", 'all', 'dim',
     'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22450,7 +22536,7 @@ all_dim._entry = _entry_all_dim
 _aten._packet('all')._add(all_dim)
 
 
-# schema/native_functions.yaml:3642
+# schema/native_functions.yaml:3653
 all_dims = _Op("aten", 'all', 'dims',
     'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22478,7 +22564,7 @@ all_dims._entry = _entry_all_dims
 _aten._packet('all')._add(all_dims)
 
 
-# schema/native_functions.yaml:3650
+# schema/native_functions.yaml:3661
 all_all_out = _Op("aten", 'all', 'all_out',
     'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -22508,7 +22594,7 @@ all_all_out._entry = _entry_all_all_out
 _aten._packet('all')._add(all_all_out)
 
 
-# schema/native_functions.yaml:3655
+# schema/native_functions.yaml:3666
 all_out = _Op("aten", 'all', 'out',
     'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -22538,7 +22624,7 @@ all_out._entry = _entry_all_out
 _aten._packet('all')._add(all_out)
 
 
-# schema/native_functions.yaml:3660
+# schema/native_functions.yaml:3671
 all_dims_out = _Op("aten", 'all', 'dims_out',
     'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -22568,7 +22654,7 @@ all_dims_out._entry = _entry_all_dims_out
 _aten._packet('all')._add(all_dims_out)
 
 
-# schema/native_functions.yaml:3665
+# schema/native_functions.yaml:3676
 any = _Op("aten", 'any', 'default',
     'any(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -22596,7 +22682,7 @@ any._entry = _entry_any
 _aten._packet('any')._add(any)
 
 
-# schema/native_functions.yaml:3672
+# schema/native_functions.yaml:3683
 any_dim = _Op("aten", 'any', 'dim',
     'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22624,7 +22710,7 @@ any_dim._entry = _entry_any_dim
 _aten._packet('any')._add(any_dim)
 
 
-# schema/native_functions.yaml:3679
+# schema/native_functions.yaml:3690
 any_dims = _Op("aten", 'any', 'dims',
     'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22652,7 +22738,7 @@ any_dims._entry = _entry_any_dims
 _aten._packet('any')._add(any_dims)
 
 
-# schema/native_functions.yaml:3687
+# schema/native_functions.yaml:3698
 any_all_out = _Op("aten", 'any', 'all_out',
     'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -22682,7 +22768,7 @@ any_all_out._entry = _entry_any_all_out
 _aten._packet('any')._add(any_all_out)
 
 
-# schema/native_functions.yaml:3692
+# schema/native_functions.yaml:3703
 any_out = _Op("aten", 'any', 'out',
     'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -22712,7 +22798,7 @@ any_out._entry = _entry_any_out
 _aten._packet('any')._add(any_out)
 
 
-# schema/native_functions.yaml:3697
+# schema/native_functions.yaml:3708
 any_dims_out = _Op("aten", 'any', 'dims_out',
     'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -22742,7 +22828,7 @@ any_dims_out._entry = _entry_any_dims_out
 _aten._packet('any')._add(any_dims_out)
 
 
-# schema/native_functions.yaml:3702
+# schema/native_functions.yaml:3713
 cumsum = _Op("aten", 'cumsum', 'default',
     'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=('core',))
@@ -22770,7 +22856,7 @@ cumsum._entry = _entry_cumsum
 _aten._packet('cumsum')._add(cumsum)
 
 
-# schema/native_functions.yaml:3707
+# schema/native_functions.yaml:3718
 cumsum_out = _Op("aten", 'cumsum', 'out',
     'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
@@ -22800,7 +22886,7 @@ cumsum_out._entry = _entry_cumsum_out
 _aten._packet('cumsum')._add(cumsum_out)
 
 
-# schema/native_functions.yaml:3710
+# schema/native_functions.yaml:3721
 cumsum_ = _Op("aten", 'cumsum_', 'default',
     'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -22830,7 +22916,7 @@ cumsum_._entry = _entry_cumsum_
 _aten._packet('cumsum_')._add(cumsum_)
 
 
-# schema/native_functions.yaml:3716
+# schema/native_functions.yaml:3727
 cumprod = _Op("aten", 'cumprod', 'default',
     'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -22858,7 +22944,7 @@ cumprod._entry = _entry_cumprod
 _aten._packet('cumprod')._add(cumprod)
 
 
-# schema/native_functions.yaml:3721
+# schema/native_functions.yaml:3732
 cumprod_out = _Op("aten", 'cumprod', 'out',
     'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=())
@@ -22888,7 +22974,7 @@ cumprod_out._entry = _entry_cumprod_out
 _aten._packet('cumprod')._add(cumprod_out)
 
 
-# schema/native_functions.yaml:3723
+# schema/native_functions.yaml:3734
 cumprod_ = _Op("aten", 'cumprod_', 'default',
     'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -22918,7 +23004,7 @@ cumprod_._entry = _entry_cumprod_
 _aten._packet('cumprod_')._add(cumprod_)
 
 
-# schema/native_functions.yaml:3729
+# schema/native_functions.yaml:3740
 count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
     'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -22946,7 +23032,7 @@ count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
 
 
-# schema/native_functions.yaml:3734
+# schema/native_functions.yaml:3745
 count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
     'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())
@@ -22976,7 +23062,7 @@ count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
 
 
-# schema/native_functions.yaml:3736
+# schema/native_functions.yaml:3747
 count_nonzero = _Op("aten", 'count_nonzero', 'default',
     'count_nonzero(Tensor self, int? dim=None) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -23004,7 +23090,7 @@ count_nonzero._entry = _entry_count_nonzero
 _aten._packet('count_nonzero')._add(count_nonzero)
 
 
-# schema/native_functions.yaml:3741
+# schema/native_functions.yaml:3752
 count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
     'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())
@@ -23034,7 +23120,7 @@ count_nonzero_out._entry = _entry_count_nonzero_out
 _aten._packet('count_nonzero')._add(count_nonzero_out)
 
 
-# schema/native_functions.yaml:3742
+# schema/native_functions.yaml:3753
 triu_indices_out = _Op("aten", 'triu_indices', 'out',
     'triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('row', 'col', 'offset', 'out'), 3, tags=())
@@ -23064,7 +23150,7 @@ triu_indices_out._entry = _entry_triu_indices_out
 _aten._packet('triu_indices')._add(triu_indices_out)
 
 
-# schema/native_functions.yaml:3747
+# schema/native_functions.yaml:3758
 copy = _Op("aten", 'copy', 'default',
     'copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor',
     ('self', 'src', 'non_blocking'), 3, tags=('core',))
@@ -23092,7 +23178,7 @@ copy._entry = _entry_copy
 _aten._packet('copy')._add(copy)
 
 
-# schema/native_functions.yaml:3752
+# schema/native_functions.yaml:3763
 copy_out = _Op("aten", 'copy', 'out',
     'copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'non_blocking', 'out'), 3, tags=())
@@ -23122,7 +23208,7 @@ copy_out._entry = _entry_copy_out
 _aten._packet('copy')._add(copy_out)
 
 
-# schema/native_functions.yaml:3756
+# schema/native_functions.yaml:3767
 fill_Scalar = _Op("aten", 'fill', 'Scalar',
     'fill.Scalar(Tensor self, Scalar value) -> Tensor',
     ('self', 'value'), 2, tags=('core',))
@@ -23150,7 +23236,7 @@ fill_Scalar._entry = _entry_fill_Scalar
 _aten._packet('fill')._add(fill_Scalar)
 
 
-# schema/native_functions.yaml:3761
+# schema/native_functions.yaml:3772
 fill_Scalar_out = _Op("aten", 'fill', 'Scalar_out',
     'fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'value', 'out'), 2, tags=())
@@ -23180,7 +23266,7 @@ fill_Scalar_out._entry = _entry_fill_Scalar_out
 _aten._packet('fill')._add(fill_Scalar_out)
 
 
-# schema/native_functions.yaml:3765
+# schema/native_functions.yaml:3776
 fill_Tensor = _Op("aten", 'fill', 'Tensor',
     'fill.Tensor(Tensor self, Tensor value) -> Tensor',
     ('self', 'value'), 2, tags=())
@@ -23208,7 +23294,7 @@ fill_Tensor._entry = _entry_fill_Tensor
 _aten._packet('fill')._add(fill_Tensor)
 
 
-# schema/native_functions.yaml:3769
+# schema/native_functions.yaml:3780
 fill_Tensor_out = _Op("aten", 'fill', 'Tensor_out',
     'fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'value', 'out'), 2, tags=())
@@ -23238,7 +23324,7 @@ fill_Tensor_out._entry = _entry_fill_Tensor_out
 _aten._packet('fill')._add(fill_Tensor_out)
 
 
-# schema/native_functions.yaml:3773
+# schema/native_functions.yaml:3784
 zero = _Op("aten", 'zero', 'default',
     'zero(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -23266,7 +23352,7 @@ zero._entry = _entry_zero
 _aten._packet('zero')._add(zero)
 
 
-# schema/native_functions.yaml:3777
+# schema/native_functions.yaml:3788
 zero_out = _Op("aten", 'zero', 'out',
     'zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -23296,7 +23382,7 @@ zero_out._entry = _entry_zero_out
 _aten._packet('zero')._add(zero_out)
 
 
-# schema/native_functions.yaml:3781
+# schema/native_functions.yaml:3792
 empty_strided_out = _Op("aten", 'empty_strided', 'out',
     'empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'stride', 'out'), 2, tags=())
@@ -23326,7 +23412,7 @@ empty_strided_out._entry = _entry_empty_strided_out
 _aten._packet('empty_strided')._add(empty_strided_out)
 
 
-# schema/native_functions.yaml:3785
+# schema/native_functions.yaml:3796
 new_empty_out = _Op("aten", 'new_empty', 'out',
     'new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -23356,7 +23442,7 @@ new_empty_out._entry = _entry_new_empty_out
 _aten._packet('new_empty')._add(new_empty_out)
 
 
-# schema/native_functions.yaml:3789
+# schema/native_functions.yaml:3800
 new_empty_strided_out = _Op("aten", 'new_empty_strided', 'out',
     'new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'stride', 'out'), 3, tags=())
@@ -23386,7 +23472,7 @@ new_empty_strided_out._entry = _entry_new_empty_strided_out
 _aten._packet('new_empty_strided')._add(new_empty_strided_out)
 
 
-# schema/native_functions.yaml:3793
+# schema/native_functions.yaml:3804
 new_full_out = _Op("aten", 'new_full', 'out',
     'new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'fill_value', 'out'), 3, tags=())
@@ -23416,7 +23502,7 @@ new_full_out._entry = _entry_new_full_out
 _aten._packet('new_full')._add(new_full_out)
 
 
-# schema/native_functions.yaml:3797
+# schema/native_functions.yaml:3808
 new_zeros_out = _Op("aten", 'new_zeros', 'out',
     'new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -23446,7 +23532,7 @@ new_zeros_out._entry = _entry_new_zeros_out
 _aten._packet('new_zeros')._add(new_zeros_out)
 
 
-# schema/native_functions.yaml:3801
+# schema/native_functions.yaml:3812
 new_ones_out = _Op("aten", 'new_ones', 'out',
     'new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -23476,7 +23562,7 @@ new_ones_out._entry = _entry_new_ones_out
 _aten._packet('new_ones')._add(new_ones_out)
 
 
-# schema/native_functions.yaml:3807
+# schema/native_functions.yaml:3818
 uniform = _Op("aten", 'uniform', 'default',
     'uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23504,7 +23590,7 @@ uniform._entry = _entry_uniform
 _aten._packet('uniform')._add(uniform)
 
 
-# schema/native_functions.yaml:3812
+# schema/native_functions.yaml:3823
 uniform_out = _Op("aten", 'uniform', 'out',
     'uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -23534,7 +23620,7 @@ uniform_out._entry = _entry_uniform_out
 _aten._packet('uniform')._add(uniform_out)
 
 
-# schema/native_functions.yaml:3817
+# schema/native_functions.yaml:3828
 exponential = _Op("aten", 'exponential', 'default',
     'exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor',
     ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -23562,7 +23648,7 @@ exponential._entry = _entry_exponential
 _aten._packet('exponential')._add(exponential)
 
 
-# schema/native_functions.yaml:3822
+# schema/native_functions.yaml:3833
 exponential_out = _Op("aten", 'exponential', 'out',
     'exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'lambd', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -23592,7 +23678,7 @@ exponential_out._entry = _entry_exponential_out
 _aten._packet('exponential')._add(exponential_out)
 
 
-# schema/native_functions.yaml:3827
+# schema/native_functions.yaml:3838
 geometric = _Op("aten", 'geometric', 'default',
     'geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -23620,7 +23706,7 @@ geometric._entry = _entry_geometric
 _aten._packet('geometric')._add(geometric)
 
 
-# schema/native_functions.yaml:3832
+# schema/native_functions.yaml:3843
 geometric_out = _Op("aten", 'geometric', 'out',
     'geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -23650,7 +23736,7 @@ geometric_out._entry = _entry_geometric_out
 _aten._packet('geometric')._add(geometric_out)
 
 
-# schema/native_functions.yaml:3837
+# schema/native_functions.yaml:3848
 log_normal = _Op("aten", 'log_normal', 'default',
     'log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23678,7 +23764,7 @@ log_normal._entry = _entry_log_normal
 _aten._packet('log_normal')._add(log_normal)
 
 
-# schema/native_functions.yaml:3842
+# schema/native_functions.yaml:3853
 log_normal_out = _Op("aten", 'log_normal', 'out',
     'log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -23708,7 +23794,7 @@ log_normal_out._entry = _entry_log_normal_out
 _aten._packet('log_normal')._add(log_normal_out)
 
 
-# schema/native_functions.yaml:3847
+# schema/native_functions.yaml:3858
 cauchy = _Op("aten", 'cauchy', 'default',
     'cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor',
     ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23736,7 +23822,7 @@ cauchy._entry = _entry_cauchy
 _aten._packet('cauchy')._add(cauchy)
 
 
-# schema/native_functions.yaml:3852
+# schema/native_functions.yaml:3863
 cauchy_out = _Op("aten", 'cauchy', 'out',
     'cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'median', 'sigma', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -23766,7 +23852,7 @@ cauchy_out._entry = _entry_cauchy_out
 _aten._packet('cauchy')._add(cauchy_out)
 
 
-# schema/native_functions.yaml:3857
+# schema/native_functions.yaml:3868
 random_from = _Op("aten", 'random', 'from',
     'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23794,7 +23880,7 @@ random_from._entry = _entry_random_from
 _aten._packet('random')._add(random_from)
 
 
-# schema/native_functions.yaml:3862
+# schema/native_functions.yaml:3873
 random_from_out = _Op("aten", 'random', 'from_out',
     'random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -23824,7 +23910,7 @@ random_from_out._entry = _entry_random_from_out
 _aten._packet('random')._add(random_from_out)
 
 
-# schema/native_functions.yaml:3867
+# schema/native_functions.yaml:3878
 random_to = _Op("aten", 'random', 'to',
     'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
     ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -23852,7 +23938,7 @@ random_to._entry = _entry_random_to
 _aten._packet('random')._add(random_to)
 
 
-# schema/native_functions.yaml:3872
+# schema/native_functions.yaml:3883
 random_to_out = _Op("aten", 'random', 'to_out',
     'random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'to', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -23882,7 +23968,7 @@ random_to_out._entry = _entry_random_to_out
 _aten._packet('random')._add(random_to_out)
 
 
-# schema/native_functions.yaml:3877
+# schema/native_functions.yaml:3888
 random = _Op("aten", 'random', 'default',
     'random(Tensor self, *, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -23910,7 +23996,7 @@ random._entry = _entry_random
 _aten._packet('random')._add(random)
 
 
-# schema/native_functions.yaml:3882
+# schema/native_functions.yaml:3893
 random_out = _Op("aten", 'random', 'out',
     'random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -23940,7 +24026,7 @@ random_out._entry = _entry_random_out
 _aten._packet('random')._add(random_out)
 
 
-# schema/native_functions.yaml:3887
+# schema/native_functions.yaml:3898
 normal_functional = _Op("aten", 'normal_functional', 'default',
     'normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23968,7 +24054,7 @@ normal_functional._entry = _entry_normal_functional
 _aten._packet('normal_functional')._add(normal_functional)
 
 
-# schema/native_functions.yaml:3893
+# schema/native_functions.yaml:3904
 empty_out = _Op("aten", 'empty', 'out',
     'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'memory_format', 'out'), 1, tags=())
@@ -23998,7 +24084,7 @@ empty_out._entry = _entry_empty_out
 _aten._packet('empty')._add(empty_out)
 
 
-# schema/native_functions.yaml:3897
+# schema/native_functions.yaml:3908
 zeros_out = _Op("aten", 'zeros', 'out',
     'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -24028,7 +24114,7 @@ zeros_out._entry = _entry_zeros_out
 _aten._packet('zeros')._add(zeros_out)
 
 
-# schema/native_functions.yaml:3901
+# schema/native_functions.yaml:3912
 ones_out = _Op("aten", 'ones', 'out',
     'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -24058,7 +24144,7 @@ ones_out._entry = _entry_ones_out
 _aten._packet('ones')._add(ones_out)
 
 
-# schema/native_functions.yaml:3905
+# schema/native_functions.yaml:3916
 full_out = _Op("aten", 'full', 'out',
     'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'fill_value', 'out'), 2, tags=())
@@ -24088,7 +24174,7 @@ full_out._entry = _entry_full_out
 _aten._packet('full')._add(full_out)
 
 
-# schema/native_functions.yaml:3909
+# schema/native_functions.yaml:3920
 scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
     'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
     ('s', 'out'), 1, tags=())
@@ -24118,7 +24204,7 @@ scalar_tensor_out._entry = _entry_scalar_tensor_out
 _aten._packet('scalar_tensor')._add(scalar_tensor_out)
 
 
-# schema/native_functions.yaml:3913
+# schema/native_functions.yaml:3924
 arange_out = _Op("aten", 'arange', 'out',
     'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
     ('end', 'out'), 1, tags=())
@@ -24148,7 +24234,7 @@ arange_out._entry = _entry_arange_out
 _aten._packet('arange')._add(arange_out)
 
 
-# schema/native_functions.yaml:3917
+# schema/native_functions.yaml:3928
 arange_start_out = _Op("aten", 'arange', 'start_out',
     'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'step', 'out'), 3, tags=())
@@ -24178,7 +24264,7 @@ arange_start_out._entry = _entry_arange_start_out
 _aten._packet('arange')._add(arange_start_out)
 
 
-# schema/native_functions.yaml:3921
+# schema/native_functions.yaml:3932
 empty_like_out = _Op("aten", 'empty_like', 'out',
     'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -24208,7 +24294,7 @@ empty_like_out._entry = _entry_empty_like_out
 _aten._packet('empty_like')._add(empty_like_out)
 
 
-# schema/native_functions.yaml:3925
+# schema/native_functions.yaml:3936
 zeros_like_out = _Op("aten", 'zeros_like', 'out',
     'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -24238,7 +24324,7 @@ zeros_like_out._entry = _entry_zeros_like_out
 _aten._packet('zeros_like')._add(zeros_like_out)
 
 
-# schema/native_functions.yaml:3929
+# schema/native_functions.yaml:3940
 ones_like_out = _Op("aten", 'ones_like', 'out',
     'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -24268,7 +24354,7 @@ ones_like_out._entry = _entry_ones_like_out
 _aten._packet('ones_like')._add(ones_like_out)
 
 
-# schema/native_functions.yaml:3933
+# schema/native_functions.yaml:3944
 full_like_out = _Op("aten", 'full_like', 'out',
     'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
@@ -24298,7 +24384,7 @@ full_like_out._entry = _entry_full_like_out
 _aten._packet('full_like')._add(full_like_out)
 
 
-# schema/native_functions.yaml:3937
+# schema/native_functions.yaml:3948
 rand_like_out = _Op("aten", 'rand_like', 'out',
     'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -24328,7 +24414,7 @@ rand_like_out._entry = _entry_rand_like_out
 _aten._packet('rand_like')._add(rand_like_out)
 
 
-# schema/native_functions.yaml:3942
+# schema/native_functions.yaml:3953
 rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
     'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -24358,7 +24444,7 @@ rand_like_generator_out._entry = _entry_rand_like_generator_out
 _aten._packet('rand_like')._add(rand_like_generator_out)
 
 
-# schema/native_functions.yaml:3947
+# schema/native_functions.yaml:3958
 randn_like_out = _Op("aten", 'randn_like', 'out',
     'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -24388,7 +24474,7 @@ randn_like_out._entry = _entry_randn_like_out
 _aten._packet('randn_like')._add(randn_like_out)
 
 
-# schema/native_functions.yaml:3952
+# schema/native_functions.yaml:3963
 randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
     'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -24418,7 +24504,7 @@ randn_like_generator_out._entry = _entry_randn_like_generator_out
 _aten._packet('randn_like')._add(randn_like_generator_out)
 
 
-# schema/native_functions.yaml:3957
+# schema/native_functions.yaml:3968
 randint_like_out = _Op("aten", 'randint_like', 'out',
     'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -24448,7 +24534,7 @@ randint_like_out._entry = _entry_randint_like_out
 _aten._packet('randint_like')._add(randint_like_out)
 
 
-# schema/native_functions.yaml:3962
+# schema/native_functions.yaml:3973
 randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
     'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -24478,7 +24564,7 @@ randint_like_generator_out._entry = _entry_randint_like_generator_out
 _aten._packet('randint_like')._add(randint_like_generator_out)
 
 
-# schema/native_functions.yaml:3967
+# schema/native_functions.yaml:3978
 randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
     'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -24508,7 +24594,7 @@ randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
 _aten._packet('randint_like')._add(randint_like_Tensor_out)
 
 
-# schema/native_functions.yaml:3972
+# schema/native_functions.yaml:3983
 randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
     'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -24538,7 +24624,7 @@ randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_
 _aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
 
 
-# schema/native_functions.yaml:3977
+# schema/native_functions.yaml:3988
 randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
     'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -24568,7 +24654,7 @@ randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
 _aten._packet('randint_like')._add(randint_like_low_dtype_out)
 
 
-# schema/native_functions.yaml:3982
+# schema/native_functions.yaml:3993
 randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
     'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -24598,7 +24684,7 @@ randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
 
 
-# schema/native_functions.yaml:3987
+# schema/native_functions.yaml:3998
 bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
     'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))

@@ -1609,1825 +1609,1835 @@ _o.broadcast_tensors.register('CompositeImplicitAutograd', _composite_shape.broa
 _o.cartesian_prod.register('CompositeImplicitAutograd', _composite_shape.cartesian_prod)
 
 # schema/native_functions.yaml:1889
+_o.block_diag.register('CompositeImplicitAutograd', _composite_shape.block_diag)
+
+# schema/native_functions.yaml:1892
+_o.block_diag_out.register('CompositeExplicitAutograd', _autogen_out(_o.block_diag))
+_o.block_diag_out.register("ADInplaceOrView", _inplace_or_view(_o.block_diag_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1894
+_o.combinations.register('CompositeImplicitAutograd', _composite_shape.combinations)
+
+# schema/native_functions.yaml:1900
 _o.exp2.register('CPU', _cpu_unary.exp2)
 _o.exp2.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1894
+# schema/native_functions.yaml:1905
 _o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
 _o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1897
+# schema/native_functions.yaml:1908
 _o.exp2_.register('CPU', _cpu_unary.exp2_)
 _o.exp2_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1904
+# schema/native_functions.yaml:1915
 _o.expm1.register('CPU', _cpu_unary.expm1)
 _o.expm1.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1909
+# schema/native_functions.yaml:1920
 _o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
 _o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1912
+# schema/native_functions.yaml:1923
 _o.expm1_.register('CPU', _cpu_unary.expm1_)
 _o.expm1_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1919
+# schema/native_functions.yaml:1930
 _o.log2.register('CPU', _cpu_unary.log2)
 _o.log2.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1924
+# schema/native_functions.yaml:1935
 _o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
 _o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1927
+# schema/native_functions.yaml:1938
 _o.log2_.register('CPU', _cpu_unary.log2_)
 _o.log2_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1934
+# schema/native_functions.yaml:1945
 _o.log10.register('CPU', _cpu_unary.log10)
 _o.log10.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1939
+# schema/native_functions.yaml:1950
 _o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
 _o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1942
+# schema/native_functions.yaml:1953
 _o.log10_.register('CPU', _cpu_unary.log10_)
 _o.log10_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1949
+# schema/native_functions.yaml:1960
 _o.log1p.register('CPU', _cpu_unary.log1p)
 _o.log1p.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1954
+# schema/native_functions.yaml:1965
 _o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
 _o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1957
+# schema/native_functions.yaml:1968
 _o.log1p_.register('CPU', _cpu_unary.log1p_)
 _o.log1p_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1964
+# schema/native_functions.yaml:1975
 _o.sqrt.register('CPU', _cpu_unary.sqrt)
 _o.sqrt.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1969
+# schema/native_functions.yaml:1980
 _o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
 _o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1972
+# schema/native_functions.yaml:1983
 _o.sqrt_.register('CPU', _cpu_unary.sqrt_)
 _o.sqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1979
+# schema/native_functions.yaml:1990
 _o.rsqrt.register('CPU', _cpu_unary.rsqrt)
 _o.rsqrt.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1984
+# schema/native_functions.yaml:1995
 _o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
 _o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1987
+# schema/native_functions.yaml:1998
 _o.rsqrt_.register('CPU', _cpu_unary.rsqrt_)
 _o.rsqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1994
+# schema/native_functions.yaml:2005
 _o.reciprocal.register('CPU', _cpu_unary.reciprocal)
 _o.reciprocal.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1999
+# schema/native_functions.yaml:2010
 _o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciprocal))
 _o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2002
+# schema/native_functions.yaml:2013
 _o.reciprocal_.register('CPU', _cpu_unary.reciprocal_)
 _o.reciprocal_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2009
+# schema/native_functions.yaml:2020
 _o.sin.register('CPU', _cpu_unary.sin)
 _o.sin.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2014
+# schema/native_functions.yaml:2025
 _o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
 _o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2017
+# schema/native_functions.yaml:2028
 _o.sin_.register('CPU', _cpu_unary.sin_)
 _o.sin_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2024
+# schema/native_functions.yaml:2035
 _o.cos.register('CPU', _cpu_unary.cos)
 _o.cos.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2029
+# schema/native_functions.yaml:2040
 _o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
 _o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2032
+# schema/native_functions.yaml:2043
 _o.cos_.register('CPU', _cpu_unary.cos_)
 _o.cos_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2039
+# schema/native_functions.yaml:2050
 _o.tan.register('CPU', _cpu_unary.tan)
 _o.tan.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2044
+# schema/native_functions.yaml:2055
 _o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
 _o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2047
+# schema/native_functions.yaml:2058
 _o.tan_.register('CPU', _cpu_unary.tan_)
 _o.tan_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2054
+# schema/native_functions.yaml:2065
 _o.asin.register('CPU', _cpu_unary.asin)
 _o.asin.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2059
+# schema/native_functions.yaml:2070
 _o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
 _o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2062
+# schema/native_functions.yaml:2073
 _o.asin_.register('CPU', _cpu_unary.asin_)
 _o.asin_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2069
+# schema/native_functions.yaml:2080
 _o.acos.register('CPU', _cpu_unary.acos)
 _o.acos.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2074
+# schema/native_functions.yaml:2085
 _o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
 _o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2077
+# schema/native_functions.yaml:2088
 _o.acos_.register('CPU', _cpu_unary.acos_)
 _o.acos_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2084
+# schema/native_functions.yaml:2095
 _o.atan.register('CPU', _cpu_unary.atan)
 _o.atan.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2089
+# schema/native_functions.yaml:2100
 _o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
 _o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2092
+# schema/native_functions.yaml:2103
 _o.atan_.register('CPU', _cpu_unary.atan_)
 _o.atan_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2099
+# schema/native_functions.yaml:2110
 _o.sinh.register('CPU', _cpu_unary.sinh)
 _o.sinh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2104
+# schema/native_functions.yaml:2115
 _o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
 _o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2107
+# schema/native_functions.yaml:2118
 _o.sinh_.register('CPU', _cpu_unary.sinh_)
 _o.sinh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2114
+# schema/native_functions.yaml:2125
 _o.cosh.register('CPU', _cpu_unary.cosh)
 _o.cosh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2119
+# schema/native_functions.yaml:2130
 _o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
 _o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2122
+# schema/native_functions.yaml:2133
 _o.cosh_.register('CPU', _cpu_unary.cosh_)
 _o.cosh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2129
+# schema/native_functions.yaml:2140
 _o.erf.register('CPU', _cpu_unary.erf)
 _o.erf.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2134
+# schema/native_functions.yaml:2145
 _o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
 _o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2137
+# schema/native_functions.yaml:2148
 _o.erf_.register('CPU', _cpu_unary.erf_)
 _o.erf_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2144
+# schema/native_functions.yaml:2155
 _o.abs.register('CPU', _cpu_unary.abs)
 _o.abs.register('Meta', _meta_unary.abs)
 
-# schema/native_functions.yaml:2149
+# schema/native_functions.yaml:2160
 _o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
 _o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2152
+# schema/native_functions.yaml:2163
 _o.abs_.register('CPU', _cpu_unary.abs_)
 _o.abs_.register('Meta', _meta_unary.abs_)
 _o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2159
+# schema/native_functions.yaml:2170
 _o.floor.register('CPU', _cpu_unary.floor)
 _o.floor.register('Meta', _meta_unary.floor)
 
-# schema/native_functions.yaml:2164
+# schema/native_functions.yaml:2175
 _o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
 _o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2167
+# schema/native_functions.yaml:2178
 _o.floor_.register('CPU', _cpu_unary.floor_)
 _o.floor_.register('Meta', _meta_unary.floor_)
 _o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2174
+# schema/native_functions.yaml:2185
 _o.ceil.register('CPU', _cpu_unary.ceil)
 _o.ceil.register('Meta', _meta_unary.ceil)
 
-# schema/native_functions.yaml:2179
+# schema/native_functions.yaml:2190
 _o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
 _o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2182
+# schema/native_functions.yaml:2193
 _o.ceil_.register('CPU', _cpu_unary.ceil_)
 _o.ceil_.register('Meta', _meta_unary.ceil_)
 _o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2189
+# schema/native_functions.yaml:2200
 _o.round.register('CPU', _cpu_unary.round)
 _o.round.register('Meta', _meta_unary.round)
 
-# schema/native_functions.yaml:2194
+# schema/native_functions.yaml:2205
 _o.round_out.register('CompositeExplicitAutograd', _autogen_out(_o.round))
 _o.round_out.register("ADInplaceOrView", _inplace_or_view(_o.round_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2197
+# schema/native_functions.yaml:2208
 _o.round_decimals.register('CPU', _cpu_unary.round_decimals)
 _o.round_decimals.register('Meta', _meta_unary.round_decimals)
 
-# schema/native_functions.yaml:2202
+# schema/native_functions.yaml:2213
 _o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.round_decimals))
 _o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2205
+# schema/native_functions.yaml:2216
 _o.round_.register('CPU', _cpu_unary.round_)
 _o.round_.register('Meta', _meta_unary.round_)
 _o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2212
+# schema/native_functions.yaml:2223
 _o.round__decimals.register('CPU', _cpu_unary.round_decimals_)
 _o.round__decimals.register('Meta', _meta_unary.round_decimals_)
 _o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2219
+# schema/native_functions.yaml:2230
 _o.trunc.register('CPU', _cpu_unary.trunc)
 _o.trunc.register('Meta', _meta_unary.trunc)
 
-# schema/native_functions.yaml:2224
+# schema/native_functions.yaml:2235
 _o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
 _o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2227
+# schema/native_functions.yaml:2238
 _o.trunc_.register('CPU', _cpu_unary.trunc_)
 _o.trunc_.register('Meta', _meta_unary.trunc_)
 _o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2234
+# schema/native_functions.yaml:2245
 _o.frac.register('CPU', _cpu_unary.frac)
 _o.frac.register('Meta', _meta_unary.frac)
 
-# schema/native_functions.yaml:2239
+# schema/native_functions.yaml:2250
 _o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
 _o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2242
+# schema/native_functions.yaml:2253
 _o.frac_.register('CPU', _cpu_unary.frac_)
 _o.frac_.register('Meta', _meta_unary.frac_)
 _o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2249
+# schema/native_functions.yaml:2260
 _o.sign.register('CPU', _cpu_unary.sign)
 _o.sign.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:2254
+# schema/native_functions.yaml:2265
 _o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
 _o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2257
+# schema/native_functions.yaml:2268
 _o.sign_.register('CPU', _cpu_unary.sign_)
 _o.sign_.register('Meta', _meta_pointwise.unary_inplace)
 _o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2264
+# schema/native_functions.yaml:2275
 _o.logical_not.register('CPU', _cpu_unary.logical_not)
 _o.logical_not.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2269
+# schema/native_functions.yaml:2280
 _o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_not))
 _o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2272
+# schema/native_functions.yaml:2283
 _o.logical_not_.register('CPU', _cpu_unary.logical_not_)
 _o.logical_not_.register('Meta', _meta_pointwise.unary_inplace)
 _o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2279
+# schema/native_functions.yaml:2290
 _o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
 _o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
 
-# schema/native_functions.yaml:2284
+# schema/native_functions.yaml:2295
 _o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_not))
 _o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2287
+# schema/native_functions.yaml:2298
 _o.bitwise_not_.register('CPU', _cpu_unary.bitwise_not_)
 _o.bitwise_not_.register('Meta', _meta_unary.bitwise_not_)
 _o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml:2305
 _o.isnan.register('CPU', _cpu_unary.isnan)
 _o.isnan.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2299
+# schema/native_functions.yaml:2310
 _o.isnan_out.register('CompositeExplicitAutograd', _autogen_out(_o.isnan))
 _o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2302
+# schema/native_functions.yaml:2313
 _o.isinf.register('CPU', _cpu_unary.isinf)
 _o.isinf.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2307
+# schema/native_functions.yaml:2318
 _o.isinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isinf))
 _o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2310
+# schema/native_functions.yaml:2321
 _o.isfinite.register('CPU', _cpu_unary.isfinite)
 _o.isfinite.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2317
+# schema/native_functions.yaml:2328
 _o.signbit.register('CPU', _cpu_unary.signbit)
 _o.signbit.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2322
+# schema/native_functions.yaml:2333
 _o.signbit_out.register('CompositeExplicitAutograd', _autogen_out(_o.signbit))
 _o.signbit_out.register("ADInplaceOrView", _inplace_or_view(_o.signbit_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2325
+# schema/native_functions.yaml:2336
 _o.nan_to_num.register('CPU', _cpu_unary.nan_to_num)
 _o.nan_to_num.register('Meta', _meta_unary.nan_to_num)
 
-# schema/native_functions.yaml:2330
+# schema/native_functions.yaml:2341
 _o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_num))
 _o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2333
+# schema/native_functions.yaml:2344
 _o.nan_to_num_.register('CPU', _cpu_unary.nan_to_num_)
 _o.nan_to_num_.register('Meta', _meta_unary.nan_to_num_)
 _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2340
+# schema/native_functions.yaml:2351
 _o.convolution.register('CPU', _cpu_conv.convolution)
 _o.convolution.register('Meta', _meta_conv.convolution)
 
-# schema/native_functions.yaml:2344
+# schema/native_functions.yaml:2355
 _o.convolution_out.register('CompositeExplicitAutograd', _autogen_out(_o.convolution))
 _o.convolution_out.register("ADInplaceOrView", _inplace_or_view(_o.convolution_out, (9,)), with_keyset=True)
 
-# schema/native_functions.yaml:2347
+# schema/native_functions.yaml:2358
 _o.convolution_backward.register('CPU', _cpu_conv.convolution_backward)
 _o.convolution_backward.register('Meta', _meta_conv.convolution_backward)
 
-# schema/native_functions.yaml:2353
+# schema/native_functions.yaml:2364
 _o.conv1d.register('CompositeImplicitAutograd', _composite_conv.conv1d)
 
-# schema/native_functions.yaml:2357
+# schema/native_functions.yaml:2368
 _o.conv2d.register('CompositeImplicitAutograd', _composite_conv.conv2d)
 
-# schema/native_functions.yaml:2361
+# schema/native_functions.yaml:2372
 _o.conv1d_padding.register('CompositeImplicitAutograd', _composite_conv.conv1d_padding)
 
-# schema/native_functions.yaml:2365
+# schema/native_functions.yaml:2376
 _o.conv2d_padding.register('CompositeImplicitAutograd', _composite_conv.conv2d_padding)
 
-# schema/native_functions.yaml:2369
+# schema/native_functions.yaml:2380
 _o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)
 _o.max_pool2d_with_indices.register('Meta', _meta_conv.max_pool2d_with_indices)
 
-# schema/native_functions.yaml:2375
+# schema/native_functions.yaml:2386
 _o.max_pool2d_with_indices_backward.register('CPU', _cpu_conv.max_pool2d_with_indices_backward)
 _o.max_pool2d_with_indices_backward.register('Meta', _meta_conv.max_pool2d_with_indices_backward)
 
-# schema/native_functions.yaml:2380
+# schema/native_functions.yaml:2391
 _o.max_pool2d.register('CompositeImplicitAutograd', _composite_conv.max_pool2d)
 
-# schema/native_functions.yaml:2384
+# schema/native_functions.yaml:2395
 _o.avg_pool2d.register('CPU', _cpu_conv.avg_pool2d)
 _o.avg_pool2d.register('Meta', _meta_conv.avg_pool2d)
 
-# schema/native_functions.yaml:2388
+# schema/native_functions.yaml:2399
 _o.avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.avg_pool2d))
 _o.avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o.avg_pool2d_out, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:2391
+# schema/native_functions.yaml:2402
 _o.avg_pool2d_backward.register('CPU', _cpu_conv.avg_pool2d_backward)
 _o.avg_pool2d_backward.register('Meta', _meta_conv.avg_pool2d_backward)
 
-# schema/native_functions.yaml:2396
+# schema/native_functions.yaml:2407
 _o._adaptive_avg_pool2d.register('CPU', _cpu_conv.adaptive_avg_pool2d_kernel)
 _o._adaptive_avg_pool2d.register('Meta', _meta_conv.adaptive_avg_pool2d_kernel)
 
-# schema/native_functions.yaml:2400
+# schema/native_functions.yaml:2411
 _o._adaptive_avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d))
 _o._adaptive_avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2403
+# schema/native_functions.yaml:2414
 _o._adaptive_avg_pool2d_backward.register('CPU', _cpu_conv.adaptive_avg_pool2d_backward_kernel)
 _o._adaptive_avg_pool2d_backward.register('Meta', _meta_conv.adaptive_avg_pool2d_backward_kernel)
 
-# schema/native_functions.yaml:2407
+# schema/native_functions.yaml:2418
 _o._adaptive_avg_pool2d_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d_backward))
 _o._adaptive_avg_pool2d_backward_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_backward_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2409
+# schema/native_functions.yaml:2420
 _o.adaptive_avg_pool2d.register('CompositeImplicitAutograd', _composite_conv.adaptive_avg_pool2d)
 
-# schema/native_functions.yaml:2413
+# schema/native_functions.yaml:2424
 _o.constant_pad_nd.register('CPU', _cpu_conv.constant_pad_nd)
 _o.constant_pad_nd.register('Meta', _meta_conv.constant_pad_nd)
 
-# schema/native_functions.yaml:2417
+# schema/native_functions.yaml:2428
 _o.constant_pad_nd_out.register('CompositeExplicitAutograd', _autogen_out(_o.constant_pad_nd))
 _o.constant_pad_nd_out.register("ADInplaceOrView", _inplace_or_view(_o.constant_pad_nd_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2419
+# schema/native_functions.yaml:2430
 _o.pad.register('CompositeImplicitAutograd', _composite_conv.pad)
 
-# schema/native_functions.yaml:2423
+# schema/native_functions.yaml:2434
 _o.embedding.register('CPU', _cpu_conv.embedding)
 _o.embedding.register('Meta', _meta_conv.embedding)
 
-# schema/native_functions.yaml:2427
+# schema/native_functions.yaml:2438
 _o.embedding_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding))
 _o.embedding_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:2430
+# schema/native_functions.yaml:2441
 _o.embedding_dense_backward.register('CPU', _cpu_conv.embedding_dense_backward)
 _o.embedding_dense_backward.register('Meta', _meta_conv.embedding_dense_backward)
 
-# schema/native_functions.yaml:2434
+# schema/native_functions.yaml:2445
 _o.embedding_dense_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding_dense_backward))
 _o.embedding_dense_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_dense_backward_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:2436
+# schema/native_functions.yaml:2447
 _o.one_hot.register('CompositeImplicitAutograd', _composite_conv.one_hot)
 
-# schema/native_functions.yaml:2441
+# schema/native_functions.yaml:2452
 _o.dot.register('CPU', _cpu_nn.dot)
 _o.dot.register('Meta', _meta_nn.dot)
 
-# schema/native_functions.yaml:2446
+# schema/native_functions.yaml:2457
 _o.dot_out.register('CompositeExplicitAutograd', _autogen_out(_o.dot))
 _o.dot_out.register("ADInplaceOrView", _inplace_or_view(_o.dot_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2448
+# schema/native_functions.yaml:2459
 _o.mv.register('CPU', _cpu_nn.mv)
 _o.mv.register('Meta', _meta_nn.mv)
 
-# schema/native_functions.yaml:2453
+# schema/native_functions.yaml:2464
 _o.mv_out.register('CompositeExplicitAutograd', _autogen_out(_o.mv))
 _o.mv_out.register("ADInplaceOrView", _inplace_or_view(_o.mv_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2455
+# schema/native_functions.yaml:2466
 _o.outer.register('CompositeImplicitAutograd', _composite_nn.outer)
 
-# schema/native_functions.yaml:2460
+# schema/native_functions.yaml:2471
 _o.outer_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.outer_out.register("ADInplaceOrView", _inplace_or_view(_o.outer_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2464
+# schema/native_functions.yaml:2475
 _o.baddbmm.register('CPU', _cpu_nn.baddbmm)
 _o.baddbmm.register('Meta', _meta_nn.baddbmm)
 
-# schema/native_functions.yaml:2469
+# schema/native_functions.yaml:2480
 _o.baddbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.baddbmm))
 _o.baddbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:2471
+# schema/native_functions.yaml:2482
 _o.baddbmm_.register('CPU', _cpu_nn.baddbmm_)
 _o.baddbmm_.register('Meta', _meta_nn.baddbmm_)
 _o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2477
+# schema/native_functions.yaml:2488
 _o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
 
-# schema/native_functions.yaml:2481
+# schema/native_functions.yaml:2492
 _o._softmax.register('CPU', _cpu_nn.softmax_forward)
 _o._softmax.register('Meta', _meta_nn.softmax_forward)
 
-# schema/native_functions.yaml:2485
+# schema/native_functions.yaml:2496
 _o._softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax))
 _o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2488
+# schema/native_functions.yaml:2499
 _o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
 _o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
 
-# schema/native_functions.yaml:2492
+# schema/native_functions.yaml:2503
 _o._log_softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax))
 _o._log_softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2495
+# schema/native_functions.yaml:2506
 _o.softmax_int.register('CompositeImplicitAutograd', _composite_nn.softmax_int)
 
-# schema/native_functions.yaml:2499
+# schema/native_functions.yaml:2510
 _o.softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.softmax_int))
 _o.softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2501
+# schema/native_functions.yaml:2512
 _o.log_softmax_int.register('CompositeImplicitAutograd', _composite_nn.log_softmax_int)
 
-# schema/native_functions.yaml:2505
+# schema/native_functions.yaml:2516
 _o.log_softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.log_softmax_int))
 _o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2507
+# schema/native_functions.yaml:2518
 _o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
 _o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:2512
+# schema/native_functions.yaml:2523
 _o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
 _o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2516
+# schema/native_functions.yaml:2527
 _o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
 _o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:2520
+# schema/native_functions.yaml:2531
 _o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
 _o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2522
+# schema/native_functions.yaml:2533
 _o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
 _o.rsub_Tensor.register('Meta', _meta_binary.rsub)
 
-# schema/native_functions.yaml:2527
+# schema/native_functions.yaml:2538
 _o.rsub_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Tensor))
 _o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2530
+# schema/native_functions.yaml:2541
 _o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
 _o.rsub_Scalar.register('Meta', _meta_binary.rsub)
 
-# schema/native_functions.yaml:2535
+# schema/native_functions.yaml:2546
 _o.rsub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Scalar))
 _o.rsub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2538
+# schema/native_functions.yaml:2549
 _o.floor_divide.register('CPU', _cpu_binary.floor_divide)
 _o.floor_divide.register('Meta', _meta_binary.floor_divide)
 
-# schema/native_functions.yaml:2543
+# schema/native_functions.yaml:2554
 _o.floor_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide))
 _o.floor_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2546
+# schema/native_functions.yaml:2557
 _o.floor_divide_Scalar.register('CPU', _cpu_binary.floor_divide)
 _o.floor_divide_Scalar.register('Meta', _meta_binary.floor_divide)
 
-# schema/native_functions.yaml:2551
+# schema/native_functions.yaml:2562
 _o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide_Scalar))
 _o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2554
+# schema/native_functions.yaml:2565
 _o.floor_divide__Tensor.register('CPU', _cpu_binary.floor_divide_)
 _o.floor_divide__Tensor.register('Meta', _meta_binary.floor_divide_)
 _o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2561
+# schema/native_functions.yaml:2572
 _o.floor_divide__Scalar.register('CPU', _cpu_binary.floor_divide_)
 _o.floor_divide__Scalar.register('Meta', _meta_binary.floor_divide_)
 _o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2568
+# schema/native_functions.yaml:2579
 _o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
 _o.remainder_Tensor.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2573
+# schema/native_functions.yaml:2584
 _o.remainder_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Tensor))
 _o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2576
+# schema/native_functions.yaml:2587
 _o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
 _o.remainder_Scalar.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2581
+# schema/native_functions.yaml:2592
 _o.remainder_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar))
 _o.remainder_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2584
+# schema/native_functions.yaml:2595
 _o.remainder_Scalar_Tensor.register('CPU', _cpu_binary.remainder_scalar_tensor)
 _o.remainder_Scalar_Tensor.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2589
+# schema/native_functions.yaml:2600
 _o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar_Tensor))
 _o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2592
+# schema/native_functions.yaml:2603
 _o.remainder__Tensor.register('CPU', _cpu_binary.remainder_)
 _o.remainder__Tensor.register('Meta', _meta_binary.remainder_)
 _o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2599
+# schema/native_functions.yaml:2610
 _o.remainder__Scalar.register('CPU', _cpu_binary.remainder_)
 _o.remainder__Scalar.register('Meta', _meta_binary.remainder_)
 _o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2606
+# schema/native_functions.yaml:2617
 _o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
 _o.fmod_Tensor.register('Meta', _meta_binary.fmod)
 
-# schema/native_functions.yaml:2611
+# schema/native_functions.yaml:2622
 _o.fmod_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Tensor))
 _o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2614
+# schema/native_functions.yaml:2625
 _o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
 _o.fmod_Scalar.register('Meta', _meta_binary.fmod)
 
-# schema/native_functions.yaml:2619
+# schema/native_functions.yaml:2630
 _o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Scalar))
 _o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2622
+# schema/native_functions.yaml:2633
 _o.fmod__Tensor.register('CPU', _cpu_binary.fmod_)
 _o.fmod__Tensor.register('Meta', _meta_binary.fmod_)
 _o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2629
+# schema/native_functions.yaml:2640
 _o.fmod__Scalar.register('CPU', _cpu_binary.fmod_)
 _o.fmod__Scalar.register('Meta', _meta_binary.fmod_)
 _o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2636
+# schema/native_functions.yaml:2647
 _o.maximum.register('CPU', _cpu_binary.maximum)
 _o.maximum.register('Meta', _meta_binary.maximum)
 
-# schema/native_functions.yaml:2641
+# schema/native_functions.yaml:2652
 _o.maximum_out.register('CompositeExplicitAutograd', _autogen_out(_o.maximum))
 _o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2644
+# schema/native_functions.yaml:2655
 _o.minimum.register('CPU', _cpu_binary.minimum)
 _o.minimum.register('Meta', _meta_binary.minimum)
 
-# schema/native_functions.yaml:2649
+# schema/native_functions.yaml:2660
 _o.minimum_out.register('CompositeExplicitAutograd', _autogen_out(_o.minimum))
 _o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2652
+# schema/native_functions.yaml:2663
 _o.atan2.register('CPU', _cpu_binary.atan2)
 _o.atan2.register('Meta', _meta_binary.atan2)
 
-# schema/native_functions.yaml:2657
+# schema/native_functions.yaml:2668
 _o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
 _o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2660
+# schema/native_functions.yaml:2671
 _o.atan2_.register('CPU', _cpu_binary.atan2_)
 _o.atan2_.register('Meta', _meta_binary.atan2_)
 _o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2667
+# schema/native_functions.yaml:2678
 _o.logical_and.register('CPU', _cpu_binary.logical_and)
 _o.logical_and.register('Meta', _meta_binary.logical_and)
 
-# schema/native_functions.yaml:2672
+# schema/native_functions.yaml:2683
 _o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_and))
 _o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2675
+# schema/native_functions.yaml:2686
 _o.logical_and_.register('CPU', _cpu_binary.logical_and_)
 _o.logical_and_.register('Meta', _meta_binary.logical_and_)
 _o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2682
+# schema/native_functions.yaml:2693
 _o.logical_or.register('CPU', _cpu_binary.logical_or)
 _o.logical_or.register('Meta', _meta_binary.logical_or)
 
-# schema/native_functions.yaml:2687
+# schema/native_functions.yaml:2698
 _o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_or))
 _o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2690
+# schema/native_functions.yaml:2701
 _o.logical_or_.register('CPU', _cpu_binary.logical_or_)
 _o.logical_or_.register('Meta', _meta_binary.logical_or_)
 _o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2697
+# schema/native_functions.yaml:2708
 _o.logical_xor.register('CPU', _cpu_binary.logical_xor)
 _o.logical_xor.register('Meta', _meta_binary.logical_xor)
 
-# schema/native_functions.yaml:2702
+# schema/native_functions.yaml:2713
 _o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_xor))
 _o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2705
+# schema/native_functions.yaml:2716
 _o.logical_xor_.register('CPU', _cpu_binary.logical_xor_)
 _o.logical_xor_.register('Meta', _meta_binary.logical_xor_)
 _o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2712
+# schema/native_functions.yaml:2723
 _o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2717
+# schema/native_functions.yaml:2728
 _o.bitwise_and_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Tensor))
 _o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2720
+# schema/native_functions.yaml:2731
 _o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2725
+# schema/native_functions.yaml:2736
 _o.bitwise_and_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar))
 _o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2728
+# schema/native_functions.yaml:2739
 _o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2733
+# schema/native_functions.yaml:2744
 _o.bitwise_and_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar_Tensor))
 _o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2736
+# schema/native_functions.yaml:2747
 _o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2743
+# schema/native_functions.yaml:2754
 _o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2750
+# schema/native_functions.yaml:2761
 _o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2755
+# schema/native_functions.yaml:2766
 _o.bitwise_or_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Tensor))
 _o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2758
+# schema/native_functions.yaml:2769
 _o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2763
+# schema/native_functions.yaml:2774
 _o.bitwise_or_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar))
 _o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2766
+# schema/native_functions.yaml:2777
 _o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2771
+# schema/native_functions.yaml:2782
 _o.bitwise_or_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar_Tensor))
 _o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2774
+# schema/native_functions.yaml:2785
 _o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2781
+# schema/native_functions.yaml:2792
 _o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2788
+# schema/native_functions.yaml:2799
 _o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2793
+# schema/native_functions.yaml:2804
 _o.bitwise_xor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Tensor))
 _o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2796
+# schema/native_functions.yaml:2807
 _o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2801
+# schema/native_functions.yaml:2812
 _o.bitwise_xor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar))
 _o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2804
+# schema/native_functions.yaml:2815
 _o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2809
+# schema/native_functions.yaml:2820
 _o.bitwise_xor_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar_Tensor))
 _o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2812
+# schema/native_functions.yaml:2823
 _o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2819
+# schema/native_functions.yaml:2830
 _o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2826
+# schema/native_functions.yaml:2837
 _o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
 _o.lerp_Scalar.register('Meta', _meta_binary.lerp)
 
-# schema/native_functions.yaml:2831
+# schema/native_functions.yaml:2842
 _o.lerp_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Scalar))
 _o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2834
+# schema/native_functions.yaml:2845
 _o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
 _o.lerp_Tensor.register('Meta', _meta_binary.lerp)
 
-# schema/native_functions.yaml:2839
+# schema/native_functions.yaml:2850
 _o.lerp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Tensor))
 _o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2842
+# schema/native_functions.yaml:2853
 _o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
 _o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
 _o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2849
+# schema/native_functions.yaml:2860
 _o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
 _o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
 _o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2856
+# schema/native_functions.yaml:2867
 _o.addcmul.register('CPU', _cpu_binary.addcmul)
 _o.addcmul.register('Meta', _meta_binary.addcmul)
 
-# schema/native_functions.yaml:2861
+# schema/native_functions.yaml:2872
 _o.addcmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcmul))
 _o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2864
+# schema/native_functions.yaml:2875
 _o.addcmul_.register('CPU', _cpu_binary.addcmul_)
 _o.addcmul_.register('Meta', _meta_binary.addcmul_)
 _o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2871
+# schema/native_functions.yaml:2882
 _o.addcdiv.register('CPU', _cpu_binary.addcdiv)
 _o.addcdiv.register('Meta', _meta_binary.addcdiv)
 
-# schema/native_functions.yaml:2876
+# schema/native_functions.yaml:2887
 _o.addcdiv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcdiv))
 _o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2879
+# schema/native_functions.yaml:2890
 _o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
 _o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
 _o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2886
+# schema/native_functions.yaml:2897
 _o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
 _o.ne_Scalar.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:2891
+# schema/native_functions.yaml:2902
 _o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
 _o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2894
+# schema/native_functions.yaml:2905
 _o.le_Scalar.register('CPU', _cpu_pointwise.le)
 _o.le_Scalar.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:2899
+# schema/native_functions.yaml:2910
 _o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
 _o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2902
+# schema/native_functions.yaml:2913
 _o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
 _o.ge_Scalar.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:2907
+# schema/native_functions.yaml:2918
 _o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
 _o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2910
+# schema/native_functions.yaml:2921
 _o.eq__Tensor.register('CPU', _cpu_binary.eq_)
 _o.eq__Tensor.register('Meta', _meta_binary.eq_)
 _o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2917
+# schema/native_functions.yaml:2928
 _o.eq__Scalar.register('CPU', _cpu_binary.eq_)
 _o.eq__Scalar.register('Meta', _meta_binary.eq_)
 _o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2924
+# schema/native_functions.yaml:2935
 _o.ne__Tensor.register('CPU', _cpu_binary.ne_)
 _o.ne__Tensor.register('Meta', _meta_binary.ne_)
 _o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2931
+# schema/native_functions.yaml:2942
 _o.ne__Scalar.register('CPU', _cpu_binary.ne_)
 _o.ne__Scalar.register('Meta', _meta_binary.ne_)
 _o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2938
+# schema/native_functions.yaml:2949
 _o.lt__Tensor.register('CPU', _cpu_binary.lt_)
 _o.lt__Tensor.register('Meta', _meta_binary.lt_)
 _o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2945
+# schema/native_functions.yaml:2956
 _o.lt__Scalar.register('CPU', _cpu_binary.lt_)
 _o.lt__Scalar.register('Meta', _meta_binary.lt_)
 _o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2952
+# schema/native_functions.yaml:2963
 _o.le__Tensor.register('CPU', _cpu_binary.le_)
 _o.le__Tensor.register('Meta', _meta_binary.le_)
 _o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2959
+# schema/native_functions.yaml:2970
 _o.le__Scalar.register('CPU', _cpu_binary.le_)
 _o.le__Scalar.register('Meta', _meta_binary.le_)
 _o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2966
+# schema/native_functions.yaml:2977
 _o.gt__Tensor.register('CPU', _cpu_binary.gt_)
 _o.gt__Tensor.register('Meta', _meta_binary.gt_)
 _o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2973
+# schema/native_functions.yaml:2984
 _o.gt__Scalar.register('CPU', _cpu_binary.gt_)
 _o.gt__Scalar.register('Meta', _meta_binary.gt_)
 _o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2980
+# schema/native_functions.yaml:2991
 _o.ge__Tensor.register('CPU', _cpu_binary.ge_)
 _o.ge__Tensor.register('Meta', _meta_binary.ge_)
 _o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2987
+# schema/native_functions.yaml:2998
 _o.ge__Scalar.register('CPU', _cpu_binary.ge_)
 _o.ge__Scalar.register('Meta', _meta_binary.ge_)
 _o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2994
+# schema/native_functions.yaml:3005
 _o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:2999
+# schema/native_functions.yaml:3010
 _o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
 _o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3002
+# schema/native_functions.yaml:3013
 _o.div__Scalar.register('CPU', _cpu_pointwise.div_)
 _o.div__Scalar.register('Meta', _meta_pointwise.div_)
 _o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3009
+# schema/native_functions.yaml:3020
 _o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3016
+# schema/native_functions.yaml:3027
 _o.pow__Scalar.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Scalar.register('Meta', _meta_pointwise.pow_)
 _o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3023
+# schema/native_functions.yaml:3034
 _o.where_ScalarSelf.register('CompositeImplicitAutograd', _composite_binary.where_scalar_self)
 
-# schema/native_functions.yaml:3028
+# schema/native_functions.yaml:3039
 _o.where_ScalarOther.register('CompositeImplicitAutograd', _composite_binary.where_scalar_other)
 
-# schema/native_functions.yaml:3033
+# schema/native_functions.yaml:3044
 _o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_scalar)
 
-# schema/native_functions.yaml:3038
+# schema/native_functions.yaml:3049
 _o.gelu.register('CPU', _cpu_activation.gelu)
 _o.gelu.register('Meta', _meta_activation.gelu)
 
-# schema/native_functions.yaml:3043
+# schema/native_functions.yaml:3054
 _o.gelu_out.register('CompositeExplicitAutograd', _autogen_out(_o.gelu))
 _o.gelu_out.register("ADInplaceOrView", _inplace_or_view(_o.gelu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3046
+# schema/native_functions.yaml:3057
 _o.gelu_.register('CPU', _cpu_activation.gelu_)
 _o.gelu_.register('Meta', _meta_activation.gelu_)
 _o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3052
+# schema/native_functions.yaml:3063
 _o.gelu_backward.register('CPU', _cpu_activation.gelu_backward)
 _o.gelu_backward.register('Meta', _meta_activation.gelu_backward)
 
-# schema/native_functions.yaml:3059
+# schema/native_functions.yaml:3070
 _o.silu.register('CPU', _cpu_activation.silu)
 _o.silu.register('Meta', _meta_activation.silu)
 
-# schema/native_functions.yaml:3064
+# schema/native_functions.yaml:3075
 _o.silu_out.register('CompositeExplicitAutograd', _autogen_out(_o.silu))
 _o.silu_out.register("ADInplaceOrView", _inplace_or_view(_o.silu_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3067
+# schema/native_functions.yaml:3078
 _o.silu_.register('CPU', _cpu_activation.silu_)
 _o.silu_.register('Meta', _meta_activation.silu_)
 _o.silu_.register("ADInplaceOrView", _inplace_or_view(_o.silu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3074
+# schema/native_functions.yaml:3085
 _o.silu_backward.register('CPU', _cpu_activation.silu_backward)
 _o.silu_backward.register('Meta', _meta_activation.silu_backward)
 
-# schema/native_functions.yaml:3081
+# schema/native_functions.yaml:3092
 _o.softplus.register('CPU', _cpu_activation.softplus)
 _o.softplus.register('Meta', _meta_activation.softplus)
 
-# schema/native_functions.yaml:3086
+# schema/native_functions.yaml:3097
 _o.softplus_out.register('CompositeExplicitAutograd', _autogen_out(_o.softplus))
 _o.softplus_out.register("ADInplaceOrView", _inplace_or_view(_o.softplus_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3089
+# schema/native_functions.yaml:3100
 _o.softplus_backward.register('CPU', _cpu_activation.softplus_backward)
 _o.softplus_backward.register('Meta', _meta_activation.softplus_backward)
 
-# schema/native_functions.yaml:3095
+# schema/native_functions.yaml:3106
 _o.leaky_relu.register('CPU', _cpu_activation.leaky_relu)
 _o.leaky_relu.register('Meta', _meta_activation.leaky_relu)
 
-# schema/native_functions.yaml:3100
+# schema/native_functions.yaml:3111
 _o.leaky_relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.leaky_relu))
 _o.leaky_relu_out.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3103
+# schema/native_functions.yaml:3114
 _o.leaky_relu_.register('CPU', _cpu_activation.leaky_relu_)
 _o.leaky_relu_.register('Meta', _meta_activation.leaky_relu_)
 _o.leaky_relu_.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3110
+# schema/native_functions.yaml:3121
 _o.leaky_relu_backward.register('CPU', _cpu_activation.leaky_relu_backward)
 _o.leaky_relu_backward.register('Meta', _meta_activation.leaky_relu_backward)
 
-# schema/native_functions.yaml:3116
+# schema/native_functions.yaml:3127
 _o.elu.register('CPU', _cpu_activation.elu)
 _o.elu.register('Meta', _meta_activation.elu)
 
-# schema/native_functions.yaml:3121
+# schema/native_functions.yaml:3132
 _o.elu_out.register('CompositeExplicitAutograd', _autogen_out(_o.elu))
 _o.elu_out.register("ADInplaceOrView", _inplace_or_view(_o.elu_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3124
+# schema/native_functions.yaml:3135
 _o.elu_.register('CPU', _cpu_activation.elu_)
 _o.elu_.register('Meta', _meta_activation.elu_)
 _o.elu_.register("ADInplaceOrView", _inplace_or_view(_o.elu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3131
+# schema/native_functions.yaml:3142
 _o.elu_backward.register('CPU', _cpu_activation.elu_backward)
 _o.elu_backward.register('Meta', _meta_activation.elu_backward)
 
-# schema/native_functions.yaml:3137
+# schema/native_functions.yaml:3148
 _o.hardtanh.register('CPU', _cpu_activation.hardtanh)
 _o.hardtanh.register('Meta', _meta_activation.hardtanh)
 
-# schema/native_functions.yaml:3142
+# schema/native_functions.yaml:3153
 _o.hardtanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.hardtanh))
 _o.hardtanh_out.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3145
+# schema/native_functions.yaml:3156
 _o.hardtanh_.register('CPU', _cpu_activation.hardtanh_)
 _o.hardtanh_.register('Meta', _meta_activation.hardtanh_)
 _o.hardtanh_.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3152
+# schema/native_functions.yaml:3163
 _o.hardtanh_backward.register('CPU', _cpu_activation.hardtanh_backward)
 _o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
 
-# schema/native_functions.yaml:3158
+# schema/native_functions.yaml:3169
 _o.threshold.register('CPU', _cpu_activation.threshold)
 _o.threshold.register('Meta', _meta_activation.threshold)
 
-# schema/native_functions.yaml:3163
+# schema/native_functions.yaml:3174
 _o.threshold_out.register('CompositeExplicitAutograd', _autogen_out(_o.threshold))
 _o.threshold_out.register("ADInplaceOrView", _inplace_or_view(_o.threshold_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3166
+# schema/native_functions.yaml:3177
 _o.threshold_.register('CPU', _cpu_activation.threshold_)
 _o.threshold_.register('Meta', _meta_activation.threshold_)
 _o.threshold_.register("ADInplaceOrView", _inplace_or_view(_o.threshold_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3172
+# schema/native_functions.yaml:3183
 _o.sigmoid_backward.register('CPU', _cpu_activation.sigmoid_backward)
 _o.sigmoid_backward.register('Meta', _meta_activation.sigmoid_backward)
 
-# schema/native_functions.yaml:3179
+# schema/native_functions.yaml:3190
 _o.tanh_backward.register('CPU', _cpu_activation.tanh_backward)
 _o.tanh_backward.register('Meta', _meta_activation.tanh_backward)
 
-# schema/native_functions.yaml:3186
+# schema/native_functions.yaml:3197
 _o.clamp_min.register('CPU', _cpu_activation.clamp_min)
 _o.clamp_min.register('Meta', _meta_activation.clamp_min)
 
-# schema/native_functions.yaml:3191
+# schema/native_functions.yaml:3202
 _o.clamp_min_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min))
 _o.clamp_min_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3194
+# schema/native_functions.yaml:3205
 _o.clamp_min_Tensor.register('CPU', _cpu_activation.clamp_min)
 _o.clamp_min_Tensor.register('Meta', _meta_activation.clamp_min)
 
-# schema/native_functions.yaml:3199
+# schema/native_functions.yaml:3210
 _o.clamp_min_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min_Tensor))
 _o.clamp_min_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3202
+# schema/native_functions.yaml:3213
 _o.clamp_min_.register('CPU', _cpu_activation.clamp_min_)
 _o.clamp_min_.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3209
+# schema/native_functions.yaml:3220
 _o.clamp_min__Tensor.register('CPU', _cpu_activation.clamp_min_)
 _o.clamp_min__Tensor.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3216
+# schema/native_functions.yaml:3227
 _o.clamp_max.register('CPU', _cpu_activation.clamp_max)
 _o.clamp_max.register('Meta', _meta_activation.clamp_max)
 
-# schema/native_functions.yaml:3221
+# schema/native_functions.yaml:3232
 _o.clamp_max_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max))
 _o.clamp_max_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3224
+# schema/native_functions.yaml:3235
 _o.clamp_max_Tensor.register('CPU', _cpu_activation.clamp_max)
 _o.clamp_max_Tensor.register('Meta', _meta_activation.clamp_max)
 
-# schema/native_functions.yaml:3229
+# schema/native_functions.yaml:3240
 _o.clamp_max_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max_Tensor))
 _o.clamp_max_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3232
+# schema/native_functions.yaml:3243
 _o.clamp_max_.register('CPU', _cpu_activation.clamp_max_)
 _o.clamp_max_.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3239
+# schema/native_functions.yaml:3250
 _o.clamp_max__Tensor.register('CPU', _cpu_activation.clamp_max_)
 _o.clamp_max__Tensor.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3246
+# schema/native_functions.yaml:3257
 _o.clamp__Tensor.register('CPU', _cpu_activation.clamp_tensor_)
 _o.clamp__Tensor.register('Meta', _meta_activation.clamp_tensor_)
 _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3253
+# schema/native_functions.yaml:3264
 _o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.gelu_backward_grad_input)
 _o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3258
+# schema/native_functions.yaml:3269
 _o.silu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.silu_backward_grad_input)
 _o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3264
+# schema/native_functions.yaml:3275
 _o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.softplus_backward_grad_input)
 _o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3269
+# schema/native_functions.yaml:3280
 _o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.leaky_relu_backward_grad_input)
 _o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3274
+# schema/native_functions.yaml:3285
 _o.elu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.elu_backward_grad_input)
 _o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:3279
+# schema/native_functions.yaml:3290
 _o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.hardtanh_backward_grad_input)
 _o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3284
+# schema/native_functions.yaml:3295
 _o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.threshold_backward_grad_input)
 _o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3289
+# schema/native_functions.yaml:3300
 _o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.sigmoid_backward_grad_input)
 _o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3295
+# schema/native_functions.yaml:3306
 _o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.tanh_backward_grad_input)
 _o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3301
+# schema/native_functions.yaml:3312
 _o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
 _o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
 
-# schema/native_functions.yaml:3306
+# schema/native_functions.yaml:3317
 _o.nll_loss_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss_forward_output)
 _o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_forward_output, (5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:3310
+# schema/native_functions.yaml:3321
 _o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
 _o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
 
-# schema/native_functions.yaml:3315
+# schema/native_functions.yaml:3326
 _o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss_backward_grad_input)
 _o.nll_loss_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_backward_grad_input, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:3319
+# schema/native_functions.yaml:3330
 _o.nll_loss.register('CompositeImplicitAutograd', _composite_nn.nll_loss)
 
-# schema/native_functions.yaml:3322
+# schema/native_functions.yaml:3333
 _o.nll_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss))
 _o.nll_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3324
+# schema/native_functions.yaml:3335
 _o.nll_loss_nd.register('CompositeImplicitAutograd', _composite_nn.nll_loss_nd)
 
-# schema/native_functions.yaml:3328
+# schema/native_functions.yaml:3339
 _o.cross_entropy_loss.register('CompositeImplicitAutograd', _composite_nn.cross_entropy_loss)
 
-# schema/native_functions.yaml:3332
+# schema/native_functions.yaml:3343
 _o.mse_loss.register('CompositeImplicitAutograd', _composite_nn.mse_loss)
 
-# schema/native_functions.yaml:3335
+# schema/native_functions.yaml:3346
 _o.mse_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.mse_loss))
 _o.mse_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.mse_loss_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3337
+# schema/native_functions.yaml:3348
 _o.l1_loss.register('CompositeImplicitAutograd', _composite_nn.l1_loss)
 
-# schema/native_functions.yaml:3341
+# schema/native_functions.yaml:3352
 _o.binary_cross_entropy.register('CPU', _cpu_nn.binary_cross_entropy)
 _o.binary_cross_entropy.register('Meta', _meta_nn.binary_cross_entropy)
 
-# schema/native_functions.yaml:3345
+# schema/native_functions.yaml:3356
 _o.binary_cross_entropy_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy))
 _o.binary_cross_entropy_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3347
+# schema/native_functions.yaml:3358
 _o.binary_cross_entropy_backward.register('CPU', _cpu_nn.binary_cross_entropy_backward)
 _o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_backward)
 
-# schema/native_functions.yaml:3352
+# schema/native_functions.yaml:3363
 _o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.binary_cross_entropy_backward_grad_input)
 _o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3356
+# schema/native_functions.yaml:3367
 _o.binary_cross_entropy_with_logits.register('CompositeImplicitAutograd', _composite_nn.binary_cross_entropy_with_logits)
 
-# schema/native_functions.yaml:3359
+# schema/native_functions.yaml:3370
 _o.binary_cross_entropy_with_logits_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_with_logits))
 _o.binary_cross_entropy_with_logits_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_with_logits_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3361
+# schema/native_functions.yaml:3372
 _o.native_layer_norm.register('CPU', _cpu_nn.native_layer_norm)
 _o.native_layer_norm.register('Meta', _meta_nn.native_layer_norm)
 
-# schema/native_functions.yaml:3365
+# schema/native_functions.yaml:3376
 _o.native_layer_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm))
 _o.native_layer_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_out, (5, 6, 7)), with_keyset=True)
 
-# schema/native_functions.yaml:3368
+# schema/native_functions.yaml:3379
 _o.native_layer_norm_backward.register('CPU', _cpu_nn.native_layer_norm_backward)
 _o.native_layer_norm_backward.register('Meta', _meta_nn.native_layer_norm_backward)
 
-# schema/native_functions.yaml:3372
+# schema/native_functions.yaml:3383
 _o.native_layer_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm_backward))
 _o.native_layer_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_backward_out, (8, 9, 10)), with_keyset=True)
 
-# schema/native_functions.yaml:3375
+# schema/native_functions.yaml:3386
 _o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
 
-# schema/native_functions.yaml:3379
+# schema/native_functions.yaml:3390
 _o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
 _o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
 
-# schema/native_functions.yaml:3384
+# schema/native_functions.yaml:3395
 _o.native_batch_norm_out.register('CompositeExplicitAutograd', _common_nn.native_batch_norm_out)
 _o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_out, (8, 9, 10)), with_keyset=True)
 
-# schema/native_functions.yaml:3388
+# schema/native_functions.yaml:3399
 _o.native_batch_norm_backward.register('CPU', _cpu_nn.native_batch_norm_backward)
 _o.native_batch_norm_backward.register('Meta', _meta_nn.native_batch_norm_backward)
 
-# schema/native_functions.yaml:3392
+# schema/native_functions.yaml:3403
 _o.native_batch_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_batch_norm_backward))
 _o.native_batch_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_backward_out, (10, 11, 12)), with_keyset=True)
 
-# schema/native_functions.yaml:3394
+# schema/native_functions.yaml:3405
 _o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)
 
-# schema/native_functions.yaml:3398
+# schema/native_functions.yaml:3409
 _o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite_nn.scaled_dot_product_attention)
 
-# schema/native_functions.yaml:3403
+# schema/native_functions.yaml:3414
 _o.nll_loss2d_forward.register('CPU', _cpu_nn.nll_loss2d_forward)
 _o.nll_loss2d_forward.register('Meta', _meta_nn.nll_loss2d_forward)
 
-# schema/native_functions.yaml:3408
+# schema/native_functions.yaml:3419
 _o.nll_loss2d_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_forward_output)
 _o.nll_loss2d_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_forward_output, (5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:3412
+# schema/native_functions.yaml:3423
 _o.nll_loss2d_backward.register('CPU', _cpu_nn.nll_loss2d_backward)
 _o.nll_loss2d_backward.register('Meta', _meta_nn.nll_loss2d_backward)
 
-# schema/native_functions.yaml:3417
+# schema/native_functions.yaml:3428
 _o.nll_loss2d_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_backward_grad_input)
 _o.nll_loss2d_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_backward_grad_input, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:3421
+# schema/native_functions.yaml:3432
 _o.nll_loss2d.register('CompositeImplicitAutograd', _composite_nn.nll_loss2d)
 
-# schema/native_functions.yaml:3424
+# schema/native_functions.yaml:3435
 _o.nll_loss2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d))
 _o.nll_loss2d_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3426
+# schema/native_functions.yaml:3437
 _o.ger.register('CompositeImplicitAutograd', _composite_nn.outer)
 
-# schema/native_functions.yaml:3431
+# schema/native_functions.yaml:3442
 _o.ger_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.ger_out.register("ADInplaceOrView", _inplace_or_view(_o.ger_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3435
+# schema/native_functions.yaml:3446
 _o.prod.register('CPU', _cpu_reduction.prod)
 _o.prod.register('Meta', _meta_reduction.prod)
 
-# schema/native_functions.yaml:3440
+# schema/native_functions.yaml:3451
 _o.prod_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod))
 _o.prod_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3443
+# schema/native_functions.yaml:3454
 _o.prod_dim_int.register('CPU', _cpu_reduction.prod_dim)
 _o.prod_dim_int.register('Meta', _meta_reduction.prod_dim)
 
-# schema/native_functions.yaml:3448
+# schema/native_functions.yaml:3459
 _o.prod_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod_dim_int))
 _o.prod_int_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_int_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3451
+# schema/native_functions.yaml:3462
 _o.amin.register('CPU', _cpu_reduction.amin)
 _o.amin.register('Meta', _meta_reduction.amin)
 
-# schema/native_functions.yaml:3456
+# schema/native_functions.yaml:3467
 _o.amin_out.register('CompositeExplicitAutograd', _autogen_out(_o.amin))
 _o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3459
+# schema/native_functions.yaml:3470
 _o.max.register('CPU', _cpu_reduction.max_all)
 _o.max.register('Meta', _meta_reduction.max_all)
 
-# schema/native_functions.yaml:3467
+# schema/native_functions.yaml:3478
 _o.max_unary_out.register('CompositeExplicitAutograd', _common_reduction.max_unary_out)
 _o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3472
+# schema/native_functions.yaml:3483
 _o.max_dim.register('CPU', _cpu_reduction.max_dim)
 _o.max_dim.register('Meta', _meta_reduction.max_dim)
 
-# schema/native_functions.yaml:3479
+# schema/native_functions.yaml:3490
 _o.max_dim_max.register('CompositeExplicitAutograd', _common_reduction.max_dim_max)
 _o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:3484
+# schema/native_functions.yaml:3495
 _o.max_other.register('CPU', _cpu_reduction.max_other)
 _o.max_other.register('Meta', _meta_reduction.max_other)
 
-# schema/native_functions.yaml:3489
+# schema/native_functions.yaml:3500
 _o.max_out.register('CompositeExplicitAutograd', _autogen_out(_o.max_other))
 _o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3491
+# schema/native_functions.yaml:3502
 _o.min.register('CPU', _cpu_reduction.min_all)
 _o.min.register('Meta', _meta_reduction.min_all)
 
-# schema/native_functions.yaml:3499
+# schema/native_functions.yaml:3510
 _o.min_unary_out.register('CompositeExplicitAutograd', _common_reduction.min_unary_out)
 _o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3504
+# schema/native_functions.yaml:3515
 _o.min_dim.register('CPU', _cpu_reduction.min_dim)
 _o.min_dim.register('Meta', _meta_reduction.min_dim)
 
-# schema/native_functions.yaml:3511
+# schema/native_functions.yaml:3522
 _o.min_dim_min.register('CompositeExplicitAutograd', _common_reduction.min_dim_min)
 _o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:3516
+# schema/native_functions.yaml:3527
 _o.min_other.register('CPU', _cpu_reduction.min_other)
 _o.min_other.register('Meta', _meta_reduction.min_other)
 
-# schema/native_functions.yaml:3521
+# schema/native_functions.yaml:3532
 _o.min_out.register('CompositeExplicitAutograd', _autogen_out(_o.min_other))
 _o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3523
+# schema/native_functions.yaml:3534
 _o.argmin.register('CPU', _cpu_reduction.argmin)
 _o.argmin.register('Meta', _meta_reduction.argmin)
 
-# schema/native_functions.yaml:3528
+# schema/native_functions.yaml:3539
 _o.argmin_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmin))
 _o.argmin_out.register("ADInplaceOrView", _inplace_or_view(_o.argmin_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3531
+# schema/native_functions.yaml:3542
 _o.var.register('CompositeImplicitAutograd', _composite_reduction.var)
 
-# schema/native_functions.yaml:3536
+# schema/native_functions.yaml:3547
 _o.var_dim.register('CompositeImplicitAutograd', _composite_reduction.var_dim)
 
-# schema/native_functions.yaml:3540
+# schema/native_functions.yaml:3551
 _o.var_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_dim))
 _o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3542
+# schema/native_functions.yaml:3553
 _o.var_correction.register('CPU', _cpu_reduction.var_correction)
 _o.var_correction.register('Meta', _meta_reduction.var_correction)
 
-# schema/native_functions.yaml:3547
+# schema/native_functions.yaml:3558
 _o.var_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_correction))
 _o.var_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_correction_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3550
+# schema/native_functions.yaml:3561
 _o.std.register('CompositeImplicitAutograd', _composite_reduction.std)
 
-# schema/native_functions.yaml:3555
+# schema/native_functions.yaml:3566
 _o.std_dim.register('CompositeImplicitAutograd', _composite_reduction.std_dim)
 
-# schema/native_functions.yaml:3559
+# schema/native_functions.yaml:3570
 _o.std_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_dim))
 _o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3561
+# schema/native_functions.yaml:3572
 _o.std_correction.register('CPU', _cpu_reduction.std_correction)
 _o.std_correction.register('Meta', _meta_reduction.std_correction)
 
-# schema/native_functions.yaml:3566
+# schema/native_functions.yaml:3577
 _o.std_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_correction))
 _o.std_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_correction_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3569
+# schema/native_functions.yaml:3580
 _o.var_mean.register('CompositeImplicitAutograd', _composite_reduction.var_mean)
 
-# schema/native_functions.yaml:3573
+# schema/native_functions.yaml:3584
 _o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_mean_dim)
 
-# schema/native_functions.yaml:3577
+# schema/native_functions.yaml:3588
 _o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
 _o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
 
-# schema/native_functions.yaml:3581
+# schema/native_functions.yaml:3592
 _o.var_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_mean_correction))
 _o.var_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_mean_correction_out, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:3584
+# schema/native_functions.yaml:3595
 _o.std_mean.register('CompositeImplicitAutograd', _composite_reduction.std_mean)
 
-# schema/native_functions.yaml:3588
+# schema/native_functions.yaml:3599
 _o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_mean_dim)
 
-# schema/native_functions.yaml:3592
+# schema/native_functions.yaml:3603
 _o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
 _o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
 
-# schema/native_functions.yaml:3596
+# schema/native_functions.yaml:3607
 _o.std_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_mean_correction))
 _o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_mean_correction_out, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:3599
+# schema/native_functions.yaml:3610
 _o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
 _o.logsumexp.register('Meta', _meta_reduction.logsumexp)
 
-# schema/native_functions.yaml:3604
+# schema/native_functions.yaml:3615
 _o.logsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logsumexp))
 _o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3607
+# schema/native_functions.yaml:3618
 _o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
 _o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
 
-# schema/native_functions.yaml:3611
+# schema/native_functions.yaml:3622
 _o.linalg_vector_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_vector_norm))
 _o.linalg_vector_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_vector_norm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3614
+# schema/native_functions.yaml:3625
 _o.norm_Scalar.register('CompositeImplicitAutograd', _composite_reduction.norm_scalar)
 
-# schema/native_functions.yaml:3619
+# schema/native_functions.yaml:3630
 _o.norm_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_Scalar))
 _o.norm_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3621
+# schema/native_functions.yaml:3632
 _o.norm_ScalarOpt_dim.register('CompositeImplicitAutograd', _composite_reduction.norm_scalaropt_dim)
 
-# schema/native_functions.yaml:3626
+# schema/native_functions.yaml:3637
 _o.norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_ScalarOpt_dim))
 _o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3628
+# schema/native_functions.yaml:3639
 _o.all.register('CPU', _cpu_reduction.all_all)
 _o.all.register('Meta', _meta_reduction.all_any)
 
-# schema/native_functions.yaml:3635
+# schema/native_functions.yaml:3646
 _o.all_dim.register('CPU', _cpu_reduction.all_dim)
 _o.all_dim.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3642
+# schema/native_functions.yaml:3653
 _o.all_dims.register('CPU', _cpu_reduction.all_dim)
 _o.all_dims.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3650
+# schema/native_functions.yaml:3661
 _o.all_all_out.register('CompositeExplicitAutograd', _common_reduction.all_all_out)
 _o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3655
+# schema/native_functions.yaml:3666
 _o.all_out.register('CompositeExplicitAutograd', _common_reduction.all_dim_out)
 _o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3660
+# schema/native_functions.yaml:3671
 _o.all_dims_out.register('CompositeExplicitAutograd', _common_reduction.all_dims_out)
 _o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3665
+# schema/native_functions.yaml:3676
 _o.any.register('CPU', _cpu_reduction.any_all)
 _o.any.register('Meta', _meta_reduction.all_any)
 
-# schema/native_functions.yaml:3672
+# schema/native_functions.yaml:3683
 _o.any_dim.register('CPU', _cpu_reduction.any_dim)
 _o.any_dim.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3679
+# schema/native_functions.yaml:3690
 _o.any_dims.register('CPU', _cpu_reduction.any_dim)
 _o.any_dims.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3687
+# schema/native_functions.yaml:3698
 _o.any_all_out.register('CompositeExplicitAutograd', _common_reduction.any_all_out)
 _o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3692
+# schema/native_functions.yaml:3703
 _o.any_out.register('CompositeExplicitAutograd', _common_reduction.any_dim_out)
 _o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3697
+# schema/native_functions.yaml:3708
 _o.any_dims_out.register('CompositeExplicitAutograd', _common_reduction.any_dims_out)
 _o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3702
+# schema/native_functions.yaml:3713
 _o.cumsum.register('CPU', _cpu_reduction.cumsum)
 _o.cumsum.register('Meta', _meta_reduction.cumsum)
 
-# schema/native_functions.yaml:3707
+# schema/native_functions.yaml:3718
 _o.cumsum_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumsum))
 _o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3710
+# schema/native_functions.yaml:3721
 _o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
 _o.cumsum_.register('Meta', _meta_reduction.cumsum_)
 _o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3716
+# schema/native_functions.yaml:3727
 _o.cumprod.register('CPU', _cpu_reduction.cumprod)
 _o.cumprod.register('Meta', _meta_reduction.cumsum)
 
-# schema/native_functions.yaml:3721
+# schema/native_functions.yaml:3732
 _o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
 _o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3723
+# schema/native_functions.yaml:3734
 _o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
 _o.cumprod_.register('Meta', _meta_reduction.cumprod_)
 _o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3729
+# schema/native_functions.yaml:3740
 _o.count_nonzero_dim_IntList.register('CPU', _cpu_reduction.count_nonzero)
 _o.count_nonzero_dim_IntList.register('Meta', _meta_reduction.count_nonzero)
 
-# schema/native_functions.yaml:3734
+# schema/native_functions.yaml:3745
 _o.count_nonzero_dim_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero_dim_IntList))
 _o.count_nonzero_dim_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_dim_IntList_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3736
+# schema/native_functions.yaml:3747
 _o.count_nonzero.register('CPU', _cpu_reduction.count_nonzero)
 _o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
 
-# schema/native_functions.yaml:3741
+# schema/native_functions.yaml:3752
 _o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
 _o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3742
+# schema/native_functions.yaml:3753
 _o.triu_indices_out.register('CompositeExplicitAutograd', _common_random.triu_indices_out)
 _o.triu_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_indices_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3747
+# schema/native_functions.yaml:3758
 _o.copy.register('CompositeExplicitAutograd', _common_random.copy)
 
-# schema/native_functions.yaml:3752
+# schema/native_functions.yaml:3763
 _o.copy_out.register('CompositeExplicitAutograd', _common_random.copy_out)
 _o.copy_out.register("ADInplaceOrView", _inplace_or_view(_o.copy_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3756
+# schema/native_functions.yaml:3767
 _o.fill_Scalar.register('CompositeExplicitAutograd', _common_random.fill_scalar)
 
-# schema/native_functions.yaml:3761
+# schema/native_functions.yaml:3772
 _o.fill_Scalar_out.register('CompositeExplicitAutograd', _common_random.fill_scalar_out)
 _o.fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3765
+# schema/native_functions.yaml:3776
 _o.fill_Tensor.register('CompositeExplicitAutograd', _common_random.fill_tensor)
 
-# schema/native_functions.yaml:3769
+# schema/native_functions.yaml:3780
 _o.fill_Tensor_out.register('CompositeExplicitAutograd', _common_random.fill_tensor_out)
 _o.fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3773
+# schema/native_functions.yaml:3784
 _o.zero.register('CompositeExplicitAutograd', _common_random.zero)
 
-# schema/native_functions.yaml:3777
+# schema/native_functions.yaml:3788
 _o.zero_out.register('CompositeExplicitAutograd', _common_random.zero_out)
 _o.zero_out.register("ADInplaceOrView", _inplace_or_view(_o.zero_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3781
+# schema/native_functions.yaml:3792
 _o.empty_strided_out.register('CompositeExplicitAutograd', _common_random.empty_strided_out)
 _o.empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_strided_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3785
+# schema/native_functions.yaml:3796
 _o.new_empty_out.register('CompositeExplicitAutograd', _common_random.new_empty_out)
 _o.new_empty_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3789
+# schema/native_functions.yaml:3800
 _o.new_empty_strided_out.register('CompositeExplicitAutograd', _common_random.new_empty_strided_out)
 _o.new_empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_strided_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3793
+# schema/native_functions.yaml:3804
 _o.new_full_out.register('CompositeExplicitAutograd', _common_random.new_full_out)
 _o.new_full_out.register("ADInplaceOrView", _inplace_or_view(_o.new_full_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3797
+# schema/native_functions.yaml:3808
 _o.new_zeros_out.register('CompositeExplicitAutograd', _common_random.new_zeros_out)
 _o.new_zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.new_zeros_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3801
+# schema/native_functions.yaml:3812
 _o.new_ones_out.register('CompositeExplicitAutograd', _common_random.new_ones_out)
 _o.new_ones_out.register("ADInplaceOrView", _inplace_or_view(_o.new_ones_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3807
+# schema/native_functions.yaml:3818
 _o.uniform.register('CompositeExplicitAutograd', _common_random.uniform_sampled)
 
-# schema/native_functions.yaml:3812
+# schema/native_functions.yaml:3823
 _o.uniform_out.register('CompositeExplicitAutograd', _common_random.uniform_out_sampled)
 _o.uniform_out.register("ADInplaceOrView", _inplace_or_view(_o.uniform_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3817
+# schema/native_functions.yaml:3828
 _o.exponential.register('CompositeExplicitAutograd', _common_random.exponential_sampled)
 
-# schema/native_functions.yaml:3822
+# schema/native_functions.yaml:3833
 _o.exponential_out.register('CompositeExplicitAutograd', _common_random.exponential_out_sampled)
 _o.exponential_out.register("ADInplaceOrView", _inplace_or_view(_o.exponential_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3827
+# schema/native_functions.yaml:3838
 _o.geometric.register('CompositeExplicitAutograd', _common_random.geometric_sampled)
 
-# schema/native_functions.yaml:3832
+# schema/native_functions.yaml:3843
 _o.geometric_out.register('CompositeExplicitAutograd', _common_random.geometric_out_sampled)
 _o.geometric_out.register("ADInplaceOrView", _inplace_or_view(_o.geometric_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3837
+# schema/native_functions.yaml:3848
 _o.log_normal.register('CompositeExplicitAutograd', _common_random.log_normal_sampled)
 
-# schema/native_functions.yaml:3842
+# schema/native_functions.yaml:3853
 _o.log_normal_out.register('CompositeExplicitAutograd', _common_random.log_normal_out_sampled)
 _o.log_normal_out.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3847
+# schema/native_functions.yaml:3858
 _o.cauchy.register('CompositeExplicitAutograd', _common_random.cauchy_sampled)
 
-# schema/native_functions.yaml:3852
+# schema/native_functions.yaml:3863
 _o.cauchy_out.register('CompositeExplicitAutograd', _common_random.cauchy_out_sampled)
 _o.cauchy_out.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3857
+# schema/native_functions.yaml:3868
 _o.random_from.register('CompositeExplicitAutograd', _common_random.random_from_sampled)
 
-# schema/native_functions.yaml:3862
+# schema/native_functions.yaml:3873
 _o.random_from_out.register('CompositeExplicitAutograd', _common_random.random_from_out_sampled)
 _o.random_from_out.register("ADInplaceOrView", _inplace_or_view(_o.random_from_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3867
+# schema/native_functions.yaml:3878
 _o.random_to.register('CompositeExplicitAutograd', _common_random.random_to_sampled)
 
-# schema/native_functions.yaml:3872
+# schema/native_functions.yaml:3883
 _o.random_to_out.register('CompositeExplicitAutograd', _common_random.random_to_out_sampled)
 _o.random_to_out.register("ADInplaceOrView", _inplace_or_view(_o.random_to_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3877
+# schema/native_functions.yaml:3888
 _o.random.register('CompositeExplicitAutograd', _common_random.random_sampled)
 
-# schema/native_functions.yaml:3882
+# schema/native_functions.yaml:3893
 _o.random_out.register('CompositeExplicitAutograd', _common_random.random_out_sampled)
 _o.random_out.register("ADInplaceOrView", _inplace_or_view(_o.random_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3887
+# schema/native_functions.yaml:3898
 _o.normal_functional.register('CompositeExplicitAutograd', _common_random.normal_functional_sampled)
 
-# schema/native_functions.yaml:3893
+# schema/native_functions.yaml:3904
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3897
+# schema/native_functions.yaml:3908
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3901
+# schema/native_functions.yaml:3912
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3905
+# schema/native_functions.yaml:3916
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3909
+# schema/native_functions.yaml:3920
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3913
+# schema/native_functions.yaml:3924
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3917
+# schema/native_functions.yaml:3928
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3921
+# schema/native_functions.yaml:3932
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3925
+# schema/native_functions.yaml:3936
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3929
+# schema/native_functions.yaml:3940
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3933
+# schema/native_functions.yaml:3944
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3937
+# schema/native_functions.yaml:3948
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3942
+# schema/native_functions.yaml:3953
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3947
+# schema/native_functions.yaml:3958
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3952
+# schema/native_functions.yaml:3963
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3957
+# schema/native_functions.yaml:3968
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3962
+# schema/native_functions.yaml:3973
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3967
+# schema/native_functions.yaml:3978
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3972
+# schema/native_functions.yaml:3983
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3977
+# schema/native_functions.yaml:3988
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3982
+# schema/native_functions.yaml:3993
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3987
+# schema/native_functions.yaml:3998
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

@@ -148,6 +148,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bitwise_xor_Tensor_out,
     _entry_bitwise_xor__Scalar,
     _entry_bitwise_xor__Tensor,
+    _entry_block_diag,
+    _entry_block_diag_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_broadcast_tensors,
@@ -188,6 +190,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clone_out,
     _entry_column_stack,
     _entry_column_stack_out,
+    _entry_combinations,
     _entry_constant_pad_nd,
     _entry_constant_pad_nd_out,
     _entry_contiguous,
@@ -872,7 +875,7 @@ _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:2144
+# schema/native_functions.yaml:2155
 def abs(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -882,7 +885,7 @@ def abs(self):
     return _entry_abs(self)
 
 
-# schema/native_functions.yaml:2152
+# schema/native_functions.yaml:2163
 def abs_(self):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -892,7 +895,7 @@ def abs_(self):
     return _entry_abs_(self)
 
 
-# schema/native_functions.yaml:2069
+# schema/native_functions.yaml:2080
 def acos(self):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -902,7 +905,7 @@ def acos(self):
     return _entry_acos(self)
 
 
-# schema/native_functions.yaml:2077
+# schema/native_functions.yaml:2088
 def acos_(self):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -932,7 +935,7 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:2871
+# schema/native_functions.yaml:2882
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -942,7 +945,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2879
+# schema/native_functions.yaml:2890
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -952,7 +955,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2856
+# schema/native_functions.yaml:2867
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -962,7 +965,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return _entry_addcmul(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2864
+# schema/native_functions.yaml:2875
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1002,7 +1005,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:3628
+# schema/native_functions.yaml:3639
 def _m0_all(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1013,7 +1016,7 @@ def _c0_all(self):
     return _entry_all(self)
 
 
-# schema/native_functions.yaml:3635
+# schema/native_functions.yaml:3646
 def _m1_all(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1024,7 +1027,7 @@ def _c1_all(self, dim, keepdim):
     return _entry_all_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3642
+# schema/native_functions.yaml:3653
 def _m2_all(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1071,7 +1074,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3451
+# schema/native_functions.yaml:3462
 def amin(self, dim=(), keepdim=False):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1081,7 +1084,7 @@ def amin(self, dim=(), keepdim=False):
     return _entry_amin(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3665
+# schema/native_functions.yaml:3676
 def _m0_any(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1092,7 +1095,7 @@ def _c0_any(self):
     return _entry_any(self)
 
 
-# schema/native_functions.yaml:3672
+# schema/native_functions.yaml:3683
 def _m1_any(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1103,7 +1106,7 @@ def _c1_any(self, dim, keepdim):
     return _entry_any_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3679
+# schema/native_functions.yaml:3690
 def _m2_any(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1150,7 +1153,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3523
+# schema/native_functions.yaml:3534
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1235,7 +1238,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     return _entry_as_strided_scatter(self, src, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:2054
+# schema/native_functions.yaml:2065
 def asin(self):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1245,7 +1248,7 @@ def asin(self):
     return _entry_asin(self)
 
 
-# schema/native_functions.yaml:2062
+# schema/native_functions.yaml:2073
 def asin_(self):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1255,7 +1258,7 @@ def asin_(self):
     return _entry_asin_(self)
 
 
-# schema/native_functions.yaml:2084
+# schema/native_functions.yaml:2095
 def atan(self):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1265,7 +1268,7 @@ def atan(self):
     return _entry_atan(self)
 
 
-# schema/native_functions.yaml:2652
+# schema/native_functions.yaml:2663
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1275,7 +1278,7 @@ def atan2(self, other):
     return _entry_atan2(self, other)
 
 
-# schema/native_functions.yaml:2660
+# schema/native_functions.yaml:2671
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1285,7 +1288,7 @@ def atan2_(self, other):
     return _entry_atan2_(self, other)
 
 
-# schema/native_functions.yaml:2092
+# schema/native_functions.yaml:2103
 def atan_(self):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1295,7 +1298,7 @@ def atan_(self):
     return _entry_atan_(self)
 
 
-# schema/native_functions.yaml:2464
+# schema/native_functions.yaml:2475
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1305,7 +1308,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:2471
+# schema/native_functions.yaml:2482
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1405,7 +1408,7 @@ def bernoulli_(*args, **kwargs):
     return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
 
 
-# schema/native_functions.yaml:2712
+# schema/native_functions.yaml:2723
 def bitwise_and(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1415,7 +1418,7 @@ def bitwise_and(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2736
+# schema/native_functions.yaml:2747
 def bitwise_and_(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1425,7 +1428,7 @@ def bitwise_and_(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2279
+# schema/native_functions.yaml:2290
 def bitwise_not(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1435,7 +1438,7 @@ def bitwise_not(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:2287
+# schema/native_functions.yaml:2298
 def bitwise_not_(self):
     """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1445,7 +1448,7 @@ def bitwise_not_(self):
     return _entry_bitwise_not_(self)
 
 
-# schema/native_functions.yaml:2750
+# schema/native_functions.yaml:2761
 def bitwise_or(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1455,7 +1458,7 @@ def bitwise_or(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2774
+# schema/native_functions.yaml:2785
 def bitwise_or_(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1465,7 +1468,7 @@ def bitwise_or_(self, other):
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2788
+# schema/native_functions.yaml:2799
 def bitwise_xor(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1475,7 +1478,7 @@ def bitwise_xor(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2812
+# schema/native_functions.yaml:2823
 def bitwise_xor_(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1516,7 +1519,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _entry_cauchy_(self, median, sigma, generator)
 
 
-# schema/native_functions.yaml:2174
+# schema/native_functions.yaml:2185
 def ceil(self):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1526,7 +1529,7 @@ def ceil(self):
     return _entry_ceil(self)
 
 
-# schema/native_functions.yaml:2182
+# schema/native_functions.yaml:2193
 def ceil_(self):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1591,7 +1594,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:3246
+# schema/native_functions.yaml:3257
 def _m0_clamp_(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -1636,7 +1639,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:3224
+# schema/native_functions.yaml:3235
 def _m0_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1647,7 +1650,7 @@ def _c0_clamp_max(self, max):
     return _entry_clamp_max_Tensor(self, max)
 
 
-# schema/native_functions.yaml:3216
+# schema/native_functions.yaml:3227
 def _m1_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1681,7 +1684,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:3239
+# schema/native_functions.yaml:3250
 def _m0_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1692,7 +1695,7 @@ def _c0_clamp_max_(self, max):
     return _entry_clamp_max__Tensor(self, max)
 
 
-# schema/native_functions.yaml:3232
+# schema/native_functions.yaml:3243
 def _m1_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1726,7 +1729,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:3194
+# schema/native_functions.yaml:3205
 def _m0_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1737,7 +1740,7 @@ def _c0_clamp_min(self, min):
     return _entry_clamp_min_Tensor(self, min)
 
 
-# schema/native_functions.yaml:3186
+# schema/native_functions.yaml:3197
 def _m1_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1771,7 +1774,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:3209
+# schema/native_functions.yaml:3220
 def _m0_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1782,7 +1785,7 @@ def _c0_clamp_min_(self, min):
     return _entry_clamp_min__Tensor(self, min)
 
 
-# schema/native_functions.yaml:3202
+# schema/native_functions.yaml:3213
 def _m1_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1846,7 +1849,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:2024
+# schema/native_functions.yaml:2035
 def cos(self):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1856,7 +1859,7 @@ def cos(self):
     return _entry_cos(self)
 
 
-# schema/native_functions.yaml:2032
+# schema/native_functions.yaml:2043
 def cos_(self):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1866,7 +1869,7 @@ def cos_(self):
     return _entry_cos_(self)
 
 
-# schema/native_functions.yaml:2114
+# schema/native_functions.yaml:2125
 def cosh(self):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1876,7 +1879,7 @@ def cosh(self):
     return _entry_cosh(self)
 
 
-# schema/native_functions.yaml:2122
+# schema/native_functions.yaml:2133
 def cosh_(self):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1886,7 +1889,7 @@ def cosh_(self):
     return _entry_cosh_(self)
 
 
-# schema/native_functions.yaml:3729
+# schema/native_functions.yaml:3740
 def _m0_count_nonzero(self, *_dim, dim=None):
     dim = _ivar(_dim, dim, 'dim')
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -1898,7 +1901,7 @@ def _c0_count_nonzero(self, dim):
     return _entry_count_nonzero_dim_IntList(self, dim)
 
 
-# schema/native_functions.yaml:3736
+# schema/native_functions.yaml:3747
 def _m1_count_nonzero(self, dim=None):
     if _F['Tensor'](self) and _F['int?'](dim):
         return (self, dim)
@@ -1932,7 +1935,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:3716
+# schema/native_functions.yaml:3727
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1942,7 +1945,7 @@ def cumprod(self, dim, *, dtype=None):
     return _entry_cumprod(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3723
+# schema/native_functions.yaml:3734
 def cumprod_(self, dim, *, dtype=None):
     """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1952,7 +1955,7 @@ def cumprod_(self, dim, *, dtype=None):
     return _entry_cumprod_(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3702
+# schema/native_functions.yaml:3713
 def cumsum(self, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1962,7 +1965,7 @@ def cumsum(self, dim, *, dtype=None):
     return _entry_cumsum(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3710
+# schema/native_functions.yaml:3721
 def cumsum_(self, dim, *, dtype=None):
     """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2054,7 +2057,7 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:2994
+# schema/native_functions.yaml:3005
 def _m2_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -2113,7 +2116,7 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:3009
+# schema/native_functions.yaml:3020
 def _m2_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -2150,7 +2153,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:2441
+# schema/native_functions.yaml:2452
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -2216,7 +2219,7 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2910
+# schema/native_functions.yaml:2921
 def eq_(self, other):
     """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2226,7 +2229,7 @@ def eq_(self, other):
     return _entry_eq__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2129
+# schema/native_functions.yaml:2140
 def erf(self):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2236,7 +2239,7 @@ def erf(self):
     return _entry_erf(self)
 
 
-# schema/native_functions.yaml:2137
+# schema/native_functions.yaml:2148
 def erf_(self):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2256,7 +2259,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:1889
+# schema/native_functions.yaml:1900
 def exp2(self):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2266,7 +2269,7 @@ def exp2(self):
     return _entry_exp2(self)
 
 
-# schema/native_functions.yaml:1897
+# schema/native_functions.yaml:1908
 def exp2_(self):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2307,7 +2310,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:1904
+# schema/native_functions.yaml:1915
 def expm1(self):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2317,7 +2320,7 @@ def expm1(self):
     return _entry_expm1(self)
 
 
-# schema/native_functions.yaml:1912
+# schema/native_functions.yaml:1923
 def expm1_(self):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2423,7 +2426,7 @@ def flipud(self):
     return _entry_flipud(self)
 
 
-# schema/native_functions.yaml:2159
+# schema/native_functions.yaml:2170
 def floor(self):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2433,7 +2436,7 @@ def floor(self):
     return _entry_floor(self)
 
 
-# schema/native_functions.yaml:2167
+# schema/native_functions.yaml:2178
 def floor_(self):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2443,7 +2446,7 @@ def floor_(self):
     return _entry_floor_(self)
 
 
-# schema/native_functions.yaml:2538
+# schema/native_functions.yaml:2549
 def _m0_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -2454,7 +2457,7 @@ def _c0_floor_divide(self, other):
     return _entry_floor_divide(self, other)
 
 
-# schema/native_functions.yaml:2546
+# schema/native_functions.yaml:2557
 def _m1_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2488,7 +2491,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2554
+# schema/native_functions.yaml:2565
 def floor_divide_(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2498,7 +2501,7 @@ def floor_divide_(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2606
+# schema/native_functions.yaml:2617
 def fmod(self, other):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2508,7 +2511,7 @@ def fmod(self, other):
     return _entry_fmod_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2622
+# schema/native_functions.yaml:2633
 def fmod_(self, other):
     """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2518,7 +2521,7 @@ def fmod_(self, other):
     return _entry_fmod__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2234
+# schema/native_functions.yaml:2245
 def frac(self):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2528,7 +2531,7 @@ def frac(self):
     return _entry_frac(self)
 
 
-# schema/native_functions.yaml:2242
+# schema/native_functions.yaml:2253
 def frac_(self):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2558,7 +2561,7 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2980
+# schema/native_functions.yaml:2991
 def ge_(self, other):
     """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2578,7 +2581,7 @@ def geometric_(self, p, *, generator=None):
     return _entry_geometric_(self, p, generator)
 
 
-# schema/native_functions.yaml:3426
+# schema/native_functions.yaml:3437
 def ger(self, vec2):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -2598,7 +2601,7 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2966
+# schema/native_functions.yaml:2977
 def gt_(self, other):
     """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2824,7 +2827,7 @@ def index_select(self, dim, index):
     return _entry_index_select(self, dim, index)
 
 
-# schema/native_functions.yaml:2310
+# schema/native_functions.yaml:2321
 def isfinite(self):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2834,7 +2837,7 @@ def isfinite(self):
     return _entry_isfinite(self)
 
 
-# schema/native_functions.yaml:2302
+# schema/native_functions.yaml:2313
 def isinf(self):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2844,7 +2847,7 @@ def isinf(self):
     return _entry_isinf(self)
 
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml:2305
 def isnan(self):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2864,7 +2867,7 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2952
+# schema/native_functions.yaml:2963
 def le_(self, other):
     """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2874,7 +2877,7 @@ def le_(self, other):
     return _entry_le__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2834
+# schema/native_functions.yaml:2845
 def lerp(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -2884,7 +2887,7 @@ def lerp(self, end, weight):
     return _entry_lerp_Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:2849
+# schema/native_functions.yaml:2860
 def lerp_(self, end, weight):
     """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
     if _tf[0]:
@@ -2904,7 +2907,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:1934
+# schema/native_functions.yaml:1945
 def log10(self):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2914,7 +2917,7 @@ def log10(self):
     return _entry_log10(self)
 
 
-# schema/native_functions.yaml:1942
+# schema/native_functions.yaml:1953
 def log10_(self):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2924,7 +2927,7 @@ def log10_(self):
     return _entry_log10_(self)
 
 
-# schema/native_functions.yaml:1949
+# schema/native_functions.yaml:1960
 def log1p(self):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2934,7 +2937,7 @@ def log1p(self):
     return _entry_log1p(self)
 
 
-# schema/native_functions.yaml:1957
+# schema/native_functions.yaml:1968
 def log1p_(self):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2944,7 +2947,7 @@ def log1p_(self):
     return _entry_log1p_(self)
 
 
-# schema/native_functions.yaml:1919
+# schema/native_functions.yaml:1930
 def log2(self):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2954,7 +2957,7 @@ def log2(self):
     return _entry_log2(self)
 
 
-# schema/native_functions.yaml:1927
+# schema/native_functions.yaml:1938
 def log2_(self):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2984,7 +2987,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return _entry_log_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:2501
+# schema/native_functions.yaml:2512
 def log_softmax(self, dim, dtype=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2994,7 +2997,7 @@ def log_softmax(self, dim, dtype=None):
     return _entry_log_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:2667
+# schema/native_functions.yaml:2678
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3004,7 +3007,7 @@ def logical_and(self, other):
     return _entry_logical_and(self, other)
 
 
-# schema/native_functions.yaml:2675
+# schema/native_functions.yaml:2686
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3014,7 +3017,7 @@ def logical_and_(self, other):
     return _entry_logical_and_(self, other)
 
 
-# schema/native_functions.yaml:2264
+# schema/native_functions.yaml:2275
 def logical_not(self):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3024,7 +3027,7 @@ def logical_not(self):
     return _entry_logical_not(self)
 
 
-# schema/native_functions.yaml:2272
+# schema/native_functions.yaml:2283
 def logical_not_(self):
     """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3034,7 +3037,7 @@ def logical_not_(self):
     return _entry_logical_not_(self)
 
 
-# schema/native_functions.yaml:2682
+# schema/native_functions.yaml:2693
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3044,7 +3047,7 @@ def logical_or(self, other):
     return _entry_logical_or(self, other)
 
 
-# schema/native_functions.yaml:2690
+# schema/native_functions.yaml:2701
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3054,7 +3057,7 @@ def logical_or_(self, other):
     return _entry_logical_or_(self, other)
 
 
-# schema/native_functions.yaml:2697
+# schema/native_functions.yaml:2708
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3064,7 +3067,7 @@ def logical_xor(self, other):
     return _entry_logical_xor(self, other)
 
 
-# schema/native_functions.yaml:2705
+# schema/native_functions.yaml:2716
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3074,7 +3077,7 @@ def logical_xor_(self, other):
     return _entry_logical_xor_(self, other)
 
 
-# schema/native_functions.yaml:3599
+# schema/native_functions.yaml:3610
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -3094,7 +3097,7 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2938
+# schema/native_functions.yaml:2949
 def lt_(self, other):
     """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3164,7 +3167,7 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:3459
+# schema/native_functions.yaml:3470
 def _m0_max(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3175,7 +3178,7 @@ def _c0_max(self):
     return _entry_max(self)
 
 
-# schema/native_functions.yaml:3472
+# schema/native_functions.yaml:3483
 def _m1_max(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -3186,7 +3189,7 @@ def _c1_max(self, dim, keepdim):
     return _rt_max._make(_entry_max_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:3484
+# schema/native_functions.yaml:3495
 def _m2_max(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3223,7 +3226,7 @@ def max(*args, **kwargs):
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:2636
+# schema/native_functions.yaml:2647
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3278,7 +3281,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:3491
+# schema/native_functions.yaml:3502
 def _m0_min(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3289,7 +3292,7 @@ def _c0_min(self):
     return _entry_min(self)
 
 
-# schema/native_functions.yaml:3504
+# schema/native_functions.yaml:3515
 def _m1_min(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -3300,7 +3303,7 @@ def _c1_min(self, dim, keepdim):
     return _rt_min._make(_entry_min_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:3516
+# schema/native_functions.yaml:3527
 def _m2_min(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3337,7 +3340,7 @@ def min(*args, **kwargs):
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:2644
+# schema/native_functions.yaml:2655
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3487,7 +3490,7 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
     return _entry_multinomial(self, num_samples, replacement, generator)
 
 
-# schema/native_functions.yaml:2448
+# schema/native_functions.yaml:2459
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -3497,7 +3500,7 @@ def mv(self, vec):
     return _entry_mv(self, vec)
 
 
-# schema/native_functions.yaml:2325
+# schema/native_functions.yaml:2336
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -3507,7 +3510,7 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:2333
+# schema/native_functions.yaml:2344
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -3547,7 +3550,7 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2924
+# schema/native_functions.yaml:2935
 def ne_(self, other):
     """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3655,7 +3658,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _entry_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:2455
+# schema/native_functions.yaml:2466
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -3696,7 +3699,7 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:3435
+# schema/native_functions.yaml:3446
 def _m0_prod(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -3707,7 +3710,7 @@ def _c0_prod(self, dtype):
     return _entry_prod(self, dtype)
 
 
-# schema/native_functions.yaml:3443
+# schema/native_functions.yaml:3454
 def _m1_prod(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -3830,7 +3833,7 @@ def ravel(self):
     return _entry_ravel(self)
 
 
-# schema/native_functions.yaml:1994
+# schema/native_functions.yaml:2005
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3840,7 +3843,7 @@ def reciprocal(self):
     return _entry_reciprocal(self)
 
 
-# schema/native_functions.yaml:2002
+# schema/native_functions.yaml:2013
 def reciprocal_(self):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3870,7 +3873,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:2568
+# schema/native_functions.yaml:2579
 def remainder(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3880,7 +3883,7 @@ def remainder(self, other):
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2592
+# schema/native_functions.yaml:2603
 def remainder_(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3987,7 +3990,7 @@ def rot90(self, k=1, dims=(0, 1)):
     return _entry_rot90(self, k, dims)
 
 
-# schema/native_functions.yaml:2189
+# schema/native_functions.yaml:2200
 def _m0_round(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3998,7 +4001,7 @@ def _c0_round(self):
     return _entry_round(self)
 
 
-# schema/native_functions.yaml:2197
+# schema/native_functions.yaml:2208
 def _m1_round(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -4032,7 +4035,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:2205
+# schema/native_functions.yaml:2216
 def _m0_round_(self):
     if _F['Tensor'](self):
         return (self,)
@@ -4043,7 +4046,7 @@ def _c0_round_(self):
     return _entry_round_(self)
 
 
-# schema/native_functions.yaml:2212
+# schema/native_functions.yaml:2223
 def _m1_round_(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -4077,7 +4080,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:1979
+# schema/native_functions.yaml:1990
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4087,7 +4090,7 @@ def rsqrt(self):
     return _entry_rsqrt(self)
 
 
-# schema/native_functions.yaml:1987
+# schema/native_functions.yaml:1998
 def rsqrt_(self):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4323,7 +4326,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:2249
+# schema/native_functions.yaml:2260
 def sign(self):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4333,7 +4336,7 @@ def sign(self):
     return _entry_sign(self)
 
 
-# schema/native_functions.yaml:2257
+# schema/native_functions.yaml:2268
 def sign_(self):
     """sign_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4343,7 +4346,7 @@ def sign_(self):
     return _entry_sign_(self)
 
 
-# schema/native_functions.yaml:2317
+# schema/native_functions.yaml:2328
 def signbit(self):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4353,7 +4356,7 @@ def signbit(self):
     return _entry_signbit(self)
 
 
-# schema/native_functions.yaml:2009
+# schema/native_functions.yaml:2020
 def sin(self):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4363,7 +4366,7 @@ def sin(self):
     return _entry_sin(self)
 
 
-# schema/native_functions.yaml:2017
+# schema/native_functions.yaml:2028
 def sin_(self):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4373,7 +4376,7 @@ def sin_(self):
     return _entry_sin_(self)
 
 
-# schema/native_functions.yaml:2099
+# schema/native_functions.yaml:2110
 def sinh(self):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4383,7 +4386,7 @@ def sinh(self):
     return _entry_sinh(self)
 
 
-# schema/native_functions.yaml:2107
+# schema/native_functions.yaml:2118
 def sinh_(self):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4413,7 +4416,7 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     return _entry_slice_scatter(self, src, dim, start, end, step)
 
 
-# schema/native_functions.yaml:2495
+# schema/native_functions.yaml:2506
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4523,7 +4526,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:1964
+# schema/native_functions.yaml:1975
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4533,7 +4536,7 @@ def sqrt(self):
     return _entry_sqrt(self)
 
 
-# schema/native_functions.yaml:1972
+# schema/native_functions.yaml:1983
 def sqrt_(self):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4603,7 +4606,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:3550
+# schema/native_functions.yaml:3561
 def _m0_std(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -4614,7 +4617,7 @@ def _c0_std(self, unbiased):
     return _entry_std(self, unbiased)
 
 
-# schema/native_functions.yaml:3555
+# schema/native_functions.yaml:3566
 def _m1_std(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -4625,7 +4628,7 @@ def _c1_std(self, dim, unbiased, keepdim):
     return _entry_std_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3561
+# schema/native_functions.yaml:3572
 def _m2_std(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -4777,7 +4780,7 @@ def take_along_dim(self, indices, dim=None):
     return _entry_take_along_dim(self, indices, dim)
 
 
-# schema/native_functions.yaml:2039
+# schema/native_functions.yaml:2050
 def tan(self):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4787,7 +4790,7 @@ def tan(self):
     return _entry_tan(self)
 
 
-# schema/native_functions.yaml:2047
+# schema/native_functions.yaml:2058
 def tan_(self):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4947,7 +4950,7 @@ def triu_(self, diagonal=0):
     return _entry_triu_(self, diagonal)
 
 
-# schema/native_functions.yaml:2219
+# schema/native_functions.yaml:2230
 def trunc(self):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4957,7 +4960,7 @@ def trunc(self):
     return _entry_trunc(self)
 
 
-# schema/native_functions.yaml:2227
+# schema/native_functions.yaml:2238
 def trunc_(self):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5017,7 +5020,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:3531
+# schema/native_functions.yaml:3542
 def _m0_var(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -5028,7 +5031,7 @@ def _c0_var(self, unbiased):
     return _entry_var(self, unbiased)
 
 
-# schema/native_functions.yaml:3536
+# schema/native_functions.yaml:3547
 def _m1_var(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -5039,7 +5042,7 @@ def _c1_var(self, dim, unbiased, keepdim):
     return _entry_var_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3542
+# schema/native_functions.yaml:3553
 def _m2_var(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -5189,7 +5192,7 @@ def _c0_where(condition, self, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:3028
+# schema/native_functions.yaml:3039
 def _m1_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
         return (condition, self, other)
@@ -5233,7 +5236,7 @@ def zero_(self):
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:2144
+# schema/native_functions.yaml:2155
 def __abs__(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5253,7 +5256,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2712
+# schema/native_functions.yaml:2723
 def __and__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5275,7 +5278,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2538
+# schema/native_functions.yaml:2549
 def __floordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5315,7 +5318,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2736
+# schema/native_functions.yaml:2747
 def __iand__(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5325,7 +5328,7 @@ def __iand__(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2554
+# schema/native_functions.yaml:2565
 def __ifloordiv__(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5335,7 +5338,7 @@ def __ifloordiv__(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2592
+# schema/native_functions.yaml:2603
 def __imod__(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5355,7 +5358,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2279
+# schema/native_functions.yaml:2290
 def __invert__(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5365,7 +5368,7 @@ def __invert__(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:2774
+# schema/native_functions.yaml:2785
 def __ior__(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5405,7 +5408,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2812
+# schema/native_functions.yaml:2823
 def __ixor__(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5445,7 +5448,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:2568
+# schema/native_functions.yaml:2579
 def __mod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5487,7 +5490,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:2750
+# schema/native_functions.yaml:2761
 def __or__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5517,7 +5520,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2712
+# schema/native_functions.yaml:2723
 def __rand__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5527,7 +5530,7 @@ def __rand__(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2538
+# schema/native_functions.yaml:2549
 def __rfloordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5547,7 +5550,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:2568
+# schema/native_functions.yaml:2579
 def __rmod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5567,7 +5570,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2750
+# schema/native_functions.yaml:2761
 def __ror__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5607,7 +5610,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:2788
+# schema/native_functions.yaml:2799
 def __rxor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5637,7 +5640,7 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2788
+# schema/native_functions.yaml:2799
 def __xor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
