@@ -2,6 +2,7 @@
 # Do not edit by hand: change the schema or the template and run `make generate`.
 """Public functions: `ember.add`, `ember.sum`, ... one per Python-visible op name."""
 from ember.autograd.meta import factory_requires_grad as _factory_requires_grad
+from ember.core import dtype as _dtypes  # noqa: F401  (ScalarType defaults)
 from ember.dispatch.argcheck import FITS as _F
 from ember.dispatch.argcheck import intlist_varargs as _ivar
 from ember.dispatch.argcheck import out_options as _out_options
@@ -106,6 +107,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_baddbmm,
     _entry_baddbmm_,
     _entry_baddbmm_out,
+    _entry_bartlett_window,
+    _entry_bartlett_window_out,
+    _entry_bartlett_window_periodic,
+    _entry_bartlett_window_periodic_out,
     _entry_batch_norm,
     _entry_bernoulli,
     _entry_bernoulli_Tensor,
@@ -148,6 +153,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bitwise_xor_Tensor_out,
     _entry_bitwise_xor__Scalar,
     _entry_bitwise_xor__Tensor,
+    _entry_blackman_window,
+    _entry_blackman_window_out,
+    _entry_blackman_window_periodic,
+    _entry_blackman_window_periodic_out,
     _entry_block_diag,
     _entry_block_diag_out,
     _entry_bmm,
@@ -356,6 +365,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gt_Tensor_out,
     _entry_gt__Scalar,
     _entry_gt__Tensor,
+    _entry_hamming_window,
+    _entry_hamming_window_out,
+    _entry_hamming_window_periodic,
+    _entry_hamming_window_periodic_alpha,
+    _entry_hamming_window_periodic_alpha_beta,
+    _entry_hamming_window_periodic_alpha_beta_out,
+    _entry_hamming_window_periodic_alpha_out,
+    _entry_hamming_window_periodic_out,
+    _entry_hann_window,
+    _entry_hann_window_out,
+    _entry_hann_window_periodic,
+    _entry_hann_window_periodic_out,
     _entry_hardtanh,
     _entry_hardtanh_,
     _entry_hardtanh_backward,
@@ -388,6 +409,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_kaiser_window,
+    _entry_kaiser_window_beta,
+    _entry_kaiser_window_beta_out,
+    _entry_kaiser_window_out,
+    _entry_kaiser_window_periodic,
+    _entry_kaiser_window_periodic_out,
     _entry_l1_loss,
     _entry_layer_norm,
     _entry_le_Scalar,
@@ -910,6 +937,7 @@ __all__ = [
     'avg_pool2d',
     'avg_pool2d_backward',
     'baddbmm',
+    'bartlett_window',
     'batch_norm',
     'bernoulli',
     'binary_cross_entropy',
@@ -919,6 +947,7 @@ __all__ = [
     'bitwise_not',
     'bitwise_or',
     'bitwise_xor',
+    'blackman_window',
     'block_diag',
     'bmm',
     'broadcast_tensors',
@@ -926,7 +955,6 @@ __all__ = [
     'bucketize',
     'cartesian_prod',
     'cat',
-    'cauchy',
     'ceil',
     'ceil_',
     'chunk',
@@ -944,7 +972,6 @@ __all__ = [
     'conv2d',
     'convolution',
     'convolution_backward',
-    'copy',
     'copy_',
     'cos',
     'cos_',
@@ -985,7 +1012,6 @@ __all__ = [
     'exp_',
     'expm1',
     'expm1_',
-    'exponential',
     'eye',
     'feature_alpha_dropout',
     'feature_alpha_dropout_',
@@ -1010,9 +1036,10 @@ __all__ = [
     'gelu',
     'gelu_',
     'gelu_backward',
-    'geometric',
     'ger',
     'gt',
+    'hamming_window',
+    'hann_window',
     'hardtanh',
     'hardtanh_',
     'hardtanh_backward',
@@ -1028,6 +1055,7 @@ __all__ = [
     'isfinite',
     'isinf',
     'isnan',
+    'kaiser_window',
     'l1_loss',
     'layer_norm',
     'le',
@@ -1046,7 +1074,6 @@ __all__ = [
     'log2',
     'log2_',
     'log_',
-    'log_normal',
     'log_softmax',
     'logical_and',
     'logical_not',
@@ -1098,7 +1125,6 @@ __all__ = [
     'nll_loss_nd',
     'nonzero',
     'normal',
-    'normal_functional',
     'one_hot',
     'ones',
     'ones_like',
@@ -1115,7 +1141,6 @@ __all__ = [
     'randint_like',
     'randn',
     'randn_like',
-    'random',
     'randperm',
     'ravel',
     'reciprocal',
@@ -1194,7 +1219,6 @@ __all__ = [
     'trunc_',
     'unbind',
     'unflatten',
-    'uniform',
     'unique_consecutive',
     'unique_dim',
     'unsqueeze',
@@ -1203,7 +1227,6 @@ __all__ = [
     'vsplit',
     'vstack',
     'where',
-    'zero',
     'zero_',
     'zeros',
     'zeros_like',
@@ -1220,7 +1243,7 @@ _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:2407
+# schema/native_functions.yaml:2406
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
     """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -1232,7 +1255,7 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
     return _entry__adaptive_avg_pool2d_out(input, output_size, out)
 
 
-# schema/native_functions.yaml:2414
+# schema/native_functions.yaml:2413
 def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1244,7 +1267,7 @@ def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
 
 
-# schema/native_functions.yaml:2499
+# schema/native_functions.yaml:2498
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -1256,7 +1279,7 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
     return _entry__log_softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2527
+# schema/native_functions.yaml:2526
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -1268,7 +1291,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:2492
+# schema/native_functions.yaml:2491
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -1280,7 +1303,7 @@ def _softmax(input, dim, half_to_float, *, out=None):
     return _entry__softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2518
+# schema/native_functions.yaml:2517
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -1315,7 +1338,7 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, o
     return _entry__unique2_out(input, sorted, return_inverse, return_counts, out0, out1, *out)
 
 
-# schema/native_functions.yaml:2155
+# schema/native_functions.yaml:2154
 def abs(input, *, out=None):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1327,7 +1350,7 @@ def abs(input, *, out=None):
     return _entry_abs_out(input, out)
 
 
-# schema/native_functions.yaml:2163
+# schema/native_functions.yaml:2162
 def abs_(input):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1337,7 +1360,7 @@ def abs_(input):
     return _entry_abs_(input)
 
 
-# schema/native_functions.yaml:2080
+# schema/native_functions.yaml:2079
 def acos(input, *, out=None):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1349,7 +1372,7 @@ def acos(input, *, out=None):
     return _entry_acos_out(input, out)
 
 
-# schema/native_functions.yaml:2088
+# schema/native_functions.yaml:2087
 def acos_(input):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1359,7 +1382,7 @@ def acos_(input):
     return _entry_acos_(input)
 
 
-# schema/native_functions.yaml:2420
+# schema/native_functions.yaml:2419
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -1381,7 +1404,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:2882
+# schema/native_functions.yaml:2881
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -1393,7 +1416,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:2867
+# schema/native_functions.yaml:2866
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -1437,7 +1460,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:3639
+# schema/native_functions.yaml:3638
 def _m0_all(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1450,7 +1473,7 @@ def _c0_all(input, out):
     return _entry_all_all_out(input, out)
 
 
-# schema/native_functions.yaml:3646
+# schema/native_functions.yaml:3645
 def _m1_all(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1463,7 +1486,7 @@ def _c1_all(input, dim, keepdim, out):
     return _entry_all_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3653
+# schema/native_functions.yaml:3652
 def _m2_all(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1502,7 +1525,7 @@ def all(*args, **kwargs):
     return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
 
 
-# schema/native_functions.yaml:1731
+# schema/native_functions.yaml:1730
 def alpha_dropout(input, p, train):
     """alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -1512,7 +1535,7 @@ def alpha_dropout(input, p, train):
     return _entry_alpha_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1736
+# schema/native_functions.yaml:1735
 def alpha_dropout_(input, p, train):
     """alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -1534,7 +1557,7 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     return _entry_amax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3462
+# schema/native_functions.yaml:3461
 def amin(input, dim=(), keepdim=False, *, out=None):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1546,7 +1569,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _entry_amin_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3676
+# schema/native_functions.yaml:3675
 def _m0_any(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1559,7 +1582,7 @@ def _c0_any(input, out):
     return _entry_any_all_out(input, out)
 
 
-# schema/native_functions.yaml:3683
+# schema/native_functions.yaml:3682
 def _m1_any(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1572,7 +1595,7 @@ def _c1_any(input, dim, keepdim, out):
     return _entry_any_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3690
+# schema/native_functions.yaml:3689
 def _m2_any(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1685,7 +1708,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3534
+# schema/native_functions.yaml:3533
 def argmin(input, dim=None, keepdim=False, *, out=None):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1776,7 +1799,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=Non
     return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
 
 
-# schema/native_functions.yaml:2065
+# schema/native_functions.yaml:2064
 def asin(input, *, out=None):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1788,7 +1811,7 @@ def asin(input, *, out=None):
     return _entry_asin_out(input, out)
 
 
-# schema/native_functions.yaml:2073
+# schema/native_functions.yaml:2072
 def asin_(input):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1798,7 +1821,7 @@ def asin_(input):
     return _entry_asin_(input)
 
 
-# schema/native_functions.yaml:2095
+# schema/native_functions.yaml:2094
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1810,7 +1833,7 @@ def atan(input, *, out=None):
     return _entry_atan_out(input, out)
 
 
-# schema/native_functions.yaml:2663
+# schema/native_functions.yaml:2662
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1822,7 +1845,7 @@ def atan2(input, other, *, out=None):
     return _entry_atan2_out(input, other, out)
 
 
-# schema/native_functions.yaml:2103
+# schema/native_functions.yaml:2102
 def atan_(input):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1967,7 +1990,7 @@ def atleast_3d(*args, **kwargs):
     return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
 
 
-# schema/native_functions.yaml:2395
+# schema/native_functions.yaml:2394
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
     if _tf[0]:
@@ -1979,7 +2002,7 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
     return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
-# schema/native_functions.yaml:2402
+# schema/native_functions.yaml:2401
 def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
     if _tf[0]:
@@ -1989,7 +2012,7 @@ def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_m
     return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-# schema/native_functions.yaml:2475
+# schema/native_functions.yaml:2474
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2001,7 +2024,54 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:3405
+# schema/native_functions.yaml:4005
+def _m0_bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_bartlett_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_bartlett_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_bartlett_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:4015
+def _m1_bartlett_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_bartlett_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_bartlett_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bartlett_window = (
+    (_m0_bartlett_window, _c0_bartlett_window, 1, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m1_bartlett_window, _c1_bartlett_window, 2, frozenset(('device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+)
+_sigs_bartlett_window = (
+    'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def bartlett_window(*args, **kwargs):
+    """Overloads:
+    bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bartlett_window, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bartlett_window, args, kwargs, 'bartlett_window', _sigs_bartlett_window)
+
+
+# schema/native_functions.yaml:3404
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
     if _tf[0]:
@@ -2011,7 +2081,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 
-# schema/native_functions.yaml:1654
+# schema/native_functions.yaml:1653
 def _m0_bernoulli(input, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['Generator?'](generator):
         return (input, generator, out)
@@ -2024,7 +2094,7 @@ def _c0_bernoulli(input, generator, out):
     return _entry_bernoulli_out(input, generator, out)
 
 
-# schema/native_functions.yaml:1666
+# schema/native_functions.yaml:1665
 def _m1_bernoulli(input, p, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['float'](p) and _F['Generator?'](generator):
         return (input, p, generator, out)
@@ -2037,7 +2107,7 @@ def _c1_bernoulli(input, p, generator, out):
     return _entry_bernoulli_float_out(input, p, generator, out)
 
 
-# schema/native_functions.yaml:1673
+# schema/native_functions.yaml:1672
 def _m2_bernoulli(input, p, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['Tensor'](p) and _F['Generator?'](generator):
         return (input, p, generator, out)
@@ -2076,7 +2146,7 @@ def bernoulli(*args, **kwargs):
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:3352
+# schema/native_functions.yaml:3351
 def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2088,7 +2158,7 @@ def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:3358
+# schema/native_functions.yaml:3357
 def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2100,7 +2170,7 @@ def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduc
     return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:3367
+# schema/native_functions.yaml:3366
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2112,7 +2182,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
 
 
-# schema/native_functions.yaml:2723
+# schema/native_functions.yaml:2722
 def _m0_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2125,7 +2195,7 @@ def _c0_bitwise_and(input, other, out):
     return _entry_bitwise_and_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2739
+# schema/native_functions.yaml:2738
 def _m1_bitwise_and(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2161,7 +2231,7 @@ def bitwise_and(*args, **kwargs):
     return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
 
 
-# schema/native_functions.yaml:2290
+# schema/native_functions.yaml:2289
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2173,7 +2243,7 @@ def bitwise_not(input, *, out=None):
     return _entry_bitwise_not_out(input, out)
 
 
-# schema/native_functions.yaml:2761
+# schema/native_functions.yaml:2760
 def _m0_bitwise_or(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2186,7 +2256,7 @@ def _c0_bitwise_or(input, other, out):
     return _entry_bitwise_or_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2777
+# schema/native_functions.yaml:2776
 def _m1_bitwise_or(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2222,7 +2292,7 @@ def bitwise_or(*args, **kwargs):
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
-# schema/native_functions.yaml:2799
+# schema/native_functions.yaml:2798
 def _m0_bitwise_xor(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2235,7 +2305,7 @@ def _c0_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2815
+# schema/native_functions.yaml:2814
 def _m1_bitwise_xor(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2271,7 +2341,54 @@ def bitwise_xor(*args, **kwargs):
     return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
 
 
-# schema/native_functions.yaml:1889
+# schema/native_functions.yaml:3985
+def _m0_blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_blackman_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_blackman_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_blackman_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:3995
+def _m1_blackman_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_blackman_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_blackman_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_blackman_window = (
+    (_m0_blackman_window, _c0_blackman_window, 1, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m1_blackman_window, _c1_blackman_window, 2, frozenset(('device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+)
+_sigs_blackman_window = (
+    'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def blackman_window(*args, **kwargs):
+    """Overloads:
+    blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(blackman_window, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_blackman_window, args, kwargs, 'blackman_window', _sigs_blackman_window)
+
+
+# schema/native_functions.yaml:1888
 def block_diag(tensors, *, out=None):
     """block_diag(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -2295,7 +2412,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:1881
+# schema/native_functions.yaml:1880
 def broadcast_tensors(tensors):
     """broadcast_tensors(Tensor[] tensors) -> Tensor[]"""
     if _tf[0]:
@@ -2305,7 +2422,7 @@ def broadcast_tensors(tensors):
     return _entry_broadcast_tensors(tensors)
 
 
-# schema/native_functions.yaml:1876
+# schema/native_functions.yaml:1875
 def broadcast_to(input, size):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
     if _tf[0]:
@@ -2364,7 +2481,7 @@ def bucketize(*args, **kwargs):
     return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
 
 
-# schema/native_functions.yaml:1885
+# schema/native_functions.yaml:1884
 def cartesian_prod(tensors):
     """cartesian_prod(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -2386,19 +2503,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:3858
-def cauchy(input, median=0.0, sigma=1.0, *, generator=None, out=None):
-    """cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(cauchy, (input,), (input, median, sigma), {'generator': generator, 'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_cauchy(input, median, sigma, generator)
-    return _entry_cauchy_out(input, median, sigma, generator, out)
-
-
-# schema/native_functions.yaml:2185
+# schema/native_functions.yaml:2184
 def ceil(input, *, out=None):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2410,7 +2515,7 @@ def ceil(input, *, out=None):
     return _entry_ceil_out(input, out)
 
 
-# schema/native_functions.yaml:2193
+# schema/native_functions.yaml:2192
 def ceil_(input):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2479,7 +2584,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:3257
+# schema/native_functions.yaml:3256
 def _m0_clamp_(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -2524,7 +2629,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:3235
+# schema/native_functions.yaml:3234
 def _m0_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max, out)
@@ -2537,7 +2642,7 @@ def _c0_clamp_max(input, max, out):
     return _entry_clamp_max_Tensor_out(input, max, out)
 
 
-# schema/native_functions.yaml:3227
+# schema/native_functions.yaml:3226
 def _m1_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max, out)
@@ -2573,7 +2678,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:3250
+# schema/native_functions.yaml:3249
 def _m0_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max)
@@ -2584,7 +2689,7 @@ def _c0_clamp_max_(input, max):
     return _entry_clamp_max__Tensor(input, max)
 
 
-# schema/native_functions.yaml:3243
+# schema/native_functions.yaml:3242
 def _m1_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max)
@@ -2618,7 +2723,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:3205
+# schema/native_functions.yaml:3204
 def _m0_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min, out)
@@ -2631,7 +2736,7 @@ def _c0_clamp_min(input, min, out):
     return _entry_clamp_min_Tensor_out(input, min, out)
 
 
-# schema/native_functions.yaml:3197
+# schema/native_functions.yaml:3196
 def _m1_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min, out)
@@ -2667,7 +2772,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:3220
+# schema/native_functions.yaml:3219
 def _m0_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min)
@@ -2678,7 +2783,7 @@ def _c0_clamp_min_(input, min):
     return _entry_clamp_min__Tensor(input, min)
 
 
-# schema/native_functions.yaml:3213
+# schema/native_functions.yaml:3212
 def _m1_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min)
@@ -2736,7 +2841,7 @@ def column_stack(tensors, *, out=None):
     return _entry_column_stack_out(tensors, out)
 
 
-# schema/native_functions.yaml:1894
+# schema/native_functions.yaml:1893
 def combinations(input, r=2, with_replacement=False):
     """combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor"""
     if _tf[0]:
@@ -2746,7 +2851,7 @@ def combinations(input, r=2, with_replacement=False):
     return _entry_combinations(input, r, with_replacement)
 
 
-# schema/native_functions.yaml:2424
+# schema/native_functions.yaml:2423
 def constant_pad_nd(input, pad, value=0, *, out=None):
     """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
     if _tf[0]:
@@ -2758,7 +2863,7 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
     return _entry_constant_pad_nd_out(input, pad, value, out)
 
 
-# schema/native_functions.yaml:2364
+# schema/native_functions.yaml:2363
 def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2769,7 +2874,7 @@ def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:2372
+# schema/native_functions.yaml:2371
 def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2803,7 +2908,7 @@ def conv1d(*args, **kwargs):
     return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
 
 
-# schema/native_functions.yaml:2368
+# schema/native_functions.yaml:2367
 def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2814,7 +2919,7 @@ def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:2376
+# schema/native_functions.yaml:2375
 def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2848,7 +2953,7 @@ def conv2d(*args, **kwargs):
     return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
 
 
-# schema/native_functions.yaml:2351
+# schema/native_functions.yaml:2350
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
     if _tf[0]:
@@ -2860,7 +2965,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
 
 
-# schema/native_functions.yaml:2358
+# schema/native_functions.yaml:2357
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -2868,18 +2973,6 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         if r is not _NO:
             return r
     return _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
-
-
-# schema/native_functions.yaml:3758
-def copy(input, src, non_blocking=False, *, out=None):
-    """copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor"""
-    if _tf[0]:
-        r = _htf(copy, (input, src), (input, src, non_blocking), {'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_copy(input, src, non_blocking)
-    return _entry_copy_out(input, src, non_blocking, out)
 
 
 # schema/native_functions.yaml:146
@@ -2892,7 +2985,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:2035
+# schema/native_functions.yaml:2034
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2904,7 +2997,7 @@ def cos(input, *, out=None):
     return _entry_cos_out(input, out)
 
 
-# schema/native_functions.yaml:2043
+# schema/native_functions.yaml:2042
 def cos_(input):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2914,7 +3007,7 @@ def cos_(input):
     return _entry_cos_(input)
 
 
-# schema/native_functions.yaml:2125
+# schema/native_functions.yaml:2124
 def cosh(input, *, out=None):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2926,7 +3019,7 @@ def cosh(input, *, out=None):
     return _entry_cosh_out(input, out)
 
 
-# schema/native_functions.yaml:2133
+# schema/native_functions.yaml:2132
 def cosh_(input):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2936,7 +3029,7 @@ def cosh_(input):
     return _entry_cosh_(input)
 
 
-# schema/native_functions.yaml:3740
+# schema/native_functions.yaml:3739
 def _m0_count_nonzero(input, dim, *, out=None):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim, out)
@@ -2949,7 +3042,7 @@ def _c0_count_nonzero(input, dim, out):
     return _entry_count_nonzero_dim_IntList_out(input, dim, out)
 
 
-# schema/native_functions.yaml:3747
+# schema/native_functions.yaml:3746
 def _m1_count_nonzero(input, dim=None, *, out=None):
     if _F['Tensor'](input) and _F['int?'](dim):
         return (input, dim, out)
@@ -2985,7 +3078,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:3339
+# schema/native_functions.yaml:3338
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
     if _tf[0]:
@@ -2995,7 +3088,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
     return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
-# schema/native_functions.yaml:3727
+# schema/native_functions.yaml:3726
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3007,7 +3100,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return _entry_cumprod_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:3713
+# schema/native_functions.yaml:3712
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3111,7 +3204,7 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
-# schema/native_functions.yaml:3005
+# schema/native_functions.yaml:3004
 def _m2_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -3150,7 +3243,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:2452
+# schema/native_functions.yaml:2451
 def dot(input, tensor, *, out=None):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -3162,7 +3255,7 @@ def dot(input, tensor, *, out=None):
     return _entry_dot_out(input, tensor, out)
 
 
-# schema/native_functions.yaml:1711
+# schema/native_functions.yaml:1710
 def dropout(input, p, train):
     """dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -3172,7 +3265,7 @@ def dropout(input, p, train):
     return _entry_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1716
+# schema/native_functions.yaml:1715
 def dropout_(input, p, train):
     """dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -3239,7 +3332,7 @@ def dstack(tensors, *, out=None):
     return _entry_dstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:2488
+# schema/native_functions.yaml:2487
 def einsum(equation, tensors, *, path=None):
     """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
     if _tf[0]:
@@ -3249,7 +3342,7 @@ def einsum(equation, tensors, *, path=None):
     return _entry_einsum(equation, tensors, path)
 
 
-# schema/native_functions.yaml:3127
+# schema/native_functions.yaml:3126
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
     if _tf[0]:
@@ -3261,7 +3354,7 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     return _entry_elu_out(input, alpha, scale, input_scale, out)
 
 
-# schema/native_functions.yaml:3135
+# schema/native_functions.yaml:3134
 def elu_(input, alpha=1, scale=1, input_scale=1):
     """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -3271,7 +3364,7 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     return _entry_elu_(input, alpha, scale, input_scale)
 
 
-# schema/native_functions.yaml:3142
+# schema/native_functions.yaml:3141
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
     """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
     if _tf[0]:
@@ -3283,7 +3376,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
 
 
-# schema/native_functions.yaml:2434
+# schema/native_functions.yaml:2433
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
     if _tf[0]:
@@ -3295,7 +3388,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
 
 
-# schema/native_functions.yaml:2441
+# schema/native_functions.yaml:2440
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
     """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
     if _tf[0]:
@@ -3330,7 +3423,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1842
+# schema/native_functions.yaml:1841
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -3364,7 +3457,7 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2140
+# schema/native_functions.yaml:2139
 def erf(input, *, out=None):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3376,7 +3469,7 @@ def erf(input, *, out=None):
     return _entry_erf_out(input, out)
 
 
-# schema/native_functions.yaml:2148
+# schema/native_functions.yaml:2147
 def erf_(input):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3398,7 +3491,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:1900
+# schema/native_functions.yaml:1899
 def exp2(input, *, out=None):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3410,7 +3503,7 @@ def exp2(input, *, out=None):
     return _entry_exp2_out(input, out)
 
 
-# schema/native_functions.yaml:1908
+# schema/native_functions.yaml:1907
 def exp2_(input):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3430,7 +3523,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:1915
+# schema/native_functions.yaml:1914
 def expm1(input, *, out=None):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3442,7 +3535,7 @@ def expm1(input, *, out=None):
     return _entry_expm1_out(input, out)
 
 
-# schema/native_functions.yaml:1923
+# schema/native_functions.yaml:1922
 def expm1_(input):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3452,19 +3545,7 @@ def expm1_(input):
     return _entry_expm1_(input)
 
 
-# schema/native_functions.yaml:3828
-def exponential(input, lambd=1.0, *, generator=None, out=None):
-    """exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(exponential, (input,), (input, lambd), {'generator': generator, 'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_exponential(input, lambd, generator)
-    return _entry_exponential_out(input, lambd, generator, out)
-
-
-# schema/native_functions.yaml:1496
+# schema/native_functions.yaml:1495
 def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, dtype, layout, device, pin_memory, out, requires_grad)
@@ -3476,7 +3557,7 @@ def _c0_eye(n, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1502
+# schema/native_functions.yaml:1501
 def _m1_eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['SymInt'](m) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, m, dtype, layout, device, pin_memory, out, requires_grad)
@@ -3511,7 +3592,7 @@ def eye(*args, **kwargs):
     return _resolve(_cases_eye, args, kwargs, 'eye', _sigs_eye)
 
 
-# schema/native_functions.yaml:1741
+# schema/native_functions.yaml:1740
 def feature_alpha_dropout(input, p, train):
     """feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -3521,7 +3602,7 @@ def feature_alpha_dropout(input, p, train):
     return _entry_feature_alpha_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1746
+# schema/native_functions.yaml:1745
 def feature_alpha_dropout_(input, p, train):
     """feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -3531,7 +3612,7 @@ def feature_alpha_dropout_(input, p, train):
     return _entry_feature_alpha_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:1721
+# schema/native_functions.yaml:1720
 def feature_dropout(input, p, train):
     """feature_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -3541,7 +3622,7 @@ def feature_dropout(input, p, train):
     return _entry_feature_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1726
+# schema/native_functions.yaml:1725
 def feature_dropout_(input, p, train):
     """feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -3551,7 +3632,7 @@ def feature_dropout_(input, p, train):
     return _entry_feature_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:3776
+# schema/native_functions.yaml:3777
 def _m0_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value, out)
@@ -3564,7 +3645,7 @@ def _c0_fill(input, value, out):
     return _entry_fill_Tensor_out(input, value, out)
 
 
-# schema/native_functions.yaml:3767
+# schema/native_functions.yaml:3768
 def _m1_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value, out)
@@ -3687,7 +3768,7 @@ def flipud(input):
     return _entry_flipud(input)
 
 
-# schema/native_functions.yaml:2170
+# schema/native_functions.yaml:2169
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3699,7 +3780,7 @@ def floor(input, *, out=None):
     return _entry_floor_out(input, out)
 
 
-# schema/native_functions.yaml:2178
+# schema/native_functions.yaml:2177
 def floor_(input):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3709,7 +3790,7 @@ def floor_(input):
     return _entry_floor_(input)
 
 
-# schema/native_functions.yaml:2549
+# schema/native_functions.yaml:2548
 def _m0_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -3722,7 +3803,7 @@ def _c0_floor_divide(input, other, out):
     return _entry_floor_divide_out(input, other, out)
 
 
-# schema/native_functions.yaml:2557
+# schema/native_functions.yaml:2556
 def _m1_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -3758,7 +3839,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2617
+# schema/native_functions.yaml:2616
 def fmod(input, other, *, out=None):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3770,7 +3851,7 @@ def fmod(input, other, *, out=None):
     return _entry_fmod_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2245
+# schema/native_functions.yaml:2244
 def frac(input, *, out=None):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3782,7 +3863,7 @@ def frac(input, *, out=None):
     return _entry_frac_out(input, out)
 
 
-# schema/native_functions.yaml:2253
+# schema/native_functions.yaml:2252
 def frac_(input):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3838,7 +3919,7 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:3049
+# schema/native_functions.yaml:3048
 def gelu(input, *, approximate='none', out=None):
     """gelu(Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -3850,7 +3931,7 @@ def gelu(input, *, approximate='none', out=None):
     return _entry_gelu_out(input, approximate, out)
 
 
-# schema/native_functions.yaml:3057
+# schema/native_functions.yaml:3056
 def gelu_(input, *, approximate='none'):
     """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
     if _tf[0]:
@@ -3860,7 +3941,7 @@ def gelu_(input, *, approximate='none'):
     return _entry_gelu_(input, approximate)
 
 
-# schema/native_functions.yaml:3063
+# schema/native_functions.yaml:3062
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -3872,19 +3953,7 @@ def gelu_backward(grad_output, input, *, approximate='none', out=None):
     return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
 
 
-# schema/native_functions.yaml:3838
-def geometric(input, p, *, generator=None, out=None):
-    """geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(geometric, (input,), (input, p), {'generator': generator, 'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_geometric(input, p, generator)
-    return _entry_geometric_out(input, p, generator, out)
-
-
-# schema/native_functions.yaml:3437
+# schema/native_functions.yaml:3436
 def ger(input, vec2, *, out=None):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -3908,7 +3977,131 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:3148
+# schema/native_functions.yaml:3945
+def _m0_hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_hamming_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_hamming_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:3955
+def _m1_hamming_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_hamming_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:3965
+def _m2_hamming_window(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, alpha, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c2_hamming_window(window_length, periodic, alpha, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_alpha_out(window_length, periodic, alpha, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:3975
+def _m3_hamming_window(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c3_hamming_window(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_hamming_window = (
+    (_m0_hamming_window, _c0_hamming_window, 1, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m1_hamming_window, _c1_hamming_window, 2, frozenset(('device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m2_hamming_window, _c2_hamming_window, 3, frozenset(('alpha', 'device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m3_hamming_window, _c3_hamming_window, 4, frozenset(('alpha', 'beta', 'device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+)
+_sigs_hamming_window = (
+    'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def hamming_window(*args, **kwargs):
+    """Overloads:
+    hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(hamming_window, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_hamming_window, args, kwargs, 'hamming_window', _sigs_hamming_window)
+
+
+# schema/native_functions.yaml:3925
+def _m0_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_hann_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_hann_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_hann_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:3935
+def _m1_hann_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_hann_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_hann_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_hann_window = (
+    (_m0_hann_window, _c0_hann_window, 1, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m1_hann_window, _c1_hann_window, 2, frozenset(('device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+)
+_sigs_hann_window = (
+    'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def hann_window(*args, **kwargs):
+    """Overloads:
+    hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(hann_window, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_hann_window, args, kwargs, 'hann_window', _sigs_hann_window)
+
+
+# schema/native_functions.yaml:3147
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     if _tf[0]:
@@ -3920,7 +4113,7 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     return _entry_hardtanh_out(input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:3156
+# schema/native_functions.yaml:3155
 def hardtanh_(input, min_val=-1, max_val=1):
     """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -3930,7 +4123,7 @@ def hardtanh_(input, min_val=-1, max_val=1):
     return _entry_hardtanh_(input, min_val, max_val)
 
 
-# schema/native_functions.yaml:3163
+# schema/native_functions.yaml:3162
 def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
     if _tf[0]:
@@ -4116,7 +4309,7 @@ def index_select(input, dim, index, *, out=None):
     return _entry_index_select_out(input, dim, index, out)
 
 
-# schema/native_functions.yaml:2321
+# schema/native_functions.yaml:2320
 def isfinite(input):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4126,7 +4319,7 @@ def isfinite(input):
     return _entry_isfinite(input)
 
 
-# schema/native_functions.yaml:2313
+# schema/native_functions.yaml:2312
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4138,7 +4331,7 @@ def isinf(input, *, out=None):
     return _entry_isinf_out(input, out)
 
 
-# schema/native_functions.yaml:2305
+# schema/native_functions.yaml:2304
 def isnan(input, *, out=None):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4150,7 +4343,69 @@ def isnan(input, *, out=None):
     return _entry_isnan_out(input, out)
 
 
-# schema/native_functions.yaml:3348
+# schema/native_functions.yaml:4025
+def _m0_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c0_kaiser_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_kaiser_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:4035
+def _m1_kaiser_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c1_kaiser_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:4045
+def _m2_kaiser_window(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
+    if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
+        return (window_length, periodic, beta, dtype, layout, device, pin_memory, out, requires_grad)
+    return None
+
+
+def _c2_kaiser_window(window_length, periodic, beta, dtype, layout, device, pin_memory, out, requires_grad):
+    r = _entry_kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_beta_out(window_length, periodic, beta, _out_options(out, dtype, device))
+    return _factory_requires_grad(r) if requires_grad else r
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_kaiser_window = (
+    (_m0_kaiser_window, _c0_kaiser_window, 1, frozenset(('device', 'dtype', 'layout', 'out', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m1_kaiser_window, _c1_kaiser_window, 2, frozenset(('device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+    (_m2_kaiser_window, _c2_kaiser_window, 3, frozenset(('beta', 'device', 'dtype', 'layout', 'out', 'periodic', 'pin_memory', 'requires_grad', 'window_length'))),
+)
+_sigs_kaiser_window = (
+    'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+)
+
+
+def kaiser_window(*args, **kwargs):
+    """Overloads:
+    kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(kaiser_window, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_kaiser_window, args, kwargs, 'kaiser_window', _sigs_kaiser_window)
+
+
+# schema/native_functions.yaml:3347
 def l1_loss(input, target, reduction=1):
     """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -4160,7 +4415,7 @@ def l1_loss(input, target, reduction=1):
     return _entry_l1_loss(input, target, reduction)
 
 
-# schema/native_functions.yaml:3386
+# schema/native_functions.yaml:3385
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
     if _tf[0]:
@@ -4182,7 +4437,7 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:3106
+# schema/native_functions.yaml:3105
 def leaky_relu(input, negative_slope=0.01, *, out=None):
     """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
     if _tf[0]:
@@ -4194,7 +4449,7 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
     return _entry_leaky_relu_out(input, negative_slope, out)
 
 
-# schema/native_functions.yaml:3114
+# schema/native_functions.yaml:3113
 def leaky_relu_(input, negative_slope=0.01):
     """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
     if _tf[0]:
@@ -4204,7 +4459,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return _entry_leaky_relu_(input, negative_slope)
 
 
-# schema/native_functions.yaml:3121
+# schema/native_functions.yaml:3120
 def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
     """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
     if _tf[0]:
@@ -4216,7 +4471,7 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
     return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
 
 
-# schema/native_functions.yaml:2845
+# schema/native_functions.yaml:2844
 def lerp(input, end, weight, *, out=None):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -4228,7 +4483,7 @@ def lerp(input, end, weight, *, out=None):
     return _entry_lerp_Tensor_out(input, end, weight, out)
 
 
-# schema/native_functions.yaml:3618
+# schema/native_functions.yaml:3617
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4252,7 +4507,7 @@ def linear(input, weight, bias=None, *, out=None):
     return _entry_linear_out(input, weight, bias, out)
 
 
-# schema/native_functions.yaml:1486
+# schema/native_functions.yaml:1485
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -4275,7 +4530,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:1945
+# schema/native_functions.yaml:1944
 def log10(input, *, out=None):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4287,7 +4542,7 @@ def log10(input, *, out=None):
     return _entry_log10_out(input, out)
 
 
-# schema/native_functions.yaml:1953
+# schema/native_functions.yaml:1952
 def log10_(input):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4297,7 +4552,7 @@ def log10_(input):
     return _entry_log10_(input)
 
 
-# schema/native_functions.yaml:1960
+# schema/native_functions.yaml:1959
 def log1p(input, *, out=None):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4309,7 +4564,7 @@ def log1p(input, *, out=None):
     return _entry_log1p_out(input, out)
 
 
-# schema/native_functions.yaml:1968
+# schema/native_functions.yaml:1967
 def log1p_(input):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4319,7 +4574,7 @@ def log1p_(input):
     return _entry_log1p_(input)
 
 
-# schema/native_functions.yaml:1930
+# schema/native_functions.yaml:1929
 def log2(input, *, out=None):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4331,7 +4586,7 @@ def log2(input, *, out=None):
     return _entry_log2_out(input, out)
 
 
-# schema/native_functions.yaml:1938
+# schema/native_functions.yaml:1937
 def log2_(input):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4351,19 +4606,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:3848
-def log_normal(input, mean=1.0, std=2.0, *, generator=None, out=None):
-    """log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(log_normal, (input,), (input, mean, std), {'generator': generator, 'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_log_normal(input, mean, std, generator)
-    return _entry_log_normal_out(input, mean, std, generator, out)
-
-
-# schema/native_functions.yaml:2512
+# schema/native_functions.yaml:2511
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4375,7 +4618,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     return _entry_log_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:2678
+# schema/native_functions.yaml:2677
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4387,7 +4630,7 @@ def logical_and(input, other, *, out=None):
     return _entry_logical_and_out(input, other, out)
 
 
-# schema/native_functions.yaml:2275
+# schema/native_functions.yaml:2274
 def logical_not(input, *, out=None):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4399,7 +4642,7 @@ def logical_not(input, *, out=None):
     return _entry_logical_not_out(input, out)
 
 
-# schema/native_functions.yaml:2693
+# schema/native_functions.yaml:2692
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4411,7 +4654,7 @@ def logical_or(input, other, *, out=None):
     return _entry_logical_or_out(input, other, out)
 
 
-# schema/native_functions.yaml:2708
+# schema/native_functions.yaml:2707
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4423,7 +4666,7 @@ def logical_xor(input, other, *, out=None):
     return _entry_logical_xor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1832
+# schema/native_functions.yaml:1831
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -4434,7 +4677,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:3610
+# schema/native_functions.yaml:3609
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -4506,7 +4749,7 @@ def matmul(input, other, *, out=None):
     return _entry_matmul_out(input, other, out)
 
 
-# schema/native_functions.yaml:3470
+# schema/native_functions.yaml:3469
 def _m0_max(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -4519,7 +4762,7 @@ def _c0_max(input, out):
     return _entry_max_unary_out(input, out)
 
 
-# schema/native_functions.yaml:3483
+# schema/native_functions.yaml:3482
 def _m1_max(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -4532,7 +4775,7 @@ def _c1_max(input, dim, keepdim, out):
     return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, max, *out))
 
 
-# schema/native_functions.yaml:3495
+# schema/native_functions.yaml:3494
 def _m2_max(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -4571,7 +4814,7 @@ def max(*args, **kwargs):
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:2391
+# schema/native_functions.yaml:2390
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
     if _tf[0]:
@@ -4581,7 +4824,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
     return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:2380
+# schema/native_functions.yaml:2379
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -4591,7 +4834,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
     return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:2386
+# schema/native_functions.yaml:2385
 def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
     """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
     if _tf[0]:
@@ -4601,7 +4844,7 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
     return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
-# schema/native_functions.yaml:2647
+# schema/native_functions.yaml:2646
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4660,7 +4903,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:1868
+# schema/native_functions.yaml:1867
 def _m0_meshgrid(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -4671,7 +4914,7 @@ def _c0_meshgrid(tensors):
     return _entry_meshgrid(tensors)
 
 
-# schema/native_functions.yaml:1872
+# schema/native_functions.yaml:1871
 def _m1_meshgrid(tensors, *, indexing):
     if _F['Tensor[]'](tensors) and _F['str'](indexing):
         return (tensors, indexing)
@@ -4705,7 +4948,7 @@ def meshgrid(*args, **kwargs):
     return _resolve(_cases_meshgrid, args, kwargs, 'meshgrid', _sigs_meshgrid)
 
 
-# schema/native_functions.yaml:3502
+# schema/native_functions.yaml:3501
 def _m0_min(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -4718,7 +4961,7 @@ def _c0_min(input, out):
     return _entry_min_unary_out(input, out)
 
 
-# schema/native_functions.yaml:3515
+# schema/native_functions.yaml:3514
 def _m1_min(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -4731,7 +4974,7 @@ def _c1_min(input, dim, keepdim, out):
     return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, min, *out))
 
 
-# schema/native_functions.yaml:3527
+# schema/native_functions.yaml:3526
 def _m2_min(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -4770,7 +5013,7 @@ def min(*args, **kwargs):
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:2655
+# schema/native_functions.yaml:2654
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4884,7 +5127,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:3343
+# schema/native_functions.yaml:3342
 def mse_loss(input, target, reduction=1, *, out=None):
     """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -4920,7 +5163,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:1809
+# schema/native_functions.yaml:1808
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -4932,7 +5175,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return _entry_multinomial_out(input, num_samples, replacement, generator, out)
 
 
-# schema/native_functions.yaml:2459
+# schema/native_functions.yaml:2458
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -4944,7 +5187,7 @@ def mv(input, vec, *, out=None):
     return _entry_mv_out(input, vec, out)
 
 
-# schema/native_functions.yaml:2336
+# schema/native_functions.yaml:2335
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -4956,7 +5199,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
 
 
-# schema/native_functions.yaml:2344
+# schema/native_functions.yaml:2343
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -4988,7 +5231,7 @@ def narrow_copy(input, dim, start, length, *, out=None):
     return _entry_narrow_copy_out(input, dim, start, length, out)
 
 
-# schema/native_functions.yaml:3390
+# schema/native_functions.yaml:3389
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
     """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5000,7 +5243,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, *out)
 
 
-# schema/native_functions.yaml:3399
+# schema/native_functions.yaml:3398
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
     """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5012,7 +5255,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, *out)
 
 
-# schema/native_functions.yaml:1699
+# schema/native_functions.yaml:1698
 def native_dropout(input, p, train):
     """native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -5022,7 +5265,7 @@ def native_dropout(input, p, train):
     return _entry_native_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1705
+# schema/native_functions.yaml:1704
 def native_dropout_backward(grad_output, mask, scale, *, out=None):
     """native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor"""
     if _tf[0]:
@@ -5034,7 +5277,7 @@ def native_dropout_backward(grad_output, mask, scale, *, out=None):
     return _entry_native_dropout_backward_out(grad_output, mask, scale, out)
 
 
-# schema/native_functions.yaml:3372
+# schema/native_functions.yaml:3371
 def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5046,7 +5289,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, out0, out1, *out)
 
 
-# schema/native_functions.yaml:3379
+# schema/native_functions.yaml:3378
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
     """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5092,7 +5335,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:3330
+# schema/native_functions.yaml:3329
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -5104,7 +5347,7 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=
     return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:3432
+# schema/native_functions.yaml:3431
 def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -5116,7 +5359,7 @@ def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, ou
     return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:3423
+# schema/native_functions.yaml:3422
 def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -5128,7 +5371,7 @@ def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_in
     return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:3414
+# schema/native_functions.yaml:3413
 def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -5140,7 +5383,7 @@ def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=No
     return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, output, *out)
 
 
-# schema/native_functions.yaml:3321
+# schema/native_functions.yaml:3320
 def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -5152,7 +5395,7 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
     return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:3312
+# schema/native_functions.yaml:3311
 def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -5164,7 +5407,7 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None
     return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, output, *out)
 
 
-# schema/native_functions.yaml:3335
+# schema/native_functions.yaml:3334
 def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -5186,7 +5429,7 @@ def nonzero(input, *, out=None):
     return _entry_nonzero_out(input, out)
 
 
-# schema/native_functions.yaml:1762
+# schema/native_functions.yaml:1761
 def _m0_normal(mean, std=1.0, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['float'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -5199,7 +5442,7 @@ def _c0_normal(mean, std, generator, out):
     return _entry_normal_Tensor_float_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1774
+# schema/native_functions.yaml:1773
 def _m1_normal(mean, std, *, generator=None, out=None):
     if _F['float'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -5212,7 +5455,7 @@ def _c1_normal(mean, std, generator, out):
     return _entry_normal_float_Tensor_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1781
+# schema/native_functions.yaml:1780
 def _m2_normal(mean, std, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -5225,7 +5468,7 @@ def _c2_normal(mean, std, generator, out):
     return _entry_normal_Tensor_Tensor_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1751
+# schema/native_functions.yaml:1750
 def _m3_normal(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['float'](mean) and _F['float'](std) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -5266,17 +5509,7 @@ def normal(*args, **kwargs):
     return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
 
 
-# schema/native_functions.yaml:3898
-def normal_functional(input, mean=0.0, std=1.0, *, generator=None):
-    """normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(normal_functional, (input,), (input, mean, std), {'generator': generator})
-        if r is not _NO:
-            return r
-    return _entry_normal_functional(input, mean, std, generator)
-
-
-# schema/native_functions.yaml:2447
+# schema/native_functions.yaml:2446
 def one_hot(input, num_classes=-1):
     """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
     if _tf[0]:
@@ -5309,7 +5542,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:2466
+# schema/native_functions.yaml:2465
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -5321,7 +5554,7 @@ def outer(input, vec2, *, out=None):
     return _entry_outer_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:2430
+# schema/native_functions.yaml:2429
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
     if _tf[0]:
@@ -5341,7 +5574,7 @@ def permute(input, dims):
     return _entry_permute(input, dims)
 
 
-# schema/native_functions.yaml:1821
+# schema/native_functions.yaml:1820
 def poisson(input, generator=None, *, out=None):
     """poisson(Tensor self, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -5402,7 +5635,7 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
-# schema/native_functions.yaml:3446
+# schema/native_functions.yaml:3445
 def _m0_prod(input, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype, out)
@@ -5415,7 +5648,7 @@ def _c0_prod(input, dtype, out):
     return _entry_prod_out(input, dtype, out)
 
 
-# schema/native_functions.yaml:3454
+# schema/native_functions.yaml:3453
 def _m1_prod(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -5476,7 +5709,7 @@ def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1444
+# schema/native_functions.yaml:1443
 def _m1_rand(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -5524,7 +5757,7 @@ def _c0_rand_like(input, dtype, layout, device, pin_memory, memory_format, requi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1476
+# schema/native_functions.yaml:1475
 def _m1_rand_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -5559,7 +5792,7 @@ def rand_like(*args, **kwargs):
     return _resolve(_cases_rand_like, args, kwargs, 'rand_like', _sigs_rand_like)
 
 
-# schema/native_functions.yaml:1516
+# schema/native_functions.yaml:1515
 def _m0_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (high, size, dtype, layout, device, pin_memory, out, requires_grad)
@@ -5571,7 +5804,7 @@ def _c0_randint(high, size, dtype, layout, device, pin_memory, out, requires_gra
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1522
+# schema/native_functions.yaml:1521
 def _m1_randint(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -5583,7 +5816,7 @@ def _c1_randint(high, size, generator, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1528
+# schema/native_functions.yaml:1527
 def _m2_randint(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (low, high, size, dtype, layout, device, pin_memory, out, requires_grad)
@@ -5595,7 +5828,7 @@ def _c2_randint(low, high, size, dtype, layout, device, pin_memory, out, require
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1534
+# schema/native_functions.yaml:1533
 def _m3_randint(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (low, high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -5615,19 +5848,19 @@ _cases_randint = (
     (_m3_randint, _c3_randint, 3, frozenset(('device', 'dtype', 'generator', 'high', 'layout', 'low', 'out', 'pin_memory', 'requires_grad', 'size'))),
 )
 _sigs_randint = (
-    'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
 )
 
 
 def randint(*args, **kwargs):
     """Overloads:
-    randint(SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(randint, args, kwargs)
@@ -5636,7 +5869,7 @@ def randint(*args, **kwargs):
     return _resolve(_cases_randint, args, kwargs, 'randint', _sigs_randint)
 
 
-# schema/native_functions.yaml:1582
+# schema/native_functions.yaml:1581
 def _m0_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -5648,7 +5881,7 @@ def _c0_randint_like(input, high, dtype, layout, device, pin_memory, memory_form
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1587
+# schema/native_functions.yaml:1586
 def _m1_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Tensor'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -5660,7 +5893,7 @@ def _c1_randint_like(input, high, dtype, layout, device, pin_memory, memory_form
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1592
+# schema/native_functions.yaml:1591
 def _m2_randint_like(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -5672,7 +5905,7 @@ def _c2_randint_like(input, low, high, dtype, layout, device, pin_memory, memory
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1597
+# schema/native_functions.yaml:1596
 def _m3_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -5684,7 +5917,7 @@ def _c3_randint_like(input, high, generator, dtype, layout, device, pin_memory, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1602
+# schema/native_functions.yaml:1601
 def _m4_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Tensor'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -5696,7 +5929,7 @@ def _c4_randint_like(input, high, generator, dtype, layout, device, pin_memory, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1607
+# schema/native_functions.yaml:1606
 def _m5_randint_like(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, low, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -5756,7 +5989,7 @@ def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1450
+# schema/native_functions.yaml:1449
 def _m1_randn(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -5804,7 +6037,7 @@ def _c0_randn_like(input, dtype, layout, device, pin_memory, memory_format, requ
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1481
+# schema/native_functions.yaml:1480
 def _m1_randn_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -5839,72 +6072,7 @@ def randn_like(*args, **kwargs):
     return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
 
 
-# schema/native_functions.yaml:3868
-def _m0_random(input, from_, to, *, generator=None, out=None):
-    if _F['Tensor'](input) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
-        return (input, from_, to, generator, out)
-    return None
-
-
-def _c0_random(input, from_, to, generator, out):
-    if out is None:
-        return _entry_random_from(input, from_, to, generator)
-    return _entry_random_from_out(input, from_, to, generator, out)
-
-
-# schema/native_functions.yaml:3878
-def _m1_random(input, to, *, generator=None, out=None):
-    if _F['Tensor'](input) and _F['int'](to) and _F['Generator?'](generator):
-        return (input, to, generator, out)
-    return None
-
-
-def _c1_random(input, to, generator, out):
-    if out is None:
-        return _entry_random_to(input, to, generator)
-    return _entry_random_to_out(input, to, generator, out)
-
-
-# schema/native_functions.yaml:3888
-def _m2_random(input, *, generator=None, out=None):
-    if _F['Tensor'](input) and _F['Generator?'](generator):
-        return (input, generator, out)
-    return None
-
-
-def _c2_random(input, generator, out):
-    if out is None:
-        return _entry_random(input, generator)
-    return _entry_random_out(input, generator, out)
-
-
-# (matcher, caller, most positional arguments or None for varargs, keyword names)
-_cases_random = (
-    (_m0_random, _c0_random, 3, frozenset(('from_', 'generator', 'input', 'out', 'to'))),
-    (_m1_random, _c1_random, 2, frozenset(('generator', 'input', 'out', 'to'))),
-    (_m2_random, _c2_random, 1, frozenset(('generator', 'input', 'out'))),
-)
-_sigs_random = (
-    'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
-    'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
-    'random(Tensor self, *, Generator? generator=None) -> Tensor',
-)
-
-
-def random(*args, **kwargs):
-    """Overloads:
-    random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
-    random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
-    random(Tensor self, *, Generator? generator=None) -> Tensor
-    """
-    if _tf[0]:
-        r = _htf_any(random, args, kwargs)
-        if r is not _NO:
-            return r
-    return _resolve(_cases_random, args, kwargs, 'random', _sigs_random)
-
-
-# schema/native_functions.yaml:1560
+# schema/native_functions.yaml:1559
 def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, dtype, layout, device, pin_memory, out, requires_grad)
@@ -5916,7 +6084,7 @@ def _c0_randperm(n, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1566
+# schema/native_functions.yaml:1565
 def _m1_randperm(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -5934,15 +6102,15 @@ _cases_randperm = (
     (_m1_randperm, _c1_randperm, 1, frozenset(('device', 'dtype', 'generator', 'layout', 'n', 'out', 'pin_memory', 'requires_grad'))),
 )
 _sigs_randperm = (
-    'randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
 )
 
 
 def randperm(*args, **kwargs):
     """Overloads:
-    randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(randperm, args, kwargs)
@@ -5961,7 +6129,7 @@ def ravel(input):
     return _entry_ravel(input)
 
 
-# schema/native_functions.yaml:2005
+# schema/native_functions.yaml:2004
 def reciprocal(input, *, out=None):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5973,7 +6141,7 @@ def reciprocal(input, *, out=None):
     return _entry_reciprocal_out(input, out)
 
 
-# schema/native_functions.yaml:2013
+# schema/native_functions.yaml:2012
 def reciprocal_(input):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6005,7 +6173,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:2579
+# schema/native_functions.yaml:2578
 def _m0_remainder(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -6018,7 +6186,7 @@ def _c0_remainder(input, other, out):
     return _entry_remainder_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2595
+# schema/native_functions.yaml:2594
 def _m1_remainder(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -6149,7 +6317,7 @@ def rot90(input, k=1, dims=(0, 1), *, out=None):
     return _entry_rot90_out(input, k, dims, out)
 
 
-# schema/native_functions.yaml:2200
+# schema/native_functions.yaml:2199
 def _m0_round(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -6162,7 +6330,7 @@ def _c0_round(input, out):
     return _entry_round_out(input, out)
 
 
-# schema/native_functions.yaml:2208
+# schema/native_functions.yaml:2207
 def _m1_round(input, *, decimals, out=None):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals, out)
@@ -6198,7 +6366,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:2216
+# schema/native_functions.yaml:2215
 def _m0_round_(input):
     if _F['Tensor'](input):
         return (input,)
@@ -6209,7 +6377,7 @@ def _c0_round_(input):
     return _entry_round_(input)
 
 
-# schema/native_functions.yaml:2223
+# schema/native_functions.yaml:2222
 def _m1_round_(input, *, decimals):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals)
@@ -6255,7 +6423,7 @@ def row_stack(tensors, *, out=None):
     return _entry_row_stack_out(tensors, out)
 
 
-# schema/native_functions.yaml:1990
+# schema/native_functions.yaml:1989
 def rsqrt(input, *, out=None):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6267,7 +6435,7 @@ def rsqrt(input, *, out=None):
     return _entry_rsqrt_out(input, out)
 
 
-# schema/native_functions.yaml:1998
+# schema/native_functions.yaml:1997
 def rsqrt_(input):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6277,7 +6445,7 @@ def rsqrt_(input):
     return _entry_rsqrt_(input)
 
 
-# schema/native_functions.yaml:2533
+# schema/native_functions.yaml:2532
 def rsub(input, other, *, alpha=1, out=None):
     """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -6300,7 +6468,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, o
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:3409
+# schema/native_functions.yaml:3408
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
     if _tf[0]:
@@ -6508,7 +6676,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:3183
+# schema/native_functions.yaml:3182
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
@@ -6520,7 +6688,7 @@ def sigmoid_backward(grad_output, output, *, out=None):
     return _entry_sigmoid_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:2260
+# schema/native_functions.yaml:2259
 def sign(input, *, out=None):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6532,7 +6700,7 @@ def sign(input, *, out=None):
     return _entry_sign_out(input, out)
 
 
-# schema/native_functions.yaml:2328
+# schema/native_functions.yaml:2327
 def signbit(input, *, out=None):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6544,7 +6712,7 @@ def signbit(input, *, out=None):
     return _entry_signbit_out(input, out)
 
 
-# schema/native_functions.yaml:3070
+# schema/native_functions.yaml:3069
 def silu(input, *, out=None):
     """silu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6556,7 +6724,7 @@ def silu(input, *, out=None):
     return _entry_silu_out(input, out)
 
 
-# schema/native_functions.yaml:3078
+# schema/native_functions.yaml:3077
 def silu_(input):
     """silu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6566,7 +6734,7 @@ def silu_(input):
     return _entry_silu_(input)
 
 
-# schema/native_functions.yaml:3085
+# schema/native_functions.yaml:3084
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6578,7 +6746,7 @@ def silu_backward(grad_output, input, *, out=None):
     return _entry_silu_backward_grad_input(grad_output, input, out)
 
 
-# schema/native_functions.yaml:2020
+# schema/native_functions.yaml:2019
 def sin(input, *, out=None):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6590,7 +6758,7 @@ def sin(input, *, out=None):
     return _entry_sin_out(input, out)
 
 
-# schema/native_functions.yaml:2028
+# schema/native_functions.yaml:2027
 def sin_(input):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6600,7 +6768,7 @@ def sin_(input):
     return _entry_sin_(input)
 
 
-# schema/native_functions.yaml:2110
+# schema/native_functions.yaml:2109
 def sinh(input, *, out=None):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6612,7 +6780,7 @@ def sinh(input, *, out=None):
     return _entry_sinh_out(input, out)
 
 
-# schema/native_functions.yaml:2118
+# schema/native_functions.yaml:2117
 def sinh_(input):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6644,7 +6812,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
 
 
-# schema/native_functions.yaml:2506
+# schema/native_functions.yaml:2505
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -6656,7 +6824,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     return _entry_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:3092
+# schema/native_functions.yaml:3091
 def softplus(input, beta=1, threshold=20, *, out=None):
     """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
     if _tf[0]:
@@ -6668,7 +6836,7 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     return _entry_softplus_out(input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:3100
+# schema/native_functions.yaml:3099
 def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -6784,7 +6952,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:1975
+# schema/native_functions.yaml:1974
 def sqrt(input, *, out=None):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6796,7 +6964,7 @@ def sqrt(input, *, out=None):
     return _entry_sqrt_out(input, out)
 
 
-# schema/native_functions.yaml:1983
+# schema/native_functions.yaml:1982
 def sqrt_(input):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6875,7 +7043,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:3561
+# schema/native_functions.yaml:3560
 def _m0_std(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -6886,7 +7054,7 @@ def _c0_std(input, unbiased):
     return _entry_std(input, unbiased)
 
 
-# schema/native_functions.yaml:3566
+# schema/native_functions.yaml:3565
 def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -6899,7 +7067,7 @@ def _c1_std(input, dim, unbiased, keepdim, out):
     return _entry_std_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:3572
+# schema/native_functions.yaml:3571
 def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -6938,7 +7106,7 @@ def std(*args, **kwargs):
     return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
-# schema/native_functions.yaml:3595
+# schema/native_functions.yaml:3594
 def _m0_std_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -6949,7 +7117,7 @@ def _c0_std_mean(input, unbiased):
     return _entry_std_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:3599
+# schema/native_functions.yaml:3598
 def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -6960,7 +7128,7 @@ def _c1_std_mean(input, dim, unbiased, keepdim):
     return _entry_std_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3603
+# schema/native_functions.yaml:3602
 def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7112,7 +7280,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     return _entry_take_along_dim_out(input, indices, dim, out)
 
 
-# schema/native_functions.yaml:2050
+# schema/native_functions.yaml:2049
 def tan(input, *, out=None):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7124,7 +7292,7 @@ def tan(input, *, out=None):
     return _entry_tan_out(input, out)
 
 
-# schema/native_functions.yaml:2058
+# schema/native_functions.yaml:2057
 def tan_(input):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -7156,7 +7324,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:3190
+# schema/native_functions.yaml:3189
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
@@ -7227,7 +7395,7 @@ def tensor_split(*args, **kwargs):
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
-# schema/native_functions.yaml:3169
+# schema/native_functions.yaml:3168
 def threshold(input, threshold, value, *, out=None):
     """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
     if _tf[0]:
@@ -7239,7 +7407,7 @@ def threshold(input, threshold, value, *, out=None):
     return _entry_threshold_out(input, threshold, value, out)
 
 
-# schema/native_functions.yaml:3177
+# schema/native_functions.yaml:3176
 def threshold_(input, threshold, value):
     """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
     if _tf[0]:
@@ -7305,9 +7473,9 @@ def tril(input, diagonal=0, *, out=None):
     return _entry_tril_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1852
+# schema/native_functions.yaml:1851
 def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
         r = _htf(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
@@ -7328,9 +7496,9 @@ def triu(input, diagonal=0, *, out=None):
     return _entry_triu_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1862
+# schema/native_functions.yaml:1861
 def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
-    """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
+    """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
         r = _htf(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if r is not _NO:
@@ -7339,7 +7507,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:2230
+# schema/native_functions.yaml:2229
 def trunc(input, *, out=None):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7351,7 +7519,7 @@ def trunc(input, *, out=None):
     return _entry_trunc_out(input, out)
 
 
-# schema/native_functions.yaml:2238
+# schema/native_functions.yaml:2237
 def trunc_(input):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -7379,18 +7547,6 @@ def unflatten(input, dim, sizes):
         if r is not _NO:
             return r
     return _entry_unflatten_int(input, dim, sizes)
-
-
-# schema/native_functions.yaml:3818
-def uniform(input, from_=0.0, to=1.0, *, generator=None, out=None):
-    """uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor"""
-    if _tf[0]:
-        r = _htf(uniform, (input,), (input, from_, to), {'generator': generator, 'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_uniform(input, from_, to, generator)
-    return _entry_uniform_out(input, from_, to, generator, out)
 
 
 # schema/native_functions.yaml:1236
@@ -7427,7 +7583,7 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:3542
+# schema/native_functions.yaml:3541
 def _m0_var(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -7438,7 +7594,7 @@ def _c0_var(input, unbiased):
     return _entry_var(input, unbiased)
 
 
-# schema/native_functions.yaml:3547
+# schema/native_functions.yaml:3546
 def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -7451,7 +7607,7 @@ def _c1_var(input, dim, unbiased, keepdim, out):
     return _entry_var_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:3553
+# schema/native_functions.yaml:3552
 def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7490,7 +7646,7 @@ def var(*args, **kwargs):
     return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
-# schema/native_functions.yaml:3580
+# schema/native_functions.yaml:3579
 def _m0_var_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -7501,7 +7657,7 @@ def _c0_var_mean(input, unbiased):
     return _entry_var_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:3584
+# schema/native_functions.yaml:3583
 def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -7512,7 +7668,7 @@ def _c1_var_mean(input, dim, unbiased, keepdim):
     return _entry_var_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3588
+# schema/native_functions.yaml:3587
 def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7621,7 +7777,7 @@ def _c0_where(condition, input, other, out):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:3034
+# schema/native_functions.yaml:3033
 def _m1_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
         return (condition, input, other)
@@ -7632,7 +7788,7 @@ def _c1_where(condition, input, other):
     return _entry_where_ScalarSelf(condition, input, other)
 
 
-# schema/native_functions.yaml:3039
+# schema/native_functions.yaml:3038
 def _m2_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -7643,7 +7799,7 @@ def _c2_where(condition, input, other):
     return _entry_where_ScalarOther(condition, input, other)
 
 
-# schema/native_functions.yaml:3044
+# schema/native_functions.yaml:3043
 def _m3_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -7681,18 +7837,6 @@ def where(*args, **kwargs):
         if r is not _NO:
             return r
     return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
-
-
-# schema/native_functions.yaml:3784
-def zero(input, *, out=None):
-    """zero(Tensor self) -> Tensor"""
-    if _tf[0]:
-        r = _htf(zero, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
-    if out is None:
-        return _entry_zero(input)
-    return _entry_zero_out(input, out)
 
 
 # schema/native_functions.yaml:199

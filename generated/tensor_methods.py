@@ -2,6 +2,7 @@
 # Do not edit by hand: change the schema or the template and run `make generate`.
 """Tensor methods and operator dunders, installed on ember.Tensor by `install`."""
 from ember.autograd.meta import factory_requires_grad as _factory_requires_grad
+from ember.core import dtype as _dtypes  # noqa: F401  (ScalarType defaults)
 from ember.dispatch.argcheck import FITS as _F
 from ember.dispatch.argcheck import intlist_varargs as _ivar
 from ember.dispatch.argcheck import resolve as _resolve
@@ -106,6 +107,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_baddbmm,
     _entry_baddbmm_,
     _entry_baddbmm_out,
+    _entry_bartlett_window,
+    _entry_bartlett_window_out,
+    _entry_bartlett_window_periodic,
+    _entry_bartlett_window_periodic_out,
     _entry_batch_norm,
     _entry_bernoulli,
     _entry_bernoulli_Tensor,
@@ -148,6 +153,10 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bitwise_xor_Tensor_out,
     _entry_bitwise_xor__Scalar,
     _entry_bitwise_xor__Tensor,
+    _entry_blackman_window,
+    _entry_blackman_window_out,
+    _entry_blackman_window_periodic,
+    _entry_blackman_window_periodic_out,
     _entry_block_diag,
     _entry_block_diag_out,
     _entry_bmm,
@@ -356,6 +365,18 @@ from ember._generated.ops import (  # noqa: F401
     _entry_gt_Tensor_out,
     _entry_gt__Scalar,
     _entry_gt__Tensor,
+    _entry_hamming_window,
+    _entry_hamming_window_out,
+    _entry_hamming_window_periodic,
+    _entry_hamming_window_periodic_alpha,
+    _entry_hamming_window_periodic_alpha_beta,
+    _entry_hamming_window_periodic_alpha_beta_out,
+    _entry_hamming_window_periodic_alpha_out,
+    _entry_hamming_window_periodic_out,
+    _entry_hann_window,
+    _entry_hann_window_out,
+    _entry_hann_window_periodic,
+    _entry_hann_window_periodic_out,
     _entry_hardtanh,
     _entry_hardtanh_,
     _entry_hardtanh_backward,
@@ -388,6 +409,12 @@ from ember._generated.ops import (  # noqa: F401
     _entry_isinf_out,
     _entry_isnan,
     _entry_isnan_out,
+    _entry_kaiser_window,
+    _entry_kaiser_window_beta,
+    _entry_kaiser_window_beta_out,
+    _entry_kaiser_window_out,
+    _entry_kaiser_window_periodic,
+    _entry_kaiser_window_periodic_out,
     _entry_l1_loss,
     _entry_layer_norm,
     _entry_le_Scalar,
@@ -875,7 +902,7 @@ _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:2155
+# schema/native_functions.yaml:2154
 def abs(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -885,7 +912,7 @@ def abs(self):
     return _entry_abs(self)
 
 
-# schema/native_functions.yaml:2163
+# schema/native_functions.yaml:2162
 def abs_(self):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -895,7 +922,7 @@ def abs_(self):
     return _entry_abs_(self)
 
 
-# schema/native_functions.yaml:2080
+# schema/native_functions.yaml:2079
 def acos(self):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -905,7 +932,7 @@ def acos(self):
     return _entry_acos(self)
 
 
-# schema/native_functions.yaml:2088
+# schema/native_functions.yaml:2087
 def acos_(self):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -935,7 +962,7 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:2882
+# schema/native_functions.yaml:2881
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -945,7 +972,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2890
+# schema/native_functions.yaml:2889
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -955,7 +982,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2867
+# schema/native_functions.yaml:2866
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
@@ -965,7 +992,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return _entry_addcmul(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2875
+# schema/native_functions.yaml:2874
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1005,7 +1032,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:3639
+# schema/native_functions.yaml:3638
 def _m0_all(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1016,7 +1043,7 @@ def _c0_all(self):
     return _entry_all(self)
 
 
-# schema/native_functions.yaml:3646
+# schema/native_functions.yaml:3645
 def _m1_all(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1027,7 +1054,7 @@ def _c1_all(self, dim, keepdim):
     return _entry_all_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3653
+# schema/native_functions.yaml:3652
 def _m2_all(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1074,7 +1101,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3462
+# schema/native_functions.yaml:3461
 def amin(self, dim=(), keepdim=False):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1084,7 +1111,7 @@ def amin(self, dim=(), keepdim=False):
     return _entry_amin(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3676
+# schema/native_functions.yaml:3675
 def _m0_any(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1095,7 +1122,7 @@ def _c0_any(self):
     return _entry_any(self)
 
 
-# schema/native_functions.yaml:3683
+# schema/native_functions.yaml:3682
 def _m1_any(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1106,7 +1133,7 @@ def _c1_any(self, dim, keepdim):
     return _entry_any_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3690
+# schema/native_functions.yaml:3689
 def _m2_any(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1153,7 +1180,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3534
+# schema/native_functions.yaml:3533
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1238,7 +1265,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     return _entry_as_strided_scatter(self, src, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:2065
+# schema/native_functions.yaml:2064
 def asin(self):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1248,7 +1275,7 @@ def asin(self):
     return _entry_asin(self)
 
 
-# schema/native_functions.yaml:2073
+# schema/native_functions.yaml:2072
 def asin_(self):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1258,7 +1285,7 @@ def asin_(self):
     return _entry_asin_(self)
 
 
-# schema/native_functions.yaml:2095
+# schema/native_functions.yaml:2094
 def atan(self):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1268,7 +1295,7 @@ def atan(self):
     return _entry_atan(self)
 
 
-# schema/native_functions.yaml:2663
+# schema/native_functions.yaml:2662
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1278,7 +1305,7 @@ def atan2(self, other):
     return _entry_atan2(self, other)
 
 
-# schema/native_functions.yaml:2671
+# schema/native_functions.yaml:2670
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1288,7 +1315,7 @@ def atan2_(self, other):
     return _entry_atan2_(self, other)
 
 
-# schema/native_functions.yaml:2103
+# schema/native_functions.yaml:2102
 def atan_(self):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1298,7 +1325,7 @@ def atan_(self):
     return _entry_atan_(self)
 
 
-# schema/native_functions.yaml:2475
+# schema/native_functions.yaml:2474
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1308,7 +1335,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:2482
+# schema/native_functions.yaml:2481
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1318,7 +1345,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:1654
+# schema/native_functions.yaml:1653
 def _m0_bernoulli(self, *, generator=None):
     if _F['Tensor'](self) and _F['Generator?'](generator):
         return (self, generator)
@@ -1329,7 +1356,7 @@ def _c0_bernoulli(self, generator):
     return _entry_bernoulli(self, generator)
 
 
-# schema/native_functions.yaml:1666
+# schema/native_functions.yaml:1665
 def _m1_bernoulli(self, p, *, generator=None):
     if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -1363,7 +1390,7 @@ def bernoulli(*args, **kwargs):
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:1685
+# schema/native_functions.yaml:1684
 def _m0_bernoulli_(self, p, *, generator=None):
     if _F['Tensor'](self) and _F['Tensor'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -1374,7 +1401,7 @@ def _c0_bernoulli_(self, p, generator):
     return _entry_bernoulli__Tensor(self, p, generator)
 
 
-# schema/native_functions.yaml:1692
+# schema/native_functions.yaml:1691
 def _m1_bernoulli_(self, p=0.5, *, generator=None):
     if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -1408,7 +1435,7 @@ def bernoulli_(*args, **kwargs):
     return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
 
 
-# schema/native_functions.yaml:2723
+# schema/native_functions.yaml:2722
 def bitwise_and(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1418,7 +1445,7 @@ def bitwise_and(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2747
+# schema/native_functions.yaml:2746
 def bitwise_and_(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1428,7 +1455,7 @@ def bitwise_and_(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2290
+# schema/native_functions.yaml:2289
 def bitwise_not(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1438,7 +1465,7 @@ def bitwise_not(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:2298
+# schema/native_functions.yaml:2297
 def bitwise_not_(self):
     """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1448,7 +1475,7 @@ def bitwise_not_(self):
     return _entry_bitwise_not_(self)
 
 
-# schema/native_functions.yaml:2761
+# schema/native_functions.yaml:2760
 def bitwise_or(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1458,7 +1485,7 @@ def bitwise_or(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2785
+# schema/native_functions.yaml:2784
 def bitwise_or_(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1468,7 +1495,7 @@ def bitwise_or_(self, other):
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2799
+# schema/native_functions.yaml:2798
 def bitwise_xor(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1478,7 +1505,7 @@ def bitwise_xor(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2823
+# schema/native_functions.yaml:2822
 def bitwise_xor_(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1498,7 +1525,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:1876
+# schema/native_functions.yaml:1875
 def broadcast_to(self, *_size, size=None):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
     size = _ivar(_size, size, 'size')
@@ -1509,7 +1536,7 @@ def broadcast_to(self, *_size, size=None):
     return _entry_broadcast_to(self, size)
 
 
-# schema/native_functions.yaml:1795
+# schema/native_functions.yaml:1794
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1519,7 +1546,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _entry_cauchy_(self, median, sigma, generator)
 
 
-# schema/native_functions.yaml:2185
+# schema/native_functions.yaml:2184
 def ceil(self):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1529,7 +1556,7 @@ def ceil(self):
     return _entry_ceil(self)
 
 
-# schema/native_functions.yaml:2193
+# schema/native_functions.yaml:2192
 def ceil_(self):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1594,7 +1621,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:3257
+# schema/native_functions.yaml:3256
 def _m0_clamp_(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -1639,7 +1666,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:3235
+# schema/native_functions.yaml:3234
 def _m0_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1650,7 +1677,7 @@ def _c0_clamp_max(self, max):
     return _entry_clamp_max_Tensor(self, max)
 
 
-# schema/native_functions.yaml:3227
+# schema/native_functions.yaml:3226
 def _m1_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1684,7 +1711,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:3250
+# schema/native_functions.yaml:3249
 def _m0_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1695,7 +1722,7 @@ def _c0_clamp_max_(self, max):
     return _entry_clamp_max__Tensor(self, max)
 
 
-# schema/native_functions.yaml:3243
+# schema/native_functions.yaml:3242
 def _m1_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1729,7 +1756,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:3205
+# schema/native_functions.yaml:3204
 def _m0_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1740,7 +1767,7 @@ def _c0_clamp_min(self, min):
     return _entry_clamp_min_Tensor(self, min)
 
 
-# schema/native_functions.yaml:3197
+# schema/native_functions.yaml:3196
 def _m1_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1774,7 +1801,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:3220
+# schema/native_functions.yaml:3219
 def _m0_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1785,7 +1812,7 @@ def _c0_clamp_min_(self, min):
     return _entry_clamp_min__Tensor(self, min)
 
 
-# schema/native_functions.yaml:3213
+# schema/native_functions.yaml:3212
 def _m1_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1849,7 +1876,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:2035
+# schema/native_functions.yaml:2034
 def cos(self):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1859,7 +1886,7 @@ def cos(self):
     return _entry_cos(self)
 
 
-# schema/native_functions.yaml:2043
+# schema/native_functions.yaml:2042
 def cos_(self):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1869,7 +1896,7 @@ def cos_(self):
     return _entry_cos_(self)
 
 
-# schema/native_functions.yaml:2125
+# schema/native_functions.yaml:2124
 def cosh(self):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1879,7 +1906,7 @@ def cosh(self):
     return _entry_cosh(self)
 
 
-# schema/native_functions.yaml:2133
+# schema/native_functions.yaml:2132
 def cosh_(self):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1889,7 +1916,7 @@ def cosh_(self):
     return _entry_cosh_(self)
 
 
-# schema/native_functions.yaml:3740
+# schema/native_functions.yaml:3739
 def _m0_count_nonzero(self, *_dim, dim=None):
     dim = _ivar(_dim, dim, 'dim')
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -1901,7 +1928,7 @@ def _c0_count_nonzero(self, dim):
     return _entry_count_nonzero_dim_IntList(self, dim)
 
 
-# schema/native_functions.yaml:3747
+# schema/native_functions.yaml:3746
 def _m1_count_nonzero(self, dim=None):
     if _F['Tensor'](self) and _F['int?'](dim):
         return (self, dim)
@@ -1935,7 +1962,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:3727
+# schema/native_functions.yaml:3726
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1945,7 +1972,7 @@ def cumprod(self, dim, *, dtype=None):
     return _entry_cumprod(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3734
+# schema/native_functions.yaml:3733
 def cumprod_(self, dim, *, dtype=None):
     """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1955,7 +1982,7 @@ def cumprod_(self, dim, *, dtype=None):
     return _entry_cumprod_(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3713
+# schema/native_functions.yaml:3712
 def cumsum(self, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -1965,7 +1992,7 @@ def cumsum(self, dim, *, dtype=None):
     return _entry_cumsum(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3721
+# schema/native_functions.yaml:3720
 def cumsum_(self, dim, *, dtype=None):
     """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2057,7 +2084,7 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:3005
+# schema/native_functions.yaml:3004
 def _m2_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -2116,7 +2143,7 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:3020
+# schema/native_functions.yaml:3019
 def _m2_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -2153,7 +2180,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:2452
+# schema/native_functions.yaml:2451
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -2219,7 +2246,7 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2921
+# schema/native_functions.yaml:2920
 def eq_(self, other):
     """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2229,7 +2256,7 @@ def eq_(self, other):
     return _entry_eq__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2140
+# schema/native_functions.yaml:2139
 def erf(self):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2239,7 +2266,7 @@ def erf(self):
     return _entry_erf(self)
 
 
-# schema/native_functions.yaml:2148
+# schema/native_functions.yaml:2147
 def erf_(self):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2259,7 +2286,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:1900
+# schema/native_functions.yaml:1899
 def exp2(self):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2269,7 +2296,7 @@ def exp2(self):
     return _entry_exp2(self)
 
 
-# schema/native_functions.yaml:1908
+# schema/native_functions.yaml:1907
 def exp2_(self):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2310,7 +2337,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:1915
+# schema/native_functions.yaml:1914
 def expm1(self):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2320,7 +2347,7 @@ def expm1(self):
     return _entry_expm1(self)
 
 
-# schema/native_functions.yaml:1923
+# schema/native_functions.yaml:1922
 def expm1_(self):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2330,7 +2357,7 @@ def expm1_(self):
     return _entry_expm1_(self)
 
 
-# schema/native_functions.yaml:1626
+# schema/native_functions.yaml:1625
 def exponential_(self, lambd=1.0, *, generator=None):
     """exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2426,7 +2453,7 @@ def flipud(self):
     return _entry_flipud(self)
 
 
-# schema/native_functions.yaml:2170
+# schema/native_functions.yaml:2169
 def floor(self):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2436,7 +2463,7 @@ def floor(self):
     return _entry_floor(self)
 
 
-# schema/native_functions.yaml:2178
+# schema/native_functions.yaml:2177
 def floor_(self):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2446,7 +2473,7 @@ def floor_(self):
     return _entry_floor_(self)
 
 
-# schema/native_functions.yaml:2549
+# schema/native_functions.yaml:2548
 def _m0_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -2457,7 +2484,7 @@ def _c0_floor_divide(self, other):
     return _entry_floor_divide(self, other)
 
 
-# schema/native_functions.yaml:2557
+# schema/native_functions.yaml:2556
 def _m1_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2491,7 +2518,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2565
+# schema/native_functions.yaml:2564
 def floor_divide_(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2501,7 +2528,7 @@ def floor_divide_(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2617
+# schema/native_functions.yaml:2616
 def fmod(self, other):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -2511,7 +2538,7 @@ def fmod(self, other):
     return _entry_fmod_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2633
+# schema/native_functions.yaml:2632
 def fmod_(self, other):
     """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2521,7 +2548,7 @@ def fmod_(self, other):
     return _entry_fmod__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2245
+# schema/native_functions.yaml:2244
 def frac(self):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2531,7 +2558,7 @@ def frac(self):
     return _entry_frac(self)
 
 
-# schema/native_functions.yaml:2253
+# schema/native_functions.yaml:2252
 def frac_(self):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2561,7 +2588,7 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2991
+# schema/native_functions.yaml:2990
 def ge_(self, other):
     """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2571,7 +2598,7 @@ def ge_(self, other):
     return _entry_ge__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1802
+# schema/native_functions.yaml:1801
 def geometric_(self, p, *, generator=None):
     """geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2581,7 +2608,7 @@ def geometric_(self, p, *, generator=None):
     return _entry_geometric_(self, p, generator)
 
 
-# schema/native_functions.yaml:3437
+# schema/native_functions.yaml:3436
 def ger(self, vec2):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -2601,7 +2628,7 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2977
+# schema/native_functions.yaml:2976
 def gt_(self, other):
     """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2827,7 +2854,7 @@ def index_select(self, dim, index):
     return _entry_index_select(self, dim, index)
 
 
-# schema/native_functions.yaml:2321
+# schema/native_functions.yaml:2320
 def isfinite(self):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2837,7 +2864,7 @@ def isfinite(self):
     return _entry_isfinite(self)
 
 
-# schema/native_functions.yaml:2313
+# schema/native_functions.yaml:2312
 def isinf(self):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2847,7 +2874,7 @@ def isinf(self):
     return _entry_isinf(self)
 
 
-# schema/native_functions.yaml:2305
+# schema/native_functions.yaml:2304
 def isnan(self):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2867,7 +2894,7 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2963
+# schema/native_functions.yaml:2962
 def le_(self, other):
     """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2877,7 +2904,7 @@ def le_(self, other):
     return _entry_le__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2845
+# schema/native_functions.yaml:2844
 def lerp(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
@@ -2887,7 +2914,7 @@ def lerp(self, end, weight):
     return _entry_lerp_Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:2860
+# schema/native_functions.yaml:2859
 def lerp_(self, end, weight):
     """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
     if _tf[0]:
@@ -2907,7 +2934,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:1945
+# schema/native_functions.yaml:1944
 def log10(self):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2917,7 +2944,7 @@ def log10(self):
     return _entry_log10(self)
 
 
-# schema/native_functions.yaml:1953
+# schema/native_functions.yaml:1952
 def log10_(self):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2927,7 +2954,7 @@ def log10_(self):
     return _entry_log10_(self)
 
 
-# schema/native_functions.yaml:1960
+# schema/native_functions.yaml:1959
 def log1p(self):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2937,7 +2964,7 @@ def log1p(self):
     return _entry_log1p(self)
 
 
-# schema/native_functions.yaml:1968
+# schema/native_functions.yaml:1967
 def log1p_(self):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2947,7 +2974,7 @@ def log1p_(self):
     return _entry_log1p_(self)
 
 
-# schema/native_functions.yaml:1930
+# schema/native_functions.yaml:1929
 def log2(self):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2957,7 +2984,7 @@ def log2(self):
     return _entry_log2(self)
 
 
-# schema/native_functions.yaml:1938
+# schema/native_functions.yaml:1937
 def log2_(self):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2977,7 +3004,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:1788
+# schema/native_functions.yaml:1787
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2987,7 +3014,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return _entry_log_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:2512
+# schema/native_functions.yaml:2511
 def log_softmax(self, dim, dtype=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2997,7 +3024,7 @@ def log_softmax(self, dim, dtype=None):
     return _entry_log_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:2678
+# schema/native_functions.yaml:2677
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3007,7 +3034,7 @@ def logical_and(self, other):
     return _entry_logical_and(self, other)
 
 
-# schema/native_functions.yaml:2686
+# schema/native_functions.yaml:2685
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3017,7 +3044,7 @@ def logical_and_(self, other):
     return _entry_logical_and_(self, other)
 
 
-# schema/native_functions.yaml:2275
+# schema/native_functions.yaml:2274
 def logical_not(self):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3027,7 +3054,7 @@ def logical_not(self):
     return _entry_logical_not(self)
 
 
-# schema/native_functions.yaml:2283
+# schema/native_functions.yaml:2282
 def logical_not_(self):
     """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3037,7 +3064,7 @@ def logical_not_(self):
     return _entry_logical_not_(self)
 
 
-# schema/native_functions.yaml:2693
+# schema/native_functions.yaml:2692
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3047,7 +3074,7 @@ def logical_or(self, other):
     return _entry_logical_or(self, other)
 
 
-# schema/native_functions.yaml:2701
+# schema/native_functions.yaml:2700
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3057,7 +3084,7 @@ def logical_or_(self, other):
     return _entry_logical_or_(self, other)
 
 
-# schema/native_functions.yaml:2708
+# schema/native_functions.yaml:2707
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3067,7 +3094,7 @@ def logical_xor(self, other):
     return _entry_logical_xor(self, other)
 
 
-# schema/native_functions.yaml:2716
+# schema/native_functions.yaml:2715
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3077,7 +3104,7 @@ def logical_xor_(self, other):
     return _entry_logical_xor_(self, other)
 
 
-# schema/native_functions.yaml:3610
+# schema/native_functions.yaml:3609
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -3097,7 +3124,7 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2949
+# schema/native_functions.yaml:2948
 def lt_(self, other):
     """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3167,7 +3194,7 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:3470
+# schema/native_functions.yaml:3469
 def _m0_max(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3178,7 +3205,7 @@ def _c0_max(self):
     return _entry_max(self)
 
 
-# schema/native_functions.yaml:3483
+# schema/native_functions.yaml:3482
 def _m1_max(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -3189,7 +3216,7 @@ def _c1_max(self, dim, keepdim):
     return _rt_max._make(_entry_max_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:3495
+# schema/native_functions.yaml:3494
 def _m2_max(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3226,7 +3253,7 @@ def max(*args, **kwargs):
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:2647
+# schema/native_functions.yaml:2646
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3281,7 +3308,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:3502
+# schema/native_functions.yaml:3501
 def _m0_min(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3292,7 +3319,7 @@ def _c0_min(self):
     return _entry_min(self)
 
 
-# schema/native_functions.yaml:3515
+# schema/native_functions.yaml:3514
 def _m1_min(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -3303,7 +3330,7 @@ def _c1_min(self, dim, keepdim):
     return _rt_min._make(_entry_min_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:3527
+# schema/native_functions.yaml:3526
 def _m2_min(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3340,7 +3367,7 @@ def min(*args, **kwargs):
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:2655
+# schema/native_functions.yaml:2654
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3480,7 +3507,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1809
+# schema/native_functions.yaml:1808
 def multinomial(self, num_samples, replacement=False, *, generator=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -3490,7 +3517,7 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
     return _entry_multinomial(self, num_samples, replacement, generator)
 
 
-# schema/native_functions.yaml:2459
+# schema/native_functions.yaml:2458
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -3500,7 +3527,7 @@ def mv(self, vec):
     return _entry_mv(self, vec)
 
 
-# schema/native_functions.yaml:2336
+# schema/native_functions.yaml:2335
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -3510,7 +3537,7 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:2344
+# schema/native_functions.yaml:2343
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -3550,7 +3577,7 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2935
+# schema/native_functions.yaml:2934
 def ne_(self, other):
     """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3648,7 +3675,7 @@ def nonzero(self):
     return _entry_nonzero(self)
 
 
-# schema/native_functions.yaml:1619
+# schema/native_functions.yaml:1618
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -3658,7 +3685,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _entry_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:2466
+# schema/native_functions.yaml:2465
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -3699,7 +3726,7 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:3446
+# schema/native_functions.yaml:3445
 def _m0_prod(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -3710,7 +3737,7 @@ def _c0_prod(self, dtype):
     return _entry_prod(self, dtype)
 
 
-# schema/native_functions.yaml:3454
+# schema/native_functions.yaml:3453
 def _m1_prod(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -3764,7 +3791,7 @@ def put_(self, index, source, accumulate=False):
     return _entry_put_(self, index, source, accumulate)
 
 
-# schema/native_functions.yaml:1633
+# schema/native_functions.yaml:1632
 def _m0_random_(self, from_, to, *, generator=None):
     if _F['Tensor'](self) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
         return (self, from_, to, generator)
@@ -3775,7 +3802,7 @@ def _c0_random_(self, from_, to, generator):
     return _entry_random__from(self, from_, to, generator)
 
 
-# schema/native_functions.yaml:1640
+# schema/native_functions.yaml:1639
 def _m1_random_(self, to, *, generator=None):
     if _F['Tensor'](self) and _F['int'](to) and _F['Generator?'](generator):
         return (self, to, generator)
@@ -3786,7 +3813,7 @@ def _c1_random_(self, to, generator):
     return _entry_random__to(self, to, generator)
 
 
-# schema/native_functions.yaml:1647
+# schema/native_functions.yaml:1646
 def _m2_random_(self, *, generator=None):
     if _F['Tensor'](self) and _F['Generator?'](generator):
         return (self, generator)
@@ -3833,7 +3860,7 @@ def ravel(self):
     return _entry_ravel(self)
 
 
-# schema/native_functions.yaml:2005
+# schema/native_functions.yaml:2004
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3843,7 +3870,7 @@ def reciprocal(self):
     return _entry_reciprocal(self)
 
 
-# schema/native_functions.yaml:2013
+# schema/native_functions.yaml:2012
 def reciprocal_(self):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3873,7 +3900,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:2579
+# schema/native_functions.yaml:2578
 def remainder(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -3883,7 +3910,7 @@ def remainder(self, other):
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2603
+# schema/native_functions.yaml:2602
 def remainder_(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -3990,7 +4017,7 @@ def rot90(self, k=1, dims=(0, 1)):
     return _entry_rot90(self, k, dims)
 
 
-# schema/native_functions.yaml:2200
+# schema/native_functions.yaml:2199
 def _m0_round(self):
     if _F['Tensor'](self):
         return (self,)
@@ -4001,7 +4028,7 @@ def _c0_round(self):
     return _entry_round(self)
 
 
-# schema/native_functions.yaml:2208
+# schema/native_functions.yaml:2207
 def _m1_round(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -4035,7 +4062,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:2216
+# schema/native_functions.yaml:2215
 def _m0_round_(self):
     if _F['Tensor'](self):
         return (self,)
@@ -4046,7 +4073,7 @@ def _c0_round_(self):
     return _entry_round_(self)
 
 
-# schema/native_functions.yaml:2223
+# schema/native_functions.yaml:2222
 def _m1_round_(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -4080,7 +4107,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:1990
+# schema/native_functions.yaml:1989
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4090,7 +4117,7 @@ def rsqrt(self):
     return _entry_rsqrt(self)
 
 
-# schema/native_functions.yaml:1998
+# schema/native_functions.yaml:1997
 def rsqrt_(self):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4326,7 +4353,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:2260
+# schema/native_functions.yaml:2259
 def sign(self):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4336,7 +4363,7 @@ def sign(self):
     return _entry_sign(self)
 
 
-# schema/native_functions.yaml:2268
+# schema/native_functions.yaml:2267
 def sign_(self):
     """sign_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4346,7 +4373,7 @@ def sign_(self):
     return _entry_sign_(self)
 
 
-# schema/native_functions.yaml:2328
+# schema/native_functions.yaml:2327
 def signbit(self):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4356,7 +4383,7 @@ def signbit(self):
     return _entry_signbit(self)
 
 
-# schema/native_functions.yaml:2020
+# schema/native_functions.yaml:2019
 def sin(self):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4366,7 +4393,7 @@ def sin(self):
     return _entry_sin(self)
 
 
-# schema/native_functions.yaml:2028
+# schema/native_functions.yaml:2027
 def sin_(self):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4376,7 +4403,7 @@ def sin_(self):
     return _entry_sin_(self)
 
 
-# schema/native_functions.yaml:2110
+# schema/native_functions.yaml:2109
 def sinh(self):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4386,7 +4413,7 @@ def sinh(self):
     return _entry_sinh(self)
 
 
-# schema/native_functions.yaml:2118
+# schema/native_functions.yaml:2117
 def sinh_(self):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4416,7 +4443,7 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     return _entry_slice_scatter(self, src, dim, start, end, step)
 
 
-# schema/native_functions.yaml:2506
+# schema/native_functions.yaml:2505
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4526,7 +4553,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:1975
+# schema/native_functions.yaml:1974
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4536,7 +4563,7 @@ def sqrt(self):
     return _entry_sqrt(self)
 
 
-# schema/native_functions.yaml:1983
+# schema/native_functions.yaml:1982
 def sqrt_(self):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4606,7 +4633,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:3561
+# schema/native_functions.yaml:3560
 def _m0_std(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -4617,7 +4644,7 @@ def _c0_std(self, unbiased):
     return _entry_std(self, unbiased)
 
 
-# schema/native_functions.yaml:3566
+# schema/native_functions.yaml:3565
 def _m1_std(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -4628,7 +4655,7 @@ def _c1_std(self, dim, unbiased, keepdim):
     return _entry_std_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3572
+# schema/native_functions.yaml:3571
 def _m2_std(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -4780,7 +4807,7 @@ def take_along_dim(self, indices, dim=None):
     return _entry_take_along_dim(self, indices, dim)
 
 
-# schema/native_functions.yaml:2050
+# schema/native_functions.yaml:2049
 def tan(self):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4790,7 +4817,7 @@ def tan(self):
     return _entry_tan(self)
 
 
-# schema/native_functions.yaml:2058
+# schema/native_functions.yaml:2057
 def tan_(self):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4950,7 +4977,7 @@ def triu_(self, diagonal=0):
     return _entry_triu_(self, diagonal)
 
 
-# schema/native_functions.yaml:2230
+# schema/native_functions.yaml:2229
 def trunc(self):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4960,7 +4987,7 @@ def trunc(self):
     return _entry_trunc(self)
 
 
-# schema/native_functions.yaml:2238
+# schema/native_functions.yaml:2237
 def trunc_(self):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5000,7 +5027,7 @@ def unfold(self, dimension, size, step):
     return _entry_unfold(self, dimension, size, step)
 
 
-# schema/native_functions.yaml:1612
+# schema/native_functions.yaml:1611
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -5020,7 +5047,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:3542
+# schema/native_functions.yaml:3541
 def _m0_var(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -5031,7 +5058,7 @@ def _c0_var(self, unbiased):
     return _entry_var(self, unbiased)
 
 
-# schema/native_functions.yaml:3547
+# schema/native_functions.yaml:3546
 def _m1_var(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -5042,7 +5069,7 @@ def _c1_var(self, dim, unbiased, keepdim):
     return _entry_var_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3553
+# schema/native_functions.yaml:3552
 def _m2_var(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -5192,7 +5219,7 @@ def _c0_where(condition, self, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:3039
+# schema/native_functions.yaml:3038
 def _m1_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
         return (condition, self, other)
@@ -5236,7 +5263,7 @@ def zero_(self):
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:2155
+# schema/native_functions.yaml:2154
 def __abs__(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5256,7 +5283,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2723
+# schema/native_functions.yaml:2722
 def __and__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5278,7 +5305,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2549
+# schema/native_functions.yaml:2548
 def __floordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5318,7 +5345,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2747
+# schema/native_functions.yaml:2746
 def __iand__(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5328,7 +5355,7 @@ def __iand__(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2565
+# schema/native_functions.yaml:2564
 def __ifloordiv__(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5338,7 +5365,7 @@ def __ifloordiv__(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2603
+# schema/native_functions.yaml:2602
 def __imod__(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5358,7 +5385,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2290
+# schema/native_functions.yaml:2289
 def __invert__(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5368,7 +5395,7 @@ def __invert__(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:2785
+# schema/native_functions.yaml:2784
 def __ior__(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5408,7 +5435,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2823
+# schema/native_functions.yaml:2822
 def __ixor__(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5448,7 +5475,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:2579
+# schema/native_functions.yaml:2578
 def __mod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5490,7 +5517,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:2761
+# schema/native_functions.yaml:2760
 def __or__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5520,7 +5547,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2723
+# schema/native_functions.yaml:2722
 def __rand__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5530,7 +5557,7 @@ def __rand__(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2549
+# schema/native_functions.yaml:2548
 def __rfloordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5550,7 +5577,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:2579
+# schema/native_functions.yaml:2578
 def __rmod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5570,7 +5597,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2761
+# schema/native_functions.yaml:2760
 def __ror__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5610,7 +5637,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:2799
+# schema/native_functions.yaml:2798
 def __rxor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5640,7 +5667,7 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2799
+# schema/native_functions.yaml:2798
 def __xor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
