@@ -130,7 +130,8 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             bound.append("requires_grad")
         out_call = None
         if b.out_fn is not None and not method:
-            out_args = api.call_args(b.out_fn.schema, rename_self=True)[:-1]
+            n_out = len(b.out_fn.schema.arguments.out)
+            out_args = api.call_args(b.out_fn.schema, rename_self=True)[:-n_out]
             # several out tensors are passed as a tuple: out=(values, indices)
             out_arg = "*out" if len(b.out_fn.schema.arguments.out) > 1 else "out"
             if api.out_drops_options(fn, b.out_fn):  # torch: options must agree with out's

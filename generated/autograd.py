@@ -3323,7 +3323,7 @@ class Log10Backward0(_Node):
 
 
 # schema/derivatives.yaml:508
-class Log1pBackward0(_Node):
+class Log1PBackward0(_Node):
     """Backward of log1p (schema/derivatives.yaml:508)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
@@ -3876,7 +3876,7 @@ class ConvolutionBackwardBackward0(_Node):
 
 
 # schema/derivatives.yaml:601
-class MaxPool2dWithIndicesBackward0(_Node):
+class MaxPool2DWithIndicesBackward0(_Node):
     """Backward of max_pool2d_with_indices (schema/derivatives.yaml:601)."""
     __slots__ = ('_s_ceil_mode', '_s_dilation', '_s_kernel_size', '_s_padding', '_s_result1', '_s_self', '_s_stride')
     _saved_slots = ('_s_result1', '_s_self')
@@ -3928,7 +3928,7 @@ class MaxPool2dWithIndicesBackward0(_Node):
 
 
 # schema/derivatives.yaml:605
-class MaxPool2dWithIndicesBackwardBackward0(_Node):
+class MaxPool2DWithIndicesBackwardBackward0(_Node):
     """Backward of max_pool2d_with_indices_backward (schema/derivatives.yaml:605)."""
     __slots__ = ('_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
@@ -3959,7 +3959,7 @@ class MaxPool2dWithIndicesBackwardBackward0(_Node):
 
 
 # schema/derivatives.yaml:610
-class AvgPool2dBackward0(_Node):
+class AvgPool2DBackward0(_Node):
     """Backward of avg_pool2d (schema/derivatives.yaml:610)."""
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride')
     _saved_slots = ('_s_self',)
@@ -4012,7 +4012,7 @@ class AvgPool2dBackward0(_Node):
 
 
 # schema/derivatives.yaml:613
-class AvgPool2dBackwardBackward0(_Node):
+class AvgPool2DBackwardBackward0(_Node):
     """Backward of avg_pool2d_backward (schema/derivatives.yaml:613)."""
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self_shape', '_s_stride')
     _saved_slots = ()
@@ -4067,7 +4067,7 @@ class AvgPool2dBackwardBackward0(_Node):
 
 
 # schema/derivatives.yaml:617
-class AdaptiveAvgPool2dBackward0(_Node):
+class AdaptiveAvgPool2DBackward0(_Node):
     """Backward of _adaptive_avg_pool2d (schema/derivatives.yaml:617)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
@@ -4090,7 +4090,7 @@ class AdaptiveAvgPool2dBackward0(_Node):
 
 
 # schema/derivatives.yaml:620
-class AdaptiveAvgPool2dBackwardBackward0(_Node):
+class AdaptiveAvgPool2DBackwardBackward0(_Node):
     """Backward of _adaptive_avg_pool2d_backward (schema/derivatives.yaml:620)."""
     __slots__ = ('_s_grad_output_shape', '_s_self_shape')
     _saved_slots = ()
@@ -6503,7 +6503,7 @@ class ClampMaxBackward1(_Node):
 
 
 # schema/derivatives.yaml:910
-class NllLossForwardBackward0(_Node):
+class NllLossBackward0(_Node):
     """Backward of nll_loss_forward (schema/derivatives.yaml:910)."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
@@ -6915,7 +6915,7 @@ class NativeBatchNormBackwardBackward0(_Node):
 
 
 # schema/derivatives.yaml:953
-class NllLoss2dForwardBackward0(_Node):
+class NllLoss2DBackward0(_Node):
     """Backward of nll_loss2d_forward (schema/derivatives.yaml:953)."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
@@ -6962,7 +6962,7 @@ class NllLoss2dForwardBackward0(_Node):
 
 
 # schema/derivatives.yaml:959
-class NllLoss2dBackwardBackward0(_Node):
+class NllLoss2DBackwardBackward0(_Node):
     """Backward of nll_loss2d_backward (schema/derivatives.yaml:959)."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
@@ -11640,7 +11640,7 @@ def _ag_log1p(ks, self):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(Log1pBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Log1PBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -11653,7 +11653,7 @@ def _ag_log1p_(ks, self):
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Log1pBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Log1PBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_log1p_.get(_ks)
@@ -12506,7 +12506,7 @@ def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(MaxPool2dWithIndicesBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaxPool2DWithIndicesBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_ceil_mode = ceil_mode
     _node._s_dilation = dilation
     _node._s_kernel_size = kernel_size
@@ -12533,7 +12533,7 @@ def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, str
     _e_self = _edge(self)
     if not (_e_grad_output is not None or _e_self is not None):
         return _out
-    _node = _new_node(MaxPool2dWithIndicesBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    _node = _new_node(MaxPool2DWithIndicesBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
     if _e_grad_output is not None:
         _node._s_indices = _save(indices)
     if _e_self is not None:
@@ -12554,7 +12554,7 @@ def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_incl
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(AvgPool2dBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AvgPool2DBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_ceil_mode = ceil_mode
     _node._s_count_include_pad = count_include_pad
     _node._s_divisor_override = divisor_override
@@ -12579,7 +12579,7 @@ def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding,
     _e_self = _edge(self)
     if not (_e_grad_output is not None or _e_self is not None):
         return _out
-    _node = _new_node(AvgPool2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    _node = _new_node(AvgPool2DBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
     if _e_grad_output is not None:
         _node._s_ceil_mode = ceil_mode
         _node._s_count_include_pad = count_include_pad
@@ -12606,7 +12606,7 @@ def _ag__adaptive_avg_pool2d(ks, self, output_size):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(AdaptiveAvgPool2dBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AdaptiveAvgPool2DBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
@@ -12625,7 +12625,7 @@ def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     _e_self = _edge(self)
     if not (_e_grad_output is not None or _e_self is not None):
         return _out
-    _node = _new_node(AdaptiveAvgPool2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    _node = _new_node(AdaptiveAvgPool2DBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
     if _e_grad_output is not None:
         _node._s_grad_output_shape = grad_output._shape
     if _e_self is not None:
@@ -14635,7 +14635,7 @@ def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(NllLossForwardBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NllLossBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_ignore_index = ignore_index
     _node._s_reduction = reduction
     _node._s_self = _save(self)
@@ -14861,7 +14861,7 @@ def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(NllLoss2dForwardBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NllLoss2DBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_ignore_index = ignore_index
     _node._s_reduction = reduction
     _node._s_self = _save(self)
@@ -14891,7 +14891,7 @@ def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ig
     _e_self = _edge(self)
     if not (_e_grad_output is not None or _e_self is not None):
         return _out
-    _node = _new_node(NllLoss2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    _node = _new_node(NllLoss2DBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
     if _e_grad_output is not None:
         _node._s_ignore_index = ignore_index
         _node._s_reduction = reduction

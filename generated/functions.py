@@ -1335,7 +1335,7 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, o
             return r
     if out is None:
         return _entry__unique2(input, sorted, return_inverse, return_counts)
-    return _entry__unique2_out(input, sorted, return_inverse, return_counts, out0, out1, *out)
+    return _entry__unique2_out(input, sorted, return_inverse, return_counts, *out)
 
 
 # schema/native_functions.yaml:2154
@@ -4772,7 +4772,7 @@ def _m1_max(input, dim, keepdim=False, *, out=None):
 def _c1_max(input, dim, keepdim, out):
     if out is None:
         return _rt_max._make(_entry_max_dim(input, dim, keepdim))
-    return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, max, *out))
+    return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
 
 
 # schema/native_functions.yaml:3494
@@ -4971,7 +4971,7 @@ def _m1_min(input, dim, keepdim=False, *, out=None):
 def _c1_min(input, dim, keepdim, out):
     if out is None:
         return _rt_min._make(_entry_min_dim(input, dim, keepdim))
-    return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, min, *out))
+    return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
 
 
 # schema/native_functions.yaml:3526
@@ -5240,7 +5240,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
             return r
     if out is None:
         return _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
-    return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, *out)
+    return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *out)
 
 
 # schema/native_functions.yaml:3398
@@ -5252,7 +5252,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
             return r
     if out is None:
         return _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
-    return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, *out)
+    return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *out)
 
 
 # schema/native_functions.yaml:1698
@@ -5286,7 +5286,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
             return r
     if out is None:
         return _entry_native_layer_norm(input, normalized_shape, weight, bias, eps)
-    return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, out0, out1, *out)
+    return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *out)
 
 
 # schema/native_functions.yaml:3378
@@ -5298,7 +5298,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
             return r
     if out is None:
         return _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
-    return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, *out)
+    return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *out)
 
 
 # schema/native_functions.yaml:380
@@ -5380,7 +5380,7 @@ def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=No
             return r
     if out is None:
         return _rt_nll_loss2d_forward._make(_entry_nll_loss2d_forward(input, target, weight, reduction, ignore_index))
-    return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, output, *out)
+    return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, *out)
 
 
 # schema/native_functions.yaml:3320
@@ -5404,7 +5404,7 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None
             return r
     if out is None:
         return _rt_nll_loss_forward._make(_entry_nll_loss_forward(input, target, weight, reduction, ignore_index))
-    return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, output, *out)
+    return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, *out)
 
 
 # schema/native_functions.yaml:3334
@@ -6858,7 +6858,7 @@ def _m0_sort(input, dim=-1, descending=False, *, out=None):
 def _c0_sort(input, dim, descending, out):
     if out is None:
         return _rt_sort._make(_entry_sort(input, dim, descending))
-    return _rt_sort_out._make(_entry_sort_values(input, dim, descending, values, *out))
+    return _rt_sort_out._make(_entry_sort_values(input, dim, descending, *out))
 
 
 # schema/native_functions.yaml:1064
@@ -6871,7 +6871,7 @@ def _m1_sort(input, *, stable, dim=-1, descending=False, out=None):
 def _c1_sort(input, stable, dim, descending, out):
     if out is None:
         return _rt_sort._make(_entry_sort_stable(input, stable, dim, descending))
-    return _rt_sort_out._make(_entry_sort_values_stable(input, stable, dim, descending, values, *out))
+    return _rt_sort_out._make(_entry_sort_values_stable(input, stable, dim, descending, *out))
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -7138,7 +7138,7 @@ def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
 def _c2_std_mean(input, dim, correction, keepdim, out):
     if out is None:
         return _entry_std_mean_correction(input, dim, correction, keepdim)
-    return _entry_std_mean_correction_out(input, dim, correction, keepdim, out0, *out)
+    return _entry_std_mean_correction_out(input, dim, correction, keepdim, *out)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -7448,7 +7448,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
             return r
     if out is None:
         return _rt_topk._make(_entry_topk(input, k, dim, largest, sorted))
-    return _rt_topk_out._make(_entry_topk_values(input, k, dim, largest, sorted, values, *out))
+    return _rt_topk_out._make(_entry_topk_values(input, k, dim, largest, sorted, *out))
 
 
 # schema/native_functions.yaml:718
@@ -7558,7 +7558,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
             return r
     if out is None:
         return _entry_unique_consecutive(input, return_inverse, return_counts, dim)
-    return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, out0, out1, *out)
+    return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, *out)
 
 
 # schema/native_functions.yaml:1090
@@ -7570,7 +7570,7 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
             return r
     if out is None:
         return _entry_unique_dim(input, dim, sorted, return_inverse, return_counts)
-    return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, out0, out1, *out)
+    return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *out)
 
 
 # schema/native_functions.yaml:735
@@ -7678,7 +7678,7 @@ def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
 def _c2_var_mean(input, dim, correction, keepdim, out):
     if out is None:
         return _entry_var_mean_correction(input, dim, correction, keepdim)
-    return _entry_var_mean_correction_out(input, dim, correction, keepdim, out0, *out)
+    return _entry_var_mean_correction_out(input, dim, correction, keepdim, *out)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
