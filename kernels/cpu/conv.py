@@ -44,12 +44,25 @@ def _finish(a, dt, cl=False):
 
 
 # ---------------------------------------------------------------- NumPy building blocks
+def _pad(x, padding, fill=0):
+    """x zero- (or `fill`-) padded on its trailing spatial dims: `padding` is one int per
+    dim (both sides) or a (before, after) pair per dim. One allocation, one copy."""
+    pairs = [(p, p) if isinstance(p, int) else tuple(p) for p in padding]
+    if not any(a or b for a, b in pairs):
+        return x
+    lead = x.ndim - len(pairs)
+    shape = x.shape[:lead] + tuple(s + a + b for s, (a, b) in zip(x.shape[lead:], pairs))
+    out = np.zeros(shape, x.dtype) if fill == 0 else np.full(shape, fill, x.dtype)
+    out[(slice(None),) * lead + tuple(slice(a, a + s) for s, (a, _) in
+                                      zip(x.shape[lead:], pairs))] = x
+    return out
+
+
 def im2col(x, kernel, stride, padding, dilation, out):
     """(N, C, *spatial) -> the windows (N, C, *out, *kernel) of the zero-padded input
     (a view when there is no padding)."""
     d = len(kernel)
-    if any(padding):
-        x = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in padding])
+    x = _pad(x, padding)
     win = [dl * (k - 1) + 1 for k, dl in zip(kernel, dilation)]
     v = sliding_window_view(x, win, axis=tuple(range(2, 2 + d)))
     sl = ((slice(None),) * 2 + tuple(slice(0, s * (o - 1) + 1, s) for s, o in zip(stride, out))
@@ -57,70 +70,95 @@ def im2col(x, kernel, stride, padding, dilation, out):
     return v[sl]
 
 
-def _group_cols(cols, groups):
-    """(N, C, *out, *k) windows -> the (groups, N, Cg * K, L) matrices (one copy, whose
-    innermost run is an output row: contiguous reads for stride 1)."""
-    n, c = cols.shape[:2]
-    d = (cols.ndim - 2) // 2
-    out, kern = cols.shape[2:2 + d], cols.shape[2 + d:]
-    # -> (N, C, *kernel, *out)
-    perm = (0, 1) + tuple(range(2 + d, 2 + 2 * d)) + tuple(range(2, 2 + d))
-    m = np.ascontiguousarray(cols.transpose(perm))
-    m = m.reshape(n, groups, (c // groups) * int(np.prod(kern)), int(np.prod(out)))
-    return m.transpose(1, 0, 2, 3)
-
-
-def _grouped(gy, groups):
-    """(N, O, *out) -> (groups, N, Og, L) (a view)."""
-    n, o = gy.shape[:2]
-    return gy.reshape(n, groups, o // groups, int(np.prod(gy.shape[2:]))).transpose(1, 0, 2, 3)
-
-
-def _weight_matrix(w, groups):
-    """(O, Cg, *k) -> (groups, 1, Og, Cg * K)."""
-    o = w.shape[0]
-    return w.reshape(groups, 1, o // groups, -1) if w.size else \
-        np.zeros((groups, 1, o // groups, int(np.prod(w.shape[1:]))), w.dtype)
+def _cols(x, kernel, stride, padding, dilation, out, weight_layout=False):
+    """The im2col matrix, one contiguous copy of the windows: (N, C * K, L) (per image, the
+    B operand of W @ cols), or with `weight_layout` (C * K, N * L) (the whole batch as one
+    GEMM operand for the weight gradient). Its innermost run is an output row."""
+    d = len(kernel)
+    v = im2col(x, kernel, stride, padding, dilation, out)          # (N, C, *out, *k)
+    n, c = v.shape[:2]
+    outs, ks = tuple(range(2, 2 + d)), tuple(range(2 + d, 2 + 2 * d))
+    kk, ll = int(np.prod(kernel)), int(np.prod(out))
+    if weight_layout:
+        return np.ascontiguousarray(v.transpose((1,) + ks + (0,) + outs)).reshape(c * kk, n * ll)
+    return np.ascontiguousarray(v.transpose((0, 1) + ks + outs)).reshape(n, c * kk, ll)
 
 
 def conv_forward(x, w, stride, padding, dilation, groups, out):
-    """y[n, o, *out] = sum_{c, k} w[o, c, k] x_padded[n, g*Cg + c, out*s + k*d]: one batched
-    matmul (g, N, Og, L) per group, already in (N, O, *out) order when groups == 1."""
+    """y[n, o, *out] = sum_{c, k} w[o, c, k] x_padded[n, g*Cg + c, out*s + k*d]: per group
+    one BLAS matmul (Og, Cg*K) @ (Cg*K, L) batched over the images, whose result is already
+    (N, O, *out) in memory."""
     n, o = x.shape[0], w.shape[0]
-    cols = _group_cols(im2col(x, w.shape[2:], stride, padding, dilation, out), groups)
-    y = np.matmul(_weight_matrix(w, groups), cols)               # (g, N, Og, L)
-    y = y[0] if groups == 1 else y.transpose(1, 0, 2, 3)
-    return np.ascontiguousarray(y).reshape((n, o) + tuple(out))
+    cols = _cols(x, w.shape[2:], stride, padding, dilation, out)           # (N, C*K, L)
+    ck, ll = cols.shape[1:]
+    if groups == 1:
+        y = np.matmul(w.reshape(o, ck), cols)                              # (N, O, L)
+    else:
+        cols = cols.reshape(n, groups, ck // groups, ll)
+        y = np.matmul(w.reshape(groups, o // groups, ck // groups), cols)  # (N, g, Og, L)
+    return y.reshape((n, o) + tuple(out))
+
+
+def _tap_slices(tap, kern_in, stride, dilation, padding, out):
+    """For one kernel tap, the (output, input) slices of the positions it connects:
+    input index = o * stride + tap * dilation - padding, kept when inside the input."""
+    src, dst = [], []
+    for t, size, s, dl, p, oo in zip(tap, kern_in, stride, dilation, padding, out):
+        off = t * dl - p
+        lo = max(0, -(off // s)) if off < 0 else 0      # first o with o*s + off >= 0
+        hi = min(oo, (size - 1 - off) // s + 1) if size - 1 - off >= 0 else 0
+        if hi <= lo:
+            return None
+        src.append(slice(lo, hi))
+        start = lo * s + off
+        dst.append(slice(start, start + s * (hi - lo - 1) + 1, s))
+    return tuple(src), tuple(dst)
 
 
 def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
-    """The adjoint of conv_forward in x (col2im): (N, O, *out) -> (N, C, *in_spatial)."""
-    n = gy.shape[0]
+    """The adjoint of conv_forward in x (col2im): (N, O, *out) -> (N, C, *in_spatial). One
+    batched matmul W^T @ gy, then per kernel tap one strided add of its (N, C, *out) slab
+    into the input positions it reads (clipped to the unpadded input)."""
+    n, o = gy.shape[:2]
     out = gy.shape[2:]
     cg = w.shape[1]
     kern = w.shape[2:]
-    cols = np.matmul(_weight_matrix(w, groups).transpose(0, 1, 3, 2), _grouped(gy, groups))
-    cols = (cols[0] if groups == 1 else cols.transpose(1, 0, 2, 3))  # (N, g, Cg*K, L)
-    cols = cols.reshape((n, groups * cg) + tuple(kern) + tuple(out))
-    padded = [s + 2 * p for s, p in zip(in_spatial, padding)]
-    gx = np.zeros((n, groups * cg) + tuple(padded), cols.dtype)
+    c = groups * cg
+    ll = int(np.prod(out))
+    cgk = cg * int(np.prod(kern))
+    if groups == 1:
+        cols = np.matmul(w.reshape(o, cgk).T, gy.reshape(n, o, ll))        # (N, C*K, L)
+    else:
+        wt = w.reshape(groups, o // groups, cgk).transpose(0, 2, 1)          # (g, Cg*K, Og)
+        cols = np.matmul(wt, gy.reshape(n, groups, o // groups, ll))        # (N, g, Cg*K, L)
+    cols = cols.reshape((n, c) + tuple(kern) + tuple(out))
+    gx = np.zeros((n, c) + tuple(in_spatial), cols.dtype)
     lead = (slice(None),) * 2
     for tap in itertools.product(*(range(k) for k in kern)):
-        dst = tuple(slice(t * dl, t * dl + s * (oo - 1) + 1, s)
-                    for t, dl, s, oo in zip(tap, dilation, stride, out))
-        gx[lead + dst] += cols[lead + tap]
-    if any(padding):
-        gx = gx[lead + tuple(slice(p, p + s) for p, s in zip(padding, in_spatial))]
+        s = _tap_slices(tap, in_spatial, stride, dilation, padding, out)
+        if s is not None:
+            gx[lead + s[1]] += cols[lead + tap + s[0]]
     return gx
 
 
 def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
-    """The adjoint of conv_forward in w: sum over batch and positions of gy * windows(x)."""
+    """The adjoint of conv_forward in w: per group one GEMM over the whole batch,
+    (Cg*K, N*L) @ (N*L, Og), of the windows of x and gy in (N, *out, O) order."""
     o = gy.shape[1]
     cg = x.shape[1] // groups
-    cols = _group_cols(im2col(x, kern, stride, padding, dilation, gy.shape[2:]), groups)
-    gw = np.matmul(_grouped(gy, groups), cols.transpose(0, 1, 3, 2)).sum(axis=1)
-    return gw.reshape((o, cg) + tuple(kern))
+    og = o // groups
+    cols = _cols(x, kern, stride, padding, dilation, gy.shape[2:], weight_layout=True)
+    d = gy.ndim - 2
+    gyt = np.ascontiguousarray(gy.transpose((0,) + tuple(range(2, 2 + d)) + (1,)))
+    ck, nl = cols.shape
+    gyt = gyt.reshape(nl, o)                                                # (N*L, O)
+    if groups == 1:
+        gw = np.matmul(cols, gyt).T                                         # (O, C*K)
+    else:
+        cols = cols.reshape(groups, ck // groups, nl)                      # (g, Cg*K, N*L)
+        gyt = gyt.reshape(nl, groups, og).transpose(1, 0, 2)                # (g, N*L, Og)
+        gw = np.matmul(cols, gyt).transpose(0, 2, 1)                        # (g, Og, Cg*K)
+    return np.ascontiguousarray(gw).reshape((o, cg) + tuple(kern))
 
 
 # ---------------------------------------------------------------- kernels
@@ -137,8 +175,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         y = conv_forward(x, w, p.stride, p.padding, p.dilation, groups, out)
     else:
         y = conv_input_grad(x, w, out, p.stride, p.padding, p.dilation, groups)
-    if bias is not None:
-        y = y + _arr(bias, acc).reshape((1, -1) + (1,) * p.dim)
+    if bias is not None:        # y is a fresh array of the kernel's own
+        y += _arr(bias, acc).reshape((1, -1) + (1,) * p.dim)
     return _finish(y, dt, _meta.channels_last(input, weight))
 
 
