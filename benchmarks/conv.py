@@ -50,13 +50,13 @@ def _round_trip(lib, x, w, b):
 
 def _numpy_forward(x, w, b):
     def run():
-        return K.conv_forward(x, w, (1, 1), (1, 1), (1, 1), 1, x.shape[2:]) + b[:, None, None]
+        return K.conv_forward(x, w, (1, 1), (1, 1), (1, 1), 1, x.shape[2:], b)
     return run
 
 
 def _numpy_round_trip(x, w, b):
     def run():
-        y = K.conv_forward(x, w, (1, 1), (1, 1), (1, 1), 1, x.shape[2:]) + b[:, None, None]
+        y = K.conv_forward(x, w, (1, 1), (1, 1), (1, 1), 1, x.shape[2:], b)
         y.sum()
         g = np.ones_like(y)
         gx = K.conv_input_grad(g, w, x.shape[2:], (1, 1), (1, 1), (1, 1), 1)

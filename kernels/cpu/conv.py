@@ -99,21 +99,25 @@ def _windows(x, kernel, stride, padding, dilation, out, weight_layout=False):
     return v.transpose((0, 1) + ks + outs)
 
 
-def conv_forward(x, w, stride, padding, dilation, groups, out):
-    """y[n, o, *out] = sum_{c, k} w[o, c, k] x_padded[n, g*Cg + c, out*s + k*d]: per block
-    of images one im2col copy and one BLAS matmul (g, Og, Cg*K) @ (b, g, Cg*K, L) written
-    straight into the (N, O, *out) result."""
+def conv_forward(x, w, stride, padding, dilation, groups, out, bias=None):
+    """y[n, o, *out] = sum_{c, k} w[o, c, k] x_padded[n, g*Cg + c, out*s + k*d] (+ bias[o]):
+    per block of images one im2col copy and one BLAS matmul (g, Og, Cg*K) @ (b, g, Cg*K, L)
+    written straight into the (N, O, *out) result, the bias added while it is in cache."""
     n, o = x.shape[0], w.shape[0]
     win = _windows(x, w.shape[2:], stride, padding, dilation, out)    # (N, C, *k, *out)
     ck = int(np.prod(win.shape[1:2 + len(out)]))
     ll = int(np.prod(out))
     wm = w.reshape(groups, o // groups, ck // groups)
+    if bias is not None:
+        bias = bias.reshape(groups, o // groups, 1)
     y = np.empty((n, groups, o // groups, ll), np.result_type(x, w))
     buf = np.empty((_block(n, ck * ll * x.itemsize),) + win.shape[1:], x.dtype)
     for i, b in _blocks(n, ck * ll * x.itemsize):
         cols = buf[:b]
         np.copyto(cols, win[i:i + b])
         np.matmul(wm, cols.reshape(b, groups, ck // groups, ll), out=y[i:i + b])
+        if bias is not None:
+            y[i:i + b] += bias
     return y.reshape((n, o) + tuple(out))
 
 
@@ -135,30 +139,32 @@ def _tap_slices(tap, kern_in, stride, dilation, padding, out):
 
 def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
     """The adjoint of conv_forward in x (col2im): (N, O, *out) -> (N, C, *in_spatial). Per
-    block of images one batched matmul W^T @ gy, then per kernel tap one strided add of
-    its (b, C, *out) slab into the input positions it reads (clipped to the input)."""
+    block of images one batched matmul W^T @ gy whose rows are tap-major (K, Cg), then per
+    kernel tap one strided add of its (b, g, Cg, *out) slab (contiguous over Cg and the
+    positions) into the input positions it reads (clipped to the input)."""
     n, o = gy.shape[:2]
-    out = gy.shape[2:]
-    cg, kern = w.shape[1], w.shape[2:]
-    c = groups * cg
+    out = tuple(gy.shape[2:])
+    cg, kern = w.shape[1], tuple(w.shape[2:])
+    og, kk = o // groups, int(np.prod(kern))
     ll = int(np.prod(out))
-    cgk = cg * int(np.prod(kern))
-    wt = w.reshape(groups, o // groups, cgk).transpose(0, 2, 1)              # (g, Cg*K, Og)
-    gyg = gy.reshape(n, groups, o // groups, ll)
+    wk = np.ascontiguousarray(w.reshape(groups, og, cg, kk).transpose(0, 3, 2, 1))
+    wk = wk.reshape(groups, kk * cg, og)                                    # (g, K*Cg, Og)
+    gyg = gy.reshape(n, groups, og, ll)
     dt = np.result_type(gy, w)
-    gx = np.zeros((n, c) + tuple(in_spatial), dt)
+    gx = np.zeros((n, groups * cg) + tuple(in_spatial), dt)
+    gxg = gx.reshape((n, groups, cg) + tuple(in_spatial))
     taps = [(tap, s) for tap in itertools.product(*(range(k) for k in kern))
             if (s := _tap_slices(tap, in_spatial, stride, dilation, padding, out)) is not None]
-    lead = (slice(None),) * 2
-    per = c * int(np.prod(kern)) * ll * gx.itemsize
-    buf = np.empty((_block(n, per), groups, cgk, ll), dt)
+    per = groups * kk * cg * ll * gx.itemsize
+    buf = np.empty((_block(n, per), groups, kk * cg, ll), dt)
     for i, b in _blocks(n, per):
         cols = buf[:b]
-        np.matmul(wt, gyg[i:i + b], out=cols)
-        cols = cols.reshape((b, c) + tuple(kern) + tuple(out))
-        dst = gx[i:i + b]
+        np.matmul(wk, gyg[i:i + b], out=cols)
+        cols = cols.reshape((b, groups) + kern + (cg,) + out)
+        dst = gxg[i:i + b]
         for tap, (src_sl, dst_sl) in taps:
-            dst[lead + dst_sl] += cols[lead + tap + src_sl]
+            dst[(slice(None),) * 3 + dst_sl] += cols[(slice(None),) * 2 + tap + (slice(None),)
+                                                     + src_sl]
     return gx
 
 
@@ -197,12 +203,13 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     acc = acc_dtype(dt)
     x, w = _arr(input, acc), _arr(weight, acc)
     out = p.out_shape[2:]
+    b = None if bias is None else _arr(bias, acc)
     if not transposed:
-        y = conv_forward(x, w, p.stride, p.padding, p.dilation, groups, out)
+        y = conv_forward(x, w, p.stride, p.padding, p.dilation, groups, out, b)
     else:
         y = conv_input_grad(x, w, out, p.stride, p.padding, p.dilation, groups)
-    if bias is not None:        # y is a fresh array of the kernel's own
-        y += _arr(bias, acc).reshape((1, -1) + (1,) * p.dim)
+        if b is not None:       # y is a fresh array of the kernel's own
+            y += b.reshape((1, -1) + (1,) * p.dim)
     return _finish(y, dt, _meta.channels_last(input, weight))
 
 
