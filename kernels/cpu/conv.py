@@ -249,6 +249,13 @@ def _as4d(a):
     return a if a.ndim == 4 else a[None]
 
 
+def _slab(xp, i, j, stride, out):
+    """The (N, C, oH, oW) strided slab of a padded input seen by the window tap at (i, j)."""
+    (sh, sw), (oh, ow) = stride, out
+    return xp[:, :, i:i + sh * (oh - 1) + 1 if oh else i:sh,
+              j:j + sw * (ow - 1) + 1 if ow else j:sw]
+
+
 def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
     p = _meta.pool2d_params(self, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
     dt = self._dtype
@@ -257,30 +264,48 @@ def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
     x = _as4d(self._np)
     if dt is D.bfloat16 or dt is D.float16:
         x = x.astype(_F32)
-    n, c, h, w = x.shape
+    h, w = x.shape[-2:]
     (kh, kw), (sh, sw), (ph, pw), (dh, dw) = p.kernel, p.stride, p.padding, p.dilation
     oh, ow = p.out
     fill = -np.inf if x.dtype.kind == "f" else np.iinfo(x.dtype).min
     rh = max(ph, (oh - 1) * sh + dh * (kh - 1) + 1 - h - ph)
     rw = max(pw, (ow - 1) * sw + dw * (kw - 1) + 1 - w - pw)
-    xp = np.pad(x, ((0, 0), (0, 0), (ph, rh), (pw, rw)), constant_values=fill)
-    win = im2col(xp, (kh, kw), (sh, sw), (0, 0), (dh, dw), (oh, ow))
-    flat = win.reshape(n, c, oh, ow, kh * kw)
-    am = flat.argmax(-1)
-    vals = np.take_along_axis(flat, am[..., None], -1)[..., 0]
-    ki, kj = np.divmod(am, kw)
+    xp = _pad(x, ((ph, rh), (pw, rw)), fill)
+    # the max: one np.maximum per kernel tap, each a strided (N, C, oH, oW) slab (NaN wins)
+    taps = [(i * dh, j * dw) for i, j in itertools.product(range(kh), range(kw))]
+    slabs = [_slab(xp, i, j, (sh, sw), (oh, ow)) for i, j in taps]
+    vals = slabs[0].copy()
+    for v in slabs[1:]:
+        np.maximum(vals, v, out=vals)
+    # its tap, torch's (`val > max || isnan(val)`): the first one equal to the max, the
+    # largest code K - tap, or the last NaN, the largest code tap + 1; with arithmetic only
+    # (masked stores are several times slower)
+    nt = len(taps)
+    code_dt = np.int8 if nt < 127 else np.int32
+    code = np.zeros(vals.shape, code_dt)
+    for k, v in enumerate(slabs):
+        np.maximum(code, np.multiply(v == vals, code_dt(nt - k)), out=code)
+    am = nt - code.astype(np.int64)
+    if x.dtype.kind == "f" and np.isnan(vals).any():
+        code[...] = 0
+        for k, v in enumerate(slabs):
+            np.maximum(code, np.multiply(np.isnan(v), code_dt(k + 1)), out=code)
+        am = np.where(code > 0, code.astype(np.int64) - 1, am)
     h0 = np.arange(oh)[:, None] * sh - ph
     w0 = np.arange(ow)[None, :] * sw - pw
-    hh, ww = h0 + ki * dh, w0 + kj * dw
+    tap_off = np.array([i * w + j for i, j in taps], np.int64)
+    idx = (h0 * w + w0) + tap_off[am]
     # a padded position wins only when every value equals the fill: torch keeps the first
     # position inside the input then
-    bad = (hh < 0) | (hh >= h) | (ww < 0) | (ww >= w)
-    if bad.any():
+    if (ph or pw or rh or rw) and (vals == fill).any():
+        ki, kj = np.divmod(am, kw)
+        hh, ww = h0 + ki * dh, w0 + kj * dw
+        bad = (hh < 0) | (hh >= h) | (ww < 0) | (ww >= w)
         fh = h0 + (-(h0 // dh)).clip(0) * dh * (h0 < 0)
         fw = w0 + (-(w0 // dw)).clip(0) * dw * (w0 < 0)
         hh = np.where(bad, np.broadcast_to(fh, hh.shape), hh)
         ww = np.where(bad, np.broadcast_to(fw, ww.shape), ww)
-    idx = (hh * w + ww).astype(np.int64)
+        idx = (hh * w + ww).astype(np.int64)
     shape, cl = p.shape, _meta.channels_last(self)
     return _finish(vals.reshape(shape), dt, cl), _finish(idx.reshape(shape), D.int64, cl)
 
@@ -333,8 +358,15 @@ def avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
     oh, ow = p.out
     rh = max(ph, (oh - 1) * sh + kh - h - ph)
     rw = max(pw, (ow - 1) * sw + kw - w - pw)
-    xp = np.pad(x, ((0, 0), (0, 0), (ph, rh), (pw, rw)))
-    s = im2col(xp, (kh, kw), (sh, sw), (0, 0), (1, 1), (oh, ow)).sum(axis=(-2, -1))
+    xp = _pad(x, ((ph, rh), (pw, rw)))
+    # the window sums, one strided slab per tap (integers summed in 64 bits, like np.sum)
+    s = None
+    for i, j in itertools.product(range(kh), range(kw)):
+        v = _slab(xp, i, j, (sh, sw), (oh, ow))
+        if s is None:
+            s = v.astype(np.add.reduce(x[:0].ravel()).dtype if x.dtype.kind in "iu" else x.dtype)
+        else:
+            s += v
     div = _avg_divisor(p, h, w, count_include_pad, divisor_override)
     y = _int_div(s, div) if x.dtype.kind == "i" else s / div.astype(x.dtype)
     return _finish(y.reshape(p.shape), dt, _meta.channels_last(self))
