@@ -1,21 +1,35 @@
 """conv2d forward + backward: ember next to torch (and the same NumPy im2col by hand).
 
-    .venv/bin/python benchmarks/conv.py [--json out.json]
+    .venv/bin/python benchmarks/conv.py [--json out.json] [--threads 1]
 
 Input (32, 16, 28, 28), 32 filters 3x3, padding 1, with bias; input, weight and bias
 require grad (their .grad is reset each time) and the output's sum is backpropagated.
 Rows: forward only (no_grad) and forward + backward. The NumPy column runs the kernels'
 own im2col / col2im functions without ember's dispatch and autograd: the floor of this
-implementation. torch runs on one thread (harness.Table), and so does NumPy's BLAS
-(OPENBLAS_NUM_THREADS etc. are set to 1 unless already set): a like-for-like comparison.
+implementation. torch and NumPy's BLAS run on the same number of threads, `--threads`
+(default 1: OPENBLAS_NUM_THREADS etc. are set unless already set, torch.set_num_threads):
+a like-for-like comparison.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import sys
+
+
+def _threads(argv) -> str:
+    """--threads N, read before NumPy is imported (its BLAS reads the environment once)."""
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--threads="):
+            return a.split("=", 1)[1]
+    return "1"
+
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+    os.environ.setdefault(_var, _threads(sys.argv[1:]))
 
 import numpy as np
 from harness import Table, measure, torch
@@ -70,11 +84,15 @@ def main(argv=None):
     ap.add_argument("--json", help="also write the results to this JSON file")
     ap.add_argument("--number", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=9)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads of torch and of NumPy's BLAS (default 1)")
     args = ap.parse_args(argv)
     x, w, b = _arrays()
     e = [ember.from_numpy(a.copy()).requires_grad_() for a in (x, w, b)]
     t = [torch.from_numpy(a.copy()).requires_grad_() for a in (x, w, b)] if torch else None
     table = Table(40)
+    if torch:                   # after Table, which sets torch to one thread
+        torch.set_num_threads(args.threads)
 
     def m(fn):
         return measure(fn, args.number, args.repeat) if fn else None
@@ -83,6 +101,13 @@ def main(argv=None):
     table.add("conv2d fwd+bwd (32,16,28,28) 32x3x3 p1", m(_round_trip(ember, *e)),
               m(_numpy_round_trip(x, w, b)), m(_round_trip(torch, *t) if torch else None))
     table.write_json(args.json)
+    if args.json:               # record the thread counts next to the timings
+        with open(args.json) as f:
+            data = json.load(f)
+        data["threads"] = {"torch": torch.get_num_threads() if torch else None,
+                           "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS")}
+        with open(args.json, "w") as f:
+            json.dump(data, f, indent=2)
     return table.rows
 
 
