@@ -8,14 +8,18 @@ Rows: forward only (no_grad) and forward + backward. The NumPy column runs the k
 own im2col / col2im functions without ember's dispatch and autograd: the floor of this
 implementation. torch and NumPy's BLAS run on the same number of threads, `--threads`
 (default 1: OPENBLAS_NUM_THREADS etc. are set unless already set, torch.set_num_threads):
-a like-for-like comparison.
+a like-for-like comparison. `--timer cpu` times the process's CPU time instead of the
+wall clock (steadier on a busy machine; with one thread, the time of the computation).
 """
 from __future__ import annotations
 
 import argparse
 import json
 import os
+import statistics
 import sys
+import time
+import timeit
 
 
 def _threads(argv) -> str:
@@ -32,7 +36,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, _threads(sys.argv[1:]))
 
 import numpy as np
-from harness import Table, measure, torch
+from harness import Table, torch
 
 import ember
 from ember.kernels.cpu import conv as K
@@ -86,7 +90,9 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=9)
     ap.add_argument("--threads", type=int, default=1,
                     help="threads of torch and of NumPy's BLAS (default 1)")
+    ap.add_argument("--timer", choices=("wall", "cpu"), default="wall")
     args = ap.parse_args(argv)
+    timer = time.perf_counter if args.timer == "wall" else time.process_time
     x, w, b = _arrays()
     e = [ember.from_numpy(a.copy()).requires_grad_() for a in (x, w, b)]
     t = [torch.from_numpy(a.copy()).requires_grad_() for a in (x, w, b)] if torch else None
@@ -95,7 +101,13 @@ def main(argv=None):
         torch.set_num_threads(args.threads)
 
     def m(fn):
-        return measure(fn, args.number, args.repeat) if fn else None
+        """Median and (min, max) of microseconds per call (harness.measure, with `timer`)."""
+        if fn is None:
+            return None
+        fn()
+        times = [t / args.number * 1e6 for t in
+                 timeit.repeat(fn, number=args.number, repeat=args.repeat, timer=timer)]
+        return statistics.median(times), min(times), max(times)
     table.add("conv2d fwd (32,16,28,28) 32x3x3 p1", m(_forward(ember, *e)),
               m(_numpy_forward(x, w, b)), m(_forward(torch, *t) if torch else None))
     table.add("conv2d fwd+bwd (32,16,28,28) 32x3x3 p1", m(_round_trip(ember, *e)),
@@ -106,6 +118,7 @@ def main(argv=None):
             data = json.load(f)
         data["threads"] = {"torch": torch.get_num_threads() if torch else None,
                            "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS")}
+        data["timer"] = args.timer
         with open(args.json, "w") as f:
             json.dump(data, f, indent=2)
     return table.rows

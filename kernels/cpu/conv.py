@@ -99,22 +99,47 @@ def _windows(x, kernel, stride, padding, dilation, out, weight_layout=False):
     return v.transpose((0, 1) + ks + outs)
 
 
+def _window_blocks(x, kernel, stride, padding, dilation, out, per_item, weight_layout=False):
+    """(i, b, windows of x[i:i + b]) for the blocks of images (see _windows for the layout).
+    With padding, each block is zero-padded into one reused buffer (its border stays zero)
+    rather than the whole batch at once: the padded images are still in cache for the
+    im2col copy."""
+    n, d = x.shape[0], len(kernel)
+    axis = 1 + d if weight_layout else 0
+
+    def cut(v, i, b):
+        return v[(slice(None),) * axis + (slice(i, i + b),)]
+    if not any(padding):
+        win = _windows(x, kernel, stride, padding, dilation, out, weight_layout)
+        for i, b in _blocks(n, per_item):
+            yield i, b, cut(win, i, b)
+        return
+    pbuf = np.zeros((_block(n, per_item), x.shape[1])
+                    + tuple(s + 2 * p for s, p in zip(x.shape[2:], padding)), x.dtype)
+    inner = (slice(None),) * 2 + tuple(slice(p, p + s) for p, s in zip(padding, x.shape[2:]))
+    win = _windows(pbuf, kernel, stride, (0,) * d, dilation, out, weight_layout)
+    for i, b in _blocks(n, per_item):
+        pbuf[:b][inner] = x[i:i + b]
+        yield i, b, cut(win, 0, b)
+
+
 def conv_forward(x, w, stride, padding, dilation, groups, out, bias=None):
     """y[n, o, *out] = sum_{c, k} w[o, c, k] x_padded[n, g*Cg + c, out*s + k*d] (+ bias[o]):
     per block of images one im2col copy and one BLAS matmul (g, Og, Cg*K) @ (b, g, Cg*K, L)
     written straight into the (N, O, *out) result, the bias added while it is in cache."""
     n, o = x.shape[0], w.shape[0]
-    win = _windows(x, w.shape[2:], stride, padding, dilation, out)    # (N, C, *k, *out)
-    ck = int(np.prod(win.shape[1:2 + len(out)]))
+    kern = tuple(w.shape[2:])
+    ck = x.shape[1] * int(np.prod(kern))
     ll = int(np.prod(out))
     wm = w.reshape(groups, o // groups, ck // groups)
     if bias is not None:
         bias = bias.reshape(groups, o // groups, 1)
     y = np.empty((n, groups, o // groups, ll), np.result_type(x, w))
-    buf = np.empty((_block(n, ck * ll * x.itemsize),) + win.shape[1:], x.dtype)
-    for i, b in _blocks(n, ck * ll * x.itemsize):
-        cols = buf[:b]
-        np.copyto(cols, win[i:i + b])
+    per = ck * ll * x.itemsize
+    buf = np.empty((_block(n, per), x.shape[1]) + kern + tuple(out), x.dtype)
+    for i, b, win in _window_blocks(x, kern, stride, padding, dilation, out, per):
+        cols = buf[:b]                                                  # (b, C, *k, *out)
+        np.copyto(cols, win)
         np.matmul(wm, cols.reshape(b, groups, ck // groups, ll), out=y[i:i + b])
         if bias is not None:
             y[i:i + b] += bias
@@ -175,19 +200,18 @@ def conv_weight_grad(x, gy, kern, stride, padding, dilation, groups):
     c = x.shape[1]
     cg, og = c // groups, o // groups
     d = gy.ndim - 2
-    win = _windows(x, kern, stride, padding, dilation, gy.shape[2:], weight_layout=True)
+    kern, out = tuple(kern), tuple(gy.shape[2:])
     ck = c * int(np.prod(kern))
-    ll = int(np.prod(gy.shape[2:]))
+    ll = int(np.prod(out))
     gyt = gy.transpose((0,) + tuple(range(2, 2 + d)) + (1,))              # (N, *out, O)
     dt = np.result_type(x, gy)
     acc = np.zeros((groups, ck // groups, og), dt)
     per = ck * ll * x.itemsize
     full = _block(n, per)
-    buf = np.empty(win.shape[:1 + d] + (full,) + win.shape[2 + d:], x.dtype)
-    for i, b in _blocks(n, per):
-        cols = buf if b == full else np.empty(win.shape[:1 + d] + (b,) + win.shape[2 + d:],
-                                              x.dtype)
-        np.copyto(cols, win[(slice(None),) * (1 + d) + (slice(i, i + b),)])
+    buf = np.empty((c,) + kern + (full,) + out, x.dtype)
+    for i, b, win in _window_blocks(x, kern, stride, padding, dilation, out, per, True):
+        cols = buf if b == full else np.empty((c,) + kern + (b,) + out, x.dtype)
+        np.copyto(cols, win)                                            # (C, *k, b, *out)
         g = np.ascontiguousarray(gyt[i:i + b]).reshape(b * ll, groups, og).transpose(1, 0, 2)
         acc += np.matmul(cols.reshape(groups, ck // groups, b * ll), g)
     return np.ascontiguousarray(acc.transpose(0, 2, 1)).reshape((o, cg) + tuple(kern))
