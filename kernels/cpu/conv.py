@@ -162,11 +162,65 @@ def _tap_slices(tap, kern_in, stride, dilation, padding, out):
     return tuple(src), tuple(dst)
 
 
+def _input_grad_rows(gy, w, in_spatial, stride, padding, dilation, groups):
+    """conv_input_grad when the last spatial dim has stride 1: along that dim the adjoint
+    is itself a correlation (of gy, zero-padded, with the flipped kernel), so it goes into
+    the GEMM: per block one im2col copy of gy along the last dim only, (b, g, Og*kw, L')
+    (L' = the leading output dims x the input's last dim), one matmul with the weight as
+    (g, K'*Cg, Og*kw) (K' = the leading kernel taps), then per leading tap one add of a
+    (b, C, *rows) slab whose runs are whole input rows into the input positions it reads."""
+    n, o = gy.shape[:2]
+    out = tuple(gy.shape[2:])
+    d = len(out)
+    cg, kern = w.shape[1], tuple(w.shape[2:])
+    og, kl, kw = o // groups, kern[:-1], kern[-1]
+    klp = int(np.prod(kl))
+    wi, dw, pw = in_spatial[-1], dilation[-1], padding[-1]
+    # gyw[..., q] = gy[..., q - left]: input column x reads gy at x + pw - j*dw, that is
+    # gyw[x + (kw - 1 - j) * dw], a window of gyw with the flipped kernel
+    left = dw * (kw - 1) - pw
+    width = wi + dw * (kw - 1)
+    lo, hi = max(0, left), min(width, left + out[-1])
+    lp = int(np.prod(out[:-1])) * wi
+    per = max(o * kw, groups * klp * cg) * lp * gy.itemsize
+    blk = _block(n, per)
+    # each block of gy is widened into one reused buffer (its margins stay zero)
+    gyw = np.zeros((blk, o) + out[:-1] + (width,), gy.dtype)
+    win = sliding_window_view(gyw, dw * (kw - 1) + 1, axis=-1)[..., ::dw]  # (.., wi, kw)
+    win = win.transpose((0, 1, 2 + d) + tuple(range(2, 2 + d)))         # (b, O, kw, .., wi)
+    wr = w.reshape((groups, og, cg) + kern)[..., ::-1]
+    wr = np.ascontiguousarray(wr.transpose((0,) + tuple(range(3, 2 + d)) + (2, 1, 2 + d)))
+    wr = wr.reshape(groups, klp * cg, og * kw)                          # (g, K'*Cg, Og*kw)
+    dt = np.result_type(gy, w)
+    gx = np.zeros((n, groups * cg) + tuple(in_spatial), dt)
+    gxg = gx.reshape((n, groups, cg) + tuple(in_spatial))
+    taps = [(tap, s) for tap in itertools.product(*(range(k) for k in kl))
+            if (s := _tap_slices(tap, in_spatial[:-1], stride[:-1], dilation[:-1],
+                                 padding[:-1], out[:-1])) is not None]
+    cbuf = np.empty((blk, o, kw) + out[:-1] + (wi,), gy.dtype)
+    abuf = np.empty((blk, groups, klp * cg, lp), dt)
+    full = (slice(None),) * 3
+    for i, b in _blocks(n, per):
+        if hi > lo:
+            gyw[:b, ..., lo:hi] = gy[i:i + b, ..., lo - left:hi - left]
+        cols = cbuf[:b]
+        np.copyto(cols, win[:b])
+        a = abuf[:b]
+        np.matmul(wr, cols.reshape(b, groups, og * kw, lp), out=a)
+        a = a.reshape((b, groups) + kl + (cg,) + out[:-1] + (wi,))
+        dst = gxg[i:i + b]
+        for tap, (src_sl, dst_sl) in taps:
+            dst[full + dst_sl] += a[(slice(None),) * 2 + tap + (slice(None),) + src_sl]
+    return gx
+
+
 def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
     """The adjoint of conv_forward in x (col2im): (N, O, *out) -> (N, C, *in_spatial). Per
     block of images one batched matmul W^T @ gy whose rows are tap-major (K, Cg), then per
     kernel tap one strided add of its (b, g, Cg, *out) slab (contiguous over Cg and the
     positions) into the input positions it reads (clipped to the input)."""
+    if stride[-1] == 1:
+        return _input_grad_rows(gy, w, in_spatial, stride, padding, dilation, groups)
     n, o = gy.shape[:2]
     out = tuple(gy.shape[2:])
     cg, kern = w.shape[1], tuple(w.shape[2:])
