@@ -138,8 +138,11 @@ def conv_forward(x, w, stride, padding, dilation, groups, out, bias=None):
     per = ck * ll * x.itemsize
     buf = np.empty((_block(n, per), x.shape[1]) + kern + tuple(out), x.dtype)
     for i, b, win in _window_blocks(x, kern, stride, padding, dilation, out, per):
-        cols = buf[:b]                                                  # (b, C, *k, *out)
-        np.copyto(cols, win)
+        if win.flags.c_contiguous:          # e.g. a 1x1 kernel: the images themselves
+            cols = win
+        else:
+            cols = buf[:b]                                              # (b, C, *k, *out)
+            np.copyto(cols, win)
         np.matmul(wm, cols.reshape(b, groups, ck // groups, ll), out=y[i:i + b])
         if bias is not None:
             y[i:i + b] += bias
@@ -219,6 +222,13 @@ def conv_input_grad(gy, w, in_spatial, stride, padding, dilation, groups):
     block of images one batched matmul W^T @ gy whose rows are tap-major (K, Cg), then per
     kernel tap one strided add of its (b, g, Cg, *out) slab (contiguous over Cg and the
     positions) into the input positions it reads (clipped to the input)."""
+    if all(k == 1 for k in w.shape[2:]) and tuple(in_spatial) == tuple(gy.shape[2:]) \
+            and not any(padding):           # a pointwise convolution: one matmul
+        n, o = gy.shape[:2]
+        og, cg = o // groups, w.shape[1]
+        gx = np.matmul(w.reshape(groups, og, cg).transpose(0, 2, 1),
+                       gy.reshape(n, groups, og, int(np.prod(in_spatial))))
+        return gx.reshape((n, groups * cg) + tuple(in_spatial))
     if stride[-1] == 1:
         return _input_grad_rows(gy, w, in_spatial, stride, padding, dilation, groups)
     n, o = gy.shape[:2]
