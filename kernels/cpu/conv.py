@@ -1,7 +1,11 @@
 """Convolution (any number of spatial dims, transposed too) and its backward on CPU
-tensors, vectorised with NumPy: im2col through `sliding_window_view` and one BLAS
-matmul per group; the input gradient (and the transposed forward) is col2im, a
-strided scatter-add per kernel tap. float16/bfloat16 compute in float32 and round once.
+tensors, vectorised with NumPy: im2col through `sliding_window_view` copied in the
+layout of one float32/float64 BLAS matmul (batched over images and groups), the batch
+taken in cache-sized blocks; the weight gradient is one GEMM over each block's images;
+the input gradient (and the transposed forward) is col2im, a strided add per kernel tap
+(with stride 1 along the last dim, that dim's taps go into the GEMM and only the leading
+taps are added). Pooling: one vectorised op per window tap on strided slabs.
+float16/bfloat16 compute in float32 and round once.
 
     >>> x = ember.ones(1, 1, 3, 3)
     >>> ember.convolution(x, ember.ones(1, 1, 2, 2), None, [1, 1], [0, 0], [1, 1], False,
