@@ -44,6 +44,16 @@ from ember.kernels.cpu import conv as K
 SHAPE_X, SHAPE_W = (32, 16, 28, 28), (32, 16, 3, 3)
 
 
+def _warm_allocator():
+    """Allocate and free one 24 MiB array first. glibc serves big blocks by mmap (fresh,
+    page-faulting memory each call) until a freed mmap block raises its threshold: without
+    this, whichever library allocated big arrays first (the im2col buffers) speeds up the
+    other one's calls (torch's conv2d took 2x longer in a process where nothing big had
+    been freed yet). Same allocator state for both: a like-for-like comparison."""
+    a = np.ones(6 << 20, np.float32)
+    del a
+
+
 def _arrays():
     rng = np.random.default_rng(0)
     x = rng.standard_normal(SHAPE_X).astype(np.float32)
@@ -93,6 +103,7 @@ def main(argv=None):
     ap.add_argument("--timer", choices=("wall", "cpu"), default="wall")
     args = ap.parse_args(argv)
     timer = time.perf_counter if args.timer == "wall" else time.process_time
+    _warm_allocator()
     x, w, b = _arrays()
     e = [ember.from_numpy(a.copy()).requires_grad_() for a in (x, w, b)]
     t = [torch.from_numpy(a.copy()).requires_grad_() for a in (x, w, b)] if torch else None
