@@ -6,23 +6,18 @@ tests/autograd/grad_samples.py's EXTRA (called with opinfo's random generator se
 from __future__ import annotations
 
 import numpy as np
-from opinfo import (  # noqa: F401
+from opinfo import (
     ALL,
     BF16,
     BOOL,
-    DEVICE,
     F16,
     F32,
     F64,
-    FLOATS,
     I32,
     I64,
-    NUMERIC,
     OPS,
     U8,
-    E,
     S,
-    View,
     binary_samples,
     dtname,
     expanded,

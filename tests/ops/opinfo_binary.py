@@ -7,25 +7,20 @@ from __future__ import annotations
 
 import numpy as np
 import opinfo
-from opinfo import (  # noqa: F401
+from opinfo import (
     ALL,
     BF16,
     BOOL,
-    DEVICE,
     F16,
     F32,
     F64,
     FLOATS,
     I32,
     I64,
-    NUMERIC,
     U8,
-    E,
     S,
-    View,
     binary_samples,
     dtname,
-    expanded,
     inplace_binary_samples,
     make,
     offset,
@@ -34,7 +29,6 @@ from opinfo import (  # noqa: F401
     scalar_samples,
     strided,
     transposed,
-    unary_samples,
 )
 
 _NZ = {"nonzero": True}
