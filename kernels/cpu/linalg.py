@@ -90,16 +90,23 @@ def addmm(self, mat1, mat2, beta, alpha):
     """
     shape = _meta.check_addmm(self, mat1, mat2)
     dt = mat2._dtype
+    return _finish(_scaled_product(self, mat1, mat2, beta, alpha, shape, dt, "addmm_impl_cpu_"), dt)
+
+
+def _scaled_product(self, a, b, beta, alpha, shape, dt, name):
+    """The array `beta * self + alpha * (a @ b)` of `shape`, accumulated in `dt`'s
+    accumulation dtype; beta=0 ignores self (NaN included) and alpha=0 the product, like
+    BLAS. Shared by addmm and baddbmm."""
     if dt is D.bool_:
-        raise not_implemented_for("addmm_impl_cpu_", dt)
+        raise not_implemented_for(name, dt)
     alpha, beta = _scalar(alpha, dt), _scalar(beta, dt)
     if alpha == 0:
         out = np.zeros(shape, _acc(dt))
     else:
-        out = _matmul_into(shape, mat1._np, mat2._np, dt)
+        out = _matmul_into(shape, a._np, b._np, dt)
         if alpha != 1:
             out *= alpha
     if beta != 0:
         s = _as(self._np, out.dtype)
         out += s if beta == 1 else s * beta
-    return _finish(out, dt)
+    return out

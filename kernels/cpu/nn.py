@@ -14,7 +14,7 @@ from ember.core.tensor import from_array
 from ember.kernels.common._errors import not_implemented_for
 
 from ..meta import nn as _meta
-from .linalg import _acc, _as, _finish, _matmul_into, _scalar
+from .linalg import _acc, _as, _finish, _matmul_into, _scaled_product
 
 
 # --------------------------------------------------------------------------- linear algebra
@@ -38,32 +38,19 @@ def mv(self, vec):
     return _finish(_matmul_into(shape, self._np, vec._np, dt), dt)
 
 
-def _baddbmm_array(self, batch1, batch2, beta, alpha, shape):
-    dt = self._dtype
-    if dt is D.bool_:
-        raise not_implemented_for("baddbmm", dt)
-    alpha, beta = _scalar(alpha, dt), _scalar(beta, dt)
-    if alpha == 0:
-        out = np.zeros(shape, _acc(dt))
-    else:
-        out = _matmul_into(shape, batch1._np, batch2._np, dt)
-        if alpha != 1:
-            out *= alpha
-    if beta != 0:     # beta=0 ignores self (NaN included), like BLAS
-        s = _as(self._np, out.dtype)
-        out += s if beta == 1 else s * beta
-    return out
+def _baddbmm(self, batch1, batch2, beta, alpha, shape):
+    return _scaled_product(self, batch1, batch2, beta, alpha, shape, self._dtype, "baddbmm")
 
 
 def baddbmm(self, batch1, batch2, beta, alpha):
     """`beta * self + alpha * (batch1 @ batch2)`, self broadcast to (b, n, p)."""
     shape = _meta.check_baddbmm(self, batch1, batch2)
-    return _finish(_baddbmm_array(self, batch1, batch2, beta, alpha, shape), self._dtype)
+    return _finish(_baddbmm(self, batch1, batch2, beta, alpha, shape), self._dtype)
 
 
 def baddbmm_(self, batch1, batch2, beta, alpha):
     shape = _meta.check_baddbmm(self, batch1, batch2, inplace=True)
-    out = _baddbmm_array(self, batch1, batch2, beta, alpha, shape)
+    out = _baddbmm(self, batch1, batch2, beta, alpha, shape)
     self._np[...] = out.astype(self._dtype.np, copy=False)
     return self
 
