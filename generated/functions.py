@@ -1247,9 +1247,9 @@ _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
     """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
-        r = _htf(_adaptive_avg_pool2d, (input,), (input, output_size), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_adaptive_avg_pool2d, (input,), (input, output_size), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__adaptive_avg_pool2d(input, output_size)
     return _entry__adaptive_avg_pool2d_out(input, output_size, out)
@@ -1259,9 +1259,9 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
 def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(_adaptive_avg_pool2d_backward, (grad_output, input), (grad_output, input), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_adaptive_avg_pool2d_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__adaptive_avg_pool2d_backward(grad_output, input)
     return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
@@ -1271,9 +1271,9 @@ def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
-        r = _htf(_log_softmax, (input,), (input, dim, half_to_float), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_log_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__log_softmax(input, dim, half_to_float)
     return _entry__log_softmax_out(input, dim, half_to_float, out)
@@ -1283,9 +1283,9 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
-        r = _htf(_log_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_log_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype)
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
@@ -1295,9 +1295,9 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
-        r = _htf(_softmax, (input,), (input, dim, half_to_float), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__softmax(input, dim, half_to_float)
     return _entry__softmax_out(input, dim, half_to_float, out)
@@ -1307,9 +1307,9 @@ def _softmax(input, dim, half_to_float, *, out=None):
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
-        r = _htf(_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__softmax_backward_data(grad_output, output, dim, input_dtype)
     return _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
@@ -1319,20 +1319,20 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, out=None, requires_grad=False):
     """_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(_to_copy, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'non_blocking': non_blocking, 'memory_format': memory_format, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry__to_copy(input, dtype, layout, device, pin_memory, non_blocking, memory_format) if out is None else _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(_to_copy, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'non_blocking': non_blocking, 'memory_format': memory_format, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry__to_copy(input, dtype, layout, device, pin_memory, non_blocking, memory_format) if out is None else _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1082
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, out=None):
     """_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(_unique2, (input,), (input, sorted, return_inverse, return_counts), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_unique2, (input,), (input, sorted, return_inverse, return_counts), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__unique2(input, sorted, return_inverse, return_counts)
     return _entry__unique2_out(input, sorted, return_inverse, return_counts, *out)
@@ -1342,9 +1342,9 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, o
 def abs(input, *, out=None):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(abs, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(abs, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_abs(input)
     return _entry_abs_out(input, out)
@@ -1354,9 +1354,9 @@ def abs(input, *, out=None):
 def abs_(input):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(abs_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(abs_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_abs_(input)
 
 
@@ -1364,9 +1364,9 @@ def abs_(input):
 def acos(input, *, out=None):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(acos, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(acos, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_acos(input)
     return _entry_acos_out(input, out)
@@ -1376,9 +1376,9 @@ def acos(input, *, out=None):
 def acos_(input):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(acos_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(acos_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_acos_(input)
 
 
@@ -1386,9 +1386,9 @@ def acos_(input):
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
-        r = _htf(adaptive_avg_pool2d, (input,), (input, output_size), {})
-        if r is not _NO:
-            return r
+        _r = _htf(adaptive_avg_pool2d, (input,), (input, output_size), {})
+        if _r is not _NO:
+            return _r
     return _entry_adaptive_avg_pool2d(input, output_size)
 
 
@@ -1396,9 +1396,9 @@ def adaptive_avg_pool2d(input, output_size):
 def add(input, other, *, alpha=1, out=None):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(add, (input, other), (input, other), {'alpha': alpha, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(add, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_add_Tensor(input, other, alpha)
     return _entry_add_out(input, other, alpha, out)
@@ -1408,9 +1408,9 @@ def add(input, other, *, alpha=1, out=None):
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(addcdiv, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(addcdiv, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_addcdiv(input, tensor1, tensor2, value)
     return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
@@ -1420,9 +1420,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(addcmul, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(addcmul, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_addcmul(input, tensor1, tensor2, value)
     return _entry_addcmul_out(input, tensor1, tensor2, value, out)
@@ -1432,9 +1432,9 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(addmm, (input, mat1, mat2), (input, mat1, mat2), {'beta': beta, 'alpha': alpha, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(addmm, (input, mat1, mat2), (input, mat1, mat2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_addmm(input, mat1, mat2, beta, alpha)
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
@@ -1444,9 +1444,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(adjoint, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(adjoint, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_adjoint(input)
 
 
@@ -1454,9 +1454,9 @@ def adjoint(input):
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(alias, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(alias, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_alias(input)
 
 
@@ -1519,9 +1519,9 @@ def all(*args, **kwargs):
     all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(all, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(all, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
 
 
@@ -1529,9 +1529,9 @@ def all(*args, **kwargs):
 def alpha_dropout(input, p, train):
     """alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
-        r = _htf(alpha_dropout, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(alpha_dropout, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_alpha_dropout(input, p, train)
 
 
@@ -1539,9 +1539,9 @@ def alpha_dropout(input, p, train):
 def alpha_dropout_(input, p, train):
     """alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(alpha_dropout_, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(alpha_dropout_, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_alpha_dropout_(input, p, train)
 
 
@@ -1549,9 +1549,9 @@ def alpha_dropout_(input, p, train):
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(amax, (input,), (input, dim, keepdim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(amax, (input,), (input, dim, keepdim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_amax(input, dim, keepdim)
     return _entry_amax_out(input, dim, keepdim, out)
@@ -1561,9 +1561,9 @@ def amax(input, dim=(), keepdim=False, *, out=None):
 def amin(input, dim=(), keepdim=False, *, out=None):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(amin, (input,), (input, dim, keepdim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(amin, (input,), (input, dim, keepdim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_amin(input, dim, keepdim)
     return _entry_amin_out(input, dim, keepdim, out)
@@ -1628,9 +1628,9 @@ def any(*args, **kwargs):
     any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(any, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(any, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
 
 
@@ -1642,8 +1642,8 @@ def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None, ou
 
 
 def _c0_arange(end, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_arange(end, dtype, layout, device, pin_memory) if out is None else _entry_arange_out(end, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_arange(end, dtype, layout, device, pin_memory) if out is None else _entry_arange_out(end, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:60
@@ -1654,8 +1654,8 @@ def _m1_arange(start, end, *, dtype=None, layout=None, device=None, pin_memory=N
 
 
 def _c1_arange(start, end, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_arange_start(start, end, dtype, layout, device, pin_memory)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_arange_start(start, end, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:66
@@ -1666,8 +1666,8 @@ def _m2_arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_
 
 
 def _c2_arange(start, end, step, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory) if out is None else _entry_arange_start_out(start, end, step, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory) if out is None else _entry_arange_start_out(start, end, step, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -1690,9 +1690,9 @@ def arange(*args, **kwargs):
     arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(arange, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(arange, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
@@ -1700,9 +1700,9 @@ def arange(*args, **kwargs):
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(argmax, (input,), (input, dim, keepdim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(argmax, (input,), (input, dim, keepdim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_argmax(input, dim, keepdim)
     return _entry_argmax_out(input, dim, keepdim, out)
@@ -1712,9 +1712,9 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
 def argmin(input, dim=None, keepdim=False, *, out=None):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(argmin, (input,), (input, dim, keepdim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(argmin, (input,), (input, dim, keepdim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_argmin(input, dim, keepdim)
     return _entry_argmin_out(input, dim, keepdim, out)
@@ -1761,9 +1761,9 @@ def argsort(*args, **kwargs):
     argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(argsort, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(argsort, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
 
 
@@ -1771,9 +1771,9 @@ def argsort(*args, **kwargs):
 def argwhere(input):
     """argwhere(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(argwhere, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(argwhere, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_argwhere(input)
 
 
@@ -1781,9 +1781,9 @@ def argwhere(input):
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(as_strided, (input,), (input, size, stride, storage_offset), {})
-        if r is not _NO:
-            return r
+        _r = _htf(as_strided, (input,), (input, size, stride, storage_offset), {})
+        if _r is not _NO:
+            return _r
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
@@ -1791,9 +1791,9 @@ def as_strided(input, size, stride, storage_offset=None):
 def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
     """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(as_strided_scatter, (input, src), (input, src, size, stride, storage_offset), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(as_strided_scatter, (input, src), (input, src, size, stride, storage_offset), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_as_strided_scatter(input, src, size, stride, storage_offset)
     return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
@@ -1803,9 +1803,9 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=Non
 def asin(input, *, out=None):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(asin, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(asin, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_asin(input)
     return _entry_asin_out(input, out)
@@ -1815,9 +1815,9 @@ def asin(input, *, out=None):
 def asin_(input):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(asin_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(asin_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_asin_(input)
 
 
@@ -1825,9 +1825,9 @@ def asin_(input):
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(atan, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(atan, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_atan(input)
     return _entry_atan_out(input, out)
@@ -1837,9 +1837,9 @@ def atan(input, *, out=None):
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(atan2, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(atan2, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_atan2(input, other)
     return _entry_atan2_out(input, other, out)
@@ -1849,9 +1849,9 @@ def atan2(input, other, *, out=None):
 def atan_(input):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(atan_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(atan_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_atan_(input)
 
 
@@ -1894,9 +1894,9 @@ def atleast_1d(*args, **kwargs):
     atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
     """
     if _tf[0]:
-        r = _htf_any(atleast_1d, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(atleast_1d, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_atleast_1d, args, kwargs, 'atleast_1d', _sigs_atleast_1d)
 
 
@@ -1939,9 +1939,9 @@ def atleast_2d(*args, **kwargs):
     atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
     """
     if _tf[0]:
-        r = _htf_any(atleast_2d, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(atleast_2d, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_atleast_2d, args, kwargs, 'atleast_2d', _sigs_atleast_2d)
 
 
@@ -1984,9 +1984,9 @@ def atleast_3d(*args, **kwargs):
     atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
     """
     if _tf[0]:
-        r = _htf_any(atleast_3d, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(atleast_3d, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
 
 
@@ -1994,9 +1994,9 @@ def atleast_3d(*args, **kwargs):
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(avg_pool2d, (input,), (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(avg_pool2d, (input,), (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
@@ -2006,9 +2006,9 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
 def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
     if _tf[0]:
-        r = _htf(avg_pool2d_backward, (grad_output, input), (grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {})
-        if r is not _NO:
-            return r
+        _r = _htf(avg_pool2d_backward, (grad_output, input), (grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {})
+        if _r is not _NO:
+            return _r
     return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
@@ -2016,9 +2016,9 @@ def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_m
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(baddbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(baddbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_baddbmm(input, batch1, batch2, beta, alpha)
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
@@ -2032,8 +2032,8 @@ def _m0_bartlett_window(window_length, *, dtype=None, layout=None, device=None, 
 
 
 def _c0_bartlett_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_bartlett_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_bartlett_window_out(window_length, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_bartlett_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_bartlett_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:4015
@@ -2044,8 +2044,8 @@ def _m1_bartlett_window(window_length, periodic, *, dtype=None, layout=None, dev
 
 
 def _c1_bartlett_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_bartlett_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_bartlett_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -2065,9 +2065,9 @@ def bartlett_window(*args, **kwargs):
     bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bartlett_window, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bartlett_window, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bartlett_window, args, kwargs, 'bartlett_window', _sigs_bartlett_window)
 
 
@@ -2075,9 +2075,9 @@ def bartlett_window(*args, **kwargs):
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
     if _tf[0]:
-        r = _htf(batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled), {})
-        if r is not _NO:
-            return r
+        _r = _htf(batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled), {})
+        if _r is not _NO:
+            return _r
     return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 
@@ -2140,9 +2140,9 @@ def bernoulli(*args, **kwargs):
     bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bernoulli, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bernoulli, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
@@ -2150,9 +2150,9 @@ def bernoulli(*args, **kwargs):
 def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
-        r = _htf(binary_cross_entropy, (input, target, weight), (input, target, weight, reduction), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(binary_cross_entropy, (input, target, weight), (input, target, weight, reduction), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_binary_cross_entropy(input, target, weight, reduction)
     return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
@@ -2162,9 +2162,9 @@ def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
 def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
-        r = _htf(binary_cross_entropy_backward, (grad_output, input, target, weight), (grad_output, input, target, weight, reduction), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(binary_cross_entropy_backward, (grad_output, input, target, weight), (grad_output, input, target, weight, reduction), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_binary_cross_entropy_backward(grad_output, input, target, weight, reduction)
     return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
@@ -2174,9 +2174,9 @@ def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduc
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
-        r = _htf(binary_cross_entropy_with_logits, (input, target, weight, pos_weight), (input, target, weight, pos_weight, reduction), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(binary_cross_entropy_with_logits, (input, target, weight, pos_weight), (input, target, weight, pos_weight, reduction), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
     return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
@@ -2225,9 +2225,9 @@ def bitwise_and(*args, **kwargs):
     bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bitwise_and, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bitwise_and, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
 
 
@@ -2235,9 +2235,9 @@ def bitwise_and(*args, **kwargs):
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(bitwise_not, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(bitwise_not, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_bitwise_not(input)
     return _entry_bitwise_not_out(input, out)
@@ -2286,9 +2286,9 @@ def bitwise_or(*args, **kwargs):
     bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bitwise_or, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bitwise_or, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
@@ -2335,9 +2335,9 @@ def bitwise_xor(*args, **kwargs):
     bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bitwise_xor, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bitwise_xor, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
 
 
@@ -2349,8 +2349,8 @@ def _m0_blackman_window(window_length, *, dtype=None, layout=None, device=None, 
 
 
 def _c0_blackman_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_blackman_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_blackman_window_out(window_length, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_blackman_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_blackman_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:3995
@@ -2361,8 +2361,8 @@ def _m1_blackman_window(window_length, periodic, *, dtype=None, layout=None, dev
 
 
 def _c1_blackman_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_blackman_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_blackman_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -2382,9 +2382,9 @@ def blackman_window(*args, **kwargs):
     blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(blackman_window, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(blackman_window, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_blackman_window, args, kwargs, 'blackman_window', _sigs_blackman_window)
 
 
@@ -2392,9 +2392,9 @@ def blackman_window(*args, **kwargs):
 def block_diag(tensors, *, out=None):
     """block_diag(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(block_diag, (tensors,), (tensors,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(block_diag, (tensors,), (tensors,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_block_diag(tensors)
     return _entry_block_diag_out(tensors, out)
@@ -2404,9 +2404,9 @@ def block_diag(tensors, *, out=None):
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
-        r = _htf(bmm, (input, mat2), (input, mat2), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(bmm, (input, mat2), (input, mat2), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_bmm(input, mat2)
     return _entry_bmm_out(input, mat2, out)
@@ -2416,9 +2416,9 @@ def bmm(input, mat2, *, out=None):
 def broadcast_tensors(tensors):
     """broadcast_tensors(Tensor[] tensors) -> Tensor[]"""
     if _tf[0]:
-        r = _htf(broadcast_tensors, (tensors,), (tensors,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(broadcast_tensors, (tensors,), (tensors,), {})
+        if _r is not _NO:
+            return _r
     return _entry_broadcast_tensors(tensors)
 
 
@@ -2426,9 +2426,9 @@ def broadcast_tensors(tensors):
 def broadcast_to(input, size):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(broadcast_to, (input,), (input, size), {})
-        if r is not _NO:
-            return r
+        _r = _htf(broadcast_to, (input,), (input, size), {})
+        if _r is not _NO:
+            return _r
     return _entry_broadcast_to(input, size)
 
 
@@ -2475,9 +2475,9 @@ def bucketize(*args, **kwargs):
     bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bucketize, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bucketize, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
 
 
@@ -2485,9 +2485,9 @@ def bucketize(*args, **kwargs):
 def cartesian_prod(tensors):
     """cartesian_prod(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(cartesian_prod, (tensors,), (tensors,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(cartesian_prod, (tensors,), (tensors,), {})
+        if _r is not _NO:
+            return _r
     return _entry_cartesian_prod(tensors)
 
 
@@ -2495,9 +2495,9 @@ def cartesian_prod(tensors):
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(cat, (tensors,), (tensors, dim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(cat, (tensors,), (tensors, dim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_cat(tensors, dim)
     return _entry_cat_out(tensors, dim, out)
@@ -2507,9 +2507,9 @@ def cat(tensors, dim=0, *, out=None):
 def ceil(input, *, out=None):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(ceil, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(ceil, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_ceil(input)
     return _entry_ceil_out(input, out)
@@ -2519,9 +2519,9 @@ def ceil(input, *, out=None):
 def ceil_(input):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(ceil_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(ceil_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_ceil_(input)
 
 
@@ -2529,9 +2529,9 @@ def ceil_(input):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(chunk, (input,), (input, chunks, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(chunk, (input,), (input, chunks, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_chunk(input, chunks, dim)
 
 
@@ -2578,9 +2578,9 @@ def clamp(*args, **kwargs):
     clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(clamp, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
@@ -2623,9 +2623,9 @@ def clamp_(*args, **kwargs):
     clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(clamp_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
@@ -2672,9 +2672,9 @@ def clamp_max(*args, **kwargs):
     clamp_max(Tensor self, Scalar max) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(clamp_max, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_max, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
@@ -2717,9 +2717,9 @@ def clamp_max_(*args, **kwargs):
     clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(clamp_max_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_max_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
@@ -2766,9 +2766,9 @@ def clamp_min(*args, **kwargs):
     clamp_min(Tensor self, Scalar min) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(clamp_min, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_min, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
@@ -2811,9 +2811,9 @@ def clamp_min_(*args, **kwargs):
     clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(clamp_min_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_min_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
 
 
@@ -2821,9 +2821,9 @@ def clamp_min_(*args, **kwargs):
 def clone(input, *, memory_format=None, out=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(clone, (input,), (input,), {'memory_format': memory_format, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(clone, (input,), (input,), {'memory_format': memory_format, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_clone(input, memory_format)
     return _entry_clone_out(input, memory_format, out)
@@ -2833,9 +2833,9 @@ def clone(input, *, memory_format=None, out=None):
 def column_stack(tensors, *, out=None):
     """column_stack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(column_stack, (tensors,), (tensors,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(column_stack, (tensors,), (tensors,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_column_stack(tensors)
     return _entry_column_stack_out(tensors, out)
@@ -2845,9 +2845,9 @@ def column_stack(tensors, *, out=None):
 def combinations(input, r=2, with_replacement=False):
     """combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(combinations, (input,), (input, r, with_replacement), {})
-        if r is not _NO:
-            return r
+        _r = _htf(combinations, (input,), (input, r, with_replacement), {})
+        if _r is not _NO:
+            return _r
     return _entry_combinations(input, r, with_replacement)
 
 
@@ -2855,9 +2855,9 @@ def combinations(input, r=2, with_replacement=False):
 def constant_pad_nd(input, pad, value=0, *, out=None):
     """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(constant_pad_nd, (input,), (input, pad, value), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(constant_pad_nd, (input,), (input, pad, value), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_constant_pad_nd(input, pad, value)
     return _entry_constant_pad_nd_out(input, pad, value, out)
@@ -2902,9 +2902,9 @@ def conv1d(*args, **kwargs):
     conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(conv1d, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(conv1d, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
 
 
@@ -2947,9 +2947,9 @@ def conv2d(*args, **kwargs):
     conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(conv2d, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(conv2d, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
 
 
@@ -2957,9 +2957,9 @@ def conv2d(*args, **kwargs):
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
     if _tf[0]:
-        r = _htf(convolution, (input, weight, bias), (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(convolution, (input, weight, bias), (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
@@ -2969,9 +2969,9 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(convolution_backward, (grad_output, input, weight), (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask), {})
-        if r is not _NO:
-            return r
+        _r = _htf(convolution_backward, (grad_output, input, weight), (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask), {})
+        if _r is not _NO:
+            return _r
     return _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
 
 
@@ -2979,9 +2979,9 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(copy_, (input, src), (input, src, non_blocking), {})
-        if r is not _NO:
-            return r
+        _r = _htf(copy_, (input, src), (input, src, non_blocking), {})
+        if _r is not _NO:
+            return _r
     return _entry_copy_(input, src, non_blocking)
 
 
@@ -2989,9 +2989,9 @@ def copy_(input, src, non_blocking=False):
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(cos, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(cos, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_cos(input)
     return _entry_cos_out(input, out)
@@ -3001,9 +3001,9 @@ def cos(input, *, out=None):
 def cos_(input):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(cos_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(cos_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_cos_(input)
 
 
@@ -3011,9 +3011,9 @@ def cos_(input):
 def cosh(input, *, out=None):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(cosh, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(cosh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_cosh(input)
     return _entry_cosh_out(input, out)
@@ -3023,9 +3023,9 @@ def cosh(input, *, out=None):
 def cosh_(input):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(cosh_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(cosh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_cosh_(input)
 
 
@@ -3072,9 +3072,9 @@ def count_nonzero(*args, **kwargs):
     count_nonzero(Tensor self, int? dim=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(count_nonzero, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(count_nonzero, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
@@ -3082,9 +3082,9 @@ def count_nonzero(*args, **kwargs):
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
     if _tf[0]:
-        r = _htf(cross_entropy_loss, (input, target, weight), (input, target, weight, reduction, ignore_index, label_smoothing), {})
-        if r is not _NO:
-            return r
+        _r = _htf(cross_entropy_loss, (input, target, weight), (input, target, weight, reduction, ignore_index, label_smoothing), {})
+        if _r is not _NO:
+            return _r
     return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
@@ -3092,9 +3092,9 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(cumprod, (input,), (input, dim), {'dtype': dtype, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(cumprod, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_cumprod(input, dim, dtype)
     return _entry_cumprod_out(input, dim, dtype, out)
@@ -3104,9 +3104,9 @@ def cumprod(input, dim, *, dtype=None, out=None):
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_cumsum(input, dim, dtype)
     return _entry_cumsum_out(input, dim, dtype, out)
@@ -3116,9 +3116,9 @@ def cumsum(input, dim, *, dtype=None, out=None):
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(detach, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(detach, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_detach(input)
 
 
@@ -3126,9 +3126,9 @@ def detach(input):
 def diag(input, diagonal=0, *, out=None):
     """diag(Tensor self, int diagonal=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(diag, (input,), (input, diagonal), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(diag, (input,), (input, diagonal), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_diag(input, diagonal)
     return _entry_diag_out(input, diagonal, out)
@@ -3138,9 +3138,9 @@ def diag(input, diagonal=0, *, out=None):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
     if _tf[0]:
-        r = _htf(diag_embed, (input,), (input, offset, dim1, dim2), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(diag_embed, (input,), (input, offset, dim1, dim2), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_diag_embed(input, offset, dim1, dim2)
     return _entry_diag_embed_out(input, offset, dim1, dim2, out)
@@ -3150,9 +3150,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
 def diagflat(input, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(diagflat, (input,), (input, offset), {})
-        if r is not _NO:
-            return r
+        _r = _htf(diagflat, (input,), (input, offset), {})
+        if _r is not _NO:
+            return _r
     return _entry_diagflat(input, offset)
 
 
@@ -3160,9 +3160,9 @@ def diagflat(input, offset=0):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(diagonal, (input,), (input, offset, dim1, dim2), {})
-        if r is not _NO:
-            return r
+        _r = _htf(diagonal, (input,), (input, offset, dim1, dim2), {})
+        if _r is not _NO:
+            return _r
     return _entry_diagonal(input, offset, dim1, dim2)
 
 
@@ -3170,9 +3170,9 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
     """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(diagonal_scatter, (input, src), (input, src, offset, dim1, dim2), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(diagonal_scatter, (input, src), (input, src, offset, dim1, dim2), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_diagonal_scatter(input, src, offset, dim1, dim2)
     return _entry_diagonal_scatter_out(input, src, offset, dim1, dim2, out)
@@ -3237,9 +3237,9 @@ def div(*args, **kwargs):
     div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(div, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(div, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
@@ -3247,9 +3247,9 @@ def div(*args, **kwargs):
 def dot(input, tensor, *, out=None):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
-        r = _htf(dot, (input, tensor), (input, tensor), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(dot, (input, tensor), (input, tensor), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_dot(input, tensor)
     return _entry_dot_out(input, tensor, out)
@@ -3259,9 +3259,9 @@ def dot(input, tensor, *, out=None):
 def dropout(input, p, train):
     """dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
-        r = _htf(dropout, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(dropout, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_dropout(input, p, train)
 
 
@@ -3269,9 +3269,9 @@ def dropout(input, p, train):
 def dropout_(input, p, train):
     """dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(dropout_, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(dropout_, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_dropout_(input, p, train)
 
 
@@ -3314,9 +3314,9 @@ def dsplit(*args, **kwargs):
     dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(dsplit, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(dsplit, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
 
 
@@ -3324,9 +3324,9 @@ def dsplit(*args, **kwargs):
 def dstack(tensors, *, out=None):
     """dstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(dstack, (tensors,), (tensors,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(dstack, (tensors,), (tensors,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_dstack(tensors)
     return _entry_dstack_out(tensors, out)
@@ -3336,9 +3336,9 @@ def dstack(tensors, *, out=None):
 def einsum(equation, tensors, *, path=None):
     """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(einsum, (tensors,), (equation, tensors), {'path': path})
-        if r is not _NO:
-            return r
+        _r = _htf(einsum, (tensors,), (equation, tensors), {'path': path})
+        if _r is not _NO:
+            return _r
     return _entry_einsum(equation, tensors, path)
 
 
@@ -3346,9 +3346,9 @@ def einsum(equation, tensors, *, path=None):
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(elu, (input,), (input, alpha, scale, input_scale), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(elu, (input,), (input, alpha, scale, input_scale), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_elu(input, alpha, scale, input_scale)
     return _entry_elu_out(input, alpha, scale, input_scale, out)
@@ -3358,9 +3358,9 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
 def elu_(input, alpha=1, scale=1, input_scale=1):
     """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(elu_, (input,), (input, alpha, scale, input_scale), {})
-        if r is not _NO:
-            return r
+        _r = _htf(elu_, (input,), (input, alpha, scale, input_scale), {})
+        if _r is not _NO:
+            return _r
     return _entry_elu_(input, alpha, scale, input_scale)
 
 
@@ -3368,9 +3368,9 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
     """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
     if _tf[0]:
-        r = _htf(elu_backward, (grad_output, self_or_result), (grad_output, alpha, scale, input_scale, is_result, self_or_result), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(elu_backward, (grad_output, self_or_result), (grad_output, alpha, scale, input_scale, is_result, self_or_result), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
     return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
@@ -3380,9 +3380,9 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(embedding, (weight, indices), (weight, indices, padding_idx, scale_grad_by_freq, sparse), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(embedding, (weight, indices), (weight, indices, padding_idx, scale_grad_by_freq, sparse), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
@@ -3392,9 +3392,9 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
     """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
     if _tf[0]:
-        r = _htf(embedding_dense_backward, (grad_output, indices), (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(embedding_dense_backward, (grad_output, indices), (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     return _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
@@ -3405,53 +3405,53 @@ def empty(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=No
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format) if out is None else _entry_empty_out(size, memory_format, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format) if out is None else _entry_empty_out(size, memory_format, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:84
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(empty_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
-        if r is not _NO:
-            return r
-    r = _entry_empty_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(empty_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        if _r is not _NO:
+            return _r
+    _r = _entry_empty_like(input, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1841
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(empty_permuted, (), (size, physical_layout), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memory) if out is None else _entry_empty_permuted_out(size, physical_layout, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(empty_permuted, (), (size, physical_layout), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memory) if out is None else _entry_empty_permuted_out(size, physical_layout, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:24
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(empty_strided, (), (size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_empty_strided(size, stride, dtype, layout, device, pin_memory) if out is None else _entry_empty_strided_out(size, stride, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(empty_strided, (), (size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_empty_strided(size, stride, dtype, layout, device, pin_memory) if out is None else _entry_empty_strided_out(size, stride, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:364
 def eq(input, other, *, out=None):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(eq, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(eq, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_eq_Tensor(input, other)
     return _entry_eq_Tensor_out(input, other, out)
@@ -3461,9 +3461,9 @@ def eq(input, other, *, out=None):
 def erf(input, *, out=None):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(erf, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(erf, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_erf(input)
     return _entry_erf_out(input, out)
@@ -3473,9 +3473,9 @@ def erf(input, *, out=None):
 def erf_(input):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(erf_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(erf_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_erf_(input)
 
 
@@ -3483,9 +3483,9 @@ def erf_(input):
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(exp, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(exp, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_exp(input)
     return _entry_exp_out(input, out)
@@ -3495,9 +3495,9 @@ def exp(input, *, out=None):
 def exp2(input, *, out=None):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(exp2, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(exp2, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_exp2(input)
     return _entry_exp2_out(input, out)
@@ -3507,9 +3507,9 @@ def exp2(input, *, out=None):
 def exp2_(input):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(exp2_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(exp2_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_exp2_(input)
 
 
@@ -3517,9 +3517,9 @@ def exp2_(input):
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(exp_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(exp_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_exp_(input)
 
 
@@ -3527,9 +3527,9 @@ def exp_(input):
 def expm1(input, *, out=None):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(expm1, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(expm1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_expm1(input)
     return _entry_expm1_out(input, out)
@@ -3539,9 +3539,9 @@ def expm1(input, *, out=None):
 def expm1_(input):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(expm1_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(expm1_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_expm1_(input)
 
 
@@ -3553,8 +3553,8 @@ def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=Non
 
 
 def _c0_eye(n, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_eye(n, dtype, layout, device, pin_memory) if out is None else _entry_eye_out(n, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_eye(n, dtype, layout, device, pin_memory) if out is None else _entry_eye_out(n, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1501
@@ -3565,8 +3565,8 @@ def _m1_eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=
 
 
 def _c1_eye(n, m, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_eye_m(n, m, dtype, layout, device, pin_memory) if out is None else _entry_eye_m_out(n, m, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_eye_m(n, m, dtype, layout, device, pin_memory) if out is None else _entry_eye_m_out(n, m, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -3586,9 +3586,9 @@ def eye(*args, **kwargs):
     eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(eye, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(eye, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_eye, args, kwargs, 'eye', _sigs_eye)
 
 
@@ -3596,9 +3596,9 @@ def eye(*args, **kwargs):
 def feature_alpha_dropout(input, p, train):
     """feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
-        r = _htf(feature_alpha_dropout, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(feature_alpha_dropout, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_feature_alpha_dropout(input, p, train)
 
 
@@ -3606,9 +3606,9 @@ def feature_alpha_dropout(input, p, train):
 def feature_alpha_dropout_(input, p, train):
     """feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(feature_alpha_dropout_, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(feature_alpha_dropout_, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_feature_alpha_dropout_(input, p, train)
 
 
@@ -3616,9 +3616,9 @@ def feature_alpha_dropout_(input, p, train):
 def feature_dropout(input, p, train):
     """feature_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
-        r = _htf(feature_dropout, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(feature_dropout, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_feature_dropout(input, p, train)
 
 
@@ -3626,9 +3626,9 @@ def feature_dropout(input, p, train):
 def feature_dropout_(input, p, train):
     """feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(feature_dropout_, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(feature_dropout_, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_feature_dropout_(input, p, train)
 
 
@@ -3675,9 +3675,9 @@ def fill(*args, **kwargs):
     fill.Scalar(Tensor self, Scalar value) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(fill, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(fill, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_fill, args, kwargs, 'fill', _sigs_fill)
 
 
@@ -3720,9 +3720,9 @@ def fill_(*args, **kwargs):
     fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(fill_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(fill_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
@@ -3730,9 +3730,9 @@ def fill_(*args, **kwargs):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(flatten, (input,), (input, start_dim, end_dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(flatten, (input,), (input, start_dim, end_dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_flatten_using_ints(input, start_dim, end_dim)
 
 
@@ -3740,9 +3740,9 @@ def flatten(input, start_dim=0, end_dim=-1):
 def flip(input, dims, *, out=None):
     """flip(Tensor self, int[] dims) -> Tensor"""
     if _tf[0]:
-        r = _htf(flip, (input,), (input, dims), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(flip, (input,), (input, dims), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_flip(input, dims)
     return _entry_flip_out(input, dims, out)
@@ -3752,9 +3752,9 @@ def flip(input, dims, *, out=None):
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(fliplr, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(fliplr, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_fliplr(input)
 
 
@@ -3762,9 +3762,9 @@ def fliplr(input):
 def flipud(input):
     """flipud(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(flipud, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(flipud, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_flipud(input)
 
 
@@ -3772,9 +3772,9 @@ def flipud(input):
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(floor, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(floor, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_floor(input)
     return _entry_floor_out(input, out)
@@ -3784,9 +3784,9 @@ def floor(input, *, out=None):
 def floor_(input):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(floor_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(floor_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_floor_(input)
 
 
@@ -3833,9 +3833,9 @@ def floor_divide(*args, **kwargs):
     floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(floor_divide, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(floor_divide, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
@@ -3843,9 +3843,9 @@ def floor_divide(*args, **kwargs):
 def fmod(input, other, *, out=None):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(fmod, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(fmod, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_fmod_Tensor(input, other)
     return _entry_fmod_Tensor_out(input, other, out)
@@ -3855,9 +3855,9 @@ def fmod(input, other, *, out=None):
 def frac(input, *, out=None):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(frac, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(frac, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_frac(input)
     return _entry_frac_out(input, out)
@@ -3867,9 +3867,9 @@ def frac(input, *, out=None):
 def frac_(input):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(frac_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(frac_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_frac_(input)
 
 
@@ -3877,31 +3877,31 @@ def frac_(input):
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(full, (), (size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_full(size, fill_value, dtype, layout, device, pin_memory) if out is None else _entry_full_out(size, fill_value, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(full, (), (size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_full(size, fill_value, dtype, layout, device, pin_memory) if out is None else _entry_full_out(size, fill_value, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:96
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(full_like, (input,), (input, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
-        if r is not _NO:
-            return r
-    r = _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(full_like, (input,), (input, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        if _r is not _NO:
+            return _r
+    _r = _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:944
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(gather, (input, index), (input, dim, index), {'sparse_grad': sparse_grad, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(gather, (input, index), (input, dim, index), {'sparse_grad': sparse_grad, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_gather(input, dim, index, sparse_grad)
     return _entry_gather_out(input, dim, index, sparse_grad, out)
@@ -3911,9 +3911,9 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 def ge(input, other, *, out=None):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(ge, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(ge, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_ge_Tensor(input, other)
     return _entry_ge_Tensor_out(input, other, out)
@@ -3923,9 +3923,9 @@ def ge(input, other, *, out=None):
 def gelu(input, *, approximate='none', out=None):
     """gelu(Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
-        r = _htf(gelu, (input,), (input,), {'approximate': approximate, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(gelu, (input,), (input,), {'approximate': approximate, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_gelu(input, approximate)
     return _entry_gelu_out(input, approximate, out)
@@ -3935,9 +3935,9 @@ def gelu(input, *, approximate='none', out=None):
 def gelu_(input, *, approximate='none'):
     """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(gelu_, (input,), (input,), {'approximate': approximate})
-        if r is not _NO:
-            return r
+        _r = _htf(gelu_, (input,), (input,), {'approximate': approximate})
+        if _r is not _NO:
+            return _r
     return _entry_gelu_(input, approximate)
 
 
@@ -3945,9 +3945,9 @@ def gelu_(input, *, approximate='none'):
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
-        r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_gelu_backward(grad_output, input, approximate)
     return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
@@ -3957,9 +3957,9 @@ def gelu_backward(grad_output, input, *, approximate='none', out=None):
 def ger(input, vec2, *, out=None):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
-        r = _htf(ger, (input, vec2), (input, vec2), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(ger, (input, vec2), (input, vec2), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_ger(input, vec2)
     return _entry_ger_out(input, vec2, out)
@@ -3969,9 +3969,9 @@ def ger(input, vec2, *, out=None):
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(gt, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(gt, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_gt_Tensor(input, other)
     return _entry_gt_Tensor_out(input, other, out)
@@ -3985,8 +3985,8 @@ def _m0_hamming_window(window_length, *, dtype=None, layout=None, device=None, p
 
 
 def _c0_hamming_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_hamming_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_out(window_length, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_hamming_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:3955
@@ -3997,8 +3997,8 @@ def _m1_hamming_window(window_length, periodic, *, dtype=None, layout=None, devi
 
 
 def _c1_hamming_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:3965
@@ -4009,8 +4009,8 @@ def _m2_hamming_window(window_length, periodic, alpha, *, dtype=None, layout=Non
 
 
 def _c2_hamming_window(window_length, periodic, alpha, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_alpha_out(window_length, periodic, alpha, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_alpha_out(window_length, periodic, alpha, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:3975
@@ -4021,8 +4021,8 @@ def _m3_hamming_window(window_length, periodic, alpha, beta, *, dtype=None, layo
 
 
 def _c3_hamming_window(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -4048,9 +4048,9 @@ def hamming_window(*args, **kwargs):
     hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(hamming_window, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(hamming_window, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_hamming_window, args, kwargs, 'hamming_window', _sigs_hamming_window)
 
 
@@ -4062,8 +4062,8 @@ def _m0_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_
 
 
 def _c0_hann_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_hann_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_hann_window_out(window_length, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_hann_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_hann_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:3935
@@ -4074,8 +4074,8 @@ def _m1_hann_window(window_length, periodic, *, dtype=None, layout=None, device=
 
 
 def _c1_hann_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_hann_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_hann_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -4095,9 +4095,9 @@ def hann_window(*args, **kwargs):
     hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(hann_window, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(hann_window, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_hann_window, args, kwargs, 'hann_window', _sigs_hann_window)
 
 
@@ -4105,9 +4105,9 @@ def hann_window(*args, **kwargs):
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(hardtanh, (input,), (input, min_val, max_val), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(hardtanh, (input,), (input, min_val, max_val), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_hardtanh(input, min_val, max_val)
     return _entry_hardtanh_out(input, min_val, max_val, out)
@@ -4117,9 +4117,9 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
 def hardtanh_(input, min_val=-1, max_val=1):
     """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(hardtanh_, (input,), (input, min_val, max_val), {})
-        if r is not _NO:
-            return r
+        _r = _htf(hardtanh_, (input,), (input, min_val, max_val), {})
+        if _r is not _NO:
+            return _r
     return _entry_hardtanh_(input, min_val, max_val)
 
 
@@ -4127,9 +4127,9 @@ def hardtanh_(input, min_val=-1, max_val=1):
 def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
     if _tf[0]:
-        r = _htf(hardtanh_backward, (grad_output, input), (grad_output, input, min_val, max_val), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(hardtanh_backward, (grad_output, input), (grad_output, input, min_val, max_val), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_hardtanh_backward(grad_output, input, min_val, max_val)
     return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
@@ -4174,9 +4174,9 @@ def hsplit(*args, **kwargs):
     hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(hsplit, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(hsplit, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
@@ -4184,9 +4184,9 @@ def hsplit(*args, **kwargs):
 def hstack(tensors, *, out=None):
     """hstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(hstack, (tensors,), (tensors,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(hstack, (tensors,), (tensors,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_hstack(tensors)
     return _entry_hstack_out(tensors, out)
@@ -4196,9 +4196,9 @@ def hstack(tensors, *, out=None):
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
-        r = _htf(index, (input, indices), (input, indices), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(index, (input, indices), (input, indices), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_index_Tensor(input, indices)
     return _entry_index_Tensor_out(input, indices, out)
@@ -4208,9 +4208,9 @@ def index(input, indices, *, out=None):
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_add, (input, index, source), (input, dim, index, source), {'alpha': alpha, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(index_add, (input, index, source), (input, dim, index, source), {'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_index_add(input, dim, index, source, alpha)
     return _entry_index_add_out(input, dim, index, source, alpha, out)
@@ -4220,9 +4220,9 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
 def index_copy(input, dim, index, source, *, out=None):
     """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_copy, (input, index, source), (input, dim, index, source), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(index_copy, (input, index, source), (input, dim, index, source), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_index_copy(input, dim, index, source)
     return _entry_index_copy_out(input, dim, index, source, out)
@@ -4271,9 +4271,9 @@ def index_fill(*args, **kwargs):
     index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(index_fill, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(index_fill, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
@@ -4281,9 +4281,9 @@ def index_fill(*args, **kwargs):
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_put, (input, indices, values), (input, indices, values, accumulate), {})
-        if r is not _NO:
-            return r
+        _r = _htf(index_put, (input, indices, values), (input, indices, values, accumulate), {})
+        if _r is not _NO:
+            return _r
     return _entry_index_put(input, indices, values, accumulate)
 
 
@@ -4291,9 +4291,9 @@ def index_put(input, indices, values, accumulate=False):
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(index_put_, (input, indices, values), (input, indices, values, accumulate), {})
-        if r is not _NO:
-            return r
+        _r = _htf(index_put_, (input, indices, values), (input, indices, values, accumulate), {})
+        if _r is not _NO:
+            return _r
     return _entry_index_put_(input, indices, values, accumulate)
 
 
@@ -4301,9 +4301,9 @@ def index_put_(input, indices, values, accumulate=False):
 def index_select(input, dim, index, *, out=None):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_select, (input, index), (input, dim, index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(index_select, (input, index), (input, dim, index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_index_select(input, dim, index)
     return _entry_index_select_out(input, dim, index, out)
@@ -4313,9 +4313,9 @@ def index_select(input, dim, index, *, out=None):
 def isfinite(input):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(isfinite, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(isfinite, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_isfinite(input)
 
 
@@ -4323,9 +4323,9 @@ def isfinite(input):
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(isinf, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(isinf, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_isinf(input)
     return _entry_isinf_out(input, out)
@@ -4335,9 +4335,9 @@ def isinf(input, *, out=None):
 def isnan(input, *, out=None):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(isnan, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(isnan, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_isnan(input)
     return _entry_isnan_out(input, out)
@@ -4351,8 +4351,8 @@ def _m0_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pi
 
 
 def _c0_kaiser_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_kaiser_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_out(window_length, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_kaiser_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:4035
@@ -4363,8 +4363,8 @@ def _m1_kaiser_window(window_length, periodic, *, dtype=None, layout=None, devic
 
 
 def _c1_kaiser_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:4045
@@ -4375,8 +4375,8 @@ def _m2_kaiser_window(window_length, periodic, beta, *, dtype=None, layout=None,
 
 
 def _c2_kaiser_window(window_length, periodic, beta, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_beta_out(window_length, periodic, beta, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_beta_out(window_length, periodic, beta, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -4399,9 +4399,9 @@ def kaiser_window(*args, **kwargs):
     kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(kaiser_window, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(kaiser_window, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_kaiser_window, args, kwargs, 'kaiser_window', _sigs_kaiser_window)
 
 
@@ -4409,9 +4409,9 @@ def kaiser_window(*args, **kwargs):
 def l1_loss(input, target, reduction=1):
     """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
-        r = _htf(l1_loss, (input, target), (input, target, reduction), {})
-        if r is not _NO:
-            return r
+        _r = _htf(l1_loss, (input, target), (input, target, reduction), {})
+        if _r is not _NO:
+            return _r
     return _entry_l1_loss(input, target, reduction)
 
 
@@ -4419,9 +4419,9 @@ def l1_loss(input, target, reduction=1):
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
     if _tf[0]:
-        r = _htf(layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps, cudnn_enable), {})
-        if r is not _NO:
-            return r
+        _r = _htf(layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps, cudnn_enable), {})
+        if _r is not _NO:
+            return _r
     return _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
 
 
@@ -4429,9 +4429,9 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(le, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(le, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_le_Tensor(input, other)
     return _entry_le_Tensor_out(input, other, out)
@@ -4441,9 +4441,9 @@ def le(input, other, *, out=None):
 def leaky_relu(input, negative_slope=0.01, *, out=None):
     """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
     if _tf[0]:
-        r = _htf(leaky_relu, (input,), (input, negative_slope), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(leaky_relu, (input,), (input, negative_slope), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_leaky_relu(input, negative_slope)
     return _entry_leaky_relu_out(input, negative_slope, out)
@@ -4453,9 +4453,9 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
 def leaky_relu_(input, negative_slope=0.01):
     """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(leaky_relu_, (input,), (input, negative_slope), {})
-        if r is not _NO:
-            return r
+        _r = _htf(leaky_relu_, (input,), (input, negative_slope), {})
+        if _r is not _NO:
+            return _r
     return _entry_leaky_relu_(input, negative_slope)
 
 
@@ -4463,9 +4463,9 @@ def leaky_relu_(input, negative_slope=0.01):
 def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
     """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
     if _tf[0]:
-        r = _htf(leaky_relu_backward, (grad_output, input), (grad_output, input, negative_slope, self_is_result), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(leaky_relu_backward, (grad_output, input), (grad_output, input, negative_slope, self_is_result), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_leaky_relu_backward(grad_output, input, negative_slope, self_is_result)
     return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
@@ -4475,9 +4475,9 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
 def lerp(input, end, weight, *, out=None):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
-        r = _htf(lerp, (input, end, weight), (input, end, weight), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(lerp, (input, end, weight), (input, end, weight), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_lerp_Tensor(input, end, weight)
     return _entry_lerp_Tensor_out(input, end, weight, out)
@@ -4487,9 +4487,9 @@ def lerp(input, end, weight, *, out=None):
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(linalg_vector_norm, (input,), (input, ord, dim, keepdim), {'dtype': dtype, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(linalg_vector_norm, (input,), (input, ord, dim, keepdim), {'dtype': dtype, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_linalg_vector_norm(input, ord, dim, keepdim, dtype)
     return _entry_linalg_vector_norm_out(input, ord, dim, keepdim, dtype, out)
@@ -4499,9 +4499,9 @@ def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out
 def linear(input, weight, bias=None, *, out=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(linear, (input, weight, bias), (input, weight, bias), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(linear, (input, weight, bias), (input, weight, bias), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_linear(input, weight, bias)
     return _entry_linear_out(input, weight, bias, out)
@@ -4511,20 +4511,20 @@ def linear(input, weight, bias=None, *, out=None):
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(linspace, (), (start, end, steps), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_linspace(start, end, steps, dtype, layout, device, pin_memory) if out is None else _entry_linspace_out(start, end, steps, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(linspace, (), (start, end, steps), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_linspace(start, end, steps, dtype, layout, device, pin_memory) if out is None else _entry_linspace_out(start, end, steps, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:528
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(log, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_log(input)
     return _entry_log_out(input, out)
@@ -4534,9 +4534,9 @@ def log(input, *, out=None):
 def log10(input, *, out=None):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log10, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(log10, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_log10(input)
     return _entry_log10_out(input, out)
@@ -4546,9 +4546,9 @@ def log10(input, *, out=None):
 def log10_(input):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log10_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log10_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log10_(input)
 
 
@@ -4556,9 +4556,9 @@ def log10_(input):
 def log1p(input, *, out=None):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log1p, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(log1p, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_log1p(input)
     return _entry_log1p_out(input, out)
@@ -4568,9 +4568,9 @@ def log1p(input, *, out=None):
 def log1p_(input):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log1p_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log1p_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log1p_(input)
 
 
@@ -4578,9 +4578,9 @@ def log1p_(input):
 def log2(input, *, out=None):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log2, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(log2, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_log2(input)
     return _entry_log2_out(input, out)
@@ -4590,9 +4590,9 @@ def log2(input, *, out=None):
 def log2_(input):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log2_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log2_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log2_(input)
 
 
@@ -4600,9 +4600,9 @@ def log2_(input):
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log_(input)
 
 
@@ -4610,9 +4610,9 @@ def log_(input):
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(log_softmax, (input,), (input, dim, dtype), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(log_softmax, (input,), (input, dim, dtype), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_log_softmax_int(input, dim, dtype)
     return _entry_log_softmax_int_out(input, dim, dtype, out)
@@ -4622,9 +4622,9 @@ def log_softmax(input, dim, dtype=None, *, out=None):
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(logical_and, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_and, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_logical_and(input, other)
     return _entry_logical_and_out(input, other, out)
@@ -4634,9 +4634,9 @@ def logical_and(input, other, *, out=None):
 def logical_not(input, *, out=None):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(logical_not, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_not, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_logical_not(input)
     return _entry_logical_not_out(input, out)
@@ -4646,9 +4646,9 @@ def logical_not(input, *, out=None):
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(logical_or, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_or, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_logical_or(input, other)
     return _entry_logical_or_out(input, other, out)
@@ -4658,9 +4658,9 @@ def logical_or(input, other, *, out=None):
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(logical_xor, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_xor, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_logical_xor(input, other)
     return _entry_logical_xor_out(input, other, out)
@@ -4670,20 +4670,20 @@ def logical_xor(input, other, *, out=None):
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(logspace, (), (start, end, steps, base), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory) if out is None else _entry_logspace_out(start, end, steps, base, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(logspace, (), (start, end, steps, base), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory) if out is None else _entry_logspace_out(start, end, steps, base, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:3609
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(logsumexp, (input,), (input, dim, keepdim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(logsumexp, (input,), (input, dim, keepdim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_logsumexp(input, dim, keepdim)
     return _entry_logsumexp_out(input, dim, keepdim, out)
@@ -4693,9 +4693,9 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(lt, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(lt, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_lt_Tensor(input, other)
     return _entry_lt_Tensor_out(input, other, out)
@@ -4705,9 +4705,9 @@ def lt(input, other, *, out=None):
 def masked_fill(input, mask, value, *, out=None):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_fill, (input, mask, value), (input, mask, value), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(masked_fill, (input, mask, value), (input, mask, value), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_masked_fill_Tensor(input, mask, value)
     return _entry_masked_fill_Tensor_out(input, mask, value, out)
@@ -4717,9 +4717,9 @@ def masked_fill(input, mask, value, *, out=None):
 def masked_scatter(input, mask, source, *, out=None):
     """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_scatter, (input, mask, source), (input, mask, source), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(masked_scatter, (input, mask, source), (input, mask, source), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_masked_scatter(input, mask, source)
     return _entry_masked_scatter_out(input, mask, source, out)
@@ -4729,9 +4729,9 @@ def masked_scatter(input, mask, source, *, out=None):
 def masked_select(input, mask, *, out=None):
     """masked_select(Tensor self, Tensor mask) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_select, (input, mask), (input, mask), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(masked_select, (input, mask), (input, mask), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_masked_select(input, mask)
     return _entry_masked_select_out(input, mask, out)
@@ -4741,9 +4741,9 @@ def masked_select(input, mask, *, out=None):
 def matmul(input, other, *, out=None):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(matmul, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(matmul, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_matmul(input, other)
     return _entry_matmul_out(input, other, out)
@@ -4808,9 +4808,9 @@ def max(*args, **kwargs):
     max.other(Tensor self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(max, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(max, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
@@ -4818,9 +4818,9 @@ def max(*args, **kwargs):
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(max_pool2d, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
-        if r is not _NO:
-            return r
+        _r = _htf(max_pool2d, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if _r is not _NO:
+            return _r
     return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
@@ -4828,9 +4828,9 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(max_pool2d_with_indices, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
-        if r is not _NO:
-            return r
+        _r = _htf(max_pool2d_with_indices, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if _r is not _NO:
+            return _r
     return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
@@ -4838,9 +4838,9 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
 def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
     """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
     if _tf[0]:
-        r = _htf(max_pool2d_with_indices_backward, (grad_output, input, indices), (grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices), {})
-        if r is not _NO:
-            return r
+        _r = _htf(max_pool2d_with_indices_backward, (grad_output, input, indices), (grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices), {})
+        if _r is not _NO:
+            return _r
     return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
@@ -4848,9 +4848,9 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(maximum, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(maximum, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_maximum(input, other)
     return _entry_maximum_out(input, other, out)
@@ -4897,9 +4897,9 @@ def mean(*args, **kwargs):
     mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(mean, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(mean, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
@@ -4942,9 +4942,9 @@ def meshgrid(*args, **kwargs):
     meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
     """
     if _tf[0]:
-        r = _htf_any(meshgrid, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(meshgrid, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_meshgrid, args, kwargs, 'meshgrid', _sigs_meshgrid)
 
 
@@ -5007,9 +5007,9 @@ def min(*args, **kwargs):
     min.other(Tensor self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(min, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(min, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
@@ -5017,9 +5017,9 @@ def min(*args, **kwargs):
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(minimum, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(minimum, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_minimum(input, other)
     return _entry_minimum_out(input, other, out)
@@ -5029,9 +5029,9 @@ def minimum(input, other, *, out=None):
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
-        r = _htf(mm, (input, mat2), (input, mat2), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(mm, (input, mat2), (input, mat2), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_mm(input, mat2)
     return _entry_mm_out(input, mat2, out)
@@ -5076,9 +5076,9 @@ def moveaxis(*args, **kwargs):
     moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
     """
     if _tf[0]:
-        r = _htf_any(moveaxis, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(moveaxis, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
@@ -5121,9 +5121,9 @@ def movedim(*args, **kwargs):
     movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
     """
     if _tf[0]:
-        r = _htf_any(movedim, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(movedim, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
@@ -5131,9 +5131,9 @@ def movedim(*args, **kwargs):
 def mse_loss(input, target, reduction=1, *, out=None):
     """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
-        r = _htf(mse_loss, (input, target), (input, target, reduction), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(mse_loss, (input, target), (input, target, reduction), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_mse_loss(input, target, reduction)
     return _entry_mse_loss_out(input, target, reduction, out)
@@ -5143,9 +5143,9 @@ def mse_loss(input, target, reduction=1, *, out=None):
 def msort(input, *, out=None):
     """msort(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(msort, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(msort, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_msort(input)
     return _entry_msort_out(input, out)
@@ -5155,9 +5155,9 @@ def msort(input, *, out=None):
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(mul, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(mul, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_mul_Tensor(input, other)
     return _entry_mul_out(input, other, out)
@@ -5167,9 +5167,9 @@ def mul(input, other, *, out=None):
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(multinomial, (input,), (input, num_samples, replacement), {'generator': generator, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(multinomial, (input,), (input, num_samples, replacement), {'generator': generator, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_multinomial(input, num_samples, replacement, generator)
     return _entry_multinomial_out(input, num_samples, replacement, generator, out)
@@ -5179,9 +5179,9 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
-        r = _htf(mv, (input, vec), (input, vec), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(mv, (input, vec), (input, vec), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_mv(input, vec)
     return _entry_mv_out(input, vec, out)
@@ -5191,9 +5191,9 @@ def mv(input, vec, *, out=None):
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(nan_to_num, (input,), (input, nan, posinf, neginf), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nan_to_num, (input,), (input, nan, posinf, neginf), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_nan_to_num(input, nan, posinf, neginf)
     return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
@@ -5203,9 +5203,9 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(nan_to_num_, (input,), (input, nan, posinf, neginf), {})
-        if r is not _NO:
-            return r
+        _r = _htf(nan_to_num_, (input,), (input, nan, posinf, neginf), {})
+        if _r is not _NO:
+            return _r
     return _entry_nan_to_num_(input, nan, posinf, neginf)
 
 
@@ -5213,9 +5213,9 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(narrow, (input,), (input, dim, start, length), {})
-        if r is not _NO:
-            return r
+        _r = _htf(narrow, (input,), (input, dim, start, length), {})
+        if _r is not _NO:
+            return _r
     return _entry_narrow(input, dim, start, length)
 
 
@@ -5223,9 +5223,9 @@ def narrow(input, dim, start, length):
 def narrow_copy(input, dim, start, length, *, out=None):
     """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
     if _tf[0]:
-        r = _htf(narrow_copy, (input,), (input, dim, start, length), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(narrow_copy, (input,), (input, dim, start, length), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_narrow_copy(input, dim, start, length)
     return _entry_narrow_copy_out(input, dim, start, length, out)
@@ -5235,9 +5235,9 @@ def narrow_copy(input, dim, start, length, *, out=None):
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
     """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(native_batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(native_batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
     return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *out)
@@ -5247,9 +5247,9 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
     """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd), (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd), (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
     return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *out)
@@ -5259,9 +5259,9 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
 def native_dropout(input, p, train):
     """native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(native_dropout, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(native_dropout, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_native_dropout(input, p, train)
 
 
@@ -5269,9 +5269,9 @@ def native_dropout(input, p, train):
 def native_dropout_backward(grad_output, mask, scale, *, out=None):
     """native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor"""
     if _tf[0]:
-        r = _htf(native_dropout_backward, (grad_output, mask), (grad_output, mask, scale), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(native_dropout_backward, (grad_output, mask), (grad_output, mask, scale), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_native_dropout_backward(grad_output, mask, scale)
     return _entry_native_dropout_backward_out(grad_output, mask, scale, out)
@@ -5281,9 +5281,9 @@ def native_dropout_backward(grad_output, mask, scale, *, out=None):
 def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(native_layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(native_layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_native_layer_norm(input, normalized_shape, weight, bias, eps)
     return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *out)
@@ -5293,9 +5293,9 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
     """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(native_layer_norm_backward, (grad_out, input, mean, rstd, weight, bias), (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(native_layer_norm_backward, (grad_out, input, mean, rstd, weight, bias), (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
     return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *out)
@@ -5305,9 +5305,9 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
 def ne(input, other, *, out=None):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(ne, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(ne, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_ne_Tensor(input, other)
     return _entry_ne_Tensor_out(input, other, out)
@@ -5317,9 +5317,9 @@ def ne(input, other, *, out=None):
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(neg, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(neg, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_neg(input)
     return _entry_neg_out(input, out)
@@ -5329,9 +5329,9 @@ def neg(input, *, out=None):
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(neg_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(neg_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_neg_(input)
 
 
@@ -5339,9 +5339,9 @@ def neg_(input):
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
-        r = _htf(nll_loss, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_nll_loss(input, target, weight, reduction, ignore_index)
     return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
@@ -5351,9 +5351,9 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=
 def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
-        r = _htf(nll_loss2d, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss2d, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_nll_loss2d(input, target, weight, reduction, ignore_index)
     return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
@@ -5363,9 +5363,9 @@ def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, ou
 def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
-        r = _htf(nll_loss2d_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss2d_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
     return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
@@ -5375,9 +5375,9 @@ def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_in
 def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
-        r = _htf(nll_loss2d_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss2d_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _rt_nll_loss2d_forward._make(_entry_nll_loss2d_forward(input, target, weight, reduction, ignore_index))
     return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, *out)
@@ -5387,9 +5387,9 @@ def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=No
 def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
-        r = _htf(nll_loss_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
     return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
@@ -5399,9 +5399,9 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
 def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
-        r = _htf(nll_loss_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _rt_nll_loss_forward._make(_entry_nll_loss_forward(input, target, weight, reduction, ignore_index))
     return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, *out)
@@ -5411,9 +5411,9 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None
 def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
-        r = _htf(nll_loss_nd, (input, target, weight), (input, target, weight, reduction, ignore_index), {})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss_nd, (input, target, weight), (input, target, weight, reduction, ignore_index), {})
+        if _r is not _NO:
+            return _r
     return _entry_nll_loss_nd(input, target, weight, reduction, ignore_index)
 
 
@@ -5421,9 +5421,9 @@ def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
 def nonzero(input, *, out=None):
     """nonzero(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(nonzero, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nonzero, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_nonzero(input)
     return _entry_nonzero_out(input, out)
@@ -5476,8 +5476,8 @@ def _m3_normal(mean, std, size, *, generator=None, dtype=None, layout=None, devi
 
 
 def _c3_normal(mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_normal_float_float(mean, std, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_normal_float_float_out(mean, std, size, generator, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_normal_float_float(mean, std, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_normal_float_float_out(mean, std, size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5503,9 +5503,9 @@ def normal(*args, **kwargs):
     normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(normal, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(normal, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
 
 
@@ -5513,9 +5513,9 @@ def normal(*args, **kwargs):
 def one_hot(input, num_classes=-1):
     """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
     if _tf[0]:
-        r = _htf(one_hot, (input,), (input, num_classes), {})
-        if r is not _NO:
-            return r
+        _r = _htf(one_hot, (input,), (input, num_classes), {})
+        if _r is not _NO:
+            return _r
     return _entry_one_hot(input, num_classes)
 
 
@@ -5524,31 +5524,31 @@ def ones(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=Non
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_ones(size, dtype, layout, device, pin_memory) if out is None else _entry_ones_out(size, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_ones(size, dtype, layout, device, pin_memory) if out is None else _entry_ones_out(size, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:92
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(ones_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
-        if r is not _NO:
-            return r
-    r = _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(ones_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        if _r is not _NO:
+            return _r
+    _r = _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:2465
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
-        r = _htf(outer, (input, vec2), (input, vec2), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(outer, (input, vec2), (input, vec2), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_outer(input, vec2)
     return _entry_outer_out(input, vec2, out)
@@ -5558,9 +5558,9 @@ def outer(input, vec2, *, out=None):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(pad, (input,), (input, pad, mode, value), {})
-        if r is not _NO:
-            return r
+        _r = _htf(pad, (input,), (input, pad, mode, value), {})
+        if _r is not _NO:
+            return _r
     return _entry_pad(input, pad, mode, value)
 
 
@@ -5568,9 +5568,9 @@ def pad(input, pad, mode='constant', value=None):
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(permute, (input,), (input, dims), {})
-        if r is not _NO:
-            return r
+        _r = _htf(permute, (input,), (input, dims), {})
+        if _r is not _NO:
+            return _r
     return _entry_permute(input, dims)
 
 
@@ -5578,9 +5578,9 @@ def permute(input, dims):
 def poisson(input, generator=None, *, out=None):
     """poisson(Tensor self, Generator? generator=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(poisson, (input,), (input, generator), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(poisson, (input,), (input, generator), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_poisson(input, generator)
     return _entry_poisson_out(input, generator, out)
@@ -5629,9 +5629,9 @@ def pow(*args, **kwargs):
     pow.Scalar(Scalar self, Tensor exponent) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(pow, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(pow, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
@@ -5678,9 +5678,9 @@ def prod(*args, **kwargs):
     prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(prod, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(prod, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
 
 
@@ -5688,9 +5688,9 @@ def prod(*args, **kwargs):
 def put(input, index, source, accumulate=False, *, out=None):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(put, (input, index, source), (input, index, source, accumulate), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(put, (input, index, source), (input, index, source, accumulate), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_put(input, index, source, accumulate)
     return _entry_put_out(input, index, source, accumulate, out)
@@ -5705,8 +5705,8 @@ def _m0_rand(*_size, size=None, dtype=None, layout=None, device=None, pin_memory
 
 
 def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_rand(size, dtype, layout, device, pin_memory) if out is None else _entry_rand_out(size, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_rand(size, dtype, layout, device, pin_memory) if out is None else _entry_rand_out(size, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1443
@@ -5718,8 +5718,8 @@ def _m1_rand(*_size, size=None, generator, dtype=None, layout=None, device=None,
 
 
 def _c1_rand(size, generator, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_rand_generator(size, generator, dtype, layout, device, pin_memory) if out is None else _entry_rand_generator_out(size, generator, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_rand_generator(size, generator, dtype, layout, device, pin_memory) if out is None else _entry_rand_generator_out(size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5739,9 +5739,9 @@ def rand(*args, **kwargs):
     rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(rand, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(rand, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_rand, args, kwargs, 'rand', _sigs_rand)
 
 
@@ -5753,8 +5753,8 @@ def _m0_rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=Non
 
 
 def _c0_rand_like(input, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_rand_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_rand_like(input, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1475
@@ -5765,8 +5765,8 @@ def _m1_rand_like(input, *, generator, dtype=None, layout=None, device=None, pin
 
 
 def _c1_rand_like(input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_rand_like_generator(input, generator, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_rand_like_generator(input, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5786,9 +5786,9 @@ def rand_like(*args, **kwargs):
     rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(rand_like, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(rand_like, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_rand_like, args, kwargs, 'rand_like', _sigs_rand_like)
 
 
@@ -5800,8 +5800,8 @@ def _m0_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=
 
 
 def _c0_randint(high, size, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randint(high, size, dtype, layout, device, pin_memory) if out is None else _entry_randint_out(high, size, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint(high, size, dtype, layout, device, pin_memory) if out is None else _entry_randint_out(high, size, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1521
@@ -5812,8 +5812,8 @@ def _m1_randint(high, size, *, generator, dtype=None, layout=None, device=None, 
 
 
 def _c1_randint(high, size, generator, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randint_generator(high, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randint_generator_out(high, size, generator, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_generator(high, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randint_generator_out(high, size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1527
@@ -5824,8 +5824,8 @@ def _m2_randint(low, high, size, *, dtype=None, layout=None, device=None, pin_me
 
 
 def _c2_randint(low, high, size, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randint_low(low, high, size, dtype, layout, device, pin_memory) if out is None else _entry_randint_low_out(low, high, size, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_low(low, high, size, dtype, layout, device, pin_memory) if out is None else _entry_randint_low_out(low, high, size, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1533
@@ -5836,8 +5836,8 @@ def _m3_randint(low, high, size, *, generator, dtype=None, layout=None, device=N
 
 
 def _c3_randint(low, high, size, generator, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randint_low_generator_out(low, high, size, generator, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randint_low_generator_out(low, high, size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5863,9 +5863,9 @@ def randint(*args, **kwargs):
     randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(randint, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(randint, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_randint, args, kwargs, 'randint', _sigs_randint)
 
 
@@ -5877,8 +5877,8 @@ def _m0_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_m
 
 
 def _c0_randint_like(input, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randint_like(input, high, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_like(input, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1586
@@ -5889,8 +5889,8 @@ def _m1_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_m
 
 
 def _c1_randint_like(input, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randint_like_Tensor(input, high, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_like_Tensor(input, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1591
@@ -5901,8 +5901,8 @@ def _m2_randint_like(input, low, high, *, dtype=None, layout=None, device=None, 
 
 
 def _c2_randint_like(input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randint_like_low_dtype(input, low, high, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_like_low_dtype(input, low, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1596
@@ -5913,8 +5913,8 @@ def _m3_randint_like(input, high, *, generator, dtype=None, layout=None, device=
 
 
 def _c3_randint_like(input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randint_like_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_like_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1601
@@ -5925,8 +5925,8 @@ def _m4_randint_like(input, high, *, generator, dtype=None, layout=None, device=
 
 
 def _c4_randint_like(input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randint_like_Tensor_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_like_Tensor_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1606
@@ -5937,8 +5937,8 @@ def _m5_randint_like(input, low, high, *, generator, dtype=None, layout=None, de
 
 
 def _c5_randint_like(input, low, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randint_like_low_generator_dtype(input, low, high, generator, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_like_low_generator_dtype(input, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5970,9 +5970,9 @@ def randint_like(*args, **kwargs):
     randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(randint_like, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(randint_like, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_randint_like, args, kwargs, 'randint_like', _sigs_randint_like)
 
 
@@ -5985,8 +5985,8 @@ def _m0_randn(*_size, size=None, dtype=None, layout=None, device=None, pin_memor
 
 
 def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randn(size, dtype, layout, device, pin_memory) if out is None else _entry_randn_out(size, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randn(size, dtype, layout, device, pin_memory) if out is None else _entry_randn_out(size, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1449
@@ -5998,8 +5998,8 @@ def _m1_randn(*_size, size=None, generator, dtype=None, layout=None, device=None
 
 
 def _c1_randn(size, generator, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randn_generator(size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randn_generator_out(size, generator, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randn_generator(size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randn_generator_out(size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -6019,9 +6019,9 @@ def randn(*args, **kwargs):
     randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(randn, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(randn, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_randn, args, kwargs, 'randn', _sigs_randn)
 
 
@@ -6033,8 +6033,8 @@ def _m0_randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=No
 
 
 def _c0_randn_like(input, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randn_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randn_like(input, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1480
@@ -6045,8 +6045,8 @@ def _m1_randn_like(input, *, generator, dtype=None, layout=None, device=None, pi
 
 
 def _c1_randn_like(input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randn_like_generator(input, generator, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randn_like_generator(input, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -6066,9 +6066,9 @@ def randn_like(*args, **kwargs):
     randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(randn_like, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(randn_like, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
 
 
@@ -6080,8 +6080,8 @@ def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, ou
 
 
 def _c0_randperm(n, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randperm(n, dtype, layout, device, pin_memory) if out is None else _entry_randperm_out(n, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randperm(n, dtype, layout, device, pin_memory) if out is None else _entry_randperm_out(n, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1565
@@ -6092,8 +6092,8 @@ def _m1_randperm(n, *, generator, dtype=None, layout=None, device=None, pin_memo
 
 
 def _c1_randperm(n, generator, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory) if out is None else _entry_randperm_generator_out(n, generator, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory) if out is None else _entry_randperm_generator_out(n, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -6113,9 +6113,9 @@ def randperm(*args, **kwargs):
     randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(randperm, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(randperm, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_randperm, args, kwargs, 'randperm', _sigs_randperm)
 
 
@@ -6123,9 +6123,9 @@ def randperm(*args, **kwargs):
 def ravel(input):
     """ravel(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(ravel, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(ravel, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_ravel(input)
 
 
@@ -6133,9 +6133,9 @@ def ravel(input):
 def reciprocal(input, *, out=None):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(reciprocal, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(reciprocal, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_reciprocal(input)
     return _entry_reciprocal_out(input, out)
@@ -6145,9 +6145,9 @@ def reciprocal(input, *, out=None):
 def reciprocal_(input):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(reciprocal_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(reciprocal_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_reciprocal_(input)
 
 
@@ -6155,9 +6155,9 @@ def reciprocal_(input):
 def relu(input, *, out=None):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(relu, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(relu, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_relu(input)
     return _entry_relu_out(input, out)
@@ -6167,9 +6167,9 @@ def relu(input, *, out=None):
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(relu_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(relu_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_relu_(input)
 
 
@@ -6216,9 +6216,9 @@ def remainder(*args, **kwargs):
     remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(remainder, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(remainder, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
 
 
@@ -6277,9 +6277,9 @@ def repeat_interleave(*args, **kwargs):
     repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(repeat_interleave, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(repeat_interleave, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
@@ -6287,9 +6287,9 @@ def repeat_interleave(*args, **kwargs):
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(reshape, (input,), (input, shape), {})
-        if r is not _NO:
-            return r
+        _r = _htf(reshape, (input,), (input, shape), {})
+        if _r is not _NO:
+            return _r
     return _entry_reshape(input, shape)
 
 
@@ -6297,9 +6297,9 @@ def reshape(input, shape):
 def roll(input, shifts, dims=(), *, out=None):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
     if _tf[0]:
-        r = _htf(roll, (input,), (input, shifts, dims), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(roll, (input,), (input, shifts, dims), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_roll(input, shifts, dims)
     return _entry_roll_out(input, shifts, dims, out)
@@ -6309,9 +6309,9 @@ def roll(input, shifts, dims=(), *, out=None):
 def rot90(input, k=1, dims=(0, 1), *, out=None):
     """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
     if _tf[0]:
-        r = _htf(rot90, (input,), (input, k, dims), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(rot90, (input,), (input, k, dims), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_rot90(input, k, dims)
     return _entry_rot90_out(input, k, dims, out)
@@ -6360,9 +6360,9 @@ def round(*args, **kwargs):
     round.decimals(Tensor self, *, int decimals) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(round, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(round, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
@@ -6405,9 +6405,9 @@ def round_(*args, **kwargs):
     round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(round_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(round_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
@@ -6415,9 +6415,9 @@ def round_(*args, **kwargs):
 def row_stack(tensors, *, out=None):
     """row_stack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(row_stack, (tensors,), (tensors,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(row_stack, (tensors,), (tensors,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_row_stack(tensors)
     return _entry_row_stack_out(tensors, out)
@@ -6427,9 +6427,9 @@ def row_stack(tensors, *, out=None):
 def rsqrt(input, *, out=None):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(rsqrt, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(rsqrt, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_rsqrt(input)
     return _entry_rsqrt_out(input, out)
@@ -6439,9 +6439,9 @@ def rsqrt(input, *, out=None):
 def rsqrt_(input):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(rsqrt_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(rsqrt_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_rsqrt_(input)
 
 
@@ -6449,9 +6449,9 @@ def rsqrt_(input):
 def rsub(input, other, *, alpha=1, out=None):
     """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(rsub, (input, other), (input, other), {'alpha': alpha, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(rsub, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_rsub_Tensor(input, other, alpha)
     return _entry_rsub_Tensor_out(input, other, alpha, out)
@@ -6461,20 +6461,20 @@ def rsub(input, other, *, alpha=1, out=None):
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(scalar_tensor, (), (s,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_scalar_tensor(s, dtype, layout, device, pin_memory) if out is None else _entry_scalar_tensor_out(s, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(scalar_tensor, (), (s,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_scalar_tensor(s, dtype, layout, device, pin_memory) if out is None else _entry_scalar_tensor_out(s, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:3408
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(scaled_dot_product_attention, (query, key, value, attn_mask), (query, key, value, attn_mask, dropout_p, is_causal), {'scale': scale, 'enable_gqa': enable_gqa})
-        if r is not _NO:
-            return r
+        _r = _htf(scaled_dot_product_attention, (query, key, value, attn_mask), (query, key, value, attn_mask, dropout_p, is_causal), {'scale': scale, 'enable_gqa': enable_gqa})
+        if _r is not _NO:
+            return _r
     return _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
@@ -6553,9 +6553,9 @@ def scatter(*args, **kwargs):
     scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(scatter, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(scatter, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
 
 
@@ -6563,9 +6563,9 @@ def scatter(*args, **kwargs):
 def scatter_add(input, dim, index, src, *, out=None):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
     if _tf[0]:
-        r = _htf(scatter_add, (input, index, src), (input, dim, index, src), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(scatter_add, (input, index, src), (input, dim, index, src), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_scatter_add(input, dim, index, src)
     return _entry_scatter_add_out(input, dim, index, src, out)
@@ -6575,9 +6575,9 @@ def scatter_add(input, dim, index, src, *, out=None):
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
     if _tf[0]:
-        r = _htf(scatter_reduce, (input, index, src), (input, dim, index, src, reduce), {'include_self': include_self, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(scatter_reduce, (input, index, src), (input, dim, index, src, reduce), {'include_self': include_self, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_scatter_reduce_two(input, dim, index, src, reduce, include_self)
     return _entry_scatter_reduce_two_out(input, dim, index, src, reduce, include_self, out)
@@ -6626,9 +6626,9 @@ def searchsorted(*args, **kwargs):
     searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(searchsorted, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(searchsorted, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_searchsorted, args, kwargs, 'searchsorted', _sigs_searchsorted)
 
 
@@ -6636,9 +6636,9 @@ def searchsorted(*args, **kwargs):
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(select, (input,), (input, dim, index), {})
-        if r is not _NO:
-            return r
+        _r = _htf(select, (input,), (input, dim, index), {})
+        if _r is not _NO:
+            return _r
     return _entry_select_int(input, dim, index)
 
 
@@ -6646,9 +6646,9 @@ def select(input, dim, index):
 def select_scatter(input, src, dim, index, *, out=None):
     """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
     if _tf[0]:
-        r = _htf(select_scatter, (input, src), (input, src, dim, index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(select_scatter, (input, src), (input, src, dim, index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_select_scatter(input, src, dim, index)
     return _entry_select_scatter_out(input, src, dim, index, out)
@@ -6658,9 +6658,9 @@ def select_scatter(input, src, dim, index, *, out=None):
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sigmoid, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sigmoid, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sigmoid(input)
     return _entry_sigmoid_out(input, out)
@@ -6670,9 +6670,9 @@ def sigmoid(input, *, out=None):
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sigmoid_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sigmoid_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sigmoid_(input)
 
 
@@ -6680,9 +6680,9 @@ def sigmoid_(input):
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
-        r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sigmoid_backward(grad_output, output)
     return _entry_sigmoid_backward_grad_input(grad_output, output, out)
@@ -6692,9 +6692,9 @@ def sigmoid_backward(grad_output, output, *, out=None):
 def sign(input, *, out=None):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sign, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sign, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sign(input)
     return _entry_sign_out(input, out)
@@ -6704,9 +6704,9 @@ def sign(input, *, out=None):
 def signbit(input, *, out=None):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(signbit, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(signbit, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_signbit(input)
     return _entry_signbit_out(input, out)
@@ -6716,9 +6716,9 @@ def signbit(input, *, out=None):
 def silu(input, *, out=None):
     """silu(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(silu, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(silu, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_silu(input)
     return _entry_silu_out(input, out)
@@ -6728,9 +6728,9 @@ def silu(input, *, out=None):
 def silu_(input):
     """silu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(silu_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(silu_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_silu_(input)
 
 
@@ -6738,9 +6738,9 @@ def silu_(input):
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(silu_backward, (grad_output, input), (grad_output, input), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(silu_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_silu_backward(grad_output, input)
     return _entry_silu_backward_grad_input(grad_output, input, out)
@@ -6750,9 +6750,9 @@ def silu_backward(grad_output, input, *, out=None):
 def sin(input, *, out=None):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sin, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sin, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sin(input)
     return _entry_sin_out(input, out)
@@ -6762,9 +6762,9 @@ def sin(input, *, out=None):
 def sin_(input):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sin_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sin_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sin_(input)
 
 
@@ -6772,9 +6772,9 @@ def sin_(input):
 def sinh(input, *, out=None):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sinh, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sinh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sinh(input)
     return _entry_sinh_out(input, out)
@@ -6784,9 +6784,9 @@ def sinh(input, *, out=None):
 def sinh_(input):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sinh_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sinh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sinh_(input)
 
 
@@ -6794,9 +6794,9 @@ def sinh_(input):
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(slice, (input,), (input, dim, start, end, step), {})
-        if r is not _NO:
-            return r
+        _r = _htf(slice, (input,), (input, dim, start, end, step), {})
+        if _r is not _NO:
+            return _r
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
@@ -6804,9 +6804,9 @@ def slice(input, dim=0, start=None, end=None, step=1):
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(slice_scatter, (input, src), (input, src, dim, start, end, step), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(slice_scatter, (input, src), (input, src, dim, start, end, step), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_slice_scatter(input, src, dim, start, end, step)
     return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
@@ -6816,9 +6816,9 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(softmax, (input,), (input, dim, dtype), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(softmax, (input,), (input, dim, dtype), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_softmax_int(input, dim, dtype)
     return _entry_softmax_int_out(input, dim, dtype, out)
@@ -6828,9 +6828,9 @@ def softmax(input, dim, dtype=None, *, out=None):
 def softplus(input, beta=1, threshold=20, *, out=None):
     """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
     if _tf[0]:
-        r = _htf(softplus, (input,), (input, beta, threshold), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(softplus, (input,), (input, beta, threshold), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_softplus(input, beta, threshold)
     return _entry_softplus_out(input, beta, threshold, out)
@@ -6840,9 +6840,9 @@ def softplus(input, beta=1, threshold=20, *, out=None):
 def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
     if _tf[0]:
-        r = _htf(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_softplus_backward(grad_output, input, beta, threshold)
     return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
@@ -6891,9 +6891,9 @@ def sort(*args, **kwargs):
     sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
     """
     if _tf[0]:
-        r = _htf_any(sort, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(sort, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
@@ -6936,9 +6936,9 @@ def split(*args, **kwargs):
     split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(split, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(split, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
@@ -6946,9 +6946,9 @@ def split(*args, **kwargs):
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(split_with_sizes, (input,), (input, split_sizes, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(split_with_sizes, (input,), (input, split_sizes, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
@@ -6956,9 +6956,9 @@ def split_with_sizes(input, split_sizes, dim=0):
 def sqrt(input, *, out=None):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sqrt, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sqrt, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sqrt(input)
     return _entry_sqrt_out(input, out)
@@ -6968,9 +6968,9 @@ def sqrt(input, *, out=None):
 def sqrt_(input):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sqrt_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sqrt_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sqrt_(input)
 
 
@@ -7027,9 +7027,9 @@ def squeeze(*args, **kwargs):
     squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
     """
     if _tf[0]:
-        r = _htf_any(squeeze, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(squeeze, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
@@ -7037,9 +7037,9 @@ def squeeze(*args, **kwargs):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(stack, (tensors,), (tensors, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(stack, (tensors,), (tensors, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_stack(tensors, dim)
 
 
@@ -7100,9 +7100,9 @@ def std(*args, **kwargs):
     std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(std, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(std, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
@@ -7161,9 +7161,9 @@ def std_mean(*args, **kwargs):
     std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
     """
     if _tf[0]:
-        r = _htf_any(std_mean, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(std_mean, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_std_mean, args, kwargs, 'std_mean', _sigs_std_mean)
 
 
@@ -7171,9 +7171,9 @@ def std_mean(*args, **kwargs):
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(sub, (input, other), (input, other), {'alpha': alpha, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sub, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sub_Tensor(input, other, alpha)
     return _entry_sub_out(input, other, alpha, out)
@@ -7220,9 +7220,9 @@ def sum(*args, **kwargs):
     sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(sum, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(sum, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
@@ -7230,9 +7230,9 @@ def sum(*args, **kwargs):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(swapaxes, (input,), (input, axis0, axis1), {})
-        if r is not _NO:
-            return r
+        _r = _htf(swapaxes, (input,), (input, axis0, axis1), {})
+        if _r is not _NO:
+            return _r
     return _entry_swapaxes(input, axis0, axis1)
 
 
@@ -7240,9 +7240,9 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(swapdims, (input,), (input, dim0, dim1), {})
-        if r is not _NO:
-            return r
+        _r = _htf(swapdims, (input,), (input, dim0, dim1), {})
+        if _r is not _NO:
+            return _r
     return _entry_swapdims(input, dim0, dim1)
 
 
@@ -7250,9 +7250,9 @@ def swapdims(input, dim0, dim1):
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(t, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(t, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_t(input)
 
 
@@ -7260,9 +7260,9 @@ def t(input):
 def take(input, index, *, out=None):
     """take(Tensor self, Tensor index) -> Tensor"""
     if _tf[0]:
-        r = _htf(take, (input, index), (input, index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(take, (input, index), (input, index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_take(input, index)
     return _entry_take_out(input, index, out)
@@ -7272,9 +7272,9 @@ def take(input, index, *, out=None):
 def take_along_dim(input, indices, dim=None, *, out=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(take_along_dim, (input, indices), (input, indices, dim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(take_along_dim, (input, indices), (input, indices, dim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_take_along_dim(input, indices, dim)
     return _entry_take_along_dim_out(input, indices, dim, out)
@@ -7284,9 +7284,9 @@ def take_along_dim(input, indices, dim=None, *, out=None):
 def tan(input, *, out=None):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(tan, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(tan, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_tan(input)
     return _entry_tan_out(input, out)
@@ -7296,9 +7296,9 @@ def tan(input, *, out=None):
 def tan_(input):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(tan_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tan_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_tan_(input)
 
 
@@ -7306,9 +7306,9 @@ def tan_(input):
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(tanh, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(tanh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_tanh(input)
     return _entry_tanh_out(input, out)
@@ -7318,9 +7318,9 @@ def tanh(input, *, out=None):
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(tanh_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tanh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_tanh_(input)
 
 
@@ -7328,9 +7328,9 @@ def tanh_(input):
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
-        r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_tanh_backward(grad_output, output)
     return _entry_tanh_backward_grad_input(grad_output, output, out)
@@ -7389,9 +7389,9 @@ def tensor_split(*args, **kwargs):
     tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(tensor_split, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(tensor_split, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
@@ -7399,9 +7399,9 @@ def tensor_split(*args, **kwargs):
 def threshold(input, threshold, value, *, out=None):
     """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
     if _tf[0]:
-        r = _htf(threshold, (input,), (input, threshold, value), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(threshold, (input,), (input, threshold, value), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_threshold(input, threshold, value)
     return _entry_threshold_out(input, threshold, value, out)
@@ -7411,9 +7411,9 @@ def threshold(input, threshold, value, *, out=None):
 def threshold_(input, threshold, value):
     """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(threshold_, (input,), (input, threshold, value), {})
-        if r is not _NO:
-            return r
+        _r = _htf(threshold_, (input,), (input, threshold, value), {})
+        if _r is not _NO:
+            return _r
     return _entry_threshold_(input, threshold, value)
 
 
@@ -7421,9 +7421,9 @@ def threshold_(input, threshold, value):
 def threshold_backward(grad_output, input, threshold, *, out=None):
     """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
     if _tf[0]:
-        r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_threshold_backward(grad_output, input, threshold)
     return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
@@ -7433,9 +7433,9 @@ def threshold_backward(grad_output, input, threshold, *, out=None):
 def tile(input, dims):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
     if _tf[0]:
-        r = _htf(tile, (input,), (input, dims), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tile, (input,), (input, dims), {})
+        if _r is not _NO:
+            return _r
     return _entry_tile(input, dims)
 
 
@@ -7443,9 +7443,9 @@ def tile(input, dims):
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
     if _tf[0]:
-        r = _htf(topk, (input,), (input, k, dim, largest, sorted), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(topk, (input,), (input, k, dim, largest, sorted), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _rt_topk._make(_entry_topk(input, k, dim, largest, sorted))
     return _rt_topk_out._make(_entry_topk_values(input, k, dim, largest, sorted, *out))
@@ -7455,9 +7455,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(transpose, (input,), (input, dim0, dim1), {})
-        if r is not _NO:
-            return r
+        _r = _htf(transpose, (input,), (input, dim0, dim1), {})
+        if _r is not _NO:
+            return _r
     return _entry_transpose_int(input, dim0, dim1)
 
 
@@ -7465,9 +7465,9 @@ def transpose(input, dim0, dim1):
 def tril(input, diagonal=0, *, out=None):
     """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(tril, (input,), (input, diagonal), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(tril, (input,), (input, diagonal), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_tril(input, diagonal)
     return _entry_tril_out(input, diagonal, out)
@@ -7477,20 +7477,20 @@ def tril(input, diagonal=0, *, out=None):
 def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_tril_indices_out(row, col, offset, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_tril_indices_out(row, col, offset, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:924
 def triu(input, diagonal=0, *, out=None):
     """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(triu, (input,), (input, diagonal), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(triu, (input,), (input, diagonal), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_triu(input, diagonal)
     return _entry_triu_out(input, diagonal, out)
@@ -7500,20 +7500,20 @@ def triu(input, diagonal=0, *, out=None):
 def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_triu_indices_out(row, col, offset, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_triu_indices_out(row, col, offset, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:2229
 def trunc(input, *, out=None):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(trunc, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(trunc, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_trunc(input)
     return _entry_trunc_out(input, out)
@@ -7523,9 +7523,9 @@ def trunc(input, *, out=None):
 def trunc_(input):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(trunc_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(trunc_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_trunc_(input)
 
 
@@ -7533,9 +7533,9 @@ def trunc_(input):
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(unbind, (input,), (input, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(unbind, (input,), (input, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_unbind_int(input, dim)
 
 
@@ -7543,9 +7543,9 @@ def unbind(input, dim=0):
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(unflatten, (input,), (input, dim, sizes), {})
-        if r is not _NO:
-            return r
+        _r = _htf(unflatten, (input,), (input, dim, sizes), {})
+        if _r is not _NO:
+            return _r
     return _entry_unflatten_int(input, dim, sizes)
 
 
@@ -7553,9 +7553,9 @@ def unflatten(input, dim, sizes):
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None, *, out=None):
     """unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(unique_consecutive, (input,), (input, return_inverse, return_counts, dim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(unique_consecutive, (input,), (input, return_inverse, return_counts, dim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_unique_consecutive(input, return_inverse, return_counts, dim)
     return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, *out)
@@ -7565,9 +7565,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False, *, out=None):
     """unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(unique_dim, (input,), (input, dim, sorted, return_inverse, return_counts), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(unique_dim, (input,), (input, dim, sorted, return_inverse, return_counts), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_unique_dim(input, dim, sorted, return_inverse, return_counts)
     return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *out)
@@ -7577,9 +7577,9 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(unsqueeze, (input,), (input, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(unsqueeze, (input,), (input, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_unsqueeze(input, dim)
 
 
@@ -7640,9 +7640,9 @@ def var(*args, **kwargs):
     var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(var, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(var, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
@@ -7701,9 +7701,9 @@ def var_mean(*args, **kwargs):
     var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
     """
     if _tf[0]:
-        r = _htf_any(var_mean, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(var_mean, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
 
 
@@ -7746,9 +7746,9 @@ def vsplit(*args, **kwargs):
     vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(vsplit, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(vsplit, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
 
 
@@ -7756,9 +7756,9 @@ def vsplit(*args, **kwargs):
 def vstack(tensors, *, out=None):
     """vstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(vstack, (tensors,), (tensors,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(vstack, (tensors,), (tensors,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_vstack(tensors)
     return _entry_vstack_out(tensors, out)
@@ -7833,9 +7833,9 @@ def where(*args, **kwargs):
     where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(where, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(where, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
@@ -7843,9 +7843,9 @@ def where(*args, **kwargs):
 def zero_(input):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(zero_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(zero_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_zero_(input)
 
 
@@ -7854,20 +7854,20 @@ def zeros(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=No
     """zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_zeros(size, dtype, layout, device, pin_memory) if out is None else _entry_zeros_out(size, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_zeros(size, dtype, layout, device, pin_memory) if out is None else _entry_zeros_out(size, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:88
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(zeros_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
-        if r is not _NO:
-            return r
-    r = _entry_zeros_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(zeros_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        if _r is not _NO:
+            return _r
+    _r = _entry_zeros_like(input, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
