@@ -292,3 +292,18 @@ def test_block_diag_varargs():
     eb, tb = pair(np.arange(3, dtype=np.int64))
     check(ember.block_diag(ea, eb), torch.block_diag(ta, tb))
     check(ember.block_diag(), torch.block_diag())
+
+
+def test_argument_named_like_a_binding_local_with_overrides_on():
+    """With a Tensor subclass alive (overrides checked), an op argument named `r`
+    (combinations) or `k` (topk) still reaches the kernel."""
+    class Sub(ember.Tensor):
+        pass
+
+    from ember.overrides import tf_state
+    assert tf_state[0]
+    x = ember.tensor([1.0, 2.0, 3.0])
+    assert ember.combinations(x, 2).shape == (3, 2)
+    assert ember.combinations(x, r=3).shape == (1, 3)
+    assert x.topk(2).values.tolist() == [3.0, 2.0]
+    del Sub
