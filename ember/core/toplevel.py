@@ -41,13 +41,13 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     else:
         out, inverse, counts = ops.aten.unique_dim.default(input, dim, sorted, return_inverse,
                                                            return_counts)
-    if return_inverse and return_counts:
-        return out, inverse, counts
-    if return_inverse:
-        return out, inverse
-    if return_counts:
-        return out, counts
-    return out
+    return _unique_result(out, inverse, counts, return_inverse, return_counts)
+
+
+def _unique_result(out, inverse, counts, return_inverse, return_counts):
+    """`out`, followed by the inverse indices and counts that were asked for."""
+    extra = (inverse,) * bool(return_inverse) + (counts,) * bool(return_counts)
+    return (out, *extra) if extra else out
 
 
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
@@ -60,13 +60,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     from .. import ops
     out, inverse, counts = ops.aten.unique_consecutive.default(input, return_inverse,
                                                                return_counts, dim)
-    if return_inverse and return_counts:
-        return out, inverse, counts
-    if return_inverse:
-        return out, inverse
-    if return_counts:
-        return out, counts
-    return out
+    return _unique_result(out, inverse, counts, return_inverse, return_counts)
 
 
 def meshgrid(*tensors, indexing=None):
