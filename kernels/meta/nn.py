@@ -140,8 +140,8 @@ def softmax_backward_data(grad_output, output, dim, input_dtype):
 
 
 # --------------------------------------------------------------------------- losses
-def check_nll(self, target, weight):
-    """nll_loss_forward's shape checks (torch's order and messages)."""
+def _check_nll_input_target(self, target):
+    """The input/target shape checks nll_loss_forward and its backward share."""
     if not 0 < self.dim() <= 2:
         raise RuntimeError("input tensor should be 1D or 2D")
     if target.dim() > 1:
@@ -150,6 +150,11 @@ def check_nll(self, target, weight):
     if not (no_batch or self._shape[0] == target._shape[0]):
         raise RuntimeError(f"size mismatch (got input: {list(self._shape)}, target: "
                            f"{list(target._shape)})")
+
+
+def check_nll(self, target, weight):
+    """nll_loss_forward's shape checks (torch's order and messages)."""
+    _check_nll_input_target(self, target)
     n_classes = self._shape[-1]
     if weight is not None and not (weight.dim() == 1 and weight.numel() == n_classes):
         raise RuntimeError(f"weight tensor should be defined either for all {n_classes} classes "
@@ -174,14 +179,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
 
 
 def check_nll_backward(grad_output, self, target, weight, reduction, total_weight):
-    if not 0 < self.dim() <= 2:
-        raise RuntimeError("input tensor should be 1D or 2D")
-    if target.dim() > 1:
-        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    no_batch = self.dim() == 1 and target.dim() == 0
-    if not (no_batch or self._shape[0] == target._shape[0]):
-        raise RuntimeError(f"size mismatch (got input: {list(self._shape)}, target: "
-                           f"{list(target._shape)})")
+    _check_nll_input_target(self, target)
     if total_weight.numel() != 1:
         raise RuntimeError("expected total_weight to be a  single element tensor, got: "
                            f"{list(total_weight._shape)} ({total_weight.numel()} elements)")
