@@ -28,6 +28,7 @@ demo: setup
 bench: setup
 	$(VPY) benchmarks/overhead.py
 	$(VPY) benchmarks/autograd.py
+	$(VPY) benchmarks/conv.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples

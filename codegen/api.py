@@ -40,6 +40,14 @@ DUNDERS = {
     "__and__": ("bitwise_and.Tensor", "self", "other"),
     "__or__": ("bitwise_or.Tensor", "self", "other"),
     "__xor__": ("bitwise_xor.Tensor", "self", "other"),
+    "__rand__": ("bitwise_and.Tensor", "self", "other"),
+    "__ror__": ("bitwise_or.Tensor", "self", "other"),
+    "__rxor__": ("bitwise_xor.Tensor", "self", "other"),
+    "__iand__": ("bitwise_and_.Tensor", "self", "other"),
+    "__ior__": ("bitwise_or_.Tensor", "self", "other"),
+    "__ixor__": ("bitwise_xor_.Tensor", "self", "other"),
+    "__ifloordiv__": ("floor_divide_.Tensor", "self", "other"),
+    "__imod__": ("remainder_.Tensor", "self", "other"),
 }
 
 

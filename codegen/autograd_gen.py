@@ -210,12 +210,25 @@ def _call_below(fn: NativeFunction) -> list[str]:
             f"_out = _k({args})"]
 
 
+def _forbidden_lines(d: Derivative, fn: NativeFunction) -> list[str]:
+    """torch's check_no_requires_grad for inputs marked raises_if_requires_grad."""
+    args = {a.name: a for a in fn.schema.arguments.flat_non_out()}
+    lines = []
+    for name in d.forbidden:
+        none = f"{name} is not None and " if args[name].type.is_nullable() else ""
+        msg = (f"The function '{d.fn.op_name}' is not differentiable with respect to argument "
+               f"'{name}'. This input cannot have requires_grad True.")
+        lines += [f"if _tls.grad_enabled and {none}{name}.requires_grad:",
+                  f"{IND}raise RuntimeError({msg!r})"]
+    return lines
+
+
 def forward_kernel(d: Derivative, fn: NativeFunction) -> str:
     """The Autograd kernel of `fn`, the functional overload `d` describes or an in-place one."""
     inplace = fn.schema.kind() == "inplace"
     params = ", ".join(["ks"] + [py_name(a.name) for a in fn.schema.arguments.flat()])
     any_needed = " or ".join(_needed_expr(n, is_list) for n, is_list in d.inputs)
-    body: list[str] = []
+    body: list[str] = _forbidden_lines(d, fn)
     if not inplace:
         body += _call_below(fn)
         body.append("if not _tls.grad_enabled:")

@@ -9,7 +9,9 @@ A formula is a Python expression over `grad` (`grads[i]`, `grad_<output>` for op
 several outputs), the op's inputs, `result` (`result0`, ..., or the output names), the
 helpers of ember/autograd/formulas.py and ember ops. `self.shape`, `self.dtype`,
 `self.dim()`, ... save that value instead of the tensor. `non_differentiable` and
-`not_implemented("why")` mark inputs without a gradient. Entries name functional
+`not_implemented("why")` mark inputs without a gradient; `raises_if_requires_grad` marks an
+input torch refuses to see requiring grad (in grad mode the op raises torch's "... is not
+differentiable with respect to argument ..." before running, e.g. loss weights). Entries name functional
 overloads, and in-place variants reuse them; an in-place op without a functional twin
 (`copy_`, `fill_`) has its own entry. In both, `self` in a formula is the value before
 the op and `result` the value after.
@@ -45,7 +47,8 @@ class Saved:
 @dataclass(frozen=True)
 class Formula:
     inputs: tuple[str, ...]   # the inputs this formula gives gradients for
-    kind: str                 # 'expr', 'not_implemented', 'non_differentiable'
+    kind: str                 # 'expr', 'not_implemented', 'non_differentiable',
+    #                           'raises_if_requires_grad'
     code: str                 # rewritten expression (or the not_implemented message)
     uses: tuple[str, ...]     # saved locals it reads
     grads: tuple[str, ...]    # grad locals it reads ('grad', 'grads', 'grad_values')
@@ -61,6 +64,7 @@ class Derivative:
     inputs: tuple[tuple[str, bool], ...]       # differentiable inputs: (name, is_list)
     saved: tuple[Saved, ...]
     output_differentiability: tuple[bool, ...]
+    forbidden: tuple[str, ...] = ()            # inputs marked raises_if_requires_grad
 
     @property
     def qualified(self) -> str:
@@ -105,7 +109,9 @@ def parse_derivatives(entries: list[Entry], fns: list[NativeFunction], helpers: 
             raise CodegenError(e.at("name"), f"second derivative entry for '{fn.qualified}' "
                                f"(first at {seen[fn.qualified]})")
         seen[fn.qualified] = e.at("name")
-        base = camel(fn.schema.name.name)   # normal_ and normal share NormalBackward<n>
+        # numbered per node name, so an in-place entry (elu_) does not reuse its functional
+        # twin's class name: EluBackward0, EluBackward1 (like torch)
+        base = camel(fn.schema.name.name)
         n = counters.get(base, 0)
         counters[base] = n + 1
         out.append(_parse_entry(e, fn, f"{base}Backward{n}", helpers, forward_helpers,
@@ -178,13 +184,16 @@ def _parse_entry(e, fn, node_name, helpers, forward_helpers, op_names) -> Deriva
         if n not in covered:
             raise CodegenError(e.at("name"), f"input '{n}' of '{fn.qualified}' has no formula "
                                "(expected a formula, non_differentiable or not_implemented(...))")
-    diff = {n for f in formulas if f.kind != "non_differentiable" for n in f.inputs}
+    undiff = ("non_differentiable", "raises_if_requires_grad")
+    diff = {n for f in formulas if f.kind not in undiff for n in f.inputs}
+    forbidden = tuple(n for f in formulas if f.kind == "raises_if_requires_grad" for n in f.inputs)
     inputs = tuple((n, args[n].type.is_tensor_list()) for n in tensor_args if n in diff)
     if sum(1 for _, is_list in inputs if is_list) > 1:
         raise CodegenError(e.loc, "at most one differentiable Tensor[] input is supported")
     return Derivative(fn, e.at("name"), node_name,
-                      tuple(f for f in formulas if f.kind != "non_differentiable"), inputs,
-                      tuple(sorted(ctx.saved.values(), key=lambda s: s.local)), tuple(out_diff))
+                      tuple(f for f in formulas if f.kind not in undiff), inputs,
+                      tuple(sorted(ctx.saved.values(), key=lambda s: s.local)), tuple(out_diff),
+                      forbidden)
 
 
 class _Context:
@@ -197,8 +206,8 @@ class _Context:
         self.saved: dict[str, Saved] = {}
 
     def formula(self, names, text, loc) -> Formula:
-        if text == "non_differentiable":
-            return Formula(names, "non_differentiable", "", (), (), loc)
+        if text in ("non_differentiable", "raises_if_requires_grad"):
+            return Formula(names, text, "", (), (), loc)
         try:
             tree = ast.parse(text, mode="eval")
         except SyntaxError as err:

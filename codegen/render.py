@@ -38,6 +38,8 @@ def op_context(fn: NativeFunction) -> dict:
         "bind_params": api.schema_params(s), "args": ", ".join(args),
         "args_tuple": "(" + ", ".join(args) + ("," if len(args) == 1 else "") + ")",
         "ks_expr": api.ks_expr(fn),
+        # the op object under a name no argument shadows (aten::pad has an argument `pad`)
+        "op_ref": f"_op_{fn.ident}" if fn.ident in args else fn.ident,
         # written tensors: an inference tensor may only be written inside inference_mode
         "written": [a.name for a in s.arguments.flat()
                     if a.is_write and str(a.type) == "Tensor"],
@@ -85,6 +87,34 @@ def _tuple_expr(names) -> str:
     return "(" + ", ".join(names) + ("," if len(names) == 1 else "") + ")"
 
 
+def return_type(fn: NativeFunction | None) -> tuple[str, tuple[str, ...]] | None:
+    """(class name, fields) of the named tuple a binding returns, like torch.return_types:
+    for ops whose several returns are all named (`max.dim` -> `max`, its out= -> `max_out`)."""
+    if fn is None:
+        return None
+    rets = fn.schema.returns
+    if len(rets) < 2 or not all(r.name for r in rets):
+        return None
+    suffix = "_out" if fn.schema.kind() == "out" else ""
+    return fn.op_name + suffix, tuple(r.name for r in rets)
+
+
+def _wrap(rt) -> tuple[str, str]:
+    return (f"_rt_{rt[0]}._make(", ")") if rt else ("", "")
+
+
+def return_types(groups: dict) -> list[dict]:
+    """Every named-tuple class the bindings of `groups` use."""
+    found = {}
+    for bindings in groups.values():
+        for b in bindings:
+            for fn in (b.fn, b.out_fn):
+                rt = return_type(fn)
+                if rt:
+                    found[rt[0]] = rt[1]
+    return [{"name": n, "fields": f} for n, f in sorted(found.items())]
+
+
 def binding_context(name: str, bindings: list, method: bool) -> dict:
     cases = []
     for i, b in enumerate(bindings):
@@ -100,8 +130,10 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             bound.append("requires_grad")
         out_call = None
         if b.out_fn is not None and not method:
-            out_args = api.call_args(b.out_fn.schema, rename_self=True)[:-1]
-            out_arg = "out"
+            n_out = len(b.out_fn.schema.arguments.out)
+            out_args = api.call_args(b.out_fn.schema, rename_self=True)[:-n_out]
+            # several out tensors are passed as a tuple: out=(values, indices)
+            out_arg = "*out" if len(b.out_fn.schema.arguments.out) > 1 else "out"
             if api.out_drops_options(fn, b.out_fn):  # torch: options must agree with out's
                 out_arg = "_out_options(out, dtype, device)"
             out_call = ", ".join(out_args + [out_arg])
@@ -121,6 +153,8 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
                 ["out"] if b.out_fn is not None and not method else [])) + "}",
             "relevant": [c for c, a in zip(call, fn.schema.arguments.flat_non_out())
                          if a.type.is_tensor_like()],
+            "wrap": _wrap(return_type(fn)),
+            "out_wrap": _wrap(return_type(b.out_fn if not method else None)),
         })
     return {"name": name, "cases": cases, "single": len(cases) == 1,
             "schemas": [str(b.fn.schema) for b in bindings]}
@@ -190,9 +224,10 @@ def render_all(env, fns: list[NativeFunction], sources: str,
            modules=kernel_modules(fns))
     render("functions.py.j2",
            bindings=[binding_context(n, b, method=False) for n, b in func_groups.items()],
-           entries=sorted({op["ident"] for op in ops}))
+           entries=sorted({op["ident"] for op in ops}), return_types=return_types(func_groups))
     render("tensor_methods.py.j2",
            bindings=[binding_context(n, b, method=True) for n, b in method_groups.items()],
-           dunders=dunder_contexts(fns), entries=sorted({op["ident"] for op in ops}))
+           dunders=dunder_contexts(fns), entries=sorted({op["ident"] for op in ops}),
+           return_types=return_types(method_groups))
     render("autograd.py.j2", **autograd_context(fns, list(derivs)))
     return files

@@ -30,6 +30,7 @@ from .dispatch import python_dispatch as _python_dispatch  # the Python key's fa
 
 _tensor_methods.install(Tensor)
 from .core import tensor_extras as _tensor_extras  # T, mT, __getitem__, float(), to, ...
+from .kernels.composite.reduction import python_norm as norm  # torch.functional.norm
 
 from . import autograd
 autograd._finish_init()
@@ -44,7 +45,10 @@ from .core.factories import (
 from .random import (
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
-from .core.toplevel import broadcast_shapes, is_floating_point, is_tensor, numel
+from .core.toplevel import (
+    broadcast_shapes, broadcast_tensors, cartesian_prod, is_floating_point, is_tensor, meshgrid,
+    nonzero, numel, unique, unique_consecutive,
+)
 from .core.printing import get_printoptions, set_printoptions
 from .core.typeinfo import finfo, iinfo
 from . import cuda, library, overrides, utils
@@ -59,6 +63,7 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "from_numpy", "get_default_dtype", "is_grad_enabled", "manual_seed", "no_grad",
     "promote_types", "result_type", "set_default_dtype", "set_grad_enabled", "tensor",
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
-    "set_printoptions", "get_printoptions",
+    "set_printoptions", "get_printoptions", "norm", "unique", "unique_consecutive",
+    "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero",
     *_generated_all,
 ]

@@ -104,6 +104,52 @@ _c_cat = _o.cat._cache
 _c_index_Tensor = _o.index_Tensor._cache
 _c_index_put_ = _o.index_put_._cache
 _c_index_put = _o.index_put._cache
+_c_repeat = _o.repeat._cache
+_c_flip = _o.flip._cache
+_c_roll = _o.roll._cache
+_c_tril = _o.tril._cache
+_c_tril_ = _o.tril_._cache
+_c_triu = _o.triu._cache
+_c_triu_ = _o.triu_._cache
+_c_index_select = _o.index_select._cache
+_c_gather = _o.gather._cache
+_c_scatter_src = _o.scatter_src._cache
+_c_scatter_value = _o.scatter_value._cache
+_c_scatter_reduce = _o.scatter_reduce._cache
+_c_scatter_value_reduce = _o.scatter_value_reduce._cache
+_c_scatter__src = _o.scatter__src._cache
+_c_scatter__value = _o.scatter__value._cache
+_c_scatter__reduce = _o.scatter__reduce._cache
+_c_scatter__value_reduce = _o.scatter__value_reduce._cache
+_c_scatter_add = _o.scatter_add._cache
+_c_scatter_add_ = _o.scatter_add_._cache
+_c_scatter_reduce_two = _o.scatter_reduce_two._cache
+_c_scatter_reduce__two = _o.scatter_reduce__two._cache
+_c_masked_select = _o.masked_select._cache
+_c_topk = _o.topk._cache
+_c_sort = _o.sort._cache
+_c_sort_stable = _o.sort_stable._cache
+_c__unique2 = _o._unique2._cache
+_c_unique_dim = _o.unique_dim._cache
+_c_slice_scatter = _o.slice_scatter._cache
+_c_select_scatter = _o.select_scatter._cache
+_c_diagonal_scatter = _o.diagonal_scatter._cache
+_c_as_strided_scatter = _o.as_strided_scatter._cache
+_c_index_add = _o.index_add._cache
+_c_index_add_ = _o.index_add_._cache
+_c_index_copy = _o.index_copy._cache
+_c_index_copy_ = _o.index_copy_._cache
+_c_index_fill_int_Scalar = _o.index_fill_int_Scalar._cache
+_c_index_fill_int_Tensor = _o.index_fill_int_Tensor._cache
+_c_index_fill__int_Scalar = _o.index_fill__int_Scalar._cache
+_c_index_fill__int_Tensor = _o.index_fill__int_Tensor._cache
+_c_masked_scatter = _o.masked_scatter._cache
+_c_masked_scatter_ = _o.masked_scatter_._cache
+_c_take = _o.take._cache
+_c_put = _o.put._cache
+_c_put_ = _o.put_._cache
+_c_unique_consecutive = _o.unique_consecutive._cache
+_c_unfold = _o.unfold._cache
 _c_randint_like = _o.randint_like._cache
 _c_randint_like_Tensor = _o.randint_like_Tensor._cache
 _c_randint_like_low_dtype = _o.randint_like_low_dtype._cache
@@ -130,6 +176,179 @@ _c_log_normal_ = _o.log_normal_._cache
 _c_cauchy_ = _o.cauchy_._cache
 _c_geometric_ = _o.geometric_._cache
 _c_poisson = _o.poisson._cache
+_c_exp2 = _o.exp2._cache
+_c_exp2_ = _o.exp2_._cache
+_c_expm1 = _o.expm1._cache
+_c_expm1_ = _o.expm1_._cache
+_c_log2 = _o.log2._cache
+_c_log2_ = _o.log2_._cache
+_c_log10 = _o.log10._cache
+_c_log10_ = _o.log10_._cache
+_c_log1p = _o.log1p._cache
+_c_log1p_ = _o.log1p_._cache
+_c_sqrt = _o.sqrt._cache
+_c_sqrt_ = _o.sqrt_._cache
+_c_rsqrt = _o.rsqrt._cache
+_c_rsqrt_ = _o.rsqrt_._cache
+_c_reciprocal = _o.reciprocal._cache
+_c_reciprocal_ = _o.reciprocal_._cache
+_c_sin = _o.sin._cache
+_c_sin_ = _o.sin_._cache
+_c_cos = _o.cos._cache
+_c_cos_ = _o.cos_._cache
+_c_tan = _o.tan._cache
+_c_tan_ = _o.tan_._cache
+_c_asin = _o.asin._cache
+_c_asin_ = _o.asin_._cache
+_c_acos = _o.acos._cache
+_c_acos_ = _o.acos_._cache
+_c_atan = _o.atan._cache
+_c_atan_ = _o.atan_._cache
+_c_sinh = _o.sinh._cache
+_c_sinh_ = _o.sinh_._cache
+_c_cosh = _o.cosh._cache
+_c_cosh_ = _o.cosh_._cache
+_c_erf = _o.erf._cache
+_c_erf_ = _o.erf_._cache
+_c_abs = _o.abs._cache
+_c_abs_ = _o.abs_._cache
+_c_floor = _o.floor._cache
+_c_floor_ = _o.floor_._cache
+_c_ceil = _o.ceil._cache
+_c_ceil_ = _o.ceil_._cache
+_c_round = _o.round._cache
+_c_round_decimals = _o.round_decimals._cache
+_c_round_ = _o.round_._cache
+_c_round__decimals = _o.round__decimals._cache
+_c_trunc = _o.trunc._cache
+_c_trunc_ = _o.trunc_._cache
+_c_frac = _o.frac._cache
+_c_frac_ = _o.frac_._cache
+_c_sign = _o.sign._cache
+_c_sign_ = _o.sign_._cache
+_c_nan_to_num = _o.nan_to_num._cache
+_c_nan_to_num_ = _o.nan_to_num_._cache
+_c_convolution = _o.convolution._cache
+_c_convolution_backward = _o.convolution_backward._cache
+_c_max_pool2d_with_indices = _o.max_pool2d_with_indices._cache
+_c_max_pool2d_with_indices_backward = _o.max_pool2d_with_indices_backward._cache
+_c_avg_pool2d = _o.avg_pool2d._cache
+_c_avg_pool2d_backward = _o.avg_pool2d_backward._cache
+_c__adaptive_avg_pool2d = _o._adaptive_avg_pool2d._cache
+_c__adaptive_avg_pool2d_backward = _o._adaptive_avg_pool2d_backward._cache
+_c_constant_pad_nd = _o.constant_pad_nd._cache
+_c_embedding = _o.embedding._cache
+_c_embedding_dense_backward = _o.embedding_dense_backward._cache
+_c_dot = _o.dot._cache
+_c_mv = _o.mv._cache
+_c_baddbmm = _o.baddbmm._cache
+_c_baddbmm_ = _o.baddbmm_._cache
+_c__softmax = _o._softmax._cache
+_c__log_softmax = _o._log_softmax._cache
+_c__softmax_backward_data = _o._softmax_backward_data._cache
+_c__log_softmax_backward_data = _o._log_softmax_backward_data._cache
+_c_rsub_Tensor = _o.rsub_Tensor._cache
+_c_rsub_Scalar = _o.rsub_Scalar._cache
+_c_floor_divide = _o.floor_divide._cache
+_c_floor_divide_Scalar = _o.floor_divide_Scalar._cache
+_c_floor_divide__Tensor = _o.floor_divide__Tensor._cache
+_c_floor_divide__Scalar = _o.floor_divide__Scalar._cache
+_c_remainder_Tensor = _o.remainder_Tensor._cache
+_c_remainder_Scalar = _o.remainder_Scalar._cache
+_c_remainder_Scalar_Tensor = _o.remainder_Scalar_Tensor._cache
+_c_remainder__Tensor = _o.remainder__Tensor._cache
+_c_remainder__Scalar = _o.remainder__Scalar._cache
+_c_fmod_Tensor = _o.fmod_Tensor._cache
+_c_fmod_Scalar = _o.fmod_Scalar._cache
+_c_fmod__Tensor = _o.fmod__Tensor._cache
+_c_fmod__Scalar = _o.fmod__Scalar._cache
+_c_maximum = _o.maximum._cache
+_c_minimum = _o.minimum._cache
+_c_atan2 = _o.atan2._cache
+_c_atan2_ = _o.atan2_._cache
+_c_lerp_Scalar = _o.lerp_Scalar._cache
+_c_lerp_Tensor = _o.lerp_Tensor._cache
+_c_lerp__Scalar = _o.lerp__Scalar._cache
+_c_lerp__Tensor = _o.lerp__Tensor._cache
+_c_addcmul = _o.addcmul._cache
+_c_addcmul_ = _o.addcmul_._cache
+_c_addcdiv = _o.addcdiv._cache
+_c_addcdiv_ = _o.addcdiv_._cache
+_c_eq__Tensor = _o.eq__Tensor._cache
+_c_eq__Scalar = _o.eq__Scalar._cache
+_c_ne__Tensor = _o.ne__Tensor._cache
+_c_ne__Scalar = _o.ne__Scalar._cache
+_c_lt__Tensor = _o.lt__Tensor._cache
+_c_lt__Scalar = _o.lt__Scalar._cache
+_c_le__Tensor = _o.le__Tensor._cache
+_c_le__Scalar = _o.le__Scalar._cache
+_c_gt__Tensor = _o.gt__Tensor._cache
+_c_gt__Scalar = _o.gt__Scalar._cache
+_c_ge__Tensor = _o.ge__Tensor._cache
+_c_ge__Scalar = _o.ge__Scalar._cache
+_c_div_Scalar_mode = _o.div_Scalar_mode._cache
+_c_div__Scalar = _o.div__Scalar._cache
+_c_div__Scalar_mode = _o.div__Scalar_mode._cache
+_c_pow__Scalar = _o.pow__Scalar._cache
+_c_gelu = _o.gelu._cache
+_c_gelu_ = _o.gelu_._cache
+_c_gelu_backward = _o.gelu_backward._cache
+_c_silu = _o.silu._cache
+_c_silu_ = _o.silu_._cache
+_c_silu_backward = _o.silu_backward._cache
+_c_softplus = _o.softplus._cache
+_c_softplus_backward = _o.softplus_backward._cache
+_c_leaky_relu = _o.leaky_relu._cache
+_c_leaky_relu_ = _o.leaky_relu_._cache
+_c_leaky_relu_backward = _o.leaky_relu_backward._cache
+_c_elu = _o.elu._cache
+_c_elu_ = _o.elu_._cache
+_c_elu_backward = _o.elu_backward._cache
+_c_hardtanh = _o.hardtanh._cache
+_c_hardtanh_ = _o.hardtanh_._cache
+_c_hardtanh_backward = _o.hardtanh_backward._cache
+_c_threshold = _o.threshold._cache
+_c_threshold_ = _o.threshold_._cache
+_c_sigmoid_backward = _o.sigmoid_backward._cache
+_c_tanh_backward = _o.tanh_backward._cache
+_c_clamp_min = _o.clamp_min._cache
+_c_clamp_min_Tensor = _o.clamp_min_Tensor._cache
+_c_clamp_min_ = _o.clamp_min_._cache
+_c_clamp_min__Tensor = _o.clamp_min__Tensor._cache
+_c_clamp_max = _o.clamp_max._cache
+_c_clamp_max_Tensor = _o.clamp_max_Tensor._cache
+_c_clamp_max_ = _o.clamp_max_._cache
+_c_clamp_max__Tensor = _o.clamp_max__Tensor._cache
+_c_clamp__Tensor = _o.clamp__Tensor._cache
+_c_nll_loss_forward = _o.nll_loss_forward._cache
+_c_nll_loss_backward = _o.nll_loss_backward._cache
+_c_binary_cross_entropy = _o.binary_cross_entropy._cache
+_c_binary_cross_entropy_backward = _o.binary_cross_entropy_backward._cache
+_c_native_layer_norm = _o.native_layer_norm._cache
+_c_native_layer_norm_backward = _o.native_layer_norm_backward._cache
+_c_native_batch_norm = _o.native_batch_norm._cache
+_c_native_batch_norm_backward = _o.native_batch_norm_backward._cache
+_c_nll_loss2d_forward = _o.nll_loss2d_forward._cache
+_c_nll_loss2d_backward = _o.nll_loss2d_backward._cache
+_c_prod = _o.prod._cache
+_c_prod_dim_int = _o.prod_dim_int._cache
+_c_amin = _o.amin._cache
+_c_max = _o.max._cache
+_c_max_dim = _o.max_dim._cache
+_c_max_other = _o.max_other._cache
+_c_min = _o.min._cache
+_c_min_dim = _o.min_dim._cache
+_c_min_other = _o.min_other._cache
+_c_var_correction = _o.var_correction._cache
+_c_std_correction = _o.std_correction._cache
+_c_var_mean_correction = _o.var_mean_correction._cache
+_c_std_mean_correction = _o.std_mean_correction._cache
+_c_logsumexp = _o.logsumexp._cache
+_c_linalg_vector_norm = _o.linalg_vector_norm._cache
+_c_cumsum = _o.cumsum._cache
+_c_cumsum_ = _o.cumsum_._cache
+_c_cumprod = _o.cumprod._cache
+_c_cumprod_ = _o.cumprod_._cache
 _c_copy = _o.copy._cache
 _c_fill_Scalar = _o.fill_Scalar._cache
 _c_fill_Tensor = _o.fill_Tensor._cache
@@ -583,7 +802,7 @@ class DivBackward1(_Node):
 # schema/derivatives.yaml:109
 class DivBackward2(_Node):
     """Backward of div.Scalar (schema/derivatives.yaml:109)."""
-    __slots__ = ('_s_other', '_s_self_dtype')
+    __slots__ = ('_s_other', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
     _input_names = ('self',)
@@ -595,7 +814,8 @@ class DivBackward2(_Node):
         if _n[0]:
             other = _node._s_other
             self_dtype = _node._s_self_dtype
-            _r_self = _H.grad_to_dtype(_H.scale(grad, 1 / other), self_dtype)
+            self_shape = _node._s_self_shape
+            _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype)
         return (_r_self,)
 
     @property
@@ -605,6 +825,10 @@ class DivBackward2(_Node):
     @property
     def _saved_self_dtype(self):
         return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
 
 
 # schema/derivatives.yaml:112
@@ -753,42 +977,9 @@ class WhereBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:127
+# schema/derivatives.yaml:128
 class ClampBackward0(_Node):
-    """Backward of clamp (schema/derivatives.yaml:127)."""
-    __slots__ = ('_s_max', '_s_min', '_s_self')
-    _saved_slots = ('_s_self',)
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            max = _node._s_max
-            min = _node._s_min
-            self = _unpack(_node._s_self, _node)
-            _r_self = _H.clamp_backward(grad, self, min, max)
-        return (_r_self,)
-
-    @property
-    def _saved_max(self):
-        return self._s_max
-
-    @property
-    def _saved_min(self):
-        return self._s_min
-
-    @property
-    def _saved_self(self):
-        return _unpack(self._s_self, self)
-
-
-# schema/derivatives.yaml:130
-class ClampBackward1(_Node):
-    """Backward of clamp.Tensor (schema/derivatives.yaml:130)."""
+    """Backward of clamp.Tensor (schema/derivatives.yaml:128)."""
     __slots__ = ('_s_max', '_s_min', '_s_self')
     _saved_slots = ('_s_max', '_s_min', '_s_self')
     _saved_list_slots = ()
@@ -821,9 +1012,42 @@ class ClampBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:133
+# schema/derivatives.yaml:131
+class ClampBackward1(_Node):
+    """Backward of clamp (schema/derivatives.yaml:131)."""
+    __slots__ = ('_s_max', '_s_min', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max = _node._s_max
+            min = _node._s_min
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.clamp_backward(grad, self, min, max)
+        return (_r_self,)
+
+    @property
+    def _saved_max(self):
+        return self._s_max
+
+    @property
+    def _saved_min(self):
+        return self._s_min
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:134
 class MaskedFillBackward0(_Node):
-    """Backward of masked_fill.Scalar (schema/derivatives.yaml:133)."""
+    """Backward of masked_fill.Scalar (schema/derivatives.yaml:134)."""
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -854,9 +1078,9 @@ class MaskedFillBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:137
+# schema/derivatives.yaml:138
 class MaskedFillBackward1(_Node):
-    """Backward of masked_fill.Tensor (schema/derivatives.yaml:137)."""
+    """Backward of masked_fill.Tensor (schema/derivatives.yaml:138)."""
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape', '_s_value_dtype')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -896,9 +1120,9 @@ class MaskedFillBackward1(_Node):
         return self._s_value_dtype
 
 
-# schema/derivatives.yaml:186
+# schema/derivatives.yaml:187
 class NegBackward0(_Node):
-    """Backward of neg (schema/derivatives.yaml:186)."""
+    """Backward of neg (schema/derivatives.yaml:187)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -913,9 +1137,9 @@ class NegBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:189
+# schema/derivatives.yaml:190
 class ExpBackward0(_Node):
-    """Backward of exp (schema/derivatives.yaml:189)."""
+    """Backward of exp (schema/derivatives.yaml:190)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -936,9 +1160,9 @@ class ExpBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:192
+# schema/derivatives.yaml:193
 class LogBackward0(_Node):
-    """Backward of log (schema/derivatives.yaml:192)."""
+    """Backward of log (schema/derivatives.yaml:193)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -959,9 +1183,9 @@ class LogBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:195
+# schema/derivatives.yaml:196
 class ReluBackward0(_Node):
-    """Backward of relu (schema/derivatives.yaml:195)."""
+    """Backward of relu (schema/derivatives.yaml:196)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -982,9 +1206,9 @@ class ReluBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:199
+# schema/derivatives.yaml:200
 class ThresholdBackwardBackward0(_Node):
-    """Backward of threshold_backward (schema/derivatives.yaml:199)."""
+    """Backward of threshold_backward (schema/derivatives.yaml:200)."""
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -1033,32 +1257,9 @@ class ThresholdBackwardBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:203
-class SigmoidBackward0(_Node):
-    """Backward of sigmoid (schema/derivatives.yaml:203)."""
-    __slots__ = ('_s_result',)
-    _saved_slots = ('_s_result',)
-    _saved_list_slots = ()
-    _release_after_backward = True
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            result = _unpack(_node._s_result, _node)
-            _r_self = _H.sigmoid_backward(grad, result)
-        return (_r_self,)
-
-    @property
-    def _saved_result(self):
-        return _unpack(self._s_result, self)
-
-
 # schema/derivatives.yaml:206
-class TanhBackward0(_Node):
-    """Backward of tanh (schema/derivatives.yaml:206)."""
+class SigmoidBackward0(_Node):
+    """Backward of sigmoid (schema/derivatives.yaml:206)."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1071,7 +1272,7 @@ class TanhBackward0(_Node):
         _r_self = None
         if _n[0]:
             result = _unpack(_node._s_result, _node)
-            _r_self = _H.tanh_backward(grad, result)
+            _r_self = _F.sigmoid_backward(grad, result)
         return (_r_self,)
 
     @property
@@ -1079,9 +1280,32 @@ class TanhBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:210
+# schema/derivatives.yaml:209
+class TanhBackward0(_Node):
+    """Backward of tanh (schema/derivatives.yaml:209)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = _F.tanh_backward(grad, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:213
 class SumBackward0(_Node):
-    """Backward of sum (schema/derivatives.yaml:210)."""
+    """Backward of sum (schema/derivatives.yaml:213)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1106,9 +1330,9 @@ class SumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:213
+# schema/derivatives.yaml:216
 class SumBackward1(_Node):
-    """Backward of sum.dim_IntList (schema/derivatives.yaml:213)."""
+    """Backward of sum.dim_IntList (schema/derivatives.yaml:216)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1143,9 +1367,9 @@ class SumBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:216
+# schema/derivatives.yaml:219
 class MeanBackward0(_Node):
-    """Backward of mean (schema/derivatives.yaml:216)."""
+    """Backward of mean (schema/derivatives.yaml:219)."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1170,9 +1394,9 @@ class MeanBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:219
+# schema/derivatives.yaml:222
 class MeanBackward1(_Node):
-    """Backward of mean.dim (schema/derivatives.yaml:219)."""
+    """Backward of mean.dim (schema/derivatives.yaml:222)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1207,9 +1431,9 @@ class MeanBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:222
+# schema/derivatives.yaml:225
 class AmaxBackward0(_Node):
-    """Backward of amax (schema/derivatives.yaml:222)."""
+    """Backward of amax (schema/derivatives.yaml:225)."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -1245,9 +1469,9 @@ class AmaxBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:230
+# schema/derivatives.yaml:233
 class MmBackward0(_Node):
-    """Backward of mm (schema/derivatives.yaml:230)."""
+    """Backward of mm (schema/derivatives.yaml:233)."""
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
@@ -1276,9 +1500,9 @@ class MmBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:234
+# schema/derivatives.yaml:237
 class BmmBackward0(_Node):
-    """Backward of bmm (schema/derivatives.yaml:234)."""
+    """Backward of bmm (schema/derivatives.yaml:237)."""
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
@@ -1307,9 +1531,9 @@ class BmmBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:238
+# schema/derivatives.yaml:241
 class AddmmBackward0(_Node):
-    """Backward of addmm (schema/derivatives.yaml:238)."""
+    """Backward of addmm (schema/derivatives.yaml:241)."""
     __slots__ = ('_s_alpha', '_s_beta', '_s_mat1', '_s_mat2', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mat1', '_s_mat2')
     _saved_list_slots = ()
@@ -1362,9 +1586,9 @@ class AddmmBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:244
+# schema/derivatives.yaml:247
 class ViewBackward0(_Node):
-    """Backward of view (schema/derivatives.yaml:244)."""
+    """Backward of view (schema/derivatives.yaml:247)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1384,9 +1608,9 @@ class ViewBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:252
+# schema/derivatives.yaml:255
 class AsStridedBackward0(_Node):
-    """Backward of as_strided (schema/derivatives.yaml:252)."""
+    """Backward of as_strided (schema/derivatives.yaml:255)."""
     __slots__ = ('_s_self_shape', '_s_self_storage_offset', '_s_self_stride', '_s_size', '_s_storage_offset', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1431,9 +1655,9 @@ class AsStridedBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:255
+# schema/derivatives.yaml:258
 class PermuteBackward0(_Node):
-    """Backward of permute (schema/derivatives.yaml:255)."""
+    """Backward of permute (schema/derivatives.yaml:258)."""
     __slots__ = ('_s_dims',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1453,9 +1677,9 @@ class PermuteBackward0(_Node):
         return self._s_dims
 
 
-# schema/derivatives.yaml:258
+# schema/derivatives.yaml:261
 class TransposeBackward0(_Node):
-    """Backward of transpose.int (schema/derivatives.yaml:258)."""
+    """Backward of transpose.int (schema/derivatives.yaml:261)."""
     __slots__ = ('_s_dim0', '_s_dim1')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1480,9 +1704,9 @@ class TransposeBackward0(_Node):
         return self._s_dim1
 
 
-# schema/derivatives.yaml:261
+# schema/derivatives.yaml:264
 class TBackward0(_Node):
-    """Backward of t (schema/derivatives.yaml:261)."""
+    """Backward of t (schema/derivatives.yaml:264)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1497,9 +1721,9 @@ class TBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:264
+# schema/derivatives.yaml:267
 class UnsqueezeBackward0(_Node):
-    """Backward of unsqueeze (schema/derivatives.yaml:264)."""
+    """Backward of unsqueeze (schema/derivatives.yaml:267)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1519,31 +1743,9 @@ class UnsqueezeBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:267
-class SqueezeBackward0(_Node):
-    """Backward of squeeze (schema/derivatives.yaml:267)."""
-    __slots__ = ('_s_self_shape',)
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            self_shape = _node._s_self_shape
-            _r_self = grad.reshape(self_shape)
-        return (_r_self,)
-
-    @property
-    def _saved_self_shape(self):
-        return self._s_self_shape
-
-
 # schema/derivatives.yaml:270
-class SqueezeBackward1(_Node):
-    """Backward of squeeze.dim (schema/derivatives.yaml:270)."""
+class SqueezeBackward0(_Node):
+    """Backward of squeeze (schema/derivatives.yaml:270)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1564,8 +1766,8 @@ class SqueezeBackward1(_Node):
 
 
 # schema/derivatives.yaml:273
-class SqueezeBackward2(_Node):
-    """Backward of squeeze.dims (schema/derivatives.yaml:273)."""
+class SqueezeBackward1(_Node):
+    """Backward of squeeze.dim (schema/derivatives.yaml:273)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1586,8 +1788,30 @@ class SqueezeBackward2(_Node):
 
 
 # schema/derivatives.yaml:276
+class SqueezeBackward2(_Node):
+    """Backward of squeeze.dims (schema/derivatives.yaml:276)."""
+    __slots__ = ('_s_self_shape',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.reshape(self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:279
 class ExpandBackward0(_Node):
-    """Backward of expand (schema/derivatives.yaml:276)."""
+    """Backward of expand (schema/derivatives.yaml:279)."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1607,9 +1831,9 @@ class ExpandBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:279
+# schema/derivatives.yaml:282
 class SliceBackward0(_Node):
-    """Backward of slice.Tensor (schema/derivatives.yaml:279)."""
+    """Backward of slice.Tensor (schema/derivatives.yaml:282)."""
     __slots__ = ('_s_dim', '_s_end', '_s_self_shape', '_s_start', '_s_step')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1649,9 +1873,9 @@ class SliceBackward0(_Node):
         return self._s_step
 
 
-# schema/derivatives.yaml:282
+# schema/derivatives.yaml:285
 class SelectBackward0(_Node):
-    """Backward of select.int (schema/derivatives.yaml:282)."""
+    """Backward of select.int (schema/derivatives.yaml:285)."""
     __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1681,9 +1905,9 @@ class SelectBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:285
+# schema/derivatives.yaml:288
 class DiagonalBackward0(_Node):
-    """Backward of diagonal (schema/derivatives.yaml:285)."""
+    """Backward of diagonal (schema/derivatives.yaml:288)."""
     __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1718,30 +1942,9 @@ class DiagonalBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:289
-class SplitBackward0(_Node):
-    """Backward of split.Tensor (schema/derivatives.yaml:289)."""
-    __slots__ = ('_s_dim',)
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        _r_self = None
-        if _n[0]:
-            dim = _node._s_dim
-            _r_self = _F.cat(grads, dim)
-        return (_r_self,)
-
-    @property
-    def _saved_dim(self):
-        return self._s_dim
-
-
 # schema/derivatives.yaml:292
-class SplitWithSizesBackward0(_Node):
-    """Backward of split_with_sizes (schema/derivatives.yaml:292)."""
+class SplitBackward0(_Node):
+    """Backward of split.Tensor (schema/derivatives.yaml:292)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1761,8 +1964,29 @@ class SplitWithSizesBackward0(_Node):
 
 
 # schema/derivatives.yaml:295
+class SplitWithSizesBackward0(_Node):
+    """Backward of split_with_sizes (schema/derivatives.yaml:295)."""
+    __slots__ = ('_s_dim',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            _r_self = _F.cat(grads, dim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+
+# schema/derivatives.yaml:298
 class UnbindBackward0(_Node):
-    """Backward of unbind.int (schema/derivatives.yaml:295)."""
+    """Backward of unbind.int (schema/derivatives.yaml:298)."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1781,9 +2005,9 @@ class UnbindBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:302
+# schema/derivatives.yaml:305
 class AliasBackward0(_Node):
-    """Backward of alias (schema/derivatives.yaml:302)."""
+    """Backward of alias (schema/derivatives.yaml:305)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1798,9 +2022,9 @@ class AliasBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:306
+# schema/derivatives.yaml:309
 class CatBackward0(_Node):
-    """Backward of cat (schema/derivatives.yaml:306)."""
+    """Backward of cat (schema/derivatives.yaml:309)."""
     __slots__ = ('_s_dim', '_s_to_args_dtypes_tensors', '_s_to_args_sizes_tensors', '_nlist')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1831,9 +2055,9 @@ class CatBackward0(_Node):
         return self._s_to_args_sizes_tensors
 
 
-# schema/derivatives.yaml:309
+# schema/derivatives.yaml:312
 class IndexBackward0(_Node):
-    """Backward of index.Tensor (schema/derivatives.yaml:309)."""
+    """Backward of index.Tensor (schema/derivatives.yaml:312)."""
     __slots__ = ('_s_indices', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
@@ -1859,9 +2083,9 @@ class IndexBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:315
+# schema/derivatives.yaml:318
 class IndexPutBackward0(_Node):
-    """Backward of index_put (schema/derivatives.yaml:315)."""
+    """Backward of index_put (schema/derivatives.yaml:318)."""
     __slots__ = ('_s_accumulate', '_s_indices', '_s_values_dtype', '_s_values_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
@@ -1901,10 +2125,10 @@ class IndexPutBackward0(_Node):
         return self._s_values_shape
 
 
-# schema/derivatives.yaml:333
-class RandintLikeBackward0(_Node):
-    """Backward of randint_like (schema/derivatives.yaml:333)."""
-    __slots__ = ()
+# schema/derivatives.yaml:324
+class RepeatBackward0(_Node):
+    """Backward of repeat (schema/derivatives.yaml:324)."""
+    __slots__ = ('_s_repeats', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
     _input_names = ('self',)
@@ -1914,14 +2138,95 @@ class RandintLikeBackward0(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = _F.zeros_like(grad)
+            repeats = _node._s_repeats
+            self_shape = _node._s_self_shape
+            _r_self = _H.repeat_backward(grad, repeats, self_shape)
         return (_r_self,)
+
+    @property
+    def _saved_repeats(self):
+        return self._s_repeats
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:327
+class FlipBackward0(_Node):
+    """Backward of flip (schema/derivatives.yaml:327)."""
+    __slots__ = ('_s_dims',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dims = _node._s_dims
+            _r_self = grad.flip(dims)
+        return (_r_self,)
+
+    @property
+    def _saved_dims(self):
+        return self._s_dims
+
+
+# schema/derivatives.yaml:330
+class RollBackward0(_Node):
+    """Backward of roll (schema/derivatives.yaml:330)."""
+    __slots__ = ('_s_dims', '_s_shifts')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dims = _node._s_dims
+            shifts = _node._s_shifts
+            _r_self = _H.roll_backward(grad, shifts, dims)
+        return (_r_self,)
+
+    @property
+    def _saved_dims(self):
+        return self._s_dims
+
+    @property
+    def _saved_shifts(self):
+        return self._s_shifts
+
+
+# schema/derivatives.yaml:333
+class TrilBackward0(_Node):
+    """Backward of tril (schema/derivatives.yaml:333)."""
+    __slots__ = ('_s_diagonal',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            diagonal = _node._s_diagonal
+            _r_self = grad.tril(diagonal)
+        return (_r_self,)
+
+    @property
+    def _saved_diagonal(self):
+        return self._s_diagonal
 
 
 # schema/derivatives.yaml:336
-class RandintLikeBackward1(_Node):
-    """Backward of randint_like.Tensor (schema/derivatives.yaml:336)."""
-    __slots__ = ()
+class TriuBackward0(_Node):
+    """Backward of triu (schema/derivatives.yaml:336)."""
+    __slots__ = ('_s_diagonal',)
     _saved_slots = ()
     _saved_list_slots = ()
     _input_names = ('self',)
@@ -1931,16 +2236,22 @@ class RandintLikeBackward1(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = _F.zeros_like(grad)
+            diagonal = _node._s_diagonal
+            _r_self = grad.triu(diagonal)
         return (_r_self,)
 
+    @property
+    def _saved_diagonal(self):
+        return self._s_diagonal
 
-# schema/derivatives.yaml:340
-class RandintLikeBackward2(_Node):
-    """Backward of randint_like.low_dtype (schema/derivatives.yaml:340)."""
-    __slots__ = ()
-    _saved_slots = ()
+
+# schema/derivatives.yaml:339
+class IndexSelectBackward0(_Node):
+    """Backward of index_select (schema/derivatives.yaml:339)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
+    _saved_slots = ('_s_index',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -1948,16 +2259,32 @@ class RandintLikeBackward2(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = _F.zeros_like(grad)
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.index_select_backward(grad, self_shape, dim, index)
         return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
 
 
 # schema/derivatives.yaml:343
-class RandintLikeBackward3(_Node):
-    """Backward of randint_like.generator (schema/derivatives.yaml:343)."""
-    __slots__ = ()
-    _saved_slots = ()
+class GatherBackward0(_Node):
+    """Backward of gather (schema/derivatives.yaml:343)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
+    _saved_slots = ('_s_index',)
     _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -1965,16 +2292,65 @@ class RandintLikeBackward3(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = _F.zeros_like(grad)
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.gather_backward(grad, self_shape, dim, index)
         return (_r_self,)
 
+    @property
+    def _saved_dim(self):
+        return self._s_dim
 
-# schema/derivatives.yaml:346
-class RandintLikeBackward4(_Node):
-    """Backward of randint_like.Tensor_generator (schema/derivatives.yaml:346)."""
-    __slots__ = ()
-    _saved_slots = ()
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:347
+class ScatterBackward0(_Node):
+    """Backward of scatter.src (schema/derivatives.yaml:347)."""
+    __slots__ = ('_s_dim', '_s_index')
+    _saved_slots = ('_s_index',)
     _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.scatter(dim, index, 0)
+        if _n[1]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_src = grad.gather(dim, index)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+
+# schema/derivatives.yaml:352
+class ScatterBackward1(_Node):
+    """Backward of scatter.value (schema/derivatives.yaml:352)."""
+    __slots__ = ('_s_dim', '_s_index')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
     _input_names = ('self',)
 
     def apply(_node, grads):
@@ -1982,81 +2358,42 @@ class RandintLikeBackward4(_Node):
         grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = _F.zeros_like(grad)
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.scatter(dim, index, 0)
         return (_r_self,)
 
+    @property
+    def _saved_dim(self):
+        return self._s_dim
 
-# schema/derivatives.yaml:350
-class RandintLikeBackward5(_Node):
-    """Backward of randint_like.low_generator_dtype (schema/derivatives.yaml:350)."""
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+
+# schema/derivatives.yaml:357
+class ScatterBackward2(_Node):
+    """Backward of scatter.reduce (schema/derivatives.yaml:357)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
-    _input_names = ('self',)
+    _input_names = ('self', 'src')
 
     def apply(_node, grads):
         _n = _node._needs
-        grad = grads[0]
         _r_self = None
+        _r_src = None
         if _n[0]:
-            _r_self = _F.zeros_like(grad)
-        return (_r_self,)
-
-
-# schema/derivatives.yaml:353
-class UniformBackward0(_Node):
-    """Backward of uniform_ (schema/derivatives.yaml:353)."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            _r_self = _F.zeros_like(grad)
-        return (_r_self,)
-
-
-# schema/derivatives.yaml:356
-class NormalBackward0(_Node):
-    """Backward of normal_ (schema/derivatives.yaml:356)."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            _r_self = _F.zeros_like(grad)
-        return (_r_self,)
-
-
-# schema/derivatives.yaml:359
-class ExponentialBackward0(_Node):
-    """Backward of exponential_ (schema/derivatives.yaml:359)."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            _r_self = _F.zeros_like(grad)
-        return (_r_self,)
+            raise _not_implemented('scatter')
+        if _n[1]:
+            raise _not_implemented('scatter')
+        return (_r_self, _r_src)
 
 
 # schema/derivatives.yaml:362
-class RandomBackward0(_Node):
-    """Backward of random_.from (schema/derivatives.yaml:362)."""
+class ScatterBackward3(_Node):
+    """Backward of scatter.value_reduce (schema/derivatives.yaml:362)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2064,50 +2401,5462 @@ class RandomBackward0(_Node):
 
     def apply(_node, grads):
         _n = _node._needs
-        grad = grads[0]
         _r_self = None
         if _n[0]:
-            _r_self = _F.zeros_like(grad)
+            raise _not_implemented('scatter')
         return (_r_self,)
 
 
-# schema/derivatives.yaml:365
-class RandomBackward1(_Node):
-    """Backward of random_.to (schema/derivatives.yaml:365)."""
-    __slots__ = ()
-    _saved_slots = ()
+# schema/derivatives.yaml:366
+class ScatterAddBackward0(_Node):
+    """Backward of scatter_add (schema/derivatives.yaml:366)."""
+    __slots__ = ('_s_dim', '_s_index')
+    _saved_slots = ('_s_index',)
     _saved_list_slots = ()
-    _input_names = ('self',)
+    _release_after_backward = True
+    _input_names = ('self', 'src')
 
     def apply(_node, grads):
         _n = _node._needs
         grad = grads[0]
         _r_self = None
+        _r_src = None
         if _n[0]:
-            _r_self = _F.zeros_like(grad)
-        return (_r_self,)
+            _r_self = grad
+        if _n[1]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_src = grad.gather(dim, index)
+        return (_r_self, _r_src)
 
+    @property
+    def _saved_dim(self):
+        return self._s_dim
 
-# schema/derivatives.yaml:368
-class RandomBackward2(_Node):
-    """Backward of random_ (schema/derivatives.yaml:368)."""
-    __slots__ = ()
-    _saved_slots = ()
-    _saved_list_slots = ()
-    _input_names = ('self',)
-
-    def apply(_node, grads):
-        _n = _node._needs
-        grad = grads[0]
-        _r_self = None
-        if _n[0]:
-            _r_self = _F.zeros_like(grad)
-        return (_r_self,)
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
 
 
 # schema/derivatives.yaml:371
+class ScatterReduceBackward0(_Node):
+    """Backward of scatter_reduce.two (schema/derivatives.yaml:371)."""
+    __slots__ = ('_s_dim', '_s_include_self', '_s_index', '_s_reduce', '_s_result', '_s_self', '_s_src')
+    _saved_slots = ('_s_index', '_s_result', '_s_self', '_s_src')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0] or _n[1]:
+            dim = _node._s_dim
+            include_self = _node._s_include_self
+            index = _unpack(_node._s_index, _node)
+            reduce = _node._s_reduce
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            src = _unpack(_node._s_src, _node)
+            _r_self, _r_src = _H.scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_include_self(self):
+        return self._s_include_self
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_reduce(self):
+        return self._s_reduce
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_src(self):
+        return _unpack(self._s_src, self)
+
+
+# schema/derivatives.yaml:375
+class MaskedSelectBackward0(_Node):
+    """Backward of masked_select (schema/derivatives.yaml:375)."""
+    __slots__ = ('_s_mask', '_s_self')
+    _saved_slots = ('_s_mask', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.masked_select_backward(grad, self, mask)
+        return (_r_self,)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:383
+class TopkBackward0(_Node):
+    """Backward of topk (schema/derivatives.yaml:383)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:387
+class SortBackward0(_Node):
+    """Backward of sort (schema/derivatives.yaml:387)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:391
+class SortBackward1(_Node):
+    """Backward of sort.stable (schema/derivatives.yaml:391)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_backward(grad_values, dim, indices, self_shape)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:395
+class Unique2Backward0(_Node):
+    """Backward of _unique2 (schema/derivatives.yaml:395)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('_unique2')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:399
+class UniqueDimBackward0(_Node):
+    """Backward of unique_dim (schema/derivatives.yaml:399)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('unique_dim')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:403
+class SliceScatterBackward0(_Node):
+    """Backward of slice_scatter (schema/derivatives.yaml:403)."""
+    __slots__ = ('_s_dim', '_s_end', '_s_src_dtype', '_s_src_shape', '_s_start', '_s_step')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            dim = _node._s_dim
+            end = _node._s_end
+            src_shape = _node._s_src_shape
+            start = _node._s_start
+            step = _node._s_step
+            _r_self = _F.slice_scatter(grad, _H.zeros_for(grad, src_shape, grad.dtype), dim, start, end, step)
+        if _n[1]:
+            dim = _node._s_dim
+            end = _node._s_end
+            src_dtype = _node._s_src_dtype
+            start = _node._s_start
+            step = _node._s_step
+            _r_src = _H.grad_to_dtype(grad.slice(dim, start, end, step), src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_end(self):
+        return self._s_end
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_src_shape(self):
+        return self._s_src_shape
+
+    @property
+    def _saved_start(self):
+        return self._s_start
+
+    @property
+    def _saved_step(self):
+        return self._s_step
+
+
+# schema/derivatives.yaml:407
+class SelectScatterBackward0(_Node):
+    """Backward of select_scatter (schema/derivatives.yaml:407)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_src_dtype', '_s_src_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _node._s_index
+            src_shape = _node._s_src_shape
+            _r_self = _F.select_scatter(grad, _H.zeros_for(grad, src_shape, grad.dtype), dim, index)
+        if _n[1]:
+            dim = _node._s_dim
+            index = _node._s_index
+            src_dtype = _node._s_src_dtype
+            _r_src = _H.grad_to_dtype(grad.select(dim, index), src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return self._s_index
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_src_shape(self):
+        return self._s_src_shape
+
+
+# schema/derivatives.yaml:411
+class DiagonalScatterBackward0(_Node):
+    """Backward of diagonal_scatter (schema/derivatives.yaml:411)."""
+    __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_src_dtype', '_s_src_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            dim1 = _node._s_dim1
+            dim2 = _node._s_dim2
+            offset = _node._s_offset
+            src_shape = _node._s_src_shape
+            _r_self = _F.diagonal_scatter(grad, _H.zeros_for(grad, src_shape, grad.dtype), offset, dim1, dim2)
+        if _n[1]:
+            dim1 = _node._s_dim1
+            dim2 = _node._s_dim2
+            offset = _node._s_offset
+            src_dtype = _node._s_src_dtype
+            _r_src = _H.grad_to_dtype(grad.diagonal(offset, dim1, dim2), src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_dim1(self):
+        return self._s_dim1
+
+    @property
+    def _saved_dim2(self):
+        return self._s_dim2
+
+    @property
+    def _saved_offset(self):
+        return self._s_offset
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_src_shape(self):
+        return self._s_src_shape
+
+
+# schema/derivatives.yaml:415
+class AsStridedScatterBackward0(_Node):
+    """Backward of as_strided_scatter (schema/derivatives.yaml:415)."""
+    __slots__ = ('_s_self_shape', '_s_self_stride', '_s_size', '_s_src_dtype', '_s_storage_offset', '_s_stride')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'src')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_src = None
+        if _n[0]:
+            self_shape = _node._s_self_shape
+            self_stride = _node._s_self_stride
+            size = _node._s_size
+            storage_offset = _node._s_storage_offset
+            stride = _node._s_stride
+            _r_self = _H.as_strided_scatter_backward(grad, self_shape, self_stride, size, stride, storage_offset)
+        if _n[1]:
+            size = _node._s_size
+            src_dtype = _node._s_src_dtype
+            storage_offset = _node._s_storage_offset
+            stride = _node._s_stride
+            _r_src = _H.grad_to_dtype(grad.contiguous().as_strided(size, stride, storage_offset), src_dtype)
+        return (_r_self, _r_src)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_self_stride(self):
+        return self._s_self_stride
+
+    @property
+    def _saved_size(self):
+        return self._s_size
+
+    @property
+    def _saved_src_dtype(self):
+        return self._s_src_dtype
+
+    @property
+    def _saved_storage_offset(self):
+        return self._s_storage_offset
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
+# schema/derivatives.yaml:419
+class IndexAddBackward0(_Node):
+    """Backward of index_add (schema/derivatives.yaml:419)."""
+    __slots__ = ('_s_alpha', '_s_dim', '_s_index', '_s_source_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            _r_self = grad
+        if _n[1]:
+            alpha = _node._s_alpha
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            source_shape = _node._s_source_shape
+            _r_source = _H.maybe_multiply(_H.index_source_backward(grad, dim, index, source_shape), alpha)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:424
+class IndexCopyBackward0(_Node):
+    """Backward of index_copy (schema/derivatives.yaml:424)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_source_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.index_fill(dim, index, 0)
+        if _n[1]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            source_shape = _node._s_source_shape
+            _r_source = _H.index_source_backward(grad, dim, index, source_shape)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:429
+class IndexFillBackward0(_Node):
+    """Backward of index_fill.int_Scalar (schema/derivatives.yaml:429)."""
+    __slots__ = ('_s_dim', '_s_index')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.index_fill(dim, index, 0)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+
+# schema/derivatives.yaml:433
+class IndexFillBackward1(_Node):
+    """Backward of index_fill.int_Tensor (schema/derivatives.yaml:433)."""
+    __slots__ = ('_s_dim', '_s_index', '_s_value_dtype')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'value')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_value = None
+        if _n[0]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            _r_self = grad.index_fill(dim, index, 0)
+        if _n[1]:
+            dim = _node._s_dim
+            index = _unpack(_node._s_index, _node)
+            value_dtype = _node._s_value_dtype
+            _r_value = _H.index_fill_value_backward(grad, dim, index, value_dtype)
+        return (_r_self, _r_value)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_value_dtype(self):
+        return self._s_value_dtype
+
+
+# schema/derivatives.yaml:438
+class MaskedScatterBackward0(_Node):
+    """Backward of masked_scatter (schema/derivatives.yaml:438)."""
+    __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape', '_s_source_shape')
+    _saved_slots = ('_s_mask',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.zero_where(mask, grad), self_shape, self_dtype)
+        if _n[1]:
+            mask = _unpack(_node._s_mask, _node)
+            source_shape = _node._s_source_shape
+            _r_source = _H.masked_scatter_source_backward(grad, mask, source_shape)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:444
+class MaskedScatterBackward1(_Node):
+    """Backward of masked_scatter_ (schema/derivatives.yaml:444)."""
+    __slots__ = ('_s_mask', '_s_source_shape')
+    _saved_slots = ('_s_mask',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            mask = _unpack(_node._s_mask, _node)
+            _r_self = _H.zero_where(mask, grad)
+        if _n[1]:
+            mask = _unpack(_node._s_mask, _node)
+            source_shape = _node._s_source_shape
+            _r_source = _H.masked_scatter_source_backward(grad, mask, source_shape)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_mask(self):
+        return _unpack(self._s_mask, self)
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:449
+class TakeBackward0(_Node):
+    """Backward of take (schema/derivatives.yaml:449)."""
+    __slots__ = ('_s_index', '_s_self_shape')
+    _saved_slots = ('_s_index',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            index = _unpack(_node._s_index, _node)
+            self_shape = _node._s_self_shape
+            _r_self = grad.new_zeros(self_shape).put(index, grad, True)
+        return (_r_self,)
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:453
+class PutBackward0(_Node):
+    """Backward of put (schema/derivatives.yaml:453)."""
+    __slots__ = ('_s_accumulate', '_s_index', '_s_source', '_s_source_shape')
+    _saved_slots = ('_s_index', '_s_source')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            accumulate = _node._s_accumulate
+            index = _unpack(_node._s_index, _node)
+            source = _unpack(_node._s_source, _node)
+            _r_self = _H.put_self_backward(grad, index, source, accumulate)
+        if _n[1]:
+            index = _unpack(_node._s_index, _node)
+            source_shape = _node._s_source_shape
+            _r_source = grad.take(index).reshape(source_shape)
+        return (_r_self, _r_source)
+
+    @property
+    def _saved_accumulate(self):
+        return self._s_accumulate
+
+    @property
+    def _saved_index(self):
+        return _unpack(self._s_index, self)
+
+    @property
+    def _saved_source(self):
+        return _unpack(self._s_source, self)
+
+    @property
+    def _saved_source_shape(self):
+        return self._s_source_shape
+
+
+# schema/derivatives.yaml:458
+class UniqueConsecutiveBackward0(_Node):
+    """Backward of unique_consecutive (schema/derivatives.yaml:458)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('unique_consecutive')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:462
+class UnfoldBackward0(_Node):
+    """Backward of unfold (schema/derivatives.yaml:462)."""
+    __slots__ = ('_s_dimension', '_s_self_shape', '_s_size', '_s_step')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dimension = _node._s_dimension
+            self_shape = _node._s_self_shape
+            size = _node._s_size
+            step = _node._s_step
+            _r_self = _H.unfold_backward(grad, self_shape, dimension, size, step)
+        return (_r_self,)
+
+    @property
+    def _saved_dimension(self):
+        return self._s_dimension
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_size(self):
+        return self._s_size
+
+    @property
+    def _saved_step(self):
+        return self._s_step
+
+
+# schema/derivatives.yaml:490
+class AbsBackward0(_Node):
+    """Backward of abs (schema/derivatives.yaml:490)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.sign()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:493
+class SignBackward0(_Node):
+    """Backward of sign (schema/derivatives.yaml:493)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:496
+class Exp2Backward0(_Node):
+    """Backward of exp2 (schema/derivatives.yaml:496)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = grad * result * 0.6931471805599453
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:499
+class Expm1Backward0(_Node):
+    """Backward of expm1 (schema/derivatives.yaml:499)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = grad * (result + 1)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:502
+class Log2Backward0(_Node):
+    """Backward of log2 (schema/derivatives.yaml:502)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (self * 0.6931471805599453)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:505
+class Log10Backward0(_Node):
+    """Backward of log10 (schema/derivatives.yaml:505)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (self * 2.3025850929940455)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:508
+class Log1pBackward0(_Node):
+    """Backward of log1p (schema/derivatives.yaml:508)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (self + 1)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:511
+class SqrtBackward0(_Node):
+    """Backward of sqrt (schema/derivatives.yaml:511)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = grad / (2 * result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:514
+class RsqrtBackward0(_Node):
+    """Backward of rsqrt (schema/derivatives.yaml:514)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = -0.5 * grad * result.pow(3)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:517
+class ReciprocalBackward0(_Node):
+    """Backward of reciprocal (schema/derivatives.yaml:517)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = -grad * (result * result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:520
+class SinBackward0(_Node):
+    """Backward of sin (schema/derivatives.yaml:520)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.cos()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:523
+class CosBackward0(_Node):
+    """Backward of cos (schema/derivatives.yaml:523)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * -self.sin()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:526
+class TanBackward0(_Node):
+    """Backward of tan (schema/derivatives.yaml:526)."""
+    __slots__ = ('_s_result',)
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            _r_self = grad * (1 + result.pow(2))
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:529
+class AsinBackward0(_Node):
+    """Backward of asin (schema/derivatives.yaml:529)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * (-self * self + 1).rsqrt()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:532
+class AcosBackward0(_Node):
+    """Backward of acos (schema/derivatives.yaml:532)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * -(-self * self + 1).rsqrt()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:535
+class AtanBackward0(_Node):
+    """Backward of atan (schema/derivatives.yaml:535)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad / (self * self + 1)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:538
+class SinhBackward0(_Node):
+    """Backward of sinh (schema/derivatives.yaml:538)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.cosh()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:541
+class CoshBackward0(_Node):
+    """Backward of cosh (schema/derivatives.yaml:541)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.sinh()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:545
+class ErfBackward0(_Node):
+    """Backward of erf (schema/derivatives.yaml:545)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = 1.1283791670955126 * (-self.pow(2)).exp() * grad
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:548
+class FloorBackward0(_Node):
+    """Backward of floor (schema/derivatives.yaml:548)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:551
+class CeilBackward0(_Node):
+    """Backward of ceil (schema/derivatives.yaml:551)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:554
+class RoundBackward0(_Node):
+    """Backward of round (schema/derivatives.yaml:554)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:557
+class RoundBackward1(_Node):
+    """Backward of round.decimals (schema/derivatives.yaml:557)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:560
+class TruncBackward0(_Node):
+    """Backward of trunc (schema/derivatives.yaml:560)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:563
+class FracBackward0(_Node):
+    """Backward of frac (schema/derivatives.yaml:563)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:566
+class NanToNumBackward0(_Node):
+    """Backward of nan_to_num (schema/derivatives.yaml:566)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = grad * self.isfinite()
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:593
+class ConvolutionBackward0(_Node):
+    """Backward of convolution (schema/derivatives.yaml:593)."""
+    __slots__ = ('_s_bias', '_s_dilation', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input', 'weight', 'bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_input = None
+        _r_weight = None
+        _r_bias = None
+        if _n[0] or _n[1] or _n[2]:
+            bias = _unpack(_node._s_bias, _node)
+            dilation = _node._s_dilation
+            groups = _node._s_groups
+            input = _unpack(_node._s_input, _node)
+            output_padding = _node._s_output_padding
+            padding = _node._s_padding
+            stride = _node._s_stride
+            transposed = _node._s_transposed
+            weight = _unpack(_node._s_weight, _node)
+            _r_input, _r_weight, _r_bias = _H.convolution_backward_formula(grad, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+        return (_r_input, _r_weight, _r_bias)
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self._s_bias, self)
+
+    @property
+    def _saved_dilation(self):
+        return self._s_dilation
+
+    @property
+    def _saved_groups(self):
+        return self._s_groups
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_output_padding(self):
+        return self._s_output_padding
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+    @property
+    def _saved_transposed(self):
+        return self._s_transposed
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:598
+class ConvolutionBackwardBackward0(_Node):
+    """Backward of convolution_backward (schema/derivatives.yaml:598)."""
+    __slots__ = ('_s_dilation', '_s_grad_output', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
+    _saved_slots = ('_s_grad_output', '_s_input', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'input', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_output = None
+        _r_input = None
+        _r_weight = None
+        if _n[0] or _n[1] or _n[2]:
+            dilation = _node._s_dilation
+            grad_output = _unpack(_node._s_grad_output, _node)
+            groups = _node._s_groups
+            input = _unpack(_node._s_input, _node)
+            output_padding = _node._s_output_padding
+            padding = _node._s_padding
+            stride = _node._s_stride
+            transposed = _node._s_transposed
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output, _r_input, _r_weight = _H.convolution_double_backward(grads[0], grads[1], grads[2], grad_output, input, weight, stride, padding, dilation, transposed, output_padding, groups)
+        return (_r_grad_output, _r_input, _r_weight)
+
+    @property
+    def _saved_dilation(self):
+        return self._s_dilation
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_groups(self):
+        return self._s_groups
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_output_padding(self):
+        return self._s_output_padding
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+    @property
+    def _saved_transposed(self):
+        return self._s_transposed
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:601
+class MaxPool2dWithIndicesBackward0(_Node):
+    """Backward of max_pool2d_with_indices (schema/derivatives.yaml:601)."""
+    __slots__ = ('_s_ceil_mode', '_s_dilation', '_s_kernel_size', '_s_padding', '_s_result1', '_s_self', '_s_stride')
+    _saved_slots = ('_s_result1', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            ceil_mode = _node._s_ceil_mode
+            dilation = _node._s_dilation
+            kernel_size = _node._s_kernel_size
+            padding = _node._s_padding
+            result1 = _unpack(_node._s_result1, _node)
+            self = _unpack(_node._s_self, _node)
+            stride = _node._s_stride
+            _r_self = _F.max_pool2d_with_indices_backward(grads[0], self, kernel_size, stride, padding, dilation, ceil_mode, result1)
+        return (_r_self,)
+
+    @property
+    def _saved_ceil_mode(self):
+        return self._s_ceil_mode
+
+    @property
+    def _saved_dilation(self):
+        return self._s_dilation
+
+    @property
+    def _saved_kernel_size(self):
+        return self._s_kernel_size
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_result1(self):
+        return _unpack(self._s_result1, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
+# schema/derivatives.yaml:605
+class MaxPool2dWithIndicesBackwardBackward0(_Node):
+    """Backward of max_pool2d_with_indices_backward (schema/derivatives.yaml:605)."""
+    __slots__ = ('_s_indices', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            indices = _unpack(_node._s_indices, _node)
+            _r_grad_output = _H.max_pool_double_backward(grad, indices)
+        if _n[1]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.new_zeros(self_shape)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:610
+class AvgPool2dBackward0(_Node):
+    """Backward of avg_pool2d (schema/derivatives.yaml:610)."""
+    __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            ceil_mode = _node._s_ceil_mode
+            count_include_pad = _node._s_count_include_pad
+            divisor_override = _node._s_divisor_override
+            kernel_size = _node._s_kernel_size
+            padding = _node._s_padding
+            self = _unpack(_node._s_self, _node)
+            stride = _node._s_stride
+            _r_self = _F.avg_pool2d_backward(grad, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        return (_r_self,)
+
+    @property
+    def _saved_ceil_mode(self):
+        return self._s_ceil_mode
+
+    @property
+    def _saved_count_include_pad(self):
+        return self._s_count_include_pad
+
+    @property
+    def _saved_divisor_override(self):
+        return self._s_divisor_override
+
+    @property
+    def _saved_kernel_size(self):
+        return self._s_kernel_size
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
+# schema/derivatives.yaml:613
+class AvgPool2dBackwardBackward0(_Node):
+    """Backward of avg_pool2d_backward (schema/derivatives.yaml:613)."""
+    __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self_shape', '_s_stride')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            ceil_mode = _node._s_ceil_mode
+            count_include_pad = _node._s_count_include_pad
+            divisor_override = _node._s_divisor_override
+            kernel_size = _node._s_kernel_size
+            padding = _node._s_padding
+            stride = _node._s_stride
+            _r_grad_output = _F.avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+        if _n[1]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.new_zeros(self_shape)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_ceil_mode(self):
+        return self._s_ceil_mode
+
+    @property
+    def _saved_count_include_pad(self):
+        return self._s_count_include_pad
+
+    @property
+    def _saved_divisor_override(self):
+        return self._s_divisor_override
+
+    @property
+    def _saved_kernel_size(self):
+        return self._s_kernel_size
+
+    @property
+    def _saved_padding(self):
+        return self._s_padding
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_stride(self):
+        return self._s_stride
+
+
+# schema/derivatives.yaml:617
+class AdaptiveAvgPool2dBackward0(_Node):
+    """Backward of _adaptive_avg_pool2d (schema/derivatives.yaml:617)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F._adaptive_avg_pool2d_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:620
+class AdaptiveAvgPool2dBackwardBackward0(_Node):
+    """Backward of _adaptive_avg_pool2d_backward (schema/derivatives.yaml:620)."""
+    __slots__ = ('_s_grad_output_shape', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_shape = _node._s_grad_output_shape
+            _r_grad_output = _F._adaptive_avg_pool2d(grad, grad_output_shape[-2:])
+        if _n[1]:
+            self_shape = _node._s_self_shape
+            _r_self = grad.new_zeros(self_shape)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:624
+class ConstantPadNdBackward0(_Node):
+    """Backward of constant_pad_nd (schema/derivatives.yaml:624)."""
+    __slots__ = ('_s_pad',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            pad = _node._s_pad
+            _r_self = _F.constant_pad_nd(grad, [-p for p in pad], 0)
+        return (_r_self,)
+
+    @property
+    def _saved_pad(self):
+        return self._s_pad
+
+
+# schema/derivatives.yaml:627
+class EmbeddingBackward0(_Node):
+    """Backward of embedding (schema/derivatives.yaml:627)."""
+    __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq', '_s_weight_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('weight',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_weight = None
+        if _n[0]:
+            indices = _unpack(_node._s_indices, _node)
+            padding_idx = _node._s_padding_idx
+            scale_grad_by_freq = _node._s_scale_grad_by_freq
+            weight_shape = _node._s_weight_shape
+            _r_weight = _F.embedding_dense_backward(grad, indices, weight_shape[0], padding_idx, scale_grad_by_freq)
+        return (_r_weight,)
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_padding_idx(self):
+        return self._s_padding_idx
+
+    @property
+    def _saved_scale_grad_by_freq(self):
+        return self._s_scale_grad_by_freq
+
+    @property
+    def _saved_weight_shape(self):
+        return self._s_weight_shape
+
+
+# schema/derivatives.yaml:631
+class EmbeddingDenseBackwardBackward0(_Node):
+    """Backward of embedding_dense_backward (schema/derivatives.yaml:631)."""
+    __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        if _n[0]:
+            indices = _unpack(_node._s_indices, _node)
+            padding_idx = _node._s_padding_idx
+            scale_grad_by_freq = _node._s_scale_grad_by_freq
+            _r_grad_output = _H.embedding_dense_double_backward(grad, indices, padding_idx, scale_grad_by_freq)
+        return (_r_grad_output,)
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_padding_idx(self):
+        return self._s_padding_idx
+
+    @property
+    def _saved_scale_grad_by_freq(self):
+        return self._s_scale_grad_by_freq
+
+
+# schema/derivatives.yaml:635
+class DotBackward0(_Node):
+    """Backward of dot (schema/derivatives.yaml:635)."""
+    __slots__ = ('_s_self', '_s_tensor')
+    _saved_slots = ('_s_self', '_s_tensor')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'tensor')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_tensor = None
+        if _n[0]:
+            tensor = _unpack(_node._s_tensor, _node)
+            _r_self = grad * tensor
+        if _n[1]:
+            self = _unpack(_node._s_self, _node)
+            _r_tensor = grad * self
+        return (_r_self, _r_tensor)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_tensor(self):
+        return _unpack(self._s_tensor, self)
+
+
+# schema/derivatives.yaml:639
+class MvBackward0(_Node):
+    """Backward of mv (schema/derivatives.yaml:639)."""
+    __slots__ = ('_s_self', '_s_vec')
+    _saved_slots = ('_s_self', '_s_vec')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'vec')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_vec = None
+        if _n[0]:
+            vec = _unpack(_node._s_vec, _node)
+            _r_self = grad.unsqueeze(1) * vec
+        if _n[1]:
+            self = _unpack(_node._s_self, _node)
+            _r_vec = self.t().mv(grad)
+        return (_r_self, _r_vec)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_vec(self):
+        return _unpack(self._s_vec, self)
+
+
+# schema/derivatives.yaml:643
+class BaddbmmBackward0(_Node):
+    """Backward of baddbmm (schema/derivatives.yaml:643)."""
+    __slots__ = ('_s_alpha', '_s_batch1', '_s_batch2', '_s_beta', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_batch1', '_s_batch2')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'batch1', 'batch2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_batch1 = None
+        _r_batch2 = None
+        if _n[0]:
+            beta = _node._s_beta
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.maybe_multiply(grad, beta), self_shape, self_dtype)
+        if _n[1]:
+            alpha = _node._s_alpha
+            batch2 = _unpack(_node._s_batch2, _node)
+            _r_batch1 = _H.maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
+        if _n[2]:
+            alpha = _node._s_alpha
+            batch1 = _unpack(_node._s_batch1, _node)
+            _r_batch2 = _H.maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+        return (_r_self, _r_batch1, _r_batch2)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_batch1(self):
+        return _unpack(self._s_batch1, self)
+
+    @property
+    def _saved_batch2(self):
+        return _unpack(self._s_batch2, self)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:648
+class SoftmaxBackward0(_Node):
+    """Backward of _softmax (schema/derivatives.yaml:648)."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self_dtype = _node._s_self_dtype
+            _r_self = _F._softmax_backward_data(grad, result, dim, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:651
+class LogSoftmaxBackward0(_Node):
+    """Backward of _log_softmax (schema/derivatives.yaml:651)."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self_dtype = _node._s_self_dtype
+            _r_self = _F._log_softmax_backward_data(grad, result, dim, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:654
+class SoftmaxBackwardDataBackward0(_Node):
+    """Backward of _softmax_backward_data (schema/derivatives.yaml:654)."""
+    __slots__ = ('_s_dim', '_s_grad_output', '_s_input_dtype', '_s_output')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            dim = _node._s_dim
+            input_dtype = _node._s_input_dtype
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _F._softmax_backward_data(grad, output, dim, input_dtype)
+        if _n[1]:
+            dim = _node._s_dim
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            _r_output = _H.softmax_double_backward(grad, grad_output, dim, output)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_input_dtype(self):
+        return self._s_input_dtype
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+
+# schema/derivatives.yaml:658
+class LogSoftmaxBackwardDataBackward0(_Node):
+    """Backward of _log_softmax_backward_data (schema/derivatives.yaml:658)."""
+    __slots__ = ('_s_dim', '_s_grad_output', '_s_output')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            dim = _node._s_dim
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _H.log_softmax_double_backward_grad_output(grad, dim, output)
+        if _n[1]:
+            dim = _node._s_dim
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            _r_output = _H.log_softmax_double_backward_output(grad, grad_output, dim, output)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+
+# schema/derivatives.yaml:662
+class RsubBackward0(_Node):
+    """Backward of rsub.Tensor (schema/derivatives.yaml:662)."""
+    __slots__ = ('_s_alpha', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.maybe_multiply(grad.neg(), alpha), self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.reduce_to(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:666
+class RsubBackward1(_Node):
+    """Backward of rsub.Scalar (schema/derivatives.yaml:666)."""
+    __slots__ = ('_s_alpha', '_s_self_dtype')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(_H.maybe_multiply(grad.neg(), alpha), self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:670
+class FloorDivideBackward0(_Node):
+    """Backward of floor_divide (schema/derivatives.yaml:670)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_other = None
+        if _n[0] or _n[1]:
+            raise _not_implemented('floor_divide')
+        return (_r_self, _r_other)
+
+
+# schema/derivatives.yaml:673
+class FloorDivideBackward1(_Node):
+    """Backward of floor_divide.Scalar (schema/derivatives.yaml:673)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('floor_divide')
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:676
+class RemainderBackward0(_Node):
+    """Backward of remainder.Tensor (schema/derivatives.yaml:676)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.reduce_to(grad.neg() * self.div(other, rounding_mode='floor'), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:680
+class RemainderBackward1(_Node):
+    """Backward of remainder.Scalar (schema/derivatives.yaml:680)."""
+    __slots__ = ('_s_self_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(grad, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:683
+class RemainderBackward2(_Node):
+    """Backward of remainder.Scalar_Tensor (schema/derivatives.yaml:683)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('other',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_other = None
+        if _n[0]:
+            raise _not_implemented('remainder')
+        return (_r_other,)
+
+
+# schema/derivatives.yaml:686
+class FmodBackward0(_Node):
+    """Backward of fmod.Tensor (schema/derivatives.yaml:686)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.reduce_to(grad.neg() * self.div(other, rounding_mode='trunc'), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:690
+class FmodBackward1(_Node):
+    """Backward of fmod.Scalar (schema/derivatives.yaml:690)."""
+    __slots__ = ('_s_self_dtype',)
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(grad, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:694
+class MaximumBackward0(_Node):
+    """Backward of maximum (schema/derivatives.yaml:694)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.max_min_backward(grad, self, other, self < other), self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.reduce_to(_H.max_min_backward(grad, self, other, self > other), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:698
+class MinimumBackward0(_Node):
+    """Backward of minimum (schema/derivatives.yaml:698)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.max_min_backward(grad, self, other, self > other), self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.reduce_to(_H.max_min_backward(grad, self, other, self < other), other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:702
+class Atan2Backward0(_Node):
+    """Backward of atan2 (schema/derivatives.yaml:702)."""
+    __slots__ = ('_s_other', '_s_self')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0] or _n[1]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self, _r_other = _H.atan2_backward(grad, self, other)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:705
+class LerpBackward0(_Node):
+    """Backward of lerp.Scalar (schema/derivatives.yaml:705)."""
+    __slots__ = ('_s_end_dtype', '_s_end_shape', '_s_self_dtype', '_s_self_shape', '_s_weight')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'end')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_end = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            weight = _node._s_weight
+            _r_self = _H.reduce_to(_H.scale(grad, 1 - _H.scalar_value(weight)), self_shape, self_dtype)
+        if _n[1]:
+            end_dtype = _node._s_end_dtype
+            end_shape = _node._s_end_shape
+            weight = _node._s_weight
+            _r_end = _H.reduce_to(_H.scale(grad, weight), end_shape, end_dtype)
+        return (_r_self, _r_end)
+
+    @property
+    def _saved_end_dtype(self):
+        return self._s_end_dtype
+
+    @property
+    def _saved_end_shape(self):
+        return self._s_end_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_weight(self):
+        return self._s_weight
+
+
+# schema/derivatives.yaml:709
+class LerpBackward1(_Node):
+    """Backward of lerp.Tensor (schema/derivatives.yaml:709)."""
+    __slots__ = ('_s_end', '_s_end_dtype', '_s_end_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_weight', '_s_weight_dtype', '_s_weight_shape')
+    _saved_slots = ('_s_end', '_s_self', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'end', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_end = None
+        _r_weight = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _H.reduce_to(grad * (1 - weight), self_shape, self_dtype)
+        if _n[1]:
+            end_dtype = _node._s_end_dtype
+            end_shape = _node._s_end_shape
+            weight = _unpack(_node._s_weight, _node)
+            _r_end = _H.reduce_to(grad * weight, end_shape, end_dtype)
+        if _n[2]:
+            end = _unpack(_node._s_end, _node)
+            self = _unpack(_node._s_self, _node)
+            weight_dtype = _node._s_weight_dtype
+            weight_shape = _node._s_weight_shape
+            _r_weight = _H.reduce_to(grad * (end - self), weight_shape, weight_dtype)
+        return (_r_self, _r_end, _r_weight)
+
+    @property
+    def _saved_end(self):
+        return _unpack(self._s_end, self)
+
+    @property
+    def _saved_end_dtype(self):
+        return self._s_end_dtype
+
+    @property
+    def _saved_end_shape(self):
+        return self._s_end_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+    @property
+    def _saved_weight_dtype(self):
+        return self._s_weight_dtype
+
+    @property
+    def _saved_weight_shape(self):
+        return self._s_weight_shape
+
+
+# schema/derivatives.yaml:714
+class AddcmulBackward0(_Node):
+    """Backward of addcmul (schema/derivatives.yaml:714)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape', '_s_tensor1', '_s_tensor1_dtype', '_s_tensor1_shape', '_s_tensor2', '_s_tensor2_dtype', '_s_tensor2_shape', '_s_value')
+    _saved_slots = ('_s_tensor1', '_s_tensor2')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'tensor1', 'tensor2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_tensor1 = None
+        _r_tensor2 = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            tensor1_dtype = _node._s_tensor1_dtype
+            tensor1_shape = _node._s_tensor1_shape
+            tensor2 = _unpack(_node._s_tensor2, _node)
+            value = _node._s_value
+            _r_tensor1 = _H.reduce_to(grad * (tensor2 * value), tensor1_shape, tensor1_dtype)
+        if _n[2]:
+            tensor1 = _unpack(_node._s_tensor1, _node)
+            tensor2_dtype = _node._s_tensor2_dtype
+            tensor2_shape = _node._s_tensor2_shape
+            value = _node._s_value
+            _r_tensor2 = _H.reduce_to(grad * (tensor1 * value), tensor2_shape, tensor2_dtype)
+        return (_r_self, _r_tensor1, _r_tensor2)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_tensor1(self):
+        return _unpack(self._s_tensor1, self)
+
+    @property
+    def _saved_tensor1_dtype(self):
+        return self._s_tensor1_dtype
+
+    @property
+    def _saved_tensor1_shape(self):
+        return self._s_tensor1_shape
+
+    @property
+    def _saved_tensor2(self):
+        return _unpack(self._s_tensor2, self)
+
+    @property
+    def _saved_tensor2_dtype(self):
+        return self._s_tensor2_dtype
+
+    @property
+    def _saved_tensor2_shape(self):
+        return self._s_tensor2_shape
+
+    @property
+    def _saved_value(self):
+        return self._s_value
+
+
+# schema/derivatives.yaml:719
+class AddcdivBackward0(_Node):
+    """Backward of addcdiv (schema/derivatives.yaml:719)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape', '_s_tensor1', '_s_tensor1_dtype', '_s_tensor1_shape', '_s_tensor2', '_s_tensor2_dtype', '_s_tensor2_shape', '_s_value')
+    _saved_slots = ('_s_tensor1', '_s_tensor2')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'tensor1', 'tensor2')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_tensor1 = None
+        _r_tensor2 = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(grad, self_shape, self_dtype)
+        if _n[1]:
+            tensor1_dtype = _node._s_tensor1_dtype
+            tensor1_shape = _node._s_tensor1_shape
+            tensor2 = _unpack(_node._s_tensor2, _node)
+            value = _node._s_value
+            _r_tensor1 = _H.reduce_to(grad * (value / tensor2), tensor1_shape, tensor1_dtype)
+        if _n[2]:
+            tensor1 = _unpack(_node._s_tensor1, _node)
+            tensor2 = _unpack(_node._s_tensor2, _node)
+            tensor2_dtype = _node._s_tensor2_dtype
+            tensor2_shape = _node._s_tensor2_shape
+            value = _node._s_value
+            _r_tensor2 = _H.reduce_to(grad.neg() * (value * tensor1 / (tensor2 * tensor2)), tensor2_shape, tensor2_dtype)
+        return (_r_self, _r_tensor1, _r_tensor2)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_tensor1(self):
+        return _unpack(self._s_tensor1, self)
+
+    @property
+    def _saved_tensor1_dtype(self):
+        return self._s_tensor1_dtype
+
+    @property
+    def _saved_tensor1_shape(self):
+        return self._s_tensor1_shape
+
+    @property
+    def _saved_tensor2(self):
+        return _unpack(self._s_tensor2, self)
+
+    @property
+    def _saved_tensor2_dtype(self):
+        return self._s_tensor2_dtype
+
+    @property
+    def _saved_tensor2_shape(self):
+        return self._s_tensor2_shape
+
+    @property
+    def _saved_value(self):
+        return self._s_value
+
+
+# schema/derivatives.yaml:724
+class DivBackward3(_Node):
+    """Backward of div.Scalar_mode (schema/derivatives.yaml:724)."""
+    __slots__ = ('_s_other', '_s_rounding_mode', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            other = _node._s_other
+            rounding_mode = _node._s_rounding_mode
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.div_self_backward(grad, other, self_shape, self_dtype, rounding_mode)
+        return (_r_self,)
+
+    @property
+    def _saved_other(self):
+        return self._s_other
+
+    @property
+    def _saved_rounding_mode(self):
+        return self._s_rounding_mode
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:786
+class EqBackward2(_Node):
+    """Backward of eq_.Tensor (schema/derivatives.yaml:786)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:790
+class EqBackward3(_Node):
+    """Backward of eq_.Scalar (schema/derivatives.yaml:790)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:793
+class NeBackward2(_Node):
+    """Backward of ne_.Tensor (schema/derivatives.yaml:793)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:797
+class NeBackward3(_Node):
+    """Backward of ne_.Scalar (schema/derivatives.yaml:797)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:800
+class LtBackward2(_Node):
+    """Backward of lt_.Tensor (schema/derivatives.yaml:800)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:804
+class LtBackward3(_Node):
+    """Backward of lt_.Scalar (schema/derivatives.yaml:804)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:807
+class LeBackward2(_Node):
+    """Backward of le_.Tensor (schema/derivatives.yaml:807)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:811
+class LeBackward3(_Node):
+    """Backward of le_.Scalar (schema/derivatives.yaml:811)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:814
+class GtBackward2(_Node):
+    """Backward of gt_.Tensor (schema/derivatives.yaml:814)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:818
+class GtBackward3(_Node):
+    """Backward of gt_.Scalar (schema/derivatives.yaml:818)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:821
+class GeBackward2(_Node):
+    """Backward of ge_.Tensor (schema/derivatives.yaml:821)."""
+    __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        if _n[1]:
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            _r_other = _H.zeros_for(grad, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:825
+class GeBackward3(_Node):
+    """Backward of ge_.Scalar (schema/derivatives.yaml:825)."""
+    __slots__ = ('_s_self_dtype', '_s_self_shape')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:831
+class GeluBackward0(_Node):
+    """Backward of gelu (schema/derivatives.yaml:831)."""
+    __slots__ = ('_s_approximate', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            approximate = _node._s_approximate
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.gelu_backward(grad, self, approximate=approximate)
+        return (_r_self,)
+
+    @property
+    def _saved_approximate(self):
+        return self._s_approximate
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:834
+class GeluBackwardBackward0(_Node):
+    """Backward of gelu_backward (schema/derivatives.yaml:834)."""
+    __slots__ = ('_s_approximate', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            approximate = _node._s_approximate
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.gelu_backward(grad, self, approximate=approximate), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            approximate = _node._s_approximate
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.gelu_double_backward(grad, grad_output, self, approximate), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_approximate(self):
+        return self._s_approximate
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:838
+class SiluBackward0(_Node):
+    """Backward of silu (schema/derivatives.yaml:838)."""
+    __slots__ = ('_s_self',)
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.silu_backward(grad, self)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:841
+class SiluBackwardBackward0(_Node):
+    """Backward of silu_backward (schema/derivatives.yaml:841)."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.silu_backward(grad, self), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.silu_double_backward(grad, grad_output, self), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:845
+class SoftplusBackward0(_Node):
+    """Backward of softplus (schema/derivatives.yaml:845)."""
+    __slots__ = ('_s_beta', '_s_self', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            beta = _node._s_beta
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_self = _F.softplus_backward(grad, self, beta, threshold)
+        return (_r_self,)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:848
+class SoftplusBackwardBackward0(_Node):
+    """Backward of softplus_backward (schema/derivatives.yaml:848)."""
+    __slots__ = ('_s_beta', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
+    _saved_slots = ('_s_grad_output', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            beta = _node._s_beta
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_grad_output = _H.reduce_to(_F.softplus_backward(grad, self, beta, threshold), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            beta = _node._s_beta
+            grad_output = _unpack(_node._s_grad_output, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            threshold = _node._s_threshold
+            _r_self = _H.reduce_to(_H.softplus_double_backward(grad * grad_output, self, beta, threshold), self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_beta(self):
+        return self._s_beta
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:854
+class LeakyReluBackward0(_Node):
+    """Backward of leaky_relu (schema/derivatives.yaml:854)."""
+    __slots__ = ('_s_negative_slope', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            negative_slope = _node._s_negative_slope
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.leaky_relu_backward(grad, self, negative_slope, False)
+        return (_r_self,)
+
+    @property
+    def _saved_negative_slope(self):
+        return self._s_negative_slope
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:857
+class LeakyReluBackward1(_Node):
+    """Backward of leaky_relu_ (schema/derivatives.yaml:857)."""
+    __slots__ = ('_s_negative_slope', '_s_result')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            negative_slope = _node._s_negative_slope
+            result = _unpack(_node._s_result, _node)
+            _r_self = _F.leaky_relu_backward(grad, result, negative_slope, True)
+        return (_r_self,)
+
+    @property
+    def _saved_negative_slope(self):
+        return self._s_negative_slope
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+
+# schema/derivatives.yaml:860
+class LeakyReluBackwardBackward0(_Node):
+    """Backward of leaky_relu_backward (schema/derivatives.yaml:860)."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_negative_slope', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            negative_slope = _node._s_negative_slope
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.leaky_relu_backward(grad, self, negative_slope, False), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_negative_slope(self):
+        return self._s_negative_slope
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:864
+class EluBackward0(_Node):
+    """Backward of elu (schema/derivatives.yaml:864)."""
+    __slots__ = ('_s_alpha', '_s_input_scale', '_s_scale', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            input_scale = _node._s_input_scale
+            scale = _node._s_scale
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.elu_backward(grad, alpha, scale, input_scale, False, self)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_input_scale(self):
+        return self._s_input_scale
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:867
+class EluBackward1(_Node):
+    """Backward of elu_ (schema/derivatives.yaml:867)."""
+    __slots__ = ('_s_alpha', '_s_input_scale', '_s_result', '_s_scale')
+    _saved_slots = ('_s_result',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            input_scale = _node._s_input_scale
+            result = _unpack(_node._s_result, _node)
+            scale = _node._s_scale
+            _r_self = _F.elu_backward(grad, alpha, scale, input_scale, True, result)
+        return (_r_self,)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_input_scale(self):
+        return self._s_input_scale
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+
+# schema/derivatives.yaml:870
+class EluBackwardBackward0(_Node):
+    """Backward of elu_backward (schema/derivatives.yaml:870)."""
+    __slots__ = ('_s_alpha', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_input_scale', '_s_is_result', '_s_scale', '_s_self_or_result', '_s_self_or_result_dtype', '_s_self_or_result_shape')
+    _saved_slots = ('_s_grad_output', '_s_self_or_result')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self_or_result')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self_or_result = None
+        if _n[0]:
+            alpha = _node._s_alpha
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            input_scale = _node._s_input_scale
+            is_result = _node._s_is_result
+            scale = _node._s_scale
+            self_or_result = _unpack(_node._s_self_or_result, _node)
+            _r_grad_output = _H.reduce_to(_F.elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            alpha = _node._s_alpha
+            grad_output = _unpack(_node._s_grad_output, _node)
+            input_scale = _node._s_input_scale
+            is_result = _node._s_is_result
+            scale = _node._s_scale
+            self_or_result = _unpack(_node._s_self_or_result, _node)
+            self_or_result_dtype = _node._s_self_or_result_dtype
+            self_or_result_shape = _node._s_self_or_result_shape
+            _r_self_or_result = _H.reduce_to(_H.elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result), self_or_result_shape, self_or_result_dtype)
+        return (_r_grad_output, _r_self_or_result)
+
+    @property
+    def _saved_alpha(self):
+        return self._s_alpha
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_input_scale(self):
+        return self._s_input_scale
+
+    @property
+    def _saved_is_result(self):
+        return self._s_is_result
+
+    @property
+    def _saved_scale(self):
+        return self._s_scale
+
+    @property
+    def _saved_self_or_result(self):
+        return _unpack(self._s_self_or_result, self)
+
+    @property
+    def _saved_self_or_result_dtype(self):
+        return self._s_self_or_result_dtype
+
+    @property
+    def _saved_self_or_result_shape(self):
+        return self._s_self_or_result_shape
+
+
+# schema/derivatives.yaml:874
+class HardtanhBackward0(_Node):
+    """Backward of hardtanh (schema/derivatives.yaml:874)."""
+    __slots__ = ('_s_max_val', '_s_min_val', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max_val = _node._s_max_val
+            min_val = _node._s_min_val
+            self = _unpack(_node._s_self, _node)
+            _r_self = _F.hardtanh_backward(grad, self, min_val, max_val)
+        return (_r_self,)
+
+    @property
+    def _saved_max_val(self):
+        return self._s_max_val
+
+    @property
+    def _saved_min_val(self):
+        return self._s_min_val
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:877
+class HardtanhBackwardBackward0(_Node):
+    """Backward of hardtanh_backward (schema/derivatives.yaml:877)."""
+    __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_max_val', '_s_min_val', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            max_val = _node._s_max_val
+            min_val = _node._s_min_val
+            self = _unpack(_node._s_self, _node)
+            _r_grad_output = _H.reduce_to(_F.hardtanh_backward(grad, self, min_val, max_val), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.zeros_for(grad, self_shape, self_dtype)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_max_val(self):
+        return self._s_max_val
+
+    @property
+    def _saved_min_val(self):
+        return self._s_min_val
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:881
+class ThresholdBackward0(_Node):
+    """Backward of threshold (schema/derivatives.yaml:881)."""
+    __slots__ = ('_s_self', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_self = _F.threshold_backward(grad, self, threshold)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:885
+class ThresholdBackward1(_Node):
+    """Backward of threshold_ (schema/derivatives.yaml:885)."""
+    __slots__ = ('_s_self', '_s_threshold')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            self = _unpack(_node._s_self, _node)
+            threshold = _node._s_threshold
+            _r_self = _F.threshold_backward(grad, self, threshold)
+        return (_r_self,)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_threshold(self):
+        return self._s_threshold
+
+
+# schema/derivatives.yaml:888
+class SigmoidBackwardBackward0(_Node):
+    """Backward of sigmoid_backward (schema/derivatives.yaml:888)."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _H.reduce_to(_F.sigmoid_backward(grad, output), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            output_dtype = _node._s_output_dtype
+            output_shape = _node._s_output_shape
+            _r_output = _H.reduce_to(grad * grad_output * (-2 * output + 1), output_shape, output_dtype)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+    @property
+    def _saved_output_dtype(self):
+        return self._s_output_dtype
+
+    @property
+    def _saved_output_shape(self):
+        return self._s_output_shape
+
+
+# schema/derivatives.yaml:892
+class TanhBackwardBackward0(_Node):
+    """Backward of tanh_backward (schema/derivatives.yaml:892)."""
+    __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
+    _saved_slots = ('_s_grad_output', '_s_output')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'output')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_output = None
+        if _n[0]:
+            grad_output_dtype = _node._s_grad_output_dtype
+            grad_output_shape = _node._s_grad_output_shape
+            output = _unpack(_node._s_output, _node)
+            _r_grad_output = _H.reduce_to(_F.tanh_backward(grad, output), grad_output_shape, grad_output_dtype)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            output = _unpack(_node._s_output, _node)
+            output_dtype = _node._s_output_dtype
+            output_shape = _node._s_output_shape
+            _r_output = _H.reduce_to(-2 * output * grad_output * grad, output_shape, output_dtype)
+        return (_r_grad_output, _r_output)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_grad_output_dtype(self):
+        return self._s_grad_output_dtype
+
+    @property
+    def _saved_grad_output_shape(self):
+        return self._s_grad_output_shape
+
+    @property
+    def _saved_output(self):
+        return _unpack(self._s_output, self)
+
+    @property
+    def _saved_output_dtype(self):
+        return self._s_output_dtype
+
+    @property
+    def _saved_output_shape(self):
+        return self._s_output_shape
+
+
+# schema/derivatives.yaml:896
+class ClampMinBackward0(_Node):
+    """Backward of clamp_min (schema/derivatives.yaml:896)."""
+    __slots__ = ('_s_min', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            min = _node._s_min
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.grad_where(self >= min, grad)
+        return (_r_self,)
+
+    @property
+    def _saved_min(self):
+        return self._s_min
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:899
+class ClampMinBackward1(_Node):
+    """Backward of clamp_min.Tensor (schema/derivatives.yaml:899)."""
+    __slots__ = ('_s_min', '_s_min_dtype', '_s_min_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_min', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'min')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_min = None
+        if _n[0]:
+            min = _unpack(_node._s_min, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.grad_where(self >= min, grad), self_shape, self_dtype)
+        if _n[1]:
+            min = _unpack(_node._s_min, _node)
+            min_dtype = _node._s_min_dtype
+            min_shape = _node._s_min_shape
+            self = _unpack(_node._s_self, _node)
+            _r_min = _H.reduce_to(_H.grad_where(self < min, grad), min_shape, min_dtype)
+        return (_r_self, _r_min)
+
+    @property
+    def _saved_min(self):
+        return _unpack(self._s_min, self)
+
+    @property
+    def _saved_min_dtype(self):
+        return self._s_min_dtype
+
+    @property
+    def _saved_min_shape(self):
+        return self._s_min_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:903
+class ClampMaxBackward0(_Node):
+    """Backward of clamp_max (schema/derivatives.yaml:903)."""
+    __slots__ = ('_s_max', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            max = _node._s_max
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.grad_where(self <= max, grad)
+        return (_r_self,)
+
+    @property
+    def _saved_max(self):
+        return self._s_max
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:906
+class ClampMaxBackward1(_Node):
+    """Backward of clamp_max.Tensor (schema/derivatives.yaml:906)."""
+    __slots__ = ('_s_max', '_s_max_dtype', '_s_max_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_max', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'max')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_max = None
+        if _n[0]:
+            max = _unpack(_node._s_max, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.reduce_to(_H.grad_where(self <= max, grad), self_shape, self_dtype)
+        if _n[1]:
+            max = _unpack(_node._s_max, _node)
+            max_dtype = _node._s_max_dtype
+            max_shape = _node._s_max_shape
+            self = _unpack(_node._s_self, _node)
+            _r_max = _H.reduce_to(_H.grad_where(self > max, grad), max_shape, max_dtype)
+        return (_r_self, _r_max)
+
+    @property
+    def _saved_max(self):
+        return _unpack(self._s_max, self)
+
+    @property
+    def _saved_max_dtype(self):
+        return self._s_max_dtype
+
+    @property
+    def _saved_max_shape(self):
+        return self._s_max_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:910
+class NllLossForwardBackward0(_Node):
+    """Backward of nll_loss_forward (schema/derivatives.yaml:910)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _F.nll_loss_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight.detach())
+        return (_r_self,)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:916
+class NllLossBackwardBackward0(_Node):
+    """Backward of nll_loss_backward (schema/derivatives.yaml:916)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output = _H.nll_loss_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight)
+        if _n[1]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:923
+class BinaryCrossEntropyBackward0(_Node):
+    """Backward of binary_cross_entropy (schema/derivatives.yaml:923)."""
+    __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_weight')
+    _saved_slots = ('_s_self', '_s_target', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'target')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_target = None
+        if _n[0]:
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _F.binary_cross_entropy_backward(grad, self, target, weight, reduction)
+        if _n[1]:
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_target = _H.binary_cross_entropy_target_backward(grad, self, target, weight, reduction)
+        return (_r_self, _r_target)
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:928
+class BinaryCrossEntropyBackwardBackward0(_Node):
+    """Backward of binary_cross_entropy_backward (schema/derivatives.yaml:928)."""
+    __slots__ = ('_s_grad_output', '_s_reduction', '_s_self', '_s_target', '_s_weight')
+    _saved_slots = ('_s_grad_output', '_s_self', '_s_target', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self', 'target')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        _r_target = None
+        if _n[0]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output = _H.binary_cross_entropy_double_backward_grad_output(grad, self, target, weight, reduction, grad_output)
+        if _n[1]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _H.binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction)
+        if _n[2]:
+            grad_output = _unpack(_node._s_grad_output, _node)
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_target = _H.binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction)
+        return (_r_grad_output, _r_self, _r_target)
+
+    @property
+    def _saved_grad_output(self):
+        return _unpack(self._s_grad_output, self)
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:934
+class NativeLayerNormBackward0(_Node):
+    """Backward of native_layer_norm (schema/derivatives.yaml:934)."""
+    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_normalized_shape', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input', 'weight', 'bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input = None
+        _r_weight = None
+        _r_bias = None
+        if _n[0] or _n[1] or _n[2]:
+            bias = _unpack(_node._s_bias, _node)
+            eps = _node._s_eps
+            input = _unpack(_node._s_input, _node)
+            normalized_shape = _node._s_normalized_shape
+            weight = _unpack(_node._s_weight, _node)
+            _r_input, _r_weight, _r_bias = _H.layer_norm_backward_composite(grads[0], input, normalized_shape, weight, bias, eps)
+        return (_r_input, _r_weight, _r_bias)
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self._s_bias, self)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_normalized_shape(self):
+        return self._s_normalized_shape
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:938
+class NativeLayerNormBackwardBackward0(_Node):
+    """Backward of native_layer_norm_backward (schema/derivatives.yaml:938)."""
+    __slots__ = ('_s_grad_out', '_s_input', '_s_mean', '_s_normalized_shape', '_s_rstd', '_s_weight')
+    _saved_slots = ('_s_grad_out', '_s_input', '_s_mean', '_s_rstd', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_out', 'input', 'mean', 'rstd', 'weight')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_out = None
+        _r_input = None
+        _r_mean = None
+        _r_rstd = None
+        _r_weight = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            grad_out = _unpack(_node._s_grad_out, _node)
+            input = _unpack(_node._s_input, _node)
+            mean = _unpack(_node._s_mean, _node)
+            normalized_shape = _node._s_normalized_shape
+            rstd = _unpack(_node._s_rstd, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_out, _r_input, _r_mean, _r_rstd, _r_weight = _H.layer_norm_backward_vjp(grads, grad_out, input, normalized_shape, mean, rstd, weight)
+        return (_r_grad_out, _r_input, _r_mean, _r_rstd, _r_weight)
+
+    @property
+    def _saved_grad_out(self):
+        return _unpack(self._s_grad_out, self)
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_mean(self):
+        return _unpack(self._s_mean, self)
+
+    @property
+    def _saved_normalized_shape(self):
+        return self._s_normalized_shape
+
+    @property
+    def _saved_rstd(self):
+        return _unpack(self._s_rstd, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:942
+class NativeBatchNormBackward0(_Node):
+    """Backward of native_batch_norm (schema/derivatives.yaml:942)."""
+    __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_training', '_s_weight')
+    _saved_slots = ('_s_bias', '_s_input', '_s_running_mean', '_s_running_var', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('input', 'weight', 'bias')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_input = None
+        _r_weight = None
+        _r_bias = None
+        if _n[0] or _n[1] or _n[2]:
+            bias = _unpack(_node._s_bias, _node)
+            eps = _node._s_eps
+            input = _unpack(_node._s_input, _node)
+            running_mean = _unpack(_node._s_running_mean, _node)
+            running_var = _unpack(_node._s_running_var, _node)
+            training = _node._s_training
+            weight = _unpack(_node._s_weight, _node)
+            _r_input, _r_weight, _r_bias = _H.batch_norm_backward_composite(grads[0], input, weight, bias, running_mean, running_var, training, eps)
+        return (_r_input, _r_weight, _r_bias)
+
+    @property
+    def _saved_bias(self):
+        return _unpack(self._s_bias, self)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_running_mean(self):
+        return _unpack(self._s_running_mean, self)
+
+    @property
+    def _saved_running_var(self):
+        return _unpack(self._s_running_var, self)
+
+    @property
+    def _saved_training(self):
+        return self._s_training
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:948
+class NativeBatchNormBackwardBackward0(_Node):
+    """Backward of native_batch_norm_backward (schema/derivatives.yaml:948)."""
+    __slots__ = ('_s_eps', '_s_grad_out', '_s_input', '_s_running_mean', '_s_running_var', '_s_save_invstd', '_s_save_mean', '_s_train', '_s_weight')
+    _saved_slots = ('_s_grad_out', '_s_input', '_s_running_mean', '_s_running_var', '_s_save_invstd', '_s_save_mean', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_out', 'input', 'weight', 'save_mean', 'save_invstd')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_grad_out = None
+        _r_input = None
+        _r_weight = None
+        _r_save_mean = None
+        _r_save_invstd = None
+        if _n[0] or _n[1] or _n[2] or _n[3] or _n[4]:
+            eps = _node._s_eps
+            grad_out = _unpack(_node._s_grad_out, _node)
+            input = _unpack(_node._s_input, _node)
+            running_mean = _unpack(_node._s_running_mean, _node)
+            running_var = _unpack(_node._s_running_var, _node)
+            save_invstd = _unpack(_node._s_save_invstd, _node)
+            save_mean = _unpack(_node._s_save_mean, _node)
+            train = _node._s_train
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_out, _r_input, _r_weight, _r_save_mean, _r_save_invstd = _H.batch_norm_backward_vjp(grads, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps)
+        return (_r_grad_out, _r_input, _r_weight, _r_save_mean, _r_save_invstd)
+
+    @property
+    def _saved_eps(self):
+        return self._s_eps
+
+    @property
+    def _saved_grad_out(self):
+        return _unpack(self._s_grad_out, self)
+
+    @property
+    def _saved_input(self):
+        return _unpack(self._s_input, self)
+
+    @property
+    def _saved_running_mean(self):
+        return _unpack(self._s_running_mean, self)
+
+    @property
+    def _saved_running_var(self):
+        return _unpack(self._s_running_var, self)
+
+    @property
+    def _saved_save_invstd(self):
+        return _unpack(self._s_save_invstd, self)
+
+    @property
+    def _saved_save_mean(self):
+        return _unpack(self._s_save_mean, self)
+
+    @property
+    def _saved_train(self):
+        return self._s_train
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:953
+class NllLoss2dForwardBackward0(_Node):
+    """Backward of nll_loss2d_forward (schema/derivatives.yaml:953)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            self = _unpack(_node._s_self, _node)
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_self = _F.nll_loss2d_backward(grads[0], self, target, weight, reduction, ignore_index, total_weight.detach())
+        return (_r_self,)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:959
+class NllLoss2dBackwardBackward0(_Node):
+    """Backward of nll_loss2d_backward (schema/derivatives.yaml:959)."""
+    __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
+    _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('grad_output', 'self')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_grad_output = None
+        _r_self = None
+        if _n[0]:
+            ignore_index = _node._s_ignore_index
+            reduction = _node._s_reduction
+            target = _unpack(_node._s_target, _node)
+            total_weight = _unpack(_node._s_total_weight, _node)
+            weight = _unpack(_node._s_weight, _node)
+            _r_grad_output = _H.nll_loss2d_backward_grad_output(grad, target, weight, reduction, ignore_index, total_weight)
+        if _n[1]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_grad_output, _r_self)
+
+    @property
+    def _saved_ignore_index(self):
+        return self._s_ignore_index
+
+    @property
+    def _saved_reduction(self):
+        return self._s_reduction
+
+    @property
+    def _saved_target(self):
+        return _unpack(self._s_target, self)
+
+    @property
+    def _saved_total_weight(self):
+        return _unpack(self._s_total_weight, self)
+
+    @property
+    def _saved_weight(self):
+        return _unpack(self._s_weight, self)
+
+
+# schema/derivatives.yaml:966
+class ProdBackward0(_Node):
+    """Backward of prod (schema/derivatives.yaml:966)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.prod_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:969
+class ProdBackward1(_Node):
+    """Backward of prod.dim_int (schema/derivatives.yaml:969)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.prod_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:972
+class AminBackward0(_Node):
+    """Backward of amin (schema/derivatives.yaml:972)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.amax_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:975
+class MaxBackward0(_Node):
+    """Backward of max.dim (schema/derivatives.yaml:975)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:979
+class MaxBackward1(_Node):
+    """Backward of max (schema/derivatives.yaml:979)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:982
+class MinBackward0(_Node):
+    """Backward of min.dim (schema/derivatives.yaml:982)."""
+    __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
+    _saved_slots = ('_s_indices',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad_values = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            indices = _unpack(_node._s_indices, _node)
+            keepdim = _node._s_keepdim
+            self_shape = _node._s_self_shape
+            _r_self = _H.value_selecting_reduction_backward(grad_values, dim, indices, self_shape, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_indices(self):
+        return _unpack(self._s_indices, self)
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:986
+class MinBackward1(_Node):
+    """Backward of min (schema/derivatives.yaml:986)."""
+    __slots__ = ('_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.evenly_distribute_backward(grad, self, result)
+        return (_r_self,)
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:990
+class MaxBackward2(_Node):
+    """Backward of max.other (schema/derivatives.yaml:990)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.minmax_other_backward(grad, self, other, self < other, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.minmax_other_backward(grad, self, other, self > other, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:994
+class MinBackward2(_Node):
+    """Backward of min.other (schema/derivatives.yaml:994)."""
+    __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
+    _saved_slots = ('_s_other', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self', 'other')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        _r_other = None
+        if _n[0]:
+            other = _unpack(_node._s_other, _node)
+            self = _unpack(_node._s_self, _node)
+            self_dtype = _node._s_self_dtype
+            self_shape = _node._s_self_shape
+            _r_self = _H.minmax_other_backward(grad, self, other, self > other, self_shape, self_dtype)
+        if _n[1]:
+            other = _unpack(_node._s_other, _node)
+            other_dtype = _node._s_other_dtype
+            other_shape = _node._s_other_shape
+            self = _unpack(_node._s_self, _node)
+            _r_other = _H.minmax_other_backward(grad, self, other, self < other, other_shape, other_dtype)
+        return (_r_self, _r_other)
+
+    @property
+    def _saved_other(self):
+        return _unpack(self._s_other, self)
+
+    @property
+    def _saved_other_dtype(self):
+        return self._s_other_dtype
+
+    @property
+    def _saved_other_shape(self):
+        return self._s_other_shape
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+    @property
+    def _saved_self_shape(self):
+        return self._s_self_shape
+
+
+# schema/derivatives.yaml:1002
+class VarBackward0(_Node):
+    """Backward of var.correction (schema/derivatives.yaml:1002)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.var_backward(grad, self, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1005
+class StdBackward0(_Node):
+    """Backward of std.correction (schema/derivatives.yaml:1005)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.std_backward(result, grad, self, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1008
+class VarMeanBackward0(_Node):
+    """Backward of var_mean.correction (schema/derivatives.yaml:1008)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
+    _saved_slots = ('_s_self',)
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1011
+class StdMeanBackward0(_Node):
+    """Backward of std_mean.correction (schema/derivatives.yaml:1011)."""
+    __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_result0', '_s_self')
+    _saved_slots = ('_s_result0', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            correction = _node._s_correction
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result0 = _unpack(_node._s_result0, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.std_mean_backward(grads[0], grads[1], self, result0, dim, correction, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_correction(self):
+        return self._s_correction
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result0(self):
+        return _unpack(self._s_result0, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1014
+class LogsumexpBackward0(_Node):
+    """Backward of logsumexp (schema/derivatives.yaml:1014)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.logsumexp_backward(grad, self, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1017
+class LinalgVectorNormBackward0(_Node):
+    """Backward of linalg_vector_norm (schema/derivatives.yaml:1017)."""
+    __slots__ = ('_s_dim', '_s_keepdim', '_s_ord', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            keepdim = _node._s_keepdim
+            ord = _node._s_ord
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.norm_backward(grad, self, ord, result, dim, keepdim)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_keepdim(self):
+        return self._s_keepdim
+
+    @property
+    def _saved_ord(self):
+        return self._s_ord
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1044
+class CumsumBackward0(_Node):
+    """Backward of cumsum (schema/derivatives.yaml:1044)."""
+    __slots__ = ('_s_dim', '_s_self_dtype')
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            self_dtype = _node._s_self_dtype
+            _r_self = _H.grad_to_dtype(_H.cumsum_backward(grad, dim), self_dtype)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_self_dtype(self):
+        return self._s_self_dtype
+
+
+# schema/derivatives.yaml:1047
+class CumprodBackward0(_Node):
+    """Backward of cumprod (schema/derivatives.yaml:1047)."""
+    __slots__ = ('_s_dim', '_s_result', '_s_self')
+    _saved_slots = ('_s_result', '_s_self')
+    _saved_list_slots = ()
+    _release_after_backward = True
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            dim = _node._s_dim
+            result = _unpack(_node._s_result, _node)
+            self = _unpack(_node._s_self, _node)
+            _r_self = _H.cumprod_backward(grad, self, dim, result)
+        return (_r_self,)
+
+    @property
+    def _saved_dim(self):
+        return self._s_dim
+
+    @property
+    def _saved_result(self):
+        return _unpack(self._s_result, self)
+
+    @property
+    def _saved_self(self):
+        return _unpack(self._s_self, self)
+
+
+# schema/derivatives.yaml:1070
+class RandintLikeBackward0(_Node):
+    """Backward of randint_like (schema/derivatives.yaml:1070)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1073
+class RandintLikeBackward1(_Node):
+    """Backward of randint_like.Tensor (schema/derivatives.yaml:1073)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1077
+class RandintLikeBackward2(_Node):
+    """Backward of randint_like.low_dtype (schema/derivatives.yaml:1077)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1080
+class RandintLikeBackward3(_Node):
+    """Backward of randint_like.generator (schema/derivatives.yaml:1080)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1083
+class RandintLikeBackward4(_Node):
+    """Backward of randint_like.Tensor_generator (schema/derivatives.yaml:1083)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1087
+class RandintLikeBackward5(_Node):
+    """Backward of randint_like.low_generator_dtype (schema/derivatives.yaml:1087)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1090
+class UniformBackward0(_Node):
+    """Backward of uniform_ (schema/derivatives.yaml:1090)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1093
+class NormalBackward0(_Node):
+    """Backward of normal_ (schema/derivatives.yaml:1093)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1096
+class ExponentialBackward0(_Node):
+    """Backward of exponential_ (schema/derivatives.yaml:1096)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1099
+class RandomBackward0(_Node):
+    """Backward of random_.from (schema/derivatives.yaml:1099)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1102
+class RandomBackward1(_Node):
+    """Backward of random_.to (schema/derivatives.yaml:1102)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1105
+class RandomBackward2(_Node):
+    """Backward of random_ (schema/derivatives.yaml:1105)."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = _F.zeros_like(grad)
+        return (_r_self,)
+
+
+# schema/derivatives.yaml:1108
 class BernoulliBackward0(_Node):
-    """Backward of bernoulli (schema/derivatives.yaml:371)."""
+    """Backward of bernoulli (schema/derivatives.yaml:1108)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2122,9 +7871,9 @@ class BernoulliBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:374
+# schema/derivatives.yaml:1111
 class BernoulliBackward1(_Node):
-    """Backward of bernoulli.p (schema/derivatives.yaml:374)."""
+    """Backward of bernoulli.p (schema/derivatives.yaml:1111)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2139,9 +7888,9 @@ class BernoulliBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:377
+# schema/derivatives.yaml:1114
 class BernoulliBackward2(_Node):
-    """Backward of bernoulli.Tensor (schema/derivatives.yaml:377)."""
+    """Backward of bernoulli.Tensor (schema/derivatives.yaml:1114)."""
     __slots__ = ('_s_p',)
     _saved_slots = ('_s_p',)
     _saved_list_slots = ()
@@ -2165,9 +7914,9 @@ class BernoulliBackward2(_Node):
         return _unpack(self._s_p, self)
 
 
-# schema/derivatives.yaml:382
+# schema/derivatives.yaml:1119
 class NativeDropoutBackward0(_Node):
-    """Backward of native_dropout (schema/derivatives.yaml:382)."""
+    """Backward of native_dropout (schema/derivatives.yaml:1119)."""
     __slots__ = ('_s_p', '_s_result1', '_s_train')
     _saved_slots = ('_s_result1',)
     _saved_list_slots = ()
@@ -2197,9 +7946,9 @@ class NativeDropoutBackward0(_Node):
         return self._s_train
 
 
-# schema/derivatives.yaml:386
+# schema/derivatives.yaml:1123
 class NativeDropoutBackwardBackward0(_Node):
-    """Backward of native_dropout_backward (schema/derivatives.yaml:386)."""
+    """Backward of native_dropout_backward (schema/derivatives.yaml:1123)."""
     __slots__ = ('_s_mask', '_s_scale')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -2228,9 +7977,9 @@ class NativeDropoutBackwardBackward0(_Node):
         return self._s_scale
 
 
-# schema/derivatives.yaml:391
+# schema/derivatives.yaml:1128
 class NormalBackward1(_Node):
-    """Backward of normal.Tensor_float (schema/derivatives.yaml:391)."""
+    """Backward of normal.Tensor_float (schema/derivatives.yaml:1128)."""
     __slots__ = ('_s_mean_dtype', '_s_mean_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2255,9 +8004,9 @@ class NormalBackward1(_Node):
         return self._s_mean_shape
 
 
-# schema/derivatives.yaml:394
+# schema/derivatives.yaml:1131
 class NormalBackward2(_Node):
-    """Backward of normal.float_Tensor (schema/derivatives.yaml:394)."""
+    """Backward of normal.float_Tensor (schema/derivatives.yaml:1131)."""
     __slots__ = ('_s_std_dtype', '_s_std_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2282,9 +8031,9 @@ class NormalBackward2(_Node):
         return self._s_std_shape
 
 
-# schema/derivatives.yaml:397
+# schema/derivatives.yaml:1134
 class NormalBackward3(_Node):
-    """Backward of normal.Tensor_Tensor (schema/derivatives.yaml:397)."""
+    """Backward of normal.Tensor_Tensor (schema/derivatives.yaml:1134)."""
     __slots__ = ('_s_mean_dtype', '_s_mean_shape', '_s_std_dtype', '_s_std_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2322,9 +8071,9 @@ class NormalBackward3(_Node):
         return self._s_std_shape
 
 
-# schema/derivatives.yaml:401
+# schema/derivatives.yaml:1138
 class LogNormalBackward0(_Node):
-    """Backward of log_normal_ (schema/derivatives.yaml:401)."""
+    """Backward of log_normal_ (schema/derivatives.yaml:1138)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2339,9 +8088,9 @@ class LogNormalBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:404
+# schema/derivatives.yaml:1141
 class CauchyBackward0(_Node):
-    """Backward of cauchy_ (schema/derivatives.yaml:404)."""
+    """Backward of cauchy_ (schema/derivatives.yaml:1141)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2356,9 +8105,9 @@ class CauchyBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:407
+# schema/derivatives.yaml:1144
 class GeometricBackward0(_Node):
-    """Backward of geometric_ (schema/derivatives.yaml:407)."""
+    """Backward of geometric_ (schema/derivatives.yaml:1144)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2373,9 +8122,9 @@ class GeometricBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:414
+# schema/derivatives.yaml:1151
 class PoissonBackward0(_Node):
-    """Backward of poisson (schema/derivatives.yaml:414)."""
+    """Backward of poisson (schema/derivatives.yaml:1151)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -2395,9 +8144,9 @@ class PoissonBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:418
+# schema/derivatives.yaml:1155
 class CopyBackward1(_Node):
-    """Backward of copy (schema/derivatives.yaml:418)."""
+    """Backward of copy (schema/derivatives.yaml:1155)."""
     __slots__ = ('_s_src_dtype', '_s_src_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2425,9 +8174,9 @@ class CopyBackward1(_Node):
         return self._s_src_shape
 
 
-# schema/derivatives.yaml:422
+# schema/derivatives.yaml:1159
 class FillBackward2(_Node):
-    """Backward of fill.Scalar (schema/derivatives.yaml:422)."""
+    """Backward of fill.Scalar (schema/derivatives.yaml:1159)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2442,9 +8191,9 @@ class FillBackward2(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:425
+# schema/derivatives.yaml:1162
 class FillBackward3(_Node):
-    """Backward of fill.Tensor (schema/derivatives.yaml:425)."""
+    """Backward of fill.Tensor (schema/derivatives.yaml:1162)."""
     __slots__ = ('_s_value_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2467,9 +8216,9 @@ class FillBackward3(_Node):
         return self._s_value_dtype
 
 
-# schema/derivatives.yaml:429
+# schema/derivatives.yaml:1166
 class ZeroBackward1(_Node):
-    """Backward of zero (schema/derivatives.yaml:429)."""
+    """Backward of zero (schema/derivatives.yaml:1166)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2484,9 +8233,9 @@ class ZeroBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:434
+# schema/derivatives.yaml:1171
 class UniformBackward1(_Node):
-    """Backward of uniform (schema/derivatives.yaml:434)."""
+    """Backward of uniform (schema/derivatives.yaml:1171)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2501,9 +8250,9 @@ class UniformBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:437
+# schema/derivatives.yaml:1174
 class ExponentialBackward1(_Node):
-    """Backward of exponential (schema/derivatives.yaml:437)."""
+    """Backward of exponential (schema/derivatives.yaml:1174)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2518,9 +8267,9 @@ class ExponentialBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:440
+# schema/derivatives.yaml:1177
 class GeometricBackward1(_Node):
-    """Backward of geometric (schema/derivatives.yaml:440)."""
+    """Backward of geometric (schema/derivatives.yaml:1177)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2535,9 +8284,9 @@ class GeometricBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:443
+# schema/derivatives.yaml:1180
 class LogNormalBackward1(_Node):
-    """Backward of log_normal (schema/derivatives.yaml:443)."""
+    """Backward of log_normal (schema/derivatives.yaml:1180)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2552,9 +8301,9 @@ class LogNormalBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:446
+# schema/derivatives.yaml:1183
 class CauchyBackward1(_Node):
-    """Backward of cauchy (schema/derivatives.yaml:446)."""
+    """Backward of cauchy (schema/derivatives.yaml:1183)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2569,9 +8318,9 @@ class CauchyBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:449
+# schema/derivatives.yaml:1186
 class RandomBackward3(_Node):
-    """Backward of random.from (schema/derivatives.yaml:449)."""
+    """Backward of random.from (schema/derivatives.yaml:1186)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2586,9 +8335,9 @@ class RandomBackward3(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:452
+# schema/derivatives.yaml:1189
 class RandomBackward4(_Node):
-    """Backward of random.to (schema/derivatives.yaml:452)."""
+    """Backward of random.to (schema/derivatives.yaml:1189)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2603,9 +8352,9 @@ class RandomBackward4(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:455
+# schema/derivatives.yaml:1192
 class RandomBackward5(_Node):
-    """Backward of random (schema/derivatives.yaml:455)."""
+    """Backward of random (schema/derivatives.yaml:1192)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2620,9 +8369,9 @@ class RandomBackward5(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:458
+# schema/derivatives.yaml:1195
 class NormalFunctionalBackward0(_Node):
-    """Backward of normal_functional (schema/derivatives.yaml:458)."""
+    """Backward of normal_functional (schema/derivatives.yaml:1195)."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2795,7 +8544,7 @@ def _ag_add_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:221 (derivative: schema/derivatives.yaml:80)
+# schema/native_functions.yaml:222 (derivative: schema/derivatives.yaml:80)
 def _ag_add__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -2821,7 +8570,7 @@ def _ag_add__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:228 (derivative: schema/derivatives.yaml:84)
+# schema/native_functions.yaml:229 (derivative: schema/derivatives.yaml:84)
 def _ag_add__Scalar(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -2840,7 +8589,7 @@ def _ag_add__Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:235 (derivative: schema/derivatives.yaml:87)
+# schema/native_functions.yaml:236 (derivative: schema/derivatives.yaml:87)
 def _ag_sub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_sub_Tensor.get(_ks)
@@ -2865,7 +8614,7 @@ def _ag_sub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:243 (derivative: schema/derivatives.yaml:91)
+# schema/native_functions.yaml:244 (derivative: schema/derivatives.yaml:91)
 def _ag_sub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_sub_Scalar.get(_ks)
@@ -2883,7 +8632,7 @@ def _ag_sub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:250 (derivative: schema/derivatives.yaml:87)
+# schema/native_functions.yaml:252 (derivative: schema/derivatives.yaml:87)
 def _ag_sub__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -2909,7 +8658,7 @@ def _ag_sub__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:257 (derivative: schema/derivatives.yaml:91)
+# schema/native_functions.yaml:259 (derivative: schema/derivatives.yaml:91)
 def _ag_sub__Scalar(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -2928,7 +8677,7 @@ def _ag_sub__Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:264 (derivative: schema/derivatives.yaml:94)
+# schema/native_functions.yaml:266 (derivative: schema/derivatives.yaml:94)
 def _ag_mul_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Tensor.get(_ks)
@@ -2955,7 +8704,7 @@ def _ag_mul_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:272 (derivative: schema/derivatives.yaml:98)
+# schema/native_functions.yaml:274 (derivative: schema/derivatives.yaml:98)
 def _ag_mul_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Scalar.get(_ks)
@@ -2974,7 +8723,7 @@ def _ag_mul_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:279 (derivative: schema/derivatives.yaml:94)
+# schema/native_functions.yaml:282 (derivative: schema/derivatives.yaml:94)
 def _ag_mul__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -3002,7 +8751,7 @@ def _ag_mul__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:286 (derivative: schema/derivatives.yaml:98)
+# schema/native_functions.yaml:289 (derivative: schema/derivatives.yaml:98)
 def _ag_mul__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -3022,7 +8771,7 @@ def _ag_mul__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:293 (derivative: schema/derivatives.yaml:101)
+# schema/native_functions.yaml:296 (derivative: schema/derivatives.yaml:101)
 def _ag_div_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_div_Tensor.get(_ks)
@@ -3047,7 +8796,7 @@ def _ag_div_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:301 (derivative: schema/derivatives.yaml:105)
+# schema/native_functions.yaml:304 (derivative: schema/derivatives.yaml:105)
 def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Tensor_mode.get(_ks)
@@ -3073,7 +8822,7 @@ def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:309 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml:312 (derivative: schema/derivatives.yaml:109)
 def _ag_div_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_div_Scalar.get(_ks)
@@ -3088,11 +8837,12 @@ def _ag_div_Scalar(ks, self, other):
     _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_other = other
     _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml:316 (derivative: schema/derivatives.yaml:101)
+# schema/native_functions.yaml:320 (derivative: schema/derivatives.yaml:101)
 def _ag_div__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -3118,7 +8868,7 @@ def _ag_div__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:323 (derivative: schema/derivatives.yaml:105)
+# schema/native_functions.yaml:327 (derivative: schema/derivatives.yaml:105)
 def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -3145,7 +8895,7 @@ def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:330 (derivative: schema/derivatives.yaml:112)
+# schema/native_functions.yaml:334 (derivative: schema/derivatives.yaml:112)
 def _ag_pow_Tensor_Tensor(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Tensor_Tensor.get(_ks)
@@ -3169,7 +8919,7 @@ def _ag_pow_Tensor_Tensor(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:338 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml:342 (derivative: schema/derivatives.yaml:116)
 def _ag_pow_Tensor_Scalar(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Tensor_Scalar.get(_ks)
@@ -3188,7 +8938,7 @@ def _ag_pow_Tensor_Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:345 (derivative: schema/derivatives.yaml:119)
+# schema/native_functions.yaml:350 (derivative: schema/derivatives.yaml:119)
 def _ag_pow_Scalar(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Scalar.get(_ks)
@@ -3209,7 +8959,7 @@ def _ag_pow_Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:351 (derivative: schema/derivatives.yaml:112)
+# schema/native_functions.yaml:357 (derivative: schema/derivatives.yaml:112)
 def _ag_pow__Tensor(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -3234,7 +8984,7 @@ def _ag_pow__Tensor(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:427 (derivative: schema/derivatives.yaml:122)
+# schema/native_functions.yaml:436 (derivative: schema/derivatives.yaml:122)
 def _ag_where_self(ks, condition, self, other):
     _ks = ks & _BELOW
     _k = _c_where_self.get(_ks)
@@ -3260,7 +9010,7 @@ def _ag_where_self(ks, condition, self, other):
     return _out
 
 
-# schema/native_functions.yaml:435 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:444 (derivative: schema/derivatives.yaml:131)
 def _ag_clamp(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp.get(_ks)
@@ -3272,7 +9022,7 @@ def _ag_clamp(ks, self, min, max):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_max = max
     _node._s_min = min
     _node._s_self = _save(self)
@@ -3280,7 +9030,7 @@ def _ag_clamp(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:443 (derivative: schema/derivatives.yaml:130)
+# schema/native_functions.yaml:452 (derivative: schema/derivatives.yaml:128)
 def _ag_clamp_Tensor(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp_Tensor.get(_ks)
@@ -3294,7 +9044,7 @@ def _ag_clamp_Tensor(ks, self, min, max):
     _e_max = None if max is None else _edge(max)
     if not (_e_self is not None or _e_min is not None or _e_max is not None):
         return _out
-    _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
+    _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
     if _e_self is not None or _e_min is not None or _e_max is not None:
         _node._s_max = _save(max)
         _node._s_min = _save(min)
@@ -3303,14 +9053,14 @@ def _ag_clamp_Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:450 (derivative: schema/derivatives.yaml:127)
+# schema/native_functions.yaml:460 (derivative: schema/derivatives.yaml:131)
 def _ag_clamp_(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(ClampBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_max = max
             _node._s_min = min
             _node._s_self = _save(self.clone())
@@ -3324,7 +9074,7 @@ def _ag_clamp_(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:457 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:467 (derivative: schema/derivatives.yaml:134)
 def _ag_masked_fill_Scalar(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Scalar.get(_ks)
@@ -3344,7 +9094,7 @@ def _ag_masked_fill_Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:464 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:475 (derivative: schema/derivatives.yaml:138)
 def _ag_masked_fill_Tensor(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Tensor.get(_ks)
@@ -3369,7 +9119,7 @@ def _ag_masked_fill_Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:471 (derivative: schema/derivatives.yaml:133)
+# schema/native_functions.yaml:483 (derivative: schema/derivatives.yaml:134)
 def _ag_masked_fill__Scalar(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -3390,7 +9140,7 @@ def _ag_masked_fill__Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:478 (derivative: schema/derivatives.yaml:137)
+# schema/native_functions.yaml:490 (derivative: schema/derivatives.yaml:138)
 def _ag_masked_fill__Tensor(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -3416,7 +9166,7 @@ def _ag_masked_fill__Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:486 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:498 (derivative: schema/derivatives.yaml:187)
 def _ag_neg(ks, self):
     _ks = ks & _BELOW
     _k = _c_neg.get(_ks)
@@ -3433,7 +9183,7 @@ def _ag_neg(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:494 (derivative: schema/derivatives.yaml:186)
+# schema/native_functions.yaml:506 (derivative: schema/derivatives.yaml:187)
 def _ag_neg_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3451,7 +9201,7 @@ def _ag_neg_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:501 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:513 (derivative: schema/derivatives.yaml:190)
 def _ag_exp(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp.get(_ks)
@@ -3470,7 +9220,7 @@ def _ag_exp(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:509 (derivative: schema/derivatives.yaml:189)
+# schema/native_functions.yaml:521 (derivative: schema/derivatives.yaml:190)
 def _ag_exp_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3490,7 +9240,7 @@ def _ag_exp_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:516 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:528 (derivative: schema/derivatives.yaml:193)
 def _ag_log(ks, self):
     _ks = ks & _BELOW
     _k = _c_log.get(_ks)
@@ -3508,7 +9258,7 @@ def _ag_log(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:524 (derivative: schema/derivatives.yaml:192)
+# schema/native_functions.yaml:536 (derivative: schema/derivatives.yaml:193)
 def _ag_log_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3527,7 +9277,7 @@ def _ag_log_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:531 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:543 (derivative: schema/derivatives.yaml:196)
 def _ag_relu(ks, self):
     _ks = ks & _BELOW
     _k = _c_relu.get(_ks)
@@ -3546,7 +9296,7 @@ def _ag_relu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:538 (derivative: schema/derivatives.yaml:195)
+# schema/native_functions.yaml:551 (derivative: schema/derivatives.yaml:196)
 def _ag_relu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3566,7 +9316,7 @@ def _ag_relu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:545 (derivative: schema/derivatives.yaml:199)
+# schema/native_functions.yaml:558 (derivative: schema/derivatives.yaml:200)
 def _ag_threshold_backward(ks, grad_output, self, threshold):
     _ks = ks & _BELOW
     _k = _c_threshold_backward.get(_ks)
@@ -3593,7 +9343,7 @@ def _ag_threshold_backward(ks, grad_output, self, threshold):
     return _out
 
 
-# schema/native_functions.yaml:552 (derivative: schema/derivatives.yaml:203)
+# schema/native_functions.yaml:565 (derivative: schema/derivatives.yaml:206)
 def _ag_sigmoid(ks, self):
     _ks = ks & _BELOW
     _k = _c_sigmoid.get(_ks)
@@ -3612,7 +9362,7 @@ def _ag_sigmoid(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:560 (derivative: schema/derivatives.yaml:203)
+# schema/native_functions.yaml:573 (derivative: schema/derivatives.yaml:206)
 def _ag_sigmoid_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3632,7 +9382,7 @@ def _ag_sigmoid_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:567 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:580 (derivative: schema/derivatives.yaml:209)
 def _ag_tanh(ks, self):
     _ks = ks & _BELOW
     _k = _c_tanh.get(_ks)
@@ -3651,7 +9401,7 @@ def _ag_tanh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:575 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml:588 (derivative: schema/derivatives.yaml:209)
 def _ag_tanh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -3671,7 +9421,7 @@ def _ag_tanh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:583 (derivative: schema/derivatives.yaml:210)
+# schema/native_functions.yaml:596 (derivative: schema/derivatives.yaml:213)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_sum.get(_ks)
@@ -3690,7 +9440,7 @@ def _ag_sum(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:590 (derivative: schema/derivatives.yaml:213)
+# schema/native_functions.yaml:603 (derivative: schema/derivatives.yaml:216)
 def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_sum_dim_IntList.get(_ks)
@@ -3711,7 +9461,7 @@ def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:598 (derivative: schema/derivatives.yaml:216)
+# schema/native_functions.yaml:611 (derivative: schema/derivatives.yaml:219)
 def _ag_mean(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_mean.get(_ks)
@@ -3730,7 +9480,7 @@ def _ag_mean(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:605 (derivative: schema/derivatives.yaml:219)
+# schema/native_functions.yaml:618 (derivative: schema/derivatives.yaml:222)
 def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_mean_dim.get(_ks)
@@ -3751,7 +9501,7 @@ def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:613 (derivative: schema/derivatives.yaml:222)
+# schema/native_functions.yaml:626 (derivative: schema/derivatives.yaml:225)
 def _ag_amax(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amax.get(_ks)
@@ -3773,7 +9523,7 @@ def _ag_amax(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:630 (derivative: schema/derivatives.yaml:230)
+# schema/native_functions.yaml:643 (derivative: schema/derivatives.yaml:233)
 def _ag_mm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_mm.get(_ks)
@@ -3795,7 +9545,7 @@ def _ag_mm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:638 (derivative: schema/derivatives.yaml:234)
+# schema/native_functions.yaml:651 (derivative: schema/derivatives.yaml:237)
 def _ag_bmm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_bmm.get(_ks)
@@ -3817,7 +9567,7 @@ def _ag_bmm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:646 (derivative: schema/derivatives.yaml:238)
+# schema/native_functions.yaml:659 (derivative: schema/derivatives.yaml:241)
 def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_addmm.get(_ks)
@@ -3847,7 +9597,7 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:664 (derivative: schema/derivatives.yaml:244)
+# schema/native_functions.yaml:679 (derivative: schema/derivatives.yaml:247)
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -3865,7 +9615,7 @@ def _ag_view(ks, self, size):
     return _out
 
 
-# schema/native_functions.yaml:691 (derivative: schema/derivatives.yaml:252)
+# schema/native_functions.yaml:706 (derivative: schema/derivatives.yaml:255)
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -3888,7 +9638,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:697 (derivative: schema/derivatives.yaml:255)
+# schema/native_functions.yaml:712 (derivative: schema/derivatives.yaml:258)
 def _ag_permute(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_permute.get(_ks)
@@ -3906,7 +9656,7 @@ def _ag_permute(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:703 (derivative: schema/derivatives.yaml:258)
+# schema/native_functions.yaml:718 (derivative: schema/derivatives.yaml:261)
 def _ag_transpose_int(ks, self, dim0, dim1):
     _ks = ks & _BELOW
     _k = _c_transpose_int.get(_ks)
@@ -3925,7 +9675,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml:709 (derivative: schema/derivatives.yaml:261)
+# schema/native_functions.yaml:724 (derivative: schema/derivatives.yaml:264)
 def _ag_t(ks, self):
     _ks = ks & _BELOW
     _k = _c_t.get(_ks)
@@ -3942,7 +9692,7 @@ def _ag_t(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:720 (derivative: schema/derivatives.yaml:264)
+# schema/native_functions.yaml:735 (derivative: schema/derivatives.yaml:267)
 def _ag_unsqueeze(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unsqueeze.get(_ks)
@@ -3960,7 +9710,7 @@ def _ag_unsqueeze(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:726 (derivative: schema/derivatives.yaml:267)
+# schema/native_functions.yaml:741 (derivative: schema/derivatives.yaml:270)
 def _ag_squeeze(ks, self):
     _ks = ks & _BELOW
     _k = _c_squeeze.get(_ks)
@@ -3978,7 +9728,7 @@ def _ag_squeeze(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:732 (derivative: schema/derivatives.yaml:270)
+# schema/native_functions.yaml:747 (derivative: schema/derivatives.yaml:273)
 def _ag_squeeze_dim(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dim.get(_ks)
@@ -3996,7 +9746,7 @@ def _ag_squeeze_dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:738 (derivative: schema/derivatives.yaml:273)
+# schema/native_functions.yaml:753 (derivative: schema/derivatives.yaml:276)
 def _ag_squeeze_dims(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dims.get(_ks)
@@ -4014,7 +9764,7 @@ def _ag_squeeze_dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:744 (derivative: schema/derivatives.yaml:276)
+# schema/native_functions.yaml:759 (derivative: schema/derivatives.yaml:279)
 def _ag_expand(ks, self, size, implicit):
     _ks = ks & _BELOW
     _k = _c_expand.get(_ks)
@@ -4032,7 +9782,7 @@ def _ag_expand(ks, self, size, implicit):
     return _out
 
 
-# schema/native_functions.yaml:755 (derivative: schema/derivatives.yaml:279)
+# schema/native_functions.yaml:770 (derivative: schema/derivatives.yaml:282)
 def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_Tensor.get(_ks)
@@ -4054,7 +9804,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:761 (derivative: schema/derivatives.yaml:282)
+# schema/native_functions.yaml:776 (derivative: schema/derivatives.yaml:285)
 def _ag_select_int(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_int.get(_ks)
@@ -4074,7 +9824,7 @@ def _ag_select_int(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:772 (derivative: schema/derivatives.yaml:285)
+# schema/native_functions.yaml:787 (derivative: schema/derivatives.yaml:288)
 def _ag_diagonal(ks, self, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal.get(_ks)
@@ -4095,7 +9845,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:778 (derivative: schema/derivatives.yaml:289)
+# schema/native_functions.yaml:793 (derivative: schema/derivatives.yaml:292)
 def _ag_split_Tensor(ks, self, split_size, dim):
     _ks = ks & _BELOW
     _k = _c_split_Tensor.get(_ks)
@@ -4113,7 +9863,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     return _out
 
 
-# schema/native_functions.yaml:789 (derivative: schema/derivatives.yaml:292)
+# schema/native_functions.yaml:804 (derivative: schema/derivatives.yaml:295)
 def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _ks = ks & _BELOW
     _k = _c_split_with_sizes.get(_ks)
@@ -4131,7 +9881,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
-# schema/native_functions.yaml:800 (derivative: schema/derivatives.yaml:295)
+# schema/native_functions.yaml:815 (derivative: schema/derivatives.yaml:298)
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unbind_int.get(_ks)
@@ -4149,7 +9899,7 @@ def _ag_unbind_int(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:832 (derivative: schema/derivatives.yaml:302)
+# schema/native_functions.yaml:847 (derivative: schema/derivatives.yaml:305)
 def _ag_alias(ks, self):
     _ks = ks & _BELOW
     _k = _c_alias.get(_ks)
@@ -4166,7 +9916,7 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:839 (derivative: schema/derivatives.yaml:306)
+# schema/native_functions.yaml:854 (derivative: schema/derivatives.yaml:309)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
     _k = _c_cat.get(_ks)
@@ -4188,7 +9938,7 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
-# schema/native_functions.yaml:850 (derivative: schema/derivatives.yaml:309)
+# schema/native_functions.yaml:865 (derivative: schema/derivatives.yaml:312)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
     _k = _c_index_Tensor.get(_ks)
@@ -4207,7 +9957,7 @@ def _ag_index_Tensor(ks, self, indices):
     return _out
 
 
-# schema/native_functions.yaml:858 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:873 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put_(ks, self, indices, values, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -4233,7 +9983,7 @@ def _ag_index_put_(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:864 (derivative: schema/derivatives.yaml:315)
+# schema/native_functions.yaml:879 (derivative: schema/derivatives.yaml:318)
 def _ag_index_put(ks, self, indices, values, accumulate):
     _ks = ks & _BELOW
     _k = _c_index_put.get(_ks)
@@ -4258,7 +10008,995 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:1009 (derivative: schema/derivatives.yaml:333)
+# schema/native_functions.yaml:885 (derivative: schema/derivatives.yaml:324)
+def _ag_repeat(ks, self, repeats):
+    _ks = ks & _BELOW
+    _k = _c_repeat.get(_ks)
+    if _k is None:
+        _k = _o.repeat._fill(_ks)
+    _out = _k(self, repeats)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RepeatBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_repeats = repeats
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:897 (derivative: schema/derivatives.yaml:327)
+def _ag_flip(ks, self, dims):
+    _ks = ks & _BELOW
+    _k = _c_flip.get(_ks)
+    if _k is None:
+        _k = _o.flip._fill(_ks)
+    _out = _k(self, dims)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FlipBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dims = dims
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:904 (derivative: schema/derivatives.yaml:330)
+def _ag_roll(ks, self, shifts, dims):
+    _ks = ks & _BELOW
+    _k = _c_roll.get(_ks)
+    if _k is None:
+        _k = _o.roll._fill(_ks)
+    _out = _k(self, shifts, dims)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RollBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dims = dims
+    _node._s_shifts = shifts
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:911 (derivative: schema/derivatives.yaml:333)
+def _ag_tril(ks, self, diagonal):
+    _ks = ks & _BELOW
+    _k = _c_tril.get(_ks)
+    if _k is None:
+        _k = _o.tril._fill(_ks)
+    _out = _k(self, diagonal)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TrilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_diagonal = diagonal
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:918 (derivative: schema/derivatives.yaml:333)
+def _ag_tril_(ks, self, diagonal):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TrilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_diagonal = diagonal
+    _ks = ks & _BELOW
+    _k = _c_tril_.get(_ks)
+    if _k is None:
+        _k = _o.tril_._fill(_ks)
+    _out = _k(self, diagonal)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:924 (derivative: schema/derivatives.yaml:336)
+def _ag_triu(ks, self, diagonal):
+    _ks = ks & _BELOW
+    _k = _c_triu.get(_ks)
+    if _k is None:
+        _k = _o.triu._fill(_ks)
+    _out = _k(self, diagonal)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TriuBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_diagonal = diagonal
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:931 (derivative: schema/derivatives.yaml:336)
+def _ag_triu_(ks, self, diagonal):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TriuBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_diagonal = diagonal
+    _ks = ks & _BELOW
+    _k = _c_triu_.get(_ks)
+    if _k is None:
+        _k = _o.triu_._fill(_ks)
+    _out = _k(self, diagonal)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:937 (derivative: schema/derivatives.yaml:339)
+def _ag_index_select(ks, self, dim, index):
+    _ks = ks & _BELOW
+    _k = _c_index_select.get(_ks)
+    if _k is None:
+        _k = _o.index_select._fill(_ks)
+    _out = _k(self, dim, index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(IndexSelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = _save(index)
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:944 (derivative: schema/derivatives.yaml:343)
+def _ag_gather(ks, self, dim, index, sparse_grad):
+    _ks = ks & _BELOW
+    _k = _c_gather.get(_ks)
+    if _k is None:
+        _k = _o.gather._fill(_ks)
+    _out = _k(self, dim, index, sparse_grad)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(GatherBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = _save(index)
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:951 (derivative: schema/derivatives.yaml:347)
+def _ag_scatter_src(ks, self, dim, index, src):
+    _ks = ks & _BELOW
+    _k = _c_scatter_src.get(_ks)
+    if _k is None:
+        _k = _o.scatter_src._fill(_ks)
+    _out = _k(self, dim, index, src)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:958 (derivative: schema/derivatives.yaml:352)
+def _ag_scatter_value(ks, self, dim, index, value):
+    _ks = ks & _BELOW
+    _k = _c_scatter_value.get(_ks)
+    if _k is None:
+        _k = _o.scatter_value._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ScatterBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = _save(index)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:965 (derivative: schema/derivatives.yaml:357)
+def _ag_scatter_reduce(ks, self, dim, index, src, reduce):
+    _ks = ks & _BELOW
+    _k = _c_scatter_reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter_reduce._fill(_ks)
+    _out = _k(self, dim, index, src, reduce)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterBackward2, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:972 (derivative: schema/derivatives.yaml:362)
+def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
+    _ks = ks & _BELOW
+    _k = _c_scatter_value_reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter_value_reduce._fill(_ks)
+    _out = _k(self, dim, index, value, reduce)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:979 (derivative: schema/derivatives.yaml:347)
+def _ag_scatter__src(ks, self, dim, index, src):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+            if _e_self is not None or _e_src is not None:
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+    _ks = ks & _BELOW
+    _k = _c_scatter__src.get(_ks)
+    if _k is None:
+        _k = _o.scatter__src._fill(_ks)
+    _out = _k(self, dim, index, src)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:985 (derivative: schema/derivatives.yaml:352)
+def _ag_scatter__value(ks, self, dim, index, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_index = _save(index)
+    _ks = ks & _BELOW
+    _k = _c_scatter__value.get(_ks)
+    if _k is None:
+        _k = _o.scatter__value._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:991 (derivative: schema/derivatives.yaml:357)
+def _ag_scatter__reduce(ks, self, dim, index, src, reduce):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward2, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    _ks = ks & _BELOW
+    _k = _c_scatter__reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter__reduce._fill(_ks)
+    _out = _k(self, dim, index, src, reduce)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:997 (derivative: schema/derivatives.yaml:362)
+def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_scatter__value_reduce.get(_ks)
+    if _k is None:
+        _k = _o.scatter__value_reduce._fill(_ks)
+    _out = _k(self, dim, index, value, reduce)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1003 (derivative: schema/derivatives.yaml:366)
+def _ag_scatter_add(ks, self, dim, index, src):
+    _ks = ks & _BELOW
+    _k = _c_scatter_add.get(_ks)
+    if _k is None:
+        _k = _o.scatter_add._fill(_ks)
+    _out = _k(self, dim, index, src)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterAddBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_src is not None:
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:366)
+def _ag_scatter_add_(ks, self, dim, index, src):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterAddBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+            if _e_src is not None:
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+    _ks = ks & _BELOW
+    _k = _c_scatter_add_.get(_ks)
+    if _k is None:
+        _k = _o.scatter_add_._fill(_ks)
+    _out = _k(self, dim, index, src)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1016 (derivative: schema/derivatives.yaml:371)
+def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
+    _ks = ks & _BELOW
+    _k = _c_scatter_reduce_two.get(_ks)
+    if _k is None:
+        _k = _o.scatter_reduce_two._fill(_ks)
+    _out = _k(self, dim, index, src, reduce, include_self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(ScatterReduceBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim = dim
+        _node._s_include_self = include_self
+        _node._s_index = _save(index)
+        _node._s_reduce = reduce
+        _node._s_self = _save(self)
+        _node._s_src = _save(src)
+    result = _out
+    if _e_self is not None or _e_src is not None:
+        _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1023 (derivative: schema/derivatives.yaml:371)
+def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_src = _edge(src)
+        if _e_self is not None or _e_src is not None:
+            _check_inplace(self)
+            _node = _new_node(ScatterReduceBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+            if _e_self is not None or _e_src is not None:
+                _node._s_dim = dim
+                _node._s_include_self = include_self
+                _node._s_index = _save(index)
+                _node._s_reduce = reduce
+                _node._s_self = _save(self.clone())
+                _node._s_src = _save(src)
+    _ks = ks & _BELOW
+    _k = _c_scatter_reduce__two.get(_ks)
+    if _k is None:
+        _k = _o.scatter_reduce__two._fill(_ks)
+    _out = _k(self, dim, index, src, reduce, include_self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        if _e_self is not None or _e_src is not None:
+            _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1029 (derivative: schema/derivatives.yaml:375)
+def _ag_masked_select(ks, self, mask):
+    _ks = ks & _BELOW
+    _k = _c_masked_select.get(_ks)
+    if _k is None:
+        _k = _o.masked_select._fill(_ks)
+    _out = _k(self, mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaskedSelectBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_mask = _save(mask)
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1050 (derivative: schema/derivatives.yaml:383)
+def _ag_topk(ks, self, k, dim, largest, sorted):
+    _ks = ks & _BELOW
+    _k = _c_topk.get(_ks)
+    if _k is None:
+        _k = _o.topk._fill(_ks)
+    _out = _k(self, k, dim, largest, sorted)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TopkBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1057 (derivative: schema/derivatives.yaml:387)
+def _ag_sort(ks, self, dim, descending):
+    _ks = ks & _BELOW
+    _k = _c_sort.get(_ks)
+    if _k is None:
+        _k = _o.sort._fill(_ks)
+    _out = _k(self, dim, descending)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SortBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1064 (derivative: schema/derivatives.yaml:391)
+def _ag_sort_stable(ks, self, stable, dim, descending):
+    _ks = ks & _BELOW
+    _k = _c_sort_stable.get(_ks)
+    if _k is None:
+        _k = _o.sort_stable._fill(_ks)
+    _out = _k(self, stable, dim, descending)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SortBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:1082 (derivative: schema/derivatives.yaml:395)
+def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
+    _ks = ks & _BELOW
+    _k = _c__unique2.get(_ks)
+    if _k is None:
+        _k = _o._unique2._fill(_ks)
+    _out = _k(self, sorted, return_inverse, return_counts)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Unique2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:1090 (derivative: schema/derivatives.yaml:399)
+def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
+    _ks = ks & _BELOW
+    _k = _c_unique_dim.get(_ks)
+    if _k is None:
+        _k = _o.unique_dim._fill(_ks)
+    _out = _k(self, dim, sorted, return_inverse, return_counts)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UniqueDimBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:1098 (derivative: schema/derivatives.yaml:403)
+def _ag_slice_scatter(ks, self, src, dim, start, end, step):
+    _ks = ks & _BELOW
+    _k = _c_slice_scatter.get(_ks)
+    if _k is None:
+        _k = _o.slice_scatter._fill(_ks)
+    _out = _k(self, src, dim, start, end, step)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(SliceScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim = dim
+        _node._s_end = end
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+    if _e_self is not None:
+        _node._s_src_shape = _as_tensor(src)._shape
+    if _e_self is not None or _e_src is not None:
+        _node._s_start = start
+        _node._s_step = step
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1104 (derivative: schema/derivatives.yaml:407)
+def _ag_select_scatter(ks, self, src, dim, index):
+    _ks = ks & _BELOW
+    _k = _c_select_scatter.get(_ks)
+    if _k is None:
+        _k = _o.select_scatter._fill(_ks)
+    _out = _k(self, src, dim, index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(SelectScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim = dim
+        _node._s_index = index
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+    if _e_self is not None:
+        _node._s_src_shape = _as_tensor(src)._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1110 (derivative: schema/derivatives.yaml:411)
+def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
+    _ks = ks & _BELOW
+    _k = _c_diagonal_scatter.get(_ks)
+    if _k is None:
+        _k = _o.diagonal_scatter._fill(_ks)
+    _out = _k(self, src, offset, dim1, dim2)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(DiagonalScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None or _e_src is not None:
+        _node._s_dim1 = dim1
+        _node._s_dim2 = dim2
+        _node._s_offset = offset
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+    if _e_self is not None:
+        _node._s_src_shape = _as_tensor(src)._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1116 (derivative: schema/derivatives.yaml:415)
+def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
+    _ks = ks & _BELOW
+    _k = _c_as_strided_scatter.get(_ks)
+    if _k is None:
+        _k = _o.as_strided_scatter._fill(_ks)
+    _out = _k(self, src, size, stride, storage_offset)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(AsStridedScatterBackward0, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+        _node._s_self_stride = self.stride()
+    if _e_self is not None or _e_src is not None:
+        _node._s_size = size
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+    if _e_self is not None or _e_src is not None:
+        _node._s_storage_offset = storage_offset
+        _node._s_stride = stride
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1122 (derivative: schema/derivatives.yaml:419)
+def _ag_index_add(ks, self, dim, index, source, alpha):
+    _ks = ks & _BELOW
+    _k = _c_index_add.get(_ks)
+    if _k is None:
+        _k = _o.index_add._fill(_ks)
+    _out = _k(self, dim, index, source, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_source = _edge(source)
+    if not (_e_self is not None or _e_source is not None):
+        return _out
+    _node = _new_node(IndexAddBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    if _e_source is not None:
+        _node._s_alpha = alpha
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+        _node._s_source_shape = source._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1129 (derivative: schema/derivatives.yaml:419)
+def _ag_index_add_(ks, self, dim, index, source, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexAddBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+            if _e_source is not None:
+                _node._s_alpha = alpha
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+                _node._s_source_shape = source._shape
+    _ks = ks & _BELOW
+    _k = _c_index_add_.get(_ks)
+    if _k is None:
+        _k = _o.index_add_._fill(_ks)
+    _out = _k(self, dim, index, source, alpha)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1135 (derivative: schema/derivatives.yaml:424)
+def _ag_index_copy(ks, self, dim, index, source):
+    _ks = ks & _BELOW
+    _k = _c_index_copy.get(_ks)
+    if _k is None:
+        _k = _o.index_copy._fill(_ks)
+    _out = _k(self, dim, index, source)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_source = _edge(source)
+    if not (_e_self is not None or _e_source is not None):
+        return _out
+    _node = _new_node(IndexCopyBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    if _e_self is not None or _e_source is not None:
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+    if _e_source is not None:
+        _node._s_source_shape = source._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1142 (derivative: schema/derivatives.yaml:424)
+def _ag_index_copy_(ks, self, dim, index, source):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexCopyBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+            if _e_self is not None or _e_source is not None:
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+            if _e_source is not None:
+                _node._s_source_shape = source._shape
+    _ks = ks & _BELOW
+    _k = _c_index_copy_.get(_ks)
+    if _k is None:
+        _k = _o.index_copy_._fill(_ks)
+    _out = _k(self, dim, index, source)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1148 (derivative: schema/derivatives.yaml:429)
+def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
+    _ks = ks & _BELOW
+    _k = _c_index_fill_int_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.index_fill_int_Scalar._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(IndexFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_index = _save(index)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1154 (derivative: schema/derivatives.yaml:433)
+def _ag_index_fill_int_Tensor(ks, self, dim, index, value):
+    _ks = ks & _BELOW
+    _k = _c_index_fill_int_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.index_fill_int_Tensor._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_value = _edge(value)
+    if not (_e_self is not None or _e_value is not None):
+        return _out
+    _node = _new_node(IndexFillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+    if _e_self is not None or _e_value is not None:
+        _node._s_dim = dim
+        _node._s_index = _save(index)
+    if _e_value is not None:
+        _node._s_value_dtype = value._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1160 (derivative: schema/derivatives.yaml:429)
+def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexFillBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_index = _save(index)
+    _ks = ks & _BELOW
+    _k = _c_index_fill__int_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.index_fill__int_Scalar._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1166 (derivative: schema/derivatives.yaml:433)
+def _ag_index_fill__int_Tensor(ks, self, dim, index, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_value = _edge(value)
+        if _e_self is not None or _e_value is not None:
+            _check_inplace(self)
+            _node = _new_node(IndexFillBackward1, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+            if _e_self is not None or _e_value is not None:
+                _node._s_dim = dim
+                _node._s_index = _save(index)
+            if _e_value is not None:
+                _node._s_value_dtype = value._dtype
+    _ks = ks & _BELOW
+    _k = _c_index_fill__int_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.index_fill__int_Tensor._fill(_ks)
+    _out = _k(self, dim, index, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1172 (derivative: schema/derivatives.yaml:438)
+def _ag_masked_scatter(ks, self, mask, source):
+    _ks = ks & _BELOW
+    _k = _c_masked_scatter.get(_ks)
+    if _k is None:
+        _k = _o.masked_scatter._fill(_ks)
+    _out = _k(self, mask, source)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_source = _edge(source)
+    if not (_e_self is not None or _e_source is not None):
+        return _out
+    _node = _new_node(MaskedScatterBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    if _e_self is not None or _e_source is not None:
+        _node._s_mask = _save(mask)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_source is not None:
+        _node._s_source_shape = source._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1178 (derivative: schema/derivatives.yaml:444)
+def _ag_masked_scatter_(ks, self, mask, source):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(MaskedScatterBackward1, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+            if _e_self is not None or _e_source is not None:
+                _node._s_mask = _save(mask)
+            if _e_source is not None:
+                _node._s_source_shape = source._shape
+    _ks = ks & _BELOW
+    _k = _c_masked_scatter_.get(_ks)
+    if _k is None:
+        _k = _o.masked_scatter_._fill(_ks)
+    _out = _k(self, mask, source)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1184 (derivative: schema/derivatives.yaml:449)
+def _ag_take(ks, self, index):
+    _ks = ks & _BELOW
+    _k = _c_take.get(_ks)
+    if _k is None:
+        _k = _o.take._fill(_ks)
+    _out = _k(self, index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TakeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_index = _save(index)
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1191 (derivative: schema/derivatives.yaml:453)
+def _ag_put(ks, self, index, source, accumulate):
+    _ks = ks & _BELOW
+    _k = _c_put.get(_ks)
+    if _k is None:
+        _k = _o.put._fill(_ks)
+    _out = _k(self, index, source, accumulate)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_source = _edge(source)
+    if not (_e_self is not None or _e_source is not None):
+        return _out
+    _node = _new_node(PutBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    if _e_self is not None:
+        _node._s_accumulate = accumulate
+    if _e_self is not None or _e_source is not None:
+        _node._s_index = _save(index)
+    if _e_self is not None:
+        _node._s_source = _save(source)
+    if _e_source is not None:
+        _node._s_source_shape = source._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1197 (derivative: schema/derivatives.yaml:453)
+def _ag_put_(ks, self, index, source, accumulate):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(PutBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+            if _e_self is not None:
+                _node._s_accumulate = accumulate
+            if _e_self is not None or _e_source is not None:
+                _node._s_index = _save(index)
+            if _e_self is not None:
+                _node._s_source = _save(source)
+            if _e_source is not None:
+                _node._s_source_shape = source._shape
+    _ks = ks & _BELOW
+    _k = _c_put_.get(_ks)
+    if _k is None:
+        _k = _o.put_._fill(_ks)
+    _out = _k(self, index, source, accumulate)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1236 (derivative: schema/derivatives.yaml:458)
+def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
+    _ks = ks & _BELOW
+    _k = _c_unique_consecutive.get(_ks)
+    if _k is None:
+        _k = _o.unique_consecutive._fill(_ks)
+    _out = _k(self, return_inverse, return_counts, dim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UniqueConsecutiveBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:1244 (derivative: schema/derivatives.yaml:462)
+def _ag_unfold(ks, self, dimension, size, step):
+    _ks = ks & _BELOW
+    _k = _c_unfold.get(_ks)
+    if _k is None:
+        _k = _o.unfold._fill(_ks)
+    _out = _k(self, dimension, size, step)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UnfoldBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dimension = dimension
+    _node._s_self_shape = self._shape
+    _node._s_size = size
+    _node._s_step = step
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1581 (derivative: schema/derivatives.yaml:1070)
 def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like.get(_ks)
@@ -4275,7 +11013,7 @@ def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_f
     return _out
 
 
-# schema/native_functions.yaml:1014 (derivative: schema/derivatives.yaml:336)
+# schema/native_functions.yaml:1586 (derivative: schema/derivatives.yaml:1073)
 def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_Tensor.get(_ks)
@@ -4292,7 +11030,7 @@ def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, m
     return _out
 
 
-# schema/native_functions.yaml:1019 (derivative: schema/derivatives.yaml:340)
+# schema/native_functions.yaml:1591 (derivative: schema/derivatives.yaml:1077)
 def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_low_dtype.get(_ks)
@@ -4309,7 +11047,7 @@ def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_m
     return _out
 
 
-# schema/native_functions.yaml:1024 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml:1596 (derivative: schema/derivatives.yaml:1080)
 def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_generator.get(_ks)
@@ -4326,7 +11064,7 @@ def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device,
     return _out
 
 
-# schema/native_functions.yaml:1029 (derivative: schema/derivatives.yaml:346)
+# schema/native_functions.yaml:1601 (derivative: schema/derivatives.yaml:1083)
 def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_Tensor_generator.get(_ks)
@@ -4343,7 +11081,7 @@ def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, 
     return _out
 
 
-# schema/native_functions.yaml:1034 (derivative: schema/derivatives.yaml:350)
+# schema/native_functions.yaml:1606 (derivative: schema/derivatives.yaml:1087)
 def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_low_generator_dtype.get(_ks)
@@ -4360,7 +11098,7 @@ def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, 
     return _out
 
 
-# schema/native_functions.yaml:1039 (derivative: schema/derivatives.yaml:353)
+# schema/native_functions.yaml:1611 (derivative: schema/derivatives.yaml:1090)
 def _ag_uniform_(ks, self, from_, to, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4378,7 +11116,7 @@ def _ag_uniform_(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1046 (derivative: schema/derivatives.yaml:356)
+# schema/native_functions.yaml:1618 (derivative: schema/derivatives.yaml:1093)
 def _ag_normal_(ks, self, mean, std, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4396,7 +11134,7 @@ def _ag_normal_(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1053 (derivative: schema/derivatives.yaml:359)
+# schema/native_functions.yaml:1625 (derivative: schema/derivatives.yaml:1096)
 def _ag_exponential_(ks, self, lambd, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4414,7 +11152,7 @@ def _ag_exponential_(ks, self, lambd, generator):
     return _out
 
 
-# schema/native_functions.yaml:1060 (derivative: schema/derivatives.yaml:362)
+# schema/native_functions.yaml:1632 (derivative: schema/derivatives.yaml:1099)
 def _ag_random__from(ks, self, from_, to, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4432,7 +11170,7 @@ def _ag_random__from(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1067 (derivative: schema/derivatives.yaml:365)
+# schema/native_functions.yaml:1639 (derivative: schema/derivatives.yaml:1102)
 def _ag_random__to(ks, self, to, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4450,7 +11188,7 @@ def _ag_random__to(ks, self, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1074 (derivative: schema/derivatives.yaml:368)
+# schema/native_functions.yaml:1646 (derivative: schema/derivatives.yaml:1105)
 def _ag_random_(ks, self, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4468,7 +11206,7 @@ def _ag_random_(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1081 (derivative: schema/derivatives.yaml:371)
+# schema/native_functions.yaml:1653 (derivative: schema/derivatives.yaml:1108)
 def _ag_bernoulli(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_bernoulli.get(_ks)
@@ -4485,7 +11223,7 @@ def _ag_bernoulli(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1093 (derivative: schema/derivatives.yaml:374)
+# schema/native_functions.yaml:1665 (derivative: schema/derivatives.yaml:1111)
 def _ag_bernoulli_p(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_bernoulli_p.get(_ks)
@@ -4502,7 +11240,7 @@ def _ag_bernoulli_p(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1100 (derivative: schema/derivatives.yaml:377)
+# schema/native_functions.yaml:1672 (derivative: schema/derivatives.yaml:1114)
 def _ag_bernoulli_Tensor(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_bernoulli_Tensor.get(_ks)
@@ -4522,7 +11260,7 @@ def _ag_bernoulli_Tensor(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1112 (derivative: schema/derivatives.yaml:377)
+# schema/native_functions.yaml:1684 (derivative: schema/derivatives.yaml:1114)
 def _ag_bernoulli__Tensor(ks, self, p, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4543,7 +11281,7 @@ def _ag_bernoulli__Tensor(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1119 (derivative: schema/derivatives.yaml:374)
+# schema/native_functions.yaml:1691 (derivative: schema/derivatives.yaml:1111)
 def _ag_bernoulli__float(ks, self, p, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4561,7 +11299,7 @@ def _ag_bernoulli__float(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1126 (derivative: schema/derivatives.yaml:382)
+# schema/native_functions.yaml:1698 (derivative: schema/derivatives.yaml:1119)
 def _ag_native_dropout(ks, input, p, train):
     _ks = ks & _BELOW
     _k = _c_native_dropout.get(_ks)
@@ -4583,7 +11321,7 @@ def _ag_native_dropout(ks, input, p, train):
     return _out
 
 
-# schema/native_functions.yaml:1132 (derivative: schema/derivatives.yaml:386)
+# schema/native_functions.yaml:1704 (derivative: schema/derivatives.yaml:1123)
 def _ag_native_dropout_backward(ks, grad_output, mask, scale):
     _ks = ks & _BELOW
     _k = _c_native_dropout_backward.get(_ks)
@@ -4604,7 +11342,7 @@ def _ag_native_dropout_backward(ks, grad_output, mask, scale):
     return _out
 
 
-# schema/native_functions.yaml:1189 (derivative: schema/derivatives.yaml:391)
+# schema/native_functions.yaml:1761 (derivative: schema/derivatives.yaml:1128)
 def _ag_normal_Tensor_float(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_Tensor_float.get(_ks)
@@ -4623,7 +11361,7 @@ def _ag_normal_Tensor_float(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1201 (derivative: schema/derivatives.yaml:394)
+# schema/native_functions.yaml:1773 (derivative: schema/derivatives.yaml:1131)
 def _ag_normal_float_Tensor(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_float_Tensor.get(_ks)
@@ -4642,7 +11380,7 @@ def _ag_normal_float_Tensor(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1208 (derivative: schema/derivatives.yaml:397)
+# schema/native_functions.yaml:1780 (derivative: schema/derivatives.yaml:1134)
 def _ag_normal_Tensor_Tensor(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_Tensor_Tensor.get(_ks)
@@ -4666,7 +11404,7 @@ def _ag_normal_Tensor_Tensor(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1215 (derivative: schema/derivatives.yaml:401)
+# schema/native_functions.yaml:1787 (derivative: schema/derivatives.yaml:1138)
 def _ag_log_normal_(ks, self, mean, std, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4684,7 +11422,7 @@ def _ag_log_normal_(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1222 (derivative: schema/derivatives.yaml:404)
+# schema/native_functions.yaml:1794 (derivative: schema/derivatives.yaml:1141)
 def _ag_cauchy_(ks, self, median, sigma, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4702,7 +11440,7 @@ def _ag_cauchy_(ks, self, median, sigma, generator):
     return _out
 
 
-# schema/native_functions.yaml:1229 (derivative: schema/derivatives.yaml:407)
+# schema/native_functions.yaml:1801 (derivative: schema/derivatives.yaml:1144)
 def _ag_geometric_(ks, self, p, generator):
     _node = None
     if _tls.grad_enabled:
@@ -4720,7 +11458,7 @@ def _ag_geometric_(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1248 (derivative: schema/derivatives.yaml:414)
+# schema/native_functions.yaml:1820 (derivative: schema/derivatives.yaml:1151)
 def _ag_poisson(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_poisson.get(_ks)
@@ -4738,7 +11476,3855 @@ def _ag_poisson(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1300 (derivative: schema/derivatives.yaml:418)
+# schema/native_functions.yaml:1888 (derivative: schema/derivatives.yaml:496)
+def _ag_exp2(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_exp2.get(_ks)
+    if _k is None:
+        _k = _o.exp2._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1896 (derivative: schema/derivatives.yaml:496)
+def _ag_exp2_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_exp2_.get(_ks)
+    if _k is None:
+        _k = _o.exp2_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1903 (derivative: schema/derivatives.yaml:499)
+def _ag_expm1(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_expm1.get(_ks)
+    if _k is None:
+        _k = _o.expm1._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1911 (derivative: schema/derivatives.yaml:499)
+def _ag_expm1_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_expm1_.get(_ks)
+    if _k is None:
+        _k = _o.expm1_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1918 (derivative: schema/derivatives.yaml:502)
+def _ag_log2(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log2.get(_ks)
+    if _k is None:
+        _k = _o.log2._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1926 (derivative: schema/derivatives.yaml:502)
+def _ag_log2_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log2_.get(_ks)
+    if _k is None:
+        _k = _o.log2_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1933 (derivative: schema/derivatives.yaml:505)
+def _ag_log10(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log10.get(_ks)
+    if _k is None:
+        _k = _o.log10._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1941 (derivative: schema/derivatives.yaml:505)
+def _ag_log10_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log10_.get(_ks)
+    if _k is None:
+        _k = _o.log10_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1948 (derivative: schema/derivatives.yaml:508)
+def _ag_log1p(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log1p.get(_ks)
+    if _k is None:
+        _k = _o.log1p._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Log1pBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1956 (derivative: schema/derivatives.yaml:508)
+def _ag_log1p_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Log1pBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log1p_.get(_ks)
+    if _k is None:
+        _k = _o.log1p_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1963 (derivative: schema/derivatives.yaml:511)
+def _ag_sqrt(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sqrt.get(_ks)
+    if _k is None:
+        _k = _o.sqrt._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1971 (derivative: schema/derivatives.yaml:511)
+def _ag_sqrt_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_sqrt_.get(_ks)
+    if _k is None:
+        _k = _o.sqrt_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1978 (derivative: schema/derivatives.yaml:514)
+def _ag_rsqrt(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_rsqrt.get(_ks)
+    if _k is None:
+        _k = _o.rsqrt._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:1986 (derivative: schema/derivatives.yaml:514)
+def _ag_rsqrt_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_rsqrt_.get(_ks)
+    if _k is None:
+        _k = _o.rsqrt_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:1993 (derivative: schema/derivatives.yaml:517)
+def _ag_reciprocal(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_reciprocal.get(_ks)
+    if _k is None:
+        _k = _o.reciprocal._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2001 (derivative: schema/derivatives.yaml:517)
+def _ag_reciprocal_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_reciprocal_.get(_ks)
+    if _k is None:
+        _k = _o.reciprocal_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:2008 (derivative: schema/derivatives.yaml:520)
+def _ag_sin(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sin.get(_ks)
+    if _k is None:
+        _k = _o.sin._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2016 (derivative: schema/derivatives.yaml:520)
+def _ag_sin_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_sin_.get(_ks)
+    if _k is None:
+        _k = _o.sin_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2023 (derivative: schema/derivatives.yaml:523)
+def _ag_cos(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_cos.get(_ks)
+    if _k is None:
+        _k = _o.cos._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2031 (derivative: schema/derivatives.yaml:523)
+def _ag_cos_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cos_.get(_ks)
+    if _k is None:
+        _k = _o.cos_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2038 (derivative: schema/derivatives.yaml:526)
+def _ag_tan(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_tan.get(_ks)
+    if _k is None:
+        _k = _o.tan._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2046 (derivative: schema/derivatives.yaml:526)
+def _ag_tan_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_tan_.get(_ks)
+    if _k is None:
+        _k = _o.tan_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:2053 (derivative: schema/derivatives.yaml:529)
+def _ag_asin(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_asin.get(_ks)
+    if _k is None:
+        _k = _o.asin._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2061 (derivative: schema/derivatives.yaml:529)
+def _ag_asin_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_asin_.get(_ks)
+    if _k is None:
+        _k = _o.asin_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2068 (derivative: schema/derivatives.yaml:532)
+def _ag_acos(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_acos.get(_ks)
+    if _k is None:
+        _k = _o.acos._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2076 (derivative: schema/derivatives.yaml:532)
+def _ag_acos_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_acos_.get(_ks)
+    if _k is None:
+        _k = _o.acos_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2083 (derivative: schema/derivatives.yaml:535)
+def _ag_atan(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_atan.get(_ks)
+    if _k is None:
+        _k = _o.atan._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2091 (derivative: schema/derivatives.yaml:535)
+def _ag_atan_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_atan_.get(_ks)
+    if _k is None:
+        _k = _o.atan_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2098 (derivative: schema/derivatives.yaml:538)
+def _ag_sinh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sinh.get(_ks)
+    if _k is None:
+        _k = _o.sinh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2106 (derivative: schema/derivatives.yaml:538)
+def _ag_sinh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_sinh_.get(_ks)
+    if _k is None:
+        _k = _o.sinh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2113 (derivative: schema/derivatives.yaml:541)
+def _ag_cosh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_cosh.get(_ks)
+    if _k is None:
+        _k = _o.cosh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2121 (derivative: schema/derivatives.yaml:541)
+def _ag_cosh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cosh_.get(_ks)
+    if _k is None:
+        _k = _o.cosh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2128 (derivative: schema/derivatives.yaml:545)
+def _ag_erf(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_erf.get(_ks)
+    if _k is None:
+        _k = _o.erf._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2136 (derivative: schema/derivatives.yaml:545)
+def _ag_erf_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_erf_.get(_ks)
+    if _k is None:
+        _k = _o.erf_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2143 (derivative: schema/derivatives.yaml:490)
+def _ag_abs(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_abs.get(_ks)
+    if _k is None:
+        _k = _o.abs._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2151 (derivative: schema/derivatives.yaml:490)
+def _ag_abs_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_abs_.get(_ks)
+    if _k is None:
+        _k = _o.abs_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2158 (derivative: schema/derivatives.yaml:548)
+def _ag_floor(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_floor.get(_ks)
+    if _k is None:
+        _k = _o.floor._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2166 (derivative: schema/derivatives.yaml:548)
+def _ag_floor_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_floor_.get(_ks)
+    if _k is None:
+        _k = _o.floor_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2173 (derivative: schema/derivatives.yaml:551)
+def _ag_ceil(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_ceil.get(_ks)
+    if _k is None:
+        _k = _o.ceil._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2181 (derivative: schema/derivatives.yaml:551)
+def _ag_ceil_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_ceil_.get(_ks)
+    if _k is None:
+        _k = _o.ceil_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2188 (derivative: schema/derivatives.yaml:554)
+def _ag_round(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_round.get(_ks)
+    if _k is None:
+        _k = _o.round._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2196 (derivative: schema/derivatives.yaml:557)
+def _ag_round_decimals(ks, self, decimals):
+    _ks = ks & _BELOW
+    _k = _c_round_decimals.get(_ks)
+    if _k is None:
+        _k = _o.round_decimals._fill(_ks)
+    _out = _k(self, decimals)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2204 (derivative: schema/derivatives.yaml:554)
+def _ag_round_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_round_.get(_ks)
+    if _k is None:
+        _k = _o.round_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2211 (derivative: schema/derivatives.yaml:557)
+def _ag_round__decimals(ks, self, decimals):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_round__decimals.get(_ks)
+    if _k is None:
+        _k = _o.round__decimals._fill(_ks)
+    _out = _k(self, decimals)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2218 (derivative: schema/derivatives.yaml:560)
+def _ag_trunc(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_trunc.get(_ks)
+    if _k is None:
+        _k = _o.trunc._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2226 (derivative: schema/derivatives.yaml:560)
+def _ag_trunc_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_trunc_.get(_ks)
+    if _k is None:
+        _k = _o.trunc_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2233 (derivative: schema/derivatives.yaml:563)
+def _ag_frac(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_frac.get(_ks)
+    if _k is None:
+        _k = _o.frac._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2241 (derivative: schema/derivatives.yaml:563)
+def _ag_frac_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_frac_.get(_ks)
+    if _k is None:
+        _k = _o.frac_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2248 (derivative: schema/derivatives.yaml:493)
+def _ag_sign(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sign.get(_ks)
+    if _k is None:
+        _k = _o.sign._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2256 (derivative: schema/derivatives.yaml:493)
+def _ag_sign_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_sign_.get(_ks)
+    if _k is None:
+        _k = _o.sign_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2324 (derivative: schema/derivatives.yaml:566)
+def _ag_nan_to_num(ks, self, nan, posinf, neginf):
+    _ks = ks & _BELOW
+    _k = _c_nan_to_num.get(_ks)
+    if _k is None:
+        _k = _o.nan_to_num._fill(_ks)
+    _out = _k(self, nan, posinf, neginf)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2332 (derivative: schema/derivatives.yaml:566)
+def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_nan_to_num_.get(_ks)
+    if _k is None:
+        _k = _o.nan_to_num_._fill(_ks)
+    _out = _k(self, nan, posinf, neginf)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2339 (derivative: schema/derivatives.yaml:593)
+def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    _ks = ks & _BELOW
+    _k = _c_convolution.get(_ks)
+    if _k is None:
+        _k = _o.convolution._fill(_ks)
+    _out = _k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    _e_weight = _edge(weight)
+    _e_bias = None if bias is None else _edge(bias)
+    if not (_e_input is not None or _e_weight is not None or _e_bias is not None):
+        return _out
+    _node = _new_node(ConvolutionBackward0, (_e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_bias or _NO_EDGE), (_e_input is not None, _e_weight is not None, _e_bias is not None))
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_bias = _save(bias)
+        _node._s_dilation = dilation
+        _node._s_groups = groups
+        _node._s_input = _save(input)
+        _node._s_output_padding = output_padding
+        _node._s_padding = padding
+        _node._s_stride = stride
+        _node._s_transposed = transposed
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2346 (derivative: schema/derivatives.yaml:598)
+def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    _ks = ks & _BELOW
+    _k = _c_convolution_backward.get(_ks)
+    if _k is None:
+        _k = _o.convolution_backward._fill(_ks)
+    _out = _k(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_input = _edge(input)
+    _e_weight = _edge(weight)
+    if not (_e_grad_output is not None or _e_input is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(ConvolutionBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_input or _NO_EDGE, _e_weight or _NO_EDGE), (_e_grad_output is not None, _e_input is not None, _e_weight is not None))
+    if _e_grad_output is not None or _e_input is not None or _e_weight is not None:
+        _node._s_dilation = dilation
+        _node._s_grad_output = _save(grad_output)
+        _node._s_groups = groups
+        _node._s_input = _save(input)
+        _node._s_output_padding = output_padding
+        _node._s_padding = padding
+        _node._s_stride = stride
+        _node._s_transposed = transposed
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml:2368 (derivative: schema/derivatives.yaml:601)
+def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
+    _ks = ks & _BELOW
+    _k = _c_max_pool2d_with_indices.get(_ks)
+    if _k is None:
+        _k = _o.max_pool2d_with_indices._fill(_ks)
+    _out = _k(self, kernel_size, stride, padding, dilation, ceil_mode)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxPool2dWithIndicesBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ceil_mode = ceil_mode
+    _node._s_dilation = dilation
+    _node._s_kernel_size = kernel_size
+    _node._s_padding = padding
+    _node._s_self = _save(self)
+    _node._s_stride = stride
+    result0 = _out[0]
+    result1 = _out[1]
+    _node._s_result1 = _save_output(result1, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:2374 (derivative: schema/derivatives.yaml:605)
+def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    _ks = ks & _BELOW
+    _k = _c_max_pool2d_with_indices_backward.get(_ks)
+    if _k is None:
+        _k = _o.max_pool2d_with_indices_backward._fill(_ks)
+    _out = _k(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(MaxPool2dWithIndicesBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_indices = _save(indices)
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2383 (derivative: schema/derivatives.yaml:610)
+def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    _ks = ks & _BELOW
+    _k = _c_avg_pool2d.get(_ks)
+    if _k is None:
+        _k = _o.avg_pool2d._fill(_ks)
+    _out = _k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AvgPool2dBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ceil_mode = ceil_mode
+    _node._s_count_include_pad = count_include_pad
+    _node._s_divisor_override = divisor_override
+    _node._s_kernel_size = kernel_size
+    _node._s_padding = padding
+    _node._s_self = _save(self)
+    _node._s_stride = stride
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2390 (derivative: schema/derivatives.yaml:613)
+def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    _ks = ks & _BELOW
+    _k = _c_avg_pool2d_backward.get(_ks)
+    if _k is None:
+        _k = _o.avg_pool2d_backward._fill(_ks)
+    _out = _k(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(AvgPool2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_ceil_mode = ceil_mode
+        _node._s_count_include_pad = count_include_pad
+        _node._s_divisor_override = divisor_override
+        _node._s_kernel_size = kernel_size
+        _node._s_padding = padding
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+    if _e_grad_output is not None:
+        _node._s_stride = stride
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2395 (derivative: schema/derivatives.yaml:617)
+def _ag__adaptive_avg_pool2d(ks, self, output_size):
+    _ks = ks & _BELOW
+    _k = _c__adaptive_avg_pool2d.get(_ks)
+    if _k is None:
+        _k = _o._adaptive_avg_pool2d._fill(_ks)
+    _out = _k(self, output_size)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AdaptiveAvgPool2dBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2402 (derivative: schema/derivatives.yaml:620)
+def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
+    _ks = ks & _BELOW
+    _k = _c__adaptive_avg_pool2d_backward.get(_ks)
+    if _k is None:
+        _k = _o._adaptive_avg_pool2d_backward._fill(_ks)
+    _out = _k(grad_output, self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(AdaptiveAvgPool2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_self is not None:
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2412 (derivative: schema/derivatives.yaml:624)
+def _ag_constant_pad_nd(ks, self, pad, value):
+    _ks = ks & _BELOW
+    _k = _c_constant_pad_nd.get(_ks)
+    if _k is None:
+        _k = _o.constant_pad_nd._fill(_ks)
+    _out = _k(self, pad, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ConstantPadNdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_pad = pad
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2422 (derivative: schema/derivatives.yaml:627)
+def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    _ks = ks & _BELOW
+    _k = _c_embedding.get(_ks)
+    if _k is None:
+        _k = _o.embedding._fill(_ks)
+    _out = _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    if not _tls.grad_enabled:
+        return _out
+    _e_weight = _edge(weight)
+    if not (_e_weight is not None):
+        return _out
+    _node = _new_node(EmbeddingBackward0, (_e_weight or _NO_EDGE,), (_e_weight is not None,))
+    _node._s_indices = _save(indices)
+    _node._s_padding_idx = padding_idx
+    _node._s_scale_grad_by_freq = scale_grad_by_freq
+    _node._s_weight_shape = weight._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2429 (derivative: schema/derivatives.yaml:631)
+def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    _ks = ks & _BELOW
+    _k = _c_embedding_dense_backward.get(_ks)
+    if _k is None:
+        _k = _o.embedding_dense_backward._fill(_ks)
+    _out = _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    if not (_e_grad_output is not None):
+        return _out
+    _node = _new_node(EmbeddingDenseBackwardBackward0, (_e_grad_output or _NO_EDGE,), (_e_grad_output is not None,))
+    _node._s_indices = _save(indices)
+    _node._s_padding_idx = padding_idx
+    _node._s_scale_grad_by_freq = scale_grad_by_freq
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2440 (derivative: schema/derivatives.yaml:635)
+def _ag_dot(ks, self, tensor):
+    _ks = ks & _BELOW
+    _k = _c_dot.get(_ks)
+    if _k is None:
+        _k = _o.dot._fill(_ks)
+    _out = _k(self, tensor)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_tensor = _edge(tensor)
+    if not (_e_self is not None or _e_tensor is not None):
+        return _out
+    _node = _new_node(DotBackward0, (_e_self or _NO_EDGE, _e_tensor or _NO_EDGE), (_e_self is not None, _e_tensor is not None))
+    if _e_tensor is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_tensor = _save(tensor)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2447 (derivative: schema/derivatives.yaml:639)
+def _ag_mv(ks, self, vec):
+    _ks = ks & _BELOW
+    _k = _c_mv.get(_ks)
+    if _k is None:
+        _k = _o.mv._fill(_ks)
+    _out = _k(self, vec)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_vec = _edge(vec)
+    if not (_e_self is not None or _e_vec is not None):
+        return _out
+    _node = _new_node(MvBackward0, (_e_self or _NO_EDGE, _e_vec or _NO_EDGE), (_e_self is not None, _e_vec is not None))
+    if _e_vec is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_vec = _save(vec)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2463 (derivative: schema/derivatives.yaml:643)
+def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
+    _ks = ks & _BELOW
+    _k = _c_baddbmm.get(_ks)
+    if _k is None:
+        _k = _o.baddbmm._fill(_ks)
+    _out = _k(self, batch1, batch2, beta, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_batch1 = _edge(batch1)
+    _e_batch2 = _edge(batch2)
+    if not (_e_self is not None or _e_batch1 is not None or _e_batch2 is not None):
+        return _out
+    _node = _new_node(BaddbmmBackward0, (_e_self or _NO_EDGE, _e_batch1 or _NO_EDGE, _e_batch2 or _NO_EDGE), (_e_self is not None, _e_batch1 is not None, _e_batch2 is not None))
+    if _e_batch1 is not None or _e_batch2 is not None:
+        _node._s_alpha = alpha
+    if _e_batch2 is not None:
+        _node._s_batch1 = _save(batch1)
+    if _e_batch1 is not None:
+        _node._s_batch2 = _save(batch2)
+    if _e_self is not None:
+        _node._s_beta = beta
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2470 (derivative: schema/derivatives.yaml:643)
+def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_batch1 = _edge(batch1)
+        _e_batch2 = _edge(batch2)
+        if _e_self is not None or _e_batch1 is not None or _e_batch2 is not None:
+            _check_inplace(self)
+            _node = _new_node(BaddbmmBackward0, (_e_self or _NO_EDGE, _e_batch1 or _NO_EDGE, _e_batch2 or _NO_EDGE), (_e_self is not None, _e_batch1 is not None, _e_batch2 is not None))
+            if _e_batch1 is not None or _e_batch2 is not None:
+                _node._s_alpha = alpha
+            if _e_batch2 is not None:
+                _node._s_batch1 = _save(batch1)
+            if _e_batch1 is not None:
+                _node._s_batch2 = _save(batch2)
+            if _e_self is not None:
+                _node._s_beta = beta
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_baddbmm_.get(_ks)
+    if _k is None:
+        _k = _o.baddbmm_._fill(_ks)
+    _out = _k(self, batch1, batch2, beta, alpha)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2480 (derivative: schema/derivatives.yaml:648)
+def _ag__softmax(ks, self, dim, half_to_float):
+    _ks = ks & _BELOW
+    _k = _c__softmax.get(_ks)
+    if _k is None:
+        _k = _o._softmax._fill(_ks)
+    _out = _k(self, dim, half_to_float)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SoftmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2487 (derivative: schema/derivatives.yaml:651)
+def _ag__log_softmax(ks, self, dim, half_to_float):
+    _ks = ks & _BELOW
+    _k = _c__log_softmax.get(_ks)
+    if _k is None:
+        _k = _o._log_softmax._fill(_ks)
+    _out = _k(self, dim, half_to_float)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogSoftmaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2506 (derivative: schema/derivatives.yaml:654)
+def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    _ks = ks & _BELOW
+    _k = _c__softmax_backward_data.get(_ks)
+    if _k is None:
+        _k = _o._softmax_backward_data._fill(_ks)
+    _out = _k(grad_output, output, dim, input_dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(SoftmaxBackwardDataBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_dim = dim
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_input_dtype = input_dtype
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2515 (derivative: schema/derivatives.yaml:658)
+def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    _ks = ks & _BELOW
+    _k = _c__log_softmax_backward_data.get(_ks)
+    if _k is None:
+        _k = _o._log_softmax_backward_data._fill(_ks)
+    _out = _k(grad_output, output, dim, input_dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(LogSoftmaxBackwardDataBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_dim = dim
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2521 (derivative: schema/derivatives.yaml:662)
+def _ag_rsub_Tensor(ks, self, other, alpha):
+    _ks = ks & _BELOW
+    _k = _c_rsub_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.rsub_Tensor._fill(_ks)
+    _out = _k(self, other, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(RsubBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None:
+        _node._s_alpha = alpha
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2529 (derivative: schema/derivatives.yaml:666)
+def _ag_rsub_Scalar(ks, self, other, alpha):
+    _ks = ks & _BELOW
+    _k = _c_rsub_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.rsub_Scalar._fill(_ks)
+    _out = _k(self, other, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RsubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_alpha = alpha
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2537 (derivative: schema/derivatives.yaml:670)
+def _ag_floor_divide(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_floor_divide.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(FloorDivideBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2545 (derivative: schema/derivatives.yaml:673)
+def _ag_floor_divide_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_floor_divide_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2553 (derivative: schema/derivatives.yaml:670)
+def _ag_floor_divide__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(FloorDivideBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _ks = ks & _BELOW
+    _k = _c_floor_divide__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2560 (derivative: schema/derivatives.yaml:673)
+def _ag_floor_divide__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_floor_divide__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2567 (derivative: schema/derivatives.yaml:676)
+def _ag_remainder_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_remainder_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.remainder_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2575 (derivative: schema/derivatives.yaml:680)
+def _ag_remainder_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_remainder_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.remainder_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2583 (derivative: schema/derivatives.yaml:683)
+def _ag_remainder_Scalar_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_remainder_Scalar_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.remainder_Scalar_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_other = _edge(other)
+    if not (_e_other is not None):
+        return _out
+    _node = _new_node(RemainderBackward2, (_e_other or _NO_EDGE,), (_e_other is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2591 (derivative: schema/derivatives.yaml:676)
+def _ag_remainder__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_remainder__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.remainder__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2598 (derivative: schema/derivatives.yaml:680)
+def _ag_remainder__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_remainder__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.remainder__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2605 (derivative: schema/derivatives.yaml:686)
+def _ag_fmod_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_fmod_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.fmod_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2613 (derivative: schema/derivatives.yaml:690)
+def _ag_fmod_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_fmod_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.fmod_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2621 (derivative: schema/derivatives.yaml:686)
+def _ag_fmod__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_fmod__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.fmod__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2628 (derivative: schema/derivatives.yaml:690)
+def _ag_fmod__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_fmod__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.fmod__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2635 (derivative: schema/derivatives.yaml:694)
+def _ag_maximum(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_maximum.get(_ks)
+    if _k is None:
+        _k = _o.maximum._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MaximumBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2643 (derivative: schema/derivatives.yaml:698)
+def _ag_minimum(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_minimum.get(_ks)
+    if _k is None:
+        _k = _o.minimum._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MinimumBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2651 (derivative: schema/derivatives.yaml:702)
+def _ag_atan2(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_atan2.get(_ks)
+    if _k is None:
+        _k = _o.atan2._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(Atan2Backward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2659 (derivative: schema/derivatives.yaml:702)
+def _ag_atan2_(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(Atan2Backward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_self is not None or _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_atan2_.get(_ks)
+    if _k is None:
+        _k = _o.atan2_._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2825 (derivative: schema/derivatives.yaml:705)
+def _ag_lerp_Scalar(ks, self, end, weight):
+    _ks = ks & _BELOW
+    _k = _c_lerp_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.lerp_Scalar._fill(_ks)
+    _out = _k(self, end, weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_end = _edge(end)
+    if not (_e_self is not None or _e_end is not None):
+        return _out
+    _node = _new_node(LerpBackward0, (_e_self or _NO_EDGE, _e_end or _NO_EDGE), (_e_self is not None, _e_end is not None))
+    if _e_end is not None:
+        _node._s_end_dtype = end._dtype
+        _node._s_end_shape = end._shape
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_self is not None or _e_end is not None:
+        _node._s_weight = weight
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2833 (derivative: schema/derivatives.yaml:709)
+def _ag_lerp_Tensor(ks, self, end, weight):
+    _ks = ks & _BELOW
+    _k = _c_lerp_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.lerp_Tensor._fill(_ks)
+    _out = _k(self, end, weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_end = _edge(end)
+    _e_weight = _edge(weight)
+    if not (_e_self is not None or _e_end is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(LerpBackward1, (_e_self or _NO_EDGE, _e_end or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_end is not None, _e_weight is not None))
+    if _e_weight is not None:
+        _node._s_end = _save(end)
+    if _e_end is not None:
+        _node._s_end_dtype = end._dtype
+        _node._s_end_shape = end._shape
+    if _e_weight is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_self is not None or _e_end is not None:
+        _node._s_weight = _save(weight)
+    if _e_weight is not None:
+        _node._s_weight_dtype = weight._dtype
+        _node._s_weight_shape = weight._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2841 (derivative: schema/derivatives.yaml:705)
+def _ag_lerp__Scalar(ks, self, end, weight):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_end = _edge(end)
+        if _e_self is not None or _e_end is not None:
+            _check_inplace(self)
+            _node = _new_node(LerpBackward0, (_e_self or _NO_EDGE, _e_end or _NO_EDGE), (_e_self is not None, _e_end is not None))
+            if _e_end is not None:
+                _node._s_end_dtype = end._dtype
+                _node._s_end_shape = end._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_self is not None or _e_end is not None:
+                _node._s_weight = weight
+    _ks = ks & _BELOW
+    _k = _c_lerp__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.lerp__Scalar._fill(_ks)
+    _out = _k(self, end, weight)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2848 (derivative: schema/derivatives.yaml:709)
+def _ag_lerp__Tensor(ks, self, end, weight):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_end = _edge(end)
+        _e_weight = _edge(weight)
+        if _e_self is not None or _e_end is not None or _e_weight is not None:
+            _check_inplace(self)
+            _node = _new_node(LerpBackward1, (_e_self or _NO_EDGE, _e_end or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_end is not None, _e_weight is not None))
+            if _e_weight is not None:
+                _node._s_end = _save(end)
+            if _e_end is not None:
+                _node._s_end_dtype = end._dtype
+                _node._s_end_shape = end._shape
+            if _e_weight is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_self is not None or _e_end is not None:
+                _node._s_weight = _save(weight)
+            if _e_weight is not None:
+                _node._s_weight_dtype = weight._dtype
+                _node._s_weight_shape = weight._shape
+    _ks = ks & _BELOW
+    _k = _c_lerp__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.lerp__Tensor._fill(_ks)
+    _out = _k(self, end, weight)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2855 (derivative: schema/derivatives.yaml:714)
+def _ag_addcmul(ks, self, tensor1, tensor2, value):
+    _ks = ks & _BELOW
+    _k = _c_addcmul.get(_ks)
+    if _k is None:
+        _k = _o.addcmul._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_tensor1 = _edge(tensor1)
+    _e_tensor2 = _edge(tensor2)
+    if not (_e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None):
+        return _out
+    _node = _new_node(AddcmulBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_tensor2 is not None:
+        _node._s_tensor1 = _save(tensor1)
+    if _e_tensor1 is not None:
+        _node._s_tensor1_dtype = tensor1._dtype
+        _node._s_tensor1_shape = tensor1._shape
+        _node._s_tensor2 = _save(tensor2)
+    if _e_tensor2 is not None:
+        _node._s_tensor2_dtype = tensor2._dtype
+        _node._s_tensor2_shape = tensor2._shape
+    if _e_tensor1 is not None or _e_tensor2 is not None:
+        _node._s_value = value
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2863 (derivative: schema/derivatives.yaml:714)
+def _ag_addcmul_(ks, self, tensor1, tensor2, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_tensor1 = _edge(tensor1)
+        _e_tensor2 = _edge(tensor2)
+        if _e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None:
+            _check_inplace(self)
+            _node = _new_node(AddcmulBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_tensor2 is not None:
+                _node._s_tensor1 = _save(tensor1)
+            if _e_tensor1 is not None:
+                _node._s_tensor1_dtype = tensor1._dtype
+                _node._s_tensor1_shape = tensor1._shape
+                _node._s_tensor2 = _save(tensor2)
+            if _e_tensor2 is not None:
+                _node._s_tensor2_dtype = tensor2._dtype
+                _node._s_tensor2_shape = tensor2._shape
+            if _e_tensor1 is not None or _e_tensor2 is not None:
+                _node._s_value = value
+    _ks = ks & _BELOW
+    _k = _c_addcmul_.get(_ks)
+    if _k is None:
+        _k = _o.addcmul_._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2870 (derivative: schema/derivatives.yaml:719)
+def _ag_addcdiv(ks, self, tensor1, tensor2, value):
+    _ks = ks & _BELOW
+    _k = _c_addcdiv.get(_ks)
+    if _k is None:
+        _k = _o.addcdiv._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_tensor1 = _edge(tensor1)
+    _e_tensor2 = _edge(tensor2)
+    if not (_e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None):
+        return _out
+    _node = _new_node(AddcdivBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_tensor2 is not None:
+        _node._s_tensor1 = _save(tensor1)
+    if _e_tensor1 is not None:
+        _node._s_tensor1_dtype = tensor1._dtype
+        _node._s_tensor1_shape = tensor1._shape
+    if _e_tensor1 is not None or _e_tensor2 is not None:
+        _node._s_tensor2 = _save(tensor2)
+    if _e_tensor2 is not None:
+        _node._s_tensor2_dtype = tensor2._dtype
+        _node._s_tensor2_shape = tensor2._shape
+    if _e_tensor1 is not None or _e_tensor2 is not None:
+        _node._s_value = value
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2878 (derivative: schema/derivatives.yaml:719)
+def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_tensor1 = _edge(tensor1)
+        _e_tensor2 = _edge(tensor2)
+        if _e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None:
+            _check_inplace(self)
+            _node = _new_node(AddcdivBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_tensor2 is not None:
+                _node._s_tensor1 = _save(tensor1)
+            if _e_tensor1 is not None:
+                _node._s_tensor1_dtype = tensor1._dtype
+                _node._s_tensor1_shape = tensor1._shape
+            if _e_tensor1 is not None or _e_tensor2 is not None:
+                _node._s_tensor2 = _save(tensor2)
+            if _e_tensor2 is not None:
+                _node._s_tensor2_dtype = tensor2._dtype
+                _node._s_tensor2_shape = tensor2._shape
+            if _e_tensor1 is not None or _e_tensor2 is not None:
+                _node._s_value = value
+    _ks = ks & _BELOW
+    _k = _c_addcdiv_.get(_ks)
+    if _k is None:
+        _k = _o.addcdiv_._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2909 (derivative: schema/derivatives.yaml:786)
+def _ag_eq__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(EqBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_eq__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.eq__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2916 (derivative: schema/derivatives.yaml:790)
+def _ag_eq__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(EqBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_eq__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.eq__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2923 (derivative: schema/derivatives.yaml:793)
+def _ag_ne__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(NeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ne__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.ne__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2930 (derivative: schema/derivatives.yaml:797)
+def _ag_ne__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(NeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ne__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.ne__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2937 (derivative: schema/derivatives.yaml:800)
+def _ag_lt__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(LtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_lt__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.lt__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2944 (derivative: schema/derivatives.yaml:804)
+def _ag_lt__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_lt__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.lt__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2951 (derivative: schema/derivatives.yaml:807)
+def _ag_le__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(LeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_le__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.le__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2958 (derivative: schema/derivatives.yaml:811)
+def _ag_le__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_le__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.le__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2965 (derivative: schema/derivatives.yaml:814)
+def _ag_gt__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(GtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_gt__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.gt__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2972 (derivative: schema/derivatives.yaml:818)
+def _ag_gt__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_gt__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.gt__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2979 (derivative: schema/derivatives.yaml:821)
+def _ag_ge__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(GeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ge__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.ge__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2986 (derivative: schema/derivatives.yaml:825)
+def _ag_ge__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ge__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.ge__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:2993 (derivative: schema/derivatives.yaml:724)
+def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
+    _ks = ks & _BELOW
+    _k = _c_div_Scalar_mode.get(_ks)
+    if _k is None:
+        _k = _o.div_Scalar_mode._fill(_ks)
+    _out = _k(self, other, rounding_mode)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_other = other
+    _node._s_rounding_mode = rounding_mode
+    _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3001 (derivative: schema/derivatives.yaml:109)
+def _ag_div__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_other = other
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_div__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.div__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3008 (derivative: schema/derivatives.yaml:724)
+def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_other = other
+            _node._s_rounding_mode = rounding_mode
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_div__Scalar_mode.get(_ks)
+    if _k is None:
+        _k = _o.div__Scalar_mode._fill(_ks)
+    _out = _k(self, other, rounding_mode)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3015 (derivative: schema/derivatives.yaml:116)
+def _ag_pow__Scalar(ks, self, exponent):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(PowBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_exponent = exponent
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_pow__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.pow__Scalar._fill(_ks)
+    _out = _k(self, exponent)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3037 (derivative: schema/derivatives.yaml:831)
+def _ag_gelu(ks, self, approximate):
+    _ks = ks & _BELOW
+    _k = _c_gelu.get(_ks)
+    if _k is None:
+        _k = _o.gelu._fill(_ks)
+    _out = _k(self, approximate)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(GeluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_approximate = approximate
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3045 (derivative: schema/derivatives.yaml:831)
+def _ag_gelu_(ks, self, approximate):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GeluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_approximate = approximate
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_gelu_.get(_ks)
+    if _k is None:
+        _k = _o.gelu_._fill(_ks)
+    _out = _k(self, approximate)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3051 (derivative: schema/derivatives.yaml:834)
+def _ag_gelu_backward(ks, grad_output, self, approximate):
+    _ks = ks & _BELOW
+    _k = _c_gelu_backward.get(_ks)
+    if _k is None:
+        _k = _o.gelu_backward._fill(_ks)
+    _out = _k(grad_output, self, approximate)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(GeluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_approximate = approximate
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3058 (derivative: schema/derivatives.yaml:838)
+def _ag_silu(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_silu.get(_ks)
+    if _k is None:
+        _k = _o.silu._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SiluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3066 (derivative: schema/derivatives.yaml:838)
+def _ag_silu_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SiluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_silu_.get(_ks)
+    if _k is None:
+        _k = _o.silu_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3073 (derivative: schema/derivatives.yaml:841)
+def _ag_silu_backward(ks, grad_output, self):
+    _ks = ks & _BELOW
+    _k = _c_silu_backward.get(_ks)
+    if _k is None:
+        _k = _o.silu_backward._fill(_ks)
+    _out = _k(grad_output, self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(SiluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3080 (derivative: schema/derivatives.yaml:845)
+def _ag_softplus(ks, self, beta, threshold):
+    _ks = ks & _BELOW
+    _k = _c_softplus.get(_ks)
+    if _k is None:
+        _k = _o.softplus._fill(_ks)
+    _out = _k(self, beta, threshold)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SoftplusBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_beta = beta
+    _node._s_self = _save(self)
+    _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3088 (derivative: schema/derivatives.yaml:848)
+def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
+    _ks = ks & _BELOW
+    _k = _c_softplus_backward.get(_ks)
+    if _k is None:
+        _k = _o.softplus_backward._fill(_ks)
+    _out = _k(grad_output, self, beta, threshold)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(SoftplusBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_beta = beta
+    if _e_self is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_grad_output is not None or _e_self is not None:
+        _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3094 (derivative: schema/derivatives.yaml:854)
+def _ag_leaky_relu(ks, self, negative_slope):
+    _ks = ks & _BELOW
+    _k = _c_leaky_relu.get(_ks)
+    if _k is None:
+        _k = _o.leaky_relu._fill(_ks)
+    _out = _k(self, negative_slope)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LeakyReluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_negative_slope = negative_slope
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3102 (derivative: schema/derivatives.yaml:857)
+def _ag_leaky_relu_(ks, self, negative_slope):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LeakyReluBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_negative_slope = negative_slope
+    _ks = ks & _BELOW
+    _k = _c_leaky_relu_.get(_ks)
+    if _k is None:
+        _k = _o.leaky_relu_._fill(_ks)
+    _out = _k(self, negative_slope)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:3109 (derivative: schema/derivatives.yaml:860)
+def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
+    _ks = ks & _BELOW
+    _k = _c_leaky_relu_backward.get(_ks)
+    if _k is None:
+        _k = _o.leaky_relu_backward._fill(_ks)
+    _out = _k(grad_output, self, negative_slope, self_is_result)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(LeakyReluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_negative_slope = negative_slope
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3115 (derivative: schema/derivatives.yaml:864)
+def _ag_elu(ks, self, alpha, scale, input_scale):
+    _ks = ks & _BELOW
+    _k = _c_elu.get(_ks)
+    if _k is None:
+        _k = _o.elu._fill(_ks)
+    _out = _k(self, alpha, scale, input_scale)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(EluBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_alpha = alpha
+    _node._s_input_scale = input_scale
+    _node._s_scale = scale
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3123 (derivative: schema/derivatives.yaml:867)
+def _ag_elu_(ks, self, alpha, scale, input_scale):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(EluBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_alpha = alpha
+            _node._s_input_scale = input_scale
+            _node._s_scale = scale
+    _ks = ks & _BELOW
+    _k = _c_elu_.get(_ks)
+    if _k is None:
+        _k = _o.elu_._fill(_ks)
+    _out = _k(self, alpha, scale, input_scale)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:3130 (derivative: schema/derivatives.yaml:870)
+def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    _ks = ks & _BELOW
+    _k = _c_elu_backward.get(_ks)
+    if _k is None:
+        _k = _o.elu_backward._fill(_ks)
+    _out = _k(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self_or_result = _edge(self_or_result)
+    if not (_e_grad_output is not None or _e_self_or_result is not None):
+        return _out
+    _node = _new_node(EluBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self_or_result or _NO_EDGE), (_e_grad_output is not None, _e_self_or_result is not None))
+    if _e_grad_output is not None or _e_self_or_result is not None:
+        _node._s_alpha = alpha
+    if _e_self_or_result is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_self_or_result is not None:
+        _node._s_input_scale = input_scale
+        _node._s_is_result = is_result
+        _node._s_scale = scale
+        _node._s_self_or_result = _save(self_or_result)
+    if _e_self_or_result is not None:
+        _node._s_self_or_result_dtype = self_or_result._dtype
+        _node._s_self_or_result_shape = self_or_result._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3136 (derivative: schema/derivatives.yaml:874)
+def _ag_hardtanh(ks, self, min_val, max_val):
+    _ks = ks & _BELOW
+    _k = _c_hardtanh.get(_ks)
+    if _k is None:
+        _k = _o.hardtanh._fill(_ks)
+    _out = _k(self, min_val, max_val)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(HardtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_max_val = max_val
+    _node._s_min_val = min_val
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3144 (derivative: schema/derivatives.yaml:874)
+def _ag_hardtanh_(ks, self, min_val, max_val):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(HardtanhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_max_val = max_val
+            _node._s_min_val = min_val
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_hardtanh_.get(_ks)
+    if _k is None:
+        _k = _o.hardtanh_._fill(_ks)
+    _out = _k(self, min_val, max_val)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3151 (derivative: schema/derivatives.yaml:877)
+def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
+    _ks = ks & _BELOW
+    _k = _c_hardtanh_backward.get(_ks)
+    if _k is None:
+        _k = _o.hardtanh_backward._fill(_ks)
+    _out = _k(grad_output, self, min_val, max_val)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(HardtanhBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+        _node._s_max_val = max_val
+        _node._s_min_val = min_val
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3157 (derivative: schema/derivatives.yaml:881)
+def _ag_threshold(ks, self, threshold, value):
+    _ks = ks & _BELOW
+    _k = _c_threshold.get(_ks)
+    if _k is None:
+        _k = _o.threshold._fill(_ks)
+    _out = _k(self, threshold, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ThresholdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _node._s_threshold = threshold
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3165 (derivative: schema/derivatives.yaml:885)
+def _ag_threshold_(ks, self, threshold, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ThresholdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+            _node._s_threshold = threshold
+    _ks = ks & _BELOW
+    _k = _c_threshold_.get(_ks)
+    if _k is None:
+        _k = _o.threshold_._fill(_ks)
+    _out = _k(self, threshold, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3171 (derivative: schema/derivatives.yaml:888)
+def _ag_sigmoid_backward(ks, grad_output, output):
+    _ks = ks & _BELOW
+    _k = _c_sigmoid_backward.get(_ks)
+    if _k is None:
+        _k = _o.sigmoid_backward._fill(_ks)
+    _out = _k(grad_output, output)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(SigmoidBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    if _e_output is not None:
+        _node._s_output_dtype = output._dtype
+        _node._s_output_shape = output._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3178 (derivative: schema/derivatives.yaml:892)
+def _ag_tanh_backward(ks, grad_output, output):
+    _ks = ks & _BELOW
+    _k = _c_tanh_backward.get(_ks)
+    if _k is None:
+        _k = _o.tanh_backward._fill(_ks)
+    _out = _k(grad_output, output)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_output = _edge(output)
+    if not (_e_grad_output is not None or _e_output is not None):
+        return _out
+    _node = _new_node(TanhBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_output or _NO_EDGE), (_e_grad_output is not None, _e_output is not None))
+    if _e_output is not None:
+        _node._s_grad_output = _save(grad_output)
+    if _e_grad_output is not None:
+        _node._s_grad_output_dtype = grad_output._dtype
+        _node._s_grad_output_shape = grad_output._shape
+    if _e_grad_output is not None or _e_output is not None:
+        _node._s_output = _save(output)
+    if _e_output is not None:
+        _node._s_output_dtype = output._dtype
+        _node._s_output_shape = output._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3185 (derivative: schema/derivatives.yaml:896)
+def _ag_clamp_min(ks, self, min):
+    _ks = ks & _BELOW
+    _k = _c_clamp_min.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min._fill(_ks)
+    _out = _k(self, min)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ClampMinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_min = min
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3193 (derivative: schema/derivatives.yaml:899)
+def _ag_clamp_min_Tensor(ks, self, min):
+    _ks = ks & _BELOW
+    _k = _c_clamp_min_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min_Tensor._fill(_ks)
+    _out = _k(self, min)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_min = _edge(min)
+    if not (_e_self is not None or _e_min is not None):
+        return _out
+    _node = _new_node(ClampMinBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE), (_e_self is not None, _e_min is not None))
+    if _e_self is not None or _e_min is not None:
+        _node._s_min = _save(min)
+    if _e_min is not None:
+        _node._s_min_dtype = min._dtype
+        _node._s_min_shape = min._shape
+    if _e_self is not None or _e_min is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3201 (derivative: schema/derivatives.yaml:896)
+def _ag_clamp_min_(ks, self, min):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_min = min
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp_min_.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min_._fill(_ks)
+    _out = _k(self, min)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3208 (derivative: schema/derivatives.yaml:899)
+def _ag_clamp_min__Tensor(ks, self, min):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_min = _edge(min)
+        if _e_self is not None or _e_min is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMinBackward1, (_e_self or _NO_EDGE, _e_min or _NO_EDGE), (_e_self is not None, _e_min is not None))
+            if _e_self is not None or _e_min is not None:
+                _node._s_min = _save(min)
+            if _e_min is not None:
+                _node._s_min_dtype = min._dtype
+                _node._s_min_shape = min._shape
+            if _e_self is not None or _e_min is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_clamp_min__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_min__Tensor._fill(_ks)
+    _out = _k(self, min)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3215 (derivative: schema/derivatives.yaml:903)
+def _ag_clamp_max(ks, self, max):
+    _ks = ks & _BELOW
+    _k = _c_clamp_max.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max._fill(_ks)
+    _out = _k(self, max)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ClampMaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_max = max
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3223 (derivative: schema/derivatives.yaml:906)
+def _ag_clamp_max_Tensor(ks, self, max):
+    _ks = ks & _BELOW
+    _k = _c_clamp_max_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max_Tensor._fill(_ks)
+    _out = _k(self, max)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_max = _edge(max)
+    if not (_e_self is not None or _e_max is not None):
+        return _out
+    _node = _new_node(ClampMaxBackward1, (_e_self or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_max is not None))
+    if _e_self is not None or _e_max is not None:
+        _node._s_max = _save(max)
+    if _e_max is not None:
+        _node._s_max_dtype = max._dtype
+        _node._s_max_shape = max._shape
+    if _e_self is not None or _e_max is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3231 (derivative: schema/derivatives.yaml:903)
+def _ag_clamp_max_(ks, self, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_max = max
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp_max_.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max_._fill(_ks)
+    _out = _k(self, max)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3238 (derivative: schema/derivatives.yaml:906)
+def _ag_clamp_max__Tensor(ks, self, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_max = _edge(max)
+        if _e_self is not None or _e_max is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampMaxBackward1, (_e_self or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_max is not None))
+            if _e_self is not None or _e_max is not None:
+                _node._s_max = _save(max)
+            if _e_max is not None:
+                _node._s_max_dtype = max._dtype
+                _node._s_max_shape = max._shape
+            if _e_self is not None or _e_max is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_clamp_max__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp_max__Tensor._fill(_ks)
+    _out = _k(self, max)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3245 (derivative: schema/derivatives.yaml:128)
+def _ag_clamp__Tensor(ks, self, min, max):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_min = None if min is None else _edge(min)
+        _e_max = None if max is None else _edge(max)
+        if _e_self is not None or _e_min is not None or _e_max is not None:
+            _check_inplace(self)
+            _node = _new_node(ClampBackward0, (_e_self or _NO_EDGE, _e_min or _NO_EDGE, _e_max or _NO_EDGE), (_e_self is not None, _e_min is not None, _e_max is not None))
+            if _e_self is not None or _e_min is not None or _e_max is not None:
+                _node._s_max = _save(max)
+                _node._s_min = _save(min)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_clamp__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.clamp__Tensor._fill(_ks)
+    _out = _k(self, min, max)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3300 (derivative: schema/derivatives.yaml:910)
+def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss_forward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss_forward._fill(_ks)
+    _out = _k(self, target, weight, reduction, ignore_index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NllLossForwardBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ignore_index = ignore_index
+    _node._s_reduction = reduction
+    _node._s_self = _save(self)
+    _node._s_target = _save(target)
+    _node._s_weight = _save(weight)
+    output = _out[0]
+    total_weight = _out[1]
+    _node._s_total_weight = _save_output(total_weight, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:3309 (derivative: schema/derivatives.yaml:916)
+def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and total_weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'total_weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss_backward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss_backward._fill(_ks)
+    _out = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(NllLossBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_ignore_index = ignore_index
+        _node._s_reduction = reduction
+        _node._s_target = _save(target)
+        _node._s_total_weight = _save(total_weight)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3340 (derivative: schema/derivatives.yaml:923)
+def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_binary_cross_entropy.get(_ks)
+    if _k is None:
+        _k = _o.binary_cross_entropy._fill(_ks)
+    _out = _k(self, target, weight, reduction)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_target = _edge(target)
+    if not (_e_self is not None or _e_target is not None):
+        return _out
+    _node = _new_node(BinaryCrossEntropyBackward0, (_e_self or _NO_EDGE, _e_target or _NO_EDGE), (_e_self is not None, _e_target is not None))
+    if _e_self is not None or _e_target is not None:
+        _node._s_reduction = reduction
+        _node._s_self = _save(self)
+        _node._s_target = _save(target)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3346 (derivative: schema/derivatives.yaml:928)
+def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, reduction):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'binary_cross_entropy_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_binary_cross_entropy_backward.get(_ks)
+    if _k is None:
+        _k = _o.binary_cross_entropy_backward._fill(_ks)
+    _out = _k(grad_output, self, target, weight, reduction)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    _e_target = _edge(target)
+    if not (_e_grad_output is not None or _e_self is not None or _e_target is not None):
+        return _out
+    _node = _new_node(BinaryCrossEntropyBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE, _e_target or _NO_EDGE), (_e_grad_output is not None, _e_self is not None, _e_target is not None))
+    if _e_grad_output is not None or _e_self is not None or _e_target is not None:
+        _node._s_grad_output = _save(grad_output)
+        _node._s_reduction = reduction
+        _node._s_self = _save(self)
+        _node._s_target = _save(target)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3360 (derivative: schema/derivatives.yaml:934)
+def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
+    _ks = ks & _BELOW
+    _k = _c_native_layer_norm.get(_ks)
+    if _k is None:
+        _k = _o.native_layer_norm._fill(_ks)
+    _out = _k(input, normalized_shape, weight, bias, eps)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    _e_weight = None if weight is None else _edge(weight)
+    _e_bias = None if bias is None else _edge(bias)
+    if not (_e_input is not None or _e_weight is not None or _e_bias is not None):
+        return _out
+    _node = _new_node(NativeLayerNormBackward0, (_e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_bias or _NO_EDGE), (_e_input is not None, _e_weight is not None, _e_bias is not None))
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_bias = _save(bias)
+        _node._s_eps = eps
+        _node._s_input = _save(input)
+        _node._s_normalized_shape = normalized_shape
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:3367 (derivative: schema/derivatives.yaml:938)
+def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    _ks = ks & _BELOW
+    _k = _c_native_layer_norm_backward.get(_ks)
+    if _k is None:
+        _k = _o.native_layer_norm_backward._fill(_ks)
+    _out = _k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_out = _edge(grad_out)
+    _e_input = _edge(input)
+    _e_mean = _edge(mean)
+    _e_rstd = _edge(rstd)
+    _e_weight = None if weight is None else _edge(weight)
+    if not (_e_grad_out is not None or _e_input is not None or _e_mean is not None or _e_rstd is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(NativeLayerNormBackwardBackward0, (_e_grad_out or _NO_EDGE, _e_input or _NO_EDGE, _e_mean or _NO_EDGE, _e_rstd or _NO_EDGE, _e_weight or _NO_EDGE), (_e_grad_out is not None, _e_input is not None, _e_mean is not None, _e_rstd is not None, _e_weight is not None))
+    if _e_grad_out is not None or _e_input is not None or _e_mean is not None or _e_rstd is not None or _e_weight is not None:
+        _node._s_grad_out = _save(grad_out)
+        _node._s_input = _save(input)
+        _node._s_mean = _save(mean)
+        _node._s_normalized_shape = normalized_shape
+        _node._s_rstd = _save(rstd)
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml:3378 (derivative: schema/derivatives.yaml:942)
+def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and running_var is not None and running_var.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_var'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_native_batch_norm.get(_ks)
+    if _k is None:
+        _k = _o.native_batch_norm._fill(_ks)
+    _out = _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    if not _tls.grad_enabled:
+        return _out
+    _e_input = _edge(input)
+    _e_weight = None if weight is None else _edge(weight)
+    _e_bias = None if bias is None else _edge(bias)
+    if not (_e_input is not None or _e_weight is not None or _e_bias is not None):
+        return _out
+    _node = _new_node(NativeBatchNormBackward0, (_e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_bias or _NO_EDGE), (_e_input is not None, _e_weight is not None, _e_bias is not None))
+    if _e_input is not None or _e_weight is not None or _e_bias is not None:
+        _node._s_bias = _save(bias)
+        _node._s_eps = eps
+        _node._s_input = _save(input)
+        _node._s_running_mean = _save(running_mean)
+        _node._s_running_var = _save(running_var)
+        _node._s_training = training
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, False, False))
+    return _out
+
+
+# schema/native_functions.yaml:3387 (derivative: schema/derivatives.yaml:948)
+def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and running_var is not None and running_var.requires_grad:
+        raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_var'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_native_batch_norm_backward.get(_ks)
+    if _k is None:
+        _k = _o.native_batch_norm_backward._fill(_ks)
+    _out = _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_out = _edge(grad_out)
+    _e_input = _edge(input)
+    _e_weight = None if weight is None else _edge(weight)
+    _e_save_mean = None if save_mean is None else _edge(save_mean)
+    _e_save_invstd = None if save_invstd is None else _edge(save_invstd)
+    if not (_e_grad_out is not None or _e_input is not None or _e_weight is not None or _e_save_mean is not None or _e_save_invstd is not None):
+        return _out
+    _node = _new_node(NativeBatchNormBackwardBackward0, (_e_grad_out or _NO_EDGE, _e_input or _NO_EDGE, _e_weight or _NO_EDGE, _e_save_mean or _NO_EDGE, _e_save_invstd or _NO_EDGE), (_e_grad_out is not None, _e_input is not None, _e_weight is not None, _e_save_mean is not None, _e_save_invstd is not None))
+    if _e_grad_out is not None or _e_input is not None or _e_weight is not None or _e_save_mean is not None or _e_save_invstd is not None:
+        _node._s_eps = eps
+        _node._s_grad_out = _save(grad_out)
+        _node._s_input = _save(input)
+        _node._s_running_mean = _save(running_mean)
+        _node._s_running_var = _save(running_var)
+        _node._s_save_invstd = _save(save_invstd)
+        _node._s_save_mean = _save(save_mean)
+        _node._s_train = train
+        _node._s_weight = _save(weight)
+    _set_history_many(_out, _node, (True, True, True))
+    return _out
+
+
+# schema/native_functions.yaml:3402 (derivative: schema/derivatives.yaml:953)
+def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss2d_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss2d_forward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss2d_forward._fill(_ks)
+    _out = _k(self, target, weight, reduction, ignore_index)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NllLoss2dForwardBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_ignore_index = ignore_index
+    _node._s_reduction = reduction
+    _node._s_self = _save(self)
+    _node._s_target = _save(target)
+    _node._s_weight = _save(weight)
+    output = _out[0]
+    total_weight = _out[1]
+    _node._s_total_weight = _save_output(total_weight, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:3411 (derivative: schema/derivatives.yaml:959)
+def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _tls.grad_enabled and weight is not None and weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
+    if _tls.grad_enabled and total_weight.requires_grad:
+        raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'total_weight'. This input cannot have requires_grad True.")
+    _ks = ks & _BELOW
+    _k = _c_nll_loss2d_backward.get(_ks)
+    if _k is None:
+        _k = _o.nll_loss2d_backward._fill(_ks)
+    _out = _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_grad_output = _edge(grad_output)
+    _e_self = _edge(self)
+    if not (_e_grad_output is not None or _e_self is not None):
+        return _out
+    _node = _new_node(NllLoss2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    if _e_grad_output is not None:
+        _node._s_ignore_index = ignore_index
+        _node._s_reduction = reduction
+        _node._s_target = _save(target)
+        _node._s_total_weight = _save(total_weight)
+        _node._s_weight = _save(weight)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3434 (derivative: schema/derivatives.yaml:966)
+def _ag_prod(ks, self, dtype):
+    _ks = ks & _BELOW
+    _k = _c_prod.get(_ks)
+    if _k is None:
+        _k = _o.prod._fill(_ks)
+    _out = _k(self, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ProdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3442 (derivative: schema/derivatives.yaml:969)
+def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_prod_dim_int.get(_ks)
+    if _k is None:
+        _k = _o.prod_dim_int._fill(_ks)
+    _out = _k(self, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ProdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3450 (derivative: schema/derivatives.yaml:972)
+def _ag_amin(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_amin.get(_ks)
+    if _k is None:
+        _k = _o.amin._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AminBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3458 (derivative: schema/derivatives.yaml:979)
+def _ag_max(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_max.get(_ks)
+    if _k is None:
+        _k = _o.max._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3471 (derivative: schema/derivatives.yaml:975)
+def _ag_max_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_max_dim.get(_ks)
+    if _k is None:
+        _k = _o.max_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:3483 (derivative: schema/derivatives.yaml:990)
+def _ag_max_other(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_max_other.get(_ks)
+    if _k is None:
+        _k = _o.max_other._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MaxBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3490 (derivative: schema/derivatives.yaml:986)
+def _ag_min(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_min.get(_ks)
+    if _k is None:
+        _k = _o.min._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MinBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3503 (derivative: schema/derivatives.yaml:982)
+def _ag_min_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_min_dim.get(_ks)
+    if _k is None:
+        _k = _o.min_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml:3515 (derivative: schema/derivatives.yaml:994)
+def _ag_min_other(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_min_other.get(_ks)
+    if _k is None:
+        _k = _o.min_other._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MinBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3541 (derivative: schema/derivatives.yaml:1002)
+def _ag_var_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_var_correction.get(_ks)
+    if _k is None:
+        _k = _o.var_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(VarBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3560 (derivative: schema/derivatives.yaml:1005)
+def _ag_std_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_std_correction.get(_ks)
+    if _k is None:
+        _k = _o.std_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(StdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3576 (derivative: schema/derivatives.yaml:1008)
+def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_var_mean_correction.get(_ks)
+    if _k is None:
+        _k = _o.var_mean_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(VarMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml:3591 (derivative: schema/derivatives.yaml:1011)
+def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_std_mean_correction.get(_ks)
+    if _k is None:
+        _k = _o.std_mean_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(StdMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result0 = _out[0]
+    result1 = _out[1]
+    _node._s_result0 = _save_output(result0, 0)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml:3598 (derivative: schema/derivatives.yaml:1014)
+def _ag_logsumexp(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_logsumexp.get(_ks)
+    if _k is None:
+        _k = _o.logsumexp._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogsumexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3606 (derivative: schema/derivatives.yaml:1017)
+def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_linalg_vector_norm.get(_ks)
+    if _k is None:
+        _k = _o.linalg_vector_norm._fill(_ks)
+    _out = _k(self, ord, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgVectorNormBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_ord = ord
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3701 (derivative: schema/derivatives.yaml:1044)
+def _ag_cumsum(ks, self, dim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_cumsum.get(_ks)
+    if _k is None:
+        _k = _o.cumsum._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3709 (derivative: schema/derivatives.yaml:1044)
+def _ag_cumsum_(ks, self, dim, dtype):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_cumsum_.get(_ks)
+    if _k is None:
+        _k = _o.cumsum_._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3715 (derivative: schema/derivatives.yaml:1047)
+def _ag_cumprod(ks, self, dim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_cumprod.get(_ks)
+    if _k is None:
+        _k = _o.cumprod._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml:3722 (derivative: schema/derivatives.yaml:1047)
+def _ag_cumprod_(ks, self, dim, dtype):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cumprod_.get(_ks)
+    if _k is None:
+        _k = _o.cumprod_._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml:3746 (derivative: schema/derivatives.yaml:1155)
 def _ag_copy(ks, self, src, non_blocking):
     _ks = ks & _BELOW
     _k = _c_copy.get(_ks)
@@ -4759,7 +15345,7 @@ def _ag_copy(ks, self, src, non_blocking):
     return _out
 
 
-# schema/native_functions.yaml:1311 (derivative: schema/derivatives.yaml:422)
+# schema/native_functions.yaml:3757 (derivative: schema/derivatives.yaml:1159)
 def _ag_fill_Scalar(ks, self, value):
     _ks = ks & _BELOW
     _k = _c_fill_Scalar.get(_ks)
@@ -4776,7 +15362,7 @@ def _ag_fill_Scalar(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:1320 (derivative: schema/derivatives.yaml:425)
+# schema/native_functions.yaml:3766 (derivative: schema/derivatives.yaml:1162)
 def _ag_fill_Tensor(ks, self, value):
     _ks = ks & _BELOW
     _k = _c_fill_Tensor.get(_ks)
@@ -4796,7 +15382,7 @@ def _ag_fill_Tensor(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:1328 (derivative: schema/derivatives.yaml:429)
+# schema/native_functions.yaml:3774 (derivative: schema/derivatives.yaml:1166)
 def _ag_zero(ks, self):
     _ks = ks & _BELOW
     _k = _c_zero.get(_ks)
@@ -4813,7 +15399,7 @@ def _ag_zero(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1364 (derivative: schema/derivatives.yaml:434)
+# schema/native_functions.yaml:3810 (derivative: schema/derivatives.yaml:1171)
 def _ag_uniform(ks, self, from_, to, generator):
     _ks = ks & _BELOW
     _k = _c_uniform.get(_ks)
@@ -4830,7 +15416,7 @@ def _ag_uniform(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1376 (derivative: schema/derivatives.yaml:437)
+# schema/native_functions.yaml:3822 (derivative: schema/derivatives.yaml:1174)
 def _ag_exponential(ks, self, lambd, generator):
     _ks = ks & _BELOW
     _k = _c_exponential.get(_ks)
@@ -4847,7 +15433,7 @@ def _ag_exponential(ks, self, lambd, generator):
     return _out
 
 
-# schema/native_functions.yaml:1388 (derivative: schema/derivatives.yaml:440)
+# schema/native_functions.yaml:3834 (derivative: schema/derivatives.yaml:1177)
 def _ag_geometric(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_geometric.get(_ks)
@@ -4864,7 +15450,7 @@ def _ag_geometric(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1400 (derivative: schema/derivatives.yaml:443)
+# schema/native_functions.yaml:3846 (derivative: schema/derivatives.yaml:1180)
 def _ag_log_normal(ks, self, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_log_normal.get(_ks)
@@ -4881,7 +15467,7 @@ def _ag_log_normal(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1412 (derivative: schema/derivatives.yaml:446)
+# schema/native_functions.yaml:3858 (derivative: schema/derivatives.yaml:1183)
 def _ag_cauchy(ks, self, median, sigma, generator):
     _ks = ks & _BELOW
     _k = _c_cauchy.get(_ks)
@@ -4898,7 +15484,7 @@ def _ag_cauchy(ks, self, median, sigma, generator):
     return _out
 
 
-# schema/native_functions.yaml:1424 (derivative: schema/derivatives.yaml:449)
+# schema/native_functions.yaml:3870 (derivative: schema/derivatives.yaml:1186)
 def _ag_random_from(ks, self, from_, to, generator):
     _ks = ks & _BELOW
     _k = _c_random_from.get(_ks)
@@ -4915,7 +15501,7 @@ def _ag_random_from(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1436 (derivative: schema/derivatives.yaml:452)
+# schema/native_functions.yaml:3882 (derivative: schema/derivatives.yaml:1189)
 def _ag_random_to(ks, self, to, generator):
     _ks = ks & _BELOW
     _k = _c_random_to.get(_ks)
@@ -4932,7 +15518,7 @@ def _ag_random_to(ks, self, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1448 (derivative: schema/derivatives.yaml:455)
+# schema/native_functions.yaml:3894 (derivative: schema/derivatives.yaml:1192)
 def _ag_random(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_random.get(_ks)
@@ -4949,7 +15535,7 @@ def _ag_random(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1460 (derivative: schema/derivatives.yaml:458)
+# schema/native_functions.yaml:3906 (derivative: schema/derivatives.yaml:1195)
 def _ag_normal_functional(ks, self, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_functional.get(_ks)
@@ -4977,16 +15563,19 @@ _o.zero_.register("Autograd", _ag_zero_, with_keyset=True)
 _o.add_Tensor.register("Autograd", _ag_add_Tensor, with_keyset=True)
 _o.add_out.register("Autograd", _autograd_out(_o.add_out), with_keyset=True)
 _o.add_Scalar.register("Autograd", _ag_add_Scalar, with_keyset=True)
+_o.add_Scalar_out.register("Autograd", _autograd_out(_o.add_Scalar_out), with_keyset=True)
 _o.add__Tensor.register("Autograd", _ag_add__Tensor, with_keyset=True)
 _o.add__Scalar.register("Autograd", _ag_add__Scalar, with_keyset=True)
 _o.sub_Tensor.register("Autograd", _ag_sub_Tensor, with_keyset=True)
 _o.sub_out.register("Autograd", _autograd_out(_o.sub_out), with_keyset=True)
 _o.sub_Scalar.register("Autograd", _ag_sub_Scalar, with_keyset=True)
+_o.sub_Scalar_out.register("Autograd", _autograd_out(_o.sub_Scalar_out), with_keyset=True)
 _o.sub__Tensor.register("Autograd", _ag_sub__Tensor, with_keyset=True)
 _o.sub__Scalar.register("Autograd", _ag_sub__Scalar, with_keyset=True)
 _o.mul_Tensor.register("Autograd", _ag_mul_Tensor, with_keyset=True)
 _o.mul_out.register("Autograd", _autograd_out(_o.mul_out), with_keyset=True)
 _o.mul_Scalar.register("Autograd", _ag_mul_Scalar, with_keyset=True)
+_o.mul_Scalar_out.register("Autograd", _autograd_out(_o.mul_Scalar_out), with_keyset=True)
 _o.mul__Tensor.register("Autograd", _ag_mul__Tensor, with_keyset=True)
 _o.mul__Scalar.register("Autograd", _ag_mul__Scalar, with_keyset=True)
 _o.div_Tensor.register("Autograd", _ag_div_Tensor, with_keyset=True)
@@ -4994,27 +15583,36 @@ _o.div_out.register("Autograd", _autograd_out(_o.div_out), with_keyset=True)
 _o.div_Tensor_mode.register("Autograd", _ag_div_Tensor_mode, with_keyset=True)
 _o.div_out_mode.register("Autograd", _autograd_out(_o.div_out_mode), with_keyset=True)
 _o.div_Scalar.register("Autograd", _ag_div_Scalar, with_keyset=True)
+_o.div_Scalar_out.register("Autograd", _autograd_out(_o.div_Scalar_out), with_keyset=True)
 _o.div__Tensor.register("Autograd", _ag_div__Tensor, with_keyset=True)
 _o.div__Tensor_mode.register("Autograd", _ag_div__Tensor_mode, with_keyset=True)
 _o.pow_Tensor_Tensor.register("Autograd", _ag_pow_Tensor_Tensor, with_keyset=True)
 _o.pow_Tensor_Tensor_out.register("Autograd", _autograd_out(_o.pow_Tensor_Tensor_out), with_keyset=True)
 _o.pow_Tensor_Scalar.register("Autograd", _ag_pow_Tensor_Scalar, with_keyset=True)
+_o.pow_Tensor_Scalar_out.register("Autograd", _autograd_out(_o.pow_Tensor_Scalar_out), with_keyset=True)
 _o.pow_Scalar.register("Autograd", _ag_pow_Scalar, with_keyset=True)
+_o.pow_Scalar_out.register("Autograd", _autograd_out(_o.pow_Scalar_out), with_keyset=True)
 _o.pow__Tensor.register("Autograd", _ag_pow__Tensor, with_keyset=True)
 _o.eq_Tensor_out.register("Autograd", _autograd_out(_o.eq_Tensor_out), with_keyset=True)
+_o.eq_Scalar_out.register("Autograd", _autograd_out(_o.eq_Scalar_out), with_keyset=True)
 _o.ne_Tensor_out.register("Autograd", _autograd_out(_o.ne_Tensor_out), with_keyset=True)
 _o.lt_Tensor_out.register("Autograd", _autograd_out(_o.lt_Tensor_out), with_keyset=True)
+_o.lt_Scalar_out.register("Autograd", _autograd_out(_o.lt_Scalar_out), with_keyset=True)
 _o.le_Tensor_out.register("Autograd", _autograd_out(_o.le_Tensor_out), with_keyset=True)
 _o.gt_Tensor_out.register("Autograd", _autograd_out(_o.gt_Tensor_out), with_keyset=True)
+_o.gt_Scalar_out.register("Autograd", _autograd_out(_o.gt_Scalar_out), with_keyset=True)
 _o.ge_Tensor_out.register("Autograd", _autograd_out(_o.ge_Tensor_out), with_keyset=True)
 _o.where_self.register("Autograd", _ag_where_self, with_keyset=True)
 _o.where_self_out.register("Autograd", _autograd_out(_o.where_self_out), with_keyset=True)
 _o.clamp.register("Autograd", _ag_clamp, with_keyset=True)
 _o.clamp_out.register("Autograd", _autograd_out(_o.clamp_out), with_keyset=True)
 _o.clamp_Tensor.register("Autograd", _ag_clamp_Tensor, with_keyset=True)
+_o.clamp_Tensor_out.register("Autograd", _autograd_out(_o.clamp_Tensor_out), with_keyset=True)
 _o.clamp_.register("Autograd", _ag_clamp_, with_keyset=True)
 _o.masked_fill_Scalar.register("Autograd", _ag_masked_fill_Scalar, with_keyset=True)
+_o.masked_fill_Scalar_out.register("Autograd", _autograd_out(_o.masked_fill_Scalar_out), with_keyset=True)
 _o.masked_fill_Tensor.register("Autograd", _ag_masked_fill_Tensor, with_keyset=True)
+_o.masked_fill_Tensor_out.register("Autograd", _autograd_out(_o.masked_fill_Tensor_out), with_keyset=True)
 _o.masked_fill__Scalar.register("Autograd", _ag_masked_fill__Scalar, with_keyset=True)
 _o.masked_fill__Tensor.register("Autograd", _ag_masked_fill__Tensor, with_keyset=True)
 _o.neg.register("Autograd", _ag_neg, with_keyset=True)
@@ -5027,6 +15625,7 @@ _o.log.register("Autograd", _ag_log, with_keyset=True)
 _o.log_out.register("Autograd", _autograd_out(_o.log_out), with_keyset=True)
 _o.log_.register("Autograd", _ag_log_, with_keyset=True)
 _o.relu.register("Autograd", _ag_relu, with_keyset=True)
+_o.relu_out.register("Autograd", _autograd_out(_o.relu_out), with_keyset=True)
 _o.relu_.register("Autograd", _ag_relu_, with_keyset=True)
 _o.threshold_backward.register("Autograd", _ag_threshold_backward, with_keyset=True)
 _o.sigmoid.register("Autograd", _ag_sigmoid, with_keyset=True)
@@ -5050,6 +15649,8 @@ _o.bmm.register("Autograd", _ag_bmm, with_keyset=True)
 _o.bmm_out.register("Autograd", _autograd_out(_o.bmm_out), with_keyset=True)
 _o.addmm.register("Autograd", _ag_addmm, with_keyset=True)
 _o.addmm_out.register("Autograd", _autograd_out(_o.addmm_out), with_keyset=True)
+_o.matmul_out.register("Autograd", _autograd_out(_o.matmul_out), with_keyset=True)
+_o.linear_out.register("Autograd", _autograd_out(_o.linear_out), with_keyset=True)
 _o.view.register("Autograd", _ag_view, with_keyset=True)
 _o.as_strided.register("Autograd", _ag_as_strided, with_keyset=True)
 _o.permute.register("Autograd", _ag_permute, with_keyset=True)
@@ -5073,6 +15674,101 @@ _o.index_Tensor.register("Autograd", _ag_index_Tensor, with_keyset=True)
 _o.index_Tensor_out.register("Autograd", _autograd_out(_o.index_Tensor_out), with_keyset=True)
 _o.index_put_.register("Autograd", _ag_index_put_, with_keyset=True)
 _o.index_put.register("Autograd", _ag_index_put, with_keyset=True)
+_o.repeat.register("Autograd", _ag_repeat, with_keyset=True)
+_o.repeat_out.register("Autograd", _autograd_out(_o.repeat_out), with_keyset=True)
+_o.flip.register("Autograd", _ag_flip, with_keyset=True)
+_o.flip_out.register("Autograd", _autograd_out(_o.flip_out), with_keyset=True)
+_o.roll.register("Autograd", _ag_roll, with_keyset=True)
+_o.roll_out.register("Autograd", _autograd_out(_o.roll_out), with_keyset=True)
+_o.tril.register("Autograd", _ag_tril, with_keyset=True)
+_o.tril_out.register("Autograd", _autograd_out(_o.tril_out), with_keyset=True)
+_o.tril_.register("Autograd", _ag_tril_, with_keyset=True)
+_o.triu.register("Autograd", _ag_triu, with_keyset=True)
+_o.triu_out.register("Autograd", _autograd_out(_o.triu_out), with_keyset=True)
+_o.triu_.register("Autograd", _ag_triu_, with_keyset=True)
+_o.index_select.register("Autograd", _ag_index_select, with_keyset=True)
+_o.index_select_out.register("Autograd", _autograd_out(_o.index_select_out), with_keyset=True)
+_o.gather.register("Autograd", _ag_gather, with_keyset=True)
+_o.gather_out.register("Autograd", _autograd_out(_o.gather_out), with_keyset=True)
+_o.scatter_src.register("Autograd", _ag_scatter_src, with_keyset=True)
+_o.scatter_src_out.register("Autograd", _autograd_out(_o.scatter_src_out), with_keyset=True)
+_o.scatter_value.register("Autograd", _ag_scatter_value, with_keyset=True)
+_o.scatter_value_out.register("Autograd", _autograd_out(_o.scatter_value_out), with_keyset=True)
+_o.scatter_reduce.register("Autograd", _ag_scatter_reduce, with_keyset=True)
+_o.scatter_reduce_out.register("Autograd", _autograd_out(_o.scatter_reduce_out), with_keyset=True)
+_o.scatter_value_reduce.register("Autograd", _ag_scatter_value_reduce, with_keyset=True)
+_o.scatter_value_reduce_out.register("Autograd", _autograd_out(_o.scatter_value_reduce_out), with_keyset=True)
+_o.scatter__src.register("Autograd", _ag_scatter__src, with_keyset=True)
+_o.scatter__value.register("Autograd", _ag_scatter__value, with_keyset=True)
+_o.scatter__reduce.register("Autograd", _ag_scatter__reduce, with_keyset=True)
+_o.scatter__value_reduce.register("Autograd", _ag_scatter__value_reduce, with_keyset=True)
+_o.scatter_add.register("Autograd", _ag_scatter_add, with_keyset=True)
+_o.scatter_add_out.register("Autograd", _autograd_out(_o.scatter_add_out), with_keyset=True)
+_o.scatter_add_.register("Autograd", _ag_scatter_add_, with_keyset=True)
+_o.scatter_reduce_two.register("Autograd", _ag_scatter_reduce_two, with_keyset=True)
+_o.scatter_reduce_two_out.register("Autograd", _autograd_out(_o.scatter_reduce_two_out), with_keyset=True)
+_o.scatter_reduce__two.register("Autograd", _ag_scatter_reduce__two, with_keyset=True)
+_o.masked_select.register("Autograd", _ag_masked_select, with_keyset=True)
+_o.masked_select_out.register("Autograd", _autograd_out(_o.masked_select_out), with_keyset=True)
+_o.nonzero_out.register("Autograd", _autograd_out(_o.nonzero_out), with_keyset=True)
+_o.topk.register("Autograd", _ag_topk, with_keyset=True)
+_o.topk_values.register("Autograd", _autograd_out(_o.topk_values), with_keyset=True)
+_o.sort.register("Autograd", _ag_sort, with_keyset=True)
+_o.sort_values.register("Autograd", _autograd_out(_o.sort_values), with_keyset=True)
+_o.sort_stable.register("Autograd", _ag_sort_stable, with_keyset=True)
+_o.sort_values_stable.register("Autograd", _autograd_out(_o.sort_values_stable), with_keyset=True)
+_o.argsort_stable_out.register("Autograd", _autograd_out(_o.argsort_stable_out), with_keyset=True)
+_o._unique2.register("Autograd", _ag__unique2, with_keyset=True)
+_o._unique2_out.register("Autograd", _autograd_out(_o._unique2_out), with_keyset=True)
+_o.unique_dim.register("Autograd", _ag_unique_dim, with_keyset=True)
+_o.unique_dim_out.register("Autograd", _autograd_out(_o.unique_dim_out), with_keyset=True)
+_o.slice_scatter.register("Autograd", _ag_slice_scatter, with_keyset=True)
+_o.slice_scatter_out.register("Autograd", _autograd_out(_o.slice_scatter_out), with_keyset=True)
+_o.select_scatter.register("Autograd", _ag_select_scatter, with_keyset=True)
+_o.select_scatter_out.register("Autograd", _autograd_out(_o.select_scatter_out), with_keyset=True)
+_o.diagonal_scatter.register("Autograd", _ag_diagonal_scatter, with_keyset=True)
+_o.diagonal_scatter_out.register("Autograd", _autograd_out(_o.diagonal_scatter_out), with_keyset=True)
+_o.as_strided_scatter.register("Autograd", _ag_as_strided_scatter, with_keyset=True)
+_o.as_strided_scatter_out.register("Autograd", _autograd_out(_o.as_strided_scatter_out), with_keyset=True)
+_o.index_add.register("Autograd", _ag_index_add, with_keyset=True)
+_o.index_add_out.register("Autograd", _autograd_out(_o.index_add_out), with_keyset=True)
+_o.index_add_.register("Autograd", _ag_index_add_, with_keyset=True)
+_o.index_copy.register("Autograd", _ag_index_copy, with_keyset=True)
+_o.index_copy_out.register("Autograd", _autograd_out(_o.index_copy_out), with_keyset=True)
+_o.index_copy_.register("Autograd", _ag_index_copy_, with_keyset=True)
+_o.index_fill_int_Scalar.register("Autograd", _ag_index_fill_int_Scalar, with_keyset=True)
+_o.index_fill_int_Scalar_out.register("Autograd", _autograd_out(_o.index_fill_int_Scalar_out), with_keyset=True)
+_o.index_fill_int_Tensor.register("Autograd", _ag_index_fill_int_Tensor, with_keyset=True)
+_o.index_fill_int_Tensor_out.register("Autograd", _autograd_out(_o.index_fill_int_Tensor_out), with_keyset=True)
+_o.index_fill__int_Scalar.register("Autograd", _ag_index_fill__int_Scalar, with_keyset=True)
+_o.index_fill__int_Tensor.register("Autograd", _ag_index_fill__int_Tensor, with_keyset=True)
+_o.masked_scatter.register("Autograd", _ag_masked_scatter, with_keyset=True)
+_o.masked_scatter_out.register("Autograd", _autograd_out(_o.masked_scatter_out), with_keyset=True)
+_o.masked_scatter_.register("Autograd", _ag_masked_scatter_, with_keyset=True)
+_o.take.register("Autograd", _ag_take, with_keyset=True)
+_o.take_out.register("Autograd", _autograd_out(_o.take_out), with_keyset=True)
+_o.put.register("Autograd", _ag_put, with_keyset=True)
+_o.put_out.register("Autograd", _autograd_out(_o.put_out), with_keyset=True)
+_o.put_.register("Autograd", _ag_put_, with_keyset=True)
+_o.take_along_dim_out.register("Autograd", _autograd_out(_o.take_along_dim_out), with_keyset=True)
+_o.rot90_out.register("Autograd", _autograd_out(_o.rot90_out), with_keyset=True)
+_o.msort_out.register("Autograd", _autograd_out(_o.msort_out), with_keyset=True)
+_o.unique_consecutive.register("Autograd", _ag_unique_consecutive, with_keyset=True)
+_o.unique_consecutive_out.register("Autograd", _autograd_out(_o.unique_consecutive_out), with_keyset=True)
+_o.unfold.register("Autograd", _ag_unfold, with_keyset=True)
+_o.narrow_copy_out.register("Autograd", _autograd_out(_o.narrow_copy_out), with_keyset=True)
+_o.hstack_out.register("Autograd", _autograd_out(_o.hstack_out), with_keyset=True)
+_o.vstack_out.register("Autograd", _autograd_out(_o.vstack_out), with_keyset=True)
+_o.row_stack_out.register("Autograd", _autograd_out(_o.row_stack_out), with_keyset=True)
+_o.dstack_out.register("Autograd", _autograd_out(_o.dstack_out), with_keyset=True)
+_o.column_stack_out.register("Autograd", _autograd_out(_o.column_stack_out), with_keyset=True)
+_o.diag_embed_out.register("Autograd", _autograd_out(_o.diag_embed_out), with_keyset=True)
+_o.diag_out.register("Autograd", _autograd_out(_o.diag_out), with_keyset=True)
+_o.repeat_interleave_Tensor_out.register("Autograd", _autograd_out(_o.repeat_interleave_Tensor_out), with_keyset=True)
+_o.searchsorted_Tensor_out.register("Autograd", _autograd_out(_o.searchsorted_Tensor_out), with_keyset=True)
+_o.searchsorted_Scalar_out.register("Autograd", _autograd_out(_o.searchsorted_Scalar_out), with_keyset=True)
+_o.bucketize_Tensor_out.register("Autograd", _autograd_out(_o.bucketize_Tensor_out), with_keyset=True)
+_o.bucketize_Scalar_out.register("Autograd", _autograd_out(_o.bucketize_Scalar_out), with_keyset=True)
 _o.rand_out.register("Autograd", _autograd_out(_o.rand_out), with_keyset=True)
 _o.rand_generator_out.register("Autograd", _autograd_out(_o.rand_generator_out), with_keyset=True)
 _o.randn_out.register("Autograd", _autograd_out(_o.randn_out), with_keyset=True)
@@ -5124,6 +15820,322 @@ _o.poisson_out.register("Autograd", _autograd_out(_o.poisson_out), with_keyset=T
 _o.logspace_out.register("Autograd", _autograd_out(_o.logspace_out), with_keyset=True)
 _o.empty_permuted_out.register("Autograd", _autograd_out(_o.empty_permuted_out), with_keyset=True)
 _o.tril_indices_out.register("Autograd", _autograd_out(_o.tril_indices_out), with_keyset=True)
+_o.exp2.register("Autograd", _ag_exp2, with_keyset=True)
+_o.exp2_out.register("Autograd", _autograd_out(_o.exp2_out), with_keyset=True)
+_o.exp2_.register("Autograd", _ag_exp2_, with_keyset=True)
+_o.expm1.register("Autograd", _ag_expm1, with_keyset=True)
+_o.expm1_out.register("Autograd", _autograd_out(_o.expm1_out), with_keyset=True)
+_o.expm1_.register("Autograd", _ag_expm1_, with_keyset=True)
+_o.log2.register("Autograd", _ag_log2, with_keyset=True)
+_o.log2_out.register("Autograd", _autograd_out(_o.log2_out), with_keyset=True)
+_o.log2_.register("Autograd", _ag_log2_, with_keyset=True)
+_o.log10.register("Autograd", _ag_log10, with_keyset=True)
+_o.log10_out.register("Autograd", _autograd_out(_o.log10_out), with_keyset=True)
+_o.log10_.register("Autograd", _ag_log10_, with_keyset=True)
+_o.log1p.register("Autograd", _ag_log1p, with_keyset=True)
+_o.log1p_out.register("Autograd", _autograd_out(_o.log1p_out), with_keyset=True)
+_o.log1p_.register("Autograd", _ag_log1p_, with_keyset=True)
+_o.sqrt.register("Autograd", _ag_sqrt, with_keyset=True)
+_o.sqrt_out.register("Autograd", _autograd_out(_o.sqrt_out), with_keyset=True)
+_o.sqrt_.register("Autograd", _ag_sqrt_, with_keyset=True)
+_o.rsqrt.register("Autograd", _ag_rsqrt, with_keyset=True)
+_o.rsqrt_out.register("Autograd", _autograd_out(_o.rsqrt_out), with_keyset=True)
+_o.rsqrt_.register("Autograd", _ag_rsqrt_, with_keyset=True)
+_o.reciprocal.register("Autograd", _ag_reciprocal, with_keyset=True)
+_o.reciprocal_out.register("Autograd", _autograd_out(_o.reciprocal_out), with_keyset=True)
+_o.reciprocal_.register("Autograd", _ag_reciprocal_, with_keyset=True)
+_o.sin.register("Autograd", _ag_sin, with_keyset=True)
+_o.sin_out.register("Autograd", _autograd_out(_o.sin_out), with_keyset=True)
+_o.sin_.register("Autograd", _ag_sin_, with_keyset=True)
+_o.cos.register("Autograd", _ag_cos, with_keyset=True)
+_o.cos_out.register("Autograd", _autograd_out(_o.cos_out), with_keyset=True)
+_o.cos_.register("Autograd", _ag_cos_, with_keyset=True)
+_o.tan.register("Autograd", _ag_tan, with_keyset=True)
+_o.tan_out.register("Autograd", _autograd_out(_o.tan_out), with_keyset=True)
+_o.tan_.register("Autograd", _ag_tan_, with_keyset=True)
+_o.asin.register("Autograd", _ag_asin, with_keyset=True)
+_o.asin_out.register("Autograd", _autograd_out(_o.asin_out), with_keyset=True)
+_o.asin_.register("Autograd", _ag_asin_, with_keyset=True)
+_o.acos.register("Autograd", _ag_acos, with_keyset=True)
+_o.acos_out.register("Autograd", _autograd_out(_o.acos_out), with_keyset=True)
+_o.acos_.register("Autograd", _ag_acos_, with_keyset=True)
+_o.atan.register("Autograd", _ag_atan, with_keyset=True)
+_o.atan_out.register("Autograd", _autograd_out(_o.atan_out), with_keyset=True)
+_o.atan_.register("Autograd", _ag_atan_, with_keyset=True)
+_o.sinh.register("Autograd", _ag_sinh, with_keyset=True)
+_o.sinh_out.register("Autograd", _autograd_out(_o.sinh_out), with_keyset=True)
+_o.sinh_.register("Autograd", _ag_sinh_, with_keyset=True)
+_o.cosh.register("Autograd", _ag_cosh, with_keyset=True)
+_o.cosh_out.register("Autograd", _autograd_out(_o.cosh_out), with_keyset=True)
+_o.cosh_.register("Autograd", _ag_cosh_, with_keyset=True)
+_o.erf.register("Autograd", _ag_erf, with_keyset=True)
+_o.erf_out.register("Autograd", _autograd_out(_o.erf_out), with_keyset=True)
+_o.erf_.register("Autograd", _ag_erf_, with_keyset=True)
+_o.abs.register("Autograd", _ag_abs, with_keyset=True)
+_o.abs_out.register("Autograd", _autograd_out(_o.abs_out), with_keyset=True)
+_o.abs_.register("Autograd", _ag_abs_, with_keyset=True)
+_o.floor.register("Autograd", _ag_floor, with_keyset=True)
+_o.floor_out.register("Autograd", _autograd_out(_o.floor_out), with_keyset=True)
+_o.floor_.register("Autograd", _ag_floor_, with_keyset=True)
+_o.ceil.register("Autograd", _ag_ceil, with_keyset=True)
+_o.ceil_out.register("Autograd", _autograd_out(_o.ceil_out), with_keyset=True)
+_o.ceil_.register("Autograd", _ag_ceil_, with_keyset=True)
+_o.round.register("Autograd", _ag_round, with_keyset=True)
+_o.round_out.register("Autograd", _autograd_out(_o.round_out), with_keyset=True)
+_o.round_decimals.register("Autograd", _ag_round_decimals, with_keyset=True)
+_o.round_decimals_out.register("Autograd", _autograd_out(_o.round_decimals_out), with_keyset=True)
+_o.round_.register("Autograd", _ag_round_, with_keyset=True)
+_o.round__decimals.register("Autograd", _ag_round__decimals, with_keyset=True)
+_o.trunc.register("Autograd", _ag_trunc, with_keyset=True)
+_o.trunc_out.register("Autograd", _autograd_out(_o.trunc_out), with_keyset=True)
+_o.trunc_.register("Autograd", _ag_trunc_, with_keyset=True)
+_o.frac.register("Autograd", _ag_frac, with_keyset=True)
+_o.frac_out.register("Autograd", _autograd_out(_o.frac_out), with_keyset=True)
+_o.frac_.register("Autograd", _ag_frac_, with_keyset=True)
+_o.sign.register("Autograd", _ag_sign, with_keyset=True)
+_o.sign_out.register("Autograd", _autograd_out(_o.sign_out), with_keyset=True)
+_o.sign_.register("Autograd", _ag_sign_, with_keyset=True)
+_o.logical_not_out.register("Autograd", _autograd_out(_o.logical_not_out), with_keyset=True)
+_o.bitwise_not_out.register("Autograd", _autograd_out(_o.bitwise_not_out), with_keyset=True)
+_o.isnan_out.register("Autograd", _autograd_out(_o.isnan_out), with_keyset=True)
+_o.isinf_out.register("Autograd", _autograd_out(_o.isinf_out), with_keyset=True)
+_o.signbit_out.register("Autograd", _autograd_out(_o.signbit_out), with_keyset=True)
+_o.nan_to_num.register("Autograd", _ag_nan_to_num, with_keyset=True)
+_o.nan_to_num_out.register("Autograd", _autograd_out(_o.nan_to_num_out), with_keyset=True)
+_o.nan_to_num_.register("Autograd", _ag_nan_to_num_, with_keyset=True)
+_o.convolution.register("Autograd", _ag_convolution, with_keyset=True)
+_o.convolution_out.register("Autograd", _autograd_out(_o.convolution_out), with_keyset=True)
+_o.convolution_backward.register("Autograd", _ag_convolution_backward, with_keyset=True)
+_o.max_pool2d_with_indices.register("Autograd", _ag_max_pool2d_with_indices, with_keyset=True)
+_o.max_pool2d_with_indices_backward.register("Autograd", _ag_max_pool2d_with_indices_backward, with_keyset=True)
+_o.avg_pool2d.register("Autograd", _ag_avg_pool2d, with_keyset=True)
+_o.avg_pool2d_out.register("Autograd", _autograd_out(_o.avg_pool2d_out), with_keyset=True)
+_o.avg_pool2d_backward.register("Autograd", _ag_avg_pool2d_backward, with_keyset=True)
+_o._adaptive_avg_pool2d.register("Autograd", _ag__adaptive_avg_pool2d, with_keyset=True)
+_o._adaptive_avg_pool2d_out.register("Autograd", _autograd_out(_o._adaptive_avg_pool2d_out), with_keyset=True)
+_o._adaptive_avg_pool2d_backward.register("Autograd", _ag__adaptive_avg_pool2d_backward, with_keyset=True)
+_o._adaptive_avg_pool2d_backward_out.register("Autograd", _autograd_out(_o._adaptive_avg_pool2d_backward_out), with_keyset=True)
+_o.constant_pad_nd.register("Autograd", _ag_constant_pad_nd, with_keyset=True)
+_o.constant_pad_nd_out.register("Autograd", _autograd_out(_o.constant_pad_nd_out), with_keyset=True)
+_o.embedding.register("Autograd", _ag_embedding, with_keyset=True)
+_o.embedding_out.register("Autograd", _autograd_out(_o.embedding_out), with_keyset=True)
+_o.embedding_dense_backward.register("Autograd", _ag_embedding_dense_backward, with_keyset=True)
+_o.embedding_dense_backward_out.register("Autograd", _autograd_out(_o.embedding_dense_backward_out), with_keyset=True)
+_o.dot.register("Autograd", _ag_dot, with_keyset=True)
+_o.dot_out.register("Autograd", _autograd_out(_o.dot_out), with_keyset=True)
+_o.mv.register("Autograd", _ag_mv, with_keyset=True)
+_o.mv_out.register("Autograd", _autograd_out(_o.mv_out), with_keyset=True)
+_o.baddbmm.register("Autograd", _ag_baddbmm, with_keyset=True)
+_o.baddbmm_out.register("Autograd", _autograd_out(_o.baddbmm_out), with_keyset=True)
+_o.baddbmm_.register("Autograd", _ag_baddbmm_, with_keyset=True)
+_o._softmax.register("Autograd", _ag__softmax, with_keyset=True)
+_o._softmax_out.register("Autograd", _autograd_out(_o._softmax_out), with_keyset=True)
+_o._log_softmax.register("Autograd", _ag__log_softmax, with_keyset=True)
+_o._log_softmax_out.register("Autograd", _autograd_out(_o._log_softmax_out), with_keyset=True)
+_o.softmax_int_out.register("Autograd", _autograd_out(_o.softmax_int_out), with_keyset=True)
+_o.log_softmax_int_out.register("Autograd", _autograd_out(_o.log_softmax_int_out), with_keyset=True)
+_o._softmax_backward_data.register("Autograd", _ag__softmax_backward_data, with_keyset=True)
+_o._softmax_backward_data_out.register("Autograd", _autograd_out(_o._softmax_backward_data_out), with_keyset=True)
+_o._log_softmax_backward_data.register("Autograd", _ag__log_softmax_backward_data, with_keyset=True)
+_o._log_softmax_backward_data_out.register("Autograd", _autograd_out(_o._log_softmax_backward_data_out), with_keyset=True)
+_o.rsub_Tensor.register("Autograd", _ag_rsub_Tensor, with_keyset=True)
+_o.rsub_Tensor_out.register("Autograd", _autograd_out(_o.rsub_Tensor_out), with_keyset=True)
+_o.rsub_Scalar.register("Autograd", _ag_rsub_Scalar, with_keyset=True)
+_o.rsub_Scalar_out.register("Autograd", _autograd_out(_o.rsub_Scalar_out), with_keyset=True)
+_o.floor_divide.register("Autograd", _ag_floor_divide, with_keyset=True)
+_o.floor_divide_out.register("Autograd", _autograd_out(_o.floor_divide_out), with_keyset=True)
+_o.floor_divide_Scalar.register("Autograd", _ag_floor_divide_Scalar, with_keyset=True)
+_o.floor_divide_Scalar_out.register("Autograd", _autograd_out(_o.floor_divide_Scalar_out), with_keyset=True)
+_o.floor_divide__Tensor.register("Autograd", _ag_floor_divide__Tensor, with_keyset=True)
+_o.floor_divide__Scalar.register("Autograd", _ag_floor_divide__Scalar, with_keyset=True)
+_o.remainder_Tensor.register("Autograd", _ag_remainder_Tensor, with_keyset=True)
+_o.remainder_Tensor_out.register("Autograd", _autograd_out(_o.remainder_Tensor_out), with_keyset=True)
+_o.remainder_Scalar.register("Autograd", _ag_remainder_Scalar, with_keyset=True)
+_o.remainder_Scalar_out.register("Autograd", _autograd_out(_o.remainder_Scalar_out), with_keyset=True)
+_o.remainder_Scalar_Tensor.register("Autograd", _ag_remainder_Scalar_Tensor, with_keyset=True)
+_o.remainder_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.remainder_Scalar_Tensor_out), with_keyset=True)
+_o.remainder__Tensor.register("Autograd", _ag_remainder__Tensor, with_keyset=True)
+_o.remainder__Scalar.register("Autograd", _ag_remainder__Scalar, with_keyset=True)
+_o.fmod_Tensor.register("Autograd", _ag_fmod_Tensor, with_keyset=True)
+_o.fmod_Tensor_out.register("Autograd", _autograd_out(_o.fmod_Tensor_out), with_keyset=True)
+_o.fmod_Scalar.register("Autograd", _ag_fmod_Scalar, with_keyset=True)
+_o.fmod_Scalar_out.register("Autograd", _autograd_out(_o.fmod_Scalar_out), with_keyset=True)
+_o.fmod__Tensor.register("Autograd", _ag_fmod__Tensor, with_keyset=True)
+_o.fmod__Scalar.register("Autograd", _ag_fmod__Scalar, with_keyset=True)
+_o.maximum.register("Autograd", _ag_maximum, with_keyset=True)
+_o.maximum_out.register("Autograd", _autograd_out(_o.maximum_out), with_keyset=True)
+_o.minimum.register("Autograd", _ag_minimum, with_keyset=True)
+_o.minimum_out.register("Autograd", _autograd_out(_o.minimum_out), with_keyset=True)
+_o.atan2.register("Autograd", _ag_atan2, with_keyset=True)
+_o.atan2_out.register("Autograd", _autograd_out(_o.atan2_out), with_keyset=True)
+_o.atan2_.register("Autograd", _ag_atan2_, with_keyset=True)
+_o.logical_and_out.register("Autograd", _autograd_out(_o.logical_and_out), with_keyset=True)
+_o.logical_or_out.register("Autograd", _autograd_out(_o.logical_or_out), with_keyset=True)
+_o.logical_xor_out.register("Autograd", _autograd_out(_o.logical_xor_out), with_keyset=True)
+_o.bitwise_and_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_and_Tensor_out), with_keyset=True)
+_o.bitwise_and_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_and_Scalar_out), with_keyset=True)
+_o.bitwise_and_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_and_Scalar_Tensor_out), with_keyset=True)
+_o.bitwise_or_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_or_Tensor_out), with_keyset=True)
+_o.bitwise_or_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_or_Scalar_out), with_keyset=True)
+_o.bitwise_or_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_or_Scalar_Tensor_out), with_keyset=True)
+_o.bitwise_xor_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_xor_Tensor_out), with_keyset=True)
+_o.bitwise_xor_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_xor_Scalar_out), with_keyset=True)
+_o.bitwise_xor_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_xor_Scalar_Tensor_out), with_keyset=True)
+_o.lerp_Scalar.register("Autograd", _ag_lerp_Scalar, with_keyset=True)
+_o.lerp_Scalar_out.register("Autograd", _autograd_out(_o.lerp_Scalar_out), with_keyset=True)
+_o.lerp_Tensor.register("Autograd", _ag_lerp_Tensor, with_keyset=True)
+_o.lerp_Tensor_out.register("Autograd", _autograd_out(_o.lerp_Tensor_out), with_keyset=True)
+_o.lerp__Scalar.register("Autograd", _ag_lerp__Scalar, with_keyset=True)
+_o.lerp__Tensor.register("Autograd", _ag_lerp__Tensor, with_keyset=True)
+_o.addcmul.register("Autograd", _ag_addcmul, with_keyset=True)
+_o.addcmul_out.register("Autograd", _autograd_out(_o.addcmul_out), with_keyset=True)
+_o.addcmul_.register("Autograd", _ag_addcmul_, with_keyset=True)
+_o.addcdiv.register("Autograd", _ag_addcdiv, with_keyset=True)
+_o.addcdiv_out.register("Autograd", _autograd_out(_o.addcdiv_out), with_keyset=True)
+_o.addcdiv_.register("Autograd", _ag_addcdiv_, with_keyset=True)
+_o.ne_Scalar_out.register("Autograd", _autograd_out(_o.ne_Scalar_out), with_keyset=True)
+_o.le_Scalar_out.register("Autograd", _autograd_out(_o.le_Scalar_out), with_keyset=True)
+_o.ge_Scalar_out.register("Autograd", _autograd_out(_o.ge_Scalar_out), with_keyset=True)
+_o.eq__Tensor.register("Autograd", _ag_eq__Tensor, with_keyset=True)
+_o.eq__Scalar.register("Autograd", _ag_eq__Scalar, with_keyset=True)
+_o.ne__Tensor.register("Autograd", _ag_ne__Tensor, with_keyset=True)
+_o.ne__Scalar.register("Autograd", _ag_ne__Scalar, with_keyset=True)
+_o.lt__Tensor.register("Autograd", _ag_lt__Tensor, with_keyset=True)
+_o.lt__Scalar.register("Autograd", _ag_lt__Scalar, with_keyset=True)
+_o.le__Tensor.register("Autograd", _ag_le__Tensor, with_keyset=True)
+_o.le__Scalar.register("Autograd", _ag_le__Scalar, with_keyset=True)
+_o.gt__Tensor.register("Autograd", _ag_gt__Tensor, with_keyset=True)
+_o.gt__Scalar.register("Autograd", _ag_gt__Scalar, with_keyset=True)
+_o.ge__Tensor.register("Autograd", _ag_ge__Tensor, with_keyset=True)
+_o.ge__Scalar.register("Autograd", _ag_ge__Scalar, with_keyset=True)
+_o.div_Scalar_mode.register("Autograd", _ag_div_Scalar_mode, with_keyset=True)
+_o.div_Scalar_mode_out.register("Autograd", _autograd_out(_o.div_Scalar_mode_out), with_keyset=True)
+_o.div__Scalar.register("Autograd", _ag_div__Scalar, with_keyset=True)
+_o.div__Scalar_mode.register("Autograd", _ag_div__Scalar_mode, with_keyset=True)
+_o.pow__Scalar.register("Autograd", _ag_pow__Scalar, with_keyset=True)
+_o.gelu.register("Autograd", _ag_gelu, with_keyset=True)
+_o.gelu_out.register("Autograd", _autograd_out(_o.gelu_out), with_keyset=True)
+_o.gelu_.register("Autograd", _ag_gelu_, with_keyset=True)
+_o.gelu_backward.register("Autograd", _ag_gelu_backward, with_keyset=True)
+_o.silu.register("Autograd", _ag_silu, with_keyset=True)
+_o.silu_out.register("Autograd", _autograd_out(_o.silu_out), with_keyset=True)
+_o.silu_.register("Autograd", _ag_silu_, with_keyset=True)
+_o.silu_backward.register("Autograd", _ag_silu_backward, with_keyset=True)
+_o.softplus.register("Autograd", _ag_softplus, with_keyset=True)
+_o.softplus_out.register("Autograd", _autograd_out(_o.softplus_out), with_keyset=True)
+_o.softplus_backward.register("Autograd", _ag_softplus_backward, with_keyset=True)
+_o.leaky_relu.register("Autograd", _ag_leaky_relu, with_keyset=True)
+_o.leaky_relu_out.register("Autograd", _autograd_out(_o.leaky_relu_out), with_keyset=True)
+_o.leaky_relu_.register("Autograd", _ag_leaky_relu_, with_keyset=True)
+_o.leaky_relu_backward.register("Autograd", _ag_leaky_relu_backward, with_keyset=True)
+_o.elu.register("Autograd", _ag_elu, with_keyset=True)
+_o.elu_out.register("Autograd", _autograd_out(_o.elu_out), with_keyset=True)
+_o.elu_.register("Autograd", _ag_elu_, with_keyset=True)
+_o.elu_backward.register("Autograd", _ag_elu_backward, with_keyset=True)
+_o.hardtanh.register("Autograd", _ag_hardtanh, with_keyset=True)
+_o.hardtanh_out.register("Autograd", _autograd_out(_o.hardtanh_out), with_keyset=True)
+_o.hardtanh_.register("Autograd", _ag_hardtanh_, with_keyset=True)
+_o.hardtanh_backward.register("Autograd", _ag_hardtanh_backward, with_keyset=True)
+_o.threshold.register("Autograd", _ag_threshold, with_keyset=True)
+_o.threshold_out.register("Autograd", _autograd_out(_o.threshold_out), with_keyset=True)
+_o.threshold_.register("Autograd", _ag_threshold_, with_keyset=True)
+_o.sigmoid_backward.register("Autograd", _ag_sigmoid_backward, with_keyset=True)
+_o.tanh_backward.register("Autograd", _ag_tanh_backward, with_keyset=True)
+_o.clamp_min.register("Autograd", _ag_clamp_min, with_keyset=True)
+_o.clamp_min_out.register("Autograd", _autograd_out(_o.clamp_min_out), with_keyset=True)
+_o.clamp_min_Tensor.register("Autograd", _ag_clamp_min_Tensor, with_keyset=True)
+_o.clamp_min_Tensor_out.register("Autograd", _autograd_out(_o.clamp_min_Tensor_out), with_keyset=True)
+_o.clamp_min_.register("Autograd", _ag_clamp_min_, with_keyset=True)
+_o.clamp_min__Tensor.register("Autograd", _ag_clamp_min__Tensor, with_keyset=True)
+_o.clamp_max.register("Autograd", _ag_clamp_max, with_keyset=True)
+_o.clamp_max_out.register("Autograd", _autograd_out(_o.clamp_max_out), with_keyset=True)
+_o.clamp_max_Tensor.register("Autograd", _ag_clamp_max_Tensor, with_keyset=True)
+_o.clamp_max_Tensor_out.register("Autograd", _autograd_out(_o.clamp_max_Tensor_out), with_keyset=True)
+_o.clamp_max_.register("Autograd", _ag_clamp_max_, with_keyset=True)
+_o.clamp_max__Tensor.register("Autograd", _ag_clamp_max__Tensor, with_keyset=True)
+_o.clamp__Tensor.register("Autograd", _ag_clamp__Tensor, with_keyset=True)
+_o.gelu_backward_grad_input.register("Autograd", _autograd_out(_o.gelu_backward_grad_input), with_keyset=True)
+_o.silu_backward_grad_input.register("Autograd", _autograd_out(_o.silu_backward_grad_input), with_keyset=True)
+_o.softplus_backward_grad_input.register("Autograd", _autograd_out(_o.softplus_backward_grad_input), with_keyset=True)
+_o.leaky_relu_backward_grad_input.register("Autograd", _autograd_out(_o.leaky_relu_backward_grad_input), with_keyset=True)
+_o.elu_backward_grad_input.register("Autograd", _autograd_out(_o.elu_backward_grad_input), with_keyset=True)
+_o.hardtanh_backward_grad_input.register("Autograd", _autograd_out(_o.hardtanh_backward_grad_input), with_keyset=True)
+_o.threshold_backward_grad_input.register("Autograd", _autograd_out(_o.threshold_backward_grad_input), with_keyset=True)
+_o.sigmoid_backward_grad_input.register("Autograd", _autograd_out(_o.sigmoid_backward_grad_input), with_keyset=True)
+_o.tanh_backward_grad_input.register("Autograd", _autograd_out(_o.tanh_backward_grad_input), with_keyset=True)
+_o.nll_loss_forward.register("Autograd", _ag_nll_loss_forward, with_keyset=True)
+_o.nll_loss_forward_output.register("Autograd", _autograd_out(_o.nll_loss_forward_output), with_keyset=True)
+_o.nll_loss_backward.register("Autograd", _ag_nll_loss_backward, with_keyset=True)
+_o.nll_loss_backward_grad_input.register("Autograd", _autograd_out(_o.nll_loss_backward_grad_input), with_keyset=True)
+_o.nll_loss_out.register("Autograd", _autograd_out(_o.nll_loss_out), with_keyset=True)
+_o.mse_loss_out.register("Autograd", _autograd_out(_o.mse_loss_out), with_keyset=True)
+_o.binary_cross_entropy.register("Autograd", _ag_binary_cross_entropy, with_keyset=True)
+_o.binary_cross_entropy_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_out), with_keyset=True)
+_o.binary_cross_entropy_backward.register("Autograd", _ag_binary_cross_entropy_backward, with_keyset=True)
+_o.binary_cross_entropy_backward_grad_input.register("Autograd", _autograd_out(_o.binary_cross_entropy_backward_grad_input), with_keyset=True)
+_o.binary_cross_entropy_with_logits_out.register("Autograd", _autograd_out(_o.binary_cross_entropy_with_logits_out), with_keyset=True)
+_o.native_layer_norm.register("Autograd", _ag_native_layer_norm, with_keyset=True)
+_o.native_layer_norm_out.register("Autograd", _autograd_out(_o.native_layer_norm_out), with_keyset=True)
+_o.native_layer_norm_backward.register("Autograd", _ag_native_layer_norm_backward, with_keyset=True)
+_o.native_layer_norm_backward_out.register("Autograd", _autograd_out(_o.native_layer_norm_backward_out), with_keyset=True)
+_o.native_batch_norm.register("Autograd", _ag_native_batch_norm, with_keyset=True)
+_o.native_batch_norm_out.register("Autograd", _autograd_out(_o.native_batch_norm_out), with_keyset=True)
+_o.native_batch_norm_backward.register("Autograd", _ag_native_batch_norm_backward, with_keyset=True)
+_o.native_batch_norm_backward_out.register("Autograd", _autograd_out(_o.native_batch_norm_backward_out), with_keyset=True)
+_o.nll_loss2d_forward.register("Autograd", _ag_nll_loss2d_forward, with_keyset=True)
+_o.nll_loss2d_forward_output.register("Autograd", _autograd_out(_o.nll_loss2d_forward_output), with_keyset=True)
+_o.nll_loss2d_backward.register("Autograd", _ag_nll_loss2d_backward, with_keyset=True)
+_o.nll_loss2d_backward_grad_input.register("Autograd", _autograd_out(_o.nll_loss2d_backward_grad_input), with_keyset=True)
+_o.nll_loss2d_out.register("Autograd", _autograd_out(_o.nll_loss2d_out), with_keyset=True)
+_o.prod.register("Autograd", _ag_prod, with_keyset=True)
+_o.prod_out.register("Autograd", _autograd_out(_o.prod_out), with_keyset=True)
+_o.prod_dim_int.register("Autograd", _ag_prod_dim_int, with_keyset=True)
+_o.prod_int_out.register("Autograd", _autograd_out(_o.prod_int_out), with_keyset=True)
+_o.amin.register("Autograd", _ag_amin, with_keyset=True)
+_o.amin_out.register("Autograd", _autograd_out(_o.amin_out), with_keyset=True)
+_o.max.register("Autograd", _ag_max, with_keyset=True)
+_o.max_unary_out.register("Autograd", _autograd_out(_o.max_unary_out), with_keyset=True)
+_o.max_dim.register("Autograd", _ag_max_dim, with_keyset=True)
+_o.max_dim_max.register("Autograd", _autograd_out(_o.max_dim_max), with_keyset=True)
+_o.max_other.register("Autograd", _ag_max_other, with_keyset=True)
+_o.max_out.register("Autograd", _autograd_out(_o.max_out), with_keyset=True)
+_o.min.register("Autograd", _ag_min, with_keyset=True)
+_o.min_unary_out.register("Autograd", _autograd_out(_o.min_unary_out), with_keyset=True)
+_o.min_dim.register("Autograd", _ag_min_dim, with_keyset=True)
+_o.min_dim_min.register("Autograd", _autograd_out(_o.min_dim_min), with_keyset=True)
+_o.min_other.register("Autograd", _ag_min_other, with_keyset=True)
+_o.min_out.register("Autograd", _autograd_out(_o.min_out), with_keyset=True)
+_o.argmin_out.register("Autograd", _autograd_out(_o.argmin_out), with_keyset=True)
+_o.var_out.register("Autograd", _autograd_out(_o.var_out), with_keyset=True)
+_o.var_correction.register("Autograd", _ag_var_correction, with_keyset=True)
+_o.var_correction_out.register("Autograd", _autograd_out(_o.var_correction_out), with_keyset=True)
+_o.std_out.register("Autograd", _autograd_out(_o.std_out), with_keyset=True)
+_o.std_correction.register("Autograd", _ag_std_correction, with_keyset=True)
+_o.std_correction_out.register("Autograd", _autograd_out(_o.std_correction_out), with_keyset=True)
+_o.var_mean_correction.register("Autograd", _ag_var_mean_correction, with_keyset=True)
+_o.var_mean_correction_out.register("Autograd", _autograd_out(_o.var_mean_correction_out), with_keyset=True)
+_o.std_mean_correction.register("Autograd", _ag_std_mean_correction, with_keyset=True)
+_o.std_mean_correction_out.register("Autograd", _autograd_out(_o.std_mean_correction_out), with_keyset=True)
+_o.logsumexp.register("Autograd", _ag_logsumexp, with_keyset=True)
+_o.logsumexp_out.register("Autograd", _autograd_out(_o.logsumexp_out), with_keyset=True)
+_o.linalg_vector_norm.register("Autograd", _ag_linalg_vector_norm, with_keyset=True)
+_o.linalg_vector_norm_out.register("Autograd", _autograd_out(_o.linalg_vector_norm_out), with_keyset=True)
+_o.norm_Scalar_out.register("Autograd", _autograd_out(_o.norm_Scalar_out), with_keyset=True)
+_o.norm_out.register("Autograd", _autograd_out(_o.norm_out), with_keyset=True)
+_o.all_all_out.register("Autograd", _autograd_out(_o.all_all_out), with_keyset=True)
+_o.all_out.register("Autograd", _autograd_out(_o.all_out), with_keyset=True)
+_o.all_dims_out.register("Autograd", _autograd_out(_o.all_dims_out), with_keyset=True)
+_o.any_all_out.register("Autograd", _autograd_out(_o.any_all_out), with_keyset=True)
+_o.any_out.register("Autograd", _autograd_out(_o.any_out), with_keyset=True)
+_o.any_dims_out.register("Autograd", _autograd_out(_o.any_dims_out), with_keyset=True)
+_o.cumsum.register("Autograd", _ag_cumsum, with_keyset=True)
+_o.cumsum_out.register("Autograd", _autograd_out(_o.cumsum_out), with_keyset=True)
+_o.cumsum_.register("Autograd", _ag_cumsum_, with_keyset=True)
+_o.cumprod.register("Autograd", _ag_cumprod, with_keyset=True)
+_o.cumprod_out.register("Autograd", _autograd_out(_o.cumprod_out), with_keyset=True)
+_o.cumprod_.register("Autograd", _ag_cumprod_, with_keyset=True)
+_o.count_nonzero_dim_IntList_out.register("Autograd", _autograd_out(_o.count_nonzero_dim_IntList_out), with_keyset=True)
+_o.count_nonzero_out.register("Autograd", _autograd_out(_o.count_nonzero_out), with_keyset=True)
 _o.triu_indices_out.register("Autograd", _autograd_out(_o.triu_indices_out), with_keyset=True)
 _o.copy.register("Autograd", _ag_copy, with_keyset=True)
 _o.copy_out.register("Autograd", _autograd_out(_o.copy_out), with_keyset=True)

@@ -11,22 +11,65 @@ from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
+from ember.return_types import return_type as _return_type
 from ember._generated.ops import (  # noqa: F401
+    _entry__adaptive_avg_pool2d,
+    _entry__adaptive_avg_pool2d_backward,
+    _entry__adaptive_avg_pool2d_backward_out,
+    _entry__adaptive_avg_pool2d_out,
+    _entry__log_softmax,
+    _entry__log_softmax_backward_data,
+    _entry__log_softmax_backward_data_out,
+    _entry__log_softmax_out,
+    _entry__softmax,
+    _entry__softmax_backward_data,
+    _entry__softmax_backward_data_out,
+    _entry__softmax_out,
     _entry__to_copy,
     _entry__to_copy_out,
+    _entry__unique2,
+    _entry__unique2_out,
+    _entry_abs,
+    _entry_abs_,
+    _entry_abs_out,
+    _entry_acos,
+    _entry_acos_,
+    _entry_acos_out,
+    _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
+    _entry_add_Scalar_out,
     _entry_add_Tensor,
     _entry_add__Scalar,
     _entry_add__Tensor,
     _entry_add_out,
+    _entry_addcdiv,
+    _entry_addcdiv_,
+    _entry_addcdiv_out,
+    _entry_addcmul,
+    _entry_addcmul_,
+    _entry_addcmul_out,
     _entry_addmm,
     _entry_addmm_out,
     _entry_adjoint,
     _entry_alias,
+    _entry_all,
+    _entry_all_all_out,
+    _entry_all_dim,
+    _entry_all_dims,
+    _entry_all_dims_out,
+    _entry_all_out,
     _entry_alpha_dropout,
     _entry_alpha_dropout_,
     _entry_amax,
     _entry_amax_out,
+    _entry_amin,
+    _entry_amin_out,
+    _entry_any,
+    _entry_any_all_out,
+    _entry_any_dim,
+    _entry_any_dims,
+    _entry_any_dims_out,
+    _entry_any_out,
     _entry_arange,
     _entry_arange_out,
     _entry_arange_start,
@@ -34,11 +77,41 @@ from ember._generated.ops import (  # noqa: F401
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
+    _entry_argmin,
+    _entry_argmin_out,
+    _entry_argsort,
+    _entry_argsort_stable,
+    _entry_argsort_stable_out,
+    _entry_argwhere,
     _entry_as_strided,
+    _entry_as_strided_scatter,
+    _entry_as_strided_scatter_out,
+    _entry_asin,
+    _entry_asin_,
+    _entry_asin_out,
+    _entry_atan,
+    _entry_atan2,
+    _entry_atan2_,
+    _entry_atan2_out,
+    _entry_atan_,
+    _entry_atan_out,
+    _entry_atleast_1d,
+    _entry_atleast_1d_Sequence,
+    _entry_atleast_2d,
+    _entry_atleast_2d_Sequence,
+    _entry_atleast_3d,
+    _entry_atleast_3d_Sequence,
+    _entry_avg_pool2d,
+    _entry_avg_pool2d_backward,
+    _entry_avg_pool2d_out,
+    _entry_baddbmm,
+    _entry_baddbmm_,
+    _entry_baddbmm_out,
     _entry_bartlett_window,
     _entry_bartlett_window_out,
     _entry_bartlett_window_periodic,
     _entry_bartlett_window_periodic_out,
+    _entry_batch_norm,
     _entry_bernoulli,
     _entry_bernoulli_Tensor,
     _entry_bernoulli_Tensor_out,
@@ -47,39 +120,152 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bernoulli_float_out,
     _entry_bernoulli_out,
     _entry_bernoulli_p,
+    _entry_binary_cross_entropy,
+    _entry_binary_cross_entropy_backward,
+    _entry_binary_cross_entropy_backward_grad_input,
+    _entry_binary_cross_entropy_out,
+    _entry_binary_cross_entropy_with_logits,
+    _entry_binary_cross_entropy_with_logits_out,
+    _entry_bitwise_and_Scalar,
+    _entry_bitwise_and_Scalar_Tensor,
+    _entry_bitwise_and_Scalar_Tensor_out,
+    _entry_bitwise_and_Scalar_out,
+    _entry_bitwise_and_Tensor,
+    _entry_bitwise_and_Tensor_out,
+    _entry_bitwise_and__Scalar,
+    _entry_bitwise_and__Tensor,
+    _entry_bitwise_not,
+    _entry_bitwise_not_,
+    _entry_bitwise_not_out,
+    _entry_bitwise_or_Scalar,
+    _entry_bitwise_or_Scalar_Tensor,
+    _entry_bitwise_or_Scalar_Tensor_out,
+    _entry_bitwise_or_Scalar_out,
+    _entry_bitwise_or_Tensor,
+    _entry_bitwise_or_Tensor_out,
+    _entry_bitwise_or__Scalar,
+    _entry_bitwise_or__Tensor,
+    _entry_bitwise_xor_Scalar,
+    _entry_bitwise_xor_Scalar_Tensor,
+    _entry_bitwise_xor_Scalar_Tensor_out,
+    _entry_bitwise_xor_Scalar_out,
+    _entry_bitwise_xor_Tensor,
+    _entry_bitwise_xor_Tensor_out,
+    _entry_bitwise_xor__Scalar,
+    _entry_bitwise_xor__Tensor,
     _entry_blackman_window,
     _entry_blackman_window_out,
     _entry_blackman_window_periodic,
     _entry_blackman_window_periodic_out,
     _entry_bmm,
     _entry_bmm_out,
+    _entry_broadcast_tensors,
+    _entry_broadcast_to,
+    _entry_bucketize_Scalar,
+    _entry_bucketize_Scalar_out,
+    _entry_bucketize_Tensor,
+    _entry_bucketize_Tensor_out,
+    _entry_cartesian_prod,
     _entry_cat,
     _entry_cat_out,
     _entry_cauchy,
     _entry_cauchy_,
     _entry_cauchy_out,
+    _entry_ceil,
+    _entry_ceil_,
+    _entry_ceil_out,
     _entry_chunk,
     _entry_clamp,
     _entry_clamp_,
     _entry_clamp_Tensor,
+    _entry_clamp_Tensor_out,
+    _entry_clamp__Tensor,
+    _entry_clamp_max,
+    _entry_clamp_max_,
+    _entry_clamp_max_Tensor,
+    _entry_clamp_max_Tensor_out,
+    _entry_clamp_max__Tensor,
+    _entry_clamp_max_out,
+    _entry_clamp_min,
+    _entry_clamp_min_,
+    _entry_clamp_min_Tensor,
+    _entry_clamp_min_Tensor_out,
+    _entry_clamp_min__Tensor,
+    _entry_clamp_min_out,
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
+    _entry_column_stack,
+    _entry_column_stack_out,
+    _entry_constant_pad_nd,
+    _entry_constant_pad_nd_out,
     _entry_contiguous,
+    _entry_conv1d,
+    _entry_conv1d_padding,
+    _entry_conv2d,
+    _entry_conv2d_padding,
+    _entry_convolution,
+    _entry_convolution_backward,
+    _entry_convolution_out,
     _entry_copy,
     _entry_copy_,
     _entry_copy_out,
+    _entry_cos,
+    _entry_cos_,
+    _entry_cos_out,
+    _entry_cosh,
+    _entry_cosh_,
+    _entry_cosh_out,
+    _entry_count_nonzero,
+    _entry_count_nonzero_dim_IntList,
+    _entry_count_nonzero_dim_IntList_out,
+    _entry_count_nonzero_out,
+    _entry_cross_entropy_loss,
+    _entry_cumprod,
+    _entry_cumprod_,
+    _entry_cumprod_out,
+    _entry_cumsum,
+    _entry_cumsum_,
+    _entry_cumsum_out,
     _entry_detach,
+    _entry_diag,
+    _entry_diag_embed,
+    _entry_diag_embed_out,
+    _entry_diag_out,
+    _entry_diagflat,
     _entry_diagonal,
+    _entry_diagonal_scatter,
+    _entry_diagonal_scatter_out,
     _entry_div_Scalar,
+    _entry_div_Scalar_mode,
+    _entry_div_Scalar_mode_out,
+    _entry_div_Scalar_out,
     _entry_div_Tensor,
     _entry_div_Tensor_mode,
+    _entry_div__Scalar,
+    _entry_div__Scalar_mode,
     _entry_div__Tensor,
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_dot,
+    _entry_dot_out,
     _entry_dropout,
     _entry_dropout_,
+    _entry_dsplit_array,
+    _entry_dsplit_int,
+    _entry_dstack,
+    _entry_dstack_out,
+    _entry_einsum,
+    _entry_elu,
+    _entry_elu_,
+    _entry_elu_backward,
+    _entry_elu_backward_grad_input,
+    _entry_elu_out,
+    _entry_embedding,
+    _entry_embedding_dense_backward,
+    _entry_embedding_dense_backward_out,
+    _entry_embedding_out,
     _entry_empty_like,
     _entry_empty_like_out,
     _entry_empty_memory_format,
@@ -89,13 +275,25 @@ from ember._generated.ops import (  # noqa: F401
     _entry_empty_strided,
     _entry_empty_strided_out,
     _entry_eq_Scalar,
+    _entry_eq_Scalar_out,
     _entry_eq_Tensor,
     _entry_eq_Tensor_out,
+    _entry_eq__Scalar,
+    _entry_eq__Tensor,
+    _entry_erf,
+    _entry_erf_,
+    _entry_erf_out,
     _entry_exp,
+    _entry_exp2,
+    _entry_exp2_,
+    _entry_exp2_out,
     _entry_exp_,
     _entry_exp_out,
     _entry_expand,
     _entry_expand_as,
+    _entry_expm1,
+    _entry_expm1_,
+    _entry_expm1_out,
     _entry_exponential,
     _entry_exponential_,
     _entry_exponential_out,
@@ -114,18 +312,56 @@ from ember._generated.ops import (  # noqa: F401
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
+    _entry_flip,
+    _entry_flip_out,
+    _entry_fliplr,
+    _entry_flipud,
+    _entry_floor,
+    _entry_floor_,
+    _entry_floor_divide,
+    _entry_floor_divide_Scalar,
+    _entry_floor_divide_Scalar_out,
+    _entry_floor_divide__Scalar,
+    _entry_floor_divide__Tensor,
+    _entry_floor_divide_out,
+    _entry_floor_out,
+    _entry_fmod_Scalar,
+    _entry_fmod_Scalar_out,
+    _entry_fmod_Tensor,
+    _entry_fmod_Tensor_out,
+    _entry_fmod__Scalar,
+    _entry_fmod__Tensor,
+    _entry_frac,
+    _entry_frac_,
+    _entry_frac_out,
     _entry_full,
     _entry_full_like,
     _entry_full_like_out,
     _entry_full_out,
+    _entry_gather,
+    _entry_gather_out,
+    _entry_ge_Scalar,
+    _entry_ge_Scalar_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_ge__Scalar,
+    _entry_ge__Tensor,
+    _entry_gelu,
+    _entry_gelu_,
+    _entry_gelu_backward,
+    _entry_gelu_backward_grad_input,
+    _entry_gelu_out,
     _entry_geometric,
     _entry_geometric_,
     _entry_geometric_out,
+    _entry_ger,
+    _entry_ger_out,
     _entry_gt_Scalar,
+    _entry_gt_Scalar_out,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
+    _entry_gt__Scalar,
+    _entry_gt__Tensor,
     _entry_hamming_window,
     _entry_hamming_window_out,
     _entry_hamming_window_periodic,
@@ -138,57 +374,188 @@ from ember._generated.ops import (  # noqa: F401
     _entry_hann_window_out,
     _entry_hann_window_periodic,
     _entry_hann_window_periodic_out,
+    _entry_hardtanh,
+    _entry_hardtanh_,
+    _entry_hardtanh_backward,
+    _entry_hardtanh_backward_grad_input,
+    _entry_hardtanh_out,
+    _entry_hsplit_array,
+    _entry_hsplit_int,
+    _entry_hstack,
+    _entry_hstack_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
+    _entry_index_add,
+    _entry_index_add_,
+    _entry_index_add_out,
+    _entry_index_copy,
+    _entry_index_copy_,
+    _entry_index_copy_out,
+    _entry_index_fill__int_Scalar,
+    _entry_index_fill__int_Tensor,
+    _entry_index_fill_int_Scalar,
+    _entry_index_fill_int_Scalar_out,
+    _entry_index_fill_int_Tensor,
+    _entry_index_fill_int_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
+    _entry_index_select,
+    _entry_index_select_out,
+    _entry_isfinite,
+    _entry_isinf,
+    _entry_isinf_out,
+    _entry_isnan,
+    _entry_isnan_out,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
     _entry_kaiser_window_beta_out,
     _entry_kaiser_window_out,
     _entry_kaiser_window_periodic,
     _entry_kaiser_window_periodic_out,
+    _entry_l1_loss,
+    _entry_layer_norm,
+    _entry_le_Scalar,
+    _entry_le_Scalar_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
+    _entry_le__Scalar,
+    _entry_le__Tensor,
+    _entry_leaky_relu,
+    _entry_leaky_relu_,
+    _entry_leaky_relu_backward,
+    _entry_leaky_relu_backward_grad_input,
+    _entry_leaky_relu_out,
+    _entry_lerp_Scalar,
+    _entry_lerp_Scalar_out,
+    _entry_lerp_Tensor,
+    _entry_lerp_Tensor_out,
+    _entry_lerp__Scalar,
+    _entry_lerp__Tensor,
+    _entry_linalg_vector_norm,
+    _entry_linalg_vector_norm_out,
     _entry_linear,
+    _entry_linear_out,
     _entry_linspace,
     _entry_linspace_out,
     _entry_log,
+    _entry_log10,
+    _entry_log10_,
+    _entry_log10_out,
+    _entry_log1p,
+    _entry_log1p_,
+    _entry_log1p_out,
+    _entry_log2,
+    _entry_log2_,
+    _entry_log2_out,
     _entry_log_,
     _entry_log_normal,
     _entry_log_normal_,
     _entry_log_normal_out,
     _entry_log_out,
+    _entry_log_softmax_int,
+    _entry_log_softmax_int_out,
+    _entry_logical_and,
+    _entry_logical_and_,
+    _entry_logical_and_out,
+    _entry_logical_not,
+    _entry_logical_not_,
+    _entry_logical_not_out,
+    _entry_logical_or,
+    _entry_logical_or_,
+    _entry_logical_or_out,
+    _entry_logical_xor,
+    _entry_logical_xor_,
+    _entry_logical_xor_out,
     _entry_logspace,
     _entry_logspace_out,
+    _entry_logsumexp,
+    _entry_logsumexp_out,
     _entry_lt_Scalar,
+    _entry_lt_Scalar_out,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
+    _entry_lt__Scalar,
+    _entry_lt__Tensor,
     _entry_masked_fill_Scalar,
+    _entry_masked_fill_Scalar_out,
     _entry_masked_fill_Tensor,
+    _entry_masked_fill_Tensor_out,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
+    _entry_masked_scatter,
+    _entry_masked_scatter_,
+    _entry_masked_scatter_out,
+    _entry_masked_select,
+    _entry_masked_select_out,
     _entry_matmul,
+    _entry_matmul_out,
+    _entry_max,
+    _entry_max_dim,
+    _entry_max_dim_max,
+    _entry_max_other,
+    _entry_max_out,
+    _entry_max_pool2d,
+    _entry_max_pool2d_with_indices,
+    _entry_max_pool2d_with_indices_backward,
+    _entry_max_unary_out,
+    _entry_maximum,
+    _entry_maximum_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_meshgrid,
+    _entry_meshgrid_indexing,
+    _entry_min,
+    _entry_min_dim,
+    _entry_min_dim_min,
+    _entry_min_other,
+    _entry_min_out,
+    _entry_min_unary_out,
+    _entry_minimum,
+    _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
+    _entry_moveaxis_int,
+    _entry_moveaxis_intlist,
     _entry_movedim_int,
     _entry_movedim_intlist,
+    _entry_mse_loss,
+    _entry_mse_loss_out,
+    _entry_msort,
+    _entry_msort_out,
     _entry_mul_Scalar,
+    _entry_mul_Scalar_out,
     _entry_mul_Tensor,
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
     _entry_multinomial,
     _entry_multinomial_out,
+    _entry_mv,
+    _entry_mv_out,
+    _entry_nan_to_num,
+    _entry_nan_to_num_,
+    _entry_nan_to_num_out,
     _entry_narrow,
+    _entry_narrow_copy,
+    _entry_narrow_copy_out,
+    _entry_native_batch_norm,
+    _entry_native_batch_norm_backward,
+    _entry_native_batch_norm_backward_out,
+    _entry_native_batch_norm_out,
     _entry_native_dropout,
     _entry_native_dropout_backward,
     _entry_native_dropout_backward_out,
+    _entry_native_layer_norm,
+    _entry_native_layer_norm_backward,
+    _entry_native_layer_norm_backward_out,
+    _entry_native_layer_norm_out,
+    _entry_ne_Scalar,
+    _entry_ne_Scalar_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
+    _entry_ne__Scalar,
+    _entry_ne__Tensor,
     _entry_neg,
     _entry_neg_,
     _entry_neg_out,
@@ -202,6 +569,25 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_ones_out,
     _entry_new_zeros,
     _entry_new_zeros_out,
+    _entry_nll_loss,
+    _entry_nll_loss2d,
+    _entry_nll_loss2d_backward,
+    _entry_nll_loss2d_backward_grad_input,
+    _entry_nll_loss2d_forward,
+    _entry_nll_loss2d_forward_output,
+    _entry_nll_loss2d_out,
+    _entry_nll_loss_backward,
+    _entry_nll_loss_backward_grad_input,
+    _entry_nll_loss_forward,
+    _entry_nll_loss_forward_output,
+    _entry_nll_loss_nd,
+    _entry_nll_loss_out,
+    _entry_nonzero,
+    _entry_nonzero_out,
+    _entry_norm_Scalar,
+    _entry_norm_ScalarOpt_dim,
+    _entry_norm_Scalar_out,
+    _entry_norm_out,
     _entry_normal_,
     _entry_normal_Tensor_Tensor,
     _entry_normal_Tensor_Tensor_out,
@@ -212,18 +598,32 @@ from ember._generated.ops import (  # noqa: F401
     _entry_normal_float_float,
     _entry_normal_float_float_out,
     _entry_normal_functional,
+    _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
     _entry_ones_like_out,
     _entry_ones_out,
+    _entry_outer,
+    _entry_outer_out,
+    _entry_pad,
     _entry_permute,
     _entry_poisson,
     _entry_poisson_out,
     _entry_pow_Scalar,
+    _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
+    _entry_pow_Tensor_Scalar_out,
     _entry_pow_Tensor_Tensor,
     _entry_pow_Tensor_Tensor_out,
+    _entry_pow__Scalar,
     _entry_pow__Tensor,
+    _entry_prod,
+    _entry_prod_dim_int,
+    _entry_prod_int_out,
+    _entry_prod_out,
+    _entry_put,
+    _entry_put_,
+    _entry_put_out,
     _entry_rand,
     _entry_rand_generator,
     _entry_rand_generator_out,
@@ -273,25 +673,131 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randperm_generator,
     _entry_randperm_generator_out,
     _entry_randperm_out,
+    _entry_ravel,
+    _entry_reciprocal,
+    _entry_reciprocal_,
+    _entry_reciprocal_out,
     _entry_relu,
     _entry_relu_,
+    _entry_relu_out,
+    _entry_remainder_Scalar,
+    _entry_remainder_Scalar_Tensor,
+    _entry_remainder_Scalar_Tensor_out,
+    _entry_remainder_Scalar_out,
+    _entry_remainder_Tensor,
+    _entry_remainder_Tensor_out,
+    _entry_remainder__Scalar,
+    _entry_remainder__Tensor,
+    _entry_repeat,
+    _entry_repeat_interleave_Tensor,
+    _entry_repeat_interleave_Tensor_out,
+    _entry_repeat_interleave_self_Tensor,
+    _entry_repeat_interleave_self_int,
+    _entry_repeat_out,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_roll,
+    _entry_roll_out,
+    _entry_rot90,
+    _entry_rot90_out,
+    _entry_round,
+    _entry_round_,
+    _entry_round__decimals,
+    _entry_round_decimals,
+    _entry_round_decimals_out,
+    _entry_round_out,
+    _entry_row_stack,
+    _entry_row_stack_out,
+    _entry_rsqrt,
+    _entry_rsqrt_,
+    _entry_rsqrt_out,
+    _entry_rsub_Scalar,
+    _entry_rsub_Scalar_out,
+    _entry_rsub_Tensor,
+    _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
     _entry_scalar_tensor_out,
+    _entry_scaled_dot_product_attention,
+    _entry_scatter__reduce,
+    _entry_scatter__src,
+    _entry_scatter__value,
+    _entry_scatter__value_reduce,
+    _entry_scatter_add,
+    _entry_scatter_add_,
+    _entry_scatter_add_out,
+    _entry_scatter_reduce,
+    _entry_scatter_reduce__two,
+    _entry_scatter_reduce_out,
+    _entry_scatter_reduce_two,
+    _entry_scatter_reduce_two_out,
+    _entry_scatter_src,
+    _entry_scatter_src_out,
+    _entry_scatter_value,
+    _entry_scatter_value_out,
+    _entry_scatter_value_reduce,
+    _entry_scatter_value_reduce_out,
+    _entry_searchsorted_Scalar,
+    _entry_searchsorted_Scalar_out,
+    _entry_searchsorted_Tensor,
+    _entry_searchsorted_Tensor_out,
     _entry_select_int,
+    _entry_select_scatter,
+    _entry_select_scatter_out,
     _entry_sigmoid,
     _entry_sigmoid_,
+    _entry_sigmoid_backward,
+    _entry_sigmoid_backward_grad_input,
     _entry_sigmoid_out,
+    _entry_sign,
+    _entry_sign_,
+    _entry_sign_out,
+    _entry_signbit,
+    _entry_signbit_out,
+    _entry_silu,
+    _entry_silu_,
+    _entry_silu_backward,
+    _entry_silu_backward_grad_input,
+    _entry_silu_out,
+    _entry_sin,
+    _entry_sin_,
+    _entry_sin_out,
+    _entry_sinh,
+    _entry_sinh_,
+    _entry_sinh_out,
     _entry_slice_Tensor,
+    _entry_slice_scatter,
+    _entry_slice_scatter_out,
+    _entry_softmax_int,
+    _entry_softmax_int_out,
+    _entry_softplus,
+    _entry_softplus_backward,
+    _entry_softplus_backward_grad_input,
+    _entry_softplus_out,
+    _entry_sort,
+    _entry_sort_stable,
+    _entry_sort_values,
+    _entry_sort_values_stable,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
+    _entry_sqrt,
+    _entry_sqrt_,
+    _entry_sqrt_out,
     _entry_squeeze,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
+    _entry_std,
+    _entry_std_correction,
+    _entry_std_correction_out,
+    _entry_std_dim,
+    _entry_std_mean,
+    _entry_std_mean_correction,
+    _entry_std_mean_correction_out,
+    _entry_std_mean_dim,
+    _entry_std_out,
     _entry_sub_Scalar,
+    _entry_sub_Scalar_out,
     _entry_sub_Tensor,
     _entry_sub__Scalar,
     _entry_sub__Tensor,
@@ -299,29 +805,80 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum,
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
+    _entry_swapaxes,
+    _entry_swapdims,
     _entry_t,
+    _entry_take,
+    _entry_take_along_dim,
+    _entry_take_along_dim_out,
+    _entry_take_out,
+    _entry_tan,
+    _entry_tan_,
+    _entry_tan_out,
     _entry_tanh,
     _entry_tanh_,
+    _entry_tanh_backward,
+    _entry_tanh_backward_grad_input,
     _entry_tanh_out,
+    _entry_tensor_split_indices,
+    _entry_tensor_split_sections,
+    _entry_tensor_split_tensor_indices_or_sections,
+    _entry_threshold,
+    _entry_threshold_,
     _entry_threshold_backward,
+    _entry_threshold_backward_grad_input,
+    _entry_threshold_out,
+    _entry_tile,
     _entry_to_device,
     _entry_to_dtype,
     _entry_to_dtype_layout,
     _entry_to_other,
+    _entry_topk,
+    _entry_topk_values,
     _entry_transpose_int,
+    _entry_tril,
+    _entry_tril_,
     _entry_tril_indices,
     _entry_tril_indices_out,
+    _entry_tril_out,
+    _entry_triu,
+    _entry_triu_,
     _entry_triu_indices,
     _entry_triu_indices_out,
+    _entry_triu_out,
+    _entry_trunc,
+    _entry_trunc_,
+    _entry_trunc_out,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_unfold,
     _entry_uniform,
     _entry_uniform_,
     _entry_uniform_out,
+    _entry_unique_consecutive,
+    _entry_unique_consecutive_out,
+    _entry_unique_dim,
+    _entry_unique_dim_out,
     _entry_unsqueeze,
+    _entry_var,
+    _entry_var_correction,
+    _entry_var_correction_out,
+    _entry_var_dim,
+    _entry_var_mean,
+    _entry_var_mean_correction,
+    _entry_var_mean_correction_out,
+    _entry_var_mean_dim,
+    _entry_var_out,
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
+    _entry_vsplit_array,
+    _entry_vsplit_int,
+    _entry_vstack,
+    _entry_vstack_out,
+    _entry_where_Scalar,
+    _entry_where_ScalarOther,
+    _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
     _entry_zero,
@@ -334,39 +891,122 @@ from ember._generated.ops import (  # noqa: F401
 )
 
 __all__ = [
+    '_adaptive_avg_pool2d',
+    '_adaptive_avg_pool2d_backward',
+    '_log_softmax',
+    '_log_softmax_backward_data',
+    '_softmax',
+    '_softmax_backward_data',
     '_to_copy',
+    '_unique2',
+    'abs',
+    'abs_',
+    'acos',
+    'acos_',
+    'adaptive_avg_pool2d',
     'add',
+    'addcdiv',
+    'addcmul',
     'addmm',
     'adjoint',
     'alias',
+    'all',
     'alpha_dropout',
     'alpha_dropout_',
     'amax',
+    'amin',
+    'any',
     'arange',
     'argmax',
+    'argmin',
+    'argsort',
+    'argwhere',
     'as_strided',
+    'as_strided_scatter',
+    'asin',
+    'asin_',
+    'atan',
+    'atan2',
+    'atan_',
+    'atleast_1d',
+    'atleast_2d',
+    'atleast_3d',
+    'avg_pool2d',
+    'avg_pool2d_backward',
+    'baddbmm',
     'bartlett_window',
+    'batch_norm',
     'bernoulli',
+    'binary_cross_entropy',
+    'binary_cross_entropy_backward',
+    'binary_cross_entropy_with_logits',
+    'bitwise_and',
+    'bitwise_not',
+    'bitwise_or',
+    'bitwise_xor',
     'blackman_window',
     'bmm',
+    'broadcast_tensors',
+    'broadcast_to',
+    'bucketize',
+    'cartesian_prod',
     'cat',
+    'ceil',
+    'ceil_',
     'chunk',
     'clamp',
     'clamp_',
+    'clamp_max',
+    'clamp_max_',
+    'clamp_min',
+    'clamp_min_',
     'clone',
+    'column_stack',
+    'constant_pad_nd',
+    'conv1d',
+    'conv2d',
+    'convolution',
+    'convolution_backward',
     'copy_',
+    'cos',
+    'cos_',
+    'cosh',
+    'cosh_',
+    'count_nonzero',
+    'cross_entropy_loss',
+    'cumprod',
+    'cumsum',
     'detach',
+    'diag',
+    'diag_embed',
+    'diagflat',
     'diagonal',
+    'diagonal_scatter',
     'div',
+    'dot',
     'dropout',
     'dropout_',
+    'dsplit',
+    'dstack',
+    'einsum',
+    'elu',
+    'elu_',
+    'elu_backward',
+    'embedding',
+    'embedding_dense_backward',
     'empty',
     'empty_like',
     'empty_permuted',
     'empty_strided',
     'eq',
+    'erf',
+    'erf_',
     'exp',
+    'exp2',
+    'exp2_',
     'exp_',
+    'expm1',
+    'expm1_',
     'eye',
     'feature_alpha_dropout',
     'feature_alpha_dropout_',
@@ -375,42 +1015,121 @@ __all__ = [
     'fill',
     'fill_',
     'flatten',
+    'flip',
+    'fliplr',
+    'flipud',
+    'floor',
+    'floor_',
+    'floor_divide',
+    'fmod',
+    'frac',
+    'frac_',
     'full',
     'full_like',
+    'gather',
     'ge',
+    'gelu',
+    'gelu_',
+    'gelu_backward',
+    'ger',
     'gt',
     'hamming_window',
     'hann_window',
+    'hardtanh',
+    'hardtanh_',
+    'hardtanh_backward',
+    'hsplit',
+    'hstack',
     'index',
+    'index_add',
+    'index_copy',
+    'index_fill',
     'index_put',
     'index_put_',
+    'index_select',
+    'isfinite',
+    'isinf',
+    'isnan',
     'kaiser_window',
+    'l1_loss',
+    'layer_norm',
     'le',
+    'leaky_relu',
+    'leaky_relu_',
+    'leaky_relu_backward',
+    'lerp',
+    'linalg_vector_norm',
     'linear',
     'linspace',
     'log',
+    'log10',
+    'log10_',
+    'log1p',
+    'log1p_',
+    'log2',
+    'log2_',
     'log_',
+    'log_softmax',
+    'logical_and',
+    'logical_not',
+    'logical_or',
+    'logical_xor',
     'logspace',
+    'logsumexp',
     'lt',
     'masked_fill',
+    'masked_scatter',
+    'masked_select',
     'matmul',
+    'max',
+    'max_pool2d',
+    'max_pool2d_with_indices',
+    'max_pool2d_with_indices_backward',
+    'maximum',
     'mean',
+    'meshgrid',
+    'min',
+    'minimum',
     'mm',
+    'moveaxis',
     'movedim',
+    'mse_loss',
+    'msort',
     'mul',
     'multinomial',
+    'mv',
+    'nan_to_num',
+    'nan_to_num_',
     'narrow',
+    'narrow_copy',
+    'native_batch_norm',
+    'native_batch_norm_backward',
     'native_dropout',
     'native_dropout_backward',
+    'native_layer_norm',
+    'native_layer_norm_backward',
     'ne',
     'neg',
     'neg_',
+    'nll_loss',
+    'nll_loss2d',
+    'nll_loss2d_backward',
+    'nll_loss2d_forward',
+    'nll_loss_backward',
+    'nll_loss_forward',
+    'nll_loss_nd',
+    'nonzero',
     'normal',
+    'one_hot',
     'ones',
     'ones_like',
+    'outer',
+    'pad',
     'permute',
     'poisson',
     'pow',
+    'prod',
+    'put',
     'rand',
     'rand_like',
     'randint',
@@ -418,35 +1137,177 @@ __all__ = [
     'randn',
     'randn_like',
     'randperm',
+    'ravel',
+    'reciprocal',
+    'reciprocal_',
     'relu',
     'relu_',
+    'remainder',
+    'repeat_interleave',
     'reshape',
+    'roll',
+    'rot90',
+    'round',
+    'round_',
+    'row_stack',
+    'rsqrt',
+    'rsqrt_',
+    'rsub',
     'scalar_tensor',
+    'scaled_dot_product_attention',
+    'scatter',
+    'scatter_add',
+    'scatter_reduce',
+    'searchsorted',
     'select',
+    'select_scatter',
     'sigmoid',
     'sigmoid_',
+    'sigmoid_backward',
+    'sign',
+    'signbit',
+    'silu',
+    'silu_',
+    'silu_backward',
+    'sin',
+    'sin_',
+    'sinh',
+    'sinh_',
     'slice',
+    'slice_scatter',
+    'softmax',
+    'softplus',
+    'softplus_backward',
+    'sort',
     'split',
     'split_with_sizes',
+    'sqrt',
+    'sqrt_',
     'squeeze',
     'stack',
+    'std',
+    'std_mean',
     'sub',
     'sum',
+    'swapaxes',
+    'swapdims',
     't',
+    'take',
+    'take_along_dim',
+    'tan',
+    'tan_',
     'tanh',
     'tanh_',
+    'tanh_backward',
+    'tensor_split',
+    'threshold',
+    'threshold_',
     'threshold_backward',
+    'tile',
+    'topk',
     'transpose',
+    'tril',
     'tril_indices',
+    'triu',
     'triu_indices',
+    'trunc',
+    'trunc_',
     'unbind',
     'unflatten',
+    'unique_consecutive',
+    'unique_dim',
     'unsqueeze',
+    'var',
+    'var_mean',
+    'vsplit',
+    'vstack',
     'where',
     'zero_',
     'zeros',
     'zeros_like',
 ]
+_rt_max = _return_type('max', ('values', 'indices'))
+_rt_max_out = _return_type('max_out', ('values', 'indices'))
+_rt_min = _return_type('min', ('values', 'indices'))
+_rt_min_out = _return_type('min_out', ('values', 'indices'))
+_rt_nll_loss2d_forward = _return_type('nll_loss2d_forward', ('output', 'total_weight'))
+_rt_nll_loss_forward = _return_type('nll_loss_forward', ('output', 'total_weight'))
+_rt_sort = _return_type('sort', ('values', 'indices'))
+_rt_sort_out = _return_type('sort_out', ('values', 'indices'))
+_rt_topk = _return_type('topk', ('values', 'indices'))
+_rt_topk_out = _return_type('topk_out', ('values', 'indices'))
+
+
+# schema/native_functions.yaml:2395
+def _adaptive_avg_pool2d(input, output_size, *, out=None):
+    """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_adaptive_avg_pool2d, (input,), (input, output_size), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__adaptive_avg_pool2d(input, output_size)
+    return _entry__adaptive_avg_pool2d_out(input, output_size, out)
+
+
+# schema/native_functions.yaml:2402
+def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
+    """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_adaptive_avg_pool2d_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__adaptive_avg_pool2d_backward(grad_output, input)
+    return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
+
+
+# schema/native_functions.yaml:2487
+def _log_softmax(input, dim, half_to_float, *, out=None):
+    """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_log_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__log_softmax(input, dim, half_to_float)
+    return _entry__log_softmax_out(input, dim, half_to_float, out)
+
+
+# schema/native_functions.yaml:2515
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
+    """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_log_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype)
+    return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
+
+
+# schema/native_functions.yaml:2480
+def _softmax(input, dim, half_to_float, *, out=None):
+    """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__softmax(input, dim, half_to_float)
+    return _entry__softmax_out(input, dim, half_to_float, out)
+
+
+# schema/native_functions.yaml:2506
+def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
+    """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
+    if _tf[0]:
+        r = _htf(_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__softmax_backward_data(grad_output, output, dim, input_dtype)
+    return _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
 # schema/native_functions.yaml:152
@@ -458,6 +1319,72 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
             return r
     r = _entry__to_copy(input, dtype, layout, device, pin_memory, non_blocking, memory_format) if out is None else _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
     return _factory_requires_grad(r) if requires_grad else r
+
+
+# schema/native_functions.yaml:1082
+def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, out=None):
+    """_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(_unique2, (input,), (input, sorted, return_inverse, return_counts), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry__unique2(input, sorted, return_inverse, return_counts)
+    return _entry__unique2_out(input, sorted, return_inverse, return_counts, *out)
+
+
+# schema/native_functions.yaml:2143
+def abs(input, *, out=None):
+    """abs(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(abs, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_abs(input)
+    return _entry_abs_out(input, out)
+
+
+# schema/native_functions.yaml:2151
+def abs_(input):
+    """abs_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(abs_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_abs_(input)
+
+
+# schema/native_functions.yaml:2068
+def acos(input, *, out=None):
+    """acos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(acos, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_acos(input)
+    return _entry_acos_out(input, out)
+
+
+# schema/native_functions.yaml:2076
+def acos_(input):
+    """acos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(acos_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_acos_(input)
+
+
+# schema/native_functions.yaml:2408
+def adaptive_avg_pool2d(input, output_size):
+    """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
+    if _tf[0]:
+        r = _htf(adaptive_avg_pool2d, (input,), (input, output_size), {})
+        if r is not _NO:
+            return r
+    return _entry_adaptive_avg_pool2d(input, output_size)
 
 
 # schema/native_functions.yaml:206
@@ -472,7 +1399,31 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:646
+# schema/native_functions.yaml:2870
+def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcdiv, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_addcdiv(input, tensor1, tensor2, value)
+    return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
+
+
+# schema/native_functions.yaml:2855
+def addcmul(input, tensor1, tensor2, *, value=1, out=None):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcmul, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_addcmul(input, tensor1, tensor2, value)
+    return _entry_addcmul_out(input, tensor1, tensor2, value, out)
+
+
+# schema/native_functions.yaml:659
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -484,7 +1435,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:715
+# schema/native_functions.yaml:730
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -494,7 +1445,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:832
+# schema/native_functions.yaml:847
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -504,7 +1455,72 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:3627
+def _m0_all(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_all(input, out):
+    if out is None:
+        return _entry_all(input)
+    return _entry_all_all_out(input, out)
+
+
+# schema/native_functions.yaml:3634
+def _m1_all(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_all(input, dim, keepdim, out):
+    if out is None:
+        return _entry_all_dim(input, dim, keepdim)
+    return _entry_all_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:3641
+def _m2_all(input, dim=None, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c2_all(input, dim, keepdim, out):
+    if out is None:
+        return _entry_all_dims(input, dim, keepdim)
+    return _entry_all_dims_out(input, dim, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_all = (
+    (_m0_all, _c0_all, 1, frozenset(('input', 'out'))),
+    (_m1_all, _c1_all, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_all, _c2_all, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_all = (
+    'all(Tensor self) -> Tensor',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def all(*args, **kwargs):
+    """Overloads:
+    all(Tensor self) -> Tensor
+    all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(all, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
+
+
+# schema/native_functions.yaml:1730
 def alpha_dropout(input, p, train):
     """alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -514,7 +1530,7 @@ def alpha_dropout(input, p, train):
     return _entry_alpha_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1163
+# schema/native_functions.yaml:1735
 def alpha_dropout_(input, p, train):
     """alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -524,7 +1540,7 @@ def alpha_dropout_(input, p, train):
     return _entry_alpha_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:613
+# schema/native_functions.yaml:626
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -534,6 +1550,83 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     if out is None:
         return _entry_amax(input, dim, keepdim)
     return _entry_amax_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:3450
+def amin(input, dim=(), keepdim=False, *, out=None):
+    """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(amin, (input,), (input, dim, keepdim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_amin(input, dim, keepdim)
+    return _entry_amin_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:3664
+def _m0_any(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_any(input, out):
+    if out is None:
+        return _entry_any(input)
+    return _entry_any_all_out(input, out)
+
+
+# schema/native_functions.yaml:3671
+def _m1_any(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_any(input, dim, keepdim, out):
+    if out is None:
+        return _entry_any_dim(input, dim, keepdim)
+    return _entry_any_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:3678
+def _m2_any(input, dim=None, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c2_any(input, dim, keepdim, out):
+    if out is None:
+        return _entry_any_dims(input, dim, keepdim)
+    return _entry_any_dims_out(input, dim, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_any = (
+    (_m0_any, _c0_any, 1, frozenset(('input', 'out'))),
+    (_m1_any, _c1_any, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_any, _c2_any, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_any = (
+    'any(Tensor self) -> Tensor',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def any(*args, **kwargs):
+    """Overloads:
+    any(Tensor self) -> Tensor
+    any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(any, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
 
 
 # schema/native_functions.yaml:54
@@ -598,7 +1691,7 @@ def arange(*args, **kwargs):
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
-# schema/native_functions.yaml:621
+# schema/native_functions.yaml:634
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -610,7 +1703,76 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:3522
+def argmin(input, dim=None, keepdim=False, *, out=None):
+    """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argmin, (input,), (input, dim, keepdim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_argmin(input, dim, keepdim)
+    return _entry_argmin_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:1071
+def _m0_argsort(input, dim=-1, descending=False):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
+        return (input, dim, descending)
+    return None
+
+
+def _c0_argsort(input, dim, descending):
+    return _entry_argsort(input, dim, descending)
+
+
+# schema/native_functions.yaml:1076
+def _m1_argsort(input, *, stable, dim=-1, descending=False, out=None):
+    if _F['Tensor'](input) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
+        return (input, stable, dim, descending, out)
+    return None
+
+
+def _c1_argsort(input, stable, dim, descending, out):
+    if out is None:
+        return _entry_argsort_stable(input, stable, dim, descending)
+    return _entry_argsort_stable_out(input, stable, dim, descending, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_argsort = (
+    (_m0_argsort, _c0_argsort, 3, frozenset(('descending', 'dim', 'input'))),
+    (_m1_argsort, _c1_argsort, 1, frozenset(('descending', 'dim', 'input', 'out', 'stable'))),
+)
+_sigs_argsort = (
+    'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
+    'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
+)
+
+
+def argsort(*args, **kwargs):
+    """Overloads:
+    argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
+    argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(argsort, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
+
+
+# schema/native_functions.yaml:1209
+def argwhere(input):
+    """argwhere(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argwhere, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_argwhere(input)
+
+
+# schema/native_functions.yaml:706
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -620,7 +1782,244 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1548
+# schema/native_functions.yaml:1116
+def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
+    """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(as_strided_scatter, (input, src), (input, src, size, stride, storage_offset), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_as_strided_scatter(input, src, size, stride, storage_offset)
+    return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
+
+
+# schema/native_functions.yaml:2053
+def asin(input, *, out=None):
+    """asin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(asin, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_asin(input)
+    return _entry_asin_out(input, out)
+
+
+# schema/native_functions.yaml:2061
+def asin_(input):
+    """asin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(asin_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_asin_(input)
+
+
+# schema/native_functions.yaml:2083
+def atan(input, *, out=None):
+    """atan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_atan(input)
+    return _entry_atan_out(input, out)
+
+
+# schema/native_functions.yaml:2651
+def atan2(input, other, *, out=None):
+    """atan2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan2, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_atan2(input, other)
+    return _entry_atan2_out(input, other, out)
+
+
+# schema/native_functions.yaml:2091
+def atan_(input):
+    """atan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(atan_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_atan_(input)
+
+
+# schema/native_functions.yaml:1326
+def _m0_atleast_1d(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_atleast_1d(input):
+    return _entry_atleast_1d(input)
+
+
+# schema/native_functions.yaml:1331
+def _m1_atleast_1d(tensors):
+    if _F['Tensor[]'](tensors):
+        return (tensors,)
+    return None
+
+
+def _c1_atleast_1d(tensors):
+    return _entry_atleast_1d_Sequence(tensors)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_atleast_1d = (
+    (_m0_atleast_1d, _c0_atleast_1d, 1, frozenset(('input',))),
+    (_m1_atleast_1d, _c1_atleast_1d, 1, frozenset(('tensors',))),
+)
+_sigs_atleast_1d = (
+    'atleast_1d(Tensor self) -> Tensor',
+    'atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]',
+)
+
+
+def atleast_1d(*args, **kwargs):
+    """Overloads:
+    atleast_1d(Tensor self) -> Tensor
+    atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
+    """
+    if _tf[0]:
+        r = _htf_any(atleast_1d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_atleast_1d, args, kwargs, 'atleast_1d', _sigs_atleast_1d)
+
+
+# schema/native_functions.yaml:1336
+def _m0_atleast_2d(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_atleast_2d(input):
+    return _entry_atleast_2d(input)
+
+
+# schema/native_functions.yaml:1341
+def _m1_atleast_2d(tensors):
+    if _F['Tensor[]'](tensors):
+        return (tensors,)
+    return None
+
+
+def _c1_atleast_2d(tensors):
+    return _entry_atleast_2d_Sequence(tensors)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_atleast_2d = (
+    (_m0_atleast_2d, _c0_atleast_2d, 1, frozenset(('input',))),
+    (_m1_atleast_2d, _c1_atleast_2d, 1, frozenset(('tensors',))),
+)
+_sigs_atleast_2d = (
+    'atleast_2d(Tensor self) -> Tensor',
+    'atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]',
+)
+
+
+def atleast_2d(*args, **kwargs):
+    """Overloads:
+    atleast_2d(Tensor self) -> Tensor
+    atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
+    """
+    if _tf[0]:
+        r = _htf_any(atleast_2d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_atleast_2d, args, kwargs, 'atleast_2d', _sigs_atleast_2d)
+
+
+# schema/native_functions.yaml:1346
+def _m0_atleast_3d(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_atleast_3d(input):
+    return _entry_atleast_3d(input)
+
+
+# schema/native_functions.yaml:1351
+def _m1_atleast_3d(tensors):
+    if _F['Tensor[]'](tensors):
+        return (tensors,)
+    return None
+
+
+def _c1_atleast_3d(tensors):
+    return _entry_atleast_3d_Sequence(tensors)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_atleast_3d = (
+    (_m0_atleast_3d, _c0_atleast_3d, 1, frozenset(('input',))),
+    (_m1_atleast_3d, _c1_atleast_3d, 1, frozenset(('tensors',))),
+)
+_sigs_atleast_3d = (
+    'atleast_3d(Tensor self) -> Tensor',
+    'atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]',
+)
+
+
+def atleast_3d(*args, **kwargs):
+    """Overloads:
+    atleast_3d(Tensor self) -> Tensor
+    atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
+    """
+    if _tf[0]:
+        r = _htf_any(atleast_3d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
+
+
+# schema/native_functions.yaml:2383
+def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
+    """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(avg_pool2d, (input,), (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+# schema/native_functions.yaml:2390
+def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
+    if _tf[0]:
+        r = _htf(avg_pool2d_backward, (grad_output, input), (grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {})
+        if r is not _NO:
+            return r
+    return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+# schema/native_functions.yaml:2463
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(baddbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_baddbmm(input, batch1, batch2, beta, alpha)
+    return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
+
+
+# schema/native_functions.yaml:3994
 def _m0_bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -632,7 +2031,7 @@ def _c0_bartlett_window(window_length, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1558
+# schema/native_functions.yaml:4004
 def _m1_bartlett_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -667,7 +2066,17 @@ def bartlett_window(*args, **kwargs):
     return _resolve(_cases_bartlett_window, args, kwargs, 'bartlett_window', _sigs_bartlett_window)
 
 
-# schema/native_functions.yaml:1081
+# schema/native_functions.yaml:3393
+def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
+    if _tf[0]:
+        r = _htf(batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled), {})
+        if r is not _NO:
+            return r
+    return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
+# schema/native_functions.yaml:1653
 def _m0_bernoulli(input, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['Generator?'](generator):
         return (input, generator, out)
@@ -680,7 +2089,7 @@ def _c0_bernoulli(input, generator, out):
     return _entry_bernoulli_out(input, generator, out)
 
 
-# schema/native_functions.yaml:1093
+# schema/native_functions.yaml:1665
 def _m1_bernoulli(input, p, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['float'](p) and _F['Generator?'](generator):
         return (input, p, generator, out)
@@ -693,7 +2102,7 @@ def _c1_bernoulli(input, p, generator, out):
     return _entry_bernoulli_float_out(input, p, generator, out)
 
 
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1672
 def _m2_bernoulli(input, p, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['Tensor'](p) and _F['Generator?'](generator):
         return (input, p, generator, out)
@@ -732,7 +2141,202 @@ def bernoulli(*args, **kwargs):
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:1528
+# schema/native_functions.yaml:3340
+def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
+    """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(binary_cross_entropy, (input, target, weight), (input, target, weight, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_binary_cross_entropy(input, target, weight, reduction)
+    return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
+
+
+# schema/native_functions.yaml:3346
+def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
+    """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(binary_cross_entropy_backward, (grad_output, input, target, weight), (grad_output, input, target, weight, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_binary_cross_entropy_backward(grad_output, input, target, weight, reduction)
+    return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
+
+
+# schema/native_functions.yaml:3355
+def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
+    """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(binary_cross_entropy_with_logits, (input, target, weight, pos_weight), (input, target, weight, pos_weight, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+    return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
+
+
+# schema/native_functions.yaml:2711
+def _m0_bitwise_and(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_and(input, other, out):
+    if out is None:
+        return _entry_bitwise_and_Tensor(input, other)
+    return _entry_bitwise_and_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2727
+def _m1_bitwise_and(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_and(input, other, out):
+    if out is None:
+        return _entry_bitwise_and_Scalar_Tensor(input, other)
+    return _entry_bitwise_and_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_and = (
+    (_m0_bitwise_and, _c0_bitwise_and, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_and, _c1_bitwise_and, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_and = (
+    'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_and(*args, **kwargs):
+    """Overloads:
+    bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bitwise_and, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
+
+
+# schema/native_functions.yaml:2278
+def bitwise_not(input, *, out=None):
+    """bitwise_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_not, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_bitwise_not(input)
+    return _entry_bitwise_not_out(input, out)
+
+
+# schema/native_functions.yaml:2749
+def _m0_bitwise_or(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_or(input, other, out):
+    if out is None:
+        return _entry_bitwise_or_Tensor(input, other)
+    return _entry_bitwise_or_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2765
+def _m1_bitwise_or(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_or(input, other, out):
+    if out is None:
+        return _entry_bitwise_or_Scalar_Tensor(input, other)
+    return _entry_bitwise_or_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_or = (
+    (_m0_bitwise_or, _c0_bitwise_or, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_or, _c1_bitwise_or, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_or = (
+    'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_or(*args, **kwargs):
+    """Overloads:
+    bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bitwise_or, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
+
+
+# schema/native_functions.yaml:2787
+def _m0_bitwise_xor(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_bitwise_xor(input, other, out):
+    if out is None:
+        return _entry_bitwise_xor_Tensor(input, other)
+    return _entry_bitwise_xor_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2803
+def _m1_bitwise_xor(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_bitwise_xor(input, other, out):
+    if out is None:
+        return _entry_bitwise_xor_Scalar_Tensor(input, other)
+    return _entry_bitwise_xor_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_xor = (
+    (_m0_bitwise_xor, _c0_bitwise_xor, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_bitwise_xor, _c1_bitwise_xor, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_bitwise_xor = (
+    'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def bitwise_xor(*args, **kwargs):
+    """Overloads:
+    bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bitwise_xor, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
+
+
+# schema/native_functions.yaml:3974
 def _m0_blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -744,7 +2348,7 @@ def _c0_blackman_window(window_length, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1538
+# schema/native_functions.yaml:3984
 def _m1_blackman_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -779,7 +2383,7 @@ def blackman_window(*args, **kwargs):
     return _resolve(_cases_blackman_window, args, kwargs, 'blackman_window', _sigs_blackman_window)
 
 
-# schema/native_functions.yaml:638
+# schema/native_functions.yaml:651
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -791,7 +2395,86 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:839
+# schema/native_functions.yaml:1880
+def broadcast_tensors(tensors):
+    """broadcast_tensors(Tensor[] tensors) -> Tensor[]"""
+    if _tf[0]:
+        r = _htf(broadcast_tensors, (tensors,), (tensors,), {})
+        if r is not _NO:
+            return r
+    return _entry_broadcast_tensors(tensors)
+
+
+# schema/native_functions.yaml:1875
+def broadcast_to(input, size):
+    """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(broadcast_to, (input,), (input, size), {})
+        if r is not _NO:
+            return r
+    return _entry_broadcast_to(input, size)
+
+
+# schema/native_functions.yaml:1427
+def _m0_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
+        return (input, boundaries, out_int32, right, out)
+    return None
+
+
+def _c0_bucketize(input, boundaries, out_int32, right, out):
+    if out is None:
+        return _entry_bucketize_Tensor(input, boundaries, out_int32, right)
+    return _entry_bucketize_Tensor_out(input, boundaries, out_int32, right, out)
+
+
+# schema/native_functions.yaml:1433
+def _m1_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
+        return (input, boundaries, out_int32, right, out)
+    return None
+
+
+def _c1_bucketize(input, boundaries, out_int32, right, out):
+    if out is None:
+        return _entry_bucketize_Scalar(input, boundaries, out_int32, right)
+    return _entry_bucketize_Scalar_out(input, boundaries, out_int32, right, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bucketize = (
+    (_m0_bucketize, _c0_bucketize, 2, frozenset(('boundaries', 'input', 'out', 'out_int32', 'right'))),
+    (_m1_bucketize, _c1_bucketize, 2, frozenset(('boundaries', 'input', 'out', 'out_int32', 'right'))),
+)
+_sigs_bucketize = (
+    'bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
+    'bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
+)
+
+
+def bucketize(*args, **kwargs):
+    """Overloads:
+    bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+    bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(bucketize, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
+
+
+# schema/native_functions.yaml:1884
+def cartesian_prod(tensors):
+    """cartesian_prod(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cartesian_prod, (tensors,), (tensors,), {})
+        if r is not _NO:
+            return r
+    return _entry_cartesian_prod(tensors)
+
+
+# schema/native_functions.yaml:854
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -803,7 +2486,29 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:795
+# schema/native_functions.yaml:2173
+def ceil(input, *, out=None):
+    """ceil(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ceil, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_ceil(input)
+    return _entry_ceil_out(input, out)
+
+
+# schema/native_functions.yaml:2181
+def ceil_(input):
+    """ceil_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ceil_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_ceil_(input)
+
+
+# schema/native_functions.yaml:810
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -813,18 +2518,20 @@ def chunk(input, chunks, dim=0):
     return _entry_chunk(input, chunks, dim)
 
 
-# schema/native_functions.yaml:443
-def _m0_clamp(input, min=None, max=None):
+# schema/native_functions.yaml:452
+def _m0_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
-        return (input, min, max)
+        return (input, min, max, out)
     return None
 
 
-def _c0_clamp(input, min, max):
-    return _entry_clamp_Tensor(input, min, max)
+def _c0_clamp(input, min, max, out):
+    if out is None:
+        return _entry_clamp_Tensor(input, min, max)
+    return _entry_clamp_Tensor_out(input, min, max, out)
 
 
-# schema/native_functions.yaml:435
+# schema/native_functions.yaml:444
 def _m1_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (input, min, max, out)
@@ -839,7 +2546,7 @@ def _c1_clamp(input, min, max, out):
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_clamp = (
-    (_m0_clamp, _c0_clamp, 3, frozenset(('input', 'max', 'min'))),
+    (_m0_clamp, _c0_clamp, 3, frozenset(('input', 'max', 'min', 'out'))),
     (_m1_clamp, _c1_clamp, 3, frozenset(('input', 'max', 'min', 'out'))),
 )
 _sigs_clamp = (
@@ -860,14 +2567,237 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:450
-def clamp_(input, min=None, max=None):
-    """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
+# schema/native_functions.yaml:3245
+def _m0_clamp_(input, min=None, max=None):
+    if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
+        return (input, min, max)
+    return None
+
+
+def _c0_clamp_(input, min, max):
+    return _entry_clamp__Tensor(input, min, max)
+
+
+# schema/native_functions.yaml:460
+def _m1_clamp_(input, min=None, max=None):
+    if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (input, min, max)
+    return None
+
+
+def _c1_clamp_(input, min, max):
+    return _entry_clamp_(input, min, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_ = (
+    (_m0_clamp_, _c0_clamp_, 3, frozenset(('input', 'max', 'min'))),
+    (_m1_clamp_, _c1_clamp_, 3, frozenset(('input', 'max', 'min'))),
+)
+_sigs_clamp_ = (
+    'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
+)
+
+
+def clamp_(*args, **kwargs):
+    """Overloads:
+    clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+    clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    """
     if _tf[0]:
-        r = _htf(clamp_, (input,), (input, min, max), {})
+        r = _htf_any(clamp_, args, kwargs)
         if r is not _NO:
             return r
-    return _entry_clamp_(input, min, max)
+    return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
+
+
+# schema/native_functions.yaml:3223
+def _m0_clamp_max(input, max, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](max):
+        return (input, max, out)
+    return None
+
+
+def _c0_clamp_max(input, max, out):
+    if out is None:
+        return _entry_clamp_max_Tensor(input, max)
+    return _entry_clamp_max_Tensor_out(input, max, out)
+
+
+# schema/native_functions.yaml:3215
+def _m1_clamp_max(input, max, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](max):
+        return (input, max, out)
+    return None
+
+
+def _c1_clamp_max(input, max, out):
+    if out is None:
+        return _entry_clamp_max(input, max)
+    return _entry_clamp_max_out(input, max, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max = (
+    (_m0_clamp_max, _c0_clamp_max, 2, frozenset(('input', 'max', 'out'))),
+    (_m1_clamp_max, _c1_clamp_max, 2, frozenset(('input', 'max', 'out'))),
+)
+_sigs_clamp_max = (
+    'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
+    'clamp_max(Tensor self, Scalar max) -> Tensor',
+)
+
+
+def clamp_max(*args, **kwargs):
+    """Overloads:
+    clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+    clamp_max(Tensor self, Scalar max) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
+
+
+# schema/native_functions.yaml:3238
+def _m0_clamp_max_(input, max):
+    if _F['Tensor'](input) and _F['Tensor'](max):
+        return (input, max)
+    return None
+
+
+def _c0_clamp_max_(input, max):
+    return _entry_clamp_max__Tensor(input, max)
+
+
+# schema/native_functions.yaml:3231
+def _m1_clamp_max_(input, max):
+    if _F['Tensor'](input) and _F['Scalar'](max):
+        return (input, max)
+    return None
+
+
+def _c1_clamp_max_(input, max):
+    return _entry_clamp_max_(input, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max_ = (
+    (_m0_clamp_max_, _c0_clamp_max_, 2, frozenset(('input', 'max'))),
+    (_m1_clamp_max_, _c1_clamp_max_, 2, frozenset(('input', 'max'))),
+)
+_sigs_clamp_max_ = (
+    'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
+    'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
+)
+
+
+def clamp_max_(*args, **kwargs):
+    """Overloads:
+    clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+    clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
+
+
+# schema/native_functions.yaml:3193
+def _m0_clamp_min(input, min, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](min):
+        return (input, min, out)
+    return None
+
+
+def _c0_clamp_min(input, min, out):
+    if out is None:
+        return _entry_clamp_min_Tensor(input, min)
+    return _entry_clamp_min_Tensor_out(input, min, out)
+
+
+# schema/native_functions.yaml:3185
+def _m1_clamp_min(input, min, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](min):
+        return (input, min, out)
+    return None
+
+
+def _c1_clamp_min(input, min, out):
+    if out is None:
+        return _entry_clamp_min(input, min)
+    return _entry_clamp_min_out(input, min, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min = (
+    (_m0_clamp_min, _c0_clamp_min, 2, frozenset(('input', 'min', 'out'))),
+    (_m1_clamp_min, _c1_clamp_min, 2, frozenset(('input', 'min', 'out'))),
+)
+_sigs_clamp_min = (
+    'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
+    'clamp_min(Tensor self, Scalar min) -> Tensor',
+)
+
+
+def clamp_min(*args, **kwargs):
+    """Overloads:
+    clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+    clamp_min(Tensor self, Scalar min) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
+
+
+# schema/native_functions.yaml:3208
+def _m0_clamp_min_(input, min):
+    if _F['Tensor'](input) and _F['Tensor'](min):
+        return (input, min)
+    return None
+
+
+def _c0_clamp_min_(input, min):
+    return _entry_clamp_min__Tensor(input, min)
+
+
+# schema/native_functions.yaml:3201
+def _m1_clamp_min_(input, min):
+    if _F['Tensor'](input) and _F['Scalar'](min):
+        return (input, min)
+    return None
+
+
+def _c1_clamp_min_(input, min):
+    return _entry_clamp_min_(input, min)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min_ = (
+    (_m0_clamp_min_, _c0_clamp_min_, 2, frozenset(('input', 'min'))),
+    (_m1_clamp_min_, _c1_clamp_min_, 2, frozenset(('input', 'min'))),
+)
+_sigs_clamp_min_ = (
+    'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
+    'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
+)
+
+
+def clamp_min_(*args, **kwargs):
+    """Overloads:
+    clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
+    clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
 
 
 # schema/native_functions.yaml:136
@@ -882,6 +2812,142 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
+# schema/native_functions.yaml:1376
+def column_stack(tensors, *, out=None):
+    """column_stack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(column_stack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_column_stack(tensors)
+    return _entry_column_stack_out(tensors, out)
+
+
+# schema/native_functions.yaml:2412
+def constant_pad_nd(input, pad, value=0, *, out=None):
+    """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(constant_pad_nd, (input,), (input, pad, value), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_constant_pad_nd(input, pad, value)
+    return _entry_constant_pad_nd_out(input, pad, value, out)
+
+
+# schema/native_functions.yaml:2352
+def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+# schema/native_functions.yaml:2360
+def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c1_conv1d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv1d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_conv1d = (
+    (_m0_conv1d, _c0_conv1d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+    (_m1_conv1d, _c1_conv1d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+)
+_sigs_conv1d = (
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+    'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+)
+
+
+def conv1d(*args, **kwargs):
+    """Overloads:
+    conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+    conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(conv1d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
+
+
+# schema/native_functions.yaml:2356
+def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+# schema/native_functions.yaml:2364
+def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c1_conv2d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv2d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_conv2d = (
+    (_m0_conv2d, _c0_conv2d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+    (_m1_conv2d, _c1_conv2d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+)
+_sigs_conv2d = (
+    'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+    'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+)
+
+
+def conv2d(*args, **kwargs):
+    """Overloads:
+    conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
+    conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(conv2d, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
+
+
+# schema/native_functions.yaml:2339
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
+    """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
+    if _tf[0]:
+        r = _htf(convolution, (input, weight, bias), (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+
+# schema/native_functions.yaml:2346
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(convolution_backward, (grad_output, input, weight), (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask), {})
+        if r is not _NO:
+            return r
+    return _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+
+
 # schema/native_functions.yaml:146
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
@@ -892,7 +2958,134 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml:2023
+def cos(input, *, out=None):
+    """cos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cos, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cos(input)
+    return _entry_cos_out(input, out)
+
+
+# schema/native_functions.yaml:2031
+def cos_(input):
+    """cos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cos_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_cos_(input)
+
+
+# schema/native_functions.yaml:2113
+def cosh(input, *, out=None):
+    """cosh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cosh, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cosh(input)
+    return _entry_cosh_out(input, out)
+
+
+# schema/native_functions.yaml:2121
+def cosh_(input):
+    """cosh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cosh_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_cosh_(input)
+
+
+# schema/native_functions.yaml:3728
+def _m0_count_nonzero(input, dim, *, out=None):
+    if _F['Tensor'](input) and _F['int[]'](dim):
+        return (input, dim, out)
+    return None
+
+
+def _c0_count_nonzero(input, dim, out):
+    if out is None:
+        return _entry_count_nonzero_dim_IntList(input, dim)
+    return _entry_count_nonzero_dim_IntList_out(input, dim, out)
+
+
+# schema/native_functions.yaml:3735
+def _m1_count_nonzero(input, dim=None, *, out=None):
+    if _F['Tensor'](input) and _F['int?'](dim):
+        return (input, dim, out)
+    return None
+
+
+def _c1_count_nonzero(input, dim, out):
+    if out is None:
+        return _entry_count_nonzero(input, dim)
+    return _entry_count_nonzero_out(input, dim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_count_nonzero = (
+    (_m0_count_nonzero, _c0_count_nonzero, 2, frozenset(('dim', 'input', 'out'))),
+    (_m1_count_nonzero, _c1_count_nonzero, 2, frozenset(('dim', 'input', 'out'))),
+)
+_sigs_count_nonzero = (
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+)
+
+
+def count_nonzero(*args, **kwargs):
+    """Overloads:
+    count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+    count_nonzero(Tensor self, int? dim=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(count_nonzero, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
+
+
+# schema/native_functions.yaml:3327
+def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cross_entropy_loss, (input, target, weight), (input, target, weight, reduction, ignore_index, label_smoothing), {})
+        if r is not _NO:
+            return r
+    return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
+
+
+# schema/native_functions.yaml:3715
+def cumprod(input, dim, *, dtype=None, out=None):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumprod, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cumprod(input, dim, dtype)
+    return _entry_cumprod_out(input, dim, dtype, out)
+
+
+# schema/native_functions.yaml:3701
+def cumsum(input, dim, *, dtype=None, out=None):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_cumsum(input, dim, dtype)
+    return _entry_cumsum_out(input, dim, dtype, out)
+
+
+# schema/native_functions.yaml:841
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -902,7 +3095,41 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:772
+# schema/native_functions.yaml:1387
+def diag(input, diagonal=0, *, out=None):
+    """diag(Tensor self, int diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diag, (input,), (input, diagonal), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_diag(input, diagonal)
+    return _entry_diag_out(input, diagonal, out)
+
+
+# schema/native_functions.yaml:1381
+def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
+    """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diag_embed, (input,), (input, offset, dim1, dim2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_diag_embed(input, offset, dim1, dim2)
+    return _entry_diag_embed_out(input, offset, dim1, dim2, out)
+
+
+# schema/native_functions.yaml:1393
+def diagflat(input, offset=0):
+    """diagflat(Tensor self, int offset=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diagflat, (input,), (input, offset), {})
+        if r is not _NO:
+            return r
+    return _entry_diagflat(input, offset)
+
+
+# schema/native_functions.yaml:787
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -912,7 +3139,19 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(input, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:293
+# schema/native_functions.yaml:1110
+def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
+    """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diagonal_scatter, (input, src), (input, src, offset, dim1, dim2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_diagonal_scatter(input, src, offset, dim1, dim2)
+    return _entry_diagonal_scatter_out(input, src, offset, dim1, dim2, out)
+
+
+# schema/native_functions.yaml:296
 def _m0_div(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -925,7 +3164,7 @@ def _c0_div(input, other, out):
     return _entry_div_out(input, other, out)
 
 
-# schema/native_functions.yaml:301
+# schema/native_functions.yaml:304
 def _m1_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -938,14 +3177,29 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
+# schema/native_functions.yaml:2993
+def _m2_div(input, other, *, rounding_mode, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (input, other, rounding_mode, out)
+    return None
+
+
+def _c2_div(input, other, rounding_mode, out):
+    if out is None:
+        return _entry_div_Scalar_mode(input, other, rounding_mode)
+    return _entry_div_Scalar_mode_out(input, other, rounding_mode, out)
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_div = (
     (_m0_div, _c0_div, 2, frozenset(('input', 'other', 'out'))),
     (_m1_div, _c1_div, 2, frozenset(('input', 'other', 'out', 'rounding_mode'))),
+    (_m2_div, _c2_div, 2, frozenset(('input', 'other', 'out', 'rounding_mode'))),
 )
 _sigs_div = (
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
 )
 
 
@@ -953,6 +3207,7 @@ def div(*args, **kwargs):
     """Overloads:
     div.Tensor(Tensor self, Tensor other) -> Tensor
     div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+    div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(div, args, kwargs)
@@ -961,7 +3216,19 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:1138
+# schema/native_functions.yaml:2440
+def dot(input, tensor, *, out=None):
+    """dot(Tensor self, Tensor tensor) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dot, (input, tensor), (input, tensor), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_dot(input, tensor)
+    return _entry_dot_out(input, tensor, out)
+
+
+# schema/native_functions.yaml:1710
 def dropout(input, p, train):
     """dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -971,7 +3238,7 @@ def dropout(input, p, train):
     return _entry_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1715
 def dropout_(input, p, train):
     """dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -979,6 +3246,131 @@ def dropout_(input, p, train):
         if r is not _NO:
             return r
     return _entry_dropout_(input, p, train)
+
+
+# schema/native_functions.yaml:1316
+def _m0_dsplit(input, sections):
+    if _F['Tensor'](input) and _F['int'](sections):
+        return (input, sections)
+    return None
+
+
+def _c0_dsplit(input, sections):
+    return _entry_dsplit_int(input, sections)
+
+
+# schema/native_functions.yaml:1321
+def _m1_dsplit(input, indices):
+    if _F['Tensor'](input) and _F['int[]'](indices):
+        return (input, indices)
+    return None
+
+
+def _c1_dsplit(input, indices):
+    return _entry_dsplit_array(input, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_dsplit = (
+    (_m0_dsplit, _c0_dsplit, 2, frozenset(('input', 'sections'))),
+    (_m1_dsplit, _c1_dsplit, 2, frozenset(('indices', 'input'))),
+)
+_sigs_dsplit = (
+    'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def dsplit(*args, **kwargs):
+    """Overloads:
+    dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(dsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
+
+
+# schema/native_functions.yaml:1371
+def dstack(tensors, *, out=None):
+    """dstack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dstack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_dstack(tensors)
+    return _entry_dstack_out(tensors, out)
+
+
+# schema/native_functions.yaml:2476
+def einsum(equation, tensors, *, path=None):
+    """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(einsum, (tensors,), (equation, tensors), {'path': path})
+        if r is not _NO:
+            return r
+    return _entry_einsum(equation, tensors, path)
+
+
+# schema/native_functions.yaml:3115
+def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
+    """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(elu, (input,), (input, alpha, scale, input_scale), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_elu(input, alpha, scale, input_scale)
+    return _entry_elu_out(input, alpha, scale, input_scale, out)
+
+
+# schema/native_functions.yaml:3123
+def elu_(input, alpha=1, scale=1, input_scale=1):
+    """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(elu_, (input,), (input, alpha, scale, input_scale), {})
+        if r is not _NO:
+            return r
+    return _entry_elu_(input, alpha, scale, input_scale)
+
+
+# schema/native_functions.yaml:3130
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
+    """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
+    if _tf[0]:
+        r = _htf(elu_backward, (grad_output, self_or_result), (grad_output, alpha, scale, input_scale, is_result, self_or_result), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
+
+
+# schema/native_functions.yaml:2422
+def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
+    """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(embedding, (weight, indices), (weight, indices, padding_idx, scale_grad_by_freq, sparse), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+
+# schema/native_functions.yaml:2429
+def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
+    """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
+    if _tf[0]:
+        r = _htf(embedding_dense_backward, (grad_output, indices), (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    return _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
 
 
 # schema/native_functions.yaml:18
@@ -1004,7 +3396,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1269
+# schema/native_functions.yaml:1841
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -1026,7 +3418,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:358
+# schema/native_functions.yaml:364
 def eq(input, other, *, out=None):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1038,7 +3430,29 @@ def eq(input, other, *, out=None):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:501
+# schema/native_functions.yaml:2128
+def erf(input, *, out=None):
+    """erf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(erf, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_erf(input)
+    return _entry_erf_out(input, out)
+
+
+# schema/native_functions.yaml:2136
+def erf_(input):
+    """erf_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(erf_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_erf_(input)
+
+
+# schema/native_functions.yaml:513
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1050,7 +3464,29 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:509
+# schema/native_functions.yaml:1888
+def exp2(input, *, out=None):
+    """exp2(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(exp2, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_exp2(input)
+    return _entry_exp2_out(input, out)
+
+
+# schema/native_functions.yaml:1896
+def exp2_(input):
+    """exp2_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(exp2_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_exp2_(input)
+
+
+# schema/native_functions.yaml:521
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1060,7 +3496,29 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:923
+# schema/native_functions.yaml:1903
+def expm1(input, *, out=None):
+    """expm1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(expm1, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_expm1(input)
+    return _entry_expm1_out(input, out)
+
+
+# schema/native_functions.yaml:1911
+def expm1_(input):
+    """expm1_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(expm1_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_expm1_(input)
+
+
+# schema/native_functions.yaml:1495
 def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1072,7 +3530,7 @@ def _c0_eye(n, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:929
+# schema/native_functions.yaml:1501
 def _m1_eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['SymInt'](m) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, m, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1107,7 +3565,7 @@ def eye(*args, **kwargs):
     return _resolve(_cases_eye, args, kwargs, 'eye', _sigs_eye)
 
 
-# schema/native_functions.yaml:1168
+# schema/native_functions.yaml:1740
 def feature_alpha_dropout(input, p, train):
     """feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -1117,7 +3575,7 @@ def feature_alpha_dropout(input, p, train):
     return _entry_feature_alpha_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1745
 def feature_alpha_dropout_(input, p, train):
     """feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -1127,7 +3585,7 @@ def feature_alpha_dropout_(input, p, train):
     return _entry_feature_alpha_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml:1720
 def feature_dropout(input, p, train):
     """feature_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -1137,7 +3595,7 @@ def feature_dropout(input, p, train):
     return _entry_feature_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1153
+# schema/native_functions.yaml:1725
 def feature_dropout_(input, p, train):
     """feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -1147,7 +3605,7 @@ def feature_dropout_(input, p, train):
     return _entry_feature_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:1320
+# schema/native_functions.yaml:3766
 def _m0_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value, out)
@@ -1160,7 +3618,7 @@ def _c0_fill(input, value, out):
     return _entry_fill_Tensor_out(input, value, out)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:3757
 def _m1_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value, out)
@@ -1241,7 +3699,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:806
+# schema/native_functions.yaml:821
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -1249,6 +3707,143 @@ def flatten(input, start_dim=0, end_dim=-1):
         if r is not _NO:
             return r
     return _entry_flatten_using_ints(input, start_dim, end_dim)
+
+
+# schema/native_functions.yaml:897
+def flip(input, dims, *, out=None):
+    """flip(Tensor self, int[] dims) -> Tensor"""
+    if _tf[0]:
+        r = _htf(flip, (input,), (input, dims), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_flip(input, dims)
+    return _entry_flip_out(input, dims, out)
+
+
+# schema/native_functions.yaml:1214
+def fliplr(input):
+    """fliplr(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fliplr, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_fliplr(input)
+
+
+# schema/native_functions.yaml:1219
+def flipud(input):
+    """flipud(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(flipud, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_flipud(input)
+
+
+# schema/native_functions.yaml:2158
+def floor(input, *, out=None):
+    """floor(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(floor, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_floor(input)
+    return _entry_floor_out(input, out)
+
+
+# schema/native_functions.yaml:2166
+def floor_(input):
+    """floor_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(floor_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_floor_(input)
+
+
+# schema/native_functions.yaml:2537
+def _m0_floor_divide(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_floor_divide(input, other, out):
+    if out is None:
+        return _entry_floor_divide(input, other)
+    return _entry_floor_divide_out(input, other, out)
+
+
+# schema/native_functions.yaml:2545
+def _m1_floor_divide(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_floor_divide(input, other, out):
+    if out is None:
+        return _entry_floor_divide_Scalar(input, other)
+    return _entry_floor_divide_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_floor_divide = (
+    (_m0_floor_divide, _c0_floor_divide, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_floor_divide, _c1_floor_divide, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_floor_divide = (
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def floor_divide(*args, **kwargs):
+    """Overloads:
+    floor_divide(Tensor self, Tensor other) -> Tensor
+    floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(floor_divide, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
+
+
+# schema/native_functions.yaml:2605
+def fmod(input, other, *, out=None):
+    """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fmod, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_fmod_Tensor(input, other)
+    return _entry_fmod_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2233
+def frac(input, *, out=None):
+    """frac(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(frac, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_frac(input)
+    return _entry_frac_out(input, out)
+
+
+# schema/native_functions.yaml:2241
+def frac_(input):
+    """frac_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(frac_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_frac_(input)
 
 
 # schema/native_functions.yaml:42
@@ -1273,7 +3868,19 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:419
+# schema/native_functions.yaml:944
+def gather(input, dim, index, *, sparse_grad=False, out=None):
+    """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(gather, (input, index), (input, dim, index), {'sparse_grad': sparse_grad, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_gather(input, dim, index, sparse_grad)
+    return _entry_gather_out(input, dim, index, sparse_grad, out)
+
+
+# schema/native_functions.yaml:428
 def ge(input, other, *, out=None):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1285,7 +3892,53 @@ def ge(input, other, *, out=None):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:404
+# schema/native_functions.yaml:3037
+def gelu(input, *, approximate='none', out=None):
+    """gelu(Tensor self, *, str approximate="none") -> Tensor"""
+    if _tf[0]:
+        r = _htf(gelu, (input,), (input,), {'approximate': approximate, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_gelu(input, approximate)
+    return _entry_gelu_out(input, approximate, out)
+
+
+# schema/native_functions.yaml:3045
+def gelu_(input, *, approximate='none'):
+    """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(gelu_, (input,), (input,), {'approximate': approximate})
+        if r is not _NO:
+            return r
+    return _entry_gelu_(input, approximate)
+
+
+# schema/native_functions.yaml:3051
+def gelu_backward(grad_output, input, *, approximate='none', out=None):
+    """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
+    if _tf[0]:
+        r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_gelu_backward(grad_output, input, approximate)
+    return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
+
+
+# schema/native_functions.yaml:3425
+def ger(input, vec2, *, out=None):
+    """ger(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ger, (input, vec2), (input, vec2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_ger(input, vec2)
+    return _entry_ger_out(input, vec2, out)
+
+
+# schema/native_functions.yaml:412
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1297,7 +3950,7 @@ def gt(input, other, *, out=None):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1488
+# schema/native_functions.yaml:3934
 def _m0_hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1309,7 +3962,7 @@ def _c0_hamming_window(window_length, dtype, layout, device, pin_memory, out, re
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1498
+# schema/native_functions.yaml:3944
 def _m1_hamming_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1321,7 +3974,7 @@ def _c1_hamming_window(window_length, periodic, dtype, layout, device, pin_memor
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1508
+# schema/native_functions.yaml:3954
 def _m2_hamming_window(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, alpha, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1333,7 +3986,7 @@ def _c2_hamming_window(window_length, periodic, alpha, dtype, layout, device, pi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1518
+# schema/native_functions.yaml:3964
 def _m3_hamming_window(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1374,7 +4027,7 @@ def hamming_window(*args, **kwargs):
     return _resolve(_cases_hamming_window, args, kwargs, 'hamming_window', _sigs_hamming_window)
 
 
-# schema/native_functions.yaml:1468
+# schema/native_functions.yaml:3914
 def _m0_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1386,7 +4039,7 @@ def _c0_hann_window(window_length, dtype, layout, device, pin_memory, out, requi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1478
+# schema/native_functions.yaml:3924
 def _m1_hann_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1421,7 +4074,98 @@ def hann_window(*args, **kwargs):
     return _resolve(_cases_hann_window, args, kwargs, 'hann_window', _sigs_hann_window)
 
 
-# schema/native_functions.yaml:850
+# schema/native_functions.yaml:3136
+def hardtanh(input, min_val=-1, max_val=1, *, out=None):
+    """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(hardtanh, (input,), (input, min_val, max_val), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_hardtanh(input, min_val, max_val)
+    return _entry_hardtanh_out(input, min_val, max_val, out)
+
+
+# schema/native_functions.yaml:3144
+def hardtanh_(input, min_val=-1, max_val=1):
+    """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(hardtanh_, (input,), (input, min_val, max_val), {})
+        if r is not _NO:
+            return r
+    return _entry_hardtanh_(input, min_val, max_val)
+
+
+# schema/native_functions.yaml:3151
+def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
+    """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
+    if _tf[0]:
+        r = _htf(hardtanh_backward, (grad_output, input), (grad_output, input, min_val, max_val), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_hardtanh_backward(grad_output, input, min_val, max_val)
+    return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
+
+
+# schema/native_functions.yaml:1296
+def _m0_hsplit(input, sections):
+    if _F['Tensor'](input) and _F['int'](sections):
+        return (input, sections)
+    return None
+
+
+def _c0_hsplit(input, sections):
+    return _entry_hsplit_int(input, sections)
+
+
+# schema/native_functions.yaml:1301
+def _m1_hsplit(input, indices):
+    if _F['Tensor'](input) and _F['int[]'](indices):
+        return (input, indices)
+    return None
+
+
+def _c1_hsplit(input, indices):
+    return _entry_hsplit_array(input, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_hsplit = (
+    (_m0_hsplit, _c0_hsplit, 2, frozenset(('input', 'sections'))),
+    (_m1_hsplit, _c1_hsplit, 2, frozenset(('indices', 'input'))),
+)
+_sigs_hsplit = (
+    'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def hsplit(*args, **kwargs):
+    """Overloads:
+    hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(hsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
+
+
+# schema/native_functions.yaml:1356
+def hstack(tensors, *, out=None):
+    """hstack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(hstack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_hstack(tensors)
+    return _entry_hstack_out(tensors, out)
+
+
+# schema/native_functions.yaml:865
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -1433,7 +4177,80 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:864
+# schema/native_functions.yaml:1122
+def index_add(input, dim, index, source, *, alpha=1, out=None):
+    """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_add, (input, index, source), (input, dim, index, source), {'alpha': alpha, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_index_add(input, dim, index, source, alpha)
+    return _entry_index_add_out(input, dim, index, source, alpha, out)
+
+
+# schema/native_functions.yaml:1135
+def index_copy(input, dim, index, source, *, out=None):
+    """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_copy, (input, index, source), (input, dim, index, source), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_index_copy(input, dim, index, source)
+    return _entry_index_copy_out(input, dim, index, source, out)
+
+
+# schema/native_functions.yaml:1154
+def _m0_index_fill(input, dim, index, value, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
+        return (input, dim, index, value, out)
+    return None
+
+
+def _c0_index_fill(input, dim, index, value, out):
+    if out is None:
+        return _entry_index_fill_int_Tensor(input, dim, index, value)
+    return _entry_index_fill_int_Tensor_out(input, dim, index, value, out)
+
+
+# schema/native_functions.yaml:1148
+def _m1_index_fill(input, dim, index, value, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (input, dim, index, value, out)
+    return None
+
+
+def _c1_index_fill(input, dim, index, value, out):
+    if out is None:
+        return _entry_index_fill_int_Scalar(input, dim, index, value)
+    return _entry_index_fill_int_Scalar_out(input, dim, index, value, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_index_fill = (
+    (_m0_index_fill, _c0_index_fill, 4, frozenset(('dim', 'index', 'input', 'out', 'value'))),
+    (_m1_index_fill, _c1_index_fill, 4, frozenset(('dim', 'index', 'input', 'out', 'value'))),
+)
+_sigs_index_fill = (
+    'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
+    'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+)
+
+
+def index_fill(*args, **kwargs):
+    """Overloads:
+    index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+    index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(index_fill, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
+
+
+# schema/native_functions.yaml:879
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -1443,7 +4260,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:858
+# schema/native_functions.yaml:873
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -1453,7 +4270,53 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:1568
+# schema/native_functions.yaml:937
+def index_select(input, dim, index, *, out=None):
+    """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_select, (input, index), (input, dim, index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_index_select(input, dim, index)
+    return _entry_index_select_out(input, dim, index, out)
+
+
+# schema/native_functions.yaml:2309
+def isfinite(input):
+    """isfinite(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isfinite, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_isfinite(input)
+
+
+# schema/native_functions.yaml:2301
+def isinf(input, *, out=None):
+    """isinf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isinf, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_isinf(input)
+    return _entry_isinf_out(input, out)
+
+
+# schema/native_functions.yaml:2293
+def isnan(input, *, out=None):
+    """isnan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isnan, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_isnan(input)
+    return _entry_isnan_out(input, out)
+
+
+# schema/native_functions.yaml:4014
 def _m0_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1465,7 +4328,7 @@ def _c0_kaiser_window(window_length, dtype, layout, device, pin_memory, out, req
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1578
+# schema/native_functions.yaml:4024
 def _m1_kaiser_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1477,7 +4340,7 @@ def _c1_kaiser_window(window_length, periodic, dtype, layout, device, pin_memory
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1588
+# schema/native_functions.yaml:4034
 def _m2_kaiser_window(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, beta, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1515,7 +4378,27 @@ def kaiser_window(*args, **kwargs):
     return _resolve(_cases_kaiser_window, args, kwargs, 'kaiser_window', _sigs_kaiser_window)
 
 
-# schema/native_functions.yaml:396
+# schema/native_functions.yaml:3336
+def l1_loss(input, target, reduction=1):
+    """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(l1_loss, (input, target), (input, target, reduction), {})
+        if r is not _NO:
+            return r
+    return _entry_l1_loss(input, target, reduction)
+
+
+# schema/native_functions.yaml:3374
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
+    if _tf[0]:
+        r = _htf(layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps, cudnn_enable), {})
+        if r is not _NO:
+            return r
+    return _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+
+# schema/native_functions.yaml:404
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1527,17 +4410,77 @@ def le(input, other, *, out=None):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:659
-def linear(input, weight, bias=None):
-    """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
+# schema/native_functions.yaml:3094
+def leaky_relu(input, negative_slope=0.01, *, out=None):
+    """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
     if _tf[0]:
-        r = _htf(linear, (input, weight, bias), (input, weight, bias), {})
+        r = _htf(leaky_relu, (input,), (input, negative_slope), {'out': out})
         if r is not _NO:
             return r
-    return _entry_linear(input, weight, bias)
+    if out is None:
+        return _entry_leaky_relu(input, negative_slope)
+    return _entry_leaky_relu_out(input, negative_slope, out)
 
 
-# schema/native_functions.yaml:913
+# schema/native_functions.yaml:3102
+def leaky_relu_(input, negative_slope=0.01):
+    """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(leaky_relu_, (input,), (input, negative_slope), {})
+        if r is not _NO:
+            return r
+    return _entry_leaky_relu_(input, negative_slope)
+
+
+# schema/native_functions.yaml:3109
+def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
+    """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
+    if _tf[0]:
+        r = _htf(leaky_relu_backward, (grad_output, input), (grad_output, input, negative_slope, self_is_result), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_leaky_relu_backward(grad_output, input, negative_slope, self_is_result)
+    return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
+
+
+# schema/native_functions.yaml:2833
+def lerp(input, end, weight, *, out=None):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(lerp, (input, end, weight), (input, end, weight), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_lerp_Tensor(input, end, weight)
+    return _entry_lerp_Tensor_out(input, end, weight, out)
+
+
+# schema/native_functions.yaml:3606
+def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(linalg_vector_norm, (input,), (input, ord, dim, keepdim), {'dtype': dtype, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_linalg_vector_norm(input, ord, dim, keepdim, dtype)
+    return _entry_linalg_vector_norm_out(input, ord, dim, keepdim, dtype, out)
+
+
+# schema/native_functions.yaml:673
+def linear(input, weight, bias=None, *, out=None):
+    """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(linear, (input, weight, bias), (input, weight, bias), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_linear(input, weight, bias)
+    return _entry_linear_out(input, weight, bias, out)
+
+
+# schema/native_functions.yaml:1485
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -1548,7 +4491,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:516
+# schema/native_functions.yaml:528
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1560,7 +4503,73 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:524
+# schema/native_functions.yaml:1933
+def log10(input, *, out=None):
+    """log10(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log10, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log10(input)
+    return _entry_log10_out(input, out)
+
+
+# schema/native_functions.yaml:1941
+def log10_(input):
+    """log10_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log10_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_log10_(input)
+
+
+# schema/native_functions.yaml:1948
+def log1p(input, *, out=None):
+    """log1p(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log1p, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log1p(input)
+    return _entry_log1p_out(input, out)
+
+
+# schema/native_functions.yaml:1956
+def log1p_(input):
+    """log1p_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log1p_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_log1p_(input)
+
+
+# schema/native_functions.yaml:1918
+def log2(input, *, out=None):
+    """log2(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log2, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log2(input)
+    return _entry_log2_out(input, out)
+
+
+# schema/native_functions.yaml:1926
+def log2_(input):
+    """log2_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log2_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_log2_(input)
+
+
+# schema/native_functions.yaml:536
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1570,7 +4579,67 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:1259
+# schema/native_functions.yaml:2500
+def log_softmax(input, dim, dtype=None, *, out=None):
+    """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log_softmax, (input,), (input, dim, dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_log_softmax_int(input, dim, dtype)
+    return _entry_log_softmax_int_out(input, dim, dtype, out)
+
+
+# schema/native_functions.yaml:2666
+def logical_and(input, other, *, out=None):
+    """logical_and(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_and, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_and(input, other)
+    return _entry_logical_and_out(input, other, out)
+
+
+# schema/native_functions.yaml:2263
+def logical_not(input, *, out=None):
+    """logical_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_not, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_not(input)
+    return _entry_logical_not_out(input, out)
+
+
+# schema/native_functions.yaml:2681
+def logical_or(input, other, *, out=None):
+    """logical_or(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_or, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_or(input, other)
+    return _entry_logical_or_out(input, other, out)
+
+
+# schema/native_functions.yaml:2696
+def logical_xor(input, other, *, out=None):
+    """logical_xor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_xor, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logical_xor(input, other)
+    return _entry_logical_xor_out(input, other, out)
+
+
+# schema/native_functions.yaml:1831
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -1581,7 +4650,19 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:381
+# schema/native_functions.yaml:3598
+def logsumexp(input, dim, keepdim=False, *, out=None):
+    """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logsumexp, (input,), (input, dim, keepdim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_logsumexp(input, dim, keepdim)
+    return _entry_logsumexp_out(input, dim, keepdim, out)
+
+
+# schema/native_functions.yaml:388
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1593,27 +4674,162 @@ def lt(input, other, *, out=None):
     return _entry_lt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:464
-def masked_fill(input, mask, value):
+# schema/native_functions.yaml:475
+def masked_fill(input, mask, value, *, out=None):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_fill, (input, mask, value), (input, mask, value), {})
+        r = _htf(masked_fill, (input, mask, value), (input, mask, value), {'out': out})
         if r is not _NO:
             return r
-    return _entry_masked_fill_Tensor(input, mask, value)
+    if out is None:
+        return _entry_masked_fill_Tensor(input, mask, value)
+    return _entry_masked_fill_Tensor_out(input, mask, value, out)
 
 
-# schema/native_functions.yaml:654
-def matmul(input, other):
+# schema/native_functions.yaml:1172
+def masked_scatter(input, mask, source, *, out=None):
+    """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
+    if _tf[0]:
+        r = _htf(masked_scatter, (input, mask, source), (input, mask, source), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_masked_scatter(input, mask, source)
+    return _entry_masked_scatter_out(input, mask, source, out)
+
+
+# schema/native_functions.yaml:1029
+def masked_select(input, mask, *, out=None):
+    """masked_select(Tensor self, Tensor mask) -> Tensor"""
+    if _tf[0]:
+        r = _htf(masked_select, (input, mask), (input, mask), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_masked_select(input, mask)
+    return _entry_masked_select_out(input, mask, out)
+
+
+# schema/native_functions.yaml:667
+def matmul(input, other, *, out=None):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(matmul, (input, other), (input, other), {})
+        r = _htf(matmul, (input, other), (input, other), {'out': out})
         if r is not _NO:
             return r
-    return _entry_matmul(input, other)
+    if out is None:
+        return _entry_matmul(input, other)
+    return _entry_matmul_out(input, other, out)
 
 
-# schema/native_functions.yaml:598
+# schema/native_functions.yaml:3458
+def _m0_max(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_max(input, out):
+    if out is None:
+        return _entry_max(input)
+    return _entry_max_unary_out(input, out)
+
+
+# schema/native_functions.yaml:3471
+def _m1_max(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_max(input, dim, keepdim, out):
+    if out is None:
+        return _rt_max._make(_entry_max_dim(input, dim, keepdim))
+    return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
+
+
+# schema/native_functions.yaml:3483
+def _m2_max(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_max(input, other, out):
+    if out is None:
+        return _entry_max_other(input, other)
+    return _entry_max_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_max = (
+    (_m0_max, _c0_max, 1, frozenset(('input', 'out'))),
+    (_m1_max, _c1_max, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_max, _c2_max, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_max = (
+    'max(Tensor self) -> Tensor',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def max(*args, **kwargs):
+    """Overloads:
+    max(Tensor self) -> Tensor
+    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    max.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
+
+
+# schema/native_functions.yaml:2379
+def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(max_pool2d, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if r is not _NO:
+            return r
+    return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+# schema/native_functions.yaml:2368
+def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(max_pool2d_with_indices, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if r is not _NO:
+            return r
+    return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+# schema/native_functions.yaml:2374
+def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
+    if _tf[0]:
+        r = _htf(max_pool2d_with_indices_backward, (grad_output, input, indices), (grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices), {})
+        if r is not _NO:
+            return r
+    return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
+# schema/native_functions.yaml:2635
+def maximum(input, other, *, out=None):
+    """maximum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(maximum, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_maximum(input, other)
+    return _entry_maximum_out(input, other, out)
+
+
+# schema/native_functions.yaml:611
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -1624,7 +4840,7 @@ def _c0_mean(input, dtype):
     return _entry_mean(input, dtype)
 
 
-# schema/native_functions.yaml:605
+# schema/native_functions.yaml:618
 def _m1_mean(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -1660,7 +4876,129 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:630
+# schema/native_functions.yaml:1867
+def _m0_meshgrid(tensors):
+    if _F['Tensor[]'](tensors):
+        return (tensors,)
+    return None
+
+
+def _c0_meshgrid(tensors):
+    return _entry_meshgrid(tensors)
+
+
+# schema/native_functions.yaml:1871
+def _m1_meshgrid(tensors, *, indexing):
+    if _F['Tensor[]'](tensors) and _F['str'](indexing):
+        return (tensors, indexing)
+    return None
+
+
+def _c1_meshgrid(tensors, indexing):
+    return _entry_meshgrid_indexing(tensors, indexing)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_meshgrid = (
+    (_m0_meshgrid, _c0_meshgrid, 1, frozenset(('tensors',))),
+    (_m1_meshgrid, _c1_meshgrid, 1, frozenset(('indexing', 'tensors'))),
+)
+_sigs_meshgrid = (
+    'meshgrid(Tensor[] tensors) -> Tensor[]',
+    'meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]',
+)
+
+
+def meshgrid(*args, **kwargs):
+    """Overloads:
+    meshgrid(Tensor[] tensors) -> Tensor[]
+    meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+    """
+    if _tf[0]:
+        r = _htf_any(meshgrid, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_meshgrid, args, kwargs, 'meshgrid', _sigs_meshgrid)
+
+
+# schema/native_functions.yaml:3490
+def _m0_min(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_min(input, out):
+    if out is None:
+        return _entry_min(input)
+    return _entry_min_unary_out(input, out)
+
+
+# schema/native_functions.yaml:3503
+def _m1_min(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c1_min(input, dim, keepdim, out):
+    if out is None:
+        return _rt_min._make(_entry_min_dim(input, dim, keepdim))
+    return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
+
+
+# schema/native_functions.yaml:3515
+def _m2_min(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_min(input, other, out):
+    if out is None:
+        return _entry_min_other(input, other)
+    return _entry_min_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_min = (
+    (_m0_min, _c0_min, 1, frozenset(('input', 'out'))),
+    (_m1_min, _c1_min, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
+    (_m2_min, _c2_min, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_min = (
+    'min(Tensor self) -> Tensor',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def min(*args, **kwargs):
+    """Overloads:
+    min(Tensor self) -> Tensor
+    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    min.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
+
+
+# schema/native_functions.yaml:2643
+def minimum(input, other, *, out=None):
+    """minimum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(minimum, (input, other), (input, other), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_minimum(input, other)
+    return _entry_minimum_out(input, other, out)
+
+
+# schema/native_functions.yaml:643
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -1672,7 +5010,52 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:1260
+def _m0_moveaxis(input, source, destination):
+    if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
+        return (input, source, destination)
+    return None
+
+
+def _c0_moveaxis(input, source, destination):
+    return _entry_moveaxis_intlist(input, source, destination)
+
+
+# schema/native_functions.yaml:1265
+def _m1_moveaxis(input, source, destination):
+    if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
+        return (input, source, destination)
+    return None
+
+
+def _c1_moveaxis(input, source, destination):
+    return _entry_moveaxis_int(input, source, destination)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_moveaxis = (
+    (_m0_moveaxis, _c0_moveaxis, 3, frozenset(('destination', 'input', 'source'))),
+    (_m1_moveaxis, _c1_moveaxis, 3, frozenset(('destination', 'input', 'source'))),
+)
+_sigs_moveaxis = (
+    'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
+    'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
+)
+
+
+def moveaxis(*args, **kwargs):
+    """Overloads:
+    moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+    """
+    if _tf[0]:
+        r = _htf_any(moveaxis, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
+
+
+# schema/native_functions.yaml:831
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -1683,7 +5066,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml:836
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -1717,7 +5100,31 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:264
+# schema/native_functions.yaml:3331
+def mse_loss(input, target, reduction=1, *, out=None):
+    """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
+    if _tf[0]:
+        r = _htf(mse_loss, (input, target), (input, target, reduction), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_mse_loss(input, target, reduction)
+    return _entry_mse_loss_out(input, target, reduction, out)
+
+
+# schema/native_functions.yaml:1230
+def msort(input, *, out=None):
+    """msort(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(msort, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_msort(input)
+    return _entry_msort_out(input, out)
+
+
+# schema/native_functions.yaml:266
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1729,7 +5136,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:1236
+# schema/native_functions.yaml:1808
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -1741,7 +5148,41 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return _entry_multinomial_out(input, num_samples, replacement, generator, out)
 
 
-# schema/native_functions.yaml:767
+# schema/native_functions.yaml:2447
+def mv(input, vec, *, out=None):
+    """mv(Tensor self, Tensor vec) -> Tensor"""
+    if _tf[0]:
+        r = _htf(mv, (input, vec), (input, vec), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_mv(input, vec)
+    return _entry_mv_out(input, vec, out)
+
+
+# schema/native_functions.yaml:2324
+def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
+    """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nan_to_num, (input,), (input, nan, posinf, neginf), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nan_to_num(input, nan, posinf, neginf)
+    return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
+
+
+# schema/native_functions.yaml:2332
+def nan_to_num_(input, nan=None, posinf=None, neginf=None):
+    """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(nan_to_num_, (input,), (input, nan, posinf, neginf), {})
+        if r is not _NO:
+            return r
+    return _entry_nan_to_num_(input, nan, posinf, neginf)
+
+
+# schema/native_functions.yaml:782
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -1751,7 +5192,43 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:1126
+# schema/native_functions.yaml:1275
+def narrow_copy(input, dim, start, length, *, out=None):
+    """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
+    if _tf[0]:
+        r = _htf(narrow_copy, (input,), (input, dim, start, length), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_narrow_copy(input, dim, start, length)
+    return _entry_narrow_copy_out(input, dim, start, length, out)
+
+
+# schema/native_functions.yaml:3378
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
+    """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+    return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *out)
+
+
+# schema/native_functions.yaml:3387
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
+    """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd), (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *out)
+
+
+# schema/native_functions.yaml:1698
 def native_dropout(input, p, train):
     """native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -1761,7 +5238,7 @@ def native_dropout(input, p, train):
     return _entry_native_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1132
+# schema/native_functions.yaml:1704
 def native_dropout_backward(grad_output, mask, scale, *, out=None):
     """native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor"""
     if _tf[0]:
@@ -1773,7 +5250,31 @@ def native_dropout_backward(grad_output, mask, scale, *, out=None):
     return _entry_native_dropout_backward_out(grad_output, mask, scale, out)
 
 
-# schema/native_functions.yaml:373
+# schema/native_functions.yaml:3360
+def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
+    """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_layer_norm(input, normalized_shape, weight, bias, eps)
+    return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *out)
+
+
+# schema/native_functions.yaml:3367
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
+    """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(native_layer_norm_backward, (grad_out, input, mean, rstd, weight, bias), (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *out)
+
+
+# schema/native_functions.yaml:380
 def ne(input, other, *, out=None):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1785,7 +5286,7 @@ def ne(input, other, *, out=None):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:486
+# schema/native_functions.yaml:498
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1797,7 +5298,7 @@ def neg(input, *, out=None):
     return _entry_neg_out(input, out)
 
 
-# schema/native_functions.yaml:494
+# schema/native_functions.yaml:506
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1807,7 +5308,101 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:1189
+# schema/native_functions.yaml:3318
+def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
+    """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss(input, target, weight, reduction, ignore_index)
+    return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
+
+
+# schema/native_functions.yaml:3420
+def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
+    """nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss2d, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss2d(input, target, weight, reduction, ignore_index)
+    return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
+
+
+# schema/native_functions.yaml:3411
+def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
+    """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss2d_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
+    return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
+
+
+# schema/native_functions.yaml:3402
+def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=None):
+    """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
+    if _tf[0]:
+        r = _htf(nll_loss2d_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _rt_nll_loss2d_forward._make(_entry_nll_loss2d_forward(input, target, weight, reduction, ignore_index))
+    return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, *out)
+
+
+# schema/native_functions.yaml:3309
+def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
+    """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
+    return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
+
+
+# schema/native_functions.yaml:3300
+def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
+    """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
+    if _tf[0]:
+        r = _htf(nll_loss_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _rt_nll_loss_forward._make(_entry_nll_loss_forward(input, target, weight, reduction, ignore_index))
+    return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, *out)
+
+
+# schema/native_functions.yaml:3323
+def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
+    """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nll_loss_nd, (input, target, weight), (input, target, weight, reduction, ignore_index), {})
+        if r is not _NO:
+            return r
+    return _entry_nll_loss_nd(input, target, weight, reduction, ignore_index)
+
+
+# schema/native_functions.yaml:1037
+def nonzero(input, *, out=None):
+    """nonzero(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nonzero, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_nonzero(input)
+    return _entry_nonzero_out(input, out)
+
+
+# schema/native_functions.yaml:1761
 def _m0_normal(mean, std=1.0, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['float'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -1820,7 +5415,7 @@ def _c0_normal(mean, std, generator, out):
     return _entry_normal_Tensor_float_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1201
+# schema/native_functions.yaml:1773
 def _m1_normal(mean, std, *, generator=None, out=None):
     if _F['float'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -1833,7 +5428,7 @@ def _c1_normal(mean, std, generator, out):
     return _entry_normal_float_Tensor_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1208
+# schema/native_functions.yaml:1780
 def _m2_normal(mean, std, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -1846,7 +5441,7 @@ def _c2_normal(mean, std, generator, out):
     return _entry_normal_Tensor_Tensor_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1178
+# schema/native_functions.yaml:1750
 def _m3_normal(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['float'](mean) and _F['float'](std) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1887,6 +5482,16 @@ def normal(*args, **kwargs):
     return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
 
 
+# schema/native_functions.yaml:2435
+def one_hot(input, num_classes=-1):
+    """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(one_hot, (input,), (input, num_classes), {})
+        if r is not _NO:
+            return r
+    return _entry_one_hot(input, num_classes)
+
+
 # schema/native_functions.yaml:36
 def ones(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
@@ -1910,7 +5515,29 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:697
+# schema/native_functions.yaml:2454
+def outer(input, vec2, *, out=None):
+    """outer(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(outer, (input, vec2), (input, vec2), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_outer(input, vec2)
+    return _entry_outer_out(input, vec2, out)
+
+
+# schema/native_functions.yaml:2418
+def pad(input, pad, mode='constant', value=None):
+    """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(pad, (input,), (input, pad, mode, value), {})
+        if r is not _NO:
+            return r
+    return _entry_pad(input, pad, mode, value)
+
+
+# schema/native_functions.yaml:712
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -1920,7 +5547,7 @@ def permute(input, dims):
     return _entry_permute(input, dims)
 
 
-# schema/native_functions.yaml:1248
+# schema/native_functions.yaml:1820
 def poisson(input, generator=None, *, out=None):
     """poisson(Tensor self, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -1932,7 +5559,7 @@ def poisson(input, generator=None, *, out=None):
     return _entry_poisson_out(input, generator, out)
 
 
-# schema/native_functions.yaml:330
+# schema/native_functions.yaml:334
 def _m0_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](exponent):
         return (input, exponent, out)
@@ -1945,21 +5572,23 @@ def _c0_pow(input, exponent, out):
     return _entry_pow_Tensor_Tensor_out(input, exponent, out)
 
 
-# schema/native_functions.yaml:345
-def _m1_pow(input, exponent):
+# schema/native_functions.yaml:350
+def _m1_pow(input, exponent, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](exponent):
-        return (input, exponent)
+        return (input, exponent, out)
     return None
 
 
-def _c1_pow(input, exponent):
-    return _entry_pow_Scalar(input, exponent)
+def _c1_pow(input, exponent, out):
+    if out is None:
+        return _entry_pow_Scalar(input, exponent)
+    return _entry_pow_Scalar_out(input, exponent, out)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_pow = (
     (_m0_pow, _c0_pow, 2, frozenset(('exponent', 'input', 'out'))),
-    (_m1_pow, _c1_pow, 2, frozenset(('exponent', 'input'))),
+    (_m1_pow, _c1_pow, 2, frozenset(('exponent', 'input', 'out'))),
 )
 _sigs_pow = (
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
@@ -1979,6 +5608,67 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
+# schema/native_functions.yaml:3434
+def _m0_prod(input, *, dtype=None, out=None):
+    if _F['Tensor'](input) and _F['ScalarType?'](dtype):
+        return (input, dtype, out)
+    return None
+
+
+def _c0_prod(input, dtype, out):
+    if out is None:
+        return _entry_prod(input, dtype)
+    return _entry_prod_out(input, dtype, out)
+
+
+# schema/native_functions.yaml:3442
+def _m1_prod(input, dim, keepdim=False, *, dtype=None, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+        return (input, dim, keepdim, dtype, out)
+    return None
+
+
+def _c1_prod(input, dim, keepdim, dtype, out):
+    if out is None:
+        return _entry_prod_dim_int(input, dim, keepdim, dtype)
+    return _entry_prod_int_out(input, dim, keepdim, dtype, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_prod = (
+    (_m0_prod, _c0_prod, 1, frozenset(('dtype', 'input', 'out'))),
+    (_m1_prod, _c1_prod, 3, frozenset(('dim', 'dtype', 'input', 'keepdim', 'out'))),
+)
+_sigs_prod = (
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+)
+
+
+def prod(*args, **kwargs):
+    """Overloads:
+    prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(prod, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
+
+
+# schema/native_functions.yaml:1191
+def put(input, index, source, accumulate=False, *, out=None):
+    """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(put, (input, index, source), (input, index, source, accumulate), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_put(input, index, source, accumulate)
+    return _entry_put_out(input, index, source, accumulate, out)
+
+
 # schema/native_functions.yaml:72
 def _m0_rand(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
@@ -1992,7 +5682,7 @@ def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:871
+# schema/native_functions.yaml:1443
 def _m1_rand(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -2040,7 +5730,7 @@ def _c0_rand_like(input, dtype, layout, device, pin_memory, memory_format, requi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:903
+# schema/native_functions.yaml:1475
 def _m1_rand_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2075,7 +5765,7 @@ def rand_like(*args, **kwargs):
     return _resolve(_cases_rand_like, args, kwargs, 'rand_like', _sigs_rand_like)
 
 
-# schema/native_functions.yaml:943
+# schema/native_functions.yaml:1515
 def _m0_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (high, size, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2087,7 +5777,7 @@ def _c0_randint(high, size, dtype, layout, device, pin_memory, out, requires_gra
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:949
+# schema/native_functions.yaml:1521
 def _m1_randint(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2099,7 +5789,7 @@ def _c1_randint(high, size, generator, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:955
+# schema/native_functions.yaml:1527
 def _m2_randint(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (low, high, size, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2111,7 +5801,7 @@ def _c2_randint(low, high, size, dtype, layout, device, pin_memory, out, require
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:961
+# schema/native_functions.yaml:1533
 def _m3_randint(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (low, high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2152,7 +5842,7 @@ def randint(*args, **kwargs):
     return _resolve(_cases_randint, args, kwargs, 'randint', _sigs_randint)
 
 
-# schema/native_functions.yaml:1009
+# schema/native_functions.yaml:1581
 def _m0_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2164,7 +5854,7 @@ def _c0_randint_like(input, high, dtype, layout, device, pin_memory, memory_form
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1014
+# schema/native_functions.yaml:1586
 def _m1_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Tensor'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2176,7 +5866,7 @@ def _c1_randint_like(input, high, dtype, layout, device, pin_memory, memory_form
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1019
+# schema/native_functions.yaml:1591
 def _m2_randint_like(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2188,7 +5878,7 @@ def _c2_randint_like(input, low, high, dtype, layout, device, pin_memory, memory
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1024
+# schema/native_functions.yaml:1596
 def _m3_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2200,7 +5890,7 @@ def _c3_randint_like(input, high, generator, dtype, layout, device, pin_memory, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1029
+# schema/native_functions.yaml:1601
 def _m4_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Tensor'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2212,7 +5902,7 @@ def _c4_randint_like(input, high, generator, dtype, layout, device, pin_memory, 
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1034
+# schema/native_functions.yaml:1606
 def _m5_randint_like(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, low, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2272,7 +5962,7 @@ def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:877
+# schema/native_functions.yaml:1449
 def _m1_randn(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -2320,7 +6010,7 @@ def _c0_randn_like(input, dtype, layout, device, pin_memory, memory_format, requ
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:908
+# schema/native_functions.yaml:1480
 def _m1_randn_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -2355,7 +6045,7 @@ def randn_like(*args, **kwargs):
     return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
 
 
-# schema/native_functions.yaml:987
+# schema/native_functions.yaml:1559
 def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2367,7 +6057,7 @@ def _c0_randperm(n, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:993
+# schema/native_functions.yaml:1565
 def _m1_randperm(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2402,17 +6092,51 @@ def randperm(*args, **kwargs):
     return _resolve(_cases_randperm, args, kwargs, 'randperm', _sigs_randperm)
 
 
-# schema/native_functions.yaml:531
-def relu(input):
-    """relu(Tensor self) -> Tensor"""
+# schema/native_functions.yaml:1270
+def ravel(input):
+    """ravel(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(relu, (input,), (input,), {})
+        r = _htf(ravel, (input,), (input,), {})
         if r is not _NO:
             return r
-    return _entry_relu(input)
+    return _entry_ravel(input)
 
 
-# schema/native_functions.yaml:538
+# schema/native_functions.yaml:1993
+def reciprocal(input, *, out=None):
+    """reciprocal(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(reciprocal, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_reciprocal(input)
+    return _entry_reciprocal_out(input, out)
+
+
+# schema/native_functions.yaml:2001
+def reciprocal_(input):
+    """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(reciprocal_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_reciprocal_(input)
+
+
+# schema/native_functions.yaml:543
+def relu(input, *, out=None):
+    """relu(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(relu, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_relu(input)
+    return _entry_relu_out(input, out)
+
+
+# schema/native_functions.yaml:551
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2422,7 +6146,117 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:676
+# schema/native_functions.yaml:2567
+def _m0_remainder(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_remainder(input, other, out):
+    if out is None:
+        return _entry_remainder_Tensor(input, other)
+    return _entry_remainder_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2583
+def _m1_remainder(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor|number'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_remainder(input, other, out):
+    if out is None:
+        return _entry_remainder_Scalar_Tensor(input, other)
+    return _entry_remainder_Scalar_Tensor_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_remainder = (
+    (_m0_remainder, _c0_remainder, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_remainder, _c1_remainder, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_remainder = (
+    'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
+    'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+)
+
+
+def remainder(*args, **kwargs):
+    """Overloads:
+    remainder.Tensor(Tensor self, Tensor other) -> Tensor
+    remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(remainder, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
+
+
+# schema/native_functions.yaml:1398
+def _m0_repeat_interleave(repeats, *, output_size=None, out=None):
+    if _F['Tensor'](repeats) and _F['SymInt?'](output_size):
+        return (repeats, output_size, out)
+    return None
+
+
+def _c0_repeat_interleave(repeats, output_size, out):
+    if out is None:
+        return _entry_repeat_interleave_Tensor(repeats, output_size)
+    return _entry_repeat_interleave_Tensor_out(repeats, output_size, out)
+
+
+# schema/native_functions.yaml:1405
+def _m1_repeat_interleave(input, repeats, dim=None, *, output_size=None):
+    if _F['Tensor'](input) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+        return (input, repeats, dim, output_size)
+    return None
+
+
+def _c1_repeat_interleave(input, repeats, dim, output_size):
+    return _entry_repeat_interleave_self_Tensor(input, repeats, dim, output_size)
+
+
+# schema/native_functions.yaml:1410
+def _m2_repeat_interleave(input, repeats, dim=None, *, output_size=None):
+    if _F['Tensor'](input) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+        return (input, repeats, dim, output_size)
+    return None
+
+
+def _c2_repeat_interleave(input, repeats, dim, output_size):
+    return _entry_repeat_interleave_self_int(input, repeats, dim, output_size)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_repeat_interleave = (
+    (_m0_repeat_interleave, _c0_repeat_interleave, 1, frozenset(('out', 'output_size', 'repeats'))),
+    (_m1_repeat_interleave, _c1_repeat_interleave, 3, frozenset(('dim', 'input', 'output_size', 'repeats'))),
+    (_m2_repeat_interleave, _c2_repeat_interleave, 3, frozenset(('dim', 'input', 'output_size', 'repeats'))),
+)
+_sigs_repeat_interleave = (
+    'repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor',
+    'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+    'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+)
+
+
+def repeat_interleave(*args, **kwargs):
+    """Overloads:
+    repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
+    repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(repeat_interleave, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
+
+
+# schema/native_functions.yaml:691
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -2430,6 +6264,170 @@ def reshape(input, shape):
         if r is not _NO:
             return r
     return _entry_reshape(input, shape)
+
+
+# schema/native_functions.yaml:904
+def roll(input, shifts, dims=(), *, out=None):
+    """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
+    if _tf[0]:
+        r = _htf(roll, (input,), (input, shifts, dims), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_roll(input, shifts, dims)
+    return _entry_roll_out(input, shifts, dims, out)
+
+
+# schema/native_functions.yaml:1224
+def rot90(input, k=1, dims=(0, 1), *, out=None):
+    """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rot90, (input,), (input, k, dims), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_rot90(input, k, dims)
+    return _entry_rot90_out(input, k, dims, out)
+
+
+# schema/native_functions.yaml:2188
+def _m0_round(input, *, out=None):
+    if _F['Tensor'](input):
+        return (input, out)
+    return None
+
+
+def _c0_round(input, out):
+    if out is None:
+        return _entry_round(input)
+    return _entry_round_out(input, out)
+
+
+# schema/native_functions.yaml:2196
+def _m1_round(input, *, decimals, out=None):
+    if _F['Tensor'](input) and _F['int'](decimals):
+        return (input, decimals, out)
+    return None
+
+
+def _c1_round(input, decimals, out):
+    if out is None:
+        return _entry_round_decimals(input, decimals)
+    return _entry_round_decimals_out(input, decimals, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_round = (
+    (_m0_round, _c0_round, 1, frozenset(('input', 'out'))),
+    (_m1_round, _c1_round, 1, frozenset(('decimals', 'input', 'out'))),
+)
+_sigs_round = (
+    'round(Tensor self) -> Tensor',
+    'round.decimals(Tensor self, *, int decimals) -> Tensor',
+)
+
+
+def round(*args, **kwargs):
+    """Overloads:
+    round(Tensor self) -> Tensor
+    round.decimals(Tensor self, *, int decimals) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(round, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
+
+
+# schema/native_functions.yaml:2204
+def _m0_round_(input):
+    if _F['Tensor'](input):
+        return (input,)
+    return None
+
+
+def _c0_round_(input):
+    return _entry_round_(input)
+
+
+# schema/native_functions.yaml:2211
+def _m1_round_(input, *, decimals):
+    if _F['Tensor'](input) and _F['int'](decimals):
+        return (input, decimals)
+    return None
+
+
+def _c1_round_(input, decimals):
+    return _entry_round__decimals(input, decimals)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_round_ = (
+    (_m0_round_, _c0_round_, 1, frozenset(('input',))),
+    (_m1_round_, _c1_round_, 1, frozenset(('decimals', 'input'))),
+)
+_sigs_round_ = (
+    'round_(Tensor(a!) self) -> Tensor(a!)',
+    'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
+)
+
+
+def round_(*args, **kwargs):
+    """Overloads:
+    round_(Tensor(a!) self) -> Tensor(a!)
+    round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(round_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
+
+
+# schema/native_functions.yaml:1366
+def row_stack(tensors, *, out=None):
+    """row_stack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(row_stack, (tensors,), (tensors,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_row_stack(tensors)
+    return _entry_row_stack_out(tensors, out)
+
+
+# schema/native_functions.yaml:1978
+def rsqrt(input, *, out=None):
+    """rsqrt(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rsqrt, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_rsqrt(input)
+    return _entry_rsqrt_out(input, out)
+
+
+# schema/native_functions.yaml:1986
+def rsqrt_(input):
+    """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(rsqrt_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_rsqrt_(input)
+
+
+# schema/native_functions.yaml:2521
+def rsub(input, other, *, alpha=1, out=None):
+    """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rsub, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_rsub_Tensor(input, other, alpha)
+    return _entry_rsub_Tensor_out(input, other, alpha, out)
 
 
 # schema/native_functions.yaml:48
@@ -2443,7 +6441,171 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, o
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:761
+# schema/native_functions.yaml:3397
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scaled_dot_product_attention, (query, key, value, attn_mask), (query, key, value, attn_mask, dropout_p, is_causal), {'scale': scale, 'enable_gqa': enable_gqa})
+        if r is not _NO:
+            return r
+    return _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+# schema/native_functions.yaml:951
+def _m0_scatter(input, dim, index, src, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
+        return (input, dim, index, src, out)
+    return None
+
+
+def _c0_scatter(input, dim, index, src, out):
+    if out is None:
+        return _entry_scatter_src(input, dim, index, src)
+    return _entry_scatter_src_out(input, dim, index, src, out)
+
+
+# schema/native_functions.yaml:965
+def _m1_scatter(input, dim, index, src, *, reduce, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
+        return (input, dim, index, src, reduce, out)
+    return None
+
+
+def _c1_scatter(input, dim, index, src, reduce, out):
+    if out is None:
+        return _entry_scatter_reduce(input, dim, index, src, reduce)
+    return _entry_scatter_reduce_out(input, dim, index, src, reduce, out)
+
+
+# schema/native_functions.yaml:958
+def _m2_scatter(input, dim, index, value, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (input, dim, index, value, out)
+    return None
+
+
+def _c2_scatter(input, dim, index, value, out):
+    if out is None:
+        return _entry_scatter_value(input, dim, index, value)
+    return _entry_scatter_value_out(input, dim, index, value, out)
+
+
+# schema/native_functions.yaml:972
+def _m3_scatter(input, dim, index, value, *, reduce, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
+        return (input, dim, index, value, reduce, out)
+    return None
+
+
+def _c3_scatter(input, dim, index, value, reduce, out):
+    if out is None:
+        return _entry_scatter_value_reduce(input, dim, index, value, reduce)
+    return _entry_scatter_value_reduce_out(input, dim, index, value, reduce, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_scatter = (
+    (_m0_scatter, _c0_scatter, 4, frozenset(('dim', 'index', 'input', 'out', 'src'))),
+    (_m1_scatter, _c1_scatter, 4, frozenset(('dim', 'index', 'input', 'out', 'reduce', 'src'))),
+    (_m2_scatter, _c2_scatter, 4, frozenset(('dim', 'index', 'input', 'out', 'value'))),
+    (_m3_scatter, _c3_scatter, 4, frozenset(('dim', 'index', 'input', 'out', 'reduce', 'value'))),
+)
+_sigs_scatter = (
+    'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
+    'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
+)
+
+
+def scatter(*args, **kwargs):
+    """Overloads:
+    scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+    scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+    scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(scatter, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
+
+
+# schema/native_functions.yaml:1003
+def scatter_add(input, dim, index, src, *, out=None):
+    """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scatter_add, (input, index, src), (input, dim, index, src), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_scatter_add(input, dim, index, src)
+    return _entry_scatter_add_out(input, dim, index, src, out)
+
+
+# schema/native_functions.yaml:1016
+def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
+    """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scatter_reduce, (input, index, src), (input, dim, index, src, reduce), {'include_self': include_self, 'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_scatter_reduce_two(input, dim, index, src, reduce, include_self)
+    return _entry_scatter_reduce_two_out(input, dim, index, src, reduce, include_self, out)
+
+
+# schema/native_functions.yaml:1415
+def _m0_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if _F['Tensor'](sorted_sequence) and _F['Tensor'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
+        return (sorted_sequence, input, out_int32, right, side, sorter, out)
+    return None
+
+
+def _c0_searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out):
+    if out is None:
+        return _entry_searchsorted_Tensor(sorted_sequence, input, out_int32, right, side, sorter)
+    return _entry_searchsorted_Tensor_out(sorted_sequence, input, out_int32, right, side, sorter, out)
+
+
+# schema/native_functions.yaml:1421
+def _m1_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
+    if _F['Tensor'](sorted_sequence) and _F['Scalar'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
+        return (sorted_sequence, input, out_int32, right, side, sorter, out)
+    return None
+
+
+def _c1_searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out):
+    if out is None:
+        return _entry_searchsorted_Scalar(sorted_sequence, input, out_int32, right, side, sorter)
+    return _entry_searchsorted_Scalar_out(sorted_sequence, input, out_int32, right, side, sorter, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_searchsorted = (
+    (_m0_searchsorted, _c0_searchsorted, 2, frozenset(('input', 'out', 'out_int32', 'right', 'side', 'sorted_sequence', 'sorter'))),
+    (_m1_searchsorted, _c1_searchsorted, 2, frozenset(('input', 'out', 'out_int32', 'right', 'side', 'sorted_sequence', 'sorter'))),
+)
+_sigs_searchsorted = (
+    'searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
+    'searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
+)
+
+
+def searchsorted(*args, **kwargs):
+    """Overloads:
+    searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+    searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(searchsorted, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_searchsorted, args, kwargs, 'searchsorted', _sigs_searchsorted)
+
+
+# schema/native_functions.yaml:776
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -2453,7 +6615,19 @@ def select(input, dim, index):
     return _entry_select_int(input, dim, index)
 
 
-# schema/native_functions.yaml:552
+# schema/native_functions.yaml:1104
+def select_scatter(input, src, dim, index, *, out=None):
+    """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(select_scatter, (input, src), (input, src, dim, index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_select_scatter(input, src, dim, index)
+    return _entry_select_scatter_out(input, src, dim, index, out)
+
+
+# schema/native_functions.yaml:565
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2465,7 +6639,7 @@ def sigmoid(input, *, out=None):
     return _entry_sigmoid_out(input, out)
 
 
-# schema/native_functions.yaml:560
+# schema/native_functions.yaml:573
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2475,7 +6649,121 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:755
+# schema/native_functions.yaml:3171
+def sigmoid_backward(grad_output, output, *, out=None):
+    """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sigmoid_backward(grad_output, output)
+    return _entry_sigmoid_backward_grad_input(grad_output, output, out)
+
+
+# schema/native_functions.yaml:2248
+def sign(input, *, out=None):
+    """sign(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sign, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sign(input)
+    return _entry_sign_out(input, out)
+
+
+# schema/native_functions.yaml:2316
+def signbit(input, *, out=None):
+    """signbit(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(signbit, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_signbit(input)
+    return _entry_signbit_out(input, out)
+
+
+# schema/native_functions.yaml:3058
+def silu(input, *, out=None):
+    """silu(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(silu, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_silu(input)
+    return _entry_silu_out(input, out)
+
+
+# schema/native_functions.yaml:3066
+def silu_(input):
+    """silu_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(silu_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_silu_(input)
+
+
+# schema/native_functions.yaml:3073
+def silu_backward(grad_output, input, *, out=None):
+    """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(silu_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_silu_backward(grad_output, input)
+    return _entry_silu_backward_grad_input(grad_output, input, out)
+
+
+# schema/native_functions.yaml:2008
+def sin(input, *, out=None):
+    """sin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sin, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sin(input)
+    return _entry_sin_out(input, out)
+
+
+# schema/native_functions.yaml:2016
+def sin_(input):
+    """sin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sin_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_sin_(input)
+
+
+# schema/native_functions.yaml:2098
+def sinh(input, *, out=None):
+    """sinh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sinh, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sinh(input)
+    return _entry_sinh_out(input, out)
+
+
+# schema/native_functions.yaml:2106
+def sinh_(input):
+    """sinh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sinh_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_sinh_(input)
+
+
+# schema/native_functions.yaml:770
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -2485,7 +6773,104 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:778
+# schema/native_functions.yaml:1098
+def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
+    """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(slice_scatter, (input, src), (input, src, dim, start, end, step), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_slice_scatter(input, src, dim, start, end, step)
+    return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
+
+
+# schema/native_functions.yaml:2494
+def softmax(input, dim, dtype=None, *, out=None):
+    """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softmax, (input,), (input, dim, dtype), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_softmax_int(input, dim, dtype)
+    return _entry_softmax_int_out(input, dim, dtype, out)
+
+
+# schema/native_functions.yaml:3080
+def softplus(input, beta=1, threshold=20, *, out=None):
+    """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softplus, (input,), (input, beta, threshold), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_softplus(input, beta, threshold)
+    return _entry_softplus_out(input, beta, threshold, out)
+
+
+# schema/native_functions.yaml:3088
+def softplus_backward(grad_output, input, beta, threshold, *, out=None):
+    """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_softplus_backward(grad_output, input, beta, threshold)
+    return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
+
+
+# schema/native_functions.yaml:1057
+def _m0_sort(input, dim=-1, descending=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
+        return (input, dim, descending, out)
+    return None
+
+
+def _c0_sort(input, dim, descending, out):
+    if out is None:
+        return _rt_sort._make(_entry_sort(input, dim, descending))
+    return _rt_sort_out._make(_entry_sort_values(input, dim, descending, *out))
+
+
+# schema/native_functions.yaml:1064
+def _m1_sort(input, *, stable, dim=-1, descending=False, out=None):
+    if _F['Tensor'](input) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
+        return (input, stable, dim, descending, out)
+    return None
+
+
+def _c1_sort(input, stable, dim, descending, out):
+    if out is None:
+        return _rt_sort._make(_entry_sort_stable(input, stable, dim, descending))
+    return _rt_sort_out._make(_entry_sort_values_stable(input, stable, dim, descending, *out))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_sort = (
+    (_m0_sort, _c0_sort, 3, frozenset(('descending', 'dim', 'input', 'out'))),
+    (_m1_sort, _c1_sort, 1, frozenset(('descending', 'dim', 'input', 'out', 'stable'))),
+)
+_sigs_sort = (
+    'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+    'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def sort(*args, **kwargs):
+    """Overloads:
+    sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        r = _htf_any(sort, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
+
+
+# schema/native_functions.yaml:793
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -2496,7 +6881,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:784
+# schema/native_functions.yaml:799
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -2530,7 +6915,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:789
+# schema/native_functions.yaml:804
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2540,7 +6925,29 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:726
+# schema/native_functions.yaml:1963
+def sqrt(input, *, out=None):
+    """sqrt(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sqrt, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_sqrt(input)
+    return _entry_sqrt_out(input, out)
+
+
+# schema/native_functions.yaml:1971
+def sqrt_(input):
+    """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sqrt_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_sqrt_(input)
+
+
+# schema/native_functions.yaml:741
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -2551,7 +6958,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:732
+# schema/native_functions.yaml:747
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -2562,7 +6969,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:738
+# schema/native_functions.yaml:753
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -2599,7 +7006,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:846
+# schema/native_functions.yaml:861
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -2609,7 +7016,131 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:235
+# schema/native_functions.yaml:3549
+def _m0_std(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_std(input, unbiased):
+    return _entry_std(input, unbiased)
+
+
+# schema/native_functions.yaml:3554
+def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim, out)
+    return None
+
+
+def _c1_std(input, dim, unbiased, keepdim, out):
+    if out is None:
+        return _entry_std_dim(input, dim, unbiased, keepdim)
+    return _entry_std_out(input, dim, unbiased, keepdim, out)
+
+
+# schema/native_functions.yaml:3560
+def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_std(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_std_correction(input, dim, correction, keepdim)
+    return _entry_std_correction_out(input, dim, correction, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_std = (
+    (_m0_std, _c0_std, 2, frozenset(('input', 'unbiased'))),
+    (_m1_std, _c1_std, 4, frozenset(('dim', 'input', 'keepdim', 'out', 'unbiased'))),
+    (_m2_std, _c2_std, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_std = (
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def std(*args, **kwargs):
+    """Overloads:
+    std(Tensor self, bool unbiased=True) -> Tensor
+    std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(std, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
+
+
+# schema/native_functions.yaml:3583
+def _m0_std_mean(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_std_mean(input, unbiased):
+    return _entry_std_mean(input, unbiased)
+
+
+# schema/native_functions.yaml:3587
+def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_std_mean(input, dim, unbiased, keepdim):
+    return _entry_std_mean_dim(input, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:3591
+def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_std_mean(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_std_mean_correction(input, dim, correction, keepdim)
+    return _entry_std_mean_correction_out(input, dim, correction, keepdim, *out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_std_mean = (
+    (_m0_std_mean, _c0_std_mean, 2, frozenset(('input', 'unbiased'))),
+    (_m1_std_mean, _c1_std_mean, 4, frozenset(('dim', 'input', 'keepdim', 'unbiased'))),
+    (_m2_std_mean, _c2_std_mean, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_std_mean = (
+    'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+)
+
+
+def std_mean(*args, **kwargs):
+    """Overloads:
+    std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+    std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+    std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+    """
+    if _tf[0]:
+        r = _htf_any(std_mean, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_std_mean, args, kwargs, 'std_mean', _sigs_std_mean)
+
+
+# schema/native_functions.yaml:236
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2621,7 +7152,7 @@ def sub(input, other, *, alpha=1, out=None):
     return _entry_sub_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:583
+# schema/native_functions.yaml:596
 def _m0_sum(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -2632,7 +7163,7 @@ def _c0_sum(input, dtype):
     return _entry_sum(input, dtype)
 
 
-# schema/native_functions.yaml:590
+# schema/native_functions.yaml:603
 def _m1_sum(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -2668,7 +7199,27 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:709
+# schema/native_functions.yaml:1250
+def swapaxes(input, axis0, axis1):
+    """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(swapaxes, (input,), (input, axis0, axis1), {})
+        if r is not _NO:
+            return r
+    return _entry_swapaxes(input, axis0, axis1)
+
+
+# schema/native_functions.yaml:1255
+def swapdims(input, dim0, dim1):
+    """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(swapdims, (input,), (input, dim0, dim1), {})
+        if r is not _NO:
+            return r
+    return _entry_swapdims(input, dim0, dim1)
+
+
+# schema/native_functions.yaml:724
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2678,7 +7229,53 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:567
+# schema/native_functions.yaml:1184
+def take(input, index, *, out=None):
+    """take(Tensor self, Tensor index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(take, (input, index), (input, index), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_take(input, index)
+    return _entry_take_out(input, index, out)
+
+
+# schema/native_functions.yaml:1203
+def take_along_dim(input, indices, dim=None, *, out=None):
+    """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(take_along_dim, (input, indices), (input, indices, dim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_take_along_dim(input, indices, dim)
+    return _entry_take_along_dim_out(input, indices, dim, out)
+
+
+# schema/native_functions.yaml:2038
+def tan(input, *, out=None):
+    """tan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tan, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_tan(input)
+    return _entry_tan_out(input, out)
+
+
+# schema/native_functions.yaml:2046
+def tan_(input):
+    """tan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(tan_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_tan_(input)
+
+
+# schema/native_functions.yaml:580
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2690,7 +7287,7 @@ def tanh(input, *, out=None):
     return _entry_tanh_out(input, out)
 
 
-# schema/native_functions.yaml:575
+# schema/native_functions.yaml:588
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2700,17 +7297,134 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:545
-def threshold_backward(grad_output, input, threshold):
-    """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
+# schema/native_functions.yaml:3178
+def tanh_backward(grad_output, output, *, out=None):
+    """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
-        r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {})
+        r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {'out': out})
         if r is not _NO:
             return r
-    return _entry_threshold_backward(grad_output, input, threshold)
+    if out is None:
+        return _entry_tanh_backward(grad_output, output)
+    return _entry_tanh_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:1281
+def _m0_tensor_split(input, sections, dim=0):
+    if _F['Tensor'](input) and _F['SymInt'](sections) and _F['int'](dim):
+        return (input, sections, dim)
+    return None
+
+
+def _c0_tensor_split(input, sections, dim):
+    return _entry_tensor_split_sections(input, sections, dim)
+
+
+# schema/native_functions.yaml:1286
+def _m1_tensor_split(input, indices, dim=0):
+    if _F['Tensor'](input) and _F['SymInt[]'](indices) and _F['int'](dim):
+        return (input, indices, dim)
+    return None
+
+
+def _c1_tensor_split(input, indices, dim):
+    return _entry_tensor_split_indices(input, indices, dim)
+
+
+# schema/native_functions.yaml:1291
+def _m2_tensor_split(input, tensor_indices_or_sections, dim=0):
+    if _F['Tensor'](input) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
+        return (input, tensor_indices_or_sections, dim)
+    return None
+
+
+def _c2_tensor_split(input, tensor_indices_or_sections, dim):
+    return _entry_tensor_split_tensor_indices_or_sections(input, tensor_indices_or_sections, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_tensor_split = (
+    (_m0_tensor_split, _c0_tensor_split, 3, frozenset(('dim', 'input', 'sections'))),
+    (_m1_tensor_split, _c1_tensor_split, 3, frozenset(('dim', 'indices', 'input'))),
+    (_m2_tensor_split, _c2_tensor_split, 3, frozenset(('dim', 'input', 'tensor_indices_or_sections'))),
+)
+_sigs_tensor_split = (
+    'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
+    'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
+    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
+)
+
+
+def tensor_split(*args, **kwargs):
+    """Overloads:
+    tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
+    tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
+    tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(tensor_split, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
+
+
+# schema/native_functions.yaml:3157
+def threshold(input, threshold, value, *, out=None):
+    """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
+    if _tf[0]:
+        r = _htf(threshold, (input,), (input, threshold, value), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_threshold(input, threshold, value)
+    return _entry_threshold_out(input, threshold, value, out)
+
+
+# schema/native_functions.yaml:3165
+def threshold_(input, threshold, value):
+    """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(threshold_, (input,), (input, threshold, value), {})
+        if r is not _NO:
+            return r
+    return _entry_threshold_(input, threshold, value)
+
+
+# schema/native_functions.yaml:558
+def threshold_backward(grad_output, input, threshold, *, out=None):
+    """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
+    if _tf[0]:
+        r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_threshold_backward(grad_output, input, threshold)
+    return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
+
+
+# schema/native_functions.yaml:892
+def tile(input, dims):
+    """tile(Tensor self, SymInt[] dims) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tile, (input,), (input, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_tile(input, dims)
+
+
+# schema/native_functions.yaml:1050
+def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
+    """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        r = _htf(topk, (input,), (input, k, dim, largest, sorted), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _rt_topk._make(_entry_topk(input, k, dim, largest, sorted))
+    return _rt_topk_out._make(_entry_topk_values(input, k, dim, largest, sorted, *out))
+
+
+# schema/native_functions.yaml:718
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -2720,7 +7434,19 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:1279
+# schema/native_functions.yaml:911
+def tril(input, diagonal=0, *, out=None):
+    """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tril, (input,), (input, diagonal), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_tril(input, diagonal)
+    return _entry_tril_out(input, diagonal, out)
+
+
+# schema/native_functions.yaml:1851
 def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -2731,7 +7457,19 @@ def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1289
+# schema/native_functions.yaml:924
+def triu(input, diagonal=0, *, out=None):
+    """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(triu, (input,), (input, diagonal), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_triu(input, diagonal)
+    return _entry_triu_out(input, diagonal, out)
+
+
+# schema/native_functions.yaml:1861
 def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -2742,7 +7480,29 @@ def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:800
+# schema/native_functions.yaml:2218
+def trunc(input, *, out=None):
+    """trunc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(trunc, (input,), (input,), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_trunc(input)
+    return _entry_trunc_out(input, out)
+
+
+# schema/native_functions.yaml:2226
+def trunc_(input):
+    """trunc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(trunc_, (input,), (input,), {})
+        if r is not _NO:
+            return r
+    return _entry_trunc_(input)
+
+
+# schema/native_functions.yaml:815
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2752,7 +7512,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:811
+# schema/native_functions.yaml:826
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -2762,7 +7522,31 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:720
+# schema/native_functions.yaml:1236
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None, *, out=None):
+    """unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(unique_consecutive, (input,), (input, return_inverse, return_counts, dim), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_unique_consecutive(input, return_inverse, return_counts, dim)
+    return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, *out)
+
+
+# schema/native_functions.yaml:1090
+def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False, *, out=None):
+    """unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
+    if _tf[0]:
+        r = _htf(unique_dim, (input,), (input, dim, sorted, return_inverse, return_counts), {'out': out})
+        if r is not _NO:
+            return r
+    if out is None:
+        return _entry_unique_dim(input, dim, sorted, return_inverse, return_counts)
+    return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *out)
+
+
+# schema/native_functions.yaml:735
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -2772,16 +7556,260 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:427
-def where(condition, input, other, *, out=None):
-    """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
+# schema/native_functions.yaml:3530
+def _m0_var(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_var(input, unbiased):
+    return _entry_var(input, unbiased)
+
+
+# schema/native_functions.yaml:3535
+def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim, out)
+    return None
+
+
+def _c1_var(input, dim, unbiased, keepdim, out):
+    if out is None:
+        return _entry_var_dim(input, dim, unbiased, keepdim)
+    return _entry_var_out(input, dim, unbiased, keepdim, out)
+
+
+# schema/native_functions.yaml:3541
+def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_var(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_var_correction(input, dim, correction, keepdim)
+    return _entry_var_correction_out(input, dim, correction, keepdim, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_var = (
+    (_m0_var, _c0_var, 2, frozenset(('input', 'unbiased'))),
+    (_m1_var, _c1_var, 4, frozenset(('dim', 'input', 'keepdim', 'out', 'unbiased'))),
+    (_m2_var, _c2_var, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_var = (
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def var(*args, **kwargs):
+    """Overloads:
+    var(Tensor self, bool unbiased=True) -> Tensor
+    var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
     if _tf[0]:
-        r = _htf(where, (condition, input, other), (condition, input, other), {'out': out})
+        r = _htf_any(var, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
+
+
+# schema/native_functions.yaml:3568
+def _m0_var_mean(input, unbiased=True):
+    if _F['Tensor'](input) and _F['bool'](unbiased):
+        return (input, unbiased)
+    return None
+
+
+def _c0_var_mean(input, unbiased):
+    return _entry_var_mean(input, unbiased)
+
+
+# schema/native_functions.yaml:3572
+def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (input, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_var_mean(input, dim, unbiased, keepdim):
+    return _entry_var_mean_dim(input, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:3576
+def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
+    if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (input, dim, correction, keepdim, out)
+    return None
+
+
+def _c2_var_mean(input, dim, correction, keepdim, out):
+    if out is None:
+        return _entry_var_mean_correction(input, dim, correction, keepdim)
+    return _entry_var_mean_correction_out(input, dim, correction, keepdim, *out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_var_mean = (
+    (_m0_var_mean, _c0_var_mean, 2, frozenset(('input', 'unbiased'))),
+    (_m1_var_mean, _c1_var_mean, 4, frozenset(('dim', 'input', 'keepdim', 'unbiased'))),
+    (_m2_var_mean, _c2_var_mean, 2, frozenset(('correction', 'dim', 'input', 'keepdim', 'out'))),
+)
+_sigs_var_mean = (
+    'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+)
+
+
+def var_mean(*args, **kwargs):
+    """Overloads:
+    var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+    var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+    var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+    """
+    if _tf[0]:
+        r = _htf_any(var_mean, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
+
+
+# schema/native_functions.yaml:1306
+def _m0_vsplit(input, sections):
+    if _F['Tensor'](input) and _F['int'](sections):
+        return (input, sections)
+    return None
+
+
+def _c0_vsplit(input, sections):
+    return _entry_vsplit_int(input, sections)
+
+
+# schema/native_functions.yaml:1311
+def _m1_vsplit(input, indices):
+    if _F['Tensor'](input) and _F['int[]'](indices):
+        return (input, indices)
+    return None
+
+
+def _c1_vsplit(input, indices):
+    return _entry_vsplit_array(input, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_vsplit = (
+    (_m0_vsplit, _c0_vsplit, 2, frozenset(('input', 'sections'))),
+    (_m1_vsplit, _c1_vsplit, 2, frozenset(('indices', 'input'))),
+)
+_sigs_vsplit = (
+    'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def vsplit(*args, **kwargs):
+    """Overloads:
+    vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(vsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
+
+
+# schema/native_functions.yaml:1361
+def vstack(tensors, *, out=None):
+    """vstack(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        r = _htf(vstack, (tensors,), (tensors,), {'out': out})
         if r is not _NO:
             return r
     if out is None:
+        return _entry_vstack(tensors)
+    return _entry_vstack_out(tensors, out)
+
+
+# schema/native_functions.yaml:436
+def _m0_where(condition, input, other, *, out=None):
+    if _F['Tensor'](condition) and _F['Tensor|number'](input) and _F['Tensor|number'](other):
+        return (condition, input, other, out)
+    return None
+
+
+def _c0_where(condition, input, other, out):
+    if out is None:
         return _entry_where_self(condition, input, other)
     return _entry_where_self_out(condition, input, other, out)
+
+
+# schema/native_functions.yaml:3022
+def _m1_where(condition, input, other):
+    if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
+        return (condition, input, other)
+    return None
+
+
+def _c1_where(condition, input, other):
+    return _entry_where_ScalarSelf(condition, input, other)
+
+
+# schema/native_functions.yaml:3027
+def _m2_where(condition, input, other):
+    if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
+        return (condition, input, other)
+    return None
+
+
+def _c2_where(condition, input, other):
+    return _entry_where_ScalarOther(condition, input, other)
+
+
+# schema/native_functions.yaml:3032
+def _m3_where(condition, input, other):
+    if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
+        return (condition, input, other)
+    return None
+
+
+def _c3_where(condition, input, other):
+    return _entry_where_Scalar(condition, input, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_where = (
+    (_m0_where, _c0_where, 3, frozenset(('condition', 'input', 'other', 'out'))),
+    (_m1_where, _c1_where, 3, frozenset(('condition', 'input', 'other'))),
+    (_m2_where, _c2_where, 3, frozenset(('condition', 'input', 'other'))),
+    (_m3_where, _c3_where, 3, frozenset(('condition', 'input', 'other'))),
+)
+_sigs_where = (
+    'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
+    'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+    'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
+)
+
+
+def where(*args, **kwargs):
+    """Overloads:
+    where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+    where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+    where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+    where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(where, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
 # schema/native_functions.yaml:199

@@ -36,10 +36,10 @@ def _bind_empty_memory_format(size, *, dtype=None, layout=None, device=None, pin
 def _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_empty_memory_format.get(ks)
-    if k is None:
-        k = empty_memory_format._fill(ks)
-    return k(size, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_empty_memory_format.get(ks)
+    if _k is None:
+        _k = empty_memory_format._fill(ks)
+    return _k(size, dtype, layout, device, pin_memory, memory_format)
 
 
 empty_memory_format._bind = _bind_empty_memory_format
@@ -61,10 +61,10 @@ def _bind_empty_strided(size, stride, *, dtype=None, layout=None, device=None, p
 def _entry_empty_strided(size, stride, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_empty_strided.get(ks)
-    if k is None:
-        k = empty_strided._fill(ks)
-    return k(size, stride, dtype, layout, device, pin_memory)
+    _k = _c_empty_strided.get(ks)
+    if _k is None:
+        _k = empty_strided._fill(ks)
+    return _k(size, stride, dtype, layout, device, pin_memory)
 
 
 empty_strided._bind = _bind_empty_strided
@@ -86,10 +86,10 @@ def _bind_zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_zeros(size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_zeros.get(ks)
-    if k is None:
-        k = zeros._fill(ks)
-    return k(size, dtype, layout, device, pin_memory)
+    _k = _c_zeros.get(ks)
+    if _k is None:
+        _k = zeros._fill(ks)
+    return _k(size, dtype, layout, device, pin_memory)
 
 
 zeros._bind = _bind_zeros
@@ -111,10 +111,10 @@ def _bind_ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_ones(size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_ones.get(ks)
-    if k is None:
-        k = ones._fill(ks)
-    return k(size, dtype, layout, device, pin_memory)
+    _k = _c_ones.get(ks)
+    if _k is None:
+        _k = ones._fill(ks)
+    return _k(size, dtype, layout, device, pin_memory)
 
 
 ones._bind = _bind_ones
@@ -136,10 +136,10 @@ def _bind_full(size, fill_value, *, dtype=None, layout=None, device=None, pin_me
 def _entry_full(size, fill_value, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_full.get(ks)
-    if k is None:
-        k = full._fill(ks)
-    return k(size, fill_value, dtype, layout, device, pin_memory)
+    _k = _c_full.get(ks)
+    if _k is None:
+        _k = full._fill(ks)
+    return _k(size, fill_value, dtype, layout, device, pin_memory)
 
 
 full._bind = _bind_full
@@ -161,10 +161,10 @@ def _bind_scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=N
 def _entry_scalar_tensor(s, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_scalar_tensor.get(ks)
-    if k is None:
-        k = scalar_tensor._fill(ks)
-    return k(s, dtype, layout, device, pin_memory)
+    _k = _c_scalar_tensor.get(ks)
+    if _k is None:
+        _k = scalar_tensor._fill(ks)
+    return _k(s, dtype, layout, device, pin_memory)
 
 
 scalar_tensor._bind = _bind_scalar_tensor
@@ -186,10 +186,10 @@ def _bind_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_arange(end, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_arange.get(ks)
-    if k is None:
-        k = arange._fill(ks)
-    return k(end, dtype, layout, device, pin_memory)
+    _k = _c_arange.get(ks)
+    if _k is None:
+        _k = arange._fill(ks)
+    return _k(end, dtype, layout, device, pin_memory)
 
 
 arange._bind = _bind_arange
@@ -211,10 +211,10 @@ def _bind_arange_start(start, end, *, dtype=None, layout=None, device=None, pin_
 def _entry_arange_start(start, end, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_arange_start.get(ks)
-    if k is None:
-        k = arange_start._fill(ks)
-    return k(start, end, dtype, layout, device, pin_memory)
+    _k = _c_arange_start.get(ks)
+    if _k is None:
+        _k = arange_start._fill(ks)
+    return _k(start, end, dtype, layout, device, pin_memory)
 
 
 arange_start._bind = _bind_arange_start
@@ -236,10 +236,10 @@ def _bind_arange_start_step(start, end, step=1, *, dtype=None, layout=None, devi
 def _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_arange_start_step.get(ks)
-    if k is None:
-        k = arange_start_step._fill(ks)
-    return k(start, end, step, dtype, layout, device, pin_memory)
+    _k = _c_arange_start_step.get(ks)
+    if _k is None:
+        _k = arange_start_step._fill(ks)
+    return _k(start, end, step, dtype, layout, device, pin_memory)
 
 
 arange_start_step._bind = _bind_arange_start_step
@@ -261,10 +261,10 @@ def _bind_rand(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_rand(size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_rand.get(ks)
-    if k is None:
-        k = rand._fill(ks)
-    return k(size, dtype, layout, device, pin_memory)
+    _k = _c_rand.get(ks)
+    if _k is None:
+        _k = rand._fill(ks)
+    return _k(size, dtype, layout, device, pin_memory)
 
 
 rand._bind = _bind_rand
@@ -286,10 +286,10 @@ def _bind_randn(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_randn(size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_randn.get(ks)
-    if k is None:
-        k = randn._fill(ks)
-    return k(size, dtype, layout, device, pin_memory)
+    _k = _c_randn.get(ks)
+    if _k is None:
+        _k = randn._fill(ks)
+    return _k(size, dtype, layout, device, pin_memory)
 
 
 randn._bind = _bind_randn
@@ -314,10 +314,10 @@ def _entry_empty_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(empty_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_empty_like.get(ks)
-    if k is None:
-        k = empty_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_empty_like.get(ks)
+    if _k is None:
+        _k = empty_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 empty_like._bind = _bind_empty_like
@@ -342,10 +342,10 @@ def _entry_zeros_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(zeros_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_zeros_like.get(ks)
-    if k is None:
-        k = zeros_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_zeros_like.get(ks)
+    if _k is None:
+        _k = zeros_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 zeros_like._bind = _bind_zeros_like
@@ -370,10 +370,10 @@ def _entry_ones_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(ones_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_ones_like.get(ks)
-    if k is None:
-        k = ones_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_ones_like.get(ks)
+    if _k is None:
+        _k = ones_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 ones_like._bind = _bind_ones_like
@@ -398,10 +398,10 @@ def _entry_full_like(self, fill_value, dtype, layout, device, pin_memory, memory
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(full_like, (self, fill_value, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_full_like.get(ks)
-    if k is None:
-        k = full_like._fill(ks)
-    return k(self, fill_value, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_full_like.get(ks)
+    if _k is None:
+        _k = full_like._fill(ks)
+    return _k(self, fill_value, dtype, layout, device, pin_memory, memory_format)
 
 
 full_like._bind = _bind_full_like
@@ -426,10 +426,10 @@ def _entry_rand_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(rand_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_rand_like.get(ks)
-    if k is None:
-        k = rand_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_rand_like.get(ks)
+    if _k is None:
+        _k = rand_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 rand_like._bind = _bind_rand_like
@@ -454,10 +454,10 @@ def _entry_randn_like(self, dtype, layout, device, pin_memory, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(randn_like, (self, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_randn_like.get(ks)
-    if k is None:
-        k = randn_like._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_randn_like.get(ks)
+    if _k is None:
+        _k = randn_like._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, memory_format)
 
 
 randn_like._bind = _bind_randn_like
@@ -482,10 +482,10 @@ def _entry_new_empty(self, size, dtype, layout, device, pin_memory):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_empty, (self, size, dtype, layout, device, pin_memory)) from None
-    k = _c_new_empty.get(ks)
-    if k is None:
-        k = new_empty._fill(ks)
-    return k(self, size, dtype, layout, device, pin_memory)
+    _k = _c_new_empty.get(ks)
+    if _k is None:
+        _k = new_empty._fill(ks)
+    return _k(self, size, dtype, layout, device, pin_memory)
 
 
 new_empty._bind = _bind_new_empty
@@ -510,10 +510,10 @@ def _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memo
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_empty_strided, (self, size, stride, dtype, layout, device, pin_memory)) from None
-    k = _c_new_empty_strided.get(ks)
-    if k is None:
-        k = new_empty_strided._fill(ks)
-    return k(self, size, stride, dtype, layout, device, pin_memory)
+    _k = _c_new_empty_strided.get(ks)
+    if _k is None:
+        _k = new_empty_strided._fill(ks)
+    return _k(self, size, stride, dtype, layout, device, pin_memory)
 
 
 new_empty_strided._bind = _bind_new_empty_strided
@@ -538,10 +538,10 @@ def _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_full, (self, size, fill_value, dtype, layout, device, pin_memory)) from None
-    k = _c_new_full.get(ks)
-    if k is None:
-        k = new_full._fill(ks)
-    return k(self, size, fill_value, dtype, layout, device, pin_memory)
+    _k = _c_new_full.get(ks)
+    if _k is None:
+        _k = new_full._fill(ks)
+    return _k(self, size, fill_value, dtype, layout, device, pin_memory)
 
 
 new_full._bind = _bind_new_full
@@ -566,10 +566,10 @@ def _entry_new_zeros(self, size, dtype, layout, device, pin_memory):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_zeros, (self, size, dtype, layout, device, pin_memory)) from None
-    k = _c_new_zeros.get(ks)
-    if k is None:
-        k = new_zeros._fill(ks)
-    return k(self, size, dtype, layout, device, pin_memory)
+    _k = _c_new_zeros.get(ks)
+    if _k is None:
+        _k = new_zeros._fill(ks)
+    return _k(self, size, dtype, layout, device, pin_memory)
 
 
 new_zeros._bind = _bind_new_zeros
@@ -594,10 +594,10 @@ def _entry_new_ones(self, size, dtype, layout, device, pin_memory):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(new_ones, (self, size, dtype, layout, device, pin_memory)) from None
-    k = _c_new_ones.get(ks)
-    if k is None:
-        k = new_ones._fill(ks)
-    return k(self, size, dtype, layout, device, pin_memory)
+    _k = _c_new_ones.get(ks)
+    if _k is None:
+        _k = new_ones._fill(ks)
+    return _k(self, size, dtype, layout, device, pin_memory)
 
 
 new_ones._bind = _bind_new_ones
@@ -622,10 +622,10 @@ def _entry_clone(self, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clone, (self, memory_format)) from None
-    k = _c_clone.get(ks)
-    if k is None:
-        k = clone._fill(ks)
-    return k(self, memory_format)
+    _k = _c_clone.get(ks)
+    if _k is None:
+        _k = clone._fill(ks)
+    return _k(self, memory_format)
 
 
 clone._bind = _bind_clone
@@ -652,10 +652,10 @@ def _entry_clone_out(self, memory_format, out):
         raise _arg_error(clone_out, (self, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_clone_out.get(ks)
-    if k is None:
-        k = clone_out._fill(ks)
-    return k(self, memory_format, out)
+    _k = _c_clone_out.get(ks)
+    if _k is None:
+        _k = clone_out._fill(ks)
+    return _k(self, memory_format, out)
 
 
 clone_out._bind = _bind_clone_out
@@ -682,10 +682,10 @@ def _entry_copy_(self, src, non_blocking):
         raise _arg_error(copy_, (self, src, non_blocking)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_copy_.get(ks)
-    if k is None:
-        k = copy_._fill(ks)
-    return k(self, src, non_blocking)
+    _k = _c_copy_.get(ks)
+    if _k is None:
+        _k = copy_._fill(ks)
+    return _k(self, src, non_blocking)
 
 
 copy_._bind = _bind_copy_
@@ -710,10 +710,10 @@ def _entry__to_copy(self, dtype, layout, device, pin_memory, non_blocking, memor
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(_to_copy, (self, dtype, layout, device, pin_memory, non_blocking, memory_format)) from None
-    k = _c__to_copy.get(ks)
-    if k is None:
-        k = _to_copy._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, non_blocking, memory_format)
+    _k = _c__to_copy.get(ks)
+    if _k is None:
+        _k = _to_copy._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, non_blocking, memory_format)
 
 
 _to_copy._bind = _bind__to_copy
@@ -740,10 +740,10 @@ def _entry__to_copy_out(self, dtype, layout, device, pin_memory, non_blocking, m
         raise _arg_error(_to_copy_out, (self, dtype, layout, device, pin_memory, non_blocking, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c__to_copy_out.get(ks)
-    if k is None:
-        k = _to_copy_out._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
+    _k = _c__to_copy_out.get(ks)
+    if _k is None:
+        _k = _to_copy_out._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
 
 
 _to_copy_out._bind = _bind__to_copy_out
@@ -768,10 +768,10 @@ def _entry_to_dtype_layout(self, dtype, layout, device, pin_memory, non_blocking
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_dtype_layout, (self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)) from None
-    k = _c_to_dtype_layout.get(ks)
-    if k is None:
-        k = to_dtype_layout._fill(ks)
-    return k(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
+    _k = _c_to_dtype_layout.get(ks)
+    if _k is None:
+        _k = to_dtype_layout._fill(ks)
+    return _k(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_format)
 
 
 to_dtype_layout._bind = _bind_to_dtype_layout
@@ -796,10 +796,10 @@ def _entry_to_device(self, device, dtype, non_blocking, copy, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_device, (self, device, dtype, non_blocking, copy, memory_format)) from None
-    k = _c_to_device.get(ks)
-    if k is None:
-        k = to_device._fill(ks)
-    return k(self, device, dtype, non_blocking, copy, memory_format)
+    _k = _c_to_device.get(ks)
+    if _k is None:
+        _k = to_device._fill(ks)
+    return _k(self, device, dtype, non_blocking, copy, memory_format)
 
 
 to_device._bind = _bind_to_device
@@ -824,10 +824,10 @@ def _entry_to_dtype(self, dtype, non_blocking, copy, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_dtype, (self, dtype, non_blocking, copy, memory_format)) from None
-    k = _c_to_dtype.get(ks)
-    if k is None:
-        k = to_dtype._fill(ks)
-    return k(self, dtype, non_blocking, copy, memory_format)
+    _k = _c_to_dtype.get(ks)
+    if _k is None:
+        _k = to_dtype._fill(ks)
+    return _k(self, dtype, non_blocking, copy, memory_format)
 
 
 to_dtype._bind = _bind_to_dtype
@@ -852,10 +852,10 @@ def _entry_to_other(self, other, non_blocking, copy, memory_format):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(to_other, (self, other, non_blocking, copy, memory_format)) from None
-    k = _c_to_other.get(ks)
-    if k is None:
-        k = to_other._fill(ks)
-    return k(self, other, non_blocking, copy, memory_format)
+    _k = _c_to_other.get(ks)
+    if _k is None:
+        _k = to_other._fill(ks)
+    return _k(self, other, non_blocking, copy, memory_format)
 
 
 to_other._bind = _bind_to_other
@@ -880,10 +880,10 @@ def _entry_contiguous(self, memory_format):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(contiguous, (self, memory_format)) from None
-    k = _c_contiguous.get(ks)
-    if k is None:
-        k = contiguous._fill(ks)
-    return k(self, memory_format)
+    _k = _c_contiguous.get(ks)
+    if _k is None:
+        _k = contiguous._fill(ks)
+    return _k(self, memory_format)
 
 
 contiguous._bind = _bind_contiguous
@@ -910,10 +910,10 @@ def _entry_fill__Scalar(self, value):
         raise _arg_error(fill__Scalar, (self, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_fill__Scalar.get(ks)
-    if k is None:
-        k = fill__Scalar._fill(ks)
-    return k(self, value)
+    _k = _c_fill__Scalar.get(ks)
+    if _k is None:
+        _k = fill__Scalar._fill(ks)
+    return _k(self, value)
 
 
 fill__Scalar._bind = _bind_fill__Scalar
@@ -940,10 +940,10 @@ def _entry_fill__Tensor(self, value):
         raise _arg_error(fill__Tensor, (self, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_fill__Tensor.get(ks)
-    if k is None:
-        k = fill__Tensor._fill(ks)
-    return k(self, value)
+    _k = _c_fill__Tensor.get(ks)
+    if _k is None:
+        _k = fill__Tensor._fill(ks)
+    return _k(self, value)
 
 
 fill__Tensor._bind = _bind_fill__Tensor
@@ -970,10 +970,10 @@ def _entry_zero_(self):
         raise _arg_error(zero_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_zero_.get(ks)
-    if k is None:
-        k = zero_._fill(ks)
-    return k(self)
+    _k = _c_zero_.get(ks)
+    if _k is None:
+        _k = zero_._fill(ks)
+    return _k(self)
 
 
 zero_._bind = _bind_zero_
@@ -998,10 +998,10 @@ def _entry_add_Tensor(self, other, alpha):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Tensor, (self, other, alpha)) from None
-    k = _c_add_Tensor.get(ks)
-    if k is None:
-        k = add_Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_add_Tensor.get(ks)
+    if _k is None:
+        _k = add_Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 add_Tensor._bind = _bind_add_Tensor
@@ -1028,10 +1028,10 @@ def _entry_add_out(self, other, alpha, out):
         raise _arg_error(add_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_add_out.get(ks)
-    if k is None:
-        k = add_out._fill(ks)
-    return k(self, other, alpha, out)
+    _k = _c_add_out.get(ks)
+    if _k is None:
+        _k = add_out._fill(ks)
+    return _k(self, other, alpha, out)
 
 
 add_out._bind = _bind_add_out
@@ -1056,10 +1056,10 @@ def _entry_add_Scalar(self, other, alpha):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(add_Scalar, (self, other, alpha)) from None
-    k = _c_add_Scalar.get(ks)
-    if k is None:
-        k = add_Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_add_Scalar.get(ks)
+    if _k is None:
+        _k = add_Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 add_Scalar._bind = _bind_add_Scalar
@@ -1067,7 +1067,37 @@ add_Scalar._entry = _entry_add_Scalar
 _aten._packet('add')._add(add_Scalar)
 
 
-# schema/native_functions.yaml:221
+# schema/native_functions.yaml:219
+add_Scalar_out = _Op("aten", 'add', 'Scalar_out',
+    'add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
+_c_add_Scalar_out = add_Scalar_out._cache
+
+
+def _bind_add_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_add_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(add_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_add_Scalar_out.get(ks)
+    if _k is None:
+        _k = add_Scalar_out._fill(ks)
+    return _k(self, other, alpha, out)
+
+
+add_Scalar_out._bind = _bind_add_Scalar_out
+add_Scalar_out._entry = _entry_add_Scalar_out
+_aten._packet('add')._add(add_Scalar_out)
+
+
+# schema/native_functions.yaml:222
 add__Tensor = _Op("aten", 'add_', 'Tensor',
     'add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1086,10 +1116,10 @@ def _entry_add__Tensor(self, other, alpha):
         raise _arg_error(add__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_add__Tensor.get(ks)
-    if k is None:
-        k = add__Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_add__Tensor.get(ks)
+    if _k is None:
+        _k = add__Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 add__Tensor._bind = _bind_add__Tensor
@@ -1097,7 +1127,7 @@ add__Tensor._entry = _entry_add__Tensor
 _aten._packet('add_')._add(add__Tensor)
 
 
-# schema/native_functions.yaml:228
+# schema/native_functions.yaml:229
 add__Scalar = _Op("aten", 'add_', 'Scalar',
     'add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1116,10 +1146,10 @@ def _entry_add__Scalar(self, other, alpha):
         raise _arg_error(add__Scalar, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_add__Scalar.get(ks)
-    if k is None:
-        k = add__Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_add__Scalar.get(ks)
+    if _k is None:
+        _k = add__Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 add__Scalar._bind = _bind_add__Scalar
@@ -1127,7 +1157,7 @@ add__Scalar._entry = _entry_add__Scalar
 _aten._packet('add_')._add(add__Scalar)
 
 
-# schema/native_functions.yaml:235
+# schema/native_functions.yaml:236
 sub_Tensor = _Op("aten", 'sub', 'Tensor',
     'sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise', 'core'))
@@ -1144,10 +1174,10 @@ def _entry_sub_Tensor(self, other, alpha):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Tensor, (self, other, alpha)) from None
-    k = _c_sub_Tensor.get(ks)
-    if k is None:
-        k = sub_Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_sub_Tensor.get(ks)
+    if _k is None:
+        _k = sub_Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 sub_Tensor._bind = _bind_sub_Tensor
@@ -1155,7 +1185,7 @@ sub_Tensor._entry = _entry_sub_Tensor
 _aten._packet('sub')._add(sub_Tensor)
 
 
-# schema/native_functions.yaml:240
+# schema/native_functions.yaml:241
 sub_out = _Op("aten", 'sub', 'out',
     'sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
@@ -1174,10 +1204,10 @@ def _entry_sub_out(self, other, alpha, out):
         raise _arg_error(sub_out, (self, other, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sub_out.get(ks)
-    if k is None:
-        k = sub_out._fill(ks)
-    return k(self, other, alpha, out)
+    _k = _c_sub_out.get(ks)
+    if _k is None:
+        _k = sub_out._fill(ks)
+    return _k(self, other, alpha, out)
 
 
 sub_out._bind = _bind_sub_out
@@ -1185,7 +1215,7 @@ sub_out._entry = _entry_sub_out
 _aten._packet('sub')._add(sub_out)
 
 
-# schema/native_functions.yaml:243
+# schema/native_functions.yaml:244
 sub_Scalar = _Op("aten", 'sub', 'Scalar',
     'sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise', 'core'))
@@ -1202,10 +1232,10 @@ def _entry_sub_Scalar(self, other, alpha):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sub_Scalar, (self, other, alpha)) from None
-    k = _c_sub_Scalar.get(ks)
-    if k is None:
-        k = sub_Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_sub_Scalar.get(ks)
+    if _k is None:
+        _k = sub_Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 sub_Scalar._bind = _bind_sub_Scalar
@@ -1213,7 +1243,37 @@ sub_Scalar._entry = _entry_sub_Scalar
 _aten._packet('sub')._add(sub_Scalar)
 
 
-# schema/native_functions.yaml:250
+# schema/native_functions.yaml:249
+sub_Scalar_out = _Op("aten", 'sub', 'Scalar_out',
+    'sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
+_c_sub_Scalar_out = sub_Scalar_out._cache
+
+
+def _bind_sub_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_sub_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sub_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sub_Scalar_out.get(ks)
+    if _k is None:
+        _k = sub_Scalar_out._fill(ks)
+    return _k(self, other, alpha, out)
+
+
+sub_Scalar_out._bind = _bind_sub_Scalar_out
+sub_Scalar_out._entry = _entry_sub_Scalar_out
+_aten._packet('sub')._add(sub_Scalar_out)
+
+
+# schema/native_functions.yaml:252
 sub__Tensor = _Op("aten", 'sub_', 'Tensor',
     'sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1232,10 +1292,10 @@ def _entry_sub__Tensor(self, other, alpha):
         raise _arg_error(sub__Tensor, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sub__Tensor.get(ks)
-    if k is None:
-        k = sub__Tensor._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_sub__Tensor.get(ks)
+    if _k is None:
+        _k = sub__Tensor._fill(ks)
+    return _k(self, other, alpha)
 
 
 sub__Tensor._bind = _bind_sub__Tensor
@@ -1243,7 +1303,7 @@ sub__Tensor._entry = _entry_sub__Tensor
 _aten._packet('sub_')._add(sub__Tensor)
 
 
-# schema/native_functions.yaml:257
+# schema/native_functions.yaml:259
 sub__Scalar = _Op("aten", 'sub_', 'Scalar',
     'sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1262,10 +1322,10 @@ def _entry_sub__Scalar(self, other, alpha):
         raise _arg_error(sub__Scalar, (self, other, alpha)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sub__Scalar.get(ks)
-    if k is None:
-        k = sub__Scalar._fill(ks)
-    return k(self, other, alpha)
+    _k = _c_sub__Scalar.get(ks)
+    if _k is None:
+        _k = sub__Scalar._fill(ks)
+    return _k(self, other, alpha)
 
 
 sub__Scalar._bind = _bind_sub__Scalar
@@ -1273,7 +1333,7 @@ sub__Scalar._entry = _entry_sub__Scalar
 _aten._packet('sub_')._add(sub__Scalar)
 
 
-# schema/native_functions.yaml:264
+# schema/native_functions.yaml:266
 mul_Tensor = _Op("aten", 'mul', 'Tensor',
     'mul.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1290,10 +1350,10 @@ def _entry_mul_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Tensor, (self, other)) from None
-    k = _c_mul_Tensor.get(ks)
-    if k is None:
-        k = mul_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_mul_Tensor.get(ks)
+    if _k is None:
+        _k = mul_Tensor._fill(ks)
+    return _k(self, other)
 
 
 mul_Tensor._bind = _bind_mul_Tensor
@@ -1301,7 +1361,7 @@ mul_Tensor._entry = _entry_mul_Tensor
 _aten._packet('mul')._add(mul_Tensor)
 
 
-# schema/native_functions.yaml:269
+# schema/native_functions.yaml:271
 mul_out = _Op("aten", 'mul', 'out',
     'mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1320,10 +1380,10 @@ def _entry_mul_out(self, other, out):
         raise _arg_error(mul_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_mul_out.get(ks)
-    if k is None:
-        k = mul_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_mul_out.get(ks)
+    if _k is None:
+        _k = mul_out._fill(ks)
+    return _k(self, other, out)
 
 
 mul_out._bind = _bind_mul_out
@@ -1331,7 +1391,7 @@ mul_out._entry = _entry_mul_out
 _aten._packet('mul')._add(mul_out)
 
 
-# schema/native_functions.yaml:272
+# schema/native_functions.yaml:274
 mul_Scalar = _Op("aten", 'mul', 'Scalar',
     'mul.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1348,10 +1408,10 @@ def _entry_mul_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mul_Scalar, (self, other)) from None
-    k = _c_mul_Scalar.get(ks)
-    if k is None:
-        k = mul_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_mul_Scalar.get(ks)
+    if _k is None:
+        _k = mul_Scalar._fill(ks)
+    return _k(self, other)
 
 
 mul_Scalar._bind = _bind_mul_Scalar
@@ -1360,6 +1420,36 @@ _aten._packet('mul')._add(mul_Scalar)
 
 
 # schema/native_functions.yaml:279
+mul_Scalar_out = _Op("aten", 'mul', 'Scalar_out',
+    'mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_mul_Scalar_out = mul_Scalar_out._cache
+
+
+def _bind_mul_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_mul_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mul_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_mul_Scalar_out.get(ks)
+    if _k is None:
+        _k = mul_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+mul_Scalar_out._bind = _bind_mul_Scalar_out
+mul_Scalar_out._entry = _entry_mul_Scalar_out
+_aten._packet('mul')._add(mul_Scalar_out)
+
+
+# schema/native_functions.yaml:282
 mul__Tensor = _Op("aten", 'mul_', 'Tensor',
     'mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1378,10 +1468,10 @@ def _entry_mul__Tensor(self, other):
         raise _arg_error(mul__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_mul__Tensor.get(ks)
-    if k is None:
-        k = mul__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_mul__Tensor.get(ks)
+    if _k is None:
+        _k = mul__Tensor._fill(ks)
+    return _k(self, other)
 
 
 mul__Tensor._bind = _bind_mul__Tensor
@@ -1389,7 +1479,7 @@ mul__Tensor._entry = _entry_mul__Tensor
 _aten._packet('mul_')._add(mul__Tensor)
 
 
-# schema/native_functions.yaml:286
+# schema/native_functions.yaml:289
 mul__Scalar = _Op("aten", 'mul_', 'Scalar',
     'mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1408,10 +1498,10 @@ def _entry_mul__Scalar(self, other):
         raise _arg_error(mul__Scalar, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_mul__Scalar.get(ks)
-    if k is None:
-        k = mul__Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_mul__Scalar.get(ks)
+    if _k is None:
+        _k = mul__Scalar._fill(ks)
+    return _k(self, other)
 
 
 mul__Scalar._bind = _bind_mul__Scalar
@@ -1419,7 +1509,7 @@ mul__Scalar._entry = _entry_mul__Scalar
 _aten._packet('mul_')._add(mul__Scalar)
 
 
-# schema/native_functions.yaml:293
+# schema/native_functions.yaml:296
 div_Tensor = _Op("aten", 'div', 'Tensor',
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1436,10 +1526,10 @@ def _entry_div_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Tensor, (self, other)) from None
-    k = _c_div_Tensor.get(ks)
-    if k is None:
-        k = div_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_div_Tensor.get(ks)
+    if _k is None:
+        _k = div_Tensor._fill(ks)
+    return _k(self, other)
 
 
 div_Tensor._bind = _bind_div_Tensor
@@ -1447,7 +1537,7 @@ div_Tensor._entry = _entry_div_Tensor
 _aten._packet('div')._add(div_Tensor)
 
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 div_out = _Op("aten", 'div', 'out',
     'div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1466,10 +1556,10 @@ def _entry_div_out(self, other, out):
         raise _arg_error(div_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_div_out.get(ks)
-    if k is None:
-        k = div_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_div_out.get(ks)
+    if _k is None:
+        _k = div_out._fill(ks)
+    return _k(self, other, out)
 
 
 div_out._bind = _bind_div_out
@@ -1477,7 +1567,7 @@ div_out._entry = _entry_div_out
 _aten._packet('div')._add(div_out)
 
 
-# schema/native_functions.yaml:301
+# schema/native_functions.yaml:304
 div_Tensor_mode = _Op("aten", 'div', 'Tensor_mode',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -1494,10 +1584,10 @@ def _entry_div_Tensor_mode(self, other, rounding_mode):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Tensor_mode, (self, other, rounding_mode)) from None
-    k = _c_div_Tensor_mode.get(ks)
-    if k is None:
-        k = div_Tensor_mode._fill(ks)
-    return k(self, other, rounding_mode)
+    _k = _c_div_Tensor_mode.get(ks)
+    if _k is None:
+        _k = div_Tensor_mode._fill(ks)
+    return _k(self, other, rounding_mode)
 
 
 div_Tensor_mode._bind = _bind_div_Tensor_mode
@@ -1505,7 +1595,7 @@ div_Tensor_mode._entry = _entry_div_Tensor_mode
 _aten._packet('div')._add(div_Tensor_mode)
 
 
-# schema/native_functions.yaml:306
+# schema/native_functions.yaml:309
 div_out_mode = _Op("aten", 'div', 'out_mode',
     'div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -1524,10 +1614,10 @@ def _entry_div_out_mode(self, other, rounding_mode, out):
         raise _arg_error(div_out_mode, (self, other, rounding_mode, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_div_out_mode.get(ks)
-    if k is None:
-        k = div_out_mode._fill(ks)
-    return k(self, other, rounding_mode, out)
+    _k = _c_div_out_mode.get(ks)
+    if _k is None:
+        _k = div_out_mode._fill(ks)
+    return _k(self, other, rounding_mode, out)
 
 
 div_out_mode._bind = _bind_div_out_mode
@@ -1535,7 +1625,7 @@ div_out_mode._entry = _entry_div_out_mode
 _aten._packet('div')._add(div_out_mode)
 
 
-# schema/native_functions.yaml:309
+# schema/native_functions.yaml:312
 div_Scalar = _Op("aten", 'div', 'Scalar',
     'div.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1552,10 +1642,10 @@ def _entry_div_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(div_Scalar, (self, other)) from None
-    k = _c_div_Scalar.get(ks)
-    if k is None:
-        k = div_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_div_Scalar.get(ks)
+    if _k is None:
+        _k = div_Scalar._fill(ks)
+    return _k(self, other)
 
 
 div_Scalar._bind = _bind_div_Scalar
@@ -1563,7 +1653,37 @@ div_Scalar._entry = _entry_div_Scalar
 _aten._packet('div')._add(div_Scalar)
 
 
-# schema/native_functions.yaml:316
+# schema/native_functions.yaml:317
+div_Scalar_out = _Op("aten", 'div', 'Scalar_out',
+    'div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_out = div_Scalar_out._cache
+
+
+def _bind_div_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_div_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_div_Scalar_out.get(ks)
+    if _k is None:
+        _k = div_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+div_Scalar_out._bind = _bind_div_Scalar_out
+div_Scalar_out._entry = _entry_div_Scalar_out
+_aten._packet('div')._add(div_Scalar_out)
+
+
+# schema/native_functions.yaml:320
 div__Tensor = _Op("aten", 'div_', 'Tensor',
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1582,10 +1702,10 @@ def _entry_div__Tensor(self, other):
         raise _arg_error(div__Tensor, (self, other)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_div__Tensor.get(ks)
-    if k is None:
-        k = div__Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_div__Tensor.get(ks)
+    if _k is None:
+        _k = div__Tensor._fill(ks)
+    return _k(self, other)
 
 
 div__Tensor._bind = _bind_div__Tensor
@@ -1593,7 +1713,7 @@ div__Tensor._entry = _entry_div__Tensor
 _aten._packet('div_')._add(div__Tensor)
 
 
-# schema/native_functions.yaml:323
+# schema/native_functions.yaml:327
 div__Tensor_mode = _Op("aten", 'div_', 'Tensor_mode',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -1612,10 +1732,10 @@ def _entry_div__Tensor_mode(self, other, rounding_mode):
         raise _arg_error(div__Tensor_mode, (self, other, rounding_mode)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_div__Tensor_mode.get(ks)
-    if k is None:
-        k = div__Tensor_mode._fill(ks)
-    return k(self, other, rounding_mode)
+    _k = _c_div__Tensor_mode.get(ks)
+    if _k is None:
+        _k = div__Tensor_mode._fill(ks)
+    return _k(self, other, rounding_mode)
 
 
 div__Tensor_mode._bind = _bind_div__Tensor_mode
@@ -1623,7 +1743,7 @@ div__Tensor_mode._entry = _entry_div__Tensor_mode
 _aten._packet('div_')._add(div__Tensor_mode)
 
 
-# schema/native_functions.yaml:330
+# schema/native_functions.yaml:334
 pow_Tensor_Tensor = _Op("aten", 'pow', 'Tensor_Tensor',
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1640,10 +1760,10 @@ def _entry_pow_Tensor_Tensor(self, exponent):
         ks = (self._ks | (exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Tensor, (self, exponent)) from None
-    k = _c_pow_Tensor_Tensor.get(ks)
-    if k is None:
-        k = pow_Tensor_Tensor._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow_Tensor_Tensor.get(ks)
+    if _k is None:
+        _k = pow_Tensor_Tensor._fill(ks)
+    return _k(self, exponent)
 
 
 pow_Tensor_Tensor._bind = _bind_pow_Tensor_Tensor
@@ -1651,7 +1771,7 @@ pow_Tensor_Tensor._entry = _entry_pow_Tensor_Tensor
 _aten._packet('pow')._add(pow_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:335
+# schema/native_functions.yaml:339
 pow_Tensor_Tensor_out = _Op("aten", 'pow', 'Tensor_Tensor_out',
     'pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
@@ -1670,10 +1790,10 @@ def _entry_pow_Tensor_Tensor_out(self, exponent, out):
         raise _arg_error(pow_Tensor_Tensor_out, (self, exponent, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_pow_Tensor_Tensor_out.get(ks)
-    if k is None:
-        k = pow_Tensor_Tensor_out._fill(ks)
-    return k(self, exponent, out)
+    _k = _c_pow_Tensor_Tensor_out.get(ks)
+    if _k is None:
+        _k = pow_Tensor_Tensor_out._fill(ks)
+    return _k(self, exponent, out)
 
 
 pow_Tensor_Tensor_out._bind = _bind_pow_Tensor_Tensor_out
@@ -1681,7 +1801,7 @@ pow_Tensor_Tensor_out._entry = _entry_pow_Tensor_Tensor_out
 _aten._packet('pow')._add(pow_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:338
+# schema/native_functions.yaml:342
 pow_Tensor_Scalar = _Op("aten", 'pow', 'Tensor_Scalar',
     'pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1698,10 +1818,10 @@ def _entry_pow_Tensor_Scalar(self, exponent):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Tensor_Scalar, (self, exponent)) from None
-    k = _c_pow_Tensor_Scalar.get(ks)
-    if k is None:
-        k = pow_Tensor_Scalar._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow_Tensor_Scalar.get(ks)
+    if _k is None:
+        _k = pow_Tensor_Scalar._fill(ks)
+    return _k(self, exponent)
 
 
 pow_Tensor_Scalar._bind = _bind_pow_Tensor_Scalar
@@ -1709,7 +1829,37 @@ pow_Tensor_Scalar._entry = _entry_pow_Tensor_Scalar
 _aten._packet('pow')._add(pow_Tensor_Scalar)
 
 
-# schema/native_functions.yaml:345
+# schema/native_functions.yaml:347
+pow_Tensor_Scalar_out = _Op("aten", 'pow', 'Tensor_Scalar_out',
+    'pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
+_c_pow_Tensor_Scalar_out = pow_Tensor_Scalar_out._cache
+
+
+def _bind_pow_Tensor_Scalar_out(self, exponent, *, out):
+    return (self, exponent, out)
+
+
+def _entry_pow_Tensor_Scalar_out(self, exponent, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow_Tensor_Scalar_out, (self, exponent, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_pow_Tensor_Scalar_out.get(ks)
+    if _k is None:
+        _k = pow_Tensor_Scalar_out._fill(ks)
+    return _k(self, exponent, out)
+
+
+pow_Tensor_Scalar_out._bind = _bind_pow_Tensor_Scalar_out
+pow_Tensor_Scalar_out._entry = _entry_pow_Tensor_Scalar_out
+_aten._packet('pow')._add(pow_Tensor_Scalar_out)
+
+
+# schema/native_functions.yaml:350
 pow_Scalar = _Op("aten", 'pow', 'Scalar',
     'pow.Scalar(Scalar self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1726,10 +1876,10 @@ def _entry_pow_Scalar(self, exponent):
         ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(pow_Scalar, (self, exponent)) from None
-    k = _c_pow_Scalar.get(ks)
-    if k is None:
-        k = pow_Scalar._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow_Scalar.get(ks)
+    if _k is None:
+        _k = pow_Scalar._fill(ks)
+    return _k(self, exponent)
 
 
 pow_Scalar._bind = _bind_pow_Scalar
@@ -1737,7 +1887,37 @@ pow_Scalar._entry = _entry_pow_Scalar
 _aten._packet('pow')._add(pow_Scalar)
 
 
-# schema/native_functions.yaml:351
+# schema/native_functions.yaml:354
+pow_Scalar_out = _Op("aten", 'pow', 'Scalar_out',
+    'pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
+_c_pow_Scalar_out = pow_Scalar_out._cache
+
+
+def _bind_pow_Scalar_out(self, exponent, *, out):
+    return (self, exponent, out)
+
+
+def _entry_pow_Scalar_out(self, exponent, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((exponent._ks if exponent.__class__ is _Tensor else _ks_num(exponent)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow_Scalar_out, (self, exponent, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_pow_Scalar_out.get(ks)
+    if _k is None:
+        _k = pow_Scalar_out._fill(ks)
+    return _k(self, exponent, out)
+
+
+pow_Scalar_out._bind = _bind_pow_Scalar_out
+pow_Scalar_out._entry = _entry_pow_Scalar_out
+_aten._packet('pow')._add(pow_Scalar_out)
+
+
+# schema/native_functions.yaml:357
 pow__Tensor = _Op("aten", 'pow_', 'Tensor',
     'pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -1756,10 +1936,10 @@ def _entry_pow__Tensor(self, exponent):
         raise _arg_error(pow__Tensor, (self, exponent)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_pow__Tensor.get(ks)
-    if k is None:
-        k = pow__Tensor._fill(ks)
-    return k(self, exponent)
+    _k = _c_pow__Tensor.get(ks)
+    if _k is None:
+        _k = pow__Tensor._fill(ks)
+    return _k(self, exponent)
 
 
 pow__Tensor._bind = _bind_pow__Tensor
@@ -1767,7 +1947,7 @@ pow__Tensor._entry = _entry_pow__Tensor
 _aten._packet('pow_')._add(pow__Tensor)
 
 
-# schema/native_functions.yaml:358
+# schema/native_functions.yaml:364
 eq_Tensor = _Op("aten", 'eq', 'Tensor',
     'eq.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1784,10 +1964,10 @@ def _entry_eq_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Tensor, (self, other)) from None
-    k = _c_eq_Tensor.get(ks)
-    if k is None:
-        k = eq_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_eq_Tensor.get(ks)
+    if _k is None:
+        _k = eq_Tensor._fill(ks)
+    return _k(self, other)
 
 
 eq_Tensor._bind = _bind_eq_Tensor
@@ -1795,7 +1975,7 @@ eq_Tensor._entry = _entry_eq_Tensor
 _aten._packet('eq')._add(eq_Tensor)
 
 
-# schema/native_functions.yaml:363
+# schema/native_functions.yaml:369
 eq_Tensor_out = _Op("aten", 'eq', 'Tensor_out',
     'eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1814,10 +1994,10 @@ def _entry_eq_Tensor_out(self, other, out):
         raise _arg_error(eq_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_eq_Tensor_out.get(ks)
-    if k is None:
-        k = eq_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_eq_Tensor_out.get(ks)
+    if _k is None:
+        _k = eq_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 eq_Tensor_out._bind = _bind_eq_Tensor_out
@@ -1825,7 +2005,7 @@ eq_Tensor_out._entry = _entry_eq_Tensor_out
 _aten._packet('eq')._add(eq_Tensor_out)
 
 
-# schema/native_functions.yaml:366
+# schema/native_functions.yaml:372
 eq_Scalar = _Op("aten", 'eq', 'Scalar',
     'eq.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1842,10 +2022,10 @@ def _entry_eq_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(eq_Scalar, (self, other)) from None
-    k = _c_eq_Scalar.get(ks)
-    if k is None:
-        k = eq_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_eq_Scalar.get(ks)
+    if _k is None:
+        _k = eq_Scalar._fill(ks)
+    return _k(self, other)
 
 
 eq_Scalar._bind = _bind_eq_Scalar
@@ -1853,7 +2033,37 @@ eq_Scalar._entry = _entry_eq_Scalar
 _aten._packet('eq')._add(eq_Scalar)
 
 
-# schema/native_functions.yaml:373
+# schema/native_functions.yaml:377
+eq_Scalar_out = _Op("aten", 'eq', 'Scalar_out',
+    'eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_eq_Scalar_out = eq_Scalar_out._cache
+
+
+def _bind_eq_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_eq_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_eq_Scalar_out.get(ks)
+    if _k is None:
+        _k = eq_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+eq_Scalar_out._bind = _bind_eq_Scalar_out
+eq_Scalar_out._entry = _entry_eq_Scalar_out
+_aten._packet('eq')._add(eq_Scalar_out)
+
+
+# schema/native_functions.yaml:380
 ne_Tensor = _Op("aten", 'ne', 'Tensor',
     'ne.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1870,10 +2080,10 @@ def _entry_ne_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ne_Tensor, (self, other)) from None
-    k = _c_ne_Tensor.get(ks)
-    if k is None:
-        k = ne_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_ne_Tensor.get(ks)
+    if _k is None:
+        _k = ne_Tensor._fill(ks)
+    return _k(self, other)
 
 
 ne_Tensor._bind = _bind_ne_Tensor
@@ -1881,7 +2091,7 @@ ne_Tensor._entry = _entry_ne_Tensor
 _aten._packet('ne')._add(ne_Tensor)
 
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:385
 ne_Tensor_out = _Op("aten", 'ne', 'Tensor_out',
     'ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1900,10 +2110,10 @@ def _entry_ne_Tensor_out(self, other, out):
         raise _arg_error(ne_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_ne_Tensor_out.get(ks)
-    if k is None:
-        k = ne_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_ne_Tensor_out.get(ks)
+    if _k is None:
+        _k = ne_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 ne_Tensor_out._bind = _bind_ne_Tensor_out
@@ -1911,7 +2121,7 @@ ne_Tensor_out._entry = _entry_ne_Tensor_out
 _aten._packet('ne')._add(ne_Tensor_out)
 
 
-# schema/native_functions.yaml:381
+# schema/native_functions.yaml:388
 lt_Tensor = _Op("aten", 'lt', 'Tensor',
     'lt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1928,10 +2138,10 @@ def _entry_lt_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Tensor, (self, other)) from None
-    k = _c_lt_Tensor.get(ks)
-    if k is None:
-        k = lt_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_lt_Tensor.get(ks)
+    if _k is None:
+        _k = lt_Tensor._fill(ks)
+    return _k(self, other)
 
 
 lt_Tensor._bind = _bind_lt_Tensor
@@ -1939,7 +2149,7 @@ lt_Tensor._entry = _entry_lt_Tensor
 _aten._packet('lt')._add(lt_Tensor)
 
 
-# schema/native_functions.yaml:386
+# schema/native_functions.yaml:393
 lt_Tensor_out = _Op("aten", 'lt', 'Tensor_out',
     'lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1958,10 +2168,10 @@ def _entry_lt_Tensor_out(self, other, out):
         raise _arg_error(lt_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_lt_Tensor_out.get(ks)
-    if k is None:
-        k = lt_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_lt_Tensor_out.get(ks)
+    if _k is None:
+        _k = lt_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 lt_Tensor_out._bind = _bind_lt_Tensor_out
@@ -1969,7 +2179,7 @@ lt_Tensor_out._entry = _entry_lt_Tensor_out
 _aten._packet('lt')._add(lt_Tensor_out)
 
 
-# schema/native_functions.yaml:389
+# schema/native_functions.yaml:396
 lt_Scalar = _Op("aten", 'lt', 'Scalar',
     'lt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1986,10 +2196,10 @@ def _entry_lt_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(lt_Scalar, (self, other)) from None
-    k = _c_lt_Scalar.get(ks)
-    if k is None:
-        k = lt_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_lt_Scalar.get(ks)
+    if _k is None:
+        _k = lt_Scalar._fill(ks)
+    return _k(self, other)
 
 
 lt_Scalar._bind = _bind_lt_Scalar
@@ -1997,7 +2207,37 @@ lt_Scalar._entry = _entry_lt_Scalar
 _aten._packet('lt')._add(lt_Scalar)
 
 
-# schema/native_functions.yaml:396
+# schema/native_functions.yaml:401
+lt_Scalar_out = _Op("aten", 'lt', 'Scalar_out',
+    'lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_lt_Scalar_out = lt_Scalar_out._cache
+
+
+def _bind_lt_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_lt_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lt_Scalar_out.get(ks)
+    if _k is None:
+        _k = lt_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+lt_Scalar_out._bind = _bind_lt_Scalar_out
+lt_Scalar_out._entry = _entry_lt_Scalar_out
+_aten._packet('lt')._add(lt_Scalar_out)
+
+
+# schema/native_functions.yaml:404
 le_Tensor = _Op("aten", 'le', 'Tensor',
     'le.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2014,10 +2254,10 @@ def _entry_le_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(le_Tensor, (self, other)) from None
-    k = _c_le_Tensor.get(ks)
-    if k is None:
-        k = le_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_le_Tensor.get(ks)
+    if _k is None:
+        _k = le_Tensor._fill(ks)
+    return _k(self, other)
 
 
 le_Tensor._bind = _bind_le_Tensor
@@ -2025,7 +2265,7 @@ le_Tensor._entry = _entry_le_Tensor
 _aten._packet('le')._add(le_Tensor)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 le_Tensor_out = _Op("aten", 'le', 'Tensor_out',
     'le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2044,10 +2284,10 @@ def _entry_le_Tensor_out(self, other, out):
         raise _arg_error(le_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_le_Tensor_out.get(ks)
-    if k is None:
-        k = le_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_le_Tensor_out.get(ks)
+    if _k is None:
+        _k = le_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 le_Tensor_out._bind = _bind_le_Tensor_out
@@ -2055,7 +2295,7 @@ le_Tensor_out._entry = _entry_le_Tensor_out
 _aten._packet('le')._add(le_Tensor_out)
 
 
-# schema/native_functions.yaml:404
+# schema/native_functions.yaml:412
 gt_Tensor = _Op("aten", 'gt', 'Tensor',
     'gt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2072,10 +2312,10 @@ def _entry_gt_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Tensor, (self, other)) from None
-    k = _c_gt_Tensor.get(ks)
-    if k is None:
-        k = gt_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_gt_Tensor.get(ks)
+    if _k is None:
+        _k = gt_Tensor._fill(ks)
+    return _k(self, other)
 
 
 gt_Tensor._bind = _bind_gt_Tensor
@@ -2083,7 +2323,7 @@ gt_Tensor._entry = _entry_gt_Tensor
 _aten._packet('gt')._add(gt_Tensor)
 
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:417
 gt_Tensor_out = _Op("aten", 'gt', 'Tensor_out',
     'gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2102,10 +2342,10 @@ def _entry_gt_Tensor_out(self, other, out):
         raise _arg_error(gt_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_gt_Tensor_out.get(ks)
-    if k is None:
-        k = gt_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_gt_Tensor_out.get(ks)
+    if _k is None:
+        _k = gt_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 gt_Tensor_out._bind = _bind_gt_Tensor_out
@@ -2113,7 +2353,7 @@ gt_Tensor_out._entry = _entry_gt_Tensor_out
 _aten._packet('gt')._add(gt_Tensor_out)
 
 
-# schema/native_functions.yaml:412
+# schema/native_functions.yaml:420
 gt_Scalar = _Op("aten", 'gt', 'Scalar',
     'gt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2130,10 +2370,10 @@ def _entry_gt_Scalar(self, other):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(gt_Scalar, (self, other)) from None
-    k = _c_gt_Scalar.get(ks)
-    if k is None:
-        k = gt_Scalar._fill(ks)
-    return k(self, other)
+    _k = _c_gt_Scalar.get(ks)
+    if _k is None:
+        _k = gt_Scalar._fill(ks)
+    return _k(self, other)
 
 
 gt_Scalar._bind = _bind_gt_Scalar
@@ -2141,7 +2381,37 @@ gt_Scalar._entry = _entry_gt_Scalar
 _aten._packet('gt')._add(gt_Scalar)
 
 
-# schema/native_functions.yaml:419
+# schema/native_functions.yaml:425
+gt_Scalar_out = _Op("aten", 'gt', 'Scalar_out',
+    'gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_gt_Scalar_out = gt_Scalar_out._cache
+
+
+def _bind_gt_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_gt_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_gt_Scalar_out.get(ks)
+    if _k is None:
+        _k = gt_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+gt_Scalar_out._bind = _bind_gt_Scalar_out
+gt_Scalar_out._entry = _entry_gt_Scalar_out
+_aten._packet('gt')._add(gt_Scalar_out)
+
+
+# schema/native_functions.yaml:428
 ge_Tensor = _Op("aten", 'ge', 'Tensor',
     'ge.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2158,10 +2428,10 @@ def _entry_ge_Tensor(self, other):
         ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(ge_Tensor, (self, other)) from None
-    k = _c_ge_Tensor.get(ks)
-    if k is None:
-        k = ge_Tensor._fill(ks)
-    return k(self, other)
+    _k = _c_ge_Tensor.get(ks)
+    if _k is None:
+        _k = ge_Tensor._fill(ks)
+    return _k(self, other)
 
 
 ge_Tensor._bind = _bind_ge_Tensor
@@ -2169,7 +2439,7 @@ ge_Tensor._entry = _entry_ge_Tensor
 _aten._packet('ge')._add(ge_Tensor)
 
 
-# schema/native_functions.yaml:424
+# schema/native_functions.yaml:433
 ge_Tensor_out = _Op("aten", 'ge', 'Tensor_out',
     'ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2188,10 +2458,10 @@ def _entry_ge_Tensor_out(self, other, out):
         raise _arg_error(ge_Tensor_out, (self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_ge_Tensor_out.get(ks)
-    if k is None:
-        k = ge_Tensor_out._fill(ks)
-    return k(self, other, out)
+    _k = _c_ge_Tensor_out.get(ks)
+    if _k is None:
+        _k = ge_Tensor_out._fill(ks)
+    return _k(self, other, out)
 
 
 ge_Tensor_out._bind = _bind_ge_Tensor_out
@@ -2199,7 +2469,7 @@ ge_Tensor_out._entry = _entry_ge_Tensor_out
 _aten._packet('ge')._add(ge_Tensor_out)
 
 
-# schema/native_functions.yaml:427
+# schema/native_functions.yaml:436
 where_self = _Op("aten", 'where', 'self',
     'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=('pointwise', 'core'))
@@ -2216,10 +2486,10 @@ def _entry_where_self(condition, self, other):
         ks = (condition._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(where_self, (condition, self, other)) from None
-    k = _c_where_self.get(ks)
-    if k is None:
-        k = where_self._fill(ks)
-    return k(condition, self, other)
+    _k = _c_where_self.get(ks)
+    if _k is None:
+        _k = where_self._fill(ks)
+    return _k(condition, self, other)
 
 
 where_self._bind = _bind_where_self
@@ -2227,7 +2497,7 @@ where_self._entry = _entry_where_self
 _aten._packet('where')._add(where_self)
 
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 where_self_out = _Op("aten", 'where', 'self_out',
     'where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('condition', 'self', 'other', 'out'), 3, tags=('pointwise', 'core'))
@@ -2246,10 +2516,10 @@ def _entry_where_self_out(condition, self, other, out):
         raise _arg_error(where_self_out, (condition, self, other, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_where_self_out.get(ks)
-    if k is None:
-        k = where_self_out._fill(ks)
-    return k(condition, self, other, out)
+    _k = _c_where_self_out.get(ks)
+    if _k is None:
+        _k = where_self_out._fill(ks)
+    return _k(condition, self, other, out)
 
 
 where_self_out._bind = _bind_where_self_out
@@ -2257,7 +2527,7 @@ where_self_out._entry = _entry_where_self_out
 _aten._packet('where')._add(where_self_out)
 
 
-# schema/native_functions.yaml:435
+# schema/native_functions.yaml:444
 clamp = _Op("aten", 'clamp', 'default',
     'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2274,10 +2544,10 @@ def _entry_clamp(self, min, max):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp, (self, min, max)) from None
-    k = _c_clamp.get(ks)
-    if k is None:
-        k = clamp._fill(ks)
-    return k(self, min, max)
+    _k = _c_clamp.get(ks)
+    if _k is None:
+        _k = clamp._fill(ks)
+    return _k(self, min, max)
 
 
 clamp._bind = _bind_clamp
@@ -2285,7 +2555,7 @@ clamp._entry = _entry_clamp
 _aten._packet('clamp')._add(clamp)
 
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:449
 clamp_out = _Op("aten", 'clamp', 'out',
     'clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
@@ -2304,10 +2574,10 @@ def _entry_clamp_out(self, min, max, out):
         raise _arg_error(clamp_out, (self, min, max, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_clamp_out.get(ks)
-    if k is None:
-        k = clamp_out._fill(ks)
-    return k(self, min, max, out)
+    _k = _c_clamp_out.get(ks)
+    if _k is None:
+        _k = clamp_out._fill(ks)
+    return _k(self, min, max, out)
 
 
 clamp_out._bind = _bind_clamp_out
@@ -2315,7 +2585,7 @@ clamp_out._entry = _entry_clamp_out
 _aten._packet('clamp')._add(clamp_out)
 
 
-# schema/native_functions.yaml:443
+# schema/native_functions.yaml:452
 clamp_Tensor = _Op("aten", 'clamp', 'Tensor',
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2332,10 +2602,10 @@ def _entry_clamp_Tensor(self, min, max):
         ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(clamp_Tensor, (self, min, max)) from None
-    k = _c_clamp_Tensor.get(ks)
-    if k is None:
-        k = clamp_Tensor._fill(ks)
-    return k(self, min, max)
+    _k = _c_clamp_Tensor.get(ks)
+    if _k is None:
+        _k = clamp_Tensor._fill(ks)
+    return _k(self, min, max)
 
 
 clamp_Tensor._bind = _bind_clamp_Tensor
@@ -2343,7 +2613,37 @@ clamp_Tensor._entry = _entry_clamp_Tensor
 _aten._packet('clamp')._add(clamp_Tensor)
 
 
-# schema/native_functions.yaml:450
+# schema/native_functions.yaml:457
+clamp_Tensor_out = _Op("aten", 'clamp', 'Tensor_out',
+    'clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
+_c_clamp_Tensor_out = clamp_Tensor_out._cache
+
+
+def _bind_clamp_Tensor_out(self, min=None, max=None, *, out):
+    return (self, min, max, out)
+
+
+def _entry_clamp_Tensor_out(self, min, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_Tensor_out, (self, min, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_clamp_Tensor_out.get(ks)
+    if _k is None:
+        _k = clamp_Tensor_out._fill(ks)
+    return _k(self, min, max, out)
+
+
+clamp_Tensor_out._bind = _bind_clamp_Tensor_out
+clamp_Tensor_out._entry = _entry_clamp_Tensor_out
+_aten._packet('clamp')._add(clamp_Tensor_out)
+
+
+# schema/native_functions.yaml:460
 clamp_ = _Op("aten", 'clamp_', 'default',
     'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -2362,10 +2662,10 @@ def _entry_clamp_(self, min, max):
         raise _arg_error(clamp_, (self, min, max)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_clamp_.get(ks)
-    if k is None:
-        k = clamp_._fill(ks)
-    return k(self, min, max)
+    _k = _c_clamp_.get(ks)
+    if _k is None:
+        _k = clamp_._fill(ks)
+    return _k(self, min, max)
 
 
 clamp_._bind = _bind_clamp_
@@ -2373,7 +2673,7 @@ clamp_._entry = _entry_clamp_
 _aten._packet('clamp_')._add(clamp_)
 
 
-# schema/native_functions.yaml:457
+# schema/native_functions.yaml:467
 masked_fill_Scalar = _Op("aten", 'masked_fill', 'Scalar',
     'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2390,10 +2690,10 @@ def _entry_masked_fill_Scalar(self, mask, value):
         ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Scalar, (self, mask, value)) from None
-    k = _c_masked_fill_Scalar.get(ks)
-    if k is None:
-        k = masked_fill_Scalar._fill(ks)
-    return k(self, mask, value)
+    _k = _c_masked_fill_Scalar.get(ks)
+    if _k is None:
+        _k = masked_fill_Scalar._fill(ks)
+    return _k(self, mask, value)
 
 
 masked_fill_Scalar._bind = _bind_masked_fill_Scalar
@@ -2401,7 +2701,37 @@ masked_fill_Scalar._entry = _entry_masked_fill_Scalar
 _aten._packet('masked_fill')._add(masked_fill_Scalar)
 
 
-# schema/native_functions.yaml:464
+# schema/native_functions.yaml:472
+masked_fill_Scalar_out = _Op("aten", 'masked_fill', 'Scalar_out',
+    'masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
+_c_masked_fill_Scalar_out = masked_fill_Scalar_out._cache
+
+
+def _bind_masked_fill_Scalar_out(self, mask, value, *, out):
+    return (self, mask, value, out)
+
+
+def _entry_masked_fill_Scalar_out(self, mask, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_fill_Scalar_out, (self, mask, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_masked_fill_Scalar_out.get(ks)
+    if _k is None:
+        _k = masked_fill_Scalar_out._fill(ks)
+    return _k(self, mask, value, out)
+
+
+masked_fill_Scalar_out._bind = _bind_masked_fill_Scalar_out
+masked_fill_Scalar_out._entry = _entry_masked_fill_Scalar_out
+_aten._packet('masked_fill')._add(masked_fill_Scalar_out)
+
+
+# schema/native_functions.yaml:475
 masked_fill_Tensor = _Op("aten", 'masked_fill', 'Tensor',
     'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2418,10 +2748,10 @@ def _entry_masked_fill_Tensor(self, mask, value):
         ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(masked_fill_Tensor, (self, mask, value)) from None
-    k = _c_masked_fill_Tensor.get(ks)
-    if k is None:
-        k = masked_fill_Tensor._fill(ks)
-    return k(self, mask, value)
+    _k = _c_masked_fill_Tensor.get(ks)
+    if _k is None:
+        _k = masked_fill_Tensor._fill(ks)
+    return _k(self, mask, value)
 
 
 masked_fill_Tensor._bind = _bind_masked_fill_Tensor
@@ -2429,7 +2759,37 @@ masked_fill_Tensor._entry = _entry_masked_fill_Tensor
 _aten._packet('masked_fill')._add(masked_fill_Tensor)
 
 
-# schema/native_functions.yaml:471
+# schema/native_functions.yaml:480
+masked_fill_Tensor_out = _Op("aten", 'masked_fill', 'Tensor_out',
+    'masked_fill.Tensor_out(Tensor self, Tensor mask, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
+_c_masked_fill_Tensor_out = masked_fill_Tensor_out._cache
+
+
+def _bind_masked_fill_Tensor_out(self, mask, value, *, out):
+    return (self, mask, value, out)
+
+
+def _entry_masked_fill_Tensor_out(self, mask, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | (value._ks if value.__class__ is _Tensor else _ks_num(value)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_fill_Tensor_out, (self, mask, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_masked_fill_Tensor_out.get(ks)
+    if _k is None:
+        _k = masked_fill_Tensor_out._fill(ks)
+    return _k(self, mask, value, out)
+
+
+masked_fill_Tensor_out._bind = _bind_masked_fill_Tensor_out
+masked_fill_Tensor_out._entry = _entry_masked_fill_Tensor_out
+_aten._packet('masked_fill')._add(masked_fill_Tensor_out)
+
+
+# schema/native_functions.yaml:483
 masked_fill__Scalar = _Op("aten", 'masked_fill_', 'Scalar',
     'masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2448,10 +2808,10 @@ def _entry_masked_fill__Scalar(self, mask, value):
         raise _arg_error(masked_fill__Scalar, (self, mask, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_masked_fill__Scalar.get(ks)
-    if k is None:
-        k = masked_fill__Scalar._fill(ks)
-    return k(self, mask, value)
+    _k = _c_masked_fill__Scalar.get(ks)
+    if _k is None:
+        _k = masked_fill__Scalar._fill(ks)
+    return _k(self, mask, value)
 
 
 masked_fill__Scalar._bind = _bind_masked_fill__Scalar
@@ -2459,7 +2819,7 @@ masked_fill__Scalar._entry = _entry_masked_fill__Scalar
 _aten._packet('masked_fill_')._add(masked_fill__Scalar)
 
 
-# schema/native_functions.yaml:478
+# schema/native_functions.yaml:490
 masked_fill__Tensor = _Op("aten", 'masked_fill_', 'Tensor',
     'masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2478,10 +2838,10 @@ def _entry_masked_fill__Tensor(self, mask, value):
         raise _arg_error(masked_fill__Tensor, (self, mask, value)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_masked_fill__Tensor.get(ks)
-    if k is None:
-        k = masked_fill__Tensor._fill(ks)
-    return k(self, mask, value)
+    _k = _c_masked_fill__Tensor.get(ks)
+    if _k is None:
+        _k = masked_fill__Tensor._fill(ks)
+    return _k(self, mask, value)
 
 
 masked_fill__Tensor._bind = _bind_masked_fill__Tensor
@@ -2489,7 +2849,7 @@ masked_fill__Tensor._entry = _entry_masked_fill__Tensor
 _aten._packet('masked_fill_')._add(masked_fill__Tensor)
 
 
-# schema/native_functions.yaml:486
+# schema/native_functions.yaml:498
 neg = _Op("aten", 'neg', 'default',
     'neg(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2506,10 +2866,10 @@ def _entry_neg(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(neg, (self,)) from None
-    k = _c_neg.get(ks)
-    if k is None:
-        k = neg._fill(ks)
-    return k(self)
+    _k = _c_neg.get(ks)
+    if _k is None:
+        _k = neg._fill(ks)
+    return _k(self)
 
 
 neg._bind = _bind_neg
@@ -2517,7 +2877,7 @@ neg._entry = _entry_neg
 _aten._packet('neg')._add(neg)
 
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:503
 neg_out = _Op("aten", 'neg', 'out',
     'neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2536,10 +2896,10 @@ def _entry_neg_out(self, out):
         raise _arg_error(neg_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_neg_out.get(ks)
-    if k is None:
-        k = neg_out._fill(ks)
-    return k(self, out)
+    _k = _c_neg_out.get(ks)
+    if _k is None:
+        _k = neg_out._fill(ks)
+    return _k(self, out)
 
 
 neg_out._bind = _bind_neg_out
@@ -2547,7 +2907,7 @@ neg_out._entry = _entry_neg_out
 _aten._packet('neg')._add(neg_out)
 
 
-# schema/native_functions.yaml:494
+# schema/native_functions.yaml:506
 neg_ = _Op("aten", 'neg_', 'default',
     'neg_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2566,10 +2926,10 @@ def _entry_neg_(self):
         raise _arg_error(neg_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_neg_.get(ks)
-    if k is None:
-        k = neg_._fill(ks)
-    return k(self)
+    _k = _c_neg_.get(ks)
+    if _k is None:
+        _k = neg_._fill(ks)
+    return _k(self)
 
 
 neg_._bind = _bind_neg_
@@ -2577,7 +2937,7 @@ neg_._entry = _entry_neg_
 _aten._packet('neg_')._add(neg_)
 
 
-# schema/native_functions.yaml:501
+# schema/native_functions.yaml:513
 exp = _Op("aten", 'exp', 'default',
     'exp(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2594,10 +2954,10 @@ def _entry_exp(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(exp, (self,)) from None
-    k = _c_exp.get(ks)
-    if k is None:
-        k = exp._fill(ks)
-    return k(self)
+    _k = _c_exp.get(ks)
+    if _k is None:
+        _k = exp._fill(ks)
+    return _k(self)
 
 
 exp._bind = _bind_exp
@@ -2605,7 +2965,7 @@ exp._entry = _entry_exp
 _aten._packet('exp')._add(exp)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:518
 exp_out = _Op("aten", 'exp', 'out',
     'exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2624,10 +2984,10 @@ def _entry_exp_out(self, out):
         raise _arg_error(exp_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_exp_out.get(ks)
-    if k is None:
-        k = exp_out._fill(ks)
-    return k(self, out)
+    _k = _c_exp_out.get(ks)
+    if _k is None:
+        _k = exp_out._fill(ks)
+    return _k(self, out)
 
 
 exp_out._bind = _bind_exp_out
@@ -2635,7 +2995,7 @@ exp_out._entry = _entry_exp_out
 _aten._packet('exp')._add(exp_out)
 
 
-# schema/native_functions.yaml:509
+# schema/native_functions.yaml:521
 exp_ = _Op("aten", 'exp_', 'default',
     'exp_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2654,10 +3014,10 @@ def _entry_exp_(self):
         raise _arg_error(exp_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_exp_.get(ks)
-    if k is None:
-        k = exp_._fill(ks)
-    return k(self)
+    _k = _c_exp_.get(ks)
+    if _k is None:
+        _k = exp_._fill(ks)
+    return _k(self)
 
 
 exp_._bind = _bind_exp_
@@ -2665,7 +3025,7 @@ exp_._entry = _entry_exp_
 _aten._packet('exp_')._add(exp_)
 
 
-# schema/native_functions.yaml:516
+# schema/native_functions.yaml:528
 log = _Op("aten", 'log', 'default',
     'log(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2682,10 +3042,10 @@ def _entry_log(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(log, (self,)) from None
-    k = _c_log.get(ks)
-    if k is None:
-        k = log._fill(ks)
-    return k(self)
+    _k = _c_log.get(ks)
+    if _k is None:
+        _k = log._fill(ks)
+    return _k(self)
 
 
 log._bind = _bind_log
@@ -2693,7 +3053,7 @@ log._entry = _entry_log
 _aten._packet('log')._add(log)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:533
 log_out = _Op("aten", 'log', 'out',
     'log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2712,10 +3072,10 @@ def _entry_log_out(self, out):
         raise _arg_error(log_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_log_out.get(ks)
-    if k is None:
-        k = log_out._fill(ks)
-    return k(self, out)
+    _k = _c_log_out.get(ks)
+    if _k is None:
+        _k = log_out._fill(ks)
+    return _k(self, out)
 
 
 log_out._bind = _bind_log_out
@@ -2723,7 +3083,7 @@ log_out._entry = _entry_log_out
 _aten._packet('log')._add(log_out)
 
 
-# schema/native_functions.yaml:524
+# schema/native_functions.yaml:536
 log_ = _Op("aten", 'log_', 'default',
     'log_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2742,10 +3102,10 @@ def _entry_log_(self):
         raise _arg_error(log_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_log_.get(ks)
-    if k is None:
-        k = log_._fill(ks)
-    return k(self)
+    _k = _c_log_.get(ks)
+    if _k is None:
+        _k = log_._fill(ks)
+    return _k(self)
 
 
 log_._bind = _bind_log_
@@ -2753,7 +3113,7 @@ log_._entry = _entry_log_
 _aten._packet('log_')._add(log_)
 
 
-# schema/native_functions.yaml:531
+# schema/native_functions.yaml:543
 relu = _Op("aten", 'relu', 'default',
     'relu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2770,10 +3130,10 @@ def _entry_relu(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(relu, (self,)) from None
-    k = _c_relu.get(ks)
-    if k is None:
-        k = relu._fill(ks)
-    return k(self)
+    _k = _c_relu.get(ks)
+    if _k is None:
+        _k = relu._fill(ks)
+    return _k(self)
 
 
 relu._bind = _bind_relu
@@ -2781,7 +3141,37 @@ relu._entry = _entry_relu
 _aten._packet('relu')._add(relu)
 
 
-# schema/native_functions.yaml:538
+# schema/native_functions.yaml:548
+relu_out = _Op("aten", 'relu', 'out',
+    'relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_relu_out = relu_out._cache
+
+
+def _bind_relu_out(self, *, out):
+    return (self, out)
+
+
+def _entry_relu_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(relu_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_relu_out.get(ks)
+    if _k is None:
+        _k = relu_out._fill(ks)
+    return _k(self, out)
+
+
+relu_out._bind = _bind_relu_out
+relu_out._entry = _entry_relu_out
+_aten._packet('relu')._add(relu_out)
+
+
+# schema/native_functions.yaml:551
 relu_ = _Op("aten", 'relu_', 'default',
     'relu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2800,10 +3190,10 @@ def _entry_relu_(self):
         raise _arg_error(relu_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_relu_.get(ks)
-    if k is None:
-        k = relu_._fill(ks)
-    return k(self)
+    _k = _c_relu_.get(ks)
+    if _k is None:
+        _k = relu_._fill(ks)
+    return _k(self)
 
 
 relu_._bind = _bind_relu_
@@ -2811,7 +3201,7 @@ relu_._entry = _entry_relu_
 _aten._packet('relu_')._add(relu_)
 
 
-# schema/native_functions.yaml:545
+# schema/native_functions.yaml:558
 threshold_backward = _Op("aten", 'threshold_backward', 'default',
     'threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'threshold'), 3, tags=('pointwise',))
@@ -2828,10 +3218,10 @@ def _entry_threshold_backward(grad_output, self, threshold):
         ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(threshold_backward, (grad_output, self, threshold)) from None
-    k = _c_threshold_backward.get(ks)
-    if k is None:
-        k = threshold_backward._fill(ks)
-    return k(grad_output, self, threshold)
+    _k = _c_threshold_backward.get(ks)
+    if _k is None:
+        _k = threshold_backward._fill(ks)
+    return _k(grad_output, self, threshold)
 
 
 threshold_backward._bind = _bind_threshold_backward
@@ -2839,7 +3229,7 @@ threshold_backward._entry = _entry_threshold_backward
 _aten._packet('threshold_backward')._add(threshold_backward)
 
 
-# schema/native_functions.yaml:552
+# schema/native_functions.yaml:565
 sigmoid = _Op("aten", 'sigmoid', 'default',
     'sigmoid(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2856,10 +3246,10 @@ def _entry_sigmoid(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sigmoid, (self,)) from None
-    k = _c_sigmoid.get(ks)
-    if k is None:
-        k = sigmoid._fill(ks)
-    return k(self)
+    _k = _c_sigmoid.get(ks)
+    if _k is None:
+        _k = sigmoid._fill(ks)
+    return _k(self)
 
 
 sigmoid._bind = _bind_sigmoid
@@ -2867,7 +3257,7 @@ sigmoid._entry = _entry_sigmoid
 _aten._packet('sigmoid')._add(sigmoid)
 
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:570
 sigmoid_out = _Op("aten", 'sigmoid', 'out',
     'sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2886,10 +3276,10 @@ def _entry_sigmoid_out(self, out):
         raise _arg_error(sigmoid_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sigmoid_out.get(ks)
-    if k is None:
-        k = sigmoid_out._fill(ks)
-    return k(self, out)
+    _k = _c_sigmoid_out.get(ks)
+    if _k is None:
+        _k = sigmoid_out._fill(ks)
+    return _k(self, out)
 
 
 sigmoid_out._bind = _bind_sigmoid_out
@@ -2897,7 +3287,7 @@ sigmoid_out._entry = _entry_sigmoid_out
 _aten._packet('sigmoid')._add(sigmoid_out)
 
 
-# schema/native_functions.yaml:560
+# schema/native_functions.yaml:573
 sigmoid_ = _Op("aten", 'sigmoid_', 'default',
     'sigmoid_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2916,10 +3306,10 @@ def _entry_sigmoid_(self):
         raise _arg_error(sigmoid_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_sigmoid_.get(ks)
-    if k is None:
-        k = sigmoid_._fill(ks)
-    return k(self)
+    _k = _c_sigmoid_.get(ks)
+    if _k is None:
+        _k = sigmoid_._fill(ks)
+    return _k(self)
 
 
 sigmoid_._bind = _bind_sigmoid_
@@ -2927,7 +3317,7 @@ sigmoid_._entry = _entry_sigmoid_
 _aten._packet('sigmoid_')._add(sigmoid_)
 
 
-# schema/native_functions.yaml:567
+# schema/native_functions.yaml:580
 tanh = _Op("aten", 'tanh', 'default',
     'tanh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2944,10 +3334,10 @@ def _entry_tanh(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(tanh, (self,)) from None
-    k = _c_tanh.get(ks)
-    if k is None:
-        k = tanh._fill(ks)
-    return k(self)
+    _k = _c_tanh.get(ks)
+    if _k is None:
+        _k = tanh._fill(ks)
+    return _k(self)
 
 
 tanh._bind = _bind_tanh
@@ -2955,7 +3345,7 @@ tanh._entry = _entry_tanh
 _aten._packet('tanh')._add(tanh)
 
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:585
 tanh_out = _Op("aten", 'tanh', 'out',
     'tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2974,10 +3364,10 @@ def _entry_tanh_out(self, out):
         raise _arg_error(tanh_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_tanh_out.get(ks)
-    if k is None:
-        k = tanh_out._fill(ks)
-    return k(self, out)
+    _k = _c_tanh_out.get(ks)
+    if _k is None:
+        _k = tanh_out._fill(ks)
+    return _k(self, out)
 
 
 tanh_out._bind = _bind_tanh_out
@@ -2985,7 +3375,7 @@ tanh_out._entry = _entry_tanh_out
 _aten._packet('tanh')._add(tanh_out)
 
 
-# schema/native_functions.yaml:575
+# schema/native_functions.yaml:588
 tanh_ = _Op("aten", 'tanh_', 'default',
     'tanh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3004,10 +3394,10 @@ def _entry_tanh_(self):
         raise _arg_error(tanh_, (self,)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_tanh_.get(ks)
-    if k is None:
-        k = tanh_._fill(ks)
-    return k(self)
+    _k = _c_tanh_.get(ks)
+    if _k is None:
+        _k = tanh_._fill(ks)
+    return _k(self)
 
 
 tanh_._bind = _bind_tanh_
@@ -3015,7 +3405,7 @@ tanh_._entry = _entry_tanh_
 _aten._packet('tanh_')._add(tanh_)
 
 
-# schema/native_functions.yaml:583
+# schema/native_functions.yaml:596
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3032,10 +3422,10 @@ def _entry_sum(self, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sum, (self, dtype)) from None
-    k = _c_sum.get(ks)
-    if k is None:
-        k = sum._fill(ks)
-    return k(self, dtype)
+    _k = _c_sum.get(ks)
+    if _k is None:
+        _k = sum._fill(ks)
+    return _k(self, dtype)
 
 
 sum._bind = _bind_sum
@@ -3043,7 +3433,7 @@ sum._entry = _entry_sum
 _aten._packet('sum')._add(sum)
 
 
-# schema/native_functions.yaml:590
+# schema/native_functions.yaml:603
 sum_dim_IntList = _Op("aten", 'sum', 'dim_IntList',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3060,10 +3450,10 @@ def _entry_sum_dim_IntList(self, dim, keepdim, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(sum_dim_IntList, (self, dim, keepdim, dtype)) from None
-    k = _c_sum_dim_IntList.get(ks)
-    if k is None:
-        k = sum_dim_IntList._fill(ks)
-    return k(self, dim, keepdim, dtype)
+    _k = _c_sum_dim_IntList.get(ks)
+    if _k is None:
+        _k = sum_dim_IntList._fill(ks)
+    return _k(self, dim, keepdim, dtype)
 
 
 sum_dim_IntList._bind = _bind_sum_dim_IntList
@@ -3071,7 +3461,7 @@ sum_dim_IntList._entry = _entry_sum_dim_IntList
 _aten._packet('sum')._add(sum_dim_IntList)
 
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:608
 sum_IntList_out = _Op("aten", 'sum', 'IntList_out',
     'sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3090,10 +3480,10 @@ def _entry_sum_IntList_out(self, dim, keepdim, dtype, out):
         raise _arg_error(sum_IntList_out, (self, dim, keepdim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_sum_IntList_out.get(ks)
-    if k is None:
-        k = sum_IntList_out._fill(ks)
-    return k(self, dim, keepdim, dtype, out)
+    _k = _c_sum_IntList_out.get(ks)
+    if _k is None:
+        _k = sum_IntList_out._fill(ks)
+    return _k(self, dim, keepdim, dtype, out)
 
 
 sum_IntList_out._bind = _bind_sum_IntList_out
@@ -3101,7 +3491,7 @@ sum_IntList_out._entry = _entry_sum_IntList_out
 _aten._packet('sum')._add(sum_IntList_out)
 
 
-# schema/native_functions.yaml:598
+# schema/native_functions.yaml:611
 mean = _Op("aten", 'mean', 'default',
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3118,10 +3508,10 @@ def _entry_mean(self, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mean, (self, dtype)) from None
-    k = _c_mean.get(ks)
-    if k is None:
-        k = mean._fill(ks)
-    return k(self, dtype)
+    _k = _c_mean.get(ks)
+    if _k is None:
+        _k = mean._fill(ks)
+    return _k(self, dtype)
 
 
 mean._bind = _bind_mean
@@ -3129,7 +3519,7 @@ mean._entry = _entry_mean
 _aten._packet('mean')._add(mean)
 
 
-# schema/native_functions.yaml:605
+# schema/native_functions.yaml:618
 mean_dim = _Op("aten", 'mean', 'dim',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3146,10 +3536,10 @@ def _entry_mean_dim(self, dim, keepdim, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mean_dim, (self, dim, keepdim, dtype)) from None
-    k = _c_mean_dim.get(ks)
-    if k is None:
-        k = mean_dim._fill(ks)
-    return k(self, dim, keepdim, dtype)
+    _k = _c_mean_dim.get(ks)
+    if _k is None:
+        _k = mean_dim._fill(ks)
+    return _k(self, dim, keepdim, dtype)
 
 
 mean_dim._bind = _bind_mean_dim
@@ -3157,7 +3547,7 @@ mean_dim._entry = _entry_mean_dim
 _aten._packet('mean')._add(mean_dim)
 
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:623
 mean_out = _Op("aten", 'mean', 'out',
     'mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3176,10 +3566,10 @@ def _entry_mean_out(self, dim, keepdim, dtype, out):
         raise _arg_error(mean_out, (self, dim, keepdim, dtype, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_mean_out.get(ks)
-    if k is None:
-        k = mean_out._fill(ks)
-    return k(self, dim, keepdim, dtype, out)
+    _k = _c_mean_out.get(ks)
+    if _k is None:
+        _k = mean_out._fill(ks)
+    return _k(self, dim, keepdim, dtype, out)
 
 
 mean_out._bind = _bind_mean_out
@@ -3187,7 +3577,7 @@ mean_out._entry = _entry_mean_out
 _aten._packet('mean')._add(mean_out)
 
 
-# schema/native_functions.yaml:613
+# schema/native_functions.yaml:626
 amax = _Op("aten", 'amax', 'default',
     'amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3204,10 +3594,10 @@ def _entry_amax(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(amax, (self, dim, keepdim)) from None
-    k = _c_amax.get(ks)
-    if k is None:
-        k = amax._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_amax.get(ks)
+    if _k is None:
+        _k = amax._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 amax._bind = _bind_amax
@@ -3215,7 +3605,7 @@ amax._entry = _entry_amax
 _aten._packet('amax')._add(amax)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:631
 amax_out = _Op("aten", 'amax', 'out',
     'amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3234,10 +3624,10 @@ def _entry_amax_out(self, dim, keepdim, out):
         raise _arg_error(amax_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_amax_out.get(ks)
-    if k is None:
-        k = amax_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_amax_out.get(ks)
+    if _k is None:
+        _k = amax_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 amax_out._bind = _bind_amax_out
@@ -3245,7 +3635,7 @@ amax_out._entry = _entry_amax_out
 _aten._packet('amax')._add(amax_out)
 
 
-# schema/native_functions.yaml:621
+# schema/native_functions.yaml:634
 argmax = _Op("aten", 'argmax', 'default',
     'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3262,10 +3652,10 @@ def _entry_argmax(self, dim, keepdim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(argmax, (self, dim, keepdim)) from None
-    k = _c_argmax.get(ks)
-    if k is None:
-        k = argmax._fill(ks)
-    return k(self, dim, keepdim)
+    _k = _c_argmax.get(ks)
+    if _k is None:
+        _k = argmax._fill(ks)
+    return _k(self, dim, keepdim)
 
 
 argmax._bind = _bind_argmax
@@ -3273,7 +3663,7 @@ argmax._entry = _entry_argmax
 _aten._packet('argmax')._add(argmax)
 
 
-# schema/native_functions.yaml:626
+# schema/native_functions.yaml:639
 argmax_out = _Op("aten", 'argmax', 'out',
     'argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3292,10 +3682,10 @@ def _entry_argmax_out(self, dim, keepdim, out):
         raise _arg_error(argmax_out, (self, dim, keepdim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_argmax_out.get(ks)
-    if k is None:
-        k = argmax_out._fill(ks)
-    return k(self, dim, keepdim, out)
+    _k = _c_argmax_out.get(ks)
+    if _k is None:
+        _k = argmax_out._fill(ks)
+    return _k(self, dim, keepdim, out)
 
 
 argmax_out._bind = _bind_argmax_out
@@ -3303,7 +3693,7 @@ argmax_out._entry = _entry_argmax_out
 _aten._packet('argmax')._add(argmax_out)
 
 
-# schema/native_functions.yaml:630
+# schema/native_functions.yaml:643
 mm = _Op("aten", 'mm', 'default',
     'mm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3320,10 +3710,10 @@ def _entry_mm(self, mat2):
         ks = (self._ks | mat2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(mm, (self, mat2)) from None
-    k = _c_mm.get(ks)
-    if k is None:
-        k = mm._fill(ks)
-    return k(self, mat2)
+    _k = _c_mm.get(ks)
+    if _k is None:
+        _k = mm._fill(ks)
+    return _k(self, mat2)
 
 
 mm._bind = _bind_mm
@@ -3331,7 +3721,7 @@ mm._entry = _entry_mm
 _aten._packet('mm')._add(mm)
 
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:648
 mm_out = _Op("aten", 'mm', 'out',
     'mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3350,10 +3740,10 @@ def _entry_mm_out(self, mat2, out):
         raise _arg_error(mm_out, (self, mat2, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_mm_out.get(ks)
-    if k is None:
-        k = mm_out._fill(ks)
-    return k(self, mat2, out)
+    _k = _c_mm_out.get(ks)
+    if _k is None:
+        _k = mm_out._fill(ks)
+    return _k(self, mat2, out)
 
 
 mm_out._bind = _bind_mm_out
@@ -3361,7 +3751,7 @@ mm_out._entry = _entry_mm_out
 _aten._packet('mm')._add(mm_out)
 
 
-# schema/native_functions.yaml:638
+# schema/native_functions.yaml:651
 bmm = _Op("aten", 'bmm', 'default',
     'bmm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3378,10 +3768,10 @@ def _entry_bmm(self, mat2):
         ks = (self._ks | mat2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bmm, (self, mat2)) from None
-    k = _c_bmm.get(ks)
-    if k is None:
-        k = bmm._fill(ks)
-    return k(self, mat2)
+    _k = _c_bmm.get(ks)
+    if _k is None:
+        _k = bmm._fill(ks)
+    return _k(self, mat2)
 
 
 bmm._bind = _bind_bmm
@@ -3389,7 +3779,7 @@ bmm._entry = _entry_bmm
 _aten._packet('bmm')._add(bmm)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:656
 bmm_out = _Op("aten", 'bmm', 'out',
     'bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3408,10 +3798,10 @@ def _entry_bmm_out(self, mat2, out):
         raise _arg_error(bmm_out, (self, mat2, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bmm_out.get(ks)
-    if k is None:
-        k = bmm_out._fill(ks)
-    return k(self, mat2, out)
+    _k = _c_bmm_out.get(ks)
+    if _k is None:
+        _k = bmm_out._fill(ks)
+    return _k(self, mat2, out)
 
 
 bmm_out._bind = _bind_bmm_out
@@ -3419,7 +3809,7 @@ bmm_out._entry = _entry_bmm_out
 _aten._packet('bmm')._add(bmm_out)
 
 
-# schema/native_functions.yaml:646
+# schema/native_functions.yaml:659
 addmm = _Op("aten", 'addmm', 'default',
     'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'mat1', 'mat2', 'beta', 'alpha'), 3, tags=('core',))
@@ -3436,10 +3826,10 @@ def _entry_addmm(self, mat1, mat2, beta, alpha):
         ks = (self._ks | mat1._ks | mat2._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(addmm, (self, mat1, mat2, beta, alpha)) from None
-    k = _c_addmm.get(ks)
-    if k is None:
-        k = addmm._fill(ks)
-    return k(self, mat1, mat2, beta, alpha)
+    _k = _c_addmm.get(ks)
+    if _k is None:
+        _k = addmm._fill(ks)
+    return _k(self, mat1, mat2, beta, alpha)
 
 
 addmm._bind = _bind_addmm
@@ -3447,7 +3837,7 @@ addmm._entry = _entry_addmm
 _aten._packet('addmm')._add(addmm)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:664
 addmm_out = _Op("aten", 'addmm', 'out',
     'addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=('core',))
@@ -3466,10 +3856,10 @@ def _entry_addmm_out(self, mat1, mat2, beta, alpha, out):
         raise _arg_error(addmm_out, (self, mat1, mat2, beta, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_addmm_out.get(ks)
-    if k is None:
-        k = addmm_out._fill(ks)
-    return k(self, mat1, mat2, beta, alpha, out)
+    _k = _c_addmm_out.get(ks)
+    if _k is None:
+        _k = addmm_out._fill(ks)
+    return _k(self, mat1, mat2, beta, alpha, out)
 
 
 addmm_out._bind = _bind_addmm_out
@@ -3477,7 +3867,7 @@ addmm_out._entry = _entry_addmm_out
 _aten._packet('addmm')._add(addmm_out)
 
 
-# schema/native_functions.yaml:654
+# schema/native_functions.yaml:667
 matmul = _Op("aten", 'matmul', 'default',
     'matmul(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -3494,10 +3884,10 @@ def _entry_matmul(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(matmul, (self, other)) from None
-    k = _c_matmul.get(ks)
-    if k is None:
-        k = matmul._fill(ks)
-    return k(self, other)
+    _k = _c_matmul.get(ks)
+    if _k is None:
+        _k = matmul._fill(ks)
+    return _k(self, other)
 
 
 matmul._bind = _bind_matmul
@@ -3505,7 +3895,37 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:659
+# schema/native_functions.yaml:671
+matmul_out = _Op("aten", 'matmul', 'out',
+    'matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_matmul_out = matmul_out._cache
+
+
+def _bind_matmul_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_matmul_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(matmul_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_matmul_out.get(ks)
+    if _k is None:
+        _k = matmul_out._fill(ks)
+    return _k(self, other, out)
+
+
+matmul_out._bind = _bind_matmul_out
+matmul_out._entry = _entry_matmul_out
+_aten._packet('matmul')._add(matmul_out)
+
+
+# schema/native_functions.yaml:673
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3522,10 +3942,10 @@ def _entry_linear(input, weight, bias):
         ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
     except AttributeError:
         raise _arg_error(linear, (input, weight, bias)) from None
-    k = _c_linear.get(ks)
-    if k is None:
-        k = linear._fill(ks)
-    return k(input, weight, bias)
+    _k = _c_linear.get(ks)
+    if _k is None:
+        _k = linear._fill(ks)
+    return _k(input, weight, bias)
 
 
 linear._bind = _bind_linear
@@ -3533,7 +3953,37 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:664
+# schema/native_functions.yaml:676
+linear_out = _Op("aten", 'linear', 'out',
+    'linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('input', 'weight', 'bias', 'out'), 3, tags=())
+_c_linear_out = linear_out._cache
+
+
+def _bind_linear_out(input, weight, bias=None, *, out):
+    return (input, weight, bias, out)
+
+
+def _entry_linear_out(input, weight, bias, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linear_out, (input, weight, bias, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linear_out.get(ks)
+    if _k is None:
+        _k = linear_out._fill(ks)
+    return _k(input, weight, bias, out)
+
+
+linear_out._bind = _bind_linear_out
+linear_out._entry = _entry_linear_out
+_aten._packet('linear')._add(linear_out)
+
+
+# schema/native_functions.yaml:679
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -3550,10 +4000,10 @@ def _entry_view(self, size):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(view, (self, size)) from None
-    k = _c_view.get(ks)
-    if k is None:
-        k = view._fill(ks)
-    return k(self, size)
+    _k = _c_view.get(ks)
+    if _k is None:
+        _k = view._fill(ks)
+    return _k(self, size)
 
 
 view._bind = _bind_view
@@ -3561,7 +4011,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:670
+# schema/native_functions.yaml:685
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -3578,10 +4028,10 @@ def _entry_view_dtype(self, dtype):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(view_dtype, (self, dtype)) from None
-    k = _c_view_dtype.get(ks)
-    if k is None:
-        k = view_dtype._fill(ks)
-    return k(self, dtype)
+    _k = _c_view_dtype.get(ks)
+    if _k is None:
+        _k = view_dtype._fill(ks)
+    return _k(self, dtype)
 
 
 view_dtype._bind = _bind_view_dtype
@@ -3589,7 +4039,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:676
+# schema/native_functions.yaml:691
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -3606,10 +4056,10 @@ def _entry_reshape(self, shape):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(reshape, (self, shape)) from None
-    k = _c_reshape.get(ks)
-    if k is None:
-        k = reshape._fill(ks)
-    return k(self, shape)
+    _k = _c_reshape.get(ks)
+    if _k is None:
+        _k = reshape._fill(ks)
+    return _k(self, shape)
 
 
 reshape._bind = _bind_reshape
@@ -3617,7 +4067,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:681
+# schema/native_functions.yaml:696
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3634,10 +4084,10 @@ def _entry_view_as(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(view_as, (self, other)) from None
-    k = _c_view_as.get(ks)
-    if k is None:
-        k = view_as._fill(ks)
-    return k(self, other)
+    _k = _c_view_as.get(ks)
+    if _k is None:
+        _k = view_as._fill(ks)
+    return _k(self, other)
 
 
 view_as._bind = _bind_view_as
@@ -3645,7 +4095,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:686
+# schema/native_functions.yaml:701
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3662,10 +4112,10 @@ def _entry_reshape_as(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(reshape_as, (self, other)) from None
-    k = _c_reshape_as.get(ks)
-    if k is None:
-        k = reshape_as._fill(ks)
-    return k(self, other)
+    _k = _c_reshape_as.get(ks)
+    if _k is None:
+        _k = reshape_as._fill(ks)
+    return _k(self, other)
 
 
 reshape_as._bind = _bind_reshape_as
@@ -3673,7 +4123,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:706
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -3690,10 +4140,10 @@ def _entry_as_strided(self, size, stride, storage_offset):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(as_strided, (self, size, stride, storage_offset)) from None
-    k = _c_as_strided.get(ks)
-    if k is None:
-        k = as_strided._fill(ks)
-    return k(self, size, stride, storage_offset)
+    _k = _c_as_strided.get(ks)
+    if _k is None:
+        _k = as_strided._fill(ks)
+    return _k(self, size, stride, storage_offset)
 
 
 as_strided._bind = _bind_as_strided
@@ -3701,7 +4151,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:697
+# schema/native_functions.yaml:712
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -3718,10 +4168,10 @@ def _entry_permute(self, dims):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(permute, (self, dims)) from None
-    k = _c_permute.get(ks)
-    if k is None:
-        k = permute._fill(ks)
-    return k(self, dims)
+    _k = _c_permute.get(ks)
+    if _k is None:
+        _k = permute._fill(ks)
+    return _k(self, dims)
 
 
 permute._bind = _bind_permute
@@ -3729,7 +4179,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:718
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -3746,10 +4196,10 @@ def _entry_transpose_int(self, dim0, dim1):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(transpose_int, (self, dim0, dim1)) from None
-    k = _c_transpose_int.get(ks)
-    if k is None:
-        k = transpose_int._fill(ks)
-    return k(self, dim0, dim1)
+    _k = _c_transpose_int.get(ks)
+    if _k is None:
+        _k = transpose_int._fill(ks)
+    return _k(self, dim0, dim1)
 
 
 transpose_int._bind = _bind_transpose_int
@@ -3757,7 +4207,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:709
+# schema/native_functions.yaml:724
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3774,10 +4224,10 @@ def _entry_t(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(t, (self,)) from None
-    k = _c_t.get(ks)
-    if k is None:
-        k = t._fill(ks)
-    return k(self)
+    _k = _c_t.get(ks)
+    if _k is None:
+        _k = t._fill(ks)
+    return _k(self)
 
 
 t._bind = _bind_t
@@ -3785,7 +4235,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:715
+# schema/native_functions.yaml:730
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -3802,10 +4252,10 @@ def _entry_adjoint(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(adjoint, (self,)) from None
-    k = _c_adjoint.get(ks)
-    if k is None:
-        k = adjoint._fill(ks)
-    return k(self)
+    _k = _c_adjoint.get(ks)
+    if _k is None:
+        _k = adjoint._fill(ks)
+    return _k(self)
 
 
 adjoint._bind = _bind_adjoint
@@ -3813,7 +4263,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:720
+# schema/native_functions.yaml:735
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3830,10 +4280,10 @@ def _entry_unsqueeze(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(unsqueeze, (self, dim)) from None
-    k = _c_unsqueeze.get(ks)
-    if k is None:
-        k = unsqueeze._fill(ks)
-    return k(self, dim)
+    _k = _c_unsqueeze.get(ks)
+    if _k is None:
+        _k = unsqueeze._fill(ks)
+    return _k(self, dim)
 
 
 unsqueeze._bind = _bind_unsqueeze
@@ -3841,7 +4291,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:726
+# schema/native_functions.yaml:741
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -3858,10 +4308,10 @@ def _entry_squeeze(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(squeeze, (self,)) from None
-    k = _c_squeeze.get(ks)
-    if k is None:
-        k = squeeze._fill(ks)
-    return k(self)
+    _k = _c_squeeze.get(ks)
+    if _k is None:
+        _k = squeeze._fill(ks)
+    return _k(self)
 
 
 squeeze._bind = _bind_squeeze
@@ -3869,7 +4319,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:732
+# schema/native_functions.yaml:747
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3886,10 +4336,10 @@ def _entry_squeeze_dim(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(squeeze_dim, (self, dim)) from None
-    k = _c_squeeze_dim.get(ks)
-    if k is None:
-        k = squeeze_dim._fill(ks)
-    return k(self, dim)
+    _k = _c_squeeze_dim.get(ks)
+    if _k is None:
+        _k = squeeze_dim._fill(ks)
+    return _k(self, dim)
 
 
 squeeze_dim._bind = _bind_squeeze_dim
@@ -3897,7 +4347,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:738
+# schema/native_functions.yaml:753
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -3914,10 +4364,10 @@ def _entry_squeeze_dims(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(squeeze_dims, (self, dim)) from None
-    k = _c_squeeze_dims.get(ks)
-    if k is None:
-        k = squeeze_dims._fill(ks)
-    return k(self, dim)
+    _k = _c_squeeze_dims.get(ks)
+    if _k is None:
+        _k = squeeze_dims._fill(ks)
+    return _k(self, dim)
 
 
 squeeze_dims._bind = _bind_squeeze_dims
@@ -3925,7 +4375,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:744
+# schema/native_functions.yaml:759
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -3942,10 +4392,10 @@ def _entry_expand(self, size, implicit):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(expand, (self, size, implicit)) from None
-    k = _c_expand.get(ks)
-    if k is None:
-        k = expand._fill(ks)
-    return k(self, size, implicit)
+    _k = _c_expand.get(ks)
+    if _k is None:
+        _k = expand._fill(ks)
+    return _k(self, size, implicit)
 
 
 expand._bind = _bind_expand
@@ -3953,7 +4403,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:750
+# schema/native_functions.yaml:765
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -3970,10 +4420,10 @@ def _entry_expand_as(self, other):
         ks = (self._ks | other._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(expand_as, (self, other)) from None
-    k = _c_expand_as.get(ks)
-    if k is None:
-        k = expand_as._fill(ks)
-    return k(self, other)
+    _k = _c_expand_as.get(ks)
+    if _k is None:
+        _k = expand_as._fill(ks)
+    return _k(self, other)
 
 
 expand_as._bind = _bind_expand_as
@@ -3981,7 +4431,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:755
+# schema/native_functions.yaml:770
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -3998,10 +4448,10 @@ def _entry_slice_Tensor(self, dim, start, end, step):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(slice_Tensor, (self, dim, start, end, step)) from None
-    k = _c_slice_Tensor.get(ks)
-    if k is None:
-        k = slice_Tensor._fill(ks)
-    return k(self, dim, start, end, step)
+    _k = _c_slice_Tensor.get(ks)
+    if _k is None:
+        _k = slice_Tensor._fill(ks)
+    return _k(self, dim, start, end, step)
 
 
 slice_Tensor._bind = _bind_slice_Tensor
@@ -4009,7 +4459,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:761
+# schema/native_functions.yaml:776
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -4026,10 +4476,10 @@ def _entry_select_int(self, dim, index):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(select_int, (self, dim, index)) from None
-    k = _c_select_int.get(ks)
-    if k is None:
-        k = select_int._fill(ks)
-    return k(self, dim, index)
+    _k = _c_select_int.get(ks)
+    if _k is None:
+        _k = select_int._fill(ks)
+    return _k(self, dim, index)
 
 
 select_int._bind = _bind_select_int
@@ -4037,7 +4487,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:767
+# schema/native_functions.yaml:782
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -4054,10 +4504,10 @@ def _entry_narrow(self, dim, start, length):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(narrow, (self, dim, start, length)) from None
-    k = _c_narrow.get(ks)
-    if k is None:
-        k = narrow._fill(ks)
-    return k(self, dim, start, length)
+    _k = _c_narrow.get(ks)
+    if _k is None:
+        _k = narrow._fill(ks)
+    return _k(self, dim, start, length)
 
 
 narrow._bind = _bind_narrow
@@ -4065,7 +4515,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:772
+# schema/native_functions.yaml:787
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -4082,10 +4532,10 @@ def _entry_diagonal(self, offset, dim1, dim2):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(diagonal, (self, offset, dim1, dim2)) from None
-    k = _c_diagonal.get(ks)
-    if k is None:
-        k = diagonal._fill(ks)
-    return k(self, offset, dim1, dim2)
+    _k = _c_diagonal.get(ks)
+    if _k is None:
+        _k = diagonal._fill(ks)
+    return _k(self, offset, dim1, dim2)
 
 
 diagonal._bind = _bind_diagonal
@@ -4093,7 +4543,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:778
+# schema/native_functions.yaml:793
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -4110,10 +4560,10 @@ def _entry_split_Tensor(self, split_size, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(split_Tensor, (self, split_size, dim)) from None
-    k = _c_split_Tensor.get(ks)
-    if k is None:
-        k = split_Tensor._fill(ks)
-    return k(self, split_size, dim)
+    _k = _c_split_Tensor.get(ks)
+    if _k is None:
+        _k = split_Tensor._fill(ks)
+    return _k(self, split_size, dim)
 
 
 split_Tensor._bind = _bind_split_Tensor
@@ -4121,7 +4571,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:784
+# schema/native_functions.yaml:799
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4138,10 +4588,10 @@ def _entry_split_sizes(self, split_size, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(split_sizes, (self, split_size, dim)) from None
-    k = _c_split_sizes.get(ks)
-    if k is None:
-        k = split_sizes._fill(ks)
-    return k(self, split_size, dim)
+    _k = _c_split_sizes.get(ks)
+    if _k is None:
+        _k = split_sizes._fill(ks)
+    return _k(self, split_size, dim)
 
 
 split_sizes._bind = _bind_split_sizes
@@ -4149,7 +4599,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:789
+# schema/native_functions.yaml:804
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4166,10 +4616,10 @@ def _entry_split_with_sizes(self, split_sizes, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(split_with_sizes, (self, split_sizes, dim)) from None
-    k = _c_split_with_sizes.get(ks)
-    if k is None:
-        k = split_with_sizes._fill(ks)
-    return k(self, split_sizes, dim)
+    _k = _c_split_with_sizes.get(ks)
+    if _k is None:
+        _k = split_with_sizes._fill(ks)
+    return _k(self, split_sizes, dim)
 
 
 split_with_sizes._bind = _bind_split_with_sizes
@@ -4177,7 +4627,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:795
+# schema/native_functions.yaml:810
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4194,10 +4644,10 @@ def _entry_chunk(self, chunks, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(chunk, (self, chunks, dim)) from None
-    k = _c_chunk.get(ks)
-    if k is None:
-        k = chunk._fill(ks)
-    return k(self, chunks, dim)
+    _k = _c_chunk.get(ks)
+    if _k is None:
+        _k = chunk._fill(ks)
+    return _k(self, chunks, dim)
 
 
 chunk._bind = _bind_chunk
@@ -4205,7 +4655,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:800
+# schema/native_functions.yaml:815
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4222,10 +4672,10 @@ def _entry_unbind_int(self, dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(unbind_int, (self, dim)) from None
-    k = _c_unbind_int.get(ks)
-    if k is None:
-        k = unbind_int._fill(ks)
-    return k(self, dim)
+    _k = _c_unbind_int.get(ks)
+    if _k is None:
+        _k = unbind_int._fill(ks)
+    return _k(self, dim)
 
 
 unbind_int._bind = _bind_unbind_int
@@ -4233,7 +4683,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:806
+# schema/native_functions.yaml:821
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4250,10 +4700,10 @@ def _entry_flatten_using_ints(self, start_dim, end_dim):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(flatten_using_ints, (self, start_dim, end_dim)) from None
-    k = _c_flatten_using_ints.get(ks)
-    if k is None:
-        k = flatten_using_ints._fill(ks)
-    return k(self, start_dim, end_dim)
+    _k = _c_flatten_using_ints.get(ks)
+    if _k is None:
+        _k = flatten_using_ints._fill(ks)
+    return _k(self, start_dim, end_dim)
 
 
 flatten_using_ints._bind = _bind_flatten_using_ints
@@ -4261,7 +4711,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:811
+# schema/native_functions.yaml:826
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4278,10 +4728,10 @@ def _entry_unflatten_int(self, dim, sizes):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(unflatten_int, (self, dim, sizes)) from None
-    k = _c_unflatten_int.get(ks)
-    if k is None:
-        k = unflatten_int._fill(ks)
-    return k(self, dim, sizes)
+    _k = _c_unflatten_int.get(ks)
+    if _k is None:
+        _k = unflatten_int._fill(ks)
+    return _k(self, dim, sizes)
 
 
 unflatten_int._bind = _bind_unflatten_int
@@ -4289,7 +4739,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:831
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4306,10 +4756,10 @@ def _entry_movedim_intlist(self, source, destination):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(movedim_intlist, (self, source, destination)) from None
-    k = _c_movedim_intlist.get(ks)
-    if k is None:
-        k = movedim_intlist._fill(ks)
-    return k(self, source, destination)
+    _k = _c_movedim_intlist.get(ks)
+    if _k is None:
+        _k = movedim_intlist._fill(ks)
+    return _k(self, source, destination)
 
 
 movedim_intlist._bind = _bind_movedim_intlist
@@ -4317,7 +4767,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml:836
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4334,10 +4784,10 @@ def _entry_movedim_int(self, source, destination):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(movedim_int, (self, source, destination)) from None
-    k = _c_movedim_int.get(ks)
-    if k is None:
-        k = movedim_int._fill(ks)
-    return k(self, source, destination)
+    _k = _c_movedim_int.get(ks)
+    if _k is None:
+        _k = movedim_int._fill(ks)
+    return _k(self, source, destination)
 
 
 movedim_int._bind = _bind_movedim_int
@@ -4345,7 +4795,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml:841
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4362,10 +4812,10 @@ def _entry_detach(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(detach, (self,)) from None
-    k = _c_detach.get(ks)
-    if k is None:
-        k = detach._fill(ks)
-    return k(self)
+    _k = _c_detach.get(ks)
+    if _k is None:
+        _k = detach._fill(ks)
+    return _k(self)
 
 
 detach._bind = _bind_detach
@@ -4373,7 +4823,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:832
+# schema/native_functions.yaml:847
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4390,10 +4840,10 @@ def _entry_alias(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(alias, (self,)) from None
-    k = _c_alias.get(ks)
-    if k is None:
-        k = alias._fill(ks)
-    return k(self)
+    _k = _c_alias.get(ks)
+    if _k is None:
+        _k = alias._fill(ks)
+    return _k(self)
 
 
 alias._bind = _bind_alias
@@ -4401,7 +4851,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:839
+# schema/native_functions.yaml:854
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4418,10 +4868,10 @@ def _entry_cat(tensors, dim):
         ks = (_ks_list(tensors) | _inc) & _keep
     except AttributeError:
         raise _arg_error(cat, (tensors, dim)) from None
-    k = _c_cat.get(ks)
-    if k is None:
-        k = cat._fill(ks)
-    return k(tensors, dim)
+    _k = _c_cat.get(ks)
+    if _k is None:
+        _k = cat._fill(ks)
+    return _k(tensors, dim)
 
 
 cat._bind = _bind_cat
@@ -4429,7 +4879,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:858
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4448,10 +4898,10 @@ def _entry_cat_out(tensors, dim, out):
         raise _arg_error(cat_out, (tensors, dim, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_cat_out.get(ks)
-    if k is None:
-        k = cat_out._fill(ks)
-    return k(tensors, dim, out)
+    _k = _c_cat_out.get(ks)
+    if _k is None:
+        _k = cat_out._fill(ks)
+    return _k(tensors, dim, out)
 
 
 cat_out._bind = _bind_cat_out
@@ -4459,7 +4909,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:846
+# schema/native_functions.yaml:861
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4476,10 +4926,10 @@ def _entry_stack(tensors, dim):
         ks = (_ks_list(tensors) | _inc) & _keep
     except AttributeError:
         raise _arg_error(stack, (tensors, dim)) from None
-    k = _c_stack.get(ks)
-    if k is None:
-        k = stack._fill(ks)
-    return k(tensors, dim)
+    _k = _c_stack.get(ks)
+    if _k is None:
+        _k = stack._fill(ks)
+    return _k(tensors, dim)
 
 
 stack._bind = _bind_stack
@@ -4487,7 +4937,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:850
+# schema/native_functions.yaml:865
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4504,10 +4954,10 @@ def _entry_index_Tensor(self, indices):
         ks = (self._ks | _ks_optlist(indices) | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_Tensor, (self, indices)) from None
-    k = _c_index_Tensor.get(ks)
-    if k is None:
-        k = index_Tensor._fill(ks)
-    return k(self, indices)
+    _k = _c_index_Tensor.get(ks)
+    if _k is None:
+        _k = index_Tensor._fill(ks)
+    return _k(self, indices)
 
 
 index_Tensor._bind = _bind_index_Tensor
@@ -4515,7 +4965,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:870
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4534,10 +4984,10 @@ def _entry_index_Tensor_out(self, indices, out):
         raise _arg_error(index_Tensor_out, (self, indices, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_index_Tensor_out.get(ks)
-    if k is None:
-        k = index_Tensor_out._fill(ks)
-    return k(self, indices, out)
+    _k = _c_index_Tensor_out.get(ks)
+    if _k is None:
+        _k = index_Tensor_out._fill(ks)
+    return _k(self, indices, out)
 
 
 index_Tensor_out._bind = _bind_index_Tensor_out
@@ -4545,7 +4995,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:858
+# schema/native_functions.yaml:873
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4564,10 +5014,10 @@ def _entry_index_put_(self, indices, values, accumulate):
         raise _arg_error(index_put_, (self, indices, values, accumulate)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_index_put_.get(ks)
-    if k is None:
-        k = index_put_._fill(ks)
-    return k(self, indices, values, accumulate)
+    _k = _c_index_put_.get(ks)
+    if _k is None:
+        _k = index_put_._fill(ks)
+    return _k(self, indices, values, accumulate)
 
 
 index_put_._bind = _bind_index_put_
@@ -4575,7 +5025,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:864
+# schema/native_functions.yaml:879
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -4592,10 +5042,10 @@ def _entry_index_put(self, indices, values, accumulate):
         ks = (self._ks | _ks_optlist(indices) | values._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(index_put, (self, indices, values, accumulate)) from None
-    k = _c_index_put.get(ks)
-    if k is None:
-        k = index_put._fill(ks)
-    return k(self, indices, values, accumulate)
+    _k = _c_index_put.get(ks)
+    if _k is None:
+        _k = index_put._fill(ks)
+    return _k(self, indices, values, accumulate)
 
 
 index_put._bind = _bind_index_put
@@ -4603,7 +5053,4099 @@ index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
 
 
-# schema/native_functions.yaml:871
+# schema/native_functions.yaml:885
+repeat = _Op("aten", 'repeat', 'default',
+    'repeat(Tensor self, SymInt[] repeats) -> Tensor',
+    ('self', 'repeats'), 2, tags=())
+_c_repeat = repeat._cache
+
+
+def _bind_repeat(self, repeats):
+    return (self, repeats)
+
+
+def _entry_repeat(self, repeats):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat, (self, repeats)) from None
+    _k = _c_repeat.get(ks)
+    if _k is None:
+        _k = repeat._fill(ks)
+    return _k(self, repeats)
+
+
+repeat._bind = _bind_repeat
+repeat._entry = _entry_repeat
+_aten._packet('repeat')._add(repeat)
+
+
+# schema/native_functions.yaml:890
+repeat_out = _Op("aten", 'repeat', 'out',
+    'repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'repeats', 'out'), 2, tags=())
+_c_repeat_out = repeat_out._cache
+
+
+def _bind_repeat_out(self, repeats, *, out):
+    return (self, repeats, out)
+
+
+def _entry_repeat_out(self, repeats, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_out, (self, repeats, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_repeat_out.get(ks)
+    if _k is None:
+        _k = repeat_out._fill(ks)
+    return _k(self, repeats, out)
+
+
+repeat_out._bind = _bind_repeat_out
+repeat_out._entry = _entry_repeat_out
+_aten._packet('repeat')._add(repeat_out)
+
+
+# schema/native_functions.yaml:892
+tile = _Op("aten", 'tile', 'default',
+    'tile(Tensor self, SymInt[] dims) -> Tensor',
+    ('self', 'dims'), 2, tags=())
+_c_tile = tile._cache
+
+
+def _bind_tile(self, dims):
+    return (self, dims)
+
+
+def _entry_tile(self, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tile, (self, dims)) from None
+    _k = _c_tile.get(ks)
+    if _k is None:
+        _k = tile._fill(ks)
+    return _k(self, dims)
+
+
+tile._bind = _bind_tile
+tile._entry = _entry_tile
+_aten._packet('tile')._add(tile)
+
+
+# schema/native_functions.yaml:897
+flip = _Op("aten", 'flip', 'default',
+    'flip(Tensor self, int[] dims) -> Tensor',
+    ('self', 'dims'), 2, tags=())
+_c_flip = flip._cache
+
+
+def _bind_flip(self, dims):
+    return (self, dims)
+
+
+def _entry_flip(self, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(flip, (self, dims)) from None
+    _k = _c_flip.get(ks)
+    if _k is None:
+        _k = flip._fill(ks)
+    return _k(self, dims)
+
+
+flip._bind = _bind_flip
+flip._entry = _entry_flip
+_aten._packet('flip')._add(flip)
+
+
+# schema/native_functions.yaml:902
+flip_out = _Op("aten", 'flip', 'out',
+    'flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dims', 'out'), 2, tags=())
+_c_flip_out = flip_out._cache
+
+
+def _bind_flip_out(self, dims, *, out):
+    return (self, dims, out)
+
+
+def _entry_flip_out(self, dims, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(flip_out, (self, dims, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_flip_out.get(ks)
+    if _k is None:
+        _k = flip_out._fill(ks)
+    return _k(self, dims, out)
+
+
+flip_out._bind = _bind_flip_out
+flip_out._entry = _entry_flip_out
+_aten._packet('flip')._add(flip_out)
+
+
+# schema/native_functions.yaml:904
+roll = _Op("aten", 'roll', 'default',
+    'roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor',
+    ('self', 'shifts', 'dims'), 3, tags=())
+_c_roll = roll._cache
+
+
+def _bind_roll(self, shifts, dims=()):
+    return (self, shifts, dims)
+
+
+def _entry_roll(self, shifts, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(roll, (self, shifts, dims)) from None
+    _k = _c_roll.get(ks)
+    if _k is None:
+        _k = roll._fill(ks)
+    return _k(self, shifts, dims)
+
+
+roll._bind = _bind_roll
+roll._entry = _entry_roll
+_aten._packet('roll')._add(roll)
+
+
+# schema/native_functions.yaml:909
+roll_out = _Op("aten", 'roll', 'out',
+    'roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'shifts', 'dims', 'out'), 3, tags=())
+_c_roll_out = roll_out._cache
+
+
+def _bind_roll_out(self, shifts, dims=(), *, out):
+    return (self, shifts, dims, out)
+
+
+def _entry_roll_out(self, shifts, dims, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(roll_out, (self, shifts, dims, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_roll_out.get(ks)
+    if _k is None:
+        _k = roll_out._fill(ks)
+    return _k(self, shifts, dims, out)
+
+
+roll_out._bind = _bind_roll_out
+roll_out._entry = _entry_roll_out
+_aten._packet('roll')._add(roll_out)
+
+
+# schema/native_functions.yaml:911
+tril = _Op("aten", 'tril', 'default',
+    'tril(Tensor self, SymInt diagonal=0) -> Tensor',
+    ('self', 'diagonal'), 2, tags=())
+_c_tril = tril._cache
+
+
+def _bind_tril(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_tril(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tril, (self, diagonal)) from None
+    _k = _c_tril.get(ks)
+    if _k is None:
+        _k = tril._fill(ks)
+    return _k(self, diagonal)
+
+
+tril._bind = _bind_tril
+tril._entry = _entry_tril
+_aten._packet('tril')._add(tril)
+
+
+# schema/native_functions.yaml:916
+tril_out = _Op("aten", 'tril', 'out',
+    'tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'diagonal', 'out'), 2, tags=())
+_c_tril_out = tril_out._cache
+
+
+def _bind_tril_out(self, diagonal=0, *, out):
+    return (self, diagonal, out)
+
+
+def _entry_tril_out(self, diagonal, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tril_out, (self, diagonal, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_tril_out.get(ks)
+    if _k is None:
+        _k = tril_out._fill(ks)
+    return _k(self, diagonal, out)
+
+
+tril_out._bind = _bind_tril_out
+tril_out._entry = _entry_tril_out
+_aten._packet('tril')._add(tril_out)
+
+
+# schema/native_functions.yaml:918
+tril_ = _Op("aten", 'tril_', 'default',
+    'tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
+    ('self', 'diagonal'), 2, tags=())
+_c_tril_ = tril_._cache
+
+
+def _bind_tril_(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_tril_(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tril_, (self, diagonal)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_tril_.get(ks)
+    if _k is None:
+        _k = tril_._fill(ks)
+    return _k(self, diagonal)
+
+
+tril_._bind = _bind_tril_
+tril_._entry = _entry_tril_
+_aten._packet('tril_')._add(tril_)
+
+
+# schema/native_functions.yaml:924
+triu = _Op("aten", 'triu', 'default',
+    'triu(Tensor self, SymInt diagonal=0) -> Tensor',
+    ('self', 'diagonal'), 2, tags=())
+_c_triu = triu._cache
+
+
+def _bind_triu(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_triu(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triu, (self, diagonal)) from None
+    _k = _c_triu.get(ks)
+    if _k is None:
+        _k = triu._fill(ks)
+    return _k(self, diagonal)
+
+
+triu._bind = _bind_triu
+triu._entry = _entry_triu
+_aten._packet('triu')._add(triu)
+
+
+# schema/native_functions.yaml:929
+triu_out = _Op("aten", 'triu', 'out',
+    'triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'diagonal', 'out'), 2, tags=())
+_c_triu_out = triu_out._cache
+
+
+def _bind_triu_out(self, diagonal=0, *, out):
+    return (self, diagonal, out)
+
+
+def _entry_triu_out(self, diagonal, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triu_out, (self, diagonal, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_triu_out.get(ks)
+    if _k is None:
+        _k = triu_out._fill(ks)
+    return _k(self, diagonal, out)
+
+
+triu_out._bind = _bind_triu_out
+triu_out._entry = _entry_triu_out
+_aten._packet('triu')._add(triu_out)
+
+
+# schema/native_functions.yaml:931
+triu_ = _Op("aten", 'triu_', 'default',
+    'triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
+    ('self', 'diagonal'), 2, tags=())
+_c_triu_ = triu_._cache
+
+
+def _bind_triu_(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_triu_(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triu_, (self, diagonal)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_triu_.get(ks)
+    if _k is None:
+        _k = triu_._fill(ks)
+    return _k(self, diagonal)
+
+
+triu_._bind = _bind_triu_
+triu_._entry = _entry_triu_
+_aten._packet('triu_')._add(triu_)
+
+
+# schema/native_functions.yaml:937
+index_select = _Op("aten", 'index_select', 'default',
+    'index_select(Tensor self, int dim, Tensor index) -> Tensor',
+    ('self', 'dim', 'index'), 3, tags=())
+_c_index_select = index_select._cache
+
+
+def _bind_index_select(self, dim, index):
+    return (self, dim, index)
+
+
+def _entry_index_select(self, dim, index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_select, (self, dim, index)) from None
+    _k = _c_index_select.get(ks)
+    if _k is None:
+        _k = index_select._fill(ks)
+    return _k(self, dim, index)
+
+
+index_select._bind = _bind_index_select
+index_select._entry = _entry_index_select
+_aten._packet('index_select')._add(index_select)
+
+
+# schema/native_functions.yaml:942
+index_select_out = _Op("aten", 'index_select', 'out',
+    'index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'out'), 3, tags=())
+_c_index_select_out = index_select_out._cache
+
+
+def _bind_index_select_out(self, dim, index, *, out):
+    return (self, dim, index, out)
+
+
+def _entry_index_select_out(self, dim, index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_select_out, (self, dim, index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_select_out.get(ks)
+    if _k is None:
+        _k = index_select_out._fill(ks)
+    return _k(self, dim, index, out)
+
+
+index_select_out._bind = _bind_index_select_out
+index_select_out._entry = _entry_index_select_out
+_aten._packet('index_select')._add(index_select_out)
+
+
+# schema/native_functions.yaml:944
+gather = _Op("aten", 'gather', 'default',
+    'gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor',
+    ('self', 'dim', 'index', 'sparse_grad'), 3, tags=())
+_c_gather = gather._cache
+
+
+def _bind_gather(self, dim, index, *, sparse_grad=False):
+    return (self, dim, index, sparse_grad)
+
+
+def _entry_gather(self, dim, index, sparse_grad):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gather, (self, dim, index, sparse_grad)) from None
+    _k = _c_gather.get(ks)
+    if _k is None:
+        _k = gather._fill(ks)
+    return _k(self, dim, index, sparse_grad)
+
+
+gather._bind = _bind_gather
+gather._entry = _entry_gather
+_aten._packet('gather')._add(gather)
+
+
+# schema/native_functions.yaml:949
+gather_out = _Op("aten", 'gather', 'out',
+    'gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'sparse_grad', 'out'), 3, tags=())
+_c_gather_out = gather_out._cache
+
+
+def _bind_gather_out(self, dim, index, *, sparse_grad=False, out):
+    return (self, dim, index, sparse_grad, out)
+
+
+def _entry_gather_out(self, dim, index, sparse_grad, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gather_out, (self, dim, index, sparse_grad, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_gather_out.get(ks)
+    if _k is None:
+        _k = gather_out._fill(ks)
+    return _k(self, dim, index, sparse_grad, out)
+
+
+gather_out._bind = _bind_gather_out
+gather_out._entry = _entry_gather_out
+_aten._packet('gather')._add(gather_out)
+
+
+# schema/native_functions.yaml:951
+scatter_src = _Op("aten", 'scatter', 'src',
+    'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    ('self', 'dim', 'index', 'src'), 4, tags=())
+_c_scatter_src = scatter_src._cache
+
+
+def _bind_scatter_src(self, dim, index, src):
+    return (self, dim, index, src)
+
+
+def _entry_scatter_src(self, dim, index, src):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_src, (self, dim, index, src)) from None
+    _k = _c_scatter_src.get(ks)
+    if _k is None:
+        _k = scatter_src._fill(ks)
+    return _k(self, dim, index, src)
+
+
+scatter_src._bind = _bind_scatter_src
+scatter_src._entry = _entry_scatter_src
+_aten._packet('scatter')._add(scatter_src)
+
+
+# schema/native_functions.yaml:956
+scatter_src_out = _Op("aten", 'scatter', 'src_out',
+    'scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
+_c_scatter_src_out = scatter_src_out._cache
+
+
+def _bind_scatter_src_out(self, dim, index, src, *, out):
+    return (self, dim, index, src, out)
+
+
+def _entry_scatter_src_out(self, dim, index, src, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_src_out, (self, dim, index, src, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_src_out.get(ks)
+    if _k is None:
+        _k = scatter_src_out._fill(ks)
+    return _k(self, dim, index, src, out)
+
+
+scatter_src_out._bind = _bind_scatter_src_out
+scatter_src_out._entry = _entry_scatter_src_out
+_aten._packet('scatter')._add(scatter_src_out)
+
+
+# schema/native_functions.yaml:958
+scatter_value = _Op("aten", 'scatter', 'value',
+    'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_scatter_value = scatter_value._cache
+
+
+def _bind_scatter_value(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_scatter_value(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_value, (self, dim, index, value)) from None
+    _k = _c_scatter_value.get(ks)
+    if _k is None:
+        _k = scatter_value._fill(ks)
+    return _k(self, dim, index, value)
+
+
+scatter_value._bind = _bind_scatter_value
+scatter_value._entry = _entry_scatter_value
+_aten._packet('scatter')._add(scatter_value)
+
+
+# schema/native_functions.yaml:963
+scatter_value_out = _Op("aten", 'scatter', 'value_out',
+    'scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
+_c_scatter_value_out = scatter_value_out._cache
+
+
+def _bind_scatter_value_out(self, dim, index, value, *, out):
+    return (self, dim, index, value, out)
+
+
+def _entry_scatter_value_out(self, dim, index, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_value_out, (self, dim, index, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_value_out.get(ks)
+    if _k is None:
+        _k = scatter_value_out._fill(ks)
+    return _k(self, dim, index, value, out)
+
+
+scatter_value_out._bind = _bind_scatter_value_out
+scatter_value_out._entry = _entry_scatter_value_out
+_aten._packet('scatter')._add(scatter_value_out)
+
+
+# schema/native_functions.yaml:965
+scatter_reduce = _Op("aten", 'scatter', 'reduce',
+    'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
+    ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
+_c_scatter_reduce = scatter_reduce._cache
+
+
+def _bind_scatter_reduce(self, dim, index, src, *, reduce):
+    return (self, dim, index, src, reduce)
+
+
+def _entry_scatter_reduce(self, dim, index, src, reduce):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce, (self, dim, index, src, reduce)) from None
+    _k = _c_scatter_reduce.get(ks)
+    if _k is None:
+        _k = scatter_reduce._fill(ks)
+    return _k(self, dim, index, src, reduce)
+
+
+scatter_reduce._bind = _bind_scatter_reduce
+scatter_reduce._entry = _entry_scatter_reduce
+_aten._packet('scatter')._add(scatter_reduce)
+
+
+# schema/native_functions.yaml:970
+scatter_reduce_out = _Op("aten", 'scatter', 'reduce_out',
+    'scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'reduce', 'out'), 4, tags=())
+_c_scatter_reduce_out = scatter_reduce_out._cache
+
+
+def _bind_scatter_reduce_out(self, dim, index, src, *, reduce, out):
+    return (self, dim, index, src, reduce, out)
+
+
+def _entry_scatter_reduce_out(self, dim, index, src, reduce, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce_out, (self, dim, index, src, reduce, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_reduce_out.get(ks)
+    if _k is None:
+        _k = scatter_reduce_out._fill(ks)
+    return _k(self, dim, index, src, reduce, out)
+
+
+scatter_reduce_out._bind = _bind_scatter_reduce_out
+scatter_reduce_out._entry = _entry_scatter_reduce_out
+_aten._packet('scatter')._add(scatter_reduce_out)
+
+
+# schema/native_functions.yaml:972
+scatter_value_reduce = _Op("aten", 'scatter', 'value_reduce',
+    'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
+    ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
+_c_scatter_value_reduce = scatter_value_reduce._cache
+
+
+def _bind_scatter_value_reduce(self, dim, index, value, *, reduce):
+    return (self, dim, index, value, reduce)
+
+
+def _entry_scatter_value_reduce(self, dim, index, value, reduce):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_value_reduce, (self, dim, index, value, reduce)) from None
+    _k = _c_scatter_value_reduce.get(ks)
+    if _k is None:
+        _k = scatter_value_reduce._fill(ks)
+    return _k(self, dim, index, value, reduce)
+
+
+scatter_value_reduce._bind = _bind_scatter_value_reduce
+scatter_value_reduce._entry = _entry_scatter_value_reduce
+_aten._packet('scatter')._add(scatter_value_reduce)
+
+
+# schema/native_functions.yaml:977
+scatter_value_reduce_out = _Op("aten", 'scatter', 'value_reduce_out',
+    'scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'reduce', 'out'), 4, tags=())
+_c_scatter_value_reduce_out = scatter_value_reduce_out._cache
+
+
+def _bind_scatter_value_reduce_out(self, dim, index, value, *, reduce, out):
+    return (self, dim, index, value, reduce, out)
+
+
+def _entry_scatter_value_reduce_out(self, dim, index, value, reduce, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_value_reduce_out, (self, dim, index, value, reduce, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_value_reduce_out.get(ks)
+    if _k is None:
+        _k = scatter_value_reduce_out._fill(ks)
+    return _k(self, dim, index, value, reduce, out)
+
+
+scatter_value_reduce_out._bind = _bind_scatter_value_reduce_out
+scatter_value_reduce_out._entry = _entry_scatter_value_reduce_out
+_aten._packet('scatter')._add(scatter_value_reduce_out)
+
+
+# schema/native_functions.yaml:979
+scatter__src = _Op("aten", 'scatter_', 'src',
+    'scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src'), 4, tags=())
+_c_scatter__src = scatter__src._cache
+
+
+def _bind_scatter__src(self, dim, index, src):
+    return (self, dim, index, src)
+
+
+def _entry_scatter__src(self, dim, index, src):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter__src, (self, dim, index, src)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter__src.get(ks)
+    if _k is None:
+        _k = scatter__src._fill(ks)
+    return _k(self, dim, index, src)
+
+
+scatter__src._bind = _bind_scatter__src
+scatter__src._entry = _entry_scatter__src
+_aten._packet('scatter_')._add(scatter__src)
+
+
+# schema/native_functions.yaml:985
+scatter__value = _Op("aten", 'scatter_', 'value',
+    'scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_scatter__value = scatter__value._cache
+
+
+def _bind_scatter__value(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_scatter__value(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter__value, (self, dim, index, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter__value.get(ks)
+    if _k is None:
+        _k = scatter__value._fill(ks)
+    return _k(self, dim, index, value)
+
+
+scatter__value._bind = _bind_scatter__value
+scatter__value._entry = _entry_scatter__value
+_aten._packet('scatter_')._add(scatter__value)
+
+
+# schema/native_functions.yaml:991
+scatter__reduce = _Op("aten", 'scatter_', 'reduce',
+    'scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
+_c_scatter__reduce = scatter__reduce._cache
+
+
+def _bind_scatter__reduce(self, dim, index, src, *, reduce):
+    return (self, dim, index, src, reduce)
+
+
+def _entry_scatter__reduce(self, dim, index, src, reduce):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter__reduce, (self, dim, index, src, reduce)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter__reduce.get(ks)
+    if _k is None:
+        _k = scatter__reduce._fill(ks)
+    return _k(self, dim, index, src, reduce)
+
+
+scatter__reduce._bind = _bind_scatter__reduce
+scatter__reduce._entry = _entry_scatter__reduce
+_aten._packet('scatter_')._add(scatter__reduce)
+
+
+# schema/native_functions.yaml:997
+scatter__value_reduce = _Op("aten", 'scatter_', 'value_reduce',
+    'scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
+_c_scatter__value_reduce = scatter__value_reduce._cache
+
+
+def _bind_scatter__value_reduce(self, dim, index, value, *, reduce):
+    return (self, dim, index, value, reduce)
+
+
+def _entry_scatter__value_reduce(self, dim, index, value, reduce):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter__value_reduce, (self, dim, index, value, reduce)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter__value_reduce.get(ks)
+    if _k is None:
+        _k = scatter__value_reduce._fill(ks)
+    return _k(self, dim, index, value, reduce)
+
+
+scatter__value_reduce._bind = _bind_scatter__value_reduce
+scatter__value_reduce._entry = _entry_scatter__value_reduce
+_aten._packet('scatter_')._add(scatter__value_reduce)
+
+
+# schema/native_functions.yaml:1003
+scatter_add = _Op("aten", 'scatter_add', 'default',
+    'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    ('self', 'dim', 'index', 'src'), 4, tags=())
+_c_scatter_add = scatter_add._cache
+
+
+def _bind_scatter_add(self, dim, index, src):
+    return (self, dim, index, src)
+
+
+def _entry_scatter_add(self, dim, index, src):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_add, (self, dim, index, src)) from None
+    _k = _c_scatter_add.get(ks)
+    if _k is None:
+        _k = scatter_add._fill(ks)
+    return _k(self, dim, index, src)
+
+
+scatter_add._bind = _bind_scatter_add
+scatter_add._entry = _entry_scatter_add
+_aten._packet('scatter_add')._add(scatter_add)
+
+
+# schema/native_functions.yaml:1008
+scatter_add_out = _Op("aten", 'scatter_add', 'out',
+    'scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
+_c_scatter_add_out = scatter_add_out._cache
+
+
+def _bind_scatter_add_out(self, dim, index, src, *, out):
+    return (self, dim, index, src, out)
+
+
+def _entry_scatter_add_out(self, dim, index, src, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_add_out, (self, dim, index, src, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_add_out.get(ks)
+    if _k is None:
+        _k = scatter_add_out._fill(ks)
+    return _k(self, dim, index, src, out)
+
+
+scatter_add_out._bind = _bind_scatter_add_out
+scatter_add_out._entry = _entry_scatter_add_out
+_aten._packet('scatter_add')._add(scatter_add_out)
+
+
+# schema/native_functions.yaml:1010
+scatter_add_ = _Op("aten", 'scatter_add_', 'default',
+    'scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src'), 4, tags=())
+_c_scatter_add_ = scatter_add_._cache
+
+
+def _bind_scatter_add_(self, dim, index, src):
+    return (self, dim, index, src)
+
+
+def _entry_scatter_add_(self, dim, index, src):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_add_, (self, dim, index, src)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter_add_.get(ks)
+    if _k is None:
+        _k = scatter_add_._fill(ks)
+    return _k(self, dim, index, src)
+
+
+scatter_add_._bind = _bind_scatter_add_
+scatter_add_._entry = _entry_scatter_add_
+_aten._packet('scatter_add_')._add(scatter_add_)
+
+
+# schema/native_functions.yaml:1016
+scatter_reduce_two = _Op("aten", 'scatter_reduce', 'two',
+    'scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor',
+    ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
+_c_scatter_reduce_two = scatter_reduce_two._cache
+
+
+def _bind_scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
+    return (self, dim, index, src, reduce, include_self)
+
+
+def _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce_two, (self, dim, index, src, reduce, include_self)) from None
+    _k = _c_scatter_reduce_two.get(ks)
+    if _k is None:
+        _k = scatter_reduce_two._fill(ks)
+    return _k(self, dim, index, src, reduce, include_self)
+
+
+scatter_reduce_two._bind = _bind_scatter_reduce_two
+scatter_reduce_two._entry = _entry_scatter_reduce_two
+_aten._packet('scatter_reduce')._add(scatter_reduce_two)
+
+
+# schema/native_functions.yaml:1021
+scatter_reduce_two_out = _Op("aten", 'scatter_reduce', 'two_out',
+    'scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'reduce', 'include_self', 'out'), 5, tags=())
+_c_scatter_reduce_two_out = scatter_reduce_two_out._cache
+
+
+def _bind_scatter_reduce_two_out(self, dim, index, src, reduce, *, include_self=True, out):
+    return (self, dim, index, src, reduce, include_self, out)
+
+
+def _entry_scatter_reduce_two_out(self, dim, index, src, reduce, include_self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce_two_out, (self, dim, index, src, reduce, include_self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scatter_reduce_two_out.get(ks)
+    if _k is None:
+        _k = scatter_reduce_two_out._fill(ks)
+    return _k(self, dim, index, src, reduce, include_self, out)
+
+
+scatter_reduce_two_out._bind = _bind_scatter_reduce_two_out
+scatter_reduce_two_out._entry = _entry_scatter_reduce_two_out
+_aten._packet('scatter_reduce')._add(scatter_reduce_two_out)
+
+
+# schema/native_functions.yaml:1023
+scatter_reduce__two = _Op("aten", 'scatter_reduce_', 'two',
+    'scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
+_c_scatter_reduce__two = scatter_reduce__two._cache
+
+
+def _bind_scatter_reduce__two(self, dim, index, src, reduce, *, include_self=True):
+    return (self, dim, index, src, reduce, include_self)
+
+
+def _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scatter_reduce__two, (self, dim, index, src, reduce, include_self)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_scatter_reduce__two.get(ks)
+    if _k is None:
+        _k = scatter_reduce__two._fill(ks)
+    return _k(self, dim, index, src, reduce, include_self)
+
+
+scatter_reduce__two._bind = _bind_scatter_reduce__two
+scatter_reduce__two._entry = _entry_scatter_reduce__two
+_aten._packet('scatter_reduce_')._add(scatter_reduce__two)
+
+
+# schema/native_functions.yaml:1029
+masked_select = _Op("aten", 'masked_select', 'default',
+    'masked_select(Tensor self, Tensor mask) -> Tensor',
+    ('self', 'mask'), 2, tags=('dynamic_output_shape',))
+_c_masked_select = masked_select._cache
+
+
+def _bind_masked_select(self, mask):
+    return (self, mask)
+
+
+def _entry_masked_select(self, mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_select, (self, mask)) from None
+    _k = _c_masked_select.get(ks)
+    if _k is None:
+        _k = masked_select._fill(ks)
+    return _k(self, mask)
+
+
+masked_select._bind = _bind_masked_select
+masked_select._entry = _entry_masked_select
+_aten._packet('masked_select')._add(masked_select)
+
+
+# schema/native_functions.yaml:1034
+masked_select_out = _Op("aten", 'masked_select', 'out',
+    'masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'out'), 2, tags=('dynamic_output_shape',))
+_c_masked_select_out = masked_select_out._cache
+
+
+def _bind_masked_select_out(self, mask, *, out):
+    return (self, mask, out)
+
+
+def _entry_masked_select_out(self, mask, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_select_out, (self, mask, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_masked_select_out.get(ks)
+    if _k is None:
+        _k = masked_select_out._fill(ks)
+    return _k(self, mask, out)
+
+
+masked_select_out._bind = _bind_masked_select_out
+masked_select_out._entry = _entry_masked_select_out
+_aten._packet('masked_select')._add(masked_select_out)
+
+
+# schema/native_functions.yaml:1037
+nonzero = _Op("aten", 'nonzero', 'default',
+    'nonzero(Tensor self) -> Tensor',
+    ('self',), 1, tags=('dynamic_output_shape',))
+_c_nonzero = nonzero._cache
+
+
+def _bind_nonzero(self):
+    return (self,)
+
+
+def _entry_nonzero(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nonzero, (self,)) from None
+    _k = _c_nonzero.get(ks)
+    if _k is None:
+        _k = nonzero._fill(ks)
+    return _k(self)
+
+
+nonzero._bind = _bind_nonzero
+nonzero._entry = _entry_nonzero
+_aten._packet('nonzero')._add(nonzero)
+
+
+# schema/native_functions.yaml:1044
+nonzero_out = _Op("aten", 'nonzero', 'out',
+    'nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('dynamic_output_shape',))
+_c_nonzero_out = nonzero_out._cache
+
+
+def _bind_nonzero_out(self, *, out):
+    return (self, out)
+
+
+def _entry_nonzero_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nonzero_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nonzero_out.get(ks)
+    if _k is None:
+        _k = nonzero_out._fill(ks)
+    return _k(self, out)
+
+
+nonzero_out._bind = _bind_nonzero_out
+nonzero_out._entry = _entry_nonzero_out
+_aten._packet('nonzero')._add(nonzero_out)
+
+
+# schema/native_functions.yaml:1050
+topk = _Op("aten", 'topk', 'default',
+    'topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)',
+    ('self', 'k', 'dim', 'largest', 'sorted'), 5, tags=())
+_c_topk = topk._cache
+
+
+def _bind_topk(self, k, dim=-1, largest=True, sorted=True):
+    return (self, k, dim, largest, sorted)
+
+
+def _entry_topk(self, k, dim, largest, sorted):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(topk, (self, k, dim, largest, sorted)) from None
+    _k = _c_topk.get(ks)
+    if _k is None:
+        _k = topk._fill(ks)
+    return _k(self, k, dim, largest, sorted)
+
+
+topk._bind = _bind_topk
+topk._entry = _entry_topk
+_aten._packet('topk')._add(topk)
+
+
+# schema/native_functions.yaml:1055
+topk_values = _Op("aten", 'topk', 'values',
+    'topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'k', 'dim', 'largest', 'sorted', 'values', 'indices'), 5, tags=())
+_c_topk_values = topk_values._cache
+
+
+def _bind_topk_values(self, k, dim=-1, largest=True, sorted=True, *, values, indices):
+    return (self, k, dim, largest, sorted, values, indices)
+
+
+def _entry_topk_values(self, k, dim, largest, sorted, values, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | values._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(topk_values, (self, k, dim, largest, sorted, values, indices)) from None
+    if not values._ks & _ADINPLACE:
+        _inplace_on_inference(values)
+    if not indices._ks & _ADINPLACE:
+        _inplace_on_inference(indices)
+    _k = _c_topk_values.get(ks)
+    if _k is None:
+        _k = topk_values._fill(ks)
+    return _k(self, k, dim, largest, sorted, values, indices)
+
+
+topk_values._bind = _bind_topk_values
+topk_values._entry = _entry_topk_values
+_aten._packet('topk')._add(topk_values)
+
+
+# schema/native_functions.yaml:1057
+sort = _Op("aten", 'sort', 'default',
+    'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'descending'), 3, tags=())
+_c_sort = sort._cache
+
+
+def _bind_sort(self, dim=-1, descending=False):
+    return (self, dim, descending)
+
+
+def _entry_sort(self, dim, descending):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sort, (self, dim, descending)) from None
+    _k = _c_sort.get(ks)
+    if _k is None:
+        _k = sort._fill(ks)
+    return _k(self, dim, descending)
+
+
+sort._bind = _bind_sort
+sort._entry = _entry_sort
+_aten._packet('sort')._add(sort)
+
+
+# schema/native_functions.yaml:1062
+sort_values = _Op("aten", 'sort', 'values',
+    'sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'descending', 'values', 'indices'), 3, tags=())
+_c_sort_values = sort_values._cache
+
+
+def _bind_sort_values(self, dim=-1, descending=False, *, values, indices):
+    return (self, dim, descending, values, indices)
+
+
+def _entry_sort_values(self, dim, descending, values, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | values._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sort_values, (self, dim, descending, values, indices)) from None
+    if not values._ks & _ADINPLACE:
+        _inplace_on_inference(values)
+    if not indices._ks & _ADINPLACE:
+        _inplace_on_inference(indices)
+    _k = _c_sort_values.get(ks)
+    if _k is None:
+        _k = sort_values._fill(ks)
+    return _k(self, dim, descending, values, indices)
+
+
+sort_values._bind = _bind_sort_values
+sort_values._entry = _entry_sort_values
+_aten._packet('sort')._add(sort_values)
+
+
+# schema/native_functions.yaml:1064
+sort_stable = _Op("aten", 'sort', 'stable',
+    'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+    ('self', 'stable', 'dim', 'descending'), 1, tags=())
+_c_sort_stable = sort_stable._cache
+
+
+def _bind_sort_stable(self, *, stable, dim=-1, descending=False):
+    return (self, stable, dim, descending)
+
+
+def _entry_sort_stable(self, stable, dim, descending):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sort_stable, (self, stable, dim, descending)) from None
+    _k = _c_sort_stable.get(ks)
+    if _k is None:
+        _k = sort_stable._fill(ks)
+    return _k(self, stable, dim, descending)
+
+
+sort_stable._bind = _bind_sort_stable
+sort_stable._entry = _entry_sort_stable
+_aten._packet('sort')._add(sort_stable)
+
+
+# schema/native_functions.yaml:1069
+sort_values_stable = _Op("aten", 'sort', 'values_stable',
+    'sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'stable', 'dim', 'descending', 'values', 'indices'), 1, tags=())
+_c_sort_values_stable = sort_values_stable._cache
+
+
+def _bind_sort_values_stable(self, *, stable, dim=-1, descending=False, values, indices):
+    return (self, stable, dim, descending, values, indices)
+
+
+def _entry_sort_values_stable(self, stable, dim, descending, values, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | values._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sort_values_stable, (self, stable, dim, descending, values, indices)) from None
+    if not values._ks & _ADINPLACE:
+        _inplace_on_inference(values)
+    if not indices._ks & _ADINPLACE:
+        _inplace_on_inference(indices)
+    _k = _c_sort_values_stable.get(ks)
+    if _k is None:
+        _k = sort_values_stable._fill(ks)
+    return _k(self, stable, dim, descending, values, indices)
+
+
+sort_values_stable._bind = _bind_sort_values_stable
+sort_values_stable._entry = _entry_sort_values_stable
+_aten._packet('sort')._add(sort_values_stable)
+
+
+# schema/native_functions.yaml:1071
+argsort = _Op("aten", 'argsort', 'default',
+    'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
+    ('self', 'dim', 'descending'), 3, tags=())
+_c_argsort = argsort._cache
+
+
+def _bind_argsort(self, dim=-1, descending=False):
+    return (self, dim, descending)
+
+
+def _entry_argsort(self, dim, descending):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argsort, (self, dim, descending)) from None
+    _k = _c_argsort.get(ks)
+    if _k is None:
+        _k = argsort._fill(ks)
+    return _k(self, dim, descending)
+
+
+argsort._bind = _bind_argsort
+argsort._entry = _entry_argsort
+_aten._packet('argsort')._add(argsort)
+
+
+# schema/native_functions.yaml:1076
+argsort_stable = _Op("aten", 'argsort', 'stable',
+    'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
+    ('self', 'stable', 'dim', 'descending'), 1, tags=())
+_c_argsort_stable = argsort_stable._cache
+
+
+def _bind_argsort_stable(self, *, stable, dim=-1, descending=False):
+    return (self, stable, dim, descending)
+
+
+def _entry_argsort_stable(self, stable, dim, descending):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argsort_stable, (self, stable, dim, descending)) from None
+    _k = _c_argsort_stable.get(ks)
+    if _k is None:
+        _k = argsort_stable._fill(ks)
+    return _k(self, stable, dim, descending)
+
+
+argsort_stable._bind = _bind_argsort_stable
+argsort_stable._entry = _entry_argsort_stable
+_aten._packet('argsort')._add(argsort_stable)
+
+
+# schema/native_functions.yaml:1080
+argsort_stable_out = _Op("aten", 'argsort', 'stable_out',
+    'argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'stable', 'dim', 'descending', 'out'), 1, tags=())
+_c_argsort_stable_out = argsort_stable_out._cache
+
+
+def _bind_argsort_stable_out(self, *, stable, dim=-1, descending=False, out):
+    return (self, stable, dim, descending, out)
+
+
+def _entry_argsort_stable_out(self, stable, dim, descending, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argsort_stable_out, (self, stable, dim, descending, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_argsort_stable_out.get(ks)
+    if _k is None:
+        _k = argsort_stable_out._fill(ks)
+    return _k(self, stable, dim, descending, out)
+
+
+argsort_stable_out._bind = _bind_argsort_stable_out
+argsort_stable_out._entry = _entry_argsort_stable_out
+_aten._packet('argsort')._add(argsort_stable_out)
+
+
+# schema/native_functions.yaml:1082
+_unique2 = _Op("aten", '_unique2', 'default',
+    '_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
+    ('self', 'sorted', 'return_inverse', 'return_counts'), 4, tags=('dynamic_output_shape',))
+_c__unique2 = _unique2._cache
+
+
+def _bind__unique2(self, sorted=True, return_inverse=False, return_counts=False):
+    return (self, sorted, return_inverse, return_counts)
+
+
+def _entry__unique2(self, sorted, return_inverse, return_counts):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_unique2, (self, sorted, return_inverse, return_counts)) from None
+    _k = _c__unique2.get(ks)
+    if _k is None:
+        _k = _unique2._fill(ks)
+    return _k(self, sorted, return_inverse, return_counts)
+
+
+_unique2._bind = _bind__unique2
+_unique2._entry = _entry__unique2
+_aten._packet('_unique2')._add(_unique2)
+
+
+# schema/native_functions.yaml:1087
+_unique2_out = _Op("aten", '_unique2', 'out',
+    '_unique2.out(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('self', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
+_c__unique2_out = _unique2_out._cache
+
+
+def _bind__unique2_out(self, sorted=True, return_inverse=False, return_counts=False, *, out0, out1, out2):
+    return (self, sorted, return_inverse, return_counts, out0, out1, out2)
+
+
+def _entry__unique2_out(self, sorted, return_inverse, return_counts, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_unique2_out, (self, sorted, return_inverse, return_counts, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c__unique2_out.get(ks)
+    if _k is None:
+        _k = _unique2_out._fill(ks)
+    return _k(self, sorted, return_inverse, return_counts, out0, out1, out2)
+
+
+_unique2_out._bind = _bind__unique2_out
+_unique2_out._entry = _entry__unique2_out
+_aten._packet('_unique2')._add(_unique2_out)
+
+
+# schema/native_functions.yaml:1090
+unique_dim = _Op("aten", 'unique_dim', 'default',
+    'unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
+    ('self', 'dim', 'sorted', 'return_inverse', 'return_counts'), 5, tags=('dynamic_output_shape',))
+_c_unique_dim = unique_dim._cache
+
+
+def _bind_unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False):
+    return (self, dim, sorted, return_inverse, return_counts)
+
+
+def _entry_unique_dim(self, dim, sorted, return_inverse, return_counts):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unique_dim, (self, dim, sorted, return_inverse, return_counts)) from None
+    _k = _c_unique_dim.get(ks)
+    if _k is None:
+        _k = unique_dim._fill(ks)
+    return _k(self, dim, sorted, return_inverse, return_counts)
+
+
+unique_dim._bind = _bind_unique_dim
+unique_dim._entry = _entry_unique_dim
+_aten._packet('unique_dim')._add(unique_dim)
+
+
+# schema/native_functions.yaml:1095
+unique_dim_out = _Op("aten", 'unique_dim', 'out',
+    'unique_dim.out(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('self', 'dim', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 5, tags=('dynamic_output_shape',))
+_c_unique_dim_out = unique_dim_out._cache
+
+
+def _bind_unique_dim_out(self, dim, sorted=True, return_inverse=False, return_counts=False, *, out0, out1, out2):
+    return (self, dim, sorted, return_inverse, return_counts, out0, out1, out2)
+
+
+def _entry_unique_dim_out(self, dim, sorted, return_inverse, return_counts, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unique_dim_out, (self, dim, sorted, return_inverse, return_counts, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c_unique_dim_out.get(ks)
+    if _k is None:
+        _k = unique_dim_out._fill(ks)
+    return _k(self, dim, sorted, return_inverse, return_counts, out0, out1, out2)
+
+
+unique_dim_out._bind = _bind_unique_dim_out
+unique_dim_out._entry = _entry_unique_dim_out
+_aten._packet('unique_dim')._add(unique_dim_out)
+
+
+# schema/native_functions.yaml:1098
+slice_scatter = _Op("aten", 'slice_scatter', 'default',
+    'slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor',
+    ('self', 'src', 'dim', 'start', 'end', 'step'), 6, tags=())
+_c_slice_scatter = slice_scatter._cache
+
+
+def _bind_slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    return (self, src, dim, start, end, step)
+
+
+def _entry_slice_scatter(self, src, dim, start, end, step):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(slice_scatter, (self, src, dim, start, end, step)) from None
+    _k = _c_slice_scatter.get(ks)
+    if _k is None:
+        _k = slice_scatter._fill(ks)
+    return _k(self, src, dim, start, end, step)
+
+
+slice_scatter._bind = _bind_slice_scatter
+slice_scatter._entry = _entry_slice_scatter
+_aten._packet('slice_scatter')._add(slice_scatter)
+
+
+# schema/native_functions.yaml:1102
+slice_scatter_out = _Op("aten", 'slice_scatter', 'out',
+    'slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'dim', 'start', 'end', 'step', 'out'), 6, tags=())
+_c_slice_scatter_out = slice_scatter_out._cache
+
+
+def _bind_slice_scatter_out(self, src, dim=0, start=None, end=None, step=1, *, out):
+    return (self, src, dim, start, end, step, out)
+
+
+def _entry_slice_scatter_out(self, src, dim, start, end, step, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(slice_scatter_out, (self, src, dim, start, end, step, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_slice_scatter_out.get(ks)
+    if _k is None:
+        _k = slice_scatter_out._fill(ks)
+    return _k(self, src, dim, start, end, step, out)
+
+
+slice_scatter_out._bind = _bind_slice_scatter_out
+slice_scatter_out._entry = _entry_slice_scatter_out
+_aten._packet('slice_scatter')._add(slice_scatter_out)
+
+
+# schema/native_functions.yaml:1104
+select_scatter = _Op("aten", 'select_scatter', 'default',
+    'select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor',
+    ('self', 'src', 'dim', 'index'), 4, tags=())
+_c_select_scatter = select_scatter._cache
+
+
+def _bind_select_scatter(self, src, dim, index):
+    return (self, src, dim, index)
+
+
+def _entry_select_scatter(self, src, dim, index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(select_scatter, (self, src, dim, index)) from None
+    _k = _c_select_scatter.get(ks)
+    if _k is None:
+        _k = select_scatter._fill(ks)
+    return _k(self, src, dim, index)
+
+
+select_scatter._bind = _bind_select_scatter
+select_scatter._entry = _entry_select_scatter
+_aten._packet('select_scatter')._add(select_scatter)
+
+
+# schema/native_functions.yaml:1108
+select_scatter_out = _Op("aten", 'select_scatter', 'out',
+    'select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'dim', 'index', 'out'), 4, tags=())
+_c_select_scatter_out = select_scatter_out._cache
+
+
+def _bind_select_scatter_out(self, src, dim, index, *, out):
+    return (self, src, dim, index, out)
+
+
+def _entry_select_scatter_out(self, src, dim, index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(select_scatter_out, (self, src, dim, index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_select_scatter_out.get(ks)
+    if _k is None:
+        _k = select_scatter_out._fill(ks)
+    return _k(self, src, dim, index, out)
+
+
+select_scatter_out._bind = _bind_select_scatter_out
+select_scatter_out._entry = _entry_select_scatter_out
+_aten._packet('select_scatter')._add(select_scatter_out)
+
+
+# schema/native_functions.yaml:1110
+diagonal_scatter = _Op("aten", 'diagonal_scatter', 'default',
+    'diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor',
+    ('self', 'src', 'offset', 'dim1', 'dim2'), 5, tags=())
+_c_diagonal_scatter = diagonal_scatter._cache
+
+
+def _bind_diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    return (self, src, offset, dim1, dim2)
+
+
+def _entry_diagonal_scatter(self, src, offset, dim1, dim2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diagonal_scatter, (self, src, offset, dim1, dim2)) from None
+    _k = _c_diagonal_scatter.get(ks)
+    if _k is None:
+        _k = diagonal_scatter._fill(ks)
+    return _k(self, src, offset, dim1, dim2)
+
+
+diagonal_scatter._bind = _bind_diagonal_scatter
+diagonal_scatter._entry = _entry_diagonal_scatter
+_aten._packet('diagonal_scatter')._add(diagonal_scatter)
+
+
+# schema/native_functions.yaml:1114
+diagonal_scatter_out = _Op("aten", 'diagonal_scatter', 'out',
+    'diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'offset', 'dim1', 'dim2', 'out'), 5, tags=())
+_c_diagonal_scatter_out = diagonal_scatter_out._cache
+
+
+def _bind_diagonal_scatter_out(self, src, offset=0, dim1=0, dim2=1, *, out):
+    return (self, src, offset, dim1, dim2, out)
+
+
+def _entry_diagonal_scatter_out(self, src, offset, dim1, dim2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diagonal_scatter_out, (self, src, offset, dim1, dim2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_diagonal_scatter_out.get(ks)
+    if _k is None:
+        _k = diagonal_scatter_out._fill(ks)
+    return _k(self, src, offset, dim1, dim2, out)
+
+
+diagonal_scatter_out._bind = _bind_diagonal_scatter_out
+diagonal_scatter_out._entry = _entry_diagonal_scatter_out
+_aten._packet('diagonal_scatter')._add(diagonal_scatter_out)
+
+
+# schema/native_functions.yaml:1116
+as_strided_scatter = _Op("aten", 'as_strided_scatter', 'default',
+    'as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor',
+    ('self', 'src', 'size', 'stride', 'storage_offset'), 5, tags=())
+_c_as_strided_scatter = as_strided_scatter._cache
+
+
+def _bind_as_strided_scatter(self, src, size, stride, storage_offset=None):
+    return (self, src, size, stride, storage_offset)
+
+
+def _entry_as_strided_scatter(self, src, size, stride, storage_offset):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(as_strided_scatter, (self, src, size, stride, storage_offset)) from None
+    _k = _c_as_strided_scatter.get(ks)
+    if _k is None:
+        _k = as_strided_scatter._fill(ks)
+    return _k(self, src, size, stride, storage_offset)
+
+
+as_strided_scatter._bind = _bind_as_strided_scatter
+as_strided_scatter._entry = _entry_as_strided_scatter
+_aten._packet('as_strided_scatter')._add(as_strided_scatter)
+
+
+# schema/native_functions.yaml:1120
+as_strided_scatter_out = _Op("aten", 'as_strided_scatter', 'out',
+    'as_strided_scatter.out(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'size', 'stride', 'storage_offset', 'out'), 5, tags=())
+_c_as_strided_scatter_out = as_strided_scatter_out._cache
+
+
+def _bind_as_strided_scatter_out(self, src, size, stride, storage_offset=None, *, out):
+    return (self, src, size, stride, storage_offset, out)
+
+
+def _entry_as_strided_scatter_out(self, src, size, stride, storage_offset, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(as_strided_scatter_out, (self, src, size, stride, storage_offset, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_as_strided_scatter_out.get(ks)
+    if _k is None:
+        _k = as_strided_scatter_out._fill(ks)
+    return _k(self, src, size, stride, storage_offset, out)
+
+
+as_strided_scatter_out._bind = _bind_as_strided_scatter_out
+as_strided_scatter_out._entry = _entry_as_strided_scatter_out
+_aten._packet('as_strided_scatter')._add(as_strided_scatter_out)
+
+
+# schema/native_functions.yaml:1122
+index_add = _Op("aten", 'index_add', 'default',
+    'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor',
+    ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
+_c_index_add = index_add._cache
+
+
+def _bind_index_add(self, dim, index, source, *, alpha=1):
+    return (self, dim, index, source, alpha)
+
+
+def _entry_index_add(self, dim, index, source, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_add, (self, dim, index, source, alpha)) from None
+    _k = _c_index_add.get(ks)
+    if _k is None:
+        _k = index_add._fill(ks)
+    return _k(self, dim, index, source, alpha)
+
+
+index_add._bind = _bind_index_add
+index_add._entry = _entry_index_add
+_aten._packet('index_add')._add(index_add)
+
+
+# schema/native_functions.yaml:1127
+index_add_out = _Op("aten", 'index_add', 'out',
+    'index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'source', 'alpha', 'out'), 4, tags=())
+_c_index_add_out = index_add_out._cache
+
+
+def _bind_index_add_out(self, dim, index, source, *, alpha=1, out):
+    return (self, dim, index, source, alpha, out)
+
+
+def _entry_index_add_out(self, dim, index, source, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_add_out, (self, dim, index, source, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_add_out.get(ks)
+    if _k is None:
+        _k = index_add_out._fill(ks)
+    return _k(self, dim, index, source, alpha, out)
+
+
+index_add_out._bind = _bind_index_add_out
+index_add_out._entry = _entry_index_add_out
+_aten._packet('index_add')._add(index_add_out)
+
+
+# schema/native_functions.yaml:1129
+index_add_ = _Op("aten", 'index_add_', 'default',
+    'index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
+_c_index_add_ = index_add_._cache
+
+
+def _bind_index_add_(self, dim, index, source, *, alpha=1):
+    return (self, dim, index, source, alpha)
+
+
+def _entry_index_add_(self, dim, index, source, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_add_, (self, dim, index, source, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_index_add_.get(ks)
+    if _k is None:
+        _k = index_add_._fill(ks)
+    return _k(self, dim, index, source, alpha)
+
+
+index_add_._bind = _bind_index_add_
+index_add_._entry = _entry_index_add_
+_aten._packet('index_add_')._add(index_add_)
+
+
+# schema/native_functions.yaml:1135
+index_copy = _Op("aten", 'index_copy', 'default',
+    'index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor',
+    ('self', 'dim', 'index', 'source'), 4, tags=())
+_c_index_copy = index_copy._cache
+
+
+def _bind_index_copy(self, dim, index, source):
+    return (self, dim, index, source)
+
+
+def _entry_index_copy(self, dim, index, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_copy, (self, dim, index, source)) from None
+    _k = _c_index_copy.get(ks)
+    if _k is None:
+        _k = index_copy._fill(ks)
+    return _k(self, dim, index, source)
+
+
+index_copy._bind = _bind_index_copy
+index_copy._entry = _entry_index_copy
+_aten._packet('index_copy')._add(index_copy)
+
+
+# schema/native_functions.yaml:1140
+index_copy_out = _Op("aten", 'index_copy', 'out',
+    'index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'source', 'out'), 4, tags=())
+_c_index_copy_out = index_copy_out._cache
+
+
+def _bind_index_copy_out(self, dim, index, source, *, out):
+    return (self, dim, index, source, out)
+
+
+def _entry_index_copy_out(self, dim, index, source, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_copy_out, (self, dim, index, source, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_copy_out.get(ks)
+    if _k is None:
+        _k = index_copy_out._fill(ks)
+    return _k(self, dim, index, source, out)
+
+
+index_copy_out._bind = _bind_index_copy_out
+index_copy_out._entry = _entry_index_copy_out
+_aten._packet('index_copy')._add(index_copy_out)
+
+
+# schema/native_functions.yaml:1142
+index_copy_ = _Op("aten", 'index_copy_', 'default',
+    'index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'source'), 4, tags=())
+_c_index_copy_ = index_copy_._cache
+
+
+def _bind_index_copy_(self, dim, index, source):
+    return (self, dim, index, source)
+
+
+def _entry_index_copy_(self, dim, index, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_copy_, (self, dim, index, source)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_index_copy_.get(ks)
+    if _k is None:
+        _k = index_copy_._fill(ks)
+    return _k(self, dim, index, source)
+
+
+index_copy_._bind = _bind_index_copy_
+index_copy_._entry = _entry_index_copy_
+_aten._packet('index_copy_')._add(index_copy_)
+
+
+# schema/native_functions.yaml:1148
+index_fill_int_Scalar = _Op("aten", 'index_fill', 'int_Scalar',
+    'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_index_fill_int_Scalar = index_fill_int_Scalar._cache
+
+
+def _bind_index_fill_int_Scalar(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_index_fill_int_Scalar(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill_int_Scalar, (self, dim, index, value)) from None
+    _k = _c_index_fill_int_Scalar.get(ks)
+    if _k is None:
+        _k = index_fill_int_Scalar._fill(ks)
+    return _k(self, dim, index, value)
+
+
+index_fill_int_Scalar._bind = _bind_index_fill_int_Scalar
+index_fill_int_Scalar._entry = _entry_index_fill_int_Scalar
+_aten._packet('index_fill')._add(index_fill_int_Scalar)
+
+
+# schema/native_functions.yaml:1152
+index_fill_int_Scalar_out = _Op("aten", 'index_fill', 'int_Scalar_out',
+    'index_fill.int_Scalar_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
+_c_index_fill_int_Scalar_out = index_fill_int_Scalar_out._cache
+
+
+def _bind_index_fill_int_Scalar_out(self, dim, index, value, *, out):
+    return (self, dim, index, value, out)
+
+
+def _entry_index_fill_int_Scalar_out(self, dim, index, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill_int_Scalar_out, (self, dim, index, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_fill_int_Scalar_out.get(ks)
+    if _k is None:
+        _k = index_fill_int_Scalar_out._fill(ks)
+    return _k(self, dim, index, value, out)
+
+
+index_fill_int_Scalar_out._bind = _bind_index_fill_int_Scalar_out
+index_fill_int_Scalar_out._entry = _entry_index_fill_int_Scalar_out
+_aten._packet('index_fill')._add(index_fill_int_Scalar_out)
+
+
+# schema/native_functions.yaml:1154
+index_fill_int_Tensor = _Op("aten", 'index_fill', 'int_Tensor',
+    'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_index_fill_int_Tensor = index_fill_int_Tensor._cache
+
+
+def _bind_index_fill_int_Tensor(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_index_fill_int_Tensor(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | value._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill_int_Tensor, (self, dim, index, value)) from None
+    _k = _c_index_fill_int_Tensor.get(ks)
+    if _k is None:
+        _k = index_fill_int_Tensor._fill(ks)
+    return _k(self, dim, index, value)
+
+
+index_fill_int_Tensor._bind = _bind_index_fill_int_Tensor
+index_fill_int_Tensor._entry = _entry_index_fill_int_Tensor
+_aten._packet('index_fill')._add(index_fill_int_Tensor)
+
+
+# schema/native_functions.yaml:1158
+index_fill_int_Tensor_out = _Op("aten", 'index_fill', 'int_Tensor_out',
+    'index_fill.int_Tensor_out(Tensor self, int dim, Tensor index, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
+_c_index_fill_int_Tensor_out = index_fill_int_Tensor_out._cache
+
+
+def _bind_index_fill_int_Tensor_out(self, dim, index, value, *, out):
+    return (self, dim, index, value, out)
+
+
+def _entry_index_fill_int_Tensor_out(self, dim, index, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | value._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill_int_Tensor_out, (self, dim, index, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_index_fill_int_Tensor_out.get(ks)
+    if _k is None:
+        _k = index_fill_int_Tensor_out._fill(ks)
+    return _k(self, dim, index, value, out)
+
+
+index_fill_int_Tensor_out._bind = _bind_index_fill_int_Tensor_out
+index_fill_int_Tensor_out._entry = _entry_index_fill_int_Tensor_out
+_aten._packet('index_fill')._add(index_fill_int_Tensor_out)
+
+
+# schema/native_functions.yaml:1160
+index_fill__int_Scalar = _Op("aten", 'index_fill_', 'int_Scalar',
+    'index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_index_fill__int_Scalar = index_fill__int_Scalar._cache
+
+
+def _bind_index_fill__int_Scalar(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_index_fill__int_Scalar(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill__int_Scalar, (self, dim, index, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_index_fill__int_Scalar.get(ks)
+    if _k is None:
+        _k = index_fill__int_Scalar._fill(ks)
+    return _k(self, dim, index, value)
+
+
+index_fill__int_Scalar._bind = _bind_index_fill__int_Scalar
+index_fill__int_Scalar._entry = _entry_index_fill__int_Scalar
+_aten._packet('index_fill_')._add(index_fill__int_Scalar)
+
+
+# schema/native_functions.yaml:1166
+index_fill__int_Tensor = _Op("aten", 'index_fill_', 'int_Tensor',
+    'index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)',
+    ('self', 'dim', 'index', 'value'), 4, tags=())
+_c_index_fill__int_Tensor = index_fill__int_Tensor._cache
+
+
+def _bind_index_fill__int_Tensor(self, dim, index, value):
+    return (self, dim, index, value)
+
+
+def _entry_index_fill__int_Tensor(self, dim, index, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | value._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(index_fill__int_Tensor, (self, dim, index, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_index_fill__int_Tensor.get(ks)
+    if _k is None:
+        _k = index_fill__int_Tensor._fill(ks)
+    return _k(self, dim, index, value)
+
+
+index_fill__int_Tensor._bind = _bind_index_fill__int_Tensor
+index_fill__int_Tensor._entry = _entry_index_fill__int_Tensor
+_aten._packet('index_fill_')._add(index_fill__int_Tensor)
+
+
+# schema/native_functions.yaml:1172
+masked_scatter = _Op("aten", 'masked_scatter', 'default',
+    'masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor',
+    ('self', 'mask', 'source'), 3, tags=())
+_c_masked_scatter = masked_scatter._cache
+
+
+def _bind_masked_scatter(self, mask, source):
+    return (self, mask, source)
+
+
+def _entry_masked_scatter(self, mask, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_scatter, (self, mask, source)) from None
+    _k = _c_masked_scatter.get(ks)
+    if _k is None:
+        _k = masked_scatter._fill(ks)
+    return _k(self, mask, source)
+
+
+masked_scatter._bind = _bind_masked_scatter
+masked_scatter._entry = _entry_masked_scatter
+_aten._packet('masked_scatter')._add(masked_scatter)
+
+
+# schema/native_functions.yaml:1176
+masked_scatter_out = _Op("aten", 'masked_scatter', 'out',
+    'masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mask', 'source', 'out'), 3, tags=())
+_c_masked_scatter_out = masked_scatter_out._cache
+
+
+def _bind_masked_scatter_out(self, mask, source, *, out):
+    return (self, mask, source, out)
+
+
+def _entry_masked_scatter_out(self, mask, source, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | source._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_scatter_out, (self, mask, source, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_masked_scatter_out.get(ks)
+    if _k is None:
+        _k = masked_scatter_out._fill(ks)
+    return _k(self, mask, source, out)
+
+
+masked_scatter_out._bind = _bind_masked_scatter_out
+masked_scatter_out._entry = _entry_masked_scatter_out
+_aten._packet('masked_scatter')._add(masked_scatter_out)
+
+
+# schema/native_functions.yaml:1178
+masked_scatter_ = _Op("aten", 'masked_scatter_', 'default',
+    'masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)',
+    ('self', 'mask', 'source'), 3, tags=())
+_c_masked_scatter_ = masked_scatter_._cache
+
+
+def _bind_masked_scatter_(self, mask, source):
+    return (self, mask, source)
+
+
+def _entry_masked_scatter_(self, mask, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | mask._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(masked_scatter_, (self, mask, source)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_masked_scatter_.get(ks)
+    if _k is None:
+        _k = masked_scatter_._fill(ks)
+    return _k(self, mask, source)
+
+
+masked_scatter_._bind = _bind_masked_scatter_
+masked_scatter_._entry = _entry_masked_scatter_
+_aten._packet('masked_scatter_')._add(masked_scatter_)
+
+
+# schema/native_functions.yaml:1184
+take = _Op("aten", 'take', 'default',
+    'take(Tensor self, Tensor index) -> Tensor',
+    ('self', 'index'), 2, tags=())
+_c_take = take._cache
+
+
+def _bind_take(self, index):
+    return (self, index)
+
+
+def _entry_take(self, index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(take, (self, index)) from None
+    _k = _c_take.get(ks)
+    if _k is None:
+        _k = take._fill(ks)
+    return _k(self, index)
+
+
+take._bind = _bind_take
+take._entry = _entry_take
+_aten._packet('take')._add(take)
+
+
+# schema/native_functions.yaml:1189
+take_out = _Op("aten", 'take', 'out',
+    'take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'index', 'out'), 2, tags=())
+_c_take_out = take_out._cache
+
+
+def _bind_take_out(self, index, *, out):
+    return (self, index, out)
+
+
+def _entry_take_out(self, index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(take_out, (self, index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_take_out.get(ks)
+    if _k is None:
+        _k = take_out._fill(ks)
+    return _k(self, index, out)
+
+
+take_out._bind = _bind_take_out
+take_out._entry = _entry_take_out
+_aten._packet('take')._add(take_out)
+
+
+# schema/native_functions.yaml:1191
+put = _Op("aten", 'put', 'default',
+    'put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor',
+    ('self', 'index', 'source', 'accumulate'), 4, tags=())
+_c_put = put._cache
+
+
+def _bind_put(self, index, source, accumulate=False):
+    return (self, index, source, accumulate)
+
+
+def _entry_put(self, index, source, accumulate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(put, (self, index, source, accumulate)) from None
+    _k = _c_put.get(ks)
+    if _k is None:
+        _k = put._fill(ks)
+    return _k(self, index, source, accumulate)
+
+
+put._bind = _bind_put
+put._entry = _entry_put
+_aten._packet('put')._add(put)
+
+
+# schema/native_functions.yaml:1195
+put_out = _Op("aten", 'put', 'out',
+    'put.out(Tensor self, Tensor index, Tensor source, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'index', 'source', 'accumulate', 'out'), 4, tags=())
+_c_put_out = put_out._cache
+
+
+def _bind_put_out(self, index, source, accumulate=False, *, out):
+    return (self, index, source, accumulate, out)
+
+
+def _entry_put_out(self, index, source, accumulate, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(put_out, (self, index, source, accumulate, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_put_out.get(ks)
+    if _k is None:
+        _k = put_out._fill(ks)
+    return _k(self, index, source, accumulate, out)
+
+
+put_out._bind = _bind_put_out
+put_out._entry = _entry_put_out
+_aten._packet('put')._add(put_out)
+
+
+# schema/native_functions.yaml:1197
+put_ = _Op("aten", 'put_', 'default',
+    'put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)',
+    ('self', 'index', 'source', 'accumulate'), 4, tags=())
+_c_put_ = put_._cache
+
+
+def _bind_put_(self, index, source, accumulate=False):
+    return (self, index, source, accumulate)
+
+
+def _entry_put_(self, index, source, accumulate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | index._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(put_, (self, index, source, accumulate)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_put_.get(ks)
+    if _k is None:
+        _k = put_._fill(ks)
+    return _k(self, index, source, accumulate)
+
+
+put_._bind = _bind_put_
+put_._entry = _entry_put_
+_aten._packet('put_')._add(put_)
+
+
+# schema/native_functions.yaml:1203
+take_along_dim = _Op("aten", 'take_along_dim', 'default',
+    'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor',
+    ('self', 'indices', 'dim'), 3, tags=())
+_c_take_along_dim = take_along_dim._cache
+
+
+def _bind_take_along_dim(self, indices, dim=None):
+    return (self, indices, dim)
+
+
+def _entry_take_along_dim(self, indices, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(take_along_dim, (self, indices, dim)) from None
+    _k = _c_take_along_dim.get(ks)
+    if _k is None:
+        _k = take_along_dim._fill(ks)
+    return _k(self, indices, dim)
+
+
+take_along_dim._bind = _bind_take_along_dim
+take_along_dim._entry = _entry_take_along_dim
+_aten._packet('take_along_dim')._add(take_along_dim)
+
+
+# schema/native_functions.yaml:1207
+take_along_dim_out = _Op("aten", 'take_along_dim', 'out',
+    'take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'indices', 'dim', 'out'), 3, tags=())
+_c_take_along_dim_out = take_along_dim_out._cache
+
+
+def _bind_take_along_dim_out(self, indices, dim=None, *, out):
+    return (self, indices, dim, out)
+
+
+def _entry_take_along_dim_out(self, indices, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | indices._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(take_along_dim_out, (self, indices, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_take_along_dim_out.get(ks)
+    if _k is None:
+        _k = take_along_dim_out._fill(ks)
+    return _k(self, indices, dim, out)
+
+
+take_along_dim_out._bind = _bind_take_along_dim_out
+take_along_dim_out._entry = _entry_take_along_dim_out
+_aten._packet('take_along_dim')._add(take_along_dim_out)
+
+
+# schema/native_functions.yaml:1209
+argwhere = _Op("aten", 'argwhere', 'default',
+    'argwhere(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_argwhere = argwhere._cache
+
+
+def _bind_argwhere(self):
+    return (self,)
+
+
+def _entry_argwhere(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argwhere, (self,)) from None
+    _k = _c_argwhere.get(ks)
+    if _k is None:
+        _k = argwhere._fill(ks)
+    return _k(self)
+
+
+argwhere._bind = _bind_argwhere
+argwhere._entry = _entry_argwhere
+_aten._packet('argwhere')._add(argwhere)
+
+
+# schema/native_functions.yaml:1214
+fliplr = _Op("aten", 'fliplr', 'default',
+    'fliplr(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_fliplr = fliplr._cache
+
+
+def _bind_fliplr(self):
+    return (self,)
+
+
+def _entry_fliplr(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fliplr, (self,)) from None
+    _k = _c_fliplr.get(ks)
+    if _k is None:
+        _k = fliplr._fill(ks)
+    return _k(self)
+
+
+fliplr._bind = _bind_fliplr
+fliplr._entry = _entry_fliplr
+_aten._packet('fliplr')._add(fliplr)
+
+
+# schema/native_functions.yaml:1219
+flipud = _Op("aten", 'flipud', 'default',
+    'flipud(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_flipud = flipud._cache
+
+
+def _bind_flipud(self):
+    return (self,)
+
+
+def _entry_flipud(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(flipud, (self,)) from None
+    _k = _c_flipud.get(ks)
+    if _k is None:
+        _k = flipud._fill(ks)
+    return _k(self)
+
+
+flipud._bind = _bind_flipud
+flipud._entry = _entry_flipud
+_aten._packet('flipud')._add(flipud)
+
+
+# schema/native_functions.yaml:1224
+rot90 = _Op("aten", 'rot90', 'default',
+    'rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor',
+    ('self', 'k', 'dims'), 3, tags=())
+_c_rot90 = rot90._cache
+
+
+def _bind_rot90(self, k=1, dims=(0, 1)):
+    return (self, k, dims)
+
+
+def _entry_rot90(self, k, dims):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rot90, (self, k, dims)) from None
+    _k = _c_rot90.get(ks)
+    if _k is None:
+        _k = rot90._fill(ks)
+    return _k(self, k, dims)
+
+
+rot90._bind = _bind_rot90
+rot90._entry = _entry_rot90
+_aten._packet('rot90')._add(rot90)
+
+
+# schema/native_functions.yaml:1228
+rot90_out = _Op("aten", 'rot90', 'out',
+    'rot90.out(Tensor self, int k=1, int[] dims=[0,1], *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'k', 'dims', 'out'), 3, tags=())
+_c_rot90_out = rot90_out._cache
+
+
+def _bind_rot90_out(self, k=1, dims=(0, 1), *, out):
+    return (self, k, dims, out)
+
+
+def _entry_rot90_out(self, k, dims, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rot90_out, (self, k, dims, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rot90_out.get(ks)
+    if _k is None:
+        _k = rot90_out._fill(ks)
+    return _k(self, k, dims, out)
+
+
+rot90_out._bind = _bind_rot90_out
+rot90_out._entry = _entry_rot90_out
+_aten._packet('rot90')._add(rot90_out)
+
+
+# schema/native_functions.yaml:1230
+msort = _Op("aten", 'msort', 'default',
+    'msort(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_msort = msort._cache
+
+
+def _bind_msort(self):
+    return (self,)
+
+
+def _entry_msort(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(msort, (self,)) from None
+    _k = _c_msort.get(ks)
+    if _k is None:
+        _k = msort._fill(ks)
+    return _k(self)
+
+
+msort._bind = _bind_msort
+msort._entry = _entry_msort
+_aten._packet('msort')._add(msort)
+
+
+# schema/native_functions.yaml:1234
+msort_out = _Op("aten", 'msort', 'out',
+    'msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_msort_out = msort_out._cache
+
+
+def _bind_msort_out(self, *, out):
+    return (self, out)
+
+
+def _entry_msort_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(msort_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_msort_out.get(ks)
+    if _k is None:
+        _k = msort_out._fill(ks)
+    return _k(self, out)
+
+
+msort_out._bind = _bind_msort_out
+msort_out._entry = _entry_msort_out
+_aten._packet('msort')._add(msort_out)
+
+
+# schema/native_functions.yaml:1236
+unique_consecutive = _Op("aten", 'unique_consecutive', 'default',
+    'unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)',
+    ('self', 'return_inverse', 'return_counts', 'dim'), 4, tags=('dynamic_output_shape',))
+_c_unique_consecutive = unique_consecutive._cache
+
+
+def _bind_unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    return (self, return_inverse, return_counts, dim)
+
+
+def _entry_unique_consecutive(self, return_inverse, return_counts, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unique_consecutive, (self, return_inverse, return_counts, dim)) from None
+    _k = _c_unique_consecutive.get(ks)
+    if _k is None:
+        _k = unique_consecutive._fill(ks)
+    return _k(self, return_inverse, return_counts, dim)
+
+
+unique_consecutive._bind = _bind_unique_consecutive
+unique_consecutive._entry = _entry_unique_consecutive
+_aten._packet('unique_consecutive')._add(unique_consecutive)
+
+
+# schema/native_functions.yaml:1241
+unique_consecutive_out = _Op("aten", 'unique_consecutive', 'out',
+    'unique_consecutive.out(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('self', 'return_inverse', 'return_counts', 'dim', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
+_c_unique_consecutive_out = unique_consecutive_out._cache
+
+
+def _bind_unique_consecutive_out(self, return_inverse=False, return_counts=False, dim=None, *, out0, out1, out2):
+    return (self, return_inverse, return_counts, dim, out0, out1, out2)
+
+
+def _entry_unique_consecutive_out(self, return_inverse, return_counts, dim, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unique_consecutive_out, (self, return_inverse, return_counts, dim, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c_unique_consecutive_out.get(ks)
+    if _k is None:
+        _k = unique_consecutive_out._fill(ks)
+    return _k(self, return_inverse, return_counts, dim, out0, out1, out2)
+
+
+unique_consecutive_out._bind = _bind_unique_consecutive_out
+unique_consecutive_out._entry = _entry_unique_consecutive_out
+_aten._packet('unique_consecutive')._add(unique_consecutive_out)
+
+
+# schema/native_functions.yaml:1244
+unfold = _Op("aten", 'unfold', 'default',
+    'unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)',
+    ('self', 'dimension', 'size', 'step'), 4, tags=('view',))
+_c_unfold = unfold._cache
+
+
+def _bind_unfold(self, dimension, size, step):
+    return (self, dimension, size, step)
+
+
+def _entry_unfold(self, dimension, size, step):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unfold, (self, dimension, size, step)) from None
+    _k = _c_unfold.get(ks)
+    if _k is None:
+        _k = unfold._fill(ks)
+    return _k(self, dimension, size, step)
+
+
+unfold._bind = _bind_unfold
+unfold._entry = _entry_unfold
+_aten._packet('unfold')._add(unfold)
+
+
+# schema/native_functions.yaml:1250
+swapaxes = _Op("aten", 'swapaxes', 'default',
+    'swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)',
+    ('self', 'axis0', 'axis1'), 3, tags=())
+_c_swapaxes = swapaxes._cache
+
+
+def _bind_swapaxes(self, axis0, axis1):
+    return (self, axis0, axis1)
+
+
+def _entry_swapaxes(self, axis0, axis1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(swapaxes, (self, axis0, axis1)) from None
+    _k = _c_swapaxes.get(ks)
+    if _k is None:
+        _k = swapaxes._fill(ks)
+    return _k(self, axis0, axis1)
+
+
+swapaxes._bind = _bind_swapaxes
+swapaxes._entry = _entry_swapaxes
+_aten._packet('swapaxes')._add(swapaxes)
+
+
+# schema/native_functions.yaml:1255
+swapdims = _Op("aten", 'swapdims', 'default',
+    'swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
+    ('self', 'dim0', 'dim1'), 3, tags=())
+_c_swapdims = swapdims._cache
+
+
+def _bind_swapdims(self, dim0, dim1):
+    return (self, dim0, dim1)
+
+
+def _entry_swapdims(self, dim0, dim1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(swapdims, (self, dim0, dim1)) from None
+    _k = _c_swapdims.get(ks)
+    if _k is None:
+        _k = swapdims._fill(ks)
+    return _k(self, dim0, dim1)
+
+
+swapdims._bind = _bind_swapdims
+swapdims._entry = _entry_swapdims
+_aten._packet('swapdims')._add(swapdims)
+
+
+# schema/native_functions.yaml:1260
+moveaxis_intlist = _Op("aten", 'moveaxis', 'intlist',
+    'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
+    ('self', 'source', 'destination'), 3, tags=())
+_c_moveaxis_intlist = moveaxis_intlist._cache
+
+
+def _bind_moveaxis_intlist(self, source, destination):
+    return (self, source, destination)
+
+
+def _entry_moveaxis_intlist(self, source, destination):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(moveaxis_intlist, (self, source, destination)) from None
+    _k = _c_moveaxis_intlist.get(ks)
+    if _k is None:
+        _k = moveaxis_intlist._fill(ks)
+    return _k(self, source, destination)
+
+
+moveaxis_intlist._bind = _bind_moveaxis_intlist
+moveaxis_intlist._entry = _entry_moveaxis_intlist
+_aten._packet('moveaxis')._add(moveaxis_intlist)
+
+
+# schema/native_functions.yaml:1265
+moveaxis_int = _Op("aten", 'moveaxis', 'int',
+    'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
+    ('self', 'source', 'destination'), 3, tags=())
+_c_moveaxis_int = moveaxis_int._cache
+
+
+def _bind_moveaxis_int(self, source, destination):
+    return (self, source, destination)
+
+
+def _entry_moveaxis_int(self, source, destination):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(moveaxis_int, (self, source, destination)) from None
+    _k = _c_moveaxis_int.get(ks)
+    if _k is None:
+        _k = moveaxis_int._fill(ks)
+    return _k(self, source, destination)
+
+
+moveaxis_int._bind = _bind_moveaxis_int
+moveaxis_int._entry = _entry_moveaxis_int
+_aten._packet('moveaxis')._add(moveaxis_int)
+
+
+# schema/native_functions.yaml:1270
+ravel = _Op("aten", 'ravel', 'default',
+    'ravel(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_ravel = ravel._cache
+
+
+def _bind_ravel(self):
+    return (self,)
+
+
+def _entry_ravel(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ravel, (self,)) from None
+    _k = _c_ravel.get(ks)
+    if _k is None:
+        _k = ravel._fill(ks)
+    return _k(self)
+
+
+ravel._bind = _bind_ravel
+ravel._entry = _entry_ravel
+_aten._packet('ravel')._add(ravel)
+
+
+# schema/native_functions.yaml:1275
+narrow_copy = _Op("aten", 'narrow_copy', 'default',
+    'narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor',
+    ('self', 'dim', 'start', 'length'), 4, tags=())
+_c_narrow_copy = narrow_copy._cache
+
+
+def _bind_narrow_copy(self, dim, start, length):
+    return (self, dim, start, length)
+
+
+def _entry_narrow_copy(self, dim, start, length):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(narrow_copy, (self, dim, start, length)) from None
+    _k = _c_narrow_copy.get(ks)
+    if _k is None:
+        _k = narrow_copy._fill(ks)
+    return _k(self, dim, start, length)
+
+
+narrow_copy._bind = _bind_narrow_copy
+narrow_copy._entry = _entry_narrow_copy
+_aten._packet('narrow_copy')._add(narrow_copy)
+
+
+# schema/native_functions.yaml:1279
+narrow_copy_out = _Op("aten", 'narrow_copy', 'out',
+    'narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'start', 'length', 'out'), 4, tags=())
+_c_narrow_copy_out = narrow_copy_out._cache
+
+
+def _bind_narrow_copy_out(self, dim, start, length, *, out):
+    return (self, dim, start, length, out)
+
+
+def _entry_narrow_copy_out(self, dim, start, length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(narrow_copy_out, (self, dim, start, length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_narrow_copy_out.get(ks)
+    if _k is None:
+        _k = narrow_copy_out._fill(ks)
+    return _k(self, dim, start, length, out)
+
+
+narrow_copy_out._bind = _bind_narrow_copy_out
+narrow_copy_out._entry = _entry_narrow_copy_out
+_aten._packet('narrow_copy')._add(narrow_copy_out)
+
+
+# schema/native_functions.yaml:1281
+tensor_split_sections = _Op("aten", 'tensor_split', 'sections',
+    'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
+    ('self', 'sections', 'dim'), 3, tags=())
+_c_tensor_split_sections = tensor_split_sections._cache
+
+
+def _bind_tensor_split_sections(self, sections, dim=0):
+    return (self, sections, dim)
+
+
+def _entry_tensor_split_sections(self, sections, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensor_split_sections, (self, sections, dim)) from None
+    _k = _c_tensor_split_sections.get(ks)
+    if _k is None:
+        _k = tensor_split_sections._fill(ks)
+    return _k(self, sections, dim)
+
+
+tensor_split_sections._bind = _bind_tensor_split_sections
+tensor_split_sections._entry = _entry_tensor_split_sections
+_aten._packet('tensor_split')._add(tensor_split_sections)
+
+
+# schema/native_functions.yaml:1286
+tensor_split_indices = _Op("aten", 'tensor_split', 'indices',
+    'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
+    ('self', 'indices', 'dim'), 3, tags=())
+_c_tensor_split_indices = tensor_split_indices._cache
+
+
+def _bind_tensor_split_indices(self, indices, dim=0):
+    return (self, indices, dim)
+
+
+def _entry_tensor_split_indices(self, indices, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensor_split_indices, (self, indices, dim)) from None
+    _k = _c_tensor_split_indices.get(ks)
+    if _k is None:
+        _k = tensor_split_indices._fill(ks)
+    return _k(self, indices, dim)
+
+
+tensor_split_indices._bind = _bind_tensor_split_indices
+tensor_split_indices._entry = _entry_tensor_split_indices
+_aten._packet('tensor_split')._add(tensor_split_indices)
+
+
+# schema/native_functions.yaml:1291
+tensor_split_tensor_indices_or_sections = _Op("aten", 'tensor_split', 'tensor_indices_or_sections',
+    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
+    ('self', 'tensor_indices_or_sections', 'dim'), 3, tags=())
+_c_tensor_split_tensor_indices_or_sections = tensor_split_tensor_indices_or_sections._cache
+
+
+def _bind_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim=0):
+    return (self, tensor_indices_or_sections, dim)
+
+
+def _entry_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | tensor_indices_or_sections._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tensor_split_tensor_indices_or_sections, (self, tensor_indices_or_sections, dim)) from None
+    _k = _c_tensor_split_tensor_indices_or_sections.get(ks)
+    if _k is None:
+        _k = tensor_split_tensor_indices_or_sections._fill(ks)
+    return _k(self, tensor_indices_or_sections, dim)
+
+
+tensor_split_tensor_indices_or_sections._bind = _bind_tensor_split_tensor_indices_or_sections
+tensor_split_tensor_indices_or_sections._entry = _entry_tensor_split_tensor_indices_or_sections
+_aten._packet('tensor_split')._add(tensor_split_tensor_indices_or_sections)
+
+
+# schema/native_functions.yaml:1296
+hsplit_int = _Op("aten", 'hsplit', 'int',
+    'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    ('self', 'sections'), 2, tags=())
+_c_hsplit_int = hsplit_int._cache
+
+
+def _bind_hsplit_int(self, sections):
+    return (self, sections)
+
+
+def _entry_hsplit_int(self, sections):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hsplit_int, (self, sections)) from None
+    _k = _c_hsplit_int.get(ks)
+    if _k is None:
+        _k = hsplit_int._fill(ks)
+    return _k(self, sections)
+
+
+hsplit_int._bind = _bind_hsplit_int
+hsplit_int._entry = _entry_hsplit_int
+_aten._packet('hsplit')._add(hsplit_int)
+
+
+# schema/native_functions.yaml:1301
+hsplit_array = _Op("aten", 'hsplit', 'array',
+    'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+    ('self', 'indices'), 2, tags=())
+_c_hsplit_array = hsplit_array._cache
+
+
+def _bind_hsplit_array(self, indices):
+    return (self, indices)
+
+
+def _entry_hsplit_array(self, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hsplit_array, (self, indices)) from None
+    _k = _c_hsplit_array.get(ks)
+    if _k is None:
+        _k = hsplit_array._fill(ks)
+    return _k(self, indices)
+
+
+hsplit_array._bind = _bind_hsplit_array
+hsplit_array._entry = _entry_hsplit_array
+_aten._packet('hsplit')._add(hsplit_array)
+
+
+# schema/native_functions.yaml:1306
+vsplit_int = _Op("aten", 'vsplit', 'int',
+    'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    ('self', 'sections'), 2, tags=())
+_c_vsplit_int = vsplit_int._cache
+
+
+def _bind_vsplit_int(self, sections):
+    return (self, sections)
+
+
+def _entry_vsplit_int(self, sections):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vsplit_int, (self, sections)) from None
+    _k = _c_vsplit_int.get(ks)
+    if _k is None:
+        _k = vsplit_int._fill(ks)
+    return _k(self, sections)
+
+
+vsplit_int._bind = _bind_vsplit_int
+vsplit_int._entry = _entry_vsplit_int
+_aten._packet('vsplit')._add(vsplit_int)
+
+
+# schema/native_functions.yaml:1311
+vsplit_array = _Op("aten", 'vsplit', 'array',
+    'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+    ('self', 'indices'), 2, tags=())
+_c_vsplit_array = vsplit_array._cache
+
+
+def _bind_vsplit_array(self, indices):
+    return (self, indices)
+
+
+def _entry_vsplit_array(self, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vsplit_array, (self, indices)) from None
+    _k = _c_vsplit_array.get(ks)
+    if _k is None:
+        _k = vsplit_array._fill(ks)
+    return _k(self, indices)
+
+
+vsplit_array._bind = _bind_vsplit_array
+vsplit_array._entry = _entry_vsplit_array
+_aten._packet('vsplit')._add(vsplit_array)
+
+
+# schema/native_functions.yaml:1316
+dsplit_int = _Op("aten", 'dsplit', 'int',
+    'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    ('self', 'sections'), 2, tags=())
+_c_dsplit_int = dsplit_int._cache
+
+
+def _bind_dsplit_int(self, sections):
+    return (self, sections)
+
+
+def _entry_dsplit_int(self, sections):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dsplit_int, (self, sections)) from None
+    _k = _c_dsplit_int.get(ks)
+    if _k is None:
+        _k = dsplit_int._fill(ks)
+    return _k(self, sections)
+
+
+dsplit_int._bind = _bind_dsplit_int
+dsplit_int._entry = _entry_dsplit_int
+_aten._packet('dsplit')._add(dsplit_int)
+
+
+# schema/native_functions.yaml:1321
+dsplit_array = _Op("aten", 'dsplit', 'array',
+    'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+    ('self', 'indices'), 2, tags=())
+_c_dsplit_array = dsplit_array._cache
+
+
+def _bind_dsplit_array(self, indices):
+    return (self, indices)
+
+
+def _entry_dsplit_array(self, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dsplit_array, (self, indices)) from None
+    _k = _c_dsplit_array.get(ks)
+    if _k is None:
+        _k = dsplit_array._fill(ks)
+    return _k(self, indices)
+
+
+dsplit_array._bind = _bind_dsplit_array
+dsplit_array._entry = _entry_dsplit_array
+_aten._packet('dsplit')._add(dsplit_array)
+
+
+# schema/native_functions.yaml:1326
+atleast_1d = _Op("aten", 'atleast_1d', 'default',
+    'atleast_1d(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_atleast_1d = atleast_1d._cache
+
+
+def _bind_atleast_1d(self):
+    return (self,)
+
+
+def _entry_atleast_1d(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_1d, (self,)) from None
+    _k = _c_atleast_1d.get(ks)
+    if _k is None:
+        _k = atleast_1d._fill(ks)
+    return _k(self)
+
+
+atleast_1d._bind = _bind_atleast_1d
+atleast_1d._entry = _entry_atleast_1d
+_aten._packet('atleast_1d')._add(atleast_1d)
+
+
+# schema/native_functions.yaml:1331
+atleast_1d_Sequence = _Op("aten", 'atleast_1d', 'Sequence',
+    'atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_atleast_1d_Sequence = atleast_1d_Sequence._cache
+
+
+def _bind_atleast_1d_Sequence(tensors):
+    return (tensors,)
+
+
+def _entry_atleast_1d_Sequence(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_1d_Sequence, (tensors,)) from None
+    _k = _c_atleast_1d_Sequence.get(ks)
+    if _k is None:
+        _k = atleast_1d_Sequence._fill(ks)
+    return _k(tensors)
+
+
+atleast_1d_Sequence._bind = _bind_atleast_1d_Sequence
+atleast_1d_Sequence._entry = _entry_atleast_1d_Sequence
+_aten._packet('atleast_1d')._add(atleast_1d_Sequence)
+
+
+# schema/native_functions.yaml:1336
+atleast_2d = _Op("aten", 'atleast_2d', 'default',
+    'atleast_2d(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_atleast_2d = atleast_2d._cache
+
+
+def _bind_atleast_2d(self):
+    return (self,)
+
+
+def _entry_atleast_2d(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_2d, (self,)) from None
+    _k = _c_atleast_2d.get(ks)
+    if _k is None:
+        _k = atleast_2d._fill(ks)
+    return _k(self)
+
+
+atleast_2d._bind = _bind_atleast_2d
+atleast_2d._entry = _entry_atleast_2d
+_aten._packet('atleast_2d')._add(atleast_2d)
+
+
+# schema/native_functions.yaml:1341
+atleast_2d_Sequence = _Op("aten", 'atleast_2d', 'Sequence',
+    'atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_atleast_2d_Sequence = atleast_2d_Sequence._cache
+
+
+def _bind_atleast_2d_Sequence(tensors):
+    return (tensors,)
+
+
+def _entry_atleast_2d_Sequence(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_2d_Sequence, (tensors,)) from None
+    _k = _c_atleast_2d_Sequence.get(ks)
+    if _k is None:
+        _k = atleast_2d_Sequence._fill(ks)
+    return _k(tensors)
+
+
+atleast_2d_Sequence._bind = _bind_atleast_2d_Sequence
+atleast_2d_Sequence._entry = _entry_atleast_2d_Sequence
+_aten._packet('atleast_2d')._add(atleast_2d_Sequence)
+
+
+# schema/native_functions.yaml:1346
+atleast_3d = _Op("aten", 'atleast_3d', 'default',
+    'atleast_3d(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_atleast_3d = atleast_3d._cache
+
+
+def _bind_atleast_3d(self):
+    return (self,)
+
+
+def _entry_atleast_3d(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_3d, (self,)) from None
+    _k = _c_atleast_3d.get(ks)
+    if _k is None:
+        _k = atleast_3d._fill(ks)
+    return _k(self)
+
+
+atleast_3d._bind = _bind_atleast_3d
+atleast_3d._entry = _entry_atleast_3d
+_aten._packet('atleast_3d')._add(atleast_3d)
+
+
+# schema/native_functions.yaml:1351
+atleast_3d_Sequence = _Op("aten", 'atleast_3d', 'Sequence',
+    'atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_atleast_3d_Sequence = atleast_3d_Sequence._cache
+
+
+def _bind_atleast_3d_Sequence(tensors):
+    return (tensors,)
+
+
+def _entry_atleast_3d_Sequence(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atleast_3d_Sequence, (tensors,)) from None
+    _k = _c_atleast_3d_Sequence.get(ks)
+    if _k is None:
+        _k = atleast_3d_Sequence._fill(ks)
+    return _k(tensors)
+
+
+atleast_3d_Sequence._bind = _bind_atleast_3d_Sequence
+atleast_3d_Sequence._entry = _entry_atleast_3d_Sequence
+_aten._packet('atleast_3d')._add(atleast_3d_Sequence)
+
+
+# schema/native_functions.yaml:1356
+hstack = _Op("aten", 'hstack', 'default',
+    'hstack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_hstack = hstack._cache
+
+
+def _bind_hstack(tensors):
+    return (tensors,)
+
+
+def _entry_hstack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hstack, (tensors,)) from None
+    _k = _c_hstack.get(ks)
+    if _k is None:
+        _k = hstack._fill(ks)
+    return _k(tensors)
+
+
+hstack._bind = _bind_hstack
+hstack._entry = _entry_hstack
+_aten._packet('hstack')._add(hstack)
+
+
+# schema/native_functions.yaml:1359
+hstack_out = _Op("aten", 'hstack', 'out',
+    'hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_hstack_out = hstack_out._cache
+
+
+def _bind_hstack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_hstack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hstack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hstack_out.get(ks)
+    if _k is None:
+        _k = hstack_out._fill(ks)
+    return _k(tensors, out)
+
+
+hstack_out._bind = _bind_hstack_out
+hstack_out._entry = _entry_hstack_out
+_aten._packet('hstack')._add(hstack_out)
+
+
+# schema/native_functions.yaml:1361
+vstack = _Op("aten", 'vstack', 'default',
+    'vstack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_vstack = vstack._cache
+
+
+def _bind_vstack(tensors):
+    return (tensors,)
+
+
+def _entry_vstack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vstack, (tensors,)) from None
+    _k = _c_vstack.get(ks)
+    if _k is None:
+        _k = vstack._fill(ks)
+    return _k(tensors)
+
+
+vstack._bind = _bind_vstack
+vstack._entry = _entry_vstack
+_aten._packet('vstack')._add(vstack)
+
+
+# schema/native_functions.yaml:1364
+vstack_out = _Op("aten", 'vstack', 'out',
+    'vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_vstack_out = vstack_out._cache
+
+
+def _bind_vstack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_vstack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(vstack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_vstack_out.get(ks)
+    if _k is None:
+        _k = vstack_out._fill(ks)
+    return _k(tensors, out)
+
+
+vstack_out._bind = _bind_vstack_out
+vstack_out._entry = _entry_vstack_out
+_aten._packet('vstack')._add(vstack_out)
+
+
+# schema/native_functions.yaml:1366
+row_stack = _Op("aten", 'row_stack', 'default',
+    'row_stack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_row_stack = row_stack._cache
+
+
+def _bind_row_stack(tensors):
+    return (tensors,)
+
+
+def _entry_row_stack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(row_stack, (tensors,)) from None
+    _k = _c_row_stack.get(ks)
+    if _k is None:
+        _k = row_stack._fill(ks)
+    return _k(tensors)
+
+
+row_stack._bind = _bind_row_stack
+row_stack._entry = _entry_row_stack
+_aten._packet('row_stack')._add(row_stack)
+
+
+# schema/native_functions.yaml:1369
+row_stack_out = _Op("aten", 'row_stack', 'out',
+    'row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_row_stack_out = row_stack_out._cache
+
+
+def _bind_row_stack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_row_stack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(row_stack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_row_stack_out.get(ks)
+    if _k is None:
+        _k = row_stack_out._fill(ks)
+    return _k(tensors, out)
+
+
+row_stack_out._bind = _bind_row_stack_out
+row_stack_out._entry = _entry_row_stack_out
+_aten._packet('row_stack')._add(row_stack_out)
+
+
+# schema/native_functions.yaml:1371
+dstack = _Op("aten", 'dstack', 'default',
+    'dstack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_dstack = dstack._cache
+
+
+def _bind_dstack(tensors):
+    return (tensors,)
+
+
+def _entry_dstack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dstack, (tensors,)) from None
+    _k = _c_dstack.get(ks)
+    if _k is None:
+        _k = dstack._fill(ks)
+    return _k(tensors)
+
+
+dstack._bind = _bind_dstack
+dstack._entry = _entry_dstack
+_aten._packet('dstack')._add(dstack)
+
+
+# schema/native_functions.yaml:1374
+dstack_out = _Op("aten", 'dstack', 'out',
+    'dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_dstack_out = dstack_out._cache
+
+
+def _bind_dstack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_dstack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dstack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_dstack_out.get(ks)
+    if _k is None:
+        _k = dstack_out._fill(ks)
+    return _k(tensors, out)
+
+
+dstack_out._bind = _bind_dstack_out
+dstack_out._entry = _entry_dstack_out
+_aten._packet('dstack')._add(dstack_out)
+
+
+# schema/native_functions.yaml:1376
+column_stack = _Op("aten", 'column_stack', 'default',
+    'column_stack(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_column_stack = column_stack._cache
+
+
+def _bind_column_stack(tensors):
+    return (tensors,)
+
+
+def _entry_column_stack(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(column_stack, (tensors,)) from None
+    _k = _c_column_stack.get(ks)
+    if _k is None:
+        _k = column_stack._fill(ks)
+    return _k(tensors)
+
+
+column_stack._bind = _bind_column_stack
+column_stack._entry = _entry_column_stack
+_aten._packet('column_stack')._add(column_stack)
+
+
+# schema/native_functions.yaml:1379
+column_stack_out = _Op("aten", 'column_stack', 'out',
+    'column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_column_stack_out = column_stack_out._cache
+
+
+def _bind_column_stack_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_column_stack_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(column_stack_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_column_stack_out.get(ks)
+    if _k is None:
+        _k = column_stack_out._fill(ks)
+    return _k(tensors, out)
+
+
+column_stack_out._bind = _bind_column_stack_out
+column_stack_out._entry = _entry_column_stack_out
+_aten._packet('column_stack')._add(column_stack_out)
+
+
+# schema/native_functions.yaml:1381
+diag_embed = _Op("aten", 'diag_embed', 'default',
+    'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor',
+    ('self', 'offset', 'dim1', 'dim2'), 4, tags=())
+_c_diag_embed = diag_embed._cache
+
+
+def _bind_diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    return (self, offset, dim1, dim2)
+
+
+def _entry_diag_embed(self, offset, dim1, dim2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diag_embed, (self, offset, dim1, dim2)) from None
+    _k = _c_diag_embed.get(ks)
+    if _k is None:
+        _k = diag_embed._fill(ks)
+    return _k(self, offset, dim1, dim2)
+
+
+diag_embed._bind = _bind_diag_embed
+diag_embed._entry = _entry_diag_embed
+_aten._packet('diag_embed')._add(diag_embed)
+
+
+# schema/native_functions.yaml:1385
+diag_embed_out = _Op("aten", 'diag_embed', 'out',
+    'diag_embed.out(Tensor self, int offset=0, int dim1=-2, int dim2=-1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'offset', 'dim1', 'dim2', 'out'), 4, tags=())
+_c_diag_embed_out = diag_embed_out._cache
+
+
+def _bind_diag_embed_out(self, offset=0, dim1=-2, dim2=-1, *, out):
+    return (self, offset, dim1, dim2, out)
+
+
+def _entry_diag_embed_out(self, offset, dim1, dim2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diag_embed_out, (self, offset, dim1, dim2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_diag_embed_out.get(ks)
+    if _k is None:
+        _k = diag_embed_out._fill(ks)
+    return _k(self, offset, dim1, dim2, out)
+
+
+diag_embed_out._bind = _bind_diag_embed_out
+diag_embed_out._entry = _entry_diag_embed_out
+_aten._packet('diag_embed')._add(diag_embed_out)
+
+
+# schema/native_functions.yaml:1387
+diag = _Op("aten", 'diag', 'default',
+    'diag(Tensor self, int diagonal=0) -> Tensor',
+    ('self', 'diagonal'), 2, tags=())
+_c_diag = diag._cache
+
+
+def _bind_diag(self, diagonal=0):
+    return (self, diagonal)
+
+
+def _entry_diag(self, diagonal):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diag, (self, diagonal)) from None
+    _k = _c_diag.get(ks)
+    if _k is None:
+        _k = diag._fill(ks)
+    return _k(self, diagonal)
+
+
+diag._bind = _bind_diag
+diag._entry = _entry_diag
+_aten._packet('diag')._add(diag)
+
+
+# schema/native_functions.yaml:1391
+diag_out = _Op("aten", 'diag', 'out',
+    'diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'diagonal', 'out'), 2, tags=())
+_c_diag_out = diag_out._cache
+
+
+def _bind_diag_out(self, diagonal=0, *, out):
+    return (self, diagonal, out)
+
+
+def _entry_diag_out(self, diagonal, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diag_out, (self, diagonal, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_diag_out.get(ks)
+    if _k is None:
+        _k = diag_out._fill(ks)
+    return _k(self, diagonal, out)
+
+
+diag_out._bind = _bind_diag_out
+diag_out._entry = _entry_diag_out
+_aten._packet('diag')._add(diag_out)
+
+
+# schema/native_functions.yaml:1393
+diagflat = _Op("aten", 'diagflat', 'default',
+    'diagflat(Tensor self, int offset=0) -> Tensor',
+    ('self', 'offset'), 2, tags=())
+_c_diagflat = diagflat._cache
+
+
+def _bind_diagflat(self, offset=0):
+    return (self, offset)
+
+
+def _entry_diagflat(self, offset):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(diagflat, (self, offset)) from None
+    _k = _c_diagflat.get(ks)
+    if _k is None:
+        _k = diagflat._fill(ks)
+    return _k(self, offset)
+
+
+diagflat._bind = _bind_diagflat
+diagflat._entry = _entry_diagflat
+_aten._packet('diagflat')._add(diagflat)
+
+
+# schema/native_functions.yaml:1398
+repeat_interleave_Tensor = _Op("aten", 'repeat_interleave', 'Tensor',
+    'repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor',
+    ('repeats', 'output_size'), 1, tags=('dynamic_output_shape',))
+_c_repeat_interleave_Tensor = repeat_interleave_Tensor._cache
+
+
+def _bind_repeat_interleave_Tensor(repeats, *, output_size=None):
+    return (repeats, output_size)
+
+
+def _entry_repeat_interleave_Tensor(repeats, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (repeats._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_interleave_Tensor, (repeats, output_size)) from None
+    _k = _c_repeat_interleave_Tensor.get(ks)
+    if _k is None:
+        _k = repeat_interleave_Tensor._fill(ks)
+    return _k(repeats, output_size)
+
+
+repeat_interleave_Tensor._bind = _bind_repeat_interleave_Tensor
+repeat_interleave_Tensor._entry = _entry_repeat_interleave_Tensor
+_aten._packet('repeat_interleave')._add(repeat_interleave_Tensor)
+
+
+# schema/native_functions.yaml:1402
+repeat_interleave_Tensor_out = _Op("aten", 'repeat_interleave', 'Tensor_out',
+    'repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out) -> Tensor(a!)',
+    ('repeats', 'output_size', 'out'), 1, tags=('dynamic_output_shape',))
+_c_repeat_interleave_Tensor_out = repeat_interleave_Tensor_out._cache
+
+
+def _bind_repeat_interleave_Tensor_out(repeats, *, output_size=None, out):
+    return (repeats, output_size, out)
+
+
+def _entry_repeat_interleave_Tensor_out(repeats, output_size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (repeats._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_interleave_Tensor_out, (repeats, output_size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_repeat_interleave_Tensor_out.get(ks)
+    if _k is None:
+        _k = repeat_interleave_Tensor_out._fill(ks)
+    return _k(repeats, output_size, out)
+
+
+repeat_interleave_Tensor_out._bind = _bind_repeat_interleave_Tensor_out
+repeat_interleave_Tensor_out._entry = _entry_repeat_interleave_Tensor_out
+_aten._packet('repeat_interleave')._add(repeat_interleave_Tensor_out)
+
+
+# schema/native_functions.yaml:1405
+repeat_interleave_self_Tensor = _Op("aten", 'repeat_interleave', 'self_Tensor',
+    'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+    ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
+_c_repeat_interleave_self_Tensor = repeat_interleave_self_Tensor._cache
+
+
+def _bind_repeat_interleave_self_Tensor(self, repeats, dim=None, *, output_size=None):
+    return (self, repeats, dim, output_size)
+
+
+def _entry_repeat_interleave_self_Tensor(self, repeats, dim, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | repeats._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_interleave_self_Tensor, (self, repeats, dim, output_size)) from None
+    _k = _c_repeat_interleave_self_Tensor.get(ks)
+    if _k is None:
+        _k = repeat_interleave_self_Tensor._fill(ks)
+    return _k(self, repeats, dim, output_size)
+
+
+repeat_interleave_self_Tensor._bind = _bind_repeat_interleave_self_Tensor
+repeat_interleave_self_Tensor._entry = _entry_repeat_interleave_self_Tensor
+_aten._packet('repeat_interleave')._add(repeat_interleave_self_Tensor)
+
+
+# schema/native_functions.yaml:1410
+repeat_interleave_self_int = _Op("aten", 'repeat_interleave', 'self_int',
+    'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+    ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
+_c_repeat_interleave_self_int = repeat_interleave_self_int._cache
+
+
+def _bind_repeat_interleave_self_int(self, repeats, dim=None, *, output_size=None):
+    return (self, repeats, dim, output_size)
+
+
+def _entry_repeat_interleave_self_int(self, repeats, dim, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(repeat_interleave_self_int, (self, repeats, dim, output_size)) from None
+    _k = _c_repeat_interleave_self_int.get(ks)
+    if _k is None:
+        _k = repeat_interleave_self_int._fill(ks)
+    return _k(self, repeats, dim, output_size)
+
+
+repeat_interleave_self_int._bind = _bind_repeat_interleave_self_int
+repeat_interleave_self_int._entry = _entry_repeat_interleave_self_int
+_aten._packet('repeat_interleave')._add(repeat_interleave_self_int)
+
+
+# schema/native_functions.yaml:1415
+searchsorted_Tensor = _Op("aten", 'searchsorted', 'Tensor',
+    'searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
+    ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
+_c_searchsorted_Tensor = searchsorted_Tensor._cache
+
+
+def _bind_searchsorted_Tensor(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    return (sorted_sequence, self, out_int32, right, side, sorter)
+
+
+def _entry_searchsorted_Tensor(sorted_sequence, self, out_int32, right, side, sorter):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (sorted_sequence._ks | self._ks | (sorter._ks if sorter is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(searchsorted_Tensor, (sorted_sequence, self, out_int32, right, side, sorter)) from None
+    _k = _c_searchsorted_Tensor.get(ks)
+    if _k is None:
+        _k = searchsorted_Tensor._fill(ks)
+    return _k(sorted_sequence, self, out_int32, right, side, sorter)
+
+
+searchsorted_Tensor._bind = _bind_searchsorted_Tensor
+searchsorted_Tensor._entry = _entry_searchsorted_Tensor
+_aten._packet('searchsorted')._add(searchsorted_Tensor)
+
+
+# schema/native_functions.yaml:1419
+searchsorted_Tensor_out = _Op("aten", 'searchsorted', 'Tensor_out',
+    'searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
+    ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
+_c_searchsorted_Tensor_out = searchsorted_Tensor_out._cache
+
+
+def _bind_searchsorted_Tensor_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
+    return (sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+def _entry_searchsorted_Tensor_out(sorted_sequence, self, out_int32, right, side, sorter, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (sorted_sequence._ks | self._ks | (sorter._ks if sorter is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(searchsorted_Tensor_out, (sorted_sequence, self, out_int32, right, side, sorter, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_searchsorted_Tensor_out.get(ks)
+    if _k is None:
+        _k = searchsorted_Tensor_out._fill(ks)
+    return _k(sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+searchsorted_Tensor_out._bind = _bind_searchsorted_Tensor_out
+searchsorted_Tensor_out._entry = _entry_searchsorted_Tensor_out
+_aten._packet('searchsorted')._add(searchsorted_Tensor_out)
+
+
+# schema/native_functions.yaml:1421
+searchsorted_Scalar = _Op("aten", 'searchsorted', 'Scalar',
+    'searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
+    ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
+_c_searchsorted_Scalar = searchsorted_Scalar._cache
+
+
+def _bind_searchsorted_Scalar(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None):
+    return (sorted_sequence, self, out_int32, right, side, sorter)
+
+
+def _entry_searchsorted_Scalar(sorted_sequence, self, out_int32, right, side, sorter):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(searchsorted_Scalar, (sorted_sequence, self, out_int32, right, side, sorter)) from None
+    _k = _c_searchsorted_Scalar.get(ks)
+    if _k is None:
+        _k = searchsorted_Scalar._fill(ks)
+    return _k(sorted_sequence, self, out_int32, right, side, sorter)
+
+
+searchsorted_Scalar._bind = _bind_searchsorted_Scalar
+searchsorted_Scalar._entry = _entry_searchsorted_Scalar
+_aten._packet('searchsorted')._add(searchsorted_Scalar)
+
+
+# schema/native_functions.yaml:1425
+searchsorted_Scalar_out = _Op("aten", 'searchsorted', 'Scalar_out',
+    'searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
+    ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
+_c_searchsorted_Scalar_out = searchsorted_Scalar_out._cache
+
+
+def _bind_searchsorted_Scalar_out(sorted_sequence, self, *, out_int32=False, right=False, side=None, sorter=None, out):
+    return (sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+def _entry_searchsorted_Scalar_out(sorted_sequence, self, out_int32, right, side, sorter, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (sorted_sequence._ks | (sorter._ks if sorter is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(searchsorted_Scalar_out, (sorted_sequence, self, out_int32, right, side, sorter, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_searchsorted_Scalar_out.get(ks)
+    if _k is None:
+        _k = searchsorted_Scalar_out._fill(ks)
+    return _k(sorted_sequence, self, out_int32, right, side, sorter, out)
+
+
+searchsorted_Scalar_out._bind = _bind_searchsorted_Scalar_out
+searchsorted_Scalar_out._entry = _entry_searchsorted_Scalar_out
+_aten._packet('searchsorted')._add(searchsorted_Scalar_out)
+
+
+# schema/native_functions.yaml:1427
+bucketize_Tensor = _Op("aten", 'bucketize', 'Tensor',
+    'bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
+    ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
+_c_bucketize_Tensor = bucketize_Tensor._cache
+
+
+def _bind_bucketize_Tensor(self, boundaries, *, out_int32=False, right=False):
+    return (self, boundaries, out_int32, right)
+
+
+def _entry_bucketize_Tensor(self, boundaries, out_int32, right):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | boundaries._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bucketize_Tensor, (self, boundaries, out_int32, right)) from None
+    _k = _c_bucketize_Tensor.get(ks)
+    if _k is None:
+        _k = bucketize_Tensor._fill(ks)
+    return _k(self, boundaries, out_int32, right)
+
+
+bucketize_Tensor._bind = _bind_bucketize_Tensor
+bucketize_Tensor._entry = _entry_bucketize_Tensor
+_aten._packet('bucketize')._add(bucketize_Tensor)
+
+
+# schema/native_functions.yaml:1431
+bucketize_Tensor_out = _Op("aten", 'bucketize', 'Tensor_out',
+    'bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
+_c_bucketize_Tensor_out = bucketize_Tensor_out._cache
+
+
+def _bind_bucketize_Tensor_out(self, boundaries, *, out_int32=False, right=False, out):
+    return (self, boundaries, out_int32, right, out)
+
+
+def _entry_bucketize_Tensor_out(self, boundaries, out_int32, right, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | boundaries._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bucketize_Tensor_out, (self, boundaries, out_int32, right, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bucketize_Tensor_out.get(ks)
+    if _k is None:
+        _k = bucketize_Tensor_out._fill(ks)
+    return _k(self, boundaries, out_int32, right, out)
+
+
+bucketize_Tensor_out._bind = _bind_bucketize_Tensor_out
+bucketize_Tensor_out._entry = _entry_bucketize_Tensor_out
+_aten._packet('bucketize')._add(bucketize_Tensor_out)
+
+
+# schema/native_functions.yaml:1433
+bucketize_Scalar = _Op("aten", 'bucketize', 'Scalar',
+    'bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
+    ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
+_c_bucketize_Scalar = bucketize_Scalar._cache
+
+
+def _bind_bucketize_Scalar(self, boundaries, *, out_int32=False, right=False):
+    return (self, boundaries, out_int32, right)
+
+
+def _entry_bucketize_Scalar(self, boundaries, out_int32, right):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (boundaries._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bucketize_Scalar, (self, boundaries, out_int32, right)) from None
+    _k = _c_bucketize_Scalar.get(ks)
+    if _k is None:
+        _k = bucketize_Scalar._fill(ks)
+    return _k(self, boundaries, out_int32, right)
+
+
+bucketize_Scalar._bind = _bind_bucketize_Scalar
+bucketize_Scalar._entry = _entry_bucketize_Scalar
+_aten._packet('bucketize')._add(bucketize_Scalar)
+
+
+# schema/native_functions.yaml:1437
+bucketize_Scalar_out = _Op("aten", 'bucketize', 'Scalar_out',
+    'bucketize.Scalar_out(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
+_c_bucketize_Scalar_out = bucketize_Scalar_out._cache
+
+
+def _bind_bucketize_Scalar_out(self, boundaries, *, out_int32=False, right=False, out):
+    return (self, boundaries, out_int32, right, out)
+
+
+def _entry_bucketize_Scalar_out(self, boundaries, out_int32, right, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (boundaries._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bucketize_Scalar_out, (self, boundaries, out_int32, right, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bucketize_Scalar_out.get(ks)
+    if _k is None:
+        _k = bucketize_Scalar_out._fill(ks)
+    return _k(self, boundaries, out_int32, right, out)
+
+
+bucketize_Scalar_out._bind = _bind_bucketize_Scalar_out
+bucketize_Scalar_out._entry = _entry_bucketize_Scalar_out
+_aten._packet('bucketize')._add(bucketize_Scalar_out)
+
+
+# schema/native_functions.yaml:1443
 rand_generator = _Op("aten", 'rand', 'generator',
     'rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -4617,10 +9159,10 @@ def _bind_rand_generator(size, *, generator, dtype=None, layout=None, device=Non
 def _entry_rand_generator(size, generator, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_rand_generator.get(ks)
-    if k is None:
-        k = rand_generator._fill(ks)
-    return k(size, generator, dtype, layout, device, pin_memory)
+    _k = _c_rand_generator.get(ks)
+    if _k is None:
+        _k = rand_generator._fill(ks)
+    return _k(size, generator, dtype, layout, device, pin_memory)
 
 
 rand_generator._bind = _bind_rand_generator
@@ -4628,7 +9170,7 @@ rand_generator._entry = _entry_rand_generator
 _aten._packet('rand')._add(rand_generator)
 
 
-# schema/native_functions.yaml:877
+# schema/native_functions.yaml:1449
 randn_generator = _Op("aten", 'randn', 'generator',
     'randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -4642,10 +9184,10 @@ def _bind_randn_generator(size, *, generator, dtype=None, layout=None, device=No
 def _entry_randn_generator(size, generator, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_randn_generator.get(ks)
-    if k is None:
-        k = randn_generator._fill(ks)
-    return k(size, generator, dtype, layout, device, pin_memory)
+    _k = _c_randn_generator.get(ks)
+    if _k is None:
+        _k = randn_generator._fill(ks)
+    return _k(size, generator, dtype, layout, device, pin_memory)
 
 
 randn_generator._bind = _bind_randn_generator
@@ -4653,7 +9195,7 @@ randn_generator._entry = _entry_randn_generator
 _aten._packet('randn')._add(randn_generator)
 
 
-# schema/native_functions.yaml:883
+# schema/native_functions.yaml:1455
 rand_out = _Op("aten", 'rand', 'out',
     'rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -4672,10 +9214,10 @@ def _entry_rand_out(size, out):
         raise _arg_error(rand_out, (size, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_rand_out.get(ks)
-    if k is None:
-        k = rand_out._fill(ks)
-    return k(size, out)
+    _k = _c_rand_out.get(ks)
+    if _k is None:
+        _k = rand_out._fill(ks)
+    return _k(size, out)
 
 
 rand_out._bind = _bind_rand_out
@@ -4683,7 +9225,7 @@ rand_out._entry = _entry_rand_out
 _aten._packet('rand')._add(rand_out)
 
 
-# schema/native_functions.yaml:888
+# schema/native_functions.yaml:1460
 rand_generator_out = _Op("aten", 'rand', 'generator_out',
     'rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -4702,10 +9244,10 @@ def _entry_rand_generator_out(size, generator, out):
         raise _arg_error(rand_generator_out, (size, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_rand_generator_out.get(ks)
-    if k is None:
-        k = rand_generator_out._fill(ks)
-    return k(size, generator, out)
+    _k = _c_rand_generator_out.get(ks)
+    if _k is None:
+        _k = rand_generator_out._fill(ks)
+    return _k(size, generator, out)
 
 
 rand_generator_out._bind = _bind_rand_generator_out
@@ -4713,7 +9255,7 @@ rand_generator_out._entry = _entry_rand_generator_out
 _aten._packet('rand')._add(rand_generator_out)
 
 
-# schema/native_functions.yaml:893
+# schema/native_functions.yaml:1465
 randn_out = _Op("aten", 'randn', 'out',
     'randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -4732,10 +9274,10 @@ def _entry_randn_out(size, out):
         raise _arg_error(randn_out, (size, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randn_out.get(ks)
-    if k is None:
-        k = randn_out._fill(ks)
-    return k(size, out)
+    _k = _c_randn_out.get(ks)
+    if _k is None:
+        _k = randn_out._fill(ks)
+    return _k(size, out)
 
 
 randn_out._bind = _bind_randn_out
@@ -4743,7 +9285,7 @@ randn_out._entry = _entry_randn_out
 _aten._packet('randn')._add(randn_out)
 
 
-# schema/native_functions.yaml:898
+# schema/native_functions.yaml:1470
 randn_generator_out = _Op("aten", 'randn', 'generator_out',
     'randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -4762,10 +9304,10 @@ def _entry_randn_generator_out(size, generator, out):
         raise _arg_error(randn_generator_out, (size, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randn_generator_out.get(ks)
-    if k is None:
-        k = randn_generator_out._fill(ks)
-    return k(size, generator, out)
+    _k = _c_randn_generator_out.get(ks)
+    if _k is None:
+        _k = randn_generator_out._fill(ks)
+    return _k(size, generator, out)
 
 
 randn_generator_out._bind = _bind_randn_generator_out
@@ -4773,7 +9315,7 @@ randn_generator_out._entry = _entry_randn_generator_out
 _aten._packet('randn')._add(randn_generator_out)
 
 
-# schema/native_functions.yaml:903
+# schema/native_functions.yaml:1475
 rand_like_generator = _Op("aten", 'rand_like', 'generator',
     'rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
@@ -4790,10 +9332,10 @@ def _entry_rand_like_generator(self, generator, dtype, layout, device, pin_memor
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(rand_like_generator, (self, generator, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_rand_like_generator.get(ks)
-    if k is None:
-        k = rand_like_generator._fill(ks)
-    return k(self, generator, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_rand_like_generator.get(ks)
+    if _k is None:
+        _k = rand_like_generator._fill(ks)
+    return _k(self, generator, dtype, layout, device, pin_memory, memory_format)
 
 
 rand_like_generator._bind = _bind_rand_like_generator
@@ -4801,7 +9343,7 @@ rand_like_generator._entry = _entry_rand_like_generator
 _aten._packet('rand_like')._add(rand_like_generator)
 
 
-# schema/native_functions.yaml:908
+# schema/native_functions.yaml:1480
 randn_like_generator = _Op("aten", 'randn_like', 'generator',
     'randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
@@ -4818,10 +9360,10 @@ def _entry_randn_like_generator(self, generator, dtype, layout, device, pin_memo
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(randn_like_generator, (self, generator, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_randn_like_generator.get(ks)
-    if k is None:
-        k = randn_like_generator._fill(ks)
-    return k(self, generator, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_randn_like_generator.get(ks)
+    if _k is None:
+        _k = randn_like_generator._fill(ks)
+    return _k(self, generator, dtype, layout, device, pin_memory, memory_format)
 
 
 randn_like_generator._bind = _bind_randn_like_generator
@@ -4829,7 +9371,7 @@ randn_like_generator._entry = _entry_randn_like_generator
 _aten._packet('randn_like')._add(randn_like_generator)
 
 
-# schema/native_functions.yaml:913
+# schema/native_functions.yaml:1485
 linspace = _Op("aten", 'linspace', 'default',
     'linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('start', 'end', 'steps', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -4843,10 +9385,10 @@ def _bind_linspace(start, end, steps, *, dtype=None, layout=None, device=None, p
 def _entry_linspace(start, end, steps, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_linspace.get(ks)
-    if k is None:
-        k = linspace._fill(ks)
-    return k(start, end, steps, dtype, layout, device, pin_memory)
+    _k = _c_linspace.get(ks)
+    if _k is None:
+        _k = linspace._fill(ks)
+    return _k(start, end, steps, dtype, layout, device, pin_memory)
 
 
 linspace._bind = _bind_linspace
@@ -4854,7 +9396,7 @@ linspace._entry = _entry_linspace
 _aten._packet('linspace')._add(linspace)
 
 
-# schema/native_functions.yaml:919
+# schema/native_functions.yaml:1491
 linspace_out = _Op("aten", 'linspace', 'out',
     'linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'steps', 'out'), 3, tags=())
@@ -4873,10 +9415,10 @@ def _entry_linspace_out(start, end, steps, out):
         raise _arg_error(linspace_out, (start, end, steps, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_linspace_out.get(ks)
-    if k is None:
-        k = linspace_out._fill(ks)
-    return k(start, end, steps, out)
+    _k = _c_linspace_out.get(ks)
+    if _k is None:
+        _k = linspace_out._fill(ks)
+    return _k(start, end, steps, out)
 
 
 linspace_out._bind = _bind_linspace_out
@@ -4884,7 +9426,7 @@ linspace_out._entry = _entry_linspace_out
 _aten._packet('linspace')._add(linspace_out)
 
 
-# schema/native_functions.yaml:923
+# schema/native_functions.yaml:1495
 eye = _Op("aten", 'eye', 'default',
     'eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -4898,10 +9440,10 @@ def _bind_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_eye(n, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_eye.get(ks)
-    if k is None:
-        k = eye._fill(ks)
-    return k(n, dtype, layout, device, pin_memory)
+    _k = _c_eye.get(ks)
+    if _k is None:
+        _k = eye._fill(ks)
+    return _k(n, dtype, layout, device, pin_memory)
 
 
 eye._bind = _bind_eye
@@ -4909,7 +9451,7 @@ eye._entry = _entry_eye
 _aten._packet('eye')._add(eye)
 
 
-# schema/native_functions.yaml:929
+# schema/native_functions.yaml:1501
 eye_m = _Op("aten", 'eye', 'm',
     'eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'm', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -4923,10 +9465,10 @@ def _bind_eye_m(n, m, *, dtype=None, layout=None, device=None, pin_memory=None):
 def _entry_eye_m(n, m, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_eye_m.get(ks)
-    if k is None:
-        k = eye_m._fill(ks)
-    return k(n, m, dtype, layout, device, pin_memory)
+    _k = _c_eye_m.get(ks)
+    if _k is None:
+        _k = eye_m._fill(ks)
+    return _k(n, m, dtype, layout, device, pin_memory)
 
 
 eye_m._bind = _bind_eye_m
@@ -4934,7 +9476,7 @@ eye_m._entry = _entry_eye_m
 _aten._packet('eye')._add(eye_m)
 
 
-# schema/native_functions.yaml:935
+# schema/native_functions.yaml:1507
 eye_out = _Op("aten", 'eye', 'out',
     'eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'out'), 1, tags=())
@@ -4953,10 +9495,10 @@ def _entry_eye_out(n, out):
         raise _arg_error(eye_out, (n, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_eye_out.get(ks)
-    if k is None:
-        k = eye_out._fill(ks)
-    return k(n, out)
+    _k = _c_eye_out.get(ks)
+    if _k is None:
+        _k = eye_out._fill(ks)
+    return _k(n, out)
 
 
 eye_out._bind = _bind_eye_out
@@ -4964,7 +9506,7 @@ eye_out._entry = _entry_eye_out
 _aten._packet('eye')._add(eye_out)
 
 
-# schema/native_functions.yaml:939
+# schema/native_functions.yaml:1511
 eye_m_out = _Op("aten", 'eye', 'm_out',
     'eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'm', 'out'), 2, tags=())
@@ -4983,10 +9525,10 @@ def _entry_eye_m_out(n, m, out):
         raise _arg_error(eye_m_out, (n, m, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_eye_m_out.get(ks)
-    if k is None:
-        k = eye_m_out._fill(ks)
-    return k(n, m, out)
+    _k = _c_eye_m_out.get(ks)
+    if _k is None:
+        _k = eye_m_out._fill(ks)
+    return _k(n, m, out)
 
 
 eye_m_out._bind = _bind_eye_m_out
@@ -4994,7 +9536,7 @@ eye_m_out._entry = _entry_eye_m_out
 _aten._packet('eye')._add(eye_m_out)
 
 
-# schema/native_functions.yaml:943
+# schema/native_functions.yaml:1515
 randint = _Op("aten", 'randint', 'default',
     'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('high', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'nondeterministic_seeded'))
@@ -5008,10 +9550,10 @@ def _bind_randint(high, size, *, dtype=_dtypes.int64, layout=None, device=None, 
 def _entry_randint(high, size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_randint.get(ks)
-    if k is None:
-        k = randint._fill(ks)
-    return k(high, size, dtype, layout, device, pin_memory)
+    _k = _c_randint.get(ks)
+    if _k is None:
+        _k = randint._fill(ks)
+    return _k(high, size, dtype, layout, device, pin_memory)
 
 
 randint._bind = _bind_randint
@@ -5019,7 +9561,7 @@ randint._entry = _entry_randint
 _aten._packet('randint')._add(randint)
 
 
-# schema/native_functions.yaml:949
+# schema/native_functions.yaml:1521
 randint_generator = _Op("aten", 'randint', 'generator',
     'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('high', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'nondeterministic_seeded'))
@@ -5033,10 +9575,10 @@ def _bind_randint_generator(high, size, *, generator, dtype=_dtypes.int64, layou
 def _entry_randint_generator(high, size, generator, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_randint_generator.get(ks)
-    if k is None:
-        k = randint_generator._fill(ks)
-    return k(high, size, generator, dtype, layout, device, pin_memory)
+    _k = _c_randint_generator.get(ks)
+    if _k is None:
+        _k = randint_generator._fill(ks)
+    return _k(high, size, generator, dtype, layout, device, pin_memory)
 
 
 randint_generator._bind = _bind_randint_generator
@@ -5044,7 +9586,7 @@ randint_generator._entry = _entry_randint_generator
 _aten._packet('randint')._add(randint_generator)
 
 
-# schema/native_functions.yaml:955
+# schema/native_functions.yaml:1527
 randint_low = _Op("aten", 'randint', 'low',
     'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('low', 'high', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
@@ -5058,10 +9600,10 @@ def _bind_randint_low(low, high, size, *, dtype=_dtypes.int64, layout=None, devi
 def _entry_randint_low(low, high, size, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_randint_low.get(ks)
-    if k is None:
-        k = randint_low._fill(ks)
-    return k(low, high, size, dtype, layout, device, pin_memory)
+    _k = _c_randint_low.get(ks)
+    if _k is None:
+        _k = randint_low._fill(ks)
+    return _k(low, high, size, dtype, layout, device, pin_memory)
 
 
 randint_low._bind = _bind_randint_low
@@ -5069,7 +9611,7 @@ randint_low._entry = _entry_randint_low
 _aten._packet('randint')._add(randint_low)
 
 
-# schema/native_functions.yaml:961
+# schema/native_functions.yaml:1533
 randint_low_generator = _Op("aten", 'randint', 'low_generator',
     'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('low', 'high', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
@@ -5083,10 +9625,10 @@ def _bind_randint_low_generator(low, high, size, *, generator, dtype=_dtypes.int
 def _entry_randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_randint_low_generator.get(ks)
-    if k is None:
-        k = randint_low_generator._fill(ks)
-    return k(low, high, size, generator, dtype, layout, device, pin_memory)
+    _k = _c_randint_low_generator.get(ks)
+    if _k is None:
+        _k = randint_low_generator._fill(ks)
+    return _k(low, high, size, generator, dtype, layout, device, pin_memory)
 
 
 randint_low_generator._bind = _bind_randint_low_generator
@@ -5094,7 +9636,7 @@ randint_low_generator._entry = _entry_randint_low_generator
 _aten._packet('randint')._add(randint_low_generator)
 
 
-# schema/native_functions.yaml:967
+# schema/native_functions.yaml:1539
 randint_out = _Op("aten", 'randint', 'out',
     'randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('high', 'size', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -5113,10 +9655,10 @@ def _entry_randint_out(high, size, out):
         raise _arg_error(randint_out, (high, size, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randint_out.get(ks)
-    if k is None:
-        k = randint_out._fill(ks)
-    return k(high, size, out)
+    _k = _c_randint_out.get(ks)
+    if _k is None:
+        _k = randint_out._fill(ks)
+    return _k(high, size, out)
 
 
 randint_out._bind = _bind_randint_out
@@ -5124,7 +9666,7 @@ randint_out._entry = _entry_randint_out
 _aten._packet('randint')._add(randint_out)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:1544
 randint_generator_out = _Op("aten", 'randint', 'generator_out',
     'randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('high', 'size', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -5143,10 +9685,10 @@ def _entry_randint_generator_out(high, size, generator, out):
         raise _arg_error(randint_generator_out, (high, size, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randint_generator_out.get(ks)
-    if k is None:
-        k = randint_generator_out._fill(ks)
-    return k(high, size, generator, out)
+    _k = _c_randint_generator_out.get(ks)
+    if _k is None:
+        _k = randint_generator_out._fill(ks)
+    return _k(high, size, generator, out)
 
 
 randint_generator_out._bind = _bind_randint_generator_out
@@ -5154,7 +9696,7 @@ randint_generator_out._entry = _entry_randint_generator_out
 _aten._packet('randint')._add(randint_generator_out)
 
 
-# schema/native_functions.yaml:977
+# schema/native_functions.yaml:1549
 randint_low_out = _Op("aten", 'randint', 'low_out',
     'randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('low', 'high', 'size', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -5173,10 +9715,10 @@ def _entry_randint_low_out(low, high, size, out):
         raise _arg_error(randint_low_out, (low, high, size, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randint_low_out.get(ks)
-    if k is None:
-        k = randint_low_out._fill(ks)
-    return k(low, high, size, out)
+    _k = _c_randint_low_out.get(ks)
+    if _k is None:
+        _k = randint_low_out._fill(ks)
+    return _k(low, high, size, out)
 
 
 randint_low_out._bind = _bind_randint_low_out
@@ -5184,7 +9726,7 @@ randint_low_out._entry = _entry_randint_low_out
 _aten._packet('randint')._add(randint_low_out)
 
 
-# schema/native_functions.yaml:982
+# schema/native_functions.yaml:1554
 randint_low_generator_out = _Op("aten", 'randint', 'low_generator_out',
     'randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('low', 'high', 'size', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -5203,10 +9745,10 @@ def _entry_randint_low_generator_out(low, high, size, generator, out):
         raise _arg_error(randint_low_generator_out, (low, high, size, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randint_low_generator_out.get(ks)
-    if k is None:
-        k = randint_low_generator_out._fill(ks)
-    return k(low, high, size, generator, out)
+    _k = _c_randint_low_generator_out.get(ks)
+    if _k is None:
+        _k = randint_low_generator_out._fill(ks)
+    return _k(low, high, size, generator, out)
 
 
 randint_low_generator_out._bind = _bind_randint_low_generator_out
@@ -5214,7 +9756,7 @@ randint_low_generator_out._entry = _entry_randint_low_generator_out
 _aten._packet('randint')._add(randint_low_generator_out)
 
 
-# schema/native_functions.yaml:987
+# schema/native_functions.yaml:1559
 randperm = _Op("aten", 'randperm', 'default',
     'randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('core', 'factory', 'nondeterministic_seeded'))
@@ -5228,10 +9770,10 @@ def _bind_randperm(n, *, dtype=_dtypes.int64, layout=None, device=None, pin_memo
 def _entry_randperm(n, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_randperm.get(ks)
-    if k is None:
-        k = randperm._fill(ks)
-    return k(n, dtype, layout, device, pin_memory)
+    _k = _c_randperm.get(ks)
+    if _k is None:
+        _k = randperm._fill(ks)
+    return _k(n, dtype, layout, device, pin_memory)
 
 
 randperm._bind = _bind_randperm
@@ -5239,7 +9781,7 @@ randperm._entry = _entry_randperm
 _aten._packet('randperm')._add(randperm)
 
 
-# schema/native_functions.yaml:993
+# schema/native_functions.yaml:1565
 randperm_generator = _Op("aten", 'randperm', 'generator',
     'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -5253,10 +9795,10 @@ def _bind_randperm_generator(n, *, generator, dtype=_dtypes.int64, layout=None, 
 def _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_randperm_generator.get(ks)
-    if k is None:
-        k = randperm_generator._fill(ks)
-    return k(n, generator, dtype, layout, device, pin_memory)
+    _k = _c_randperm_generator.get(ks)
+    if _k is None:
+        _k = randperm_generator._fill(ks)
+    return _k(n, generator, dtype, layout, device, pin_memory)
 
 
 randperm_generator._bind = _bind_randperm_generator
@@ -5264,7 +9806,7 @@ randperm_generator._entry = _entry_randperm_generator
 _aten._packet('randperm')._add(randperm_generator)
 
 
-# schema/native_functions.yaml:999
+# schema/native_functions.yaml:1571
 randperm_out = _Op("aten", 'randperm', 'out',
     'randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -5283,10 +9825,10 @@ def _entry_randperm_out(n, out):
         raise _arg_error(randperm_out, (n, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randperm_out.get(ks)
-    if k is None:
-        k = randperm_out._fill(ks)
-    return k(n, out)
+    _k = _c_randperm_out.get(ks)
+    if _k is None:
+        _k = randperm_out._fill(ks)
+    return _k(n, out)
 
 
 randperm_out._bind = _bind_randperm_out
@@ -5294,7 +9836,7 @@ randperm_out._entry = _entry_randperm_out
 _aten._packet('randperm')._add(randperm_out)
 
 
-# schema/native_functions.yaml:1004
+# schema/native_functions.yaml:1576
 randperm_generator_out = _Op("aten", 'randperm', 'generator_out',
     'randperm.generator_out(SymInt n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -5313,10 +9855,10 @@ def _entry_randperm_generator_out(n, generator, out):
         raise _arg_error(randperm_generator_out, (n, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randperm_generator_out.get(ks)
-    if k is None:
-        k = randperm_generator_out._fill(ks)
-    return k(n, generator, out)
+    _k = _c_randperm_generator_out.get(ks)
+    if _k is None:
+        _k = randperm_generator_out._fill(ks)
+    return _k(n, generator, out)
 
 
 randperm_generator_out._bind = _bind_randperm_generator_out
@@ -5324,7 +9866,7 @@ randperm_generator_out._entry = _entry_randperm_generator_out
 _aten._packet('randperm')._add(randperm_generator_out)
 
 
-# schema/native_functions.yaml:1009
+# schema/native_functions.yaml:1581
 randint_like = _Op("aten", 'randint_like', 'default',
     'randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -5341,10 +9883,10 @@ def _entry_randint_like(self, high, dtype, layout, device, pin_memory, memory_fo
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(randint_like, (self, high, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_randint_like.get(ks)
-    if k is None:
-        k = randint_like._fill(ks)
-    return k(self, high, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_randint_like.get(ks)
+    if _k is None:
+        _k = randint_like._fill(ks)
+    return _k(self, high, dtype, layout, device, pin_memory, memory_format)
 
 
 randint_like._bind = _bind_randint_like
@@ -5352,7 +9894,7 @@ randint_like._entry = _entry_randint_like
 _aten._packet('randint_like')._add(randint_like)
 
 
-# schema/native_functions.yaml:1014
+# schema/native_functions.yaml:1586
 randint_like_Tensor = _Op("aten", 'randint_like', 'Tensor',
     'randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -5369,10 +9911,10 @@ def _entry_randint_like_Tensor(self, high, dtype, layout, device, pin_memory, me
         ks = (self._ks | high._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(randint_like_Tensor, (self, high, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_randint_like_Tensor.get(ks)
-    if k is None:
-        k = randint_like_Tensor._fill(ks)
-    return k(self, high, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_randint_like_Tensor.get(ks)
+    if _k is None:
+        _k = randint_like_Tensor._fill(ks)
+    return _k(self, high, dtype, layout, device, pin_memory, memory_format)
 
 
 randint_like_Tensor._bind = _bind_randint_like_Tensor
@@ -5380,7 +9922,7 @@ randint_like_Tensor._entry = _entry_randint_like_Tensor
 _aten._packet('randint_like')._add(randint_like_Tensor)
 
 
-# schema/native_functions.yaml:1019
+# schema/native_functions.yaml:1591
 randint_like_low_dtype = _Op("aten", 'randint_like', 'low_dtype',
     'randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'low', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 3, tags=('nondeterministic_seeded',))
@@ -5397,10 +9939,10 @@ def _entry_randint_like_low_dtype(self, low, high, dtype, layout, device, pin_me
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(randint_like_low_dtype, (self, low, high, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_randint_like_low_dtype.get(ks)
-    if k is None:
-        k = randint_like_low_dtype._fill(ks)
-    return k(self, low, high, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_randint_like_low_dtype.get(ks)
+    if _k is None:
+        _k = randint_like_low_dtype._fill(ks)
+    return _k(self, low, high, dtype, layout, device, pin_memory, memory_format)
 
 
 randint_like_low_dtype._bind = _bind_randint_like_low_dtype
@@ -5408,7 +9950,7 @@ randint_like_low_dtype._entry = _entry_randint_like_low_dtype
 _aten._packet('randint_like')._add(randint_like_low_dtype)
 
 
-# schema/native_functions.yaml:1024
+# schema/native_functions.yaml:1596
 randint_like_generator = _Op("aten", 'randint_like', 'generator',
     'randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -5425,10 +9967,10 @@ def _entry_randint_like_generator(self, high, generator, dtype, layout, device, 
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(randint_like_generator, (self, high, generator, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_randint_like_generator.get(ks)
-    if k is None:
-        k = randint_like_generator._fill(ks)
-    return k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_randint_like_generator.get(ks)
+    if _k is None:
+        _k = randint_like_generator._fill(ks)
+    return _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
 
 
 randint_like_generator._bind = _bind_randint_like_generator
@@ -5436,7 +9978,7 @@ randint_like_generator._entry = _entry_randint_like_generator
 _aten._packet('randint_like')._add(randint_like_generator)
 
 
-# schema/native_functions.yaml:1029
+# schema/native_functions.yaml:1601
 randint_like_Tensor_generator = _Op("aten", 'randint_like', 'Tensor_generator',
     'randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -5453,10 +9995,10 @@ def _entry_randint_like_Tensor_generator(self, high, generator, dtype, layout, d
         ks = (self._ks | high._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(randint_like_Tensor_generator, (self, high, generator, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_randint_like_Tensor_generator.get(ks)
-    if k is None:
-        k = randint_like_Tensor_generator._fill(ks)
-    return k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_randint_like_Tensor_generator.get(ks)
+    if _k is None:
+        _k = randint_like_Tensor_generator._fill(ks)
+    return _k(self, high, generator, dtype, layout, device, pin_memory, memory_format)
 
 
 randint_like_Tensor_generator._bind = _bind_randint_like_Tensor_generator
@@ -5464,7 +10006,7 @@ randint_like_Tensor_generator._entry = _entry_randint_like_Tensor_generator
 _aten._packet('randint_like')._add(randint_like_Tensor_generator)
 
 
-# schema/native_functions.yaml:1034
+# schema/native_functions.yaml:1606
 randint_like_low_generator_dtype = _Op("aten", 'randint_like', 'low_generator_dtype',
     'randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'low', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 3, tags=('nondeterministic_seeded',))
@@ -5481,10 +10023,10 @@ def _entry_randint_like_low_generator_dtype(self, low, high, generator, dtype, l
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(randint_like_low_generator_dtype, (self, low, high, generator, dtype, layout, device, pin_memory, memory_format)) from None
-    k = _c_randint_like_low_generator_dtype.get(ks)
-    if k is None:
-        k = randint_like_low_generator_dtype._fill(ks)
-    return k(self, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+    _k = _c_randint_like_low_generator_dtype.get(ks)
+    if _k is None:
+        _k = randint_like_low_generator_dtype._fill(ks)
+    return _k(self, low, high, generator, dtype, layout, device, pin_memory, memory_format)
 
 
 randint_like_low_generator_dtype._bind = _bind_randint_like_low_generator_dtype
@@ -5492,7 +10034,7 @@ randint_like_low_generator_dtype._entry = _entry_randint_like_low_generator_dtyp
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype)
 
 
-# schema/native_functions.yaml:1039
+# schema/native_functions.yaml:1611
 uniform_ = _Op("aten", 'uniform_', 'default',
     'uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -5511,10 +10053,10 @@ def _entry_uniform_(self, from_, to, generator):
         raise _arg_error(uniform_, (self, from_, to, generator)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_uniform_.get(ks)
-    if k is None:
-        k = uniform_._fill(ks)
-    return k(self, from_, to, generator)
+    _k = _c_uniform_.get(ks)
+    if _k is None:
+        _k = uniform_._fill(ks)
+    return _k(self, from_, to, generator)
 
 
 uniform_._bind = _bind_uniform_
@@ -5522,7 +10064,7 @@ uniform_._entry = _entry_uniform_
 _aten._packet('uniform_')._add(uniform_)
 
 
-# schema/native_functions.yaml:1046
+# schema/native_functions.yaml:1618
 normal_ = _Op("aten", 'normal_', 'default',
     'normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -5541,10 +10083,10 @@ def _entry_normal_(self, mean, std, generator):
         raise _arg_error(normal_, (self, mean, std, generator)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_normal_.get(ks)
-    if k is None:
-        k = normal_._fill(ks)
-    return k(self, mean, std, generator)
+    _k = _c_normal_.get(ks)
+    if _k is None:
+        _k = normal_._fill(ks)
+    return _k(self, mean, std, generator)
 
 
 normal_._bind = _bind_normal_
@@ -5552,7 +10094,7 @@ normal_._entry = _entry_normal_
 _aten._packet('normal_')._add(normal_)
 
 
-# schema/native_functions.yaml:1053
+# schema/native_functions.yaml:1625
 exponential_ = _Op("aten", 'exponential_', 'default',
     'exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5571,10 +10113,10 @@ def _entry_exponential_(self, lambd, generator):
         raise _arg_error(exponential_, (self, lambd, generator)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_exponential_.get(ks)
-    if k is None:
-        k = exponential_._fill(ks)
-    return k(self, lambd, generator)
+    _k = _c_exponential_.get(ks)
+    if _k is None:
+        _k = exponential_._fill(ks)
+    return _k(self, lambd, generator)
 
 
 exponential_._bind = _bind_exponential_
@@ -5582,7 +10124,7 @@ exponential_._entry = _entry_exponential_
 _aten._packet('exponential_')._add(exponential_)
 
 
-# schema/native_functions.yaml:1060
+# schema/native_functions.yaml:1632
 random__from = _Op("aten", 'random_', 'from',
     'random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -5601,10 +10143,10 @@ def _entry_random__from(self, from_, to, generator):
         raise _arg_error(random__from, (self, from_, to, generator)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_random__from.get(ks)
-    if k is None:
-        k = random__from._fill(ks)
-    return k(self, from_, to, generator)
+    _k = _c_random__from.get(ks)
+    if _k is None:
+        _k = random__from._fill(ks)
+    return _k(self, from_, to, generator)
 
 
 random__from._bind = _bind_random__from
@@ -5612,7 +10154,7 @@ random__from._entry = _entry_random__from
 _aten._packet('random_')._add(random__from)
 
 
-# schema/native_functions.yaml:1067
+# schema/native_functions.yaml:1639
 random__to = _Op("aten", 'random_', 'to',
     'random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5631,10 +10173,10 @@ def _entry_random__to(self, to, generator):
         raise _arg_error(random__to, (self, to, generator)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_random__to.get(ks)
-    if k is None:
-        k = random__to._fill(ks)
-    return k(self, to, generator)
+    _k = _c_random__to.get(ks)
+    if _k is None:
+        _k = random__to._fill(ks)
+    return _k(self, to, generator)
 
 
 random__to._bind = _bind_random__to
@@ -5642,7 +10184,7 @@ random__to._entry = _entry_random__to
 _aten._packet('random_')._add(random__to)
 
 
-# schema/native_functions.yaml:1074
+# schema/native_functions.yaml:1646
 random_ = _Op("aten", 'random_', 'default',
     'random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -5661,10 +10203,10 @@ def _entry_random_(self, generator):
         raise _arg_error(random_, (self, generator)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_random_.get(ks)
-    if k is None:
-        k = random_._fill(ks)
-    return k(self, generator)
+    _k = _c_random_.get(ks)
+    if _k is None:
+        _k = random_._fill(ks)
+    return _k(self, generator)
 
 
 random_._bind = _bind_random_
@@ -5672,7 +10214,7 @@ random_._entry = _entry_random_
 _aten._packet('random_')._add(random_)
 
 
-# schema/native_functions.yaml:1081
+# schema/native_functions.yaml:1653
 bernoulli = _Op("aten", 'bernoulli', 'default',
     'bernoulli(Tensor self, *, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -5689,10 +10231,10 @@ def _entry_bernoulli(self, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bernoulli, (self, generator)) from None
-    k = _c_bernoulli.get(ks)
-    if k is None:
-        k = bernoulli._fill(ks)
-    return k(self, generator)
+    _k = _c_bernoulli.get(ks)
+    if _k is None:
+        _k = bernoulli._fill(ks)
+    return _k(self, generator)
 
 
 bernoulli._bind = _bind_bernoulli
@@ -5700,7 +10242,7 @@ bernoulli._entry = _entry_bernoulli
 _aten._packet('bernoulli')._add(bernoulli)
 
 
-# schema/native_functions.yaml:1088
+# schema/native_functions.yaml:1660
 bernoulli_out = _Op("aten", 'bernoulli', 'out',
     'bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -5719,10 +10261,10 @@ def _entry_bernoulli_out(self, generator, out):
         raise _arg_error(bernoulli_out, (self, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bernoulli_out.get(ks)
-    if k is None:
-        k = bernoulli_out._fill(ks)
-    return k(self, generator, out)
+    _k = _c_bernoulli_out.get(ks)
+    if _k is None:
+        _k = bernoulli_out._fill(ks)
+    return _k(self, generator, out)
 
 
 bernoulli_out._bind = _bind_bernoulli_out
@@ -5730,7 +10272,7 @@ bernoulli_out._entry = _entry_bernoulli_out
 _aten._packet('bernoulli')._add(bernoulli_out)
 
 
-# schema/native_functions.yaml:1093
+# schema/native_functions.yaml:1665
 bernoulli_p = _Op("aten", 'bernoulli', 'p',
     'bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5747,10 +10289,10 @@ def _entry_bernoulli_p(self, p, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bernoulli_p, (self, p, generator)) from None
-    k = _c_bernoulli_p.get(ks)
-    if k is None:
-        k = bernoulli_p._fill(ks)
-    return k(self, p, generator)
+    _k = _c_bernoulli_p.get(ks)
+    if _k is None:
+        _k = bernoulli_p._fill(ks)
+    return _k(self, p, generator)
 
 
 bernoulli_p._bind = _bind_bernoulli_p
@@ -5758,7 +10300,7 @@ bernoulli_p._entry = _entry_bernoulli_p
 _aten._packet('bernoulli')._add(bernoulli_p)
 
 
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1672
 bernoulli_Tensor = _Op("aten", 'bernoulli', 'Tensor',
     'bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5775,10 +10317,10 @@ def _entry_bernoulli_Tensor(self, p, generator):
         ks = (self._ks | p._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(bernoulli_Tensor, (self, p, generator)) from None
-    k = _c_bernoulli_Tensor.get(ks)
-    if k is None:
-        k = bernoulli_Tensor._fill(ks)
-    return k(self, p, generator)
+    _k = _c_bernoulli_Tensor.get(ks)
+    if _k is None:
+        _k = bernoulli_Tensor._fill(ks)
+    return _k(self, p, generator)
 
 
 bernoulli_Tensor._bind = _bind_bernoulli_Tensor
@@ -5786,7 +10328,7 @@ bernoulli_Tensor._entry = _entry_bernoulli_Tensor
 _aten._packet('bernoulli')._add(bernoulli_Tensor)
 
 
-# schema/native_functions.yaml:1107
+# schema/native_functions.yaml:1679
 bernoulli_Tensor_out = _Op("aten", 'bernoulli', 'Tensor_out',
     'bernoulli.Tensor_out(Tensor self, Tensor p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -5805,10 +10347,10 @@ def _entry_bernoulli_Tensor_out(self, p, generator, out):
         raise _arg_error(bernoulli_Tensor_out, (self, p, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bernoulli_Tensor_out.get(ks)
-    if k is None:
-        k = bernoulli_Tensor_out._fill(ks)
-    return k(self, p, generator, out)
+    _k = _c_bernoulli_Tensor_out.get(ks)
+    if _k is None:
+        _k = bernoulli_Tensor_out._fill(ks)
+    return _k(self, p, generator, out)
 
 
 bernoulli_Tensor_out._bind = _bind_bernoulli_Tensor_out
@@ -5816,7 +10358,7 @@ bernoulli_Tensor_out._entry = _entry_bernoulli_Tensor_out
 _aten._packet('bernoulli')._add(bernoulli_Tensor_out)
 
 
-# schema/native_functions.yaml:1112
+# schema/native_functions.yaml:1684
 bernoulli__Tensor = _Op("aten", 'bernoulli_', 'Tensor',
     'bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5835,10 +10377,10 @@ def _entry_bernoulli__Tensor(self, p, generator):
         raise _arg_error(bernoulli__Tensor, (self, p, generator)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_bernoulli__Tensor.get(ks)
-    if k is None:
-        k = bernoulli__Tensor._fill(ks)
-    return k(self, p, generator)
+    _k = _c_bernoulli__Tensor.get(ks)
+    if _k is None:
+        _k = bernoulli__Tensor._fill(ks)
+    return _k(self, p, generator)
 
 
 bernoulli__Tensor._bind = _bind_bernoulli__Tensor
@@ -5846,7 +10388,7 @@ bernoulli__Tensor._entry = _entry_bernoulli__Tensor
 _aten._packet('bernoulli_')._add(bernoulli__Tensor)
 
 
-# schema/native_functions.yaml:1119
+# schema/native_functions.yaml:1691
 bernoulli__float = _Op("aten", 'bernoulli_', 'float',
     'bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -5865,10 +10407,10 @@ def _entry_bernoulli__float(self, p, generator):
         raise _arg_error(bernoulli__float, (self, p, generator)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_bernoulli__float.get(ks)
-    if k is None:
-        k = bernoulli__float._fill(ks)
-    return k(self, p, generator)
+    _k = _c_bernoulli__float.get(ks)
+    if _k is None:
+        _k = bernoulli__float._fill(ks)
+    return _k(self, p, generator)
 
 
 bernoulli__float._bind = _bind_bernoulli__float
@@ -5876,7 +10418,7 @@ bernoulli__float._entry = _entry_bernoulli__float
 _aten._packet('bernoulli_')._add(bernoulli__float)
 
 
-# schema/native_functions.yaml:1126
+# schema/native_functions.yaml:1698
 native_dropout = _Op("aten", 'native_dropout', 'default',
     'native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)',
     ('input', 'p', 'train'), 3, tags=('core', 'nondeterministic_seeded'))
@@ -5893,10 +10435,10 @@ def _entry_native_dropout(input, p, train):
         ks = (input._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(native_dropout, (input, p, train)) from None
-    k = _c_native_dropout.get(ks)
-    if k is None:
-        k = native_dropout._fill(ks)
-    return k(input, p, train)
+    _k = _c_native_dropout.get(ks)
+    if _k is None:
+        _k = native_dropout._fill(ks)
+    return _k(input, p, train)
 
 
 native_dropout._bind = _bind_native_dropout
@@ -5904,7 +10446,7 @@ native_dropout._entry = _entry_native_dropout
 _aten._packet('native_dropout')._add(native_dropout)
 
 
-# schema/native_functions.yaml:1132
+# schema/native_functions.yaml:1704
 native_dropout_backward = _Op("aten", 'native_dropout_backward', 'default',
     'native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor',
     ('grad_output', 'mask', 'scale'), 3, tags=('pointwise',))
@@ -5921,10 +10463,10 @@ def _entry_native_dropout_backward(grad_output, mask, scale):
         ks = (grad_output._ks | (mask._ks if mask.__class__ is _Tensor else _ks_num(mask)) | _inc) & _keep
     except AttributeError:
         raise _arg_error(native_dropout_backward, (grad_output, mask, scale)) from None
-    k = _c_native_dropout_backward.get(ks)
-    if k is None:
-        k = native_dropout_backward._fill(ks)
-    return k(grad_output, mask, scale)
+    _k = _c_native_dropout_backward.get(ks)
+    if _k is None:
+        _k = native_dropout_backward._fill(ks)
+    return _k(grad_output, mask, scale)
 
 
 native_dropout_backward._bind = _bind_native_dropout_backward
@@ -5932,7 +10474,7 @@ native_dropout_backward._entry = _entry_native_dropout_backward
 _aten._packet('native_dropout_backward')._add(native_dropout_backward)
 
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1707
 native_dropout_backward_out = _Op("aten", 'native_dropout_backward', 'out',
     'native_dropout_backward.out(Tensor grad_output, Tensor mask, float scale, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'mask', 'scale', 'out'), 3, tags=('pointwise',))
@@ -5951,10 +10493,10 @@ def _entry_native_dropout_backward_out(grad_output, mask, scale, out):
         raise _arg_error(native_dropout_backward_out, (grad_output, mask, scale, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_native_dropout_backward_out.get(ks)
-    if k is None:
-        k = native_dropout_backward_out._fill(ks)
-    return k(grad_output, mask, scale, out)
+    _k = _c_native_dropout_backward_out.get(ks)
+    if _k is None:
+        _k = native_dropout_backward_out._fill(ks)
+    return _k(grad_output, mask, scale, out)
 
 
 native_dropout_backward_out._bind = _bind_native_dropout_backward_out
@@ -5962,7 +10504,7 @@ native_dropout_backward_out._entry = _entry_native_dropout_backward_out
 _aten._packet('native_dropout_backward')._add(native_dropout_backward_out)
 
 
-# schema/native_functions.yaml:1138
+# schema/native_functions.yaml:1710
 dropout = _Op("aten", 'dropout', 'default',
     'dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -5979,10 +10521,10 @@ def _entry_dropout(input, p, train):
         ks = (input._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(dropout, (input, p, train)) from None
-    k = _c_dropout.get(ks)
-    if k is None:
-        k = dropout._fill(ks)
-    return k(input, p, train)
+    _k = _c_dropout.get(ks)
+    if _k is None:
+        _k = dropout._fill(ks)
+    return _k(input, p, train)
 
 
 dropout._bind = _bind_dropout
@@ -5990,7 +10532,7 @@ dropout._entry = _entry_dropout
 _aten._packet('dropout')._add(dropout)
 
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1715
 dropout_ = _Op("aten", 'dropout_', 'default',
     'dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6009,10 +10551,10 @@ def _entry_dropout_(self, p, train):
         raise _arg_error(dropout_, (self, p, train)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_dropout_.get(ks)
-    if k is None:
-        k = dropout_._fill(ks)
-    return k(self, p, train)
+    _k = _c_dropout_.get(ks)
+    if _k is None:
+        _k = dropout_._fill(ks)
+    return _k(self, p, train)
 
 
 dropout_._bind = _bind_dropout_
@@ -6020,7 +10562,7 @@ dropout_._entry = _entry_dropout_
 _aten._packet('dropout_')._add(dropout_)
 
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml:1720
 feature_dropout = _Op("aten", 'feature_dropout', 'default',
     'feature_dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6037,10 +10579,10 @@ def _entry_feature_dropout(input, p, train):
         ks = (input._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(feature_dropout, (input, p, train)) from None
-    k = _c_feature_dropout.get(ks)
-    if k is None:
-        k = feature_dropout._fill(ks)
-    return k(input, p, train)
+    _k = _c_feature_dropout.get(ks)
+    if _k is None:
+        _k = feature_dropout._fill(ks)
+    return _k(input, p, train)
 
 
 feature_dropout._bind = _bind_feature_dropout
@@ -6048,7 +10590,7 @@ feature_dropout._entry = _entry_feature_dropout
 _aten._packet('feature_dropout')._add(feature_dropout)
 
 
-# schema/native_functions.yaml:1153
+# schema/native_functions.yaml:1725
 feature_dropout_ = _Op("aten", 'feature_dropout_', 'default',
     'feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6067,10 +10609,10 @@ def _entry_feature_dropout_(self, p, train):
         raise _arg_error(feature_dropout_, (self, p, train)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_feature_dropout_.get(ks)
-    if k is None:
-        k = feature_dropout_._fill(ks)
-    return k(self, p, train)
+    _k = _c_feature_dropout_.get(ks)
+    if _k is None:
+        _k = feature_dropout_._fill(ks)
+    return _k(self, p, train)
 
 
 feature_dropout_._bind = _bind_feature_dropout_
@@ -6078,7 +10620,7 @@ feature_dropout_._entry = _entry_feature_dropout_
 _aten._packet('feature_dropout_')._add(feature_dropout_)
 
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1730
 alpha_dropout = _Op("aten", 'alpha_dropout', 'default',
     'alpha_dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6095,10 +10637,10 @@ def _entry_alpha_dropout(input, p, train):
         ks = (input._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(alpha_dropout, (input, p, train)) from None
-    k = _c_alpha_dropout.get(ks)
-    if k is None:
-        k = alpha_dropout._fill(ks)
-    return k(input, p, train)
+    _k = _c_alpha_dropout.get(ks)
+    if _k is None:
+        _k = alpha_dropout._fill(ks)
+    return _k(input, p, train)
 
 
 alpha_dropout._bind = _bind_alpha_dropout
@@ -6106,7 +10648,7 @@ alpha_dropout._entry = _entry_alpha_dropout
 _aten._packet('alpha_dropout')._add(alpha_dropout)
 
 
-# schema/native_functions.yaml:1163
+# schema/native_functions.yaml:1735
 alpha_dropout_ = _Op("aten", 'alpha_dropout_', 'default',
     'alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6125,10 +10667,10 @@ def _entry_alpha_dropout_(self, p, train):
         raise _arg_error(alpha_dropout_, (self, p, train)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_alpha_dropout_.get(ks)
-    if k is None:
-        k = alpha_dropout_._fill(ks)
-    return k(self, p, train)
+    _k = _c_alpha_dropout_.get(ks)
+    if _k is None:
+        _k = alpha_dropout_._fill(ks)
+    return _k(self, p, train)
 
 
 alpha_dropout_._bind = _bind_alpha_dropout_
@@ -6136,7 +10678,7 @@ alpha_dropout_._entry = _entry_alpha_dropout_
 _aten._packet('alpha_dropout_')._add(alpha_dropout_)
 
 
-# schema/native_functions.yaml:1168
+# schema/native_functions.yaml:1740
 feature_alpha_dropout = _Op("aten", 'feature_alpha_dropout', 'default',
     'feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6153,10 +10695,10 @@ def _entry_feature_alpha_dropout(input, p, train):
         ks = (input._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(feature_alpha_dropout, (input, p, train)) from None
-    k = _c_feature_alpha_dropout.get(ks)
-    if k is None:
-        k = feature_alpha_dropout._fill(ks)
-    return k(input, p, train)
+    _k = _c_feature_alpha_dropout.get(ks)
+    if _k is None:
+        _k = feature_alpha_dropout._fill(ks)
+    return _k(input, p, train)
 
 
 feature_alpha_dropout._bind = _bind_feature_alpha_dropout
@@ -6164,7 +10706,7 @@ feature_alpha_dropout._entry = _entry_feature_alpha_dropout
 _aten._packet('feature_alpha_dropout')._add(feature_alpha_dropout)
 
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1745
 feature_alpha_dropout_ = _Op("aten", 'feature_alpha_dropout_', 'default',
     'feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -6183,10 +10725,10 @@ def _entry_feature_alpha_dropout_(self, p, train):
         raise _arg_error(feature_alpha_dropout_, (self, p, train)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_feature_alpha_dropout_.get(ks)
-    if k is None:
-        k = feature_alpha_dropout_._fill(ks)
-    return k(self, p, train)
+    _k = _c_feature_alpha_dropout_.get(ks)
+    if _k is None:
+        _k = feature_alpha_dropout_._fill(ks)
+    return _k(self, p, train)
 
 
 feature_alpha_dropout_._bind = _bind_feature_alpha_dropout_
@@ -6194,7 +10736,7 @@ feature_alpha_dropout_._entry = _entry_feature_alpha_dropout_
 _aten._packet('feature_alpha_dropout_')._add(feature_alpha_dropout_)
 
 
-# schema/native_functions.yaml:1178
+# schema/native_functions.yaml:1750
 normal_float_float = _Op("aten", 'normal', 'float_float',
     'normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('mean', 'std', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
@@ -6208,10 +10750,10 @@ def _bind_normal_float_float(mean, std, size, *, generator=None, dtype=None, lay
 def _entry_normal_float_float(mean, std, size, generator, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_normal_float_float.get(ks)
-    if k is None:
-        k = normal_float_float._fill(ks)
-    return k(mean, std, size, generator, dtype, layout, device, pin_memory)
+    _k = _c_normal_float_float.get(ks)
+    if _k is None:
+        _k = normal_float_float._fill(ks)
+    return _k(mean, std, size, generator, dtype, layout, device, pin_memory)
 
 
 normal_float_float._bind = _bind_normal_float_float
@@ -6219,7 +10761,7 @@ normal_float_float._entry = _entry_normal_float_float
 _aten._packet('normal')._add(normal_float_float)
 
 
-# schema/native_functions.yaml:1184
+# schema/native_functions.yaml:1756
 normal_float_float_out = _Op("aten", 'normal', 'float_float_out',
     'normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'size', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -6238,10 +10780,10 @@ def _entry_normal_float_float_out(mean, std, size, generator, out):
         raise _arg_error(normal_float_float_out, (mean, std, size, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_normal_float_float_out.get(ks)
-    if k is None:
-        k = normal_float_float_out._fill(ks)
-    return k(mean, std, size, generator, out)
+    _k = _c_normal_float_float_out.get(ks)
+    if _k is None:
+        _k = normal_float_float_out._fill(ks)
+    return _k(mean, std, size, generator, out)
 
 
 normal_float_float_out._bind = _bind_normal_float_float_out
@@ -6249,7 +10791,7 @@ normal_float_float_out._entry = _entry_normal_float_float_out
 _aten._packet('normal')._add(normal_float_float_out)
 
 
-# schema/native_functions.yaml:1189
+# schema/native_functions.yaml:1761
 normal_Tensor_float = _Op("aten", 'normal', 'Tensor_float',
     'normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6266,10 +10808,10 @@ def _entry_normal_Tensor_float(mean, std, generator):
         ks = (mean._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(normal_Tensor_float, (mean, std, generator)) from None
-    k = _c_normal_Tensor_float.get(ks)
-    if k is None:
-        k = normal_Tensor_float._fill(ks)
-    return k(mean, std, generator)
+    _k = _c_normal_Tensor_float.get(ks)
+    if _k is None:
+        _k = normal_Tensor_float._fill(ks)
+    return _k(mean, std, generator)
 
 
 normal_Tensor_float._bind = _bind_normal_Tensor_float
@@ -6277,7 +10819,7 @@ normal_Tensor_float._entry = _entry_normal_Tensor_float
 _aten._packet('normal')._add(normal_Tensor_float)
 
 
-# schema/native_functions.yaml:1196
+# schema/native_functions.yaml:1768
 normal_Tensor_float_out = _Op("aten", 'normal', 'Tensor_float_out',
     'normal.Tensor_float_out(Tensor mean, float std=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6296,10 +10838,10 @@ def _entry_normal_Tensor_float_out(mean, std, generator, out):
         raise _arg_error(normal_Tensor_float_out, (mean, std, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_normal_Tensor_float_out.get(ks)
-    if k is None:
-        k = normal_Tensor_float_out._fill(ks)
-    return k(mean, std, generator, out)
+    _k = _c_normal_Tensor_float_out.get(ks)
+    if _k is None:
+        _k = normal_Tensor_float_out._fill(ks)
+    return _k(mean, std, generator, out)
 
 
 normal_Tensor_float_out._bind = _bind_normal_Tensor_float_out
@@ -6307,7 +10849,7 @@ normal_Tensor_float_out._entry = _entry_normal_Tensor_float_out
 _aten._packet('normal')._add(normal_Tensor_float_out)
 
 
-# schema/native_functions.yaml:1201
+# schema/native_functions.yaml:1773
 normal_float_Tensor = _Op("aten", 'normal', 'float_Tensor',
     'normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6324,10 +10866,10 @@ def _entry_normal_float_Tensor(mean, std, generator):
         ks = (std._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(normal_float_Tensor, (mean, std, generator)) from None
-    k = _c_normal_float_Tensor.get(ks)
-    if k is None:
-        k = normal_float_Tensor._fill(ks)
-    return k(mean, std, generator)
+    _k = _c_normal_float_Tensor.get(ks)
+    if _k is None:
+        _k = normal_float_Tensor._fill(ks)
+    return _k(mean, std, generator)
 
 
 normal_float_Tensor._bind = _bind_normal_float_Tensor
@@ -6335,7 +10877,7 @@ normal_float_Tensor._entry = _entry_normal_float_Tensor
 _aten._packet('normal')._add(normal_float_Tensor)
 
 
-# schema/native_functions.yaml:1205
+# schema/native_functions.yaml:1777
 normal_float_Tensor_out = _Op("aten", 'normal', 'float_Tensor_out',
     'normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6354,10 +10896,10 @@ def _entry_normal_float_Tensor_out(mean, std, generator, out):
         raise _arg_error(normal_float_Tensor_out, (mean, std, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_normal_float_Tensor_out.get(ks)
-    if k is None:
-        k = normal_float_Tensor_out._fill(ks)
-    return k(mean, std, generator, out)
+    _k = _c_normal_float_Tensor_out.get(ks)
+    if _k is None:
+        _k = normal_float_Tensor_out._fill(ks)
+    return _k(mean, std, generator, out)
 
 
 normal_float_Tensor_out._bind = _bind_normal_float_Tensor_out
@@ -6365,7 +10907,7 @@ normal_float_Tensor_out._entry = _entry_normal_float_Tensor_out
 _aten._packet('normal')._add(normal_float_Tensor_out)
 
 
-# schema/native_functions.yaml:1208
+# schema/native_functions.yaml:1780
 normal_Tensor_Tensor = _Op("aten", 'normal', 'Tensor_Tensor',
     'normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6382,10 +10924,10 @@ def _entry_normal_Tensor_Tensor(mean, std, generator):
         ks = (mean._ks | std._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(normal_Tensor_Tensor, (mean, std, generator)) from None
-    k = _c_normal_Tensor_Tensor.get(ks)
-    if k is None:
-        k = normal_Tensor_Tensor._fill(ks)
-    return k(mean, std, generator)
+    _k = _c_normal_Tensor_Tensor.get(ks)
+    if _k is None:
+        _k = normal_Tensor_Tensor._fill(ks)
+    return _k(mean, std, generator)
 
 
 normal_Tensor_Tensor._bind = _bind_normal_Tensor_Tensor
@@ -6393,7 +10935,7 @@ normal_Tensor_Tensor._entry = _entry_normal_Tensor_Tensor
 _aten._packet('normal')._add(normal_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1784
 normal_Tensor_Tensor_out = _Op("aten", 'normal', 'Tensor_Tensor_out',
     'normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6412,10 +10954,10 @@ def _entry_normal_Tensor_Tensor_out(mean, std, generator, out):
         raise _arg_error(normal_Tensor_Tensor_out, (mean, std, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_normal_Tensor_Tensor_out.get(ks)
-    if k is None:
-        k = normal_Tensor_Tensor_out._fill(ks)
-    return k(mean, std, generator, out)
+    _k = _c_normal_Tensor_Tensor_out.get(ks)
+    if _k is None:
+        _k = normal_Tensor_Tensor_out._fill(ks)
+    return _k(mean, std, generator, out)
 
 
 normal_Tensor_Tensor_out._bind = _bind_normal_Tensor_Tensor_out
@@ -6423,7 +10965,7 @@ normal_Tensor_Tensor_out._entry = _entry_normal_Tensor_Tensor_out
 _aten._packet('normal')._add(normal_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:1215
+# schema/native_functions.yaml:1787
 log_normal_ = _Op("aten", 'log_normal_', 'default',
     'log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -6442,10 +10984,10 @@ def _entry_log_normal_(self, mean, std, generator):
         raise _arg_error(log_normal_, (self, mean, std, generator)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_log_normal_.get(ks)
-    if k is None:
-        k = log_normal_._fill(ks)
-    return k(self, mean, std, generator)
+    _k = _c_log_normal_.get(ks)
+    if _k is None:
+        _k = log_normal_._fill(ks)
+    return _k(self, mean, std, generator)
 
 
 log_normal_._bind = _bind_log_normal_
@@ -6453,7 +10995,7 @@ log_normal_._entry = _entry_log_normal_
 _aten._packet('log_normal_')._add(log_normal_)
 
 
-# schema/native_functions.yaml:1222
+# schema/native_functions.yaml:1794
 cauchy_ = _Op("aten", 'cauchy_', 'default',
     'cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -6472,10 +11014,10 @@ def _entry_cauchy_(self, median, sigma, generator):
         raise _arg_error(cauchy_, (self, median, sigma, generator)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_cauchy_.get(ks)
-    if k is None:
-        k = cauchy_._fill(ks)
-    return k(self, median, sigma, generator)
+    _k = _c_cauchy_.get(ks)
+    if _k is None:
+        _k = cauchy_._fill(ks)
+    return _k(self, median, sigma, generator)
 
 
 cauchy_._bind = _bind_cauchy_
@@ -6483,7 +11025,7 @@ cauchy_._entry = _entry_cauchy_
 _aten._packet('cauchy_')._add(cauchy_)
 
 
-# schema/native_functions.yaml:1229
+# schema/native_functions.yaml:1801
 geometric_ = _Op("aten", 'geometric_', 'default',
     'geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6502,10 +11044,10 @@ def _entry_geometric_(self, p, generator):
         raise _arg_error(geometric_, (self, p, generator)) from None
     if not self._ks & _ADINPLACE:
         _inplace_on_inference(self)
-    k = _c_geometric_.get(ks)
-    if k is None:
-        k = geometric_._fill(ks)
-    return k(self, p, generator)
+    _k = _c_geometric_.get(ks)
+    if _k is None:
+        _k = geometric_._fill(ks)
+    return _k(self, p, generator)
 
 
 geometric_._bind = _bind_geometric_
@@ -6513,7 +11055,7 @@ geometric_._entry = _entry_geometric_
 _aten._packet('geometric_')._add(geometric_)
 
 
-# schema/native_functions.yaml:1236
+# schema/native_functions.yaml:1808
 multinomial = _Op("aten", 'multinomial', 'default',
     'multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor',
     ('self', 'num_samples', 'replacement', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -6530,10 +11072,10 @@ def _entry_multinomial(self, num_samples, replacement, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(multinomial, (self, num_samples, replacement, generator)) from None
-    k = _c_multinomial.get(ks)
-    if k is None:
-        k = multinomial._fill(ks)
-    return k(self, num_samples, replacement, generator)
+    _k = _c_multinomial.get(ks)
+    if _k is None:
+        _k = multinomial._fill(ks)
+    return _k(self, num_samples, replacement, generator)
 
 
 multinomial._bind = _bind_multinomial
@@ -6541,7 +11083,7 @@ multinomial._entry = _entry_multinomial
 _aten._packet('multinomial')._add(multinomial)
 
 
-# schema/native_functions.yaml:1243
+# schema/native_functions.yaml:1815
 multinomial_out = _Op("aten", 'multinomial', 'out',
     'multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'num_samples', 'replacement', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -6560,10 +11102,10 @@ def _entry_multinomial_out(self, num_samples, replacement, generator, out):
         raise _arg_error(multinomial_out, (self, num_samples, replacement, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_multinomial_out.get(ks)
-    if k is None:
-        k = multinomial_out._fill(ks)
-    return k(self, num_samples, replacement, generator, out)
+    _k = _c_multinomial_out.get(ks)
+    if _k is None:
+        _k = multinomial_out._fill(ks)
+    return _k(self, num_samples, replacement, generator, out)
 
 
 multinomial_out._bind = _bind_multinomial_out
@@ -6571,7 +11113,7 @@ multinomial_out._entry = _entry_multinomial_out
 _aten._packet('multinomial')._add(multinomial_out)
 
 
-# schema/native_functions.yaml:1248
+# schema/native_functions.yaml:1820
 poisson = _Op("aten", 'poisson', 'default',
     'poisson(Tensor self, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -6588,10 +11130,10 @@ def _entry_poisson(self, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(poisson, (self, generator)) from None
-    k = _c_poisson.get(ks)
-    if k is None:
-        k = poisson._fill(ks)
-    return k(self, generator)
+    _k = _c_poisson.get(ks)
+    if _k is None:
+        _k = poisson._fill(ks)
+    return _k(self, generator)
 
 
 poisson._bind = _bind_poisson
@@ -6599,7 +11141,7 @@ poisson._entry = _entry_poisson
 _aten._packet('poisson')._add(poisson)
 
 
-# schema/native_functions.yaml:1254
+# schema/native_functions.yaml:1826
 poisson_out = _Op("aten", 'poisson', 'out',
     'poisson.out(Tensor self, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -6618,10 +11160,10 @@ def _entry_poisson_out(self, generator, out):
         raise _arg_error(poisson_out, (self, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_poisson_out.get(ks)
-    if k is None:
-        k = poisson_out._fill(ks)
-    return k(self, generator, out)
+    _k = _c_poisson_out.get(ks)
+    if _k is None:
+        _k = poisson_out._fill(ks)
+    return _k(self, generator, out)
 
 
 poisson_out._bind = _bind_poisson_out
@@ -6629,7 +11171,7 @@ poisson_out._entry = _entry_poisson_out
 _aten._packet('poisson')._add(poisson_out)
 
 
-# schema/native_functions.yaml:1259
+# schema/native_functions.yaml:1831
 logspace = _Op("aten", 'logspace', 'default',
     'logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('start', 'end', 'steps', 'base', 'dtype', 'layout', 'device', 'pin_memory'), 4, tags=('factory',))
@@ -6643,10 +11185,10 @@ def _bind_logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, dev
 def _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_logspace.get(ks)
-    if k is None:
-        k = logspace._fill(ks)
-    return k(start, end, steps, base, dtype, layout, device, pin_memory)
+    _k = _c_logspace.get(ks)
+    if _k is None:
+        _k = logspace._fill(ks)
+    return _k(start, end, steps, base, dtype, layout, device, pin_memory)
 
 
 logspace._bind = _bind_logspace
@@ -6654,7 +11196,7 @@ logspace._entry = _entry_logspace
 _aten._packet('logspace')._add(logspace)
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1837
 logspace_out = _Op("aten", 'logspace', 'out',
     'logspace.out(Scalar start, Scalar end, int steps, float base=10., *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'steps', 'base', 'out'), 4, tags=())
@@ -6673,10 +11215,10 @@ def _entry_logspace_out(start, end, steps, base, out):
         raise _arg_error(logspace_out, (start, end, steps, base, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_logspace_out.get(ks)
-    if k is None:
-        k = logspace_out._fill(ks)
-    return k(start, end, steps, base, out)
+    _k = _c_logspace_out.get(ks)
+    if _k is None:
+        _k = logspace_out._fill(ks)
+    return _k(start, end, steps, base, out)
 
 
 logspace_out._bind = _bind_logspace_out
@@ -6684,7 +11226,7 @@ logspace_out._entry = _entry_logspace_out
 _aten._packet('logspace')._add(logspace_out)
 
 
-# schema/native_functions.yaml:1269
+# schema/native_functions.yaml:1841
 empty_permuted = _Op("aten", 'empty_permuted', 'default',
     'empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'physical_layout', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -6698,10 +11240,10 @@ def _bind_empty_permuted(size, physical_layout, *, dtype=None, layout=None, devi
 def _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_empty_permuted.get(ks)
-    if k is None:
-        k = empty_permuted._fill(ks)
-    return k(size, physical_layout, dtype, layout, device, pin_memory)
+    _k = _c_empty_permuted.get(ks)
+    if _k is None:
+        _k = empty_permuted._fill(ks)
+    return _k(size, physical_layout, dtype, layout, device, pin_memory)
 
 
 empty_permuted._bind = _bind_empty_permuted
@@ -6709,7 +11251,7 @@ empty_permuted._entry = _entry_empty_permuted
 _aten._packet('empty_permuted')._add(empty_permuted)
 
 
-# schema/native_functions.yaml:1275
+# schema/native_functions.yaml:1847
 empty_permuted_out = _Op("aten", 'empty_permuted', 'out',
     'empty_permuted.out(SymInt[] size, int[] physical_layout, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'physical_layout', 'out'), 2, tags=())
@@ -6728,10 +11270,10 @@ def _entry_empty_permuted_out(size, physical_layout, out):
         raise _arg_error(empty_permuted_out, (size, physical_layout, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_empty_permuted_out.get(ks)
-    if k is None:
-        k = empty_permuted_out._fill(ks)
-    return k(size, physical_layout, out)
+    _k = _c_empty_permuted_out.get(ks)
+    if _k is None:
+        _k = empty_permuted_out._fill(ks)
+    return _k(size, physical_layout, out)
 
 
 empty_permuted_out._bind = _bind_empty_permuted_out
@@ -6739,7 +11281,7 @@ empty_permuted_out._entry = _entry_empty_permuted_out
 _aten._packet('empty_permuted')._add(empty_permuted_out)
 
 
-# schema/native_functions.yaml:1279
+# schema/native_functions.yaml:1851
 tril_indices = _Op("aten", 'tril_indices', 'default',
     'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -6753,10 +11295,10 @@ def _bind_tril_indices(row, col, offset=0, *, dtype=_dtypes.int64, layout=None, 
 def _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_tril_indices.get(ks)
-    if k is None:
-        k = tril_indices._fill(ks)
-    return k(row, col, offset, dtype, layout, device, pin_memory)
+    _k = _c_tril_indices.get(ks)
+    if _k is None:
+        _k = tril_indices._fill(ks)
+    return _k(row, col, offset, dtype, layout, device, pin_memory)
 
 
 tril_indices._bind = _bind_tril_indices
@@ -6764,7 +11306,7 @@ tril_indices._entry = _entry_tril_indices
 _aten._packet('tril_indices')._add(tril_indices)
 
 
-# schema/native_functions.yaml:1285
+# schema/native_functions.yaml:1857
 tril_indices_out = _Op("aten", 'tril_indices', 'out',
     'tril_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('row', 'col', 'offset', 'out'), 3, tags=())
@@ -6783,10 +11325,10 @@ def _entry_tril_indices_out(row, col, offset, out):
         raise _arg_error(tril_indices_out, (row, col, offset, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_tril_indices_out.get(ks)
-    if k is None:
-        k = tril_indices_out._fill(ks)
-    return k(row, col, offset, out)
+    _k = _c_tril_indices_out.get(ks)
+    if _k is None:
+        _k = tril_indices_out._fill(ks)
+    return _k(row, col, offset, out)
 
 
 tril_indices_out._bind = _bind_tril_indices_out
@@ -6794,7 +11336,7 @@ tril_indices_out._entry = _entry_tril_indices_out
 _aten._packet('tril_indices')._add(tril_indices_out)
 
 
-# schema/native_functions.yaml:1289
+# schema/native_functions.yaml:1861
 triu_indices = _Op("aten", 'triu_indices', 'default',
     'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -6808,10 +11350,10 @@ def _bind_triu_indices(row, col, offset=0, *, dtype=_dtypes.int64, layout=None, 
 def _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_triu_indices.get(ks)
-    if k is None:
-        k = triu_indices._fill(ks)
-    return k(row, col, offset, dtype, layout, device, pin_memory)
+    _k = _c_triu_indices.get(ks)
+    if _k is None:
+        _k = triu_indices._fill(ks)
+    return _k(row, col, offset, dtype, layout, device, pin_memory)
 
 
 triu_indices._bind = _bind_triu_indices
@@ -6819,7 +11361,11681 @@ triu_indices._entry = _entry_triu_indices
 _aten._packet('triu_indices')._add(triu_indices)
 
 
-# schema/native_functions.yaml:1295
+# schema/native_functions.yaml:1867
+meshgrid = _Op("aten", 'meshgrid', 'default',
+    'meshgrid(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_meshgrid = meshgrid._cache
+
+
+def _bind_meshgrid(tensors):
+    return (tensors,)
+
+
+def _entry_meshgrid(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(meshgrid, (tensors,)) from None
+    _k = _c_meshgrid.get(ks)
+    if _k is None:
+        _k = meshgrid._fill(ks)
+    return _k(tensors)
+
+
+meshgrid._bind = _bind_meshgrid
+meshgrid._entry = _entry_meshgrid
+_aten._packet('meshgrid')._add(meshgrid)
+
+
+# schema/native_functions.yaml:1871
+meshgrid_indexing = _Op("aten", 'meshgrid', 'indexing',
+    'meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]',
+    ('tensors', 'indexing'), 1, tags=())
+_c_meshgrid_indexing = meshgrid_indexing._cache
+
+
+def _bind_meshgrid_indexing(tensors, *, indexing):
+    return (tensors, indexing)
+
+
+def _entry_meshgrid_indexing(tensors, indexing):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(meshgrid_indexing, (tensors, indexing)) from None
+    _k = _c_meshgrid_indexing.get(ks)
+    if _k is None:
+        _k = meshgrid_indexing._fill(ks)
+    return _k(tensors, indexing)
+
+
+meshgrid_indexing._bind = _bind_meshgrid_indexing
+meshgrid_indexing._entry = _entry_meshgrid_indexing
+_aten._packet('meshgrid')._add(meshgrid_indexing)
+
+
+# schema/native_functions.yaml:1875
+broadcast_to = _Op("aten", 'broadcast_to', 'default',
+    'broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)',
+    ('self', 'size'), 2, tags=())
+_c_broadcast_to = broadcast_to._cache
+
+
+def _bind_broadcast_to(self, size):
+    return (self, size)
+
+
+def _entry_broadcast_to(self, size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(broadcast_to, (self, size)) from None
+    _k = _c_broadcast_to.get(ks)
+    if _k is None:
+        _k = broadcast_to._fill(ks)
+    return _k(self, size)
+
+
+broadcast_to._bind = _bind_broadcast_to
+broadcast_to._entry = _entry_broadcast_to
+_aten._packet('broadcast_to')._add(broadcast_to)
+
+
+# schema/native_functions.yaml:1880
+broadcast_tensors = _Op("aten", 'broadcast_tensors', 'default',
+    'broadcast_tensors(Tensor[] tensors) -> Tensor[]',
+    ('tensors',), 1, tags=())
+_c_broadcast_tensors = broadcast_tensors._cache
+
+
+def _bind_broadcast_tensors(tensors):
+    return (tensors,)
+
+
+def _entry_broadcast_tensors(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(broadcast_tensors, (tensors,)) from None
+    _k = _c_broadcast_tensors.get(ks)
+    if _k is None:
+        _k = broadcast_tensors._fill(ks)
+    return _k(tensors)
+
+
+broadcast_tensors._bind = _bind_broadcast_tensors
+broadcast_tensors._entry = _entry_broadcast_tensors
+_aten._packet('broadcast_tensors')._add(broadcast_tensors)
+
+
+# schema/native_functions.yaml:1884
+cartesian_prod = _Op("aten", 'cartesian_prod', 'default',
+    'cartesian_prod(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_cartesian_prod = cartesian_prod._cache
+
+
+def _bind_cartesian_prod(tensors):
+    return (tensors,)
+
+
+def _entry_cartesian_prod(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cartesian_prod, (tensors,)) from None
+    _k = _c_cartesian_prod.get(ks)
+    if _k is None:
+        _k = cartesian_prod._fill(ks)
+    return _k(tensors)
+
+
+cartesian_prod._bind = _bind_cartesian_prod
+cartesian_prod._entry = _entry_cartesian_prod
+_aten._packet('cartesian_prod')._add(cartesian_prod)
+
+
+# schema/native_functions.yaml:1888
+exp2 = _Op("aten", 'exp2', 'default',
+    'exp2(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_exp2 = exp2._cache
+
+
+def _bind_exp2(self):
+    return (self,)
+
+
+def _entry_exp2(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exp2, (self,)) from None
+    _k = _c_exp2.get(ks)
+    if _k is None:
+        _k = exp2._fill(ks)
+    return _k(self)
+
+
+exp2._bind = _bind_exp2
+exp2._entry = _entry_exp2
+_aten._packet('exp2')._add(exp2)
+
+
+# schema/native_functions.yaml:1893
+exp2_out = _Op("aten", 'exp2', 'out',
+    'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_exp2_out = exp2_out._cache
+
+
+def _bind_exp2_out(self, *, out):
+    return (self, out)
+
+
+def _entry_exp2_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exp2_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_exp2_out.get(ks)
+    if _k is None:
+        _k = exp2_out._fill(ks)
+    return _k(self, out)
+
+
+exp2_out._bind = _bind_exp2_out
+exp2_out._entry = _entry_exp2_out
+_aten._packet('exp2')._add(exp2_out)
+
+
+# schema/native_functions.yaml:1896
+exp2_ = _Op("aten", 'exp2_', 'default',
+    'exp2_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_exp2_ = exp2_._cache
+
+
+def _bind_exp2_(self):
+    return (self,)
+
+
+def _entry_exp2_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exp2_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_exp2_.get(ks)
+    if _k is None:
+        _k = exp2_._fill(ks)
+    return _k(self)
+
+
+exp2_._bind = _bind_exp2_
+exp2_._entry = _entry_exp2_
+_aten._packet('exp2_')._add(exp2_)
+
+
+# schema/native_functions.yaml:1903
+expm1 = _Op("aten", 'expm1', 'default',
+    'expm1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_expm1 = expm1._cache
+
+
+def _bind_expm1(self):
+    return (self,)
+
+
+def _entry_expm1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expm1, (self,)) from None
+    _k = _c_expm1.get(ks)
+    if _k is None:
+        _k = expm1._fill(ks)
+    return _k(self)
+
+
+expm1._bind = _bind_expm1
+expm1._entry = _entry_expm1
+_aten._packet('expm1')._add(expm1)
+
+
+# schema/native_functions.yaml:1908
+expm1_out = _Op("aten", 'expm1', 'out',
+    'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_expm1_out = expm1_out._cache
+
+
+def _bind_expm1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_expm1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expm1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_expm1_out.get(ks)
+    if _k is None:
+        _k = expm1_out._fill(ks)
+    return _k(self, out)
+
+
+expm1_out._bind = _bind_expm1_out
+expm1_out._entry = _entry_expm1_out
+_aten._packet('expm1')._add(expm1_out)
+
+
+# schema/native_functions.yaml:1911
+expm1_ = _Op("aten", 'expm1_', 'default',
+    'expm1_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_expm1_ = expm1_._cache
+
+
+def _bind_expm1_(self):
+    return (self,)
+
+
+def _entry_expm1_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expm1_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_expm1_.get(ks)
+    if _k is None:
+        _k = expm1_._fill(ks)
+    return _k(self)
+
+
+expm1_._bind = _bind_expm1_
+expm1_._entry = _entry_expm1_
+_aten._packet('expm1_')._add(expm1_)
+
+
+# schema/native_functions.yaml:1918
+log2 = _Op("aten", 'log2', 'default',
+    'log2(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_log2 = log2._cache
+
+
+def _bind_log2(self):
+    return (self,)
+
+
+def _entry_log2(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log2, (self,)) from None
+    _k = _c_log2.get(ks)
+    if _k is None:
+        _k = log2._fill(ks)
+    return _k(self)
+
+
+log2._bind = _bind_log2
+log2._entry = _entry_log2
+_aten._packet('log2')._add(log2)
+
+
+# schema/native_functions.yaml:1923
+log2_out = _Op("aten", 'log2', 'out',
+    'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_log2_out = log2_out._cache
+
+
+def _bind_log2_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log2_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log2_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log2_out.get(ks)
+    if _k is None:
+        _k = log2_out._fill(ks)
+    return _k(self, out)
+
+
+log2_out._bind = _bind_log2_out
+log2_out._entry = _entry_log2_out
+_aten._packet('log2')._add(log2_out)
+
+
+# schema/native_functions.yaml:1926
+log2_ = _Op("aten", 'log2_', 'default',
+    'log2_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_log2_ = log2_._cache
+
+
+def _bind_log2_(self):
+    return (self,)
+
+
+def _entry_log2_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log2_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_log2_.get(ks)
+    if _k is None:
+        _k = log2_._fill(ks)
+    return _k(self)
+
+
+log2_._bind = _bind_log2_
+log2_._entry = _entry_log2_
+_aten._packet('log2_')._add(log2_)
+
+
+# schema/native_functions.yaml:1933
+log10 = _Op("aten", 'log10', 'default',
+    'log10(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_log10 = log10._cache
+
+
+def _bind_log10(self):
+    return (self,)
+
+
+def _entry_log10(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log10, (self,)) from None
+    _k = _c_log10.get(ks)
+    if _k is None:
+        _k = log10._fill(ks)
+    return _k(self)
+
+
+log10._bind = _bind_log10
+log10._entry = _entry_log10
+_aten._packet('log10')._add(log10)
+
+
+# schema/native_functions.yaml:1938
+log10_out = _Op("aten", 'log10', 'out',
+    'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_log10_out = log10_out._cache
+
+
+def _bind_log10_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log10_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log10_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log10_out.get(ks)
+    if _k is None:
+        _k = log10_out._fill(ks)
+    return _k(self, out)
+
+
+log10_out._bind = _bind_log10_out
+log10_out._entry = _entry_log10_out
+_aten._packet('log10')._add(log10_out)
+
+
+# schema/native_functions.yaml:1941
+log10_ = _Op("aten", 'log10_', 'default',
+    'log10_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_log10_ = log10_._cache
+
+
+def _bind_log10_(self):
+    return (self,)
+
+
+def _entry_log10_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log10_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_log10_.get(ks)
+    if _k is None:
+        _k = log10_._fill(ks)
+    return _k(self)
+
+
+log10_._bind = _bind_log10_
+log10_._entry = _entry_log10_
+_aten._packet('log10_')._add(log10_)
+
+
+# schema/native_functions.yaml:1948
+log1p = _Op("aten", 'log1p', 'default',
+    'log1p(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_log1p = log1p._cache
+
+
+def _bind_log1p(self):
+    return (self,)
+
+
+def _entry_log1p(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log1p, (self,)) from None
+    _k = _c_log1p.get(ks)
+    if _k is None:
+        _k = log1p._fill(ks)
+    return _k(self)
+
+
+log1p._bind = _bind_log1p
+log1p._entry = _entry_log1p
+_aten._packet('log1p')._add(log1p)
+
+
+# schema/native_functions.yaml:1953
+log1p_out = _Op("aten", 'log1p', 'out',
+    'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_log1p_out = log1p_out._cache
+
+
+def _bind_log1p_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log1p_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log1p_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log1p_out.get(ks)
+    if _k is None:
+        _k = log1p_out._fill(ks)
+    return _k(self, out)
+
+
+log1p_out._bind = _bind_log1p_out
+log1p_out._entry = _entry_log1p_out
+_aten._packet('log1p')._add(log1p_out)
+
+
+# schema/native_functions.yaml:1956
+log1p_ = _Op("aten", 'log1p_', 'default',
+    'log1p_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_log1p_ = log1p_._cache
+
+
+def _bind_log1p_(self):
+    return (self,)
+
+
+def _entry_log1p_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log1p_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_log1p_.get(ks)
+    if _k is None:
+        _k = log1p_._fill(ks)
+    return _k(self)
+
+
+log1p_._bind = _bind_log1p_
+log1p_._entry = _entry_log1p_
+_aten._packet('log1p_')._add(log1p_)
+
+
+# schema/native_functions.yaml:1963
+sqrt = _Op("aten", 'sqrt', 'default',
+    'sqrt(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sqrt = sqrt._cache
+
+
+def _bind_sqrt(self):
+    return (self,)
+
+
+def _entry_sqrt(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sqrt, (self,)) from None
+    _k = _c_sqrt.get(ks)
+    if _k is None:
+        _k = sqrt._fill(ks)
+    return _k(self)
+
+
+sqrt._bind = _bind_sqrt
+sqrt._entry = _entry_sqrt
+_aten._packet('sqrt')._add(sqrt)
+
+
+# schema/native_functions.yaml:1968
+sqrt_out = _Op("aten", 'sqrt', 'out',
+    'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sqrt_out = sqrt_out._cache
+
+
+def _bind_sqrt_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sqrt_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sqrt_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sqrt_out.get(ks)
+    if _k is None:
+        _k = sqrt_out._fill(ks)
+    return _k(self, out)
+
+
+sqrt_out._bind = _bind_sqrt_out
+sqrt_out._entry = _entry_sqrt_out
+_aten._packet('sqrt')._add(sqrt_out)
+
+
+# schema/native_functions.yaml:1971
+sqrt_ = _Op("aten", 'sqrt_', 'default',
+    'sqrt_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sqrt_ = sqrt_._cache
+
+
+def _bind_sqrt_(self):
+    return (self,)
+
+
+def _entry_sqrt_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sqrt_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sqrt_.get(ks)
+    if _k is None:
+        _k = sqrt_._fill(ks)
+    return _k(self)
+
+
+sqrt_._bind = _bind_sqrt_
+sqrt_._entry = _entry_sqrt_
+_aten._packet('sqrt_')._add(sqrt_)
+
+
+# schema/native_functions.yaml:1978
+rsqrt = _Op("aten", 'rsqrt', 'default',
+    'rsqrt(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_rsqrt = rsqrt._cache
+
+
+def _bind_rsqrt(self):
+    return (self,)
+
+
+def _entry_rsqrt(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsqrt, (self,)) from None
+    _k = _c_rsqrt.get(ks)
+    if _k is None:
+        _k = rsqrt._fill(ks)
+    return _k(self)
+
+
+rsqrt._bind = _bind_rsqrt
+rsqrt._entry = _entry_rsqrt
+_aten._packet('rsqrt')._add(rsqrt)
+
+
+# schema/native_functions.yaml:1983
+rsqrt_out = _Op("aten", 'rsqrt', 'out',
+    'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_rsqrt_out = rsqrt_out._cache
+
+
+def _bind_rsqrt_out(self, *, out):
+    return (self, out)
+
+
+def _entry_rsqrt_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsqrt_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rsqrt_out.get(ks)
+    if _k is None:
+        _k = rsqrt_out._fill(ks)
+    return _k(self, out)
+
+
+rsqrt_out._bind = _bind_rsqrt_out
+rsqrt_out._entry = _entry_rsqrt_out
+_aten._packet('rsqrt')._add(rsqrt_out)
+
+
+# schema/native_functions.yaml:1986
+rsqrt_ = _Op("aten", 'rsqrt_', 'default',
+    'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_rsqrt_ = rsqrt_._cache
+
+
+def _bind_rsqrt_(self):
+    return (self,)
+
+
+def _entry_rsqrt_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsqrt_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_rsqrt_.get(ks)
+    if _k is None:
+        _k = rsqrt_._fill(ks)
+    return _k(self)
+
+
+rsqrt_._bind = _bind_rsqrt_
+rsqrt_._entry = _entry_rsqrt_
+_aten._packet('rsqrt_')._add(rsqrt_)
+
+
+# schema/native_functions.yaml:1993
+reciprocal = _Op("aten", 'reciprocal', 'default',
+    'reciprocal(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_reciprocal = reciprocal._cache
+
+
+def _bind_reciprocal(self):
+    return (self,)
+
+
+def _entry_reciprocal(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(reciprocal, (self,)) from None
+    _k = _c_reciprocal.get(ks)
+    if _k is None:
+        _k = reciprocal._fill(ks)
+    return _k(self)
+
+
+reciprocal._bind = _bind_reciprocal
+reciprocal._entry = _entry_reciprocal
+_aten._packet('reciprocal')._add(reciprocal)
+
+
+# schema/native_functions.yaml:1998
+reciprocal_out = _Op("aten", 'reciprocal', 'out',
+    'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_reciprocal_out = reciprocal_out._cache
+
+
+def _bind_reciprocal_out(self, *, out):
+    return (self, out)
+
+
+def _entry_reciprocal_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(reciprocal_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_reciprocal_out.get(ks)
+    if _k is None:
+        _k = reciprocal_out._fill(ks)
+    return _k(self, out)
+
+
+reciprocal_out._bind = _bind_reciprocal_out
+reciprocal_out._entry = _entry_reciprocal_out
+_aten._packet('reciprocal')._add(reciprocal_out)
+
+
+# schema/native_functions.yaml:2001
+reciprocal_ = _Op("aten", 'reciprocal_', 'default',
+    'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_reciprocal_ = reciprocal_._cache
+
+
+def _bind_reciprocal_(self):
+    return (self,)
+
+
+def _entry_reciprocal_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(reciprocal_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_reciprocal_.get(ks)
+    if _k is None:
+        _k = reciprocal_._fill(ks)
+    return _k(self)
+
+
+reciprocal_._bind = _bind_reciprocal_
+reciprocal_._entry = _entry_reciprocal_
+_aten._packet('reciprocal_')._add(reciprocal_)
+
+
+# schema/native_functions.yaml:2008
+sin = _Op("aten", 'sin', 'default',
+    'sin(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sin = sin._cache
+
+
+def _bind_sin(self):
+    return (self,)
+
+
+def _entry_sin(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sin, (self,)) from None
+    _k = _c_sin.get(ks)
+    if _k is None:
+        _k = sin._fill(ks)
+    return _k(self)
+
+
+sin._bind = _bind_sin
+sin._entry = _entry_sin
+_aten._packet('sin')._add(sin)
+
+
+# schema/native_functions.yaml:2013
+sin_out = _Op("aten", 'sin', 'out',
+    'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sin_out = sin_out._cache
+
+
+def _bind_sin_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sin_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sin_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sin_out.get(ks)
+    if _k is None:
+        _k = sin_out._fill(ks)
+    return _k(self, out)
+
+
+sin_out._bind = _bind_sin_out
+sin_out._entry = _entry_sin_out
+_aten._packet('sin')._add(sin_out)
+
+
+# schema/native_functions.yaml:2016
+sin_ = _Op("aten", 'sin_', 'default',
+    'sin_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sin_ = sin_._cache
+
+
+def _bind_sin_(self):
+    return (self,)
+
+
+def _entry_sin_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sin_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sin_.get(ks)
+    if _k is None:
+        _k = sin_._fill(ks)
+    return _k(self)
+
+
+sin_._bind = _bind_sin_
+sin_._entry = _entry_sin_
+_aten._packet('sin_')._add(sin_)
+
+
+# schema/native_functions.yaml:2023
+cos = _Op("aten", 'cos', 'default',
+    'cos(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_cos = cos._cache
+
+
+def _bind_cos(self):
+    return (self,)
+
+
+def _entry_cos(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cos, (self,)) from None
+    _k = _c_cos.get(ks)
+    if _k is None:
+        _k = cos._fill(ks)
+    return _k(self)
+
+
+cos._bind = _bind_cos
+cos._entry = _entry_cos
+_aten._packet('cos')._add(cos)
+
+
+# schema/native_functions.yaml:2028
+cos_out = _Op("aten", 'cos', 'out',
+    'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_cos_out = cos_out._cache
+
+
+def _bind_cos_out(self, *, out):
+    return (self, out)
+
+
+def _entry_cos_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cos_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cos_out.get(ks)
+    if _k is None:
+        _k = cos_out._fill(ks)
+    return _k(self, out)
+
+
+cos_out._bind = _bind_cos_out
+cos_out._entry = _entry_cos_out
+_aten._packet('cos')._add(cos_out)
+
+
+# schema/native_functions.yaml:2031
+cos_ = _Op("aten", 'cos_', 'default',
+    'cos_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_cos_ = cos_._cache
+
+
+def _bind_cos_(self):
+    return (self,)
+
+
+def _entry_cos_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cos_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cos_.get(ks)
+    if _k is None:
+        _k = cos_._fill(ks)
+    return _k(self)
+
+
+cos_._bind = _bind_cos_
+cos_._entry = _entry_cos_
+_aten._packet('cos_')._add(cos_)
+
+
+# schema/native_functions.yaml:2038
+tan = _Op("aten", 'tan', 'default',
+    'tan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_tan = tan._cache
+
+
+def _bind_tan(self):
+    return (self,)
+
+
+def _entry_tan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tan, (self,)) from None
+    _k = _c_tan.get(ks)
+    if _k is None:
+        _k = tan._fill(ks)
+    return _k(self)
+
+
+tan._bind = _bind_tan
+tan._entry = _entry_tan
+_aten._packet('tan')._add(tan)
+
+
+# schema/native_functions.yaml:2043
+tan_out = _Op("aten", 'tan', 'out',
+    'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_tan_out = tan_out._cache
+
+
+def _bind_tan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_tan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_tan_out.get(ks)
+    if _k is None:
+        _k = tan_out._fill(ks)
+    return _k(self, out)
+
+
+tan_out._bind = _bind_tan_out
+tan_out._entry = _entry_tan_out
+_aten._packet('tan')._add(tan_out)
+
+
+# schema/native_functions.yaml:2046
+tan_ = _Op("aten", 'tan_', 'default',
+    'tan_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_tan_ = tan_._cache
+
+
+def _bind_tan_(self):
+    return (self,)
+
+
+def _entry_tan_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tan_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_tan_.get(ks)
+    if _k is None:
+        _k = tan_._fill(ks)
+    return _k(self)
+
+
+tan_._bind = _bind_tan_
+tan_._entry = _entry_tan_
+_aten._packet('tan_')._add(tan_)
+
+
+# schema/native_functions.yaml:2053
+asin = _Op("aten", 'asin', 'default',
+    'asin(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_asin = asin._cache
+
+
+def _bind_asin(self):
+    return (self,)
+
+
+def _entry_asin(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asin, (self,)) from None
+    _k = _c_asin.get(ks)
+    if _k is None:
+        _k = asin._fill(ks)
+    return _k(self)
+
+
+asin._bind = _bind_asin
+asin._entry = _entry_asin
+_aten._packet('asin')._add(asin)
+
+
+# schema/native_functions.yaml:2058
+asin_out = _Op("aten", 'asin', 'out',
+    'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_asin_out = asin_out._cache
+
+
+def _bind_asin_out(self, *, out):
+    return (self, out)
+
+
+def _entry_asin_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asin_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_asin_out.get(ks)
+    if _k is None:
+        _k = asin_out._fill(ks)
+    return _k(self, out)
+
+
+asin_out._bind = _bind_asin_out
+asin_out._entry = _entry_asin_out
+_aten._packet('asin')._add(asin_out)
+
+
+# schema/native_functions.yaml:2061
+asin_ = _Op("aten", 'asin_', 'default',
+    'asin_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_asin_ = asin_._cache
+
+
+def _bind_asin_(self):
+    return (self,)
+
+
+def _entry_asin_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asin_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_asin_.get(ks)
+    if _k is None:
+        _k = asin_._fill(ks)
+    return _k(self)
+
+
+asin_._bind = _bind_asin_
+asin_._entry = _entry_asin_
+_aten._packet('asin_')._add(asin_)
+
+
+# schema/native_functions.yaml:2068
+acos = _Op("aten", 'acos', 'default',
+    'acos(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_acos = acos._cache
+
+
+def _bind_acos(self):
+    return (self,)
+
+
+def _entry_acos(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acos, (self,)) from None
+    _k = _c_acos.get(ks)
+    if _k is None:
+        _k = acos._fill(ks)
+    return _k(self)
+
+
+acos._bind = _bind_acos
+acos._entry = _entry_acos
+_aten._packet('acos')._add(acos)
+
+
+# schema/native_functions.yaml:2073
+acos_out = _Op("aten", 'acos', 'out',
+    'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_acos_out = acos_out._cache
+
+
+def _bind_acos_out(self, *, out):
+    return (self, out)
+
+
+def _entry_acos_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acos_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_acos_out.get(ks)
+    if _k is None:
+        _k = acos_out._fill(ks)
+    return _k(self, out)
+
+
+acos_out._bind = _bind_acos_out
+acos_out._entry = _entry_acos_out
+_aten._packet('acos')._add(acos_out)
+
+
+# schema/native_functions.yaml:2076
+acos_ = _Op("aten", 'acos_', 'default',
+    'acos_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_acos_ = acos_._cache
+
+
+def _bind_acos_(self):
+    return (self,)
+
+
+def _entry_acos_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acos_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_acos_.get(ks)
+    if _k is None:
+        _k = acos_._fill(ks)
+    return _k(self)
+
+
+acos_._bind = _bind_acos_
+acos_._entry = _entry_acos_
+_aten._packet('acos_')._add(acos_)
+
+
+# schema/native_functions.yaml:2083
+atan = _Op("aten", 'atan', 'default',
+    'atan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_atan = atan._cache
+
+
+def _bind_atan(self):
+    return (self,)
+
+
+def _entry_atan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan, (self,)) from None
+    _k = _c_atan.get(ks)
+    if _k is None:
+        _k = atan._fill(ks)
+    return _k(self)
+
+
+atan._bind = _bind_atan
+atan._entry = _entry_atan
+_aten._packet('atan')._add(atan)
+
+
+# schema/native_functions.yaml:2088
+atan_out = _Op("aten", 'atan', 'out',
+    'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_atan_out = atan_out._cache
+
+
+def _bind_atan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_atan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_atan_out.get(ks)
+    if _k is None:
+        _k = atan_out._fill(ks)
+    return _k(self, out)
+
+
+atan_out._bind = _bind_atan_out
+atan_out._entry = _entry_atan_out
+_aten._packet('atan')._add(atan_out)
+
+
+# schema/native_functions.yaml:2091
+atan_ = _Op("aten", 'atan_', 'default',
+    'atan_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_atan_ = atan_._cache
+
+
+def _bind_atan_(self):
+    return (self,)
+
+
+def _entry_atan_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_atan_.get(ks)
+    if _k is None:
+        _k = atan_._fill(ks)
+    return _k(self)
+
+
+atan_._bind = _bind_atan_
+atan_._entry = _entry_atan_
+_aten._packet('atan_')._add(atan_)
+
+
+# schema/native_functions.yaml:2098
+sinh = _Op("aten", 'sinh', 'default',
+    'sinh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sinh = sinh._cache
+
+
+def _bind_sinh(self):
+    return (self,)
+
+
+def _entry_sinh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinh, (self,)) from None
+    _k = _c_sinh.get(ks)
+    if _k is None:
+        _k = sinh._fill(ks)
+    return _k(self)
+
+
+sinh._bind = _bind_sinh
+sinh._entry = _entry_sinh
+_aten._packet('sinh')._add(sinh)
+
+
+# schema/native_functions.yaml:2103
+sinh_out = _Op("aten", 'sinh', 'out',
+    'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sinh_out = sinh_out._cache
+
+
+def _bind_sinh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sinh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sinh_out.get(ks)
+    if _k is None:
+        _k = sinh_out._fill(ks)
+    return _k(self, out)
+
+
+sinh_out._bind = _bind_sinh_out
+sinh_out._entry = _entry_sinh_out
+_aten._packet('sinh')._add(sinh_out)
+
+
+# schema/native_functions.yaml:2106
+sinh_ = _Op("aten", 'sinh_', 'default',
+    'sinh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sinh_ = sinh_._cache
+
+
+def _bind_sinh_(self):
+    return (self,)
+
+
+def _entry_sinh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sinh_.get(ks)
+    if _k is None:
+        _k = sinh_._fill(ks)
+    return _k(self)
+
+
+sinh_._bind = _bind_sinh_
+sinh_._entry = _entry_sinh_
+_aten._packet('sinh_')._add(sinh_)
+
+
+# schema/native_functions.yaml:2113
+cosh = _Op("aten", 'cosh', 'default',
+    'cosh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_cosh = cosh._cache
+
+
+def _bind_cosh(self):
+    return (self,)
+
+
+def _entry_cosh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cosh, (self,)) from None
+    _k = _c_cosh.get(ks)
+    if _k is None:
+        _k = cosh._fill(ks)
+    return _k(self)
+
+
+cosh._bind = _bind_cosh
+cosh._entry = _entry_cosh
+_aten._packet('cosh')._add(cosh)
+
+
+# schema/native_functions.yaml:2118
+cosh_out = _Op("aten", 'cosh', 'out',
+    'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_cosh_out = cosh_out._cache
+
+
+def _bind_cosh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_cosh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cosh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cosh_out.get(ks)
+    if _k is None:
+        _k = cosh_out._fill(ks)
+    return _k(self, out)
+
+
+cosh_out._bind = _bind_cosh_out
+cosh_out._entry = _entry_cosh_out
+_aten._packet('cosh')._add(cosh_out)
+
+
+# schema/native_functions.yaml:2121
+cosh_ = _Op("aten", 'cosh_', 'default',
+    'cosh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_cosh_ = cosh_._cache
+
+
+def _bind_cosh_(self):
+    return (self,)
+
+
+def _entry_cosh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cosh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cosh_.get(ks)
+    if _k is None:
+        _k = cosh_._fill(ks)
+    return _k(self)
+
+
+cosh_._bind = _bind_cosh_
+cosh_._entry = _entry_cosh_
+_aten._packet('cosh_')._add(cosh_)
+
+
+# schema/native_functions.yaml:2128
+erf = _Op("aten", 'erf', 'default',
+    'erf(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_erf = erf._cache
+
+
+def _bind_erf(self):
+    return (self,)
+
+
+def _entry_erf(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erf, (self,)) from None
+    _k = _c_erf.get(ks)
+    if _k is None:
+        _k = erf._fill(ks)
+    return _k(self)
+
+
+erf._bind = _bind_erf
+erf._entry = _entry_erf
+_aten._packet('erf')._add(erf)
+
+
+# schema/native_functions.yaml:2133
+erf_out = _Op("aten", 'erf', 'out',
+    'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_erf_out = erf_out._cache
+
+
+def _bind_erf_out(self, *, out):
+    return (self, out)
+
+
+def _entry_erf_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erf_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_erf_out.get(ks)
+    if _k is None:
+        _k = erf_out._fill(ks)
+    return _k(self, out)
+
+
+erf_out._bind = _bind_erf_out
+erf_out._entry = _entry_erf_out
+_aten._packet('erf')._add(erf_out)
+
+
+# schema/native_functions.yaml:2136
+erf_ = _Op("aten", 'erf_', 'default',
+    'erf_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_erf_ = erf_._cache
+
+
+def _bind_erf_(self):
+    return (self,)
+
+
+def _entry_erf_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erf_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_erf_.get(ks)
+    if _k is None:
+        _k = erf_._fill(ks)
+    return _k(self)
+
+
+erf_._bind = _bind_erf_
+erf_._entry = _entry_erf_
+_aten._packet('erf_')._add(erf_)
+
+
+# schema/native_functions.yaml:2143
+abs = _Op("aten", 'abs', 'default',
+    'abs(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_abs = abs._cache
+
+
+def _bind_abs(self):
+    return (self,)
+
+
+def _entry_abs(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(abs, (self,)) from None
+    _k = _c_abs.get(ks)
+    if _k is None:
+        _k = abs._fill(ks)
+    return _k(self)
+
+
+abs._bind = _bind_abs
+abs._entry = _entry_abs
+_aten._packet('abs')._add(abs)
+
+
+# schema/native_functions.yaml:2148
+abs_out = _Op("aten", 'abs', 'out',
+    'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_abs_out = abs_out._cache
+
+
+def _bind_abs_out(self, *, out):
+    return (self, out)
+
+
+def _entry_abs_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(abs_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_abs_out.get(ks)
+    if _k is None:
+        _k = abs_out._fill(ks)
+    return _k(self, out)
+
+
+abs_out._bind = _bind_abs_out
+abs_out._entry = _entry_abs_out
+_aten._packet('abs')._add(abs_out)
+
+
+# schema/native_functions.yaml:2151
+abs_ = _Op("aten", 'abs_', 'default',
+    'abs_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_abs_ = abs_._cache
+
+
+def _bind_abs_(self):
+    return (self,)
+
+
+def _entry_abs_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(abs_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_abs_.get(ks)
+    if _k is None:
+        _k = abs_._fill(ks)
+    return _k(self)
+
+
+abs_._bind = _bind_abs_
+abs_._entry = _entry_abs_
+_aten._packet('abs_')._add(abs_)
+
+
+# schema/native_functions.yaml:2158
+floor = _Op("aten", 'floor', 'default',
+    'floor(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_floor = floor._cache
+
+
+def _bind_floor(self):
+    return (self,)
+
+
+def _entry_floor(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor, (self,)) from None
+    _k = _c_floor.get(ks)
+    if _k is None:
+        _k = floor._fill(ks)
+    return _k(self)
+
+
+floor._bind = _bind_floor
+floor._entry = _entry_floor
+_aten._packet('floor')._add(floor)
+
+
+# schema/native_functions.yaml:2163
+floor_out = _Op("aten", 'floor', 'out',
+    'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_floor_out = floor_out._cache
+
+
+def _bind_floor_out(self, *, out):
+    return (self, out)
+
+
+def _entry_floor_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_floor_out.get(ks)
+    if _k is None:
+        _k = floor_out._fill(ks)
+    return _k(self, out)
+
+
+floor_out._bind = _bind_floor_out
+floor_out._entry = _entry_floor_out
+_aten._packet('floor')._add(floor_out)
+
+
+# schema/native_functions.yaml:2166
+floor_ = _Op("aten", 'floor_', 'default',
+    'floor_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_floor_ = floor_._cache
+
+
+def _bind_floor_(self):
+    return (self,)
+
+
+def _entry_floor_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_floor_.get(ks)
+    if _k is None:
+        _k = floor_._fill(ks)
+    return _k(self)
+
+
+floor_._bind = _bind_floor_
+floor_._entry = _entry_floor_
+_aten._packet('floor_')._add(floor_)
+
+
+# schema/native_functions.yaml:2173
+ceil = _Op("aten", 'ceil', 'default',
+    'ceil(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_ceil = ceil._cache
+
+
+def _bind_ceil(self):
+    return (self,)
+
+
+def _entry_ceil(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ceil, (self,)) from None
+    _k = _c_ceil.get(ks)
+    if _k is None:
+        _k = ceil._fill(ks)
+    return _k(self)
+
+
+ceil._bind = _bind_ceil
+ceil._entry = _entry_ceil
+_aten._packet('ceil')._add(ceil)
+
+
+# schema/native_functions.yaml:2178
+ceil_out = _Op("aten", 'ceil', 'out',
+    'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_ceil_out = ceil_out._cache
+
+
+def _bind_ceil_out(self, *, out):
+    return (self, out)
+
+
+def _entry_ceil_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ceil_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ceil_out.get(ks)
+    if _k is None:
+        _k = ceil_out._fill(ks)
+    return _k(self, out)
+
+
+ceil_out._bind = _bind_ceil_out
+ceil_out._entry = _entry_ceil_out
+_aten._packet('ceil')._add(ceil_out)
+
+
+# schema/native_functions.yaml:2181
+ceil_ = _Op("aten", 'ceil_', 'default',
+    'ceil_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_ceil_ = ceil_._cache
+
+
+def _bind_ceil_(self):
+    return (self,)
+
+
+def _entry_ceil_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ceil_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ceil_.get(ks)
+    if _k is None:
+        _k = ceil_._fill(ks)
+    return _k(self)
+
+
+ceil_._bind = _bind_ceil_
+ceil_._entry = _entry_ceil_
+_aten._packet('ceil_')._add(ceil_)
+
+
+# schema/native_functions.yaml:2188
+round = _Op("aten", 'round', 'default',
+    'round(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_round = round._cache
+
+
+def _bind_round(self):
+    return (self,)
+
+
+def _entry_round(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round, (self,)) from None
+    _k = _c_round.get(ks)
+    if _k is None:
+        _k = round._fill(ks)
+    return _k(self)
+
+
+round._bind = _bind_round
+round._entry = _entry_round
+_aten._packet('round')._add(round)
+
+
+# schema/native_functions.yaml:2193
+round_out = _Op("aten", 'round', 'out',
+    'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_round_out = round_out._cache
+
+
+def _bind_round_out(self, *, out):
+    return (self, out)
+
+
+def _entry_round_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_round_out.get(ks)
+    if _k is None:
+        _k = round_out._fill(ks)
+    return _k(self, out)
+
+
+round_out._bind = _bind_round_out
+round_out._entry = _entry_round_out
+_aten._packet('round')._add(round_out)
+
+
+# schema/native_functions.yaml:2196
+round_decimals = _Op("aten", 'round', 'decimals',
+    'round.decimals(Tensor self, *, int decimals) -> Tensor',
+    ('self', 'decimals'), 1, tags=('pointwise',))
+_c_round_decimals = round_decimals._cache
+
+
+def _bind_round_decimals(self, *, decimals):
+    return (self, decimals)
+
+
+def _entry_round_decimals(self, decimals):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_decimals, (self, decimals)) from None
+    _k = _c_round_decimals.get(ks)
+    if _k is None:
+        _k = round_decimals._fill(ks)
+    return _k(self, decimals)
+
+
+round_decimals._bind = _bind_round_decimals
+round_decimals._entry = _entry_round_decimals
+_aten._packet('round')._add(round_decimals)
+
+
+# schema/native_functions.yaml:2201
+round_decimals_out = _Op("aten", 'round', 'decimals_out',
+    'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'decimals', 'out'), 1, tags=('pointwise',))
+_c_round_decimals_out = round_decimals_out._cache
+
+
+def _bind_round_decimals_out(self, *, decimals, out):
+    return (self, decimals, out)
+
+
+def _entry_round_decimals_out(self, decimals, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_decimals_out, (self, decimals, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_round_decimals_out.get(ks)
+    if _k is None:
+        _k = round_decimals_out._fill(ks)
+    return _k(self, decimals, out)
+
+
+round_decimals_out._bind = _bind_round_decimals_out
+round_decimals_out._entry = _entry_round_decimals_out
+_aten._packet('round')._add(round_decimals_out)
+
+
+# schema/native_functions.yaml:2204
+round_ = _Op("aten", 'round_', 'default',
+    'round_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_round_ = round_._cache
+
+
+def _bind_round_(self):
+    return (self,)
+
+
+def _entry_round_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_round_.get(ks)
+    if _k is None:
+        _k = round_._fill(ks)
+    return _k(self)
+
+
+round_._bind = _bind_round_
+round_._entry = _entry_round_
+_aten._packet('round_')._add(round_)
+
+
+# schema/native_functions.yaml:2211
+round__decimals = _Op("aten", 'round_', 'decimals',
+    'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
+    ('self', 'decimals'), 1, tags=('pointwise',))
+_c_round__decimals = round__decimals._cache
+
+
+def _bind_round__decimals(self, *, decimals):
+    return (self, decimals)
+
+
+def _entry_round__decimals(self, decimals):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round__decimals, (self, decimals)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_round__decimals.get(ks)
+    if _k is None:
+        _k = round__decimals._fill(ks)
+    return _k(self, decimals)
+
+
+round__decimals._bind = _bind_round__decimals
+round__decimals._entry = _entry_round__decimals
+_aten._packet('round_')._add(round__decimals)
+
+
+# schema/native_functions.yaml:2218
+trunc = _Op("aten", 'trunc', 'default',
+    'trunc(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_trunc = trunc._cache
+
+
+def _bind_trunc(self):
+    return (self,)
+
+
+def _entry_trunc(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trunc, (self,)) from None
+    _k = _c_trunc.get(ks)
+    if _k is None:
+        _k = trunc._fill(ks)
+    return _k(self)
+
+
+trunc._bind = _bind_trunc
+trunc._entry = _entry_trunc
+_aten._packet('trunc')._add(trunc)
+
+
+# schema/native_functions.yaml:2223
+trunc_out = _Op("aten", 'trunc', 'out',
+    'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_trunc_out = trunc_out._cache
+
+
+def _bind_trunc_out(self, *, out):
+    return (self, out)
+
+
+def _entry_trunc_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trunc_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_trunc_out.get(ks)
+    if _k is None:
+        _k = trunc_out._fill(ks)
+    return _k(self, out)
+
+
+trunc_out._bind = _bind_trunc_out
+trunc_out._entry = _entry_trunc_out
+_aten._packet('trunc')._add(trunc_out)
+
+
+# schema/native_functions.yaml:2226
+trunc_ = _Op("aten", 'trunc_', 'default',
+    'trunc_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_trunc_ = trunc_._cache
+
+
+def _bind_trunc_(self):
+    return (self,)
+
+
+def _entry_trunc_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trunc_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_trunc_.get(ks)
+    if _k is None:
+        _k = trunc_._fill(ks)
+    return _k(self)
+
+
+trunc_._bind = _bind_trunc_
+trunc_._entry = _entry_trunc_
+_aten._packet('trunc_')._add(trunc_)
+
+
+# schema/native_functions.yaml:2233
+frac = _Op("aten", 'frac', 'default',
+    'frac(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_frac = frac._cache
+
+
+def _bind_frac(self):
+    return (self,)
+
+
+def _entry_frac(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frac, (self,)) from None
+    _k = _c_frac.get(ks)
+    if _k is None:
+        _k = frac._fill(ks)
+    return _k(self)
+
+
+frac._bind = _bind_frac
+frac._entry = _entry_frac
+_aten._packet('frac')._add(frac)
+
+
+# schema/native_functions.yaml:2238
+frac_out = _Op("aten", 'frac', 'out',
+    'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_frac_out = frac_out._cache
+
+
+def _bind_frac_out(self, *, out):
+    return (self, out)
+
+
+def _entry_frac_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frac_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_frac_out.get(ks)
+    if _k is None:
+        _k = frac_out._fill(ks)
+    return _k(self, out)
+
+
+frac_out._bind = _bind_frac_out
+frac_out._entry = _entry_frac_out
+_aten._packet('frac')._add(frac_out)
+
+
+# schema/native_functions.yaml:2241
+frac_ = _Op("aten", 'frac_', 'default',
+    'frac_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_frac_ = frac_._cache
+
+
+def _bind_frac_(self):
+    return (self,)
+
+
+def _entry_frac_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frac_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_frac_.get(ks)
+    if _k is None:
+        _k = frac_._fill(ks)
+    return _k(self)
+
+
+frac_._bind = _bind_frac_
+frac_._entry = _entry_frac_
+_aten._packet('frac_')._add(frac_)
+
+
+# schema/native_functions.yaml:2248
+sign = _Op("aten", 'sign', 'default',
+    'sign(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sign = sign._cache
+
+
+def _bind_sign(self):
+    return (self,)
+
+
+def _entry_sign(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sign, (self,)) from None
+    _k = _c_sign.get(ks)
+    if _k is None:
+        _k = sign._fill(ks)
+    return _k(self)
+
+
+sign._bind = _bind_sign
+sign._entry = _entry_sign
+_aten._packet('sign')._add(sign)
+
+
+# schema/native_functions.yaml:2253
+sign_out = _Op("aten", 'sign', 'out',
+    'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sign_out = sign_out._cache
+
+
+def _bind_sign_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sign_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sign_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sign_out.get(ks)
+    if _k is None:
+        _k = sign_out._fill(ks)
+    return _k(self, out)
+
+
+sign_out._bind = _bind_sign_out
+sign_out._entry = _entry_sign_out
+_aten._packet('sign')._add(sign_out)
+
+
+# schema/native_functions.yaml:2256
+sign_ = _Op("aten", 'sign_', 'default',
+    'sign_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sign_ = sign_._cache
+
+
+def _bind_sign_(self):
+    return (self,)
+
+
+def _entry_sign_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sign_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sign_.get(ks)
+    if _k is None:
+        _k = sign_._fill(ks)
+    return _k(self)
+
+
+sign_._bind = _bind_sign_
+sign_._entry = _entry_sign_
+_aten._packet('sign_')._add(sign_)
+
+
+# schema/native_functions.yaml:2263
+logical_not = _Op("aten", 'logical_not', 'default',
+    'logical_not(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_logical_not = logical_not._cache
+
+
+def _bind_logical_not(self):
+    return (self,)
+
+
+def _entry_logical_not(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_not, (self,)) from None
+    _k = _c_logical_not.get(ks)
+    if _k is None:
+        _k = logical_not._fill(ks)
+    return _k(self)
+
+
+logical_not._bind = _bind_logical_not
+logical_not._entry = _entry_logical_not
+_aten._packet('logical_not')._add(logical_not)
+
+
+# schema/native_functions.yaml:2268
+logical_not_out = _Op("aten", 'logical_not', 'out',
+    'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_logical_not_out = logical_not_out._cache
+
+
+def _bind_logical_not_out(self, *, out):
+    return (self, out)
+
+
+def _entry_logical_not_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_not_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logical_not_out.get(ks)
+    if _k is None:
+        _k = logical_not_out._fill(ks)
+    return _k(self, out)
+
+
+logical_not_out._bind = _bind_logical_not_out
+logical_not_out._entry = _entry_logical_not_out
+_aten._packet('logical_not')._add(logical_not_out)
+
+
+# schema/native_functions.yaml:2271
+logical_not_ = _Op("aten", 'logical_not_', 'default',
+    'logical_not_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_logical_not_ = logical_not_._cache
+
+
+def _bind_logical_not_(self):
+    return (self,)
+
+
+def _entry_logical_not_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_not_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logical_not_.get(ks)
+    if _k is None:
+        _k = logical_not_._fill(ks)
+    return _k(self)
+
+
+logical_not_._bind = _bind_logical_not_
+logical_not_._entry = _entry_logical_not_
+_aten._packet('logical_not_')._add(logical_not_)
+
+
+# schema/native_functions.yaml:2278
+bitwise_not = _Op("aten", 'bitwise_not', 'default',
+    'bitwise_not(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_bitwise_not = bitwise_not._cache
+
+
+def _bind_bitwise_not(self):
+    return (self,)
+
+
+def _entry_bitwise_not(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_not, (self,)) from None
+    _k = _c_bitwise_not.get(ks)
+    if _k is None:
+        _k = bitwise_not._fill(ks)
+    return _k(self)
+
+
+bitwise_not._bind = _bind_bitwise_not
+bitwise_not._entry = _entry_bitwise_not
+_aten._packet('bitwise_not')._add(bitwise_not)
+
+
+# schema/native_functions.yaml:2283
+bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
+    'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_bitwise_not_out = bitwise_not_out._cache
+
+
+def _bind_bitwise_not_out(self, *, out):
+    return (self, out)
+
+
+def _entry_bitwise_not_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_not_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_not_out.get(ks)
+    if _k is None:
+        _k = bitwise_not_out._fill(ks)
+    return _k(self, out)
+
+
+bitwise_not_out._bind = _bind_bitwise_not_out
+bitwise_not_out._entry = _entry_bitwise_not_out
+_aten._packet('bitwise_not')._add(bitwise_not_out)
+
+
+# schema/native_functions.yaml:2286
+bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
+    'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_bitwise_not_ = bitwise_not_._cache
+
+
+def _bind_bitwise_not_(self):
+    return (self,)
+
+
+def _entry_bitwise_not_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_not_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_not_.get(ks)
+    if _k is None:
+        _k = bitwise_not_._fill(ks)
+    return _k(self)
+
+
+bitwise_not_._bind = _bind_bitwise_not_
+bitwise_not_._entry = _entry_bitwise_not_
+_aten._packet('bitwise_not_')._add(bitwise_not_)
+
+
+# schema/native_functions.yaml:2293
+isnan = _Op("aten", 'isnan', 'default',
+    'isnan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_isnan = isnan._cache
+
+
+def _bind_isnan(self):
+    return (self,)
+
+
+def _entry_isnan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isnan, (self,)) from None
+    _k = _c_isnan.get(ks)
+    if _k is None:
+        _k = isnan._fill(ks)
+    return _k(self)
+
+
+isnan._bind = _bind_isnan
+isnan._entry = _entry_isnan
+_aten._packet('isnan')._add(isnan)
+
+
+# schema/native_functions.yaml:2298
+isnan_out = _Op("aten", 'isnan', 'out',
+    'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_isnan_out = isnan_out._cache
+
+
+def _bind_isnan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_isnan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isnan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_isnan_out.get(ks)
+    if _k is None:
+        _k = isnan_out._fill(ks)
+    return _k(self, out)
+
+
+isnan_out._bind = _bind_isnan_out
+isnan_out._entry = _entry_isnan_out
+_aten._packet('isnan')._add(isnan_out)
+
+
+# schema/native_functions.yaml:2301
+isinf = _Op("aten", 'isinf', 'default',
+    'isinf(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_isinf = isinf._cache
+
+
+def _bind_isinf(self):
+    return (self,)
+
+
+def _entry_isinf(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isinf, (self,)) from None
+    _k = _c_isinf.get(ks)
+    if _k is None:
+        _k = isinf._fill(ks)
+    return _k(self)
+
+
+isinf._bind = _bind_isinf
+isinf._entry = _entry_isinf
+_aten._packet('isinf')._add(isinf)
+
+
+# schema/native_functions.yaml:2306
+isinf_out = _Op("aten", 'isinf', 'out',
+    'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_isinf_out = isinf_out._cache
+
+
+def _bind_isinf_out(self, *, out):
+    return (self, out)
+
+
+def _entry_isinf_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isinf_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_isinf_out.get(ks)
+    if _k is None:
+        _k = isinf_out._fill(ks)
+    return _k(self, out)
+
+
+isinf_out._bind = _bind_isinf_out
+isinf_out._entry = _entry_isinf_out
+_aten._packet('isinf')._add(isinf_out)
+
+
+# schema/native_functions.yaml:2309
+isfinite = _Op("aten", 'isfinite', 'default',
+    'isfinite(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_isfinite = isfinite._cache
+
+
+def _bind_isfinite(self):
+    return (self,)
+
+
+def _entry_isfinite(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isfinite, (self,)) from None
+    _k = _c_isfinite.get(ks)
+    if _k is None:
+        _k = isfinite._fill(ks)
+    return _k(self)
+
+
+isfinite._bind = _bind_isfinite
+isfinite._entry = _entry_isfinite
+_aten._packet('isfinite')._add(isfinite)
+
+
+# schema/native_functions.yaml:2316
+signbit = _Op("aten", 'signbit', 'default',
+    'signbit(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_signbit = signbit._cache
+
+
+def _bind_signbit(self):
+    return (self,)
+
+
+def _entry_signbit(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(signbit, (self,)) from None
+    _k = _c_signbit.get(ks)
+    if _k is None:
+        _k = signbit._fill(ks)
+    return _k(self)
+
+
+signbit._bind = _bind_signbit
+signbit._entry = _entry_signbit
+_aten._packet('signbit')._add(signbit)
+
+
+# schema/native_functions.yaml:2321
+signbit_out = _Op("aten", 'signbit', 'out',
+    'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_signbit_out = signbit_out._cache
+
+
+def _bind_signbit_out(self, *, out):
+    return (self, out)
+
+
+def _entry_signbit_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(signbit_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_signbit_out.get(ks)
+    if _k is None:
+        _k = signbit_out._fill(ks)
+    return _k(self, out)
+
+
+signbit_out._bind = _bind_signbit_out
+signbit_out._entry = _entry_signbit_out
+_aten._packet('signbit')._add(signbit_out)
+
+
+# schema/native_functions.yaml:2324
+nan_to_num = _Op("aten", 'nan_to_num', 'default',
+    'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
+    ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
+_c_nan_to_num = nan_to_num._cache
+
+
+def _bind_nan_to_num(self, nan=None, posinf=None, neginf=None):
+    return (self, nan, posinf, neginf)
+
+
+def _entry_nan_to_num(self, nan, posinf, neginf):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nan_to_num, (self, nan, posinf, neginf)) from None
+    _k = _c_nan_to_num.get(ks)
+    if _k is None:
+        _k = nan_to_num._fill(ks)
+    return _k(self, nan, posinf, neginf)
+
+
+nan_to_num._bind = _bind_nan_to_num
+nan_to_num._entry = _entry_nan_to_num
+_aten._packet('nan_to_num')._add(nan_to_num)
+
+
+# schema/native_functions.yaml:2329
+nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
+    'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
+_c_nan_to_num_out = nan_to_num_out._cache
+
+
+def _bind_nan_to_num_out(self, nan=None, posinf=None, neginf=None, *, out):
+    return (self, nan, posinf, neginf, out)
+
+
+def _entry_nan_to_num_out(self, nan, posinf, neginf, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nan_to_num_out, (self, nan, posinf, neginf, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nan_to_num_out.get(ks)
+    if _k is None:
+        _k = nan_to_num_out._fill(ks)
+    return _k(self, nan, posinf, neginf, out)
+
+
+nan_to_num_out._bind = _bind_nan_to_num_out
+nan_to_num_out._entry = _entry_nan_to_num_out
+_aten._packet('nan_to_num')._add(nan_to_num_out)
+
+
+# schema/native_functions.yaml:2332
+nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
+    'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
+    ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
+_c_nan_to_num_ = nan_to_num_._cache
+
+
+def _bind_nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    return (self, nan, posinf, neginf)
+
+
+def _entry_nan_to_num_(self, nan, posinf, neginf):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nan_to_num_, (self, nan, posinf, neginf)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_nan_to_num_.get(ks)
+    if _k is None:
+        _k = nan_to_num_._fill(ks)
+    return _k(self, nan, posinf, neginf)
+
+
+nan_to_num_._bind = _bind_nan_to_num_
+nan_to_num_._entry = _entry_nan_to_num_
+_aten._packet('nan_to_num_')._add(nan_to_num_)
+
+
+# schema/native_functions.yaml:2339
+convolution = _Op("aten", 'convolution', 'default',
+    'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
+_c_convolution = convolution._cache
+
+
+def _bind_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    return (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+def _entry_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(convolution, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)) from None
+    _k = _c_convolution.get(ks)
+    if _k is None:
+        _k = convolution._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+
+
+convolution._bind = _bind_convolution
+convolution._entry = _entry_convolution
+_aten._packet('convolution')._add(convolution)
+
+
+# schema/native_functions.yaml:2343
+convolution_out = _Op("aten", 'convolution', 'out',
+    'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
+_c_convolution_out = convolution_out._cache
+
+
+def _bind_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out):
+    return (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+
+def _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(convolution_out, (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_convolution_out.get(ks)
+    if _k is None:
+        _k = convolution_out._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+
+convolution_out._bind = _bind_convolution_out
+convolution_out._entry = _entry_convolution_out
+_aten._packet('convolution')._add(convolution_out)
+
+
+# schema/native_functions.yaml:2346
+convolution_backward = _Op("aten", 'convolution_backward', 'default',
+    'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
+_c_convolution_backward = convolution_backward._cache
+
+
+def _bind_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    return (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+
+
+def _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | input._ks | weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(convolution_backward, (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)) from None
+    _k = _c_convolution_backward.get(ks)
+    if _k is None:
+        _k = convolution_backward._fill(ks)
+    return _k(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+
+
+convolution_backward._bind = _bind_convolution_backward
+convolution_backward._entry = _entry_convolution_backward
+_aten._packet('convolution_backward')._add(convolution_backward)
+
+
+# schema/native_functions.yaml:2352
+conv1d = _Op("aten", 'conv1d', 'default',
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv1d = conv1d._cache
+
+
+def _bind_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv1d(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv1d, (input, weight, bias, stride, padding, dilation, groups)) from None
+    _k = _c_conv1d.get(ks)
+    if _k is None:
+        _k = conv1d._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv1d._bind = _bind_conv1d
+conv1d._entry = _entry_conv1d
+_aten._packet('conv1d')._add(conv1d)
+
+
+# schema/native_functions.yaml:2356
+conv2d = _Op("aten", 'conv2d', 'default',
+    'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv2d = conv2d._cache
+
+
+def _bind_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv2d(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv2d, (input, weight, bias, stride, padding, dilation, groups)) from None
+    _k = _c_conv2d.get(ks)
+    if _k is None:
+        _k = conv2d._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv2d._bind = _bind_conv2d
+conv2d._entry = _entry_conv2d
+_aten._packet('conv2d')._add(conv2d)
+
+
+# schema/native_functions.yaml:2360
+conv1d_padding = _Op("aten", 'conv1d', 'padding',
+    'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv1d_padding = conv1d_padding._cache
+
+
+def _bind_conv1d_padding(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv1d_padding(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv1d_padding, (input, weight, bias, stride, padding, dilation, groups)) from None
+    _k = _c_conv1d_padding.get(ks)
+    if _k is None:
+        _k = conv1d_padding._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv1d_padding._bind = _bind_conv1d_padding
+conv1d_padding._entry = _entry_conv1d_padding
+_aten._packet('conv1d')._add(conv1d_padding)
+
+
+# schema/native_functions.yaml:2364
+conv2d_padding = _Op("aten", 'conv2d', 'padding',
+    'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv2d_padding = conv2d_padding._cache
+
+
+def _bind_conv2d_padding(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv2d_padding(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv2d_padding, (input, weight, bias, stride, padding, dilation, groups)) from None
+    _k = _c_conv2d_padding.get(ks)
+    if _k is None:
+        _k = conv2d_padding._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv2d_padding._bind = _bind_conv2d_padding
+conv2d_padding._entry = _entry_conv2d_padding
+_aten._packet('conv2d')._add(conv2d_padding)
+
+
+# schema/native_functions.yaml:2368
+max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
+    'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
+    ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
+_c_max_pool2d_with_indices = max_pool2d_with_indices._cache
+
+
+def _bind_max_pool2d_with_indices(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    return (self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _entry_max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_pool2d_with_indices, (self, kernel_size, stride, padding, dilation, ceil_mode)) from None
+    _k = _c_max_pool2d_with_indices.get(ks)
+    if _k is None:
+        _k = max_pool2d_with_indices._fill(ks)
+    return _k(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+max_pool2d_with_indices._bind = _bind_max_pool2d_with_indices
+max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
+_aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
+
+
+# schema/native_functions.yaml:2374
+max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
+    'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
+    ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
+_c_max_pool2d_with_indices_backward = max_pool2d_with_indices_backward._cache
+
+
+def _bind_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    return (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
+def _entry_max_pool2d_with_indices_backward(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_pool2d_with_indices_backward, (grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)) from None
+    _k = _c_max_pool2d_with_indices_backward.get(ks)
+    if _k is None:
+        _k = max_pool2d_with_indices_backward._fill(ks)
+    return _k(grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+
+max_pool2d_with_indices_backward._bind = _bind_max_pool2d_with_indices_backward
+max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backward
+_aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
+
+
+# schema/native_functions.yaml:2379
+max_pool2d = _Op("aten", 'max_pool2d', 'default',
+    'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
+    ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
+_c_max_pool2d = max_pool2d._cache
+
+
+def _bind_max_pool2d(self, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
+    return (self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+def _entry_max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_pool2d, (self, kernel_size, stride, padding, dilation, ceil_mode)) from None
+    _k = _c_max_pool2d.get(ks)
+    if _k is None:
+        _k = max_pool2d._fill(ks)
+    return _k(self, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+max_pool2d._bind = _bind_max_pool2d
+max_pool2d._entry = _entry_max_pool2d
+_aten._packet('max_pool2d')._add(max_pool2d)
+
+
+# schema/native_functions.yaml:2383
+avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
+    'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
+    ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
+_c_avg_pool2d = avg_pool2d._cache
+
+
+def _bind_avg_pool2d(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None):
+    return (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _entry_avg_pool2d(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(avg_pool2d, (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)) from None
+    _k = _c_avg_pool2d.get(ks)
+    if _k is None:
+        _k = avg_pool2d._fill(ks)
+    return _k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+avg_pool2d._bind = _bind_avg_pool2d
+avg_pool2d._entry = _entry_avg_pool2d
+_aten._packet('avg_pool2d')._add(avg_pool2d)
+
+
+# schema/native_functions.yaml:2387
+avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
+    'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
+_c_avg_pool2d_out = avg_pool2d_out._cache
+
+
+def _bind_avg_pool2d_out(self, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out):
+    return (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+def _entry_avg_pool2d_out(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(avg_pool2d_out, (self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_avg_pool2d_out.get(ks)
+    if _k is None:
+        _k = avg_pool2d_out._fill(ks)
+    return _k(self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+
+
+avg_pool2d_out._bind = _bind_avg_pool2d_out
+avg_pool2d_out._entry = _entry_avg_pool2d_out
+_aten._packet('avg_pool2d')._add(avg_pool2d_out)
+
+
+# schema/native_functions.yaml:2390
+avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
+    'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
+    ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
+_c_avg_pool2d_backward = avg_pool2d_backward._cache
+
+
+def _bind_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    return (grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def _entry_avg_pool2d_backward(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(avg_pool2d_backward, (grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)) from None
+    _k = _c_avg_pool2d_backward.get(ks)
+    if _k is None:
+        _k = avg_pool2d_backward._fill(ks)
+    return _k(grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+avg_pool2d_backward._bind = _bind_avg_pool2d_backward
+avg_pool2d_backward._entry = _entry_avg_pool2d_backward
+_aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
+
+
+# schema/native_functions.yaml:2395
+_adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
+    '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
+    ('self', 'output_size'), 2, tags=('core',))
+_c__adaptive_avg_pool2d = _adaptive_avg_pool2d._cache
+
+
+def _bind__adaptive_avg_pool2d(self, output_size):
+    return (self, output_size)
+
+
+def _entry__adaptive_avg_pool2d(self, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d, (self, output_size)) from None
+    _k = _c__adaptive_avg_pool2d.get(ks)
+    if _k is None:
+        _k = _adaptive_avg_pool2d._fill(ks)
+    return _k(self, output_size)
+
+
+_adaptive_avg_pool2d._bind = _bind__adaptive_avg_pool2d
+_adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
+_aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
+
+
+# schema/native_functions.yaml:2399
+_adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
+    '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'output_size', 'out'), 2, tags=('core',))
+_c__adaptive_avg_pool2d_out = _adaptive_avg_pool2d_out._cache
+
+
+def _bind__adaptive_avg_pool2d_out(self, output_size, *, out):
+    return (self, output_size, out)
+
+
+def _entry__adaptive_avg_pool2d_out(self, output_size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d_out, (self, output_size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c__adaptive_avg_pool2d_out.get(ks)
+    if _k is None:
+        _k = _adaptive_avg_pool2d_out._fill(ks)
+    return _k(self, output_size, out)
+
+
+_adaptive_avg_pool2d_out._bind = _bind__adaptive_avg_pool2d_out
+_adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
+_aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
+
+
+# schema/native_functions.yaml:2402
+_adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
+    '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
+    ('grad_output', 'self'), 2, tags=())
+_c__adaptive_avg_pool2d_backward = _adaptive_avg_pool2d_backward._cache
+
+
+def _bind__adaptive_avg_pool2d_backward(grad_output, self):
+    return (grad_output, self)
+
+
+def _entry__adaptive_avg_pool2d_backward(grad_output, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d_backward, (grad_output, self)) from None
+    _k = _c__adaptive_avg_pool2d_backward.get(ks)
+    if _k is None:
+        _k = _adaptive_avg_pool2d_backward._fill(ks)
+    return _k(grad_output, self)
+
+
+_adaptive_avg_pool2d_backward._bind = _bind__adaptive_avg_pool2d_backward
+_adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
+_aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
+
+
+# schema/native_functions.yaml:2406
+_adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
+    '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'self', 'out'), 2, tags=())
+_c__adaptive_avg_pool2d_backward_out = _adaptive_avg_pool2d_backward_out._cache
+
+
+def _bind__adaptive_avg_pool2d_backward_out(grad_output, self, *, out):
+    return (grad_output, self, out)
+
+
+def _entry__adaptive_avg_pool2d_backward_out(grad_output, self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_adaptive_avg_pool2d_backward_out, (grad_output, self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c__adaptive_avg_pool2d_backward_out.get(ks)
+    if _k is None:
+        _k = _adaptive_avg_pool2d_backward_out._fill(ks)
+    return _k(grad_output, self, out)
+
+
+_adaptive_avg_pool2d_backward_out._bind = _bind__adaptive_avg_pool2d_backward_out
+_adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_out
+_aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
+
+
+# schema/native_functions.yaml:2408
+adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
+    'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
+    ('self', 'output_size'), 2, tags=())
+_c_adaptive_avg_pool2d = adaptive_avg_pool2d._cache
+
+
+def _bind_adaptive_avg_pool2d(self, output_size):
+    return (self, output_size)
+
+
+def _entry_adaptive_avg_pool2d(self, output_size):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(adaptive_avg_pool2d, (self, output_size)) from None
+    _k = _c_adaptive_avg_pool2d.get(ks)
+    if _k is None:
+        _k = adaptive_avg_pool2d._fill(ks)
+    return _k(self, output_size)
+
+
+adaptive_avg_pool2d._bind = _bind_adaptive_avg_pool2d
+adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
+_aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
+
+
+# schema/native_functions.yaml:2412
+constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
+    'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
+    ('self', 'pad', 'value'), 3, tags=())
+_c_constant_pad_nd = constant_pad_nd._cache
+
+
+def _bind_constant_pad_nd(self, pad, value=0):
+    return (self, pad, value)
+
+
+def _entry_constant_pad_nd(self, pad, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(constant_pad_nd, (self, pad, value)) from None
+    _k = _c_constant_pad_nd.get(ks)
+    if _k is None:
+        _k = constant_pad_nd._fill(ks)
+    return _k(self, pad, value)
+
+
+constant_pad_nd._bind = _bind_constant_pad_nd
+constant_pad_nd._entry = _entry_constant_pad_nd
+_aten._packet('constant_pad_nd')._add(constant_pad_nd)
+
+
+# schema/native_functions.yaml:2416
+constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
+    'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'pad', 'value', 'out'), 3, tags=())
+_c_constant_pad_nd_out = constant_pad_nd_out._cache
+
+
+def _bind_constant_pad_nd_out(self, pad, value=0, *, out):
+    return (self, pad, value, out)
+
+
+def _entry_constant_pad_nd_out(self, pad, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(constant_pad_nd_out, (self, pad, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_constant_pad_nd_out.get(ks)
+    if _k is None:
+        _k = constant_pad_nd_out._fill(ks)
+    return _k(self, pad, value, out)
+
+
+constant_pad_nd_out._bind = _bind_constant_pad_nd_out
+constant_pad_nd_out._entry = _entry_constant_pad_nd_out
+_aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
+
+
+# schema/native_functions.yaml:2418
+pad = _Op("aten", 'pad', 'default',
+    'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
+    ('self', 'pad', 'mode', 'value'), 4, tags=())
+_c_pad = pad._cache
+_op_pad = pad
+
+
+def _bind_pad(self, pad, mode='constant', value=None):
+    return (self, pad, mode, value)
+
+
+def _entry_pad(self, pad, mode, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_op_pad, (self, pad, mode, value)) from None
+    _k = _c_pad.get(ks)
+    if _k is None:
+        _k = _op_pad._fill(ks)
+    return _k(self, pad, mode, value)
+
+
+pad._bind = _bind_pad
+pad._entry = _entry_pad
+_aten._packet('pad')._add(pad)
+
+
+# schema/native_functions.yaml:2422
+embedding = _Op("aten", 'embedding', 'default',
+    'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
+    ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
+_c_embedding = embedding._cache
+
+
+def _bind_embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    return (weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+
+def _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (weight._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding, (weight, indices, padding_idx, scale_grad_by_freq, sparse)) from None
+    _k = _c_embedding.get(ks)
+    if _k is None:
+        _k = embedding._fill(ks)
+    return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+
+
+embedding._bind = _bind_embedding
+embedding._entry = _entry_embedding
+_aten._packet('embedding')._add(embedding)
+
+
+# schema/native_functions.yaml:2426
+embedding_out = _Op("aten", 'embedding', 'out',
+    'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
+_c_embedding_out = embedding_out._cache
+
+
+def _bind_embedding_out(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out):
+    return (weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+
+def _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (weight._ks | indices._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding_out, (weight, indices, padding_idx, scale_grad_by_freq, sparse, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_embedding_out.get(ks)
+    if _k is None:
+        _k = embedding_out._fill(ks)
+    return _k(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+
+embedding_out._bind = _bind_embedding_out
+embedding_out._entry = _entry_embedding_out
+_aten._packet('embedding')._add(embedding_out)
+
+
+# schema/native_functions.yaml:2429
+embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
+    'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
+    ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
+_c_embedding_dense_backward = embedding_dense_backward._cache
+
+
+def _bind_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    return (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+def _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding_dense_backward, (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)) from None
+    _k = _c_embedding_dense_backward.get(ks)
+    if _k is None:
+        _k = embedding_dense_backward._fill(ks)
+    return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+
+
+embedding_dense_backward._bind = _bind_embedding_dense_backward
+embedding_dense_backward._entry = _entry_embedding_dense_backward
+_aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
+
+
+# schema/native_functions.yaml:2433
+embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
+    'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
+_c_embedding_dense_backward_out = embedding_dense_backward_out._cache
+
+
+def _bind_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out):
+    return (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
+
+
+def _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | indices._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(embedding_dense_backward_out, (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_embedding_dense_backward_out.get(ks)
+    if _k is None:
+        _k = embedding_dense_backward_out._fill(ks)
+    return _k(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
+
+
+embedding_dense_backward_out._bind = _bind_embedding_dense_backward_out
+embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
+_aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
+
+
+# schema/native_functions.yaml:2435
+one_hot = _Op("aten", 'one_hot', 'default',
+    'one_hot(Tensor self, int num_classes=-1) -> Tensor',
+    ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
+_c_one_hot = one_hot._cache
+
+
+def _bind_one_hot(self, num_classes=-1):
+    return (self, num_classes)
+
+
+def _entry_one_hot(self, num_classes):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(one_hot, (self, num_classes)) from None
+    _k = _c_one_hot.get(ks)
+    if _k is None:
+        _k = one_hot._fill(ks)
+    return _k(self, num_classes)
+
+
+one_hot._bind = _bind_one_hot
+one_hot._entry = _entry_one_hot
+_aten._packet('one_hot')._add(one_hot)
+
+
+# schema/native_functions.yaml:2440
+dot = _Op("aten", 'dot', 'default',
+    'dot(Tensor self, Tensor tensor) -> Tensor',
+    ('self', 'tensor'), 2, tags=())
+_c_dot = dot._cache
+
+
+def _bind_dot(self, tensor):
+    return (self, tensor)
+
+
+def _entry_dot(self, tensor):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | tensor._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dot, (self, tensor)) from None
+    _k = _c_dot.get(ks)
+    if _k is None:
+        _k = dot._fill(ks)
+    return _k(self, tensor)
+
+
+dot._bind = _bind_dot
+dot._entry = _entry_dot
+_aten._packet('dot')._add(dot)
+
+
+# schema/native_functions.yaml:2445
+dot_out = _Op("aten", 'dot', 'out',
+    'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor', 'out'), 2, tags=())
+_c_dot_out = dot_out._cache
+
+
+def _bind_dot_out(self, tensor, *, out):
+    return (self, tensor, out)
+
+
+def _entry_dot_out(self, tensor, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | tensor._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(dot_out, (self, tensor, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_dot_out.get(ks)
+    if _k is None:
+        _k = dot_out._fill(ks)
+    return _k(self, tensor, out)
+
+
+dot_out._bind = _bind_dot_out
+dot_out._entry = _entry_dot_out
+_aten._packet('dot')._add(dot_out)
+
+
+# schema/native_functions.yaml:2447
+mv = _Op("aten", 'mv', 'default',
+    'mv(Tensor self, Tensor vec) -> Tensor',
+    ('self', 'vec'), 2, tags=())
+_c_mv = mv._cache
+
+
+def _bind_mv(self, vec):
+    return (self, vec)
+
+
+def _entry_mv(self, vec):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mv, (self, vec)) from None
+    _k = _c_mv.get(ks)
+    if _k is None:
+        _k = mv._fill(ks)
+    return _k(self, vec)
+
+
+mv._bind = _bind_mv
+mv._entry = _entry_mv
+_aten._packet('mv')._add(mv)
+
+
+# schema/native_functions.yaml:2452
+mv_out = _Op("aten", 'mv', 'out',
+    'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec', 'out'), 2, tags=())
+_c_mv_out = mv_out._cache
+
+
+def _bind_mv_out(self, vec, *, out):
+    return (self, vec, out)
+
+
+def _entry_mv_out(self, vec, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mv_out, (self, vec, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_mv_out.get(ks)
+    if _k is None:
+        _k = mv_out._fill(ks)
+    return _k(self, vec, out)
+
+
+mv_out._bind = _bind_mv_out
+mv_out._entry = _entry_mv_out
+_aten._packet('mv')._add(mv_out)
+
+
+# schema/native_functions.yaml:2454
+outer = _Op("aten", 'outer', 'default',
+    'outer(Tensor self, Tensor vec2) -> Tensor',
+    ('self', 'vec2'), 2, tags=())
+_c_outer = outer._cache
+
+
+def _bind_outer(self, vec2):
+    return (self, vec2)
+
+
+def _entry_outer(self, vec2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(outer, (self, vec2)) from None
+    _k = _c_outer.get(ks)
+    if _k is None:
+        _k = outer._fill(ks)
+    return _k(self, vec2)
+
+
+outer._bind = _bind_outer
+outer._entry = _entry_outer
+_aten._packet('outer')._add(outer)
+
+
+# schema/native_functions.yaml:2459
+outer_out = _Op("aten", 'outer', 'out',
+    'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec2', 'out'), 2, tags=())
+_c_outer_out = outer_out._cache
+
+
+def _bind_outer_out(self, vec2, *, out):
+    return (self, vec2, out)
+
+
+def _entry_outer_out(self, vec2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(outer_out, (self, vec2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_outer_out.get(ks)
+    if _k is None:
+        _k = outer_out._fill(ks)
+    return _k(self, vec2, out)
+
+
+outer_out._bind = _bind_outer_out
+outer_out._entry = _entry_outer_out
+_aten._packet('outer')._add(outer_out)
+
+
+# schema/native_functions.yaml:2463
+baddbmm = _Op("aten", 'baddbmm', 'default',
+    'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
+_c_baddbmm = baddbmm._cache
+
+
+def _bind_baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    return (self, batch1, batch2, beta, alpha)
+
+
+def _entry_baddbmm(self, batch1, batch2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(baddbmm, (self, batch1, batch2, beta, alpha)) from None
+    _k = _c_baddbmm.get(ks)
+    if _k is None:
+        _k = baddbmm._fill(ks)
+    return _k(self, batch1, batch2, beta, alpha)
+
+
+baddbmm._bind = _bind_baddbmm
+baddbmm._entry = _entry_baddbmm
+_aten._packet('baddbmm')._add(baddbmm)
+
+
+# schema/native_functions.yaml:2468
+baddbmm_out = _Op("aten", 'baddbmm', 'out',
+    'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
+_c_baddbmm_out = baddbmm_out._cache
+
+
+def _bind_baddbmm_out(self, batch1, batch2, *, beta=1, alpha=1, out):
+    return (self, batch1, batch2, beta, alpha, out)
+
+
+def _entry_baddbmm_out(self, batch1, batch2, beta, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(baddbmm_out, (self, batch1, batch2, beta, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_baddbmm_out.get(ks)
+    if _k is None:
+        _k = baddbmm_out._fill(ks)
+    return _k(self, batch1, batch2, beta, alpha, out)
+
+
+baddbmm_out._bind = _bind_baddbmm_out
+baddbmm_out._entry = _entry_baddbmm_out
+_aten._packet('baddbmm')._add(baddbmm_out)
+
+
+# schema/native_functions.yaml:2470
+baddbmm_ = _Op("aten", 'baddbmm_', 'default',
+    'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
+    ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
+_c_baddbmm_ = baddbmm_._cache
+
+
+def _bind_baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    return (self, batch1, batch2, beta, alpha)
+
+
+def _entry_baddbmm_(self, batch1, batch2, beta, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | batch1._ks | batch2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(baddbmm_, (self, batch1, batch2, beta, alpha)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_baddbmm_.get(ks)
+    if _k is None:
+        _k = baddbmm_._fill(ks)
+    return _k(self, batch1, batch2, beta, alpha)
+
+
+baddbmm_._bind = _bind_baddbmm_
+baddbmm_._entry = _entry_baddbmm_
+_aten._packet('baddbmm_')._add(baddbmm_)
+
+
+# schema/native_functions.yaml:2476
+einsum = _Op("aten", 'einsum', 'default',
+    'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
+    ('equation', 'tensors', 'path'), 2, tags=())
+_c_einsum = einsum._cache
+
+
+def _bind_einsum(equation, tensors, *, path=None):
+    return (equation, tensors, path)
+
+
+def _entry_einsum(equation, tensors, path):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(einsum, (equation, tensors, path)) from None
+    _k = _c_einsum.get(ks)
+    if _k is None:
+        _k = einsum._fill(ks)
+    return _k(equation, tensors, path)
+
+
+einsum._bind = _bind_einsum
+einsum._entry = _entry_einsum
+_aten._packet('einsum')._add(einsum)
+
+
+# schema/native_functions.yaml:2480
+_softmax = _Op("aten", '_softmax', 'default',
+    '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
+    ('self', 'dim', 'half_to_float'), 3, tags=('core',))
+_c__softmax = _softmax._cache
+
+
+def _bind__softmax(self, dim, half_to_float):
+    return (self, dim, half_to_float)
+
+
+def _entry__softmax(self, dim, half_to_float):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax, (self, dim, half_to_float)) from None
+    _k = _c__softmax.get(ks)
+    if _k is None:
+        _k = _softmax._fill(ks)
+    return _k(self, dim, half_to_float)
+
+
+_softmax._bind = _bind__softmax
+_softmax._entry = _entry__softmax
+_aten._packet('_softmax')._add(_softmax)
+
+
+# schema/native_functions.yaml:2484
+_softmax_out = _Op("aten", '_softmax', 'out',
+    '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
+_c__softmax_out = _softmax_out._cache
+
+
+def _bind__softmax_out(self, dim, half_to_float, *, out):
+    return (self, dim, half_to_float, out)
+
+
+def _entry__softmax_out(self, dim, half_to_float, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax_out, (self, dim, half_to_float, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c__softmax_out.get(ks)
+    if _k is None:
+        _k = _softmax_out._fill(ks)
+    return _k(self, dim, half_to_float, out)
+
+
+_softmax_out._bind = _bind__softmax_out
+_softmax_out._entry = _entry__softmax_out
+_aten._packet('_softmax')._add(_softmax_out)
+
+
+# schema/native_functions.yaml:2487
+_log_softmax = _Op("aten", '_log_softmax', 'default',
+    '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
+    ('self', 'dim', 'half_to_float'), 3, tags=('core',))
+_c__log_softmax = _log_softmax._cache
+
+
+def _bind__log_softmax(self, dim, half_to_float):
+    return (self, dim, half_to_float)
+
+
+def _entry__log_softmax(self, dim, half_to_float):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax, (self, dim, half_to_float)) from None
+    _k = _c__log_softmax.get(ks)
+    if _k is None:
+        _k = _log_softmax._fill(ks)
+    return _k(self, dim, half_to_float)
+
+
+_log_softmax._bind = _bind__log_softmax
+_log_softmax._entry = _entry__log_softmax
+_aten._packet('_log_softmax')._add(_log_softmax)
+
+
+# schema/native_functions.yaml:2491
+_log_softmax_out = _Op("aten", '_log_softmax', 'out',
+    '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
+_c__log_softmax_out = _log_softmax_out._cache
+
+
+def _bind__log_softmax_out(self, dim, half_to_float, *, out):
+    return (self, dim, half_to_float, out)
+
+
+def _entry__log_softmax_out(self, dim, half_to_float, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax_out, (self, dim, half_to_float, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c__log_softmax_out.get(ks)
+    if _k is None:
+        _k = _log_softmax_out._fill(ks)
+    return _k(self, dim, half_to_float, out)
+
+
+_log_softmax_out._bind = _bind__log_softmax_out
+_log_softmax_out._entry = _entry__log_softmax_out
+_aten._packet('_log_softmax')._add(_log_softmax_out)
+
+
+# schema/native_functions.yaml:2494
+softmax_int = _Op("aten", 'softmax', 'int',
+    'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 3, tags=())
+_c_softmax_int = softmax_int._cache
+
+
+def _bind_softmax_int(self, dim, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_softmax_int(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softmax_int, (self, dim, dtype)) from None
+    _k = _c_softmax_int.get(ks)
+    if _k is None:
+        _k = softmax_int._fill(ks)
+    return _k(self, dim, dtype)
+
+
+softmax_int._bind = _bind_softmax_int
+softmax_int._entry = _entry_softmax_int
+_aten._packet('softmax')._add(softmax_int)
+
+
+# schema/native_functions.yaml:2498
+softmax_int_out = _Op("aten", 'softmax', 'int_out',
+    'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 3, tags=())
+_c_softmax_int_out = softmax_int_out._cache
+
+
+def _bind_softmax_int_out(self, dim, dtype=None, *, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_softmax_int_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softmax_int_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_softmax_int_out.get(ks)
+    if _k is None:
+        _k = softmax_int_out._fill(ks)
+    return _k(self, dim, dtype, out)
+
+
+softmax_int_out._bind = _bind_softmax_int_out
+softmax_int_out._entry = _entry_softmax_int_out
+_aten._packet('softmax')._add(softmax_int_out)
+
+
+# schema/native_functions.yaml:2500
+log_softmax_int = _Op("aten", 'log_softmax', 'int',
+    'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 3, tags=())
+_c_log_softmax_int = log_softmax_int._cache
+
+
+def _bind_log_softmax_int(self, dim, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_log_softmax_int(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_softmax_int, (self, dim, dtype)) from None
+    _k = _c_log_softmax_int.get(ks)
+    if _k is None:
+        _k = log_softmax_int._fill(ks)
+    return _k(self, dim, dtype)
+
+
+log_softmax_int._bind = _bind_log_softmax_int
+log_softmax_int._entry = _entry_log_softmax_int
+_aten._packet('log_softmax')._add(log_softmax_int)
+
+
+# schema/native_functions.yaml:2504
+log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
+    'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 3, tags=())
+_c_log_softmax_int_out = log_softmax_int_out._cache
+
+
+def _bind_log_softmax_int_out(self, dim, dtype=None, *, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_log_softmax_int_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_softmax_int_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log_softmax_int_out.get(ks)
+    if _k is None:
+        _k = log_softmax_int_out._fill(ks)
+    return _k(self, dim, dtype, out)
+
+
+log_softmax_int_out._bind = _bind_log_softmax_int_out
+log_softmax_int_out._entry = _entry_log_softmax_int_out
+_aten._packet('log_softmax')._add(log_softmax_int_out)
+
+
+# schema/native_functions.yaml:2506
+_softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
+    '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
+    ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
+_c__softmax_backward_data = _softmax_backward_data._cache
+
+
+def _bind__softmax_backward_data(grad_output, output, dim, input_dtype):
+    return (grad_output, output, dim, input_dtype)
+
+
+def _entry__softmax_backward_data(grad_output, output, dim, input_dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax_backward_data, (grad_output, output, dim, input_dtype)) from None
+    _k = _c__softmax_backward_data.get(ks)
+    if _k is None:
+        _k = _softmax_backward_data._fill(ks)
+    return _k(grad_output, output, dim, input_dtype)
+
+
+_softmax_backward_data._bind = _bind__softmax_backward_data
+_softmax_backward_data._entry = _entry__softmax_backward_data
+_aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
+
+
+# schema/native_functions.yaml:2511
+_softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
+    '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
+_c__softmax_backward_data_out = _softmax_backward_data_out._cache
+
+
+def _bind__softmax_backward_data_out(grad_output, output, dim, input_dtype, *, grad_input):
+    return (grad_output, output, dim, input_dtype, grad_input)
+
+
+def _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_softmax_backward_data_out, (grad_output, output, dim, input_dtype, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c__softmax_backward_data_out.get(ks)
+    if _k is None:
+        _k = _softmax_backward_data_out._fill(ks)
+    return _k(grad_output, output, dim, input_dtype, grad_input)
+
+
+_softmax_backward_data_out._bind = _bind__softmax_backward_data_out
+_softmax_backward_data_out._entry = _entry__softmax_backward_data_out
+_aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
+
+
+# schema/native_functions.yaml:2515
+_log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
+    '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
+    ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
+_c__log_softmax_backward_data = _log_softmax_backward_data._cache
+
+
+def _bind__log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    return (grad_output, output, dim, input_dtype)
+
+
+def _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax_backward_data, (grad_output, output, dim, input_dtype)) from None
+    _k = _c__log_softmax_backward_data.get(ks)
+    if _k is None:
+        _k = _log_softmax_backward_data._fill(ks)
+    return _k(grad_output, output, dim, input_dtype)
+
+
+_log_softmax_backward_data._bind = _bind__log_softmax_backward_data
+_log_softmax_backward_data._entry = _entry__log_softmax_backward_data
+_aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
+
+
+# schema/native_functions.yaml:2519
+_log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
+    '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
+    ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
+_c__log_softmax_backward_data_out = _log_softmax_backward_data_out._cache
+
+
+def _bind__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, *, out):
+    return (grad_output, output, dim, input_dtype, out)
+
+
+def _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | output._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_log_softmax_backward_data_out, (grad_output, output, dim, input_dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c__log_softmax_backward_data_out.get(ks)
+    if _k is None:
+        _k = _log_softmax_backward_data_out._fill(ks)
+    return _k(grad_output, output, dim, input_dtype, out)
+
+
+_log_softmax_backward_data_out._bind = _bind__log_softmax_backward_data_out
+_log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
+_aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
+
+
+# schema/native_functions.yaml:2521
+rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
+    'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+    ('self', 'other', 'alpha'), 2, tags=('pointwise',))
+_c_rsub_Tensor = rsub_Tensor._cache
+
+
+def _bind_rsub_Tensor(self, other, *, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_rsub_Tensor(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Tensor, (self, other, alpha)) from None
+    _k = _c_rsub_Tensor.get(ks)
+    if _k is None:
+        _k = rsub_Tensor._fill(ks)
+    return _k(self, other, alpha)
+
+
+rsub_Tensor._bind = _bind_rsub_Tensor
+rsub_Tensor._entry = _entry_rsub_Tensor
+_aten._packet('rsub')._add(rsub_Tensor)
+
+
+# schema/native_functions.yaml:2526
+rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
+    'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
+_c_rsub_Tensor_out = rsub_Tensor_out._cache
+
+
+def _bind_rsub_Tensor_out(self, other, *, alpha=1, out):
+    return (self, other, alpha, out)
+
+
+def _entry_rsub_Tensor_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Tensor_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rsub_Tensor_out.get(ks)
+    if _k is None:
+        _k = rsub_Tensor_out._fill(ks)
+    return _k(self, other, alpha, out)
+
+
+rsub_Tensor_out._bind = _bind_rsub_Tensor_out
+rsub_Tensor_out._entry = _entry_rsub_Tensor_out
+_aten._packet('rsub')._add(rsub_Tensor_out)
+
+
+# schema/native_functions.yaml:2529
+rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
+    'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
+    ('self', 'other', 'alpha'), 3, tags=('pointwise',))
+_c_rsub_Scalar = rsub_Scalar._cache
+
+
+def _bind_rsub_Scalar(self, other, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_rsub_Scalar(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Scalar, (self, other, alpha)) from None
+    _k = _c_rsub_Scalar.get(ks)
+    if _k is None:
+        _k = rsub_Scalar._fill(ks)
+    return _k(self, other, alpha)
+
+
+rsub_Scalar._bind = _bind_rsub_Scalar
+rsub_Scalar._entry = _entry_rsub_Scalar
+_aten._packet('rsub')._add(rsub_Scalar)
+
+
+# schema/native_functions.yaml:2534
+rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
+    'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
+_c_rsub_Scalar_out = rsub_Scalar_out._cache
+
+
+def _bind_rsub_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_rsub_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rsub_Scalar_out.get(ks)
+    if _k is None:
+        _k = rsub_Scalar_out._fill(ks)
+    return _k(self, other, alpha, out)
+
+
+rsub_Scalar_out._bind = _bind_rsub_Scalar_out
+rsub_Scalar_out._entry = _entry_rsub_Scalar_out
+_aten._packet('rsub')._add(rsub_Scalar_out)
+
+
+# schema/native_functions.yaml:2537
+floor_divide = _Op("aten", 'floor_divide', 'default',
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide = floor_divide._cache
+
+
+def _bind_floor_divide(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide, (self, other)) from None
+    _k = _c_floor_divide.get(ks)
+    if _k is None:
+        _k = floor_divide._fill(ks)
+    return _k(self, other)
+
+
+floor_divide._bind = _bind_floor_divide
+floor_divide._entry = _entry_floor_divide
+_aten._packet('floor_divide')._add(floor_divide)
+
+
+# schema/native_functions.yaml:2542
+floor_divide_out = _Op("aten", 'floor_divide', 'out',
+    'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_floor_divide_out = floor_divide_out._cache
+
+
+def _bind_floor_divide_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_floor_divide_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_floor_divide_out.get(ks)
+    if _k is None:
+        _k = floor_divide_out._fill(ks)
+    return _k(self, other, out)
+
+
+floor_divide_out._bind = _bind_floor_divide_out
+floor_divide_out._entry = _entry_floor_divide_out
+_aten._packet('floor_divide')._add(floor_divide_out)
+
+
+# schema/native_functions.yaml:2545
+floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide_Scalar = floor_divide_Scalar._cache
+
+
+def _bind_floor_divide_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_Scalar, (self, other)) from None
+    _k = _c_floor_divide_Scalar.get(ks)
+    if _k is None:
+        _k = floor_divide_Scalar._fill(ks)
+    return _k(self, other)
+
+
+floor_divide_Scalar._bind = _bind_floor_divide_Scalar
+floor_divide_Scalar._entry = _entry_floor_divide_Scalar
+_aten._packet('floor_divide')._add(floor_divide_Scalar)
+
+
+# schema/native_functions.yaml:2550
+floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
+    'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_floor_divide_Scalar_out = floor_divide_Scalar_out._cache
+
+
+def _bind_floor_divide_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_floor_divide_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_floor_divide_Scalar_out.get(ks)
+    if _k is None:
+        _k = floor_divide_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+floor_divide_Scalar_out._bind = _bind_floor_divide_Scalar_out
+floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
+_aten._packet('floor_divide')._add(floor_divide_Scalar_out)
+
+
+# schema/native_functions.yaml:2553
+floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
+    'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide__Tensor = floor_divide__Tensor._cache
+
+
+def _bind_floor_divide__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_floor_divide__Tensor.get(ks)
+    if _k is None:
+        _k = floor_divide__Tensor._fill(ks)
+    return _k(self, other)
+
+
+floor_divide__Tensor._bind = _bind_floor_divide__Tensor
+floor_divide__Tensor._entry = _entry_floor_divide__Tensor
+_aten._packet('floor_divide_')._add(floor_divide__Tensor)
+
+
+# schema/native_functions.yaml:2560
+floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
+    'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide__Scalar = floor_divide__Scalar._cache
+
+
+def _bind_floor_divide__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_floor_divide__Scalar.get(ks)
+    if _k is None:
+        _k = floor_divide__Scalar._fill(ks)
+    return _k(self, other)
+
+
+floor_divide__Scalar._bind = _bind_floor_divide__Scalar
+floor_divide__Scalar._entry = _entry_floor_divide__Scalar
+_aten._packet('floor_divide_')._add(floor_divide__Scalar)
+
+
+# schema/native_functions.yaml:2567
+remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
+    'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Tensor = remainder_Tensor._cache
+
+
+def _bind_remainder_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Tensor, (self, other)) from None
+    _k = _c_remainder_Tensor.get(ks)
+    if _k is None:
+        _k = remainder_Tensor._fill(ks)
+    return _k(self, other)
+
+
+remainder_Tensor._bind = _bind_remainder_Tensor
+remainder_Tensor._entry = _entry_remainder_Tensor
+_aten._packet('remainder')._add(remainder_Tensor)
+
+
+# schema/native_functions.yaml:2572
+remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
+    'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Tensor_out = remainder_Tensor_out._cache
+
+
+def _bind_remainder_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_remainder_Tensor_out.get(ks)
+    if _k is None:
+        _k = remainder_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+remainder_Tensor_out._bind = _bind_remainder_Tensor_out
+remainder_Tensor_out._entry = _entry_remainder_Tensor_out
+_aten._packet('remainder')._add(remainder_Tensor_out)
+
+
+# schema/native_functions.yaml:2575
+remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
+    'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Scalar = remainder_Scalar._cache
+
+
+def _bind_remainder_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar, (self, other)) from None
+    _k = _c_remainder_Scalar.get(ks)
+    if _k is None:
+        _k = remainder_Scalar._fill(ks)
+    return _k(self, other)
+
+
+remainder_Scalar._bind = _bind_remainder_Scalar
+remainder_Scalar._entry = _entry_remainder_Scalar
+_aten._packet('remainder')._add(remainder_Scalar)
+
+
+# schema/native_functions.yaml:2580
+remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
+    'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Scalar_out = remainder_Scalar_out._cache
+
+
+def _bind_remainder_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_remainder_Scalar_out.get(ks)
+    if _k is None:
+        _k = remainder_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+remainder_Scalar_out._bind = _bind_remainder_Scalar_out
+remainder_Scalar_out._entry = _entry_remainder_Scalar_out
+_aten._packet('remainder')._add(remainder_Scalar_out)
+
+
+# schema/native_functions.yaml:2583
+remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
+    'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Scalar_Tensor = remainder_Scalar_Tensor._cache
+
+
+def _bind_remainder_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_Tensor, (self, other)) from None
+    _k = _c_remainder_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = remainder_Scalar_Tensor._fill(ks)
+    return _k(self, other)
+
+
+remainder_Scalar_Tensor._bind = _bind_remainder_Scalar_Tensor
+remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
+_aten._packet('remainder')._add(remainder_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:2588
+remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
+    'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Scalar_Tensor_out = remainder_Scalar_Tensor_out._cache
+
+
+def _bind_remainder_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_remainder_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = remainder_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+remainder_Scalar_Tensor_out._bind = _bind_remainder_Scalar_Tensor_out
+remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
+_aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:2591
+remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
+    'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder__Tensor = remainder__Tensor._cache
+
+
+def _bind_remainder__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_remainder__Tensor.get(ks)
+    if _k is None:
+        _k = remainder__Tensor._fill(ks)
+    return _k(self, other)
+
+
+remainder__Tensor._bind = _bind_remainder__Tensor
+remainder__Tensor._entry = _entry_remainder__Tensor
+_aten._packet('remainder_')._add(remainder__Tensor)
+
+
+# schema/native_functions.yaml:2598
+remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
+    'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder__Scalar = remainder__Scalar._cache
+
+
+def _bind_remainder__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_remainder__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_remainder__Scalar.get(ks)
+    if _k is None:
+        _k = remainder__Scalar._fill(ks)
+    return _k(self, other)
+
+
+remainder__Scalar._bind = _bind_remainder__Scalar
+remainder__Scalar._entry = _entry_remainder__Scalar
+_aten._packet('remainder_')._add(remainder__Scalar)
+
+
+# schema/native_functions.yaml:2605
+fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
+    'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod_Tensor = fmod_Tensor._cache
+
+
+def _bind_fmod_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_fmod_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Tensor, (self, other)) from None
+    _k = _c_fmod_Tensor.get(ks)
+    if _k is None:
+        _k = fmod_Tensor._fill(ks)
+    return _k(self, other)
+
+
+fmod_Tensor._bind = _bind_fmod_Tensor
+fmod_Tensor._entry = _entry_fmod_Tensor
+_aten._packet('fmod')._add(fmod_Tensor)
+
+
+# schema/native_functions.yaml:2610
+fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
+    'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmod_Tensor_out = fmod_Tensor_out._cache
+
+
+def _bind_fmod_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmod_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fmod_Tensor_out.get(ks)
+    if _k is None:
+        _k = fmod_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+fmod_Tensor_out._bind = _bind_fmod_Tensor_out
+fmod_Tensor_out._entry = _entry_fmod_Tensor_out
+_aten._packet('fmod')._add(fmod_Tensor_out)
+
+
+# schema/native_functions.yaml:2613
+fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
+    'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod_Scalar = fmod_Scalar._cache
+
+
+def _bind_fmod_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_fmod_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Scalar, (self, other)) from None
+    _k = _c_fmod_Scalar.get(ks)
+    if _k is None:
+        _k = fmod_Scalar._fill(ks)
+    return _k(self, other)
+
+
+fmod_Scalar._bind = _bind_fmod_Scalar
+fmod_Scalar._entry = _entry_fmod_Scalar
+_aten._packet('fmod')._add(fmod_Scalar)
+
+
+# schema/native_functions.yaml:2618
+fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
+    'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmod_Scalar_out = fmod_Scalar_out._cache
+
+
+def _bind_fmod_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmod_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fmod_Scalar_out.get(ks)
+    if _k is None:
+        _k = fmod_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+fmod_Scalar_out._bind = _bind_fmod_Scalar_out
+fmod_Scalar_out._entry = _entry_fmod_Scalar_out
+_aten._packet('fmod')._add(fmod_Scalar_out)
+
+
+# schema/native_functions.yaml:2621
+fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
+    'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod__Tensor = fmod__Tensor._cache
+
+
+def _bind_fmod__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_fmod__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_fmod__Tensor.get(ks)
+    if _k is None:
+        _k = fmod__Tensor._fill(ks)
+    return _k(self, other)
+
+
+fmod__Tensor._bind = _bind_fmod__Tensor
+fmod__Tensor._entry = _entry_fmod__Tensor
+_aten._packet('fmod_')._add(fmod__Tensor)
+
+
+# schema/native_functions.yaml:2628
+fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
+    'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod__Scalar = fmod__Scalar._cache
+
+
+def _bind_fmod__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_fmod__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_fmod__Scalar.get(ks)
+    if _k is None:
+        _k = fmod__Scalar._fill(ks)
+    return _k(self, other)
+
+
+fmod__Scalar._bind = _bind_fmod__Scalar
+fmod__Scalar._entry = _entry_fmod__Scalar
+_aten._packet('fmod_')._add(fmod__Scalar)
+
+
+# schema/native_functions.yaml:2635
+maximum = _Op("aten", 'maximum', 'default',
+    'maximum(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_maximum = maximum._cache
+
+
+def _bind_maximum(self, other):
+    return (self, other)
+
+
+def _entry_maximum(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(maximum, (self, other)) from None
+    _k = _c_maximum.get(ks)
+    if _k is None:
+        _k = maximum._fill(ks)
+    return _k(self, other)
+
+
+maximum._bind = _bind_maximum
+maximum._entry = _entry_maximum
+_aten._packet('maximum')._add(maximum)
+
+
+# schema/native_functions.yaml:2640
+maximum_out = _Op("aten", 'maximum', 'out',
+    'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_maximum_out = maximum_out._cache
+
+
+def _bind_maximum_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_maximum_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(maximum_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_maximum_out.get(ks)
+    if _k is None:
+        _k = maximum_out._fill(ks)
+    return _k(self, other, out)
+
+
+maximum_out._bind = _bind_maximum_out
+maximum_out._entry = _entry_maximum_out
+_aten._packet('maximum')._add(maximum_out)
+
+
+# schema/native_functions.yaml:2643
+minimum = _Op("aten", 'minimum', 'default',
+    'minimum(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_minimum = minimum._cache
+
+
+def _bind_minimum(self, other):
+    return (self, other)
+
+
+def _entry_minimum(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(minimum, (self, other)) from None
+    _k = _c_minimum.get(ks)
+    if _k is None:
+        _k = minimum._fill(ks)
+    return _k(self, other)
+
+
+minimum._bind = _bind_minimum
+minimum._entry = _entry_minimum
+_aten._packet('minimum')._add(minimum)
+
+
+# schema/native_functions.yaml:2648
+minimum_out = _Op("aten", 'minimum', 'out',
+    'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_minimum_out = minimum_out._cache
+
+
+def _bind_minimum_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_minimum_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(minimum_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_minimum_out.get(ks)
+    if _k is None:
+        _k = minimum_out._fill(ks)
+    return _k(self, other, out)
+
+
+minimum_out._bind = _bind_minimum_out
+minimum_out._entry = _entry_minimum_out
+_aten._packet('minimum')._add(minimum_out)
+
+
+# schema/native_functions.yaml:2651
+atan2 = _Op("aten", 'atan2', 'default',
+    'atan2(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_atan2 = atan2._cache
+
+
+def _bind_atan2(self, other):
+    return (self, other)
+
+
+def _entry_atan2(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2, (self, other)) from None
+    _k = _c_atan2.get(ks)
+    if _k is None:
+        _k = atan2._fill(ks)
+    return _k(self, other)
+
+
+atan2._bind = _bind_atan2
+atan2._entry = _entry_atan2
+_aten._packet('atan2')._add(atan2)
+
+
+# schema/native_functions.yaml:2656
+atan2_out = _Op("aten", 'atan2', 'out',
+    'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_atan2_out = atan2_out._cache
+
+
+def _bind_atan2_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_atan2_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_atan2_out.get(ks)
+    if _k is None:
+        _k = atan2_out._fill(ks)
+    return _k(self, other, out)
+
+
+atan2_out._bind = _bind_atan2_out
+atan2_out._entry = _entry_atan2_out
+_aten._packet('atan2')._add(atan2_out)
+
+
+# schema/native_functions.yaml:2659
+atan2_ = _Op("aten", 'atan2_', 'default',
+    'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_atan2_ = atan2_._cache
+
+
+def _bind_atan2_(self, other):
+    return (self, other)
+
+
+def _entry_atan2_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_atan2_.get(ks)
+    if _k is None:
+        _k = atan2_._fill(ks)
+    return _k(self, other)
+
+
+atan2_._bind = _bind_atan2_
+atan2_._entry = _entry_atan2_
+_aten._packet('atan2_')._add(atan2_)
+
+
+# schema/native_functions.yaml:2666
+logical_and = _Op("aten", 'logical_and', 'default',
+    'logical_and(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_and = logical_and._cache
+
+
+def _bind_logical_and(self, other):
+    return (self, other)
+
+
+def _entry_logical_and(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and, (self, other)) from None
+    _k = _c_logical_and.get(ks)
+    if _k is None:
+        _k = logical_and._fill(ks)
+    return _k(self, other)
+
+
+logical_and._bind = _bind_logical_and
+logical_and._entry = _entry_logical_and
+_aten._packet('logical_and')._add(logical_and)
+
+
+# schema/native_functions.yaml:2671
+logical_and_out = _Op("aten", 'logical_and', 'out',
+    'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_and_out = logical_and_out._cache
+
+
+def _bind_logical_and_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_and_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logical_and_out.get(ks)
+    if _k is None:
+        _k = logical_and_out._fill(ks)
+    return _k(self, other, out)
+
+
+logical_and_out._bind = _bind_logical_and_out
+logical_and_out._entry = _entry_logical_and_out
+_aten._packet('logical_and')._add(logical_and_out)
+
+
+# schema/native_functions.yaml:2674
+logical_and_ = _Op("aten", 'logical_and_', 'default',
+    'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_and_ = logical_and_._cache
+
+
+def _bind_logical_and_(self, other):
+    return (self, other)
+
+
+def _entry_logical_and_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logical_and_.get(ks)
+    if _k is None:
+        _k = logical_and_._fill(ks)
+    return _k(self, other)
+
+
+logical_and_._bind = _bind_logical_and_
+logical_and_._entry = _entry_logical_and_
+_aten._packet('logical_and_')._add(logical_and_)
+
+
+# schema/native_functions.yaml:2681
+logical_or = _Op("aten", 'logical_or', 'default',
+    'logical_or(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_or = logical_or._cache
+
+
+def _bind_logical_or(self, other):
+    return (self, other)
+
+
+def _entry_logical_or(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or, (self, other)) from None
+    _k = _c_logical_or.get(ks)
+    if _k is None:
+        _k = logical_or._fill(ks)
+    return _k(self, other)
+
+
+logical_or._bind = _bind_logical_or
+logical_or._entry = _entry_logical_or
+_aten._packet('logical_or')._add(logical_or)
+
+
+# schema/native_functions.yaml:2686
+logical_or_out = _Op("aten", 'logical_or', 'out',
+    'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_or_out = logical_or_out._cache
+
+
+def _bind_logical_or_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_or_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logical_or_out.get(ks)
+    if _k is None:
+        _k = logical_or_out._fill(ks)
+    return _k(self, other, out)
+
+
+logical_or_out._bind = _bind_logical_or_out
+logical_or_out._entry = _entry_logical_or_out
+_aten._packet('logical_or')._add(logical_or_out)
+
+
+# schema/native_functions.yaml:2689
+logical_or_ = _Op("aten", 'logical_or_', 'default',
+    'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_or_ = logical_or_._cache
+
+
+def _bind_logical_or_(self, other):
+    return (self, other)
+
+
+def _entry_logical_or_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logical_or_.get(ks)
+    if _k is None:
+        _k = logical_or_._fill(ks)
+    return _k(self, other)
+
+
+logical_or_._bind = _bind_logical_or_
+logical_or_._entry = _entry_logical_or_
+_aten._packet('logical_or_')._add(logical_or_)
+
+
+# schema/native_functions.yaml:2696
+logical_xor = _Op("aten", 'logical_xor', 'default',
+    'logical_xor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_xor = logical_xor._cache
+
+
+def _bind_logical_xor(self, other):
+    return (self, other)
+
+
+def _entry_logical_xor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor, (self, other)) from None
+    _k = _c_logical_xor.get(ks)
+    if _k is None:
+        _k = logical_xor._fill(ks)
+    return _k(self, other)
+
+
+logical_xor._bind = _bind_logical_xor
+logical_xor._entry = _entry_logical_xor
+_aten._packet('logical_xor')._add(logical_xor)
+
+
+# schema/native_functions.yaml:2701
+logical_xor_out = _Op("aten", 'logical_xor', 'out',
+    'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_xor_out = logical_xor_out._cache
+
+
+def _bind_logical_xor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_xor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logical_xor_out.get(ks)
+    if _k is None:
+        _k = logical_xor_out._fill(ks)
+    return _k(self, other, out)
+
+
+logical_xor_out._bind = _bind_logical_xor_out
+logical_xor_out._entry = _entry_logical_xor_out
+_aten._packet('logical_xor')._add(logical_xor_out)
+
+
+# schema/native_functions.yaml:2704
+logical_xor_ = _Op("aten", 'logical_xor_', 'default',
+    'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_xor_ = logical_xor_._cache
+
+
+def _bind_logical_xor_(self, other):
+    return (self, other)
+
+
+def _entry_logical_xor_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logical_xor_.get(ks)
+    if _k is None:
+        _k = logical_xor_._fill(ks)
+    return _k(self, other)
+
+
+logical_xor_._bind = _bind_logical_xor_
+logical_xor_._entry = _entry_logical_xor_
+_aten._packet('logical_xor_')._add(logical_xor_)
+
+
+# schema/native_functions.yaml:2711
+bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
+    'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Tensor = bitwise_and_Tensor._cache
+
+
+def _bind_bitwise_and_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Tensor, (self, other)) from None
+    _k = _c_bitwise_and_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_and_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and_Tensor._bind = _bind_bitwise_and_Tensor
+bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
+_aten._packet('bitwise_and')._add(bitwise_and_Tensor)
+
+
+# schema/native_functions.yaml:2716
+bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
+    'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Tensor_out = bitwise_and_Tensor_out._cache
+
+
+def _bind_bitwise_and_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_and_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_and_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_and_Tensor_out._bind = _bind_bitwise_and_Tensor_out
+bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
+_aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
+
+
+# schema/native_functions.yaml:2719
+bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
+    'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar = bitwise_and_Scalar._cache
+
+
+def _bind_bitwise_and_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar, (self, other)) from None
+    _k = _c_bitwise_and_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and_Scalar._bind = _bind_bitwise_and_Scalar
+bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar)
+
+
+# schema/native_functions.yaml:2724
+bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
+    'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_out = bitwise_and_Scalar_out._cache
+
+
+def _bind_bitwise_and_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_and_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_and_Scalar_out._bind = _bind_bitwise_and_Scalar_out
+bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
+
+
+# schema/native_functions.yaml:2727
+bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
+    'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_Tensor = bitwise_and_Scalar_Tensor._cache
+
+
+def _bind_bitwise_and_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_Tensor, (self, other)) from None
+    _k = _c_bitwise_and_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and_Scalar_Tensor._bind = _bind_bitwise_and_Scalar_Tensor
+bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:2732
+bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
+    'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_Tensor_out = bitwise_and_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_and_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_and_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_and_Scalar_Tensor_out._bind = _bind_bitwise_and_Scalar_Tensor_out
+bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:2735
+bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
+    'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and__Tensor = bitwise_and__Tensor._cache
+
+
+def _bind_bitwise_and__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_and__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_and__Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and__Tensor._bind = _bind_bitwise_and__Tensor
+bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
+_aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
+
+
+# schema/native_functions.yaml:2742
+bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
+    'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and__Scalar = bitwise_and__Scalar._cache
+
+
+def _bind_bitwise_and__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_and__Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_and__Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and__Scalar._bind = _bind_bitwise_and__Scalar
+bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
+_aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
+
+
+# schema/native_functions.yaml:2749
+bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
+    'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Tensor = bitwise_or_Tensor._cache
+
+
+def _bind_bitwise_or_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Tensor, (self, other)) from None
+    _k = _c_bitwise_or_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_or_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or_Tensor._bind = _bind_bitwise_or_Tensor
+bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
+_aten._packet('bitwise_or')._add(bitwise_or_Tensor)
+
+
+# schema/native_functions.yaml:2754
+bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
+    'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Tensor_out = bitwise_or_Tensor_out._cache
+
+
+def _bind_bitwise_or_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_or_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_or_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_or_Tensor_out._bind = _bind_bitwise_or_Tensor_out
+bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
+_aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
+
+
+# schema/native_functions.yaml:2757
+bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
+    'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar = bitwise_or_Scalar._cache
+
+
+def _bind_bitwise_or_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar, (self, other)) from None
+    _k = _c_bitwise_or_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or_Scalar._bind = _bind_bitwise_or_Scalar
+bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar)
+
+
+# schema/native_functions.yaml:2762
+bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
+    'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_out = bitwise_or_Scalar_out._cache
+
+
+def _bind_bitwise_or_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_or_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_or_Scalar_out._bind = _bind_bitwise_or_Scalar_out
+bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
+
+
+# schema/native_functions.yaml:2765
+bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
+    'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_Tensor = bitwise_or_Scalar_Tensor._cache
+
+
+def _bind_bitwise_or_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_Tensor, (self, other)) from None
+    _k = _c_bitwise_or_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or_Scalar_Tensor._bind = _bind_bitwise_or_Scalar_Tensor
+bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:2770
+bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
+    'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_Tensor_out = bitwise_or_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_or_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_or_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_or_Scalar_Tensor_out._bind = _bind_bitwise_or_Scalar_Tensor_out
+bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:2773
+bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
+    'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or__Tensor = bitwise_or__Tensor._cache
+
+
+def _bind_bitwise_or__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_or__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_or__Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or__Tensor._bind = _bind_bitwise_or__Tensor
+bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
+_aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
+
+
+# schema/native_functions.yaml:2780
+bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
+    'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or__Scalar = bitwise_or__Scalar._cache
+
+
+def _bind_bitwise_or__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_or__Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_or__Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or__Scalar._bind = _bind_bitwise_or__Scalar
+bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
+_aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
+
+
+# schema/native_functions.yaml:2787
+bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
+    'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Tensor = bitwise_xor_Tensor._cache
+
+
+def _bind_bitwise_xor_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Tensor, (self, other)) from None
+    _k = _c_bitwise_xor_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor_Tensor._bind = _bind_bitwise_xor_Tensor
+bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
+_aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
+
+
+# schema/native_functions.yaml:2792
+bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
+    'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Tensor_out = bitwise_xor_Tensor_out._cache
+
+
+def _bind_bitwise_xor_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_xor_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_xor_Tensor_out._bind = _bind_bitwise_xor_Tensor_out
+bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
+
+
+# schema/native_functions.yaml:2795
+bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
+    'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar = bitwise_xor_Scalar._cache
+
+
+def _bind_bitwise_xor_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar, (self, other)) from None
+    _k = _c_bitwise_xor_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor_Scalar._bind = _bind_bitwise_xor_Scalar
+bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
+
+
+# schema/native_functions.yaml:2800
+bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
+    'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_out = bitwise_xor_Scalar_out._cache
+
+
+def _bind_bitwise_xor_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_xor_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_xor_Scalar_out._bind = _bind_bitwise_xor_Scalar_out
+bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
+
+
+# schema/native_functions.yaml:2803
+bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
+    'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_Tensor = bitwise_xor_Scalar_Tensor._cache
+
+
+def _bind_bitwise_xor_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_Tensor, (self, other)) from None
+    _k = _c_bitwise_xor_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor_Scalar_Tensor._bind = _bind_bitwise_xor_Scalar_Tensor
+bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
+
+
+# schema/native_functions.yaml:2808
+bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
+    'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_Tensor_out = bitwise_xor_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_xor_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_xor_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_xor_Scalar_Tensor_out._bind = _bind_bitwise_xor_Scalar_Tensor_out
+bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml:2811
+bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
+    'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor__Tensor = bitwise_xor__Tensor._cache
+
+
+def _bind_bitwise_xor__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_xor__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_xor__Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor__Tensor._bind = _bind_bitwise_xor__Tensor
+bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
+_aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
+
+
+# schema/native_functions.yaml:2818
+bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
+    'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor__Scalar = bitwise_xor__Scalar._cache
+
+
+def _bind_bitwise_xor__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_xor__Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_xor__Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor__Scalar._bind = _bind_bitwise_xor__Scalar
+bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
+_aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
+
+
+# schema/native_functions.yaml:2825
+lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
+    'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp_Scalar = lerp_Scalar._cache
+
+
+def _bind_lerp_Scalar(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp_Scalar(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Scalar, (self, end, weight)) from None
+    _k = _c_lerp_Scalar.get(ks)
+    if _k is None:
+        _k = lerp_Scalar._fill(ks)
+    return _k(self, end, weight)
+
+
+lerp_Scalar._bind = _bind_lerp_Scalar
+lerp_Scalar._entry = _entry_lerp_Scalar
+_aten._packet('lerp')._add(lerp_Scalar)
+
+
+# schema/native_functions.yaml:2830
+lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
+    'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
+_c_lerp_Scalar_out = lerp_Scalar_out._cache
+
+
+def _bind_lerp_Scalar_out(self, end, weight, *, out):
+    return (self, end, weight, out)
+
+
+def _entry_lerp_Scalar_out(self, end, weight, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Scalar_out, (self, end, weight, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lerp_Scalar_out.get(ks)
+    if _k is None:
+        _k = lerp_Scalar_out._fill(ks)
+    return _k(self, end, weight, out)
+
+
+lerp_Scalar_out._bind = _bind_lerp_Scalar_out
+lerp_Scalar_out._entry = _entry_lerp_Scalar_out
+_aten._packet('lerp')._add(lerp_Scalar_out)
+
+
+# schema/native_functions.yaml:2833
+lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
+    'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp_Tensor = lerp_Tensor._cache
+
+
+def _bind_lerp_Tensor(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp_Tensor(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Tensor, (self, end, weight)) from None
+    _k = _c_lerp_Tensor.get(ks)
+    if _k is None:
+        _k = lerp_Tensor._fill(ks)
+    return _k(self, end, weight)
+
+
+lerp_Tensor._bind = _bind_lerp_Tensor
+lerp_Tensor._entry = _entry_lerp_Tensor
+_aten._packet('lerp')._add(lerp_Tensor)
+
+
+# schema/native_functions.yaml:2838
+lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
+    'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
+_c_lerp_Tensor_out = lerp_Tensor_out._cache
+
+
+def _bind_lerp_Tensor_out(self, end, weight, *, out):
+    return (self, end, weight, out)
+
+
+def _entry_lerp_Tensor_out(self, end, weight, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Tensor_out, (self, end, weight, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lerp_Tensor_out.get(ks)
+    if _k is None:
+        _k = lerp_Tensor_out._fill(ks)
+    return _k(self, end, weight, out)
+
+
+lerp_Tensor_out._bind = _bind_lerp_Tensor_out
+lerp_Tensor_out._entry = _entry_lerp_Tensor_out
+_aten._packet('lerp')._add(lerp_Tensor_out)
+
+
+# schema/native_functions.yaml:2841
+lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
+    'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp__Scalar = lerp__Scalar._cache
+
+
+def _bind_lerp__Scalar(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp__Scalar(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp__Scalar, (self, end, weight)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lerp__Scalar.get(ks)
+    if _k is None:
+        _k = lerp__Scalar._fill(ks)
+    return _k(self, end, weight)
+
+
+lerp__Scalar._bind = _bind_lerp__Scalar
+lerp__Scalar._entry = _entry_lerp__Scalar
+_aten._packet('lerp_')._add(lerp__Scalar)
+
+
+# schema/native_functions.yaml:2848
+lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
+    'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp__Tensor = lerp__Tensor._cache
+
+
+def _bind_lerp__Tensor(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp__Tensor(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp__Tensor, (self, end, weight)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lerp__Tensor.get(ks)
+    if _k is None:
+        _k = lerp__Tensor._fill(ks)
+    return _k(self, end, weight)
+
+
+lerp__Tensor._bind = _bind_lerp__Tensor
+lerp__Tensor._entry = _entry_lerp__Tensor
+_aten._packet('lerp_')._add(lerp__Tensor)
+
+
+# schema/native_functions.yaml:2855
+addcmul = _Op("aten", 'addcmul', 'default',
+    'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcmul = addcmul._cache
+
+
+def _bind_addcmul(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcmul(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul, (self, tensor1, tensor2, value)) from None
+    _k = _c_addcmul.get(ks)
+    if _k is None:
+        _k = addcmul._fill(ks)
+    return _k(self, tensor1, tensor2, value)
+
+
+addcmul._bind = _bind_addcmul
+addcmul._entry = _entry_addcmul
+_aten._packet('addcmul')._add(addcmul)
+
+
+# schema/native_functions.yaml:2860
+addcmul_out = _Op("aten", 'addcmul', 'out',
+    'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
+_c_addcmul_out = addcmul_out._cache
+
+
+def _bind_addcmul_out(self, tensor1, tensor2, *, value=1, out):
+    return (self, tensor1, tensor2, value, out)
+
+
+def _entry_addcmul_out(self, tensor1, tensor2, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul_out, (self, tensor1, tensor2, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_addcmul_out.get(ks)
+    if _k is None:
+        _k = addcmul_out._fill(ks)
+    return _k(self, tensor1, tensor2, value, out)
+
+
+addcmul_out._bind = _bind_addcmul_out
+addcmul_out._entry = _entry_addcmul_out
+_aten._packet('addcmul')._add(addcmul_out)
+
+
+# schema/native_functions.yaml:2863
+addcmul_ = _Op("aten", 'addcmul_', 'default',
+    'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcmul_ = addcmul_._cache
+
+
+def _bind_addcmul_(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcmul_(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul_, (self, tensor1, tensor2, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_addcmul_.get(ks)
+    if _k is None:
+        _k = addcmul_._fill(ks)
+    return _k(self, tensor1, tensor2, value)
+
+
+addcmul_._bind = _bind_addcmul_
+addcmul_._entry = _entry_addcmul_
+_aten._packet('addcmul_')._add(addcmul_)
+
+
+# schema/native_functions.yaml:2870
+addcdiv = _Op("aten", 'addcdiv', 'default',
+    'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcdiv = addcdiv._cache
+
+
+def _bind_addcdiv(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcdiv(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv, (self, tensor1, tensor2, value)) from None
+    _k = _c_addcdiv.get(ks)
+    if _k is None:
+        _k = addcdiv._fill(ks)
+    return _k(self, tensor1, tensor2, value)
+
+
+addcdiv._bind = _bind_addcdiv
+addcdiv._entry = _entry_addcdiv
+_aten._packet('addcdiv')._add(addcdiv)
+
+
+# schema/native_functions.yaml:2875
+addcdiv_out = _Op("aten", 'addcdiv', 'out',
+    'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
+_c_addcdiv_out = addcdiv_out._cache
+
+
+def _bind_addcdiv_out(self, tensor1, tensor2, *, value=1, out):
+    return (self, tensor1, tensor2, value, out)
+
+
+def _entry_addcdiv_out(self, tensor1, tensor2, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv_out, (self, tensor1, tensor2, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_addcdiv_out.get(ks)
+    if _k is None:
+        _k = addcdiv_out._fill(ks)
+    return _k(self, tensor1, tensor2, value, out)
+
+
+addcdiv_out._bind = _bind_addcdiv_out
+addcdiv_out._entry = _entry_addcdiv_out
+_aten._packet('addcdiv')._add(addcdiv_out)
+
+
+# schema/native_functions.yaml:2878
+addcdiv_ = _Op("aten", 'addcdiv_', 'default',
+    'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcdiv_ = addcdiv_._cache
+
+
+def _bind_addcdiv_(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcdiv_(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv_, (self, tensor1, tensor2, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_addcdiv_.get(ks)
+    if _k is None:
+        _k = addcdiv_._fill(ks)
+    return _k(self, tensor1, tensor2, value)
+
+
+addcdiv_._bind = _bind_addcdiv_
+addcdiv_._entry = _entry_addcdiv_
+_aten._packet('addcdiv_')._add(addcdiv_)
+
+
+# schema/native_functions.yaml:2885
+ne_Scalar = _Op("aten", 'ne', 'Scalar',
+    'ne.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_ne_Scalar = ne_Scalar._cache
+
+
+def _bind_ne_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ne_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne_Scalar, (self, other)) from None
+    _k = _c_ne_Scalar.get(ks)
+    if _k is None:
+        _k = ne_Scalar._fill(ks)
+    return _k(self, other)
+
+
+ne_Scalar._bind = _bind_ne_Scalar
+ne_Scalar._entry = _entry_ne_Scalar
+_aten._packet('ne')._add(ne_Scalar)
+
+
+# schema/native_functions.yaml:2890
+ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
+    'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_ne_Scalar_out = ne_Scalar_out._cache
+
+
+def _bind_ne_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_ne_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ne_Scalar_out.get(ks)
+    if _k is None:
+        _k = ne_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+ne_Scalar_out._bind = _bind_ne_Scalar_out
+ne_Scalar_out._entry = _entry_ne_Scalar_out
+_aten._packet('ne')._add(ne_Scalar_out)
+
+
+# schema/native_functions.yaml:2893
+le_Scalar = _Op("aten", 'le', 'Scalar',
+    'le.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_le_Scalar = le_Scalar._cache
+
+
+def _bind_le_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_le_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le_Scalar, (self, other)) from None
+    _k = _c_le_Scalar.get(ks)
+    if _k is None:
+        _k = le_Scalar._fill(ks)
+    return _k(self, other)
+
+
+le_Scalar._bind = _bind_le_Scalar
+le_Scalar._entry = _entry_le_Scalar
+_aten._packet('le')._add(le_Scalar)
+
+
+# schema/native_functions.yaml:2898
+le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
+    'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_le_Scalar_out = le_Scalar_out._cache
+
+
+def _bind_le_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_le_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_le_Scalar_out.get(ks)
+    if _k is None:
+        _k = le_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+le_Scalar_out._bind = _bind_le_Scalar_out
+le_Scalar_out._entry = _entry_le_Scalar_out
+_aten._packet('le')._add(le_Scalar_out)
+
+
+# schema/native_functions.yaml:2901
+ge_Scalar = _Op("aten", 'ge', 'Scalar',
+    'ge.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_ge_Scalar = ge_Scalar._cache
+
+
+def _bind_ge_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ge_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge_Scalar, (self, other)) from None
+    _k = _c_ge_Scalar.get(ks)
+    if _k is None:
+        _k = ge_Scalar._fill(ks)
+    return _k(self, other)
+
+
+ge_Scalar._bind = _bind_ge_Scalar
+ge_Scalar._entry = _entry_ge_Scalar
+_aten._packet('ge')._add(ge_Scalar)
+
+
+# schema/native_functions.yaml:2906
+ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
+    'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_ge_Scalar_out = ge_Scalar_out._cache
+
+
+def _bind_ge_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_ge_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ge_Scalar_out.get(ks)
+    if _k is None:
+        _k = ge_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+ge_Scalar_out._bind = _bind_ge_Scalar_out
+ge_Scalar_out._entry = _entry_ge_Scalar_out
+_aten._packet('ge')._add(ge_Scalar_out)
+
+
+# schema/native_functions.yaml:2909
+eq__Tensor = _Op("aten", 'eq_', 'Tensor',
+    'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_eq__Tensor = eq__Tensor._cache
+
+
+def _bind_eq__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_eq__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_eq__Tensor.get(ks)
+    if _k is None:
+        _k = eq__Tensor._fill(ks)
+    return _k(self, other)
+
+
+eq__Tensor._bind = _bind_eq__Tensor
+eq__Tensor._entry = _entry_eq__Tensor
+_aten._packet('eq_')._add(eq__Tensor)
+
+
+# schema/native_functions.yaml:2916
+eq__Scalar = _Op("aten", 'eq_', 'Scalar',
+    'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_eq__Scalar = eq__Scalar._cache
+
+
+def _bind_eq__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_eq__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_eq__Scalar.get(ks)
+    if _k is None:
+        _k = eq__Scalar._fill(ks)
+    return _k(self, other)
+
+
+eq__Scalar._bind = _bind_eq__Scalar
+eq__Scalar._entry = _entry_eq__Scalar
+_aten._packet('eq_')._add(eq__Scalar)
+
+
+# schema/native_functions.yaml:2923
+ne__Tensor = _Op("aten", 'ne_', 'Tensor',
+    'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ne__Tensor = ne__Tensor._cache
+
+
+def _bind_ne__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_ne__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ne__Tensor.get(ks)
+    if _k is None:
+        _k = ne__Tensor._fill(ks)
+    return _k(self, other)
+
+
+ne__Tensor._bind = _bind_ne__Tensor
+ne__Tensor._entry = _entry_ne__Tensor
+_aten._packet('ne_')._add(ne__Tensor)
+
+
+# schema/native_functions.yaml:2930
+ne__Scalar = _Op("aten", 'ne_', 'Scalar',
+    'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ne__Scalar = ne__Scalar._cache
+
+
+def _bind_ne__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ne__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ne__Scalar.get(ks)
+    if _k is None:
+        _k = ne__Scalar._fill(ks)
+    return _k(self, other)
+
+
+ne__Scalar._bind = _bind_ne__Scalar
+ne__Scalar._entry = _entry_ne__Scalar
+_aten._packet('ne_')._add(ne__Scalar)
+
+
+# schema/native_functions.yaml:2937
+lt__Tensor = _Op("aten", 'lt_', 'Tensor',
+    'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lt__Tensor = lt__Tensor._cache
+
+
+def _bind_lt__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_lt__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lt__Tensor.get(ks)
+    if _k is None:
+        _k = lt__Tensor._fill(ks)
+    return _k(self, other)
+
+
+lt__Tensor._bind = _bind_lt__Tensor
+lt__Tensor._entry = _entry_lt__Tensor
+_aten._packet('lt_')._add(lt__Tensor)
+
+
+# schema/native_functions.yaml:2944
+lt__Scalar = _Op("aten", 'lt_', 'Scalar',
+    'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lt__Scalar = lt__Scalar._cache
+
+
+def _bind_lt__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_lt__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lt__Scalar.get(ks)
+    if _k is None:
+        _k = lt__Scalar._fill(ks)
+    return _k(self, other)
+
+
+lt__Scalar._bind = _bind_lt__Scalar
+lt__Scalar._entry = _entry_lt__Scalar
+_aten._packet('lt_')._add(lt__Scalar)
+
+
+# schema/native_functions.yaml:2951
+le__Tensor = _Op("aten", 'le_', 'Tensor',
+    'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_le__Tensor = le__Tensor._cache
+
+
+def _bind_le__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_le__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_le__Tensor.get(ks)
+    if _k is None:
+        _k = le__Tensor._fill(ks)
+    return _k(self, other)
+
+
+le__Tensor._bind = _bind_le__Tensor
+le__Tensor._entry = _entry_le__Tensor
+_aten._packet('le_')._add(le__Tensor)
+
+
+# schema/native_functions.yaml:2958
+le__Scalar = _Op("aten", 'le_', 'Scalar',
+    'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_le__Scalar = le__Scalar._cache
+
+
+def _bind_le__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_le__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_le__Scalar.get(ks)
+    if _k is None:
+        _k = le__Scalar._fill(ks)
+    return _k(self, other)
+
+
+le__Scalar._bind = _bind_le__Scalar
+le__Scalar._entry = _entry_le__Scalar
+_aten._packet('le_')._add(le__Scalar)
+
+
+# schema/native_functions.yaml:2965
+gt__Tensor = _Op("aten", 'gt_', 'Tensor',
+    'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gt__Tensor = gt__Tensor._cache
+
+
+def _bind_gt__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_gt__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_gt__Tensor.get(ks)
+    if _k is None:
+        _k = gt__Tensor._fill(ks)
+    return _k(self, other)
+
+
+gt__Tensor._bind = _bind_gt__Tensor
+gt__Tensor._entry = _entry_gt__Tensor
+_aten._packet('gt_')._add(gt__Tensor)
+
+
+# schema/native_functions.yaml:2972
+gt__Scalar = _Op("aten", 'gt_', 'Scalar',
+    'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gt__Scalar = gt__Scalar._cache
+
+
+def _bind_gt__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_gt__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_gt__Scalar.get(ks)
+    if _k is None:
+        _k = gt__Scalar._fill(ks)
+    return _k(self, other)
+
+
+gt__Scalar._bind = _bind_gt__Scalar
+gt__Scalar._entry = _entry_gt__Scalar
+_aten._packet('gt_')._add(gt__Scalar)
+
+
+# schema/native_functions.yaml:2979
+ge__Tensor = _Op("aten", 'ge_', 'Tensor',
+    'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ge__Tensor = ge__Tensor._cache
+
+
+def _bind_ge__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_ge__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ge__Tensor.get(ks)
+    if _k is None:
+        _k = ge__Tensor._fill(ks)
+    return _k(self, other)
+
+
+ge__Tensor._bind = _bind_ge__Tensor
+ge__Tensor._entry = _entry_ge__Tensor
+_aten._packet('ge_')._add(ge__Tensor)
+
+
+# schema/native_functions.yaml:2986
+ge__Scalar = _Op("aten", 'ge_', 'Scalar',
+    'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ge__Scalar = ge__Scalar._cache
+
+
+def _bind_ge__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ge__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ge__Scalar.get(ks)
+    if _k is None:
+        _k = ge__Scalar._fill(ks)
+    return _k(self, other)
+
+
+ge__Scalar._bind = _bind_ge__Scalar
+ge__Scalar._entry = _entry_ge__Scalar
+_aten._packet('ge_')._add(ge__Scalar)
+
+
+# schema/native_functions.yaml:2993
+div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_mode = div_Scalar_mode._cache
+
+
+def _bind_div_Scalar_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_div_Scalar_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_mode, (self, other, rounding_mode)) from None
+    _k = _c_div_Scalar_mode.get(ks)
+    if _k is None:
+        _k = div_Scalar_mode._fill(ks)
+    return _k(self, other, rounding_mode)
+
+
+div_Scalar_mode._bind = _bind_div_Scalar_mode
+div_Scalar_mode._entry = _entry_div_Scalar_mode
+_aten._packet('div')._add(div_Scalar_mode)
+
+
+# schema/native_functions.yaml:2998
+div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
+    'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_mode_out = div_Scalar_mode_out._cache
+
+
+def _bind_div_Scalar_mode_out(self, other, *, rounding_mode, out):
+    return (self, other, rounding_mode, out)
+
+
+def _entry_div_Scalar_mode_out(self, other, rounding_mode, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_mode_out, (self, other, rounding_mode, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_div_Scalar_mode_out.get(ks)
+    if _k is None:
+        _k = div_Scalar_mode_out._fill(ks)
+    return _k(self, other, rounding_mode, out)
+
+
+div_Scalar_mode_out._bind = _bind_div_Scalar_mode_out
+div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
+_aten._packet('div')._add(div_Scalar_mode_out)
+
+
+# schema/native_functions.yaml:3001
+div__Scalar = _Op("aten", 'div_', 'Scalar',
+    'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_div__Scalar = div__Scalar._cache
+
+
+def _bind_div__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_div__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_div__Scalar.get(ks)
+    if _k is None:
+        _k = div__Scalar._fill(ks)
+    return _k(self, other)
+
+
+div__Scalar._bind = _bind_div__Scalar
+div__Scalar._entry = _entry_div__Scalar
+_aten._packet('div_')._add(div__Scalar)
+
+
+# schema/native_functions.yaml:3008
+div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
+    'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
+_c_div__Scalar_mode = div__Scalar_mode._cache
+
+
+def _bind_div__Scalar_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_div__Scalar_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div__Scalar_mode, (self, other, rounding_mode)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_div__Scalar_mode.get(ks)
+    if _k is None:
+        _k = div__Scalar_mode._fill(ks)
+    return _k(self, other, rounding_mode)
+
+
+div__Scalar_mode._bind = _bind_div__Scalar_mode
+div__Scalar_mode._entry = _entry_div__Scalar_mode
+_aten._packet('div_')._add(div__Scalar_mode)
+
+
+# schema/native_functions.yaml:3015
+pow__Scalar = _Op("aten", 'pow_', 'Scalar',
+    'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
+    ('self', 'exponent'), 2, tags=('pointwise',))
+_c_pow__Scalar = pow__Scalar._cache
+
+
+def _bind_pow__Scalar(self, exponent):
+    return (self, exponent)
+
+
+def _entry_pow__Scalar(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow__Scalar, (self, exponent)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_pow__Scalar.get(ks)
+    if _k is None:
+        _k = pow__Scalar._fill(ks)
+    return _k(self, exponent)
+
+
+pow__Scalar._bind = _bind_pow__Scalar
+pow__Scalar._entry = _entry_pow__Scalar
+_aten._packet('pow_')._add(pow__Scalar)
+
+
+# schema/native_functions.yaml:3022
+where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
+    'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_ScalarSelf = where_ScalarSelf._cache
+
+
+def _bind_where_ScalarSelf(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_ScalarSelf(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_ScalarSelf, (condition, self, other)) from None
+    _k = _c_where_ScalarSelf.get(ks)
+    if _k is None:
+        _k = where_ScalarSelf._fill(ks)
+    return _k(condition, self, other)
+
+
+where_ScalarSelf._bind = _bind_where_ScalarSelf
+where_ScalarSelf._entry = _entry_where_ScalarSelf
+_aten._packet('where')._add(where_ScalarSelf)
+
+
+# schema/native_functions.yaml:3027
+where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_ScalarOther = where_ScalarOther._cache
+
+
+def _bind_where_ScalarOther(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_ScalarOther(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_ScalarOther, (condition, self, other)) from None
+    _k = _c_where_ScalarOther.get(ks)
+    if _k is None:
+        _k = where_ScalarOther._fill(ks)
+    return _k(condition, self, other)
+
+
+where_ScalarOther._bind = _bind_where_ScalarOther
+where_ScalarOther._entry = _entry_where_ScalarOther
+_aten._packet('where')._add(where_ScalarOther)
+
+
+# schema/native_functions.yaml:3032
+where_Scalar = _Op("aten", 'where', 'Scalar',
+    'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_Scalar = where_Scalar._cache
+
+
+def _bind_where_Scalar(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_Scalar(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_Scalar, (condition, self, other)) from None
+    _k = _c_where_Scalar.get(ks)
+    if _k is None:
+        _k = where_Scalar._fill(ks)
+    return _k(condition, self, other)
+
+
+where_Scalar._bind = _bind_where_Scalar
+where_Scalar._entry = _entry_where_Scalar
+_aten._packet('where')._add(where_Scalar)
+
+
+# schema/native_functions.yaml:3037
+gelu = _Op("aten", 'gelu', 'default',
+    'gelu(Tensor self, *, str approximate="none") -> Tensor',
+    ('self', 'approximate'), 1, tags=('pointwise', 'core'))
+_c_gelu = gelu._cache
+
+
+def _bind_gelu(self, *, approximate='none'):
+    return (self, approximate)
+
+
+def _entry_gelu(self, approximate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu, (self, approximate)) from None
+    _k = _c_gelu.get(ks)
+    if _k is None:
+        _k = gelu._fill(ks)
+    return _k(self, approximate)
+
+
+gelu._bind = _bind_gelu
+gelu._entry = _entry_gelu
+_aten._packet('gelu')._add(gelu)
+
+
+# schema/native_functions.yaml:3042
+gelu_out = _Op("aten", 'gelu', 'out',
+    'gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'approximate', 'out'), 1, tags=('pointwise', 'core'))
+_c_gelu_out = gelu_out._cache
+
+
+def _bind_gelu_out(self, *, approximate='none', out):
+    return (self, approximate, out)
+
+
+def _entry_gelu_out(self, approximate, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_out, (self, approximate, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_gelu_out.get(ks)
+    if _k is None:
+        _k = gelu_out._fill(ks)
+    return _k(self, approximate, out)
+
+
+gelu_out._bind = _bind_gelu_out
+gelu_out._entry = _entry_gelu_out
+_aten._packet('gelu')._add(gelu_out)
+
+
+# schema/native_functions.yaml:3045
+gelu_ = _Op("aten", 'gelu_', 'default',
+    'gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)',
+    ('self', 'approximate'), 1, tags=())
+_c_gelu_ = gelu_._cache
+
+
+def _bind_gelu_(self, *, approximate='none'):
+    return (self, approximate)
+
+
+def _entry_gelu_(self, approximate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_, (self, approximate)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_gelu_.get(ks)
+    if _k is None:
+        _k = gelu_._fill(ks)
+    return _k(self, approximate)
+
+
+gelu_._bind = _bind_gelu_
+gelu_._entry = _entry_gelu_
+_aten._packet('gelu_')._add(gelu_)
+
+
+# schema/native_functions.yaml:3051
+gelu_backward = _Op("aten", 'gelu_backward', 'default',
+    'gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
+    ('grad_output', 'self', 'approximate'), 2, tags=('pointwise',))
+_c_gelu_backward = gelu_backward._cache
+
+
+def _bind_gelu_backward(grad_output, self, *, approximate='none'):
+    return (grad_output, self, approximate)
+
+
+def _entry_gelu_backward(grad_output, self, approximate):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_backward, (grad_output, self, approximate)) from None
+    _k = _c_gelu_backward.get(ks)
+    if _k is None:
+        _k = gelu_backward._fill(ks)
+    return _k(grad_output, self, approximate)
+
+
+gelu_backward._bind = _bind_gelu_backward
+gelu_backward._entry = _entry_gelu_backward
+_aten._packet('gelu_backward')._add(gelu_backward)
+
+
+# schema/native_functions.yaml:3058
+silu = _Op("aten", 'silu', 'default',
+    'silu(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_silu = silu._cache
+
+
+def _bind_silu(self):
+    return (self,)
+
+
+def _entry_silu(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu, (self,)) from None
+    _k = _c_silu.get(ks)
+    if _k is None:
+        _k = silu._fill(ks)
+    return _k(self)
+
+
+silu._bind = _bind_silu
+silu._entry = _entry_silu
+_aten._packet('silu')._add(silu)
+
+
+# schema/native_functions.yaml:3063
+silu_out = _Op("aten", 'silu', 'out',
+    'silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_silu_out = silu_out._cache
+
+
+def _bind_silu_out(self, *, out):
+    return (self, out)
+
+
+def _entry_silu_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_silu_out.get(ks)
+    if _k is None:
+        _k = silu_out._fill(ks)
+    return _k(self, out)
+
+
+silu_out._bind = _bind_silu_out
+silu_out._entry = _entry_silu_out
+_aten._packet('silu')._add(silu_out)
+
+
+# schema/native_functions.yaml:3066
+silu_ = _Op("aten", 'silu_', 'default',
+    'silu_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_silu_ = silu_._cache
+
+
+def _bind_silu_(self):
+    return (self,)
+
+
+def _entry_silu_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_silu_.get(ks)
+    if _k is None:
+        _k = silu_._fill(ks)
+    return _k(self)
+
+
+silu_._bind = _bind_silu_
+silu_._entry = _entry_silu_
+_aten._packet('silu_')._add(silu_)
+
+
+# schema/native_functions.yaml:3073
+silu_backward = _Op("aten", 'silu_backward', 'default',
+    'silu_backward(Tensor grad_output, Tensor self) -> Tensor',
+    ('grad_output', 'self'), 2, tags=('pointwise',))
+_c_silu_backward = silu_backward._cache
+
+
+def _bind_silu_backward(grad_output, self):
+    return (grad_output, self)
+
+
+def _entry_silu_backward(grad_output, self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_backward, (grad_output, self)) from None
+    _k = _c_silu_backward.get(ks)
+    if _k is None:
+        _k = silu_backward._fill(ks)
+    return _k(grad_output, self)
+
+
+silu_backward._bind = _bind_silu_backward
+silu_backward._entry = _entry_silu_backward
+_aten._packet('silu_backward')._add(silu_backward)
+
+
+# schema/native_functions.yaml:3080
+softplus = _Op("aten", 'softplus', 'default',
+    'softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor',
+    ('self', 'beta', 'threshold'), 3, tags=('pointwise',))
+_c_softplus = softplus._cache
+
+
+def _bind_softplus(self, beta=1, threshold=20):
+    return (self, beta, threshold)
+
+
+def _entry_softplus(self, beta, threshold):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus, (self, beta, threshold)) from None
+    _k = _c_softplus.get(ks)
+    if _k is None:
+        _k = softplus._fill(ks)
+    return _k(self, beta, threshold)
+
+
+softplus._bind = _bind_softplus
+softplus._entry = _entry_softplus
+_aten._packet('softplus')._add(softplus)
+
+
+# schema/native_functions.yaml:3085
+softplus_out = _Op("aten", 'softplus', 'out',
+    'softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'beta', 'threshold', 'out'), 3, tags=('pointwise',))
+_c_softplus_out = softplus_out._cache
+
+
+def _bind_softplus_out(self, beta=1, threshold=20, *, out):
+    return (self, beta, threshold, out)
+
+
+def _entry_softplus_out(self, beta, threshold, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_out, (self, beta, threshold, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_softplus_out.get(ks)
+    if _k is None:
+        _k = softplus_out._fill(ks)
+    return _k(self, beta, threshold, out)
+
+
+softplus_out._bind = _bind_softplus_out
+softplus_out._entry = _entry_softplus_out
+_aten._packet('softplus')._add(softplus_out)
+
+
+# schema/native_functions.yaml:3088
+softplus_backward = _Op("aten", 'softplus_backward', 'default',
+    'softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor',
+    ('grad_output', 'self', 'beta', 'threshold'), 4, tags=())
+_c_softplus_backward = softplus_backward._cache
+
+
+def _bind_softplus_backward(grad_output, self, beta, threshold):
+    return (grad_output, self, beta, threshold)
+
+
+def _entry_softplus_backward(grad_output, self, beta, threshold):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_backward, (grad_output, self, beta, threshold)) from None
+    _k = _c_softplus_backward.get(ks)
+    if _k is None:
+        _k = softplus_backward._fill(ks)
+    return _k(grad_output, self, beta, threshold)
+
+
+softplus_backward._bind = _bind_softplus_backward
+softplus_backward._entry = _entry_softplus_backward
+_aten._packet('softplus_backward')._add(softplus_backward)
+
+
+# schema/native_functions.yaml:3094
+leaky_relu = _Op("aten", 'leaky_relu', 'default',
+    'leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor',
+    ('self', 'negative_slope'), 2, tags=('pointwise', 'core'))
+_c_leaky_relu = leaky_relu._cache
+
+
+def _bind_leaky_relu(self, negative_slope=0.01):
+    return (self, negative_slope)
+
+
+def _entry_leaky_relu(self, negative_slope):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu, (self, negative_slope)) from None
+    _k = _c_leaky_relu.get(ks)
+    if _k is None:
+        _k = leaky_relu._fill(ks)
+    return _k(self, negative_slope)
+
+
+leaky_relu._bind = _bind_leaky_relu
+leaky_relu._entry = _entry_leaky_relu
+_aten._packet('leaky_relu')._add(leaky_relu)
+
+
+# schema/native_functions.yaml:3099
+leaky_relu_out = _Op("aten", 'leaky_relu', 'out',
+    'leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'negative_slope', 'out'), 2, tags=('pointwise', 'core'))
+_c_leaky_relu_out = leaky_relu_out._cache
+
+
+def _bind_leaky_relu_out(self, negative_slope=0.01, *, out):
+    return (self, negative_slope, out)
+
+
+def _entry_leaky_relu_out(self, negative_slope, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_out, (self, negative_slope, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_leaky_relu_out.get(ks)
+    if _k is None:
+        _k = leaky_relu_out._fill(ks)
+    return _k(self, negative_slope, out)
+
+
+leaky_relu_out._bind = _bind_leaky_relu_out
+leaky_relu_out._entry = _entry_leaky_relu_out
+_aten._packet('leaky_relu')._add(leaky_relu_out)
+
+
+# schema/native_functions.yaml:3102
+leaky_relu_ = _Op("aten", 'leaky_relu_', 'default',
+    'leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)',
+    ('self', 'negative_slope'), 2, tags=('pointwise',))
+_c_leaky_relu_ = leaky_relu_._cache
+
+
+def _bind_leaky_relu_(self, negative_slope=0.01):
+    return (self, negative_slope)
+
+
+def _entry_leaky_relu_(self, negative_slope):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_, (self, negative_slope)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_leaky_relu_.get(ks)
+    if _k is None:
+        _k = leaky_relu_._fill(ks)
+    return _k(self, negative_slope)
+
+
+leaky_relu_._bind = _bind_leaky_relu_
+leaky_relu_._entry = _entry_leaky_relu_
+_aten._packet('leaky_relu_')._add(leaky_relu_)
+
+
+# schema/native_functions.yaml:3109
+leaky_relu_backward = _Op("aten", 'leaky_relu_backward', 'default',
+    'leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor',
+    ('grad_output', 'self', 'negative_slope', 'self_is_result'), 4, tags=())
+_c_leaky_relu_backward = leaky_relu_backward._cache
+
+
+def _bind_leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    return (grad_output, self, negative_slope, self_is_result)
+
+
+def _entry_leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_backward, (grad_output, self, negative_slope, self_is_result)) from None
+    _k = _c_leaky_relu_backward.get(ks)
+    if _k is None:
+        _k = leaky_relu_backward._fill(ks)
+    return _k(grad_output, self, negative_slope, self_is_result)
+
+
+leaky_relu_backward._bind = _bind_leaky_relu_backward
+leaky_relu_backward._entry = _entry_leaky_relu_backward
+_aten._packet('leaky_relu_backward')._add(leaky_relu_backward)
+
+
+# schema/native_functions.yaml:3115
+elu = _Op("aten", 'elu', 'default',
+    'elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor',
+    ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise', 'core'))
+_c_elu = elu._cache
+
+
+def _bind_elu(self, alpha=1, scale=1, input_scale=1):
+    return (self, alpha, scale, input_scale)
+
+
+def _entry_elu(self, alpha, scale, input_scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu, (self, alpha, scale, input_scale)) from None
+    _k = _c_elu.get(ks)
+    if _k is None:
+        _k = elu._fill(ks)
+    return _k(self, alpha, scale, input_scale)
+
+
+elu._bind = _bind_elu
+elu._entry = _entry_elu
+_aten._packet('elu')._add(elu)
+
+
+# schema/native_functions.yaml:3120
+elu_out = _Op("aten", 'elu', 'out',
+    'elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise', 'core'))
+_c_elu_out = elu_out._cache
+
+
+def _bind_elu_out(self, alpha=1, scale=1, input_scale=1, *, out):
+    return (self, alpha, scale, input_scale, out)
+
+
+def _entry_elu_out(self, alpha, scale, input_scale, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_out, (self, alpha, scale, input_scale, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_elu_out.get(ks)
+    if _k is None:
+        _k = elu_out._fill(ks)
+    return _k(self, alpha, scale, input_scale, out)
+
+
+elu_out._bind = _bind_elu_out
+elu_out._entry = _entry_elu_out
+_aten._packet('elu')._add(elu_out)
+
+
+# schema/native_functions.yaml:3123
+elu_ = _Op("aten", 'elu_', 'default',
+    'elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)',
+    ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise',))
+_c_elu_ = elu_._cache
+
+
+def _bind_elu_(self, alpha=1, scale=1, input_scale=1):
+    return (self, alpha, scale, input_scale)
+
+
+def _entry_elu_(self, alpha, scale, input_scale):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_, (self, alpha, scale, input_scale)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_elu_.get(ks)
+    if _k is None:
+        _k = elu_._fill(ks)
+    return _k(self, alpha, scale, input_scale)
+
+
+elu_._bind = _bind_elu_
+elu_._entry = _entry_elu_
+_aten._packet('elu_')._add(elu_)
+
+
+# schema/native_functions.yaml:3130
+elu_backward = _Op("aten", 'elu_backward', 'default',
+    'elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor',
+    ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result'), 6, tags=())
+_c_elu_backward = elu_backward._cache
+
+
+def _bind_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    return (grad_output, alpha, scale, input_scale, is_result, self_or_result)
+
+
+def _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self_or_result._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_backward, (grad_output, alpha, scale, input_scale, is_result, self_or_result)) from None
+    _k = _c_elu_backward.get(ks)
+    if _k is None:
+        _k = elu_backward._fill(ks)
+    return _k(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+
+
+elu_backward._bind = _bind_elu_backward
+elu_backward._entry = _entry_elu_backward
+_aten._packet('elu_backward')._add(elu_backward)
+
+
+# schema/native_functions.yaml:3136
+hardtanh = _Op("aten", 'hardtanh', 'default',
+    'hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor',
+    ('self', 'min_val', 'max_val'), 3, tags=('pointwise', 'core'))
+_c_hardtanh = hardtanh._cache
+
+
+def _bind_hardtanh(self, min_val=-1, max_val=1):
+    return (self, min_val, max_val)
+
+
+def _entry_hardtanh(self, min_val, max_val):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh, (self, min_val, max_val)) from None
+    _k = _c_hardtanh.get(ks)
+    if _k is None:
+        _k = hardtanh._fill(ks)
+    return _k(self, min_val, max_val)
+
+
+hardtanh._bind = _bind_hardtanh
+hardtanh._entry = _entry_hardtanh
+_aten._packet('hardtanh')._add(hardtanh)
+
+
+# schema/native_functions.yaml:3141
+hardtanh_out = _Op("aten", 'hardtanh', 'out',
+    'hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise', 'core'))
+_c_hardtanh_out = hardtanh_out._cache
+
+
+def _bind_hardtanh_out(self, min_val=-1, max_val=1, *, out):
+    return (self, min_val, max_val, out)
+
+
+def _entry_hardtanh_out(self, min_val, max_val, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_out, (self, min_val, max_val, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hardtanh_out.get(ks)
+    if _k is None:
+        _k = hardtanh_out._fill(ks)
+    return _k(self, min_val, max_val, out)
+
+
+hardtanh_out._bind = _bind_hardtanh_out
+hardtanh_out._entry = _entry_hardtanh_out
+_aten._packet('hardtanh')._add(hardtanh_out)
+
+
+# schema/native_functions.yaml:3144
+hardtanh_ = _Op("aten", 'hardtanh_', 'default',
+    'hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)',
+    ('self', 'min_val', 'max_val'), 3, tags=('pointwise',))
+_c_hardtanh_ = hardtanh_._cache
+
+
+def _bind_hardtanh_(self, min_val=-1, max_val=1):
+    return (self, min_val, max_val)
+
+
+def _entry_hardtanh_(self, min_val, max_val):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_, (self, min_val, max_val)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_hardtanh_.get(ks)
+    if _k is None:
+        _k = hardtanh_._fill(ks)
+    return _k(self, min_val, max_val)
+
+
+hardtanh_._bind = _bind_hardtanh_
+hardtanh_._entry = _entry_hardtanh_
+_aten._packet('hardtanh_')._add(hardtanh_)
+
+
+# schema/native_functions.yaml:3151
+hardtanh_backward = _Op("aten", 'hardtanh_backward', 'default',
+    'hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor',
+    ('grad_output', 'self', 'min_val', 'max_val'), 4, tags=())
+_c_hardtanh_backward = hardtanh_backward._cache
+
+
+def _bind_hardtanh_backward(grad_output, self, min_val, max_val):
+    return (grad_output, self, min_val, max_val)
+
+
+def _entry_hardtanh_backward(grad_output, self, min_val, max_val):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_backward, (grad_output, self, min_val, max_val)) from None
+    _k = _c_hardtanh_backward.get(ks)
+    if _k is None:
+        _k = hardtanh_backward._fill(ks)
+    return _k(grad_output, self, min_val, max_val)
+
+
+hardtanh_backward._bind = _bind_hardtanh_backward
+hardtanh_backward._entry = _entry_hardtanh_backward
+_aten._packet('hardtanh_backward')._add(hardtanh_backward)
+
+
+# schema/native_functions.yaml:3157
+threshold = _Op("aten", 'threshold', 'default',
+    'threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor',
+    ('self', 'threshold', 'value'), 3, tags=('pointwise',))
+_c_threshold = threshold._cache
+_op_threshold = threshold
+
+
+def _bind_threshold(self, threshold, value):
+    return (self, threshold, value)
+
+
+def _entry_threshold(self, threshold, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(_op_threshold, (self, threshold, value)) from None
+    _k = _c_threshold.get(ks)
+    if _k is None:
+        _k = _op_threshold._fill(ks)
+    return _k(self, threshold, value)
+
+
+threshold._bind = _bind_threshold
+threshold._entry = _entry_threshold
+_aten._packet('threshold')._add(threshold)
+
+
+# schema/native_functions.yaml:3162
+threshold_out = _Op("aten", 'threshold', 'out',
+    'threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'threshold', 'value', 'out'), 3, tags=('pointwise',))
+_c_threshold_out = threshold_out._cache
+
+
+def _bind_threshold_out(self, threshold, value, *, out):
+    return (self, threshold, value, out)
+
+
+def _entry_threshold_out(self, threshold, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_out, (self, threshold, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_threshold_out.get(ks)
+    if _k is None:
+        _k = threshold_out._fill(ks)
+    return _k(self, threshold, value, out)
+
+
+threshold_out._bind = _bind_threshold_out
+threshold_out._entry = _entry_threshold_out
+_aten._packet('threshold')._add(threshold_out)
+
+
+# schema/native_functions.yaml:3165
+threshold_ = _Op("aten", 'threshold_', 'default',
+    'threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)',
+    ('self', 'threshold', 'value'), 3, tags=())
+_c_threshold_ = threshold_._cache
+
+
+def _bind_threshold_(self, threshold, value):
+    return (self, threshold, value)
+
+
+def _entry_threshold_(self, threshold, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_, (self, threshold, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_threshold_.get(ks)
+    if _k is None:
+        _k = threshold_._fill(ks)
+    return _k(self, threshold, value)
+
+
+threshold_._bind = _bind_threshold_
+threshold_._entry = _entry_threshold_
+_aten._packet('threshold_')._add(threshold_)
+
+
+# schema/native_functions.yaml:3171
+sigmoid_backward = _Op("aten", 'sigmoid_backward', 'default',
+    'sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor',
+    ('grad_output', 'output'), 2, tags=('pointwise',))
+_c_sigmoid_backward = sigmoid_backward._cache
+
+
+def _bind_sigmoid_backward(grad_output, output):
+    return (grad_output, output)
+
+
+def _entry_sigmoid_backward(grad_output, output):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sigmoid_backward, (grad_output, output)) from None
+    _k = _c_sigmoid_backward.get(ks)
+    if _k is None:
+        _k = sigmoid_backward._fill(ks)
+    return _k(grad_output, output)
+
+
+sigmoid_backward._bind = _bind_sigmoid_backward
+sigmoid_backward._entry = _entry_sigmoid_backward
+_aten._packet('sigmoid_backward')._add(sigmoid_backward)
+
+
+# schema/native_functions.yaml:3178
+tanh_backward = _Op("aten", 'tanh_backward', 'default',
+    'tanh_backward(Tensor grad_output, Tensor output) -> Tensor',
+    ('grad_output', 'output'), 2, tags=('pointwise',))
+_c_tanh_backward = tanh_backward._cache
+
+
+def _bind_tanh_backward(grad_output, output):
+    return (grad_output, output)
+
+
+def _entry_tanh_backward(grad_output, output):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tanh_backward, (grad_output, output)) from None
+    _k = _c_tanh_backward.get(ks)
+    if _k is None:
+        _k = tanh_backward._fill(ks)
+    return _k(grad_output, output)
+
+
+tanh_backward._bind = _bind_tanh_backward
+tanh_backward._entry = _entry_tanh_backward
+_aten._packet('tanh_backward')._add(tanh_backward)
+
+
+# schema/native_functions.yaml:3185
+clamp_min = _Op("aten", 'clamp_min', 'default',
+    'clamp_min(Tensor self, Scalar min) -> Tensor',
+    ('self', 'min'), 2, tags=('pointwise',))
+_c_clamp_min = clamp_min._cache
+
+
+def _bind_clamp_min(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min, (self, min)) from None
+    _k = _c_clamp_min.get(ks)
+    if _k is None:
+        _k = clamp_min._fill(ks)
+    return _k(self, min)
+
+
+clamp_min._bind = _bind_clamp_min
+clamp_min._entry = _entry_clamp_min
+_aten._packet('clamp_min')._add(clamp_min)
+
+
+# schema/native_functions.yaml:3190
+clamp_min_out = _Op("aten", 'clamp_min', 'out',
+    'clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'out'), 2, tags=('pointwise',))
+_c_clamp_min_out = clamp_min_out._cache
+
+
+def _bind_clamp_min_out(self, min, *, out):
+    return (self, min, out)
+
+
+def _entry_clamp_min_out(self, min, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_out, (self, min, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_clamp_min_out.get(ks)
+    if _k is None:
+        _k = clamp_min_out._fill(ks)
+    return _k(self, min, out)
+
+
+clamp_min_out._bind = _bind_clamp_min_out
+clamp_min_out._entry = _entry_clamp_min_out
+_aten._packet('clamp_min')._add(clamp_min_out)
+
+
+# schema/native_functions.yaml:3193
+clamp_min_Tensor = _Op("aten", 'clamp_min', 'Tensor',
+    'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
+    ('self', 'min'), 2, tags=())
+_c_clamp_min_Tensor = clamp_min_Tensor._cache
+
+
+def _bind_clamp_min_Tensor(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min_Tensor(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_Tensor, (self, min)) from None
+    _k = _c_clamp_min_Tensor.get(ks)
+    if _k is None:
+        _k = clamp_min_Tensor._fill(ks)
+    return _k(self, min)
+
+
+clamp_min_Tensor._bind = _bind_clamp_min_Tensor
+clamp_min_Tensor._entry = _entry_clamp_min_Tensor
+_aten._packet('clamp_min')._add(clamp_min_Tensor)
+
+
+# schema/native_functions.yaml:3198
+clamp_min_Tensor_out = _Op("aten", 'clamp_min', 'Tensor_out',
+    'clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'min', 'out'), 2, tags=())
+_c_clamp_min_Tensor_out = clamp_min_Tensor_out._cache
+
+
+def _bind_clamp_min_Tensor_out(self, min, *, out):
+    return (self, min, out)
+
+
+def _entry_clamp_min_Tensor_out(self, min, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_Tensor_out, (self, min, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_clamp_min_Tensor_out.get(ks)
+    if _k is None:
+        _k = clamp_min_Tensor_out._fill(ks)
+    return _k(self, min, out)
+
+
+clamp_min_Tensor_out._bind = _bind_clamp_min_Tensor_out
+clamp_min_Tensor_out._entry = _entry_clamp_min_Tensor_out
+_aten._packet('clamp_min')._add(clamp_min_Tensor_out)
+
+
+# schema/native_functions.yaml:3201
+clamp_min_ = _Op("aten", 'clamp_min_', 'default',
+    'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
+    ('self', 'min'), 2, tags=('pointwise',))
+_c_clamp_min_ = clamp_min_._cache
+
+
+def _bind_clamp_min_(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min_(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min_, (self, min)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_clamp_min_.get(ks)
+    if _k is None:
+        _k = clamp_min_._fill(ks)
+    return _k(self, min)
+
+
+clamp_min_._bind = _bind_clamp_min_
+clamp_min_._entry = _entry_clamp_min_
+_aten._packet('clamp_min_')._add(clamp_min_)
+
+
+# schema/native_functions.yaml:3208
+clamp_min__Tensor = _Op("aten", 'clamp_min_', 'Tensor',
+    'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
+    ('self', 'min'), 2, tags=())
+_c_clamp_min__Tensor = clamp_min__Tensor._cache
+
+
+def _bind_clamp_min__Tensor(self, min):
+    return (self, min)
+
+
+def _entry_clamp_min__Tensor(self, min):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_min__Tensor, (self, min)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_clamp_min__Tensor.get(ks)
+    if _k is None:
+        _k = clamp_min__Tensor._fill(ks)
+    return _k(self, min)
+
+
+clamp_min__Tensor._bind = _bind_clamp_min__Tensor
+clamp_min__Tensor._entry = _entry_clamp_min__Tensor
+_aten._packet('clamp_min_')._add(clamp_min__Tensor)
+
+
+# schema/native_functions.yaml:3215
+clamp_max = _Op("aten", 'clamp_max', 'default',
+    'clamp_max(Tensor self, Scalar max) -> Tensor',
+    ('self', 'max'), 2, tags=('pointwise',))
+_c_clamp_max = clamp_max._cache
+
+
+def _bind_clamp_max(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max, (self, max)) from None
+    _k = _c_clamp_max.get(ks)
+    if _k is None:
+        _k = clamp_max._fill(ks)
+    return _k(self, max)
+
+
+clamp_max._bind = _bind_clamp_max
+clamp_max._entry = _entry_clamp_max
+_aten._packet('clamp_max')._add(clamp_max)
+
+
+# schema/native_functions.yaml:3220
+clamp_max_out = _Op("aten", 'clamp_max', 'out',
+    'clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'max', 'out'), 2, tags=('pointwise',))
+_c_clamp_max_out = clamp_max_out._cache
+
+
+def _bind_clamp_max_out(self, max, *, out):
+    return (self, max, out)
+
+
+def _entry_clamp_max_out(self, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_out, (self, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_clamp_max_out.get(ks)
+    if _k is None:
+        _k = clamp_max_out._fill(ks)
+    return _k(self, max, out)
+
+
+clamp_max_out._bind = _bind_clamp_max_out
+clamp_max_out._entry = _entry_clamp_max_out
+_aten._packet('clamp_max')._add(clamp_max_out)
+
+
+# schema/native_functions.yaml:3223
+clamp_max_Tensor = _Op("aten", 'clamp_max', 'Tensor',
+    'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
+    ('self', 'max'), 2, tags=())
+_c_clamp_max_Tensor = clamp_max_Tensor._cache
+
+
+def _bind_clamp_max_Tensor(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max_Tensor(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_Tensor, (self, max)) from None
+    _k = _c_clamp_max_Tensor.get(ks)
+    if _k is None:
+        _k = clamp_max_Tensor._fill(ks)
+    return _k(self, max)
+
+
+clamp_max_Tensor._bind = _bind_clamp_max_Tensor
+clamp_max_Tensor._entry = _entry_clamp_max_Tensor
+_aten._packet('clamp_max')._add(clamp_max_Tensor)
+
+
+# schema/native_functions.yaml:3228
+clamp_max_Tensor_out = _Op("aten", 'clamp_max', 'Tensor_out',
+    'clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'max', 'out'), 2, tags=())
+_c_clamp_max_Tensor_out = clamp_max_Tensor_out._cache
+
+
+def _bind_clamp_max_Tensor_out(self, max, *, out):
+    return (self, max, out)
+
+
+def _entry_clamp_max_Tensor_out(self, max, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_Tensor_out, (self, max, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_clamp_max_Tensor_out.get(ks)
+    if _k is None:
+        _k = clamp_max_Tensor_out._fill(ks)
+    return _k(self, max, out)
+
+
+clamp_max_Tensor_out._bind = _bind_clamp_max_Tensor_out
+clamp_max_Tensor_out._entry = _entry_clamp_max_Tensor_out
+_aten._packet('clamp_max')._add(clamp_max_Tensor_out)
+
+
+# schema/native_functions.yaml:3231
+clamp_max_ = _Op("aten", 'clamp_max_', 'default',
+    'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
+    ('self', 'max'), 2, tags=('pointwise',))
+_c_clamp_max_ = clamp_max_._cache
+
+
+def _bind_clamp_max_(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max_(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max_, (self, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_clamp_max_.get(ks)
+    if _k is None:
+        _k = clamp_max_._fill(ks)
+    return _k(self, max)
+
+
+clamp_max_._bind = _bind_clamp_max_
+clamp_max_._entry = _entry_clamp_max_
+_aten._packet('clamp_max_')._add(clamp_max_)
+
+
+# schema/native_functions.yaml:3238
+clamp_max__Tensor = _Op("aten", 'clamp_max_', 'Tensor',
+    'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
+    ('self', 'max'), 2, tags=())
+_c_clamp_max__Tensor = clamp_max__Tensor._cache
+
+
+def _bind_clamp_max__Tensor(self, max):
+    return (self, max)
+
+
+def _entry_clamp_max__Tensor(self, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp_max__Tensor, (self, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_clamp_max__Tensor.get(ks)
+    if _k is None:
+        _k = clamp_max__Tensor._fill(ks)
+    return _k(self, max)
+
+
+clamp_max__Tensor._bind = _bind_clamp_max__Tensor
+clamp_max__Tensor._entry = _entry_clamp_max__Tensor
+_aten._packet('clamp_max_')._add(clamp_max__Tensor)
+
+
+# schema/native_functions.yaml:3245
+clamp__Tensor = _Op("aten", 'clamp_', 'Tensor',
+    'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    ('self', 'min', 'max'), 3, tags=('pointwise',))
+_c_clamp__Tensor = clamp__Tensor._cache
+
+
+def _bind_clamp__Tensor(self, min=None, max=None):
+    return (self, min, max)
+
+
+def _entry_clamp__Tensor(self, min, max):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (min._ks if min is not None else 0) | (max._ks if max is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(clamp__Tensor, (self, min, max)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_clamp__Tensor.get(ks)
+    if _k is None:
+        _k = clamp__Tensor._fill(ks)
+    return _k(self, min, max)
+
+
+clamp__Tensor._bind = _bind_clamp__Tensor
+clamp__Tensor._entry = _entry_clamp__Tensor
+_aten._packet('clamp_')._add(clamp__Tensor)
+
+
+# schema/native_functions.yaml:3252
+gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
+    'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=())
+_c_gelu_backward_grad_input = gelu_backward_grad_input._cache
+
+
+def _bind_gelu_backward_grad_input(grad_output, self, *, approximate='none', grad_input):
+    return (grad_output, self, approximate, grad_input)
+
+
+def _entry_gelu_backward_grad_input(grad_output, self, approximate, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_backward_grad_input, (grad_output, self, approximate, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_gelu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = gelu_backward_grad_input._fill(ks)
+    return _k(grad_output, self, approximate, grad_input)
+
+
+gelu_backward_grad_input._bind = _bind_gelu_backward_grad_input
+gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
+_aten._packet('gelu_backward')._add(gelu_backward_grad_input)
+
+
+# schema/native_functions.yaml:3257
+silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
+    'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
+_c_silu_backward_grad_input = silu_backward_grad_input._cache
+
+
+def _bind_silu_backward_grad_input(grad_output, self, *, grad_input):
+    return (grad_output, self, grad_input)
+
+
+def _entry_silu_backward_grad_input(grad_output, self, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_backward_grad_input, (grad_output, self, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_silu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = silu_backward_grad_input._fill(ks)
+    return _k(grad_output, self, grad_input)
+
+
+silu_backward_grad_input._bind = _bind_silu_backward_grad_input
+silu_backward_grad_input._entry = _entry_silu_backward_grad_input
+_aten._packet('silu_backward')._add(silu_backward_grad_input)
+
+
+# schema/native_functions.yaml:3263
+softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
+    'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
+_c_softplus_backward_grad_input = softplus_backward_grad_input._cache
+
+
+def _bind_softplus_backward_grad_input(grad_output, self, beta, threshold, *, grad_input):
+    return (grad_output, self, beta, threshold, grad_input)
+
+
+def _entry_softplus_backward_grad_input(grad_output, self, beta, threshold, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_backward_grad_input, (grad_output, self, beta, threshold, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_softplus_backward_grad_input.get(ks)
+    if _k is None:
+        _k = softplus_backward_grad_input._fill(ks)
+    return _k(grad_output, self, beta, threshold, grad_input)
+
+
+softplus_backward_grad_input._bind = _bind_softplus_backward_grad_input
+softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
+_aten._packet('softplus_backward')._add(softplus_backward_grad_input)
+
+
+# schema/native_functions.yaml:3268
+leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
+    'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
+_c_leaky_relu_backward_grad_input = leaky_relu_backward_grad_input._cache
+
+
+def _bind_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, *, grad_input):
+    return (grad_output, self, negative_slope, self_is_result, grad_input)
+
+
+def _entry_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_backward_grad_input, (grad_output, self, negative_slope, self_is_result, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_leaky_relu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = leaky_relu_backward_grad_input._fill(ks)
+    return _k(grad_output, self, negative_slope, self_is_result, grad_input)
+
+
+leaky_relu_backward_grad_input._bind = _bind_leaky_relu_backward_grad_input
+leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
+_aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
+
+
+# schema/native_functions.yaml:3273
+elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
+    'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
+_c_elu_backward_grad_input = elu_backward_grad_input._cache
+
+
+def _bind_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, grad_input):
+    return (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
+
+
+def _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self_or_result._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_backward_grad_input, (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_elu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = elu_backward_grad_input._fill(ks)
+    return _k(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
+
+
+elu_backward_grad_input._bind = _bind_elu_backward_grad_input
+elu_backward_grad_input._entry = _entry_elu_backward_grad_input
+_aten._packet('elu_backward')._add(elu_backward_grad_input)
+
+
+# schema/native_functions.yaml:3278
+hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
+    'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
+_c_hardtanh_backward_grad_input = hardtanh_backward_grad_input._cache
+
+
+def _bind_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, *, grad_input):
+    return (grad_output, self, min_val, max_val, grad_input)
+
+
+def _entry_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_backward_grad_input, (grad_output, self, min_val, max_val, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_hardtanh_backward_grad_input.get(ks)
+    if _k is None:
+        _k = hardtanh_backward_grad_input._fill(ks)
+    return _k(grad_output, self, min_val, max_val, grad_input)
+
+
+hardtanh_backward_grad_input._bind = _bind_hardtanh_backward_grad_input
+hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
+_aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
+
+
+# schema/native_functions.yaml:3283
+threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
+    'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=())
+_c_threshold_backward_grad_input = threshold_backward_grad_input._cache
+
+
+def _bind_threshold_backward_grad_input(grad_output, self, threshold, *, grad_input):
+    return (grad_output, self, threshold, grad_input)
+
+
+def _entry_threshold_backward_grad_input(grad_output, self, threshold, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_backward_grad_input, (grad_output, self, threshold, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_threshold_backward_grad_input.get(ks)
+    if _k is None:
+        _k = threshold_backward_grad_input._fill(ks)
+    return _k(grad_output, self, threshold, grad_input)
+
+
+threshold_backward_grad_input._bind = _bind_threshold_backward_grad_input
+threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
+_aten._packet('threshold_backward')._add(threshold_backward_grad_input)
+
+
+# schema/native_functions.yaml:3288
+sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
+    'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
+_c_sigmoid_backward_grad_input = sigmoid_backward_grad_input._cache
+
+
+def _bind_sigmoid_backward_grad_input(grad_output, output, *, grad_input):
+    return (grad_output, output, grad_input)
+
+
+def _entry_sigmoid_backward_grad_input(grad_output, output, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sigmoid_backward_grad_input, (grad_output, output, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_sigmoid_backward_grad_input.get(ks)
+    if _k is None:
+        _k = sigmoid_backward_grad_input._fill(ks)
+    return _k(grad_output, output, grad_input)
+
+
+sigmoid_backward_grad_input._bind = _bind_sigmoid_backward_grad_input
+sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
+_aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
+
+
+# schema/native_functions.yaml:3294
+tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
+    'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
+_c_tanh_backward_grad_input = tanh_backward_grad_input._cache
+
+
+def _bind_tanh_backward_grad_input(grad_output, output, *, grad_input):
+    return (grad_output, output, grad_input)
+
+
+def _entry_tanh_backward_grad_input(grad_output, output, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tanh_backward_grad_input, (grad_output, output, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_tanh_backward_grad_input.get(ks)
+    if _k is None:
+        _k = tanh_backward_grad_input._fill(ks)
+    return _k(grad_output, output, grad_input)
+
+
+tanh_backward_grad_input._bind = _bind_tanh_backward_grad_input
+tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
+_aten._packet('tanh_backward')._add(tanh_backward_grad_input)
+
+
+# schema/native_functions.yaml:3300
+nll_loss_forward = _Op("aten", 'nll_loss_forward', 'default',
+    'nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss_forward = nll_loss_forward._cache
+
+
+def _bind_nll_loss_forward(self, target, weight, reduction, ignore_index):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss_forward(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_forward, (self, target, weight, reduction, ignore_index)) from None
+    _k = _c_nll_loss_forward.get(ks)
+    if _k is None:
+        _k = nll_loss_forward._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss_forward._bind = _bind_nll_loss_forward
+nll_loss_forward._entry = _entry_nll_loss_forward
+_aten._packet('nll_loss_forward')._add(nll_loss_forward)
+
+
+# schema/native_functions.yaml:3305
+nll_loss_forward_output = _Op("aten", 'nll_loss_forward', 'output',
+    'nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
+_c_nll_loss_forward_output = nll_loss_forward_output._cache
+
+
+def _bind_nll_loss_forward_output(self, target, weight, reduction, ignore_index, *, output, total_weight):
+    return (self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+def _entry_nll_loss_forward_output(self, target, weight, reduction, ignore_index, output, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | output._ks | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_forward_output, (self, target, weight, reduction, ignore_index, output, total_weight)) from None
+    if not output._ks & _ADINPLACE:
+        _inplace_on_inference(output)
+    if not total_weight._ks & _ADINPLACE:
+        _inplace_on_inference(total_weight)
+    _k = _c_nll_loss_forward_output.get(ks)
+    if _k is None:
+        _k = nll_loss_forward_output._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+nll_loss_forward_output._bind = _bind_nll_loss_forward_output
+nll_loss_forward_output._entry = _entry_nll_loss_forward_output
+_aten._packet('nll_loss_forward')._add(nll_loss_forward_output)
+
+
+# schema/native_functions.yaml:3309
+nll_loss_backward = _Op("aten", 'nll_loss_backward', 'default',
+    'nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
+_c_nll_loss_backward = nll_loss_backward._cache
+
+
+def _bind_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+def _entry_nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_backward, (grad_output, self, target, weight, reduction, ignore_index, total_weight)) from None
+    _k = _c_nll_loss_backward.get(ks)
+    if _k is None:
+        _k = nll_loss_backward._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+nll_loss_backward._bind = _bind_nll_loss_backward
+nll_loss_backward._entry = _entry_nll_loss_backward
+_aten._packet('nll_loss_backward')._add(nll_loss_backward)
+
+
+# schema/native_functions.yaml:3314
+nll_loss_backward_grad_input = _Op("aten", 'nll_loss_backward', 'grad_input',
+    'nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
+_c_nll_loss_backward_grad_input = nll_loss_backward_grad_input._cache
+
+
+def _bind_nll_loss_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+def _entry_nll_loss_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_backward_grad_input, (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_nll_loss_backward_grad_input.get(ks)
+    if _k is None:
+        _k = nll_loss_backward_grad_input._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+nll_loss_backward_grad_input._bind = _bind_nll_loss_backward_grad_input
+nll_loss_backward_grad_input._entry = _entry_nll_loss_backward_grad_input
+_aten._packet('nll_loss_backward')._add(nll_loss_backward_grad_input)
+
+
+# schema/native_functions.yaml:3318
+nll_loss = _Op("aten", 'nll_loss', 'default',
+    'nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss = nll_loss._cache
+
+
+def _bind_nll_loss(self, target, weight=None, reduction=1, ignore_index=-100):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss, (self, target, weight, reduction, ignore_index)) from None
+    _k = _c_nll_loss.get(ks)
+    if _k is None:
+        _k = nll_loss._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss._bind = _bind_nll_loss
+nll_loss._entry = _entry_nll_loss
+_aten._packet('nll_loss')._add(nll_loss)
+
+
+# schema/native_functions.yaml:3321
+nll_loss_out = _Op("aten", 'nll_loss', 'out',
+    'nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
+_c_nll_loss_out = nll_loss_out._cache
+
+
+def _bind_nll_loss_out(self, target, weight=None, reduction=1, ignore_index=-100, *, out):
+    return (self, target, weight, reduction, ignore_index, out)
+
+
+def _entry_nll_loss_out(self, target, weight, reduction, ignore_index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_out, (self, target, weight, reduction, ignore_index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nll_loss_out.get(ks)
+    if _k is None:
+        _k = nll_loss_out._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, out)
+
+
+nll_loss_out._bind = _bind_nll_loss_out
+nll_loss_out._entry = _entry_nll_loss_out
+_aten._packet('nll_loss')._add(nll_loss_out)
+
+
+# schema/native_functions.yaml:3323
+nll_loss_nd = _Op("aten", 'nll_loss_nd', 'default',
+    'nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss_nd = nll_loss_nd._cache
+
+
+def _bind_nll_loss_nd(self, target, weight=None, reduction=1, ignore_index=-100):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss_nd(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss_nd, (self, target, weight, reduction, ignore_index)) from None
+    _k = _c_nll_loss_nd.get(ks)
+    if _k is None:
+        _k = nll_loss_nd._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss_nd._bind = _bind_nll_loss_nd
+nll_loss_nd._entry = _entry_nll_loss_nd
+_aten._packet('nll_loss_nd')._add(nll_loss_nd)
+
+
+# schema/native_functions.yaml:3327
+cross_entropy_loss = _Op("aten", 'cross_entropy_loss', 'default',
+    'cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'label_smoothing'), 6, tags=())
+_c_cross_entropy_loss = cross_entropy_loss._cache
+
+
+def _bind_cross_entropy_loss(self, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
+    return (self, target, weight, reduction, ignore_index, label_smoothing)
+
+
+def _entry_cross_entropy_loss(self, target, weight, reduction, ignore_index, label_smoothing):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cross_entropy_loss, (self, target, weight, reduction, ignore_index, label_smoothing)) from None
+    _k = _c_cross_entropy_loss.get(ks)
+    if _k is None:
+        _k = cross_entropy_loss._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, label_smoothing)
+
+
+cross_entropy_loss._bind = _bind_cross_entropy_loss
+cross_entropy_loss._entry = _entry_cross_entropy_loss
+_aten._packet('cross_entropy_loss')._add(cross_entropy_loss)
+
+
+# schema/native_functions.yaml:3331
+mse_loss = _Op("aten", 'mse_loss', 'default',
+    'mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'reduction'), 3, tags=())
+_c_mse_loss = mse_loss._cache
+
+
+def _bind_mse_loss(self, target, reduction=1):
+    return (self, target, reduction)
+
+
+def _entry_mse_loss(self, target, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mse_loss, (self, target, reduction)) from None
+    _k = _c_mse_loss.get(ks)
+    if _k is None:
+        _k = mse_loss._fill(ks)
+    return _k(self, target, reduction)
+
+
+mse_loss._bind = _bind_mse_loss
+mse_loss._entry = _entry_mse_loss
+_aten._packet('mse_loss')._add(mse_loss)
+
+
+# schema/native_functions.yaml:3334
+mse_loss_out = _Op("aten", 'mse_loss', 'out',
+    'mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'reduction', 'out'), 3, tags=())
+_c_mse_loss_out = mse_loss_out._cache
+
+
+def _bind_mse_loss_out(self, target, reduction=1, *, out):
+    return (self, target, reduction, out)
+
+
+def _entry_mse_loss_out(self, target, reduction, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(mse_loss_out, (self, target, reduction, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_mse_loss_out.get(ks)
+    if _k is None:
+        _k = mse_loss_out._fill(ks)
+    return _k(self, target, reduction, out)
+
+
+mse_loss_out._bind = _bind_mse_loss_out
+mse_loss_out._entry = _entry_mse_loss_out
+_aten._packet('mse_loss')._add(mse_loss_out)
+
+
+# schema/native_functions.yaml:3336
+l1_loss = _Op("aten", 'l1_loss', 'default',
+    'l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'reduction'), 3, tags=())
+_c_l1_loss = l1_loss._cache
+
+
+def _bind_l1_loss(self, target, reduction=1):
+    return (self, target, reduction)
+
+
+def _entry_l1_loss(self, target, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(l1_loss, (self, target, reduction)) from None
+    _k = _c_l1_loss.get(ks)
+    if _k is None:
+        _k = l1_loss._fill(ks)
+    return _k(self, target, reduction)
+
+
+l1_loss._bind = _bind_l1_loss
+l1_loss._entry = _entry_l1_loss
+_aten._packet('l1_loss')._add(l1_loss)
+
+
+# schema/native_functions.yaml:3340
+binary_cross_entropy = _Op("aten", 'binary_cross_entropy', 'default',
+    'binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'weight', 'reduction'), 4, tags=())
+_c_binary_cross_entropy = binary_cross_entropy._cache
+
+
+def _bind_binary_cross_entropy(self, target, weight=None, reduction=1):
+    return (self, target, weight, reduction)
+
+
+def _entry_binary_cross_entropy(self, target, weight, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy, (self, target, weight, reduction)) from None
+    _k = _c_binary_cross_entropy.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy._fill(ks)
+    return _k(self, target, weight, reduction)
+
+
+binary_cross_entropy._bind = _bind_binary_cross_entropy
+binary_cross_entropy._entry = _entry_binary_cross_entropy
+_aten._packet('binary_cross_entropy')._add(binary_cross_entropy)
+
+
+# schema/native_functions.yaml:3344
+binary_cross_entropy_out = _Op("aten", 'binary_cross_entropy', 'out',
+    'binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'reduction', 'out'), 4, tags=())
+_c_binary_cross_entropy_out = binary_cross_entropy_out._cache
+
+
+def _bind_binary_cross_entropy_out(self, target, weight=None, reduction=1, *, out):
+    return (self, target, weight, reduction, out)
+
+
+def _entry_binary_cross_entropy_out(self, target, weight, reduction, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_out, (self, target, weight, reduction, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_binary_cross_entropy_out.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_out._fill(ks)
+    return _k(self, target, weight, reduction, out)
+
+
+binary_cross_entropy_out._bind = _bind_binary_cross_entropy_out
+binary_cross_entropy_out._entry = _entry_binary_cross_entropy_out
+_aten._packet('binary_cross_entropy')._add(binary_cross_entropy_out)
+
+
+# schema/native_functions.yaml:3346
+binary_cross_entropy_backward = _Op("aten", 'binary_cross_entropy_backward', 'default',
+    'binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
+    ('grad_output', 'self', 'target', 'weight', 'reduction'), 5, tags=())
+_c_binary_cross_entropy_backward = binary_cross_entropy_backward._cache
+
+
+def _bind_binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=1):
+    return (grad_output, self, target, weight, reduction)
+
+
+def _entry_binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_backward, (grad_output, self, target, weight, reduction)) from None
+    _k = _c_binary_cross_entropy_backward.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_backward._fill(ks)
+    return _k(grad_output, self, target, weight, reduction)
+
+
+binary_cross_entropy_backward._bind = _bind_binary_cross_entropy_backward
+binary_cross_entropy_backward._entry = _entry_binary_cross_entropy_backward
+_aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward)
+
+
+# schema/native_functions.yaml:3351
+binary_cross_entropy_backward_grad_input = _Op("aten", 'binary_cross_entropy_backward', 'grad_input',
+    'binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'grad_input'), 5, tags=())
+_c_binary_cross_entropy_backward_grad_input = binary_cross_entropy_backward_grad_input._cache
+
+
+def _bind_binary_cross_entropy_backward_grad_input(grad_output, self, target, weight=None, reduction=1, *, grad_input):
+    return (grad_output, self, target, weight, reduction, grad_input)
+
+
+def _entry_binary_cross_entropy_backward_grad_input(grad_output, self, target, weight, reduction, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_backward_grad_input, (grad_output, self, target, weight, reduction, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_binary_cross_entropy_backward_grad_input.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_backward_grad_input._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, grad_input)
+
+
+binary_cross_entropy_backward_grad_input._bind = _bind_binary_cross_entropy_backward_grad_input
+binary_cross_entropy_backward_grad_input._entry = _entry_binary_cross_entropy_backward_grad_input
+_aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward_grad_input)
+
+
+# schema/native_functions.yaml:3355
+binary_cross_entropy_with_logits = _Op("aten", 'binary_cross_entropy_with_logits', 'default',
+    'binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor',
+    ('self', 'target', 'weight', 'pos_weight', 'reduction'), 5, tags=())
+_c_binary_cross_entropy_with_logits = binary_cross_entropy_with_logits._cache
+
+
+def _bind_binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=1):
+    return (self, target, weight, pos_weight, reduction)
+
+
+def _entry_binary_cross_entropy_with_logits(self, target, weight, pos_weight, reduction):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | (pos_weight._ks if pos_weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_with_logits, (self, target, weight, pos_weight, reduction)) from None
+    _k = _c_binary_cross_entropy_with_logits.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_with_logits._fill(ks)
+    return _k(self, target, weight, pos_weight, reduction)
+
+
+binary_cross_entropy_with_logits._bind = _bind_binary_cross_entropy_with_logits
+binary_cross_entropy_with_logits._entry = _entry_binary_cross_entropy_with_logits
+_aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits)
+
+
+# schema/native_functions.yaml:3358
+binary_cross_entropy_with_logits_out = _Op("aten", 'binary_cross_entropy_with_logits', 'out',
+    'binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'pos_weight', 'reduction', 'out'), 5, tags=())
+_c_binary_cross_entropy_with_logits_out = binary_cross_entropy_with_logits_out._cache
+
+
+def _bind_binary_cross_entropy_with_logits_out(self, target, weight=None, pos_weight=None, reduction=1, *, out):
+    return (self, target, weight, pos_weight, reduction, out)
+
+
+def _entry_binary_cross_entropy_with_logits_out(self, target, weight, pos_weight, reduction, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | (pos_weight._ks if pos_weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(binary_cross_entropy_with_logits_out, (self, target, weight, pos_weight, reduction, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_binary_cross_entropy_with_logits_out.get(ks)
+    if _k is None:
+        _k = binary_cross_entropy_with_logits_out._fill(ks)
+    return _k(self, target, weight, pos_weight, reduction, out)
+
+
+binary_cross_entropy_with_logits_out._bind = _bind_binary_cross_entropy_with_logits_out
+binary_cross_entropy_with_logits_out._entry = _entry_binary_cross_entropy_with_logits_out
+_aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits_out)
+
+
+# schema/native_functions.yaml:3360
+native_layer_norm = _Op("aten", 'native_layer_norm', 'default',
+    'native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)',
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps'), 5, tags=('core',))
+_c_native_layer_norm = native_layer_norm._cache
+
+
+def _bind_native_layer_norm(input, normalized_shape, weight, bias, eps):
+    return (input, normalized_shape, weight, bias, eps)
+
+
+def _entry_native_layer_norm(input, normalized_shape, weight, bias, eps):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm, (input, normalized_shape, weight, bias, eps)) from None
+    _k = _c_native_layer_norm.get(ks)
+    if _k is None:
+        _k = native_layer_norm._fill(ks)
+    return _k(input, normalized_shape, weight, bias, eps)
+
+
+native_layer_norm._bind = _bind_native_layer_norm
+native_layer_norm._entry = _entry_native_layer_norm
+_aten._packet('native_layer_norm')._add(native_layer_norm)
+
+
+# schema/native_functions.yaml:3364
+native_layer_norm_out = _Op("aten", 'native_layer_norm', 'out',
+    'native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'out0', 'out1', 'out2'), 5, tags=('core',))
+_c_native_layer_norm_out = native_layer_norm_out._cache
+
+
+def _bind_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *, out0, out1, out2):
+    return (input, normalized_shape, weight, bias, eps, out0, out1, out2)
+
+
+def _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm_out, (input, normalized_shape, weight, bias, eps, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c_native_layer_norm_out.get(ks)
+    if _k is None:
+        _k = native_layer_norm_out._fill(ks)
+    return _k(input, normalized_shape, weight, bias, eps, out0, out1, out2)
+
+
+native_layer_norm_out._bind = _bind_native_layer_norm_out
+native_layer_norm_out._entry = _entry_native_layer_norm_out
+_aten._packet('native_layer_norm')._add(native_layer_norm_out)
+
+
+# schema/native_functions.yaml:3367
+native_layer_norm_backward = _Op("aten", 'native_layer_norm_backward', 'default',
+    'native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask'), 8, tags=('core',))
+_c_native_layer_norm_backward = native_layer_norm_backward._cache
+
+
+def _bind_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    return (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+
+
+def _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | mean._ks | rstd._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm_backward, (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)) from None
+    _k = _c_native_layer_norm_backward.get(ks)
+    if _k is None:
+        _k = native_layer_norm_backward._fill(ks)
+    return _k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+
+
+native_layer_norm_backward._bind = _bind_native_layer_norm_backward
+native_layer_norm_backward._entry = _entry_native_layer_norm_backward
+_aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward)
+
+
+# schema/native_functions.yaml:3371
+native_layer_norm_backward_out = _Op("aten", 'native_layer_norm_backward', 'out',
+    'native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask', 'out0', 'out1', 'out2'), 8, tags=('core',))
+_c_native_layer_norm_backward_out = native_layer_norm_backward_out._cache
+
+
+def _bind_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out0, out1, out2):
+    return (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)
+
+
+def _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | mean._ks | rstd._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_layer_norm_backward_out, (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c_native_layer_norm_backward_out.get(ks)
+    if _k is None:
+        _k = native_layer_norm_backward_out._fill(ks)
+    return _k(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, out0, out1, out2)
+
+
+native_layer_norm_backward_out._bind = _bind_native_layer_norm_backward_out
+native_layer_norm_backward_out._entry = _entry_native_layer_norm_backward_out
+_aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward_out)
+
+
+# schema/native_functions.yaml:3374
+layer_norm = _Op("aten", 'layer_norm', 'default',
+    'layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor',
+    ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'cudnn_enable'), 6, tags=())
+_c_layer_norm = layer_norm._cache
+
+
+def _bind_layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
+    return (input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+
+def _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(layer_norm, (input, normalized_shape, weight, bias, eps, cudnn_enable)) from None
+    _k = _c_layer_norm.get(ks)
+    if _k is None:
+        _k = layer_norm._fill(ks)
+    return _k(input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+
+layer_norm._bind = _bind_layer_norm
+layer_norm._entry = _entry_layer_norm
+_aten._packet('layer_norm')._add(layer_norm)
+
+
+# schema/native_functions.yaml:3378
+native_batch_norm = _Op("aten", 'native_batch_norm', 'default',
+    'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)',
+    ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps'), 8, tags=())
+_c_native_batch_norm = native_batch_norm._cache
+
+
+def _bind_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    return (input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+def _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps)) from None
+    _k = _c_native_batch_norm.get(ks)
+    if _k is None:
+        _k = native_batch_norm._fill(ks)
+    return _k(input, weight, bias, running_mean, running_var, training, momentum, eps)
+
+
+native_batch_norm._bind = _bind_native_batch_norm
+native_batch_norm._entry = _entry_native_batch_norm
+_aten._packet('native_batch_norm')._add(native_batch_norm)
+
+
+# schema/native_functions.yaml:3383
+native_batch_norm_out = _Op("aten", 'native_batch_norm', 'out',
+    'native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'out', 'save_mean', 'save_invstd'), 8, tags=())
+_c_native_batch_norm_out = native_batch_norm_out._cache
+
+
+def _bind_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out, save_mean, save_invstd):
+    return (input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
+
+
+def _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | out._ks | save_mean._ks | save_invstd._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm_out, (input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    if not save_mean._ks & _ADINPLACE:
+        _inplace_on_inference(save_mean)
+    if not save_invstd._ks & _ADINPLACE:
+        _inplace_on_inference(save_invstd)
+    _k = _c_native_batch_norm_out.get(ks)
+    if _k is None:
+        _k = native_batch_norm_out._fill(ks)
+    return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, out, save_mean, save_invstd)
+
+
+native_batch_norm_out._bind = _bind_native_batch_norm_out
+native_batch_norm_out._entry = _entry_native_batch_norm_out
+_aten._packet('native_batch_norm')._add(native_batch_norm_out)
+
+
+# schema/native_functions.yaml:3387
+native_batch_norm_backward = _Op("aten", 'native_batch_norm_backward', 'default',
+    'native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
+    ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask'), 10, tags=())
+_c_native_batch_norm_backward = native_batch_norm_backward._cache
+
+
+def _bind_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    return (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+
+
+def _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | (weight._ks if weight is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | (save_mean._ks if save_mean is not None else 0) | (save_invstd._ks if save_invstd is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)) from None
+    _k = _c_native_batch_norm_backward.get(ks)
+    if _k is None:
+        _k = native_batch_norm_backward._fill(ks)
+    return _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+
+
+native_batch_norm_backward._bind = _bind_native_batch_norm_backward
+native_batch_norm_backward._entry = _entry_native_batch_norm_backward
+_aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward)
+
+
+# schema/native_functions.yaml:3391
+native_batch_norm_backward_out = _Op("aten", 'native_batch_norm_backward', 'out',
+    'native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
+    ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask', 'out0', 'out1', 'out2'), 10, tags=())
+_c_native_batch_norm_backward_out = native_batch_norm_backward_out._cache
+
+
+def _bind_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out0, out1, out2):
+    return (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)
+
+
+def _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_out._ks | input._ks | (weight._ks if weight is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | (save_mean._ks if save_mean is not None else 0) | (save_invstd._ks if save_invstd is not None else 0) | out0._ks | out1._ks | out2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(native_batch_norm_backward_out, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    if not out2._ks & _ADINPLACE:
+        _inplace_on_inference(out2)
+    _k = _c_native_batch_norm_backward_out.get(ks)
+    if _k is None:
+        _k = native_batch_norm_backward_out._fill(ks)
+    return _k(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, out0, out1, out2)
+
+
+native_batch_norm_backward_out._bind = _bind_native_batch_norm_backward_out
+native_batch_norm_backward_out._entry = _entry_native_batch_norm_backward_out
+_aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward_out)
+
+
+# schema/native_functions.yaml:3393
+batch_norm = _Op("aten", 'batch_norm', 'default',
+    'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor',
+    ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'cudnn_enabled'), 9, tags=())
+_c_batch_norm = batch_norm._cache
+
+
+def _bind_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    return (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
+def _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | (weight._ks if weight is not None else 0) | (bias._ks if bias is not None else 0) | (running_mean._ks if running_mean is not None else 0) | (running_var._ks if running_var is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(batch_norm, (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)) from None
+    _k = _c_batch_norm.get(ks)
+    if _k is None:
+        _k = batch_norm._fill(ks)
+    return _k(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+
+batch_norm._bind = _bind_batch_norm
+batch_norm._entry = _entry_batch_norm
+_aten._packet('batch_norm')._add(batch_norm)
+
+
+# schema/native_functions.yaml:3397
+scaled_dot_product_attention = _Op("aten", 'scaled_dot_product_attention', 'default',
+    'scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor',
+    ('query', 'key', 'value', 'attn_mask', 'dropout_p', 'is_causal', 'scale', 'enable_gqa'), 6, tags=('nondeterministic_seeded',))
+_c_scaled_dot_product_attention = scaled_dot_product_attention._cache
+
+
+def _bind_scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
+    return (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (query._ks | key._ks | value._ks | (attn_mask._ks if attn_mask is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scaled_dot_product_attention, (query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)) from None
+    _k = _c_scaled_dot_product_attention.get(ks)
+    if _k is None:
+        _k = scaled_dot_product_attention._fill(ks)
+    return _k(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+scaled_dot_product_attention._bind = _bind_scaled_dot_product_attention
+scaled_dot_product_attention._entry = _entry_scaled_dot_product_attention
+_aten._packet('scaled_dot_product_attention')._add(scaled_dot_product_attention)
+
+
+# schema/native_functions.yaml:3402
+nll_loss2d_forward = _Op("aten", 'nll_loss2d_forward', 'default',
+    'nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss2d_forward = nll_loss2d_forward._cache
+
+
+def _bind_nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_forward, (self, target, weight, reduction, ignore_index)) from None
+    _k = _c_nll_loss2d_forward.get(ks)
+    if _k is None:
+        _k = nll_loss2d_forward._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss2d_forward._bind = _bind_nll_loss2d_forward
+nll_loss2d_forward._entry = _entry_nll_loss2d_forward
+_aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward)
+
+
+# schema/native_functions.yaml:3407
+nll_loss2d_forward_output = _Op("aten", 'nll_loss2d_forward', 'output',
+    'nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
+_c_nll_loss2d_forward_output = nll_loss2d_forward_output._cache
+
+
+def _bind_nll_loss2d_forward_output(self, target, weight, reduction, ignore_index, *, output, total_weight):
+    return (self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+def _entry_nll_loss2d_forward_output(self, target, weight, reduction, ignore_index, output, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | output._ks | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_forward_output, (self, target, weight, reduction, ignore_index, output, total_weight)) from None
+    if not output._ks & _ADINPLACE:
+        _inplace_on_inference(output)
+    if not total_weight._ks & _ADINPLACE:
+        _inplace_on_inference(total_weight)
+    _k = _c_nll_loss2d_forward_output.get(ks)
+    if _k is None:
+        _k = nll_loss2d_forward_output._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, output, total_weight)
+
+
+nll_loss2d_forward_output._bind = _bind_nll_loss2d_forward_output
+nll_loss2d_forward_output._entry = _entry_nll_loss2d_forward_output
+_aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward_output)
+
+
+# schema/native_functions.yaml:3411
+nll_loss2d_backward = _Op("aten", 'nll_loss2d_backward', 'default',
+    'nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
+_c_nll_loss2d_backward = nll_loss2d_backward._cache
+
+
+def _bind_nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+def _entry_nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_backward, (grad_output, self, target, weight, reduction, ignore_index, total_weight)) from None
+    _k = _c_nll_loss2d_backward.get(ks)
+    if _k is None:
+        _k = nll_loss2d_backward._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+
+
+nll_loss2d_backward._bind = _bind_nll_loss2d_backward
+nll_loss2d_backward._entry = _entry_nll_loss2d_backward
+_aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward)
+
+
+# schema/native_functions.yaml:3416
+nll_loss2d_backward_grad_input = _Op("aten", 'nll_loss2d_backward', 'grad_input',
+    'nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
+_c_nll_loss2d_backward_grad_input = nll_loss2d_backward_grad_input._cache
+
+
+def _bind_nll_loss2d_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, *, grad_input):
+    return (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+def _entry_nll_loss2d_backward_grad_input(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | target._ks | (weight._ks if weight is not None else 0) | total_weight._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_backward_grad_input, (grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_nll_loss2d_backward_grad_input.get(ks)
+    if _k is None:
+        _k = nll_loss2d_backward_grad_input._fill(ks)
+    return _k(grad_output, self, target, weight, reduction, ignore_index, total_weight, grad_input)
+
+
+nll_loss2d_backward_grad_input._bind = _bind_nll_loss2d_backward_grad_input
+nll_loss2d_backward_grad_input._entry = _entry_nll_loss2d_backward_grad_input
+_aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward_grad_input)
+
+
+# schema/native_functions.yaml:3420
+nll_loss2d = _Op("aten", 'nll_loss2d', 'default',
+    'nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
+_c_nll_loss2d = nll_loss2d._cache
+
+
+def _bind_nll_loss2d(self, target, weight=None, reduction=1, ignore_index=-100):
+    return (self, target, weight, reduction, ignore_index)
+
+
+def _entry_nll_loss2d(self, target, weight, reduction, ignore_index):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d, (self, target, weight, reduction, ignore_index)) from None
+    _k = _c_nll_loss2d.get(ks)
+    if _k is None:
+        _k = nll_loss2d._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index)
+
+
+nll_loss2d._bind = _bind_nll_loss2d
+nll_loss2d._entry = _entry_nll_loss2d
+_aten._packet('nll_loss2d')._add(nll_loss2d)
+
+
+# schema/native_functions.yaml:3423
+nll_loss2d_out = _Op("aten", 'nll_loss2d', 'out',
+    'nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
+_c_nll_loss2d_out = nll_loss2d_out._cache
+
+
+def _bind_nll_loss2d_out(self, target, weight=None, reduction=1, ignore_index=-100, *, out):
+    return (self, target, weight, reduction, ignore_index, out)
+
+
+def _entry_nll_loss2d_out(self, target, weight, reduction, ignore_index, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | target._ks | (weight._ks if weight is not None else 0) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nll_loss2d_out, (self, target, weight, reduction, ignore_index, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nll_loss2d_out.get(ks)
+    if _k is None:
+        _k = nll_loss2d_out._fill(ks)
+    return _k(self, target, weight, reduction, ignore_index, out)
+
+
+nll_loss2d_out._bind = _bind_nll_loss2d_out
+nll_loss2d_out._entry = _entry_nll_loss2d_out
+_aten._packet('nll_loss2d')._add(nll_loss2d_out)
+
+
+# schema/native_functions.yaml:3425
+ger = _Op("aten", 'ger', 'default',
+    'ger(Tensor self, Tensor vec2) -> Tensor',
+    ('self', 'vec2'), 2, tags=())
+_c_ger = ger._cache
+
+
+def _bind_ger(self, vec2):
+    return (self, vec2)
+
+
+def _entry_ger(self, vec2):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ger, (self, vec2)) from None
+    _k = _c_ger.get(ks)
+    if _k is None:
+        _k = ger._fill(ks)
+    return _k(self, vec2)
+
+
+ger._bind = _bind_ger
+ger._entry = _entry_ger
+_aten._packet('ger')._add(ger)
+
+
+# schema/native_functions.yaml:3430
+ger_out = _Op("aten", 'ger', 'out',
+    'ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'vec2', 'out'), 2, tags=())
+_c_ger_out = ger_out._cache
+
+
+def _bind_ger_out(self, vec2, *, out):
+    return (self, vec2, out)
+
+
+def _entry_ger_out(self, vec2, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | vec2._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ger_out, (self, vec2, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ger_out.get(ks)
+    if _k is None:
+        _k = ger_out._fill(ks)
+    return _k(self, vec2, out)
+
+
+ger_out._bind = _bind_ger_out
+ger_out._entry = _entry_ger_out
+_aten._packet('ger')._add(ger_out)
+
+
+# schema/native_functions.yaml:3434
+prod = _Op("aten", 'prod', 'default',
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dtype'), 1, tags=('reduction', 'core'))
+_c_prod = prod._cache
+
+
+def _bind_prod(self, *, dtype=None):
+    return (self, dtype)
+
+
+def _entry_prod(self, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod, (self, dtype)) from None
+    _k = _c_prod.get(ks)
+    if _k is None:
+        _k = prod._fill(ks)
+    return _k(self, dtype)
+
+
+prod._bind = _bind_prod
+prod._entry = _entry_prod
+_aten._packet('prod')._add(prod)
+
+
+# schema/native_functions.yaml:3439
+prod_out = _Op("aten", 'prod', 'out',
+    'prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dtype', 'out'), 1, tags=('reduction', 'core'))
+_c_prod_out = prod_out._cache
+
+
+def _bind_prod_out(self, *, dtype=None, out):
+    return (self, dtype, out)
+
+
+def _entry_prod_out(self, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_out, (self, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_prod_out.get(ks)
+    if _k is None:
+        _k = prod_out._fill(ks)
+    return _k(self, dtype, out)
+
+
+prod_out._bind = _bind_prod_out
+prod_out._entry = _entry_prod_out
+_aten._packet('prod')._add(prod_out)
+
+
+# schema/native_functions.yaml:3442
+prod_dim_int = _Op("aten", 'prod', 'dim_int',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
+_c_prod_dim_int = prod_dim_int._cache
+
+
+def _bind_prod_dim_int(self, dim, keepdim=False, *, dtype=None):
+    return (self, dim, keepdim, dtype)
+
+
+def _entry_prod_dim_int(self, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_dim_int, (self, dim, keepdim, dtype)) from None
+    _k = _c_prod_dim_int.get(ks)
+    if _k is None:
+        _k = prod_dim_int._fill(ks)
+    return _k(self, dim, keepdim, dtype)
+
+
+prod_dim_int._bind = _bind_prod_dim_int
+prod_dim_int._entry = _entry_prod_dim_int
+_aten._packet('prod')._add(prod_dim_int)
+
+
+# schema/native_functions.yaml:3447
+prod_int_out = _Op("aten", 'prod', 'int_out',
+    'prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
+_c_prod_int_out = prod_int_out._cache
+
+
+def _bind_prod_int_out(self, dim, keepdim=False, *, dtype=None, out):
+    return (self, dim, keepdim, dtype, out)
+
+
+def _entry_prod_int_out(self, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_int_out, (self, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_prod_int_out.get(ks)
+    if _k is None:
+        _k = prod_int_out._fill(ks)
+    return _k(self, dim, keepdim, dtype, out)
+
+
+prod_int_out._bind = _bind_prod_int_out
+prod_int_out._entry = _entry_prod_int_out
+_aten._packet('prod')._add(prod_int_out)
+
+
+# schema/native_functions.yaml:3450
+amin = _Op("aten", 'amin', 'default',
+    'amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_amin = amin._cache
+
+
+def _bind_amin(self, dim=(), keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_amin(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(amin, (self, dim, keepdim)) from None
+    _k = _c_amin.get(ks)
+    if _k is None:
+        _k = amin._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+amin._bind = _bind_amin
+amin._entry = _entry_amin
+_aten._packet('amin')._add(amin)
+
+
+# schema/native_functions.yaml:3455
+amin_out = _Op("aten", 'amin', 'out',
+    'amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+_c_amin_out = amin_out._cache
+
+
+def _bind_amin_out(self, dim=(), keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_amin_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(amin_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_amin_out.get(ks)
+    if _k is None:
+        _k = amin_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+amin_out._bind = _bind_amin_out
+amin_out._entry = _entry_amin_out
+_aten._packet('amin')._add(amin_out)
+
+
+# schema/native_functions.yaml:3458
+max = _Op("aten", 'max', 'default',
+    'max(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_max = max._cache
+
+
+def _bind_max(self):
+    return (self,)
+
+
+def _entry_max(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max, (self,)) from None
+    _k = _c_max.get(ks)
+    if _k is None:
+        _k = max._fill(ks)
+    return _k(self)
+
+
+max._bind = _bind_max
+max._entry = _entry_max
+_aten._packet('max')._add(max)
+
+
+# schema/native_functions.yaml:3466
+max_unary_out = _Op("aten", 'max', 'unary_out',
+    'max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_max_unary_out = max_unary_out._cache
+
+
+def _bind_max_unary_out(self, *, out):
+    return (self, out)
+
+
+def _entry_max_unary_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_unary_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_max_unary_out.get(ks)
+    if _k is None:
+        _k = max_unary_out._fill(ks)
+    return _k(self, out)
+
+
+max_unary_out._bind = _bind_max_unary_out
+max_unary_out._entry = _entry_max_unary_out
+_aten._packet('max')._add(max_unary_out)
+
+
+# schema/native_functions.yaml:3471
+max_dim = _Op("aten", 'max', 'dim',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_max_dim = max_dim._cache
+
+
+def _bind_max_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_max_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_dim, (self, dim, keepdim)) from None
+    _k = _c_max_dim.get(ks)
+    if _k is None:
+        _k = max_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+max_dim._bind = _bind_max_dim
+max_dim._entry = _entry_max_dim
+_aten._packet('max')._add(max_dim)
+
+
+# schema/native_functions.yaml:3478
+max_dim_max = _Op("aten", 'max', 'dim_max',
+    'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=())
+_c_max_dim_max = max_dim_max._cache
+
+
+def _bind_max_dim_max(self, dim, keepdim=False, *, max, max_values):
+    return (self, dim, keepdim, max, max_values)
+
+
+def _entry_max_dim_max(self, dim, keepdim, max, max_values):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | max_values._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_dim_max, (self, dim, keepdim, max, max_values)) from None
+    if not max._ks & _ADINPLACE:
+        _inplace_on_inference(max)
+    if not max_values._ks & _ADINPLACE:
+        _inplace_on_inference(max_values)
+    _k = _c_max_dim_max.get(ks)
+    if _k is None:
+        _k = max_dim_max._fill(ks)
+    return _k(self, dim, keepdim, max, max_values)
+
+
+max_dim_max._bind = _bind_max_dim_max
+max_dim_max._entry = _entry_max_dim_max
+_aten._packet('max')._add(max_dim_max)
+
+
+# schema/native_functions.yaml:3483
+max_other = _Op("aten", 'max', 'other',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_max_other = max_other._cache
+
+
+def _bind_max_other(self, other):
+    return (self, other)
+
+
+def _entry_max_other(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_other, (self, other)) from None
+    _k = _c_max_other.get(ks)
+    if _k is None:
+        _k = max_other._fill(ks)
+    return _k(self, other)
+
+
+max_other._bind = _bind_max_other
+max_other._entry = _entry_max_other
+_aten._packet('max')._add(max_other)
+
+
+# schema/native_functions.yaml:3488
+max_out = _Op("aten", 'max', 'out',
+    'max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_max_out = max_out._cache
+
+
+def _bind_max_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_max_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_max_out.get(ks)
+    if _k is None:
+        _k = max_out._fill(ks)
+    return _k(self, other, out)
+
+
+max_out._bind = _bind_max_out
+max_out._entry = _entry_max_out
+_aten._packet('max')._add(max_out)
+
+
+# schema/native_functions.yaml:3490
+min = _Op("aten", 'min', 'default',
+    'min(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_min = min._cache
+
+
+def _bind_min(self):
+    return (self,)
+
+
+def _entry_min(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min, (self,)) from None
+    _k = _c_min.get(ks)
+    if _k is None:
+        _k = min._fill(ks)
+    return _k(self)
+
+
+min._bind = _bind_min
+min._entry = _entry_min
+_aten._packet('min')._add(min)
+
+
+# schema/native_functions.yaml:3498
+min_unary_out = _Op("aten", 'min', 'unary_out',
+    'min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_min_unary_out = min_unary_out._cache
+
+
+def _bind_min_unary_out(self, *, out):
+    return (self, out)
+
+
+def _entry_min_unary_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_unary_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_min_unary_out.get(ks)
+    if _k is None:
+        _k = min_unary_out._fill(ks)
+    return _k(self, out)
+
+
+min_unary_out._bind = _bind_min_unary_out
+min_unary_out._entry = _entry_min_unary_out
+_aten._packet('min')._add(min_unary_out)
+
+
+# schema/native_functions.yaml:3503
+min_dim = _Op("aten", 'min', 'dim',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_min_dim = min_dim._cache
+
+
+def _bind_min_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_min_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_dim, (self, dim, keepdim)) from None
+    _k = _c_min_dim.get(ks)
+    if _k is None:
+        _k = min_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+min_dim._bind = _bind_min_dim
+min_dim._entry = _entry_min_dim
+_aten._packet('min')._add(min_dim)
+
+
+# schema/native_functions.yaml:3510
+min_dim_min = _Op("aten", 'min', 'dim_min',
+    'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=())
+_c_min_dim_min = min_dim_min._cache
+
+
+def _bind_min_dim_min(self, dim, keepdim=False, *, min, min_indices):
+    return (self, dim, keepdim, min, min_indices)
+
+
+def _entry_min_dim_min(self, dim, keepdim, min, min_indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | min_indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_dim_min, (self, dim, keepdim, min, min_indices)) from None
+    if not min._ks & _ADINPLACE:
+        _inplace_on_inference(min)
+    if not min_indices._ks & _ADINPLACE:
+        _inplace_on_inference(min_indices)
+    _k = _c_min_dim_min.get(ks)
+    if _k is None:
+        _k = min_dim_min._fill(ks)
+    return _k(self, dim, keepdim, min, min_indices)
+
+
+min_dim_min._bind = _bind_min_dim_min
+min_dim_min._entry = _entry_min_dim_min
+_aten._packet('min')._add(min_dim_min)
+
+
+# schema/native_functions.yaml:3515
+min_other = _Op("aten", 'min', 'other',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_min_other = min_other._cache
+
+
+def _bind_min_other(self, other):
+    return (self, other)
+
+
+def _entry_min_other(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_other, (self, other)) from None
+    _k = _c_min_other.get(ks)
+    if _k is None:
+        _k = min_other._fill(ks)
+    return _k(self, other)
+
+
+min_other._bind = _bind_min_other
+min_other._entry = _entry_min_other
+_aten._packet('min')._add(min_other)
+
+
+# schema/native_functions.yaml:3520
+min_out = _Op("aten", 'min', 'out',
+    'min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_min_out = min_out._cache
+
+
+def _bind_min_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_min_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_min_out.get(ks)
+    if _k is None:
+        _k = min_out._fill(ks)
+    return _k(self, other, out)
+
+
+min_out._bind = _bind_min_out
+min_out._entry = _entry_min_out
+_aten._packet('min')._add(min_out)
+
+
+# schema/native_functions.yaml:3522
+argmin = _Op("aten", 'argmin', 'default',
+    'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_argmin = argmin._cache
+
+
+def _bind_argmin(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_argmin(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argmin, (self, dim, keepdim)) from None
+    _k = _c_argmin.get(ks)
+    if _k is None:
+        _k = argmin._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+argmin._bind = _bind_argmin
+argmin._entry = _entry_argmin
+_aten._packet('argmin')._add(argmin)
+
+
+# schema/native_functions.yaml:3527
+argmin_out = _Op("aten", 'argmin', 'out',
+    'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+_c_argmin_out = argmin_out._cache
+
+
+def _bind_argmin_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_argmin_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argmin_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_argmin_out.get(ks)
+    if _k is None:
+        _k = argmin_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+argmin_out._bind = _bind_argmin_out
+argmin_out._entry = _entry_argmin_out
+_aten._packet('argmin')._add(argmin_out)
+
+
+# schema/native_functions.yaml:3530
+var = _Op("aten", 'var', 'default',
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    ('self', 'unbiased'), 2, tags=())
+_c_var = var._cache
+
+
+def _bind_var(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_var(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var, (self, unbiased)) from None
+    _k = _c_var.get(ks)
+    if _k is None:
+        _k = var._fill(ks)
+    return _k(self, unbiased)
+
+
+var._bind = _bind_var
+var._entry = _entry_var
+_aten._packet('var')._add(var)
+
+
+# schema/native_functions.yaml:3535
+var_dim = _Op("aten", 'var', 'dim',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_var_dim = var_dim._cache
+
+
+def _bind_var_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_var_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_dim, (self, dim, unbiased, keepdim)) from None
+    _k = _c_var_dim.get(ks)
+    if _k is None:
+        _k = var_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
+
+
+var_dim._bind = _bind_var_dim
+var_dim._entry = _entry_var_dim
+_aten._packet('var')._add(var_dim)
+
+
+# schema/native_functions.yaml:3539
+var_out = _Op("aten", 'var', 'out',
+    'var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
+_c_var_out = var_out._cache
+
+
+def _bind_var_out(self, dim, unbiased=True, keepdim=False, *, out):
+    return (self, dim, unbiased, keepdim, out)
+
+
+def _entry_var_out(self, dim, unbiased, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_out, (self, dim, unbiased, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_var_out.get(ks)
+    if _k is None:
+        _k = var_out._fill(ks)
+    return _k(self, dim, unbiased, keepdim, out)
+
+
+var_out._bind = _bind_var_out
+var_out._entry = _entry_var_out
+_aten._packet('var')._add(var_out)
+
+
+# schema/native_functions.yaml:3541
+var_correction = _Op("aten", 'var', 'correction',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
+_c_var_correction = var_correction._cache
+
+
+def _bind_var_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_var_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_correction, (self, dim, correction, keepdim)) from None
+    _k = _c_var_correction.get(ks)
+    if _k is None:
+        _k = var_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
+
+
+var_correction._bind = _bind_var_correction
+var_correction._entry = _entry_var_correction
+_aten._packet('var')._add(var_correction)
+
+
+# schema/native_functions.yaml:3546
+var_correction_out = _Op("aten", 'var', 'correction_out',
+    'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
+_c_var_correction_out = var_correction_out._cache
+
+
+def _bind_var_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    return (self, dim, correction, keepdim, out)
+
+
+def _entry_var_correction_out(self, dim, correction, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_correction_out, (self, dim, correction, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_var_correction_out.get(ks)
+    if _k is None:
+        _k = var_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out)
+
+
+var_correction_out._bind = _bind_var_correction_out
+var_correction_out._entry = _entry_var_correction_out
+_aten._packet('var')._add(var_correction_out)
+
+
+# schema/native_functions.yaml:3549
+std = _Op("aten", 'std', 'default',
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    ('self', 'unbiased'), 2, tags=())
+_c_std = std._cache
+
+
+def _bind_std(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_std(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std, (self, unbiased)) from None
+    _k = _c_std.get(ks)
+    if _k is None:
+        _k = std._fill(ks)
+    return _k(self, unbiased)
+
+
+std._bind = _bind_std
+std._entry = _entry_std
+_aten._packet('std')._add(std)
+
+
+# schema/native_functions.yaml:3554
+std_dim = _Op("aten", 'std', 'dim',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_std_dim = std_dim._cache
+
+
+def _bind_std_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_std_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_dim, (self, dim, unbiased, keepdim)) from None
+    _k = _c_std_dim.get(ks)
+    if _k is None:
+        _k = std_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
+
+
+std_dim._bind = _bind_std_dim
+std_dim._entry = _entry_std_dim
+_aten._packet('std')._add(std_dim)
+
+
+# schema/native_functions.yaml:3558
+std_out = _Op("aten", 'std', 'out',
+    'std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
+_c_std_out = std_out._cache
+
+
+def _bind_std_out(self, dim, unbiased=True, keepdim=False, *, out):
+    return (self, dim, unbiased, keepdim, out)
+
+
+def _entry_std_out(self, dim, unbiased, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_out, (self, dim, unbiased, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_std_out.get(ks)
+    if _k is None:
+        _k = std_out._fill(ks)
+    return _k(self, dim, unbiased, keepdim, out)
+
+
+std_out._bind = _bind_std_out
+std_out._entry = _entry_std_out
+_aten._packet('std')._add(std_out)
+
+
+# schema/native_functions.yaml:3560
+std_correction = _Op("aten", 'std', 'correction',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
+_c_std_correction = std_correction._cache
+
+
+def _bind_std_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_std_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_correction, (self, dim, correction, keepdim)) from None
+    _k = _c_std_correction.get(ks)
+    if _k is None:
+        _k = std_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
+
+
+std_correction._bind = _bind_std_correction
+std_correction._entry = _entry_std_correction
+_aten._packet('std')._add(std_correction)
+
+
+# schema/native_functions.yaml:3565
+std_correction_out = _Op("aten", 'std', 'correction_out',
+    'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
+_c_std_correction_out = std_correction_out._cache
+
+
+def _bind_std_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    return (self, dim, correction, keepdim, out)
+
+
+def _entry_std_correction_out(self, dim, correction, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_correction_out, (self, dim, correction, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_std_correction_out.get(ks)
+    if _k is None:
+        _k = std_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out)
+
+
+std_correction_out._bind = _bind_std_correction_out
+std_correction_out._entry = _entry_std_correction_out
+_aten._packet('std')._add(std_correction_out)
+
+
+# schema/native_functions.yaml:3568
+var_mean = _Op("aten", 'var_mean', 'default',
+    'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    ('self', 'unbiased'), 2, tags=())
+_c_var_mean = var_mean._cache
+
+
+def _bind_var_mean(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_var_mean(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean, (self, unbiased)) from None
+    _k = _c_var_mean.get(ks)
+    if _k is None:
+        _k = var_mean._fill(ks)
+    return _k(self, unbiased)
+
+
+var_mean._bind = _bind_var_mean
+var_mean._entry = _entry_var_mean
+_aten._packet('var_mean')._add(var_mean)
+
+
+# schema/native_functions.yaml:3572
+var_mean_dim = _Op("aten", 'var_mean', 'dim',
+    'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_var_mean_dim = var_mean_dim._cache
+
+
+def _bind_var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_var_mean_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_dim, (self, dim, unbiased, keepdim)) from None
+    _k = _c_var_mean_dim.get(ks)
+    if _k is None:
+        _k = var_mean_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
+
+
+var_mean_dim._bind = _bind_var_mean_dim
+var_mean_dim._entry = _entry_var_mean_dim
+_aten._packet('var_mean')._add(var_mean_dim)
+
+
+# schema/native_functions.yaml:3576
+var_mean_correction = _Op("aten", 'var_mean', 'correction',
+    'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
+_c_var_mean_correction = var_mean_correction._cache
+
+
+def _bind_var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_var_mean_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_correction, (self, dim, correction, keepdim)) from None
+    _k = _c_var_mean_correction.get(ks)
+    if _k is None:
+        _k = var_mean_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
+
+
+var_mean_correction._bind = _bind_var_mean_correction
+var_mean_correction._entry = _entry_var_mean_correction
+_aten._packet('var_mean')._add(var_mean_correction)
+
+
+# schema/native_functions.yaml:3580
+var_mean_correction_out = _Op("aten", 'var_mean', 'correction_out',
+    'var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
+_c_var_mean_correction_out = var_mean_correction_out._cache
+
+
+def _bind_var_mean_correction_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
+    return (self, dim, correction, keepdim, out0, out1)
+
+
+def _entry_var_mean_correction_out(self, dim, correction, keepdim, out0, out1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    _k = _c_var_mean_correction_out.get(ks)
+    if _k is None:
+        _k = var_mean_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out0, out1)
+
+
+var_mean_correction_out._bind = _bind_var_mean_correction_out
+var_mean_correction_out._entry = _entry_var_mean_correction_out
+_aten._packet('var_mean')._add(var_mean_correction_out)
+
+
+# schema/native_functions.yaml:3583
+std_mean = _Op("aten", 'std_mean', 'default',
+    'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    ('self', 'unbiased'), 2, tags=())
+_c_std_mean = std_mean._cache
+
+
+def _bind_std_mean(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_std_mean(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean, (self, unbiased)) from None
+    _k = _c_std_mean.get(ks)
+    if _k is None:
+        _k = std_mean._fill(ks)
+    return _k(self, unbiased)
+
+
+std_mean._bind = _bind_std_mean
+std_mean._entry = _entry_std_mean
+_aten._packet('std_mean')._add(std_mean)
+
+
+# schema/native_functions.yaml:3587
+std_mean_dim = _Op("aten", 'std_mean', 'dim',
+    'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_std_mean_dim = std_mean_dim._cache
+
+
+def _bind_std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_std_mean_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_dim, (self, dim, unbiased, keepdim)) from None
+    _k = _c_std_mean_dim.get(ks)
+    if _k is None:
+        _k = std_mean_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
+
+
+std_mean_dim._bind = _bind_std_mean_dim
+std_mean_dim._entry = _entry_std_mean_dim
+_aten._packet('std_mean')._add(std_mean_dim)
+
+
+# schema/native_functions.yaml:3591
+std_mean_correction = _Op("aten", 'std_mean', 'correction',
+    'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
+_c_std_mean_correction = std_mean_correction._cache
+
+
+def _bind_std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_std_mean_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_correction, (self, dim, correction, keepdim)) from None
+    _k = _c_std_mean_correction.get(ks)
+    if _k is None:
+        _k = std_mean_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
+
+
+std_mean_correction._bind = _bind_std_mean_correction
+std_mean_correction._entry = _entry_std_mean_correction
+_aten._packet('std_mean')._add(std_mean_correction)
+
+
+# schema/native_functions.yaml:3595
+std_mean_correction_out = _Op("aten", 'std_mean', 'correction_out',
+    'std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
+_c_std_mean_correction_out = std_mean_correction_out._cache
+
+
+def _bind_std_mean_correction_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
+    return (self, dim, correction, keepdim, out0, out1)
+
+
+def _entry_std_mean_correction_out(self, dim, correction, keepdim, out0, out1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    _k = _c_std_mean_correction_out.get(ks)
+    if _k is None:
+        _k = std_mean_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out0, out1)
+
+
+std_mean_correction_out._bind = _bind_std_mean_correction_out
+std_mean_correction_out._entry = _entry_std_mean_correction_out
+_aten._packet('std_mean')._add(std_mean_correction_out)
+
+
+# schema/native_functions.yaml:3598
+logsumexp = _Op("aten", 'logsumexp', 'default',
+    'logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_logsumexp = logsumexp._cache
+
+
+def _bind_logsumexp(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_logsumexp(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logsumexp, (self, dim, keepdim)) from None
+    _k = _c_logsumexp.get(ks)
+    if _k is None:
+        _k = logsumexp._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+logsumexp._bind = _bind_logsumexp
+logsumexp._entry = _entry_logsumexp
+_aten._packet('logsumexp')._add(logsumexp)
+
+
+# schema/native_functions.yaml:3603
+logsumexp_out = _Op("aten", 'logsumexp', 'out',
+    'logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
+_c_logsumexp_out = logsumexp_out._cache
+
+
+def _bind_logsumexp_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_logsumexp_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logsumexp_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logsumexp_out.get(ks)
+    if _k is None:
+        _k = logsumexp_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+logsumexp_out._bind = _bind_logsumexp_out
+logsumexp_out._entry = _entry_logsumexp_out
+_aten._packet('logsumexp')._add(logsumexp_out)
+
+
+# schema/native_functions.yaml:3606
+linalg_vector_norm = _Op("aten", 'linalg_vector_norm', 'default',
+    'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=('reduction',))
+_c_linalg_vector_norm = linalg_vector_norm._cache
+
+
+def _bind_linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    return (self, ord, dim, keepdim, dtype)
+
+
+def _entry_linalg_vector_norm(self, ord, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vector_norm, (self, ord, dim, keepdim, dtype)) from None
+    _k = _c_linalg_vector_norm.get(ks)
+    if _k is None:
+        _k = linalg_vector_norm._fill(ks)
+    return _k(self, ord, dim, keepdim, dtype)
+
+
+linalg_vector_norm._bind = _bind_linalg_vector_norm
+linalg_vector_norm._entry = _entry_linalg_vector_norm
+_aten._packet('linalg_vector_norm')._add(linalg_vector_norm)
+
+
+# schema/native_functions.yaml:3610
+linalg_vector_norm_out = _Op("aten", 'linalg_vector_norm', 'out',
+    'linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=('reduction',))
+_c_linalg_vector_norm_out = linalg_vector_norm_out._cache
+
+
+def _bind_linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
+    return (self, ord, dim, keepdim, dtype, out)
+
+
+def _entry_linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vector_norm_out, (self, ord, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_vector_norm_out.get(ks)
+    if _k is None:
+        _k = linalg_vector_norm_out._fill(ks)
+    return _k(self, ord, dim, keepdim, dtype, out)
+
+
+linalg_vector_norm_out._bind = _bind_linalg_vector_norm_out
+linalg_vector_norm_out._entry = _entry_linalg_vector_norm_out
+_aten._packet('linalg_vector_norm')._add(linalg_vector_norm_out)
+
+
+# schema/native_functions.yaml:3613
+norm_Scalar = _Op("aten", 'norm', 'Scalar',
+    'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
+    ('self', 'p'), 2, tags=())
+_c_norm_Scalar = norm_Scalar._cache
+
+
+def _bind_norm_Scalar(self, p=2):
+    return (self, p)
+
+
+def _entry_norm_Scalar(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_Scalar, (self, p)) from None
+    _k = _c_norm_Scalar.get(ks)
+    if _k is None:
+        _k = norm_Scalar._fill(ks)
+    return _k(self, p)
+
+
+norm_Scalar._bind = _bind_norm_Scalar
+norm_Scalar._entry = _entry_norm_Scalar
+_aten._packet('norm')._add(norm_Scalar)
+
+
+# schema/native_functions.yaml:3618
+norm_Scalar_out = _Op("aten", 'norm', 'Scalar_out',
+    'norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'out'), 2, tags=())
+_c_norm_Scalar_out = norm_Scalar_out._cache
+
+
+def _bind_norm_Scalar_out(self, p=2, *, out):
+    return (self, p, out)
+
+
+def _entry_norm_Scalar_out(self, p, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_Scalar_out, (self, p, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_norm_Scalar_out.get(ks)
+    if _k is None:
+        _k = norm_Scalar_out._fill(ks)
+    return _k(self, p, out)
+
+
+norm_Scalar_out._bind = _bind_norm_Scalar_out
+norm_Scalar_out._entry = _entry_norm_Scalar_out
+_aten._packet('norm')._add(norm_Scalar_out)
+
+
+# schema/native_functions.yaml:3620
+norm_ScalarOpt_dim = _Op("aten", 'norm', 'ScalarOpt_dim',
+    'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
+    ('self', 'p', 'dim', 'keepdim'), 4, tags=())
+_c_norm_ScalarOpt_dim = norm_ScalarOpt_dim._cache
+
+
+def _bind_norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    return (self, p, dim, keepdim)
+
+
+def _entry_norm_ScalarOpt_dim(self, p, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_ScalarOpt_dim, (self, p, dim, keepdim)) from None
+    _k = _c_norm_ScalarOpt_dim.get(ks)
+    if _k is None:
+        _k = norm_ScalarOpt_dim._fill(ks)
+    return _k(self, p, dim, keepdim)
+
+
+norm_ScalarOpt_dim._bind = _bind_norm_ScalarOpt_dim
+norm_ScalarOpt_dim._entry = _entry_norm_ScalarOpt_dim
+_aten._packet('norm')._add(norm_ScalarOpt_dim)
+
+
+# schema/native_functions.yaml:3625
+norm_out = _Op("aten", 'norm', 'out',
+    'norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'dim', 'keepdim', 'out'), 4, tags=())
+_c_norm_out = norm_out._cache
+
+
+def _bind_norm_out(self, p, dim, keepdim=False, *, out):
+    return (self, p, dim, keepdim, out)
+
+
+def _entry_norm_out(self, p, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_out, (self, p, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_norm_out.get(ks)
+    if _k is None:
+        _k = norm_out._fill(ks)
+    return _k(self, p, dim, keepdim, out)
+
+
+norm_out._bind = _bind_norm_out
+norm_out._entry = _entry_norm_out
+_aten._packet('norm')._add(norm_out)
+
+
+# schema/native_functions.yaml:3627
+all = _Op("aten", 'all', 'default',
+    'all(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_all = all._cache
+
+
+def _bind_all(self):
+    return (self,)
+
+
+def _entry_all(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all, (self,)) from None
+    _k = _c_all.get(ks)
+    if _k is None:
+        _k = all._fill(ks)
+    return _k(self)
+
+
+all._bind = _bind_all
+all._entry = _entry_all
+_aten._packet('all')._add(all)
+
+
+# schema/native_functions.yaml:3634
+all_dim = _Op("aten", 'all', 'dim',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_all_dim = all_dim._cache
+
+
+def _bind_all_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_all_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dim, (self, dim, keepdim)) from None
+    _k = _c_all_dim.get(ks)
+    if _k is None:
+        _k = all_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+all_dim._bind = _bind_all_dim
+all_dim._entry = _entry_all_dim
+_aten._packet('all')._add(all_dim)
+
+
+# schema/native_functions.yaml:3641
+all_dims = _Op("aten", 'all', 'dims',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_all_dims = all_dims._cache
+
+
+def _bind_all_dims(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_all_dims(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dims, (self, dim, keepdim)) from None
+    _k = _c_all_dims.get(ks)
+    if _k is None:
+        _k = all_dims._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+all_dims._bind = _bind_all_dims
+all_dims._entry = _entry_all_dims
+_aten._packet('all')._add(all_dims)
+
+
+# schema/native_functions.yaml:3649
+all_all_out = _Op("aten", 'all', 'all_out',
+    'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_all_all_out = all_all_out._cache
+
+
+def _bind_all_all_out(self, *, out):
+    return (self, out)
+
+
+def _entry_all_all_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_all_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_all_all_out.get(ks)
+    if _k is None:
+        _k = all_all_out._fill(ks)
+    return _k(self, out)
+
+
+all_all_out._bind = _bind_all_all_out
+all_all_out._entry = _entry_all_all_out
+_aten._packet('all')._add(all_all_out)
+
+
+# schema/native_functions.yaml:3654
+all_out = _Op("aten", 'all', 'out',
+    'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_all_out = all_out._cache
+
+
+def _bind_all_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_all_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_all_out.get(ks)
+    if _k is None:
+        _k = all_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+all_out._bind = _bind_all_out
+all_out._entry = _entry_all_out
+_aten._packet('all')._add(all_out)
+
+
+# schema/native_functions.yaml:3659
+all_dims_out = _Op("aten", 'all', 'dims_out',
+    'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_all_dims_out = all_dims_out._cache
+
+
+def _bind_all_dims_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_all_dims_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dims_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_all_dims_out.get(ks)
+    if _k is None:
+        _k = all_dims_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+all_dims_out._bind = _bind_all_dims_out
+all_dims_out._entry = _entry_all_dims_out
+_aten._packet('all')._add(all_dims_out)
+
+
+# schema/native_functions.yaml:3664
+any = _Op("aten", 'any', 'default',
+    'any(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_any = any._cache
+
+
+def _bind_any(self):
+    return (self,)
+
+
+def _entry_any(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any, (self,)) from None
+    _k = _c_any.get(ks)
+    if _k is None:
+        _k = any._fill(ks)
+    return _k(self)
+
+
+any._bind = _bind_any
+any._entry = _entry_any
+_aten._packet('any')._add(any)
+
+
+# schema/native_functions.yaml:3671
+any_dim = _Op("aten", 'any', 'dim',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_any_dim = any_dim._cache
+
+
+def _bind_any_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_any_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dim, (self, dim, keepdim)) from None
+    _k = _c_any_dim.get(ks)
+    if _k is None:
+        _k = any_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+any_dim._bind = _bind_any_dim
+any_dim._entry = _entry_any_dim
+_aten._packet('any')._add(any_dim)
+
+
+# schema/native_functions.yaml:3678
+any_dims = _Op("aten", 'any', 'dims',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_any_dims = any_dims._cache
+
+
+def _bind_any_dims(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_any_dims(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dims, (self, dim, keepdim)) from None
+    _k = _c_any_dims.get(ks)
+    if _k is None:
+        _k = any_dims._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+any_dims._bind = _bind_any_dims
+any_dims._entry = _entry_any_dims
+_aten._packet('any')._add(any_dims)
+
+
+# schema/native_functions.yaml:3686
+any_all_out = _Op("aten", 'any', 'all_out',
+    'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_any_all_out = any_all_out._cache
+
+
+def _bind_any_all_out(self, *, out):
+    return (self, out)
+
+
+def _entry_any_all_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_all_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_any_all_out.get(ks)
+    if _k is None:
+        _k = any_all_out._fill(ks)
+    return _k(self, out)
+
+
+any_all_out._bind = _bind_any_all_out
+any_all_out._entry = _entry_any_all_out
+_aten._packet('any')._add(any_all_out)
+
+
+# schema/native_functions.yaml:3691
+any_out = _Op("aten", 'any', 'out',
+    'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_any_out = any_out._cache
+
+
+def _bind_any_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_any_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_any_out.get(ks)
+    if _k is None:
+        _k = any_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+any_out._bind = _bind_any_out
+any_out._entry = _entry_any_out
+_aten._packet('any')._add(any_out)
+
+
+# schema/native_functions.yaml:3696
+any_dims_out = _Op("aten", 'any', 'dims_out',
+    'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_any_dims_out = any_dims_out._cache
+
+
+def _bind_any_dims_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_any_dims_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dims_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_any_dims_out.get(ks)
+    if _k is None:
+        _k = any_dims_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+any_dims_out._bind = _bind_any_dims_out
+any_dims_out._entry = _entry_any_dims_out
+_aten._packet('any')._add(any_dims_out)
+
+
+# schema/native_functions.yaml:3701
+cumsum = _Op("aten", 'cumsum', 'default',
+    'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 2, tags=('core',))
+_c_cumsum = cumsum._cache
+
+
+def _bind_cumsum(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumsum(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum, (self, dim, dtype)) from None
+    _k = _c_cumsum.get(ks)
+    if _k is None:
+        _k = cumsum._fill(ks)
+    return _k(self, dim, dtype)
+
+
+cumsum._bind = _bind_cumsum
+cumsum._entry = _entry_cumsum
+_aten._packet('cumsum')._add(cumsum)
+
+
+# schema/native_functions.yaml:3706
+cumsum_out = _Op("aten", 'cumsum', 'out',
+    'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
+_c_cumsum_out = cumsum_out._cache
+
+
+def _bind_cumsum_out(self, dim, *, dtype=None, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_cumsum_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cumsum_out.get(ks)
+    if _k is None:
+        _k = cumsum_out._fill(ks)
+    return _k(self, dim, dtype, out)
+
+
+cumsum_out._bind = _bind_cumsum_out
+cumsum_out._entry = _entry_cumsum_out
+_aten._packet('cumsum')._add(cumsum_out)
+
+
+# schema/native_functions.yaml:3709
+cumsum_ = _Op("aten", 'cumsum_', 'default',
+    'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumsum_ = cumsum_._cache
+
+
+def _bind_cumsum_(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumsum_(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum_, (self, dim, dtype)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cumsum_.get(ks)
+    if _k is None:
+        _k = cumsum_._fill(ks)
+    return _k(self, dim, dtype)
+
+
+cumsum_._bind = _bind_cumsum_
+cumsum_._entry = _entry_cumsum_
+_aten._packet('cumsum_')._add(cumsum_)
+
+
+# schema/native_functions.yaml:3715
+cumprod = _Op("aten", 'cumprod', 'default',
+    'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumprod = cumprod._cache
+
+
+def _bind_cumprod(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumprod(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod, (self, dim, dtype)) from None
+    _k = _c_cumprod.get(ks)
+    if _k is None:
+        _k = cumprod._fill(ks)
+    return _k(self, dim, dtype)
+
+
+cumprod._bind = _bind_cumprod
+cumprod._entry = _entry_cumprod
+_aten._packet('cumprod')._add(cumprod)
+
+
+# schema/native_functions.yaml:3720
+cumprod_out = _Op("aten", 'cumprod', 'out',
+    'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 2, tags=())
+_c_cumprod_out = cumprod_out._cache
+
+
+def _bind_cumprod_out(self, dim, *, dtype=None, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_cumprod_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cumprod_out.get(ks)
+    if _k is None:
+        _k = cumprod_out._fill(ks)
+    return _k(self, dim, dtype, out)
+
+
+cumprod_out._bind = _bind_cumprod_out
+cumprod_out._entry = _entry_cumprod_out
+_aten._packet('cumprod')._add(cumprod_out)
+
+
+# schema/native_functions.yaml:3722
+cumprod_ = _Op("aten", 'cumprod_', 'default',
+    'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumprod_ = cumprod_._cache
+
+
+def _bind_cumprod_(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumprod_(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod_, (self, dim, dtype)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cumprod_.get(ks)
+    if _k is None:
+        _k = cumprod_._fill(ks)
+    return _k(self, dim, dtype)
+
+
+cumprod_._bind = _bind_cumprod_
+cumprod_._entry = _entry_cumprod_
+_aten._packet('cumprod_')._add(cumprod_)
+
+
+# schema/native_functions.yaml:3728
+count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_count_nonzero_dim_IntList = count_nonzero_dim_IntList._cache
+
+
+def _bind_count_nonzero_dim_IntList(self, dim):
+    return (self, dim)
+
+
+def _entry_count_nonzero_dim_IntList(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_dim_IntList, (self, dim)) from None
+    _k = _c_count_nonzero_dim_IntList.get(ks)
+    if _k is None:
+        _k = count_nonzero_dim_IntList._fill(ks)
+    return _k(self, dim)
+
+
+count_nonzero_dim_IntList._bind = _bind_count_nonzero_dim_IntList
+count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
+_aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
+
+
+# schema/native_functions.yaml:3733
+count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
+    'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_c_count_nonzero_dim_IntList_out = count_nonzero_dim_IntList_out._cache
+
+
+def _bind_count_nonzero_dim_IntList_out(self, dim, *, out):
+    return (self, dim, out)
+
+
+def _entry_count_nonzero_dim_IntList_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_dim_IntList_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_count_nonzero_dim_IntList_out.get(ks)
+    if _k is None:
+        _k = count_nonzero_dim_IntList_out._fill(ks)
+    return _k(self, dim, out)
+
+
+count_nonzero_dim_IntList_out._bind = _bind_count_nonzero_dim_IntList_out
+count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
+_aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
+
+
+# schema/native_functions.yaml:3735
+count_nonzero = _Op("aten", 'count_nonzero', 'default',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_count_nonzero = count_nonzero._cache
+
+
+def _bind_count_nonzero(self, dim=None):
+    return (self, dim)
+
+
+def _entry_count_nonzero(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero, (self, dim)) from None
+    _k = _c_count_nonzero.get(ks)
+    if _k is None:
+        _k = count_nonzero._fill(ks)
+    return _k(self, dim)
+
+
+count_nonzero._bind = _bind_count_nonzero
+count_nonzero._entry = _entry_count_nonzero
+_aten._packet('count_nonzero')._add(count_nonzero)
+
+
+# schema/native_functions.yaml:3740
+count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
+    'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_c_count_nonzero_out = count_nonzero_out._cache
+
+
+def _bind_count_nonzero_out(self, dim=None, *, out):
+    return (self, dim, out)
+
+
+def _entry_count_nonzero_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_count_nonzero_out.get(ks)
+    if _k is None:
+        _k = count_nonzero_out._fill(ks)
+    return _k(self, dim, out)
+
+
+count_nonzero_out._bind = _bind_count_nonzero_out
+count_nonzero_out._entry = _entry_count_nonzero_out
+_aten._packet('count_nonzero')._add(count_nonzero_out)
+
+
+# schema/native_functions.yaml:3741
 triu_indices_out = _Op("aten", 'triu_indices', 'out',
     'triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('row', 'col', 'offset', 'out'), 3, tags=())
@@ -6838,10 +23054,10 @@ def _entry_triu_indices_out(row, col, offset, out):
         raise _arg_error(triu_indices_out, (row, col, offset, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_triu_indices_out.get(ks)
-    if k is None:
-        k = triu_indices_out._fill(ks)
-    return k(row, col, offset, out)
+    _k = _c_triu_indices_out.get(ks)
+    if _k is None:
+        _k = triu_indices_out._fill(ks)
+    return _k(row, col, offset, out)
 
 
 triu_indices_out._bind = _bind_triu_indices_out
@@ -6849,7 +23065,7 @@ triu_indices_out._entry = _entry_triu_indices_out
 _aten._packet('triu_indices')._add(triu_indices_out)
 
 
-# schema/native_functions.yaml:1300
+# schema/native_functions.yaml:3746
 copy = _Op("aten", 'copy', 'default',
     'copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor',
     ('self', 'src', 'non_blocking'), 3, tags=('core',))
@@ -6866,10 +23082,10 @@ def _entry_copy(self, src, non_blocking):
         ks = (self._ks | src._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(copy, (self, src, non_blocking)) from None
-    k = _c_copy.get(ks)
-    if k is None:
-        k = copy._fill(ks)
-    return k(self, src, non_blocking)
+    _k = _c_copy.get(ks)
+    if _k is None:
+        _k = copy._fill(ks)
+    return _k(self, src, non_blocking)
 
 
 copy._bind = _bind_copy
@@ -6877,7 +23093,7 @@ copy._entry = _entry_copy
 _aten._packet('copy')._add(copy)
 
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:3752
 copy_out = _Op("aten", 'copy', 'out',
     'copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'non_blocking', 'out'), 3, tags=())
@@ -6896,10 +23112,10 @@ def _entry_copy_out(self, src, non_blocking, out):
         raise _arg_error(copy_out, (self, src, non_blocking, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_copy_out.get(ks)
-    if k is None:
-        k = copy_out._fill(ks)
-    return k(self, src, non_blocking, out)
+    _k = _c_copy_out.get(ks)
+    if _k is None:
+        _k = copy_out._fill(ks)
+    return _k(self, src, non_blocking, out)
 
 
 copy_out._bind = _bind_copy_out
@@ -6907,7 +23123,7 @@ copy_out._entry = _entry_copy_out
 _aten._packet('copy')._add(copy_out)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:3757
 fill_Scalar = _Op("aten", 'fill', 'Scalar',
     'fill.Scalar(Tensor self, Scalar value) -> Tensor',
     ('self', 'value'), 2, tags=('core',))
@@ -6924,10 +23140,10 @@ def _entry_fill_Scalar(self, value):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(fill_Scalar, (self, value)) from None
-    k = _c_fill_Scalar.get(ks)
-    if k is None:
-        k = fill_Scalar._fill(ks)
-    return k(self, value)
+    _k = _c_fill_Scalar.get(ks)
+    if _k is None:
+        _k = fill_Scalar._fill(ks)
+    return _k(self, value)
 
 
 fill_Scalar._bind = _bind_fill_Scalar
@@ -6935,7 +23151,7 @@ fill_Scalar._entry = _entry_fill_Scalar
 _aten._packet('fill')._add(fill_Scalar)
 
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml:3762
 fill_Scalar_out = _Op("aten", 'fill', 'Scalar_out',
     'fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'value', 'out'), 2, tags=())
@@ -6954,10 +23170,10 @@ def _entry_fill_Scalar_out(self, value, out):
         raise _arg_error(fill_Scalar_out, (self, value, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_fill_Scalar_out.get(ks)
-    if k is None:
-        k = fill_Scalar_out._fill(ks)
-    return k(self, value, out)
+    _k = _c_fill_Scalar_out.get(ks)
+    if _k is None:
+        _k = fill_Scalar_out._fill(ks)
+    return _k(self, value, out)
 
 
 fill_Scalar_out._bind = _bind_fill_Scalar_out
@@ -6965,7 +23181,7 @@ fill_Scalar_out._entry = _entry_fill_Scalar_out
 _aten._packet('fill')._add(fill_Scalar_out)
 
 
-# schema/native_functions.yaml:1320
+# schema/native_functions.yaml:3766
 fill_Tensor = _Op("aten", 'fill', 'Tensor',
     'fill.Tensor(Tensor self, Tensor value) -> Tensor',
     ('self', 'value'), 2, tags=())
@@ -6982,10 +23198,10 @@ def _entry_fill_Tensor(self, value):
         ks = (self._ks | value._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(fill_Tensor, (self, value)) from None
-    k = _c_fill_Tensor.get(ks)
-    if k is None:
-        k = fill_Tensor._fill(ks)
-    return k(self, value)
+    _k = _c_fill_Tensor.get(ks)
+    if _k is None:
+        _k = fill_Tensor._fill(ks)
+    return _k(self, value)
 
 
 fill_Tensor._bind = _bind_fill_Tensor
@@ -6993,7 +23209,7 @@ fill_Tensor._entry = _entry_fill_Tensor
 _aten._packet('fill')._add(fill_Tensor)
 
 
-# schema/native_functions.yaml:1324
+# schema/native_functions.yaml:3770
 fill_Tensor_out = _Op("aten", 'fill', 'Tensor_out',
     'fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'value', 'out'), 2, tags=())
@@ -7012,10 +23228,10 @@ def _entry_fill_Tensor_out(self, value, out):
         raise _arg_error(fill_Tensor_out, (self, value, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_fill_Tensor_out.get(ks)
-    if k is None:
-        k = fill_Tensor_out._fill(ks)
-    return k(self, value, out)
+    _k = _c_fill_Tensor_out.get(ks)
+    if _k is None:
+        _k = fill_Tensor_out._fill(ks)
+    return _k(self, value, out)
 
 
 fill_Tensor_out._bind = _bind_fill_Tensor_out
@@ -7023,7 +23239,7 @@ fill_Tensor_out._entry = _entry_fill_Tensor_out
 _aten._packet('fill')._add(fill_Tensor_out)
 
 
-# schema/native_functions.yaml:1328
+# schema/native_functions.yaml:3774
 zero = _Op("aten", 'zero', 'default',
     'zero(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7040,10 +23256,10 @@ def _entry_zero(self):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(zero, (self,)) from None
-    k = _c_zero.get(ks)
-    if k is None:
-        k = zero._fill(ks)
-    return k(self)
+    _k = _c_zero.get(ks)
+    if _k is None:
+        _k = zero._fill(ks)
+    return _k(self)
 
 
 zero._bind = _bind_zero
@@ -7051,7 +23267,7 @@ zero._entry = _entry_zero
 _aten._packet('zero')._add(zero)
 
 
-# schema/native_functions.yaml:1333
+# schema/native_functions.yaml:3779
 zero_out = _Op("aten", 'zero', 'out',
     'zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -7070,10 +23286,10 @@ def _entry_zero_out(self, out):
         raise _arg_error(zero_out, (self, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_zero_out.get(ks)
-    if k is None:
-        k = zero_out._fill(ks)
-    return k(self, out)
+    _k = _c_zero_out.get(ks)
+    if _k is None:
+        _k = zero_out._fill(ks)
+    return _k(self, out)
 
 
 zero_out._bind = _bind_zero_out
@@ -7081,7 +23297,7 @@ zero_out._entry = _entry_zero_out
 _aten._packet('zero')._add(zero_out)
 
 
-# schema/native_functions.yaml:1338
+# schema/native_functions.yaml:3784
 empty_strided_out = _Op("aten", 'empty_strided', 'out',
     'empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'stride', 'out'), 2, tags=())
@@ -7100,10 +23316,10 @@ def _entry_empty_strided_out(size, stride, out):
         raise _arg_error(empty_strided_out, (size, stride, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_empty_strided_out.get(ks)
-    if k is None:
-        k = empty_strided_out._fill(ks)
-    return k(size, stride, out)
+    _k = _c_empty_strided_out.get(ks)
+    if _k is None:
+        _k = empty_strided_out._fill(ks)
+    return _k(size, stride, out)
 
 
 empty_strided_out._bind = _bind_empty_strided_out
@@ -7111,7 +23327,7 @@ empty_strided_out._entry = _entry_empty_strided_out
 _aten._packet('empty_strided')._add(empty_strided_out)
 
 
-# schema/native_functions.yaml:1342
+# schema/native_functions.yaml:3788
 new_empty_out = _Op("aten", 'new_empty', 'out',
     'new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -7130,10 +23346,10 @@ def _entry_new_empty_out(self, size, out):
         raise _arg_error(new_empty_out, (self, size, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_new_empty_out.get(ks)
-    if k is None:
-        k = new_empty_out._fill(ks)
-    return k(self, size, out)
+    _k = _c_new_empty_out.get(ks)
+    if _k is None:
+        _k = new_empty_out._fill(ks)
+    return _k(self, size, out)
 
 
 new_empty_out._bind = _bind_new_empty_out
@@ -7141,7 +23357,7 @@ new_empty_out._entry = _entry_new_empty_out
 _aten._packet('new_empty')._add(new_empty_out)
 
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml:3792
 new_empty_strided_out = _Op("aten", 'new_empty_strided', 'out',
     'new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'stride', 'out'), 3, tags=())
@@ -7160,10 +23376,10 @@ def _entry_new_empty_strided_out(self, size, stride, out):
         raise _arg_error(new_empty_strided_out, (self, size, stride, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_new_empty_strided_out.get(ks)
-    if k is None:
-        k = new_empty_strided_out._fill(ks)
-    return k(self, size, stride, out)
+    _k = _c_new_empty_strided_out.get(ks)
+    if _k is None:
+        _k = new_empty_strided_out._fill(ks)
+    return _k(self, size, stride, out)
 
 
 new_empty_strided_out._bind = _bind_new_empty_strided_out
@@ -7171,7 +23387,7 @@ new_empty_strided_out._entry = _entry_new_empty_strided_out
 _aten._packet('new_empty_strided')._add(new_empty_strided_out)
 
 
-# schema/native_functions.yaml:1350
+# schema/native_functions.yaml:3796
 new_full_out = _Op("aten", 'new_full', 'out',
     'new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'fill_value', 'out'), 3, tags=())
@@ -7190,10 +23406,10 @@ def _entry_new_full_out(self, size, fill_value, out):
         raise _arg_error(new_full_out, (self, size, fill_value, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_new_full_out.get(ks)
-    if k is None:
-        k = new_full_out._fill(ks)
-    return k(self, size, fill_value, out)
+    _k = _c_new_full_out.get(ks)
+    if _k is None:
+        _k = new_full_out._fill(ks)
+    return _k(self, size, fill_value, out)
 
 
 new_full_out._bind = _bind_new_full_out
@@ -7201,7 +23417,7 @@ new_full_out._entry = _entry_new_full_out
 _aten._packet('new_full')._add(new_full_out)
 
 
-# schema/native_functions.yaml:1354
+# schema/native_functions.yaml:3800
 new_zeros_out = _Op("aten", 'new_zeros', 'out',
     'new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -7220,10 +23436,10 @@ def _entry_new_zeros_out(self, size, out):
         raise _arg_error(new_zeros_out, (self, size, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_new_zeros_out.get(ks)
-    if k is None:
-        k = new_zeros_out._fill(ks)
-    return k(self, size, out)
+    _k = _c_new_zeros_out.get(ks)
+    if _k is None:
+        _k = new_zeros_out._fill(ks)
+    return _k(self, size, out)
 
 
 new_zeros_out._bind = _bind_new_zeros_out
@@ -7231,7 +23447,7 @@ new_zeros_out._entry = _entry_new_zeros_out
 _aten._packet('new_zeros')._add(new_zeros_out)
 
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:3804
 new_ones_out = _Op("aten", 'new_ones', 'out',
     'new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -7250,10 +23466,10 @@ def _entry_new_ones_out(self, size, out):
         raise _arg_error(new_ones_out, (self, size, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_new_ones_out.get(ks)
-    if k is None:
-        k = new_ones_out._fill(ks)
-    return k(self, size, out)
+    _k = _c_new_ones_out.get(ks)
+    if _k is None:
+        _k = new_ones_out._fill(ks)
+    return _k(self, size, out)
 
 
 new_ones_out._bind = _bind_new_ones_out
@@ -7261,7 +23477,7 @@ new_ones_out._entry = _entry_new_ones_out
 _aten._packet('new_ones')._add(new_ones_out)
 
 
-# schema/native_functions.yaml:1364
+# schema/native_functions.yaml:3810
 uniform = _Op("aten", 'uniform', 'default',
     'uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7278,10 +23494,10 @@ def _entry_uniform(self, from_, to, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(uniform, (self, from_, to, generator)) from None
-    k = _c_uniform.get(ks)
-    if k is None:
-        k = uniform._fill(ks)
-    return k(self, from_, to, generator)
+    _k = _c_uniform.get(ks)
+    if _k is None:
+        _k = uniform._fill(ks)
+    return _k(self, from_, to, generator)
 
 
 uniform._bind = _bind_uniform
@@ -7289,7 +23505,7 @@ uniform._entry = _entry_uniform
 _aten._packet('uniform')._add(uniform)
 
 
-# schema/native_functions.yaml:1370
+# schema/native_functions.yaml:3816
 uniform_out = _Op("aten", 'uniform', 'out',
     'uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7308,10 +23524,10 @@ def _entry_uniform_out(self, from_, to, generator, out):
         raise _arg_error(uniform_out, (self, from_, to, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_uniform_out.get(ks)
-    if k is None:
-        k = uniform_out._fill(ks)
-    return k(self, from_, to, generator, out)
+    _k = _c_uniform_out.get(ks)
+    if _k is None:
+        _k = uniform_out._fill(ks)
+    return _k(self, from_, to, generator, out)
 
 
 uniform_out._bind = _bind_uniform_out
@@ -7319,7 +23535,7 @@ uniform_out._entry = _entry_uniform_out
 _aten._packet('uniform')._add(uniform_out)
 
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml:3822
 exponential = _Op("aten", 'exponential', 'default',
     'exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor',
     ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -7336,10 +23552,10 @@ def _entry_exponential(self, lambd, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(exponential, (self, lambd, generator)) from None
-    k = _c_exponential.get(ks)
-    if k is None:
-        k = exponential._fill(ks)
-    return k(self, lambd, generator)
+    _k = _c_exponential.get(ks)
+    if _k is None:
+        _k = exponential._fill(ks)
+    return _k(self, lambd, generator)
 
 
 exponential._bind = _bind_exponential
@@ -7347,7 +23563,7 @@ exponential._entry = _entry_exponential
 _aten._packet('exponential')._add(exponential)
 
 
-# schema/native_functions.yaml:1382
+# schema/native_functions.yaml:3828
 exponential_out = _Op("aten", 'exponential', 'out',
     'exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'lambd', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7366,10 +23582,10 @@ def _entry_exponential_out(self, lambd, generator, out):
         raise _arg_error(exponential_out, (self, lambd, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_exponential_out.get(ks)
-    if k is None:
-        k = exponential_out._fill(ks)
-    return k(self, lambd, generator, out)
+    _k = _c_exponential_out.get(ks)
+    if _k is None:
+        _k = exponential_out._fill(ks)
+    return _k(self, lambd, generator, out)
 
 
 exponential_out._bind = _bind_exponential_out
@@ -7377,7 +23593,7 @@ exponential_out._entry = _entry_exponential_out
 _aten._packet('exponential')._add(exponential_out)
 
 
-# schema/native_functions.yaml:1388
+# schema/native_functions.yaml:3834
 geometric = _Op("aten", 'geometric', 'default',
     'geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -7394,10 +23610,10 @@ def _entry_geometric(self, p, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(geometric, (self, p, generator)) from None
-    k = _c_geometric.get(ks)
-    if k is None:
-        k = geometric._fill(ks)
-    return k(self, p, generator)
+    _k = _c_geometric.get(ks)
+    if _k is None:
+        _k = geometric._fill(ks)
+    return _k(self, p, generator)
 
 
 geometric._bind = _bind_geometric
@@ -7405,7 +23621,7 @@ geometric._entry = _entry_geometric
 _aten._packet('geometric')._add(geometric)
 
 
-# schema/native_functions.yaml:1394
+# schema/native_functions.yaml:3840
 geometric_out = _Op("aten", 'geometric', 'out',
     'geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7424,10 +23640,10 @@ def _entry_geometric_out(self, p, generator, out):
         raise _arg_error(geometric_out, (self, p, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_geometric_out.get(ks)
-    if k is None:
-        k = geometric_out._fill(ks)
-    return k(self, p, generator, out)
+    _k = _c_geometric_out.get(ks)
+    if _k is None:
+        _k = geometric_out._fill(ks)
+    return _k(self, p, generator, out)
 
 
 geometric_out._bind = _bind_geometric_out
@@ -7435,7 +23651,7 @@ geometric_out._entry = _entry_geometric_out
 _aten._packet('geometric')._add(geometric_out)
 
 
-# schema/native_functions.yaml:1400
+# schema/native_functions.yaml:3846
 log_normal = _Op("aten", 'log_normal', 'default',
     'log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7452,10 +23668,10 @@ def _entry_log_normal(self, mean, std, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(log_normal, (self, mean, std, generator)) from None
-    k = _c_log_normal.get(ks)
-    if k is None:
-        k = log_normal._fill(ks)
-    return k(self, mean, std, generator)
+    _k = _c_log_normal.get(ks)
+    if _k is None:
+        _k = log_normal._fill(ks)
+    return _k(self, mean, std, generator)
 
 
 log_normal._bind = _bind_log_normal
@@ -7463,7 +23679,7 @@ log_normal._entry = _entry_log_normal
 _aten._packet('log_normal')._add(log_normal)
 
 
-# schema/native_functions.yaml:1406
+# schema/native_functions.yaml:3852
 log_normal_out = _Op("aten", 'log_normal', 'out',
     'log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7482,10 +23698,10 @@ def _entry_log_normal_out(self, mean, std, generator, out):
         raise _arg_error(log_normal_out, (self, mean, std, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_log_normal_out.get(ks)
-    if k is None:
-        k = log_normal_out._fill(ks)
-    return k(self, mean, std, generator, out)
+    _k = _c_log_normal_out.get(ks)
+    if _k is None:
+        _k = log_normal_out._fill(ks)
+    return _k(self, mean, std, generator, out)
 
 
 log_normal_out._bind = _bind_log_normal_out
@@ -7493,7 +23709,7 @@ log_normal_out._entry = _entry_log_normal_out
 _aten._packet('log_normal')._add(log_normal_out)
 
 
-# schema/native_functions.yaml:1412
+# schema/native_functions.yaml:3858
 cauchy = _Op("aten", 'cauchy', 'default',
     'cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor',
     ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7510,10 +23726,10 @@ def _entry_cauchy(self, median, sigma, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(cauchy, (self, median, sigma, generator)) from None
-    k = _c_cauchy.get(ks)
-    if k is None:
-        k = cauchy._fill(ks)
-    return k(self, median, sigma, generator)
+    _k = _c_cauchy.get(ks)
+    if _k is None:
+        _k = cauchy._fill(ks)
+    return _k(self, median, sigma, generator)
 
 
 cauchy._bind = _bind_cauchy
@@ -7521,7 +23737,7 @@ cauchy._entry = _entry_cauchy
 _aten._packet('cauchy')._add(cauchy)
 
 
-# schema/native_functions.yaml:1418
+# schema/native_functions.yaml:3864
 cauchy_out = _Op("aten", 'cauchy', 'out',
     'cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'median', 'sigma', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7540,10 +23756,10 @@ def _entry_cauchy_out(self, median, sigma, generator, out):
         raise _arg_error(cauchy_out, (self, median, sigma, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_cauchy_out.get(ks)
-    if k is None:
-        k = cauchy_out._fill(ks)
-    return k(self, median, sigma, generator, out)
+    _k = _c_cauchy_out.get(ks)
+    if _k is None:
+        _k = cauchy_out._fill(ks)
+    return _k(self, median, sigma, generator, out)
 
 
 cauchy_out._bind = _bind_cauchy_out
@@ -7551,7 +23767,7 @@ cauchy_out._entry = _entry_cauchy_out
 _aten._packet('cauchy')._add(cauchy_out)
 
 
-# schema/native_functions.yaml:1424
+# schema/native_functions.yaml:3870
 random_from = _Op("aten", 'random', 'from',
     'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7568,10 +23784,10 @@ def _entry_random_from(self, from_, to, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(random_from, (self, from_, to, generator)) from None
-    k = _c_random_from.get(ks)
-    if k is None:
-        k = random_from._fill(ks)
-    return k(self, from_, to, generator)
+    _k = _c_random_from.get(ks)
+    if _k is None:
+        _k = random_from._fill(ks)
+    return _k(self, from_, to, generator)
 
 
 random_from._bind = _bind_random_from
@@ -7579,7 +23795,7 @@ random_from._entry = _entry_random_from
 _aten._packet('random')._add(random_from)
 
 
-# schema/native_functions.yaml:1430
+# schema/native_functions.yaml:3876
 random_from_out = _Op("aten", 'random', 'from_out',
     'random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -7598,10 +23814,10 @@ def _entry_random_from_out(self, from_, to, generator, out):
         raise _arg_error(random_from_out, (self, from_, to, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_random_from_out.get(ks)
-    if k is None:
-        k = random_from_out._fill(ks)
-    return k(self, from_, to, generator, out)
+    _k = _c_random_from_out.get(ks)
+    if _k is None:
+        _k = random_from_out._fill(ks)
+    return _k(self, from_, to, generator, out)
 
 
 random_from_out._bind = _bind_random_from_out
@@ -7609,7 +23825,7 @@ random_from_out._entry = _entry_random_from_out
 _aten._packet('random')._add(random_from_out)
 
 
-# schema/native_functions.yaml:1436
+# schema/native_functions.yaml:3882
 random_to = _Op("aten", 'random', 'to',
     'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
     ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -7626,10 +23842,10 @@ def _entry_random_to(self, to, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(random_to, (self, to, generator)) from None
-    k = _c_random_to.get(ks)
-    if k is None:
-        k = random_to._fill(ks)
-    return k(self, to, generator)
+    _k = _c_random_to.get(ks)
+    if _k is None:
+        _k = random_to._fill(ks)
+    return _k(self, to, generator)
 
 
 random_to._bind = _bind_random_to
@@ -7637,7 +23853,7 @@ random_to._entry = _entry_random_to
 _aten._packet('random')._add(random_to)
 
 
-# schema/native_functions.yaml:1442
+# schema/native_functions.yaml:3888
 random_to_out = _Op("aten", 'random', 'to_out',
     'random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'to', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -7656,10 +23872,10 @@ def _entry_random_to_out(self, to, generator, out):
         raise _arg_error(random_to_out, (self, to, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_random_to_out.get(ks)
-    if k is None:
-        k = random_to_out._fill(ks)
-    return k(self, to, generator, out)
+    _k = _c_random_to_out.get(ks)
+    if _k is None:
+        _k = random_to_out._fill(ks)
+    return _k(self, to, generator, out)
 
 
 random_to_out._bind = _bind_random_to_out
@@ -7667,7 +23883,7 @@ random_to_out._entry = _entry_random_to_out
 _aten._packet('random')._add(random_to_out)
 
 
-# schema/native_functions.yaml:1448
+# schema/native_functions.yaml:3894
 random = _Op("aten", 'random', 'default',
     'random(Tensor self, *, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -7684,10 +23900,10 @@ def _entry_random(self, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(random, (self, generator)) from None
-    k = _c_random.get(ks)
-    if k is None:
-        k = random._fill(ks)
-    return k(self, generator)
+    _k = _c_random.get(ks)
+    if _k is None:
+        _k = random._fill(ks)
+    return _k(self, generator)
 
 
 random._bind = _bind_random
@@ -7695,7 +23911,7 @@ random._entry = _entry_random
 _aten._packet('random')._add(random)
 
 
-# schema/native_functions.yaml:1454
+# schema/native_functions.yaml:3900
 random_out = _Op("aten", 'random', 'out',
     'random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -7714,10 +23930,10 @@ def _entry_random_out(self, generator, out):
         raise _arg_error(random_out, (self, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_random_out.get(ks)
-    if k is None:
-        k = random_out._fill(ks)
-    return k(self, generator, out)
+    _k = _c_random_out.get(ks)
+    if _k is None:
+        _k = random_out._fill(ks)
+    return _k(self, generator, out)
 
 
 random_out._bind = _bind_random_out
@@ -7725,7 +23941,7 @@ random_out._entry = _entry_random_out
 _aten._packet('random')._add(random_out)
 
 
-# schema/native_functions.yaml:1460
+# schema/native_functions.yaml:3906
 normal_functional = _Op("aten", 'normal_functional', 'default',
     'normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -7742,10 +23958,10 @@ def _entry_normal_functional(self, mean, std, generator):
         ks = (self._ks | _inc) & _keep
     except AttributeError:
         raise _arg_error(normal_functional, (self, mean, std, generator)) from None
-    k = _c_normal_functional.get(ks)
-    if k is None:
-        k = normal_functional._fill(ks)
-    return k(self, mean, std, generator)
+    _k = _c_normal_functional.get(ks)
+    if _k is None:
+        _k = normal_functional._fill(ks)
+    return _k(self, mean, std, generator)
 
 
 normal_functional._bind = _bind_normal_functional
@@ -7753,7 +23969,7 @@ normal_functional._entry = _entry_normal_functional
 _aten._packet('normal_functional')._add(normal_functional)
 
 
-# schema/native_functions.yaml:1468
+# schema/native_functions.yaml:3914
 hann_window = _Op("aten", 'hann_window', 'default',
     'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -7767,10 +23983,10 @@ def _bind_hann_window(window_length, *, dtype=None, layout=None, device=None, pi
 def _entry_hann_window(window_length, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_hann_window.get(ks)
-    if k is None:
-        k = hann_window._fill(ks)
-    return k(window_length, dtype, layout, device, pin_memory)
+    _k = _c_hann_window.get(ks)
+    if _k is None:
+        _k = hann_window._fill(ks)
+    return _k(window_length, dtype, layout, device, pin_memory)
 
 
 hann_window._bind = _bind_hann_window
@@ -7778,7 +23994,7 @@ hann_window._entry = _entry_hann_window
 _aten._packet('hann_window')._add(hann_window)
 
 
-# schema/native_functions.yaml:1474
+# schema/native_functions.yaml:3920
 hann_window_out = _Op("aten", 'hann_window', 'out',
     'hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -7797,10 +24013,10 @@ def _entry_hann_window_out(window_length, out):
         raise _arg_error(hann_window_out, (window_length, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_hann_window_out.get(ks)
-    if k is None:
-        k = hann_window_out._fill(ks)
-    return k(window_length, out)
+    _k = _c_hann_window_out.get(ks)
+    if _k is None:
+        _k = hann_window_out._fill(ks)
+    return _k(window_length, out)
 
 
 hann_window_out._bind = _bind_hann_window_out
@@ -7808,7 +24024,7 @@ hann_window_out._entry = _entry_hann_window_out
 _aten._packet('hann_window')._add(hann_window_out)
 
 
-# schema/native_functions.yaml:1478
+# schema/native_functions.yaml:3924
 hann_window_periodic = _Op("aten", 'hann_window', 'periodic',
     'hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -7822,10 +24038,10 @@ def _bind_hann_window_periodic(window_length, periodic, *, dtype=None, layout=No
 def _entry_hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_hann_window_periodic.get(ks)
-    if k is None:
-        k = hann_window_periodic._fill(ks)
-    return k(window_length, periodic, dtype, layout, device, pin_memory)
+    _k = _c_hann_window_periodic.get(ks)
+    if _k is None:
+        _k = hann_window_periodic._fill(ks)
+    return _k(window_length, periodic, dtype, layout, device, pin_memory)
 
 
 hann_window_periodic._bind = _bind_hann_window_periodic
@@ -7833,7 +24049,7 @@ hann_window_periodic._entry = _entry_hann_window_periodic
 _aten._packet('hann_window')._add(hann_window_periodic)
 
 
-# schema/native_functions.yaml:1484
+# schema/native_functions.yaml:3930
 hann_window_periodic_out = _Op("aten", 'hann_window', 'periodic_out',
     'hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -7852,10 +24068,10 @@ def _entry_hann_window_periodic_out(window_length, periodic, out):
         raise _arg_error(hann_window_periodic_out, (window_length, periodic, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_hann_window_periodic_out.get(ks)
-    if k is None:
-        k = hann_window_periodic_out._fill(ks)
-    return k(window_length, periodic, out)
+    _k = _c_hann_window_periodic_out.get(ks)
+    if _k is None:
+        _k = hann_window_periodic_out._fill(ks)
+    return _k(window_length, periodic, out)
 
 
 hann_window_periodic_out._bind = _bind_hann_window_periodic_out
@@ -7863,7 +24079,7 @@ hann_window_periodic_out._entry = _entry_hann_window_periodic_out
 _aten._packet('hann_window')._add(hann_window_periodic_out)
 
 
-# schema/native_functions.yaml:1488
+# schema/native_functions.yaml:3934
 hamming_window = _Op("aten", 'hamming_window', 'default',
     'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -7877,10 +24093,10 @@ def _bind_hamming_window(window_length, *, dtype=None, layout=None, device=None,
 def _entry_hamming_window(window_length, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_hamming_window.get(ks)
-    if k is None:
-        k = hamming_window._fill(ks)
-    return k(window_length, dtype, layout, device, pin_memory)
+    _k = _c_hamming_window.get(ks)
+    if _k is None:
+        _k = hamming_window._fill(ks)
+    return _k(window_length, dtype, layout, device, pin_memory)
 
 
 hamming_window._bind = _bind_hamming_window
@@ -7888,7 +24104,7 @@ hamming_window._entry = _entry_hamming_window
 _aten._packet('hamming_window')._add(hamming_window)
 
 
-# schema/native_functions.yaml:1494
+# schema/native_functions.yaml:3940
 hamming_window_out = _Op("aten", 'hamming_window', 'out',
     'hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -7907,10 +24123,10 @@ def _entry_hamming_window_out(window_length, out):
         raise _arg_error(hamming_window_out, (window_length, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_hamming_window_out.get(ks)
-    if k is None:
-        k = hamming_window_out._fill(ks)
-    return k(window_length, out)
+    _k = _c_hamming_window_out.get(ks)
+    if _k is None:
+        _k = hamming_window_out._fill(ks)
+    return _k(window_length, out)
 
 
 hamming_window_out._bind = _bind_hamming_window_out
@@ -7918,7 +24134,7 @@ hamming_window_out._entry = _entry_hamming_window_out
 _aten._packet('hamming_window')._add(hamming_window_out)
 
 
-# schema/native_functions.yaml:1498
+# schema/native_functions.yaml:3944
 hamming_window_periodic = _Op("aten", 'hamming_window', 'periodic',
     'hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -7932,10 +24148,10 @@ def _bind_hamming_window_periodic(window_length, periodic, *, dtype=None, layout
 def _entry_hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_hamming_window_periodic.get(ks)
-    if k is None:
-        k = hamming_window_periodic._fill(ks)
-    return k(window_length, periodic, dtype, layout, device, pin_memory)
+    _k = _c_hamming_window_periodic.get(ks)
+    if _k is None:
+        _k = hamming_window_periodic._fill(ks)
+    return _k(window_length, periodic, dtype, layout, device, pin_memory)
 
 
 hamming_window_periodic._bind = _bind_hamming_window_periodic
@@ -7943,7 +24159,7 @@ hamming_window_periodic._entry = _entry_hamming_window_periodic
 _aten._packet('hamming_window')._add(hamming_window_periodic)
 
 
-# schema/native_functions.yaml:1504
+# schema/native_functions.yaml:3950
 hamming_window_periodic_out = _Op("aten", 'hamming_window', 'periodic_out',
     'hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -7962,10 +24178,10 @@ def _entry_hamming_window_periodic_out(window_length, periodic, out):
         raise _arg_error(hamming_window_periodic_out, (window_length, periodic, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_hamming_window_periodic_out.get(ks)
-    if k is None:
-        k = hamming_window_periodic_out._fill(ks)
-    return k(window_length, periodic, out)
+    _k = _c_hamming_window_periodic_out.get(ks)
+    if _k is None:
+        _k = hamming_window_periodic_out._fill(ks)
+    return _k(window_length, periodic, out)
 
 
 hamming_window_periodic_out._bind = _bind_hamming_window_periodic_out
@@ -7973,7 +24189,7 @@ hamming_window_periodic_out._entry = _entry_hamming_window_periodic_out
 _aten._packet('hamming_window')._add(hamming_window_periodic_out)
 
 
-# schema/native_functions.yaml:1508
+# schema/native_functions.yaml:3954
 hamming_window_periodic_alpha = _Op("aten", 'hamming_window', 'periodic_alpha',
     'hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'alpha', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -7987,10 +24203,10 @@ def _bind_hamming_window_periodic_alpha(window_length, periodic, alpha, *, dtype
 def _entry_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_hamming_window_periodic_alpha.get(ks)
-    if k is None:
-        k = hamming_window_periodic_alpha._fill(ks)
-    return k(window_length, periodic, alpha, dtype, layout, device, pin_memory)
+    _k = _c_hamming_window_periodic_alpha.get(ks)
+    if _k is None:
+        _k = hamming_window_periodic_alpha._fill(ks)
+    return _k(window_length, periodic, alpha, dtype, layout, device, pin_memory)
 
 
 hamming_window_periodic_alpha._bind = _bind_hamming_window_periodic_alpha
@@ -7998,7 +24214,7 @@ hamming_window_periodic_alpha._entry = _entry_hamming_window_periodic_alpha
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha)
 
 
-# schema/native_functions.yaml:1514
+# schema/native_functions.yaml:3960
 hamming_window_periodic_alpha_out = _Op("aten", 'hamming_window', 'periodic_alpha_out',
     'hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'alpha', 'out'), 3, tags=())
@@ -8017,10 +24233,10 @@ def _entry_hamming_window_periodic_alpha_out(window_length, periodic, alpha, out
         raise _arg_error(hamming_window_periodic_alpha_out, (window_length, periodic, alpha, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_hamming_window_periodic_alpha_out.get(ks)
-    if k is None:
-        k = hamming_window_periodic_alpha_out._fill(ks)
-    return k(window_length, periodic, alpha, out)
+    _k = _c_hamming_window_periodic_alpha_out.get(ks)
+    if _k is None:
+        _k = hamming_window_periodic_alpha_out._fill(ks)
+    return _k(window_length, periodic, alpha, out)
 
 
 hamming_window_periodic_alpha_out._bind = _bind_hamming_window_periodic_alpha_out
@@ -8028,7 +24244,7 @@ hamming_window_periodic_alpha_out._entry = _entry_hamming_window_periodic_alpha_
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha_out)
 
 
-# schema/native_functions.yaml:1518
+# schema/native_functions.yaml:3964
 hamming_window_periodic_alpha_beta = _Op("aten", 'hamming_window', 'periodic_alpha_beta',
     'hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'alpha', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 4, tags=('factory',))
@@ -8042,10 +24258,10 @@ def _bind_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, bet
 def _entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_hamming_window_periodic_alpha_beta.get(ks)
-    if k is None:
-        k = hamming_window_periodic_alpha_beta._fill(ks)
-    return k(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)
+    _k = _c_hamming_window_periodic_alpha_beta.get(ks)
+    if _k is None:
+        _k = hamming_window_periodic_alpha_beta._fill(ks)
+    return _k(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)
 
 
 hamming_window_periodic_alpha_beta._bind = _bind_hamming_window_periodic_alpha_beta
@@ -8053,7 +24269,7 @@ hamming_window_periodic_alpha_beta._entry = _entry_hamming_window_periodic_alpha
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta)
 
 
-# schema/native_functions.yaml:1524
+# schema/native_functions.yaml:3970
 hamming_window_periodic_alpha_beta_out = _Op("aten", 'hamming_window', 'periodic_alpha_beta_out',
     'hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'alpha', 'beta', 'out'), 4, tags=())
@@ -8072,10 +24288,10 @@ def _entry_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha
         raise _arg_error(hamming_window_periodic_alpha_beta_out, (window_length, periodic, alpha, beta, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_hamming_window_periodic_alpha_beta_out.get(ks)
-    if k is None:
-        k = hamming_window_periodic_alpha_beta_out._fill(ks)
-    return k(window_length, periodic, alpha, beta, out)
+    _k = _c_hamming_window_periodic_alpha_beta_out.get(ks)
+    if _k is None:
+        _k = hamming_window_periodic_alpha_beta_out._fill(ks)
+    return _k(window_length, periodic, alpha, beta, out)
 
 
 hamming_window_periodic_alpha_beta_out._bind = _bind_hamming_window_periodic_alpha_beta_out
@@ -8083,7 +24299,7 @@ hamming_window_periodic_alpha_beta_out._entry = _entry_hamming_window_periodic_a
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta_out)
 
 
-# schema/native_functions.yaml:1528
+# schema/native_functions.yaml:3974
 blackman_window = _Op("aten", 'blackman_window', 'default',
     'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -8097,10 +24313,10 @@ def _bind_blackman_window(window_length, *, dtype=None, layout=None, device=None
 def _entry_blackman_window(window_length, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_blackman_window.get(ks)
-    if k is None:
-        k = blackman_window._fill(ks)
-    return k(window_length, dtype, layout, device, pin_memory)
+    _k = _c_blackman_window.get(ks)
+    if _k is None:
+        _k = blackman_window._fill(ks)
+    return _k(window_length, dtype, layout, device, pin_memory)
 
 
 blackman_window._bind = _bind_blackman_window
@@ -8108,7 +24324,7 @@ blackman_window._entry = _entry_blackman_window
 _aten._packet('blackman_window')._add(blackman_window)
 
 
-# schema/native_functions.yaml:1534
+# schema/native_functions.yaml:3980
 blackman_window_out = _Op("aten", 'blackman_window', 'out',
     'blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -8127,10 +24343,10 @@ def _entry_blackman_window_out(window_length, out):
         raise _arg_error(blackman_window_out, (window_length, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_blackman_window_out.get(ks)
-    if k is None:
-        k = blackman_window_out._fill(ks)
-    return k(window_length, out)
+    _k = _c_blackman_window_out.get(ks)
+    if _k is None:
+        _k = blackman_window_out._fill(ks)
+    return _k(window_length, out)
 
 
 blackman_window_out._bind = _bind_blackman_window_out
@@ -8138,7 +24354,7 @@ blackman_window_out._entry = _entry_blackman_window_out
 _aten._packet('blackman_window')._add(blackman_window_out)
 
 
-# schema/native_functions.yaml:1538
+# schema/native_functions.yaml:3984
 blackman_window_periodic = _Op("aten", 'blackman_window', 'periodic',
     'blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -8152,10 +24368,10 @@ def _bind_blackman_window_periodic(window_length, periodic, *, dtype=None, layou
 def _entry_blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_blackman_window_periodic.get(ks)
-    if k is None:
-        k = blackman_window_periodic._fill(ks)
-    return k(window_length, periodic, dtype, layout, device, pin_memory)
+    _k = _c_blackman_window_periodic.get(ks)
+    if _k is None:
+        _k = blackman_window_periodic._fill(ks)
+    return _k(window_length, periodic, dtype, layout, device, pin_memory)
 
 
 blackman_window_periodic._bind = _bind_blackman_window_periodic
@@ -8163,7 +24379,7 @@ blackman_window_periodic._entry = _entry_blackman_window_periodic
 _aten._packet('blackman_window')._add(blackman_window_periodic)
 
 
-# schema/native_functions.yaml:1544
+# schema/native_functions.yaml:3990
 blackman_window_periodic_out = _Op("aten", 'blackman_window', 'periodic_out',
     'blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -8182,10 +24398,10 @@ def _entry_blackman_window_periodic_out(window_length, periodic, out):
         raise _arg_error(blackman_window_periodic_out, (window_length, periodic, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_blackman_window_periodic_out.get(ks)
-    if k is None:
-        k = blackman_window_periodic_out._fill(ks)
-    return k(window_length, periodic, out)
+    _k = _c_blackman_window_periodic_out.get(ks)
+    if _k is None:
+        _k = blackman_window_periodic_out._fill(ks)
+    return _k(window_length, periodic, out)
 
 
 blackman_window_periodic_out._bind = _bind_blackman_window_periodic_out
@@ -8193,7 +24409,7 @@ blackman_window_periodic_out._entry = _entry_blackman_window_periodic_out
 _aten._packet('blackman_window')._add(blackman_window_periodic_out)
 
 
-# schema/native_functions.yaml:1548
+# schema/native_functions.yaml:3994
 bartlett_window = _Op("aten", 'bartlett_window', 'default',
     'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -8207,10 +24423,10 @@ def _bind_bartlett_window(window_length, *, dtype=None, layout=None, device=None
 def _entry_bartlett_window(window_length, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_bartlett_window.get(ks)
-    if k is None:
-        k = bartlett_window._fill(ks)
-    return k(window_length, dtype, layout, device, pin_memory)
+    _k = _c_bartlett_window.get(ks)
+    if _k is None:
+        _k = bartlett_window._fill(ks)
+    return _k(window_length, dtype, layout, device, pin_memory)
 
 
 bartlett_window._bind = _bind_bartlett_window
@@ -8218,7 +24434,7 @@ bartlett_window._entry = _entry_bartlett_window
 _aten._packet('bartlett_window')._add(bartlett_window)
 
 
-# schema/native_functions.yaml:1554
+# schema/native_functions.yaml:4000
 bartlett_window_out = _Op("aten", 'bartlett_window', 'out',
     'bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -8237,10 +24453,10 @@ def _entry_bartlett_window_out(window_length, out):
         raise _arg_error(bartlett_window_out, (window_length, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bartlett_window_out.get(ks)
-    if k is None:
-        k = bartlett_window_out._fill(ks)
-    return k(window_length, out)
+    _k = _c_bartlett_window_out.get(ks)
+    if _k is None:
+        _k = bartlett_window_out._fill(ks)
+    return _k(window_length, out)
 
 
 bartlett_window_out._bind = _bind_bartlett_window_out
@@ -8248,7 +24464,7 @@ bartlett_window_out._entry = _entry_bartlett_window_out
 _aten._packet('bartlett_window')._add(bartlett_window_out)
 
 
-# schema/native_functions.yaml:1558
+# schema/native_functions.yaml:4004
 bartlett_window_periodic = _Op("aten", 'bartlett_window', 'periodic',
     'bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -8262,10 +24478,10 @@ def _bind_bartlett_window_periodic(window_length, periodic, *, dtype=None, layou
 def _entry_bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_bartlett_window_periodic.get(ks)
-    if k is None:
-        k = bartlett_window_periodic._fill(ks)
-    return k(window_length, periodic, dtype, layout, device, pin_memory)
+    _k = _c_bartlett_window_periodic.get(ks)
+    if _k is None:
+        _k = bartlett_window_periodic._fill(ks)
+    return _k(window_length, periodic, dtype, layout, device, pin_memory)
 
 
 bartlett_window_periodic._bind = _bind_bartlett_window_periodic
@@ -8273,7 +24489,7 @@ bartlett_window_periodic._entry = _entry_bartlett_window_periodic
 _aten._packet('bartlett_window')._add(bartlett_window_periodic)
 
 
-# schema/native_functions.yaml:1564
+# schema/native_functions.yaml:4010
 bartlett_window_periodic_out = _Op("aten", 'bartlett_window', 'periodic_out',
     'bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -8292,10 +24508,10 @@ def _entry_bartlett_window_periodic_out(window_length, periodic, out):
         raise _arg_error(bartlett_window_periodic_out, (window_length, periodic, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bartlett_window_periodic_out.get(ks)
-    if k is None:
-        k = bartlett_window_periodic_out._fill(ks)
-    return k(window_length, periodic, out)
+    _k = _c_bartlett_window_periodic_out.get(ks)
+    if _k is None:
+        _k = bartlett_window_periodic_out._fill(ks)
+    return _k(window_length, periodic, out)
 
 
 bartlett_window_periodic_out._bind = _bind_bartlett_window_periodic_out
@@ -8303,7 +24519,7 @@ bartlett_window_periodic_out._entry = _entry_bartlett_window_periodic_out
 _aten._packet('bartlett_window')._add(bartlett_window_periodic_out)
 
 
-# schema/native_functions.yaml:1568
+# schema/native_functions.yaml:4014
 kaiser_window = _Op("aten", 'kaiser_window', 'default',
     'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -8317,10 +24533,10 @@ def _bind_kaiser_window(window_length, *, dtype=None, layout=None, device=None, 
 def _entry_kaiser_window(window_length, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_kaiser_window.get(ks)
-    if k is None:
-        k = kaiser_window._fill(ks)
-    return k(window_length, dtype, layout, device, pin_memory)
+    _k = _c_kaiser_window.get(ks)
+    if _k is None:
+        _k = kaiser_window._fill(ks)
+    return _k(window_length, dtype, layout, device, pin_memory)
 
 
 kaiser_window._bind = _bind_kaiser_window
@@ -8328,7 +24544,7 @@ kaiser_window._entry = _entry_kaiser_window
 _aten._packet('kaiser_window')._add(kaiser_window)
 
 
-# schema/native_functions.yaml:1574
+# schema/native_functions.yaml:4020
 kaiser_window_out = _Op("aten", 'kaiser_window', 'out',
     'kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -8347,10 +24563,10 @@ def _entry_kaiser_window_out(window_length, out):
         raise _arg_error(kaiser_window_out, (window_length, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_kaiser_window_out.get(ks)
-    if k is None:
-        k = kaiser_window_out._fill(ks)
-    return k(window_length, out)
+    _k = _c_kaiser_window_out.get(ks)
+    if _k is None:
+        _k = kaiser_window_out._fill(ks)
+    return _k(window_length, out)
 
 
 kaiser_window_out._bind = _bind_kaiser_window_out
@@ -8358,7 +24574,7 @@ kaiser_window_out._entry = _entry_kaiser_window_out
 _aten._packet('kaiser_window')._add(kaiser_window_out)
 
 
-# schema/native_functions.yaml:1578
+# schema/native_functions.yaml:4024
 kaiser_window_periodic = _Op("aten", 'kaiser_window', 'periodic',
     'kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -8372,10 +24588,10 @@ def _bind_kaiser_window_periodic(window_length, periodic, *, dtype=None, layout=
 def _entry_kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_kaiser_window_periodic.get(ks)
-    if k is None:
-        k = kaiser_window_periodic._fill(ks)
-    return k(window_length, periodic, dtype, layout, device, pin_memory)
+    _k = _c_kaiser_window_periodic.get(ks)
+    if _k is None:
+        _k = kaiser_window_periodic._fill(ks)
+    return _k(window_length, periodic, dtype, layout, device, pin_memory)
 
 
 kaiser_window_periodic._bind = _bind_kaiser_window_periodic
@@ -8383,7 +24599,7 @@ kaiser_window_periodic._entry = _entry_kaiser_window_periodic
 _aten._packet('kaiser_window')._add(kaiser_window_periodic)
 
 
-# schema/native_functions.yaml:1584
+# schema/native_functions.yaml:4030
 kaiser_window_periodic_out = _Op("aten", 'kaiser_window', 'periodic_out',
     'kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -8402,10 +24618,10 @@ def _entry_kaiser_window_periodic_out(window_length, periodic, out):
         raise _arg_error(kaiser_window_periodic_out, (window_length, periodic, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_kaiser_window_periodic_out.get(ks)
-    if k is None:
-        k = kaiser_window_periodic_out._fill(ks)
-    return k(window_length, periodic, out)
+    _k = _c_kaiser_window_periodic_out.get(ks)
+    if _k is None:
+        _k = kaiser_window_periodic_out._fill(ks)
+    return _k(window_length, periodic, out)
 
 
 kaiser_window_periodic_out._bind = _bind_kaiser_window_periodic_out
@@ -8413,7 +24629,7 @@ kaiser_window_periodic_out._entry = _entry_kaiser_window_periodic_out
 _aten._packet('kaiser_window')._add(kaiser_window_periodic_out)
 
 
-# schema/native_functions.yaml:1588
+# schema/native_functions.yaml:4034
 kaiser_window_beta = _Op("aten", 'kaiser_window', 'beta',
     'kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -8427,10 +24643,10 @@ def _bind_kaiser_window_beta(window_length, periodic, beta, *, dtype=None, layou
 def _entry_kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory):
     _inc, _keep = _tls.masks
     ks = (_BACKEND_SELECT | _inc) & _keep
-    k = _c_kaiser_window_beta.get(ks)
-    if k is None:
-        k = kaiser_window_beta._fill(ks)
-    return k(window_length, periodic, beta, dtype, layout, device, pin_memory)
+    _k = _c_kaiser_window_beta.get(ks)
+    if _k is None:
+        _k = kaiser_window_beta._fill(ks)
+    return _k(window_length, periodic, beta, dtype, layout, device, pin_memory)
 
 
 kaiser_window_beta._bind = _bind_kaiser_window_beta
@@ -8438,7 +24654,7 @@ kaiser_window_beta._entry = _entry_kaiser_window_beta
 _aten._packet('kaiser_window')._add(kaiser_window_beta)
 
 
-# schema/native_functions.yaml:1594
+# schema/native_functions.yaml:4040
 kaiser_window_beta_out = _Op("aten", 'kaiser_window', 'beta_out',
     'kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'beta', 'out'), 3, tags=())
@@ -8457,10 +24673,10 @@ def _entry_kaiser_window_beta_out(window_length, periodic, beta, out):
         raise _arg_error(kaiser_window_beta_out, (window_length, periodic, beta, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_kaiser_window_beta_out.get(ks)
-    if k is None:
-        k = kaiser_window_beta_out._fill(ks)
-    return k(window_length, periodic, beta, out)
+    _k = _c_kaiser_window_beta_out.get(ks)
+    if _k is None:
+        _k = kaiser_window_beta_out._fill(ks)
+    return _k(window_length, periodic, beta, out)
 
 
 kaiser_window_beta_out._bind = _bind_kaiser_window_beta_out
@@ -8468,7 +24684,7 @@ kaiser_window_beta_out._entry = _entry_kaiser_window_beta_out
 _aten._packet('kaiser_window')._add(kaiser_window_beta_out)
 
 
-# schema/native_functions.yaml:1599
+# schema/native_functions.yaml:4045
 empty_out = _Op("aten", 'empty', 'out',
     'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'memory_format', 'out'), 1, tags=())
@@ -8487,10 +24703,10 @@ def _entry_empty_out(size, memory_format, out):
         raise _arg_error(empty_out, (size, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_empty_out.get(ks)
-    if k is None:
-        k = empty_out._fill(ks)
-    return k(size, memory_format, out)
+    _k = _c_empty_out.get(ks)
+    if _k is None:
+        _k = empty_out._fill(ks)
+    return _k(size, memory_format, out)
 
 
 empty_out._bind = _bind_empty_out
@@ -8498,7 +24714,7 @@ empty_out._entry = _entry_empty_out
 _aten._packet('empty')._add(empty_out)
 
 
-# schema/native_functions.yaml:1603
+# schema/native_functions.yaml:4049
 zeros_out = _Op("aten", 'zeros', 'out',
     'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -8517,10 +24733,10 @@ def _entry_zeros_out(size, out):
         raise _arg_error(zeros_out, (size, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_zeros_out.get(ks)
-    if k is None:
-        k = zeros_out._fill(ks)
-    return k(size, out)
+    _k = _c_zeros_out.get(ks)
+    if _k is None:
+        _k = zeros_out._fill(ks)
+    return _k(size, out)
 
 
 zeros_out._bind = _bind_zeros_out
@@ -8528,7 +24744,7 @@ zeros_out._entry = _entry_zeros_out
 _aten._packet('zeros')._add(zeros_out)
 
 
-# schema/native_functions.yaml:1607
+# schema/native_functions.yaml:4053
 ones_out = _Op("aten", 'ones', 'out',
     'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -8547,10 +24763,10 @@ def _entry_ones_out(size, out):
         raise _arg_error(ones_out, (size, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_ones_out.get(ks)
-    if k is None:
-        k = ones_out._fill(ks)
-    return k(size, out)
+    _k = _c_ones_out.get(ks)
+    if _k is None:
+        _k = ones_out._fill(ks)
+    return _k(size, out)
 
 
 ones_out._bind = _bind_ones_out
@@ -8558,7 +24774,7 @@ ones_out._entry = _entry_ones_out
 _aten._packet('ones')._add(ones_out)
 
 
-# schema/native_functions.yaml:1611
+# schema/native_functions.yaml:4057
 full_out = _Op("aten", 'full', 'out',
     'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'fill_value', 'out'), 2, tags=())
@@ -8577,10 +24793,10 @@ def _entry_full_out(size, fill_value, out):
         raise _arg_error(full_out, (size, fill_value, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_full_out.get(ks)
-    if k is None:
-        k = full_out._fill(ks)
-    return k(size, fill_value, out)
+    _k = _c_full_out.get(ks)
+    if _k is None:
+        _k = full_out._fill(ks)
+    return _k(size, fill_value, out)
 
 
 full_out._bind = _bind_full_out
@@ -8588,7 +24804,7 @@ full_out._entry = _entry_full_out
 _aten._packet('full')._add(full_out)
 
 
-# schema/native_functions.yaml:1615
+# schema/native_functions.yaml:4061
 scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
     'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
     ('s', 'out'), 1, tags=())
@@ -8607,10 +24823,10 @@ def _entry_scalar_tensor_out(s, out):
         raise _arg_error(scalar_tensor_out, (s, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_scalar_tensor_out.get(ks)
-    if k is None:
-        k = scalar_tensor_out._fill(ks)
-    return k(s, out)
+    _k = _c_scalar_tensor_out.get(ks)
+    if _k is None:
+        _k = scalar_tensor_out._fill(ks)
+    return _k(s, out)
 
 
 scalar_tensor_out._bind = _bind_scalar_tensor_out
@@ -8618,7 +24834,7 @@ scalar_tensor_out._entry = _entry_scalar_tensor_out
 _aten._packet('scalar_tensor')._add(scalar_tensor_out)
 
 
-# schema/native_functions.yaml:1619
+# schema/native_functions.yaml:4065
 arange_out = _Op("aten", 'arange', 'out',
     'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
     ('end', 'out'), 1, tags=())
@@ -8637,10 +24853,10 @@ def _entry_arange_out(end, out):
         raise _arg_error(arange_out, (end, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_arange_out.get(ks)
-    if k is None:
-        k = arange_out._fill(ks)
-    return k(end, out)
+    _k = _c_arange_out.get(ks)
+    if _k is None:
+        _k = arange_out._fill(ks)
+    return _k(end, out)
 
 
 arange_out._bind = _bind_arange_out
@@ -8648,7 +24864,7 @@ arange_out._entry = _entry_arange_out
 _aten._packet('arange')._add(arange_out)
 
 
-# schema/native_functions.yaml:1623
+# schema/native_functions.yaml:4069
 arange_start_out = _Op("aten", 'arange', 'start_out',
     'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'step', 'out'), 3, tags=())
@@ -8667,10 +24883,10 @@ def _entry_arange_start_out(start, end, step, out):
         raise _arg_error(arange_start_out, (start, end, step, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_arange_start_out.get(ks)
-    if k is None:
-        k = arange_start_out._fill(ks)
-    return k(start, end, step, out)
+    _k = _c_arange_start_out.get(ks)
+    if _k is None:
+        _k = arange_start_out._fill(ks)
+    return _k(start, end, step, out)
 
 
 arange_start_out._bind = _bind_arange_start_out
@@ -8678,7 +24894,7 @@ arange_start_out._entry = _entry_arange_start_out
 _aten._packet('arange')._add(arange_start_out)
 
 
-# schema/native_functions.yaml:1627
+# schema/native_functions.yaml:4073
 empty_like_out = _Op("aten", 'empty_like', 'out',
     'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -8697,10 +24913,10 @@ def _entry_empty_like_out(self, memory_format, out):
         raise _arg_error(empty_like_out, (self, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_empty_like_out.get(ks)
-    if k is None:
-        k = empty_like_out._fill(ks)
-    return k(self, memory_format, out)
+    _k = _c_empty_like_out.get(ks)
+    if _k is None:
+        _k = empty_like_out._fill(ks)
+    return _k(self, memory_format, out)
 
 
 empty_like_out._bind = _bind_empty_like_out
@@ -8708,7 +24924,7 @@ empty_like_out._entry = _entry_empty_like_out
 _aten._packet('empty_like')._add(empty_like_out)
 
 
-# schema/native_functions.yaml:1631
+# schema/native_functions.yaml:4077
 zeros_like_out = _Op("aten", 'zeros_like', 'out',
     'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -8727,10 +24943,10 @@ def _entry_zeros_like_out(self, memory_format, out):
         raise _arg_error(zeros_like_out, (self, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_zeros_like_out.get(ks)
-    if k is None:
-        k = zeros_like_out._fill(ks)
-    return k(self, memory_format, out)
+    _k = _c_zeros_like_out.get(ks)
+    if _k is None:
+        _k = zeros_like_out._fill(ks)
+    return _k(self, memory_format, out)
 
 
 zeros_like_out._bind = _bind_zeros_like_out
@@ -8738,7 +24954,7 @@ zeros_like_out._entry = _entry_zeros_like_out
 _aten._packet('zeros_like')._add(zeros_like_out)
 
 
-# schema/native_functions.yaml:1635
+# schema/native_functions.yaml:4081
 ones_like_out = _Op("aten", 'ones_like', 'out',
     'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -8757,10 +24973,10 @@ def _entry_ones_like_out(self, memory_format, out):
         raise _arg_error(ones_like_out, (self, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_ones_like_out.get(ks)
-    if k is None:
-        k = ones_like_out._fill(ks)
-    return k(self, memory_format, out)
+    _k = _c_ones_like_out.get(ks)
+    if _k is None:
+        _k = ones_like_out._fill(ks)
+    return _k(self, memory_format, out)
 
 
 ones_like_out._bind = _bind_ones_like_out
@@ -8768,7 +24984,7 @@ ones_like_out._entry = _entry_ones_like_out
 _aten._packet('ones_like')._add(ones_like_out)
 
 
-# schema/native_functions.yaml:1639
+# schema/native_functions.yaml:4085
 full_like_out = _Op("aten", 'full_like', 'out',
     'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
@@ -8787,10 +25003,10 @@ def _entry_full_like_out(self, fill_value, memory_format, out):
         raise _arg_error(full_like_out, (self, fill_value, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_full_like_out.get(ks)
-    if k is None:
-        k = full_like_out._fill(ks)
-    return k(self, fill_value, memory_format, out)
+    _k = _c_full_like_out.get(ks)
+    if _k is None:
+        _k = full_like_out._fill(ks)
+    return _k(self, fill_value, memory_format, out)
 
 
 full_like_out._bind = _bind_full_like_out
@@ -8798,7 +25014,7 @@ full_like_out._entry = _entry_full_like_out
 _aten._packet('full_like')._add(full_like_out)
 
 
-# schema/native_functions.yaml:1643
+# schema/native_functions.yaml:4089
 rand_like_out = _Op("aten", 'rand_like', 'out',
     'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8817,10 +25033,10 @@ def _entry_rand_like_out(self, memory_format, out):
         raise _arg_error(rand_like_out, (self, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_rand_like_out.get(ks)
-    if k is None:
-        k = rand_like_out._fill(ks)
-    return k(self, memory_format, out)
+    _k = _c_rand_like_out.get(ks)
+    if _k is None:
+        _k = rand_like_out._fill(ks)
+    return _k(self, memory_format, out)
 
 
 rand_like_out._bind = _bind_rand_like_out
@@ -8828,7 +25044,7 @@ rand_like_out._entry = _entry_rand_like_out
 _aten._packet('rand_like')._add(rand_like_out)
 
 
-# schema/native_functions.yaml:1648
+# schema/native_functions.yaml:4094
 rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
     'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8847,10 +25063,10 @@ def _entry_rand_like_generator_out(self, generator, memory_format, out):
         raise _arg_error(rand_like_generator_out, (self, generator, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_rand_like_generator_out.get(ks)
-    if k is None:
-        k = rand_like_generator_out._fill(ks)
-    return k(self, generator, memory_format, out)
+    _k = _c_rand_like_generator_out.get(ks)
+    if _k is None:
+        _k = rand_like_generator_out._fill(ks)
+    return _k(self, generator, memory_format, out)
 
 
 rand_like_generator_out._bind = _bind_rand_like_generator_out
@@ -8858,7 +25074,7 @@ rand_like_generator_out._entry = _entry_rand_like_generator_out
 _aten._packet('rand_like')._add(rand_like_generator_out)
 
 
-# schema/native_functions.yaml:1653
+# schema/native_functions.yaml:4099
 randn_like_out = _Op("aten", 'randn_like', 'out',
     'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8877,10 +25093,10 @@ def _entry_randn_like_out(self, memory_format, out):
         raise _arg_error(randn_like_out, (self, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randn_like_out.get(ks)
-    if k is None:
-        k = randn_like_out._fill(ks)
-    return k(self, memory_format, out)
+    _k = _c_randn_like_out.get(ks)
+    if _k is None:
+        _k = randn_like_out._fill(ks)
+    return _k(self, memory_format, out)
 
 
 randn_like_out._bind = _bind_randn_like_out
@@ -8888,7 +25104,7 @@ randn_like_out._entry = _entry_randn_like_out
 _aten._packet('randn_like')._add(randn_like_out)
 
 
-# schema/native_functions.yaml:1658
+# schema/native_functions.yaml:4104
 randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
     'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -8907,10 +25123,10 @@ def _entry_randn_like_generator_out(self, generator, memory_format, out):
         raise _arg_error(randn_like_generator_out, (self, generator, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randn_like_generator_out.get(ks)
-    if k is None:
-        k = randn_like_generator_out._fill(ks)
-    return k(self, generator, memory_format, out)
+    _k = _c_randn_like_generator_out.get(ks)
+    if _k is None:
+        _k = randn_like_generator_out._fill(ks)
+    return _k(self, generator, memory_format, out)
 
 
 randn_like_generator_out._bind = _bind_randn_like_generator_out
@@ -8918,7 +25134,7 @@ randn_like_generator_out._entry = _entry_randn_like_generator_out
 _aten._packet('randn_like')._add(randn_like_generator_out)
 
 
-# schema/native_functions.yaml:1663
+# schema/native_functions.yaml:4109
 randint_like_out = _Op("aten", 'randint_like', 'out',
     'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8937,10 +25153,10 @@ def _entry_randint_like_out(self, high, memory_format, out):
         raise _arg_error(randint_like_out, (self, high, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randint_like_out.get(ks)
-    if k is None:
-        k = randint_like_out._fill(ks)
-    return k(self, high, memory_format, out)
+    _k = _c_randint_like_out.get(ks)
+    if _k is None:
+        _k = randint_like_out._fill(ks)
+    return _k(self, high, memory_format, out)
 
 
 randint_like_out._bind = _bind_randint_like_out
@@ -8948,7 +25164,7 @@ randint_like_out._entry = _entry_randint_like_out
 _aten._packet('randint_like')._add(randint_like_out)
 
 
-# schema/native_functions.yaml:1668
+# schema/native_functions.yaml:4114
 randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
     'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8967,10 +25183,10 @@ def _entry_randint_like_generator_out(self, high, generator, memory_format, out)
         raise _arg_error(randint_like_generator_out, (self, high, generator, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randint_like_generator_out.get(ks)
-    if k is None:
-        k = randint_like_generator_out._fill(ks)
-    return k(self, high, generator, memory_format, out)
+    _k = _c_randint_like_generator_out.get(ks)
+    if _k is None:
+        _k = randint_like_generator_out._fill(ks)
+    return _k(self, high, generator, memory_format, out)
 
 
 randint_like_generator_out._bind = _bind_randint_like_generator_out
@@ -8978,7 +25194,7 @@ randint_like_generator_out._entry = _entry_randint_like_generator_out
 _aten._packet('randint_like')._add(randint_like_generator_out)
 
 
-# schema/native_functions.yaml:1673
+# schema/native_functions.yaml:4119
 randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
     'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -8997,10 +25213,10 @@ def _entry_randint_like_Tensor_out(self, high, memory_format, out):
         raise _arg_error(randint_like_Tensor_out, (self, high, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randint_like_Tensor_out.get(ks)
-    if k is None:
-        k = randint_like_Tensor_out._fill(ks)
-    return k(self, high, memory_format, out)
+    _k = _c_randint_like_Tensor_out.get(ks)
+    if _k is None:
+        _k = randint_like_Tensor_out._fill(ks)
+    return _k(self, high, memory_format, out)
 
 
 randint_like_Tensor_out._bind = _bind_randint_like_Tensor_out
@@ -9008,7 +25224,7 @@ randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
 _aten._packet('randint_like')._add(randint_like_Tensor_out)
 
 
-# schema/native_functions.yaml:1678
+# schema/native_functions.yaml:4124
 randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
     'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -9027,10 +25243,10 @@ def _entry_randint_like_Tensor_generator_out(self, high, generator, memory_forma
         raise _arg_error(randint_like_Tensor_generator_out, (self, high, generator, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randint_like_Tensor_generator_out.get(ks)
-    if k is None:
-        k = randint_like_Tensor_generator_out._fill(ks)
-    return k(self, high, generator, memory_format, out)
+    _k = _c_randint_like_Tensor_generator_out.get(ks)
+    if _k is None:
+        _k = randint_like_Tensor_generator_out._fill(ks)
+    return _k(self, high, generator, memory_format, out)
 
 
 randint_like_Tensor_generator_out._bind = _bind_randint_like_Tensor_generator_out
@@ -9038,7 +25254,7 @@ randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_
 _aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
 
 
-# schema/native_functions.yaml:1683
+# schema/native_functions.yaml:4129
 randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
     'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -9057,10 +25273,10 @@ def _entry_randint_like_low_dtype_out(self, low, high, memory_format, out):
         raise _arg_error(randint_like_low_dtype_out, (self, low, high, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randint_like_low_dtype_out.get(ks)
-    if k is None:
-        k = randint_like_low_dtype_out._fill(ks)
-    return k(self, low, high, memory_format, out)
+    _k = _c_randint_like_low_dtype_out.get(ks)
+    if _k is None:
+        _k = randint_like_low_dtype_out._fill(ks)
+    return _k(self, low, high, memory_format, out)
 
 
 randint_like_low_dtype_out._bind = _bind_randint_like_low_dtype_out
@@ -9068,7 +25284,7 @@ randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
 _aten._packet('randint_like')._add(randint_like_low_dtype_out)
 
 
-# schema/native_functions.yaml:1688
+# schema/native_functions.yaml:4134
 randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
     'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -9087,10 +25303,10 @@ def _entry_randint_like_low_generator_dtype_out(self, low, high, generator, memo
         raise _arg_error(randint_like_low_generator_dtype_out, (self, low, high, generator, memory_format, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_randint_like_low_generator_dtype_out.get(ks)
-    if k is None:
-        k = randint_like_low_generator_dtype_out._fill(ks)
-    return k(self, low, high, generator, memory_format, out)
+    _k = _c_randint_like_low_generator_dtype_out.get(ks)
+    if _k is None:
+        _k = randint_like_low_generator_dtype_out._fill(ks)
+    return _k(self, low, high, generator, memory_format, out)
 
 
 randint_like_low_generator_dtype_out._bind = _bind_randint_like_low_generator_dtype_out
@@ -9098,7 +25314,7 @@ randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
 
 
-# schema/native_functions.yaml:1693
+# schema/native_functions.yaml:4139
 bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
     'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -9117,10 +25333,10 @@ def _entry_bernoulli_float_out(self, p, generator, out):
         raise _arg_error(bernoulli_float_out, (self, p, generator, out)) from None
     if not out._ks & _ADINPLACE:
         _inplace_on_inference(out)
-    k = _c_bernoulli_float_out.get(ks)
-    if k is None:
-        k = bernoulli_float_out._fill(ks)
-    return k(self, p, generator, out)
+    _k = _c_bernoulli_float_out.get(ks)
+    if _k is None:
+        _k = bernoulli_float_out._fill(ks)
+    return _k(self, p, generator, out)
 
 
 bernoulli_float_out._bind = _bind_bernoulli_float_out

@@ -5,29 +5,50 @@ from ember._generated import ops as _o
 from ember.dispatch.registration import autogen_out as _autogen_out
 from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
+from ember.kernels.common import activation as _common_activation
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
+from ember.kernels.common import nn as _common_nn
 from ember.kernels.common import random as _common_random
+from ember.kernels.common import reduction as _common_reduction
+from ember.kernels.common import scatter_views as _common_scatter_views
 from ember.kernels.common import views as _common_views
+from ember.kernels.composite import binary as _composite_binary
+from ember.kernels.composite import conv as _composite_conv
 from ember.kernels.composite import conversions as _composite_conversions
 from ember.kernels.composite import joining as _composite_joining
 from ember.kernels.composite import linalg as _composite_linalg
+from ember.kernels.composite import nn as _composite_nn
 from ember.kernels.composite import random as _composite_random
+from ember.kernels.composite import reduction as _composite_reduction
+from ember.kernels.composite import shape as _composite_shape
 from ember.kernels.composite import views as _composite_views
+from ember.kernels.cpu import activation as _cpu_activation
+from ember.kernels.cpu import binary as _cpu_binary
+from ember.kernels.cpu import conv as _cpu_conv
 from ember.kernels.cpu import copy as _cpu_copy
 from ember.kernels.cpu import factories as _cpu_factories
 from ember.kernels.cpu import indexing as _cpu_indexing
 from ember.kernels.cpu import linalg as _cpu_linalg
+from ember.kernels.cpu import nn as _cpu_nn
 from ember.kernels.cpu import pointwise as _cpu_pointwise
 from ember.kernels.cpu import random as _cpu_random
 from ember.kernels.cpu import reduction as _cpu_reduction
+from ember.kernels.cpu import shape as _cpu_shape
+from ember.kernels.cpu import unary as _cpu_unary
+from ember.kernels.meta import activation as _meta_activation
+from ember.kernels.meta import binary as _meta_binary
+from ember.kernels.meta import conv as _meta_conv
 from ember.kernels.meta import copy as _meta_copy
 from ember.kernels.meta import factories as _meta_factories
 from ember.kernels.meta import indexing as _meta_indexing
 from ember.kernels.meta import linalg as _meta_linalg
+from ember.kernels.meta import nn as _meta_nn
 from ember.kernels.meta import pointwise as _meta_pointwise
 from ember.kernels.meta import random as _meta_random
 from ember.kernels.meta import reduction as _meta_reduction
+from ember.kernels.meta import shape as _meta_shape
+from ember.kernels.meta import unary as _meta_unary
 
 # schema/native_functions.yaml:18
 _o.empty_memory_format.register('CPU', _cpu_factories.empty)
@@ -180,1124 +201,3350 @@ _o.add_out.register("ADInplaceOrView", _inplace_or_view(_o.add_out, (3,)), with_
 _o.add_Scalar.register('CPU', _cpu_pointwise.add)
 _o.add_Scalar.register('Meta', _meta_pointwise.add)
 
-# schema/native_functions.yaml:221
+# schema/native_functions.yaml:219
+_o.add_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.add_Scalar))
+_o.add_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.add_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:222
 _o.add__Tensor.register('CPU', _cpu_pointwise.add_)
 _o.add__Tensor.register('Meta', _meta_pointwise.add_)
 _o.add__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.add__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:228
+# schema/native_functions.yaml:229
 _o.add__Scalar.register('CPU', _cpu_pointwise.add_)
 _o.add__Scalar.register('Meta', _meta_pointwise.add_)
 _o.add__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.add__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:235
+# schema/native_functions.yaml:236
 _o.sub_Tensor.register('CPU', _cpu_pointwise.sub)
 _o.sub_Tensor.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:240
+# schema/native_functions.yaml:241
 _o.sub_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Tensor))
 _o.sub_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:243
+# schema/native_functions.yaml:244
 _o.sub_Scalar.register('CPU', _cpu_pointwise.sub)
 _o.sub_Scalar.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:250
+# schema/native_functions.yaml:249
+_o.sub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Scalar))
+_o.sub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:252
 _o.sub__Tensor.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Tensor.register('Meta', _meta_pointwise.sub_)
 _o.sub__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.sub__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:257
+# schema/native_functions.yaml:259
 _o.sub__Scalar.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Scalar.register('Meta', _meta_pointwise.sub_)
 _o.sub__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.sub__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:264
+# schema/native_functions.yaml:266
 _o.mul_Tensor.register('CPU', _cpu_pointwise.mul)
 _o.mul_Tensor.register('Meta', _meta_pointwise.mul)
 
-# schema/native_functions.yaml:269
+# schema/native_functions.yaml:271
 _o.mul_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Tensor))
 _o.mul_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:272
+# schema/native_functions.yaml:274
 _o.mul_Scalar.register('CPU', _cpu_pointwise.mul)
 _o.mul_Scalar.register('Meta', _meta_pointwise.mul)
 
 # schema/native_functions.yaml:279
+_o.mul_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Scalar))
+_o.mul_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:282
 _o.mul__Tensor.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Tensor.register('Meta', _meta_pointwise.mul_)
 _o.mul__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.mul__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:286
+# schema/native_functions.yaml:289
 _o.mul__Scalar.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Scalar.register('Meta', _meta_pointwise.mul_)
 _o.mul__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.mul__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:293
+# schema/native_functions.yaml:296
 _o.div_Tensor.register('CPU', _cpu_pointwise.div)
 _o.div_Tensor.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:298
+# schema/native_functions.yaml:301
 _o.div_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor))
 _o.div_out.register("ADInplaceOrView", _inplace_or_view(_o.div_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:301
+# schema/native_functions.yaml:304
 _o.div_Tensor_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Tensor_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:306
+# schema/native_functions.yaml:309
 _o.div_out_mode.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor_mode))
 _o.div_out_mode.register("ADInplaceOrView", _inplace_or_view(_o.div_out_mode, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:309
+# schema/native_functions.yaml:312
 _o.div_Scalar.register('CPU', _cpu_pointwise.div)
 _o.div_Scalar.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:316
+# schema/native_functions.yaml:317
+_o.div_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar))
+_o.div_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:320
 _o.div__Tensor.register('CPU', _cpu_pointwise.div_)
 _o.div__Tensor.register('Meta', _meta_pointwise.div_)
 _o.div__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:323
+# schema/native_functions.yaml:327
 _o.div__Tensor_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Tensor_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Tensor_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:330
+# schema/native_functions.yaml:334
 _o.pow_Tensor_Tensor.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Tensor.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:335
+# schema/native_functions.yaml:339
 _o.pow_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Tensor))
 _o.pow_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:338
+# schema/native_functions.yaml:342
 _o.pow_Tensor_Scalar.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Scalar.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:345
+# schema/native_functions.yaml:347
+_o.pow_Tensor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Scalar))
+_o.pow_Tensor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:350
 _o.pow_Scalar.register('CPU', _cpu_pointwise.pow_scalar)
 _o.pow_Scalar.register('Meta', _meta_pointwise.pow_scalar)
 
-# schema/native_functions.yaml:351
+# schema/native_functions.yaml:354
+_o.pow_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Scalar))
+_o.pow_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:357
 _o.pow__Tensor.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Tensor.register('Meta', _meta_pointwise.pow_)
 _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:358
+# schema/native_functions.yaml:364
 _o.eq_Tensor.register('CPU', _cpu_pointwise.eq)
 _o.eq_Tensor.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:363
+# schema/native_functions.yaml:369
 _o.eq_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Tensor))
 _o.eq_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:366
+# schema/native_functions.yaml:372
 _o.eq_Scalar.register('CPU', _cpu_pointwise.eq)
 _o.eq_Scalar.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:373
+# schema/native_functions.yaml:377
+_o.eq_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Scalar))
+_o.eq_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:380
 _o.ne_Tensor.register('CPU', _cpu_pointwise.ne)
 _o.ne_Tensor.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:378
+# schema/native_functions.yaml:385
 _o.ne_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Tensor))
 _o.ne_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:381
+# schema/native_functions.yaml:388
 _o.lt_Tensor.register('CPU', _cpu_pointwise.lt)
 _o.lt_Tensor.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:386
+# schema/native_functions.yaml:393
 _o.lt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Tensor))
 _o.lt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:389
+# schema/native_functions.yaml:396
 _o.lt_Scalar.register('CPU', _cpu_pointwise.lt)
 _o.lt_Scalar.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:396
+# schema/native_functions.yaml:401
+_o.lt_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Scalar))
+_o.lt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:404
 _o.le_Tensor.register('CPU', _cpu_pointwise.le)
 _o.le_Tensor.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml:409
 _o.le_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Tensor))
 _o.le_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:404
+# schema/native_functions.yaml:412
 _o.gt_Tensor.register('CPU', _cpu_pointwise.gt)
 _o.gt_Tensor.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml:417
 _o.gt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Tensor))
 _o.gt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:412
+# schema/native_functions.yaml:420
 _o.gt_Scalar.register('CPU', _cpu_pointwise.gt)
 _o.gt_Scalar.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:419
+# schema/native_functions.yaml:425
+_o.gt_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Scalar))
+_o.gt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:428
 _o.ge_Tensor.register('CPU', _cpu_pointwise.ge)
 _o.ge_Tensor.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:424
+# schema/native_functions.yaml:433
 _o.ge_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Tensor))
 _o.ge_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:427
+# schema/native_functions.yaml:436
 _o.where_self.register('CPU', _cpu_pointwise.where)
 _o.where_self.register('Meta', _meta_pointwise.where)
 
-# schema/native_functions.yaml:432
+# schema/native_functions.yaml:441
 _o.where_self_out.register('CompositeExplicitAutograd', _autogen_out(_o.where_self))
 _o.where_self_out.register("ADInplaceOrView", _inplace_or_view(_o.where_self_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:435
+# schema/native_functions.yaml:444
 _o.clamp.register('CPU', _cpu_pointwise.clamp)
 _o.clamp.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:440
+# schema/native_functions.yaml:449
 _o.clamp_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp))
 _o.clamp_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:443
-_o.clamp_Tensor.register('CPU', _cpu_pointwise.clamp)
-_o.clamp_Tensor.register('Meta', _meta_pointwise.clamp)
+# schema/native_functions.yaml:452
+_o.clamp_Tensor.register('CPU', _cpu_activation.clamp_tensor)
+_o.clamp_Tensor.register('Meta', _meta_activation.clamp_tensor)
 
-# schema/native_functions.yaml:450
+# schema/native_functions.yaml:457
+_o.clamp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_Tensor))
+_o.clamp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:460
 _o.clamp_.register('CPU', _cpu_pointwise.clamp_)
 _o.clamp_.register('Meta', _meta_pointwise.clamp_)
 _o.clamp_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:457
+# schema/native_functions.yaml:467
 _o.masked_fill_Scalar.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Scalar.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:464
+# schema/native_functions.yaml:472
+_o.masked_fill_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_fill_Scalar))
+_o.masked_fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:475
 _o.masked_fill_Tensor.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Tensor.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:471
+# schema/native_functions.yaml:480
+_o.masked_fill_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_fill_Tensor))
+_o.masked_fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:483
 _o.masked_fill__Scalar.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:478
+# schema/native_functions.yaml:490
 _o.masked_fill__Tensor.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:486
+# schema/native_functions.yaml:498
 _o.neg.register('CPU', _cpu_pointwise.neg)
 _o.neg.register('Meta', _meta_pointwise.neg)
 
-# schema/native_functions.yaml:491
+# schema/native_functions.yaml:503
 _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
 _o.neg_out.register("ADInplaceOrView", _inplace_or_view(_o.neg_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:494
+# schema/native_functions.yaml:506
 _o.neg_.register('CPU', _cpu_pointwise.neg_)
 _o.neg_.register('Meta', _meta_pointwise.neg_)
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:501
+# schema/native_functions.yaml:513
 _o.exp.register('CPU', _cpu_pointwise.exp)
 _o.exp.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml:518
 _o.exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp))
 _o.exp_out.register("ADInplaceOrView", _inplace_or_view(_o.exp_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:509
+# schema/native_functions.yaml:521
 _o.exp_.register('CPU', _cpu_pointwise.exp_)
 _o.exp_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:516
+# schema/native_functions.yaml:528
 _o.log.register('CPU', _cpu_pointwise.log)
 _o.log.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml:533
 _o.log_out.register('CompositeExplicitAutograd', _autogen_out(_o.log))
 _o.log_out.register("ADInplaceOrView", _inplace_or_view(_o.log_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:524
+# schema/native_functions.yaml:536
 _o.log_.register('CPU', _cpu_pointwise.log_)
 _o.log_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:531
+# schema/native_functions.yaml:543
 _o.relu.register('CPU', _cpu_pointwise.relu)
 _o.relu.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:538
+# schema/native_functions.yaml:548
+_o.relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.relu))
+_o.relu_out.register("ADInplaceOrView", _inplace_or_view(_o.relu_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:551
 _o.relu_.register('CPU', _cpu_pointwise.relu_)
 _o.relu_.register('Meta', _meta_pointwise.unary_inplace)
 _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:545
+# schema/native_functions.yaml:558
 _o.threshold_backward.register('CPU', _cpu_pointwise.threshold_backward)
 _o.threshold_backward.register('Meta', _meta_pointwise.threshold_backward)
 
-# schema/native_functions.yaml:552
+# schema/native_functions.yaml:565
 _o.sigmoid.register('CPU', _cpu_pointwise.sigmoid)
 _o.sigmoid.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:557
+# schema/native_functions.yaml:570
 _o.sigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid))
 _o.sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:560
+# schema/native_functions.yaml:573
 _o.sigmoid_.register('CPU', _cpu_pointwise.sigmoid_)
 _o.sigmoid_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:567
+# schema/native_functions.yaml:580
 _o.tanh.register('CPU', _cpu_pointwise.tanh)
 _o.tanh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:572
+# schema/native_functions.yaml:585
 _o.tanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.tanh))
 _o.tanh_out.register("ADInplaceOrView", _inplace_or_view(_o.tanh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:575
+# schema/native_functions.yaml:588
 _o.tanh_.register('CPU', _cpu_pointwise.tanh_)
 _o.tanh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:583
+# schema/native_functions.yaml:596
 _o.sum.register('CPU', _cpu_reduction.sum)
 _o.sum.register('Meta', _meta_reduction.sum)
 
-# schema/native_functions.yaml:590
+# schema/native_functions.yaml:603
 _o.sum_dim_IntList.register('CPU', _cpu_reduction.sum_dim)
 _o.sum_dim_IntList.register('Meta', _meta_reduction.sum_dim)
 
-# schema/native_functions.yaml:595
+# schema/native_functions.yaml:608
 _o.sum_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.sum_dim_IntList))
 _o.sum_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.sum_IntList_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:598
+# schema/native_functions.yaml:611
 _o.mean.register('CPU', _cpu_reduction.mean)
 _o.mean.register('Meta', _meta_reduction.mean)
 
-# schema/native_functions.yaml:605
+# schema/native_functions.yaml:618
 _o.mean_dim.register('CPU', _cpu_reduction.mean_dim)
 _o.mean_dim.register('Meta', _meta_reduction.mean_dim)
 
-# schema/native_functions.yaml:610
+# schema/native_functions.yaml:623
 _o.mean_out.register('CompositeExplicitAutograd', _autogen_out(_o.mean_dim))
 _o.mean_out.register("ADInplaceOrView", _inplace_or_view(_o.mean_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:613
+# schema/native_functions.yaml:626
 _o.amax.register('CPU', _cpu_reduction.amax)
 _o.amax.register('Meta', _meta_reduction.amax)
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml:631
 _o.amax_out.register('CompositeExplicitAutograd', _autogen_out(_o.amax))
 _o.amax_out.register("ADInplaceOrView", _inplace_or_view(_o.amax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:621
+# schema/native_functions.yaml:634
 _o.argmax.register('CPU', _cpu_reduction.argmax)
 _o.argmax.register('Meta', _meta_reduction.argmax)
 
-# schema/native_functions.yaml:626
+# schema/native_functions.yaml:639
 _o.argmax_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmax))
 _o.argmax_out.register("ADInplaceOrView", _inplace_or_view(_o.argmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:630
+# schema/native_functions.yaml:643
 _o.mm.register('CPU', _cpu_linalg.mm)
 _o.mm.register('Meta', _meta_linalg.mm)
 
-# schema/native_functions.yaml:635
+# schema/native_functions.yaml:648
 _o.mm_out.register('CompositeExplicitAutograd', _autogen_out(_o.mm))
 _o.mm_out.register("ADInplaceOrView", _inplace_or_view(_o.mm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:638
+# schema/native_functions.yaml:651
 _o.bmm.register('CPU', _cpu_linalg.bmm)
 _o.bmm.register('Meta', _meta_linalg.bmm)
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml:656
 _o.bmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.bmm))
 _o.bmm_out.register("ADInplaceOrView", _inplace_or_view(_o.bmm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:646
+# schema/native_functions.yaml:659
 _o.addmm.register('CPU', _cpu_linalg.addmm)
 _o.addmm.register('Meta', _meta_linalg.addmm)
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml:664
 _o.addmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.addmm))
 _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:654
+# schema/native_functions.yaml:667
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)
 
-# schema/native_functions.yaml:659
+# schema/native_functions.yaml:671
+_o.matmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.matmul))
+_o.matmul_out.register("ADInplaceOrView", _inplace_or_view(_o.matmul_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:673
 _o.linear.register('CompositeImplicitAutograd', _composite_linalg.linear)
 
-# schema/native_functions.yaml:664
+# schema/native_functions.yaml:676
+_o.linear_out.register('CompositeExplicitAutograd', _autogen_out(_o.linear))
+_o.linear_out.register("ADInplaceOrView", _inplace_or_view(_o.linear_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:679
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
 
-# schema/native_functions.yaml:670
+# schema/native_functions.yaml:685
 _o.view_dtype.register('CompositeExplicitAutograd', _common_views.view_dtype)
 
-# schema/native_functions.yaml:676
+# schema/native_functions.yaml:691
 _o.reshape.register('CompositeImplicitAutograd', _composite_views.reshape)
 
-# schema/native_functions.yaml:681
+# schema/native_functions.yaml:696
 _o.view_as.register('CompositeImplicitAutograd', _composite_views.view_as)
 
-# schema/native_functions.yaml:686
+# schema/native_functions.yaml:701
 _o.reshape_as.register('CompositeImplicitAutograd', _composite_views.reshape_as)
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:706
 _o.as_strided.register('CompositeExplicitAutograd', _common_views.as_strided)
 
-# schema/native_functions.yaml:697
+# schema/native_functions.yaml:712
 _o.permute.register('CompositeExplicitAutograd', _common_views.permute)
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:718
 _o.transpose_int.register('CompositeExplicitAutograd', _common_views.transpose)
 
-# schema/native_functions.yaml:709
+# schema/native_functions.yaml:724
 _o.t.register('CompositeExplicitAutograd', _common_views.t)
 
-# schema/native_functions.yaml:715
+# schema/native_functions.yaml:730
 _o.adjoint.register('CompositeImplicitAutograd', _composite_views.adjoint)
 
-# schema/native_functions.yaml:720
+# schema/native_functions.yaml:735
 _o.unsqueeze.register('CompositeExplicitAutograd', _common_views.unsqueeze)
 
-# schema/native_functions.yaml:726
+# schema/native_functions.yaml:741
 _o.squeeze.register('CompositeExplicitAutograd', _common_views.squeeze)
 
-# schema/native_functions.yaml:732
+# schema/native_functions.yaml:747
 _o.squeeze_dim.register('CompositeExplicitAutograd', _common_views.squeeze_dim)
 
-# schema/native_functions.yaml:738
+# schema/native_functions.yaml:753
 _o.squeeze_dims.register('CompositeExplicitAutograd', _common_views.squeeze_dims)
 
-# schema/native_functions.yaml:744
+# schema/native_functions.yaml:759
 _o.expand.register('CompositeExplicitAutograd', _common_views.expand)
 
-# schema/native_functions.yaml:750
+# schema/native_functions.yaml:765
 _o.expand_as.register('CompositeImplicitAutograd', _composite_views.expand_as)
 
-# schema/native_functions.yaml:755
+# schema/native_functions.yaml:770
 _o.slice_Tensor.register('CompositeExplicitAutograd', _common_views.slice)
 
-# schema/native_functions.yaml:761
+# schema/native_functions.yaml:776
 _o.select_int.register('CompositeExplicitAutograd', _common_views.select)
 
-# schema/native_functions.yaml:767
+# schema/native_functions.yaml:782
 _o.narrow.register('CompositeImplicitAutograd', _composite_views.narrow)
 
-# schema/native_functions.yaml:772
+# schema/native_functions.yaml:787
 _o.diagonal.register('CompositeExplicitAutograd', _common_views.diagonal)
 
-# schema/native_functions.yaml:778
+# schema/native_functions.yaml:793
 _o.split_Tensor.register('CompositeExplicitAutograd', _common_views.split)
 
-# schema/native_functions.yaml:784
+# schema/native_functions.yaml:799
 _o.split_sizes.register('CompositeImplicitAutograd', _composite_views.split_sizes)
 
-# schema/native_functions.yaml:789
+# schema/native_functions.yaml:804
 _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_with_sizes)
 
-# schema/native_functions.yaml:795
+# schema/native_functions.yaml:810
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
 
-# schema/native_functions.yaml:800
+# schema/native_functions.yaml:815
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
-# schema/native_functions.yaml:806
+# schema/native_functions.yaml:821
 _o.flatten_using_ints.register('CompositeImplicitAutograd', _composite_views.flatten)
 
-# schema/native_functions.yaml:811
+# schema/native_functions.yaml:826
 _o.unflatten_int.register('CompositeImplicitAutograd', _composite_views.unflatten)
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:831
 _o.movedim_intlist.register('CompositeImplicitAutograd', _composite_views.movedim_intlist)
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml:836
 _o.movedim_int.register('CompositeImplicitAutograd', _composite_views.movedim)
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml:841
 _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 
-# schema/native_functions.yaml:832
+# schema/native_functions.yaml:847
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
-# schema/native_functions.yaml:839
+# schema/native_functions.yaml:854
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
-# schema/native_functions.yaml:843
+# schema/native_functions.yaml:858
 _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:846
+# schema/native_functions.yaml:861
 _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
-# schema/native_functions.yaml:850
+# schema/native_functions.yaml:865
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
-# schema/native_functions.yaml:855
+# schema/native_functions.yaml:870
 _o.index_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_Tensor))
 _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:858
+# schema/native_functions.yaml:873
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:864
+# schema/native_functions.yaml:879
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
 
-# schema/native_functions.yaml:871
+# schema/native_functions.yaml:885
+_o.repeat.register('CPU', _cpu_shape.repeat)
+_o.repeat.register('Meta', _meta_shape.repeat)
+
+# schema/native_functions.yaml:890
+_o.repeat_out.register('CompositeExplicitAutograd', _autogen_out(_o.repeat))
+_o.repeat_out.register("ADInplaceOrView", _inplace_or_view(_o.repeat_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:892
+_o.tile.register('CompositeImplicitAutograd', _composite_shape.tile)
+
+# schema/native_functions.yaml:897
+_o.flip.register('CPU', _cpu_shape.flip)
+_o.flip.register('Meta', _meta_shape.flip)
+
+# schema/native_functions.yaml:902
+_o.flip_out.register('CompositeExplicitAutograd', _autogen_out(_o.flip))
+_o.flip_out.register("ADInplaceOrView", _inplace_or_view(_o.flip_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:904
+_o.roll.register('CPU', _cpu_shape.roll)
+_o.roll.register('Meta', _meta_shape.roll)
+
+# schema/native_functions.yaml:909
+_o.roll_out.register('CompositeExplicitAutograd', _autogen_out(_o.roll))
+_o.roll_out.register("ADInplaceOrView", _inplace_or_view(_o.roll_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:911
+_o.tril.register('CPU', _cpu_shape.tril)
+_o.tril.register('Meta', _meta_shape.tril)
+
+# schema/native_functions.yaml:916
+_o.tril_out.register('CompositeExplicitAutograd', _autogen_out(_o.tril))
+_o.tril_out.register("ADInplaceOrView", _inplace_or_view(_o.tril_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:918
+_o.tril_.register('CPU', _cpu_shape.tril_)
+_o.tril_.register('Meta', _meta_shape.tril_)
+_o.tril_.register("ADInplaceOrView", _inplace_or_view(_o.tril_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:924
+_o.triu.register('CPU', _cpu_shape.triu)
+_o.triu.register('Meta', _meta_shape.triu)
+
+# schema/native_functions.yaml:929
+_o.triu_out.register('CompositeExplicitAutograd', _autogen_out(_o.triu))
+_o.triu_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:931
+_o.triu_.register('CPU', _cpu_shape.triu_)
+_o.triu_.register('Meta', _meta_shape.triu_)
+_o.triu_.register("ADInplaceOrView", _inplace_or_view(_o.triu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:937
+_o.index_select.register('CPU', _cpu_shape.index_select)
+_o.index_select.register('Meta', _meta_shape.index_select)
+
+# schema/native_functions.yaml:942
+_o.index_select_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_select))
+_o.index_select_out.register("ADInplaceOrView", _inplace_or_view(_o.index_select_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:944
+_o.gather.register('CPU', _cpu_shape.gather)
+_o.gather.register('Meta', _meta_shape.gather)
+
+# schema/native_functions.yaml:949
+_o.gather_out.register('CompositeExplicitAutograd', _autogen_out(_o.gather))
+_o.gather_out.register("ADInplaceOrView", _inplace_or_view(_o.gather_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:951
+_o.scatter_src.register('CPU', _cpu_shape.scatter)
+_o.scatter_src.register('Meta', _meta_shape.scatter)
+
+# schema/native_functions.yaml:956
+_o.scatter_src_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_src))
+_o.scatter_src_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_src_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:958
+_o.scatter_value.register('CPU', _cpu_shape.scatter)
+_o.scatter_value.register('Meta', _meta_shape.scatter)
+
+# schema/native_functions.yaml:963
+_o.scatter_value_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_value))
+_o.scatter_value_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_value_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:965
+_o.scatter_reduce.register('CPU', _cpu_shape.scatter_reduce)
+_o.scatter_reduce.register('Meta', _meta_shape.scatter_reduce)
+
+# schema/native_functions.yaml:970
+_o.scatter_reduce_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_reduce))
+_o.scatter_reduce_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:972
+_o.scatter_value_reduce.register('CPU', _cpu_shape.scatter_reduce)
+_o.scatter_value_reduce.register('Meta', _meta_shape.scatter_reduce)
+
+# schema/native_functions.yaml:977
+_o.scatter_value_reduce_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_value_reduce))
+_o.scatter_value_reduce_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_value_reduce_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:979
+_o.scatter__src.register('CPU', _cpu_shape.scatter_)
+_o.scatter__src.register('Meta', _meta_shape.scatter_)
+_o.scatter__src.register("ADInplaceOrView", _inplace_or_view(_o.scatter__src, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:985
+_o.scatter__value.register('CPU', _cpu_shape.scatter_)
+_o.scatter__value.register('Meta', _meta_shape.scatter_)
+_o.scatter__value.register("ADInplaceOrView", _inplace_or_view(_o.scatter__value, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:991
+_o.scatter__reduce.register('CPU', _cpu_shape.scatter_reduce_)
+_o.scatter__reduce.register('Meta', _meta_shape.scatter_reduce_)
+_o.scatter__reduce.register("ADInplaceOrView", _inplace_or_view(_o.scatter__reduce, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:997
+_o.scatter__value_reduce.register('CPU', _cpu_shape.scatter_reduce_)
+_o.scatter__value_reduce.register('Meta', _meta_shape.scatter_reduce_)
+_o.scatter__value_reduce.register("ADInplaceOrView", _inplace_or_view(_o.scatter__value_reduce, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1003
+_o.scatter_add.register('CPU', _cpu_shape.scatter_add)
+_o.scatter_add.register('Meta', _meta_shape.scatter_add)
+
+# schema/native_functions.yaml:1008
+_o.scatter_add_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_add))
+_o.scatter_add_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1010
+_o.scatter_add_.register('CPU', _cpu_shape.scatter_add_)
+_o.scatter_add_.register('Meta', _meta_shape.scatter_add_)
+_o.scatter_add_.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1016
+_o.scatter_reduce_two.register('CPU', _cpu_shape.scatter_reduce_two)
+_o.scatter_reduce_two.register('Meta', _meta_shape.scatter_reduce_two)
+
+# schema/native_functions.yaml:1021
+_o.scatter_reduce_two_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_reduce_two))
+_o.scatter_reduce_two_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce_two_out, (6,)), with_keyset=True)
+
+# schema/native_functions.yaml:1023
+_o.scatter_reduce__two.register('CPU', _cpu_shape.scatter_reduce_two_)
+_o.scatter_reduce__two.register('Meta', _meta_shape.scatter_reduce_two_)
+_o.scatter_reduce__two.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce__two, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1029
+_o.masked_select.register('CPU', _cpu_shape.masked_select)
+_o.masked_select.register('Meta', _meta_shape.masked_select)
+
+# schema/native_functions.yaml:1034
+_o.masked_select_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_select))
+_o.masked_select_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_select_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1037
+_o.nonzero.register('CPU', _cpu_shape.nonzero)
+_o.nonzero.register('Meta', _meta_shape.nonzero)
+
+# schema/native_functions.yaml:1044
+_o.nonzero_out.register('CPU', _cpu_shape.nonzero_out)
+_o.nonzero_out.register('Meta', _meta_shape.nonzero_out)
+_o.nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.nonzero_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1050
+_o.topk.register('CPU', _cpu_shape.topk)
+_o.topk.register('Meta', _meta_shape.topk)
+
+# schema/native_functions.yaml:1055
+_o.topk_values.register('CompositeExplicitAutograd', _autogen_out(_o.topk))
+_o.topk_values.register("ADInplaceOrView", _inplace_or_view(_o.topk_values, (5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:1057
+_o.sort.register('CPU', _cpu_shape.sort)
+_o.sort.register('Meta', _meta_shape.sort)
+
+# schema/native_functions.yaml:1062
+_o.sort_values.register('CompositeExplicitAutograd', _autogen_out(_o.sort))
+_o.sort_values.register("ADInplaceOrView", _inplace_or_view(_o.sort_values, (3, 4)), with_keyset=True)
+
+# schema/native_functions.yaml:1064
+_o.sort_stable.register('CPU', _cpu_shape.sort_stable)
+_o.sort_stable.register('Meta', _meta_shape.sort_stable)
+
+# schema/native_functions.yaml:1069
+_o.sort_values_stable.register('CompositeExplicitAutograd', _autogen_out(_o.sort_stable))
+_o.sort_values_stable.register("ADInplaceOrView", _inplace_or_view(_o.sort_values_stable, (4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml:1071
+_o.argsort.register('CompositeImplicitAutograd', _composite_shape.argsort)
+
+# schema/native_functions.yaml:1076
+_o.argsort_stable.register('CompositeImplicitAutograd', _composite_shape.argsort_stable)
+
+# schema/native_functions.yaml:1080
+_o.argsort_stable_out.register('CompositeExplicitAutograd', _autogen_out(_o.argsort_stable))
+_o.argsort_stable_out.register("ADInplaceOrView", _inplace_or_view(_o.argsort_stable_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1082
+_o._unique2.register('CPU', _cpu_shape.unique2)
+_o._unique2.register('Meta', _meta_shape.unique2)
+
+# schema/native_functions.yaml:1087
+_o._unique2_out.register('CompositeExplicitAutograd', _autogen_out(_o._unique2))
+_o._unique2_out.register("ADInplaceOrView", _inplace_or_view(_o._unique2_out, (4, 5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:1090
+_o.unique_dim.register('CPU', _cpu_shape.unique_dim)
+_o.unique_dim.register('Meta', _meta_shape.unique_dim)
+
+# schema/native_functions.yaml:1095
+_o.unique_dim_out.register('CompositeExplicitAutograd', _autogen_out(_o.unique_dim))
+_o.unique_dim_out.register("ADInplaceOrView", _inplace_or_view(_o.unique_dim_out, (5, 6, 7)), with_keyset=True)
+
+# schema/native_functions.yaml:1098
+_o.slice_scatter.register('CompositeExplicitAutograd', _common_scatter_views.slice_scatter)
+
+# schema/native_functions.yaml:1102
+_o.slice_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.slice_scatter))
+_o.slice_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.slice_scatter_out, (6,)), with_keyset=True)
+
+# schema/native_functions.yaml:1104
+_o.select_scatter.register('CompositeExplicitAutograd', _common_scatter_views.select_scatter)
+
+# schema/native_functions.yaml:1108
+_o.select_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.select_scatter))
+_o.select_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.select_scatter_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1110
+_o.diagonal_scatter.register('CompositeExplicitAutograd', _common_scatter_views.diagonal_scatter)
+
+# schema/native_functions.yaml:1114
+_o.diagonal_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.diagonal_scatter))
+_o.diagonal_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.diagonal_scatter_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1116
+_o.as_strided_scatter.register('CompositeExplicitAutograd', _common_scatter_views.as_strided_scatter)
+
+# schema/native_functions.yaml:1120
+_o.as_strided_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.as_strided_scatter))
+_o.as_strided_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.as_strided_scatter_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1122
+_o.index_add.register('CPU', _cpu_shape.index_add)
+_o.index_add.register('Meta', _meta_shape.index_add)
+
+# schema/native_functions.yaml:1127
+_o.index_add_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_add))
+_o.index_add_out.register("ADInplaceOrView", _inplace_or_view(_o.index_add_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:1129
+_o.index_add_.register('CPU', _cpu_shape.index_add_)
+_o.index_add_.register('Meta', _meta_shape.index_add_)
+_o.index_add_.register("ADInplaceOrView", _inplace_or_view(_o.index_add_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1135
+_o.index_copy.register('CPU', _cpu_shape.index_copy)
+_o.index_copy.register('Meta', _meta_shape.index_copy)
+
+# schema/native_functions.yaml:1140
+_o.index_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_copy))
+_o.index_copy_out.register("ADInplaceOrView", _inplace_or_view(_o.index_copy_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1142
+_o.index_copy_.register('CPU', _cpu_shape.index_copy_)
+_o.index_copy_.register('Meta', _meta_shape.index_copy_)
+_o.index_copy_.register("ADInplaceOrView", _inplace_or_view(_o.index_copy_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1148
+_o.index_fill_int_Scalar.register('CompositeExplicitAutograd', _common_scatter_views.index_fill)
+
+# schema/native_functions.yaml:1152
+_o.index_fill_int_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_fill_int_Scalar))
+_o.index_fill_int_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.index_fill_int_Scalar_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1154
+_o.index_fill_int_Tensor.register('CompositeExplicitAutograd', _common_scatter_views.index_fill)
+
+# schema/native_functions.yaml:1158
+_o.index_fill_int_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_fill_int_Tensor))
+_o.index_fill_int_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_fill_int_Tensor_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1160
+_o.index_fill__int_Scalar.register('CPU', _cpu_shape.index_fill_)
+_o.index_fill__int_Scalar.register('Meta', _meta_shape.index_fill_)
+_o.index_fill__int_Scalar.register("ADInplaceOrView", _inplace_or_view(_o.index_fill__int_Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1166
+_o.index_fill__int_Tensor.register('CPU', _cpu_shape.index_fill_)
+_o.index_fill__int_Tensor.register('Meta', _meta_shape.index_fill_)
+_o.index_fill__int_Tensor.register("ADInplaceOrView", _inplace_or_view(_o.index_fill__int_Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1172
+_o.masked_scatter.register('CompositeExplicitAutograd', _common_scatter_views.masked_scatter)
+
+# schema/native_functions.yaml:1176
+_o.masked_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_scatter))
+_o.masked_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_scatter_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1178
+_o.masked_scatter_.register('CPU', _cpu_shape.masked_scatter_)
+_o.masked_scatter_.register('Meta', _meta_shape.masked_scatter_)
+_o.masked_scatter_.register("ADInplaceOrView", _inplace_or_view(_o.masked_scatter_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1184
+_o.take.register('CPU', _cpu_shape.take)
+_o.take.register('Meta', _meta_shape.take)
+
+# schema/native_functions.yaml:1189
+_o.take_out.register('CompositeExplicitAutograd', _autogen_out(_o.take))
+_o.take_out.register("ADInplaceOrView", _inplace_or_view(_o.take_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1191
+_o.put.register('CompositeExplicitAutograd', _common_scatter_views.put)
+
+# schema/native_functions.yaml:1195
+_o.put_out.register('CompositeExplicitAutograd', _autogen_out(_o.put))
+_o.put_out.register("ADInplaceOrView", _inplace_or_view(_o.put_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1197
+_o.put_.register('CPU', _cpu_shape.put_)
+_o.put_.register('Meta', _meta_shape.put_)
+_o.put_.register("ADInplaceOrView", _inplace_or_view(_o.put_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1203
+_o.take_along_dim.register('CompositeImplicitAutograd', _composite_shape.take_along_dim)
+
+# schema/native_functions.yaml:1207
+_o.take_along_dim_out.register('CompositeExplicitAutograd', _autogen_out(_o.take_along_dim))
+_o.take_along_dim_out.register("ADInplaceOrView", _inplace_or_view(_o.take_along_dim_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1209
+_o.argwhere.register('CompositeImplicitAutograd', _composite_shape.argwhere)
+
+# schema/native_functions.yaml:1214
+_o.fliplr.register('CompositeImplicitAutograd', _composite_shape.fliplr)
+
+# schema/native_functions.yaml:1219
+_o.flipud.register('CompositeImplicitAutograd', _composite_shape.flipud)
+
+# schema/native_functions.yaml:1224
+_o.rot90.register('CompositeImplicitAutograd', _composite_shape.rot90)
+
+# schema/native_functions.yaml:1228
+_o.rot90_out.register('CompositeExplicitAutograd', _autogen_out(_o.rot90))
+_o.rot90_out.register("ADInplaceOrView", _inplace_or_view(_o.rot90_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:1230
+_o.msort.register('CompositeImplicitAutograd', _composite_shape.msort)
+
+# schema/native_functions.yaml:1234
+_o.msort_out.register('CompositeExplicitAutograd', _autogen_out(_o.msort))
+_o.msort_out.register("ADInplaceOrView", _inplace_or_view(_o.msort_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1236
+_o.unique_consecutive.register('CPU', _cpu_shape.unique_consecutive)
+_o.unique_consecutive.register('Meta', _meta_shape.unique_consecutive)
+
+# schema/native_functions.yaml:1241
+_o.unique_consecutive_out.register('CompositeExplicitAutograd', _autogen_out(_o.unique_consecutive))
+_o.unique_consecutive_out.register("ADInplaceOrView", _inplace_or_view(_o.unique_consecutive_out, (4, 5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:1244
+_o.unfold.register('CompositeExplicitAutograd', _common_views.unfold)
+
+# schema/native_functions.yaml:1250
+_o.swapaxes.register('CompositeImplicitAutograd', _composite_shape.swapaxes)
+
+# schema/native_functions.yaml:1255
+_o.swapdims.register('CompositeImplicitAutograd', _composite_shape.swapdims)
+
+# schema/native_functions.yaml:1260
+_o.moveaxis_intlist.register('CompositeImplicitAutograd', _composite_shape.moveaxis_intlist)
+
+# schema/native_functions.yaml:1265
+_o.moveaxis_int.register('CompositeImplicitAutograd', _composite_shape.moveaxis)
+
+# schema/native_functions.yaml:1270
+_o.ravel.register('CompositeImplicitAutograd', _composite_shape.ravel)
+
+# schema/native_functions.yaml:1275
+_o.narrow_copy.register('CompositeImplicitAutograd', _composite_shape.narrow_copy)
+
+# schema/native_functions.yaml:1279
+_o.narrow_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o.narrow_copy))
+_o.narrow_copy_out.register("ADInplaceOrView", _inplace_or_view(_o.narrow_copy_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1281
+_o.tensor_split_sections.register('CompositeImplicitAutograd', _composite_shape.tensor_split_sections)
+
+# schema/native_functions.yaml:1286
+_o.tensor_split_indices.register('CompositeImplicitAutograd', _composite_shape.tensor_split_indices)
+
+# schema/native_functions.yaml:1291
+_o.tensor_split_tensor_indices_or_sections.register('CompositeImplicitAutograd', _composite_shape.tensor_split_tensor)
+
+# schema/native_functions.yaml:1296
+_o.hsplit_int.register('CompositeImplicitAutograd', _composite_shape.hsplit_int)
+
+# schema/native_functions.yaml:1301
+_o.hsplit_array.register('CompositeImplicitAutograd', _composite_shape.hsplit_array)
+
+# schema/native_functions.yaml:1306
+_o.vsplit_int.register('CompositeImplicitAutograd', _composite_shape.vsplit_int)
+
+# schema/native_functions.yaml:1311
+_o.vsplit_array.register('CompositeImplicitAutograd', _composite_shape.vsplit_array)
+
+# schema/native_functions.yaml:1316
+_o.dsplit_int.register('CompositeImplicitAutograd', _composite_shape.dsplit_int)
+
+# schema/native_functions.yaml:1321
+_o.dsplit_array.register('CompositeImplicitAutograd', _composite_shape.dsplit_array)
+
+# schema/native_functions.yaml:1326
+_o.atleast_1d.register('CompositeImplicitAutograd', _composite_shape.atleast_1d)
+
+# schema/native_functions.yaml:1331
+_o.atleast_1d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_1d_sequence)
+
+# schema/native_functions.yaml:1336
+_o.atleast_2d.register('CompositeImplicitAutograd', _composite_shape.atleast_2d)
+
+# schema/native_functions.yaml:1341
+_o.atleast_2d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_2d_sequence)
+
+# schema/native_functions.yaml:1346
+_o.atleast_3d.register('CompositeImplicitAutograd', _composite_shape.atleast_3d)
+
+# schema/native_functions.yaml:1351
+_o.atleast_3d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_3d_sequence)
+
+# schema/native_functions.yaml:1356
+_o.hstack.register('CompositeImplicitAutograd', _composite_shape.hstack)
+
+# schema/native_functions.yaml:1359
+_o.hstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.hstack))
+_o.hstack_out.register("ADInplaceOrView", _inplace_or_view(_o.hstack_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1361
+_o.vstack.register('CompositeImplicitAutograd', _composite_shape.vstack)
+
+# schema/native_functions.yaml:1364
+_o.vstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.vstack))
+_o.vstack_out.register("ADInplaceOrView", _inplace_or_view(_o.vstack_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1366
+_o.row_stack.register('CompositeImplicitAutograd', _composite_shape.row_stack)
+
+# schema/native_functions.yaml:1369
+_o.row_stack_out.register('CompositeExplicitAutograd', _autogen_out(_o.row_stack))
+_o.row_stack_out.register("ADInplaceOrView", _inplace_or_view(_o.row_stack_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1371
+_o.dstack.register('CompositeImplicitAutograd', _composite_shape.dstack)
+
+# schema/native_functions.yaml:1374
+_o.dstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.dstack))
+_o.dstack_out.register("ADInplaceOrView", _inplace_or_view(_o.dstack_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1376
+_o.column_stack.register('CompositeImplicitAutograd', _composite_shape.column_stack)
+
+# schema/native_functions.yaml:1379
+_o.column_stack_out.register('CompositeExplicitAutograd', _autogen_out(_o.column_stack))
+_o.column_stack_out.register("ADInplaceOrView", _inplace_or_view(_o.column_stack_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1381
+_o.diag_embed.register('CompositeImplicitAutograd', _composite_shape.diag_embed)
+
+# schema/native_functions.yaml:1385
+_o.diag_embed_out.register('CompositeExplicitAutograd', _autogen_out(_o.diag_embed))
+_o.diag_embed_out.register("ADInplaceOrView", _inplace_or_view(_o.diag_embed_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1387
+_o.diag.register('CompositeImplicitAutograd', _composite_shape.diag)
+
+# schema/native_functions.yaml:1391
+_o.diag_out.register('CompositeExplicitAutograd', _autogen_out(_o.diag))
+_o.diag_out.register("ADInplaceOrView", _inplace_or_view(_o.diag_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1393
+_o.diagflat.register('CompositeImplicitAutograd', _composite_shape.diagflat)
+
+# schema/native_functions.yaml:1398
+_o.repeat_interleave_Tensor.register('CPU', _cpu_shape.repeat_interleave_tensor)
+_o.repeat_interleave_Tensor.register('Meta', _meta_shape.repeat_interleave_tensor)
+
+# schema/native_functions.yaml:1402
+_o.repeat_interleave_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.repeat_interleave_Tensor))
+_o.repeat_interleave_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.repeat_interleave_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:1405
+_o.repeat_interleave_self_Tensor.register('CompositeImplicitAutograd', _composite_shape.repeat_interleave_self_tensor)
+
+# schema/native_functions.yaml:1410
+_o.repeat_interleave_self_int.register('CompositeImplicitAutograd', _composite_shape.repeat_interleave_self_int)
+
+# schema/native_functions.yaml:1415
+_o.searchsorted_Tensor.register('CPU', _cpu_shape.searchsorted)
+_o.searchsorted_Tensor.register('Meta', _meta_shape.searchsorted)
+
+# schema/native_functions.yaml:1419
+_o.searchsorted_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.searchsorted_Tensor))
+_o.searchsorted_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.searchsorted_Tensor_out, (6,)), with_keyset=True)
+
+# schema/native_functions.yaml:1421
+_o.searchsorted_Scalar.register('CPU', _cpu_shape.searchsorted_scalar)
+_o.searchsorted_Scalar.register('Meta', _meta_shape.searchsorted_scalar)
+
+# schema/native_functions.yaml:1425
+_o.searchsorted_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.searchsorted_Scalar))
+_o.searchsorted_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.searchsorted_Scalar_out, (6,)), with_keyset=True)
+
+# schema/native_functions.yaml:1427
+_o.bucketize_Tensor.register('CPU', _cpu_shape.bucketize)
+_o.bucketize_Tensor.register('Meta', _meta_shape.bucketize)
+
+# schema/native_functions.yaml:1431
+_o.bucketize_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bucketize_Tensor))
+_o.bucketize_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bucketize_Tensor_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1433
+_o.bucketize_Scalar.register('CPU', _cpu_shape.bucketize_scalar)
+_o.bucketize_Scalar.register('Meta', _meta_shape.bucketize_scalar)
+
+# schema/native_functions.yaml:1437
+_o.bucketize_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bucketize_Scalar))
+_o.bucketize_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bucketize_Scalar_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:1443
 _o.rand_generator.register('CPU', _cpu_factories.rand_generator)
 _o.rand_generator.register('Meta', _meta_random.rand_generator)
 _o.rand_generator.register("BackendSelect", _backend_select(_o.rand_generator, 4), with_keyset=True)
 
-# schema/native_functions.yaml:877
+# schema/native_functions.yaml:1449
 _o.randn_generator.register('CPU', _cpu_factories.randn_generator)
 _o.randn_generator.register('Meta', _meta_random.randn_generator)
 _o.randn_generator.register("BackendSelect", _backend_select(_o.randn_generator, 4), with_keyset=True)
 
-# schema/native_functions.yaml:883
+# schema/native_functions.yaml:1455
 _o.rand_out.register('CompositeExplicitAutograd', _common_random.rand_out)
 _o.rand_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:888
+# schema/native_functions.yaml:1460
 _o.rand_generator_out.register('CompositeExplicitAutograd', _common_random.rand_generator_out)
 _o.rand_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_generator_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:893
+# schema/native_functions.yaml:1465
 _o.randn_out.register('CompositeExplicitAutograd', _common_random.randn_out)
 _o.randn_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:898
+# schema/native_functions.yaml:1470
 _o.randn_generator_out.register('CompositeExplicitAutograd', _common_random.randn_generator_out)
 _o.randn_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_generator_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:903
+# schema/native_functions.yaml:1475
 _o.rand_like_generator.register('CompositeExplicitAutograd', _common_factories_like.rand_like_generator)
 
-# schema/native_functions.yaml:908
+# schema/native_functions.yaml:1480
 _o.randn_like_generator.register('CompositeExplicitAutograd', _common_factories_like.randn_like_generator)
 
-# schema/native_functions.yaml:913
+# schema/native_functions.yaml:1485
 _o.linspace.register('CPU', _cpu_random.linspace)
 _o.linspace.register('Meta', _meta_random.linspace)
 _o.linspace.register("BackendSelect", _backend_select(_o.linspace, 5), with_keyset=True)
 
-# schema/native_functions.yaml:919
+# schema/native_functions.yaml:1491
 _o.linspace_out.register('CompositeExplicitAutograd', _common_random.linspace_out)
 _o.linspace_out.register("ADInplaceOrView", _inplace_or_view(_o.linspace_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:923
+# schema/native_functions.yaml:1495
 _o.eye.register('CPU', _cpu_random.eye)
 _o.eye.register('Meta', _meta_random.eye)
 _o.eye.register("BackendSelect", _backend_select(_o.eye, 3), with_keyset=True)
 
-# schema/native_functions.yaml:929
+# schema/native_functions.yaml:1501
 _o.eye_m.register('CPU', _cpu_random.eye_m)
 _o.eye_m.register('Meta', _meta_random.eye_m)
 _o.eye_m.register("BackendSelect", _backend_select(_o.eye_m, 4), with_keyset=True)
 
-# schema/native_functions.yaml:935
+# schema/native_functions.yaml:1507
 _o.eye_out.register('CompositeExplicitAutograd', _common_random.eye_out)
 _o.eye_out.register("ADInplaceOrView", _inplace_or_view(_o.eye_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:939
+# schema/native_functions.yaml:1511
 _o.eye_m_out.register('CompositeExplicitAutograd', _common_random.eye_m_out)
 _o.eye_m_out.register("ADInplaceOrView", _inplace_or_view(_o.eye_m_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:943
+# schema/native_functions.yaml:1515
 _o.randint.register('CPU', _cpu_random.randint)
 _o.randint.register('Meta', _meta_random.randint)
 _o.randint.register("BackendSelect", _backend_select(_o.randint, 4), with_keyset=True)
 
-# schema/native_functions.yaml:949
+# schema/native_functions.yaml:1521
 _o.randint_generator.register('CPU', _cpu_random.randint_generator)
 _o.randint_generator.register('Meta', _meta_random.randint_generator)
 _o.randint_generator.register("BackendSelect", _backend_select(_o.randint_generator, 5), with_keyset=True)
 
-# schema/native_functions.yaml:955
+# schema/native_functions.yaml:1527
 _o.randint_low.register('CPU', _cpu_random.randint_low)
 _o.randint_low.register('Meta', _meta_random.randint_low)
 _o.randint_low.register("BackendSelect", _backend_select(_o.randint_low, 5), with_keyset=True)
 
-# schema/native_functions.yaml:961
+# schema/native_functions.yaml:1533
 _o.randint_low_generator.register('CPU', _cpu_random.randint_low_generator)
 _o.randint_low_generator.register('Meta', _meta_random.randint_low_generator)
 _o.randint_low_generator.register("BackendSelect", _backend_select(_o.randint_low_generator, 6), with_keyset=True)
 
-# schema/native_functions.yaml:967
+# schema/native_functions.yaml:1539
 _o.randint_out.register('CompositeExplicitAutograd', _common_random.randint_out)
 _o.randint_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml:1544
 _o.randint_generator_out.register('CompositeExplicitAutograd', _common_random.randint_generator_out)
 _o.randint_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:977
+# schema/native_functions.yaml:1549
 _o.randint_low_out.register('CompositeExplicitAutograd', _common_random.randint_low_out)
 _o.randint_low_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_low_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:982
+# schema/native_functions.yaml:1554
 _o.randint_low_generator_out.register('CompositeExplicitAutograd', _common_random.randint_low_generator_out)
 _o.randint_low_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_low_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:987
+# schema/native_functions.yaml:1559
 _o.randperm.register('CPU', _cpu_random.randperm)
 _o.randperm.register('Meta', _meta_random.randperm)
 _o.randperm.register("BackendSelect", _backend_select(_o.randperm, 3), with_keyset=True)
 
-# schema/native_functions.yaml:993
+# schema/native_functions.yaml:1565
 _o.randperm_generator.register('CPU', _cpu_random.randperm_generator)
 _o.randperm_generator.register('Meta', _meta_random.randperm_generator)
 _o.randperm_generator.register("BackendSelect", _backend_select(_o.randperm_generator, 4), with_keyset=True)
 
-# schema/native_functions.yaml:999
+# schema/native_functions.yaml:1571
 _o.randperm_out.register('CompositeExplicitAutograd', _common_random.randperm_out)
 _o.randperm_out.register("ADInplaceOrView", _inplace_or_view(_o.randperm_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1004
+# schema/native_functions.yaml:1576
 _o.randperm_generator_out.register('CompositeExplicitAutograd', _common_random.randperm_generator_out)
 _o.randperm_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randperm_generator_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1009
+# schema/native_functions.yaml:1581
 _o.randint_like.register('CompositeExplicitAutograd', _common_random.randint_like)
 
-# schema/native_functions.yaml:1014
+# schema/native_functions.yaml:1586
 _o.randint_like_Tensor.register('CompositeExplicitAutograd', _common_random.randint_like_tensor)
 
-# schema/native_functions.yaml:1019
+# schema/native_functions.yaml:1591
 _o.randint_like_low_dtype.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype)
 
-# schema/native_functions.yaml:1024
+# schema/native_functions.yaml:1596
 _o.randint_like_generator.register('CompositeExplicitAutograd', _common_random.randint_like_generator)
 
-# schema/native_functions.yaml:1029
+# schema/native_functions.yaml:1601
 _o.randint_like_Tensor_generator.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator)
 
-# schema/native_functions.yaml:1034
+# schema/native_functions.yaml:1606
 _o.randint_like_low_generator_dtype.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype)
 
-# schema/native_functions.yaml:1039
+# schema/native_functions.yaml:1611
 _o.uniform_.register('CPU', _cpu_random.uniform_)
 _o.uniform_.register('Meta', _meta_random.uniform_)
 _o.uniform_.register("ADInplaceOrView", _inplace_or_view(_o.uniform_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1046
+# schema/native_functions.yaml:1618
 _o.normal_.register('CPU', _cpu_random.normal_)
 _o.normal_.register('Meta', _meta_random.normal_)
 _o.normal_.register("ADInplaceOrView", _inplace_or_view(_o.normal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1053
+# schema/native_functions.yaml:1625
 _o.exponential_.register('CPU', _cpu_random.exponential_)
 _o.exponential_.register('Meta', _meta_random.exponential_)
 _o.exponential_.register("ADInplaceOrView", _inplace_or_view(_o.exponential_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1060
+# schema/native_functions.yaml:1632
 _o.random__from.register('CPU', _cpu_random.random_from)
 _o.random__from.register('Meta', _meta_random.random_from)
 _o.random__from.register("ADInplaceOrView", _inplace_or_view(_o.random__from, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1067
+# schema/native_functions.yaml:1639
 _o.random__to.register('CPU', _cpu_random.random_to)
 _o.random__to.register('Meta', _meta_random.random_to)
 _o.random__to.register("ADInplaceOrView", _inplace_or_view(_o.random__to, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1074
+# schema/native_functions.yaml:1646
 _o.random_.register('CPU', _cpu_random.random_)
 _o.random_.register('Meta', _meta_random.random_)
 _o.random_.register("ADInplaceOrView", _inplace_or_view(_o.random_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1081
+# schema/native_functions.yaml:1653
 _o.bernoulli.register('CPU', _cpu_random.bernoulli)
 _o.bernoulli.register('Meta', _meta_random.bernoulli)
 
-# schema/native_functions.yaml:1088
+# schema/native_functions.yaml:1660
 _o.bernoulli_out.register('CompositeExplicitAutograd', _common_random.bernoulli_out)
 _o.bernoulli_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1093
+# schema/native_functions.yaml:1665
 _o.bernoulli_p.register('CPU', _cpu_random.bernoulli_p)
 _o.bernoulli_p.register('Meta', _meta_random.bernoulli_p)
 
-# schema/native_functions.yaml:1100
+# schema/native_functions.yaml:1672
 _o.bernoulli_Tensor.register('CPU', _cpu_random.bernoulli_tensor)
 _o.bernoulli_Tensor.register('Meta', _meta_random.bernoulli_tensor)
 
-# schema/native_functions.yaml:1107
+# schema/native_functions.yaml:1679
 _o.bernoulli_Tensor_out.register('CompositeExplicitAutograd', _common_random.bernoulli_tensor_out)
 _o.bernoulli_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1112
+# schema/native_functions.yaml:1684
 _o.bernoulli__Tensor.register('CPU', _cpu_random.bernoulli__tensor)
 _o.bernoulli__Tensor.register('Meta', _meta_random.bernoulli__tensor)
 _o.bernoulli__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1119
+# schema/native_functions.yaml:1691
 _o.bernoulli__float.register('CPU', _cpu_random.bernoulli__float)
 _o.bernoulli__float.register('Meta', _meta_random.bernoulli__float)
 _o.bernoulli__float.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__float, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1126
+# schema/native_functions.yaml:1698
 _o.native_dropout.register('CPU', _cpu_random.native_dropout)
 _o.native_dropout.register('Meta', _meta_random.native_dropout)
 
-# schema/native_functions.yaml:1132
+# schema/native_functions.yaml:1704
 _o.native_dropout_backward.register('CompositeExplicitAutograd', _common_random.native_dropout_backward)
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml:1707
 _o.native_dropout_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_dropout_backward))
 _o.native_dropout_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_dropout_backward_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1138
+# schema/native_functions.yaml:1710
 _o.dropout.register('CompositeImplicitAutograd', _composite_random.dropout)
 
-# schema/native_functions.yaml:1143
+# schema/native_functions.yaml:1715
 _o.dropout_.register('CompositeImplicitAutograd', _composite_random.dropout_)
 _o.dropout_.register("ADInplaceOrView", _inplace_or_view(_o.dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml:1720
 _o.feature_dropout.register('CompositeImplicitAutograd', _composite_random.feature_dropout)
 
-# schema/native_functions.yaml:1153
+# schema/native_functions.yaml:1725
 _o.feature_dropout_.register('CompositeImplicitAutograd', _composite_random.feature_dropout_)
 _o.feature_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.feature_dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml:1730
 _o.alpha_dropout.register('CompositeImplicitAutograd', _composite_random.alpha_dropout)
 
-# schema/native_functions.yaml:1163
+# schema/native_functions.yaml:1735
 _o.alpha_dropout_.register('CompositeImplicitAutograd', _composite_random.alpha_dropout_)
 _o.alpha_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.alpha_dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1168
+# schema/native_functions.yaml:1740
 _o.feature_alpha_dropout.register('CompositeImplicitAutograd', _composite_random.feature_alpha_dropout)
 
-# schema/native_functions.yaml:1173
+# schema/native_functions.yaml:1745
 _o.feature_alpha_dropout_.register('CompositeImplicitAutograd', _composite_random.feature_alpha_dropout_)
 _o.feature_alpha_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.feature_alpha_dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1178
+# schema/native_functions.yaml:1750
 _o.normal_float_float.register('CPU', _cpu_random.normal_float_float)
 _o.normal_float_float.register('Meta', _meta_random.normal_float_float)
 _o.normal_float_float.register("BackendSelect", _backend_select(_o.normal_float_float, 6), with_keyset=True)
 
-# schema/native_functions.yaml:1184
+# schema/native_functions.yaml:1756
 _o.normal_float_float_out.register('CompositeExplicitAutograd', _common_random.normal_float_float_out)
 _o.normal_float_float_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_float_float_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1189
+# schema/native_functions.yaml:1761
 _o.normal_Tensor_float.register('CPU', _cpu_random.normal_tensor_float)
 _o.normal_Tensor_float.register('Meta', _meta_random.normal_tensor_float)
 
-# schema/native_functions.yaml:1196
+# schema/native_functions.yaml:1768
 _o.normal_Tensor_float_out.register('CompositeExplicitAutograd', _common_random.normal_tensor_float_out)
 _o.normal_Tensor_float_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_float_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1201
+# schema/native_functions.yaml:1773
 _o.normal_float_Tensor.register('CPU', _cpu_random.normal_float_tensor)
 _o.normal_float_Tensor.register('Meta', _meta_random.normal_float_tensor)
 
-# schema/native_functions.yaml:1205
+# schema/native_functions.yaml:1777
 _o.normal_float_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_float_Tensor))
 _o.normal_float_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_float_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1208
+# schema/native_functions.yaml:1780
 _o.normal_Tensor_Tensor.register('CPU', _cpu_random.normal_tensor_tensor)
 _o.normal_Tensor_Tensor.register('Meta', _meta_random.normal_tensor_tensor)
 
-# schema/native_functions.yaml:1212
+# schema/native_functions.yaml:1784
 _o.normal_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_Tensor_Tensor))
 _o.normal_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1215
+# schema/native_functions.yaml:1787
 _o.log_normal_.register('CPU', _cpu_random.log_normal_)
 _o.log_normal_.register('Meta', _meta_random.log_normal_)
 _o.log_normal_.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1222
+# schema/native_functions.yaml:1794
 _o.cauchy_.register('CPU', _cpu_random.cauchy_)
 _o.cauchy_.register('Meta', _meta_random.cauchy_)
 _o.cauchy_.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1229
+# schema/native_functions.yaml:1801
 _o.geometric_.register('CPU', _cpu_random.geometric_)
 _o.geometric_.register('Meta', _meta_random.geometric_)
 _o.geometric_.register("ADInplaceOrView", _inplace_or_view(_o.geometric_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1236
+# schema/native_functions.yaml:1808
 _o.multinomial.register('CPU', _cpu_random.multinomial)
 _o.multinomial.register('Meta', _meta_random.multinomial)
 
-# schema/native_functions.yaml:1243
+# schema/native_functions.yaml:1815
 _o.multinomial_out.register('CompositeExplicitAutograd', _common_random.multinomial_out)
 _o.multinomial_out.register("ADInplaceOrView", _inplace_or_view(_o.multinomial_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1248
+# schema/native_functions.yaml:1820
 _o.poisson.register('CPU', _cpu_random.poisson)
 _o.poisson.register('Meta', _meta_random.poisson)
 
-# schema/native_functions.yaml:1254
+# schema/native_functions.yaml:1826
 _o.poisson_out.register('CompositeExplicitAutograd', _common_random.poisson_out)
 _o.poisson_out.register("ADInplaceOrView", _inplace_or_view(_o.poisson_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1259
+# schema/native_functions.yaml:1831
 _o.logspace.register('CPU', _cpu_random.logspace)
 _o.logspace.register('Meta', _meta_random.logspace)
 _o.logspace.register("BackendSelect", _backend_select(_o.logspace, 6), with_keyset=True)
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml:1837
 _o.logspace_out.register('CompositeExplicitAutograd', _common_random.logspace_out)
 _o.logspace_out.register("ADInplaceOrView", _inplace_or_view(_o.logspace_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1269
+# schema/native_functions.yaml:1841
 _o.empty_permuted.register('CPU', _cpu_random.empty_permuted)
 _o.empty_permuted.register('Meta', _meta_random.empty_permuted)
 _o.empty_permuted.register("BackendSelect", _backend_select(_o.empty_permuted, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1275
+# schema/native_functions.yaml:1847
 _o.empty_permuted_out.register('CompositeExplicitAutograd', _common_random.empty_permuted_out)
 _o.empty_permuted_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_permuted_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1279
+# schema/native_functions.yaml:1851
 _o.tril_indices.register('CPU', _cpu_random.tril_indices)
 _o.tril_indices.register('Meta', _meta_random.tril_indices)
 _o.tril_indices.register("BackendSelect", _backend_select(_o.tril_indices, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1285
+# schema/native_functions.yaml:1857
 _o.tril_indices_out.register('CompositeExplicitAutograd', _common_random.tril_indices_out)
 _o.tril_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.tril_indices_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1289
+# schema/native_functions.yaml:1861
 _o.triu_indices.register('CPU', _cpu_random.triu_indices)
 _o.triu_indices.register('Meta', _meta_random.triu_indices)
 _o.triu_indices.register("BackendSelect", _backend_select(_o.triu_indices, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1295
+# schema/native_functions.yaml:1867
+_o.meshgrid.register('CompositeImplicitAutograd', _composite_shape.meshgrid)
+
+# schema/native_functions.yaml:1871
+_o.meshgrid_indexing.register('CompositeImplicitAutograd', _composite_shape.meshgrid_indexing)
+
+# schema/native_functions.yaml:1875
+_o.broadcast_to.register('CompositeImplicitAutograd', _composite_shape.broadcast_to)
+
+# schema/native_functions.yaml:1880
+_o.broadcast_tensors.register('CompositeImplicitAutograd', _composite_shape.broadcast_tensors)
+
+# schema/native_functions.yaml:1884
+_o.cartesian_prod.register('CompositeImplicitAutograd', _composite_shape.cartesian_prod)
+
+# schema/native_functions.yaml:1888
+_o.exp2.register('CPU', _cpu_unary.exp2)
+_o.exp2.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1893
+_o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
+_o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1896
+_o.exp2_.register('CPU', _cpu_unary.exp2_)
+_o.exp2_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1903
+_o.expm1.register('CPU', _cpu_unary.expm1)
+_o.expm1.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1908
+_o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
+_o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1911
+_o.expm1_.register('CPU', _cpu_unary.expm1_)
+_o.expm1_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1918
+_o.log2.register('CPU', _cpu_unary.log2)
+_o.log2.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1923
+_o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
+_o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1926
+_o.log2_.register('CPU', _cpu_unary.log2_)
+_o.log2_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1933
+_o.log10.register('CPU', _cpu_unary.log10)
+_o.log10.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1938
+_o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
+_o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1941
+_o.log10_.register('CPU', _cpu_unary.log10_)
+_o.log10_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1948
+_o.log1p.register('CPU', _cpu_unary.log1p)
+_o.log1p.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1953
+_o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
+_o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1956
+_o.log1p_.register('CPU', _cpu_unary.log1p_)
+_o.log1p_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1963
+_o.sqrt.register('CPU', _cpu_unary.sqrt)
+_o.sqrt.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1968
+_o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
+_o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1971
+_o.sqrt_.register('CPU', _cpu_unary.sqrt_)
+_o.sqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1978
+_o.rsqrt.register('CPU', _cpu_unary.rsqrt)
+_o.rsqrt.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1983
+_o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
+_o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1986
+_o.rsqrt_.register('CPU', _cpu_unary.rsqrt_)
+_o.rsqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:1993
+_o.reciprocal.register('CPU', _cpu_unary.reciprocal)
+_o.reciprocal.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:1998
+_o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciprocal))
+_o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2001
+_o.reciprocal_.register('CPU', _cpu_unary.reciprocal_)
+_o.reciprocal_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2008
+_o.sin.register('CPU', _cpu_unary.sin)
+_o.sin.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:2013
+_o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
+_o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2016
+_o.sin_.register('CPU', _cpu_unary.sin_)
+_o.sin_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2023
+_o.cos.register('CPU', _cpu_unary.cos)
+_o.cos.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:2028
+_o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
+_o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2031
+_o.cos_.register('CPU', _cpu_unary.cos_)
+_o.cos_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2038
+_o.tan.register('CPU', _cpu_unary.tan)
+_o.tan.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:2043
+_o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
+_o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2046
+_o.tan_.register('CPU', _cpu_unary.tan_)
+_o.tan_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2053
+_o.asin.register('CPU', _cpu_unary.asin)
+_o.asin.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:2058
+_o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
+_o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2061
+_o.asin_.register('CPU', _cpu_unary.asin_)
+_o.asin_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2068
+_o.acos.register('CPU', _cpu_unary.acos)
+_o.acos.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:2073
+_o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
+_o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2076
+_o.acos_.register('CPU', _cpu_unary.acos_)
+_o.acos_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2083
+_o.atan.register('CPU', _cpu_unary.atan)
+_o.atan.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:2088
+_o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
+_o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2091
+_o.atan_.register('CPU', _cpu_unary.atan_)
+_o.atan_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2098
+_o.sinh.register('CPU', _cpu_unary.sinh)
+_o.sinh.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:2103
+_o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
+_o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2106
+_o.sinh_.register('CPU', _cpu_unary.sinh_)
+_o.sinh_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2113
+_o.cosh.register('CPU', _cpu_unary.cosh)
+_o.cosh.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:2118
+_o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
+_o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2121
+_o.cosh_.register('CPU', _cpu_unary.cosh_)
+_o.cosh_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2128
+_o.erf.register('CPU', _cpu_unary.erf)
+_o.erf.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml:2133
+_o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
+_o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2136
+_o.erf_.register('CPU', _cpu_unary.erf_)
+_o.erf_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2143
+_o.abs.register('CPU', _cpu_unary.abs)
+_o.abs.register('Meta', _meta_unary.abs)
+
+# schema/native_functions.yaml:2148
+_o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
+_o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2151
+_o.abs_.register('CPU', _cpu_unary.abs_)
+_o.abs_.register('Meta', _meta_unary.abs_)
+_o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2158
+_o.floor.register('CPU', _cpu_unary.floor)
+_o.floor.register('Meta', _meta_unary.floor)
+
+# schema/native_functions.yaml:2163
+_o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
+_o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2166
+_o.floor_.register('CPU', _cpu_unary.floor_)
+_o.floor_.register('Meta', _meta_unary.floor_)
+_o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2173
+_o.ceil.register('CPU', _cpu_unary.ceil)
+_o.ceil.register('Meta', _meta_unary.ceil)
+
+# schema/native_functions.yaml:2178
+_o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
+_o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2181
+_o.ceil_.register('CPU', _cpu_unary.ceil_)
+_o.ceil_.register('Meta', _meta_unary.ceil_)
+_o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2188
+_o.round.register('CPU', _cpu_unary.round)
+_o.round.register('Meta', _meta_unary.round)
+
+# schema/native_functions.yaml:2193
+_o.round_out.register('CompositeExplicitAutograd', _autogen_out(_o.round))
+_o.round_out.register("ADInplaceOrView", _inplace_or_view(_o.round_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2196
+_o.round_decimals.register('CPU', _cpu_unary.round_decimals)
+_o.round_decimals.register('Meta', _meta_unary.round_decimals)
+
+# schema/native_functions.yaml:2201
+_o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.round_decimals))
+_o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2204
+_o.round_.register('CPU', _cpu_unary.round_)
+_o.round_.register('Meta', _meta_unary.round_)
+_o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2211
+_o.round__decimals.register('CPU', _cpu_unary.round_decimals_)
+_o.round__decimals.register('Meta', _meta_unary.round_decimals_)
+_o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2218
+_o.trunc.register('CPU', _cpu_unary.trunc)
+_o.trunc.register('Meta', _meta_unary.trunc)
+
+# schema/native_functions.yaml:2223
+_o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
+_o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2226
+_o.trunc_.register('CPU', _cpu_unary.trunc_)
+_o.trunc_.register('Meta', _meta_unary.trunc_)
+_o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2233
+_o.frac.register('CPU', _cpu_unary.frac)
+_o.frac.register('Meta', _meta_unary.frac)
+
+# schema/native_functions.yaml:2238
+_o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
+_o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2241
+_o.frac_.register('CPU', _cpu_unary.frac_)
+_o.frac_.register('Meta', _meta_unary.frac_)
+_o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2248
+_o.sign.register('CPU', _cpu_unary.sign)
+_o.sign.register('Meta', _meta_pointwise.unary_same)
+
+# schema/native_functions.yaml:2253
+_o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
+_o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2256
+_o.sign_.register('CPU', _cpu_unary.sign_)
+_o.sign_.register('Meta', _meta_pointwise.unary_inplace)
+_o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2263
+_o.logical_not.register('CPU', _cpu_unary.logical_not)
+_o.logical_not.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:2268
+_o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_not))
+_o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2271
+_o.logical_not_.register('CPU', _cpu_unary.logical_not_)
+_o.logical_not_.register('Meta', _meta_pointwise.unary_inplace)
+_o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2278
+_o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
+_o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
+
+# schema/native_functions.yaml:2283
+_o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_not))
+_o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2286
+_o.bitwise_not_.register('CPU', _cpu_unary.bitwise_not_)
+_o.bitwise_not_.register('Meta', _meta_unary.bitwise_not_)
+_o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2293
+_o.isnan.register('CPU', _cpu_unary.isnan)
+_o.isnan.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:2298
+_o.isnan_out.register('CompositeExplicitAutograd', _autogen_out(_o.isnan))
+_o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2301
+_o.isinf.register('CPU', _cpu_unary.isinf)
+_o.isinf.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:2306
+_o.isinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isinf))
+_o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2309
+_o.isfinite.register('CPU', _cpu_unary.isfinite)
+_o.isfinite.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:2316
+_o.signbit.register('CPU', _cpu_unary.signbit)
+_o.signbit.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml:2321
+_o.signbit_out.register('CompositeExplicitAutograd', _autogen_out(_o.signbit))
+_o.signbit_out.register("ADInplaceOrView", _inplace_or_view(_o.signbit_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:2324
+_o.nan_to_num.register('CPU', _cpu_unary.nan_to_num)
+_o.nan_to_num.register('Meta', _meta_unary.nan_to_num)
+
+# schema/native_functions.yaml:2329
+_o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_num))
+_o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2332
+_o.nan_to_num_.register('CPU', _cpu_unary.nan_to_num_)
+_o.nan_to_num_.register('Meta', _meta_unary.nan_to_num_)
+_o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2339
+_o.convolution.register('CPU', _cpu_conv.convolution)
+_o.convolution.register('Meta', _meta_conv.convolution)
+
+# schema/native_functions.yaml:2343
+_o.convolution_out.register('CompositeExplicitAutograd', _autogen_out(_o.convolution))
+_o.convolution_out.register("ADInplaceOrView", _inplace_or_view(_o.convolution_out, (9,)), with_keyset=True)
+
+# schema/native_functions.yaml:2346
+_o.convolution_backward.register('CPU', _cpu_conv.convolution_backward)
+_o.convolution_backward.register('Meta', _meta_conv.convolution_backward)
+
+# schema/native_functions.yaml:2352
+_o.conv1d.register('CompositeImplicitAutograd', _composite_conv.conv1d)
+
+# schema/native_functions.yaml:2356
+_o.conv2d.register('CompositeImplicitAutograd', _composite_conv.conv2d)
+
+# schema/native_functions.yaml:2360
+_o.conv1d_padding.register('CompositeImplicitAutograd', _composite_conv.conv1d_padding)
+
+# schema/native_functions.yaml:2364
+_o.conv2d_padding.register('CompositeImplicitAutograd', _composite_conv.conv2d_padding)
+
+# schema/native_functions.yaml:2368
+_o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)
+_o.max_pool2d_with_indices.register('Meta', _meta_conv.max_pool2d_with_indices)
+
+# schema/native_functions.yaml:2374
+_o.max_pool2d_with_indices_backward.register('CPU', _cpu_conv.max_pool2d_with_indices_backward)
+_o.max_pool2d_with_indices_backward.register('Meta', _meta_conv.max_pool2d_with_indices_backward)
+
+# schema/native_functions.yaml:2379
+_o.max_pool2d.register('CompositeImplicitAutograd', _composite_conv.max_pool2d)
+
+# schema/native_functions.yaml:2383
+_o.avg_pool2d.register('CPU', _cpu_conv.avg_pool2d)
+_o.avg_pool2d.register('Meta', _meta_conv.avg_pool2d)
+
+# schema/native_functions.yaml:2387
+_o.avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.avg_pool2d))
+_o.avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o.avg_pool2d_out, (7,)), with_keyset=True)
+
+# schema/native_functions.yaml:2390
+_o.avg_pool2d_backward.register('CPU', _cpu_conv.avg_pool2d_backward)
+_o.avg_pool2d_backward.register('Meta', _meta_conv.avg_pool2d_backward)
+
+# schema/native_functions.yaml:2395
+_o._adaptive_avg_pool2d.register('CPU', _cpu_conv.adaptive_avg_pool2d_kernel)
+_o._adaptive_avg_pool2d.register('Meta', _meta_conv.adaptive_avg_pool2d_kernel)
+
+# schema/native_functions.yaml:2399
+_o._adaptive_avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d))
+_o._adaptive_avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2402
+_o._adaptive_avg_pool2d_backward.register('CPU', _cpu_conv.adaptive_avg_pool2d_backward_kernel)
+_o._adaptive_avg_pool2d_backward.register('Meta', _meta_conv.adaptive_avg_pool2d_backward_kernel)
+
+# schema/native_functions.yaml:2406
+_o._adaptive_avg_pool2d_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d_backward))
+_o._adaptive_avg_pool2d_backward_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_backward_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2408
+_o.adaptive_avg_pool2d.register('CompositeImplicitAutograd', _composite_conv.adaptive_avg_pool2d)
+
+# schema/native_functions.yaml:2412
+_o.constant_pad_nd.register('CPU', _cpu_conv.constant_pad_nd)
+_o.constant_pad_nd.register('Meta', _meta_conv.constant_pad_nd)
+
+# schema/native_functions.yaml:2416
+_o.constant_pad_nd_out.register('CompositeExplicitAutograd', _autogen_out(_o.constant_pad_nd))
+_o.constant_pad_nd_out.register("ADInplaceOrView", _inplace_or_view(_o.constant_pad_nd_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2418
+_o.pad.register('CompositeImplicitAutograd', _composite_conv.pad)
+
+# schema/native_functions.yaml:2422
+_o.embedding.register('CPU', _cpu_conv.embedding)
+_o.embedding.register('Meta', _meta_conv.embedding)
+
+# schema/native_functions.yaml:2426
+_o.embedding_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding))
+_o.embedding_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2429
+_o.embedding_dense_backward.register('CPU', _cpu_conv.embedding_dense_backward)
+_o.embedding_dense_backward.register('Meta', _meta_conv.embedding_dense_backward)
+
+# schema/native_functions.yaml:2433
+_o.embedding_dense_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding_dense_backward))
+_o.embedding_dense_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_dense_backward_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2435
+_o.one_hot.register('CompositeImplicitAutograd', _composite_conv.one_hot)
+
+# schema/native_functions.yaml:2440
+_o.dot.register('CPU', _cpu_nn.dot)
+_o.dot.register('Meta', _meta_nn.dot)
+
+# schema/native_functions.yaml:2445
+_o.dot_out.register('CompositeExplicitAutograd', _autogen_out(_o.dot))
+_o.dot_out.register("ADInplaceOrView", _inplace_or_view(_o.dot_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2447
+_o.mv.register('CPU', _cpu_nn.mv)
+_o.mv.register('Meta', _meta_nn.mv)
+
+# schema/native_functions.yaml:2452
+_o.mv_out.register('CompositeExplicitAutograd', _autogen_out(_o.mv))
+_o.mv_out.register("ADInplaceOrView", _inplace_or_view(_o.mv_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2454
+_o.outer.register('CompositeImplicitAutograd', _composite_nn.outer)
+
+# schema/native_functions.yaml:2459
+_o.outer_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
+_o.outer_out.register("ADInplaceOrView", _inplace_or_view(_o.outer_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2463
+_o.baddbmm.register('CPU', _cpu_nn.baddbmm)
+_o.baddbmm.register('Meta', _meta_nn.baddbmm)
+
+# schema/native_functions.yaml:2468
+_o.baddbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.baddbmm))
+_o.baddbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:2470
+_o.baddbmm_.register('CPU', _cpu_nn.baddbmm_)
+_o.baddbmm_.register('Meta', _meta_nn.baddbmm_)
+_o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2476
+_o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
+
+# schema/native_functions.yaml:2480
+_o._softmax.register('CPU', _cpu_nn.softmax_forward)
+_o._softmax.register('Meta', _meta_nn.softmax_forward)
+
+# schema/native_functions.yaml:2484
+_o._softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax))
+_o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2487
+_o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
+_o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
+
+# schema/native_functions.yaml:2491
+_o._log_softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax))
+_o._log_softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2494
+_o.softmax_int.register('CompositeImplicitAutograd', _composite_nn.softmax_int)
+
+# schema/native_functions.yaml:2498
+_o.softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.softmax_int))
+_o.softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.softmax_int_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2500
+_o.log_softmax_int.register('CompositeImplicitAutograd', _composite_nn.log_softmax_int)
+
+# schema/native_functions.yaml:2504
+_o.log_softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.log_softmax_int))
+_o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softmax_int_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2506
+_o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
+_o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
+
+# schema/native_functions.yaml:2511
+_o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
+_o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2515
+_o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
+_o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
+
+# schema/native_functions.yaml:2519
+_o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
+_o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2521
+_o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
+_o.rsub_Tensor.register('Meta', _meta_binary.rsub)
+
+# schema/native_functions.yaml:2526
+_o.rsub_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Tensor))
+_o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2529
+_o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
+_o.rsub_Scalar.register('Meta', _meta_binary.rsub)
+
+# schema/native_functions.yaml:2534
+_o.rsub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Scalar))
+_o.rsub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2537
+_o.floor_divide.register('CPU', _cpu_binary.floor_divide)
+_o.floor_divide.register('Meta', _meta_binary.floor_divide)
+
+# schema/native_functions.yaml:2542
+_o.floor_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide))
+_o.floor_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2545
+_o.floor_divide_Scalar.register('CPU', _cpu_binary.floor_divide)
+_o.floor_divide_Scalar.register('Meta', _meta_binary.floor_divide)
+
+# schema/native_functions.yaml:2550
+_o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide_Scalar))
+_o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2553
+_o.floor_divide__Tensor.register('CPU', _cpu_binary.floor_divide_)
+_o.floor_divide__Tensor.register('Meta', _meta_binary.floor_divide_)
+_o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2560
+_o.floor_divide__Scalar.register('CPU', _cpu_binary.floor_divide_)
+_o.floor_divide__Scalar.register('Meta', _meta_binary.floor_divide_)
+_o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2567
+_o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
+_o.remainder_Tensor.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml:2572
+_o.remainder_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Tensor))
+_o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2575
+_o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
+_o.remainder_Scalar.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml:2580
+_o.remainder_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar))
+_o.remainder_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2583
+_o.remainder_Scalar_Tensor.register('CPU', _cpu_binary.remainder_scalar_tensor)
+_o.remainder_Scalar_Tensor.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml:2588
+_o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar_Tensor))
+_o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2591
+_o.remainder__Tensor.register('CPU', _cpu_binary.remainder_)
+_o.remainder__Tensor.register('Meta', _meta_binary.remainder_)
+_o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2598
+_o.remainder__Scalar.register('CPU', _cpu_binary.remainder_)
+_o.remainder__Scalar.register('Meta', _meta_binary.remainder_)
+_o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2605
+_o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
+_o.fmod_Tensor.register('Meta', _meta_binary.fmod)
+
+# schema/native_functions.yaml:2610
+_o.fmod_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Tensor))
+_o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2613
+_o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
+_o.fmod_Scalar.register('Meta', _meta_binary.fmod)
+
+# schema/native_functions.yaml:2618
+_o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Scalar))
+_o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2621
+_o.fmod__Tensor.register('CPU', _cpu_binary.fmod_)
+_o.fmod__Tensor.register('Meta', _meta_binary.fmod_)
+_o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2628
+_o.fmod__Scalar.register('CPU', _cpu_binary.fmod_)
+_o.fmod__Scalar.register('Meta', _meta_binary.fmod_)
+_o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2635
+_o.maximum.register('CPU', _cpu_binary.maximum)
+_o.maximum.register('Meta', _meta_binary.maximum)
+
+# schema/native_functions.yaml:2640
+_o.maximum_out.register('CompositeExplicitAutograd', _autogen_out(_o.maximum))
+_o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2643
+_o.minimum.register('CPU', _cpu_binary.minimum)
+_o.minimum.register('Meta', _meta_binary.minimum)
+
+# schema/native_functions.yaml:2648
+_o.minimum_out.register('CompositeExplicitAutograd', _autogen_out(_o.minimum))
+_o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2651
+_o.atan2.register('CPU', _cpu_binary.atan2)
+_o.atan2.register('Meta', _meta_binary.atan2)
+
+# schema/native_functions.yaml:2656
+_o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
+_o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2659
+_o.atan2_.register('CPU', _cpu_binary.atan2_)
+_o.atan2_.register('Meta', _meta_binary.atan2_)
+_o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2666
+_o.logical_and.register('CPU', _cpu_binary.logical_and)
+_o.logical_and.register('Meta', _meta_binary.logical_and)
+
+# schema/native_functions.yaml:2671
+_o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_and))
+_o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2674
+_o.logical_and_.register('CPU', _cpu_binary.logical_and_)
+_o.logical_and_.register('Meta', _meta_binary.logical_and_)
+_o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2681
+_o.logical_or.register('CPU', _cpu_binary.logical_or)
+_o.logical_or.register('Meta', _meta_binary.logical_or)
+
+# schema/native_functions.yaml:2686
+_o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_or))
+_o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2689
+_o.logical_or_.register('CPU', _cpu_binary.logical_or_)
+_o.logical_or_.register('Meta', _meta_binary.logical_or_)
+_o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2696
+_o.logical_xor.register('CPU', _cpu_binary.logical_xor)
+_o.logical_xor.register('Meta', _meta_binary.logical_xor)
+
+# schema/native_functions.yaml:2701
+_o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_xor))
+_o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2704
+_o.logical_xor_.register('CPU', _cpu_binary.logical_xor_)
+_o.logical_xor_.register('Meta', _meta_binary.logical_xor_)
+_o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2711
+_o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml:2716
+_o.bitwise_and_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Tensor))
+_o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2719
+_o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml:2724
+_o.bitwise_and_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar))
+_o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2727
+_o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml:2732
+_o.bitwise_and_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar_Tensor))
+_o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2735
+_o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
+_o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2742
+_o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
+_o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2749
+_o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml:2754
+_o.bitwise_or_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Tensor))
+_o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2757
+_o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml:2762
+_o.bitwise_or_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar))
+_o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2765
+_o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml:2770
+_o.bitwise_or_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar_Tensor))
+_o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2773
+_o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
+_o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2780
+_o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
+_o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2787
+_o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml:2792
+_o.bitwise_xor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Tensor))
+_o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2795
+_o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml:2800
+_o.bitwise_xor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar))
+_o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2803
+_o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml:2808
+_o.bitwise_xor_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar_Tensor))
+_o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2811
+_o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
+_o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2818
+_o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
+_o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2825
+_o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
+_o.lerp_Scalar.register('Meta', _meta_binary.lerp)
+
+# schema/native_functions.yaml:2830
+_o.lerp_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Scalar))
+_o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2833
+_o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
+_o.lerp_Tensor.register('Meta', _meta_binary.lerp)
+
+# schema/native_functions.yaml:2838
+_o.lerp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Tensor))
+_o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:2841
+_o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
+_o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2848
+_o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
+_o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2855
+_o.addcmul.register('CPU', _cpu_binary.addcmul)
+_o.addcmul.register('Meta', _meta_binary.addcmul)
+
+# schema/native_functions.yaml:2860
+_o.addcmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcmul))
+_o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2863
+_o.addcmul_.register('CPU', _cpu_binary.addcmul_)
+_o.addcmul_.register('Meta', _meta_binary.addcmul_)
+_o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2870
+_o.addcdiv.register('CPU', _cpu_binary.addcdiv)
+_o.addcdiv.register('Meta', _meta_binary.addcdiv)
+
+# schema/native_functions.yaml:2875
+_o.addcdiv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcdiv))
+_o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:2878
+_o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
+_o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
+_o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2885
+_o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
+_o.ne_Scalar.register('Meta', _meta_pointwise.ne)
+
+# schema/native_functions.yaml:2890
+_o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
+_o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2893
+_o.le_Scalar.register('CPU', _cpu_pointwise.le)
+_o.le_Scalar.register('Meta', _meta_pointwise.le)
+
+# schema/native_functions.yaml:2898
+_o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
+_o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2901
+_o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
+_o.ge_Scalar.register('Meta', _meta_pointwise.ge)
+
+# schema/native_functions.yaml:2906
+_o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
+_o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:2909
+_o.eq__Tensor.register('CPU', _cpu_binary.eq_)
+_o.eq__Tensor.register('Meta', _meta_binary.eq_)
+_o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2916
+_o.eq__Scalar.register('CPU', _cpu_binary.eq_)
+_o.eq__Scalar.register('Meta', _meta_binary.eq_)
+_o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2923
+_o.ne__Tensor.register('CPU', _cpu_binary.ne_)
+_o.ne__Tensor.register('Meta', _meta_binary.ne_)
+_o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2930
+_o.ne__Scalar.register('CPU', _cpu_binary.ne_)
+_o.ne__Scalar.register('Meta', _meta_binary.ne_)
+_o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2937
+_o.lt__Tensor.register('CPU', _cpu_binary.lt_)
+_o.lt__Tensor.register('Meta', _meta_binary.lt_)
+_o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2944
+_o.lt__Scalar.register('CPU', _cpu_binary.lt_)
+_o.lt__Scalar.register('Meta', _meta_binary.lt_)
+_o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2951
+_o.le__Tensor.register('CPU', _cpu_binary.le_)
+_o.le__Tensor.register('Meta', _meta_binary.le_)
+_o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2958
+_o.le__Scalar.register('CPU', _cpu_binary.le_)
+_o.le__Scalar.register('Meta', _meta_binary.le_)
+_o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2965
+_o.gt__Tensor.register('CPU', _cpu_binary.gt_)
+_o.gt__Tensor.register('Meta', _meta_binary.gt_)
+_o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2972
+_o.gt__Scalar.register('CPU', _cpu_binary.gt_)
+_o.gt__Scalar.register('Meta', _meta_binary.gt_)
+_o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2979
+_o.ge__Tensor.register('CPU', _cpu_binary.ge_)
+_o.ge__Tensor.register('Meta', _meta_binary.ge_)
+_o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2986
+_o.ge__Scalar.register('CPU', _cpu_binary.ge_)
+_o.ge__Scalar.register('Meta', _meta_binary.ge_)
+_o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:2993
+_o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
+_o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
+
+# schema/native_functions.yaml:2998
+_o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
+_o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3001
+_o.div__Scalar.register('CPU', _cpu_pointwise.div_)
+_o.div__Scalar.register('Meta', _meta_pointwise.div_)
+_o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3008
+_o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
+_o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
+_o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3015
+_o.pow__Scalar.register('CPU', _cpu_pointwise.pow_)
+_o.pow__Scalar.register('Meta', _meta_pointwise.pow_)
+_o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3022
+_o.where_ScalarSelf.register('CompositeImplicitAutograd', _composite_binary.where_scalar_self)
+
+# schema/native_functions.yaml:3027
+_o.where_ScalarOther.register('CompositeImplicitAutograd', _composite_binary.where_scalar_other)
+
+# schema/native_functions.yaml:3032
+_o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_scalar)
+
+# schema/native_functions.yaml:3037
+_o.gelu.register('CPU', _cpu_activation.gelu)
+_o.gelu.register('Meta', _meta_activation.gelu)
+
+# schema/native_functions.yaml:3042
+_o.gelu_out.register('CompositeExplicitAutograd', _autogen_out(_o.gelu))
+_o.gelu_out.register("ADInplaceOrView", _inplace_or_view(_o.gelu_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3045
+_o.gelu_.register('CPU', _cpu_activation.gelu_)
+_o.gelu_.register('Meta', _meta_activation.gelu_)
+_o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3051
+_o.gelu_backward.register('CPU', _cpu_activation.gelu_backward)
+_o.gelu_backward.register('Meta', _meta_activation.gelu_backward)
+
+# schema/native_functions.yaml:3058
+_o.silu.register('CPU', _cpu_activation.silu)
+_o.silu.register('Meta', _meta_activation.silu)
+
+# schema/native_functions.yaml:3063
+_o.silu_out.register('CompositeExplicitAutograd', _autogen_out(_o.silu))
+_o.silu_out.register("ADInplaceOrView", _inplace_or_view(_o.silu_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:3066
+_o.silu_.register('CPU', _cpu_activation.silu_)
+_o.silu_.register('Meta', _meta_activation.silu_)
+_o.silu_.register("ADInplaceOrView", _inplace_or_view(_o.silu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3073
+_o.silu_backward.register('CPU', _cpu_activation.silu_backward)
+_o.silu_backward.register('Meta', _meta_activation.silu_backward)
+
+# schema/native_functions.yaml:3080
+_o.softplus.register('CPU', _cpu_activation.softplus)
+_o.softplus.register('Meta', _meta_activation.softplus)
+
+# schema/native_functions.yaml:3085
+_o.softplus_out.register('CompositeExplicitAutograd', _autogen_out(_o.softplus))
+_o.softplus_out.register("ADInplaceOrView", _inplace_or_view(_o.softplus_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3088
+_o.softplus_backward.register('CPU', _cpu_activation.softplus_backward)
+_o.softplus_backward.register('Meta', _meta_activation.softplus_backward)
+
+# schema/native_functions.yaml:3094
+_o.leaky_relu.register('CPU', _cpu_activation.leaky_relu)
+_o.leaky_relu.register('Meta', _meta_activation.leaky_relu)
+
+# schema/native_functions.yaml:3099
+_o.leaky_relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.leaky_relu))
+_o.leaky_relu_out.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3102
+_o.leaky_relu_.register('CPU', _cpu_activation.leaky_relu_)
+_o.leaky_relu_.register('Meta', _meta_activation.leaky_relu_)
+_o.leaky_relu_.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3109
+_o.leaky_relu_backward.register('CPU', _cpu_activation.leaky_relu_backward)
+_o.leaky_relu_backward.register('Meta', _meta_activation.leaky_relu_backward)
+
+# schema/native_functions.yaml:3115
+_o.elu.register('CPU', _cpu_activation.elu)
+_o.elu.register('Meta', _meta_activation.elu)
+
+# schema/native_functions.yaml:3120
+_o.elu_out.register('CompositeExplicitAutograd', _autogen_out(_o.elu))
+_o.elu_out.register("ADInplaceOrView", _inplace_or_view(_o.elu_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3123
+_o.elu_.register('CPU', _cpu_activation.elu_)
+_o.elu_.register('Meta', _meta_activation.elu_)
+_o.elu_.register("ADInplaceOrView", _inplace_or_view(_o.elu_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3130
+_o.elu_backward.register('CPU', _cpu_activation.elu_backward)
+_o.elu_backward.register('Meta', _meta_activation.elu_backward)
+
+# schema/native_functions.yaml:3136
+_o.hardtanh.register('CPU', _cpu_activation.hardtanh)
+_o.hardtanh.register('Meta', _meta_activation.hardtanh)
+
+# schema/native_functions.yaml:3141
+_o.hardtanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.hardtanh))
+_o.hardtanh_out.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3144
+_o.hardtanh_.register('CPU', _cpu_activation.hardtanh_)
+_o.hardtanh_.register('Meta', _meta_activation.hardtanh_)
+_o.hardtanh_.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3151
+_o.hardtanh_backward.register('CPU', _cpu_activation.hardtanh_backward)
+_o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
+
+# schema/native_functions.yaml:3157
+_o.threshold.register('CPU', _cpu_activation.threshold)
+_o.threshold.register('Meta', _meta_activation.threshold)
+
+# schema/native_functions.yaml:3162
+_o.threshold_out.register('CompositeExplicitAutograd', _autogen_out(_o.threshold))
+_o.threshold_out.register("ADInplaceOrView", _inplace_or_view(_o.threshold_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3165
+_o.threshold_.register('CPU', _cpu_activation.threshold_)
+_o.threshold_.register('Meta', _meta_activation.threshold_)
+_o.threshold_.register("ADInplaceOrView", _inplace_or_view(_o.threshold_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3171
+_o.sigmoid_backward.register('CPU', _cpu_activation.sigmoid_backward)
+_o.sigmoid_backward.register('Meta', _meta_activation.sigmoid_backward)
+
+# schema/native_functions.yaml:3178
+_o.tanh_backward.register('CPU', _cpu_activation.tanh_backward)
+_o.tanh_backward.register('Meta', _meta_activation.tanh_backward)
+
+# schema/native_functions.yaml:3185
+_o.clamp_min.register('CPU', _cpu_activation.clamp_min)
+_o.clamp_min.register('Meta', _meta_activation.clamp_min)
+
+# schema/native_functions.yaml:3190
+_o.clamp_min_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min))
+_o.clamp_min_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3193
+_o.clamp_min_Tensor.register('CPU', _cpu_activation.clamp_min)
+_o.clamp_min_Tensor.register('Meta', _meta_activation.clamp_min)
+
+# schema/native_functions.yaml:3198
+_o.clamp_min_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min_Tensor))
+_o.clamp_min_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3201
+_o.clamp_min_.register('CPU', _cpu_activation.clamp_min_)
+_o.clamp_min_.register('Meta', _meta_activation.clamp_min_)
+_o.clamp_min_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3208
+_o.clamp_min__Tensor.register('CPU', _cpu_activation.clamp_min_)
+_o.clamp_min__Tensor.register('Meta', _meta_activation.clamp_min_)
+_o.clamp_min__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3215
+_o.clamp_max.register('CPU', _cpu_activation.clamp_max)
+_o.clamp_max.register('Meta', _meta_activation.clamp_max)
+
+# schema/native_functions.yaml:3220
+_o.clamp_max_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max))
+_o.clamp_max_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3223
+_o.clamp_max_Tensor.register('CPU', _cpu_activation.clamp_max)
+_o.clamp_max_Tensor.register('Meta', _meta_activation.clamp_max)
+
+# schema/native_functions.yaml:3228
+_o.clamp_max_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max_Tensor))
+_o.clamp_max_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3231
+_o.clamp_max_.register('CPU', _cpu_activation.clamp_max_)
+_o.clamp_max_.register('Meta', _meta_activation.clamp_max_)
+_o.clamp_max_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3238
+_o.clamp_max__Tensor.register('CPU', _cpu_activation.clamp_max_)
+_o.clamp_max__Tensor.register('Meta', _meta_activation.clamp_max_)
+_o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3245
+_o.clamp__Tensor.register('CPU', _cpu_activation.clamp_tensor_)
+_o.clamp__Tensor.register('Meta', _meta_activation.clamp_tensor_)
+_o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3252
+_o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.gelu_backward_grad_input)
+_o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3257
+_o.silu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.silu_backward_grad_input)
+_o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3263
+_o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.softplus_backward_grad_input)
+_o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3268
+_o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.leaky_relu_backward_grad_input)
+_o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3273
+_o.elu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.elu_backward_grad_input)
+_o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
+
+# schema/native_functions.yaml:3278
+_o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.hardtanh_backward_grad_input)
+_o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3283
+_o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.threshold_backward_grad_input)
+_o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3288
+_o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.sigmoid_backward_grad_input)
+_o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3294
+_o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.tanh_backward_grad_input)
+_o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3300
+_o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
+_o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
+
+# schema/native_functions.yaml:3305
+_o.nll_loss_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss_forward_output)
+_o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_forward_output, (5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:3309
+_o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
+_o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
+
+# schema/native_functions.yaml:3314
+_o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss_backward_grad_input)
+_o.nll_loss_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_backward_grad_input, (7,)), with_keyset=True)
+
+# schema/native_functions.yaml:3318
+_o.nll_loss.register('CompositeImplicitAutograd', _composite_nn.nll_loss)
+
+# schema/native_functions.yaml:3321
+_o.nll_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss))
+_o.nll_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:3323
+_o.nll_loss_nd.register('CompositeImplicitAutograd', _composite_nn.nll_loss_nd)
+
+# schema/native_functions.yaml:3327
+_o.cross_entropy_loss.register('CompositeImplicitAutograd', _composite_nn.cross_entropy_loss)
+
+# schema/native_functions.yaml:3331
+_o.mse_loss.register('CompositeImplicitAutograd', _composite_nn.mse_loss)
+
+# schema/native_functions.yaml:3334
+_o.mse_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.mse_loss))
+_o.mse_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.mse_loss_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3336
+_o.l1_loss.register('CompositeImplicitAutograd', _composite_nn.l1_loss)
+
+# schema/native_functions.yaml:3340
+_o.binary_cross_entropy.register('CPU', _cpu_nn.binary_cross_entropy)
+_o.binary_cross_entropy.register('Meta', _meta_nn.binary_cross_entropy)
+
+# schema/native_functions.yaml:3344
+_o.binary_cross_entropy_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy))
+_o.binary_cross_entropy_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3346
+_o.binary_cross_entropy_backward.register('CPU', _cpu_nn.binary_cross_entropy_backward)
+_o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_backward)
+
+# schema/native_functions.yaml:3351
+_o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.binary_cross_entropy_backward_grad_input)
+_o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:3355
+_o.binary_cross_entropy_with_logits.register('CompositeImplicitAutograd', _composite_nn.binary_cross_entropy_with_logits)
+
+# schema/native_functions.yaml:3358
+_o.binary_cross_entropy_with_logits_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_with_logits))
+_o.binary_cross_entropy_with_logits_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_with_logits_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:3360
+_o.native_layer_norm.register('CPU', _cpu_nn.native_layer_norm)
+_o.native_layer_norm.register('Meta', _meta_nn.native_layer_norm)
+
+# schema/native_functions.yaml:3364
+_o.native_layer_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm))
+_o.native_layer_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_out, (5, 6, 7)), with_keyset=True)
+
+# schema/native_functions.yaml:3367
+_o.native_layer_norm_backward.register('CPU', _cpu_nn.native_layer_norm_backward)
+_o.native_layer_norm_backward.register('Meta', _meta_nn.native_layer_norm_backward)
+
+# schema/native_functions.yaml:3371
+_o.native_layer_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm_backward))
+_o.native_layer_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_backward_out, (8, 9, 10)), with_keyset=True)
+
+# schema/native_functions.yaml:3374
+_o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
+
+# schema/native_functions.yaml:3378
+_o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
+_o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
+
+# schema/native_functions.yaml:3383
+_o.native_batch_norm_out.register('CompositeExplicitAutograd', _common_nn.native_batch_norm_out)
+_o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_out, (8, 9, 10)), with_keyset=True)
+
+# schema/native_functions.yaml:3387
+_o.native_batch_norm_backward.register('CPU', _cpu_nn.native_batch_norm_backward)
+_o.native_batch_norm_backward.register('Meta', _meta_nn.native_batch_norm_backward)
+
+# schema/native_functions.yaml:3391
+_o.native_batch_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_batch_norm_backward))
+_o.native_batch_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_backward_out, (10, 11, 12)), with_keyset=True)
+
+# schema/native_functions.yaml:3393
+_o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)
+
+# schema/native_functions.yaml:3397
+_o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite_nn.scaled_dot_product_attention)
+
+# schema/native_functions.yaml:3402
+_o.nll_loss2d_forward.register('CPU', _cpu_nn.nll_loss2d_forward)
+_o.nll_loss2d_forward.register('Meta', _meta_nn.nll_loss2d_forward)
+
+# schema/native_functions.yaml:3407
+_o.nll_loss2d_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_forward_output)
+_o.nll_loss2d_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_forward_output, (5, 6)), with_keyset=True)
+
+# schema/native_functions.yaml:3411
+_o.nll_loss2d_backward.register('CPU', _cpu_nn.nll_loss2d_backward)
+_o.nll_loss2d_backward.register('Meta', _meta_nn.nll_loss2d_backward)
+
+# schema/native_functions.yaml:3416
+_o.nll_loss2d_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_backward_grad_input)
+_o.nll_loss2d_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_backward_grad_input, (7,)), with_keyset=True)
+
+# schema/native_functions.yaml:3420
+_o.nll_loss2d.register('CompositeImplicitAutograd', _composite_nn.nll_loss2d)
+
+# schema/native_functions.yaml:3423
+_o.nll_loss2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d))
+_o.nll_loss2d_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:3425
+_o.ger.register('CompositeImplicitAutograd', _composite_nn.outer)
+
+# schema/native_functions.yaml:3430
+_o.ger_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
+_o.ger_out.register("ADInplaceOrView", _inplace_or_view(_o.ger_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3434
+_o.prod.register('CPU', _cpu_reduction.prod)
+_o.prod.register('Meta', _meta_reduction.prod)
+
+# schema/native_functions.yaml:3439
+_o.prod_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod))
+_o.prod_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3442
+_o.prod_dim_int.register('CPU', _cpu_reduction.prod_dim)
+_o.prod_dim_int.register('Meta', _meta_reduction.prod_dim)
+
+# schema/native_functions.yaml:3447
+_o.prod_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod_dim_int))
+_o.prod_int_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_int_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3450
+_o.amin.register('CPU', _cpu_reduction.amin)
+_o.amin.register('Meta', _meta_reduction.amin)
+
+# schema/native_functions.yaml:3455
+_o.amin_out.register('CompositeExplicitAutograd', _autogen_out(_o.amin))
+_o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3458
+_o.max.register('CPU', _cpu_reduction.max_all)
+_o.max.register('Meta', _meta_reduction.max_all)
+
+# schema/native_functions.yaml:3466
+_o.max_unary_out.register('CompositeExplicitAutograd', _common_reduction.max_unary_out)
+_o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:3471
+_o.max_dim.register('CPU', _cpu_reduction.max_dim)
+_o.max_dim.register('Meta', _meta_reduction.max_dim)
+
+# schema/native_functions.yaml:3478
+_o.max_dim_max.register('CompositeExplicitAutograd', _common_reduction.max_dim_max)
+_o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
+
+# schema/native_functions.yaml:3483
+_o.max_other.register('CPU', _cpu_reduction.max_other)
+_o.max_other.register('Meta', _meta_reduction.max_other)
+
+# schema/native_functions.yaml:3488
+_o.max_out.register('CompositeExplicitAutograd', _autogen_out(_o.max_other))
+_o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3490
+_o.min.register('CPU', _cpu_reduction.min_all)
+_o.min.register('Meta', _meta_reduction.min_all)
+
+# schema/native_functions.yaml:3498
+_o.min_unary_out.register('CompositeExplicitAutograd', _common_reduction.min_unary_out)
+_o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:3503
+_o.min_dim.register('CPU', _cpu_reduction.min_dim)
+_o.min_dim.register('Meta', _meta_reduction.min_dim)
+
+# schema/native_functions.yaml:3510
+_o.min_dim_min.register('CompositeExplicitAutograd', _common_reduction.min_dim_min)
+_o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
+
+# schema/native_functions.yaml:3515
+_o.min_other.register('CPU', _cpu_reduction.min_other)
+_o.min_other.register('Meta', _meta_reduction.min_other)
+
+# schema/native_functions.yaml:3520
+_o.min_out.register('CompositeExplicitAutograd', _autogen_out(_o.min_other))
+_o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3522
+_o.argmin.register('CPU', _cpu_reduction.argmin)
+_o.argmin.register('Meta', _meta_reduction.argmin)
+
+# schema/native_functions.yaml:3527
+_o.argmin_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmin))
+_o.argmin_out.register("ADInplaceOrView", _inplace_or_view(_o.argmin_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3530
+_o.var.register('CompositeImplicitAutograd', _composite_reduction.var)
+
+# schema/native_functions.yaml:3535
+_o.var_dim.register('CompositeImplicitAutograd', _composite_reduction.var_dim)
+
+# schema/native_functions.yaml:3539
+_o.var_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_dim))
+_o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3541
+_o.var_correction.register('CPU', _cpu_reduction.var_correction)
+_o.var_correction.register('Meta', _meta_reduction.var_correction)
+
+# schema/native_functions.yaml:3546
+_o.var_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_correction))
+_o.var_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_correction_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3549
+_o.std.register('CompositeImplicitAutograd', _composite_reduction.std)
+
+# schema/native_functions.yaml:3554
+_o.std_dim.register('CompositeImplicitAutograd', _composite_reduction.std_dim)
+
+# schema/native_functions.yaml:3558
+_o.std_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_dim))
+_o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3560
+_o.std_correction.register('CPU', _cpu_reduction.std_correction)
+_o.std_correction.register('Meta', _meta_reduction.std_correction)
+
+# schema/native_functions.yaml:3565
+_o.std_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_correction))
+_o.std_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_correction_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3568
+_o.var_mean.register('CompositeImplicitAutograd', _composite_reduction.var_mean)
+
+# schema/native_functions.yaml:3572
+_o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_mean_dim)
+
+# schema/native_functions.yaml:3576
+_o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
+_o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
+
+# schema/native_functions.yaml:3580
+_o.var_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_mean_correction))
+_o.var_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_mean_correction_out, (4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml:3583
+_o.std_mean.register('CompositeImplicitAutograd', _composite_reduction.std_mean)
+
+# schema/native_functions.yaml:3587
+_o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_mean_dim)
+
+# schema/native_functions.yaml:3591
+_o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
+_o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
+
+# schema/native_functions.yaml:3595
+_o.std_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_mean_correction))
+_o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_mean_correction_out, (4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml:3598
+_o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
+_o.logsumexp.register('Meta', _meta_reduction.logsumexp)
+
+# schema/native_functions.yaml:3603
+_o.logsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logsumexp))
+_o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3606
+_o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
+_o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
+
+# schema/native_functions.yaml:3610
+_o.linalg_vector_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_vector_norm))
+_o.linalg_vector_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_vector_norm_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml:3613
+_o.norm_Scalar.register('CompositeImplicitAutograd', _composite_reduction.norm_scalar)
+
+# schema/native_functions.yaml:3618
+_o.norm_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_Scalar))
+_o.norm_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3620
+_o.norm_ScalarOpt_dim.register('CompositeImplicitAutograd', _composite_reduction.norm_scalaropt_dim)
+
+# schema/native_functions.yaml:3625
+_o.norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_ScalarOpt_dim))
+_o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml:3627
+_o.all.register('CPU', _cpu_reduction.all_all)
+_o.all.register('Meta', _meta_reduction.all_any)
+
+# schema/native_functions.yaml:3634
+_o.all_dim.register('CPU', _cpu_reduction.all_dim)
+_o.all_dim.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:3641
+_o.all_dims.register('CPU', _cpu_reduction.all_dim)
+_o.all_dims.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:3649
+_o.all_all_out.register('CompositeExplicitAutograd', _common_reduction.all_all_out)
+_o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:3654
+_o.all_out.register('CompositeExplicitAutograd', _common_reduction.all_dim_out)
+_o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3659
+_o.all_dims_out.register('CompositeExplicitAutograd', _common_reduction.all_dims_out)
+_o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3664
+_o.any.register('CPU', _cpu_reduction.any_all)
+_o.any.register('Meta', _meta_reduction.all_any)
+
+# schema/native_functions.yaml:3671
+_o.any_dim.register('CPU', _cpu_reduction.any_dim)
+_o.any_dim.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:3678
+_o.any_dims.register('CPU', _cpu_reduction.any_dim)
+_o.any_dims.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml:3686
+_o.any_all_out.register('CompositeExplicitAutograd', _common_reduction.any_all_out)
+_o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:3691
+_o.any_out.register('CompositeExplicitAutograd', _common_reduction.any_dim_out)
+_o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3696
+_o.any_dims_out.register('CompositeExplicitAutograd', _common_reduction.any_dims_out)
+_o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3701
+_o.cumsum.register('CPU', _cpu_reduction.cumsum)
+_o.cumsum.register('Meta', _meta_reduction.cumsum)
+
+# schema/native_functions.yaml:3706
+_o.cumsum_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumsum))
+_o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3709
+_o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
+_o.cumsum_.register('Meta', _meta_reduction.cumsum_)
+_o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3715
+_o.cumprod.register('CPU', _cpu_reduction.cumprod)
+_o.cumprod.register('Meta', _meta_reduction.cumsum)
+
+# schema/native_functions.yaml:3720
+_o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
+_o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml:3722
+_o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
+_o.cumprod_.register('Meta', _meta_reduction.cumprod_)
+_o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml:3728
+_o.count_nonzero_dim_IntList.register('CPU', _cpu_reduction.count_nonzero)
+_o.count_nonzero_dim_IntList.register('Meta', _meta_reduction.count_nonzero)
+
+# schema/native_functions.yaml:3733
+_o.count_nonzero_dim_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero_dim_IntList))
+_o.count_nonzero_dim_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_dim_IntList_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3735
+_o.count_nonzero.register('CPU', _cpu_reduction.count_nonzero)
+_o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
+
+# schema/native_functions.yaml:3740
+_o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
+_o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml:3741
 _o.triu_indices_out.register('CompositeExplicitAutograd', _common_random.triu_indices_out)
 _o.triu_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_indices_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1300
+# schema/native_functions.yaml:3746
 _o.copy.register('CompositeExplicitAutograd', _common_random.copy)
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml:3752
 _o.copy_out.register('CompositeExplicitAutograd', _common_random.copy_out)
 _o.copy_out.register("ADInplaceOrView", _inplace_or_view(_o.copy_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml:3757
 _o.fill_Scalar.register('CompositeExplicitAutograd', _common_random.fill_scalar)
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml:3762
 _o.fill_Scalar_out.register('CompositeExplicitAutograd', _common_random.fill_scalar_out)
 _o.fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1320
+# schema/native_functions.yaml:3766
 _o.fill_Tensor.register('CompositeExplicitAutograd', _common_random.fill_tensor)
 
-# schema/native_functions.yaml:1324
+# schema/native_functions.yaml:3770
 _o.fill_Tensor_out.register('CompositeExplicitAutograd', _common_random.fill_tensor_out)
 _o.fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1328
+# schema/native_functions.yaml:3774
 _o.zero.register('CompositeExplicitAutograd', _common_random.zero)
 
-# schema/native_functions.yaml:1333
+# schema/native_functions.yaml:3779
 _o.zero_out.register('CompositeExplicitAutograd', _common_random.zero_out)
 _o.zero_out.register("ADInplaceOrView", _inplace_or_view(_o.zero_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1338
+# schema/native_functions.yaml:3784
 _o.empty_strided_out.register('CompositeExplicitAutograd', _common_random.empty_strided_out)
 _o.empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_strided_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1342
+# schema/native_functions.yaml:3788
 _o.new_empty_out.register('CompositeExplicitAutograd', _common_random.new_empty_out)
 _o.new_empty_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml:3792
 _o.new_empty_strided_out.register('CompositeExplicitAutograd', _common_random.new_empty_strided_out)
 _o.new_empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_strided_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1350
+# schema/native_functions.yaml:3796
 _o.new_full_out.register('CompositeExplicitAutograd', _common_random.new_full_out)
 _o.new_full_out.register("ADInplaceOrView", _inplace_or_view(_o.new_full_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1354
+# schema/native_functions.yaml:3800
 _o.new_zeros_out.register('CompositeExplicitAutograd', _common_random.new_zeros_out)
 _o.new_zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.new_zeros_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1358
+# schema/native_functions.yaml:3804
 _o.new_ones_out.register('CompositeExplicitAutograd', _common_random.new_ones_out)
 _o.new_ones_out.register("ADInplaceOrView", _inplace_or_view(_o.new_ones_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1364
+# schema/native_functions.yaml:3810
 _o.uniform.register('CompositeExplicitAutograd', _common_random.uniform_sampled)
 
-# schema/native_functions.yaml:1370
+# schema/native_functions.yaml:3816
 _o.uniform_out.register('CompositeExplicitAutograd', _common_random.uniform_out_sampled)
 _o.uniform_out.register("ADInplaceOrView", _inplace_or_view(_o.uniform_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml:3822
 _o.exponential.register('CompositeExplicitAutograd', _common_random.exponential_sampled)
 
-# schema/native_functions.yaml:1382
+# schema/native_functions.yaml:3828
 _o.exponential_out.register('CompositeExplicitAutograd', _common_random.exponential_out_sampled)
 _o.exponential_out.register("ADInplaceOrView", _inplace_or_view(_o.exponential_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1388
+# schema/native_functions.yaml:3834
 _o.geometric.register('CompositeExplicitAutograd', _common_random.geometric_sampled)
 
-# schema/native_functions.yaml:1394
+# schema/native_functions.yaml:3840
 _o.geometric_out.register('CompositeExplicitAutograd', _common_random.geometric_out_sampled)
 _o.geometric_out.register("ADInplaceOrView", _inplace_or_view(_o.geometric_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1400
+# schema/native_functions.yaml:3846
 _o.log_normal.register('CompositeExplicitAutograd', _common_random.log_normal_sampled)
 
-# schema/native_functions.yaml:1406
+# schema/native_functions.yaml:3852
 _o.log_normal_out.register('CompositeExplicitAutograd', _common_random.log_normal_out_sampled)
 _o.log_normal_out.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1412
+# schema/native_functions.yaml:3858
 _o.cauchy.register('CompositeExplicitAutograd', _common_random.cauchy_sampled)
 
-# schema/native_functions.yaml:1418
+# schema/native_functions.yaml:3864
 _o.cauchy_out.register('CompositeExplicitAutograd', _common_random.cauchy_out_sampled)
 _o.cauchy_out.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1424
+# schema/native_functions.yaml:3870
 _o.random_from.register('CompositeExplicitAutograd', _common_random.random_from_sampled)
 
-# schema/native_functions.yaml:1430
+# schema/native_functions.yaml:3876
 _o.random_from_out.register('CompositeExplicitAutograd', _common_random.random_from_out_sampled)
 _o.random_from_out.register("ADInplaceOrView", _inplace_or_view(_o.random_from_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1436
+# schema/native_functions.yaml:3882
 _o.random_to.register('CompositeExplicitAutograd', _common_random.random_to_sampled)
 
-# schema/native_functions.yaml:1442
+# schema/native_functions.yaml:3888
 _o.random_to_out.register('CompositeExplicitAutograd', _common_random.random_to_out_sampled)
 _o.random_to_out.register("ADInplaceOrView", _inplace_or_view(_o.random_to_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1448
+# schema/native_functions.yaml:3894
 _o.random.register('CompositeExplicitAutograd', _common_random.random_sampled)
 
-# schema/native_functions.yaml:1454
+# schema/native_functions.yaml:3900
 _o.random_out.register('CompositeExplicitAutograd', _common_random.random_out_sampled)
 _o.random_out.register("ADInplaceOrView", _inplace_or_view(_o.random_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1460
+# schema/native_functions.yaml:3906
 _o.normal_functional.register('CompositeExplicitAutograd', _common_random.normal_functional_sampled)
 
-# schema/native_functions.yaml:1468
+# schema/native_functions.yaml:3914
 _o.hann_window.register('CPU', _cpu_random.hann_window)
 _o.hann_window.register('Meta', _meta_random.hann_window)
 _o.hann_window.register("BackendSelect", _backend_select(_o.hann_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:1474
+# schema/native_functions.yaml:3920
 _o.hann_window_out.register('CompositeExplicitAutograd', _common_random.hann_window_out)
 _o.hann_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1478
+# schema/native_functions.yaml:3924
 _o.hann_window_periodic.register('CPU', _cpu_random.hann_window_periodic)
 _o.hann_window_periodic.register('Meta', _meta_random.hann_window_periodic)
 _o.hann_window_periodic.register("BackendSelect", _backend_select(_o.hann_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1484
+# schema/native_functions.yaml:3930
 _o.hann_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hann_window_periodic_out)
 _o.hann_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1488
+# schema/native_functions.yaml:3934
 _o.hamming_window.register('CPU', _cpu_random.hamming_window)
 _o.hamming_window.register('Meta', _meta_random.hamming_window)
 _o.hamming_window.register("BackendSelect", _backend_select(_o.hamming_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:1494
+# schema/native_functions.yaml:3940
 _o.hamming_window_out.register('CompositeExplicitAutograd', _common_random.hamming_window_out)
 _o.hamming_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1498
+# schema/native_functions.yaml:3944
 _o.hamming_window_periodic.register('CPU', _cpu_random.hamming_window_periodic)
 _o.hamming_window_periodic.register('Meta', _meta_random.hamming_window_periodic)
 _o.hamming_window_periodic.register("BackendSelect", _backend_select(_o.hamming_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1504
+# schema/native_functions.yaml:3950
 _o.hamming_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_out)
 _o.hamming_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1508
+# schema/native_functions.yaml:3954
 _o.hamming_window_periodic_alpha.register('CPU', _cpu_random.hamming_window_periodic_alpha)
 _o.hamming_window_periodic_alpha.register('Meta', _meta_random.hamming_window_periodic_alpha)
 _o.hamming_window_periodic_alpha.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1514
+# schema/native_functions.yaml:3960
 _o.hamming_window_periodic_alpha_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_out)
 _o.hamming_window_periodic_alpha_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1518
+# schema/native_functions.yaml:3964
 _o.hamming_window_periodic_alpha_beta.register('CPU', _cpu_random.hamming_window_periodic_alpha_beta)
 _o.hamming_window_periodic_alpha_beta.register('Meta', _meta_random.hamming_window_periodic_alpha_beta)
 _o.hamming_window_periodic_alpha_beta.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha_beta, 6), with_keyset=True)
 
-# schema/native_functions.yaml:1524
+# schema/native_functions.yaml:3970
 _o.hamming_window_periodic_alpha_beta_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_beta_out)
 _o.hamming_window_periodic_alpha_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_beta_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1528
+# schema/native_functions.yaml:3974
 _o.blackman_window.register('CPU', _cpu_random.blackman_window)
 _o.blackman_window.register('Meta', _meta_random.blackman_window)
 _o.blackman_window.register("BackendSelect", _backend_select(_o.blackman_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:1534
+# schema/native_functions.yaml:3980
 _o.blackman_window_out.register('CompositeExplicitAutograd', _common_random.blackman_window_out)
 _o.blackman_window_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1538
+# schema/native_functions.yaml:3984
 _o.blackman_window_periodic.register('CPU', _cpu_random.blackman_window_periodic)
 _o.blackman_window_periodic.register('Meta', _meta_random.blackman_window_periodic)
 _o.blackman_window_periodic.register("BackendSelect", _backend_select(_o.blackman_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1544
+# schema/native_functions.yaml:3990
 _o.blackman_window_periodic_out.register('CompositeExplicitAutograd', _common_random.blackman_window_periodic_out)
 _o.blackman_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1548
+# schema/native_functions.yaml:3994
 _o.bartlett_window.register('CPU', _cpu_random.bartlett_window)
 _o.bartlett_window.register('Meta', _meta_random.bartlett_window)
 _o.bartlett_window.register("BackendSelect", _backend_select(_o.bartlett_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:1554
+# schema/native_functions.yaml:4000
 _o.bartlett_window_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_out)
 _o.bartlett_window_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1558
+# schema/native_functions.yaml:4004
 _o.bartlett_window_periodic.register('CPU', _cpu_random.bartlett_window_periodic)
 _o.bartlett_window_periodic.register('Meta', _meta_random.bartlett_window_periodic)
 _o.bartlett_window_periodic.register("BackendSelect", _backend_select(_o.bartlett_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1564
+# schema/native_functions.yaml:4010
 _o.bartlett_window_periodic_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_periodic_out)
 _o.bartlett_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1568
+# schema/native_functions.yaml:4014
 _o.kaiser_window.register('CPU', _cpu_random.kaiser_window)
 _o.kaiser_window.register('Meta', _meta_random.kaiser_window)
 _o.kaiser_window.register("BackendSelect", _backend_select(_o.kaiser_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:1574
+# schema/native_functions.yaml:4020
 _o.kaiser_window_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_out)
 _o.kaiser_window_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1578
+# schema/native_functions.yaml:4024
 _o.kaiser_window_periodic.register('CPU', _cpu_random.kaiser_window_periodic)
 _o.kaiser_window_periodic.register('Meta', _meta_random.kaiser_window_periodic)
 _o.kaiser_window_periodic.register("BackendSelect", _backend_select(_o.kaiser_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1584
+# schema/native_functions.yaml:4030
 _o.kaiser_window_periodic_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_periodic_out)
 _o.kaiser_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1588
+# schema/native_functions.yaml:4034
 _o.kaiser_window_beta.register('CPU', _cpu_random.kaiser_window_beta)
 _o.kaiser_window_beta.register('Meta', _meta_random.kaiser_window_beta)
 _o.kaiser_window_beta.register("BackendSelect", _backend_select(_o.kaiser_window_beta, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1594
+# schema/native_functions.yaml:4040
 _o.kaiser_window_beta_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_beta_out)
 _o.kaiser_window_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_beta_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1599
+# schema/native_functions.yaml:4045
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1603
+# schema/native_functions.yaml:4049
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1607
+# schema/native_functions.yaml:4053
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1611
+# schema/native_functions.yaml:4057
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1615
+# schema/native_functions.yaml:4061
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1619
+# schema/native_functions.yaml:4065
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1623
+# schema/native_functions.yaml:4069
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1627
+# schema/native_functions.yaml:4073
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1631
+# schema/native_functions.yaml:4077
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1635
+# schema/native_functions.yaml:4081
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1639
+# schema/native_functions.yaml:4085
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1643
+# schema/native_functions.yaml:4089
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1648
+# schema/native_functions.yaml:4094
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1653
+# schema/native_functions.yaml:4099
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1658
+# schema/native_functions.yaml:4104
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1663
+# schema/native_functions.yaml:4109
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1668
+# schema/native_functions.yaml:4114
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1673
+# schema/native_functions.yaml:4119
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1678
+# schema/native_functions.yaml:4124
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1683
+# schema/native_functions.yaml:4129
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1688
+# schema/native_functions.yaml:4134
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1693
+# schema/native_functions.yaml:4139
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

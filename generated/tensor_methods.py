@@ -11,22 +11,65 @@ from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import tf_state as _tf
+from ember.return_types import return_type as _return_type
 from ember._generated.ops import (  # noqa: F401
+    _entry__adaptive_avg_pool2d,
+    _entry__adaptive_avg_pool2d_backward,
+    _entry__adaptive_avg_pool2d_backward_out,
+    _entry__adaptive_avg_pool2d_out,
+    _entry__log_softmax,
+    _entry__log_softmax_backward_data,
+    _entry__log_softmax_backward_data_out,
+    _entry__log_softmax_out,
+    _entry__softmax,
+    _entry__softmax_backward_data,
+    _entry__softmax_backward_data_out,
+    _entry__softmax_out,
     _entry__to_copy,
     _entry__to_copy_out,
+    _entry__unique2,
+    _entry__unique2_out,
+    _entry_abs,
+    _entry_abs_,
+    _entry_abs_out,
+    _entry_acos,
+    _entry_acos_,
+    _entry_acos_out,
+    _entry_adaptive_avg_pool2d,
     _entry_add_Scalar,
+    _entry_add_Scalar_out,
     _entry_add_Tensor,
     _entry_add__Scalar,
     _entry_add__Tensor,
     _entry_add_out,
+    _entry_addcdiv,
+    _entry_addcdiv_,
+    _entry_addcdiv_out,
+    _entry_addcmul,
+    _entry_addcmul_,
+    _entry_addcmul_out,
     _entry_addmm,
     _entry_addmm_out,
     _entry_adjoint,
     _entry_alias,
+    _entry_all,
+    _entry_all_all_out,
+    _entry_all_dim,
+    _entry_all_dims,
+    _entry_all_dims_out,
+    _entry_all_out,
     _entry_alpha_dropout,
     _entry_alpha_dropout_,
     _entry_amax,
     _entry_amax_out,
+    _entry_amin,
+    _entry_amin_out,
+    _entry_any,
+    _entry_any_all_out,
+    _entry_any_dim,
+    _entry_any_dims,
+    _entry_any_dims_out,
+    _entry_any_out,
     _entry_arange,
     _entry_arange_out,
     _entry_arange_start,
@@ -34,11 +77,41 @@ from ember._generated.ops import (  # noqa: F401
     _entry_arange_start_step,
     _entry_argmax,
     _entry_argmax_out,
+    _entry_argmin,
+    _entry_argmin_out,
+    _entry_argsort,
+    _entry_argsort_stable,
+    _entry_argsort_stable_out,
+    _entry_argwhere,
     _entry_as_strided,
+    _entry_as_strided_scatter,
+    _entry_as_strided_scatter_out,
+    _entry_asin,
+    _entry_asin_,
+    _entry_asin_out,
+    _entry_atan,
+    _entry_atan2,
+    _entry_atan2_,
+    _entry_atan2_out,
+    _entry_atan_,
+    _entry_atan_out,
+    _entry_atleast_1d,
+    _entry_atleast_1d_Sequence,
+    _entry_atleast_2d,
+    _entry_atleast_2d_Sequence,
+    _entry_atleast_3d,
+    _entry_atleast_3d_Sequence,
+    _entry_avg_pool2d,
+    _entry_avg_pool2d_backward,
+    _entry_avg_pool2d_out,
+    _entry_baddbmm,
+    _entry_baddbmm_,
+    _entry_baddbmm_out,
     _entry_bartlett_window,
     _entry_bartlett_window_out,
     _entry_bartlett_window_periodic,
     _entry_bartlett_window_periodic_out,
+    _entry_batch_norm,
     _entry_bernoulli,
     _entry_bernoulli_Tensor,
     _entry_bernoulli_Tensor_out,
@@ -47,39 +120,152 @@ from ember._generated.ops import (  # noqa: F401
     _entry_bernoulli_float_out,
     _entry_bernoulli_out,
     _entry_bernoulli_p,
+    _entry_binary_cross_entropy,
+    _entry_binary_cross_entropy_backward,
+    _entry_binary_cross_entropy_backward_grad_input,
+    _entry_binary_cross_entropy_out,
+    _entry_binary_cross_entropy_with_logits,
+    _entry_binary_cross_entropy_with_logits_out,
+    _entry_bitwise_and_Scalar,
+    _entry_bitwise_and_Scalar_Tensor,
+    _entry_bitwise_and_Scalar_Tensor_out,
+    _entry_bitwise_and_Scalar_out,
+    _entry_bitwise_and_Tensor,
+    _entry_bitwise_and_Tensor_out,
+    _entry_bitwise_and__Scalar,
+    _entry_bitwise_and__Tensor,
+    _entry_bitwise_not,
+    _entry_bitwise_not_,
+    _entry_bitwise_not_out,
+    _entry_bitwise_or_Scalar,
+    _entry_bitwise_or_Scalar_Tensor,
+    _entry_bitwise_or_Scalar_Tensor_out,
+    _entry_bitwise_or_Scalar_out,
+    _entry_bitwise_or_Tensor,
+    _entry_bitwise_or_Tensor_out,
+    _entry_bitwise_or__Scalar,
+    _entry_bitwise_or__Tensor,
+    _entry_bitwise_xor_Scalar,
+    _entry_bitwise_xor_Scalar_Tensor,
+    _entry_bitwise_xor_Scalar_Tensor_out,
+    _entry_bitwise_xor_Scalar_out,
+    _entry_bitwise_xor_Tensor,
+    _entry_bitwise_xor_Tensor_out,
+    _entry_bitwise_xor__Scalar,
+    _entry_bitwise_xor__Tensor,
     _entry_blackman_window,
     _entry_blackman_window_out,
     _entry_blackman_window_periodic,
     _entry_blackman_window_periodic_out,
     _entry_bmm,
     _entry_bmm_out,
+    _entry_broadcast_tensors,
+    _entry_broadcast_to,
+    _entry_bucketize_Scalar,
+    _entry_bucketize_Scalar_out,
+    _entry_bucketize_Tensor,
+    _entry_bucketize_Tensor_out,
+    _entry_cartesian_prod,
     _entry_cat,
     _entry_cat_out,
     _entry_cauchy,
     _entry_cauchy_,
     _entry_cauchy_out,
+    _entry_ceil,
+    _entry_ceil_,
+    _entry_ceil_out,
     _entry_chunk,
     _entry_clamp,
     _entry_clamp_,
     _entry_clamp_Tensor,
+    _entry_clamp_Tensor_out,
+    _entry_clamp__Tensor,
+    _entry_clamp_max,
+    _entry_clamp_max_,
+    _entry_clamp_max_Tensor,
+    _entry_clamp_max_Tensor_out,
+    _entry_clamp_max__Tensor,
+    _entry_clamp_max_out,
+    _entry_clamp_min,
+    _entry_clamp_min_,
+    _entry_clamp_min_Tensor,
+    _entry_clamp_min_Tensor_out,
+    _entry_clamp_min__Tensor,
+    _entry_clamp_min_out,
     _entry_clamp_out,
     _entry_clone,
     _entry_clone_out,
+    _entry_column_stack,
+    _entry_column_stack_out,
+    _entry_constant_pad_nd,
+    _entry_constant_pad_nd_out,
     _entry_contiguous,
+    _entry_conv1d,
+    _entry_conv1d_padding,
+    _entry_conv2d,
+    _entry_conv2d_padding,
+    _entry_convolution,
+    _entry_convolution_backward,
+    _entry_convolution_out,
     _entry_copy,
     _entry_copy_,
     _entry_copy_out,
+    _entry_cos,
+    _entry_cos_,
+    _entry_cos_out,
+    _entry_cosh,
+    _entry_cosh_,
+    _entry_cosh_out,
+    _entry_count_nonzero,
+    _entry_count_nonzero_dim_IntList,
+    _entry_count_nonzero_dim_IntList_out,
+    _entry_count_nonzero_out,
+    _entry_cross_entropy_loss,
+    _entry_cumprod,
+    _entry_cumprod_,
+    _entry_cumprod_out,
+    _entry_cumsum,
+    _entry_cumsum_,
+    _entry_cumsum_out,
     _entry_detach,
+    _entry_diag,
+    _entry_diag_embed,
+    _entry_diag_embed_out,
+    _entry_diag_out,
+    _entry_diagflat,
     _entry_diagonal,
+    _entry_diagonal_scatter,
+    _entry_diagonal_scatter_out,
     _entry_div_Scalar,
+    _entry_div_Scalar_mode,
+    _entry_div_Scalar_mode_out,
+    _entry_div_Scalar_out,
     _entry_div_Tensor,
     _entry_div_Tensor_mode,
+    _entry_div__Scalar,
+    _entry_div__Scalar_mode,
     _entry_div__Tensor,
     _entry_div__Tensor_mode,
     _entry_div_out,
     _entry_div_out_mode,
+    _entry_dot,
+    _entry_dot_out,
     _entry_dropout,
     _entry_dropout_,
+    _entry_dsplit_array,
+    _entry_dsplit_int,
+    _entry_dstack,
+    _entry_dstack_out,
+    _entry_einsum,
+    _entry_elu,
+    _entry_elu_,
+    _entry_elu_backward,
+    _entry_elu_backward_grad_input,
+    _entry_elu_out,
+    _entry_embedding,
+    _entry_embedding_dense_backward,
+    _entry_embedding_dense_backward_out,
+    _entry_embedding_out,
     _entry_empty_like,
     _entry_empty_like_out,
     _entry_empty_memory_format,
@@ -89,13 +275,25 @@ from ember._generated.ops import (  # noqa: F401
     _entry_empty_strided,
     _entry_empty_strided_out,
     _entry_eq_Scalar,
+    _entry_eq_Scalar_out,
     _entry_eq_Tensor,
     _entry_eq_Tensor_out,
+    _entry_eq__Scalar,
+    _entry_eq__Tensor,
+    _entry_erf,
+    _entry_erf_,
+    _entry_erf_out,
     _entry_exp,
+    _entry_exp2,
+    _entry_exp2_,
+    _entry_exp2_out,
     _entry_exp_,
     _entry_exp_out,
     _entry_expand,
     _entry_expand_as,
+    _entry_expm1,
+    _entry_expm1_,
+    _entry_expm1_out,
     _entry_exponential,
     _entry_exponential_,
     _entry_exponential_out,
@@ -114,18 +312,56 @@ from ember._generated.ops import (  # noqa: F401
     _entry_fill__Scalar,
     _entry_fill__Tensor,
     _entry_flatten_using_ints,
+    _entry_flip,
+    _entry_flip_out,
+    _entry_fliplr,
+    _entry_flipud,
+    _entry_floor,
+    _entry_floor_,
+    _entry_floor_divide,
+    _entry_floor_divide_Scalar,
+    _entry_floor_divide_Scalar_out,
+    _entry_floor_divide__Scalar,
+    _entry_floor_divide__Tensor,
+    _entry_floor_divide_out,
+    _entry_floor_out,
+    _entry_fmod_Scalar,
+    _entry_fmod_Scalar_out,
+    _entry_fmod_Tensor,
+    _entry_fmod_Tensor_out,
+    _entry_fmod__Scalar,
+    _entry_fmod__Tensor,
+    _entry_frac,
+    _entry_frac_,
+    _entry_frac_out,
     _entry_full,
     _entry_full_like,
     _entry_full_like_out,
     _entry_full_out,
+    _entry_gather,
+    _entry_gather_out,
+    _entry_ge_Scalar,
+    _entry_ge_Scalar_out,
     _entry_ge_Tensor,
     _entry_ge_Tensor_out,
+    _entry_ge__Scalar,
+    _entry_ge__Tensor,
+    _entry_gelu,
+    _entry_gelu_,
+    _entry_gelu_backward,
+    _entry_gelu_backward_grad_input,
+    _entry_gelu_out,
     _entry_geometric,
     _entry_geometric_,
     _entry_geometric_out,
+    _entry_ger,
+    _entry_ger_out,
     _entry_gt_Scalar,
+    _entry_gt_Scalar_out,
     _entry_gt_Tensor,
     _entry_gt_Tensor_out,
+    _entry_gt__Scalar,
+    _entry_gt__Tensor,
     _entry_hamming_window,
     _entry_hamming_window_out,
     _entry_hamming_window_periodic,
@@ -138,57 +374,188 @@ from ember._generated.ops import (  # noqa: F401
     _entry_hann_window_out,
     _entry_hann_window_periodic,
     _entry_hann_window_periodic_out,
+    _entry_hardtanh,
+    _entry_hardtanh_,
+    _entry_hardtanh_backward,
+    _entry_hardtanh_backward_grad_input,
+    _entry_hardtanh_out,
+    _entry_hsplit_array,
+    _entry_hsplit_int,
+    _entry_hstack,
+    _entry_hstack_out,
     _entry_index_Tensor,
     _entry_index_Tensor_out,
+    _entry_index_add,
+    _entry_index_add_,
+    _entry_index_add_out,
+    _entry_index_copy,
+    _entry_index_copy_,
+    _entry_index_copy_out,
+    _entry_index_fill__int_Scalar,
+    _entry_index_fill__int_Tensor,
+    _entry_index_fill_int_Scalar,
+    _entry_index_fill_int_Scalar_out,
+    _entry_index_fill_int_Tensor,
+    _entry_index_fill_int_Tensor_out,
     _entry_index_put,
     _entry_index_put_,
+    _entry_index_select,
+    _entry_index_select_out,
+    _entry_isfinite,
+    _entry_isinf,
+    _entry_isinf_out,
+    _entry_isnan,
+    _entry_isnan_out,
     _entry_kaiser_window,
     _entry_kaiser_window_beta,
     _entry_kaiser_window_beta_out,
     _entry_kaiser_window_out,
     _entry_kaiser_window_periodic,
     _entry_kaiser_window_periodic_out,
+    _entry_l1_loss,
+    _entry_layer_norm,
+    _entry_le_Scalar,
+    _entry_le_Scalar_out,
     _entry_le_Tensor,
     _entry_le_Tensor_out,
+    _entry_le__Scalar,
+    _entry_le__Tensor,
+    _entry_leaky_relu,
+    _entry_leaky_relu_,
+    _entry_leaky_relu_backward,
+    _entry_leaky_relu_backward_grad_input,
+    _entry_leaky_relu_out,
+    _entry_lerp_Scalar,
+    _entry_lerp_Scalar_out,
+    _entry_lerp_Tensor,
+    _entry_lerp_Tensor_out,
+    _entry_lerp__Scalar,
+    _entry_lerp__Tensor,
+    _entry_linalg_vector_norm,
+    _entry_linalg_vector_norm_out,
     _entry_linear,
+    _entry_linear_out,
     _entry_linspace,
     _entry_linspace_out,
     _entry_log,
+    _entry_log10,
+    _entry_log10_,
+    _entry_log10_out,
+    _entry_log1p,
+    _entry_log1p_,
+    _entry_log1p_out,
+    _entry_log2,
+    _entry_log2_,
+    _entry_log2_out,
     _entry_log_,
     _entry_log_normal,
     _entry_log_normal_,
     _entry_log_normal_out,
     _entry_log_out,
+    _entry_log_softmax_int,
+    _entry_log_softmax_int_out,
+    _entry_logical_and,
+    _entry_logical_and_,
+    _entry_logical_and_out,
+    _entry_logical_not,
+    _entry_logical_not_,
+    _entry_logical_not_out,
+    _entry_logical_or,
+    _entry_logical_or_,
+    _entry_logical_or_out,
+    _entry_logical_xor,
+    _entry_logical_xor_,
+    _entry_logical_xor_out,
     _entry_logspace,
     _entry_logspace_out,
+    _entry_logsumexp,
+    _entry_logsumexp_out,
     _entry_lt_Scalar,
+    _entry_lt_Scalar_out,
     _entry_lt_Tensor,
     _entry_lt_Tensor_out,
+    _entry_lt__Scalar,
+    _entry_lt__Tensor,
     _entry_masked_fill_Scalar,
+    _entry_masked_fill_Scalar_out,
     _entry_masked_fill_Tensor,
+    _entry_masked_fill_Tensor_out,
     _entry_masked_fill__Scalar,
     _entry_masked_fill__Tensor,
+    _entry_masked_scatter,
+    _entry_masked_scatter_,
+    _entry_masked_scatter_out,
+    _entry_masked_select,
+    _entry_masked_select_out,
     _entry_matmul,
+    _entry_matmul_out,
+    _entry_max,
+    _entry_max_dim,
+    _entry_max_dim_max,
+    _entry_max_other,
+    _entry_max_out,
+    _entry_max_pool2d,
+    _entry_max_pool2d_with_indices,
+    _entry_max_pool2d_with_indices_backward,
+    _entry_max_unary_out,
+    _entry_maximum,
+    _entry_maximum_out,
     _entry_mean,
     _entry_mean_dim,
     _entry_mean_out,
+    _entry_meshgrid,
+    _entry_meshgrid_indexing,
+    _entry_min,
+    _entry_min_dim,
+    _entry_min_dim_min,
+    _entry_min_other,
+    _entry_min_out,
+    _entry_min_unary_out,
+    _entry_minimum,
+    _entry_minimum_out,
     _entry_mm,
     _entry_mm_out,
+    _entry_moveaxis_int,
+    _entry_moveaxis_intlist,
     _entry_movedim_int,
     _entry_movedim_intlist,
+    _entry_mse_loss,
+    _entry_mse_loss_out,
+    _entry_msort,
+    _entry_msort_out,
     _entry_mul_Scalar,
+    _entry_mul_Scalar_out,
     _entry_mul_Tensor,
     _entry_mul__Scalar,
     _entry_mul__Tensor,
     _entry_mul_out,
     _entry_multinomial,
     _entry_multinomial_out,
+    _entry_mv,
+    _entry_mv_out,
+    _entry_nan_to_num,
+    _entry_nan_to_num_,
+    _entry_nan_to_num_out,
     _entry_narrow,
+    _entry_narrow_copy,
+    _entry_narrow_copy_out,
+    _entry_native_batch_norm,
+    _entry_native_batch_norm_backward,
+    _entry_native_batch_norm_backward_out,
+    _entry_native_batch_norm_out,
     _entry_native_dropout,
     _entry_native_dropout_backward,
     _entry_native_dropout_backward_out,
+    _entry_native_layer_norm,
+    _entry_native_layer_norm_backward,
+    _entry_native_layer_norm_backward_out,
+    _entry_native_layer_norm_out,
+    _entry_ne_Scalar,
+    _entry_ne_Scalar_out,
     _entry_ne_Tensor,
     _entry_ne_Tensor_out,
+    _entry_ne__Scalar,
+    _entry_ne__Tensor,
     _entry_neg,
     _entry_neg_,
     _entry_neg_out,
@@ -202,6 +569,25 @@ from ember._generated.ops import (  # noqa: F401
     _entry_new_ones_out,
     _entry_new_zeros,
     _entry_new_zeros_out,
+    _entry_nll_loss,
+    _entry_nll_loss2d,
+    _entry_nll_loss2d_backward,
+    _entry_nll_loss2d_backward_grad_input,
+    _entry_nll_loss2d_forward,
+    _entry_nll_loss2d_forward_output,
+    _entry_nll_loss2d_out,
+    _entry_nll_loss_backward,
+    _entry_nll_loss_backward_grad_input,
+    _entry_nll_loss_forward,
+    _entry_nll_loss_forward_output,
+    _entry_nll_loss_nd,
+    _entry_nll_loss_out,
+    _entry_nonzero,
+    _entry_nonzero_out,
+    _entry_norm_Scalar,
+    _entry_norm_ScalarOpt_dim,
+    _entry_norm_Scalar_out,
+    _entry_norm_out,
     _entry_normal_,
     _entry_normal_Tensor_Tensor,
     _entry_normal_Tensor_Tensor_out,
@@ -212,18 +598,32 @@ from ember._generated.ops import (  # noqa: F401
     _entry_normal_float_float,
     _entry_normal_float_float_out,
     _entry_normal_functional,
+    _entry_one_hot,
     _entry_ones,
     _entry_ones_like,
     _entry_ones_like_out,
     _entry_ones_out,
+    _entry_outer,
+    _entry_outer_out,
+    _entry_pad,
     _entry_permute,
     _entry_poisson,
     _entry_poisson_out,
     _entry_pow_Scalar,
+    _entry_pow_Scalar_out,
     _entry_pow_Tensor_Scalar,
+    _entry_pow_Tensor_Scalar_out,
     _entry_pow_Tensor_Tensor,
     _entry_pow_Tensor_Tensor_out,
+    _entry_pow__Scalar,
     _entry_pow__Tensor,
+    _entry_prod,
+    _entry_prod_dim_int,
+    _entry_prod_int_out,
+    _entry_prod_out,
+    _entry_put,
+    _entry_put_,
+    _entry_put_out,
     _entry_rand,
     _entry_rand_generator,
     _entry_rand_generator_out,
@@ -273,25 +673,131 @@ from ember._generated.ops import (  # noqa: F401
     _entry_randperm_generator,
     _entry_randperm_generator_out,
     _entry_randperm_out,
+    _entry_ravel,
+    _entry_reciprocal,
+    _entry_reciprocal_,
+    _entry_reciprocal_out,
     _entry_relu,
     _entry_relu_,
+    _entry_relu_out,
+    _entry_remainder_Scalar,
+    _entry_remainder_Scalar_Tensor,
+    _entry_remainder_Scalar_Tensor_out,
+    _entry_remainder_Scalar_out,
+    _entry_remainder_Tensor,
+    _entry_remainder_Tensor_out,
+    _entry_remainder__Scalar,
+    _entry_remainder__Tensor,
+    _entry_repeat,
+    _entry_repeat_interleave_Tensor,
+    _entry_repeat_interleave_Tensor_out,
+    _entry_repeat_interleave_self_Tensor,
+    _entry_repeat_interleave_self_int,
+    _entry_repeat_out,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_roll,
+    _entry_roll_out,
+    _entry_rot90,
+    _entry_rot90_out,
+    _entry_round,
+    _entry_round_,
+    _entry_round__decimals,
+    _entry_round_decimals,
+    _entry_round_decimals_out,
+    _entry_round_out,
+    _entry_row_stack,
+    _entry_row_stack_out,
+    _entry_rsqrt,
+    _entry_rsqrt_,
+    _entry_rsqrt_out,
+    _entry_rsub_Scalar,
+    _entry_rsub_Scalar_out,
+    _entry_rsub_Tensor,
+    _entry_rsub_Tensor_out,
     _entry_scalar_tensor,
     _entry_scalar_tensor_out,
+    _entry_scaled_dot_product_attention,
+    _entry_scatter__reduce,
+    _entry_scatter__src,
+    _entry_scatter__value,
+    _entry_scatter__value_reduce,
+    _entry_scatter_add,
+    _entry_scatter_add_,
+    _entry_scatter_add_out,
+    _entry_scatter_reduce,
+    _entry_scatter_reduce__two,
+    _entry_scatter_reduce_out,
+    _entry_scatter_reduce_two,
+    _entry_scatter_reduce_two_out,
+    _entry_scatter_src,
+    _entry_scatter_src_out,
+    _entry_scatter_value,
+    _entry_scatter_value_out,
+    _entry_scatter_value_reduce,
+    _entry_scatter_value_reduce_out,
+    _entry_searchsorted_Scalar,
+    _entry_searchsorted_Scalar_out,
+    _entry_searchsorted_Tensor,
+    _entry_searchsorted_Tensor_out,
     _entry_select_int,
+    _entry_select_scatter,
+    _entry_select_scatter_out,
     _entry_sigmoid,
     _entry_sigmoid_,
+    _entry_sigmoid_backward,
+    _entry_sigmoid_backward_grad_input,
     _entry_sigmoid_out,
+    _entry_sign,
+    _entry_sign_,
+    _entry_sign_out,
+    _entry_signbit,
+    _entry_signbit_out,
+    _entry_silu,
+    _entry_silu_,
+    _entry_silu_backward,
+    _entry_silu_backward_grad_input,
+    _entry_silu_out,
+    _entry_sin,
+    _entry_sin_,
+    _entry_sin_out,
+    _entry_sinh,
+    _entry_sinh_,
+    _entry_sinh_out,
     _entry_slice_Tensor,
+    _entry_slice_scatter,
+    _entry_slice_scatter_out,
+    _entry_softmax_int,
+    _entry_softmax_int_out,
+    _entry_softplus,
+    _entry_softplus_backward,
+    _entry_softplus_backward_grad_input,
+    _entry_softplus_out,
+    _entry_sort,
+    _entry_sort_stable,
+    _entry_sort_values,
+    _entry_sort_values_stable,
     _entry_split_Tensor,
     _entry_split_sizes,
     _entry_split_with_sizes,
+    _entry_sqrt,
+    _entry_sqrt_,
+    _entry_sqrt_out,
     _entry_squeeze,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
+    _entry_std,
+    _entry_std_correction,
+    _entry_std_correction_out,
+    _entry_std_dim,
+    _entry_std_mean,
+    _entry_std_mean_correction,
+    _entry_std_mean_correction_out,
+    _entry_std_mean_dim,
+    _entry_std_out,
     _entry_sub_Scalar,
+    _entry_sub_Scalar_out,
     _entry_sub_Tensor,
     _entry_sub__Scalar,
     _entry_sub__Tensor,
@@ -299,29 +805,80 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sum,
     _entry_sum_IntList_out,
     _entry_sum_dim_IntList,
+    _entry_swapaxes,
+    _entry_swapdims,
     _entry_t,
+    _entry_take,
+    _entry_take_along_dim,
+    _entry_take_along_dim_out,
+    _entry_take_out,
+    _entry_tan,
+    _entry_tan_,
+    _entry_tan_out,
     _entry_tanh,
     _entry_tanh_,
+    _entry_tanh_backward,
+    _entry_tanh_backward_grad_input,
     _entry_tanh_out,
+    _entry_tensor_split_indices,
+    _entry_tensor_split_sections,
+    _entry_tensor_split_tensor_indices_or_sections,
+    _entry_threshold,
+    _entry_threshold_,
     _entry_threshold_backward,
+    _entry_threshold_backward_grad_input,
+    _entry_threshold_out,
+    _entry_tile,
     _entry_to_device,
     _entry_to_dtype,
     _entry_to_dtype_layout,
     _entry_to_other,
+    _entry_topk,
+    _entry_topk_values,
     _entry_transpose_int,
+    _entry_tril,
+    _entry_tril_,
     _entry_tril_indices,
     _entry_tril_indices_out,
+    _entry_tril_out,
+    _entry_triu,
+    _entry_triu_,
     _entry_triu_indices,
     _entry_triu_indices_out,
+    _entry_triu_out,
+    _entry_trunc,
+    _entry_trunc_,
+    _entry_trunc_out,
     _entry_unbind_int,
     _entry_unflatten_int,
+    _entry_unfold,
     _entry_uniform,
     _entry_uniform_,
     _entry_uniform_out,
+    _entry_unique_consecutive,
+    _entry_unique_consecutive_out,
+    _entry_unique_dim,
+    _entry_unique_dim_out,
     _entry_unsqueeze,
+    _entry_var,
+    _entry_var_correction,
+    _entry_var_correction_out,
+    _entry_var_dim,
+    _entry_var_mean,
+    _entry_var_mean_correction,
+    _entry_var_mean_correction_out,
+    _entry_var_mean_dim,
+    _entry_var_out,
     _entry_view,
     _entry_view_as,
     _entry_view_dtype,
+    _entry_vsplit_array,
+    _entry_vsplit_int,
+    _entry_vstack,
+    _entry_vstack_out,
+    _entry_where_Scalar,
+    _entry_where_ScalarOther,
+    _entry_where_ScalarSelf,
     _entry_where_self,
     _entry_where_self_out,
     _entry_zero,
@@ -332,6 +889,54 @@ from ember._generated.ops import (  # noqa: F401
     _entry_zeros_like_out,
     _entry_zeros_out,
 )
+_rt_max = _return_type('max', ('values', 'indices'))
+_rt_max_out = _return_type('max_out', ('values', 'indices'))
+_rt_min = _return_type('min', ('values', 'indices'))
+_rt_min_out = _return_type('min_out', ('values', 'indices'))
+_rt_sort = _return_type('sort', ('values', 'indices'))
+_rt_sort_out = _return_type('sort_out', ('values', 'indices'))
+_rt_topk = _return_type('topk', ('values', 'indices'))
+_rt_topk_out = _return_type('topk_out', ('values', 'indices'))
+
+
+# schema/native_functions.yaml:2143
+def abs(self):
+    """abs(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(abs, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_abs(self)
+
+
+# schema/native_functions.yaml:2151
+def abs_(self):
+    """abs_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(abs_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_abs_(self)
+
+
+# schema/native_functions.yaml:2068
+def acos(self):
+    """acos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(acos, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_acos(self)
+
+
+# schema/native_functions.yaml:2076
+def acos_(self):
+    """acos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(acos_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_acos_(self)
 
 
 # schema/native_functions.yaml:206
@@ -344,7 +949,7 @@ def add(self, other, *, alpha=1):
     return _entry_add_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:221
+# schema/native_functions.yaml:222
 def add_(self, other, *, alpha=1):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -354,7 +959,47 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:646
+# schema/native_functions.yaml:2870
+def addcdiv(self, tensor1, tensor2, *, value=1):
+    """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcdiv, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcdiv(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:2878
+def addcdiv_(self, tensor1, tensor2, *, value=1):
+    """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(addcdiv_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcdiv_(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:2855
+def addcmul(self, tensor1, tensor2, *, value=1):
+    """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(addcmul, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcmul(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:2863
+def addcmul_(self, tensor1, tensor2, *, value=1):
+    """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(addcmul_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if r is not _NO:
+            return r
+    return _entry_addcmul_(self, tensor1, tensor2, value)
+
+
+# schema/native_functions.yaml:659
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -364,7 +1009,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:715
+# schema/native_functions.yaml:730
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -374,7 +1019,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:832
+# schema/native_functions.yaml:847
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -384,7 +1029,66 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:613
+# schema/native_functions.yaml:3627
+def _m0_all(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_all(self):
+    return _entry_all(self)
+
+
+# schema/native_functions.yaml:3634
+def _m1_all(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_all(self, dim, keepdim):
+    return _entry_all_dim(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:3641
+def _m2_all(self, dim=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c2_all(self, dim, keepdim):
+    return _entry_all_dims(self, dim, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_all = (
+    (_m0_all, _c0_all, 1, frozenset(())),
+    (_m1_all, _c1_all, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_all, _c2_all, 3, frozenset(('dim', 'keepdim'))),
+)
+_sigs_all = (
+    'all(Tensor self) -> Tensor',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def all(*args, **kwargs):
+    """Overloads:
+    all(Tensor self) -> Tensor
+    all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(all, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
+
+
+# schema/native_functions.yaml:626
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -394,7 +1098,76 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:621
+# schema/native_functions.yaml:3450
+def amin(self, dim=(), keepdim=False):
+    """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(amin, (self,), (self, dim, keepdim), {})
+        if r is not _NO:
+            return r
+    return _entry_amin(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:3664
+def _m0_any(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_any(self):
+    return _entry_any(self)
+
+
+# schema/native_functions.yaml:3671
+def _m1_any(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_any(self, dim, keepdim):
+    return _entry_any_dim(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:3678
+def _m2_any(self, dim=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c2_any(self, dim, keepdim):
+    return _entry_any_dims(self, dim, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_any = (
+    (_m0_any, _c0_any, 1, frozenset(())),
+    (_m1_any, _c1_any, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_any, _c2_any, 3, frozenset(('dim', 'keepdim'))),
+)
+_sigs_any = (
+    'any(Tensor self) -> Tensor',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+)
+
+
+def any(*args, **kwargs):
+    """Overloads:
+    any(Tensor self) -> Tensor
+    any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(any, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
+
+
+# schema/native_functions.yaml:634
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -404,7 +1177,72 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml:3522
+def argmin(self, dim=None, keepdim=False):
+    """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argmin, (self,), (self, dim, keepdim), {})
+        if r is not _NO:
+            return r
+    return _entry_argmin(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:1071
+def _m0_argsort(self, dim=-1, descending=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
+        return (self, dim, descending)
+    return None
+
+
+def _c0_argsort(self, dim, descending):
+    return _entry_argsort(self, dim, descending)
+
+
+# schema/native_functions.yaml:1076
+def _m1_argsort(self, *, stable, dim=-1, descending=False):
+    if _F['Tensor'](self) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
+        return (self, stable, dim, descending)
+    return None
+
+
+def _c1_argsort(self, stable, dim, descending):
+    return _entry_argsort_stable(self, stable, dim, descending)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_argsort = (
+    (_m0_argsort, _c0_argsort, 3, frozenset(('descending', 'dim'))),
+    (_m1_argsort, _c1_argsort, 1, frozenset(('descending', 'dim', 'stable'))),
+)
+_sigs_argsort = (
+    'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
+    'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
+)
+
+
+def argsort(*args, **kwargs):
+    """Overloads:
+    argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
+    argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(argsort, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
+
+
+# schema/native_functions.yaml:1209
+def argwhere(self):
+    """argwhere(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(argwhere, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_argwhere(self)
+
+
+# schema/native_functions.yaml:706
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -414,7 +1252,97 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1081
+# schema/native_functions.yaml:1116
+def as_strided_scatter(self, src, size, stride, storage_offset=None):
+    """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(as_strided_scatter, (self, src), (self, src, size, stride, storage_offset), {})
+        if r is not _NO:
+            return r
+    return _entry_as_strided_scatter(self, src, size, stride, storage_offset)
+
+
+# schema/native_functions.yaml:2053
+def asin(self):
+    """asin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(asin, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_asin(self)
+
+
+# schema/native_functions.yaml:2061
+def asin_(self):
+    """asin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(asin_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_asin_(self)
+
+
+# schema/native_functions.yaml:2083
+def atan(self):
+    """atan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_atan(self)
+
+
+# schema/native_functions.yaml:2651
+def atan2(self, other):
+    """atan2(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(atan2, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_atan2(self, other)
+
+
+# schema/native_functions.yaml:2659
+def atan2_(self, other):
+    """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(atan2_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_atan2_(self, other)
+
+
+# schema/native_functions.yaml:2091
+def atan_(self):
+    """atan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(atan_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_atan_(self)
+
+
+# schema/native_functions.yaml:2463
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(baddbmm, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_baddbmm(self, batch1, batch2, beta, alpha)
+
+
+# schema/native_functions.yaml:2470
+def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
+    """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(baddbmm_, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
+
+
+# schema/native_functions.yaml:1653
 def _m0_bernoulli(self, *, generator=None):
     if _F['Tensor'](self) and _F['Generator?'](generator):
         return (self, generator)
@@ -425,7 +1353,7 @@ def _c0_bernoulli(self, generator):
     return _entry_bernoulli(self, generator)
 
 
-# schema/native_functions.yaml:1093
+# schema/native_functions.yaml:1665
 def _m1_bernoulli(self, p, *, generator=None):
     if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -459,7 +1387,7 @@ def bernoulli(*args, **kwargs):
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:1112
+# schema/native_functions.yaml:1684
 def _m0_bernoulli_(self, p, *, generator=None):
     if _F['Tensor'](self) and _F['Tensor'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -470,7 +1398,7 @@ def _c0_bernoulli_(self, p, generator):
     return _entry_bernoulli__Tensor(self, p, generator)
 
 
-# schema/native_functions.yaml:1119
+# schema/native_functions.yaml:1691
 def _m1_bernoulli_(self, p=0.5, *, generator=None):
     if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -504,7 +1432,87 @@ def bernoulli_(*args, **kwargs):
     return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
 
 
-# schema/native_functions.yaml:638
+# schema/native_functions.yaml:2711
+def bitwise_and(self, other):
+    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_and, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and_Tensor(self, other)
+
+
+# schema/native_functions.yaml:2735
+def bitwise_and_(self, other):
+    """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_and_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2278
+def bitwise_not(self):
+    """bitwise_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_not, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_not(self)
+
+
+# schema/native_functions.yaml:2286
+def bitwise_not_(self):
+    """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_not_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_not_(self)
+
+
+# schema/native_functions.yaml:2749
+def bitwise_or(self, other):
+    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_or, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or_Tensor(self, other)
+
+
+# schema/native_functions.yaml:2773
+def bitwise_or_(self, other):
+    """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_or_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2787
+def bitwise_xor(self, other):
+    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(bitwise_xor, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor_Tensor(self, other)
+
+
+# schema/native_functions.yaml:2811
+def bitwise_xor_(self, other):
+    """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(bitwise_xor_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor__Tensor(self, other)
+
+
+# schema/native_functions.yaml:651
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -514,7 +1522,18 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:1222
+# schema/native_functions.yaml:1875
+def broadcast_to(self, *_size, size=None):
+    """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
+    size = _ivar(_size, size, 'size')
+    if _tf[0]:
+        r = _htf(broadcast_to, (self,), (self, size), {})
+        if r is not _NO:
+            return r
+    return _entry_broadcast_to(self, size)
+
+
+# schema/native_functions.yaml:1794
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -524,7 +1543,27 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _entry_cauchy_(self, median, sigma, generator)
 
 
-# schema/native_functions.yaml:795
+# schema/native_functions.yaml:2173
+def ceil(self):
+    """ceil(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ceil, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_ceil(self)
+
+
+# schema/native_functions.yaml:2181
+def ceil_(self):
+    """ceil_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ceil_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_ceil_(self)
+
+
+# schema/native_functions.yaml:810
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -534,7 +1573,7 @@ def chunk(self, chunks, dim=0):
     return _entry_chunk(self, chunks, dim)
 
 
-# schema/native_functions.yaml:443
+# schema/native_functions.yaml:452
 def _m0_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -545,7 +1584,7 @@ def _c0_clamp(self, min, max):
     return _entry_clamp_Tensor(self, min, max)
 
 
-# schema/native_functions.yaml:435
+# schema/native_functions.yaml:444
 def _m1_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (self, min, max)
@@ -579,14 +1618,229 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:450
-def clamp_(self, min=None, max=None):
-    """clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)"""
+# schema/native_functions.yaml:3245
+def _m0_clamp_(self, min=None, max=None):
+    if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
+        return (self, min, max)
+    return None
+
+
+def _c0_clamp_(self, min, max):
+    return _entry_clamp__Tensor(self, min, max)
+
+
+# schema/native_functions.yaml:460
+def _m1_clamp_(self, min=None, max=None):
+    if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
+        return (self, min, max)
+    return None
+
+
+def _c1_clamp_(self, min, max):
+    return _entry_clamp_(self, min, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_ = (
+    (_m0_clamp_, _c0_clamp_, 3, frozenset(('max', 'min'))),
+    (_m1_clamp_, _c1_clamp_, 3, frozenset(('max', 'min'))),
+)
+_sigs_clamp_ = (
+    'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
+    'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
+)
+
+
+def clamp_(*args, **kwargs):
+    """Overloads:
+    clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+    clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    """
     if _tf[0]:
-        r = _htf(clamp_, (self,), (self, min, max), {})
+        r = _htf_any(clamp_, args, kwargs)
         if r is not _NO:
             return r
-    return _entry_clamp_(self, min, max)
+    return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
+
+
+# schema/native_functions.yaml:3223
+def _m0_clamp_max(self, max):
+    if _F['Tensor'](self) and _F['Tensor'](max):
+        return (self, max)
+    return None
+
+
+def _c0_clamp_max(self, max):
+    return _entry_clamp_max_Tensor(self, max)
+
+
+# schema/native_functions.yaml:3215
+def _m1_clamp_max(self, max):
+    if _F['Tensor'](self) and _F['Scalar'](max):
+        return (self, max)
+    return None
+
+
+def _c1_clamp_max(self, max):
+    return _entry_clamp_max(self, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max = (
+    (_m0_clamp_max, _c0_clamp_max, 2, frozenset(('max',))),
+    (_m1_clamp_max, _c1_clamp_max, 2, frozenset(('max',))),
+)
+_sigs_clamp_max = (
+    'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
+    'clamp_max(Tensor self, Scalar max) -> Tensor',
+)
+
+
+def clamp_max(*args, **kwargs):
+    """Overloads:
+    clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+    clamp_max(Tensor self, Scalar max) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
+
+
+# schema/native_functions.yaml:3238
+def _m0_clamp_max_(self, max):
+    if _F['Tensor'](self) and _F['Tensor'](max):
+        return (self, max)
+    return None
+
+
+def _c0_clamp_max_(self, max):
+    return _entry_clamp_max__Tensor(self, max)
+
+
+# schema/native_functions.yaml:3231
+def _m1_clamp_max_(self, max):
+    if _F['Tensor'](self) and _F['Scalar'](max):
+        return (self, max)
+    return None
+
+
+def _c1_clamp_max_(self, max):
+    return _entry_clamp_max_(self, max)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_max_ = (
+    (_m0_clamp_max_, _c0_clamp_max_, 2, frozenset(('max',))),
+    (_m1_clamp_max_, _c1_clamp_max_, 2, frozenset(('max',))),
+)
+_sigs_clamp_max_ = (
+    'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
+    'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
+)
+
+
+def clamp_max_(*args, **kwargs):
+    """Overloads:
+    clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+    clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_max_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
+
+
+# schema/native_functions.yaml:3193
+def _m0_clamp_min(self, min):
+    if _F['Tensor'](self) and _F['Tensor'](min):
+        return (self, min)
+    return None
+
+
+def _c0_clamp_min(self, min):
+    return _entry_clamp_min_Tensor(self, min)
+
+
+# schema/native_functions.yaml:3185
+def _m1_clamp_min(self, min):
+    if _F['Tensor'](self) and _F['Scalar'](min):
+        return (self, min)
+    return None
+
+
+def _c1_clamp_min(self, min):
+    return _entry_clamp_min(self, min)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min = (
+    (_m0_clamp_min, _c0_clamp_min, 2, frozenset(('min',))),
+    (_m1_clamp_min, _c1_clamp_min, 2, frozenset(('min',))),
+)
+_sigs_clamp_min = (
+    'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
+    'clamp_min(Tensor self, Scalar min) -> Tensor',
+)
+
+
+def clamp_min(*args, **kwargs):
+    """Overloads:
+    clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+    clamp_min(Tensor self, Scalar min) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
+
+
+# schema/native_functions.yaml:3208
+def _m0_clamp_min_(self, min):
+    if _F['Tensor'](self) and _F['Tensor'](min):
+        return (self, min)
+    return None
+
+
+def _c0_clamp_min_(self, min):
+    return _entry_clamp_min__Tensor(self, min)
+
+
+# schema/native_functions.yaml:3201
+def _m1_clamp_min_(self, min):
+    if _F['Tensor'](self) and _F['Scalar'](min):
+        return (self, min)
+    return None
+
+
+def _c1_clamp_min_(self, min):
+    return _entry_clamp_min_(self, min)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_clamp_min_ = (
+    (_m0_clamp_min_, _c0_clamp_min_, 2, frozenset(('min',))),
+    (_m1_clamp_min_, _c1_clamp_min_, 2, frozenset(('min',))),
+)
+_sigs_clamp_min_ = (
+    'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
+    'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
+)
+
+
+def clamp_min_(*args, **kwargs):
+    """Overloads:
+    clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
+    clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(clamp_min_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
 
 
 # schema/native_functions.yaml:136
@@ -619,7 +1873,133 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml:2023
+def cos(self):
+    """cos(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cos, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_cos(self)
+
+
+# schema/native_functions.yaml:2031
+def cos_(self):
+    """cos_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cos_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_cos_(self)
+
+
+# schema/native_functions.yaml:2113
+def cosh(self):
+    """cosh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cosh, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_cosh(self)
+
+
+# schema/native_functions.yaml:2121
+def cosh_(self):
+    """cosh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cosh_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_cosh_(self)
+
+
+# schema/native_functions.yaml:3728
+def _m0_count_nonzero(self, *_dim, dim=None):
+    dim = _ivar(_dim, dim, 'dim')
+    if _F['Tensor'](self) and _F['int[]'](dim):
+        return (self, dim)
+    return None
+
+
+def _c0_count_nonzero(self, dim):
+    return _entry_count_nonzero_dim_IntList(self, dim)
+
+
+# schema/native_functions.yaml:3735
+def _m1_count_nonzero(self, dim=None):
+    if _F['Tensor'](self) and _F['int?'](dim):
+        return (self, dim)
+    return None
+
+
+def _c1_count_nonzero(self, dim):
+    return _entry_count_nonzero(self, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_count_nonzero = (
+    (_m0_count_nonzero, _c0_count_nonzero, None, frozenset(('dim',))),
+    (_m1_count_nonzero, _c1_count_nonzero, 2, frozenset(('dim',))),
+)
+_sigs_count_nonzero = (
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+)
+
+
+def count_nonzero(*args, **kwargs):
+    """Overloads:
+    count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+    count_nonzero(Tensor self, int? dim=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(count_nonzero, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
+
+
+# schema/native_functions.yaml:3715
+def cumprod(self, dim, *, dtype=None):
+    """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumprod, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumprod(self, dim, dtype)
+
+
+# schema/native_functions.yaml:3722
+def cumprod_(self, dim, *, dtype=None):
+    """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cumprod_, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumprod_(self, dim, dtype)
+
+
+# schema/native_functions.yaml:3701
+def cumsum(self, dim, *, dtype=None):
+    """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(cumsum, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumsum(self, dim, dtype)
+
+
+# schema/native_functions.yaml:3709
+def cumsum_(self, dim, *, dtype=None):
+    """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(cumsum_, (self,), (self, dim), {'dtype': dtype})
+        if r is not _NO:
+            return r
+    return _entry_cumsum_(self, dim, dtype)
+
+
+# schema/native_functions.yaml:841
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -629,7 +2009,37 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:772
+# schema/native_functions.yaml:1387
+def diag(self, diagonal=0):
+    """diag(Tensor self, int diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diag, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_diag(self, diagonal)
+
+
+# schema/native_functions.yaml:1381
+def diag_embed(self, offset=0, dim1=-2, dim2=-1):
+    """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diag_embed, (self,), (self, offset, dim1, dim2), {})
+        if r is not _NO:
+            return r
+    return _entry_diag_embed(self, offset, dim1, dim2)
+
+
+# schema/native_functions.yaml:1393
+def diagflat(self, offset=0):
+    """diagflat(Tensor self, int offset=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diagflat, (self,), (self, offset), {})
+        if r is not _NO:
+            return r
+    return _entry_diagflat(self, offset)
+
+
+# schema/native_functions.yaml:787
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -639,7 +2049,17 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:293
+# schema/native_functions.yaml:1110
+def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
+    """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(diagonal_scatter, (self, src), (self, src, offset, dim1, dim2), {})
+        if r is not _NO:
+            return r
+    return _entry_diagonal_scatter(self, src, offset, dim1, dim2)
+
+
+# schema/native_functions.yaml:296
 def _m0_div(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -650,7 +2070,7 @@ def _c0_div(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:301
+# schema/native_functions.yaml:304
 def _m1_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -661,14 +2081,27 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
+# schema/native_functions.yaml:2993
+def _m2_div(self, other, *, rounding_mode):
+    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (self, other, rounding_mode)
+    return None
+
+
+def _c2_div(self, other, rounding_mode):
+    return _entry_div_Scalar_mode(self, other, rounding_mode)
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_div = (
     (_m0_div, _c0_div, 2, frozenset(('other',))),
     (_m1_div, _c1_div, 2, frozenset(('other', 'rounding_mode'))),
+    (_m2_div, _c2_div, 2, frozenset(('other', 'rounding_mode'))),
 )
 _sigs_div = (
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
 )
 
 
@@ -676,6 +2109,7 @@ def div(*args, **kwargs):
     """Overloads:
     div.Tensor(Tensor self, Tensor other) -> Tensor
     div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+    div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
         r = _htf_any(div, args, kwargs)
@@ -684,7 +2118,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:316
+# schema/native_functions.yaml:320
 def _m0_div_(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -695,7 +2129,7 @@ def _c0_div_(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:323
+# schema/native_functions.yaml:327
 def _m1_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -706,14 +2140,27 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
+# schema/native_functions.yaml:3008
+def _m2_div_(self, other, *, rounding_mode):
+    if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
+        return (self, other, rounding_mode)
+    return None
+
+
+def _c2_div_(self, other, rounding_mode):
+    return _entry_div__Scalar_mode(self, other, rounding_mode)
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_div_ = (
     (_m0_div_, _c0_div_, 2, frozenset(('other',))),
     (_m1_div_, _c1_div_, 2, frozenset(('other', 'rounding_mode'))),
+    (_m2_div_, _c2_div_, 2, frozenset(('other', 'rounding_mode'))),
 )
 _sigs_div_ = (
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
+    'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
 )
 
 
@@ -721,6 +2168,7 @@ def div_(*args, **kwargs):
     """Overloads:
     div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
     div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+    div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
     """
     if _tf[0]:
         r = _htf_any(div_, args, kwargs)
@@ -729,7 +2177,63 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:358
+# schema/native_functions.yaml:2440
+def dot(self, tensor):
+    """dot(Tensor self, Tensor tensor) -> Tensor"""
+    if _tf[0]:
+        r = _htf(dot, (self, tensor), (self, tensor), {})
+        if r is not _NO:
+            return r
+    return _entry_dot(self, tensor)
+
+
+# schema/native_functions.yaml:1316
+def _m0_dsplit(self, sections):
+    if _F['Tensor'](self) and _F['int'](sections):
+        return (self, sections)
+    return None
+
+
+def _c0_dsplit(self, sections):
+    return _entry_dsplit_int(self, sections)
+
+
+# schema/native_functions.yaml:1321
+def _m1_dsplit(self, *_indices, indices=None):
+    indices = _ivar(_indices, indices, 'indices')
+    if _F['Tensor'](self) and _F['int[]'](indices):
+        return (self, indices)
+    return None
+
+
+def _c1_dsplit(self, indices):
+    return _entry_dsplit_array(self, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_dsplit = (
+    (_m0_dsplit, _c0_dsplit, 2, frozenset(('sections',))),
+    (_m1_dsplit, _c1_dsplit, None, frozenset(('indices',))),
+)
+_sigs_dsplit = (
+    'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def dsplit(*args, **kwargs):
+    """Overloads:
+    dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(dsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
+
+
+# schema/native_functions.yaml:364
 def eq(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -739,7 +2243,37 @@ def eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:501
+# schema/native_functions.yaml:2909
+def eq_(self, other):
+    """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(eq_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_eq__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2128
+def erf(self):
+    """erf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(erf, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_erf(self)
+
+
+# schema/native_functions.yaml:2136
+def erf_(self):
+    """erf_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(erf_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_erf_(self)
+
+
+# schema/native_functions.yaml:513
 def exp(self):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -749,7 +2283,27 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:509
+# schema/native_functions.yaml:1888
+def exp2(self):
+    """exp2(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(exp2, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_exp2(self)
+
+
+# schema/native_functions.yaml:1896
+def exp2_(self):
+    """exp2_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(exp2_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_exp2_(self)
+
+
+# schema/native_functions.yaml:521
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -759,7 +2313,7 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:744
+# schema/native_functions.yaml:759
 def expand(self, *_size, size=None, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(_size, size, 'size')
@@ -770,7 +2324,7 @@ def expand(self, *_size, size=None, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:750
+# schema/native_functions.yaml:765
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -780,7 +2334,27 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:1053
+# schema/native_functions.yaml:1903
+def expm1(self):
+    """expm1(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(expm1, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_expm1(self)
+
+
+# schema/native_functions.yaml:1911
+def expm1_(self):
+    """expm1_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(expm1_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_expm1_(self)
+
+
+# schema/native_functions.yaml:1625
 def exponential_(self, lambd=1.0, *, generator=None):
     """exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -835,7 +2409,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:806
+# schema/native_functions.yaml:821
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -845,7 +2419,163 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:419
+# schema/native_functions.yaml:897
+def flip(self, *_dims, dims=None):
+    """flip(Tensor self, int[] dims) -> Tensor"""
+    dims = _ivar(_dims, dims, 'dims')
+    if _tf[0]:
+        r = _htf(flip, (self,), (self, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_flip(self, dims)
+
+
+# schema/native_functions.yaml:1214
+def fliplr(self):
+    """fliplr(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fliplr, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_fliplr(self)
+
+
+# schema/native_functions.yaml:1219
+def flipud(self):
+    """flipud(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(flipud, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_flipud(self)
+
+
+# schema/native_functions.yaml:2158
+def floor(self):
+    """floor(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(floor, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_floor(self)
+
+
+# schema/native_functions.yaml:2166
+def floor_(self):
+    """floor_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(floor_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_floor_(self)
+
+
+# schema/native_functions.yaml:2537
+def _m0_floor_divide(self, other):
+    if _F['Tensor'](self) and _F['Tensor|number'](other):
+        return (self, other)
+    return None
+
+
+def _c0_floor_divide(self, other):
+    return _entry_floor_divide(self, other)
+
+
+# schema/native_functions.yaml:2545
+def _m1_floor_divide(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_floor_divide(self, other):
+    return _entry_floor_divide_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_floor_divide = (
+    (_m0_floor_divide, _c0_floor_divide, 2, frozenset(('other',))),
+    (_m1_floor_divide, _c1_floor_divide, 2, frozenset(('other',))),
+)
+_sigs_floor_divide = (
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def floor_divide(*args, **kwargs):
+    """Overloads:
+    floor_divide(Tensor self, Tensor other) -> Tensor
+    floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(floor_divide, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
+
+
+# schema/native_functions.yaml:2553
+def floor_divide_(self, other):
+    """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(floor_divide_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_floor_divide__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2605
+def fmod(self, other):
+    """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(fmod, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_fmod_Tensor(self, other)
+
+
+# schema/native_functions.yaml:2621
+def fmod_(self, other):
+    """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(fmod_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_fmod__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2233
+def frac(self):
+    """frac(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(frac, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_frac(self)
+
+
+# schema/native_functions.yaml:2241
+def frac_(self):
+    """frac_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(frac_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_frac_(self)
+
+
+# schema/native_functions.yaml:944
+def gather(self, dim, index, *, sparse_grad=False):
+    """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(gather, (self, index), (self, dim, index), {'sparse_grad': sparse_grad})
+        if r is not _NO:
+            return r
+    return _entry_gather(self, dim, index, sparse_grad)
+
+
+# schema/native_functions.yaml:428
 def ge(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -855,7 +2585,17 @@ def ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:1229
+# schema/native_functions.yaml:2979
+def ge_(self, other):
+    """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ge_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_ge__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1801
 def geometric_(self, p, *, generator=None):
     """geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -865,7 +2605,17 @@ def geometric_(self, p, *, generator=None):
     return _entry_geometric_(self, p, generator)
 
 
-# schema/native_functions.yaml:404
+# schema/native_functions.yaml:3425
+def ger(self, vec2):
+    """ger(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(ger, (self, vec2), (self, vec2), {})
+        if r is not _NO:
+            return r
+    return _entry_ger(self, vec2)
+
+
+# schema/native_functions.yaml:412
 def gt(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -875,7 +2625,63 @@ def gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:850
+# schema/native_functions.yaml:2965
+def gt_(self, other):
+    """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(gt_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_gt__Tensor(self, other)
+
+
+# schema/native_functions.yaml:1296
+def _m0_hsplit(self, sections):
+    if _F['Tensor'](self) and _F['int'](sections):
+        return (self, sections)
+    return None
+
+
+def _c0_hsplit(self, sections):
+    return _entry_hsplit_int(self, sections)
+
+
+# schema/native_functions.yaml:1301
+def _m1_hsplit(self, *_indices, indices=None):
+    indices = _ivar(_indices, indices, 'indices')
+    if _F['Tensor'](self) and _F['int[]'](indices):
+        return (self, indices)
+    return None
+
+
+def _c1_hsplit(self, indices):
+    return _entry_hsplit_array(self, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_hsplit = (
+    (_m0_hsplit, _c0_hsplit, 2, frozenset(('sections',))),
+    (_m1_hsplit, _c1_hsplit, None, frozenset(('indices',))),
+)
+_sigs_hsplit = (
+    'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def hsplit(*args, **kwargs):
+    """Overloads:
+    hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(hsplit, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
+
+
+# schema/native_functions.yaml:865
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -885,7 +2691,137 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:864
+# schema/native_functions.yaml:1122
+def index_add(self, dim, index, source, *, alpha=1):
+    """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_add, (self, index, source), (self, dim, index, source), {'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_index_add(self, dim, index, source, alpha)
+
+
+# schema/native_functions.yaml:1129
+def index_add_(self, dim, index, source, *, alpha=1):
+    """index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(index_add_, (self, index, source), (self, dim, index, source), {'alpha': alpha})
+        if r is not _NO:
+            return r
+    return _entry_index_add_(self, dim, index, source, alpha)
+
+
+# schema/native_functions.yaml:1135
+def index_copy(self, dim, index, source):
+    """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_copy, (self, index, source), (self, dim, index, source), {})
+        if r is not _NO:
+            return r
+    return _entry_index_copy(self, dim, index, source)
+
+
+# schema/native_functions.yaml:1142
+def index_copy_(self, dim, index, source):
+    """index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(index_copy_, (self, index, source), (self, dim, index, source), {})
+        if r is not _NO:
+            return r
+    return _entry_index_copy_(self, dim, index, source)
+
+
+# schema/native_functions.yaml:1154
+def _m0_index_fill(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c0_index_fill(self, dim, index, value):
+    return _entry_index_fill_int_Tensor(self, dim, index, value)
+
+
+# schema/native_functions.yaml:1148
+def _m1_index_fill(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c1_index_fill(self, dim, index, value):
+    return _entry_index_fill_int_Scalar(self, dim, index, value)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_index_fill = (
+    (_m0_index_fill, _c0_index_fill, 4, frozenset(('dim', 'index', 'value'))),
+    (_m1_index_fill, _c1_index_fill, 4, frozenset(('dim', 'index', 'value'))),
+)
+_sigs_index_fill = (
+    'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
+    'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+)
+
+
+def index_fill(*args, **kwargs):
+    """Overloads:
+    index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+    index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(index_fill, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
+
+
+# schema/native_functions.yaml:1166
+def _m0_index_fill_(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c0_index_fill_(self, dim, index, value):
+    return _entry_index_fill__int_Tensor(self, dim, index, value)
+
+
+# schema/native_functions.yaml:1160
+def _m1_index_fill_(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c1_index_fill_(self, dim, index, value):
+    return _entry_index_fill__int_Scalar(self, dim, index, value)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_index_fill_ = (
+    (_m0_index_fill_, _c0_index_fill_, 4, frozenset(('dim', 'index', 'value'))),
+    (_m1_index_fill_, _c1_index_fill_, 4, frozenset(('dim', 'index', 'value'))),
+)
+_sigs_index_fill_ = (
+    'index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)',
+    'index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
+)
+
+
+def index_fill_(*args, **kwargs):
+    """Overloads:
+    index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+    index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(index_fill_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_index_fill_, args, kwargs, 'index_fill_', _sigs_index_fill_)
+
+
+# schema/native_functions.yaml:879
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -895,7 +2831,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:858
+# schema/native_functions.yaml:873
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -905,7 +2841,47 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:396
+# schema/native_functions.yaml:937
+def index_select(self, dim, index):
+    """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(index_select, (self, index), (self, dim, index), {})
+        if r is not _NO:
+            return r
+    return _entry_index_select(self, dim, index)
+
+
+# schema/native_functions.yaml:2309
+def isfinite(self):
+    """isfinite(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isfinite, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_isfinite(self)
+
+
+# schema/native_functions.yaml:2301
+def isinf(self):
+    """isinf(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isinf, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_isinf(self)
+
+
+# schema/native_functions.yaml:2293
+def isnan(self):
+    """isnan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(isnan, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_isnan(self)
+
+
+# schema/native_functions.yaml:404
 def le(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -915,7 +2891,37 @@ def le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:516
+# schema/native_functions.yaml:2951
+def le_(self, other):
+    """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(le_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_le__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2833
+def lerp(self, end, weight):
+    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+    if _tf[0]:
+        r = _htf(lerp, (self, end, weight), (self, end, weight), {})
+        if r is not _NO:
+            return r
+    return _entry_lerp_Tensor(self, end, weight)
+
+
+# schema/native_functions.yaml:2848
+def lerp_(self, end, weight):
+    """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(lerp_, (self, end, weight), (self, end, weight), {})
+        if r is not _NO:
+            return r
+    return _entry_lerp__Tensor(self, end, weight)
+
+
+# schema/native_functions.yaml:528
 def log(self):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -925,7 +2931,67 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:524
+# schema/native_functions.yaml:1933
+def log10(self):
+    """log10(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log10, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log10(self)
+
+
+# schema/native_functions.yaml:1941
+def log10_(self):
+    """log10_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log10_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log10_(self)
+
+
+# schema/native_functions.yaml:1948
+def log1p(self):
+    """log1p(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log1p, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log1p(self)
+
+
+# schema/native_functions.yaml:1956
+def log1p_(self):
+    """log1p_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log1p_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log1p_(self)
+
+
+# schema/native_functions.yaml:1918
+def log2(self):
+    """log2(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log2, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log2(self)
+
+
+# schema/native_functions.yaml:1926
+def log2_(self):
+    """log2_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(log2_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_log2_(self)
+
+
+# schema/native_functions.yaml:536
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -935,7 +3001,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:1215
+# schema/native_functions.yaml:1787
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -945,7 +3011,107 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return _entry_log_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:381
+# schema/native_functions.yaml:2500
+def log_softmax(self, dim, dtype=None):
+    """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(log_softmax, (self,), (self, dim, dtype), {})
+        if r is not _NO:
+            return r
+    return _entry_log_softmax_int(self, dim, dtype)
+
+
+# schema/native_functions.yaml:2666
+def logical_and(self, other):
+    """logical_and(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_and, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_and(self, other)
+
+
+# schema/native_functions.yaml:2674
+def logical_and_(self, other):
+    """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_and_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_and_(self, other)
+
+
+# schema/native_functions.yaml:2263
+def logical_not(self):
+    """logical_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_not, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_not(self)
+
+
+# schema/native_functions.yaml:2271
+def logical_not_(self):
+    """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_not_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_not_(self)
+
+
+# schema/native_functions.yaml:2681
+def logical_or(self, other):
+    """logical_or(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_or, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_or(self, other)
+
+
+# schema/native_functions.yaml:2689
+def logical_or_(self, other):
+    """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_or_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_or_(self, other)
+
+
+# schema/native_functions.yaml:2696
+def logical_xor(self, other):
+    """logical_xor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logical_xor, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_xor(self, other)
+
+
+# schema/native_functions.yaml:2704
+def logical_xor_(self, other):
+    """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(logical_xor_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_logical_xor_(self, other)
+
+
+# schema/native_functions.yaml:3598
+def logsumexp(self, dim, keepdim=False):
+    """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(logsumexp, (self,), (self, dim, keepdim), {})
+        if r is not _NO:
+            return r
+    return _entry_logsumexp(self, dim, keepdim)
+
+
+# schema/native_functions.yaml:388
 def lt(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -955,7 +3121,17 @@ def lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:464
+# schema/native_functions.yaml:2937
+def lt_(self, other):
+    """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(lt_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_lt__Tensor(self, other)
+
+
+# schema/native_functions.yaml:475
 def masked_fill(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
@@ -965,7 +3141,7 @@ def masked_fill(self, mask, value):
     return _entry_masked_fill_Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:478
+# schema/native_functions.yaml:490
 def masked_fill_(self, mask, value):
     """masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"""
     if _tf[0]:
@@ -975,7 +3151,37 @@ def masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:654
+# schema/native_functions.yaml:1172
+def masked_scatter(self, mask, source):
+    """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
+    if _tf[0]:
+        r = _htf(masked_scatter, (self, mask, source), (self, mask, source), {})
+        if r is not _NO:
+            return r
+    return _entry_masked_scatter(self, mask, source)
+
+
+# schema/native_functions.yaml:1178
+def masked_scatter_(self, mask, source):
+    """masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(masked_scatter_, (self, mask, source), (self, mask, source), {})
+        if r is not _NO:
+            return r
+    return _entry_masked_scatter_(self, mask, source)
+
+
+# schema/native_functions.yaml:1029
+def masked_select(self, mask):
+    """masked_select(Tensor self, Tensor mask) -> Tensor"""
+    if _tf[0]:
+        r = _htf(masked_select, (self, mask), (self, mask), {})
+        if r is not _NO:
+            return r
+    return _entry_masked_select(self, mask)
+
+
+# schema/native_functions.yaml:667
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -985,7 +3191,76 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:598
+# schema/native_functions.yaml:3458
+def _m0_max(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_max(self):
+    return _entry_max(self)
+
+
+# schema/native_functions.yaml:3471
+def _m1_max(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_max(self, dim, keepdim):
+    return _rt_max._make(_entry_max_dim(self, dim, keepdim))
+
+
+# schema/native_functions.yaml:3483
+def _m2_max(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c2_max(self, other):
+    return _entry_max_other(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_max = (
+    (_m0_max, _c0_max, 1, frozenset(())),
+    (_m1_max, _c1_max, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_max, _c2_max, 2, frozenset(('other',))),
+)
+_sigs_max = (
+    'max(Tensor self) -> Tensor',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def max(*args, **kwargs):
+    """Overloads:
+    max(Tensor self) -> Tensor
+    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    max.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(max, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
+
+
+# schema/native_functions.yaml:2635
+def maximum(self, other):
+    """maximum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(maximum, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_maximum(self, other)
+
+
+# schema/native_functions.yaml:611
 def _m0_mean(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -996,7 +3271,7 @@ def _c0_mean(self, dtype):
     return _entry_mean(self, dtype)
 
 
-# schema/native_functions.yaml:605
+# schema/native_functions.yaml:618
 def _m1_mean(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -1030,7 +3305,76 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:630
+# schema/native_functions.yaml:3490
+def _m0_min(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_min(self):
+    return _entry_min(self)
+
+
+# schema/native_functions.yaml:3503
+def _m1_min(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c1_min(self, dim, keepdim):
+    return _rt_min._make(_entry_min_dim(self, dim, keepdim))
+
+
+# schema/native_functions.yaml:3515
+def _m2_min(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c2_min(self, other):
+    return _entry_min_other(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_min = (
+    (_m0_min, _c0_min, 1, frozenset(())),
+    (_m1_min, _c1_min, 3, frozenset(('dim', 'keepdim'))),
+    (_m2_min, _c2_min, 2, frozenset(('other',))),
+)
+_sigs_min = (
+    'min(Tensor self) -> Tensor',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+)
+
+
+def min(*args, **kwargs):
+    """Overloads:
+    min(Tensor self) -> Tensor
+    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    min.other(Tensor self, Tensor other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(min, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
+
+
+# schema/native_functions.yaml:2643
+def minimum(self, other):
+    """minimum(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(minimum, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_minimum(self, other)
+
+
+# schema/native_functions.yaml:643
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -1040,7 +3384,52 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:816
+# schema/native_functions.yaml:1260
+def _m0_moveaxis(self, source, destination):
+    if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
+        return (self, source, destination)
+    return None
+
+
+def _c0_moveaxis(self, source, destination):
+    return _entry_moveaxis_intlist(self, source, destination)
+
+
+# schema/native_functions.yaml:1265
+def _m1_moveaxis(self, source, destination):
+    if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
+        return (self, source, destination)
+    return None
+
+
+def _c1_moveaxis(self, source, destination):
+    return _entry_moveaxis_int(self, source, destination)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_moveaxis = (
+    (_m0_moveaxis, _c0_moveaxis, 3, frozenset(('destination', 'source'))),
+    (_m1_moveaxis, _c1_moveaxis, 3, frozenset(('destination', 'source'))),
+)
+_sigs_moveaxis = (
+    'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
+    'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
+)
+
+
+def moveaxis(*args, **kwargs):
+    """Overloads:
+    moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+    """
+    if _tf[0]:
+        r = _htf_any(moveaxis, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
+
+
+# schema/native_functions.yaml:831
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -1051,7 +3440,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml:836
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -1085,7 +3474,17 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:264
+# schema/native_functions.yaml:1230
+def msort(self):
+    """msort(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(msort, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_msort(self)
+
+
+# schema/native_functions.yaml:266
 def mul(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1095,7 +3494,7 @@ def mul(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:279
+# schema/native_functions.yaml:282
 def mul_(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1105,7 +3504,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1236
+# schema/native_functions.yaml:1808
 def multinomial(self, num_samples, replacement=False, *, generator=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -1115,7 +3514,37 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
     return _entry_multinomial(self, num_samples, replacement, generator)
 
 
-# schema/native_functions.yaml:767
+# schema/native_functions.yaml:2447
+def mv(self, vec):
+    """mv(Tensor self, Tensor vec) -> Tensor"""
+    if _tf[0]:
+        r = _htf(mv, (self, vec), (self, vec), {})
+        if r is not _NO:
+            return r
+    return _entry_mv(self, vec)
+
+
+# schema/native_functions.yaml:2324
+def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nan_to_num, (self,), (self, nan, posinf, neginf), {})
+        if r is not _NO:
+            return r
+    return _entry_nan_to_num(self, nan, posinf, neginf)
+
+
+# schema/native_functions.yaml:2332
+def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(nan_to_num_, (self,), (self, nan, posinf, neginf), {})
+        if r is not _NO:
+            return r
+    return _entry_nan_to_num_(self, nan, posinf, neginf)
+
+
+# schema/native_functions.yaml:782
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -1125,7 +3554,17 @@ def narrow(self, dim, start, length):
     return _entry_narrow(self, dim, start, length)
 
 
-# schema/native_functions.yaml:373
+# schema/native_functions.yaml:1275
+def narrow_copy(self, dim, start, length):
+    """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
+    if _tf[0]:
+        r = _htf(narrow_copy, (self,), (self, dim, start, length), {})
+        if r is not _NO:
+            return r
+    return _entry_narrow_copy(self, dim, start, length)
+
+
+# schema/native_functions.yaml:380
 def ne(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1135,7 +3574,17 @@ def ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:486
+# schema/native_functions.yaml:2923
+def ne_(self, other):
+    """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(ne_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_ne__Tensor(self, other)
+
+
+# schema/native_functions.yaml:498
 def neg(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1145,7 +3594,7 @@ def neg(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:494
+# schema/native_functions.yaml:506
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1213,7 +3662,17 @@ def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin
     return _factory_requires_grad(r) if requires_grad else r
 
 
-# schema/native_functions.yaml:1046
+# schema/native_functions.yaml:1037
+def nonzero(self):
+    """nonzero(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(nonzero, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_nonzero(self)
+
+
+# schema/native_functions.yaml:1618
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1223,7 +3682,17 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _entry_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:697
+# schema/native_functions.yaml:2454
+def outer(self, vec2):
+    """outer(Tensor self, Tensor vec2) -> Tensor"""
+    if _tf[0]:
+        r = _htf(outer, (self, vec2), (self, vec2), {})
+        if r is not _NO:
+            return r
+    return _entry_outer(self, vec2)
+
+
+# schema/native_functions.yaml:712
 def permute(self, *_dims, dims=None):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(_dims, dims, 'dims')
@@ -1234,7 +3703,7 @@ def permute(self, *_dims, dims=None):
     return _entry_permute(self, dims)
 
 
-# schema/native_functions.yaml:330
+# schema/native_functions.yaml:334
 def pow(self, exponent):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1244,7 +3713,7 @@ def pow(self, exponent):
     return _entry_pow_Tensor_Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:351
+# schema/native_functions.yaml:357
 def pow_(self, exponent):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -1254,7 +3723,72 @@ def pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:1060
+# schema/native_functions.yaml:3434
+def _m0_prod(self, *, dtype=None):
+    if _F['Tensor'](self) and _F['ScalarType?'](dtype):
+        return (self, dtype)
+    return None
+
+
+def _c0_prod(self, dtype):
+    return _entry_prod(self, dtype)
+
+
+# schema/native_functions.yaml:3442
+def _m1_prod(self, dim, keepdim=False, *, dtype=None):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
+        return (self, dim, keepdim, dtype)
+    return None
+
+
+def _c1_prod(self, dim, keepdim, dtype):
+    return _entry_prod_dim_int(self, dim, keepdim, dtype)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_prod = (
+    (_m0_prod, _c0_prod, 1, frozenset(('dtype',))),
+    (_m1_prod, _c1_prod, 3, frozenset(('dim', 'dtype', 'keepdim'))),
+)
+_sigs_prod = (
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+)
+
+
+def prod(*args, **kwargs):
+    """Overloads:
+    prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+    prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(prod, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
+
+
+# schema/native_functions.yaml:1191
+def put(self, index, source, accumulate=False):
+    """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
+    if _tf[0]:
+        r = _htf(put, (self, index, source), (self, index, source, accumulate), {})
+        if r is not _NO:
+            return r
+    return _entry_put(self, index, source, accumulate)
+
+
+# schema/native_functions.yaml:1197
+def put_(self, index, source, accumulate=False):
+    """put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(put_, (self, index, source), (self, index, source, accumulate), {})
+        if r is not _NO:
+            return r
+    return _entry_put_(self, index, source, accumulate)
+
+
+# schema/native_functions.yaml:1632
 def _m0_random_(self, from_, to, *, generator=None):
     if _F['Tensor'](self) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
         return (self, from_, to, generator)
@@ -1265,7 +3799,7 @@ def _c0_random_(self, from_, to, generator):
     return _entry_random__from(self, from_, to, generator)
 
 
-# schema/native_functions.yaml:1067
+# schema/native_functions.yaml:1639
 def _m1_random_(self, to, *, generator=None):
     if _F['Tensor'](self) and _F['int'](to) and _F['Generator?'](generator):
         return (self, to, generator)
@@ -1276,7 +3810,7 @@ def _c1_random_(self, to, generator):
     return _entry_random__to(self, to, generator)
 
 
-# schema/native_functions.yaml:1074
+# schema/native_functions.yaml:1646
 def _m2_random_(self, *, generator=None):
     if _F['Tensor'](self) and _F['Generator?'](generator):
         return (self, generator)
@@ -1313,7 +3847,37 @@ def random_(*args, **kwargs):
     return _resolve(_cases_random_, args, kwargs, 'random_', _sigs_random_)
 
 
-# schema/native_functions.yaml:531
+# schema/native_functions.yaml:1270
+def ravel(self):
+    """ravel(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(ravel, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_ravel(self)
+
+
+# schema/native_functions.yaml:1993
+def reciprocal(self):
+    """reciprocal(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(reciprocal, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_reciprocal(self)
+
+
+# schema/native_functions.yaml:2001
+def reciprocal_(self):
+    """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(reciprocal_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_reciprocal_(self)
+
+
+# schema/native_functions.yaml:543
 def relu(self):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1323,7 +3887,7 @@ def relu(self):
     return _entry_relu(self)
 
 
-# schema/native_functions.yaml:538
+# schema/native_functions.yaml:551
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1333,7 +3897,83 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:676
+# schema/native_functions.yaml:2567
+def remainder(self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(remainder, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_remainder_Tensor(self, other)
+
+
+# schema/native_functions.yaml:2591
+def remainder_(self, other):
+    """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(remainder_, (self, other), (self, other), {})
+        if r is not _NO:
+            return r
+    return _entry_remainder__Tensor(self, other)
+
+
+# schema/native_functions.yaml:885
+def repeat(self, *_repeats, repeats=None):
+    """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
+    repeats = _ivar(_repeats, repeats, 'repeats')
+    if _tf[0]:
+        r = _htf(repeat, (self,), (self, repeats), {})
+        if r is not _NO:
+            return r
+    return _entry_repeat(self, repeats)
+
+
+# schema/native_functions.yaml:1405
+def _m0_repeat_interleave(self, repeats, dim=None, *, output_size=None):
+    if _F['Tensor'](self) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+        return (self, repeats, dim, output_size)
+    return None
+
+
+def _c0_repeat_interleave(self, repeats, dim, output_size):
+    return _entry_repeat_interleave_self_Tensor(self, repeats, dim, output_size)
+
+
+# schema/native_functions.yaml:1410
+def _m1_repeat_interleave(self, repeats, dim=None, *, output_size=None):
+    if _F['Tensor'](self) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
+        return (self, repeats, dim, output_size)
+    return None
+
+
+def _c1_repeat_interleave(self, repeats, dim, output_size):
+    return _entry_repeat_interleave_self_int(self, repeats, dim, output_size)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_repeat_interleave = (
+    (_m0_repeat_interleave, _c0_repeat_interleave, 3, frozenset(('dim', 'output_size', 'repeats'))),
+    (_m1_repeat_interleave, _c1_repeat_interleave, 3, frozenset(('dim', 'output_size', 'repeats'))),
+)
+_sigs_repeat_interleave = (
+    'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+    'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
+)
+
+
+def repeat_interleave(*args, **kwargs):
+    """Overloads:
+    repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(repeat_interleave, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
+
+
+# schema/native_functions.yaml:691
 def reshape(self, *_shape, shape=None):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(_shape, shape, 'shape')
@@ -1344,7 +3984,7 @@ def reshape(self, *_shape, shape=None):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:686
+# schema/native_functions.yaml:701
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1354,7 +3994,323 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:761
+# schema/native_functions.yaml:904
+def roll(self, shifts, dims=()):
+    """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
+    if _tf[0]:
+        r = _htf(roll, (self,), (self, shifts, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_roll(self, shifts, dims)
+
+
+# schema/native_functions.yaml:1224
+def rot90(self, k=1, dims=(0, 1)):
+    """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rot90, (self,), (self, k, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_rot90(self, k, dims)
+
+
+# schema/native_functions.yaml:2188
+def _m0_round(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_round(self):
+    return _entry_round(self)
+
+
+# schema/native_functions.yaml:2196
+def _m1_round(self, *, decimals):
+    if _F['Tensor'](self) and _F['int'](decimals):
+        return (self, decimals)
+    return None
+
+
+def _c1_round(self, decimals):
+    return _entry_round_decimals(self, decimals)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_round = (
+    (_m0_round, _c0_round, 1, frozenset(())),
+    (_m1_round, _c1_round, 1, frozenset(('decimals',))),
+)
+_sigs_round = (
+    'round(Tensor self) -> Tensor',
+    'round.decimals(Tensor self, *, int decimals) -> Tensor',
+)
+
+
+def round(*args, **kwargs):
+    """Overloads:
+    round(Tensor self) -> Tensor
+    round.decimals(Tensor self, *, int decimals) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(round, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
+
+
+# schema/native_functions.yaml:2204
+def _m0_round_(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_round_(self):
+    return _entry_round_(self)
+
+
+# schema/native_functions.yaml:2211
+def _m1_round_(self, *, decimals):
+    if _F['Tensor'](self) and _F['int'](decimals):
+        return (self, decimals)
+    return None
+
+
+def _c1_round_(self, decimals):
+    return _entry_round__decimals(self, decimals)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_round_ = (
+    (_m0_round_, _c0_round_, 1, frozenset(())),
+    (_m1_round_, _c1_round_, 1, frozenset(('decimals',))),
+)
+_sigs_round_ = (
+    'round_(Tensor(a!) self) -> Tensor(a!)',
+    'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
+)
+
+
+def round_(*args, **kwargs):
+    """Overloads:
+    round_(Tensor(a!) self) -> Tensor(a!)
+    round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(round_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
+
+
+# schema/native_functions.yaml:1978
+def rsqrt(self):
+    """rsqrt(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(rsqrt, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_rsqrt(self)
+
+
+# schema/native_functions.yaml:1986
+def rsqrt_(self):
+    """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(rsqrt_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_rsqrt_(self)
+
+
+# schema/native_functions.yaml:951
+def _m0_scatter(self, dim, index, src):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
+        return (self, dim, index, src)
+    return None
+
+
+def _c0_scatter(self, dim, index, src):
+    return _entry_scatter_src(self, dim, index, src)
+
+
+# schema/native_functions.yaml:965
+def _m1_scatter(self, dim, index, src, *, reduce):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
+        return (self, dim, index, src, reduce)
+    return None
+
+
+def _c1_scatter(self, dim, index, src, reduce):
+    return _entry_scatter_reduce(self, dim, index, src, reduce)
+
+
+# schema/native_functions.yaml:958
+def _m2_scatter(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c2_scatter(self, dim, index, value):
+    return _entry_scatter_value(self, dim, index, value)
+
+
+# schema/native_functions.yaml:972
+def _m3_scatter(self, dim, index, value, *, reduce):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
+        return (self, dim, index, value, reduce)
+    return None
+
+
+def _c3_scatter(self, dim, index, value, reduce):
+    return _entry_scatter_value_reduce(self, dim, index, value, reduce)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_scatter = (
+    (_m0_scatter, _c0_scatter, 4, frozenset(('dim', 'index', 'src'))),
+    (_m1_scatter, _c1_scatter, 4, frozenset(('dim', 'index', 'reduce', 'src'))),
+    (_m2_scatter, _c2_scatter, 4, frozenset(('dim', 'index', 'value'))),
+    (_m3_scatter, _c3_scatter, 4, frozenset(('dim', 'index', 'reduce', 'value'))),
+)
+_sigs_scatter = (
+    'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
+    'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
+    'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
+    'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
+)
+
+
+def scatter(*args, **kwargs):
+    """Overloads:
+    scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+    scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+    scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(scatter, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
+
+
+# schema/native_functions.yaml:979
+def _m0_scatter_(self, dim, index, src):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
+        return (self, dim, index, src)
+    return None
+
+
+def _c0_scatter_(self, dim, index, src):
+    return _entry_scatter__src(self, dim, index, src)
+
+
+# schema/native_functions.yaml:991
+def _m1_scatter_(self, dim, index, src, *, reduce):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
+        return (self, dim, index, src, reduce)
+    return None
+
+
+def _c1_scatter_(self, dim, index, src, reduce):
+    return _entry_scatter__reduce(self, dim, index, src, reduce)
+
+
+# schema/native_functions.yaml:985
+def _m2_scatter_(self, dim, index, value):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
+        return (self, dim, index, value)
+    return None
+
+
+def _c2_scatter_(self, dim, index, value):
+    return _entry_scatter__value(self, dim, index, value)
+
+
+# schema/native_functions.yaml:997
+def _m3_scatter_(self, dim, index, value, *, reduce):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
+        return (self, dim, index, value, reduce)
+    return None
+
+
+def _c3_scatter_(self, dim, index, value, reduce):
+    return _entry_scatter__value_reduce(self, dim, index, value, reduce)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_scatter_ = (
+    (_m0_scatter_, _c0_scatter_, 4, frozenset(('dim', 'index', 'src'))),
+    (_m1_scatter_, _c1_scatter_, 4, frozenset(('dim', 'index', 'reduce', 'src'))),
+    (_m2_scatter_, _c2_scatter_, 4, frozenset(('dim', 'index', 'value'))),
+    (_m3_scatter_, _c3_scatter_, 4, frozenset(('dim', 'index', 'reduce', 'value'))),
+)
+_sigs_scatter_ = (
+    'scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
+    'scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)',
+    'scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
+    'scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)',
+)
+
+
+def scatter_(*args, **kwargs):
+    """Overloads:
+    scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+    scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
+    scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+    scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
+    """
+    if _tf[0]:
+        r = _htf_any(scatter_, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_scatter_, args, kwargs, 'scatter_', _sigs_scatter_)
+
+
+# schema/native_functions.yaml:1003
+def scatter_add(self, dim, index, src):
+    """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scatter_add, (self, index, src), (self, dim, index, src), {})
+        if r is not _NO:
+            return r
+    return _entry_scatter_add(self, dim, index, src)
+
+
+# schema/native_functions.yaml:1010
+def scatter_add_(self, dim, index, src):
+    """scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(scatter_add_, (self, index, src), (self, dim, index, src), {})
+        if r is not _NO:
+            return r
+    return _entry_scatter_add_(self, dim, index, src)
+
+
+# schema/native_functions.yaml:1016
+def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
+    """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
+    if _tf[0]:
+        r = _htf(scatter_reduce, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
+        if r is not _NO:
+            return r
+    return _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self)
+
+
+# schema/native_functions.yaml:1023
+def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
+    """scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(scatter_reduce_, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
+        if r is not _NO:
+            return r
+    return _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self)
+
+
+# schema/native_functions.yaml:776
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -1364,7 +4320,17 @@ def select(self, dim, index):
     return _entry_select_int(self, dim, index)
 
 
-# schema/native_functions.yaml:552
+# schema/native_functions.yaml:1104
+def select_scatter(self, src, dim, index):
+    """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(select_scatter, (self, src), (self, src, dim, index), {})
+        if r is not _NO:
+            return r
+    return _entry_select_scatter(self, src, dim, index)
+
+
+# schema/native_functions.yaml:565
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1374,7 +4340,7 @@ def sigmoid(self):
     return _entry_sigmoid(self)
 
 
-# schema/native_functions.yaml:560
+# schema/native_functions.yaml:573
 def sigmoid_(self):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1384,7 +4350,77 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:755
+# schema/native_functions.yaml:2248
+def sign(self):
+    """sign(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sign, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sign(self)
+
+
+# schema/native_functions.yaml:2256
+def sign_(self):
+    """sign_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sign_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sign_(self)
+
+
+# schema/native_functions.yaml:2316
+def signbit(self):
+    """signbit(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(signbit, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_signbit(self)
+
+
+# schema/native_functions.yaml:2008
+def sin(self):
+    """sin(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sin, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sin(self)
+
+
+# schema/native_functions.yaml:2016
+def sin_(self):
+    """sin_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sin_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sin_(self)
+
+
+# schema/native_functions.yaml:2098
+def sinh(self):
+    """sinh(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sinh, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sinh(self)
+
+
+# schema/native_functions.yaml:2106
+def sinh_(self):
+    """sinh_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sinh_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sinh_(self)
+
+
+# schema/native_functions.yaml:770
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -1394,7 +4430,72 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:778
+# schema/native_functions.yaml:1098
+def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
+    if _tf[0]:
+        r = _htf(slice_scatter, (self, src), (self, src, dim, start, end, step), {})
+        if r is not _NO:
+            return r
+    return _entry_slice_scatter(self, src, dim, start, end, step)
+
+
+# schema/native_functions.yaml:2494
+def softmax(self, dim, dtype=None):
+    """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(softmax, (self,), (self, dim, dtype), {})
+        if r is not _NO:
+            return r
+    return _entry_softmax_int(self, dim, dtype)
+
+
+# schema/native_functions.yaml:1057
+def _m0_sort(self, dim=-1, descending=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
+        return (self, dim, descending)
+    return None
+
+
+def _c0_sort(self, dim, descending):
+    return _rt_sort._make(_entry_sort(self, dim, descending))
+
+
+# schema/native_functions.yaml:1064
+def _m1_sort(self, *, stable, dim=-1, descending=False):
+    if _F['Tensor'](self) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
+        return (self, stable, dim, descending)
+    return None
+
+
+def _c1_sort(self, stable, dim, descending):
+    return _rt_sort._make(_entry_sort_stable(self, stable, dim, descending))
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_sort = (
+    (_m0_sort, _c0_sort, 3, frozenset(('descending', 'dim'))),
+    (_m1_sort, _c1_sort, 1, frozenset(('descending', 'dim', 'stable'))),
+)
+_sigs_sort = (
+    'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+    'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
+)
+
+
+def sort(*args, **kwargs):
+    """Overloads:
+    sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    """
+    if _tf[0]:
+        r = _htf_any(sort, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
+
+
+# schema/native_functions.yaml:793
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -1405,7 +4506,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:784
+# schema/native_functions.yaml:799
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -1439,7 +4540,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:789
+# schema/native_functions.yaml:804
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1449,7 +4550,27 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:726
+# schema/native_functions.yaml:1963
+def sqrt(self):
+    """sqrt(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(sqrt, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sqrt(self)
+
+
+# schema/native_functions.yaml:1971
+def sqrt_(self):
+    """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(sqrt_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_sqrt_(self)
+
+
+# schema/native_functions.yaml:741
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1460,7 +4581,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:732
+# schema/native_functions.yaml:747
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -1471,7 +4592,7 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:738
+# schema/native_functions.yaml:753
 def _m2_squeeze(self, *_dim, dim=None):
     dim = _ivar(_dim, dim, 'dim')
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -1509,7 +4630,66 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:235
+# schema/native_functions.yaml:3549
+def _m0_std(self, unbiased=True):
+    if _F['Tensor'](self) and _F['bool'](unbiased):
+        return (self, unbiased)
+    return None
+
+
+def _c0_std(self, unbiased):
+    return _entry_std(self, unbiased)
+
+
+# schema/native_functions.yaml:3554
+def _m1_std(self, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (self, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_std(self, dim, unbiased, keepdim):
+    return _entry_std_dim(self, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:3560
+def _m2_std(self, dim=None, *, correction=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (self, dim, correction, keepdim)
+    return None
+
+
+def _c2_std(self, dim, correction, keepdim):
+    return _entry_std_correction(self, dim, correction, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_std = (
+    (_m0_std, _c0_std, 2, frozenset(('unbiased',))),
+    (_m1_std, _c1_std, 4, frozenset(('dim', 'keepdim', 'unbiased'))),
+    (_m2_std, _c2_std, 2, frozenset(('correction', 'dim', 'keepdim'))),
+)
+_sigs_std = (
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def std(*args, **kwargs):
+    """Overloads:
+    std(Tensor self, bool unbiased=True) -> Tensor
+    std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(std, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
+
+
+# schema/native_functions.yaml:236
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1519,7 +4699,7 @@ def sub(self, other, *, alpha=1):
     return _entry_sub_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:250
+# schema/native_functions.yaml:252
 def sub_(self, other, *, alpha=1):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1529,7 +4709,7 @@ def sub_(self, other, *, alpha=1):
     return _entry_sub__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:583
+# schema/native_functions.yaml:596
 def _m0_sum(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -1540,7 +4720,7 @@ def _c0_sum(self, dtype):
     return _entry_sum(self, dtype)
 
 
-# schema/native_functions.yaml:590
+# schema/native_functions.yaml:603
 def _m1_sum(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -1574,7 +4754,27 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:709
+# schema/native_functions.yaml:1250
+def swapaxes(self, axis0, axis1):
+    """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(swapaxes, (self,), (self, axis0, axis1), {})
+        if r is not _NO:
+            return r
+    return _entry_swapaxes(self, axis0, axis1)
+
+
+# schema/native_functions.yaml:1255
+def swapdims(self, dim0, dim1):
+    """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(swapdims, (self,), (self, dim0, dim1), {})
+        if r is not _NO:
+            return r
+    return _entry_swapdims(self, dim0, dim1)
+
+
+# schema/native_functions.yaml:724
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1584,7 +4784,47 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:567
+# schema/native_functions.yaml:1184
+def take(self, index):
+    """take(Tensor self, Tensor index) -> Tensor"""
+    if _tf[0]:
+        r = _htf(take, (self, index), (self, index), {})
+        if r is not _NO:
+            return r
+    return _entry_take(self, index)
+
+
+# schema/native_functions.yaml:1203
+def take_along_dim(self, indices, dim=None):
+    """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
+    if _tf[0]:
+        r = _htf(take_along_dim, (self, indices), (self, indices, dim), {})
+        if r is not _NO:
+            return r
+    return _entry_take_along_dim(self, indices, dim)
+
+
+# schema/native_functions.yaml:2038
+def tan(self):
+    """tan(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tan, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_tan(self)
+
+
+# schema/native_functions.yaml:2046
+def tan_(self):
+    """tan_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(tan_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_tan_(self)
+
+
+# schema/native_functions.yaml:580
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1594,7 +4834,7 @@ def tanh(self):
     return _entry_tanh(self)
 
 
-# schema/native_functions.yaml:575
+# schema/native_functions.yaml:588
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1604,7 +4844,87 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:703
+# schema/native_functions.yaml:1281
+def _m0_tensor_split(self, sections, dim=0):
+    if _F['Tensor'](self) and _F['SymInt'](sections) and _F['int'](dim):
+        return (self, sections, dim)
+    return None
+
+
+def _c0_tensor_split(self, sections, dim):
+    return _entry_tensor_split_sections(self, sections, dim)
+
+
+# schema/native_functions.yaml:1286
+def _m1_tensor_split(self, indices, dim=0):
+    if _F['Tensor'](self) and _F['SymInt[]'](indices) and _F['int'](dim):
+        return (self, indices, dim)
+    return None
+
+
+def _c1_tensor_split(self, indices, dim):
+    return _entry_tensor_split_indices(self, indices, dim)
+
+
+# schema/native_functions.yaml:1291
+def _m2_tensor_split(self, tensor_indices_or_sections, dim=0):
+    if _F['Tensor'](self) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
+        return (self, tensor_indices_or_sections, dim)
+    return None
+
+
+def _c2_tensor_split(self, tensor_indices_or_sections, dim):
+    return _entry_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_tensor_split = (
+    (_m0_tensor_split, _c0_tensor_split, 3, frozenset(('dim', 'sections'))),
+    (_m1_tensor_split, _c1_tensor_split, 3, frozenset(('dim', 'indices'))),
+    (_m2_tensor_split, _c2_tensor_split, 3, frozenset(('dim', 'tensor_indices_or_sections'))),
+)
+_sigs_tensor_split = (
+    'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
+    'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
+    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
+)
+
+
+def tensor_split(*args, **kwargs):
+    """Overloads:
+    tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
+    tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
+    tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+    """
+    if _tf[0]:
+        r = _htf_any(tensor_split, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
+
+
+# schema/native_functions.yaml:892
+def tile(self, *_dims, dims=None):
+    """tile(Tensor self, SymInt[] dims) -> Tensor"""
+    dims = _ivar(_dims, dims, 'dims')
+    if _tf[0]:
+        r = _htf(tile, (self,), (self, dims), {})
+        if r is not _NO:
+            return r
+    return _entry_tile(self, dims)
+
+
+# schema/native_functions.yaml:1050
+def topk(self, k, dim=-1, largest=True, sorted=True):
+    """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
+    if _tf[0]:
+        r = _htf(topk, (self,), (self, k, dim, largest, sorted), {})
+        if r is not _NO:
+            return r
+    return _rt_topk._make(_entry_topk(self, k, dim, largest, sorted))
+
+
+# schema/native_functions.yaml:718
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -1614,7 +4934,67 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:800
+# schema/native_functions.yaml:911
+def tril(self, diagonal=0):
+    """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(tril, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_tril(self, diagonal)
+
+
+# schema/native_functions.yaml:918
+def tril_(self, diagonal=0):
+    """tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(tril_, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_tril_(self, diagonal)
+
+
+# schema/native_functions.yaml:924
+def triu(self, diagonal=0):
+    """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
+    if _tf[0]:
+        r = _htf(triu, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_triu(self, diagonal)
+
+
+# schema/native_functions.yaml:931
+def triu_(self, diagonal=0):
+    """triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(triu_, (self,), (self, diagonal), {})
+        if r is not _NO:
+            return r
+    return _entry_triu_(self, diagonal)
+
+
+# schema/native_functions.yaml:2218
+def trunc(self):
+    """trunc(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(trunc, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_trunc(self)
+
+
+# schema/native_functions.yaml:2226
+def trunc_(self):
+    """trunc_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(trunc_, (self,), (self,), {})
+        if r is not _NO:
+            return r
+    return _entry_trunc_(self)
+
+
+# schema/native_functions.yaml:815
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1624,7 +5004,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:811
+# schema/native_functions.yaml:826
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -1634,7 +5014,17 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:1039
+# schema/native_functions.yaml:1244
+def unfold(self, dimension, size, step):
+    """unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)"""
+    if _tf[0]:
+        r = _htf(unfold, (self,), (self, dimension, size, step), {})
+        if r is not _NO:
+            return r
+    return _entry_unfold(self, dimension, size, step)
+
+
+# schema/native_functions.yaml:1611
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1644,7 +5034,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     return _entry_uniform_(self, from_, to, generator)
 
 
-# schema/native_functions.yaml:720
+# schema/native_functions.yaml:735
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -1654,7 +5044,66 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:664
+# schema/native_functions.yaml:3530
+def _m0_var(self, unbiased=True):
+    if _F['Tensor'](self) and _F['bool'](unbiased):
+        return (self, unbiased)
+    return None
+
+
+def _c0_var(self, unbiased):
+    return _entry_var(self, unbiased)
+
+
+# schema/native_functions.yaml:3535
+def _m1_var(self, dim, unbiased=True, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
+        return (self, dim, unbiased, keepdim)
+    return None
+
+
+def _c1_var(self, dim, unbiased, keepdim):
+    return _entry_var_dim(self, dim, unbiased, keepdim)
+
+
+# schema/native_functions.yaml:3541
+def _m2_var(self, dim=None, *, correction=None, keepdim=False):
+    if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
+        return (self, dim, correction, keepdim)
+    return None
+
+
+def _c2_var(self, dim, correction, keepdim):
+    return _entry_var_correction(self, dim, correction, keepdim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_var = (
+    (_m0_var, _c0_var, 2, frozenset(('unbiased',))),
+    (_m1_var, _c1_var, 4, frozenset(('dim', 'keepdim', 'unbiased'))),
+    (_m2_var, _c2_var, 2, frozenset(('correction', 'dim', 'keepdim'))),
+)
+_sigs_var = (
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+)
+
+
+def var(*args, **kwargs):
+    """Overloads:
+    var(Tensor self, bool unbiased=True) -> Tensor
+    var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+    var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(var, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
+
+
+# schema/native_functions.yaml:679
 def _m0_view(self, *_size, size=None):
     size = _ivar(_size, size, 'size')
     if _F['Tensor'](self) and _F['SymInt[]'](size):
@@ -1666,7 +5115,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:670
+# schema/native_functions.yaml:685
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -1700,7 +5149,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:681
+# schema/native_functions.yaml:696
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -1710,14 +5159,95 @@ def view_as(self, other):
     return _entry_view_as(self, other)
 
 
-# schema/native_functions.yaml:427
-def where(self, condition, other):
-    """where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"""
+# schema/native_functions.yaml:1306
+def _m0_vsplit(self, sections):
+    if _F['Tensor'](self) and _F['int'](sections):
+        return (self, sections)
+    return None
+
+
+def _c0_vsplit(self, sections):
+    return _entry_vsplit_int(self, sections)
+
+
+# schema/native_functions.yaml:1311
+def _m1_vsplit(self, *_indices, indices=None):
+    indices = _ivar(_indices, indices, 'indices')
+    if _F['Tensor'](self) and _F['int[]'](indices):
+        return (self, indices)
+    return None
+
+
+def _c1_vsplit(self, indices):
+    return _entry_vsplit_array(self, indices)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_vsplit = (
+    (_m0_vsplit, _c0_vsplit, 2, frozenset(('sections',))),
+    (_m1_vsplit, _c1_vsplit, None, frozenset(('indices',))),
+)
+_sigs_vsplit = (
+    'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
+    'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
+)
+
+
+def vsplit(*args, **kwargs):
+    """Overloads:
+    vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+    vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    """
     if _tf[0]:
-        r = _htf(where, (condition, self, other), (condition, self, other), {})
+        r = _htf_any(vsplit, args, kwargs)
         if r is not _NO:
             return r
+    return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
+
+
+# schema/native_functions.yaml:436
+def _m0_where(self, condition, other):
+    if _F['Tensor'](condition) and _F['Tensor|number'](self) and _F['Tensor|number'](other):
+        return (condition, self, other)
+    return None
+
+
+def _c0_where(condition, self, other):
     return _entry_where_self(condition, self, other)
+
+
+# schema/native_functions.yaml:3027
+def _m1_where(self, condition, other):
+    if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
+        return (condition, self, other)
+    return None
+
+
+def _c1_where(condition, self, other):
+    return _entry_where_ScalarOther(condition, self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_where = (
+    (_m0_where, _c0_where, 3, frozenset(('condition', 'other'))),
+    (_m1_where, _c1_where, 3, frozenset(('condition', 'other'))),
+)
+_sigs_where = (
+    'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+)
+
+
+def where(*args, **kwargs):
+    """Overloads:
+    where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+    where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        r = _htf_any(where, args, kwargs)
+        if r is not _NO:
+            return r
+    return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
 # schema/native_functions.yaml:199
@@ -1730,6 +5260,16 @@ def zero_(self):
     return _entry_zero_(self)
 
 
+# schema/native_functions.yaml:2143
+def __abs__(self):
+    """abs(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__abs__, (self,), (self,))
+        if r is not _NO:
+            return r
+    return _entry_abs(self)
+
+
 # schema/native_functions.yaml:206
 def __add__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
@@ -1740,7 +5280,17 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:358
+# schema/native_functions.yaml:2711
+def __and__(self, other):
+    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__and__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and_Tensor(self, other)
+
+
+# schema/native_functions.yaml:364
 def __eq__(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -1752,7 +5302,17 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:419
+# schema/native_functions.yaml:2537
+def __floordiv__(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__floordiv__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_floor_divide(self, other)
+
+
+# schema/native_functions.yaml:428
 def __ge__(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1762,7 +5322,7 @@ def __ge__(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:404
+# schema/native_functions.yaml:412
 def __gt__(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1772,7 +5332,7 @@ def __gt__(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:221
+# schema/native_functions.yaml:222
 def __iadd__(self, other):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1782,7 +5342,37 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:279
+# schema/native_functions.yaml:2735
+def __iand__(self, other):
+    """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__iand__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2553
+def __ifloordiv__(self, other):
+    """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ifloordiv__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_floor_divide__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2591
+def __imod__(self, other):
+    """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__imod__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_remainder__Tensor(self, other)
+
+
+# schema/native_functions.yaml:282
 def __imul__(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1792,7 +5382,27 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:351
+# schema/native_functions.yaml:2278
+def __invert__(self):
+    """bitwise_not(Tensor self) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__invert__, (self,), (self,))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_not(self)
+
+
+# schema/native_functions.yaml:2773
+def __ior__(self, other):
+    """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ior__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or__Tensor(self, other)
+
+
+# schema/native_functions.yaml:357
 def __ipow__(self, other):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -1802,7 +5412,7 @@ def __ipow__(self, other):
     return _entry_pow__Tensor(self, other)
 
 
-# schema/native_functions.yaml:250
+# schema/native_functions.yaml:252
 def __isub__(self, other):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1812,7 +5422,7 @@ def __isub__(self, other):
     return _entry_sub__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:316
+# schema/native_functions.yaml:320
 def __itruediv__(self, other):
     """div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -1822,7 +5432,17 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:396
+# schema/native_functions.yaml:2811
+def __ixor__(self, other):
+    """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if _tf[0]:
+        r = _htf(__ixor__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor__Tensor(self, other)
+
+
+# schema/native_functions.yaml:404
 def __le__(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1832,7 +5452,7 @@ def __le__(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:381
+# schema/native_functions.yaml:388
 def __lt__(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1842,7 +5462,7 @@ def __lt__(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:654
+# schema/native_functions.yaml:667
 def __matmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1852,7 +5472,17 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:264
+# schema/native_functions.yaml:2567
+def __mod__(self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__mod__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_remainder_Tensor(self, other)
+
+
+# schema/native_functions.yaml:266
 def __mul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1862,7 +5492,7 @@ def __mul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:373
+# schema/native_functions.yaml:380
 def __ne__(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -1874,7 +5504,7 @@ def __ne__(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:486
+# schema/native_functions.yaml:498
 def __neg__(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1884,7 +5514,17 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:330
+# schema/native_functions.yaml:2749
+def __or__(self, other):
+    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__or__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or_Tensor(self, other)
+
+
+# schema/native_functions.yaml:334
 def __pow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1904,7 +5544,27 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:654
+# schema/native_functions.yaml:2711
+def __rand__(self, other):
+    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rand__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_and_Tensor(self, other)
+
+
+# schema/native_functions.yaml:2537
+def __rfloordiv__(self, other):
+    """floor_divide(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rfloordiv__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_floor_divide(_wrap(other, self), self)
+
+
+# schema/native_functions.yaml:667
 def __rmatmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1914,7 +5574,17 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:264
+# schema/native_functions.yaml:2567
+def __rmod__(self, other):
+    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rmod__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_remainder_Tensor(_wrap(other, self), self)
+
+
+# schema/native_functions.yaml:266
 def __rmul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1924,7 +5594,17 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:330
+# schema/native_functions.yaml:2749
+def __ror__(self, other):
+    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__ror__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_or_Tensor(self, other)
+
+
+# schema/native_functions.yaml:334
 def __rpow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -1934,7 +5614,7 @@ def __rpow__(self, other):
     return _entry_pow_Tensor_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:235
+# schema/native_functions.yaml:236
 def __rsub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1944,7 +5624,7 @@ def __rsub__(self, other):
     return _entry_sub_Tensor(_wrap(other, self), self, 1)
 
 
-# schema/native_functions.yaml:293
+# schema/native_functions.yaml:296
 def __rtruediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1954,7 +5634,17 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:235
+# schema/native_functions.yaml:2787
+def __rxor__(self, other):
+    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__rxor__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor_Tensor(self, other)
+
+
+# schema/native_functions.yaml:236
 def __sub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1964,7 +5654,7 @@ def __sub__(self, other):
     return _entry_sub_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:293
+# schema/native_functions.yaml:296
 def __truediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -1974,59 +5664,189 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
+# schema/native_functions.yaml:2787
+def __xor__(self, other):
+    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+    if _tf[0]:
+        r = _htf(__xor__, (self, other), (self, other))
+        if r is not _NO:
+            return r
+    return _entry_bitwise_xor_Tensor(self, other)
+
+
 METHODS = {
+    'abs': abs,
+    'abs_': abs_,
+    'acos': acos,
+    'acos_': acos_,
     'add': add,
     'add_': add_,
+    'addcdiv': addcdiv,
+    'addcdiv_': addcdiv_,
+    'addcmul': addcmul,
+    'addcmul_': addcmul_,
     'addmm': addmm,
     'adjoint': adjoint,
     'alias': alias,
+    'all': all,
     'amax': amax,
+    'amin': amin,
+    'any': any,
     'argmax': argmax,
+    'argmin': argmin,
+    'argsort': argsort,
+    'argwhere': argwhere,
     'as_strided': as_strided,
+    'as_strided_scatter': as_strided_scatter,
+    'asin': asin,
+    'asin_': asin_,
+    'atan': atan,
+    'atan2': atan2,
+    'atan2_': atan2_,
+    'atan_': atan_,
+    'baddbmm': baddbmm,
+    'baddbmm_': baddbmm_,
     'bernoulli': bernoulli,
     'bernoulli_': bernoulli_,
+    'bitwise_and': bitwise_and,
+    'bitwise_and_': bitwise_and_,
+    'bitwise_not': bitwise_not,
+    'bitwise_not_': bitwise_not_,
+    'bitwise_or': bitwise_or,
+    'bitwise_or_': bitwise_or_,
+    'bitwise_xor': bitwise_xor,
+    'bitwise_xor_': bitwise_xor_,
     'bmm': bmm,
+    'broadcast_to': broadcast_to,
     'cauchy_': cauchy_,
+    'ceil': ceil,
+    'ceil_': ceil_,
     'chunk': chunk,
     'clamp': clamp,
     'clamp_': clamp_,
+    'clamp_max': clamp_max,
+    'clamp_max_': clamp_max_,
+    'clamp_min': clamp_min,
+    'clamp_min_': clamp_min_,
     'clone': clone,
     'contiguous': contiguous,
     'copy_': copy_,
+    'cos': cos,
+    'cos_': cos_,
+    'cosh': cosh,
+    'cosh_': cosh_,
+    'count_nonzero': count_nonzero,
+    'cumprod': cumprod,
+    'cumprod_': cumprod_,
+    'cumsum': cumsum,
+    'cumsum_': cumsum_,
     'detach': detach,
+    'diag': diag,
+    'diag_embed': diag_embed,
+    'diagflat': diagflat,
     'diagonal': diagonal,
+    'diagonal_scatter': diagonal_scatter,
     'div': div,
     'div_': div_,
+    'dot': dot,
+    'dsplit': dsplit,
     'eq': eq,
+    'eq_': eq_,
+    'erf': erf,
+    'erf_': erf_,
     'exp': exp,
+    'exp2': exp2,
+    'exp2_': exp2_,
     'exp_': exp_,
     'expand': expand,
     'expand_as': expand_as,
+    'expm1': expm1,
+    'expm1_': expm1_,
     'exponential_': exponential_,
     'fill_': fill_,
     'flatten': flatten,
+    'flip': flip,
+    'fliplr': fliplr,
+    'flipud': flipud,
+    'floor': floor,
+    'floor_': floor_,
+    'floor_divide': floor_divide,
+    'floor_divide_': floor_divide_,
+    'fmod': fmod,
+    'fmod_': fmod_,
+    'frac': frac,
+    'frac_': frac_,
+    'gather': gather,
     'ge': ge,
+    'ge_': ge_,
     'geometric_': geometric_,
+    'ger': ger,
     'gt': gt,
+    'gt_': gt_,
+    'hsplit': hsplit,
     'index': index,
+    'index_add': index_add,
+    'index_add_': index_add_,
+    'index_copy': index_copy,
+    'index_copy_': index_copy_,
+    'index_fill': index_fill,
+    'index_fill_': index_fill_,
     'index_put': index_put,
     'index_put_': index_put_,
+    'index_select': index_select,
+    'isfinite': isfinite,
+    'isinf': isinf,
+    'isnan': isnan,
     'le': le,
+    'le_': le_,
+    'lerp': lerp,
+    'lerp_': lerp_,
     'log': log,
+    'log10': log10,
+    'log10_': log10_,
+    'log1p': log1p,
+    'log1p_': log1p_,
+    'log2': log2,
+    'log2_': log2_,
     'log_': log_,
     'log_normal_': log_normal_,
+    'log_softmax': log_softmax,
+    'logical_and': logical_and,
+    'logical_and_': logical_and_,
+    'logical_not': logical_not,
+    'logical_not_': logical_not_,
+    'logical_or': logical_or,
+    'logical_or_': logical_or_,
+    'logical_xor': logical_xor,
+    'logical_xor_': logical_xor_,
+    'logsumexp': logsumexp,
     'lt': lt,
+    'lt_': lt_,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
+    'masked_scatter': masked_scatter,
+    'masked_scatter_': masked_scatter_,
+    'masked_select': masked_select,
     'matmul': matmul,
+    'max': max,
+    'maximum': maximum,
     'mean': mean,
+    'min': min,
+    'minimum': minimum,
     'mm': mm,
+    'moveaxis': moveaxis,
     'movedim': movedim,
+    'msort': msort,
     'mul': mul,
     'mul_': mul_,
     'multinomial': multinomial,
+    'mv': mv,
+    'nan_to_num': nan_to_num,
+    'nan_to_num_': nan_to_num_,
     'narrow': narrow,
+    'narrow_copy': narrow_copy,
     'ne': ne,
+    'ne_': ne_,
     'neg': neg,
     'neg_': neg_,
     'new_empty': new_empty,
@@ -2034,61 +5854,134 @@ METHODS = {
     'new_full': new_full,
     'new_ones': new_ones,
     'new_zeros': new_zeros,
+    'nonzero': nonzero,
     'normal_': normal_,
+    'outer': outer,
     'permute': permute,
     'pow': pow,
     'pow_': pow_,
+    'prod': prod,
+    'put': put,
+    'put_': put_,
     'random_': random_,
+    'ravel': ravel,
+    'reciprocal': reciprocal,
+    'reciprocal_': reciprocal_,
     'relu': relu,
     'relu_': relu_,
+    'remainder': remainder,
+    'remainder_': remainder_,
+    'repeat': repeat,
+    'repeat_interleave': repeat_interleave,
     'reshape': reshape,
     'reshape_as': reshape_as,
+    'roll': roll,
+    'rot90': rot90,
+    'round': round,
+    'round_': round_,
+    'rsqrt': rsqrt,
+    'rsqrt_': rsqrt_,
+    'scatter': scatter,
+    'scatter_': scatter_,
+    'scatter_add': scatter_add,
+    'scatter_add_': scatter_add_,
+    'scatter_reduce': scatter_reduce,
+    'scatter_reduce_': scatter_reduce_,
     'select': select,
+    'select_scatter': select_scatter,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
+    'sign': sign,
+    'sign_': sign_,
+    'signbit': signbit,
+    'sin': sin,
+    'sin_': sin_,
+    'sinh': sinh,
+    'sinh_': sinh_,
     'slice': slice,
+    'slice_scatter': slice_scatter,
+    'softmax': softmax,
+    'sort': sort,
     'split': split,
     'split_with_sizes': split_with_sizes,
+    'sqrt': sqrt,
+    'sqrt_': sqrt_,
     'squeeze': squeeze,
+    'std': std,
     'sub': sub,
     'sub_': sub_,
     'sum': sum,
+    'swapaxes': swapaxes,
+    'swapdims': swapdims,
     't': t,
+    'take': take,
+    'take_along_dim': take_along_dim,
+    'tan': tan,
+    'tan_': tan_,
     'tanh': tanh,
     'tanh_': tanh_,
+    'tensor_split': tensor_split,
+    'tile': tile,
+    'topk': topk,
     'transpose': transpose,
+    'tril': tril,
+    'tril_': tril_,
+    'triu': triu,
+    'triu_': triu_,
+    'trunc': trunc,
+    'trunc_': trunc_,
     'unbind': unbind,
     'unflatten': unflatten,
+    'unfold': unfold,
     'uniform_': uniform_,
     'unsqueeze': unsqueeze,
+    'var': var,
     'view': view,
     'view_as': view_as,
+    'vsplit': vsplit,
     'where': where,
     'zero_': zero_,
+    '__abs__': __abs__,
     '__add__': __add__,
+    '__and__': __and__,
     '__eq__': __eq__,
+    '__floordiv__': __floordiv__,
     '__ge__': __ge__,
     '__gt__': __gt__,
     '__iadd__': __iadd__,
+    '__iand__': __iand__,
+    '__ifloordiv__': __ifloordiv__,
+    '__imod__': __imod__,
     '__imul__': __imul__,
+    '__invert__': __invert__,
+    '__ior__': __ior__,
     '__ipow__': __ipow__,
     '__isub__': __isub__,
     '__itruediv__': __itruediv__,
+    '__ixor__': __ixor__,
     '__le__': __le__,
     '__lt__': __lt__,
     '__matmul__': __matmul__,
+    '__mod__': __mod__,
     '__mul__': __mul__,
     '__ne__': __ne__,
     '__neg__': __neg__,
+    '__or__': __or__,
     '__pow__': __pow__,
     '__radd__': __radd__,
+    '__rand__': __rand__,
+    '__rfloordiv__': __rfloordiv__,
     '__rmatmul__': __rmatmul__,
+    '__rmod__': __rmod__,
     '__rmul__': __rmul__,
+    '__ror__': __ror__,
     '__rpow__': __rpow__,
     '__rsub__': __rsub__,
     '__rtruediv__': __rtruediv__,
+    '__rxor__': __rxor__,
     '__sub__': __sub__,
     '__truediv__': __truediv__,
+    '__xor__': __xor__,
 }
 
 

@@ -333,7 +333,7 @@ def _materialize(node, buf):
         return buf
     out = list(buf)
     for i, g in enumerate(out):
-        if g is None:
+        if g is None and node._out_meta[i] is not None:   # None: an undefined output
             shape, dtype, device = node._out_meta[i]
             out[i] = ember.zeros(shape, dtype=dtype, device=device)
     return out

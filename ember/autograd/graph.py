@@ -20,6 +20,7 @@ import itertools
 import re
 import weakref
 
+from ..core import dtype as _dtypes
 from ..core.tensor import Tensor, shallow_copy
 from ..dispatch import keys as K
 from ..dispatch.tls import state as _tls
@@ -350,6 +351,9 @@ def set_history_many(ts, node, differentiable=None, multi_view=False):
     """History for ops with several outputs (or a list output)."""
     metas = []
     for i, t in enumerate(ts):
+        if t is None:           # an undefined output (convolution_backward's output_mask)
+            metas.append(None)
+            continue
         diff = True if differentiable is None else differentiable[i]
         metas.append(set_history(t, node, i, diff))
         if multi_view and t._ag is not None:

@@ -15,9 +15,10 @@ from . import graph as G
 _BELOW = K.below(K.Autograd)
 
 
-def not_implemented(why: str) -> RuntimeError:
-    """What a `not_implemented("why")` formula raises in backward."""
-    return RuntimeError(f"the derivative for '{why}' is not implemented.")
+def not_implemented(why: str) -> NotImplementedError:
+    """What a `not_implemented("why")` formula raises in backward (NotImplementedError,
+    a RuntimeError subclass, like torch's)."""
+    return NotImplementedError(f"the derivative for '{why}' is not implemented.")
 
 
 def _tensors(args):

@@ -62,6 +62,10 @@ Tensor.cpu = _cpu
 from ember.kernels.composite.conversions import tensor_to
 
 Tensor.to = tensor_to
+# torch.functional.norm is Python too (p="fro", dim=None, ...); norm.* have manual bindings
+from ember.kernels.composite.reduction import python_norm
+
+Tensor.norm = python_norm
 Tensor.type = _type
 
 
@@ -93,3 +97,23 @@ def _deepcopy(self, memo):
 
 
 Tensor.__deepcopy__ = _deepcopy
+
+
+def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    from .toplevel import unique
+    return unique(self, sorted, return_inverse, return_counts, dim)
+
+
+def _unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    from .toplevel import unique_consecutive
+    return unique_consecutive(self, return_inverse, return_counts, dim)
+
+
+def _nonzero(self, *, as_tuple=False):
+    from .toplevel import nonzero
+    return nonzero(self, as_tuple=as_tuple)
+
+
+Tensor.unique = _unique
+Tensor.nonzero = _nonzero
+Tensor.unique_consecutive = _unique_consecutive

@@ -25,3 +25,82 @@ def broadcast_shapes(*shapes) -> Size:
     ember.Size([2, 3])
     """
     return Size(_broadcast_shapes(*((s,) if isinstance(s, int) else tuple(s) for s in shapes)))
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique: the unique elements (or slices along `dim`), with the inverse indices
+    and counts when asked; `_unique2` / `unique_dim` underneath, like torch.
+
+    >>> ember.unique(ember.tensor([3, 1, 3]), return_counts=True)
+    (tensor([1, 3]), tensor([1, 2]))
+    """
+    from .. import ops
+    if dim is None:
+        out, inverse, counts = ops.aten._unique2.default(input, sorted, return_inverse,
+                                                         return_counts)
+    else:
+        out, inverse, counts = ops.aten.unique_dim.default(input, dim, sorted, return_inverse,
+                                                           return_counts)
+    if return_inverse and return_counts:
+        return out, inverse, counts
+    if return_inverse:
+        return out, inverse
+    if return_counts:
+        return out, counts
+    return out
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """torch.unique_consecutive: collapses runs of equal elements (or slices along `dim`);
+    the inverse indices and counts when asked.
+
+    >>> ember.unique_consecutive(ember.tensor([1, 1, 2, 1]))
+    tensor([1, 2, 1])
+    """
+    from .. import ops
+    out, inverse, counts = ops.aten.unique_consecutive.default(input, return_inverse,
+                                                               return_counts, dim)
+    if return_inverse and return_counts:
+        return out, inverse, counts
+    if return_inverse:
+        return out, inverse
+    if return_counts:
+        return out, counts
+    return out
+
+
+def meshgrid(*tensors, indexing=None):
+    """torch.meshgrid: tensors as arguments or one list; indexing 'ij' (the default, with
+    torch's warning when not given) or 'xy'. Returns a tuple of expanded views."""
+    from .. import ops
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    if indexing is None:
+        return tuple(ops.aten.meshgrid.default(list(tensors)))
+    return tuple(ops.aten.meshgrid.indexing(list(tensors), indexing=indexing))
+
+
+def broadcast_tensors(*tensors):
+    """torch.broadcast_tensors(*tensors): each tensor expanded to the common shape."""
+    from .. import ops
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    return tuple(ops.aten.broadcast_tensors.default(list(tensors)))
+
+
+def cartesian_prod(*tensors):
+    """torch.cartesian_prod(*tensors): the rows of every combination of elements."""
+    from .. import ops
+    return ops.aten.cartesian_prod.default(list(tensors))
+
+
+def nonzero(input, *, out=None, as_tuple=False):
+    """torch.nonzero: (n, ndim) indices of the nonzero elements, or with as_tuple=True one
+    1-d index tensor per dim (a 0-d input counts as 1-d)."""
+    from .. import ops
+    if as_tuple:
+        x = input.unsqueeze(0) if input.dim() == 0 else input
+        return tuple(ops.aten.nonzero.default(x).unbind(1))
+    if out is not None:
+        return ops.aten.nonzero.out(input, out=out)
+    return ops.aten.nonzero.default(input)

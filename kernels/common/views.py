@@ -424,3 +424,30 @@ def detach(self):
 def alias(self):
     """A view of self with the same layout."""
     return make_view(self, self._shape, self.stride(), self._offset)
+
+
+# --- unfold (shape family, issue 4) ----------------------------------------------------------
+def unfold(self, dimension, size, step):
+    """Windows of `size` every `step` along `dimension`, as a new last dim (a view).
+
+    >>> from_array(np.arange(5.0)).unfold(0, 2, 2).tolist()
+    [[0.0, 1.0], [2.0, 3.0]]
+    """
+    ndim = len(self._shape)
+    d = R.wrap(dimension, ndim)
+    size, step = _index(size), _index(step)
+    max_size = self._shape[d] if ndim else 1
+    if size > max_size:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {max_size} but size is "
+                           f"{size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    shape, stride = list(self._shape), list(self.stride())
+    shape.append(size)
+    stride.append(stride[d] if ndim else 1)
+    if ndim:
+        shape[d] = (shape[d] - size) // step + 1
+        stride[d] *= step
+    return make_view(self, tuple(shape), tuple(stride), self._offset)

@@ -6,37 +6,17 @@
     tensor(3.)
 """
 import ember
-from ember.core import dtype as D
 from ember.core.shapes import broadcast_shapes
-from ember.kernels.common._errors import not_implemented_for
 
 
 def _dot(a, b):
-    """1-D . 1-D -> 0-d (torch.dot's checks)."""
-    if a._dtype is not b._dtype:
-        raise RuntimeError("dot : expected both vectors to have same dtype, but found "
-                           f"{a._dtype.scalar_name} and {b._dtype.scalar_name}")
-    n, m = a._shape[0], b._shape[0]
-    if n != m:
-        raise RuntimeError(f"inconsistent tensor size, expected tensor [{n}] and src [{m}] to "
-                           f"have the same number of elements, but got {n} and {m} elements "
-                           "respectively")
-    if a._dtype is D.bool_ and a.device.type == "cpu":
-        raise not_implemented_for("dot", D.bool_)
-    return ember.mm(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
+    """1-D . 1-D -> 0-d: aten dot (its checks and gradient), like torch's matmul."""
+    return ember.dot(a, b)
 
 
 def _mv(mat, vec):
-    """(n x k) . (k,) -> (n,) (torch.mv's checks)."""
-    n, k = mat._shape
-    if vec._shape[0] != k:
-        raise RuntimeError(f"size mismatch, got input ({n}), mat ({n}x{k}), vec ({vec._shape[0]})")
-    if mat._dtype is not vec._dtype:
-        v, m = vec._dtype.scalar_name, mat._dtype.scalar_name
-        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {v}, {m}, and {v}")
-    if mat._dtype is D.bool_ and mat.device.type == "cpu":
-        raise not_implemented_for("addmv_impl_cpu", D.bool_)
-    return ember.mm(mat, vec.unsqueeze(1)).squeeze(1)
+    """(n x k) . (k,) -> (n,): aten mv."""
+    return ember.mv(mat, vec)
 
 
 def matmul(self, other):

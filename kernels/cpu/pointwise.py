@@ -88,7 +88,10 @@ def _fast(ufunc, self, other, float_only=False):
         return None
     if float_only and dt.category != D.FLOAT:
         return None
-    return from_array(ufunc(x, y), dt)
+    r = ufunc(x, y)
+    if r.dtype != dt.np:  # ml_dtypes' bfloat16 with a Python float computes in float32
+        r = r.astype(dt.np)
+    return from_array(r, dt)
 
 
 def _binary(ufunc, layout, quiet=False, float_only=False):
@@ -479,16 +482,22 @@ relu_ = _unary_inplace(relu, _check_not_bool("relu", M.unary_inplace))
 
 
 def threshold_backward(grad_output, self, threshold):
-    """relu's backward: grad_output where self > threshold, else 0.
+    """relu's backward: grad_output where self > threshold, else 0 (also for NaN grads).
 
     >>> threshold_backward(from_array(np.ones(2)), from_array(np.array([-1., 2.])), 0)
     tensor([0., 1.], dtype=ember.float64)
     """
-    g, x = grad_output._np, self._np
-    if grad_output._dtype is self._dtype and g.shape == x.shape:
-        return from_array(np.multiply(g, np.greater(x, threshold)), grad_output._dtype)
     layout = M.threshold_backward_layout(grad_output, self)
-    out = empty_cpu(layout._shape, layout._dtype, layout._stride)
-    np.multiply(_arr(grad_output, layout._dtype), np.greater(x, threshold), out=out._np,
-                casting="unsafe")
+    dt = layout._dtype
+    g, x = _arr(grad_output, dt), _arr(self, dt)
+    thr = np.asarray(threshold).astype(dt.np)[()] if dt.category == D.INT else threshold
+    r = np.where(x <= thr, np.zeros((), dt.np), g)
+    if r.shape == layout._shape and layout._stride == _np_contiguous(r):
+        return from_array(r, dt)
+    out = empty_cpu(layout._shape, dt, layout._stride)
+    np.copyto(out._np, r)
     return out
+
+
+def _np_contiguous(a) -> tuple:
+    return tuple(s // a.itemsize for s in a.strides) if a.flags.c_contiguous else ()

@@ -1,4 +1,6 @@
-"""Reductions on CPU tensors with NumPy: sum, mean, amax, argmax.
+"""Reductions on CPU tensors with NumPy: sum, mean, prod, amax/amin, max/min (full, along
+a dim with indices, elementwise), argmax/argmin, var/std (+ with the mean), logsumexp,
+linalg_vector_norm, all/any, count_nonzero, and the scans cumsum/cumprod.
 
 Results are fresh C-contiguous arrays (NumPy would otherwise follow a transposed
 input's memory order). Like torch's CPU kernels, float16/bfloat16 sums and means
@@ -7,6 +9,8 @@ accumulate in float32 and cast back.
     >>> ember.tensor([[1, 2], [3, 4]]).sum(0)
     tensor([4, 6])
 """
+import warnings
+
 import numpy as np
 
 from ember.core import dtype as D
@@ -75,7 +79,7 @@ def mean_dim(self, dim, keepdim, dtype):
 def amax(self, dim, keepdim):
     """`x.amax(dim=[], keepdim=False)`: the maximum over `dim` (all dims for []); NaN wins."""
     axis, shape = _meta.reduce_layout(self, dim, keepdim)
-    _meta.check_amax(self, dim, axis)
+    _meta.check_no_identity(self, "amax", dim, axis)
     out = np.empty(shape, self._dtype.np)
     np.maximum.reduce(self._np, axis=axis, out=out, keepdims=keepdim)
     return from_array(out, self._dtype)
@@ -90,4 +94,268 @@ def argmax(self, dim, keepdim):
         return from_array(np.full(shape, np.argmax(a), np.int64), D.int64)
     out = np.empty(shape, np.int64)
     np.argmax(a, axis=d, out=out, keepdims=keepdim)
+    return from_array(out, D.int64)
+
+
+# --- reduction (issue 4): prod, amin, max/min, argmin, var/std, logsumexp, norms,
+# all/any, cumsum/cumprod, count_nonzero ---------------------------------------------------
+_F64 = np.dtype(np.float64)
+_INF = float("inf")
+
+
+def _as(a, npdt):
+    return a if a.dtype == npdt else a.astype(npdt)
+
+
+def _c(a, npdt=None):
+    """A C-contiguous array of dtype `npdt` (a copy only when needed; 0-d stays 0-d)."""
+    return np.asarray(a, dtype=npdt, order="C")
+
+
+def _count(shape, axis) -> int:
+    n = 1
+    for d in axis:
+        n *= shape[d]
+    return n
+
+
+def prod(self, dtype):
+    """`x.prod(dtype=None)`: a 0-d product (int64 for bool/integer inputs); empty gives 1."""
+    return prod_dim(self, None, False, dtype)
+
+
+def prod_dim(self, dim, keepdim, dtype):
+    """`x.prod(dim, keepdim, dtype=None)`: the input is cast to the result dtype first;
+    float16/bfloat16 multiply in float32, integers wrap like torch."""
+    axis, shape = _meta.reduce_layout(self, dim, keepdim)
+    dt = _meta.sum_dtype(self._dtype, dtype)
+    acc = _acc_dtype(dt)
+    out = np.empty(shape, acc)
+    with np.errstate(all="ignore"):
+        np.multiply.reduce(_as(self._np, dt.np), axis=axis, dtype=acc, out=out, keepdims=keepdim)
+    return from_array(_as(out, dt.np), dt)
+
+
+def amin(self, dim, keepdim):
+    """`x.amin(dim=[], keepdim=False)`: the minimum over `dim` (all dims for []); NaN wins."""
+    axis, shape = _meta.reduce_layout(self, dim, keepdim)
+    _meta.check_no_identity(self, "amin", dim, axis)
+    out = np.empty(shape, self._dtype.np)
+    np.minimum.reduce(self._np, axis=axis, out=out, keepdims=keepdim)
+    return from_array(out, self._dtype)
+
+
+def _full_extreme(self, name, ufunc):
+    _meta.check_no_identity(self, name, None, ())
+    a = self._np
+    return from_array(np.array(ufunc.reduce(a, axis=None) if a.ndim else a, copy=True),
+                      self._dtype)
+
+
+def max_all(self):
+    """`x.max()`: the largest element as a 0-d tensor (NaN if any)."""
+    return _full_extreme(self, "max", np.maximum)
+
+
+def min_all(self):
+    """`x.min()`: the smallest element as a 0-d tensor (NaN if any)."""
+    return _full_extreme(self, "min", np.minimum)
+
+
+def _dim_extreme(self, dim, keepdim, name, argf):
+    """(values, indices) along one dim: the first extreme (a NaN counts as the extreme)."""
+    d, shape = _meta.one_dim_layout(self, dim, keepdim, name)
+    a = self._np
+    if a.ndim == 0:
+        return from_array(a.copy(), self._dtype), from_array(np.zeros((), np.int64), D.int64)
+    idx = argf(a, axis=d, keepdims=True)
+    values = np.take_along_axis(a, idx, axis=d)
+    return (from_array(_c(values.reshape(shape)), self._dtype),
+            from_array(_c(idx.reshape(shape), np.int64), D.int64))
+
+
+def max_dim(self, dim, keepdim):
+    """`x.max(dim, keepdim=False)` -> (values, indices)."""
+    return _dim_extreme(self, dim, keepdim, "max", np.argmax)
+
+
+def min_dim(self, dim, keepdim):
+    """`x.min(dim, keepdim=False)` -> (values, indices)."""
+    return _dim_extreme(self, dim, keepdim, "min", np.argmin)
+
+
+def _other(ufunc):
+    from ..meta.pointwise import mul_layout
+    from .pointwise import _binary
+    return _binary(ufunc, mul_layout)
+
+
+max_other = _other(np.maximum)   # max(x, other): elementwise, promoted, NaN propagates
+min_other = _other(np.minimum)
+
+
+def argmin(self, dim, keepdim):
+    """`x.argmin(dim=None, keepdim=False)`: int64 index of the first minimum (NaN counts as
+    the minimum); dim=None indexes the flattened tensor."""
+    d, shape = _meta.argmin_layout(self, dim, keepdim)
+    a = self._np
+    if d is None or a.ndim == 0:
+        return from_array(np.full(shape, np.argmin(a), np.int64), D.int64)
+    out = np.empty(shape, np.int64)
+    np.argmin(a, axis=d, out=out, keepdims=keepdim)
+    return from_array(out, D.int64)
+
+
+def _var_mean(self, dim, correction, keepdim, name, op):
+    """(variance, mean) arrays computed in float64, torch's degrees of freedom:
+    max(0, N - correction) (a zero divisor gives inf or nan, as in torch, which warns)."""
+    _meta.var_dtype(self, name)
+    axis, shape = _meta.reduce_layout(self, dim, keepdim)
+    c = 1.0 if correction is None else float(correction)
+    a = _as(self._np, _F64)
+    n = _count(self._shape, axis)
+    if n - c <= 0:
+        warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=2)
+    with np.errstate(all="ignore"):
+        mean = np.add.reduce(a, axis=axis, keepdims=True) / n
+        dev = a - mean
+        var = np.add.reduce(dev * dev, axis=axis, keepdims=True) / max(0.0, n - c)
+    return var.reshape(shape), mean.reshape(shape)
+
+
+def var_correction(self, dim, correction, keepdim):
+    """`x.var(dim=None, *, correction=1, keepdim=False)`."""
+    var, _ = _var_mean(self, dim, correction, keepdim, "std and var", "var")
+    return from_array(_c(var, self._dtype.np), self._dtype)
+
+
+def std_correction(self, dim, correction, keepdim):
+    """`x.std(dim=None, *, correction=1, keepdim=False)`: the square root of var."""
+    var, _ = _var_mean(self, dim, correction, keepdim, "std and var", "std")
+    return from_array(_c(np.sqrt(var), self._dtype.np), self._dtype)
+
+
+def var_mean_correction(self, dim, correction, keepdim):
+    var, mean = _var_mean(self, dim, correction, keepdim, "var_mean", "var_mean")
+    dt = self._dtype
+    return from_array(_c(var, dt.np), dt), from_array(_c(mean, dt.np), dt)
+
+
+def std_mean_correction(self, dim, correction, keepdim):
+    var, mean = _var_mean(self, dim, correction, keepdim, "std_mean", "std_mean")
+    dt = self._dtype
+    return from_array(_c(np.sqrt(var), dt.np), dt), from_array(_c(mean, dt.np), dt)
+
+
+def logsumexp(self, dim, keepdim):
+    """`log(sum(exp(x), dim))`, stabilised by the max (infinite maxima count as 0);
+    integers and bool give the default float dtype, an empty reduction -inf."""
+    _meta.check_logsumexp_dims(self, dim, keepdim)
+    dt = _meta.logsumexp_dtype(self)
+    axis, shape = _meta.reduce_layout(self, dim, keepdim)
+    a = _as(self._np, _acc_dtype(dt))
+    if a.size == 0:
+        return from_array(np.full(shape, -np.inf, dt.np), dt)
+    with np.errstate(all="ignore"):
+        m = np.maximum.reduce(a, axis=axis, keepdims=True)
+        m = np.where(np.isinf(m), 0, m).astype(a.dtype)
+        out = np.log(np.add.reduce(np.exp(a - m), axis=axis, keepdims=True)) + m
+    return from_array(_c(out.reshape(shape), dt.np), dt)
+
+
+def linalg_vector_norm(self, ord, dim, keepdim, dtype):
+    """`linalg.vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None)`: inf/-inf
+    are max/min of |x|, 0 counts the non-zeros, else (sum |x|^ord)^(1/ord)."""
+    axis, shape, dt = _meta.vector_norm_layout(self, ord, dim, keepdim, dtype)
+    a = np.abs(_as(self._np, _acc_dtype(dt)))
+    o = float(ord)
+    kw = {"axis": axis, "keepdims": keepdim}
+    with np.errstate(all="ignore"):
+        if o == _INF:
+            r = np.maximum.reduce(a, **kw)
+        elif o == -_INF:
+            r = np.minimum.reduce(a, **kw)
+        elif o == 0:
+            r = np.add.reduce(a != 0, dtype=a.dtype, **kw)
+        elif o == 1:
+            r = np.add.reduce(a, **kw)
+        elif o == 2:
+            r = np.sqrt(np.add.reduce(a * a, **kw))
+        else:
+            r = np.power(np.add.reduce(np.power(a, o), **kw), 1.0 / o)
+    return from_array(_c(np.asarray(r).reshape(shape), dt.np), dt)
+
+
+def _all_any(self, dim, keepdim, ufunc):
+    axis, shape = _meta.all_any_layout(self, dim, keepdim)
+    a = self._np
+    if a.dtype != np.bool_:
+        a = a != 0
+    r = ufunc.reduce(a, axis=axis, keepdims=keepdim) if axis else a
+    dt = _meta.all_any_dtype(self)
+    return from_array(np.array(np.asarray(r).reshape(shape), dt.np, order="C"), dt)  # a copy
+
+
+def all_all(self):
+    """`x.all()`: bool (uint8 for uint8 inputs); NaN counts as true."""
+    return _all_any(self, None, False, np.logical_and)
+
+
+def all_dim(self, dim=None, keepdim=False):
+    """`x.all(dim, keepdim=False)`: dim an int or a list (None: all dims, []: none)."""
+    return _all_any(self, dim, keepdim, np.logical_and)
+
+
+def any_all(self):
+    return _all_any(self, None, False, np.logical_or)
+
+
+def any_dim(self, dim=None, keepdim=False):
+    return _all_any(self, dim, keepdim, np.logical_or)
+
+
+def _cumulative(self, d, dt, ufunc):
+    """ufunc.accumulate along `d` in `dt` (half types accumulate in float32)."""
+    a = _as(self._np, dt.np)
+    if a.ndim == 0:
+        return np.array(a, copy=True)
+    acc = _acc_dtype(dt)
+    out = np.empty(a.shape, acc)
+    with np.errstate(all="ignore"):
+        ufunc.accumulate(a, axis=d, dtype=acc, out=out)
+    return _as(out, dt.np)
+
+
+def _cum(ufunc):
+    def kernel(self, dim, dtype):
+        d = _meta.wrap_dims((dim,), len(self._shape))[0]
+        dt = _meta.sum_dtype(self._dtype, dtype)
+        return from_array(_cumulative(self, d, dt, ufunc), dt)
+    return kernel
+
+
+def _cum_(ufunc, meta):
+    def kernel(self, dim, dtype):
+        meta(self, dim, dtype)
+        d = _meta.wrap_dims((dim,), len(self._shape))[0]
+        np.copyto(self._np, _cumulative(self, d, self._dtype, ufunc), casting="unsafe")
+        return self
+    return kernel
+
+
+cumsum = _cum(np.add)           # int64 for bool/integer inputs unless dtype= is given
+cumprod = _cum(np.multiply)
+cumsum_ = _cum_(np.add, _meta.cumsum_)
+cumprod_ = _cum_(np.multiply, _meta.cumprod_)
+
+
+def count_nonzero(self, dim):
+    """`count_nonzero(x, dim=None)` (an int, or a list where [] means all dims): int64."""
+    if isinstance(dim, (list, tuple)) and not dim:
+        dim = None
+    axis, shape = _meta.reduce_layout(self, dim, False)
+    out = np.empty(shape, np.int64)
+    np.add.reduce(self._np != 0, axis=axis, dtype=np.int64, out=out)
     return from_array(out, D.int64)

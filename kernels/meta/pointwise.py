@@ -48,7 +48,10 @@ def mul_layout(self, other) -> Layout:
 
 
 def threshold_backward_layout(grad_output, self) -> Layout:
-    return _layout(D.result_type(grad_output, self), grad_output, self)
+    dt = D.result_type(grad_output, self)
+    if dt is D.bool_:
+        raise P.not_implemented_for("threshold_cpu", dt)
+    return _layout(dt, self, grad_output)   # torch's TensorIterator lists self first
 
 
 def div_layout(self, other) -> Layout:

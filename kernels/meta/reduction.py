@@ -53,22 +53,6 @@ def mean_dtype(self_dtype, dtype):
     return self_dtype
 
 
-def check_amax(self, dim, dims, meta=False):
-    """amax has no identity, so reducing an empty dim is an error (torch's messages; its
-    Meta kernel raises a RuntimeError of its own)."""
-    shape = self._shape
-    if 0 in shape:
-        if dim is None or (isinstance(dim, (list, tuple)) and not dim):
-            raise RuntimeError("amax(): Expected reduction dim to be specified for input.numel() "
-                               "== 0. Specify the reduction dim with the 'dim' argument.")
-        for d in sorted(dims):
-            if shape[d] == 0:
-                if meta:
-                    raise RuntimeError("reducing over zero-size dimension for reduction "
-                                       "operation without identity")
-                raise IndexError(f"amax(): Expected reduction dim {d} to have non-zero size.")
-
-
 def argmax_layout(self, dim, keepdim, meta=False):
     """(wrapped dim or None, output shape) of argmax; torch's errors for bool and empty
     (an IndexError on CPU, a RuntimeError on torch's Meta for a dim-less empty input)."""
@@ -111,10 +95,258 @@ def mean_dim(self, dim, keepdim, dtype):
 
 def amax(self, dim, keepdim):
     dims, shape = reduce_layout(self, dim, keepdim)
-    check_amax(self, dim, dims, meta=True)
+    check_no_identity(self, "amax", dim, dims, meta=True)
     return empty_meta(shape, self._dtype)
 
 
 def argmax(self, dim, keepdim):
     _, shape = argmax_layout(self, dim, keepdim, meta=True)
     return empty_meta(shape, D.int64)
+
+
+# --- reduction (issue 4): prod, amin, max/min, argmin, var/std, logsumexp, norms,
+# all/any, cumsum/cumprod, count_nonzero ---------------------------------------------------
+_CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
+              "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",
+              "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
+
+
+def check_no_identity(self, name, dim, dims, meta=False):
+    """amax/amin/max/min have no identity, so reducing an empty dim is an error (torch's
+    messages; its Meta kernel raises a RuntimeError of its own)."""
+    shape = self._shape
+    if 0 not in shape:
+        return
+    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
+                           "== 0. Specify the reduction dim with the 'dim' argument.")
+    for d in sorted(dims):
+        if shape[d] == 0:
+            if meta:
+                raise RuntimeError("reducing over zero-size dimension for reduction "
+                                   "operation without identity")
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def one_dim_layout(self, dim, keepdim, name, meta=False):
+    """(wrapped dim, output shape) of max.dim / min.dim (a 0-d input keeps its shape)."""
+    shape = self._shape
+    d = wrap_dims((dim,), len(shape))[0]
+    if not shape:
+        return d, ()
+    if shape[d] == 0:
+        if meta:
+            raise RuntimeError("reducing over zero-size dimension for reduction "
+                               "operation without identity")
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    return d, reduced_shape(shape, (d,), keepdim)
+
+
+def argmin_layout(self, dim, keepdim, meta=False):
+    if self._dtype is D.bool_:
+        raise RuntimeError("argmin(): does not support bool input")
+    shape = self._shape
+    if dim is None:
+        if 0 in shape:
+            err = RuntimeError if meta else IndexError
+            raise err("argmin(): Expected reduction dim to be specified for input.numel() == 0.")
+        return None, (1,) * len(shape) if keepdim else ()
+    d = wrap_dims((dim,), len(shape))[0]
+    if not shape:
+        return d, ()
+    if shape[d] == 0:
+        raise IndexError(f"argmin(): Expected reduction dim {d} to have non-zero size.")
+    return d, reduced_shape(shape, (d,), keepdim)
+
+
+def var_dtype(self, name="std and var"):
+    if not self._dtype.is_floating_point:
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    return self._dtype
+
+
+def logsumexp_dtype(self):
+    """Integral and bool inputs give the default float dtype."""
+    dt = self._dtype
+    return dt if dt.is_floating_point else D.get_default_dtype()
+
+
+def check_logsumexp_dims(self, dim, keepdim):
+    """torch's logsumexp with dim=[] and keepdim=False reduces everything but then fails
+    to write its 0-d result into the [1, ..., 1] output it allocated (non-empty inputs)."""
+    if isinstance(dim, (list, tuple)) and not dim and self._shape and not keepdim \
+            and 0 not in self._shape:
+        ones = ", ".join("1" for _ in self._shape)
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape [{ones}]")
+
+
+def _ord_text(ord):
+    if isinstance(ord, float) and ord.is_integer():
+        return str(int(ord))
+    return str(ord)
+
+
+def vector_norm_layout(self, ord, dim, keepdim, dtype):
+    """(dims, output shape, result dtype) of linalg_vector_norm, with torch's checks."""
+    if isinstance(ord, complex):
+        raise RuntimeError("linalg.vector_norm: Expected a non-complex scalar as the order "  # noqa: TRY004
+                           "of norm.")
+    if not self._dtype.is_floating_point:
+        raise RuntimeError("linalg.vector_norm: Expected a floating point or complex tensor as "
+                           f"input. Got {self._dtype.scalar_name}")
+    if dtype is not None:
+        if not dtype.is_floating_point:
+            raise RuntimeError("linalg.vector_norm: dtype should be floating point or complex, "
+                               f"but got {dtype.scalar_name}")
+        if D.promote_types(self._dtype, dtype) is not dtype:
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input "
+                               f"({self._dtype.scalar_name}) should be convertible without "
+                               f"narrowing to the specified dtype ({dtype.scalar_name})")
+    dims, shape = reduce_layout(self, dim, keepdim)
+    o = float(ord)
+    if 0 in self._shape and (o < 0 or o == float("inf")):
+        if dim is None or (isinstance(dim, (list, tuple)) and not dim):
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {_ord_text(ord)} norm on "
+                               "an empty tensor because the operation does not have an identity")
+        for d in dims:
+            if self._shape[d] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {_ord_text(ord)} norm "
+                                 f"on the dimension {d} because this dimension is empty and the "
+                                 "operation does not have an identity")
+    return dims, shape, dtype or self._dtype
+
+
+def all_any_dtype(self):
+    return D.uint8 if self._dtype is D.uint8 else D.bool_
+
+
+def check_cum_inplace(self, dtype):
+    if dtype is not None and dtype is not self._dtype:
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {_CPP_NAMES[self._dtype.name]}"
+                           f" and output tensor dtype {_CPP_NAMES[dtype.name]} should match")
+
+
+def prod(self, dtype):
+    return empty_meta((), sum_dtype(self._dtype, dtype))
+
+
+def prod_dim(self, dim, keepdim, dtype):
+    _, shape = reduce_layout(self, dim, keepdim)
+    return empty_meta(shape, sum_dtype(self._dtype, dtype))
+
+
+def amin(self, dim, keepdim):
+    dims, shape = reduce_layout(self, dim, keepdim)
+    check_no_identity(self, "amin", dim, dims, meta=True)
+    return empty_meta(shape, self._dtype)
+
+
+def max_all(self):
+    check_no_identity(self, "max", None, (), meta=True)
+    return empty_meta((), self._dtype)
+
+
+def min_all(self):
+    check_no_identity(self, "min", None, (), meta=True)
+    return empty_meta((), self._dtype)
+
+
+def max_dim(self, dim, keepdim):
+    _, shape = one_dim_layout(self, dim, keepdim, "max")
+    return empty_meta(shape, self._dtype), empty_meta(shape, D.int64)
+
+
+def min_dim(self, dim, keepdim):
+    _, shape = one_dim_layout(self, dim, keepdim, "min")
+    return empty_meta(shape, self._dtype), empty_meta(shape, D.int64)
+
+
+def max_other(self, other):
+    from ember.kernels.meta.pointwise import _meta, mul_layout
+    return _meta(mul_layout(self, other))
+
+
+min_other = max_other
+
+
+def argmin(self, dim, keepdim):
+    _, shape = argmin_layout(self, dim, keepdim, meta=True)
+    return empty_meta(shape, D.int64)
+
+
+def var_correction(self, dim, correction, keepdim):
+    dt = var_dtype(self)
+    _, shape = reduce_layout(self, dim, keepdim)
+    return empty_meta(shape, dt)
+
+
+std_correction = var_correction
+
+
+def var_mean_correction(self, dim, correction, keepdim):
+    dt = var_dtype(self, "var_mean")
+    _, shape = reduce_layout(self, dim, keepdim)
+    return empty_meta(shape, dt), empty_meta(shape, dt)
+
+
+def std_mean_correction(self, dim, correction, keepdim):
+    dt = var_dtype(self, "std_mean")
+    _, shape = reduce_layout(self, dim, keepdim)
+    return empty_meta(shape, dt), empty_meta(shape, dt)
+
+
+def logsumexp(self, dim, keepdim):
+    check_logsumexp_dims(self, dim, keepdim)
+    _, shape = reduce_layout(self, dim, keepdim)
+    return empty_meta(shape, logsumexp_dtype(self))
+
+
+def linalg_vector_norm(self, ord, dim, keepdim, dtype):
+    _, shape, dt = vector_norm_layout(self, ord, dim, keepdim, dtype)
+    return empty_meta(shape, dt)
+
+
+def all_any(self):
+    return empty_meta((), all_any_dtype(self))
+
+
+def cumsum(self, dim, dtype):
+    wrap_dims((dim,), len(self._shape))
+    return empty_meta(self._shape, sum_dtype(self._dtype, dtype))
+
+
+def cumsum_(self, dim, dtype):
+    wrap_dims((dim,), len(self._shape))
+    check_cum_inplace(self, dtype)
+    if self._dtype is D.bool_:
+        from ember.kernels.common._errors import not_implemented_for
+        raise not_implemented_for("cumsum_out_cpu", D.bool_)
+    return self
+
+
+def cumprod_(self, dim, dtype):
+    wrap_dims((dim,), len(self._shape))
+    check_cum_inplace(self, dtype)
+    if self._dtype is D.bool_:
+        from ember.kernels.common._errors import not_implemented_for
+        raise not_implemented_for("cumprod_out_cpu", D.bool_)
+    return self
+
+
+def count_nonzero(self, dim):
+    if isinstance(dim, (list, tuple)) and not dim:
+        dim = None
+    _, shape = reduce_layout(self, dim, False)
+    return empty_meta(shape, D.int64)
+
+
+def all_any_layout(self, dim, keepdim):
+    """all/any: dim None reduces every dim, an empty list none (torch's all.dims)."""
+    if isinstance(dim, (list, tuple)) and not dim:
+        return (), tuple(self._shape)
+    return reduce_layout(self, dim, keepdim)
+
+
+def all_any_dim(self, dim=None, keepdim=False):
+    _, shape = all_any_layout(self, dim, keepdim)
+    return empty_meta(shape, all_any_dtype(self))

@@ -244,11 +244,20 @@ OPS: dict[str, OpInfo] = {}
 
 
 def schema_kind(name) -> str:
-    """"out" for `Tensor(a!) out` overloads, "inplace" for `Tensor(a!) self`, else "functional"."""
+    """"out" for overloads with out= arguments (`Tensor(a!) out`), "inplace" for `Tensor(a!) self`, else "functional"."""
     packet, overload = name.split(".")
-    schema = getattr(getattr(ember.ops.aten, packet), overload)._schema_str
-    return "out" if "Tensor(a!) out" in schema else "inplace" if "Tensor(a!) self" in schema \
+    op = getattr(getattr(ember.ops.aten, packet), overload)
+    schema = op._schema_str
+    return "out" if op.schema.arguments.out else "inplace" if "Tensor(a!) self" in schema \
         else "functional"
+
+
+def out_names(name) -> tuple:
+    """The out= argument names of an out overload: ("out",), ("grad_input",),
+    ("output", "total_weight"), ..."""
+    packet, overload = name.split(".")
+    return tuple(a.name for a in getattr(getattr(ember.ops.aten, packet), overload)
+                 .schema.arguments.out)
 
 
 def register(name, samples, **flags):

@@ -12,7 +12,10 @@ torch's gradients, i.e. its mask) only use the deterministic ones (p = 0 or 1, e
 """
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
+import opinfo
 from opinfo import (  # noqa: F401
     ALL,
     BF16,
@@ -36,12 +39,29 @@ from opinfo import (  # noqa: F401
     make,
     offset,
     out_of,
-    register,
     scalar_samples,
     strided,
     transposed,
     unary_samples,
 )
+from opinfo import register as _register
+
+
+def _own_rng(name, samples):
+    """`samples` drawing its arrays from a generator seeded by the op's name, not from
+    opinfo's shared one: the family's samples neither depend on nor shift other ops'."""
+    def wrapped():
+        saved = opinfo._rng
+        opinfo._rng = np.random.default_rng(zlib.crc32(name.encode()))
+        try:
+            return samples()
+        finally:
+            opinfo._rng = saved
+    return wrapped
+
+
+def register(name, samples, **flags):
+    _register(name, _own_rng(name, samples), **flags)
 
 
 def G(seed=0):

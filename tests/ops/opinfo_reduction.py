@@ -5,6 +5,7 @@ tests/autograd/grad_samples.py's EXTRA (called with opinfo's random generator se
 """
 from __future__ import annotations
 
+import numpy as np
 from opinfo import (  # noqa: F401
     ALL,
     BF16,
@@ -35,7 +36,321 @@ from opinfo import (  # noqa: F401
     unary_samples,
 )
 
+NAN = np.nan
+INF = np.inf
+_TOLS = {"float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2), "float32": (1e-5, 1e-5)}
+
+
+def _a(*rows, dtype=F32):
+    return np.array(rows, dtype)
+
+
+# ---- prod ---------------------------------------------------------------------------------
+def _prod_samples():
+    return [S(make((3, 4), dt, low=-2, high=3), name=dtname(dt)) for dt in ALL] + [
+        S(make((), F32), name="0d"), S(make((0, 3), F32), name="empty"),
+        S(transposed((3, 4), F64), name="transposed"), S(strided((3, 2), I32), name="strided"),
+        S(make((3, 4), I32), dtype=E.float64, name="dtype_float64"),
+        S(make((3, 4), I32, low=-2, high=3), dtype=E.float16, name="int_dtype_float16"),
+        S(make((40,), I64, low=2, high=9), name="int_overflow_wraps"),
+        S(_a([1.0, NAN, 0.0]), name="nan")]
+
+
+def _prod_dim_samples():
+    x = make((2, 3, 4), F32, low=-2, high=2)
+    return [S(make((3, 4), dt, low=-2, high=3), 1, name=dtname(dt)) for dt in ALL] + [
+        S(x, 0, name="dim0"), S(x, -1, True, name="last_keepdim"),
+        S(make((), F32), 0, name="0d"), S(make((), F32), -1, True, name="0d_keepdim"),
+        S(make((0, 3), F32), 0, name="empty_reduced"), S(make((0, 3), F32), 1, name="empty_kept"),
+        S(transposed((3, 4), F32), 0, name="transposed"),
+        S(make((3, 4), BOOL), 1, name="bool"),
+        S(make((3, 4), I32), 1, dtype=E.float64, name="dtype_float64"),
+        S(x, 3, name="dim_out_of_range_error")]
+
+
+register("prod.default", _prod_samples, tols=_TOLS)
+out_of("prod.out", "prod.default")
+register("prod.dim_int", _prod_dim_samples, tols=_TOLS)
+out_of("prod.int_out", "prod.dim_int")
+
+
+# ---- amin ---------------------------------------------------------------------------------
+register("amin.default", lambda: [S(make((3, 4), dt), [1], name=dtname(dt)) for dt in ALL] + [
+    S(make((2, 3, 4), F32), name="default_all_dims"),
+    S(make((2, 3, 4), F32), [0, 2], True, name="keepdim"),
+    S(make((2, 3, 4), I64), -1, name="int_dim"),
+    S(make((0, 3), F32), [1], name="empty_kept"),
+    S(make((0, 3), F32), [0], name="empty_reduced_error"),
+    S(make((0, 3), F32), name="empty_all_error"),
+    S(make((), F32), name="0d"), S(transposed((3, 4), BF16), [0], name="transposed"),
+    S(_a([1, NAN], [2, 3]), [1], name="nan"),
+    S(make((2, 3), F32), [0, -2], name="repeated_dim_error")])
+out_of("amin.out", "amin.default")
+
+
+# ---- max / min ----------------------------------------------------------------------------
+def _full_extreme_samples():
+    return [S(make((3, 4), dt), name=dtname(dt)) for dt in ALL] + [
+        S(make((), F32), name="0d"), S(make((0, 3), F32), name="empty_error"),
+        S(make((0,), I64), name="empty_int64_error"), S(make((0,), BOOL), name="empty_bool_error"),
+        S(transposed((3, 4), F64), name="transposed"), S(strided((3, 4), I32), name="strided"),
+        S(_a([1, NAN, 3]), name="nan"), S(_a([-INF, 2, INF]), name="infs")]
+
+
+def _dim_extreme_samples():
+    x = make((2, 3, 4), F32)
+    return [S(make((3, 4), dt), 1, name=dtname(dt)) for dt in ALL] + [
+        S(x, 0, name="dim0"), S(x, -1, True, name="last_keepdim"),
+        S(make((), F32), 0, name="0d"), S(make((), F32), -1, True, name="0d_keepdim"),
+        S(make((0, 3), F32), 1, name="empty_kept"),
+        S(make((0, 3), F32), 0, name="empty_reduced_error"),
+        S(transposed((3, 4), F32), 0, name="transposed"),
+        S(offset((3, 4), BF16), 1, True, name="offset"),
+        S(make((4, 5), I32, low=0, high=3), 1, name="ties_first_index"),
+        S(_a([1, NAN, 2, NAN], [3, 1, 2, 0]), 1, name="nan"),
+        S(x, 3, name="dim_out_of_range_error")]
+
+
+for _op in ("max", "min"):
+    register(f"{_op}.default", _full_extreme_samples)
+    out_of(f"{_op}.unary_out", f"{_op}.default")   # an empty input gives -inf / inf
+    register(f"{_op}.dim", _dim_extreme_samples)
+    out_of(f"{_op}.dim_{_op}", f"{_op}.dim")
+    register(f"{_op}.other", lambda: [  # tensors only: torch.max(t, 2) means dim 2
+        b for b in binary_samples(scalars=()) if not isinstance(b.args[1], (int, float))] + [
+        S(_a([1, NAN, 3]), _a([NAN, 2, 5]), name="nan")])
+    out_of(f"{_op}.out", f"{_op}.other")
+
+
+# ---- argmin -------------------------------------------------------------------------------
+register("argmin.default", lambda: [S(make((3, 4), dt), 1, name=dtname(dt)) for dt in ALL] + [
+    S(make((3, 4), I32, low=0, high=3), name="dim_none_ties"),
+    S(make((2, 3, 4), F32), -1, True, name="keepdim"),
+    S(make((2, 3, 4), F32), None, True, name="none_keepdim"),
+    S(make((), F32), name="0d"), S(make((0, 3), F32), 1, name="empty_kept"),
+    S(make((0, 3), F32), name="empty_error"), S(make((0, 3), F32), 0, name="empty_dim_error"),
+    S(transposed((3, 4), F64), 0, name="transposed"),
+    S(_a([1, NAN, 2], [NAN, 5, 4]), 1, name="nan"),
+    S(np.array([[3, 1, 1], [2, 2, 5]], np.int64), 1, name="first_of_ties")])
+out_of("argmin.out", "argmin.default")
+
+
+# ---- var / std ----------------------------------------------------------------------------
+def _var_correction_samples():
+    x = make((2, 3, 4), F32)
+    return [S(make((3, 4), dt), name=dtname(dt)) for dt in ALL] + [
+        S(x, [1], name="dim1"), S(x, [0, 2], name="dims02"), S(x, 1, name="int_dim"),
+        S(x, [-1], keepdim=True, name="last_keepdim"), S(x, None, keepdim=True, name="none_keep"),
+        S(x, [1], correction=0, name="correction0"), S(x, [2], correction=2.5, name="corr2_5"),
+        S(x, [1], correction=3, name="correction_equals_n"),
+        S(x, [1], correction=5, name="correction_above_n"),
+        S(make((), F64), name="0d"), S(make((), F32), [0], keepdim=True, name="0d_dim"),
+        S(make((0, 3), F32), name="empty"), S(make((0, 3), F32), [0], name="empty_reduced"),
+        S(make((0, 3), F32), [1], name="empty_kept"), S(make((1,), F32), name="one_element"),
+        S(transposed((3, 4), F64), [0], name="transposed"),
+        S(offset((3, 4), F16), [1], name="offset_float16"),
+        S(_a([1, NAN, 3], [1, 2, 3]), [1], name="nan"),
+        S(x, [3], name="dim_out_of_range_error")]
+
+
+def _var_samples():
+    return [S(make((3, 4), dt), name=dtname(dt)) for dt in (I64, F16, F32, F64)] + [
+        S(make((3, 4), F32), False, name="biased"), S(make((), F32), name="0d")]
+
+
+def _var_dim_samples():
+    x = make((2, 3, 4), F32)
+    return [S(make((3, 4), dt), [1], name=dtname(dt)) for dt in (I64, BF16, F32, F64)] + [
+        S(x, [0, 2], False, name="biased"), S(x, -1, True, True, name="keepdim"),
+        S(x, None, name="none"), S(make((0, 3), F32), [0], name="empty")]
+
+
+for _op in ("var", "std"):
+    register(f"{_op}.default", _var_samples)
+    register(f"{_op}.dim", _var_dim_samples)
+    out_of(f"{_op}.out", f"{_op}.dim")
+    register(f"{_op}.correction", _var_correction_samples, tols=_TOLS)
+    out_of(f"{_op}.correction_out", f"{_op}.correction")
+for _op in ("var_mean", "std_mean"):
+    register(f"{_op}.default", _var_samples)
+    register(f"{_op}.dim", _var_dim_samples)
+    register(f"{_op}.correction", _var_correction_samples, tols=_TOLS)
+    out_of(f"{_op}.correction_out", f"{_op}.correction")
+
+
+# ---- logsumexp ----------------------------------------------------------------------------
+register("logsumexp.default", lambda: [S(make((3, 4), dt), [1], name=dtname(dt)) for dt in ALL] + [
+    S(make((2, 3, 4), F32), [0, 2], name="two_dims"),
+    S(make((2, 3, 4), F32), -1, True, name="int_dim_keepdim"),
+    S(make((), F32), [0], name="0d"), S(make((0, 3), F32), [0], name="empty_reduced"),
+    S(make((0, 3), F32), [1], name="empty_kept"), S(make((4,), F32), [], name="1d_no_dims_error"), S(make((), F32), [], name="0d_no_dims"),
+    S(make((2, 3), F32), [], name="no_dims_error"),
+    S(transposed((3, 4), F64), [0], name="transposed"),
+    S(_a([1, NAN, 3], [INF, 1, 2], [-INF, -INF, -INF]), [1], name="nan_inf"),
+    S(_a([1000.0, 1000.0], [-1000, 0]), [1], name="large")], tols=_TOLS)
+out_of("logsumexp.out", "logsumexp.default")
+
+
+# ---- norms --------------------------------------------------------------------------------
+def _vector_norm_samples():
+    x = make((2, 3, 4), F32)
+    out = [S(make((3, 4), dt), name=dtname(dt)) for dt in ALL]
+    out += [S(x, o, name=f"ord_{o}") for o in (0, 1, 2, 3, 0.5, 1.5, -1, -2.5, INF, -INF)]
+    out += [
+        S(x, 2, [1], name="dim1"), S(x, 1, [0, 2], True, name="dims_keepdim"),
+        S(x, INF, -1, name="inf_int_dim"), S(x, 2, None, True, name="none_keepdim"),
+        S(make((3, 4), F32), dtype=E.float64, name="dtype_float64"),
+        S(make((3, 4), F16), dtype=E.float64, name="float16_dtype_float64"),
+        S(make((3, 4), F64), dtype=E.float32, name="narrowing_dtype_error"),
+        S(make((3, 4), F32), dtype=E.int64, name="int_dtype_error"),
+        S(make((), F32), name="0d"), S(make((), F32), INF, [0], True, name="0d_inf"),
+        S(make((0, 3), F32), name="empty"), S(make((0, 3), F32), 0, name="empty_ord0"),
+        S(make((0, 3), F32), INF, name="empty_inf_error"),
+        S(make((0, 3), F32), -1, name="empty_negative_error"),
+        S(make((0, 3), F32), INF, [1], name="empty_inf_kept"),
+        S(make((0, 3), F32), INF, [0], name="empty_inf_reduced_error"),
+        S(transposed((3, 4), F64), 3, [0], name="transposed"),
+        S(_a([0, NAN, 3], [0, 0, 0]), 2, [1], name="nan_and_zeros"),
+        S(_a([-INF, 1, 2]), 2, name="inf")]
+    return out
+
+
+register("linalg_vector_norm.default", _vector_norm_samples, tols=_TOLS)
+out_of("linalg_vector_norm.out", "linalg_vector_norm.default")
+register("norm.Scalar", lambda: [S(make((3, 4), dt), name=dtname(dt)) for dt in ALL] + [
+    S(make((3, 4), F32), 1, name="p1"), S(make((3, 4), F32), INF, name="inf"),
+    S(make((3, 4), F32), 0, name="p0"), S(make((3, 4), F32), 3.5, name="p3_5"),
+    S(make((), F64), name="0d"), S(make((0, 2), F32), name="empty"),
+    S(transposed((3, 4), F32), name="transposed")], tols=_TOLS)
+out_of("norm.Scalar_out", "norm.Scalar")
+register("norm.ScalarOpt_dim", lambda: [
+    S(make((3, 4), dt), 2, [1], name=dtname(dt)) for dt in ALL] + [
+    S(make((2, 3, 4), F32), None, [0, 2], name="p_none"),
+    S(make((2, 3, 4), F32), 1, -1, True, name="p1_keepdim"),
+    S(make((2, 3, 4), F32), -INF, [1], name="minus_inf"),
+    S(make((0, 3), F32), 2, [0], name="empty_reduced"),
+    S(transposed((3, 4), F64), 0.5, [0], name="transposed")], tols=_TOLS)
+out_of("norm.out", "norm.ScalarOpt_dim")
+
+
+# ---- all / any ----------------------------------------------------------------------------
+def _truthy(shape, dt):
+    """Mostly-true arrays, so all() is sometimes true."""
+    return make(shape, dt, low=1, high=4) if dt != BOOL else np.ones(shape, bool)
+
+
+def _all_any_samples():
+    return [S(make((3, 4), dt), name=dtname(dt)) for dt in ALL] + [
+        S(_truthy((3, 4), dt), name=f"truthy_{dtname(dt)}") for dt in (BOOL, U8, F32)] + [
+        S(make((), F32), name="0d"), S(make((0, 3), F32), name="empty"),
+        S(transposed((3, 4), BOOL), name="transposed"), S(_a([NAN, 1]), name="nan_is_true")]
+
+
+def _all_any_dim_samples(dims):
+    def samples():
+        x = make((2, 3, 4), I32, low=0, high=3)
+        out = [S(make((3, 4), dt), [1] if dims else 1, name=dtname(dt)) for dt in ALL]
+        out += [S(x, -1, True, name="keepdim") if not dims else S(x, [0, 2], name="two_dims"),
+                S(make((0, 3), F32), [0] if dims else 0, name="empty_reduced"),
+                S(make((0, 3), U8), [1] if dims else 1, True, name="empty_kept"),
+                S(make((), BOOL), [0] if dims else 0, name="0d"),
+                S(transposed((3, 4), F32), [0] if dims else 0, name="transposed"),
+                S(x, [3] if dims else 3, name="dim_out_of_range_error")]
+        if dims:
+            out += [S(x, name="dim_none"), S(x, [], name="empty_dim_list_reduces_nothing"),
+                    S(x, None, True, name="none_keepdim"), S(make((3, 4), U8), [], True,
+                                                              name="uint8_no_dims")]
+        return out
+    return samples
+
+
+for _op in ("all", "any"):
+    register(f"{_op}.default", _all_any_samples)
+    out_of(f"{_op}.all_out", f"{_op}.default")
+    register(f"{_op}.dim", _all_any_dim_samples(False))
+    out_of(f"{_op}.out", f"{_op}.dim")
+    register(f"{_op}.dims", _all_any_dim_samples(True))
+    out_of(f"{_op}.dims_out", f"{_op}.dims")
+
+
+# ---- cumsum / cumprod ---------------------------------------------------------------------
+def _cum_samples(inplace=False):
+    def samples():
+        x = make((2, 3, 4), F32, low=-2, high=2)
+        out = [S(make((3, 4), dt, low=-3, high=4), 1, name=dtname(dt)) for dt in ALL]
+        out += [S(x, 0, name="dim0"), S(x, -1, name="last"), S(make((), F32), 0, name="0d"),
+                S(make((0, 3), F32), 1, name="empty"), S(transposed((3, 4), F64), 1,
+                                                         name="transposed"),
+                S(offset((3, 4), F32), 0, name="offset"), S(x, 3, name="dim_error"),
+                S(make((3, 4), I32), 1, dtype=E.int32, name="dtype_int32"),
+                S(make((3, 4), F64), 0, dtype=E.float64, name="dtype_same"),
+                S(make((3, 4), I64), 1, dtype=E.float64, name="dtype_float64"),
+                S(make((40,), I64, low=2, high=9), 0, name="int_overflow"),
+                S(_a([1, NAN, 2, 3]), 0, name="nan")]
+        if not inplace:
+            out.append(S(expanded((3, 4), F32), 0, name="expanded"))
+        return out
+    return samples
+
+
+for _op in ("cumsum", "cumprod"):
+    register(f"{_op}.default", _cum_samples(), tols=_TOLS)
+    out_of(f"{_op}.out", f"{_op}.default")
+    register(f"{_op}_.default", _cum_samples(inplace=True), tols=_TOLS)
+
+
+# ---- count_nonzero ------------------------------------------------------------------------
+register("count_nonzero.default", lambda: [
+    S(make((3, 4), dt, low=-1, high=2), name=dtname(dt)) for dt in ALL] + [
+    S(make((2, 3, 4), I32, low=0, high=2), 1, name="dim1"),
+    S(make((2, 3, 4), F32), -1, name="last"), S(make((), F32), name="0d"),
+    S(make((), F32), 0, name="0d_dim"), S(make((0, 3), F32), 0, name="empty"),
+    S(transposed((3, 4), BOOL), 0, name="transposed"), S(_a([NAN, 0, 1]), name="nan"),
+    S(make((2, 3), F32), 2, name="dim_error")])
+out_of("count_nonzero.out", "count_nonzero.default")
+register("count_nonzero.dim_IntList", lambda: [
+    S(make((3, 4), dt, low=-1, high=2), [1], name=dtname(dt)) for dt in ALL] + [
+    S(make((2, 3, 4), I32, low=0, high=2), [0, 2], name="two_dims"),
+    S(make((2, 3, 4), F32), [], name="no_dims_all"), S(make((), F32), [0], name="0d"),
+    S(make((0, 3), F32), [1], name="empty"), S(transposed((3, 4), BOOL), [-1], name="transposed"),
+    S(make((2, 3), F32), [0, 0], name="repeated_dim_error")])
+out_of("count_nonzero.dim_IntList_out", "count_nonzero.dim_IntList")
+
 
 def grad_extra() -> dict:
     """{overload name: [SampleInput, ...]} added to the gradient samples."""
-    return {}
+    zeros1 = _a([1.5, 0.0, 2.0], [0.5, -1.0, 3.0])            # one zero in a row
+    zeros2 = _a([0.0, 0.0, 2.0], [0.5, -1.0, 3.0])            # two zeros in a row
+    return {
+        "prod.default": [S(zeros1, name="one_zero"), S(zeros2, name="two_zeros"),
+                         S(make((3, 4), F32), dtype=E.float64, name="dtype_float64")],
+        "prod.dim_int": [S(zeros1, 1, name="one_zero"), S(zeros2, 1, True, name="two_zeros"),
+                         S(zeros2, 0, name="zeros_other_dim")],
+        "amin.default": [S(_a([1, 0, 0], [2, 2, 3]), [1], name="nonsmooth_ties")],
+        "max.default": [S(_a([1, 3, 3], [2, 0, 1]), name="nonsmooth_ties")],
+        "min.default": [S(_a([1, 0, 0], [2, 0, 1]), name="nonsmooth_ties")],
+        "max.dim": [S(make((3, 4), F32), 1, True, name="keepdim")],
+        "min.dim": [S(make((3, 4), F32), 0, name="dim0")],
+        "max.other": [S(_a([1, 2, 3]), _a([1, 0, 4]), name="nonsmooth_ties")],
+        "min.other": [S(_a([1, 2, 3]), _a([1, 0, 4]), name="nonsmooth_ties")],
+        "var.correction": [S(make((3, 4), F32), [1], correction=0, name="biased"),
+                           S(make((3, 4), F32), 0, correction=2, keepdim=True, name="corr2")],
+        "std.correction": [S(make((3, 4), F32), [1], correction=0, name="biased"),
+                           S(_a([1, 1, 1], [1, 2, 3]), [1], name="nonsmooth_zero_std")],
+        "var_mean.correction": [S(make((3, 4), F32), [1], name="dim1")],
+        "std_mean.correction": [S(make((3, 4), F32), [0], correction=0, name="dim0")],
+        "logsumexp.default": [S(make((3, 4), F32), [0, 1], True, name="all_keepdim")],
+        "linalg_vector_norm.default": [
+            S(make((3, 4), F32), o, [1], name=f"ord_{o}") for o in (1, 2, 3, 0.5, 1.5, INF)] + [
+            S(make((3, 4), F32), 2, dtype=E.float64, name="dtype_float64"),
+            S(_a([0, 0, 0], [1, 2, 2]), 2, [1], name="nonsmooth_zero_row"),
+            S(_a([0, 1, -2], [1, 0, 2]), 1, name="nonsmooth_p1_zero"),
+            S(_a([0, 1, -2], [1, 0, 2]), 0.5, name="nonsmooth_p05_zero"),
+            S(_a([3, -3, 1], [1, 0, 2]), INF, [1], name="nonsmooth_inf_ties"),
+            S(_a([0, 1, -2], [1, 0, 2]), 0, name="ord0")],
+        "cumsum.default": [S(make((3, 4), F32), 1, dtype=E.float64, name="dtype_float64")],
+        "cumsum_.default": [S(make((3, 4), F32), 0, name="float32")],
+        "cumprod.default": [S(zeros1, 1, name="one_zero"), S(zeros2, 1, name="two_zeros"),
+                            S(make((3, 4), F32, low=0.5, high=2), 0, name="positive")],
+        "cumprod_.default": [S(make((3, 4), F32, low=0.5, high=2), 1, name="float32")],
+    }

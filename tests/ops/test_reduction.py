@@ -284,3 +284,251 @@ def test_random_reductions_match_torch(shape, name, fn, keepdim, transpose, data
         return
     r_e = getattr(e, fn)(*args, **{k: getattr(ember, v) for k, v in kwargs.items()})
     check(r_e, r_t)
+
+
+# --- issue 4: prod, amin, max/min, argmin, var/std, logsumexp, norms, all/any, cum*,
+# count_nonzero through the Python API (overload resolution, named tuples, out=) ------------
+_A = np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32)
+_I = np.array([[1, 0, 3], [4, 5, 0]], np.int64)
+
+API_CALLS = {
+    "max()": lambda m, x, i: m.max(x),
+    "max(x, 1)": lambda m, x, i: m.max(x, 1),
+    "max(x, dim=1, keepdim=True)": lambda m, x, i: m.max(x, dim=1, keepdim=True),
+    "x.max(dim=0)": lambda m, x, i: x.max(dim=0),
+    "max(x, y)": lambda m, x, i: m.max(x, x * 0),
+    "max(x, other=y)": lambda m, x, i: m.max(x, other=x * 0),
+    "x.min(0)": lambda m, x, i: x.min(0),
+    "min(x, y)": lambda m, x, i: m.min(x, x * 0),
+    "x.var()": lambda m, x, i: x.var(),
+    "x.var(1)": lambda m, x, i: x.var(1),
+    "x.var(False)": lambda m, x, i: x.var(False),
+    "x.var(1, False)": lambda m, x, i: x.var(1, False),
+    "x.var(unbiased=False)": lambda m, x, i: x.var(unbiased=False),
+    "x.var(dim=1, correction=0)": lambda m, x, i: x.var(dim=1, correction=0),
+    "x.var((0, 1), keepdim=True)": lambda m, x, i: x.var((0, 1), keepdim=True),
+    "x.std(0)": lambda m, x, i: x.std(0),
+    "std(x, unbiased=False)": lambda m, x, i: m.std(x, unbiased=False),
+    "var_mean(x, 1)": lambda m, x, i: m.var_mean(x, 1),
+    "std_mean(x, dim=0, correction=0)": lambda m, x, i: m.std_mean(x, dim=0, correction=0),
+    "prod(x, 1)": lambda m, x, i: m.prod(x, 1),
+    "i.prod(dtype=float32)": lambda m, x, i: i.prod(dtype=m.float32),
+    "x.amin((0, 1))": lambda m, x, i: x.amin((0, 1)),
+    "x.argmin(1, True)": lambda m, x, i: x.argmin(1, True),
+    "logsumexp(x, 1)": lambda m, x, i: m.logsumexp(x, 1),
+    "i.logsumexp(1)": lambda m, x, i: i.logsumexp(1),
+    "x.norm()": lambda m, x, i: x.norm(),
+    "x.norm(p=3)": lambda m, x, i: x.norm(p=3),
+    "x.norm(dim=1)": lambda m, x, i: x.norm(dim=1),
+    "x.norm(2, 1)": lambda m, x, i: x.norm(2, 1),
+    "norm(x, 'fro', (0, 1))": lambda m, x, i: m.norm(x, "fro", (0, 1)),
+    "norm(x, inf, dim=0, keepdim=True)": lambda m, x, i: m.norm(x, float("inf"), 0, True),
+    "norm(x, dtype=float64)": lambda m, x, i: m.norm(x, dtype=m.float64),
+    "all(i)": lambda m, x, i: m.all(i),
+    "i.all(dim=(0, 1))": lambda m, x, i: i.all(dim=(0, 1)),
+    "any(i, 0, True)": lambda m, x, i: m.any(i, 0, True),
+    "cumsum(i, 1)": lambda m, x, i: m.cumsum(i, 1),
+    "cumsum(i, 0, dtype=float64)": lambda m, x, i: m.cumsum(i, 0, dtype=m.float64),
+    "x.cumsum_(1)": lambda m, x, i: x.clone().cumsum_(1),
+    "x.cumprod(dim=0)": lambda m, x, i: x.cumprod(dim=0),
+    "count_nonzero(i, (0, 1))": lambda m, x, i: m.count_nonzero(i, (0, 1)),
+    "i.count_nonzero(1)": lambda m, x, i: i.count_nonzero(1),
+}
+
+
+@pytest.mark.parametrize("call", sorted(API_CALLS))
+def test_python_api_matches_torch(call):
+    fn = API_CALLS[call]
+    e_res = fn(ember, ember.tensor(_A), ember.tensor(_I))
+    t_res = fn(torch, torch.tensor(_A), torch.tensor(_I))
+    if isinstance(t_res, tuple):
+        assert isinstance(e_res, tuple) and len(e_res) == len(t_res)
+        for e, t in zip(e_res, t_res):
+            check(e, t)
+    else:
+        check(e_res, t_res)
+
+
+def test_max_dim_is_a_named_tuple_like_torch():
+    e, t = pair(np.array([[1.0, 5.0, 2.0], [7.0, 2.0, 7.0]], np.float32))
+    r_e, r_t = e.max(1), t.max(1)
+    assert type(r_e).__name__ == type(r_t).__name__ == "max"
+    assert r_e._fields == ("values", "indices")
+    assert isinstance(r_e, tuple) and r_e[0] is r_e.values
+    check(r_e.values, r_t.values)
+    check(r_e.indices, r_t.indices)
+    values, indices = ember.min(e, 0)
+    check(values, torch.min(t, 0).values)
+    check(indices, torch.min(t, 0).indices)
+    assert repr(r_e).startswith("ember.return_types.max(\nvalues=tensor(")
+    assert ember.return_types.max is type(r_e)
+    assert type(ember.var_mean(e, 1)) is tuple          # unnamed returns: a plain tuple
+
+
+def test_max_dim_out_takes_a_tuple_and_returns_max_out():
+    e, t = pair(_A)
+    v, i = ember.empty(0), ember.empty(0, dtype=ember.int64)
+    r = ember.max(e, 1, out=(v, i))
+    assert type(r).__name__ == type(torch.max(t, 1, out=(torch.empty(0), torch.empty(
+        0, dtype=torch.long)))).__name__ == "max_out"
+    assert r.values is v and r.indices is i
+    check(v, t.max(1).values)
+    check(i, t.max(1).indices)
+
+
+def test_max_dim_gradient_flows_to_the_selected_elements_only():
+    a = np.array([[1.0, 5.0, 5.0], [7.0, 2.0, 3.0]], np.float32)
+    e, t = pair(a)
+    e.requires_grad_()
+    t.requires_grad_()
+    r_e, r_t = e.max(1), t.max(1)
+    assert not r_e.indices.requires_grad and r_e.values.requires_grad
+    r_e.values.sum().backward()
+    r_t.values.sum().backward()
+    check(e.grad, t.grad)
+
+
+def test_prod_gradient_with_zeros_matches_torch():
+    for a in ([[2.0, 0.0, 3.0], [1.0, 2.0, 4.0]], [[0.0, 0.0, 3.0], [1.0, 2.0, 4.0]]):
+        for dim in (None, 1, 0):
+            e, t = pair(np.array(a, np.float64))
+            e.requires_grad_()
+            t.requires_grad_()
+            (e.prod() if dim is None else e.prod(dim)).sum().backward()
+            (t.prod() if dim is None else t.prod(dim)).sum().backward()
+            check(e.grad, t.grad)
+
+
+def test_norm_subgradients_at_zero_match_torch():
+    a = np.array([[0.0, 0.0, 0.0], [3.0, -4.0, 0.0]], np.float64)
+    for p in (0, 0.5, 1, 1.5, 2, 3, float("inf")):
+        e, t = pair(a)
+        e.requires_grad_()
+        t.requires_grad_()
+        ember.linalg_vector_norm(e, p, 1).sum().backward()
+        torch.linalg.vector_norm(t, p, 1).sum().backward()
+        if t.grad is None:
+            assert e.grad is None
+        else:
+            check(e.grad, t.grad)
+
+
+def test_cumsum_inplace_bumps_version_and_records_history():
+    e, t = pair(_A)
+    e.requires_grad_()
+    t.requires_grad_()
+    y_e, y_t = e * 2, t * 2
+    v = y_e._version
+    y_e.cumsum_(1)
+    y_t.cumsum_(1)
+    assert y_e._version == v + 1
+    (y_e * y_e).sum().backward()
+    (y_t * y_t).sum().backward()
+    check(e.grad, t.grad)
+
+
+def test_reduction_errors_match_torch():
+    e, t = inputs((0, 3), "float32")
+    raises_like(e.max, t.max, "max(): Expected reduction dim to be specified for "
+                "input.numel() == 0.")
+    raises_like(lambda: e.min(0), lambda: t.min(0),
+                "min(): Expected reduction dim 0 to have non-zero size.")
+    raises_like(lambda: e.amin(), lambda: t.amin(), "amin(): Expected reduction dim")
+    raises_like(lambda: ember.linalg_vector_norm(e, float("inf")),
+                lambda: torch.linalg.vector_norm(t, float("inf")),
+                "linalg.vector_norm cannot compute the inf norm on an empty tensor")
+    i_e, i_t = inputs((3,), "int64")
+    raises_like(i_e.var, i_t.var, "std and var only support floating point and complex dtypes")
+    raises_like(i_e.norm, i_t.norm, "linalg.vector_norm: Expected a floating point")
+    b_e, b_t = inputs((3,), "bool")
+    raises_like(b_e.argmin, b_t.argmin, "argmin(): does not support bool input")
+    f_e, f_t = inputs((3,), "float32")
+    raises_like(lambda: f_e.cumsum_(0, dtype=ember.float64),
+                lambda: f_t.cumsum_(0, dtype=torch.float64), "Bad in-place call")
+
+
+@pytest.mark.parametrize("name", ["float32", "float64", "int64", "bool"])
+def test_nan_propagation_and_bool_inputs(name):
+    a = np.array([[1.0, np.nan, 3.0], [0.0, 2.0, -1.0]]) if name.startswith("float") \
+        else np_data((2, 3), name, **DATA)
+    e, t = pair(a.astype(np_dtype(name)))
+    for f in ("max", "min", "amin", "prod", "all", "any", "count_nonzero"):
+        check(getattr(e, f)(), getattr(t, f)())
+    check(e.max(1).values, t.max(1).values)
+    check(e.cumsum(1), t.cumsum(1))
+    if name.startswith("float"):
+        check(e.var(1), t.var(1))
+        check(e.logsumexp(1), t.logsumexp(1))
+        check(e.norm(dim=1), t.norm(dim=1))
+
+
+_LIST_DIM_OPS = ["prod_all", "amin", "var", "std", "logsumexp", "all", "any", "count_nonzero",
+                 "norm"]
+_ONE_DIM_OPS = ["prod", "max", "min", "argmin", "cumsum", "cumprod", "all", "any"]
+
+
+@pytest.mark.filterwarnings("ignore:.*degrees of freedom is <= 0")
+@settings(max_examples=200, deadline=None)
+@given(shape=st.lists(st.integers(0, 4), min_size=0, max_size=4).map(tuple),
+       name=st.sampled_from(DTYPES), fn=st.sampled_from(_LIST_DIM_OPS + _ONE_DIM_OPS),
+       keepdim=st.booleans(), transpose=st.booleans(), data=st.data())
+def test_random_issue4_reductions_match_torch(shape, name, fn, keepdim, transpose, data):
+    """prod, amin, max/min, argmin, var/std, logsumexp, norm, all/any, cumsum/cumprod,
+    count_nonzero on random shapes, dims and dtypes: torch's result or exception type."""
+    ndim = len(shape)
+    e, t = inputs(shape, name, "transposed" if transpose and ndim >= 2 else "contiguous")
+    span = max(ndim, 1)
+    if fn in _ONE_DIM_OPS and data.draw(st.booleans(), label="one_dim"):
+        dim = data.draw(st.integers(-span, span - 1), label="dim")
+        if fn in ("cumsum", "cumprod"):
+            call = lambda m, x: getattr(x, fn)(dim)
+        else:
+            call = lambda m, x: getattr(x, fn)(dim, keepdim)
+    elif fn in _LIST_DIM_OPS:
+        dims = data.draw(st.lists(st.integers(-span, span - 1), max_size=ndim,
+                                  unique_by=lambda d: d % span), label="dims")
+        if fn == "prod_all":
+            call = lambda m, x: x.prod()
+        elif fn == "count_nonzero":
+            call = lambda m, x: m.count_nonzero(x, dims)
+        else:
+            call = lambda m, x: getattr(x, fn)(dim=dims, keepdim=keepdim)
+    else:
+        call = lambda m, x: getattr(x, fn)(0) if fn in ("cumsum", "cumprod") else \
+            getattr(x, fn)()
+    try:
+        with np.errstate(all="ignore"):
+            r_t = call(torch, t)
+    except Exception as exc:  # noqa: BLE001
+        with pytest.raises(builtin_type(type(exc))):
+            call(ember, e)
+        return
+    r_e = call(ember, e)
+    if isinstance(r_t, tuple):
+        for x, y in zip(r_e, r_t):
+            check(x, y)
+    else:
+        check(r_e, r_t)
+
+
+def test_var_warns_when_degrees_of_freedom_are_not_positive():
+    e, t = inputs((1,), "float32")
+    for f in ("var", "std"):
+        with pytest.warns(UserWarning, match=rf"{f}\(\): degrees of freedom is <= 0"):
+            check(getattr(e, f)(), getattr(t, f)())
+    with pytest.warns(UserWarning, match=r"var_mean\(\): degrees of freedom"):
+        ember.var_mean(e)
+
+
+@pytest.mark.parametrize("src", ["float32", "uint8", "bool"])
+@pytest.mark.parametrize("dst", ["bool", "uint8", "int32", "float32"])
+def test_all_any_out_dtypes_like_torch(src, dst):
+    """(torch casts the input to a uint8 out's dtype first: 0.5 counts as false there)"""
+    e, t = inputs((2, 3), src)
+    for f in ("all", "any"):
+        call_e = partial(getattr(ember, f), e, 1, out=ember.empty(0, dtype=getattr(ember, dst)))
+        call_t = partial(getattr(torch, f), t, 1, out=torch.empty(0, dtype=getattr(torch, dst)))
+        if dst in ("bool", "uint8"):
+            check(call_e(), call_t())
+        else:
+            raises_like(call_e, call_t, f"{f} only supports bool tensor for result")

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 from helpers import aten_op, builtin_type, dtype_name, ember_of, meta_of, to_np, torch_of
-from opinfo import ALL, DEVICE, OPS, OpInfo, SampleInput, View, make
+from opinfo import ALL, DEVICE, OPS, OpInfo, SampleInput, View, make, out_names
 
 import ember
 from ember._generated import ops as generated_ops
@@ -181,12 +181,20 @@ def error_out(args, side):
     return from_array(np.empty(0, dt.np))
 
 
+def out_kwargs(info: OpInfo, res, exc, args, mode, side) -> dict:
+    """The out= tensors of an out overload by argument name (one per result)."""
+    names = out_names(info.name)
+    if exc:
+        return {n: error_out(args, side) for n in names}
+    return {n: out_like(r, mode, side) for n, r in zip(names, outputs(res))}
+
+
 def run_torch(info: OpInfo, sample: SampleInput, out_mode=None):
     """torch's (args, kwargs, result, exception); out= ops get an out tensor in kwargs."""
     args, kwargs = sample_args(sample, "torch")
     if info.kind == "out":
         res, exc = call(torch_ref(OPS[info.functional], args), args, kwargs)
-        kwargs["out"] = error_out(args, "torch") if exc else out_like(res, out_mode, "torch")
+        kwargs.update(out_kwargs(info, res, exc, args, out_mode, "torch"))
     res, exc = call(torch_ref(info, args), args, kwargs)
     return args, kwargs, res, exc
 
@@ -241,6 +249,8 @@ def assert_tensor_matches(e, t, info: OpInfo, what="result"):
     assert dtype_name(e.dtype) == dtype_name(t.dtype), \
         f"{what} dtype: ember {dtype_name(e.dtype)} torch {dtype_name(t.dtype)}"
     assert e.device.type == t.device.type, f"{what} device: ember {e.device} torch {t.device}"
+    if e._np is not None:  # the storage holds what the dtype says (no float32 under bfloat16)
+        assert e._np.dtype == e.dtype.np, f"{what} storage: {e._np.dtype} under {e.dtype}"
     if info.values:
         assert_values(e, t, info)
     assert_layout(e, t, info.exact_strides, what, ("ember", "torch"))
@@ -291,10 +301,10 @@ def run_case(info: OpInfo, sample: SampleInput, out_mode=None):
     t_args, t_kwargs, t_res, t_exc = run_torch(info, sample, out_mode)
     e_args, e_kwargs = sample_args(sample, "ember")
     if info.kind == "out":
-        e_kwargs["out"] = (error_out(e_args, "ember") if t_exc
-                           else out_like(t_res, out_mode, "ember"))
+        e_kwargs.update(out_kwargs(info, t_res, t_exc, e_args, out_mode, "ember"))
+    outs = out_names(info.name) if info.kind == "out" else ()
     read_only = (e_args[1:] if info.kind == "inplace" else e_args,
-                 {k: v for k, v in e_kwargs.items() if k != "out"})
+                 {k: v for k, v in e_kwargs.items() if k not in outs})
     snap = snapshot(tensors_in(read_only))
     e_res, e_exc = call(ember_op(info.name), e_args, e_kwargs)
     if t_exc is not None:
@@ -307,7 +317,8 @@ def run_case(info: OpInfo, sample: SampleInput, out_mode=None):
     if info.kind == "inplace":
         assert e_res is e_args[0], "an in-place op must return self"
     elif info.kind == "out":
-        assert e_res is e_kwargs["out"], "an out= op must return out"
+        assert all(r is e_kwargs[n] for r, n in zip(outputs(e_res), outs)), \
+            "an out= op must return out"
     else:
         assert_same_aliasing(e_res, t_res, tensors_in((e_args, e_kwargs)),
                              tensors_in((t_args, t_kwargs)))
@@ -379,8 +390,7 @@ def test_meta_matches_cpu(name, sample, out_mode):
     if info.kind == "out":
         t_args, t_kwargs = sample_args(sample, "torch")
         t_res, t_exc = call(torch_ref(OPS[info.functional], t_args), t_args, t_kwargs)
-        e_kwargs["out"] = (error_out(e_args, "ember") if t_exc
-                           else out_like(t_res, out_mode, "ember"))
+        e_kwargs.update(out_kwargs(info, t_res, t_exc, e_args, out_mode, "ember"))
     m_args, m_kwargs = to_meta(e_args), to_meta(e_kwargs)
     if "factory" in op.tags:
         m_kwargs["device"] = "meta"
@@ -415,7 +425,8 @@ def test_meta_matches_cpu(name, sample, out_mode):
     if info.kind == "inplace":
         assert m_res is m_args[0], "an in-place op must return self"
     elif info.kind == "out":
-        assert m_res is m_kwargs["out"], "an out= op must return out"
+        assert all(r is m_kwargs[n] for r, n in zip(outputs(m_res), out_names(info.name))), \
+            "an out= op must return out"
 
 
 @pytest.mark.parametrize("name,args", [

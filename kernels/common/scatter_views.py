@@ -1,0 +1,78 @@
+"""slice_scatter, select_scatter, diagonal_scatter and as_strided_scatter for every device
+(shape family, issue 4): a copy of self keeping its strides and storage offset (torch's
+clone_preserve_strides), with `src` copied into the view the op names.
+
+    >>> ember.select_scatter(ember.zeros(2, 2), ember.ones(2), 0, 0).tolist()
+    [[1.0, 1.0], [0.0, 0.0]]
+"""
+from __future__ import annotations
+
+import ember
+
+
+def _clone_preserve_strides(self):
+    """A copy of self's whole storage viewed like self (same strides and offset); a plain
+    clone when self has internal overlap (expanded dims)."""
+    if any(s == 0 and n > 1 for n, s in zip(self._shape, self.stride())):
+        return self.clone()
+    n = self.untyped_storage().nbytes() // self._dtype.itemsize
+    full = self.as_strided((n,), (1,), 0).clone()
+    return full.as_strided(self._shape, self.stride(), self.storage_offset())
+
+
+def _scatter_into(out, view, src):
+    if tuple(view._shape) != tuple(src._shape):
+        raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src._shape)}, slice size = {list(view._shape)}")
+    view.copy_(src)
+    return out
+
+
+def slice_scatter(self, src, dim, start, end, step):
+    view = self.slice(dim, start, end, step)   # checks the arguments first, like torch
+    if tuple(view._shape) != tuple(src._shape):
+        return _scatter_into(None, view, src)
+    out = _clone_preserve_strides(self)
+    return _scatter_into(out, out.slice(dim, start, end, step), src)
+
+
+def select_scatter(self, src, dim, index):
+    view = self.select(dim, index)
+    if tuple(view._shape) != tuple(src._shape):
+        return _scatter_into(None, view, src)
+    out = _clone_preserve_strides(self)
+    return _scatter_into(out, out.select(dim, index), src)
+
+
+def diagonal_scatter(self, src, offset, dim1, dim2):
+    view = self.diagonal(offset, dim1, dim2)
+    if tuple(view._shape) != tuple(src._shape):
+        return _scatter_into(None, view, src)
+    out = _clone_preserve_strides(self)
+    return _scatter_into(out, out.diagonal(offset, dim1, dim2), src)
+
+
+def as_strided_scatter(self, src, size, stride, storage_offset):
+    if self.requires_grad and not self.is_contiguous():   # torch's backward assumes it
+        raise RuntimeError("!self.requires_grad() || self.is_contiguous() INTERNAL ASSERT "
+                           "FAILED: as_strided_scatter is currently only supported for "
+                           "contiguous inputs")
+    out = _clone_preserve_strides(self)
+    return _scatter_into(out, out.as_strided(size, stride, storage_offset), src)
+
+
+# --- out-of-place forms of in-place indexing ops ---------------------------------------------------
+def index_fill(self, dim, index, value):
+    """A copy of self (same layout) with the indexed slices along dim set to value."""
+    return self.clone().index_fill_(dim, index, value)
+
+
+def masked_scatter(self, mask, source):
+    """self and mask broadcast together, copied contiguously, then masked_scatter_."""
+    shape = tuple(ember.broadcast_shapes(self._shape, mask._shape))
+    return self.expand(shape).clone(memory_format=ember.contiguous_format).masked_scatter_(
+        mask.expand(shape), source)
+
+
+def put(self, index, source, accumulate):
+    return self.clone().put_(index, source, accumulate)

@@ -1,0 +1,333 @@
+"""CPU kernels of the activation ops (gelu, silu, softplus, leaky_relu, elu, hardtanh,
+threshold, clamp_min/clamp_max and the *_backward helpers their derivatives call), over
+NumPy. Layouts, dtypes and errors come from kernels/meta/activation.py; float16 and
+bfloat16 compute in float32 like torch's CPU kernels.
+
+    >>> leaky_relu(from_array(np.array([-2.0, 3.0], np.float32)), 0.5).numpy()
+    array([-1.,  3.], dtype=float32)
+"""
+from __future__ import annotations
+
+import math
+
+import ml_dtypes
+import numpy as np
+
+from ember.core import dtype as D
+from ember.core.alloc import empty_cpu
+from ember.core.tensor import Tensor, contiguous_strides, from_array
+from ember.kernels.common import _pointwise as P
+from ember.kernels.cpu import _special as special
+from ember.kernels.cpu.pointwise import _arr, _check_devices, _clamp_into
+from ember.kernels.meta import activation as M
+
+_HALF = (D.float16, D.bfloat16)
+_SQRT_PI = math.sqrt(math.pi)
+
+
+# --- helpers ------------------------------------------------------------------------------
+def _compute_np(dt: D.dtype):
+    """The NumPy dtype a result of `dt` is computed in (float32 for float16/bfloat16)."""
+    return np.dtype(np.float32) if dt in _HALF else dt.np
+
+
+def _operand(x, cnp):
+    """A tensor's array (or a wrapped Python number) in the compute dtype."""
+    if isinstance(x, Tensor):
+        a = x._np
+        return a if a.dtype == cnp else a.astype(cnp)
+    return np.asarray(x, cnp)
+
+
+def _run(layout, fn, *operands):
+    """fn over the operands (arrays in the compute dtype), written into a fresh tensor of
+    the Meta layout."""
+    dt = layout._dtype
+    cnp = _compute_np(dt)
+    arrays = [_operand(x, cnp) for x in operands]
+    with np.errstate(all="ignore"):
+        r = np.asarray(fn(*arrays))
+    if (r.shape == tuple(layout._shape) and r.dtype == dt.np and r.flags.c_contiguous and
+            tuple(layout._stride) == contiguous_strides(tuple(layout._shape)) and
+            not any(isinstance(a, np.ndarray) and np.may_share_memory(r, a) for a in arrays)):
+        return from_array(r, dt)
+    out = empty_cpu(layout._shape, dt, layout._stride)
+    np.copyto(out._np, r, casting="unsafe")
+    return out
+
+
+def _write_back(self, result):
+    """In-place ops: the functional result copied into self."""
+    np.copyto(self._np, result._np, casting="unsafe")
+    return self
+
+
+_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+            "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+            "float32": "float", "float64": "double", "bool": "bool"}
+
+
+def _scalar_to(value, dt: D.dtype):
+    """A Scalar argument converted to `dt` like torch's checked conversion (integers
+    truncate floats; out-of-range values raise)."""
+    if dt.category == D.INT:
+        v = value
+        if isinstance(v, float) and math.isfinite(v):
+            v = int(v)
+        if isinstance(v, (bool, int)):
+            info = np.iinfo(dt.np)
+            if not info.min <= int(v) <= info.max:
+                raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} "
+                                   "without overflow")
+        return np.asarray(v).astype(dt.np)[()]
+    if dt.category == D.FLOAT and isinstance(value, (int, float)) and math.isfinite(value) \
+            and abs(value) > float(ml_dtypes.finfo(dt.np).max):
+        raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} "
+                           "without overflow")
+    return np.asarray(value).astype(dt.np)[()]
+
+
+# --- gelu -----------------------------------------------------------------------------------
+_K_BETA_TANH = math.sqrt(2) * (2 / _SQRT_PI) * 0.5   # sqrt(2 / pi)
+_K_KAPPA = 0.044715
+_INV_SQRT_2PI = 1 / math.sqrt(2 * math.pi)
+
+
+def _gelu_np(approximate):
+    def fn(a):
+        if approximate == "tanh":
+            inner = _K_BETA_TANH * (a + _K_KAPPA * a * a * a)
+            return 0.5 * a * (1 + np.tanh(inner))
+        erf = special.erf(a * math.sqrt(0.5))
+        return (a * 0.5 * (1 + erf)).astype(a.dtype)
+    return fn
+
+
+def _gelu_backward_np(approximate):
+    def fn(g, a):
+        if approximate == "tanh":
+            x_sq = a * a
+            inner = _K_BETA_TANH * (a + _K_KAPPA * x_sq * a)
+            t = np.tanh(inner)
+            left_derivative = 0.5 * (1 + t)
+            right_derivative = 0.5 * a * (1 - t * t) * _K_BETA_TANH * (1 + 3 * _K_KAPPA * x_sq)
+            return g * (left_derivative + right_derivative)
+        cdf = 0.5 * (1 + special.erf(a * math.sqrt(0.5)))
+        pdf = np.exp(-0.5 * a.astype(np.float64) ** 2) * _INV_SQRT_2PI
+        return (g * (cdf + a * pdf)).astype(np.result_type(g, a))
+    return fn
+
+
+def gelu(self, approximate="none"):
+    M.check_approximate(approximate)
+    return _run(M.float_unary_layout(self, "GeluKernelImpl"), _gelu_np(approximate), self)
+
+
+def gelu_(self, approximate="none"):
+    return _write_back(self, gelu(self, approximate))
+
+
+def gelu_backward(grad_output, self, approximate="none"):
+    M.check_approximate(approximate)
+    layout = M.float_backward_layout(grad_output, self, "GeluBackwardKernelImpl")
+    return _run(layout, _gelu_backward_np(approximate), grad_output, self)
+
+
+# --- silu -----------------------------------------------------------------------------------
+def _silu_np(a):
+    return a / (1 + np.exp(-a))
+
+
+def _silu_backward_np(g, a):
+    s = 1 / (1 + np.exp(-a))
+    return g * s * (1 + a * (1 - s))
+
+
+def silu(self):
+    return _run(M.float_unary_layout(self, "silu_cpu"), _silu_np, self)
+
+
+def silu_(self):
+    return _write_back(self, silu(self))
+
+
+def silu_backward(grad_output, self):
+    layout = M.float_backward_layout(grad_output, self, "silu_backward_cpu")
+    return _run(layout, _silu_backward_np, grad_output, self)
+
+
+# --- softplus -------------------------------------------------------------------------------
+def softplus(self, beta=1, threshold=20):
+    def fn(a):
+        xb = a * beta
+        return np.where(xb > threshold, a, np.log1p(np.exp(xb)) / beta)
+    return _run(M.float_unary_layout(self, "softplus_cpu"), fn, self)
+
+
+def softplus_backward(grad_output, self, beta, threshold):
+    def fn(g, a):
+        xb = a * beta
+        z = np.exp(xb)
+        return np.where(xb > threshold, g, g * z / (z + 1))
+    layout = M.float_backward_layout(grad_output, self, "softplus_backward_cpu")
+    return _run(layout, fn, grad_output, self)
+
+
+# --- leaky_relu -----------------------------------------------------------------------------
+def leaky_relu(self, negative_slope=0.01):
+    def fn(a):
+        return np.where(a > 0, a, a * negative_slope)
+    return _run(M.float_unary_layout(self, "leaky_relu_cpu"), fn, self)
+
+
+def leaky_relu_(self, negative_slope=0.01):
+    return _write_back(self, leaky_relu(self, negative_slope))
+
+
+def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    M.check_inplace_negative_slope(self_is_result, negative_slope, "leakyReLu")
+
+    def fn(g, a):
+        return np.where(a > 0, g, g * negative_slope)
+    layout = M.float_backward_layout(grad_output, self, "leaky_relu_backward_cpu", True)
+    return _run(layout, fn, grad_output, self)
+
+
+# --- elu ------------------------------------------------------------------------------------
+def elu(self, alpha=1, scale=1, input_scale=1):
+    def fn(a):
+        return np.where(a <= 0, np.expm1(a * input_scale) * (alpha * scale), a * scale)
+    return _run(M.float_unary_layout(self, "elu_cpu"), fn, self)
+
+
+def elu_(self, alpha=1, scale=1, input_scale=1):
+    return _write_back(self, elu(self, alpha, scale, input_scale))
+
+
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    M.check_inplace_negative_slope(is_result, alpha, "elu")
+    negcoef = alpha * scale
+
+    def fn(g, x):
+        if is_result:
+            neg = g * input_scale * (x + negcoef)
+        else:
+            neg = g * input_scale * negcoef * np.exp(x * input_scale)
+        return np.where(x <= 0, neg, g * scale)
+    layout = M.float_backward_layout(grad_output, self_or_result, "elu_backward_cpu")
+    return _run(layout, fn, grad_output, self_or_result)
+
+
+# --- hardtanh -------------------------------------------------------------------------------
+def hardtanh(self, min_val=-1, max_val=1):
+    layout = M.hardtanh_layout(self)
+    lo, hi = M.hardtanh_bounds(self, min_val, max_val)
+    cnp = _compute_np(layout._dtype)
+    lo, hi = _operand_scalar(lo, cnp), _operand_scalar(hi, cnp)
+
+    def fn(a):
+        return np.minimum(np.maximum(a, lo), hi)
+    return _run(layout, fn, self)
+
+
+def _operand_scalar(v, cnp):
+    if np.issubdtype(cnp, np.integer):
+        return np.asarray(v).astype(cnp)[()]
+    return v
+
+
+def hardtanh_(self, min_val=-1, max_val=1):
+    return _write_back(self, hardtanh(self, min_val, max_val))
+
+
+def hardtanh_backward(grad_output, self, min_val, max_val):
+    def fn(g, a):
+        return np.where((a <= min_val) | (a >= max_val), np.zeros((), g.dtype), g)
+    layout = M.float_backward_layout(grad_output, self, "hardshrink_backward_cpu")
+    return _run(layout, fn, grad_output, self)
+
+
+# --- threshold ------------------------------------------------------------------------------
+def _threshold(self, thr, value):
+    layout = M.threshold_layout(self)
+    dt = layout._dtype
+    thr, value = _scalar_to(thr, dt), _scalar_to(value, dt)
+
+    def fn(a):
+        return np.where(a <= thr, value, a)
+    return _run(layout, fn, self)
+
+
+def threshold(self, threshold, value):
+    return _threshold(self, threshold, value)
+
+
+def threshold_(self, threshold, value):
+    return _write_back(self, _threshold(self, threshold, value))
+
+
+# --- sigmoid / tanh backward ----------------------------------------------------------------
+def sigmoid_backward(grad_output, output):
+    def fn(g, y):
+        return g * (1 - y) * y
+    layout = M.float_backward_layout(grad_output, output, "sigmoid_backward_cpu")
+    return _run(layout, fn, grad_output, output)
+
+
+def tanh_backward(grad_output, output):
+    def fn(g, y):
+        return g * (1 - y * y)
+    layout = M.float_backward_layout(grad_output, output, "tanh_backward_cpu")
+    return _run(layout, fn, grad_output, output)
+
+
+# --- clamp_min / clamp_max / clamp.Tensor ---------------------------------------------------
+def _clamp_bound(self, bound, name, ufunc):
+    layout = M.clamp_bound_layout(self, bound, name)
+    _check_devices(self, *P.tensors_of(bound))
+    dt = layout._dtype
+    out = empty_cpu(layout._shape, dt, layout._stride)
+    ufunc(_arr(self, dt), _arr(bound, dt), out=out._np, casting="unsafe")
+    return out
+
+
+def _clamp_bound_(self, bound, name, ufunc):
+    dt = M.clamp_bound_dtype(self, bound, name)
+    P.check_inplace(self, dt, bound)
+    _check_devices(self, *P.tensors_of(bound))
+    r = ufunc(_arr(self, dt), _arr(bound, dt))
+    np.copyto(self._np, r, casting="unsafe")
+    return self
+
+
+def clamp_min(self, min):
+    return _clamp_bound(self, min, "clamp_min", np.maximum)
+
+
+def clamp_max(self, max):
+    return _clamp_bound(self, max, "clamp_max", np.minimum)
+
+
+def clamp_min_(self, min):
+    return _clamp_bound_(self, min, "clamp_min", np.maximum)
+
+
+def clamp_max_(self, max):
+    return _clamp_bound_(self, max, "clamp_max", np.minimum)
+
+
+def clamp_tensor(self, min=None, max=None):
+    layout = M.clamp_tensor_layout(self, min, max)
+    _check_devices(self, *P.tensors_of(min, max))
+    out = empty_cpu(layout._shape, layout._dtype, layout._stride)
+    _clamp_into(out._np, _arr(self, layout._dtype), min, max, layout._dtype)
+    return out
+
+
+def clamp_tensor_(self, min=None, max=None):
+    dt = M.clamp_tensor_dtype(self, min, max)
+    P.check_inplace(self, dt, *P.tensors_of(min, max))
+    _check_devices(self, *P.tensors_of(min, max))
+    r = clamp_tensor(self, min, max)
+    np.copyto(self._np, r._np, casting="unsafe")
+    return self

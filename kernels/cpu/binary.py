@@ -1,0 +1,260 @@
+"""CPU kernels of the binary family (issue 4), over NumPy.
+
+Every kernel takes its layout (shape, strides, dtype, torch's errors) from
+kernels/meta/binary.py, computes in the promoted dtype (float16/bfloat16 in float32,
+like torch's opmath) and writes into a tensor of that layout; in-place kernels run the
+functional kernel and copy into self.
+
+    >>> remainder(from_array(np.array([5, -5])), 3).tolist()
+    [2, 1]
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtype as D
+from ember.core.alloc import empty_cpu
+from ember.core.tensor import Tensor, contiguous_strides, from_array
+from ember.kernels.cpu import pointwise as PW
+from ember.kernels.meta import binary as MB
+
+_HALF = (D.float16, D.bfloat16)
+
+
+def _compute_dtype(dt):
+    return D.float32 if dt in _HALF else dt
+
+
+def _operand(x, cdt):
+    """A tensor's array or a Python number, in the computation dtype."""
+    return PW._arr(x, cdt)
+
+
+def _run(fn, layout, operands, cdt=None):
+    """fn(*arrays) broadcast into a fresh tensor of `layout` (casting unsafely)."""
+    PW._check_devices(*operands)
+    cdt = cdt or _compute_dtype(layout._dtype)
+    args = [_operand(x, cdt) for x in operands]
+    with np.errstate(all="ignore"):
+        r = fn(*args)
+    dt = layout._dtype
+    if isinstance(r, np.ndarray) and r.flags.owndata and r.flags.c_contiguous and \
+            r.dtype == dt.np and r.shape == tuple(layout._shape) and \
+            tuple(layout._stride) == contiguous_strides(r.shape):
+        return from_array(r, dt)  # NumPy's result already has the layout: no copy
+    out = empty_cpu(layout._shape, dt, layout._stride)
+    np.copyto(out._np, r, casting="unsafe")
+    return out
+
+
+def _into_self(self, result):
+    np.copyto(self._np, result._np, casting="unsafe")
+    return self
+
+
+def _check_int_divisor(layout, divisor):
+    if layout._dtype.category != D.FLOAT:
+        PW._int_div_check(divisor)
+
+
+# --- rsub -------------------------------------------------------------------------------------
+def rsub(self, other, alpha=1):
+    """other - alpha * self."""
+    lay = MB.rsub_layout(self, other, alpha)
+    if alpha == 1 and alpha is not True:
+        return _run(np.subtract, lay, (other, self))
+    return _run(lambda o, s: np.subtract(o, np.multiply(s, alpha)), lay, (other, self))
+
+
+# --- floor_divide / remainder / fmod ----------------------------------------------------------
+def floor_divide(self, other):
+    return PW.div_mode(self, other, "floor")
+
+
+def floor_divide_(self, other):
+    MB.floor_divide_(self, other)
+    return PW.div_mode_(self, other, "floor")
+
+
+def remainder(self, other):
+    """Python's modulo (the divisor's sign): NumPy's remainder is torch's (fmod, then + other
+    where the signs differ); only a zero result's sign may differ (NumPy: the divisor's)."""
+    lay = MB.remainder_layout(self, other)
+    _check_int_divisor(lay, other)
+    return _run(np.remainder, lay, (self, other))
+
+
+def remainder_scalar_tensor(self, other):
+    """remainder.Scalar_Tensor: a Python number modulo a tensor."""
+    return remainder(self, other)
+
+
+def remainder_(self, other):
+    MB.remainder_(self, other)
+    return _into_self(self, remainder(self, other))
+
+
+def fmod(self, other):
+    lay = MB.fmod_layout(self, other)
+    _check_int_divisor(lay, other)
+    return _run(np.fmod, lay, (self, other))
+
+
+def fmod_(self, other):
+    MB.fmod_(self, other)
+    return _into_self(self, fmod(self, other))
+
+
+# --- maximum / minimum / atan2 ----------------------------------------------------------------
+def maximum(self, other):
+    return _run(np.maximum, MB.promote_layout(self, other), (self, other))
+
+
+def minimum(self, other):
+    return _run(np.minimum, MB.promote_layout(self, other), (self, other))
+
+
+def atan2(self, other):
+    return _run(np.arctan2, MB.atan2_layout(self, other), (self, other))
+
+
+def atan2_(self, other):
+    MB.atan2_(self, other)
+    return _into_self(self, atan2(self, other))
+
+
+# --- logical / bitwise --------------------------------------------------------------------------
+def _truth(x):
+    if isinstance(x, Tensor):
+        return x._np != 0
+    return bool(x)
+
+
+def _logical(ufunc):
+    def kernel(self, other):
+        lay = MB.logical_layout(self, other)
+        PW._check_devices(self, other)
+        out = empty_cpu(lay._shape, lay._dtype, lay._stride)
+        np.copyto(out._np, ufunc(_truth(self), _truth(other)))
+        return out
+    return kernel
+
+
+logical_and = _logical(np.logical_and)
+logical_or = _logical(np.logical_or)
+logical_xor = _logical(np.logical_xor)
+
+
+def logical_and_(self, other):
+    MB.logical_and_(self, other)
+    return _into_self(self, logical_and(self, other))
+
+
+def logical_or_(self, other):
+    MB.logical_or_(self, other)
+    return _into_self(self, logical_or(self, other))
+
+
+def logical_xor_(self, other):
+    MB.logical_xor_(self, other)
+    return _into_self(self, logical_xor(self, other))
+
+
+def _bitwise(ufunc, layout):
+    def kernel(self, other):
+        lay = layout(self, other)
+        return _run(ufunc, lay, (self, other), lay._dtype)
+    return kernel
+
+
+bitwise_and = _bitwise(np.bitwise_and, MB.bitwise_and_layout)
+bitwise_or = _bitwise(np.bitwise_or, MB.bitwise_or_layout)
+bitwise_xor = _bitwise(np.bitwise_xor, MB.bitwise_xor_layout)
+
+
+def bitwise_and_(self, other):
+    MB.bitwise_and_(self, other)
+    return _into_self(self, bitwise_and(self, other))
+
+
+def bitwise_or_(self, other):
+    MB.bitwise_or_(self, other)
+    return _into_self(self, bitwise_or(self, other))
+
+
+def bitwise_xor_(self, other):
+    MB.bitwise_xor_(self, other)
+    return _into_self(self, bitwise_xor(self, other))
+
+
+# --- lerp / addcmul / addcdiv -------------------------------------------------------------------
+def _lerp(a, b, w):
+    """torch's formula: a + w * (b - a) for |w| < 0.5, else b - (b - a) * (1 - w)."""
+    d = b - a
+    return np.where(np.abs(w) < 0.5, a + w * d, b - d * (1 - w))
+
+
+def lerp(self, end, weight):
+    lay = MB.lerp_layout(self, end, weight)
+    cdt = _compute_dtype(lay._dtype)
+    if isinstance(weight, Tensor):
+        w = weight._np.astype(cdt.np) if weight.dim() else float(weight._np.item())
+        if isinstance(w, float) and cdt is not D.float64:
+            w = np.asarray(w, cdt.np)
+        return _run(lambda a, b: _lerp(a, b, w), lay, (self, end), cdt)
+    w = np.asarray(float(weight), cdt.np)
+    return _run(lambda a, b: _lerp(a, b, w), lay, (self, end), cdt)
+
+
+def lerp_(self, end, weight):
+    MB.lerp_(self, end, weight)
+    return _into_self(self, lerp(self, end, weight))
+
+
+def _value(value, cdt):
+    """The Scalar `value` converted to the computation dtype, like torch's
+    `value.to<scalar_t>()` (0.5 becomes 0 for integers)."""
+    if cdt.category == D.FLOAT:
+        return np.asarray(float(value), cdt.np)
+    return np.asarray(int(value), cdt.np)
+
+
+def addcmul(self, tensor1, tensor2, value=1):
+    lay = MB.addcmul_layout(self, tensor1, tensor2, value)
+    cdt = _compute_dtype(lay._dtype)
+    v = _value(value, cdt)
+    return _run(lambda s, a, b: s + v * a * b, lay, (self, tensor1, tensor2), cdt)
+
+
+def addcmul_(self, tensor1, tensor2, value=1):
+    MB.addcmul_(self, tensor1, tensor2, value)
+    return _into_self(self, addcmul(self, tensor1, tensor2, value))
+
+
+def addcdiv(self, tensor1, tensor2, value=1):
+    lay = MB.addcdiv_layout(self, tensor1, tensor2, value)
+    cdt = _compute_dtype(lay._dtype)
+    v = _value(value, cdt)
+    return _run(lambda s, a, b: s + v * a / b, lay, (self, tensor1, tensor2), cdt)
+
+
+def addcdiv_(self, tensor1, tensor2, value=1):
+    MB.addcdiv_(self, tensor1, tensor2, value)
+    return _into_self(self, addcdiv(self, tensor1, tensor2, value))
+
+
+# --- in-place comparisons ------------------------------------------------------------------------
+def _compare_(functional):
+    def kernel(self, other):
+        MB.compare_(self, other)
+        return _into_self(self, functional(self, other))
+    return kernel
+
+
+eq_ = _compare_(PW.eq)
+ne_ = _compare_(PW.ne)
+lt_ = _compare_(PW.lt)
+le_ = _compare_(PW.le)
+gt_ = _compare_(PW.gt)
+ge_ = _compare_(PW.ge)
+

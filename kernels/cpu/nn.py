@@ -1,0 +1,424 @@
+"""CPU kernels of the nn family (issue 4): dot, mv, baddbmm, softmax, normalisation and
+loss ops, vectorised NumPy. float16/bfloat16 compute in float32 and round once.
+
+    >>> ember.dot(ember.ones(3), ember.ones(3))
+    tensor(3.)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtype as D
+from ember.core.alloc import empty_cpu
+from ember.core.tensor import from_array
+from ember.kernels.common._errors import not_implemented_for
+
+from ..meta import nn as _meta
+from .linalg import _acc, _as, _finish, _matmul_into, _scalar
+
+
+# --------------------------------------------------------------------------- linear algebra
+def dot(self, tensor):
+    """The inner product of two 1-D tensors (a 0-d result)."""
+    _meta.check_dot(self, tensor)
+    dt = self._dtype
+    if dt is D.bool_:
+        raise not_implemented_for("dot", dt)
+    acc = _acc(dt)
+    out = np.asarray(np.dot(_as(self._np, acc), _as(tensor._np, acc)))
+    return _finish(np.array(out, dtype=acc), dt)
+
+
+def mv(self, vec):
+    """The (n x k) matrix times (k,) vector product."""
+    shape = _meta.check_mv(self, vec)
+    dt = self._dtype
+    if dt is D.bool_:
+        raise not_implemented_for("addmv_impl_cpu", dt)
+    return _finish(_matmul_into(shape, self._np, vec._np, dt), dt)
+
+
+def _baddbmm_array(self, batch1, batch2, beta, alpha, shape):
+    dt = self._dtype
+    if dt is D.bool_:
+        raise not_implemented_for("baddbmm", dt)
+    alpha, beta = _scalar(alpha, dt), _scalar(beta, dt)
+    if alpha == 0:
+        out = np.zeros(shape, _acc(dt))
+    else:
+        out = _matmul_into(shape, batch1._np, batch2._np, dt)
+        if alpha != 1:
+            out *= alpha
+    if beta != 0:     # beta=0 ignores self (NaN included), like BLAS
+        s = _as(self._np, out.dtype)
+        out += s if beta == 1 else s * beta
+    return out
+
+
+def baddbmm(self, batch1, batch2, beta, alpha):
+    """`beta * self + alpha * (batch1 @ batch2)`, self broadcast to (b, n, p)."""
+    shape = _meta.check_baddbmm(self, batch1, batch2)
+    return _finish(_baddbmm_array(self, batch1, batch2, beta, alpha, shape), self._dtype)
+
+
+def baddbmm_(self, batch1, batch2, beta, alpha):
+    shape = _meta.check_baddbmm(self, batch1, batch2, inplace=True)
+    out = _baddbmm_array(self, batch1, batch2, beta, alpha, shape)
+    self._np[...] = out.astype(self._dtype.np, copy=False)
+    return self
+
+
+# --------------------------------------------------------------------------- softmax
+def _float_view(t):
+    """t's values in the computation dtype (float32 for half types), at least 1-D."""
+    a = t._np
+    if t._dtype is D.float16 or t._dtype is D.bfloat16:
+        a = a.astype(np.float32)
+    return a.reshape(1) if a.ndim == 0 else a
+
+
+def _result(arr, t, dt=None):
+    dt = dt or t._dtype
+    return from_array(np.array(arr.reshape(t._shape), dtype=dt.np, order="C"), dt)
+
+
+def _check_float(kind, t, d):
+    if t._dtype.category != D.FLOAT and t.numel() != 0:
+        raise not_implemented_for(_meta.softmax_kernel_name(kind, t, d), t._dtype)
+
+
+def softmax_forward(self, dim, half_to_float):
+    """exp(x - max) / sum(exp(x - max)) along dim."""
+    d = _meta.check_softmax(self, dim, half_to_float)
+    _check_float("softmax", self, d)
+    a = _float_view(self)
+    if a.size == 0:
+        return _result(a.copy(), self)
+    e = np.exp(a - a.max(axis=d, keepdims=True))
+    e /= e.sum(axis=d, keepdims=True)
+    return _result(e, self)
+
+
+def log_softmax_forward(self, dim, half_to_float):
+    """x - max - log(sum(exp(x - max))) along dim."""
+    d = _meta.check_softmax(self, dim, half_to_float)
+    _check_float("log_softmax", self, d)
+    a = _float_view(self)
+    if a.size == 0:
+        return _result(a.copy(), self)
+    shifted = a - a.max(axis=d, keepdims=True)
+    shifted -= np.log(np.exp(shifted).sum(axis=d, keepdims=True))
+    return _result(shifted, self)
+
+
+def softmax_backward_data(grad_output, output, dim, input_dtype):
+    """output * (grad - sum(grad * output)) along dim."""
+    d = _meta.check_softmax_backward(grad_output, output, dim, input_dtype)
+    _check_float("softmax_backward", grad_output, d)
+    g, y = _float_view(grad_output), _float_view(output)
+    gy = g * y
+    return _result(gy - y * gy.sum(axis=d, keepdims=True), grad_output)
+
+
+def log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    """grad - exp(output) * sum(grad) along dim."""
+    d = _meta.check_softmax_backward(grad_output, output, dim, input_dtype)
+    _check_float("log_softmax_backward", grad_output, d)
+    g, y = _float_view(grad_output), _float_view(output)
+    return _result(g - np.exp(y) * g.sum(axis=d, keepdims=True), grad_output)
+
+
+# --------------------------------------------------------------------------- losses
+def _compute(t):
+    """A tensor's values in the computation dtype (float32 for half types)."""
+    a = t._np
+    return a.astype(np.float32) if t._dtype is D.float16 or t._dtype is D.bfloat16 else a
+
+
+def _nll_gather(self, target, weight, ignore_index):
+    """(targets with ignored ones at 0, not-ignored mask, per-row weights), checking bounds."""
+    n_classes = self._shape[-1]
+    t = target._np.reshape(-1).astype(np.int64)
+    keep = t != ignore_index
+    bad = keep & ((t < 0) | (t >= n_classes))
+    if bad.any():
+        raise IndexError(f"Target {t[bad][0]} is out of bounds.")
+    safe = np.where(keep, t, 0)
+    w = np.ones(t.shape, np.float32 if self._dtype.np.itemsize < 4 else self._dtype.np) \
+        if weight is None else _compute(weight)[safe]
+    return safe, keep, w * keep
+
+
+def _nll_float(kernel, self):
+    if self._dtype.category != D.FLOAT:
+        raise not_implemented_for(kernel, self._dtype)
+
+
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    """-weight[t] * self[i, t] per row; summed (reduction 2) or divided by the total
+    weight (reduction 1, NaN when every target is ignored); (output, total_weight)."""
+    _meta.check_nll(self, target, weight)
+    _nll_float("nll_loss_out_frame", self)
+    _meta.check_nll_dtypes(self, target, weight)
+    dt = self._dtype
+    x = _compute(self).reshape(-1, self._shape[-1])
+    safe, _, w = _nll_gather(self, target, weight, ignore_index)
+    losses = -x[np.arange(len(safe)), safe] * w
+    if reduction == 0 and self.dim() == 2:
+        return from_array(losses.astype(dt.np), dt), from_array(np.zeros((), dt.np), dt)
+    total = w.sum(dtype=losses.dtype)
+    out = losses.sum()
+    if reduction == 1:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out = out / total
+    return (from_array(np.array(out, dtype=dt.np), dt),
+            from_array(np.array(total, dtype=dt.np), dt))
+
+
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """Zeros with -weight[t] * grad (/ total_weight for the mean) at each row's target."""
+    _meta.check_nll_backward(grad_output, self, target, weight, reduction, total_weight)
+    _nll_float("nll_loss_backward_out_frame", self)
+    _meta.check_nll_dtypes(self, target, weight, grad_output, total_weight)
+    dt = self._dtype
+    safe, keep, w = _nll_gather(self, target, weight, ignore_index)
+    g = _compute(grad_output).reshape(-1)
+    if not (reduction == 0 and self.dim() == 2):
+        g = g[0]
+        if reduction == 1:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                g = g / _compute(total_weight).reshape(-1)[0]
+    out = np.zeros((len(safe), self._shape[-1]), w.dtype)
+    rows = np.arange(len(safe))[keep]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[rows, safe[keep]] = (-w * g)[keep]
+    return from_array(out.reshape(self._shape).astype(dt.np), dt)
+
+
+def _bce_checks(kernel, self, target, weight, grad_output=None):
+    _meta.check_bce(self, target, weight, grad_output)
+    if self._dtype.category != D.FLOAT:
+        raise not_implemented_for(kernel, self._dtype)
+
+
+def _like_self(arr, self):
+    """A result laid out like empty_like(self)."""
+    out = empty_cpu(self._shape, self._dtype, _meta.bce_layout(self))
+    out._np[...] = arr
+    return out
+
+
+def binary_cross_entropy(self, target, weight, reduction):
+    """-weight * (t * log(x) + (1 - t) * log(1 - x)), the logs clamped at -100."""
+    _bce_checks("binary_cross_entropy", self, target, weight)
+    x = _compute(self)
+    t = np.broadcast_to(_compute(target), x.shape)
+    if ((x < 0) | (x > 1)).any():
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    if ((t < 0) | (t > 1)).any():
+        raise RuntimeError("all elements of target should be between 0 and 1")
+    with np.errstate(divide="ignore"):
+        loss = (t - 1) * np.maximum(np.log1p(-x), -100) - t * np.maximum(np.log(x), -100)
+    if weight is not None:
+        loss = loss * _compute(weight)
+    dt = self._dtype
+    if reduction == 1:
+        with np.errstate(invalid="ignore"):
+            return from_array(np.array(loss.mean() if loss.size else np.nan, dt.np), dt)
+    if reduction == 2:
+        return from_array(np.array(loss.sum(), dt.np), dt)
+    return _like_self(loss, self)
+
+
+def binary_cross_entropy_backward(grad_output, self, target, weight, reduction):
+    """grad * (x - t) / max(x * (1 - x), 1e-12) * weight (/ numel for the mean)."""
+    _bce_checks("binary_cross_entropy_backward", self, target, weight, grad_output)
+    x = _compute(self)
+    t = _compute(target)
+    g = (_compute(grad_output) * (x - t)) / np.maximum((1 - x) * x, 1e-12)
+    if weight is not None:
+        g = g * _compute(weight)
+    if reduction == 1:
+        g = g / max(self.numel(), 1) if self.numel() else g
+    return _like_self(np.broadcast_to(g, self._shape), self)
+
+
+# --------------------------------------------------------------------------- normalisation
+def _acc_of(t):
+    return np.float32 if t._dtype is D.float16 or t._dtype is D.bfloat16 else t._dtype.np
+
+
+def _param(p, acc, shape):
+    return None if p is None else p._np.astype(acc, copy=False).reshape(shape)
+
+
+def _norm_grads(go, x, mean, rstd, w, rdims, bdims):
+    """(dx, dweight, dbias) of y = (x - mean) * rstd * w + b with mean and rstd the
+    statistics over `rdims` (training-mode batch norm, layer norm)."""
+    xhat = (x - mean) * rstd
+    g = go if w is None else go * w
+    a = g.mean(axis=rdims, keepdims=True)
+    c = (g * xhat).mean(axis=rdims, keepdims=True)
+    dx = rstd * (g - a - xhat * c)
+    return dx, (go * xhat).sum(axis=bdims), go.sum(axis=bdims)
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """(x - mean) * rstd * weight + bias over the trailing dims; (out, mean, rstd)."""
+    axis, stats = _meta.check_layer_norm(input, normalized_shape, weight, bias)
+    sdt = _meta.check_param_dtypes(input, weight, bias)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("LayerNormKernelImpl", input._dtype)
+    acc = _acc_of(input)
+    x = input._np.astype(acc, copy=False)
+    rdims = tuple(range(axis, input.dim()))
+    nshape = tuple(input._shape[axis:])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if x.size:
+            mean = x.mean(axis=rdims, keepdims=True)
+            var = ((x - mean) ** 2).mean(axis=rdims, keepdims=True)
+        else:
+            mean = np.zeros(stats, acc)
+            var = np.full(stats, np.nan, acc)
+        rstd = 1 / np.sqrt(var + eps)
+    out = (x - mean) * rstd
+    if weight is not None:
+        out = out * _param(weight, acc, nshape)
+    if bias is not None:
+        out = out + _param(bias, acc, nshape)
+    dt = input._dtype
+    return (from_array(np.array(out, dtype=dt.np, order="C"), dt),
+            from_array(np.array(mean.reshape(stats), dtype=sdt.np), sdt),
+            from_array(np.array(rstd.reshape(stats), dtype=sdt.np), sdt))
+
+
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                               output_mask):
+    """(grad_input, grad_weight, grad_bias), None where output_mask is False."""
+    axis, stats = _meta.check_layer_norm(input, normalized_shape, weight, bias)
+    _meta.check_layer_norm_backward(grad_out, input, mean, rstd, weight, bias, output_mask)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("LayerNormBackwardKernelImpl", input._dtype)
+    acc = _acc_of(input)
+    nshape = tuple(input._shape[axis:])
+    rdims = tuple(range(axis, input.dim()))
+    dx, dw, db = _norm_grads(
+        grad_out._np.astype(acc, copy=False), input._np.astype(acc, copy=False),
+        mean._np.astype(acc, copy=False).reshape(stats),
+        rstd._np.astype(acc, copy=False).reshape(stats), _param(weight, acc, nshape), rdims,
+        tuple(range(axis)))
+    dt = input._dtype
+    return (from_array(np.array(dx, dtype=dt.np, order="C"), dt) if output_mask[0] else None,
+            from_array(np.array(dw, dtype=weight._dtype.np), weight._dtype)
+            if output_mask[1] else None,
+            from_array(np.array(db, dtype=bias._dtype.np), bias._dtype)
+            if output_mask[2] else None)
+
+
+def _bn_like_input(arr, input):
+    out = empty_cpu(input._shape, input._dtype, _meta.batch_norm_strides(input))
+    out._np[...] = arr
+    return out
+
+
+def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
+    """Per-channel (dim 1) normalisation with batch statistics (training; the running
+    statistics are updated in place with `momentum`, the variance unbiased) or the running
+    ones (eval); (out, save_mean, save_invstd), the saved ones empty in eval."""
+    sdt = _meta.check_batch_norm(input, weight, bias, running_mean, running_var, training)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("batch_norm", input._dtype)
+    acc = _acc_of(input)
+    x = input._np.astype(acc, copy=False)
+    c = input._shape[1]
+    view = (1, c) + (1,) * (input.dim() - 2)
+    rdims = (0,) + tuple(range(2, input.dim()))
+    if training:
+        mean = x.mean(axis=rdims, keepdims=True)
+        var = ((x - mean) ** 2).mean(axis=rdims, keepdims=True)
+        invstd = 1 / np.sqrt(var + eps)
+        if running_mean is not None:
+            n = input.numel() // c
+            with np.errstate(divide="ignore", invalid="ignore"):
+                unbiased = var.reshape(c) * (n / (n - 1)) if n > 1 else var.reshape(c) * np.inf
+            rm, rv = running_mean._np, running_var._np
+            rm[...] = ((1 - momentum) * rm.astype(acc) + momentum * mean.reshape(c)).astype(rm.dtype)
+            rv[...] = ((1 - momentum) * rv.astype(acc) + momentum * unbiased).astype(rv.dtype)
+        save = (mean.reshape(c), invstd.reshape(c))
+    else:
+        mean = running_mean._np.astype(acc).reshape(view)
+        invstd = 1 / np.sqrt(running_var._np.astype(acc).reshape(view) + eps)
+        save = (np.zeros(0, acc), np.zeros(0, acc))
+    out = (x - mean) * invstd
+    if weight is not None:
+        out = out * _param(weight, acc, view)
+    if bias is not None:
+        out = out + _param(bias, acc, view)
+    return (_bn_like_input(out, input), from_array(np.array(save[0], dtype=sdt.np), sdt),
+            from_array(np.array(save[1], dtype=sdt.np), sdt))
+
+
+def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean,
+                               save_invstd, train, eps, output_mask):
+    """(grad_input, grad_weight, grad_bias) of batch norm (the saved batch statistics in
+    training, the running ones in eval), None where output_mask is False."""
+    _meta.check_param_dtypes(input, weight, running_mean, running_var, save_mean, save_invstd)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("batch_norm_backward_cpu", input._dtype)
+    acc = _acc_of(input)
+    c = input._shape[1]
+    view = (1, c) + (1,) * (input.dim() - 2)
+    rdims = (0,) + tuple(range(2, input.dim()))
+    go = grad_out._np.astype(acc, copy=False)
+    x = input._np.astype(acc, copy=False)
+    w = _param(weight, acc, view)
+    if train:
+        mean = save_mean._np.astype(acc).reshape(view)
+        invstd = save_invstd._np.astype(acc).reshape(view)
+        dx, dw, db = _norm_grads(go, x, mean, invstd, w, rdims, rdims)
+    else:
+        mean = running_mean._np.astype(acc).reshape(view)
+        invstd = 1 / np.sqrt(running_var._np.astype(acc).reshape(view) + eps)
+        dx = go * invstd if w is None else go * w * invstd
+        dw, db = (go * (x - mean) * invstd).sum(axis=rdims), go.sum(axis=rdims)
+    wdt = weight._dtype if weight is not None else input._dtype
+    return (_bn_like_input(dx, input) if output_mask[0] else None,
+            from_array(np.array(dw, dtype=wdt.np).reshape(c), wdt) if output_mask[1] else None,
+            from_array(np.array(db, dtype=wdt.np).reshape(c), wdt) if output_mask[2] else None)
+
+
+def _nll2d_rows(self, target):
+    """(N, C, H, W) input and (N, H, W) target as (N*H*W, C) rows and flat targets."""
+    c = self._shape[1]
+    rows = np.ascontiguousarray(np.moveaxis(self._np, 1, -1).reshape(-1, c))
+    return (from_array(rows, self._dtype),
+            from_array(np.ascontiguousarray(target._np.reshape(-1)), target._dtype))
+
+
+def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    """nll_loss_forward over every spatial position (the class dim is 1)."""
+    _meta.check_nll2d(self, target, weight)
+    _nll_float("nll_loss2d_forward_out_frame", self)
+    _meta.check_nll_dtypes(self, target, weight)
+    _meta.check_nll2d_target(target)
+    rows, flat = _nll2d_rows(self, target)
+    out, total = nll_loss_forward(rows, flat, weight, reduction, ignore_index)
+    if reduction == 0:
+        out = from_array(out._np.reshape(target._shape).copy(), self._dtype)
+    return out, total
+
+
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index,
+                        total_weight):
+    _meta.check_nll2d_backward(grad_output, self, target, weight, reduction, total_weight)
+    _nll_float("nll_loss2d_backward_out_frame", self)
+    _meta.check_nll_dtypes(self, target, weight, grad_output, total_weight)
+    _meta.check_nll2d_target(target)
+    rows, flat = _nll2d_rows(self, target)
+    g = grad_output
+    if reduction == 0:
+        g = from_array(np.ascontiguousarray(grad_output._np.reshape(-1)), grad_output._dtype)
+    grad = nll_loss_backward(g, rows, flat, weight, reduction, ignore_index, total_weight)
+    n, c, h, w = self._shape
+    arr = np.moveaxis(grad._np.reshape(n, h, w, c), -1, 1)
+    return from_array(np.array(arr, order="C"), self._dtype)

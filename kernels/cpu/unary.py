@@ -1,0 +1,221 @@
+"""CPU kernels of the unary family (issue 4), over NumPy: a table of one line per op.
+
+Float ops (`_float`) give the default float dtype for integral and bool inputs and
+compute float16/bfloat16 in float32, like torch; `_same` ops keep the dtype (integral
+inputs of floor/ceil/round/trunc are copied); `_bool` ops give a bool result. dtype
+restrictions and layouts come from kernels/meta/unary.py.
+
+    >>> sqrt(from_array(np.array([4, 9]))).numpy()
+    array([2., 3.], dtype=float32)
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from ember.core import dtype as D
+from ember.core.alloc import empty_cpu
+from ember.core.tensor import from_array
+from ember.kernels.cpu import _special as special
+from ember.kernels.cpu.pointwise import _HALF, _quiet, _unary, _unary_inplace
+from ember.kernels.meta import pointwise as M
+from ember.kernels.meta import unary as MU
+
+
+# --- NumPy functions torch computes differently or NumPy lacks --------------------------
+def _integral_copy(fn):
+    """floor/ceil/round/trunc: integral inputs are copied (torch's clone)."""
+    def f(a):
+        return a.copy() if a.dtype.kind in "iub" else fn(a)
+    f.__name__ = fn.__name__
+    return f
+
+
+def _sign(a):
+    """torch's (0 < a) - (a < 0): 0 for NaN and -0.0; bool stays bool."""
+    if a.dtype == np.bool_:
+        return a.copy()
+    return np.greater(a, 0).astype(a.dtype) - np.less(a, 0).astype(a.dtype)
+
+
+def _rsqrt(a):
+    return np.reciprocal(np.sqrt(a))
+
+
+def _frac(a):
+    return a - np.trunc(a)
+
+
+def _bitwise_not(a):
+    return np.logical_not(a) if a.dtype == np.bool_ else np.invert(a)
+
+
+# --- kernel makers ----------------------------------------------------------------------------
+def _float(fn):
+    return _unary(fn, M.float_layout, quiet=True, float_result=True)
+
+
+def _float_(functional):
+    return _unary_inplace(functional, M.unary_inplace_float)
+
+
+def _same(fn, op):
+    """A dtype-keeping op with torch's dtype check (`MU.CHECKS[op]`)."""
+    k = _unary(fn, lambda self: MU.checked_layout(op, self), quiet=True)
+
+    def kernel(self):
+        MU.check(op, self)
+        return k(self)
+    kernel.__name__ = op
+    return kernel
+
+
+def _same_(functional, op):
+    return _unary_inplace(functional, getattr(MU, op + "_"))
+
+
+def _bool(fn):
+    """A bool-valued predicate: `fn` on the array (float16/bfloat16 read as float32)."""
+    def kernel(self):
+        a = self._np
+        if self._dtype in _HALF:
+            a = a.astype(np.float32)
+        r = fn(a)
+        if self._np.flags.c_contiguous:
+            return from_array(r, D.bool_)
+        lay = MU.bool_layout(self)
+        out = empty_cpu(lay._shape, D.bool_, lay._stride)
+        np.copyto(out._np, r)
+        return out
+    kernel.__name__ = getattr(fn, "__name__", "predicate")
+    return kernel
+
+
+def _of_floats(fn, other):
+    """`fn` on floating arrays, `other(a)` (a bool array) on integral/bool ones."""
+    return lambda a: fn(a) if a.dtype.kind == "f" else other(a)
+
+
+def _falses(a):
+    return np.zeros(a.shape, np.bool_)
+
+
+def _trues(a):
+    return np.ones(a.shape, np.bool_)
+
+
+# --- the table ---------------------------------------------------------------------------------
+exp2 = _float(np.exp2)
+expm1 = _float(np.expm1)
+log2 = _float(np.log2)
+log10 = _float(np.log10)
+log1p = _float(np.log1p)
+sqrt = _float(np.sqrt)
+rsqrt = _float(_rsqrt)
+reciprocal = _float(np.reciprocal)
+sin = _float(np.sin)
+cos = _float(np.cos)
+tan = _float(np.tan)
+asin = _float(np.arcsin)
+acos = _float(np.arccos)
+atan = _float(np.arctan)
+sinh = _float(np.sinh)
+cosh = _float(np.cosh)
+erf = _float(special.erf)
+
+exp2_ = _float_(exp2)
+expm1_ = _float_(expm1)
+log2_ = _float_(log2)
+log10_ = _float_(log10)
+log1p_ = _float_(log1p)
+sqrt_ = _float_(sqrt)
+rsqrt_ = _float_(rsqrt)
+reciprocal_ = _float_(reciprocal)
+sin_ = _float_(sin)
+cos_ = _float_(cos)
+tan_ = _float_(tan)
+asin_ = _float_(asin)
+acos_ = _float_(acos)
+atan_ = _float_(atan)
+sinh_ = _float_(sinh)
+cosh_ = _float_(cosh)
+erf_ = _float_(erf)
+
+abs = _same(np.abs, "abs")
+floor = _same(_integral_copy(np.floor), "floor")
+ceil = _same(_integral_copy(np.ceil), "ceil")
+round = _same(_integral_copy(np.rint), "round")
+trunc = _same(_integral_copy(np.trunc), "trunc")
+frac = _same(_frac, "frac")
+bitwise_not = _same(_bitwise_not, "bitwise_not")
+sign = _unary(_sign, M.same_layout, half_in_float=True)
+
+abs_ = _same_(abs, "abs")
+floor_ = _same_(floor, "floor")
+ceil_ = _same_(ceil, "ceil")
+round_ = _same_(round, "round")
+trunc_ = _same_(trunc, "trunc")
+frac_ = _same_(frac, "frac")
+bitwise_not_ = _same_(bitwise_not, "bitwise_not")
+sign_ = _unary_inplace(sign, M.unary_inplace)
+
+logical_not = _bool(np.logical_not)
+isnan = _bool(_of_floats(np.isnan, _falses))
+isinf = _bool(_of_floats(np.isinf, _falses))
+isfinite = _bool(_of_floats(np.isfinite, _trues))
+signbit = _bool(_of_floats(np.signbit, lambda a: np.less(a, 0)))
+
+
+def logical_not_(self):
+    np.copyto(self._np, logical_not(self)._np, casting="unsafe")
+    return self
+
+
+# --- round(decimals) and nan_to_num ------------------------------------------------------------
+def _round_to(decimals):
+    """torch: rint(x * 10^d) / 10^d, or rint(x / 10^-d) * 10^-d for d < 0, in the
+    input's float dtype (float32 for float16/bfloat16)."""
+    def f(a):
+        p = np.asarray(np.power(10.0, float(-decimals if decimals < 0 else decimals)), a.dtype)
+        return np.rint(a / p) * p if decimals < 0 else np.rint(a * p) / p
+    return f
+
+
+def round_decimals(self, decimals):
+    MU.check("round_decimals", self)
+    return _unary(_round_to(decimals), MU.layout, quiet=True)(self)
+
+
+def round_decimals_(self, decimals):
+    MU.check("round_decimals", self)
+    np.copyto(self._np, round_decimals(self, decimals)._np, casting="unsafe")
+    return self
+
+
+def _replace_nonfinite(o, dt, nan, posinf, neginf):
+    """Writes torch's replacements (cast to `dt`) over NaN, +inf and -inf in `o`."""
+    info = ml_dtypes.finfo(dt.np)
+    with _quiet(all="ignore"):
+        values = np.array([0.0 if nan is None else nan,
+                           info.max if posinf is None else posinf,
+                           -info.max if neginf is None else neginf], np.float64).astype(dt.np)
+    f = o.astype(np.float32) if dt in (D.float16, D.bfloat16) else o
+    inf = np.isinf(f)
+    np.copyto(o, values[0], where=np.isnan(f))
+    np.copyto(o, values[1], where=inf & (f > 0))
+    np.copyto(o, values[2], where=inf & (f < 0))
+
+
+def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    lay = MU.layout(self)
+    out = empty_cpu(lay._shape, lay._dtype, lay._stride)
+    np.copyto(out._np, self._np)
+    if self._dtype.category == D.FLOAT:
+        _replace_nonfinite(out._np, self._dtype, nan, posinf, neginf)
+    return out
+
+
+def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    if self._dtype.category == D.FLOAT:
+        _replace_nonfinite(self._np, self._dtype, nan, posinf, neginf)
+    return self

@@ -1,0 +1,269 @@
+"""Meta kernels of the binary family (issue 4): rsub, floor_divide, remainder, fmod,
+maximum/minimum, atan2, logical_*, bitwise_*, lerp, addcmul/addcdiv and the in-place
+comparisons. Each `*_layout` function does torch's checks and returns the result's
+shape, strides and dtype; the CPU kernels (kernels/cpu/binary.py) use the same ones.
+
+    >>> remainder(empty_meta((2, 1), int32), empty_meta((3,), int64)).shape
+    ember.Size([2, 3])
+"""
+from __future__ import annotations
+
+from ember.core import dtype as D
+from ember.kernels.common import _pointwise as P
+from ember.kernels.common._errors import not_implemented_for
+from ember.kernels.meta.pointwise import Layout, _inplace, _layout, _meta, div_mode_layout
+
+# torch's C++ type names (lerp's dtype messages)
+_CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+              "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+              "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+ADDCDIV_INT_MESSAGE = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
+    "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
+    "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
+    "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
+    "for all dtypes.")
+
+
+def _dt(x):
+    return x._dtype if hasattr(x, "_dtype") else D.scalar_default_dtype(x)
+
+
+# --- dtype rules ---------------------------------------------------------------------------
+def rsub_dtype(self, other, alpha) -> D.dtype:
+    P.check_bool_sub(other, self)
+    dt = D.result_type(self, other)
+    P.check_alpha(dt, alpha)
+    return dt
+
+
+def no_bool_dtype(kernel, self, other) -> D.dtype:
+    """remainder / fmod: promoted dtype, no bool loop."""
+    dt = D.result_type(self, other)
+    if dt is D.bool_:
+        raise not_implemented_for(kernel, dt)
+    return dt
+
+
+def bitwise_dtype(kernel, self, other) -> D.dtype:
+    dt = D.result_type(self, other)
+    if dt.category == D.FLOAT:
+        raise not_implemented_for(kernel, dt)
+    return dt
+
+
+def check_lerp(self, end, weight, kernel) -> D.dtype:
+    for name, t in (("end", end), ("weight", weight)):
+        if hasattr(t, "_dtype") and t._dtype is not self._dtype and (name == "end" or t.dim()):
+            raise RuntimeError(f"expected dtype {_CPP_NAMES[self._dtype.name]} for `{name}` but "
+                               f"got dtype {_CPP_NAMES[t._dtype.name]}")
+    if self._dtype.category != D.FLOAT:
+        raise not_implemented_for(kernel, self._dtype)
+    return self._dtype
+
+
+def addcmul_dtype(self, tensor1, tensor2) -> D.dtype:
+    dt = D.result_type(self, tensor1, tensor2)
+    if dt is D.bool_:
+        raise not_implemented_for("addcmul_cpu_out", dt)
+    return dt
+
+
+def addcdiv_dtype(self, tensor1, tensor2) -> D.dtype:
+    if _dt(tensor1).category != D.FLOAT and _dt(tensor2).category != D.FLOAT:
+        raise RuntimeError(ADDCDIV_INT_MESSAGE)
+    return D.result_type(self, tensor1, tensor2)
+
+
+# --- layouts ---------------------------------------------------------------------------------
+def rsub_layout(self, other, alpha=1) -> Layout:
+    """torch computes rsub as sub(other, self): `other` leads the layout."""
+    return _layout(rsub_dtype(self, other, alpha), other, self)
+
+
+def floor_divide_layout(self, other) -> Layout:
+    return div_mode_layout(self, other, "floor")
+
+
+def remainder_layout(self, other) -> Layout:
+    lay = _layout(D.result_type(self, other), self, other)
+    no_bool_dtype("remainder_cpu", self, other)
+    return lay
+
+
+def fmod_layout(self, other) -> Layout:
+    lay = _layout(D.result_type(self, other), self, other)
+    no_bool_dtype("fmod_cpu", self, other)
+    return lay
+
+
+def promote_layout(self, other) -> Layout:
+    """maximum / minimum: promoted dtype, broadcast shape."""
+    return _layout(D.result_type(self, other), self, other)
+
+
+def atan2_layout(self, other) -> Layout:
+    return _layout(P.float_result(D.result_type(self, other)), self, other)
+
+
+def logical_layout(self, other) -> Layout:
+    return _layout(D.bool_, self, other)
+
+
+def bitwise_layout(kernel):
+    def layout(self, other) -> Layout:
+        lay = _layout(D.result_type(self, other), self, other)  # shapes are checked first
+        bitwise_dtype(kernel, self, other)
+        return lay
+    return layout
+
+
+bitwise_and_layout = bitwise_layout("bitwise_and_cpu")
+bitwise_or_layout = bitwise_layout("bitwise_or_cpu")
+bitwise_xor_layout = bitwise_layout("bitwise_xor_cpu")
+
+
+def lerp_layout(self, end, weight) -> Layout:
+    if hasattr(weight, "_dtype"):
+        dt = check_lerp(self, end, weight, "lerp_kernel_tensor")
+        return _layout(dt, self, end, weight)
+    return _layout(check_lerp(self, end, weight, "lerp_kernel_scalar"), self, end)
+
+
+def addcmul_layout(self, tensor1, tensor2, value=1) -> Layout:
+    return _layout(addcmul_dtype(self, tensor1, tensor2), self, tensor1, tensor2)
+
+
+def addcdiv_layout(self, tensor1, tensor2, value=1) -> Layout:
+    return _layout(addcdiv_dtype(self, tensor1, tensor2), self, tensor1, tensor2)
+
+
+# --- functional Meta kernels --------------------------------------------------------------
+def rsub(self, other, alpha=1):
+    return _meta(rsub_layout(self, other, alpha))
+
+
+def floor_divide(self, other):
+    return _meta(floor_divide_layout(self, other))
+
+
+def remainder(self, other):
+    return _meta(remainder_layout(self, other))
+
+
+def fmod(self, other):
+    return _meta(fmod_layout(self, other))
+
+
+def maximum(self, other):
+    return _meta(promote_layout(self, other))
+
+
+minimum = maximum
+
+
+def atan2(self, other):
+    return _meta(atan2_layout(self, other))
+
+
+def logical_and(self, other):
+    return _meta(logical_layout(self, other))
+
+
+logical_or = logical_xor = logical_and
+
+
+def bitwise_and(self, other):
+    return _meta(bitwise_and_layout(self, other))
+
+
+def bitwise_or(self, other):
+    return _meta(bitwise_or_layout(self, other))
+
+
+def bitwise_xor(self, other):
+    return _meta(bitwise_xor_layout(self, other))
+
+
+def lerp(self, end, weight):
+    return _meta(lerp_layout(self, end, weight))
+
+
+def addcmul(self, tensor1, tensor2, value=1):
+    return _meta(addcmul_layout(self, tensor1, tensor2, value))
+
+
+def addcdiv(self, tensor1, tensor2, value=1):
+    return _meta(addcdiv_layout(self, tensor1, tensor2, value))
+
+
+# --- in place ------------------------------------------------------------------------------
+def floor_divide_(self, other):
+    P.check_div_mode("floor", D.result_type(self, other))
+    return _inplace(self, D.result_type(self, other), other)
+
+
+def remainder_(self, other):
+    _inplace(self, D.result_type(self, other), other)
+    no_bool_dtype("remainder_cpu", self, other)
+    return self
+
+
+def fmod_(self, other):
+    _inplace(self, D.result_type(self, other), other)
+    no_bool_dtype("fmod_cpu", self, other)
+    return self
+
+
+def atan2_(self, other):
+    return _inplace(self, P.float_result(D.result_type(self, other)), other)
+
+
+def logical_and_(self, other):
+    """The bool result casts into any dtype: only the shapes are checked."""
+    return _inplace(self, D.bool_, other)
+
+
+logical_or_ = logical_xor_ = logical_and_
+
+
+def bitwise_and_(self, other):
+    _inplace(self, D.result_type(self, other), other)  # cast and shapes are checked first
+    bitwise_dtype("bitwise_and_cpu", self, other)
+    return self
+
+
+def bitwise_or_(self, other):
+    _inplace(self, D.result_type(self, other), other)  # cast and shapes are checked first
+    bitwise_dtype("bitwise_or_cpu", self, other)
+    return self
+
+
+def bitwise_xor_(self, other):
+    _inplace(self, D.result_type(self, other), other)  # cast and shapes are checked first
+    bitwise_dtype("bitwise_xor_cpu", self, other)
+    return self
+
+
+def lerp_(self, end, weight):
+    lerp_layout(self, end, weight)
+    return _inplace(self, self._dtype, end, *P.tensors_of(weight))
+
+
+def addcmul_(self, tensor1, tensor2, value=1):
+    return _inplace(self, addcmul_dtype(self, tensor1, tensor2), tensor1, tensor2)
+
+
+def addcdiv_(self, tensor1, tensor2, value=1):
+    return _inplace(self, addcdiv_dtype(self, tensor1, tensor2), tensor1, tensor2)
+
+
+def compare_(self, other):
+    """eq_ & co.: compared in the promoted dtype, written into self as 0 / 1."""
+    D.result_type(self, other)
+    return _inplace(self, D.bool_, other)
+
+
+eq_ = ne_ = lt_ = le_ = gt_ = ge_ = compare_

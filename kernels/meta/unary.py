@@ -1,0 +1,106 @@
+"""Meta kernels of the unary family (issue 4): layouts and torch's dtype checks, shared
+with the CPU kernels of kernels/cpu/unary.py so both backends agree.
+
+The float ops (sin, sqrt, erf, ...) use pointwise.py's `unary_float` /
+`unary_inplace_float`; the ops here keep the input's dtype (with torch's dtype
+restrictions) or give a bool result.
+
+    >>> floor(empty_meta((2,), D.bool_))
+    Traceback (most recent call last):
+    NotImplementedError: "floor_vml_cpu" not implemented for 'Bool'
+"""
+from __future__ import annotations
+
+from ember.core import dtype as D
+from ember.core.alloc import empty_meta
+from ember.kernels.common import _pointwise as P
+from ember.kernels.common._errors import not_implemented_for
+from ember.kernels.meta.pointwise import Layout
+
+_FLOATS = frozenset(d for d in D.ALL_DTYPES if d.category == D.FLOAT)
+_NOT_FLOAT = frozenset(D.ALL_DTYPES) - _FLOATS
+_BOOL = frozenset((D.bool_,))
+
+# op: (torch's kernel name in its "not implemented" error, the dtypes it rejects)
+CHECKS = {
+    "abs": ("abs_cpu", _BOOL),
+    "floor": ("floor_vml_cpu", _BOOL),
+    "ceil": ("ceil_vml_cpu", _BOOL),
+    "round": ("round_vml_cpu", _BOOL),
+    "round_decimals": ("round_cpu", _NOT_FLOAT),
+    "trunc": ("trunc_vml_cpu", _BOOL),
+    "frac": ("frac_cpu", _NOT_FLOAT),
+    "bitwise_not": ("bitwise_not_cpu", _FLOATS),
+}
+
+
+def check(op, self) -> None:
+    """torch's NotImplementedError when `op` has no kernel for self's dtype."""
+    name, rejected = CHECKS[op]
+    if self._dtype in rejected:
+        raise not_implemented_for(name, self._dtype)
+
+
+def layout(self, dt=None) -> Layout:
+    """A unary result: self's shape and (elementwise) layout, dtype `dt` or self's."""
+    shape, stride = P.out_layout(self)
+    return Layout(shape, stride, self._dtype if dt is None else dt)
+
+
+def checked_layout(op, self) -> Layout:
+    check(op, self)
+    return layout(self)
+
+
+def bool_layout(self) -> Layout:
+    return layout(self, D.bool_)
+
+
+def _alloc(lay: Layout):
+    return empty_meta(lay._shape, lay._dtype, lay._stride)
+
+
+def _same(op):
+    def kernel(self, *args):
+        return _alloc(checked_layout(op, self))
+    kernel.__name__ = op
+    return kernel
+
+
+def _same_(op):
+    def kernel(self, *args):
+        check(op, self)
+        return self
+    kernel.__name__ = op + "_"
+    return kernel
+
+
+abs = _same("abs")
+abs_ = _same_("abs")
+floor = _same("floor")
+floor_ = _same_("floor")
+ceil = _same("ceil")
+ceil_ = _same_("ceil")
+round = _same("round")
+round_ = _same_("round")
+round_decimals = _same("round_decimals")
+round_decimals_ = _same_("round_decimals")
+trunc = _same("trunc")
+trunc_ = _same_("trunc")
+frac = _same("frac")
+frac_ = _same_("frac")
+bitwise_not = _same("bitwise_not")
+bitwise_not_ = _same_("bitwise_not")
+
+
+def unary_bool(self):
+    """logical_not, isnan, isinf, isfinite, signbit: a bool result of self's layout."""
+    return _alloc(bool_layout(self))
+
+
+def nan_to_num(self, nan=None, posinf=None, neginf=None):
+    return _alloc(layout(self))
+
+
+def nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    return self

@@ -1,0 +1,144 @@
+"""Behaviour of the activation ops beyond the OpInfo sweep: erf accuracy behind gelu,
+double backward against torch, torch's node names, in-place backward errors, overload
+resolution with Python numbers.
+
+    .venv/bin/python -m pytest tests/ops/test_activation.py -q
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import to_np
+
+import ember
+
+torch = pytest.importorskip("torch")
+tnn = torch._C._nn
+
+X = np.array([-3.0, -1.2, -0.4, 0.3, 0.9, 2.5], np.float64)
+
+
+@pytest.mark.parametrize("approximate", ["none", "tanh"])
+def test_gelu_float64_matches_torch_closely(approximate):
+    x = np.linspace(-8, 8, 1001)
+    e = ember.gelu(ember.tensor(x), approximate=approximate)
+    t = tnn.gelu(torch.tensor(x), approximate=approximate)
+    np.testing.assert_allclose(to_np(e), t.numpy(), rtol=1e-13, atol=1e-14)
+
+
+ACTIVATIONS = {
+    "gelu": (lambda m, x: m.gelu(x), lambda x: tnn.gelu(x)),
+    "gelu_tanh": (lambda m, x: m.gelu(x, approximate="tanh"),
+                  lambda x: tnn.gelu(x, approximate="tanh")),
+    "silu": (lambda m, x: m.silu(x), lambda x: tnn.silu(x)),
+    "softplus": (lambda m, x: m.softplus(x, 2, 3), lambda x: tnn.softplus(x, 2, 3)),
+    "elu": (lambda m, x: m.elu(x, 0.5, 2, 1.5), lambda x: tnn.elu(x, 0.5, 2, 1.5)),
+    "leaky_relu": (lambda m, x: m.leaky_relu(x, 0.2), lambda x: tnn.leaky_relu(x, 0.2)),
+    "hardtanh": (lambda m, x: m.hardtanh(x, -1, 1), lambda x: tnn.hardtanh(x, -1, 1)),
+    "threshold": (lambda m, x: m.threshold(x, 0.1, 2.0), lambda x: torch.threshold(x, 0.1, 2.0)),
+    "sigmoid": (lambda m, x: m.sigmoid(x), lambda x: torch.sigmoid(x)),
+    "tanh": (lambda m, x: m.tanh(x), lambda x: torch.tanh(x)),
+    "clamp_min": (lambda m, x: m.clamp_min(x, 0.1), lambda x: torch.clamp_min(x, 0.1)),
+    "clamp_max": (lambda m, x: m.clamp_max(x, 0.1), lambda x: torch.clamp_max(x, 0.1)),
+}
+
+
+def _second_order(lib, f, x, v, w):
+    """d/dx and d/dv of <d f(x)/dx . v, w>: double backward through the backward op."""
+    (g,) = lib.autograd.grad(f(x), x, v, create_graph=True)
+    return lib.autograd.grad((g * w).sum(), (x, v), allow_unused=True)
+
+
+@pytest.mark.parametrize("name", sorted(ACTIVATIONS))
+def test_double_backward_matches_torch(name):
+    e_fn, t_fn = ACTIVATIONS[name]
+    rng = np.random.default_rng(0)
+    v, w = rng.standard_normal(X.shape), rng.standard_normal(X.shape)
+    ex, ev, ew = (ember.tensor(a, requires_grad=True) for a in (X, v, w))
+    tx, tv, tw = (torch.tensor(a, requires_grad=True) for a in (X, v, w))
+    e = _second_order(ember, lambda t: e_fn(ember, t), ex, ev, ew)
+    t = _second_order(torch, t_fn, tx, tv, tw)
+    for eg, tg in zip(e, t):
+        if tg is None:
+            assert eg is None or not to_np(eg).any()
+            continue
+        np.testing.assert_allclose(to_np(eg), tg.numpy(), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["gelu", "gelu_tanh", "silu", "softplus", "elu", "sigmoid",
+                                  "tanh"])
+def test_gradgradcheck(name):
+    x = ember.tensor(X, requires_grad=True)
+    fn = ACTIVATIONS[name][0]
+    assert ember.autograd.gradgradcheck(lambda t: fn(ember, t), (x,))
+
+
+@pytest.mark.parametrize("call,expected", [
+    (lambda m, x: m.gelu(x), "GeluBackward0"),
+    (lambda m, x: m.gelu_(x), "GeluBackward0"),
+    (lambda m, x: m.leaky_relu(x), "LeakyReluBackward0"),
+    (lambda m, x: m.leaky_relu_(x, 0.1), "LeakyReluBackward1"),
+    (lambda m, x: m.elu_(x), "EluBackward1"),
+    (lambda m, x: m.hardtanh_(x), "HardtanhBackward0"),
+    (lambda m, x: m.threshold(x, 0.0, 1.0), "ThresholdBackward0"),
+    (lambda m, x: m.threshold_(x, 0.0, 1.0), "ThresholdBackward1"),
+    (lambda m, x: x.clamp_min(0.5), "ClampMinBackward0"),
+    (lambda m, x: x.clamp_min_(0.5), "ClampMinBackward0"),
+    (lambda m, x: x.clamp_max(x * 0), "ClampMaxBackward1"),
+    (lambda m, x: x.clamp(-1, 1), "ClampBackward1"),
+    (lambda m, x: x.clamp(x * 0), "ClampBackward0"),
+    (lambda m, x: x.clamp_(x * 0, None), "ClampBackward0"),
+])
+def test_node_names_match_torch(call, expected):
+    ex = ember.tensor(X, requires_grad=True).clone()
+    tx = torch.tensor(X, requires_grad=True).clone()
+    em = ember
+    tm = type("T", (), {k: staticmethod(getattr(tnn, k, None) or getattr(torch, k))
+                        for k in ("gelu", "gelu_", "leaky_relu", "leaky_relu_", "elu_",
+                                  "hardtanh_", "threshold", "threshold_")})
+    assert type(call(tm, tx).grad_fn).__name__ == expected
+    assert type(call(em, ex).grad_fn).__name__ == expected
+
+
+@pytest.mark.parametrize("name", ["leaky_relu_", "elu_"])
+def test_inplace_backward_with_negative_slope_raises_like_torch(name):
+    ex = ember.tensor(X, requires_grad=True)
+    tx = torch.tensor(X, requires_grad=True)
+    ey, ty = ex.clone(), tx.clone()
+    getattr(ember, name)(ey, -0.5)
+    getattr(tnn, name)(ty, -0.5)
+    with pytest.raises(RuntimeError, match="negative slope"):
+        ty.sum().backward()
+    with pytest.raises(RuntimeError, match="negative slope"):
+        ey.sum().backward()
+
+
+def test_clamp_min_number_picks_the_scalar_overload():
+    """Like torch, a Python bound resolves to the Scalar overload: a bool tensor with a
+    bool bound raises, as torch's clamp_min_scalar kernel does."""
+    b = ember.tensor([True, False])
+    with pytest.raises(NotImplementedError, match="clamp_min_scalar_cpu"):
+        ember.clamp_min(b, True)
+    assert ember.clamp_min(b, ember.tensor([False, True])).dtype is ember.bool
+    assert ember.clamp_min(b, 2).dtype is ember.int64
+
+
+def test_threshold_argument_named_like_the_op():
+    """threshold(Tensor self, Scalar threshold, Scalar value): the argument does not shadow
+    the op inside its generated entry point, by position or keyword."""
+    x = ember.tensor([-1.0, 0.5, 2.0])
+    assert ember.threshold(x, 0.5, -7.0).tolist() == [-7.0, -7.0, 2.0]
+    assert ember.threshold(x, threshold=1, value=0).tolist() == [0.0, 0.0, 2.0]
+    assert ember.ops.aten.threshold.default(x, 0.0, 9.0).tolist() == [9.0, 0.5, 2.0]
+
+
+def test_grad_input_overloads_write_into_grad_input():
+    g, x = ember.ones(3), ember.tensor([-1.0, 0.5, 2.0])
+    out = ember.empty(3)
+    r = ember.ops.aten.sigmoid_backward.grad_input(g, x, grad_input=out)
+    assert r is out
+    assert out.tolist() == pytest.approx([-2.0, 0.25, -2.0])
+    r = ember.gelu_backward(g, x, approximate="tanh", out=ember.empty(0))
+    t = torch.ops.aten.gelu_backward(torch.ones(3), torch.tensor([-1.0, 0.5, 2.0]),
+                                     approximate="tanh")
+    np.testing.assert_allclose(to_np(r), t.numpy(), rtol=1e-6)

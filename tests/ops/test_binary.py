@@ -1,0 +1,158 @@
+"""The binary family (issue 4) through the public API against torch: numbers on either
+side, Tensor dunders (reflected and in-place), torch's error messages, and the gradients
+torch defines at special points (maximum/minimum ties, atan2 at the origin,
+floor_divide's missing formula, in-place comparisons)."""
+import operator
+
+import numpy as np
+import pytest
+from helpers import to_np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+INTS = np.array([[7, -7, 5], [-5, 0, 9]], np.int64)
+FLOATS = np.array([[5.5, -5.5, 2.0], [-0.5, 3.25, -7.0]], np.float32)
+DIVISORS = np.array([3, -3, 2], np.int64)
+
+
+def both(a):
+    return ember.tensor(a), torch.tensor(a)
+
+
+def same(e, t, rtol=1e-6):
+    assert e.dtype.name == str(t.dtype).removeprefix("torch.")
+    assert tuple(e.shape) == tuple(t.shape)
+    np.testing.assert_allclose(to_np(e).astype(np.float64), to_np(t).astype(np.float64),
+                               rtol=rtol, atol=1e-6, equal_nan=True)
+
+
+# --- numbers on either side, dunders ---------------------------------------------------------
+@pytest.mark.parametrize("expr", [
+    "x // d", "x % d", "x // 2", "x % -3", "7 // d", "-7 % d", "x // 2.5", "x % 2.5",
+    "x & d", "x | d", "x ^ d", "3 & x", "True | (x > 0)", "5 ^ x",
+    "f // 2", "f % -2", "7.5 % f", "f // f",
+])
+def test_operators(expr):
+    (ex, tx), (ed, td), (ef, tf) = both(INTS), both(DIVISORS), both(FLOATS)
+    e = eval(expr, {"x": ex, "d": ed, "f": ef})
+    t = eval(expr, {"x": tx, "d": td, "f": tf})
+    same(e, t)
+
+
+@pytest.mark.parametrize("op,rhs", [
+    (operator.ifloordiv, "d"), (operator.imod, "d"), (operator.iand, "d"), (operator.ior, 3),
+    (operator.ixor, "d"), (operator.ifloordiv, 2), (operator.imod, -4)])
+def test_inplace_operators_keep_identity(op, rhs):
+    (ex, tx), (ed, td) = both(INTS), both(DIVISORS)
+    e = op(ex, ed if rhs == "d" else rhs)
+    t = op(tx, td if rhs == "d" else rhs)
+    assert e is ex
+    same(e, t)
+
+
+@pytest.mark.parametrize("call", [
+    "M.remainder(x, 3)", "M.remainder(-7, d)", "M.fmod(x, -3)", "M.fmod(f, 2.5)",
+    "M.floor_divide(x, d)", "M.rsub(x, d, alpha=2)", "M.rsub(f, 1.5)", "M.maximum(f, x.float())",
+    "M.minimum(x, d)", "M.atan2(x, d)", "M.logical_and(x, f)", "M.logical_xor(x, d)",
+    "M.bitwise_and(x, 6)", "M.lerp(f, f * 2, 0.75)", "M.addcmul(f, f, f, value=-0.5)",
+    "M.addcdiv(f, f, f + 10, value=2)", "M.where(x > 0, 1, 2.5)", "M.where(x > 0, x, 2.5)",
+    "M.where(x > 0, 1.5, x)", "M.div(x, 2, rounding_mode='floor')",
+    "M.div(x, -2.5, rounding_mode='trunc')", "f.clone().div_(2, rounding_mode='floor')",
+    "x.clone().eq_(5)", "f.clone().lt_(d)", "x.clone().pow_(2)", "f.clone().lerp_(f, 0.5)",
+])
+def test_public_api(call):
+    (ex, tx), (ed, td), (ef, tf) = both(INTS), both(DIVISORS), both(FLOATS)
+    e = eval(call, {"M": ember, "x": ex, "d": ed, "f": ef})
+    t = eval(call, {"M": torch, "x": tx, "d": td, "f": tf})
+    same(e, t)
+
+
+def test_out_variants():
+    (ex, tx), (ed, td) = both(INTS), both(DIVISORS)
+    for name in ("remainder", "fmod", "floor_divide", "maximum", "bitwise_xor", "logical_or"):
+        eo, to = ember.empty(0, dtype=ember.int64), torch.empty(0, dtype=torch.int64)
+        r = getattr(ember, name)(ex, ed, out=eo)
+        getattr(torch, name)(tx, td, out=to)
+        assert r is eo
+        same(eo, to)
+    eo, to = ember.empty(2, 3, dtype=ember.float32), torch.empty(2, 3)
+    ember.eq(ex, 5, out=eo)
+    torch.eq(tx, 5, out=to)
+    same(eo, to)
+
+
+# --- errors ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("call", [
+    "M.remainder(x, x * 0)", "M.fmod(x, 0)", "M.floor_divide(x, 0)", "x % 0",
+    "M.div(x, 0, rounding_mode='trunc')",
+    "M.rsub(x > 0, x > 0)", "M.rsub(x, x > 0)", "M.rsub(x, 2, alpha=0.5)",
+    "M.addcdiv(f, x, x)", "M.lerp(f, f.double(), 0.5)", "M.lerp(f, f, f.double())",
+    "M.lerp(x, x, 0.5)", "M.bitwise_and(f, f)", "M.remainder(x > 0, x > 0)",
+    "M.floor_divide(x > 0, x > 0)", "(x > 0).bitwise_or_(x)", "x.clone().atan2_(x)",
+    "x.clone().fmod_(2.5)", "f.clone().eq_(M.ones(4, 3))", "M.addcmul(x > 0, x > 0, x > 0)",
+])
+def test_errors_match_torch(call):
+    (ex, tx), (ef, tf) = both(INTS), both(FLOATS)
+    with pytest.raises(Exception) as t_info:
+        eval(call, {"M": torch, "x": tx, "f": tf})
+    with pytest.raises(type(t_info.value)) as e_info:
+        eval(call, {"M": ember, "x": ex, "f": ef})
+    assert str(e_info.value) == str(t_info.value)
+
+
+# --- gradients at special points ---------------------------------------------------------------
+@pytest.mark.parametrize("name", ["maximum", "minimum"])
+def test_ties_share_the_gradient(name):
+    a, b = [1.0, 2.0, 3.0], [1.0, 5.0, 0.0]
+    grads = []
+    for M in (ember, torch):
+        x, y = M.tensor(a, requires_grad=True), M.tensor(b, requires_grad=True)
+        getattr(M, name)(x, y).sum().backward()
+        grads.append((to_np(x.grad), to_np(y.grad)))
+    np.testing.assert_array_equal(grads[0][0], grads[1][0])
+    np.testing.assert_array_equal(grads[0][1], grads[1][1])
+    assert grads[0][0][0] == 0.5
+
+
+def test_atan2_gradient_at_the_origin_is_zero():
+    x = ember.tensor([0.0, 1.0], requires_grad=True)
+    y = ember.tensor([0.0, 0.0], requires_grad=True)
+    ember.atan2(x, y).sum().backward()
+    assert x.grad.tolist() == [0.0, 0.0] and y.grad.tolist()[0] == 0.0
+
+
+@pytest.mark.parametrize("call", ["M.floor_divide(x, 2)", "M.remainder(2.5, x)",
+                                  "x.clone().floor_divide_(x)"])
+def test_no_formula_like_torch(call):
+    """torch has no derivative for these: the output requires grad, backward raises."""
+    for M in (ember, torch):
+        x = M.tensor([1.5, 2.5], requires_grad=True)
+        r = eval(call, {"M": M, "x": x})
+        assert r.requires_grad
+        with pytest.raises(RuntimeError, match="is not implemented"):
+            r.sum().backward()
+
+
+def test_inplace_comparison_gives_zero_gradient():
+    for M in (ember, torch):
+        x = M.tensor([1.0, 2.0], requires_grad=True)
+        y = x * 1
+        y.ge_(1.5)
+        assert y.requires_grad
+        y.sum().backward()
+        assert x.grad.tolist() == [0.0, 0.0]
+
+
+# --- properties -----------------------------------------------------------------------------------
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.integers(-50, 50), min_size=1, max_size=8),
+       st.integers(-9, 9).filter(lambda v: v != 0),
+       st.sampled_from(["remainder", "fmod", "floor_divide"]))
+def test_integer_division_family_matches_python(values, divisor, name):
+    e = getattr(ember, name)(ember.tensor(values), divisor)
+    t = getattr(torch, name)(torch.tensor(values), divisor)
+    assert e.tolist() == t.tolist()

@@ -1,0 +1,104 @@
+"""Behaviour of the conv family beyond the OpInfo samples: convolution_backward's
+output_mask (undefined results), higher-order gradients through convolutions, larger
+shapes against torch, padding='same' warnings, embedding's scale_grad_by_freq double
+backward."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers import ember_of, to_np, torch_of
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+
+def _rand(*shape, seed=0):
+    return np.random.default_rng(seed).standard_normal(shape)
+
+
+@pytest.mark.parametrize("mask", [[True, False, False], [False, True, False], [False, False, True],
+                                  [True, True, False], [False, False, False]])
+def test_convolution_backward_output_mask(mask):
+    """Results left out by output_mask are None, like torch's undefined tensors."""
+    go, x, w = _rand(2, 4, 3, 3), _rand(2, 3, 5, 5, seed=1), _rand(4, 3, 3, 3, seed=2)
+    args = (None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1, mask)
+    e = ember.convolution_backward(ember_of(go), ember_of(x), ember_of(w), *args)
+    t = torch.ops.aten.convolution_backward(torch_of(go), torch_of(x), torch_of(w), *args)
+    assert [r is None for r in e] == [r is None for r in t]
+    for a, b in zip(e, t):
+        if b is not None:
+            np.testing.assert_allclose(to_np(a), to_np(b), rtol=1e-10, atol=1e-10)
+
+
+def test_convolution_backward_partial_mask_under_autograd():
+    """An undefined result of a differentiable multi-output op records no history."""
+    go = ember_of(_rand(1, 2, 2, 2)).requires_grad_()
+    x, w = ember_of(_rand(1, 2, 3, 3, seed=1)), ember_of(_rand(2, 2, 2, 2, seed=2))
+    gi, gw, gb = ember.convolution_backward(go, x, w, None, [1, 1], [0, 0], [1, 1], False,
+                                            [0, 0], 1, [True, False, False])
+    assert gw is None and gb is None and gi.requires_grad
+    (g,) = ember.autograd.grad(gi.sum(), go)
+    assert g.shape == go.shape
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+def test_convolution_third_order(transposed):
+    """The double backward is made of convolutions: gradgradcheck of the double backward
+    (third order) passes too."""
+    x = ember_of(_rand(1, 2, 3, 3)).requires_grad_()
+    w = ember_of(_rand(2, 2, 2, 2, seed=1)).requires_grad_()
+
+    def f(x, w):
+        y = ember.convolution(x, w, None, [1, 1], [1, 1], [1, 1], transposed, [0, 0], 1)
+        (gx,) = ember.autograd.grad((y * y).sum(), x, create_graph=True)
+        return gx
+    assert ember.autograd.gradcheck(f, (x, w))
+    assert ember.autograd.gradgradcheck(f, (x, w))
+
+
+@pytest.mark.parametrize("groups,stride,padding,dilation", [(1, 1, 1, 1), (2, 2, 0, 1),
+                                                            (4, 1, 2, 2)])
+def test_conv2d_larger_against_torch(groups, stride, padding, dilation):
+    x, w, b = _rand(4, 8, 17, 13), _rand(12, 8 // groups, 3, 3, seed=1), _rand(12, seed=2)
+    ex, ew, eb = (ember_of(a).requires_grad_() for a in (x, w, b))
+    tx, tw, tb = (torch_of(a).requires_grad_() for a in (x, w, b))
+    ey = ember.conv2d(ex, ew, eb, stride, padding, dilation, groups)
+    ty = torch.conv2d(tx, tw, tb, stride, padding, dilation, groups)
+    np.testing.assert_allclose(to_np(ey.detach()), to_np(ty.detach()), rtol=1e-10, atol=1e-10)
+    g = _rand(*ty.shape, seed=3)
+    e_grads = ember.autograd.grad(ey, (ex, ew, eb), ember_of(g))
+    t_grads = torch.autograd.grad(ty, (tx, tw, tb), torch_of(g))
+    for e, t in zip(e_grads, t_grads):
+        np.testing.assert_allclose(to_np(e), to_np(t), rtol=1e-10, atol=1e-9)
+
+
+def test_conv_same_even_kernel_warns():
+    x, w = ember_of(_rand(1, 2, 5, 5)), ember_of(_rand(3, 2, 2, 2, seed=1))
+    with pytest.warns(UserWarning, match="padding='same'"):
+        y = ember.conv2d(x, w, padding="same")
+    assert tuple(y.shape) == (1, 3, 5, 5)
+
+
+def test_max_pool2d_backward_scatters_ties_once():
+    """Each output sends its gradient to its one argmax (the first maximum)."""
+    x = ember.ones(1, 1, 3, 3, requires_grad=True)
+    ember.max_pool2d(x, 2, 1).sum().backward()
+    tx = torch.ones(1, 1, 3, 3, requires_grad=True)
+    torch.nn.functional.max_pool2d(tx, 2, 1).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_embedding_dense_backward_scale_grad_by_freq_is_differentiable():
+    """ember's derivative of embedding_dense_backward divides by the index counts (torch's
+    ignores scale_grad_by_freq): gradcheck in grad_output holds."""
+    idx = ember.tensor([[1, 2], [1, 1]])
+    g = ember_of(_rand(2, 2, 3)).requires_grad_()
+    assert ember.autograd.gradcheck(
+        lambda g: ember.embedding_dense_backward(g, idx, 5, 2, True), (g,))
+    assert ember.autograd.gradgradcheck(
+        lambda g: ember.embedding_dense_backward(g, idx, 5, -1, True), (g,))
+
+
+def test_one_hot_infers_classes():
+    assert ember.one_hot(ember.tensor([0, 3])).tolist() == [[1, 0, 0, 0], [0, 0, 0, 1]]

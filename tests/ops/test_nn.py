@@ -1,0 +1,190 @@
+"""The nn family (issue 4) beyond the OpInfo suite: gradients of its
+CompositeImplicitAutograd ops (no Autograd kernel of their own, so test_op_gradients does
+not see them) against torch, with gradcheck and gradgradcheck; batch norm's in-place
+running statistics.
+
+    .venv/bin/python -m pytest tests/ops/test_nn.py -q
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import builtin_type, ember_of, torch_of
+
+import ember
+
+torch = pytest.importorskip("torch")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "autograd"))
+import test_op_gradients as G
+
+COMPOSITES = ["outer.default", "ger.default", "einsum.default", "softmax.int", "log_softmax.int",
+              "nll_loss.default", "nll_loss_nd.default", "nll_loss2d.default",
+              "cross_entropy_loss.default",
+              "mse_loss.default", "l1_loss.default", "binary_cross_entropy_with_logits.default",
+              "layer_norm.default", "batch_norm.default",
+              "scaled_dot_product_attention.default"]
+# (op, sample): torch's own backward fails (it broadcasts the gradient into self's shape)
+TORCH_BACKWARD_BROKEN = {("mse_loss.default", "broadcast_self"),
+                         ("binary_cross_entropy_with_logits.default", "broadcast_self")}
+CASES = [pytest.param(name, case, id=f"{name}-{case.sample.name or i}")
+         for name in COMPOSITES for i, case in enumerate(G.gradient_cases(name))
+         if (name, case.sample.name) not in TORCH_BACKWARD_BROKEN]
+
+
+@pytest.mark.parametrize("name,case", CASES)
+def test_composite_gradients(name, case):
+    """Gradients vs torch's, then gradcheck and gradgradcheck in float64 (the composite's
+    ops give the backward and the double backward)."""
+    G.test_op_gradients(name, case)
+
+
+def test_every_composite_is_gradchecked():
+    for name in COMPOSITES:
+        assert any(G.gradcheckable(c) for c in G.gradient_cases(name)), name
+
+
+# --------------------------------------------------------------------------- batch norm
+@pytest.mark.parametrize("shape,momentum", [((4, 3), 0.1), ((2, 3, 5), 0.5), ((2, 3, 2, 2), 1.0)])
+def test_batch_norm_updates_running_stats_in_place(shape, momentum):
+    """Training updates running_mean/var in place like torch (unbiased variance)."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape).astype(np.float32)
+    rm, rv = rng.standard_normal(3).astype(np.float32), rng.uniform(0.5, 2, 3).astype(np.float32)
+    e_rm, e_rv, t_rm, t_rv = ember_of(rm), ember_of(rv), torch_of(rm), torch_of(rv)
+    e = ember.native_batch_norm(ember_of(x), None, None, e_rm, e_rv, True, momentum, 1e-5)
+    t = torch.ops.aten.native_batch_norm(torch_of(x), None, None, t_rm, t_rv, True, momentum,
+                                         1e-5)
+    for a, b in [(e_rm, t_rm), (e_rv, t_rv), *zip(e, t)]:
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-5, atol=1e-6)
+    ember.batch_norm(ember_of(x), None, None, e_rm, e_rv, True, momentum, 1e-5, False)
+    torch.batch_norm(torch_of(x), None, None, t_rm, t_rv, True, momentum, 1e-5, False)
+    np.testing.assert_allclose(e_rv.numpy(), t_rv.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_batch_norm_refuses_running_stats_requiring_grad():
+    x = ember.randn(2, 3, requires_grad=True)
+    rm, rv = ember.zeros(3, requires_grad=True), ember.ones(3)
+    with pytest.raises(RuntimeError, match="not differentiable with respect to argument "
+                                           "'running_mean'"):
+        ember.native_batch_norm(x, None, None, rm, rv, True, 0.1, 1e-5)
+    with ember.no_grad():
+        ember.native_batch_norm(x, None, None, rm, rv, True, 0.1, 1e-5)
+
+
+@pytest.mark.parametrize("mask", [[True, False, False], [False, True, True], [True, True, False]])
+def test_norm_backward_output_mask(mask):
+    """Outputs left out by output_mask are None, like torch's."""
+    rng = np.random.default_rng(1)
+    g, x = (rng.standard_normal((2, 3, 4)).astype(np.float32) for _ in range(2))
+    w, b = rng.standard_normal(4).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    _, m, r = torch.ops.aten.native_layer_norm(torch_of(x), [4], None, None, 1e-5)
+    t = torch.ops.aten.native_layer_norm_backward(torch_of(g), torch_of(x), [4], m, r,
+                                                  torch_of(w), torch_of(b), mask)
+    e = ember.native_layer_norm_backward(ember_of(g), ember_of(x), [4], ember_of(m.numpy()),
+                                         ember_of(r.numpy()), ember_of(w), ember_of(b), mask)
+    for a, c in zip(e, t):
+        assert (a is None) == (c is None)
+        if c is not None:
+            np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-5, atol=1e-5)
+    w3 = rng.standard_normal(3).astype(np.float32)
+    sm, si = rng.standard_normal(3).astype(np.float32), rng.uniform(0.5, 2, 3).astype(np.float32)
+    t = torch.ops.aten.native_batch_norm_backward(torch_of(g), torch_of(x), torch_of(w3), None,
+                                                  None, torch_of(sm), torch_of(si), True, 1e-5,
+                                                  mask)
+    e = ember.native_batch_norm_backward(ember_of(g), ember_of(x), ember_of(w3), None, None,
+                                         ember_of(sm), ember_of(si), True, 1e-5, mask)
+    for a, c in zip(e, t):
+        assert (a is None) == (c is None)
+        if c is not None:
+            np.testing.assert_allclose(a.numpy(), c.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_layer_norm_backward_with_mask_is_differentiable():
+    """Undefined outputs (output_mask False) do not break the autograd graph."""
+    x = ember.randn(2, 3, dtype=ember.float64, requires_grad=True)
+    g = ember.randn(2, 3, dtype=ember.float64, requires_grad=True)
+    m, r = ember.zeros(2, 1, dtype=ember.float64), ember.ones(2, 1, dtype=ember.float64)
+    dx, dw, db = ember.native_layer_norm_backward(g, x, [3], m, r, None, None,
+                                                  [True, False, False])
+    assert dw is None and db is None
+    gx, gg = ember.autograd.grad(dx.sum(), [x, g])
+    assert gx.shape == x.shape and gg.shape == g.shape
+
+
+# --------------------------------------------------------------------------- messages
+def _f(*shape, dtype=np.float32, low=-1.0, high=1.0):
+    return np.random.default_rng(2).uniform(low, high, shape).astype(dtype)
+
+
+ERRORS = [  # (id, aten op, args, kwargs)
+    ("nll_target_bounds", "nll_loss_forward",
+     (_f(3, 4), np.array([0, 4, 1]), None, 1, -100), {}),
+    ("nll_target_dtype", "nll_loss_forward",
+     (_f(3, 4), np.array([0, 1, 1], np.int32), None, 1, -100), {}),
+    ("nll_weight_size", "nll_loss_forward", (_f(3, 4), np.array([0, 1, 1]), _f(3), 1, -100), {}),
+    ("nll_nd_batch", "nll_loss_nd", (_f(2, 3, 4), np.array([[0, 1, 2, 0]] * 3)), {}),
+    ("bce_range", "binary_cross_entropy", (_f(3, low=1, high=2), _f(3, low=0, high=1)), {}),
+    ("bce_target_dtype", "binary_cross_entropy",
+     (_f(3, low=0, high=1), _f(3, dtype=np.float64, low=0, high=1)), {}),
+    ("ce_smoothing", "cross_entropy_loss", (_f(3, 4), np.array([0, 1, 2])),
+     {"label_smoothing": 1.5}),
+    ("layer_norm_shape", "native_layer_norm", (_f(2, 3), [4], None, None, 1e-5), {}),
+    ("layer_norm_weight", "native_layer_norm", (_f(2, 3), [3], _f(2), None, 1e-5), {}),
+    ("layer_norm_mixed", "native_layer_norm", (_f(2, 3), [3], _f(3, dtype=np.float64), None,
+                                               1e-5), {}),
+    ("batch_norm_stats", "native_batch_norm", (_f(2, 3), None, None, _f(3), None, True, 0.1,
+                                               1e-5), {}),
+    ("softmax_half_to_float", "_softmax", (_f(2, 3, dtype=np.float16), 1, True), {}),
+    ("softmax_backward_shape", "_softmax_backward_data", (_f(2, 3), _f(3, 3), 1, None), {}),
+    ("sdpa_causal_mask", "scaled_dot_product_attention", (_f(2, 3), _f(2, 3), _f(2, 3),
+                                                          _f(2, 2), 0.0, True), {}),
+    ("sdpa_dtype", "scaled_dot_product_attention",
+     (_f(2, 3), _f(2, 3, dtype=np.float64), _f(2, 3)), {}),
+    ("einsum_size", "einsum", ("ij,jk->ik", [_f(2, 3), _f(2, 3)]), {}),
+    ("einsum_output", "einsum", ("ij->ik", [_f(2, 3)]), {}),
+    ("dot_dtype", "dot", (_f(3), _f(3, dtype=np.float64)), {}),
+    ("mv_size", "mv", (_f(2, 3), _f(4)), {}),
+    ("baddbmm_batch", "baddbmm", (_f(2, 3, 5), _f(2, 3, 4), _f(2, 3, 5)), {}),
+    ("outer_dim", "outer", (_f(3, 1), _f(2)), {}),
+]
+
+
+def _convert(x, side):
+    if isinstance(x, np.ndarray):
+        return ember_of(x) if side == "ember" else torch_of(x)
+    if isinstance(x, (list, tuple)):
+        return type(x)(_convert(v, side) for v in x)
+    return x
+
+
+@pytest.mark.parametrize("op,args,kwargs", [e[1:] for e in ERRORS], ids=[e[0] for e in ERRORS])
+def test_error_messages_match_torch(op, args, kwargs):
+    """The same exception type and message as torch."""
+    if op == "_softmax_backward_data":
+        args = args[:3] + (ember.float32,)
+        t_args = args[:3] + (torch.float32,)
+    else:
+        t_args = args
+    with pytest.raises(Exception) as t_info:
+        getattr(torch.ops.aten, op)(*_convert(t_args, "torch"), **kwargs)
+    with pytest.raises(Exception) as e_info:
+        getattr(ember.ops.aten, op)(*_convert(args, "ember"), **kwargs)
+    assert builtin_type(type(e_info.value)) is builtin_type(type(t_info.value))
+    t_msg, e_msg = str(t_info.value).split("\n")[0], str(e_info.value).split("\n")[0]
+    assert e_msg == t_msg
+
+
+# --------------------------------------------------------------------------- attention
+def test_sdpa_dropout():
+    """dropout_p > 0 zeroes attention weights at random and rescales the rest."""
+    q = ember.randn(2, 4, 3, requires_grad=True)
+    k, v = ember.randn(2, 5, 3), ember.ones(2, 5, 2)
+    out = ember.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
+    assert out.shape == (2, 4, 2)
+    vals = out.detach().numpy()
+    assert np.isfinite(vals).all() and not np.allclose(vals, 1.0)   # rows no longer sum to 1
+    out.sum().backward()
+    assert q.grad.shape == q.shape
