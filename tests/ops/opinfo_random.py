@@ -9,6 +9,8 @@ distributions. A `generator=` value in a sample is an ember.Generator; the harne
 each side a fresh generator with its seed (ember's or torch's). Training dropout samples
 with 0 < p < 1 have more than 24 elements, so the gradient tests (which compare with
 torch's gradients, i.e. its mask) only use the deterministic ones (p = 0 or 1, eval).
+Each op's samples draw from a generator seeded by its name (`register` here wraps
+opinfo's), so adding samples here never changes other families' random inputs.
 """
 from __future__ import annotations
 
