@@ -1,29 +1,57 @@
 """conv2d forward + backward: ember next to torch (and the same NumPy im2col by hand).
 
-    .venv/bin/python benchmarks/conv.py [--json out.json]
+    .venv/bin/python benchmarks/conv.py [--json out.json] [--threads 1]
 
 Input (32, 16, 28, 28), 32 filters 3x3, padding 1, with bias; input, weight and bias
 require grad (their .grad is reset each time) and the output's sum is backpropagated.
 Rows: forward only (no_grad) and forward + backward. The NumPy column runs the kernels'
 own im2col / col2im functions without ember's dispatch and autograd: the floor of this
-implementation. torch runs on one thread (harness.Table), and so does NumPy's BLAS
-(OPENBLAS_NUM_THREADS etc. are set to 1 unless already set): a like-for-like comparison.
+implementation. torch and NumPy's BLAS run on the same number of threads, `--threads`
+(default 1: OPENBLAS_NUM_THREADS etc. are set unless already set, torch.set_num_threads):
+a like-for-like comparison. `--timer cpu` times the process's CPU time instead of the
+wall clock (steadier on a busy machine; with one thread, the time of the computation).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import statistics
+import sys
+import time
+import timeit
+
+
+def _threads(argv) -> str:
+    """--threads N, read before NumPy is imported (its BLAS reads the environment once)."""
+    for i, a in enumerate(argv):
+        if a == "--threads" and i + 1 < len(argv):
+            return argv[i + 1]
+        if a.startswith("--threads="):
+            return a.split("=", 1)[1]
+    return "1"
+
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+    os.environ.setdefault(_var, _threads(sys.argv[1:]))
 
 import numpy as np
-from harness import Table, measure, torch
+from harness import Table, torch
 
 import ember
 from ember.kernels.cpu import conv as K
 
 SHAPE_X, SHAPE_W = (32, 16, 28, 28), (32, 16, 3, 3)
+
+
+def _warm_allocator():
+    """Allocate and free one 24 MiB array first. glibc serves big blocks by mmap (fresh,
+    page-faulting memory each call) until a freed mmap block raises its threshold: without
+    this, whichever library allocated big arrays first (the im2col buffers) speeds up the
+    other one's calls (torch's conv2d took 2x longer in a process where nothing big had
+    been freed yet). Same allocator state for both: a like-for-like comparison."""
+    a = np.ones(6 << 20, np.float32)
+    del a
 
 
 def _arrays():
@@ -50,13 +78,13 @@ def _round_trip(lib, x, w, b):
 
 def _numpy_forward(x, w, b):
     def run():
-        return K.conv_forward(x, w, (1, 1), (1, 1), (1, 1), 1, x.shape[2:]) + b[:, None, None]
+        return K.conv_forward(x, w, (1, 1), (1, 1), (1, 1), 1, x.shape[2:], b)
     return run
 
 
 def _numpy_round_trip(x, w, b):
     def run():
-        y = K.conv_forward(x, w, (1, 1), (1, 1), (1, 1), 1, x.shape[2:]) + b[:, None, None]
+        y = K.conv_forward(x, w, (1, 1), (1, 1), (1, 1), 1, x.shape[2:], b)
         y.sum()
         g = np.ones_like(y)
         gx = K.conv_input_grad(g, w, x.shape[2:], (1, 1), (1, 1), (1, 1), 1)
@@ -70,19 +98,40 @@ def main(argv=None):
     ap.add_argument("--json", help="also write the results to this JSON file")
     ap.add_argument("--number", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=9)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads of torch and of NumPy's BLAS (default 1)")
+    ap.add_argument("--timer", choices=("wall", "cpu"), default="wall")
     args = ap.parse_args(argv)
+    timer = time.perf_counter if args.timer == "wall" else time.process_time
+    _warm_allocator()
     x, w, b = _arrays()
     e = [ember.from_numpy(a.copy()).requires_grad_() for a in (x, w, b)]
     t = [torch.from_numpy(a.copy()).requires_grad_() for a in (x, w, b)] if torch else None
     table = Table(40)
+    if torch:                   # after Table, which sets torch to one thread
+        torch.set_num_threads(args.threads)
 
     def m(fn):
-        return measure(fn, args.number, args.repeat) if fn else None
+        """Median and (min, max) of microseconds per call (harness.measure, with `timer`)."""
+        if fn is None:
+            return None
+        fn()
+        times = [t / args.number * 1e6 for t in
+                 timeit.repeat(fn, number=args.number, repeat=args.repeat, timer=timer)]
+        return statistics.median(times), min(times), max(times)
     table.add("conv2d fwd (32,16,28,28) 32x3x3 p1", m(_forward(ember, *e)),
               m(_numpy_forward(x, w, b)), m(_forward(torch, *t) if torch else None))
     table.add("conv2d fwd+bwd (32,16,28,28) 32x3x3 p1", m(_round_trip(ember, *e)),
               m(_numpy_round_trip(x, w, b)), m(_round_trip(torch, *t) if torch else None))
     table.write_json(args.json)
+    if args.json:               # record the thread counts next to the timings
+        with open(args.json) as f:
+            data = json.load(f)
+        data["threads"] = {"torch": torch.get_num_threads() if torch else None,
+                           "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS")}
+        data["timer"] = args.timer
+        with open(args.json, "w") as f:
+            json.dump(data, f, indent=2)
     return table.rows
 
 

@@ -85,7 +85,10 @@ def helper_names(path: Path) -> tuple[set[str], set[str]]:
 
 
 def camel(name: str) -> str:
-    return "".join(p[:1].upper() + p[1:] for p in name.split("_") if p)
+    """Node-name stem as torch spells it: `max_pool2d_with_indices` -> `MaxPool2DWithIndices`,
+    a trailing `_forward` dropped (`nll_loss_forward` -> `NllLoss`)."""
+    stem = "".join(p.title() for p in name.split("_") if p)
+    return stem.removesuffix("Forward")
 
 
 def return_names(schema: FunctionSchema) -> list[str]:

@@ -46,7 +46,8 @@ from .random import (
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
 from .core.toplevel import (
-    broadcast_shapes, broadcast_tensors, cartesian_prod, is_floating_point, is_tensor, meshgrid,
+    block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, is_floating_point, is_tensor,
+    meshgrid,
     nonzero, numel, unique, unique_consecutive,
 )
 from .core.printing import get_printoptions, set_printoptions
@@ -64,6 +65,6 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "promote_types", "result_type", "set_default_dtype", "set_grad_enabled", "tensor",
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
     "set_printoptions", "get_printoptions", "norm", "unique", "unique_consecutive",
-    "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero",
+    "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero", "block_diag",
     *_generated_all,
 ]

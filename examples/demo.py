@@ -84,3 +84,21 @@ print("base.grad_fn:", base.grad_fn.name(), "| x.grad:", x.grad)
 with ember.inference_mode():
     z = x * 2
 print("made in inference_mode:", z.is_inference(), "| requires_grad:", z.requires_grad)
+
+section("the op catalogue: a small CNN step, by hand")
+ember.manual_seed(0)
+images = ember.randn(8, 1, 8, 8)
+labels = ember.randint(0, 10, (8,))
+conv_w = (ember.randn(4, 1, 3, 3) * 0.3).requires_grad_()
+fc_w = (ember.randn(10, 64) * 0.1).requires_grad_()
+h = ember.conv2d(images, conv_w, padding=1).relu()           # (8, 4, 8, 8)
+h = ember.max_pool2d(h, 2).flatten(1)                        # (8, 64)
+logits = ember.linear(h, fc_w)
+loss = ember.cross_entropy_loss(logits, labels)
+loss.backward()
+print(f"loss {loss.item():.4f} | conv grad norm {conv_w.grad.norm().item():.4f} |",
+      "grad_fn", loss.grad_fn.name())
+probs = logits.softmax(-1)
+print("top-2 classes of the first image:", probs[0].topk(2).indices.tolist(),
+      "| sorted labels:", labels.sort().values.tolist())
+print("std, mean of the batch:", [round(v.item(), 4) for v in ember.std_mean(images)])

@@ -3323,7 +3323,7 @@ class Log10Backward0(_Node):
 
 
 # schema/derivatives.yaml:508
-class Log1pBackward0(_Node):
+class Log1PBackward0(_Node):
     """Backward of log1p (schema/derivatives.yaml:508)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
@@ -3876,7 +3876,7 @@ class ConvolutionBackwardBackward0(_Node):
 
 
 # schema/derivatives.yaml:601
-class MaxPool2dWithIndicesBackward0(_Node):
+class MaxPool2DWithIndicesBackward0(_Node):
     """Backward of max_pool2d_with_indices (schema/derivatives.yaml:601)."""
     __slots__ = ('_s_ceil_mode', '_s_dilation', '_s_kernel_size', '_s_padding', '_s_result1', '_s_self', '_s_stride')
     _saved_slots = ('_s_result1', '_s_self')
@@ -3928,7 +3928,7 @@ class MaxPool2dWithIndicesBackward0(_Node):
 
 
 # schema/derivatives.yaml:605
-class MaxPool2dWithIndicesBackwardBackward0(_Node):
+class MaxPool2DWithIndicesBackwardBackward0(_Node):
     """Backward of max_pool2d_with_indices_backward (schema/derivatives.yaml:605)."""
     __slots__ = ('_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
@@ -3959,7 +3959,7 @@ class MaxPool2dWithIndicesBackwardBackward0(_Node):
 
 
 # schema/derivatives.yaml:610
-class AvgPool2dBackward0(_Node):
+class AvgPool2DBackward0(_Node):
     """Backward of avg_pool2d (schema/derivatives.yaml:610)."""
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride')
     _saved_slots = ('_s_self',)
@@ -4012,7 +4012,7 @@ class AvgPool2dBackward0(_Node):
 
 
 # schema/derivatives.yaml:613
-class AvgPool2dBackwardBackward0(_Node):
+class AvgPool2DBackwardBackward0(_Node):
     """Backward of avg_pool2d_backward (schema/derivatives.yaml:613)."""
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self_shape', '_s_stride')
     _saved_slots = ()
@@ -4067,7 +4067,7 @@ class AvgPool2dBackwardBackward0(_Node):
 
 
 # schema/derivatives.yaml:617
-class AdaptiveAvgPool2dBackward0(_Node):
+class AdaptiveAvgPool2DBackward0(_Node):
     """Backward of _adaptive_avg_pool2d (schema/derivatives.yaml:617)."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
@@ -4090,7 +4090,7 @@ class AdaptiveAvgPool2dBackward0(_Node):
 
 
 # schema/derivatives.yaml:620
-class AdaptiveAvgPool2dBackwardBackward0(_Node):
+class AdaptiveAvgPool2DBackwardBackward0(_Node):
     """Backward of _adaptive_avg_pool2d_backward (schema/derivatives.yaml:620)."""
     __slots__ = ('_s_grad_output_shape', '_s_self_shape')
     _saved_slots = ()
@@ -6503,7 +6503,7 @@ class ClampMaxBackward1(_Node):
 
 
 # schema/derivatives.yaml:910
-class NllLossForwardBackward0(_Node):
+class NllLossBackward0(_Node):
     """Backward of nll_loss_forward (schema/derivatives.yaml:910)."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
@@ -6915,7 +6915,7 @@ class NativeBatchNormBackwardBackward0(_Node):
 
 
 # schema/derivatives.yaml:953
-class NllLoss2dForwardBackward0(_Node):
+class NllLoss2DBackward0(_Node):
     """Backward of nll_loss2d_forward (schema/derivatives.yaml:953)."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
@@ -6962,7 +6962,7 @@ class NllLoss2dForwardBackward0(_Node):
 
 
 # schema/derivatives.yaml:959
-class NllLoss2dBackwardBackward0(_Node):
+class NllLoss2DBackwardBackward0(_Node):
     """Backward of nll_loss2d_backward (schema/derivatives.yaml:959)."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
@@ -11476,7 +11476,7 @@ def _ag_poisson(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1888 (derivative: schema/derivatives.yaml:496)
+# schema/native_functions.yaml:1899 (derivative: schema/derivatives.yaml:496)
 def _ag_exp2(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp2.get(_ks)
@@ -11495,7 +11495,7 @@ def _ag_exp2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1896 (derivative: schema/derivatives.yaml:496)
+# schema/native_functions.yaml:1907 (derivative: schema/derivatives.yaml:496)
 def _ag_exp2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11515,7 +11515,7 @@ def _ag_exp2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1903 (derivative: schema/derivatives.yaml:499)
+# schema/native_functions.yaml:1914 (derivative: schema/derivatives.yaml:499)
 def _ag_expm1(ks, self):
     _ks = ks & _BELOW
     _k = _c_expm1.get(_ks)
@@ -11534,7 +11534,7 @@ def _ag_expm1(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1911 (derivative: schema/derivatives.yaml:499)
+# schema/native_functions.yaml:1922 (derivative: schema/derivatives.yaml:499)
 def _ag_expm1_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11554,7 +11554,7 @@ def _ag_expm1_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1918 (derivative: schema/derivatives.yaml:502)
+# schema/native_functions.yaml:1929 (derivative: schema/derivatives.yaml:502)
 def _ag_log2(ks, self):
     _ks = ks & _BELOW
     _k = _c_log2.get(_ks)
@@ -11572,7 +11572,7 @@ def _ag_log2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1926 (derivative: schema/derivatives.yaml:502)
+# schema/native_functions.yaml:1937 (derivative: schema/derivatives.yaml:502)
 def _ag_log2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11591,7 +11591,7 @@ def _ag_log2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1933 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml:1944 (derivative: schema/derivatives.yaml:505)
 def _ag_log10(ks, self):
     _ks = ks & _BELOW
     _k = _c_log10.get(_ks)
@@ -11609,7 +11609,7 @@ def _ag_log10(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1941 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml:1952 (derivative: schema/derivatives.yaml:505)
 def _ag_log10_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11628,7 +11628,7 @@ def _ag_log10_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1948 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml:1959 (derivative: schema/derivatives.yaml:508)
 def _ag_log1p(ks, self):
     _ks = ks & _BELOW
     _k = _c_log1p.get(_ks)
@@ -11640,20 +11640,20 @@ def _ag_log1p(ks, self):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(Log1pBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(Log1PBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml:1956 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml:1967 (derivative: schema/derivatives.yaml:508)
 def _ag_log1p_(ks, self):
     _node = None
     if _tls.grad_enabled:
         _e_self = _edge(self)
         if _e_self is not None:
             _check_inplace(self)
-            _node = _new_node(Log1pBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node = _new_node(Log1PBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
             _node._s_self = _save(self.clone())
     _ks = ks & _BELOW
     _k = _c_log1p_.get(_ks)
@@ -11665,7 +11665,7 @@ def _ag_log1p_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1963 (derivative: schema/derivatives.yaml:511)
+# schema/native_functions.yaml:1974 (derivative: schema/derivatives.yaml:511)
 def _ag_sqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_sqrt.get(_ks)
@@ -11684,7 +11684,7 @@ def _ag_sqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1971 (derivative: schema/derivatives.yaml:511)
+# schema/native_functions.yaml:1982 (derivative: schema/derivatives.yaml:511)
 def _ag_sqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11704,7 +11704,7 @@ def _ag_sqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1978 (derivative: schema/derivatives.yaml:514)
+# schema/native_functions.yaml:1989 (derivative: schema/derivatives.yaml:514)
 def _ag_rsqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_rsqrt.get(_ks)
@@ -11723,7 +11723,7 @@ def _ag_rsqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1986 (derivative: schema/derivatives.yaml:514)
+# schema/native_functions.yaml:1997 (derivative: schema/derivatives.yaml:514)
 def _ag_rsqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11743,7 +11743,7 @@ def _ag_rsqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1993 (derivative: schema/derivatives.yaml:517)
+# schema/native_functions.yaml:2004 (derivative: schema/derivatives.yaml:517)
 def _ag_reciprocal(ks, self):
     _ks = ks & _BELOW
     _k = _c_reciprocal.get(_ks)
@@ -11762,7 +11762,7 @@ def _ag_reciprocal(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2001 (derivative: schema/derivatives.yaml:517)
+# schema/native_functions.yaml:2012 (derivative: schema/derivatives.yaml:517)
 def _ag_reciprocal_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11782,7 +11782,7 @@ def _ag_reciprocal_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2008 (derivative: schema/derivatives.yaml:520)
+# schema/native_functions.yaml:2019 (derivative: schema/derivatives.yaml:520)
 def _ag_sin(ks, self):
     _ks = ks & _BELOW
     _k = _c_sin.get(_ks)
@@ -11800,7 +11800,7 @@ def _ag_sin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2016 (derivative: schema/derivatives.yaml:520)
+# schema/native_functions.yaml:2027 (derivative: schema/derivatives.yaml:520)
 def _ag_sin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11819,7 +11819,7 @@ def _ag_sin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2023 (derivative: schema/derivatives.yaml:523)
+# schema/native_functions.yaml:2034 (derivative: schema/derivatives.yaml:523)
 def _ag_cos(ks, self):
     _ks = ks & _BELOW
     _k = _c_cos.get(_ks)
@@ -11837,7 +11837,7 @@ def _ag_cos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2031 (derivative: schema/derivatives.yaml:523)
+# schema/native_functions.yaml:2042 (derivative: schema/derivatives.yaml:523)
 def _ag_cos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11856,7 +11856,7 @@ def _ag_cos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2038 (derivative: schema/derivatives.yaml:526)
+# schema/native_functions.yaml:2049 (derivative: schema/derivatives.yaml:526)
 def _ag_tan(ks, self):
     _ks = ks & _BELOW
     _k = _c_tan.get(_ks)
@@ -11875,7 +11875,7 @@ def _ag_tan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2046 (derivative: schema/derivatives.yaml:526)
+# schema/native_functions.yaml:2057 (derivative: schema/derivatives.yaml:526)
 def _ag_tan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11895,7 +11895,7 @@ def _ag_tan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2053 (derivative: schema/derivatives.yaml:529)
+# schema/native_functions.yaml:2064 (derivative: schema/derivatives.yaml:529)
 def _ag_asin(ks, self):
     _ks = ks & _BELOW
     _k = _c_asin.get(_ks)
@@ -11913,7 +11913,7 @@ def _ag_asin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2061 (derivative: schema/derivatives.yaml:529)
+# schema/native_functions.yaml:2072 (derivative: schema/derivatives.yaml:529)
 def _ag_asin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11932,7 +11932,7 @@ def _ag_asin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2068 (derivative: schema/derivatives.yaml:532)
+# schema/native_functions.yaml:2079 (derivative: schema/derivatives.yaml:532)
 def _ag_acos(ks, self):
     _ks = ks & _BELOW
     _k = _c_acos.get(_ks)
@@ -11950,7 +11950,7 @@ def _ag_acos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2076 (derivative: schema/derivatives.yaml:532)
+# schema/native_functions.yaml:2087 (derivative: schema/derivatives.yaml:532)
 def _ag_acos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11969,7 +11969,7 @@ def _ag_acos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2083 (derivative: schema/derivatives.yaml:535)
+# schema/native_functions.yaml:2094 (derivative: schema/derivatives.yaml:535)
 def _ag_atan(ks, self):
     _ks = ks & _BELOW
     _k = _c_atan.get(_ks)
@@ -11987,7 +11987,7 @@ def _ag_atan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2091 (derivative: schema/derivatives.yaml:535)
+# schema/native_functions.yaml:2102 (derivative: schema/derivatives.yaml:535)
 def _ag_atan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12006,7 +12006,7 @@ def _ag_atan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2098 (derivative: schema/derivatives.yaml:538)
+# schema/native_functions.yaml:2109 (derivative: schema/derivatives.yaml:538)
 def _ag_sinh(ks, self):
     _ks = ks & _BELOW
     _k = _c_sinh.get(_ks)
@@ -12024,7 +12024,7 @@ def _ag_sinh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2106 (derivative: schema/derivatives.yaml:538)
+# schema/native_functions.yaml:2117 (derivative: schema/derivatives.yaml:538)
 def _ag_sinh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12043,7 +12043,7 @@ def _ag_sinh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2113 (derivative: schema/derivatives.yaml:541)
+# schema/native_functions.yaml:2124 (derivative: schema/derivatives.yaml:541)
 def _ag_cosh(ks, self):
     _ks = ks & _BELOW
     _k = _c_cosh.get(_ks)
@@ -12061,7 +12061,7 @@ def _ag_cosh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2121 (derivative: schema/derivatives.yaml:541)
+# schema/native_functions.yaml:2132 (derivative: schema/derivatives.yaml:541)
 def _ag_cosh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12080,7 +12080,7 @@ def _ag_cosh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2128 (derivative: schema/derivatives.yaml:545)
+# schema/native_functions.yaml:2139 (derivative: schema/derivatives.yaml:545)
 def _ag_erf(ks, self):
     _ks = ks & _BELOW
     _k = _c_erf.get(_ks)
@@ -12098,7 +12098,7 @@ def _ag_erf(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2136 (derivative: schema/derivatives.yaml:545)
+# schema/native_functions.yaml:2147 (derivative: schema/derivatives.yaml:545)
 def _ag_erf_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12117,7 +12117,7 @@ def _ag_erf_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2143 (derivative: schema/derivatives.yaml:490)
+# schema/native_functions.yaml:2154 (derivative: schema/derivatives.yaml:490)
 def _ag_abs(ks, self):
     _ks = ks & _BELOW
     _k = _c_abs.get(_ks)
@@ -12135,7 +12135,7 @@ def _ag_abs(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2151 (derivative: schema/derivatives.yaml:490)
+# schema/native_functions.yaml:2162 (derivative: schema/derivatives.yaml:490)
 def _ag_abs_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12154,7 +12154,7 @@ def _ag_abs_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2158 (derivative: schema/derivatives.yaml:548)
+# schema/native_functions.yaml:2169 (derivative: schema/derivatives.yaml:548)
 def _ag_floor(ks, self):
     _ks = ks & _BELOW
     _k = _c_floor.get(_ks)
@@ -12171,7 +12171,7 @@ def _ag_floor(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2166 (derivative: schema/derivatives.yaml:548)
+# schema/native_functions.yaml:2177 (derivative: schema/derivatives.yaml:548)
 def _ag_floor_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12189,7 +12189,7 @@ def _ag_floor_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2173 (derivative: schema/derivatives.yaml:551)
+# schema/native_functions.yaml:2184 (derivative: schema/derivatives.yaml:551)
 def _ag_ceil(ks, self):
     _ks = ks & _BELOW
     _k = _c_ceil.get(_ks)
@@ -12206,7 +12206,7 @@ def _ag_ceil(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2181 (derivative: schema/derivatives.yaml:551)
+# schema/native_functions.yaml:2192 (derivative: schema/derivatives.yaml:551)
 def _ag_ceil_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12224,7 +12224,7 @@ def _ag_ceil_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2188 (derivative: schema/derivatives.yaml:554)
+# schema/native_functions.yaml:2199 (derivative: schema/derivatives.yaml:554)
 def _ag_round(ks, self):
     _ks = ks & _BELOW
     _k = _c_round.get(_ks)
@@ -12241,7 +12241,7 @@ def _ag_round(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2196 (derivative: schema/derivatives.yaml:557)
+# schema/native_functions.yaml:2207 (derivative: schema/derivatives.yaml:557)
 def _ag_round_decimals(ks, self, decimals):
     _ks = ks & _BELOW
     _k = _c_round_decimals.get(_ks)
@@ -12258,7 +12258,7 @@ def _ag_round_decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:2204 (derivative: schema/derivatives.yaml:554)
+# schema/native_functions.yaml:2215 (derivative: schema/derivatives.yaml:554)
 def _ag_round_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12276,7 +12276,7 @@ def _ag_round_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2211 (derivative: schema/derivatives.yaml:557)
+# schema/native_functions.yaml:2222 (derivative: schema/derivatives.yaml:557)
 def _ag_round__decimals(ks, self, decimals):
     _node = None
     if _tls.grad_enabled:
@@ -12294,7 +12294,7 @@ def _ag_round__decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:2218 (derivative: schema/derivatives.yaml:560)
+# schema/native_functions.yaml:2229 (derivative: schema/derivatives.yaml:560)
 def _ag_trunc(ks, self):
     _ks = ks & _BELOW
     _k = _c_trunc.get(_ks)
@@ -12311,7 +12311,7 @@ def _ag_trunc(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2226 (derivative: schema/derivatives.yaml:560)
+# schema/native_functions.yaml:2237 (derivative: schema/derivatives.yaml:560)
 def _ag_trunc_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12329,7 +12329,7 @@ def _ag_trunc_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2233 (derivative: schema/derivatives.yaml:563)
+# schema/native_functions.yaml:2244 (derivative: schema/derivatives.yaml:563)
 def _ag_frac(ks, self):
     _ks = ks & _BELOW
     _k = _c_frac.get(_ks)
@@ -12346,7 +12346,7 @@ def _ag_frac(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2241 (derivative: schema/derivatives.yaml:563)
+# schema/native_functions.yaml:2252 (derivative: schema/derivatives.yaml:563)
 def _ag_frac_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12364,7 +12364,7 @@ def _ag_frac_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2248 (derivative: schema/derivatives.yaml:493)
+# schema/native_functions.yaml:2259 (derivative: schema/derivatives.yaml:493)
 def _ag_sign(ks, self):
     _ks = ks & _BELOW
     _k = _c_sign.get(_ks)
@@ -12381,7 +12381,7 @@ def _ag_sign(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2256 (derivative: schema/derivatives.yaml:493)
+# schema/native_functions.yaml:2267 (derivative: schema/derivatives.yaml:493)
 def _ag_sign_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12399,7 +12399,7 @@ def _ag_sign_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2324 (derivative: schema/derivatives.yaml:566)
+# schema/native_functions.yaml:2335 (derivative: schema/derivatives.yaml:566)
 def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     _ks = ks & _BELOW
     _k = _c_nan_to_num.get(_ks)
@@ -12417,7 +12417,7 @@ def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:2332 (derivative: schema/derivatives.yaml:566)
+# schema/native_functions.yaml:2343 (derivative: schema/derivatives.yaml:566)
 def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     _node = None
     if _tls.grad_enabled:
@@ -12436,7 +12436,7 @@ def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:2339 (derivative: schema/derivatives.yaml:593)
+# schema/native_functions.yaml:2350 (derivative: schema/derivatives.yaml:593)
 def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     _ks = ks & _BELOW
     _k = _c_convolution.get(_ks)
@@ -12465,7 +12465,7 @@ def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transpos
     return _out
 
 
-# schema/native_functions.yaml:2346 (derivative: schema/derivatives.yaml:598)
+# schema/native_functions.yaml:2357 (derivative: schema/derivatives.yaml:598)
 def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     _ks = ks & _BELOW
     _k = _c_convolution_backward.get(_ks)
@@ -12494,7 +12494,7 @@ def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride,
     return _out
 
 
-# schema/native_functions.yaml:2368 (derivative: schema/derivatives.yaml:601)
+# schema/native_functions.yaml:2379 (derivative: schema/derivatives.yaml:601)
 def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices.get(_ks)
@@ -12506,7 +12506,7 @@ def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(MaxPool2dWithIndicesBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(MaxPool2DWithIndicesBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_ceil_mode = ceil_mode
     _node._s_dilation = dilation
     _node._s_kernel_size = kernel_size
@@ -12520,7 +12520,7 @@ def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation
     return _out
 
 
-# schema/native_functions.yaml:2374 (derivative: schema/derivatives.yaml:605)
+# schema/native_functions.yaml:2385 (derivative: schema/derivatives.yaml:605)
 def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices_backward.get(_ks)
@@ -12533,7 +12533,7 @@ def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, str
     _e_self = _edge(self)
     if not (_e_grad_output is not None or _e_self is not None):
         return _out
-    _node = _new_node(MaxPool2dWithIndicesBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    _node = _new_node(MaxPool2DWithIndicesBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
     if _e_grad_output is not None:
         _node._s_indices = _save(indices)
     if _e_self is not None:
@@ -12542,7 +12542,7 @@ def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, str
     return _out
 
 
-# schema/native_functions.yaml:2383 (derivative: schema/derivatives.yaml:610)
+# schema/native_functions.yaml:2394 (derivative: schema/derivatives.yaml:610)
 def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d.get(_ks)
@@ -12554,7 +12554,7 @@ def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_incl
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(AvgPool2dBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AvgPool2DBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_ceil_mode = ceil_mode
     _node._s_count_include_pad = count_include_pad
     _node._s_divisor_override = divisor_override
@@ -12566,7 +12566,7 @@ def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_incl
     return _out
 
 
-# schema/native_functions.yaml:2390 (derivative: schema/derivatives.yaml:613)
+# schema/native_functions.yaml:2401 (derivative: schema/derivatives.yaml:613)
 def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d_backward.get(_ks)
@@ -12579,7 +12579,7 @@ def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding,
     _e_self = _edge(self)
     if not (_e_grad_output is not None or _e_self is not None):
         return _out
-    _node = _new_node(AvgPool2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    _node = _new_node(AvgPool2DBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
     if _e_grad_output is not None:
         _node._s_ceil_mode = ceil_mode
         _node._s_count_include_pad = count_include_pad
@@ -12594,7 +12594,7 @@ def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding,
     return _out
 
 
-# schema/native_functions.yaml:2395 (derivative: schema/derivatives.yaml:617)
+# schema/native_functions.yaml:2406 (derivative: schema/derivatives.yaml:617)
 def _ag__adaptive_avg_pool2d(ks, self, output_size):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d.get(_ks)
@@ -12606,13 +12606,13 @@ def _ag__adaptive_avg_pool2d(ks, self, output_size):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(AdaptiveAvgPool2dBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(AdaptiveAvgPool2DBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_self = _save(self)
     _set_history_one(_out, _node)
     return _out
 
 
-# schema/native_functions.yaml:2402 (derivative: schema/derivatives.yaml:620)
+# schema/native_functions.yaml:2413 (derivative: schema/derivatives.yaml:620)
 def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d_backward.get(_ks)
@@ -12625,7 +12625,7 @@ def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     _e_self = _edge(self)
     if not (_e_grad_output is not None or _e_self is not None):
         return _out
-    _node = _new_node(AdaptiveAvgPool2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    _node = _new_node(AdaptiveAvgPool2DBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
     if _e_grad_output is not None:
         _node._s_grad_output_shape = grad_output._shape
     if _e_self is not None:
@@ -12634,7 +12634,7 @@ def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:2412 (derivative: schema/derivatives.yaml:624)
+# schema/native_functions.yaml:2423 (derivative: schema/derivatives.yaml:624)
 def _ag_constant_pad_nd(ks, self, pad, value):
     _ks = ks & _BELOW
     _k = _c_constant_pad_nd.get(_ks)
@@ -12652,7 +12652,7 @@ def _ag_constant_pad_nd(ks, self, pad, value):
     return _out
 
 
-# schema/native_functions.yaml:2422 (derivative: schema/derivatives.yaml:627)
+# schema/native_functions.yaml:2433 (derivative: schema/derivatives.yaml:627)
 def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     _ks = ks & _BELOW
     _k = _c_embedding.get(_ks)
@@ -12673,7 +12673,7 @@ def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     return _out
 
 
-# schema/native_functions.yaml:2429 (derivative: schema/derivatives.yaml:631)
+# schema/native_functions.yaml:2440 (derivative: schema/derivatives.yaml:631)
 def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     _ks = ks & _BELOW
     _k = _c_embedding_dense_backward.get(_ks)
@@ -12693,7 +12693,7 @@ def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_
     return _out
 
 
-# schema/native_functions.yaml:2440 (derivative: schema/derivatives.yaml:635)
+# schema/native_functions.yaml:2451 (derivative: schema/derivatives.yaml:635)
 def _ag_dot(ks, self, tensor):
     _ks = ks & _BELOW
     _k = _c_dot.get(_ks)
@@ -12715,7 +12715,7 @@ def _ag_dot(ks, self, tensor):
     return _out
 
 
-# schema/native_functions.yaml:2447 (derivative: schema/derivatives.yaml:639)
+# schema/native_functions.yaml:2458 (derivative: schema/derivatives.yaml:639)
 def _ag_mv(ks, self, vec):
     _ks = ks & _BELOW
     _k = _c_mv.get(_ks)
@@ -12737,7 +12737,7 @@ def _ag_mv(ks, self, vec):
     return _out
 
 
-# schema/native_functions.yaml:2463 (derivative: schema/derivatives.yaml:643)
+# schema/native_functions.yaml:2474 (derivative: schema/derivatives.yaml:643)
 def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_baddbmm.get(_ks)
@@ -12766,7 +12766,7 @@ def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2470 (derivative: schema/derivatives.yaml:643)
+# schema/native_functions.yaml:2481 (derivative: schema/derivatives.yaml:643)
 def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -12796,7 +12796,7 @@ def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2480 (derivative: schema/derivatives.yaml:648)
+# schema/native_functions.yaml:2491 (derivative: schema/derivatives.yaml:648)
 def _ag__softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__softmax.get(_ks)
@@ -12817,7 +12817,7 @@ def _ag__softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:2487 (derivative: schema/derivatives.yaml:651)
+# schema/native_functions.yaml:2498 (derivative: schema/derivatives.yaml:651)
 def _ag__log_softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__log_softmax.get(_ks)
@@ -12838,7 +12838,7 @@ def _ag__log_softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:2506 (derivative: schema/derivatives.yaml:654)
+# schema/native_functions.yaml:2517 (derivative: schema/derivatives.yaml:654)
 def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__softmax_backward_data.get(_ks)
@@ -12864,7 +12864,7 @@ def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:2515 (derivative: schema/derivatives.yaml:658)
+# schema/native_functions.yaml:2526 (derivative: schema/derivatives.yaml:658)
 def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__log_softmax_backward_data.get(_ks)
@@ -12888,7 +12888,7 @@ def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:2521 (derivative: schema/derivatives.yaml:662)
+# schema/native_functions.yaml:2532 (derivative: schema/derivatives.yaml:662)
 def _ag_rsub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Tensor.get(_ks)
@@ -12914,7 +12914,7 @@ def _ag_rsub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2529 (derivative: schema/derivatives.yaml:666)
+# schema/native_functions.yaml:2540 (derivative: schema/derivatives.yaml:666)
 def _ag_rsub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Scalar.get(_ks)
@@ -12933,7 +12933,7 @@ def _ag_rsub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2537 (derivative: schema/derivatives.yaml:670)
+# schema/native_functions.yaml:2548 (derivative: schema/derivatives.yaml:670)
 def _ag_floor_divide(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide.get(_ks)
@@ -12951,7 +12951,7 @@ def _ag_floor_divide(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2545 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml:2556 (derivative: schema/derivatives.yaml:673)
 def _ag_floor_divide_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide_Scalar.get(_ks)
@@ -12968,7 +12968,7 @@ def _ag_floor_divide_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2553 (derivative: schema/derivatives.yaml:670)
+# schema/native_functions.yaml:2564 (derivative: schema/derivatives.yaml:670)
 def _ag_floor_divide__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12987,7 +12987,7 @@ def _ag_floor_divide__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2560 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml:2571 (derivative: schema/derivatives.yaml:673)
 def _ag_floor_divide__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13005,7 +13005,7 @@ def _ag_floor_divide__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2567 (derivative: schema/derivatives.yaml:676)
+# schema/native_functions.yaml:2578 (derivative: schema/derivatives.yaml:676)
 def _ag_remainder_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Tensor.get(_ks)
@@ -13031,7 +13031,7 @@ def _ag_remainder_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2575 (derivative: schema/derivatives.yaml:680)
+# schema/native_functions.yaml:2586 (derivative: schema/derivatives.yaml:680)
 def _ag_remainder_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar.get(_ks)
@@ -13049,7 +13049,7 @@ def _ag_remainder_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2583 (derivative: schema/derivatives.yaml:683)
+# schema/native_functions.yaml:2594 (derivative: schema/derivatives.yaml:683)
 def _ag_remainder_Scalar_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar_Tensor.get(_ks)
@@ -13066,7 +13066,7 @@ def _ag_remainder_Scalar_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2591 (derivative: schema/derivatives.yaml:676)
+# schema/native_functions.yaml:2602 (derivative: schema/derivatives.yaml:676)
 def _ag_remainder__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13093,7 +13093,7 @@ def _ag_remainder__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2598 (derivative: schema/derivatives.yaml:680)
+# schema/native_functions.yaml:2609 (derivative: schema/derivatives.yaml:680)
 def _ag_remainder__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13112,7 +13112,7 @@ def _ag_remainder__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2605 (derivative: schema/derivatives.yaml:686)
+# schema/native_functions.yaml:2616 (derivative: schema/derivatives.yaml:686)
 def _ag_fmod_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Tensor.get(_ks)
@@ -13138,7 +13138,7 @@ def _ag_fmod_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2613 (derivative: schema/derivatives.yaml:690)
+# schema/native_functions.yaml:2624 (derivative: schema/derivatives.yaml:690)
 def _ag_fmod_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Scalar.get(_ks)
@@ -13156,7 +13156,7 @@ def _ag_fmod_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2621 (derivative: schema/derivatives.yaml:686)
+# schema/native_functions.yaml:2632 (derivative: schema/derivatives.yaml:686)
 def _ag_fmod__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13183,7 +13183,7 @@ def _ag_fmod__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2628 (derivative: schema/derivatives.yaml:690)
+# schema/native_functions.yaml:2639 (derivative: schema/derivatives.yaml:690)
 def _ag_fmod__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13202,7 +13202,7 @@ def _ag_fmod__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2635 (derivative: schema/derivatives.yaml:694)
+# schema/native_functions.yaml:2646 (derivative: schema/derivatives.yaml:694)
 def _ag_maximum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_maximum.get(_ks)
@@ -13230,7 +13230,7 @@ def _ag_maximum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2643 (derivative: schema/derivatives.yaml:698)
+# schema/native_functions.yaml:2654 (derivative: schema/derivatives.yaml:698)
 def _ag_minimum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_minimum.get(_ks)
@@ -13258,7 +13258,7 @@ def _ag_minimum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2651 (derivative: schema/derivatives.yaml:702)
+# schema/native_functions.yaml:2662 (derivative: schema/derivatives.yaml:702)
 def _ag_atan2(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_atan2.get(_ks)
@@ -13279,7 +13279,7 @@ def _ag_atan2(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2659 (derivative: schema/derivatives.yaml:702)
+# schema/native_functions.yaml:2670 (derivative: schema/derivatives.yaml:702)
 def _ag_atan2_(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13301,7 +13301,7 @@ def _ag_atan2_(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2825 (derivative: schema/derivatives.yaml:705)
+# schema/native_functions.yaml:2836 (derivative: schema/derivatives.yaml:705)
 def _ag_lerp_Scalar(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Scalar.get(_ks)
@@ -13327,7 +13327,7 @@ def _ag_lerp_Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2833 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml:2844 (derivative: schema/derivatives.yaml:709)
 def _ag_lerp_Tensor(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Tensor.get(_ks)
@@ -13361,7 +13361,7 @@ def _ag_lerp_Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2841 (derivative: schema/derivatives.yaml:705)
+# schema/native_functions.yaml:2852 (derivative: schema/derivatives.yaml:705)
 def _ag_lerp__Scalar(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -13388,7 +13388,7 @@ def _ag_lerp__Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2848 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml:2859 (derivative: schema/derivatives.yaml:709)
 def _ag_lerp__Tensor(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -13423,7 +13423,7 @@ def _ag_lerp__Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2855 (derivative: schema/derivatives.yaml:714)
+# schema/native_functions.yaml:2866 (derivative: schema/derivatives.yaml:714)
 def _ag_addcmul(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcmul.get(_ks)
@@ -13456,7 +13456,7 @@ def _ag_addcmul(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2863 (derivative: schema/derivatives.yaml:714)
+# schema/native_functions.yaml:2874 (derivative: schema/derivatives.yaml:714)
 def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -13490,7 +13490,7 @@ def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2870 (derivative: schema/derivatives.yaml:719)
+# schema/native_functions.yaml:2881 (derivative: schema/derivatives.yaml:719)
 def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcdiv.get(_ks)
@@ -13524,7 +13524,7 @@ def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2878 (derivative: schema/derivatives.yaml:719)
+# schema/native_functions.yaml:2889 (derivative: schema/derivatives.yaml:719)
 def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -13559,7 +13559,7 @@ def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2909 (derivative: schema/derivatives.yaml:786)
+# schema/native_functions.yaml:2920 (derivative: schema/derivatives.yaml:786)
 def _ag_eq__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13584,7 +13584,7 @@ def _ag_eq__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2916 (derivative: schema/derivatives.yaml:790)
+# schema/native_functions.yaml:2927 (derivative: schema/derivatives.yaml:790)
 def _ag_eq__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13604,7 +13604,7 @@ def _ag_eq__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2923 (derivative: schema/derivatives.yaml:793)
+# schema/native_functions.yaml:2934 (derivative: schema/derivatives.yaml:793)
 def _ag_ne__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13629,7 +13629,7 @@ def _ag_ne__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2930 (derivative: schema/derivatives.yaml:797)
+# schema/native_functions.yaml:2941 (derivative: schema/derivatives.yaml:797)
 def _ag_ne__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13649,7 +13649,7 @@ def _ag_ne__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2937 (derivative: schema/derivatives.yaml:800)
+# schema/native_functions.yaml:2948 (derivative: schema/derivatives.yaml:800)
 def _ag_lt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13674,7 +13674,7 @@ def _ag_lt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2944 (derivative: schema/derivatives.yaml:804)
+# schema/native_functions.yaml:2955 (derivative: schema/derivatives.yaml:804)
 def _ag_lt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13694,7 +13694,7 @@ def _ag_lt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2951 (derivative: schema/derivatives.yaml:807)
+# schema/native_functions.yaml:2962 (derivative: schema/derivatives.yaml:807)
 def _ag_le__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13719,7 +13719,7 @@ def _ag_le__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2958 (derivative: schema/derivatives.yaml:811)
+# schema/native_functions.yaml:2969 (derivative: schema/derivatives.yaml:811)
 def _ag_le__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13739,7 +13739,7 @@ def _ag_le__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2965 (derivative: schema/derivatives.yaml:814)
+# schema/native_functions.yaml:2976 (derivative: schema/derivatives.yaml:814)
 def _ag_gt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13764,7 +13764,7 @@ def _ag_gt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2972 (derivative: schema/derivatives.yaml:818)
+# schema/native_functions.yaml:2983 (derivative: schema/derivatives.yaml:818)
 def _ag_gt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13784,7 +13784,7 @@ def _ag_gt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2979 (derivative: schema/derivatives.yaml:821)
+# schema/native_functions.yaml:2990 (derivative: schema/derivatives.yaml:821)
 def _ag_ge__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13809,7 +13809,7 @@ def _ag_ge__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2986 (derivative: schema/derivatives.yaml:825)
+# schema/native_functions.yaml:2997 (derivative: schema/derivatives.yaml:825)
 def _ag_ge__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13829,7 +13829,7 @@ def _ag_ge__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2993 (derivative: schema/derivatives.yaml:724)
+# schema/native_functions.yaml:3004 (derivative: schema/derivatives.yaml:724)
 def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Scalar_mode.get(_ks)
@@ -13850,7 +13850,7 @@ def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:3001 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml:3012 (derivative: schema/derivatives.yaml:109)
 def _ag_div__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13871,7 +13871,7 @@ def _ag_div__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3008 (derivative: schema/derivatives.yaml:724)
+# schema/native_functions.yaml:3019 (derivative: schema/derivatives.yaml:724)
 def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -13893,7 +13893,7 @@ def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:3015 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml:3026 (derivative: schema/derivatives.yaml:116)
 def _ag_pow__Scalar(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -13913,7 +13913,7 @@ def _ag_pow__Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:3037 (derivative: schema/derivatives.yaml:831)
+# schema/native_functions.yaml:3048 (derivative: schema/derivatives.yaml:831)
 def _ag_gelu(ks, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu.get(_ks)
@@ -13932,7 +13932,7 @@ def _ag_gelu(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:3045 (derivative: schema/derivatives.yaml:831)
+# schema/native_functions.yaml:3056 (derivative: schema/derivatives.yaml:831)
 def _ag_gelu_(ks, self, approximate):
     _node = None
     if _tls.grad_enabled:
@@ -13952,7 +13952,7 @@ def _ag_gelu_(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:3051 (derivative: schema/derivatives.yaml:834)
+# schema/native_functions.yaml:3062 (derivative: schema/derivatives.yaml:834)
 def _ag_gelu_backward(ks, grad_output, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu_backward.get(_ks)
@@ -13982,7 +13982,7 @@ def _ag_gelu_backward(ks, grad_output, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:3058 (derivative: schema/derivatives.yaml:838)
+# schema/native_functions.yaml:3069 (derivative: schema/derivatives.yaml:838)
 def _ag_silu(ks, self):
     _ks = ks & _BELOW
     _k = _c_silu.get(_ks)
@@ -14000,7 +14000,7 @@ def _ag_silu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3066 (derivative: schema/derivatives.yaml:838)
+# schema/native_functions.yaml:3077 (derivative: schema/derivatives.yaml:838)
 def _ag_silu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -14019,7 +14019,7 @@ def _ag_silu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3073 (derivative: schema/derivatives.yaml:841)
+# schema/native_functions.yaml:3084 (derivative: schema/derivatives.yaml:841)
 def _ag_silu_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c_silu_backward.get(_ks)
@@ -14047,7 +14047,7 @@ def _ag_silu_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:3080 (derivative: schema/derivatives.yaml:845)
+# schema/native_functions.yaml:3091 (derivative: schema/derivatives.yaml:845)
 def _ag_softplus(ks, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus.get(_ks)
@@ -14067,7 +14067,7 @@ def _ag_softplus(ks, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:3088 (derivative: schema/derivatives.yaml:848)
+# schema/native_functions.yaml:3099 (derivative: schema/derivatives.yaml:848)
 def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus_backward.get(_ks)
@@ -14099,7 +14099,7 @@ def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:3094 (derivative: schema/derivatives.yaml:854)
+# schema/native_functions.yaml:3105 (derivative: schema/derivatives.yaml:854)
 def _ag_leaky_relu(ks, self, negative_slope):
     _ks = ks & _BELOW
     _k = _c_leaky_relu.get(_ks)
@@ -14118,7 +14118,7 @@ def _ag_leaky_relu(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:3102 (derivative: schema/derivatives.yaml:857)
+# schema/native_functions.yaml:3113 (derivative: schema/derivatives.yaml:857)
 def _ag_leaky_relu_(ks, self, negative_slope):
     _node = None
     if _tls.grad_enabled:
@@ -14139,7 +14139,7 @@ def _ag_leaky_relu_(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:3109 (derivative: schema/derivatives.yaml:860)
+# schema/native_functions.yaml:3120 (derivative: schema/derivatives.yaml:860)
 def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
     _ks = ks & _BELOW
     _k = _c_leaky_relu_backward.get(_ks)
@@ -14165,7 +14165,7 @@ def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_resul
     return _out
 
 
-# schema/native_functions.yaml:3115 (derivative: schema/derivatives.yaml:864)
+# schema/native_functions.yaml:3126 (derivative: schema/derivatives.yaml:864)
 def _ag_elu(ks, self, alpha, scale, input_scale):
     _ks = ks & _BELOW
     _k = _c_elu.get(_ks)
@@ -14186,7 +14186,7 @@ def _ag_elu(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:3123 (derivative: schema/derivatives.yaml:867)
+# schema/native_functions.yaml:3134 (derivative: schema/derivatives.yaml:867)
 def _ag_elu_(ks, self, alpha, scale, input_scale):
     _node = None
     if _tls.grad_enabled:
@@ -14209,7 +14209,7 @@ def _ag_elu_(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:3130 (derivative: schema/derivatives.yaml:870)
+# schema/native_functions.yaml:3141 (derivative: schema/derivatives.yaml:870)
 def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
     _ks = ks & _BELOW
     _k = _c_elu_backward.get(_ks)
@@ -14242,7 +14242,7 @@ def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self
     return _out
 
 
-# schema/native_functions.yaml:3136 (derivative: schema/derivatives.yaml:874)
+# schema/native_functions.yaml:3147 (derivative: schema/derivatives.yaml:874)
 def _ag_hardtanh(ks, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh.get(_ks)
@@ -14262,7 +14262,7 @@ def _ag_hardtanh(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:3144 (derivative: schema/derivatives.yaml:874)
+# schema/native_functions.yaml:3155 (derivative: schema/derivatives.yaml:874)
 def _ag_hardtanh_(ks, self, min_val, max_val):
     _node = None
     if _tls.grad_enabled:
@@ -14283,7 +14283,7 @@ def _ag_hardtanh_(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:3151 (derivative: schema/derivatives.yaml:877)
+# schema/native_functions.yaml:3162 (derivative: schema/derivatives.yaml:877)
 def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh_backward.get(_ks)
@@ -14310,7 +14310,7 @@ def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:3157 (derivative: schema/derivatives.yaml:881)
+# schema/native_functions.yaml:3168 (derivative: schema/derivatives.yaml:881)
 def _ag_threshold(ks, self, threshold, value):
     _ks = ks & _BELOW
     _k = _c_threshold.get(_ks)
@@ -14329,7 +14329,7 @@ def _ag_threshold(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:3165 (derivative: schema/derivatives.yaml:885)
+# schema/native_functions.yaml:3176 (derivative: schema/derivatives.yaml:885)
 def _ag_threshold_(ks, self, threshold, value):
     _node = None
     if _tls.grad_enabled:
@@ -14349,7 +14349,7 @@ def _ag_threshold_(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:3171 (derivative: schema/derivatives.yaml:888)
+# schema/native_functions.yaml:3182 (derivative: schema/derivatives.yaml:888)
 def _ag_sigmoid_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_sigmoid_backward.get(_ks)
@@ -14377,7 +14377,7 @@ def _ag_sigmoid_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:3178 (derivative: schema/derivatives.yaml:892)
+# schema/native_functions.yaml:3189 (derivative: schema/derivatives.yaml:892)
 def _ag_tanh_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_tanh_backward.get(_ks)
@@ -14405,7 +14405,7 @@ def _ag_tanh_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:3185 (derivative: schema/derivatives.yaml:896)
+# schema/native_functions.yaml:3196 (derivative: schema/derivatives.yaml:896)
 def _ag_clamp_min(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min.get(_ks)
@@ -14424,7 +14424,7 @@ def _ag_clamp_min(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:3193 (derivative: schema/derivatives.yaml:899)
+# schema/native_functions.yaml:3204 (derivative: schema/derivatives.yaml:899)
 def _ag_clamp_min_Tensor(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min_Tensor.get(_ks)
@@ -14452,7 +14452,7 @@ def _ag_clamp_min_Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:3201 (derivative: schema/derivatives.yaml:896)
+# schema/native_functions.yaml:3212 (derivative: schema/derivatives.yaml:896)
 def _ag_clamp_min_(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -14472,7 +14472,7 @@ def _ag_clamp_min_(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:3208 (derivative: schema/derivatives.yaml:899)
+# schema/native_functions.yaml:3219 (derivative: schema/derivatives.yaml:899)
 def _ag_clamp_min__Tensor(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -14501,7 +14501,7 @@ def _ag_clamp_min__Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:3215 (derivative: schema/derivatives.yaml:903)
+# schema/native_functions.yaml:3226 (derivative: schema/derivatives.yaml:903)
 def _ag_clamp_max(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max.get(_ks)
@@ -14520,7 +14520,7 @@ def _ag_clamp_max(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:3223 (derivative: schema/derivatives.yaml:906)
+# schema/native_functions.yaml:3234 (derivative: schema/derivatives.yaml:906)
 def _ag_clamp_max_Tensor(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max_Tensor.get(_ks)
@@ -14548,7 +14548,7 @@ def _ag_clamp_max_Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:3231 (derivative: schema/derivatives.yaml:903)
+# schema/native_functions.yaml:3242 (derivative: schema/derivatives.yaml:903)
 def _ag_clamp_max_(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -14568,7 +14568,7 @@ def _ag_clamp_max_(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:3238 (derivative: schema/derivatives.yaml:906)
+# schema/native_functions.yaml:3249 (derivative: schema/derivatives.yaml:906)
 def _ag_clamp_max__Tensor(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -14597,7 +14597,7 @@ def _ag_clamp_max__Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:3245 (derivative: schema/derivatives.yaml:128)
+# schema/native_functions.yaml:3256 (derivative: schema/derivatives.yaml:128)
 def _ag_clamp__Tensor(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -14621,7 +14621,7 @@ def _ag_clamp__Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:3300 (derivative: schema/derivatives.yaml:910)
+# schema/native_functions.yaml:3311 (derivative: schema/derivatives.yaml:910)
 def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14635,7 +14635,7 @@ def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(NllLossForwardBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NllLossBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_ignore_index = ignore_index
     _node._s_reduction = reduction
     _node._s_self = _save(self)
@@ -14648,7 +14648,7 @@ def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     return _out
 
 
-# schema/native_functions.yaml:3309 (derivative: schema/derivatives.yaml:916)
+# schema/native_functions.yaml:3320 (derivative: schema/derivatives.yaml:916)
 def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14676,7 +14676,7 @@ def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, igno
     return _out
 
 
-# schema/native_functions.yaml:3340 (derivative: schema/derivatives.yaml:923)
+# schema/native_functions.yaml:3351 (derivative: schema/derivatives.yaml:923)
 def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14701,7 +14701,7 @@ def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
     return _out
 
 
-# schema/native_functions.yaml:3346 (derivative: schema/derivatives.yaml:928)
+# schema/native_functions.yaml:3357 (derivative: schema/derivatives.yaml:928)
 def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, reduction):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14728,7 +14728,7 @@ def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, red
     return _out
 
 
-# schema/native_functions.yaml:3360 (derivative: schema/derivatives.yaml:934)
+# schema/native_functions.yaml:3371 (derivative: schema/derivatives.yaml:934)
 def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     _ks = ks & _BELOW
     _k = _c_native_layer_norm.get(_ks)
@@ -14753,7 +14753,7 @@ def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     return _out
 
 
-# schema/native_functions.yaml:3367 (derivative: schema/derivatives.yaml:938)
+# schema/native_functions.yaml:3378 (derivative: schema/derivatives.yaml:938)
 def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     _ks = ks & _BELOW
     _k = _c_native_layer_norm_backward.get(_ks)
@@ -14781,7 +14781,7 @@ def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, 
     return _out
 
 
-# schema/native_functions.yaml:3378 (derivative: schema/derivatives.yaml:942)
+# schema/native_functions.yaml:3389 (derivative: schema/derivatives.yaml:942)
 def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
     if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
         raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
@@ -14812,7 +14812,7 @@ def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, tr
     return _out
 
 
-# schema/native_functions.yaml:3387 (derivative: schema/derivatives.yaml:948)
+# schema/native_functions.yaml:3398 (derivative: schema/derivatives.yaml:948)
 def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
     if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
         raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
@@ -14847,7 +14847,7 @@ def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, ru
     return _out
 
 
-# schema/native_functions.yaml:3402 (derivative: schema/derivatives.yaml:953)
+# schema/native_functions.yaml:3413 (derivative: schema/derivatives.yaml:953)
 def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss2d_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14861,7 +14861,7 @@ def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     _e_self = _edge(self)
     if not (_e_self is not None):
         return _out
-    _node = _new_node(NllLoss2dForwardBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node = _new_node(NllLoss2DBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _node._s_ignore_index = ignore_index
     _node._s_reduction = reduction
     _node._s_self = _save(self)
@@ -14874,7 +14874,7 @@ def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     return _out
 
 
-# schema/native_functions.yaml:3411 (derivative: schema/derivatives.yaml:959)
+# schema/native_functions.yaml:3422 (derivative: schema/derivatives.yaml:959)
 def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14891,7 +14891,7 @@ def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ig
     _e_self = _edge(self)
     if not (_e_grad_output is not None or _e_self is not None):
         return _out
-    _node = _new_node(NllLoss2dBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
+    _node = _new_node(NllLoss2DBackwardBackward0, (_e_grad_output or _NO_EDGE, _e_self or _NO_EDGE), (_e_grad_output is not None, _e_self is not None))
     if _e_grad_output is not None:
         _node._s_ignore_index = ignore_index
         _node._s_reduction = reduction
@@ -14902,7 +14902,7 @@ def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ig
     return _out
 
 
-# schema/native_functions.yaml:3434 (derivative: schema/derivatives.yaml:966)
+# schema/native_functions.yaml:3445 (derivative: schema/derivatives.yaml:966)
 def _ag_prod(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_prod.get(_ks)
@@ -14922,7 +14922,7 @@ def _ag_prod(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3442 (derivative: schema/derivatives.yaml:969)
+# schema/native_functions.yaml:3453 (derivative: schema/derivatives.yaml:969)
 def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_prod_dim_int.get(_ks)
@@ -14944,7 +14944,7 @@ def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3450 (derivative: schema/derivatives.yaml:972)
+# schema/native_functions.yaml:3461 (derivative: schema/derivatives.yaml:972)
 def _ag_amin(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amin.get(_ks)
@@ -14966,7 +14966,7 @@ def _ag_amin(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3458 (derivative: schema/derivatives.yaml:979)
+# schema/native_functions.yaml:3469 (derivative: schema/derivatives.yaml:979)
 def _ag_max(ks, self):
     _ks = ks & _BELOW
     _k = _c_max.get(_ks)
@@ -14986,7 +14986,7 @@ def _ag_max(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3471 (derivative: schema/derivatives.yaml:975)
+# schema/native_functions.yaml:3482 (derivative: schema/derivatives.yaml:975)
 def _ag_max_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_max_dim.get(_ks)
@@ -15009,7 +15009,7 @@ def _ag_max_dim(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3483 (derivative: schema/derivatives.yaml:990)
+# schema/native_functions.yaml:3494 (derivative: schema/derivatives.yaml:990)
 def _ag_max_other(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_max_other.get(_ks)
@@ -15037,7 +15037,7 @@ def _ag_max_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3490 (derivative: schema/derivatives.yaml:986)
+# schema/native_functions.yaml:3501 (derivative: schema/derivatives.yaml:986)
 def _ag_min(ks, self):
     _ks = ks & _BELOW
     _k = _c_min.get(_ks)
@@ -15057,7 +15057,7 @@ def _ag_min(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3503 (derivative: schema/derivatives.yaml:982)
+# schema/native_functions.yaml:3514 (derivative: schema/derivatives.yaml:982)
 def _ag_min_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_min_dim.get(_ks)
@@ -15080,7 +15080,7 @@ def _ag_min_dim(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3515 (derivative: schema/derivatives.yaml:994)
+# schema/native_functions.yaml:3526 (derivative: schema/derivatives.yaml:994)
 def _ag_min_other(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_min_other.get(_ks)
@@ -15108,7 +15108,7 @@ def _ag_min_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3541 (derivative: schema/derivatives.yaml:1002)
+# schema/native_functions.yaml:3552 (derivative: schema/derivatives.yaml:1002)
 def _ag_var_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_var_correction.get(_ks)
@@ -15129,7 +15129,7 @@ def _ag_var_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3560 (derivative: schema/derivatives.yaml:1005)
+# schema/native_functions.yaml:3571 (derivative: schema/derivatives.yaml:1005)
 def _ag_std_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_std_correction.get(_ks)
@@ -15152,7 +15152,7 @@ def _ag_std_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3576 (derivative: schema/derivatives.yaml:1008)
+# schema/native_functions.yaml:3587 (derivative: schema/derivatives.yaml:1008)
 def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_var_mean_correction.get(_ks)
@@ -15173,7 +15173,7 @@ def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3591 (derivative: schema/derivatives.yaml:1011)
+# schema/native_functions.yaml:3602 (derivative: schema/derivatives.yaml:1011)
 def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_std_mean_correction.get(_ks)
@@ -15197,7 +15197,7 @@ def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3598 (derivative: schema/derivatives.yaml:1014)
+# schema/native_functions.yaml:3609 (derivative: schema/derivatives.yaml:1014)
 def _ag_logsumexp(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_logsumexp.get(_ks)
@@ -15219,7 +15219,7 @@ def _ag_logsumexp(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3606 (derivative: schema/derivatives.yaml:1017)
+# schema/native_functions.yaml:3617 (derivative: schema/derivatives.yaml:1017)
 def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_linalg_vector_norm.get(_ks)
@@ -15242,7 +15242,7 @@ def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3701 (derivative: schema/derivatives.yaml:1044)
+# schema/native_functions.yaml:3712 (derivative: schema/derivatives.yaml:1044)
 def _ag_cumsum(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumsum.get(_ks)
@@ -15261,7 +15261,7 @@ def _ag_cumsum(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3709 (derivative: schema/derivatives.yaml:1044)
+# schema/native_functions.yaml:3720 (derivative: schema/derivatives.yaml:1044)
 def _ag_cumsum_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:
@@ -15281,7 +15281,7 @@ def _ag_cumsum_(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3715 (derivative: schema/derivatives.yaml:1047)
+# schema/native_functions.yaml:3726 (derivative: schema/derivatives.yaml:1047)
 def _ag_cumprod(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumprod.get(_ks)
@@ -15302,7 +15302,7 @@ def _ag_cumprod(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3722 (derivative: schema/derivatives.yaml:1047)
+# schema/native_functions.yaml:3733 (derivative: schema/derivatives.yaml:1047)
 def _ag_cumprod_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:
@@ -15324,7 +15324,7 @@ def _ag_cumprod_(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3746 (derivative: schema/derivatives.yaml:1155)
+# schema/native_functions.yaml:3757 (derivative: schema/derivatives.yaml:1155)
 def _ag_copy(ks, self, src, non_blocking):
     _ks = ks & _BELOW
     _k = _c_copy.get(_ks)
@@ -15345,7 +15345,7 @@ def _ag_copy(ks, self, src, non_blocking):
     return _out
 
 
-# schema/native_functions.yaml:3757 (derivative: schema/derivatives.yaml:1159)
+# schema/native_functions.yaml:3768 (derivative: schema/derivatives.yaml:1159)
 def _ag_fill_Scalar(ks, self, value):
     _ks = ks & _BELOW
     _k = _c_fill_Scalar.get(_ks)
@@ -15362,7 +15362,7 @@ def _ag_fill_Scalar(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:3766 (derivative: schema/derivatives.yaml:1162)
+# schema/native_functions.yaml:3777 (derivative: schema/derivatives.yaml:1162)
 def _ag_fill_Tensor(ks, self, value):
     _ks = ks & _BELOW
     _k = _c_fill_Tensor.get(_ks)
@@ -15382,7 +15382,7 @@ def _ag_fill_Tensor(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:3774 (derivative: schema/derivatives.yaml:1166)
+# schema/native_functions.yaml:3785 (derivative: schema/derivatives.yaml:1166)
 def _ag_zero(ks, self):
     _ks = ks & _BELOW
     _k = _c_zero.get(_ks)
@@ -15399,7 +15399,7 @@ def _ag_zero(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3810 (derivative: schema/derivatives.yaml:1171)
+# schema/native_functions.yaml:3821 (derivative: schema/derivatives.yaml:1171)
 def _ag_uniform(ks, self, from_, to, generator):
     _ks = ks & _BELOW
     _k = _c_uniform.get(_ks)
@@ -15416,7 +15416,7 @@ def _ag_uniform(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:3822 (derivative: schema/derivatives.yaml:1174)
+# schema/native_functions.yaml:3833 (derivative: schema/derivatives.yaml:1174)
 def _ag_exponential(ks, self, lambd, generator):
     _ks = ks & _BELOW
     _k = _c_exponential.get(_ks)
@@ -15433,7 +15433,7 @@ def _ag_exponential(ks, self, lambd, generator):
     return _out
 
 
-# schema/native_functions.yaml:3834 (derivative: schema/derivatives.yaml:1177)
+# schema/native_functions.yaml:3845 (derivative: schema/derivatives.yaml:1177)
 def _ag_geometric(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_geometric.get(_ks)
@@ -15450,7 +15450,7 @@ def _ag_geometric(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:3846 (derivative: schema/derivatives.yaml:1180)
+# schema/native_functions.yaml:3857 (derivative: schema/derivatives.yaml:1180)
 def _ag_log_normal(ks, self, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_log_normal.get(_ks)
@@ -15467,7 +15467,7 @@ def _ag_log_normal(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:3858 (derivative: schema/derivatives.yaml:1183)
+# schema/native_functions.yaml:3869 (derivative: schema/derivatives.yaml:1183)
 def _ag_cauchy(ks, self, median, sigma, generator):
     _ks = ks & _BELOW
     _k = _c_cauchy.get(_ks)
@@ -15484,7 +15484,7 @@ def _ag_cauchy(ks, self, median, sigma, generator):
     return _out
 
 
-# schema/native_functions.yaml:3870 (derivative: schema/derivatives.yaml:1186)
+# schema/native_functions.yaml:3881 (derivative: schema/derivatives.yaml:1186)
 def _ag_random_from(ks, self, from_, to, generator):
     _ks = ks & _BELOW
     _k = _c_random_from.get(_ks)
@@ -15501,7 +15501,7 @@ def _ag_random_from(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:3882 (derivative: schema/derivatives.yaml:1189)
+# schema/native_functions.yaml:3893 (derivative: schema/derivatives.yaml:1189)
 def _ag_random_to(ks, self, to, generator):
     _ks = ks & _BELOW
     _k = _c_random_to.get(_ks)
@@ -15518,7 +15518,7 @@ def _ag_random_to(ks, self, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:3894 (derivative: schema/derivatives.yaml:1192)
+# schema/native_functions.yaml:3905 (derivative: schema/derivatives.yaml:1192)
 def _ag_random(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_random.get(_ks)
@@ -15535,7 +15535,7 @@ def _ag_random(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:3906 (derivative: schema/derivatives.yaml:1195)
+# schema/native_functions.yaml:3917 (derivative: schema/derivatives.yaml:1195)
 def _ag_normal_functional(ks, self, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_functional.get(_ks)
@@ -15820,6 +15820,7 @@ _o.poisson_out.register("Autograd", _autograd_out(_o.poisson_out), with_keyset=T
 _o.logspace_out.register("Autograd", _autograd_out(_o.logspace_out), with_keyset=True)
 _o.empty_permuted_out.register("Autograd", _autograd_out(_o.empty_permuted_out), with_keyset=True)
 _o.tril_indices_out.register("Autograd", _autograd_out(_o.tril_indices_out), with_keyset=True)
+_o.block_diag_out.register("Autograd", _autograd_out(_o.block_diag_out), with_keyset=True)
 _o.exp2.register("Autograd", _ag_exp2, with_keyset=True)
 _o.exp2_out.register("Autograd", _autograd_out(_o.exp2_out), with_keyset=True)
 _o.exp2_.register("Autograd", _ag_exp2_, with_keyset=True)

@@ -157,6 +157,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_blackman_window_out,
     _entry_blackman_window_periodic,
     _entry_blackman_window_periodic_out,
+    _entry_block_diag,
+    _entry_block_diag_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_broadcast_tensors,
@@ -197,6 +199,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clone_out,
     _entry_column_stack,
     _entry_column_stack_out,
+    _entry_combinations,
     _entry_constant_pad_nd,
     _entry_constant_pad_nd_out,
     _entry_contiguous,
@@ -945,6 +948,7 @@ __all__ = [
     'bitwise_or',
     'bitwise_xor',
     'blackman_window',
+    'block_diag',
     'bmm',
     'broadcast_tensors',
     'broadcast_to',
@@ -962,6 +966,7 @@ __all__ = [
     'clamp_min_',
     'clone',
     'column_stack',
+    'combinations',
     'constant_pad_nd',
     'conv1d',
     'conv2d',
@@ -1238,73 +1243,73 @@ _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:2395
+# schema/native_functions.yaml:2406
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
     """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
-        r = _htf(_adaptive_avg_pool2d, (input,), (input, output_size), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_adaptive_avg_pool2d, (input,), (input, output_size), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__adaptive_avg_pool2d(input, output_size)
     return _entry__adaptive_avg_pool2d_out(input, output_size, out)
 
 
-# schema/native_functions.yaml:2402
+# schema/native_functions.yaml:2413
 def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(_adaptive_avg_pool2d_backward, (grad_output, input), (grad_output, input), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_adaptive_avg_pool2d_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__adaptive_avg_pool2d_backward(grad_output, input)
     return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
 
 
-# schema/native_functions.yaml:2487
+# schema/native_functions.yaml:2498
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
-        r = _htf(_log_softmax, (input,), (input, dim, half_to_float), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_log_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__log_softmax(input, dim, half_to_float)
     return _entry__log_softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2515
+# schema/native_functions.yaml:2526
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
-        r = _htf(_log_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_log_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype)
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:2480
+# schema/native_functions.yaml:2491
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
-        r = _htf(_softmax, (input,), (input, dim, half_to_float), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__softmax(input, dim, half_to_float)
     return _entry__softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2506
+# schema/native_functions.yaml:2517
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
-        r = _htf(_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__softmax_backward_data(grad_output, output, dim, input_dtype)
     return _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
@@ -1314,76 +1319,76 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, out=None, requires_grad=False):
     """_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(_to_copy, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'non_blocking': non_blocking, 'memory_format': memory_format, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry__to_copy(input, dtype, layout, device, pin_memory, non_blocking, memory_format) if out is None else _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(_to_copy, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'non_blocking': non_blocking, 'memory_format': memory_format, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry__to_copy(input, dtype, layout, device, pin_memory, non_blocking, memory_format) if out is None else _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1082
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, out=None):
     """_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(_unique2, (input,), (input, sorted, return_inverse, return_counts), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(_unique2, (input,), (input, sorted, return_inverse, return_counts), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry__unique2(input, sorted, return_inverse, return_counts)
     return _entry__unique2_out(input, sorted, return_inverse, return_counts, *out)
 
 
-# schema/native_functions.yaml:2143
+# schema/native_functions.yaml:2154
 def abs(input, *, out=None):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(abs, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(abs, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_abs(input)
     return _entry_abs_out(input, out)
 
 
-# schema/native_functions.yaml:2151
+# schema/native_functions.yaml:2162
 def abs_(input):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(abs_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(abs_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_abs_(input)
 
 
-# schema/native_functions.yaml:2068
+# schema/native_functions.yaml:2079
 def acos(input, *, out=None):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(acos, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(acos, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_acos(input)
     return _entry_acos_out(input, out)
 
 
-# schema/native_functions.yaml:2076
+# schema/native_functions.yaml:2087
 def acos_(input):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(acos_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(acos_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_acos_(input)
 
 
-# schema/native_functions.yaml:2408
+# schema/native_functions.yaml:2419
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
-        r = _htf(adaptive_avg_pool2d, (input,), (input, output_size), {})
-        if r is not _NO:
-            return r
+        _r = _htf(adaptive_avg_pool2d, (input,), (input, output_size), {})
+        if _r is not _NO:
+            return _r
     return _entry_adaptive_avg_pool2d(input, output_size)
 
 
@@ -1391,33 +1396,33 @@ def adaptive_avg_pool2d(input, output_size):
 def add(input, other, *, alpha=1, out=None):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(add, (input, other), (input, other), {'alpha': alpha, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(add, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_add_Tensor(input, other, alpha)
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:2870
+# schema/native_functions.yaml:2881
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(addcdiv, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(addcdiv, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_addcdiv(input, tensor1, tensor2, value)
     return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:2855
+# schema/native_functions.yaml:2866
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(addcmul, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(addcmul, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_addcmul(input, tensor1, tensor2, value)
     return _entry_addcmul_out(input, tensor1, tensor2, value, out)
@@ -1427,9 +1432,9 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(addmm, (input, mat1, mat2), (input, mat1, mat2), {'beta': beta, 'alpha': alpha, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(addmm, (input, mat1, mat2), (input, mat1, mat2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_addmm(input, mat1, mat2, beta, alpha)
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
@@ -1439,9 +1444,9 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(adjoint, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(adjoint, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_adjoint(input)
 
 
@@ -1449,13 +1454,13 @@ def adjoint(input):
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(alias, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(alias, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:3627
+# schema/native_functions.yaml:3638
 def _m0_all(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1468,7 +1473,7 @@ def _c0_all(input, out):
     return _entry_all_all_out(input, out)
 
 
-# schema/native_functions.yaml:3634
+# schema/native_functions.yaml:3645
 def _m1_all(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1481,7 +1486,7 @@ def _c1_all(input, dim, keepdim, out):
     return _entry_all_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3641
+# schema/native_functions.yaml:3652
 def _m2_all(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1514,9 +1519,9 @@ def all(*args, **kwargs):
     all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(all, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(all, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
 
 
@@ -1524,9 +1529,9 @@ def all(*args, **kwargs):
 def alpha_dropout(input, p, train):
     """alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
-        r = _htf(alpha_dropout, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(alpha_dropout, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_alpha_dropout(input, p, train)
 
 
@@ -1534,9 +1539,9 @@ def alpha_dropout(input, p, train):
 def alpha_dropout_(input, p, train):
     """alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(alpha_dropout_, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(alpha_dropout_, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_alpha_dropout_(input, p, train)
 
 
@@ -1544,27 +1549,27 @@ def alpha_dropout_(input, p, train):
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(amax, (input,), (input, dim, keepdim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(amax, (input,), (input, dim, keepdim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_amax(input, dim, keepdim)
     return _entry_amax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3450
+# schema/native_functions.yaml:3461
 def amin(input, dim=(), keepdim=False, *, out=None):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(amin, (input,), (input, dim, keepdim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(amin, (input,), (input, dim, keepdim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_amin(input, dim, keepdim)
     return _entry_amin_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3664
+# schema/native_functions.yaml:3675
 def _m0_any(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1577,7 +1582,7 @@ def _c0_any(input, out):
     return _entry_any_all_out(input, out)
 
 
-# schema/native_functions.yaml:3671
+# schema/native_functions.yaml:3682
 def _m1_any(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1590,7 +1595,7 @@ def _c1_any(input, dim, keepdim, out):
     return _entry_any_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3678
+# schema/native_functions.yaml:3689
 def _m2_any(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1623,9 +1628,9 @@ def any(*args, **kwargs):
     any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(any, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(any, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
 
 
@@ -1637,8 +1642,8 @@ def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None, ou
 
 
 def _c0_arange(end, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_arange(end, dtype, layout, device, pin_memory) if out is None else _entry_arange_out(end, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_arange(end, dtype, layout, device, pin_memory) if out is None else _entry_arange_out(end, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:60
@@ -1649,8 +1654,8 @@ def _m1_arange(start, end, *, dtype=None, layout=None, device=None, pin_memory=N
 
 
 def _c1_arange(start, end, dtype, layout, device, pin_memory, requires_grad):
-    r = _entry_arange_start(start, end, dtype, layout, device, pin_memory)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_arange_start(start, end, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:66
@@ -1661,8 +1666,8 @@ def _m2_arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_
 
 
 def _c2_arange(start, end, step, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory) if out is None else _entry_arange_start_out(start, end, step, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_arange_start_step(start, end, step, dtype, layout, device, pin_memory) if out is None else _entry_arange_start_out(start, end, step, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -1685,9 +1690,9 @@ def arange(*args, **kwargs):
     arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(arange, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(arange, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
@@ -1695,21 +1700,21 @@ def arange(*args, **kwargs):
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(argmax, (input,), (input, dim, keepdim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(argmax, (input,), (input, dim, keepdim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_argmax(input, dim, keepdim)
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3522
+# schema/native_functions.yaml:3533
 def argmin(input, dim=None, keepdim=False, *, out=None):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(argmin, (input,), (input, dim, keepdim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(argmin, (input,), (input, dim, keepdim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_argmin(input, dim, keepdim)
     return _entry_argmin_out(input, dim, keepdim, out)
@@ -1756,9 +1761,9 @@ def argsort(*args, **kwargs):
     argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(argsort, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(argsort, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
 
 
@@ -1766,9 +1771,9 @@ def argsort(*args, **kwargs):
 def argwhere(input):
     """argwhere(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(argwhere, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(argwhere, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_argwhere(input)
 
 
@@ -1776,9 +1781,9 @@ def argwhere(input):
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(as_strided, (input,), (input, size, stride, storage_offset), {})
-        if r is not _NO:
-            return r
+        _r = _htf(as_strided, (input,), (input, size, stride, storage_offset), {})
+        if _r is not _NO:
+            return _r
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
@@ -1786,67 +1791,67 @@ def as_strided(input, size, stride, storage_offset=None):
 def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
     """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(as_strided_scatter, (input, src), (input, src, size, stride, storage_offset), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(as_strided_scatter, (input, src), (input, src, size, stride, storage_offset), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_as_strided_scatter(input, src, size, stride, storage_offset)
     return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
 
 
-# schema/native_functions.yaml:2053
+# schema/native_functions.yaml:2064
 def asin(input, *, out=None):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(asin, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(asin, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_asin(input)
     return _entry_asin_out(input, out)
 
 
-# schema/native_functions.yaml:2061
+# schema/native_functions.yaml:2072
 def asin_(input):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(asin_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(asin_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_asin_(input)
 
 
-# schema/native_functions.yaml:2083
+# schema/native_functions.yaml:2094
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(atan, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(atan, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_atan(input)
     return _entry_atan_out(input, out)
 
 
-# schema/native_functions.yaml:2651
+# schema/native_functions.yaml:2662
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(atan2, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(atan2, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_atan2(input, other)
     return _entry_atan2_out(input, other, out)
 
 
-# schema/native_functions.yaml:2091
+# schema/native_functions.yaml:2102
 def atan_(input):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(atan_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(atan_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_atan_(input)
 
 
@@ -1889,9 +1894,9 @@ def atleast_1d(*args, **kwargs):
     atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
     """
     if _tf[0]:
-        r = _htf_any(atleast_1d, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(atleast_1d, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_atleast_1d, args, kwargs, 'atleast_1d', _sigs_atleast_1d)
 
 
@@ -1934,9 +1939,9 @@ def atleast_2d(*args, **kwargs):
     atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
     """
     if _tf[0]:
-        r = _htf_any(atleast_2d, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(atleast_2d, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_atleast_2d, args, kwargs, 'atleast_2d', _sigs_atleast_2d)
 
 
@@ -1979,47 +1984,47 @@ def atleast_3d(*args, **kwargs):
     atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
     """
     if _tf[0]:
-        r = _htf_any(atleast_3d, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(atleast_3d, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
 
 
-# schema/native_functions.yaml:2383
+# schema/native_functions.yaml:2394
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(avg_pool2d, (input,), (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(avg_pool2d, (input,), (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
-# schema/native_functions.yaml:2390
+# schema/native_functions.yaml:2401
 def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
     if _tf[0]:
-        r = _htf(avg_pool2d_backward, (grad_output, input), (grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {})
-        if r is not _NO:
-            return r
+        _r = _htf(avg_pool2d_backward, (grad_output, input), (grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {})
+        if _r is not _NO:
+            return _r
     return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-# schema/native_functions.yaml:2463
+# schema/native_functions.yaml:2474
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(baddbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(baddbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_baddbmm(input, batch1, batch2, beta, alpha)
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:3994
+# schema/native_functions.yaml:4005
 def _m0_bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2027,11 +2032,11 @@ def _m0_bartlett_window(window_length, *, dtype=None, layout=None, device=None, 
 
 
 def _c0_bartlett_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_bartlett_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_bartlett_window_out(window_length, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_bartlett_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_bartlett_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:4004
+# schema/native_functions.yaml:4015
 def _m1_bartlett_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2039,8 +2044,8 @@ def _m1_bartlett_window(window_length, periodic, *, dtype=None, layout=None, dev
 
 
 def _c1_bartlett_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_bartlett_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_bartlett_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -2060,19 +2065,19 @@ def bartlett_window(*args, **kwargs):
     bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bartlett_window, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bartlett_window, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bartlett_window, args, kwargs, 'bartlett_window', _sigs_bartlett_window)
 
 
-# schema/native_functions.yaml:3393
+# schema/native_functions.yaml:3404
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
     if _tf[0]:
-        r = _htf(batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled), {})
-        if r is not _NO:
-            return r
+        _r = _htf(batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled), {})
+        if _r is not _NO:
+            return _r
     return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 
@@ -2135,49 +2140,49 @@ def bernoulli(*args, **kwargs):
     bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bernoulli, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bernoulli, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:3340
+# schema/native_functions.yaml:3351
 def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
-        r = _htf(binary_cross_entropy, (input, target, weight), (input, target, weight, reduction), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(binary_cross_entropy, (input, target, weight), (input, target, weight, reduction), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_binary_cross_entropy(input, target, weight, reduction)
     return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:3346
+# schema/native_functions.yaml:3357
 def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
-        r = _htf(binary_cross_entropy_backward, (grad_output, input, target, weight), (grad_output, input, target, weight, reduction), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(binary_cross_entropy_backward, (grad_output, input, target, weight), (grad_output, input, target, weight, reduction), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_binary_cross_entropy_backward(grad_output, input, target, weight, reduction)
     return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:3355
+# schema/native_functions.yaml:3366
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
-        r = _htf(binary_cross_entropy_with_logits, (input, target, weight, pos_weight), (input, target, weight, pos_weight, reduction), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(binary_cross_entropy_with_logits, (input, target, weight, pos_weight), (input, target, weight, pos_weight, reduction), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
     return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
 
 
-# schema/native_functions.yaml:2711
+# schema/native_functions.yaml:2722
 def _m0_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2190,7 +2195,7 @@ def _c0_bitwise_and(input, other, out):
     return _entry_bitwise_and_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2727
+# schema/native_functions.yaml:2738
 def _m1_bitwise_and(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2220,25 +2225,25 @@ def bitwise_and(*args, **kwargs):
     bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bitwise_and, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bitwise_and, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
 
 
-# schema/native_functions.yaml:2278
+# schema/native_functions.yaml:2289
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(bitwise_not, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(bitwise_not, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_bitwise_not(input)
     return _entry_bitwise_not_out(input, out)
 
 
-# schema/native_functions.yaml:2749
+# schema/native_functions.yaml:2760
 def _m0_bitwise_or(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2251,7 +2256,7 @@ def _c0_bitwise_or(input, other, out):
     return _entry_bitwise_or_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2765
+# schema/native_functions.yaml:2776
 def _m1_bitwise_or(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2281,13 +2286,13 @@ def bitwise_or(*args, **kwargs):
     bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bitwise_or, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bitwise_or, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
-# schema/native_functions.yaml:2787
+# schema/native_functions.yaml:2798
 def _m0_bitwise_xor(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2300,7 +2305,7 @@ def _c0_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2803
+# schema/native_functions.yaml:2814
 def _m1_bitwise_xor(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -2330,13 +2335,13 @@ def bitwise_xor(*args, **kwargs):
     bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bitwise_xor, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bitwise_xor, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
 
 
-# schema/native_functions.yaml:3974
+# schema/native_functions.yaml:3985
 def _m0_blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2344,11 +2349,11 @@ def _m0_blackman_window(window_length, *, dtype=None, layout=None, device=None, 
 
 
 def _c0_blackman_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_blackman_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_blackman_window_out(window_length, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_blackman_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_blackman_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3984
+# schema/native_functions.yaml:3995
 def _m1_blackman_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2356,8 +2361,8 @@ def _m1_blackman_window(window_length, periodic, *, dtype=None, layout=None, dev
 
 
 def _c1_blackman_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_blackman_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_blackman_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -2377,19 +2382,31 @@ def blackman_window(*args, **kwargs):
     blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(blackman_window, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(blackman_window, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_blackman_window, args, kwargs, 'blackman_window', _sigs_blackman_window)
+
+
+# schema/native_functions.yaml:1888
+def block_diag(tensors, *, out=None):
+    """block_diag(Tensor[] tensors) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(block_diag, (tensors,), (tensors,), {'out': out})
+        if _r is not _NO:
+            return _r
+    if out is None:
+        return _entry_block_diag(tensors)
+    return _entry_block_diag_out(tensors, out)
 
 
 # schema/native_functions.yaml:651
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
-        r = _htf(bmm, (input, mat2), (input, mat2), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(bmm, (input, mat2), (input, mat2), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_bmm(input, mat2)
     return _entry_bmm_out(input, mat2, out)
@@ -2399,9 +2416,9 @@ def bmm(input, mat2, *, out=None):
 def broadcast_tensors(tensors):
     """broadcast_tensors(Tensor[] tensors) -> Tensor[]"""
     if _tf[0]:
-        r = _htf(broadcast_tensors, (tensors,), (tensors,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(broadcast_tensors, (tensors,), (tensors,), {})
+        if _r is not _NO:
+            return _r
     return _entry_broadcast_tensors(tensors)
 
 
@@ -2409,9 +2426,9 @@ def broadcast_tensors(tensors):
 def broadcast_to(input, size):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(broadcast_to, (input,), (input, size), {})
-        if r is not _NO:
-            return r
+        _r = _htf(broadcast_to, (input,), (input, size), {})
+        if _r is not _NO:
+            return _r
     return _entry_broadcast_to(input, size)
 
 
@@ -2458,9 +2475,9 @@ def bucketize(*args, **kwargs):
     bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bucketize, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bucketize, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
 
 
@@ -2468,9 +2485,9 @@ def bucketize(*args, **kwargs):
 def cartesian_prod(tensors):
     """cartesian_prod(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(cartesian_prod, (tensors,), (tensors,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(cartesian_prod, (tensors,), (tensors,), {})
+        if _r is not _NO:
+            return _r
     return _entry_cartesian_prod(tensors)
 
 
@@ -2478,33 +2495,33 @@ def cartesian_prod(tensors):
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(cat, (tensors,), (tensors, dim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(cat, (tensors,), (tensors, dim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_cat(tensors, dim)
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:2173
+# schema/native_functions.yaml:2184
 def ceil(input, *, out=None):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(ceil, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(ceil, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_ceil(input)
     return _entry_ceil_out(input, out)
 
 
-# schema/native_functions.yaml:2181
+# schema/native_functions.yaml:2192
 def ceil_(input):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(ceil_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(ceil_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_ceil_(input)
 
 
@@ -2512,9 +2529,9 @@ def ceil_(input):
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(chunk, (input,), (input, chunks, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(chunk, (input,), (input, chunks, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_chunk(input, chunks, dim)
 
 
@@ -2561,13 +2578,13 @@ def clamp(*args, **kwargs):
     clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(clamp, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:3245
+# schema/native_functions.yaml:3256
 def _m0_clamp_(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -2606,13 +2623,13 @@ def clamp_(*args, **kwargs):
     clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(clamp_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:3223
+# schema/native_functions.yaml:3234
 def _m0_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max, out)
@@ -2625,7 +2642,7 @@ def _c0_clamp_max(input, max, out):
     return _entry_clamp_max_Tensor_out(input, max, out)
 
 
-# schema/native_functions.yaml:3215
+# schema/native_functions.yaml:3226
 def _m1_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max, out)
@@ -2655,13 +2672,13 @@ def clamp_max(*args, **kwargs):
     clamp_max(Tensor self, Scalar max) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(clamp_max, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_max, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:3238
+# schema/native_functions.yaml:3249
 def _m0_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max)
@@ -2672,7 +2689,7 @@ def _c0_clamp_max_(input, max):
     return _entry_clamp_max__Tensor(input, max)
 
 
-# schema/native_functions.yaml:3231
+# schema/native_functions.yaml:3242
 def _m1_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max)
@@ -2700,13 +2717,13 @@ def clamp_max_(*args, **kwargs):
     clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(clamp_max_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_max_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:3193
+# schema/native_functions.yaml:3204
 def _m0_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min, out)
@@ -2719,7 +2736,7 @@ def _c0_clamp_min(input, min, out):
     return _entry_clamp_min_Tensor_out(input, min, out)
 
 
-# schema/native_functions.yaml:3185
+# schema/native_functions.yaml:3196
 def _m1_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min, out)
@@ -2749,13 +2766,13 @@ def clamp_min(*args, **kwargs):
     clamp_min(Tensor self, Scalar min) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(clamp_min, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_min, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:3208
+# schema/native_functions.yaml:3219
 def _m0_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min)
@@ -2766,7 +2783,7 @@ def _c0_clamp_min_(input, min):
     return _entry_clamp_min__Tensor(input, min)
 
 
-# schema/native_functions.yaml:3201
+# schema/native_functions.yaml:3212
 def _m1_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min)
@@ -2794,9 +2811,9 @@ def clamp_min_(*args, **kwargs):
     clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(clamp_min_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_min_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
 
 
@@ -2804,9 +2821,9 @@ def clamp_min_(*args, **kwargs):
 def clone(input, *, memory_format=None, out=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(clone, (input,), (input,), {'memory_format': memory_format, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(clone, (input,), (input,), {'memory_format': memory_format, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_clone(input, memory_format)
     return _entry_clone_out(input, memory_format, out)
@@ -2816,27 +2833,37 @@ def clone(input, *, memory_format=None, out=None):
 def column_stack(tensors, *, out=None):
     """column_stack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(column_stack, (tensors,), (tensors,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(column_stack, (tensors,), (tensors,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_column_stack(tensors)
     return _entry_column_stack_out(tensors, out)
 
 
-# schema/native_functions.yaml:2412
+# schema/native_functions.yaml:1893
+def combinations(input, r=2, with_replacement=False):
+    """combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(combinations, (input,), (input, r, with_replacement), {})
+        if _r is not _NO:
+            return _r
+    return _entry_combinations(input, r, with_replacement)
+
+
+# schema/native_functions.yaml:2423
 def constant_pad_nd(input, pad, value=0, *, out=None):
     """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(constant_pad_nd, (input,), (input, pad, value), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(constant_pad_nd, (input,), (input, pad, value), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_constant_pad_nd(input, pad, value)
     return _entry_constant_pad_nd_out(input, pad, value, out)
 
 
-# schema/native_functions.yaml:2352
+# schema/native_functions.yaml:2363
 def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2847,7 +2874,7 @@ def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:2360
+# schema/native_functions.yaml:2371
 def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2875,13 +2902,13 @@ def conv1d(*args, **kwargs):
     conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(conv1d, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(conv1d, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
 
 
-# schema/native_functions.yaml:2356
+# schema/native_functions.yaml:2367
 def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2892,7 +2919,7 @@ def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:2364
+# schema/native_functions.yaml:2375
 def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2920,31 +2947,31 @@ def conv2d(*args, **kwargs):
     conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(conv2d, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(conv2d, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
 
 
-# schema/native_functions.yaml:2339
+# schema/native_functions.yaml:2350
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
     if _tf[0]:
-        r = _htf(convolution, (input, weight, bias), (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(convolution, (input, weight, bias), (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
     return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
 
 
-# schema/native_functions.yaml:2346
+# schema/native_functions.yaml:2357
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(convolution_backward, (grad_output, input, weight), (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask), {})
-        if r is not _NO:
-            return r
+        _r = _htf(convolution_backward, (grad_output, input, weight), (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask), {})
+        if _r is not _NO:
+            return _r
     return _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
 
 
@@ -2952,57 +2979,57 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(copy_, (input, src), (input, src, non_blocking), {})
-        if r is not _NO:
-            return r
+        _r = _htf(copy_, (input, src), (input, src, non_blocking), {})
+        if _r is not _NO:
+            return _r
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:2023
+# schema/native_functions.yaml:2034
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(cos, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(cos, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_cos(input)
     return _entry_cos_out(input, out)
 
 
-# schema/native_functions.yaml:2031
+# schema/native_functions.yaml:2042
 def cos_(input):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(cos_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(cos_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_cos_(input)
 
 
-# schema/native_functions.yaml:2113
+# schema/native_functions.yaml:2124
 def cosh(input, *, out=None):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(cosh, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(cosh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_cosh(input)
     return _entry_cosh_out(input, out)
 
 
-# schema/native_functions.yaml:2121
+# schema/native_functions.yaml:2132
 def cosh_(input):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(cosh_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(cosh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_cosh_(input)
 
 
-# schema/native_functions.yaml:3728
+# schema/native_functions.yaml:3739
 def _m0_count_nonzero(input, dim, *, out=None):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim, out)
@@ -3015,7 +3042,7 @@ def _c0_count_nonzero(input, dim, out):
     return _entry_count_nonzero_dim_IntList_out(input, dim, out)
 
 
-# schema/native_functions.yaml:3735
+# schema/native_functions.yaml:3746
 def _m1_count_nonzero(input, dim=None, *, out=None):
     if _F['Tensor'](input) and _F['int?'](dim):
         return (input, dim, out)
@@ -3045,41 +3072,41 @@ def count_nonzero(*args, **kwargs):
     count_nonzero(Tensor self, int? dim=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(count_nonzero, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(count_nonzero, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:3327
+# schema/native_functions.yaml:3338
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
     if _tf[0]:
-        r = _htf(cross_entropy_loss, (input, target, weight), (input, target, weight, reduction, ignore_index, label_smoothing), {})
-        if r is not _NO:
-            return r
+        _r = _htf(cross_entropy_loss, (input, target, weight), (input, target, weight, reduction, ignore_index, label_smoothing), {})
+        if _r is not _NO:
+            return _r
     return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
-# schema/native_functions.yaml:3715
+# schema/native_functions.yaml:3726
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(cumprod, (input,), (input, dim), {'dtype': dtype, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(cumprod, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_cumprod(input, dim, dtype)
     return _entry_cumprod_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:3701
+# schema/native_functions.yaml:3712
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_cumsum(input, dim, dtype)
     return _entry_cumsum_out(input, dim, dtype, out)
@@ -3089,9 +3116,9 @@ def cumsum(input, dim, *, dtype=None, out=None):
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(detach, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(detach, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_detach(input)
 
 
@@ -3099,9 +3126,9 @@ def detach(input):
 def diag(input, diagonal=0, *, out=None):
     """diag(Tensor self, int diagonal=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(diag, (input,), (input, diagonal), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(diag, (input,), (input, diagonal), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_diag(input, diagonal)
     return _entry_diag_out(input, diagonal, out)
@@ -3111,9 +3138,9 @@ def diag(input, diagonal=0, *, out=None):
 def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
     if _tf[0]:
-        r = _htf(diag_embed, (input,), (input, offset, dim1, dim2), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(diag_embed, (input,), (input, offset, dim1, dim2), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_diag_embed(input, offset, dim1, dim2)
     return _entry_diag_embed_out(input, offset, dim1, dim2, out)
@@ -3123,9 +3150,9 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
 def diagflat(input, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(diagflat, (input,), (input, offset), {})
-        if r is not _NO:
-            return r
+        _r = _htf(diagflat, (input,), (input, offset), {})
+        if _r is not _NO:
+            return _r
     return _entry_diagflat(input, offset)
 
 
@@ -3133,9 +3160,9 @@ def diagflat(input, offset=0):
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(diagonal, (input,), (input, offset, dim1, dim2), {})
-        if r is not _NO:
-            return r
+        _r = _htf(diagonal, (input,), (input, offset, dim1, dim2), {})
+        if _r is not _NO:
+            return _r
     return _entry_diagonal(input, offset, dim1, dim2)
 
 
@@ -3143,9 +3170,9 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
     """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(diagonal_scatter, (input, src), (input, src, offset, dim1, dim2), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(diagonal_scatter, (input, src), (input, src, offset, dim1, dim2), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_diagonal_scatter(input, src, offset, dim1, dim2)
     return _entry_diagonal_scatter_out(input, src, offset, dim1, dim2, out)
@@ -3177,7 +3204,7 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
-# schema/native_functions.yaml:2993
+# schema/native_functions.yaml:3004
 def _m2_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -3210,19 +3237,19 @@ def div(*args, **kwargs):
     div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(div, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(div, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:2440
+# schema/native_functions.yaml:2451
 def dot(input, tensor, *, out=None):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
-        r = _htf(dot, (input, tensor), (input, tensor), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(dot, (input, tensor), (input, tensor), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_dot(input, tensor)
     return _entry_dot_out(input, tensor, out)
@@ -3232,9 +3259,9 @@ def dot(input, tensor, *, out=None):
 def dropout(input, p, train):
     """dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
-        r = _htf(dropout, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(dropout, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_dropout(input, p, train)
 
 
@@ -3242,9 +3269,9 @@ def dropout(input, p, train):
 def dropout_(input, p, train):
     """dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(dropout_, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(dropout_, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_dropout_(input, p, train)
 
 
@@ -3287,9 +3314,9 @@ def dsplit(*args, **kwargs):
     dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(dsplit, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(dsplit, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
 
 
@@ -3297,77 +3324,77 @@ def dsplit(*args, **kwargs):
 def dstack(tensors, *, out=None):
     """dstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(dstack, (tensors,), (tensors,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(dstack, (tensors,), (tensors,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_dstack(tensors)
     return _entry_dstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:2476
+# schema/native_functions.yaml:2487
 def einsum(equation, tensors, *, path=None):
     """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(einsum, (tensors,), (equation, tensors), {'path': path})
-        if r is not _NO:
-            return r
+        _r = _htf(einsum, (tensors,), (equation, tensors), {'path': path})
+        if _r is not _NO:
+            return _r
     return _entry_einsum(equation, tensors, path)
 
 
-# schema/native_functions.yaml:3115
+# schema/native_functions.yaml:3126
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(elu, (input,), (input, alpha, scale, input_scale), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(elu, (input,), (input, alpha, scale, input_scale), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_elu(input, alpha, scale, input_scale)
     return _entry_elu_out(input, alpha, scale, input_scale, out)
 
 
-# schema/native_functions.yaml:3123
+# schema/native_functions.yaml:3134
 def elu_(input, alpha=1, scale=1, input_scale=1):
     """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(elu_, (input,), (input, alpha, scale, input_scale), {})
-        if r is not _NO:
-            return r
+        _r = _htf(elu_, (input,), (input, alpha, scale, input_scale), {})
+        if _r is not _NO:
+            return _r
     return _entry_elu_(input, alpha, scale, input_scale)
 
 
-# schema/native_functions.yaml:3130
+# schema/native_functions.yaml:3141
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
     """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
     if _tf[0]:
-        r = _htf(elu_backward, (grad_output, self_or_result), (grad_output, alpha, scale, input_scale, is_result, self_or_result), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(elu_backward, (grad_output, self_or_result), (grad_output, alpha, scale, input_scale, is_result, self_or_result), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
     return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
 
 
-# schema/native_functions.yaml:2422
+# schema/native_functions.yaml:2433
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(embedding, (weight, indices), (weight, indices, padding_idx, scale_grad_by_freq, sparse), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(embedding, (weight, indices), (weight, indices, padding_idx, scale_grad_by_freq, sparse), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
     return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
 
 
-# schema/native_functions.yaml:2429
+# schema/native_functions.yaml:2440
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
     """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
     if _tf[0]:
-        r = _htf(embedding_dense_backward, (grad_output, indices), (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(embedding_dense_backward, (grad_output, indices), (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
     return _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
@@ -3378,77 +3405,77 @@ def empty(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=No
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format) if out is None else _entry_empty_out(size, memory_format, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format) if out is None else _entry_empty_out(size, memory_format, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:84
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(empty_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
-        if r is not _NO:
-            return r
-    r = _entry_empty_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(empty_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        if _r is not _NO:
+            return _r
+    _r = _entry_empty_like(input, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1841
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(empty_permuted, (), (size, physical_layout), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memory) if out is None else _entry_empty_permuted_out(size, physical_layout, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(empty_permuted, (), (size, physical_layout), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memory) if out is None else _entry_empty_permuted_out(size, physical_layout, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:24
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(empty_strided, (), (size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_empty_strided(size, stride, dtype, layout, device, pin_memory) if out is None else _entry_empty_strided_out(size, stride, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(empty_strided, (), (size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_empty_strided(size, stride, dtype, layout, device, pin_memory) if out is None else _entry_empty_strided_out(size, stride, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:364
 def eq(input, other, *, out=None):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(eq, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(eq, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_eq_Tensor(input, other)
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2128
+# schema/native_functions.yaml:2139
 def erf(input, *, out=None):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(erf, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(erf, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_erf(input)
     return _entry_erf_out(input, out)
 
 
-# schema/native_functions.yaml:2136
+# schema/native_functions.yaml:2147
 def erf_(input):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(erf_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(erf_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_erf_(input)
 
 
@@ -3456,33 +3483,33 @@ def erf_(input):
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(exp, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(exp, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_exp(input)
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:1888
+# schema/native_functions.yaml:1899
 def exp2(input, *, out=None):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(exp2, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(exp2, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_exp2(input)
     return _entry_exp2_out(input, out)
 
 
-# schema/native_functions.yaml:1896
+# schema/native_functions.yaml:1907
 def exp2_(input):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(exp2_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(exp2_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_exp2_(input)
 
 
@@ -3490,31 +3517,31 @@ def exp2_(input):
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(exp_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(exp_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:1903
+# schema/native_functions.yaml:1914
 def expm1(input, *, out=None):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(expm1, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(expm1, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_expm1(input)
     return _entry_expm1_out(input, out)
 
 
-# schema/native_functions.yaml:1911
+# schema/native_functions.yaml:1922
 def expm1_(input):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(expm1_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(expm1_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_expm1_(input)
 
 
@@ -3526,8 +3553,8 @@ def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=Non
 
 
 def _c0_eye(n, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_eye(n, dtype, layout, device, pin_memory) if out is None else _entry_eye_out(n, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_eye(n, dtype, layout, device, pin_memory) if out is None else _entry_eye_out(n, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1501
@@ -3538,8 +3565,8 @@ def _m1_eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=
 
 
 def _c1_eye(n, m, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_eye_m(n, m, dtype, layout, device, pin_memory) if out is None else _entry_eye_m_out(n, m, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_eye_m(n, m, dtype, layout, device, pin_memory) if out is None else _entry_eye_m_out(n, m, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -3559,9 +3586,9 @@ def eye(*args, **kwargs):
     eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(eye, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(eye, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_eye, args, kwargs, 'eye', _sigs_eye)
 
 
@@ -3569,9 +3596,9 @@ def eye(*args, **kwargs):
 def feature_alpha_dropout(input, p, train):
     """feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
-        r = _htf(feature_alpha_dropout, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(feature_alpha_dropout, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_feature_alpha_dropout(input, p, train)
 
 
@@ -3579,9 +3606,9 @@ def feature_alpha_dropout(input, p, train):
 def feature_alpha_dropout_(input, p, train):
     """feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(feature_alpha_dropout_, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(feature_alpha_dropout_, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_feature_alpha_dropout_(input, p, train)
 
 
@@ -3589,9 +3616,9 @@ def feature_alpha_dropout_(input, p, train):
 def feature_dropout(input, p, train):
     """feature_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
-        r = _htf(feature_dropout, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(feature_dropout, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_feature_dropout(input, p, train)
 
 
@@ -3599,13 +3626,13 @@ def feature_dropout(input, p, train):
 def feature_dropout_(input, p, train):
     """feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(feature_dropout_, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(feature_dropout_, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_feature_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:3766
+# schema/native_functions.yaml:3777
 def _m0_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value, out)
@@ -3618,7 +3645,7 @@ def _c0_fill(input, value, out):
     return _entry_fill_Tensor_out(input, value, out)
 
 
-# schema/native_functions.yaml:3757
+# schema/native_functions.yaml:3768
 def _m1_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value, out)
@@ -3648,9 +3675,9 @@ def fill(*args, **kwargs):
     fill.Scalar(Tensor self, Scalar value) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(fill, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(fill, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_fill, args, kwargs, 'fill', _sigs_fill)
 
 
@@ -3693,9 +3720,9 @@ def fill_(*args, **kwargs):
     fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(fill_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(fill_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
@@ -3703,9 +3730,9 @@ def fill_(*args, **kwargs):
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(flatten, (input,), (input, start_dim, end_dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(flatten, (input,), (input, start_dim, end_dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_flatten_using_ints(input, start_dim, end_dim)
 
 
@@ -3713,9 +3740,9 @@ def flatten(input, start_dim=0, end_dim=-1):
 def flip(input, dims, *, out=None):
     """flip(Tensor self, int[] dims) -> Tensor"""
     if _tf[0]:
-        r = _htf(flip, (input,), (input, dims), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(flip, (input,), (input, dims), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_flip(input, dims)
     return _entry_flip_out(input, dims, out)
@@ -3725,9 +3752,9 @@ def flip(input, dims, *, out=None):
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(fliplr, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(fliplr, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_fliplr(input)
 
 
@@ -3735,35 +3762,35 @@ def fliplr(input):
 def flipud(input):
     """flipud(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(flipud, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(flipud, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_flipud(input)
 
 
-# schema/native_functions.yaml:2158
+# schema/native_functions.yaml:2169
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(floor, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(floor, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_floor(input)
     return _entry_floor_out(input, out)
 
 
-# schema/native_functions.yaml:2166
+# schema/native_functions.yaml:2177
 def floor_(input):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(floor_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(floor_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_floor_(input)
 
 
-# schema/native_functions.yaml:2537
+# schema/native_functions.yaml:2548
 def _m0_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -3776,7 +3803,7 @@ def _c0_floor_divide(input, other, out):
     return _entry_floor_divide_out(input, other, out)
 
 
-# schema/native_functions.yaml:2545
+# schema/native_functions.yaml:2556
 def _m1_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -3806,43 +3833,43 @@ def floor_divide(*args, **kwargs):
     floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(floor_divide, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(floor_divide, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2605
+# schema/native_functions.yaml:2616
 def fmod(input, other, *, out=None):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(fmod, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(fmod, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_fmod_Tensor(input, other)
     return _entry_fmod_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2233
+# schema/native_functions.yaml:2244
 def frac(input, *, out=None):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(frac, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(frac, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_frac(input)
     return _entry_frac_out(input, out)
 
 
-# schema/native_functions.yaml:2241
+# schema/native_functions.yaml:2252
 def frac_(input):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(frac_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(frac_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_frac_(input)
 
 
@@ -3850,31 +3877,31 @@ def frac_(input):
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(full, (), (size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_full(size, fill_value, dtype, layout, device, pin_memory) if out is None else _entry_full_out(size, fill_value, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(full, (), (size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_full(size, fill_value, dtype, layout, device, pin_memory) if out is None else _entry_full_out(size, fill_value, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:96
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(full_like, (input,), (input, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
-        if r is not _NO:
-            return r
-    r = _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(full_like, (input,), (input, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        if _r is not _NO:
+            return _r
+    _r = _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:944
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(gather, (input, index), (input, dim, index), {'sparse_grad': sparse_grad, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(gather, (input, index), (input, dim, index), {'sparse_grad': sparse_grad, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_gather(input, dim, index, sparse_grad)
     return _entry_gather_out(input, dim, index, sparse_grad, out)
@@ -3884,55 +3911,55 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 def ge(input, other, *, out=None):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(ge, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(ge, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_ge_Tensor(input, other)
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:3037
+# schema/native_functions.yaml:3048
 def gelu(input, *, approximate='none', out=None):
     """gelu(Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
-        r = _htf(gelu, (input,), (input,), {'approximate': approximate, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(gelu, (input,), (input,), {'approximate': approximate, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_gelu(input, approximate)
     return _entry_gelu_out(input, approximate, out)
 
 
-# schema/native_functions.yaml:3045
+# schema/native_functions.yaml:3056
 def gelu_(input, *, approximate='none'):
     """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(gelu_, (input,), (input,), {'approximate': approximate})
-        if r is not _NO:
-            return r
+        _r = _htf(gelu_, (input,), (input,), {'approximate': approximate})
+        if _r is not _NO:
+            return _r
     return _entry_gelu_(input, approximate)
 
 
-# schema/native_functions.yaml:3051
+# schema/native_functions.yaml:3062
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
-        r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_gelu_backward(grad_output, input, approximate)
     return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
 
 
-# schema/native_functions.yaml:3425
+# schema/native_functions.yaml:3436
 def ger(input, vec2, *, out=None):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
-        r = _htf(ger, (input, vec2), (input, vec2), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(ger, (input, vec2), (input, vec2), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_ger(input, vec2)
     return _entry_ger_out(input, vec2, out)
@@ -3942,15 +3969,15 @@ def ger(input, vec2, *, out=None):
 def gt(input, other, *, out=None):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(gt, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(gt, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_gt_Tensor(input, other)
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:3934
+# schema/native_functions.yaml:3945
 def _m0_hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -3958,11 +3985,11 @@ def _m0_hamming_window(window_length, *, dtype=None, layout=None, device=None, p
 
 
 def _c0_hamming_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_hamming_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_out(window_length, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_hamming_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3944
+# schema/native_functions.yaml:3955
 def _m1_hamming_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -3970,11 +3997,11 @@ def _m1_hamming_window(window_length, periodic, *, dtype=None, layout=None, devi
 
 
 def _c1_hamming_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3954
+# schema/native_functions.yaml:3965
 def _m2_hamming_window(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, alpha, dtype, layout, device, pin_memory, out, requires_grad)
@@ -3982,11 +4009,11 @@ def _m2_hamming_window(window_length, periodic, alpha, *, dtype=None, layout=Non
 
 
 def _c2_hamming_window(window_length, periodic, alpha, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_alpha_out(window_length, periodic, alpha, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_alpha_out(window_length, periodic, alpha, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3964
+# schema/native_functions.yaml:3975
 def _m3_hamming_window(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, out, requires_grad)
@@ -3994,8 +4021,8 @@ def _m3_hamming_window(window_length, periodic, alpha, beta, *, dtype=None, layo
 
 
 def _c3_hamming_window(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory) if out is None else _entry_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -4021,13 +4048,13 @@ def hamming_window(*args, **kwargs):
     hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(hamming_window, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(hamming_window, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_hamming_window, args, kwargs, 'hamming_window', _sigs_hamming_window)
 
 
-# schema/native_functions.yaml:3914
+# schema/native_functions.yaml:3925
 def _m0_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4035,11 +4062,11 @@ def _m0_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_
 
 
 def _c0_hann_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_hann_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_hann_window_out(window_length, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_hann_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_hann_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3924
+# schema/native_functions.yaml:3935
 def _m1_hann_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4047,8 +4074,8 @@ def _m1_hann_window(window_length, periodic, *, dtype=None, layout=None, device=
 
 
 def _c1_hann_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_hann_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_hann_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -4068,41 +4095,41 @@ def hann_window(*args, **kwargs):
     hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(hann_window, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(hann_window, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_hann_window, args, kwargs, 'hann_window', _sigs_hann_window)
 
 
-# schema/native_functions.yaml:3136
+# schema/native_functions.yaml:3147
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(hardtanh, (input,), (input, min_val, max_val), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(hardtanh, (input,), (input, min_val, max_val), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_hardtanh(input, min_val, max_val)
     return _entry_hardtanh_out(input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:3144
+# schema/native_functions.yaml:3155
 def hardtanh_(input, min_val=-1, max_val=1):
     """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(hardtanh_, (input,), (input, min_val, max_val), {})
-        if r is not _NO:
-            return r
+        _r = _htf(hardtanh_, (input,), (input, min_val, max_val), {})
+        if _r is not _NO:
+            return _r
     return _entry_hardtanh_(input, min_val, max_val)
 
 
-# schema/native_functions.yaml:3151
+# schema/native_functions.yaml:3162
 def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
     if _tf[0]:
-        r = _htf(hardtanh_backward, (grad_output, input), (grad_output, input, min_val, max_val), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(hardtanh_backward, (grad_output, input), (grad_output, input, min_val, max_val), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_hardtanh_backward(grad_output, input, min_val, max_val)
     return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
@@ -4147,9 +4174,9 @@ def hsplit(*args, **kwargs):
     hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(hsplit, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(hsplit, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
@@ -4157,9 +4184,9 @@ def hsplit(*args, **kwargs):
 def hstack(tensors, *, out=None):
     """hstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(hstack, (tensors,), (tensors,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(hstack, (tensors,), (tensors,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_hstack(tensors)
     return _entry_hstack_out(tensors, out)
@@ -4169,9 +4196,9 @@ def hstack(tensors, *, out=None):
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
-        r = _htf(index, (input, indices), (input, indices), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(index, (input, indices), (input, indices), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_index_Tensor(input, indices)
     return _entry_index_Tensor_out(input, indices, out)
@@ -4181,9 +4208,9 @@ def index(input, indices, *, out=None):
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_add, (input, index, source), (input, dim, index, source), {'alpha': alpha, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(index_add, (input, index, source), (input, dim, index, source), {'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_index_add(input, dim, index, source, alpha)
     return _entry_index_add_out(input, dim, index, source, alpha, out)
@@ -4193,9 +4220,9 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
 def index_copy(input, dim, index, source, *, out=None):
     """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_copy, (input, index, source), (input, dim, index, source), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(index_copy, (input, index, source), (input, dim, index, source), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_index_copy(input, dim, index, source)
     return _entry_index_copy_out(input, dim, index, source, out)
@@ -4244,9 +4271,9 @@ def index_fill(*args, **kwargs):
     index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(index_fill, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(index_fill, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
@@ -4254,9 +4281,9 @@ def index_fill(*args, **kwargs):
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_put, (input, indices, values), (input, indices, values, accumulate), {})
-        if r is not _NO:
-            return r
+        _r = _htf(index_put, (input, indices, values), (input, indices, values, accumulate), {})
+        if _r is not _NO:
+            return _r
     return _entry_index_put(input, indices, values, accumulate)
 
 
@@ -4264,9 +4291,9 @@ def index_put(input, indices, values, accumulate=False):
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(index_put_, (input, indices, values), (input, indices, values, accumulate), {})
-        if r is not _NO:
-            return r
+        _r = _htf(index_put_, (input, indices, values), (input, indices, values, accumulate), {})
+        if _r is not _NO:
+            return _r
     return _entry_index_put_(input, indices, values, accumulate)
 
 
@@ -4274,49 +4301,49 @@ def index_put_(input, indices, values, accumulate=False):
 def index_select(input, dim, index, *, out=None):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_select, (input, index), (input, dim, index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(index_select, (input, index), (input, dim, index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_index_select(input, dim, index)
     return _entry_index_select_out(input, dim, index, out)
 
 
-# schema/native_functions.yaml:2309
+# schema/native_functions.yaml:2320
 def isfinite(input):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(isfinite, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(isfinite, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_isfinite(input)
 
 
-# schema/native_functions.yaml:2301
+# schema/native_functions.yaml:2312
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(isinf, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(isinf, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_isinf(input)
     return _entry_isinf_out(input, out)
 
 
-# schema/native_functions.yaml:2293
+# schema/native_functions.yaml:2304
 def isnan(input, *, out=None):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(isnan, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(isnan, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_isnan(input)
     return _entry_isnan_out(input, out)
 
 
-# schema/native_functions.yaml:4014
+# schema/native_functions.yaml:4025
 def _m0_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4324,11 +4351,11 @@ def _m0_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pi
 
 
 def _c0_kaiser_window(window_length, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_kaiser_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_out(window_length, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_kaiser_window(window_length, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_out(window_length, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:4024
+# schema/native_functions.yaml:4035
 def _m1_kaiser_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4336,11 +4363,11 @@ def _m1_kaiser_window(window_length, periodic, *, dtype=None, layout=None, devic
 
 
 def _c1_kaiser_window(window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_periodic_out(window_length, periodic, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:4034
+# schema/native_functions.yaml:4045
 def _m2_kaiser_window(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, beta, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4348,8 +4375,8 @@ def _m2_kaiser_window(window_length, periodic, beta, *, dtype=None, layout=None,
 
 
 def _c2_kaiser_window(window_length, periodic, beta, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_beta_out(window_length, periodic, beta, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory) if out is None else _entry_kaiser_window_beta_out(window_length, periodic, beta, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -4372,29 +4399,29 @@ def kaiser_window(*args, **kwargs):
     kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(kaiser_window, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(kaiser_window, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_kaiser_window, args, kwargs, 'kaiser_window', _sigs_kaiser_window)
 
 
-# schema/native_functions.yaml:3336
+# schema/native_functions.yaml:3347
 def l1_loss(input, target, reduction=1):
     """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
-        r = _htf(l1_loss, (input, target), (input, target, reduction), {})
-        if r is not _NO:
-            return r
+        _r = _htf(l1_loss, (input, target), (input, target, reduction), {})
+        if _r is not _NO:
+            return _r
     return _entry_l1_loss(input, target, reduction)
 
 
-# schema/native_functions.yaml:3374
+# schema/native_functions.yaml:3385
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
     if _tf[0]:
-        r = _htf(layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps, cudnn_enable), {})
-        if r is not _NO:
-            return r
+        _r = _htf(layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps, cudnn_enable), {})
+        if _r is not _NO:
+            return _r
     return _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
 
 
@@ -4402,67 +4429,67 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
 def le(input, other, *, out=None):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(le, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(le, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_le_Tensor(input, other)
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:3094
+# schema/native_functions.yaml:3105
 def leaky_relu(input, negative_slope=0.01, *, out=None):
     """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
     if _tf[0]:
-        r = _htf(leaky_relu, (input,), (input, negative_slope), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(leaky_relu, (input,), (input, negative_slope), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_leaky_relu(input, negative_slope)
     return _entry_leaky_relu_out(input, negative_slope, out)
 
 
-# schema/native_functions.yaml:3102
+# schema/native_functions.yaml:3113
 def leaky_relu_(input, negative_slope=0.01):
     """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(leaky_relu_, (input,), (input, negative_slope), {})
-        if r is not _NO:
-            return r
+        _r = _htf(leaky_relu_, (input,), (input, negative_slope), {})
+        if _r is not _NO:
+            return _r
     return _entry_leaky_relu_(input, negative_slope)
 
 
-# schema/native_functions.yaml:3109
+# schema/native_functions.yaml:3120
 def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
     """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
     if _tf[0]:
-        r = _htf(leaky_relu_backward, (grad_output, input), (grad_output, input, negative_slope, self_is_result), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(leaky_relu_backward, (grad_output, input), (grad_output, input, negative_slope, self_is_result), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_leaky_relu_backward(grad_output, input, negative_slope, self_is_result)
     return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
 
 
-# schema/native_functions.yaml:2833
+# schema/native_functions.yaml:2844
 def lerp(input, end, weight, *, out=None):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
-        r = _htf(lerp, (input, end, weight), (input, end, weight), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(lerp, (input, end, weight), (input, end, weight), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_lerp_Tensor(input, end, weight)
     return _entry_lerp_Tensor_out(input, end, weight, out)
 
 
-# schema/native_functions.yaml:3606
+# schema/native_functions.yaml:3617
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(linalg_vector_norm, (input,), (input, ord, dim, keepdim), {'dtype': dtype, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(linalg_vector_norm, (input,), (input, ord, dim, keepdim), {'dtype': dtype, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_linalg_vector_norm(input, ord, dim, keepdim, dtype)
     return _entry_linalg_vector_norm_out(input, ord, dim, keepdim, dtype, out)
@@ -4472,9 +4499,9 @@ def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out
 def linear(input, weight, bias=None, *, out=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(linear, (input, weight, bias), (input, weight, bias), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(linear, (input, weight, bias), (input, weight, bias), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_linear(input, weight, bias)
     return _entry_linear_out(input, weight, bias, out)
@@ -4484,88 +4511,88 @@ def linear(input, weight, bias=None, *, out=None):
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(linspace, (), (start, end, steps), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_linspace(start, end, steps, dtype, layout, device, pin_memory) if out is None else _entry_linspace_out(start, end, steps, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(linspace, (), (start, end, steps), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_linspace(start, end, steps, dtype, layout, device, pin_memory) if out is None else _entry_linspace_out(start, end, steps, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:528
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(log, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_log(input)
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:1933
+# schema/native_functions.yaml:1944
 def log10(input, *, out=None):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log10, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(log10, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_log10(input)
     return _entry_log10_out(input, out)
 
 
-# schema/native_functions.yaml:1941
+# schema/native_functions.yaml:1952
 def log10_(input):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log10_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log10_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log10_(input)
 
 
-# schema/native_functions.yaml:1948
+# schema/native_functions.yaml:1959
 def log1p(input, *, out=None):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log1p, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(log1p, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_log1p(input)
     return _entry_log1p_out(input, out)
 
 
-# schema/native_functions.yaml:1956
+# schema/native_functions.yaml:1967
 def log1p_(input):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log1p_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log1p_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log1p_(input)
 
 
-# schema/native_functions.yaml:1918
+# schema/native_functions.yaml:1929
 def log2(input, *, out=None):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log2, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(log2, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_log2(input)
     return _entry_log2_out(input, out)
 
 
-# schema/native_functions.yaml:1926
+# schema/native_functions.yaml:1937
 def log2_(input):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log2_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log2_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log2_(input)
 
 
@@ -4573,67 +4600,67 @@ def log2_(input):
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:2500
+# schema/native_functions.yaml:2511
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(log_softmax, (input,), (input, dim, dtype), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(log_softmax, (input,), (input, dim, dtype), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_log_softmax_int(input, dim, dtype)
     return _entry_log_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:2666
+# schema/native_functions.yaml:2677
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(logical_and, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_and, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_logical_and(input, other)
     return _entry_logical_and_out(input, other, out)
 
 
-# schema/native_functions.yaml:2263
+# schema/native_functions.yaml:2274
 def logical_not(input, *, out=None):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(logical_not, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_not, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_logical_not(input)
     return _entry_logical_not_out(input, out)
 
 
-# schema/native_functions.yaml:2681
+# schema/native_functions.yaml:2692
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(logical_or, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_or, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_logical_or(input, other)
     return _entry_logical_or_out(input, other, out)
 
 
-# schema/native_functions.yaml:2696
+# schema/native_functions.yaml:2707
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(logical_xor, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_xor, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_logical_xor(input, other)
     return _entry_logical_xor_out(input, other, out)
@@ -4643,20 +4670,20 @@ def logical_xor(input, other, *, out=None):
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(logspace, (), (start, end, steps, base), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory) if out is None else _entry_logspace_out(start, end, steps, base, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(logspace, (), (start, end, steps, base), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory) if out is None else _entry_logspace_out(start, end, steps, base, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3598
+# schema/native_functions.yaml:3609
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(logsumexp, (input,), (input, dim, keepdim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(logsumexp, (input,), (input, dim, keepdim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_logsumexp(input, dim, keepdim)
     return _entry_logsumexp_out(input, dim, keepdim, out)
@@ -4666,9 +4693,9 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 def lt(input, other, *, out=None):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(lt, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(lt, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_lt_Tensor(input, other)
     return _entry_lt_Tensor_out(input, other, out)
@@ -4678,9 +4705,9 @@ def lt(input, other, *, out=None):
 def masked_fill(input, mask, value, *, out=None):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_fill, (input, mask, value), (input, mask, value), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(masked_fill, (input, mask, value), (input, mask, value), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_masked_fill_Tensor(input, mask, value)
     return _entry_masked_fill_Tensor_out(input, mask, value, out)
@@ -4690,9 +4717,9 @@ def masked_fill(input, mask, value, *, out=None):
 def masked_scatter(input, mask, source, *, out=None):
     """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_scatter, (input, mask, source), (input, mask, source), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(masked_scatter, (input, mask, source), (input, mask, source), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_masked_scatter(input, mask, source)
     return _entry_masked_scatter_out(input, mask, source, out)
@@ -4702,9 +4729,9 @@ def masked_scatter(input, mask, source, *, out=None):
 def masked_select(input, mask, *, out=None):
     """masked_select(Tensor self, Tensor mask) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_select, (input, mask), (input, mask), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(masked_select, (input, mask), (input, mask), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_masked_select(input, mask)
     return _entry_masked_select_out(input, mask, out)
@@ -4714,15 +4741,15 @@ def masked_select(input, mask, *, out=None):
 def matmul(input, other, *, out=None):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(matmul, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(matmul, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_matmul(input, other)
     return _entry_matmul_out(input, other, out)
 
 
-# schema/native_functions.yaml:3458
+# schema/native_functions.yaml:3469
 def _m0_max(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -4735,7 +4762,7 @@ def _c0_max(input, out):
     return _entry_max_unary_out(input, out)
 
 
-# schema/native_functions.yaml:3471
+# schema/native_functions.yaml:3482
 def _m1_max(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -4748,7 +4775,7 @@ def _c1_max(input, dim, keepdim, out):
     return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
 
 
-# schema/native_functions.yaml:3483
+# schema/native_functions.yaml:3494
 def _m2_max(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -4781,49 +4808,49 @@ def max(*args, **kwargs):
     max.other(Tensor self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(max, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(max, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:2379
+# schema/native_functions.yaml:2390
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(max_pool2d, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
-        if r is not _NO:
-            return r
+        _r = _htf(max_pool2d, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if _r is not _NO:
+            return _r
     return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:2368
+# schema/native_functions.yaml:2379
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(max_pool2d_with_indices, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
-        if r is not _NO:
-            return r
+        _r = _htf(max_pool2d_with_indices, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if _r is not _NO:
+            return _r
     return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:2374
+# schema/native_functions.yaml:2385
 def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
     """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
     if _tf[0]:
-        r = _htf(max_pool2d_with_indices_backward, (grad_output, input, indices), (grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices), {})
-        if r is not _NO:
-            return r
+        _r = _htf(max_pool2d_with_indices_backward, (grad_output, input, indices), (grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices), {})
+        if _r is not _NO:
+            return _r
     return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
-# schema/native_functions.yaml:2635
+# schema/native_functions.yaml:2646
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(maximum, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(maximum, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_maximum(input, other)
     return _entry_maximum_out(input, other, out)
@@ -4870,9 +4897,9 @@ def mean(*args, **kwargs):
     mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(mean, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(mean, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
@@ -4915,13 +4942,13 @@ def meshgrid(*args, **kwargs):
     meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
     """
     if _tf[0]:
-        r = _htf_any(meshgrid, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(meshgrid, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_meshgrid, args, kwargs, 'meshgrid', _sigs_meshgrid)
 
 
-# schema/native_functions.yaml:3490
+# schema/native_functions.yaml:3501
 def _m0_min(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -4934,7 +4961,7 @@ def _c0_min(input, out):
     return _entry_min_unary_out(input, out)
 
 
-# schema/native_functions.yaml:3503
+# schema/native_functions.yaml:3514
 def _m1_min(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -4947,7 +4974,7 @@ def _c1_min(input, dim, keepdim, out):
     return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
 
 
-# schema/native_functions.yaml:3515
+# schema/native_functions.yaml:3526
 def _m2_min(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -4980,19 +5007,19 @@ def min(*args, **kwargs):
     min.other(Tensor self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(min, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(min, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:2643
+# schema/native_functions.yaml:2654
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(minimum, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(minimum, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_minimum(input, other)
     return _entry_minimum_out(input, other, out)
@@ -5002,9 +5029,9 @@ def minimum(input, other, *, out=None):
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
-        r = _htf(mm, (input, mat2), (input, mat2), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(mm, (input, mat2), (input, mat2), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_mm(input, mat2)
     return _entry_mm_out(input, mat2, out)
@@ -5049,9 +5076,9 @@ def moveaxis(*args, **kwargs):
     moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
     """
     if _tf[0]:
-        r = _htf_any(moveaxis, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(moveaxis, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
@@ -5094,19 +5121,19 @@ def movedim(*args, **kwargs):
     movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
     """
     if _tf[0]:
-        r = _htf_any(movedim, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(movedim, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:3331
+# schema/native_functions.yaml:3342
 def mse_loss(input, target, reduction=1, *, out=None):
     """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
-        r = _htf(mse_loss, (input, target), (input, target, reduction), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(mse_loss, (input, target), (input, target, reduction), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_mse_loss(input, target, reduction)
     return _entry_mse_loss_out(input, target, reduction, out)
@@ -5116,9 +5143,9 @@ def mse_loss(input, target, reduction=1, *, out=None):
 def msort(input, *, out=None):
     """msort(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(msort, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(msort, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_msort(input)
     return _entry_msort_out(input, out)
@@ -5128,9 +5155,9 @@ def msort(input, *, out=None):
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(mul, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(mul, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_mul_Tensor(input, other)
     return _entry_mul_out(input, other, out)
@@ -5140,45 +5167,45 @@ def mul(input, other, *, out=None):
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(multinomial, (input,), (input, num_samples, replacement), {'generator': generator, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(multinomial, (input,), (input, num_samples, replacement), {'generator': generator, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_multinomial(input, num_samples, replacement, generator)
     return _entry_multinomial_out(input, num_samples, replacement, generator, out)
 
 
-# schema/native_functions.yaml:2447
+# schema/native_functions.yaml:2458
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
-        r = _htf(mv, (input, vec), (input, vec), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(mv, (input, vec), (input, vec), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_mv(input, vec)
     return _entry_mv_out(input, vec, out)
 
 
-# schema/native_functions.yaml:2324
+# schema/native_functions.yaml:2335
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(nan_to_num, (input,), (input, nan, posinf, neginf), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nan_to_num, (input,), (input, nan, posinf, neginf), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_nan_to_num(input, nan, posinf, neginf)
     return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
 
 
-# schema/native_functions.yaml:2332
+# schema/native_functions.yaml:2343
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(nan_to_num_, (input,), (input, nan, posinf, neginf), {})
-        if r is not _NO:
-            return r
+        _r = _htf(nan_to_num_, (input,), (input, nan, posinf, neginf), {})
+        if _r is not _NO:
+            return _r
     return _entry_nan_to_num_(input, nan, posinf, neginf)
 
 
@@ -5186,9 +5213,9 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(narrow, (input,), (input, dim, start, length), {})
-        if r is not _NO:
-            return r
+        _r = _htf(narrow, (input,), (input, dim, start, length), {})
+        if _r is not _NO:
+            return _r
     return _entry_narrow(input, dim, start, length)
 
 
@@ -5196,33 +5223,33 @@ def narrow(input, dim, start, length):
 def narrow_copy(input, dim, start, length, *, out=None):
     """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
     if _tf[0]:
-        r = _htf(narrow_copy, (input,), (input, dim, start, length), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(narrow_copy, (input,), (input, dim, start, length), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_narrow_copy(input, dim, start, length)
     return _entry_narrow_copy_out(input, dim, start, length, out)
 
 
-# schema/native_functions.yaml:3378
+# schema/native_functions.yaml:3389
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
     """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(native_batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(native_batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
     return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *out)
 
 
-# schema/native_functions.yaml:3387
+# schema/native_functions.yaml:3398
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
     """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd), (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd), (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
     return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *out)
@@ -5232,9 +5259,9 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
 def native_dropout(input, p, train):
     """native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(native_dropout, (input,), (input, p, train), {})
-        if r is not _NO:
-            return r
+        _r = _htf(native_dropout, (input,), (input, p, train), {})
+        if _r is not _NO:
+            return _r
     return _entry_native_dropout(input, p, train)
 
 
@@ -5242,33 +5269,33 @@ def native_dropout(input, p, train):
 def native_dropout_backward(grad_output, mask, scale, *, out=None):
     """native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor"""
     if _tf[0]:
-        r = _htf(native_dropout_backward, (grad_output, mask), (grad_output, mask, scale), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(native_dropout_backward, (grad_output, mask), (grad_output, mask, scale), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_native_dropout_backward(grad_output, mask, scale)
     return _entry_native_dropout_backward_out(grad_output, mask, scale, out)
 
 
-# schema/native_functions.yaml:3360
+# schema/native_functions.yaml:3371
 def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(native_layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(native_layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_native_layer_norm(input, normalized_shape, weight, bias, eps)
     return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *out)
 
 
-# schema/native_functions.yaml:3367
+# schema/native_functions.yaml:3378
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
     """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(native_layer_norm_backward, (grad_out, input, mean, rstd, weight, bias), (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(native_layer_norm_backward, (grad_out, input, mean, rstd, weight, bias), (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
     return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *out)
@@ -5278,9 +5305,9 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
 def ne(input, other, *, out=None):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(ne, (input, other), (input, other), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(ne, (input, other), (input, other), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_ne_Tensor(input, other)
     return _entry_ne_Tensor_out(input, other, out)
@@ -5290,9 +5317,9 @@ def ne(input, other, *, out=None):
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(neg, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(neg, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_neg(input)
     return _entry_neg_out(input, out)
@@ -5302,91 +5329,91 @@ def neg(input, *, out=None):
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(neg_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(neg_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:3318
+# schema/native_functions.yaml:3329
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
-        r = _htf(nll_loss, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_nll_loss(input, target, weight, reduction, ignore_index)
     return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:3420
+# schema/native_functions.yaml:3431
 def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
-        r = _htf(nll_loss2d, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss2d, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_nll_loss2d(input, target, weight, reduction, ignore_index)
     return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:3411
+# schema/native_functions.yaml:3422
 def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
-        r = _htf(nll_loss2d_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss2d_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
     return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:3402
+# schema/native_functions.yaml:3413
 def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
-        r = _htf(nll_loss2d_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss2d_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _rt_nll_loss2d_forward._make(_entry_nll_loss2d_forward(input, target, weight, reduction, ignore_index))
     return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, *out)
 
 
-# schema/native_functions.yaml:3309
+# schema/native_functions.yaml:3320
 def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
-        r = _htf(nll_loss_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
     return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:3300
+# schema/native_functions.yaml:3311
 def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
-        r = _htf(nll_loss_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _rt_nll_loss_forward._make(_entry_nll_loss_forward(input, target, weight, reduction, ignore_index))
     return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, *out)
 
 
-# schema/native_functions.yaml:3323
+# schema/native_functions.yaml:3334
 def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
-        r = _htf(nll_loss_nd, (input, target, weight), (input, target, weight, reduction, ignore_index), {})
-        if r is not _NO:
-            return r
+        _r = _htf(nll_loss_nd, (input, target, weight), (input, target, weight, reduction, ignore_index), {})
+        if _r is not _NO:
+            return _r
     return _entry_nll_loss_nd(input, target, weight, reduction, ignore_index)
 
 
@@ -5394,9 +5421,9 @@ def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
 def nonzero(input, *, out=None):
     """nonzero(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(nonzero, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(nonzero, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_nonzero(input)
     return _entry_nonzero_out(input, out)
@@ -5449,8 +5476,8 @@ def _m3_normal(mean, std, size, *, generator=None, dtype=None, layout=None, devi
 
 
 def _c3_normal(mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_normal_float_float(mean, std, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_normal_float_float_out(mean, std, size, generator, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_normal_float_float(mean, std, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_normal_float_float_out(mean, std, size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5476,19 +5503,19 @@ def normal(*args, **kwargs):
     normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(normal, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(normal, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
 
 
-# schema/native_functions.yaml:2435
+# schema/native_functions.yaml:2446
 def one_hot(input, num_classes=-1):
     """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
     if _tf[0]:
-        r = _htf(one_hot, (input,), (input, num_classes), {})
-        if r is not _NO:
-            return r
+        _r = _htf(one_hot, (input,), (input, num_classes), {})
+        if _r is not _NO:
+            return _r
     return _entry_one_hot(input, num_classes)
 
 
@@ -5497,43 +5524,43 @@ def ones(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=Non
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_ones(size, dtype, layout, device, pin_memory) if out is None else _entry_ones_out(size, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_ones(size, dtype, layout, device, pin_memory) if out is None else _entry_ones_out(size, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:92
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(ones_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
-        if r is not _NO:
-            return r
-    r = _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(ones_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        if _r is not _NO:
+            return _r
+    _r = _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:2454
+# schema/native_functions.yaml:2465
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
-        r = _htf(outer, (input, vec2), (input, vec2), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(outer, (input, vec2), (input, vec2), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_outer(input, vec2)
     return _entry_outer_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:2418
+# schema/native_functions.yaml:2429
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(pad, (input,), (input, pad, mode, value), {})
-        if r is not _NO:
-            return r
+        _r = _htf(pad, (input,), (input, pad, mode, value), {})
+        if _r is not _NO:
+            return _r
     return _entry_pad(input, pad, mode, value)
 
 
@@ -5541,9 +5568,9 @@ def pad(input, pad, mode='constant', value=None):
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(permute, (input,), (input, dims), {})
-        if r is not _NO:
-            return r
+        _r = _htf(permute, (input,), (input, dims), {})
+        if _r is not _NO:
+            return _r
     return _entry_permute(input, dims)
 
 
@@ -5551,9 +5578,9 @@ def permute(input, dims):
 def poisson(input, generator=None, *, out=None):
     """poisson(Tensor self, Generator? generator=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(poisson, (input,), (input, generator), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(poisson, (input,), (input, generator), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_poisson(input, generator)
     return _entry_poisson_out(input, generator, out)
@@ -5602,13 +5629,13 @@ def pow(*args, **kwargs):
     pow.Scalar(Scalar self, Tensor exponent) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(pow, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(pow, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
-# schema/native_functions.yaml:3434
+# schema/native_functions.yaml:3445
 def _m0_prod(input, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype, out)
@@ -5621,7 +5648,7 @@ def _c0_prod(input, dtype, out):
     return _entry_prod_out(input, dtype, out)
 
 
-# schema/native_functions.yaml:3442
+# schema/native_functions.yaml:3453
 def _m1_prod(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -5651,9 +5678,9 @@ def prod(*args, **kwargs):
     prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(prod, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(prod, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
 
 
@@ -5661,9 +5688,9 @@ def prod(*args, **kwargs):
 def put(input, index, source, accumulate=False, *, out=None):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(put, (input, index, source), (input, index, source, accumulate), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(put, (input, index, source), (input, index, source, accumulate), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_put(input, index, source, accumulate)
     return _entry_put_out(input, index, source, accumulate, out)
@@ -5678,8 +5705,8 @@ def _m0_rand(*_size, size=None, dtype=None, layout=None, device=None, pin_memory
 
 
 def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_rand(size, dtype, layout, device, pin_memory) if out is None else _entry_rand_out(size, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_rand(size, dtype, layout, device, pin_memory) if out is None else _entry_rand_out(size, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1443
@@ -5691,8 +5718,8 @@ def _m1_rand(*_size, size=None, generator, dtype=None, layout=None, device=None,
 
 
 def _c1_rand(size, generator, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_rand_generator(size, generator, dtype, layout, device, pin_memory) if out is None else _entry_rand_generator_out(size, generator, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_rand_generator(size, generator, dtype, layout, device, pin_memory) if out is None else _entry_rand_generator_out(size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5712,9 +5739,9 @@ def rand(*args, **kwargs):
     rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(rand, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(rand, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_rand, args, kwargs, 'rand', _sigs_rand)
 
 
@@ -5726,8 +5753,8 @@ def _m0_rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=Non
 
 
 def _c0_rand_like(input, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_rand_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_rand_like(input, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1475
@@ -5738,8 +5765,8 @@ def _m1_rand_like(input, *, generator, dtype=None, layout=None, device=None, pin
 
 
 def _c1_rand_like(input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_rand_like_generator(input, generator, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_rand_like_generator(input, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5759,9 +5786,9 @@ def rand_like(*args, **kwargs):
     rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(rand_like, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(rand_like, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_rand_like, args, kwargs, 'rand_like', _sigs_rand_like)
 
 
@@ -5773,8 +5800,8 @@ def _m0_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=
 
 
 def _c0_randint(high, size, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randint(high, size, dtype, layout, device, pin_memory) if out is None else _entry_randint_out(high, size, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint(high, size, dtype, layout, device, pin_memory) if out is None else _entry_randint_out(high, size, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1521
@@ -5785,8 +5812,8 @@ def _m1_randint(high, size, *, generator, dtype=None, layout=None, device=None, 
 
 
 def _c1_randint(high, size, generator, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randint_generator(high, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randint_generator_out(high, size, generator, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_generator(high, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randint_generator_out(high, size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1527
@@ -5797,8 +5824,8 @@ def _m2_randint(low, high, size, *, dtype=None, layout=None, device=None, pin_me
 
 
 def _c2_randint(low, high, size, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randint_low(low, high, size, dtype, layout, device, pin_memory) if out is None else _entry_randint_low_out(low, high, size, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_low(low, high, size, dtype, layout, device, pin_memory) if out is None else _entry_randint_low_out(low, high, size, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1533
@@ -5809,8 +5836,8 @@ def _m3_randint(low, high, size, *, generator, dtype=None, layout=None, device=N
 
 
 def _c3_randint(low, high, size, generator, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randint_low_generator_out(low, high, size, generator, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_low_generator(low, high, size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randint_low_generator_out(low, high, size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5836,9 +5863,9 @@ def randint(*args, **kwargs):
     randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(randint, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(randint, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_randint, args, kwargs, 'randint', _sigs_randint)
 
 
@@ -5850,8 +5877,8 @@ def _m0_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_m
 
 
 def _c0_randint_like(input, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randint_like(input, high, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_like(input, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1586
@@ -5862,8 +5889,8 @@ def _m1_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_m
 
 
 def _c1_randint_like(input, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randint_like_Tensor(input, high, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_like_Tensor(input, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1591
@@ -5874,8 +5901,8 @@ def _m2_randint_like(input, low, high, *, dtype=None, layout=None, device=None, 
 
 
 def _c2_randint_like(input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randint_like_low_dtype(input, low, high, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_like_low_dtype(input, low, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1596
@@ -5886,8 +5913,8 @@ def _m3_randint_like(input, high, *, generator, dtype=None, layout=None, device=
 
 
 def _c3_randint_like(input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randint_like_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_like_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1601
@@ -5898,8 +5925,8 @@ def _m4_randint_like(input, high, *, generator, dtype=None, layout=None, device=
 
 
 def _c4_randint_like(input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randint_like_Tensor_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_like_Tensor_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1606
@@ -5910,8 +5937,8 @@ def _m5_randint_like(input, low, high, *, generator, dtype=None, layout=None, de
 
 
 def _c5_randint_like(input, low, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randint_like_low_generator_dtype(input, low, high, generator, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randint_like_low_generator_dtype(input, low, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5943,9 +5970,9 @@ def randint_like(*args, **kwargs):
     randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(randint_like, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(randint_like, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_randint_like, args, kwargs, 'randint_like', _sigs_randint_like)
 
 
@@ -5958,8 +5985,8 @@ def _m0_randn(*_size, size=None, dtype=None, layout=None, device=None, pin_memor
 
 
 def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randn(size, dtype, layout, device, pin_memory) if out is None else _entry_randn_out(size, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randn(size, dtype, layout, device, pin_memory) if out is None else _entry_randn_out(size, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1449
@@ -5971,8 +5998,8 @@ def _m1_randn(*_size, size=None, generator, dtype=None, layout=None, device=None
 
 
 def _c1_randn(size, generator, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randn_generator(size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randn_generator_out(size, generator, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randn_generator(size, generator, dtype, layout, device, pin_memory) if out is None else _entry_randn_generator_out(size, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -5992,9 +6019,9 @@ def randn(*args, **kwargs):
     randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(randn, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(randn, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_randn, args, kwargs, 'randn', _sigs_randn)
 
 
@@ -6006,8 +6033,8 @@ def _m0_randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=No
 
 
 def _c0_randn_like(input, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randn_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randn_like(input, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1480
@@ -6018,8 +6045,8 @@ def _m1_randn_like(input, *, generator, dtype=None, layout=None, device=None, pi
 
 
 def _c1_randn_like(input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    r = _entry_randn_like_generator(input, generator, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randn_like_generator(input, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -6039,9 +6066,9 @@ def randn_like(*args, **kwargs):
     randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(randn_like, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(randn_like, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
 
 
@@ -6053,8 +6080,8 @@ def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, ou
 
 
 def _c0_randperm(n, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randperm(n, dtype, layout, device, pin_memory) if out is None else _entry_randperm_out(n, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randperm(n, dtype, layout, device, pin_memory) if out is None else _entry_randperm_out(n, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1565
@@ -6065,8 +6092,8 @@ def _m1_randperm(n, *, generator, dtype=None, layout=None, device=None, pin_memo
 
 
 def _c1_randperm(n, generator, dtype, layout, device, pin_memory, out, requires_grad):
-    r = _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory) if out is None else _entry_randperm_generator_out(n, generator, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+    _r = _entry_randperm_generator(n, generator, dtype, layout, device, pin_memory) if out is None else _entry_randperm_generator_out(n, generator, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
@@ -6086,9 +6113,9 @@ def randperm(*args, **kwargs):
     randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(randperm, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(randperm, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_randperm, args, kwargs, 'randperm', _sigs_randperm)
 
 
@@ -6096,31 +6123,31 @@ def randperm(*args, **kwargs):
 def ravel(input):
     """ravel(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(ravel, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(ravel, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_ravel(input)
 
 
-# schema/native_functions.yaml:1993
+# schema/native_functions.yaml:2004
 def reciprocal(input, *, out=None):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(reciprocal, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(reciprocal, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_reciprocal(input)
     return _entry_reciprocal_out(input, out)
 
 
-# schema/native_functions.yaml:2001
+# schema/native_functions.yaml:2012
 def reciprocal_(input):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(reciprocal_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(reciprocal_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_reciprocal_(input)
 
 
@@ -6128,9 +6155,9 @@ def reciprocal_(input):
 def relu(input, *, out=None):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(relu, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(relu, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_relu(input)
     return _entry_relu_out(input, out)
@@ -6140,13 +6167,13 @@ def relu(input, *, out=None):
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(relu_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(relu_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:2567
+# schema/native_functions.yaml:2578
 def _m0_remainder(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -6159,7 +6186,7 @@ def _c0_remainder(input, other, out):
     return _entry_remainder_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2583
+# schema/native_functions.yaml:2594
 def _m1_remainder(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -6189,9 +6216,9 @@ def remainder(*args, **kwargs):
     remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(remainder, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(remainder, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
 
 
@@ -6250,9 +6277,9 @@ def repeat_interleave(*args, **kwargs):
     repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(repeat_interleave, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(repeat_interleave, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
@@ -6260,9 +6287,9 @@ def repeat_interleave(*args, **kwargs):
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(reshape, (input,), (input, shape), {})
-        if r is not _NO:
-            return r
+        _r = _htf(reshape, (input,), (input, shape), {})
+        if _r is not _NO:
+            return _r
     return _entry_reshape(input, shape)
 
 
@@ -6270,9 +6297,9 @@ def reshape(input, shape):
 def roll(input, shifts, dims=(), *, out=None):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
     if _tf[0]:
-        r = _htf(roll, (input,), (input, shifts, dims), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(roll, (input,), (input, shifts, dims), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_roll(input, shifts, dims)
     return _entry_roll_out(input, shifts, dims, out)
@@ -6282,15 +6309,15 @@ def roll(input, shifts, dims=(), *, out=None):
 def rot90(input, k=1, dims=(0, 1), *, out=None):
     """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
     if _tf[0]:
-        r = _htf(rot90, (input,), (input, k, dims), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(rot90, (input,), (input, k, dims), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_rot90(input, k, dims)
     return _entry_rot90_out(input, k, dims, out)
 
 
-# schema/native_functions.yaml:2188
+# schema/native_functions.yaml:2199
 def _m0_round(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -6303,7 +6330,7 @@ def _c0_round(input, out):
     return _entry_round_out(input, out)
 
 
-# schema/native_functions.yaml:2196
+# schema/native_functions.yaml:2207
 def _m1_round(input, *, decimals, out=None):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals, out)
@@ -6333,13 +6360,13 @@ def round(*args, **kwargs):
     round.decimals(Tensor self, *, int decimals) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(round, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(round, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:2204
+# schema/native_functions.yaml:2215
 def _m0_round_(input):
     if _F['Tensor'](input):
         return (input,)
@@ -6350,7 +6377,7 @@ def _c0_round_(input):
     return _entry_round_(input)
 
 
-# schema/native_functions.yaml:2211
+# schema/native_functions.yaml:2222
 def _m1_round_(input, *, decimals):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals)
@@ -6378,9 +6405,9 @@ def round_(*args, **kwargs):
     round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(round_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(round_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
@@ -6388,43 +6415,43 @@ def round_(*args, **kwargs):
 def row_stack(tensors, *, out=None):
     """row_stack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(row_stack, (tensors,), (tensors,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(row_stack, (tensors,), (tensors,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_row_stack(tensors)
     return _entry_row_stack_out(tensors, out)
 
 
-# schema/native_functions.yaml:1978
+# schema/native_functions.yaml:1989
 def rsqrt(input, *, out=None):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(rsqrt, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(rsqrt, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_rsqrt(input)
     return _entry_rsqrt_out(input, out)
 
 
-# schema/native_functions.yaml:1986
+# schema/native_functions.yaml:1997
 def rsqrt_(input):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(rsqrt_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(rsqrt_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_rsqrt_(input)
 
 
-# schema/native_functions.yaml:2521
+# schema/native_functions.yaml:2532
 def rsub(input, other, *, alpha=1, out=None):
     """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(rsub, (input, other), (input, other), {'alpha': alpha, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(rsub, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_rsub_Tensor(input, other, alpha)
     return _entry_rsub_Tensor_out(input, other, alpha, out)
@@ -6434,20 +6461,20 @@ def rsub(input, other, *, alpha=1, out=None):
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(scalar_tensor, (), (s,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_scalar_tensor(s, dtype, layout, device, pin_memory) if out is None else _entry_scalar_tensor_out(s, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(scalar_tensor, (), (s,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_scalar_tensor(s, dtype, layout, device, pin_memory) if out is None else _entry_scalar_tensor_out(s, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3397
+# schema/native_functions.yaml:3408
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(scaled_dot_product_attention, (query, key, value, attn_mask), (query, key, value, attn_mask, dropout_p, is_causal), {'scale': scale, 'enable_gqa': enable_gqa})
-        if r is not _NO:
-            return r
+        _r = _htf(scaled_dot_product_attention, (query, key, value, attn_mask), (query, key, value, attn_mask, dropout_p, is_causal), {'scale': scale, 'enable_gqa': enable_gqa})
+        if _r is not _NO:
+            return _r
     return _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
@@ -6526,9 +6553,9 @@ def scatter(*args, **kwargs):
     scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(scatter, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(scatter, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
 
 
@@ -6536,9 +6563,9 @@ def scatter(*args, **kwargs):
 def scatter_add(input, dim, index, src, *, out=None):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
     if _tf[0]:
-        r = _htf(scatter_add, (input, index, src), (input, dim, index, src), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(scatter_add, (input, index, src), (input, dim, index, src), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_scatter_add(input, dim, index, src)
     return _entry_scatter_add_out(input, dim, index, src, out)
@@ -6548,9 +6575,9 @@ def scatter_add(input, dim, index, src, *, out=None):
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
     if _tf[0]:
-        r = _htf(scatter_reduce, (input, index, src), (input, dim, index, src, reduce), {'include_self': include_self, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(scatter_reduce, (input, index, src), (input, dim, index, src, reduce), {'include_self': include_self, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_scatter_reduce_two(input, dim, index, src, reduce, include_self)
     return _entry_scatter_reduce_two_out(input, dim, index, src, reduce, include_self, out)
@@ -6599,9 +6626,9 @@ def searchsorted(*args, **kwargs):
     searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(searchsorted, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(searchsorted, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_searchsorted, args, kwargs, 'searchsorted', _sigs_searchsorted)
 
 
@@ -6609,9 +6636,9 @@ def searchsorted(*args, **kwargs):
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(select, (input,), (input, dim, index), {})
-        if r is not _NO:
-            return r
+        _r = _htf(select, (input,), (input, dim, index), {})
+        if _r is not _NO:
+            return _r
     return _entry_select_int(input, dim, index)
 
 
@@ -6619,9 +6646,9 @@ def select(input, dim, index):
 def select_scatter(input, src, dim, index, *, out=None):
     """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
     if _tf[0]:
-        r = _htf(select_scatter, (input, src), (input, src, dim, index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(select_scatter, (input, src), (input, src, dim, index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_select_scatter(input, src, dim, index)
     return _entry_select_scatter_out(input, src, dim, index, out)
@@ -6631,9 +6658,9 @@ def select_scatter(input, src, dim, index, *, out=None):
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sigmoid, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sigmoid, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sigmoid(input)
     return _entry_sigmoid_out(input, out)
@@ -6643,123 +6670,123 @@ def sigmoid(input, *, out=None):
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sigmoid_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sigmoid_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:3171
+# schema/native_functions.yaml:3182
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
-        r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sigmoid_backward(grad_output, output)
     return _entry_sigmoid_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:2248
+# schema/native_functions.yaml:2259
 def sign(input, *, out=None):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sign, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sign, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sign(input)
     return _entry_sign_out(input, out)
 
 
-# schema/native_functions.yaml:2316
+# schema/native_functions.yaml:2327
 def signbit(input, *, out=None):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(signbit, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(signbit, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_signbit(input)
     return _entry_signbit_out(input, out)
 
 
-# schema/native_functions.yaml:3058
+# schema/native_functions.yaml:3069
 def silu(input, *, out=None):
     """silu(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(silu, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(silu, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_silu(input)
     return _entry_silu_out(input, out)
 
 
-# schema/native_functions.yaml:3066
+# schema/native_functions.yaml:3077
 def silu_(input):
     """silu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(silu_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(silu_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_silu_(input)
 
 
-# schema/native_functions.yaml:3073
+# schema/native_functions.yaml:3084
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(silu_backward, (grad_output, input), (grad_output, input), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(silu_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_silu_backward(grad_output, input)
     return _entry_silu_backward_grad_input(grad_output, input, out)
 
 
-# schema/native_functions.yaml:2008
+# schema/native_functions.yaml:2019
 def sin(input, *, out=None):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sin, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sin, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sin(input)
     return _entry_sin_out(input, out)
 
 
-# schema/native_functions.yaml:2016
+# schema/native_functions.yaml:2027
 def sin_(input):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sin_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sin_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sin_(input)
 
 
-# schema/native_functions.yaml:2098
+# schema/native_functions.yaml:2109
 def sinh(input, *, out=None):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sinh, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sinh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sinh(input)
     return _entry_sinh_out(input, out)
 
 
-# schema/native_functions.yaml:2106
+# schema/native_functions.yaml:2117
 def sinh_(input):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sinh_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sinh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sinh_(input)
 
 
@@ -6767,9 +6794,9 @@ def sinh_(input):
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(slice, (input,), (input, dim, start, end, step), {})
-        if r is not _NO:
-            return r
+        _r = _htf(slice, (input,), (input, dim, start, end, step), {})
+        if _r is not _NO:
+            return _r
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
@@ -6777,45 +6804,45 @@ def slice(input, dim=0, start=None, end=None, step=1):
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(slice_scatter, (input, src), (input, src, dim, start, end, step), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(slice_scatter, (input, src), (input, src, dim, start, end, step), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_slice_scatter(input, src, dim, start, end, step)
     return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
 
 
-# schema/native_functions.yaml:2494
+# schema/native_functions.yaml:2505
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(softmax, (input,), (input, dim, dtype), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(softmax, (input,), (input, dim, dtype), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_softmax_int(input, dim, dtype)
     return _entry_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:3080
+# schema/native_functions.yaml:3091
 def softplus(input, beta=1, threshold=20, *, out=None):
     """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
     if _tf[0]:
-        r = _htf(softplus, (input,), (input, beta, threshold), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(softplus, (input,), (input, beta, threshold), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_softplus(input, beta, threshold)
     return _entry_softplus_out(input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:3088
+# schema/native_functions.yaml:3099
 def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
     if _tf[0]:
-        r = _htf(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_softplus_backward(grad_output, input, beta, threshold)
     return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
@@ -6864,9 +6891,9 @@ def sort(*args, **kwargs):
     sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
     """
     if _tf[0]:
-        r = _htf_any(sort, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(sort, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
@@ -6909,9 +6936,9 @@ def split(*args, **kwargs):
     split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(split, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(split, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
@@ -6919,31 +6946,31 @@ def split(*args, **kwargs):
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(split_with_sizes, (input,), (input, split_sizes, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(split_with_sizes, (input,), (input, split_sizes, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:1963
+# schema/native_functions.yaml:1974
 def sqrt(input, *, out=None):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sqrt, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sqrt, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sqrt(input)
     return _entry_sqrt_out(input, out)
 
 
-# schema/native_functions.yaml:1971
+# schema/native_functions.yaml:1982
 def sqrt_(input):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sqrt_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sqrt_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sqrt_(input)
 
 
@@ -7000,9 +7027,9 @@ def squeeze(*args, **kwargs):
     squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
     """
     if _tf[0]:
-        r = _htf_any(squeeze, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(squeeze, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
@@ -7010,13 +7037,13 @@ def squeeze(*args, **kwargs):
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(stack, (tensors,), (tensors, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(stack, (tensors,), (tensors, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:3549
+# schema/native_functions.yaml:3560
 def _m0_std(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -7027,7 +7054,7 @@ def _c0_std(input, unbiased):
     return _entry_std(input, unbiased)
 
 
-# schema/native_functions.yaml:3554
+# schema/native_functions.yaml:3565
 def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -7040,7 +7067,7 @@ def _c1_std(input, dim, unbiased, keepdim, out):
     return _entry_std_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:3560
+# schema/native_functions.yaml:3571
 def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7073,13 +7100,13 @@ def std(*args, **kwargs):
     std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(std, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(std, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
-# schema/native_functions.yaml:3583
+# schema/native_functions.yaml:3594
 def _m0_std_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -7090,7 +7117,7 @@ def _c0_std_mean(input, unbiased):
     return _entry_std_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:3587
+# schema/native_functions.yaml:3598
 def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -7101,7 +7128,7 @@ def _c1_std_mean(input, dim, unbiased, keepdim):
     return _entry_std_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3591
+# schema/native_functions.yaml:3602
 def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7134,9 +7161,9 @@ def std_mean(*args, **kwargs):
     std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
     """
     if _tf[0]:
-        r = _htf_any(std_mean, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(std_mean, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_std_mean, args, kwargs, 'std_mean', _sigs_std_mean)
 
 
@@ -7144,9 +7171,9 @@ def std_mean(*args, **kwargs):
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(sub, (input, other), (input, other), {'alpha': alpha, 'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(sub, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_sub_Tensor(input, other, alpha)
     return _entry_sub_out(input, other, alpha, out)
@@ -7193,9 +7220,9 @@ def sum(*args, **kwargs):
     sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(sum, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(sum, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
@@ -7203,9 +7230,9 @@ def sum(*args, **kwargs):
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(swapaxes, (input,), (input, axis0, axis1), {})
-        if r is not _NO:
-            return r
+        _r = _htf(swapaxes, (input,), (input, axis0, axis1), {})
+        if _r is not _NO:
+            return _r
     return _entry_swapaxes(input, axis0, axis1)
 
 
@@ -7213,9 +7240,9 @@ def swapaxes(input, axis0, axis1):
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(swapdims, (input,), (input, dim0, dim1), {})
-        if r is not _NO:
-            return r
+        _r = _htf(swapdims, (input,), (input, dim0, dim1), {})
+        if _r is not _NO:
+            return _r
     return _entry_swapdims(input, dim0, dim1)
 
 
@@ -7223,9 +7250,9 @@ def swapdims(input, dim0, dim1):
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(t, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(t, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_t(input)
 
 
@@ -7233,9 +7260,9 @@ def t(input):
 def take(input, index, *, out=None):
     """take(Tensor self, Tensor index) -> Tensor"""
     if _tf[0]:
-        r = _htf(take, (input, index), (input, index), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(take, (input, index), (input, index), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_take(input, index)
     return _entry_take_out(input, index, out)
@@ -7245,33 +7272,33 @@ def take(input, index, *, out=None):
 def take_along_dim(input, indices, dim=None, *, out=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(take_along_dim, (input, indices), (input, indices, dim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(take_along_dim, (input, indices), (input, indices, dim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_take_along_dim(input, indices, dim)
     return _entry_take_along_dim_out(input, indices, dim, out)
 
 
-# schema/native_functions.yaml:2038
+# schema/native_functions.yaml:2049
 def tan(input, *, out=None):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(tan, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(tan, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_tan(input)
     return _entry_tan_out(input, out)
 
 
-# schema/native_functions.yaml:2046
+# schema/native_functions.yaml:2057
 def tan_(input):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(tan_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tan_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_tan_(input)
 
 
@@ -7279,9 +7306,9 @@ def tan_(input):
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(tanh, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(tanh, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_tanh(input)
     return _entry_tanh_out(input, out)
@@ -7291,19 +7318,19 @@ def tanh(input, *, out=None):
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(tanh_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tanh_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:3178
+# schema/native_functions.yaml:3189
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if _tf[0]:
-        r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_tanh_backward(grad_output, output)
     return _entry_tanh_backward_grad_input(grad_output, output, out)
@@ -7362,31 +7389,31 @@ def tensor_split(*args, **kwargs):
     tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(tensor_split, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(tensor_split, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
-# schema/native_functions.yaml:3157
+# schema/native_functions.yaml:3168
 def threshold(input, threshold, value, *, out=None):
     """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
     if _tf[0]:
-        r = _htf(threshold, (input,), (input, threshold, value), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(threshold, (input,), (input, threshold, value), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_threshold(input, threshold, value)
     return _entry_threshold_out(input, threshold, value, out)
 
 
-# schema/native_functions.yaml:3165
+# schema/native_functions.yaml:3176
 def threshold_(input, threshold, value):
     """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(threshold_, (input,), (input, threshold, value), {})
-        if r is not _NO:
-            return r
+        _r = _htf(threshold_, (input,), (input, threshold, value), {})
+        if _r is not _NO:
+            return _r
     return _entry_threshold_(input, threshold, value)
 
 
@@ -7394,9 +7421,9 @@ def threshold_(input, threshold, value):
 def threshold_backward(grad_output, input, threshold, *, out=None):
     """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
     if _tf[0]:
-        r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_threshold_backward(grad_output, input, threshold)
     return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
@@ -7406,9 +7433,9 @@ def threshold_backward(grad_output, input, threshold, *, out=None):
 def tile(input, dims):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
     if _tf[0]:
-        r = _htf(tile, (input,), (input, dims), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tile, (input,), (input, dims), {})
+        if _r is not _NO:
+            return _r
     return _entry_tile(input, dims)
 
 
@@ -7416,9 +7443,9 @@ def tile(input, dims):
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
     if _tf[0]:
-        r = _htf(topk, (input,), (input, k, dim, largest, sorted), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(topk, (input,), (input, k, dim, largest, sorted), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _rt_topk._make(_entry_topk(input, k, dim, largest, sorted))
     return _rt_topk_out._make(_entry_topk_values(input, k, dim, largest, sorted, *out))
@@ -7428,9 +7455,9 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(transpose, (input,), (input, dim0, dim1), {})
-        if r is not _NO:
-            return r
+        _r = _htf(transpose, (input,), (input, dim0, dim1), {})
+        if _r is not _NO:
+            return _r
     return _entry_transpose_int(input, dim0, dim1)
 
 
@@ -7438,9 +7465,9 @@ def transpose(input, dim0, dim1):
 def tril(input, diagonal=0, *, out=None):
     """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(tril, (input,), (input, diagonal), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(tril, (input,), (input, diagonal), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_tril(input, diagonal)
     return _entry_tril_out(input, diagonal, out)
@@ -7450,20 +7477,20 @@ def tril(input, diagonal=0, *, out=None):
 def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_tril_indices_out(row, col, offset, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_tril_indices_out(row, col, offset, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:924
 def triu(input, diagonal=0, *, out=None):
     """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(triu, (input,), (input, diagonal), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(triu, (input,), (input, diagonal), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_triu(input, diagonal)
     return _entry_triu_out(input, diagonal, out)
@@ -7473,32 +7500,32 @@ def triu(input, diagonal=0, *, out=None):
 def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_triu_indices_out(row, col, offset, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_triu_indices_out(row, col, offset, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:2218
+# schema/native_functions.yaml:2229
 def trunc(input, *, out=None):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(trunc, (input,), (input,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(trunc, (input,), (input,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_trunc(input)
     return _entry_trunc_out(input, out)
 
 
-# schema/native_functions.yaml:2226
+# schema/native_functions.yaml:2237
 def trunc_(input):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(trunc_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(trunc_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_trunc_(input)
 
 
@@ -7506,9 +7533,9 @@ def trunc_(input):
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(unbind, (input,), (input, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(unbind, (input,), (input, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_unbind_int(input, dim)
 
 
@@ -7516,9 +7543,9 @@ def unbind(input, dim=0):
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(unflatten, (input,), (input, dim, sizes), {})
-        if r is not _NO:
-            return r
+        _r = _htf(unflatten, (input,), (input, dim, sizes), {})
+        if _r is not _NO:
+            return _r
     return _entry_unflatten_int(input, dim, sizes)
 
 
@@ -7526,9 +7553,9 @@ def unflatten(input, dim, sizes):
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None, *, out=None):
     """unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(unique_consecutive, (input,), (input, return_inverse, return_counts, dim), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(unique_consecutive, (input,), (input, return_inverse, return_counts, dim), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_unique_consecutive(input, return_inverse, return_counts, dim)
     return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, *out)
@@ -7538,9 +7565,9 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False, *, out=None):
     """unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
-        r = _htf(unique_dim, (input,), (input, dim, sorted, return_inverse, return_counts), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(unique_dim, (input,), (input, dim, sorted, return_inverse, return_counts), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_unique_dim(input, dim, sorted, return_inverse, return_counts)
     return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *out)
@@ -7550,13 +7577,13 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(unsqueeze, (input,), (input, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(unsqueeze, (input,), (input, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:3530
+# schema/native_functions.yaml:3541
 def _m0_var(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -7567,7 +7594,7 @@ def _c0_var(input, unbiased):
     return _entry_var(input, unbiased)
 
 
-# schema/native_functions.yaml:3535
+# schema/native_functions.yaml:3546
 def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -7580,7 +7607,7 @@ def _c1_var(input, dim, unbiased, keepdim, out):
     return _entry_var_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:3541
+# schema/native_functions.yaml:3552
 def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7613,13 +7640,13 @@ def var(*args, **kwargs):
     var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(var, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(var, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
-# schema/native_functions.yaml:3568
+# schema/native_functions.yaml:3579
 def _m0_var_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -7630,7 +7657,7 @@ def _c0_var_mean(input, unbiased):
     return _entry_var_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:3572
+# schema/native_functions.yaml:3583
 def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -7641,7 +7668,7 @@ def _c1_var_mean(input, dim, unbiased, keepdim):
     return _entry_var_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3576
+# schema/native_functions.yaml:3587
 def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7674,9 +7701,9 @@ def var_mean(*args, **kwargs):
     var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
     """
     if _tf[0]:
-        r = _htf_any(var_mean, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(var_mean, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
 
 
@@ -7719,9 +7746,9 @@ def vsplit(*args, **kwargs):
     vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(vsplit, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(vsplit, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
 
 
@@ -7729,9 +7756,9 @@ def vsplit(*args, **kwargs):
 def vstack(tensors, *, out=None):
     """vstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
-        r = _htf(vstack, (tensors,), (tensors,), {'out': out})
-        if r is not _NO:
-            return r
+        _r = _htf(vstack, (tensors,), (tensors,), {'out': out})
+        if _r is not _NO:
+            return _r
     if out is None:
         return _entry_vstack(tensors)
     return _entry_vstack_out(tensors, out)
@@ -7750,7 +7777,7 @@ def _c0_where(condition, input, other, out):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:3022
+# schema/native_functions.yaml:3033
 def _m1_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
         return (condition, input, other)
@@ -7761,7 +7788,7 @@ def _c1_where(condition, input, other):
     return _entry_where_ScalarSelf(condition, input, other)
 
 
-# schema/native_functions.yaml:3027
+# schema/native_functions.yaml:3038
 def _m2_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -7772,7 +7799,7 @@ def _c2_where(condition, input, other):
     return _entry_where_ScalarOther(condition, input, other)
 
 
-# schema/native_functions.yaml:3032
+# schema/native_functions.yaml:3043
 def _m3_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -7806,9 +7833,9 @@ def where(*args, **kwargs):
     where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(where, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(where, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
@@ -7816,9 +7843,9 @@ def where(*args, **kwargs):
 def zero_(input):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(zero_, (input,), (input,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(zero_, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
     return _entry_zero_(input)
 
 
@@ -7827,20 +7854,20 @@ def zeros(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=No
     """zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
-        if r is not _NO:
-            return r
-    r = _entry_zeros(size, dtype, layout, device, pin_memory) if out is None else _entry_zeros_out(size, _out_options(out, dtype, device))
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is not _NO:
+            return _r
+    _r = _entry_zeros(size, dtype, layout, device, pin_memory) if out is None else _entry_zeros_out(size, _out_options(out, dtype, device))
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:88
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(zeros_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
-        if r is not _NO:
-            return r
-    r = _entry_zeros_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(zeros_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        if _r is not _NO:
+            return _r
+    _r = _entry_zeros_like(input, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
 

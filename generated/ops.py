@@ -11502,6 +11502,92 @@ _aten._packet('cartesian_prod')._add(cartesian_prod)
 
 
 # schema/native_functions.yaml:1888
+block_diag = _Op("aten", 'block_diag', 'default',
+    'block_diag(Tensor[] tensors) -> Tensor',
+    ('tensors',), 1, tags=())
+_c_block_diag = block_diag._cache
+
+
+def _bind_block_diag(tensors):
+    return (tensors,)
+
+
+def _entry_block_diag(tensors):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(block_diag, (tensors,)) from None
+    _k = _c_block_diag.get(ks)
+    if _k is None:
+        _k = block_diag._fill(ks)
+    return _k(tensors)
+
+
+block_diag._bind = _bind_block_diag
+block_diag._entry = _entry_block_diag
+_aten._packet('block_diag')._add(block_diag)
+
+
+# schema/native_functions.yaml:1891
+block_diag_out = _Op("aten", 'block_diag', 'out',
+    'block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
+    ('tensors', 'out'), 1, tags=())
+_c_block_diag_out = block_diag_out._cache
+
+
+def _bind_block_diag_out(tensors, *, out):
+    return (tensors, out)
+
+
+def _entry_block_diag_out(tensors, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (_ks_list(tensors) | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(block_diag_out, (tensors, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_block_diag_out.get(ks)
+    if _k is None:
+        _k = block_diag_out._fill(ks)
+    return _k(tensors, out)
+
+
+block_diag_out._bind = _bind_block_diag_out
+block_diag_out._entry = _entry_block_diag_out
+_aten._packet('block_diag')._add(block_diag_out)
+
+
+# schema/native_functions.yaml:1893
+combinations = _Op("aten", 'combinations', 'default',
+    'combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor',
+    ('self', 'r', 'with_replacement'), 3, tags=())
+_c_combinations = combinations._cache
+
+
+def _bind_combinations(self, r=2, with_replacement=False):
+    return (self, r, with_replacement)
+
+
+def _entry_combinations(self, r, with_replacement):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(combinations, (self, r, with_replacement)) from None
+    _k = _c_combinations.get(ks)
+    if _k is None:
+        _k = combinations._fill(ks)
+    return _k(self, r, with_replacement)
+
+
+combinations._bind = _bind_combinations
+combinations._entry = _entry_combinations
+_aten._packet('combinations')._add(combinations)
+
+
+# schema/native_functions.yaml:1899
 exp2 = _Op("aten", 'exp2', 'default',
     'exp2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -11529,7 +11615,7 @@ exp2._entry = _entry_exp2
 _aten._packet('exp2')._add(exp2)
 
 
-# schema/native_functions.yaml:1893
+# schema/native_functions.yaml:1904
 exp2_out = _Op("aten", 'exp2', 'out',
     'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -11559,7 +11645,7 @@ exp2_out._entry = _entry_exp2_out
 _aten._packet('exp2')._add(exp2_out)
 
 
-# schema/native_functions.yaml:1896
+# schema/native_functions.yaml:1907
 exp2_ = _Op("aten", 'exp2_', 'default',
     'exp2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11589,7 +11675,7 @@ exp2_._entry = _entry_exp2_
 _aten._packet('exp2_')._add(exp2_)
 
 
-# schema/native_functions.yaml:1903
+# schema/native_functions.yaml:1914
 expm1 = _Op("aten", 'expm1', 'default',
     'expm1(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11617,7 +11703,7 @@ expm1._entry = _entry_expm1
 _aten._packet('expm1')._add(expm1)
 
 
-# schema/native_functions.yaml:1908
+# schema/native_functions.yaml:1919
 expm1_out = _Op("aten", 'expm1', 'out',
     'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11647,7 +11733,7 @@ expm1_out._entry = _entry_expm1_out
 _aten._packet('expm1')._add(expm1_out)
 
 
-# schema/native_functions.yaml:1911
+# schema/native_functions.yaml:1922
 expm1_ = _Op("aten", 'expm1_', 'default',
     'expm1_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11677,7 +11763,7 @@ expm1_._entry = _entry_expm1_
 _aten._packet('expm1_')._add(expm1_)
 
 
-# schema/native_functions.yaml:1918
+# schema/native_functions.yaml:1929
 log2 = _Op("aten", 'log2', 'default',
     'log2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11705,7 +11791,7 @@ log2._entry = _entry_log2
 _aten._packet('log2')._add(log2)
 
 
-# schema/native_functions.yaml:1923
+# schema/native_functions.yaml:1934
 log2_out = _Op("aten", 'log2', 'out',
     'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11735,7 +11821,7 @@ log2_out._entry = _entry_log2_out
 _aten._packet('log2')._add(log2_out)
 
 
-# schema/native_functions.yaml:1926
+# schema/native_functions.yaml:1937
 log2_ = _Op("aten", 'log2_', 'default',
     'log2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11765,7 +11851,7 @@ log2_._entry = _entry_log2_
 _aten._packet('log2_')._add(log2_)
 
 
-# schema/native_functions.yaml:1933
+# schema/native_functions.yaml:1944
 log10 = _Op("aten", 'log10', 'default',
     'log10(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11793,7 +11879,7 @@ log10._entry = _entry_log10
 _aten._packet('log10')._add(log10)
 
 
-# schema/native_functions.yaml:1938
+# schema/native_functions.yaml:1949
 log10_out = _Op("aten", 'log10', 'out',
     'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11823,7 +11909,7 @@ log10_out._entry = _entry_log10_out
 _aten._packet('log10')._add(log10_out)
 
 
-# schema/native_functions.yaml:1941
+# schema/native_functions.yaml:1952
 log10_ = _Op("aten", 'log10_', 'default',
     'log10_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11853,7 +11939,7 @@ log10_._entry = _entry_log10_
 _aten._packet('log10_')._add(log10_)
 
 
-# schema/native_functions.yaml:1948
+# schema/native_functions.yaml:1959
 log1p = _Op("aten", 'log1p', 'default',
     'log1p(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11881,7 +11967,7 @@ log1p._entry = _entry_log1p
 _aten._packet('log1p')._add(log1p)
 
 
-# schema/native_functions.yaml:1953
+# schema/native_functions.yaml:1964
 log1p_out = _Op("aten", 'log1p', 'out',
     'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11911,7 +11997,7 @@ log1p_out._entry = _entry_log1p_out
 _aten._packet('log1p')._add(log1p_out)
 
 
-# schema/native_functions.yaml:1956
+# schema/native_functions.yaml:1967
 log1p_ = _Op("aten", 'log1p_', 'default',
     'log1p_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11941,7 +12027,7 @@ log1p_._entry = _entry_log1p_
 _aten._packet('log1p_')._add(log1p_)
 
 
-# schema/native_functions.yaml:1963
+# schema/native_functions.yaml:1974
 sqrt = _Op("aten", 'sqrt', 'default',
     'sqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11969,7 +12055,7 @@ sqrt._entry = _entry_sqrt
 _aten._packet('sqrt')._add(sqrt)
 
 
-# schema/native_functions.yaml:1968
+# schema/native_functions.yaml:1979
 sqrt_out = _Op("aten", 'sqrt', 'out',
     'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11999,7 +12085,7 @@ sqrt_out._entry = _entry_sqrt_out
 _aten._packet('sqrt')._add(sqrt_out)
 
 
-# schema/native_functions.yaml:1971
+# schema/native_functions.yaml:1982
 sqrt_ = _Op("aten", 'sqrt_', 'default',
     'sqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12029,7 +12115,7 @@ sqrt_._entry = _entry_sqrt_
 _aten._packet('sqrt_')._add(sqrt_)
 
 
-# schema/native_functions.yaml:1978
+# schema/native_functions.yaml:1989
 rsqrt = _Op("aten", 'rsqrt', 'default',
     'rsqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12057,7 +12143,7 @@ rsqrt._entry = _entry_rsqrt
 _aten._packet('rsqrt')._add(rsqrt)
 
 
-# schema/native_functions.yaml:1983
+# schema/native_functions.yaml:1994
 rsqrt_out = _Op("aten", 'rsqrt', 'out',
     'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12087,7 +12173,7 @@ rsqrt_out._entry = _entry_rsqrt_out
 _aten._packet('rsqrt')._add(rsqrt_out)
 
 
-# schema/native_functions.yaml:1986
+# schema/native_functions.yaml:1997
 rsqrt_ = _Op("aten", 'rsqrt_', 'default',
     'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12117,7 +12203,7 @@ rsqrt_._entry = _entry_rsqrt_
 _aten._packet('rsqrt_')._add(rsqrt_)
 
 
-# schema/native_functions.yaml:1993
+# schema/native_functions.yaml:2004
 reciprocal = _Op("aten", 'reciprocal', 'default',
     'reciprocal(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12145,7 +12231,7 @@ reciprocal._entry = _entry_reciprocal
 _aten._packet('reciprocal')._add(reciprocal)
 
 
-# schema/native_functions.yaml:1998
+# schema/native_functions.yaml:2009
 reciprocal_out = _Op("aten", 'reciprocal', 'out',
     'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12175,7 +12261,7 @@ reciprocal_out._entry = _entry_reciprocal_out
 _aten._packet('reciprocal')._add(reciprocal_out)
 
 
-# schema/native_functions.yaml:2001
+# schema/native_functions.yaml:2012
 reciprocal_ = _Op("aten", 'reciprocal_', 'default',
     'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12205,7 +12291,7 @@ reciprocal_._entry = _entry_reciprocal_
 _aten._packet('reciprocal_')._add(reciprocal_)
 
 
-# schema/native_functions.yaml:2008
+# schema/native_functions.yaml:2019
 sin = _Op("aten", 'sin', 'default',
     'sin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12233,7 +12319,7 @@ sin._entry = _entry_sin
 _aten._packet('sin')._add(sin)
 
 
-# schema/native_functions.yaml:2013
+# schema/native_functions.yaml:2024
 sin_out = _Op("aten", 'sin', 'out',
     'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12263,7 +12349,7 @@ sin_out._entry = _entry_sin_out
 _aten._packet('sin')._add(sin_out)
 
 
-# schema/native_functions.yaml:2016
+# schema/native_functions.yaml:2027
 sin_ = _Op("aten", 'sin_', 'default',
     'sin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12293,7 +12379,7 @@ sin_._entry = _entry_sin_
 _aten._packet('sin_')._add(sin_)
 
 
-# schema/native_functions.yaml:2023
+# schema/native_functions.yaml:2034
 cos = _Op("aten", 'cos', 'default',
     'cos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12321,7 +12407,7 @@ cos._entry = _entry_cos
 _aten._packet('cos')._add(cos)
 
 
-# schema/native_functions.yaml:2028
+# schema/native_functions.yaml:2039
 cos_out = _Op("aten", 'cos', 'out',
     'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12351,7 +12437,7 @@ cos_out._entry = _entry_cos_out
 _aten._packet('cos')._add(cos_out)
 
 
-# schema/native_functions.yaml:2031
+# schema/native_functions.yaml:2042
 cos_ = _Op("aten", 'cos_', 'default',
     'cos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12381,7 +12467,7 @@ cos_._entry = _entry_cos_
 _aten._packet('cos_')._add(cos_)
 
 
-# schema/native_functions.yaml:2038
+# schema/native_functions.yaml:2049
 tan = _Op("aten", 'tan', 'default',
     'tan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12409,7 +12495,7 @@ tan._entry = _entry_tan
 _aten._packet('tan')._add(tan)
 
 
-# schema/native_functions.yaml:2043
+# schema/native_functions.yaml:2054
 tan_out = _Op("aten", 'tan', 'out',
     'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12439,7 +12525,7 @@ tan_out._entry = _entry_tan_out
 _aten._packet('tan')._add(tan_out)
 
 
-# schema/native_functions.yaml:2046
+# schema/native_functions.yaml:2057
 tan_ = _Op("aten", 'tan_', 'default',
     'tan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12469,7 +12555,7 @@ tan_._entry = _entry_tan_
 _aten._packet('tan_')._add(tan_)
 
 
-# schema/native_functions.yaml:2053
+# schema/native_functions.yaml:2064
 asin = _Op("aten", 'asin', 'default',
     'asin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12497,7 +12583,7 @@ asin._entry = _entry_asin
 _aten._packet('asin')._add(asin)
 
 
-# schema/native_functions.yaml:2058
+# schema/native_functions.yaml:2069
 asin_out = _Op("aten", 'asin', 'out',
     'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12527,7 +12613,7 @@ asin_out._entry = _entry_asin_out
 _aten._packet('asin')._add(asin_out)
 
 
-# schema/native_functions.yaml:2061
+# schema/native_functions.yaml:2072
 asin_ = _Op("aten", 'asin_', 'default',
     'asin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12557,7 +12643,7 @@ asin_._entry = _entry_asin_
 _aten._packet('asin_')._add(asin_)
 
 
-# schema/native_functions.yaml:2068
+# schema/native_functions.yaml:2079
 acos = _Op("aten", 'acos', 'default',
     'acos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12585,7 +12671,7 @@ acos._entry = _entry_acos
 _aten._packet('acos')._add(acos)
 
 
-# schema/native_functions.yaml:2073
+# schema/native_functions.yaml:2084
 acos_out = _Op("aten", 'acos', 'out',
     'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12615,7 +12701,7 @@ acos_out._entry = _entry_acos_out
 _aten._packet('acos')._add(acos_out)
 
 
-# schema/native_functions.yaml:2076
+# schema/native_functions.yaml:2087
 acos_ = _Op("aten", 'acos_', 'default',
     'acos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12645,7 +12731,7 @@ acos_._entry = _entry_acos_
 _aten._packet('acos_')._add(acos_)
 
 
-# schema/native_functions.yaml:2083
+# schema/native_functions.yaml:2094
 atan = _Op("aten", 'atan', 'default',
     'atan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12673,7 +12759,7 @@ atan._entry = _entry_atan
 _aten._packet('atan')._add(atan)
 
 
-# schema/native_functions.yaml:2088
+# schema/native_functions.yaml:2099
 atan_out = _Op("aten", 'atan', 'out',
     'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12703,7 +12789,7 @@ atan_out._entry = _entry_atan_out
 _aten._packet('atan')._add(atan_out)
 
 
-# schema/native_functions.yaml:2091
+# schema/native_functions.yaml:2102
 atan_ = _Op("aten", 'atan_', 'default',
     'atan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12733,7 +12819,7 @@ atan_._entry = _entry_atan_
 _aten._packet('atan_')._add(atan_)
 
 
-# schema/native_functions.yaml:2098
+# schema/native_functions.yaml:2109
 sinh = _Op("aten", 'sinh', 'default',
     'sinh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12761,7 +12847,7 @@ sinh._entry = _entry_sinh
 _aten._packet('sinh')._add(sinh)
 
 
-# schema/native_functions.yaml:2103
+# schema/native_functions.yaml:2114
 sinh_out = _Op("aten", 'sinh', 'out',
     'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12791,7 +12877,7 @@ sinh_out._entry = _entry_sinh_out
 _aten._packet('sinh')._add(sinh_out)
 
 
-# schema/native_functions.yaml:2106
+# schema/native_functions.yaml:2117
 sinh_ = _Op("aten", 'sinh_', 'default',
     'sinh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12821,7 +12907,7 @@ sinh_._entry = _entry_sinh_
 _aten._packet('sinh_')._add(sinh_)
 
 
-# schema/native_functions.yaml:2113
+# schema/native_functions.yaml:2124
 cosh = _Op("aten", 'cosh', 'default',
     'cosh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12849,7 +12935,7 @@ cosh._entry = _entry_cosh
 _aten._packet('cosh')._add(cosh)
 
 
-# schema/native_functions.yaml:2118
+# schema/native_functions.yaml:2129
 cosh_out = _Op("aten", 'cosh', 'out',
     'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12879,7 +12965,7 @@ cosh_out._entry = _entry_cosh_out
 _aten._packet('cosh')._add(cosh_out)
 
 
-# schema/native_functions.yaml:2121
+# schema/native_functions.yaml:2132
 cosh_ = _Op("aten", 'cosh_', 'default',
     'cosh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12909,7 +12995,7 @@ cosh_._entry = _entry_cosh_
 _aten._packet('cosh_')._add(cosh_)
 
 
-# schema/native_functions.yaml:2128
+# schema/native_functions.yaml:2139
 erf = _Op("aten", 'erf', 'default',
     'erf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12937,7 +13023,7 @@ erf._entry = _entry_erf
 _aten._packet('erf')._add(erf)
 
 
-# schema/native_functions.yaml:2133
+# schema/native_functions.yaml:2144
 erf_out = _Op("aten", 'erf', 'out',
     'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12967,7 +13053,7 @@ erf_out._entry = _entry_erf_out
 _aten._packet('erf')._add(erf_out)
 
 
-# schema/native_functions.yaml:2136
+# schema/native_functions.yaml:2147
 erf_ = _Op("aten", 'erf_', 'default',
     'erf_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12997,7 +13083,7 @@ erf_._entry = _entry_erf_
 _aten._packet('erf_')._add(erf_)
 
 
-# schema/native_functions.yaml:2143
+# schema/native_functions.yaml:2154
 abs = _Op("aten", 'abs', 'default',
     'abs(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13025,7 +13111,7 @@ abs._entry = _entry_abs
 _aten._packet('abs')._add(abs)
 
 
-# schema/native_functions.yaml:2148
+# schema/native_functions.yaml:2159
 abs_out = _Op("aten", 'abs', 'out',
     'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13055,7 +13141,7 @@ abs_out._entry = _entry_abs_out
 _aten._packet('abs')._add(abs_out)
 
 
-# schema/native_functions.yaml:2151
+# schema/native_functions.yaml:2162
 abs_ = _Op("aten", 'abs_', 'default',
     'abs_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13085,7 +13171,7 @@ abs_._entry = _entry_abs_
 _aten._packet('abs_')._add(abs_)
 
 
-# schema/native_functions.yaml:2158
+# schema/native_functions.yaml:2169
 floor = _Op("aten", 'floor', 'default',
     'floor(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13113,7 +13199,7 @@ floor._entry = _entry_floor
 _aten._packet('floor')._add(floor)
 
 
-# schema/native_functions.yaml:2163
+# schema/native_functions.yaml:2174
 floor_out = _Op("aten", 'floor', 'out',
     'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13143,7 +13229,7 @@ floor_out._entry = _entry_floor_out
 _aten._packet('floor')._add(floor_out)
 
 
-# schema/native_functions.yaml:2166
+# schema/native_functions.yaml:2177
 floor_ = _Op("aten", 'floor_', 'default',
     'floor_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13173,7 +13259,7 @@ floor_._entry = _entry_floor_
 _aten._packet('floor_')._add(floor_)
 
 
-# schema/native_functions.yaml:2173
+# schema/native_functions.yaml:2184
 ceil = _Op("aten", 'ceil', 'default',
     'ceil(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13201,7 +13287,7 @@ ceil._entry = _entry_ceil
 _aten._packet('ceil')._add(ceil)
 
 
-# schema/native_functions.yaml:2178
+# schema/native_functions.yaml:2189
 ceil_out = _Op("aten", 'ceil', 'out',
     'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13231,7 +13317,7 @@ ceil_out._entry = _entry_ceil_out
 _aten._packet('ceil')._add(ceil_out)
 
 
-# schema/native_functions.yaml:2181
+# schema/native_functions.yaml:2192
 ceil_ = _Op("aten", 'ceil_', 'default',
     'ceil_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13261,7 +13347,7 @@ ceil_._entry = _entry_ceil_
 _aten._packet('ceil_')._add(ceil_)
 
 
-# schema/native_functions.yaml:2188
+# schema/native_functions.yaml:2199
 round = _Op("aten", 'round', 'default',
     'round(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13289,7 +13375,7 @@ round._entry = _entry_round
 _aten._packet('round')._add(round)
 
 
-# schema/native_functions.yaml:2193
+# schema/native_functions.yaml:2204
 round_out = _Op("aten", 'round', 'out',
     'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13319,7 +13405,7 @@ round_out._entry = _entry_round_out
 _aten._packet('round')._add(round_out)
 
 
-# schema/native_functions.yaml:2196
+# schema/native_functions.yaml:2207
 round_decimals = _Op("aten", 'round', 'decimals',
     'round.decimals(Tensor self, *, int decimals) -> Tensor',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -13347,7 +13433,7 @@ round_decimals._entry = _entry_round_decimals
 _aten._packet('round')._add(round_decimals)
 
 
-# schema/native_functions.yaml:2201
+# schema/native_functions.yaml:2212
 round_decimals_out = _Op("aten", 'round', 'decimals_out',
     'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'decimals', 'out'), 1, tags=('pointwise',))
@@ -13377,7 +13463,7 @@ round_decimals_out._entry = _entry_round_decimals_out
 _aten._packet('round')._add(round_decimals_out)
 
 
-# schema/native_functions.yaml:2204
+# schema/native_functions.yaml:2215
 round_ = _Op("aten", 'round_', 'default',
     'round_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13407,7 +13493,7 @@ round_._entry = _entry_round_
 _aten._packet('round_')._add(round_)
 
 
-# schema/native_functions.yaml:2211
+# schema/native_functions.yaml:2222
 round__decimals = _Op("aten", 'round_', 'decimals',
     'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -13437,7 +13523,7 @@ round__decimals._entry = _entry_round__decimals
 _aten._packet('round_')._add(round__decimals)
 
 
-# schema/native_functions.yaml:2218
+# schema/native_functions.yaml:2229
 trunc = _Op("aten", 'trunc', 'default',
     'trunc(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13465,7 +13551,7 @@ trunc._entry = _entry_trunc
 _aten._packet('trunc')._add(trunc)
 
 
-# schema/native_functions.yaml:2223
+# schema/native_functions.yaml:2234
 trunc_out = _Op("aten", 'trunc', 'out',
     'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13495,7 +13581,7 @@ trunc_out._entry = _entry_trunc_out
 _aten._packet('trunc')._add(trunc_out)
 
 
-# schema/native_functions.yaml:2226
+# schema/native_functions.yaml:2237
 trunc_ = _Op("aten", 'trunc_', 'default',
     'trunc_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13525,7 +13611,7 @@ trunc_._entry = _entry_trunc_
 _aten._packet('trunc_')._add(trunc_)
 
 
-# schema/native_functions.yaml:2233
+# schema/native_functions.yaml:2244
 frac = _Op("aten", 'frac', 'default',
     'frac(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -13553,7 +13639,7 @@ frac._entry = _entry_frac
 _aten._packet('frac')._add(frac)
 
 
-# schema/native_functions.yaml:2238
+# schema/native_functions.yaml:2249
 frac_out = _Op("aten", 'frac', 'out',
     'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -13583,7 +13669,7 @@ frac_out._entry = _entry_frac_out
 _aten._packet('frac')._add(frac_out)
 
 
-# schema/native_functions.yaml:2241
+# schema/native_functions.yaml:2252
 frac_ = _Op("aten", 'frac_', 'default',
     'frac_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13613,7 +13699,7 @@ frac_._entry = _entry_frac_
 _aten._packet('frac_')._add(frac_)
 
 
-# schema/native_functions.yaml:2248
+# schema/native_functions.yaml:2259
 sign = _Op("aten", 'sign', 'default',
     'sign(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13641,7 +13727,7 @@ sign._entry = _entry_sign
 _aten._packet('sign')._add(sign)
 
 
-# schema/native_functions.yaml:2253
+# schema/native_functions.yaml:2264
 sign_out = _Op("aten", 'sign', 'out',
     'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13671,7 +13757,7 @@ sign_out._entry = _entry_sign_out
 _aten._packet('sign')._add(sign_out)
 
 
-# schema/native_functions.yaml:2256
+# schema/native_functions.yaml:2267
 sign_ = _Op("aten", 'sign_', 'default',
     'sign_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13701,7 +13787,7 @@ sign_._entry = _entry_sign_
 _aten._packet('sign_')._add(sign_)
 
 
-# schema/native_functions.yaml:2263
+# schema/native_functions.yaml:2274
 logical_not = _Op("aten", 'logical_not', 'default',
     'logical_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13729,7 +13815,7 @@ logical_not._entry = _entry_logical_not
 _aten._packet('logical_not')._add(logical_not)
 
 
-# schema/native_functions.yaml:2268
+# schema/native_functions.yaml:2279
 logical_not_out = _Op("aten", 'logical_not', 'out',
     'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13759,7 +13845,7 @@ logical_not_out._entry = _entry_logical_not_out
 _aten._packet('logical_not')._add(logical_not_out)
 
 
-# schema/native_functions.yaml:2271
+# schema/native_functions.yaml:2282
 logical_not_ = _Op("aten", 'logical_not_', 'default',
     'logical_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13789,7 +13875,7 @@ logical_not_._entry = _entry_logical_not_
 _aten._packet('logical_not_')._add(logical_not_)
 
 
-# schema/native_functions.yaml:2278
+# schema/native_functions.yaml:2289
 bitwise_not = _Op("aten", 'bitwise_not', 'default',
     'bitwise_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13817,7 +13903,7 @@ bitwise_not._entry = _entry_bitwise_not
 _aten._packet('bitwise_not')._add(bitwise_not)
 
 
-# schema/native_functions.yaml:2283
+# schema/native_functions.yaml:2294
 bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
     'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13847,7 +13933,7 @@ bitwise_not_out._entry = _entry_bitwise_not_out
 _aten._packet('bitwise_not')._add(bitwise_not_out)
 
 
-# schema/native_functions.yaml:2286
+# schema/native_functions.yaml:2297
 bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
     'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13877,7 +13963,7 @@ bitwise_not_._entry = _entry_bitwise_not_
 _aten._packet('bitwise_not_')._add(bitwise_not_)
 
 
-# schema/native_functions.yaml:2293
+# schema/native_functions.yaml:2304
 isnan = _Op("aten", 'isnan', 'default',
     'isnan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13905,7 +13991,7 @@ isnan._entry = _entry_isnan
 _aten._packet('isnan')._add(isnan)
 
 
-# schema/native_functions.yaml:2298
+# schema/native_functions.yaml:2309
 isnan_out = _Op("aten", 'isnan', 'out',
     'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13935,7 +14021,7 @@ isnan_out._entry = _entry_isnan_out
 _aten._packet('isnan')._add(isnan_out)
 
 
-# schema/native_functions.yaml:2301
+# schema/native_functions.yaml:2312
 isinf = _Op("aten", 'isinf', 'default',
     'isinf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13963,7 +14049,7 @@ isinf._entry = _entry_isinf
 _aten._packet('isinf')._add(isinf)
 
 
-# schema/native_functions.yaml:2306
+# schema/native_functions.yaml:2317
 isinf_out = _Op("aten", 'isinf', 'out',
     'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13993,7 +14079,7 @@ isinf_out._entry = _entry_isinf_out
 _aten._packet('isinf')._add(isinf_out)
 
 
-# schema/native_functions.yaml:2309
+# schema/native_functions.yaml:2320
 isfinite = _Op("aten", 'isfinite', 'default',
     'isfinite(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -14021,7 +14107,7 @@ isfinite._entry = _entry_isfinite
 _aten._packet('isfinite')._add(isfinite)
 
 
-# schema/native_functions.yaml:2316
+# schema/native_functions.yaml:2327
 signbit = _Op("aten", 'signbit', 'default',
     'signbit(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -14049,7 +14135,7 @@ signbit._entry = _entry_signbit
 _aten._packet('signbit')._add(signbit)
 
 
-# schema/native_functions.yaml:2321
+# schema/native_functions.yaml:2332
 signbit_out = _Op("aten", 'signbit', 'out',
     'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -14079,7 +14165,7 @@ signbit_out._entry = _entry_signbit_out
 _aten._packet('signbit')._add(signbit_out)
 
 
-# schema/native_functions.yaml:2324
+# schema/native_functions.yaml:2335
 nan_to_num = _Op("aten", 'nan_to_num', 'default',
     'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -14107,7 +14193,7 @@ nan_to_num._entry = _entry_nan_to_num
 _aten._packet('nan_to_num')._add(nan_to_num)
 
 
-# schema/native_functions.yaml:2329
+# schema/native_functions.yaml:2340
 nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
     'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
@@ -14137,7 +14223,7 @@ nan_to_num_out._entry = _entry_nan_to_num_out
 _aten._packet('nan_to_num')._add(nan_to_num_out)
 
 
-# schema/native_functions.yaml:2332
+# schema/native_functions.yaml:2343
 nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
     'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -14167,7 +14253,7 @@ nan_to_num_._entry = _entry_nan_to_num_
 _aten._packet('nan_to_num_')._add(nan_to_num_)
 
 
-# schema/native_functions.yaml:2339
+# schema/native_functions.yaml:2350
 convolution = _Op("aten", 'convolution', 'default',
     'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
@@ -14195,7 +14281,7 @@ convolution._entry = _entry_convolution
 _aten._packet('convolution')._add(convolution)
 
 
-# schema/native_functions.yaml:2343
+# schema/native_functions.yaml:2354
 convolution_out = _Op("aten", 'convolution', 'out',
     'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
@@ -14225,7 +14311,7 @@ convolution_out._entry = _entry_convolution_out
 _aten._packet('convolution')._add(convolution_out)
 
 
-# schema/native_functions.yaml:2346
+# schema/native_functions.yaml:2357
 convolution_backward = _Op("aten", 'convolution_backward', 'default',
     'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
@@ -14253,7 +14339,7 @@ convolution_backward._entry = _entry_convolution_backward
 _aten._packet('convolution_backward')._add(convolution_backward)
 
 
-# schema/native_functions.yaml:2352
+# schema/native_functions.yaml:2363
 conv1d = _Op("aten", 'conv1d', 'default',
     'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -14281,7 +14367,7 @@ conv1d._entry = _entry_conv1d
 _aten._packet('conv1d')._add(conv1d)
 
 
-# schema/native_functions.yaml:2356
+# schema/native_functions.yaml:2367
 conv2d = _Op("aten", 'conv2d', 'default',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -14309,7 +14395,7 @@ conv2d._entry = _entry_conv2d
 _aten._packet('conv2d')._add(conv2d)
 
 
-# schema/native_functions.yaml:2360
+# schema/native_functions.yaml:2371
 conv1d_padding = _Op("aten", 'conv1d', 'padding',
     'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -14337,7 +14423,7 @@ conv1d_padding._entry = _entry_conv1d_padding
 _aten._packet('conv1d')._add(conv1d_padding)
 
 
-# schema/native_functions.yaml:2364
+# schema/native_functions.yaml:2375
 conv2d_padding = _Op("aten", 'conv2d', 'padding',
     'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -14365,7 +14451,7 @@ conv2d_padding._entry = _entry_conv2d_padding
 _aten._packet('conv2d')._add(conv2d_padding)
 
 
-# schema/native_functions.yaml:2368
+# schema/native_functions.yaml:2379
 max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
     'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
@@ -14393,7 +14479,7 @@ max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
 _aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
 
 
-# schema/native_functions.yaml:2374
+# schema/native_functions.yaml:2385
 max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
     'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
@@ -14421,7 +14507,7 @@ max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backwar
 _aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
 
 
-# schema/native_functions.yaml:2379
+# schema/native_functions.yaml:2390
 max_pool2d = _Op("aten", 'max_pool2d', 'default',
     'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
@@ -14449,7 +14535,7 @@ max_pool2d._entry = _entry_max_pool2d
 _aten._packet('max_pool2d')._add(max_pool2d)
 
 
-# schema/native_functions.yaml:2383
+# schema/native_functions.yaml:2394
 avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
     'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
@@ -14477,7 +14563,7 @@ avg_pool2d._entry = _entry_avg_pool2d
 _aten._packet('avg_pool2d')._add(avg_pool2d)
 
 
-# schema/native_functions.yaml:2387
+# schema/native_functions.yaml:2398
 avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
     'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
@@ -14507,7 +14593,7 @@ avg_pool2d_out._entry = _entry_avg_pool2d_out
 _aten._packet('avg_pool2d')._add(avg_pool2d_out)
 
 
-# schema/native_functions.yaml:2390
+# schema/native_functions.yaml:2401
 avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
     'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
@@ -14535,7 +14621,7 @@ avg_pool2d_backward._entry = _entry_avg_pool2d_backward
 _aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:2395
+# schema/native_functions.yaml:2406
 _adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
     '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=('core',))
@@ -14563,7 +14649,7 @@ _adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:2399
+# schema/native_functions.yaml:2410
 _adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
     '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'output_size', 'out'), 2, tags=('core',))
@@ -14593,7 +14679,7 @@ _adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
 
 
-# schema/native_functions.yaml:2402
+# schema/native_functions.yaml:2413
 _adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
     '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=())
@@ -14621,7 +14707,7 @@ _adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:2406
+# schema/native_functions.yaml:2417
 _adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
     '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'self', 'out'), 2, tags=())
@@ -14651,7 +14737,7 @@ _adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
 
 
-# schema/native_functions.yaml:2408
+# schema/native_functions.yaml:2419
 adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
     'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=())
@@ -14679,7 +14765,7 @@ adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
 _aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:2412
+# schema/native_functions.yaml:2423
 constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
     'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
     ('self', 'pad', 'value'), 3, tags=())
@@ -14707,7 +14793,7 @@ constant_pad_nd._entry = _entry_constant_pad_nd
 _aten._packet('constant_pad_nd')._add(constant_pad_nd)
 
 
-# schema/native_functions.yaml:2416
+# schema/native_functions.yaml:2427
 constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
     'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'pad', 'value', 'out'), 3, tags=())
@@ -14737,7 +14823,7 @@ constant_pad_nd_out._entry = _entry_constant_pad_nd_out
 _aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
 
 
-# schema/native_functions.yaml:2418
+# schema/native_functions.yaml:2429
 pad = _Op("aten", 'pad', 'default',
     'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
     ('self', 'pad', 'mode', 'value'), 4, tags=())
@@ -14766,7 +14852,7 @@ pad._entry = _entry_pad
 _aten._packet('pad')._add(pad)
 
 
-# schema/native_functions.yaml:2422
+# schema/native_functions.yaml:2433
 embedding = _Op("aten", 'embedding', 'default',
     'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
@@ -14794,7 +14880,7 @@ embedding._entry = _entry_embedding
 _aten._packet('embedding')._add(embedding)
 
 
-# schema/native_functions.yaml:2426
+# schema/native_functions.yaml:2437
 embedding_out = _Op("aten", 'embedding', 'out',
     'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
@@ -14824,7 +14910,7 @@ embedding_out._entry = _entry_embedding_out
 _aten._packet('embedding')._add(embedding_out)
 
 
-# schema/native_functions.yaml:2429
+# schema/native_functions.yaml:2440
 embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
     'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
@@ -14852,7 +14938,7 @@ embedding_dense_backward._entry = _entry_embedding_dense_backward
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
 
 
-# schema/native_functions.yaml:2433
+# schema/native_functions.yaml:2444
 embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
     'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
@@ -14882,7 +14968,7 @@ embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
 
 
-# schema/native_functions.yaml:2435
+# schema/native_functions.yaml:2446
 one_hot = _Op("aten", 'one_hot', 'default',
     'one_hot(Tensor self, int num_classes=-1) -> Tensor',
     ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
@@ -14910,7 +14996,7 @@ one_hot._entry = _entry_one_hot
 _aten._packet('one_hot')._add(one_hot)
 
 
-# schema/native_functions.yaml:2440
+# schema/native_functions.yaml:2451
 dot = _Op("aten", 'dot', 'default',
     'dot(Tensor self, Tensor tensor) -> Tensor',
     ('self', 'tensor'), 2, tags=())
@@ -14938,7 +15024,7 @@ dot._entry = _entry_dot
 _aten._packet('dot')._add(dot)
 
 
-# schema/native_functions.yaml:2445
+# schema/native_functions.yaml:2456
 dot_out = _Op("aten", 'dot', 'out',
     'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor', 'out'), 2, tags=())
@@ -14968,7 +15054,7 @@ dot_out._entry = _entry_dot_out
 _aten._packet('dot')._add(dot_out)
 
 
-# schema/native_functions.yaml:2447
+# schema/native_functions.yaml:2458
 mv = _Op("aten", 'mv', 'default',
     'mv(Tensor self, Tensor vec) -> Tensor',
     ('self', 'vec'), 2, tags=())
@@ -14996,7 +15082,7 @@ mv._entry = _entry_mv
 _aten._packet('mv')._add(mv)
 
 
-# schema/native_functions.yaml:2452
+# schema/native_functions.yaml:2463
 mv_out = _Op("aten", 'mv', 'out',
     'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec', 'out'), 2, tags=())
@@ -15026,7 +15112,7 @@ mv_out._entry = _entry_mv_out
 _aten._packet('mv')._add(mv_out)
 
 
-# schema/native_functions.yaml:2454
+# schema/native_functions.yaml:2465
 outer = _Op("aten", 'outer', 'default',
     'outer(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -15054,7 +15140,7 @@ outer._entry = _entry_outer
 _aten._packet('outer')._add(outer)
 
 
-# schema/native_functions.yaml:2459
+# schema/native_functions.yaml:2470
 outer_out = _Op("aten", 'outer', 'out',
     'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -15084,7 +15170,7 @@ outer_out._entry = _entry_outer_out
 _aten._packet('outer')._add(outer_out)
 
 
-# schema/native_functions.yaml:2463
+# schema/native_functions.yaml:2474
 baddbmm = _Op("aten", 'baddbmm', 'default',
     'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -15112,7 +15198,7 @@ baddbmm._entry = _entry_baddbmm
 _aten._packet('baddbmm')._add(baddbmm)
 
 
-# schema/native_functions.yaml:2468
+# schema/native_functions.yaml:2479
 baddbmm_out = _Op("aten", 'baddbmm', 'out',
     'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
@@ -15142,7 +15228,7 @@ baddbmm_out._entry = _entry_baddbmm_out
 _aten._packet('baddbmm')._add(baddbmm_out)
 
 
-# schema/native_functions.yaml:2470
+# schema/native_functions.yaml:2481
 baddbmm_ = _Op("aten", 'baddbmm_', 'default',
     'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -15172,7 +15258,7 @@ baddbmm_._entry = _entry_baddbmm_
 _aten._packet('baddbmm_')._add(baddbmm_)
 
 
-# schema/native_functions.yaml:2476
+# schema/native_functions.yaml:2487
 einsum = _Op("aten", 'einsum', 'default',
     'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
     ('equation', 'tensors', 'path'), 2, tags=())
@@ -15200,7 +15286,7 @@ einsum._entry = _entry_einsum
 _aten._packet('einsum')._add(einsum)
 
 
-# schema/native_functions.yaml:2480
+# schema/native_functions.yaml:2491
 _softmax = _Op("aten", '_softmax', 'default',
     '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -15228,7 +15314,7 @@ _softmax._entry = _entry__softmax
 _aten._packet('_softmax')._add(_softmax)
 
 
-# schema/native_functions.yaml:2484
+# schema/native_functions.yaml:2495
 _softmax_out = _Op("aten", '_softmax', 'out',
     '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -15258,7 +15344,7 @@ _softmax_out._entry = _entry__softmax_out
 _aten._packet('_softmax')._add(_softmax_out)
 
 
-# schema/native_functions.yaml:2487
+# schema/native_functions.yaml:2498
 _log_softmax = _Op("aten", '_log_softmax', 'default',
     '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -15286,7 +15372,7 @@ _log_softmax._entry = _entry__log_softmax
 _aten._packet('_log_softmax')._add(_log_softmax)
 
 
-# schema/native_functions.yaml:2491
+# schema/native_functions.yaml:2502
 _log_softmax_out = _Op("aten", '_log_softmax', 'out',
     '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -15316,7 +15402,7 @@ _log_softmax_out._entry = _entry__log_softmax_out
 _aten._packet('_log_softmax')._add(_log_softmax_out)
 
 
-# schema/native_functions.yaml:2494
+# schema/native_functions.yaml:2505
 softmax_int = _Op("aten", 'softmax', 'int',
     'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -15344,7 +15430,7 @@ softmax_int._entry = _entry_softmax_int
 _aten._packet('softmax')._add(softmax_int)
 
 
-# schema/native_functions.yaml:2498
+# schema/native_functions.yaml:2509
 softmax_int_out = _Op("aten", 'softmax', 'int_out',
     'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -15374,7 +15460,7 @@ softmax_int_out._entry = _entry_softmax_int_out
 _aten._packet('softmax')._add(softmax_int_out)
 
 
-# schema/native_functions.yaml:2500
+# schema/native_functions.yaml:2511
 log_softmax_int = _Op("aten", 'log_softmax', 'int',
     'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -15402,7 +15488,7 @@ log_softmax_int._entry = _entry_log_softmax_int
 _aten._packet('log_softmax')._add(log_softmax_int)
 
 
-# schema/native_functions.yaml:2504
+# schema/native_functions.yaml:2515
 log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
     'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -15432,7 +15518,7 @@ log_softmax_int_out._entry = _entry_log_softmax_int_out
 _aten._packet('log_softmax')._add(log_softmax_int_out)
 
 
-# schema/native_functions.yaml:2506
+# schema/native_functions.yaml:2517
 _softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
     '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -15460,7 +15546,7 @@ _softmax_backward_data._entry = _entry__softmax_backward_data
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
 
 
-# schema/native_functions.yaml:2511
+# schema/native_functions.yaml:2522
 _softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
     '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
@@ -15490,7 +15576,7 @@ _softmax_backward_data_out._entry = _entry__softmax_backward_data_out
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:2515
+# schema/native_functions.yaml:2526
 _log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
     '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -15518,7 +15604,7 @@ _log_softmax_backward_data._entry = _entry__log_softmax_backward_data
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
 
 
-# schema/native_functions.yaml:2519
+# schema/native_functions.yaml:2530
 _log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
     '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
@@ -15548,7 +15634,7 @@ _log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:2521
+# schema/native_functions.yaml:2532
 rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
     'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -15576,7 +15662,7 @@ rsub_Tensor._entry = _entry_rsub_Tensor
 _aten._packet('rsub')._add(rsub_Tensor)
 
 
-# schema/native_functions.yaml:2526
+# schema/native_functions.yaml:2537
 rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
     'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
@@ -15606,7 +15692,7 @@ rsub_Tensor_out._entry = _entry_rsub_Tensor_out
 _aten._packet('rsub')._add(rsub_Tensor_out)
 
 
-# schema/native_functions.yaml:2529
+# schema/native_functions.yaml:2540
 rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
     'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -15634,7 +15720,7 @@ rsub_Scalar._entry = _entry_rsub_Scalar
 _aten._packet('rsub')._add(rsub_Scalar)
 
 
-# schema/native_functions.yaml:2534
+# schema/native_functions.yaml:2545
 rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
     'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
@@ -15664,7 +15750,7 @@ rsub_Scalar_out._entry = _entry_rsub_Scalar_out
 _aten._packet('rsub')._add(rsub_Scalar_out)
 
 
-# schema/native_functions.yaml:2537
+# schema/native_functions.yaml:2548
 floor_divide = _Op("aten", 'floor_divide', 'default',
     'floor_divide(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15692,7 +15778,7 @@ floor_divide._entry = _entry_floor_divide
 _aten._packet('floor_divide')._add(floor_divide)
 
 
-# schema/native_functions.yaml:2542
+# schema/native_functions.yaml:2553
 floor_divide_out = _Op("aten", 'floor_divide', 'out',
     'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15722,7 +15808,7 @@ floor_divide_out._entry = _entry_floor_divide_out
 _aten._packet('floor_divide')._add(floor_divide_out)
 
 
-# schema/native_functions.yaml:2545
+# schema/native_functions.yaml:2556
 floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
     'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15750,7 +15836,7 @@ floor_divide_Scalar._entry = _entry_floor_divide_Scalar
 _aten._packet('floor_divide')._add(floor_divide_Scalar)
 
 
-# schema/native_functions.yaml:2550
+# schema/native_functions.yaml:2561
 floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
     'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15780,7 +15866,7 @@ floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
 _aten._packet('floor_divide')._add(floor_divide_Scalar_out)
 
 
-# schema/native_functions.yaml:2553
+# schema/native_functions.yaml:2564
 floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
     'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15810,7 +15896,7 @@ floor_divide__Tensor._entry = _entry_floor_divide__Tensor
 _aten._packet('floor_divide_')._add(floor_divide__Tensor)
 
 
-# schema/native_functions.yaml:2560
+# schema/native_functions.yaml:2571
 floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
     'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15840,7 +15926,7 @@ floor_divide__Scalar._entry = _entry_floor_divide__Scalar
 _aten._packet('floor_divide_')._add(floor_divide__Scalar)
 
 
-# schema/native_functions.yaml:2567
+# schema/native_functions.yaml:2578
 remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
     'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15868,7 +15954,7 @@ remainder_Tensor._entry = _entry_remainder_Tensor
 _aten._packet('remainder')._add(remainder_Tensor)
 
 
-# schema/native_functions.yaml:2572
+# schema/native_functions.yaml:2583
 remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
     'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15898,7 +15984,7 @@ remainder_Tensor_out._entry = _entry_remainder_Tensor_out
 _aten._packet('remainder')._add(remainder_Tensor_out)
 
 
-# schema/native_functions.yaml:2575
+# schema/native_functions.yaml:2586
 remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
     'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15926,7 +16012,7 @@ remainder_Scalar._entry = _entry_remainder_Scalar
 _aten._packet('remainder')._add(remainder_Scalar)
 
 
-# schema/native_functions.yaml:2580
+# schema/native_functions.yaml:2591
 remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
     'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15956,7 +16042,7 @@ remainder_Scalar_out._entry = _entry_remainder_Scalar_out
 _aten._packet('remainder')._add(remainder_Scalar_out)
 
 
-# schema/native_functions.yaml:2583
+# schema/native_functions.yaml:2594
 remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
     'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15984,7 +16070,7 @@ remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
 _aten._packet('remainder')._add(remainder_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2588
+# schema/native_functions.yaml:2599
 remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
     'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16014,7 +16100,7 @@ remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
 _aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2591
+# schema/native_functions.yaml:2602
 remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
     'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16044,7 +16130,7 @@ remainder__Tensor._entry = _entry_remainder__Tensor
 _aten._packet('remainder_')._add(remainder__Tensor)
 
 
-# schema/native_functions.yaml:2598
+# schema/native_functions.yaml:2609
 remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
     'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16074,7 +16160,7 @@ remainder__Scalar._entry = _entry_remainder__Scalar
 _aten._packet('remainder_')._add(remainder__Scalar)
 
 
-# schema/native_functions.yaml:2605
+# schema/native_functions.yaml:2616
 fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
     'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16102,7 +16188,7 @@ fmod_Tensor._entry = _entry_fmod_Tensor
 _aten._packet('fmod')._add(fmod_Tensor)
 
 
-# schema/native_functions.yaml:2610
+# schema/native_functions.yaml:2621
 fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
     'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16132,7 +16218,7 @@ fmod_Tensor_out._entry = _entry_fmod_Tensor_out
 _aten._packet('fmod')._add(fmod_Tensor_out)
 
 
-# schema/native_functions.yaml:2613
+# schema/native_functions.yaml:2624
 fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
     'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16160,7 +16246,7 @@ fmod_Scalar._entry = _entry_fmod_Scalar
 _aten._packet('fmod')._add(fmod_Scalar)
 
 
-# schema/native_functions.yaml:2618
+# schema/native_functions.yaml:2629
 fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
     'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16190,7 +16276,7 @@ fmod_Scalar_out._entry = _entry_fmod_Scalar_out
 _aten._packet('fmod')._add(fmod_Scalar_out)
 
 
-# schema/native_functions.yaml:2621
+# schema/native_functions.yaml:2632
 fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
     'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16220,7 +16306,7 @@ fmod__Tensor._entry = _entry_fmod__Tensor
 _aten._packet('fmod_')._add(fmod__Tensor)
 
 
-# schema/native_functions.yaml:2628
+# schema/native_functions.yaml:2639
 fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
     'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16250,7 +16336,7 @@ fmod__Scalar._entry = _entry_fmod__Scalar
 _aten._packet('fmod_')._add(fmod__Scalar)
 
 
-# schema/native_functions.yaml:2635
+# schema/native_functions.yaml:2646
 maximum = _Op("aten", 'maximum', 'default',
     'maximum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16278,7 +16364,7 @@ maximum._entry = _entry_maximum
 _aten._packet('maximum')._add(maximum)
 
 
-# schema/native_functions.yaml:2640
+# schema/native_functions.yaml:2651
 maximum_out = _Op("aten", 'maximum', 'out',
     'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16308,7 +16394,7 @@ maximum_out._entry = _entry_maximum_out
 _aten._packet('maximum')._add(maximum_out)
 
 
-# schema/native_functions.yaml:2643
+# schema/native_functions.yaml:2654
 minimum = _Op("aten", 'minimum', 'default',
     'minimum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16336,7 +16422,7 @@ minimum._entry = _entry_minimum
 _aten._packet('minimum')._add(minimum)
 
 
-# schema/native_functions.yaml:2648
+# schema/native_functions.yaml:2659
 minimum_out = _Op("aten", 'minimum', 'out',
     'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16366,7 +16452,7 @@ minimum_out._entry = _entry_minimum_out
 _aten._packet('minimum')._add(minimum_out)
 
 
-# schema/native_functions.yaml:2651
+# schema/native_functions.yaml:2662
 atan2 = _Op("aten", 'atan2', 'default',
     'atan2(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16394,7 +16480,7 @@ atan2._entry = _entry_atan2
 _aten._packet('atan2')._add(atan2)
 
 
-# schema/native_functions.yaml:2656
+# schema/native_functions.yaml:2667
 atan2_out = _Op("aten", 'atan2', 'out',
     'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16424,7 +16510,7 @@ atan2_out._entry = _entry_atan2_out
 _aten._packet('atan2')._add(atan2_out)
 
 
-# schema/native_functions.yaml:2659
+# schema/native_functions.yaml:2670
 atan2_ = _Op("aten", 'atan2_', 'default',
     'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16454,7 +16540,7 @@ atan2_._entry = _entry_atan2_
 _aten._packet('atan2_')._add(atan2_)
 
 
-# schema/native_functions.yaml:2666
+# schema/native_functions.yaml:2677
 logical_and = _Op("aten", 'logical_and', 'default',
     'logical_and(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16482,7 +16568,7 @@ logical_and._entry = _entry_logical_and
 _aten._packet('logical_and')._add(logical_and)
 
 
-# schema/native_functions.yaml:2671
+# schema/native_functions.yaml:2682
 logical_and_out = _Op("aten", 'logical_and', 'out',
     'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16512,7 +16598,7 @@ logical_and_out._entry = _entry_logical_and_out
 _aten._packet('logical_and')._add(logical_and_out)
 
 
-# schema/native_functions.yaml:2674
+# schema/native_functions.yaml:2685
 logical_and_ = _Op("aten", 'logical_and_', 'default',
     'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16542,7 +16628,7 @@ logical_and_._entry = _entry_logical_and_
 _aten._packet('logical_and_')._add(logical_and_)
 
 
-# schema/native_functions.yaml:2681
+# schema/native_functions.yaml:2692
 logical_or = _Op("aten", 'logical_or', 'default',
     'logical_or(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16570,7 +16656,7 @@ logical_or._entry = _entry_logical_or
 _aten._packet('logical_or')._add(logical_or)
 
 
-# schema/native_functions.yaml:2686
+# schema/native_functions.yaml:2697
 logical_or_out = _Op("aten", 'logical_or', 'out',
     'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16600,7 +16686,7 @@ logical_or_out._entry = _entry_logical_or_out
 _aten._packet('logical_or')._add(logical_or_out)
 
 
-# schema/native_functions.yaml:2689
+# schema/native_functions.yaml:2700
 logical_or_ = _Op("aten", 'logical_or_', 'default',
     'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16630,7 +16716,7 @@ logical_or_._entry = _entry_logical_or_
 _aten._packet('logical_or_')._add(logical_or_)
 
 
-# schema/native_functions.yaml:2696
+# schema/native_functions.yaml:2707
 logical_xor = _Op("aten", 'logical_xor', 'default',
     'logical_xor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16658,7 +16744,7 @@ logical_xor._entry = _entry_logical_xor
 _aten._packet('logical_xor')._add(logical_xor)
 
 
-# schema/native_functions.yaml:2701
+# schema/native_functions.yaml:2712
 logical_xor_out = _Op("aten", 'logical_xor', 'out',
     'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16688,7 +16774,7 @@ logical_xor_out._entry = _entry_logical_xor_out
 _aten._packet('logical_xor')._add(logical_xor_out)
 
 
-# schema/native_functions.yaml:2704
+# schema/native_functions.yaml:2715
 logical_xor_ = _Op("aten", 'logical_xor_', 'default',
     'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16718,7 +16804,7 @@ logical_xor_._entry = _entry_logical_xor_
 _aten._packet('logical_xor_')._add(logical_xor_)
 
 
-# schema/native_functions.yaml:2711
+# schema/native_functions.yaml:2722
 bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
     'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16746,7 +16832,7 @@ bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor)
 
 
-# schema/native_functions.yaml:2716
+# schema/native_functions.yaml:2727
 bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
     'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16776,7 +16862,7 @@ bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
 
 
-# schema/native_functions.yaml:2719
+# schema/native_functions.yaml:2730
 bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
     'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16804,7 +16890,7 @@ bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar)
 
 
-# schema/native_functions.yaml:2724
+# schema/native_functions.yaml:2735
 bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
     'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16834,7 +16920,7 @@ bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
 
 
-# schema/native_functions.yaml:2727
+# schema/native_functions.yaml:2738
 bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
     'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16862,7 +16948,7 @@ bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2732
+# schema/native_functions.yaml:2743
 bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
     'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16892,7 +16978,7 @@ bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2735
+# schema/native_functions.yaml:2746
 bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
     'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16922,7 +17008,7 @@ bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
 _aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
 
 
-# schema/native_functions.yaml:2742
+# schema/native_functions.yaml:2753
 bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
     'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16952,7 +17038,7 @@ bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
 _aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
 
 
-# schema/native_functions.yaml:2749
+# schema/native_functions.yaml:2760
 bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
     'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16980,7 +17066,7 @@ bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor)
 
 
-# schema/native_functions.yaml:2754
+# schema/native_functions.yaml:2765
 bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
     'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17010,7 +17096,7 @@ bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
 
 
-# schema/native_functions.yaml:2757
+# schema/native_functions.yaml:2768
 bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
     'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17038,7 +17124,7 @@ bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar)
 
 
-# schema/native_functions.yaml:2762
+# schema/native_functions.yaml:2773
 bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
     'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17068,7 +17154,7 @@ bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
 
 
-# schema/native_functions.yaml:2765
+# schema/native_functions.yaml:2776
 bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
     'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17096,7 +17182,7 @@ bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2770
+# schema/native_functions.yaml:2781
 bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
     'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17126,7 +17212,7 @@ bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2773
+# schema/native_functions.yaml:2784
 bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
     'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17156,7 +17242,7 @@ bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
 _aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
 
 
-# schema/native_functions.yaml:2780
+# schema/native_functions.yaml:2791
 bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
     'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17186,7 +17272,7 @@ bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
 _aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
 
 
-# schema/native_functions.yaml:2787
+# schema/native_functions.yaml:2798
 bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
     'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17214,7 +17300,7 @@ bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
 
 
-# schema/native_functions.yaml:2792
+# schema/native_functions.yaml:2803
 bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
     'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17244,7 +17330,7 @@ bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
 
 
-# schema/native_functions.yaml:2795
+# schema/native_functions.yaml:2806
 bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
     'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17272,7 +17358,7 @@ bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
 
 
-# schema/native_functions.yaml:2800
+# schema/native_functions.yaml:2811
 bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
     'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17302,7 +17388,7 @@ bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
 
 
-# schema/native_functions.yaml:2803
+# schema/native_functions.yaml:2814
 bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
     'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17330,7 +17416,7 @@ bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2808
+# schema/native_functions.yaml:2819
 bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
     'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17360,7 +17446,7 @@ bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2811
+# schema/native_functions.yaml:2822
 bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
     'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17390,7 +17476,7 @@ bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
 
 
-# schema/native_functions.yaml:2818
+# schema/native_functions.yaml:2829
 bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
     'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17420,7 +17506,7 @@ bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
 
 
-# schema/native_functions.yaml:2825
+# schema/native_functions.yaml:2836
 lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
     'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -17448,7 +17534,7 @@ lerp_Scalar._entry = _entry_lerp_Scalar
 _aten._packet('lerp')._add(lerp_Scalar)
 
 
-# schema/native_functions.yaml:2830
+# schema/native_functions.yaml:2841
 lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
     'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -17478,7 +17564,7 @@ lerp_Scalar_out._entry = _entry_lerp_Scalar_out
 _aten._packet('lerp')._add(lerp_Scalar_out)
 
 
-# schema/native_functions.yaml:2833
+# schema/native_functions.yaml:2844
 lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
     'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -17506,7 +17592,7 @@ lerp_Tensor._entry = _entry_lerp_Tensor
 _aten._packet('lerp')._add(lerp_Tensor)
 
 
-# schema/native_functions.yaml:2838
+# schema/native_functions.yaml:2849
 lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
     'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -17536,7 +17622,7 @@ lerp_Tensor_out._entry = _entry_lerp_Tensor_out
 _aten._packet('lerp')._add(lerp_Tensor_out)
 
 
-# schema/native_functions.yaml:2841
+# schema/native_functions.yaml:2852
 lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
     'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -17566,7 +17652,7 @@ lerp__Scalar._entry = _entry_lerp__Scalar
 _aten._packet('lerp_')._add(lerp__Scalar)
 
 
-# schema/native_functions.yaml:2848
+# schema/native_functions.yaml:2859
 lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
     'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -17596,7 +17682,7 @@ lerp__Tensor._entry = _entry_lerp__Tensor
 _aten._packet('lerp_')._add(lerp__Tensor)
 
 
-# schema/native_functions.yaml:2855
+# schema/native_functions.yaml:2866
 addcmul = _Op("aten", 'addcmul', 'default',
     'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -17624,7 +17710,7 @@ addcmul._entry = _entry_addcmul
 _aten._packet('addcmul')._add(addcmul)
 
 
-# schema/native_functions.yaml:2860
+# schema/native_functions.yaml:2871
 addcmul_out = _Op("aten", 'addcmul', 'out',
     'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -17654,7 +17740,7 @@ addcmul_out._entry = _entry_addcmul_out
 _aten._packet('addcmul')._add(addcmul_out)
 
 
-# schema/native_functions.yaml:2863
+# schema/native_functions.yaml:2874
 addcmul_ = _Op("aten", 'addcmul_', 'default',
     'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -17684,7 +17770,7 @@ addcmul_._entry = _entry_addcmul_
 _aten._packet('addcmul_')._add(addcmul_)
 
 
-# schema/native_functions.yaml:2870
+# schema/native_functions.yaml:2881
 addcdiv = _Op("aten", 'addcdiv', 'default',
     'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -17712,7 +17798,7 @@ addcdiv._entry = _entry_addcdiv
 _aten._packet('addcdiv')._add(addcdiv)
 
 
-# schema/native_functions.yaml:2875
+# schema/native_functions.yaml:2886
 addcdiv_out = _Op("aten", 'addcdiv', 'out',
     'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -17742,7 +17828,7 @@ addcdiv_out._entry = _entry_addcdiv_out
 _aten._packet('addcdiv')._add(addcdiv_out)
 
 
-# schema/native_functions.yaml:2878
+# schema/native_functions.yaml:2889
 addcdiv_ = _Op("aten", 'addcdiv_', 'default',
     'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -17772,7 +17858,7 @@ addcdiv_._entry = _entry_addcdiv_
 _aten._packet('addcdiv_')._add(addcdiv_)
 
 
-# schema/native_functions.yaml:2885
+# schema/native_functions.yaml:2896
 ne_Scalar = _Op("aten", 'ne', 'Scalar',
     'ne.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -17800,7 +17886,7 @@ ne_Scalar._entry = _entry_ne_Scalar
 _aten._packet('ne')._add(ne_Scalar)
 
 
-# schema/native_functions.yaml:2890
+# schema/native_functions.yaml:2901
 ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
     'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -17830,7 +17916,7 @@ ne_Scalar_out._entry = _entry_ne_Scalar_out
 _aten._packet('ne')._add(ne_Scalar_out)
 
 
-# schema/native_functions.yaml:2893
+# schema/native_functions.yaml:2904
 le_Scalar = _Op("aten", 'le', 'Scalar',
     'le.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -17858,7 +17944,7 @@ le_Scalar._entry = _entry_le_Scalar
 _aten._packet('le')._add(le_Scalar)
 
 
-# schema/native_functions.yaml:2898
+# schema/native_functions.yaml:2909
 le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
     'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -17888,7 +17974,7 @@ le_Scalar_out._entry = _entry_le_Scalar_out
 _aten._packet('le')._add(le_Scalar_out)
 
 
-# schema/native_functions.yaml:2901
+# schema/native_functions.yaml:2912
 ge_Scalar = _Op("aten", 'ge', 'Scalar',
     'ge.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -17916,7 +18002,7 @@ ge_Scalar._entry = _entry_ge_Scalar
 _aten._packet('ge')._add(ge_Scalar)
 
 
-# schema/native_functions.yaml:2906
+# schema/native_functions.yaml:2917
 ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
     'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -17946,7 +18032,7 @@ ge_Scalar_out._entry = _entry_ge_Scalar_out
 _aten._packet('ge')._add(ge_Scalar_out)
 
 
-# schema/native_functions.yaml:2909
+# schema/native_functions.yaml:2920
 eq__Tensor = _Op("aten", 'eq_', 'Tensor',
     'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17976,7 +18062,7 @@ eq__Tensor._entry = _entry_eq__Tensor
 _aten._packet('eq_')._add(eq__Tensor)
 
 
-# schema/native_functions.yaml:2916
+# schema/native_functions.yaml:2927
 eq__Scalar = _Op("aten", 'eq_', 'Scalar',
     'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18006,7 +18092,7 @@ eq__Scalar._entry = _entry_eq__Scalar
 _aten._packet('eq_')._add(eq__Scalar)
 
 
-# schema/native_functions.yaml:2923
+# schema/native_functions.yaml:2934
 ne__Tensor = _Op("aten", 'ne_', 'Tensor',
     'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18036,7 +18122,7 @@ ne__Tensor._entry = _entry_ne__Tensor
 _aten._packet('ne_')._add(ne__Tensor)
 
 
-# schema/native_functions.yaml:2930
+# schema/native_functions.yaml:2941
 ne__Scalar = _Op("aten", 'ne_', 'Scalar',
     'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18066,7 +18152,7 @@ ne__Scalar._entry = _entry_ne__Scalar
 _aten._packet('ne_')._add(ne__Scalar)
 
 
-# schema/native_functions.yaml:2937
+# schema/native_functions.yaml:2948
 lt__Tensor = _Op("aten", 'lt_', 'Tensor',
     'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18096,7 +18182,7 @@ lt__Tensor._entry = _entry_lt__Tensor
 _aten._packet('lt_')._add(lt__Tensor)
 
 
-# schema/native_functions.yaml:2944
+# schema/native_functions.yaml:2955
 lt__Scalar = _Op("aten", 'lt_', 'Scalar',
     'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18126,7 +18212,7 @@ lt__Scalar._entry = _entry_lt__Scalar
 _aten._packet('lt_')._add(lt__Scalar)
 
 
-# schema/native_functions.yaml:2951
+# schema/native_functions.yaml:2962
 le__Tensor = _Op("aten", 'le_', 'Tensor',
     'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18156,7 +18242,7 @@ le__Tensor._entry = _entry_le__Tensor
 _aten._packet('le_')._add(le__Tensor)
 
 
-# schema/native_functions.yaml:2958
+# schema/native_functions.yaml:2969
 le__Scalar = _Op("aten", 'le_', 'Scalar',
     'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18186,7 +18272,7 @@ le__Scalar._entry = _entry_le__Scalar
 _aten._packet('le_')._add(le__Scalar)
 
 
-# schema/native_functions.yaml:2965
+# schema/native_functions.yaml:2976
 gt__Tensor = _Op("aten", 'gt_', 'Tensor',
     'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18216,7 +18302,7 @@ gt__Tensor._entry = _entry_gt__Tensor
 _aten._packet('gt_')._add(gt__Tensor)
 
 
-# schema/native_functions.yaml:2972
+# schema/native_functions.yaml:2983
 gt__Scalar = _Op("aten", 'gt_', 'Scalar',
     'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18246,7 +18332,7 @@ gt__Scalar._entry = _entry_gt__Scalar
 _aten._packet('gt_')._add(gt__Scalar)
 
 
-# schema/native_functions.yaml:2979
+# schema/native_functions.yaml:2990
 ge__Tensor = _Op("aten", 'ge_', 'Tensor',
     'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18276,7 +18362,7 @@ ge__Tensor._entry = _entry_ge__Tensor
 _aten._packet('ge_')._add(ge__Tensor)
 
 
-# schema/native_functions.yaml:2986
+# schema/native_functions.yaml:2997
 ge__Scalar = _Op("aten", 'ge_', 'Scalar',
     'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18306,7 +18392,7 @@ ge__Scalar._entry = _entry_ge__Scalar
 _aten._packet('ge_')._add(ge__Scalar)
 
 
-# schema/native_functions.yaml:2993
+# schema/native_functions.yaml:3004
 div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
     'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -18334,7 +18420,7 @@ div_Scalar_mode._entry = _entry_div_Scalar_mode
 _aten._packet('div')._add(div_Scalar_mode)
 
 
-# schema/native_functions.yaml:2998
+# schema/native_functions.yaml:3009
 div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
     'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -18364,7 +18450,7 @@ div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
 _aten._packet('div')._add(div_Scalar_mode_out)
 
 
-# schema/native_functions.yaml:3001
+# schema/native_functions.yaml:3012
 div__Scalar = _Op("aten", 'div_', 'Scalar',
     'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18394,7 +18480,7 @@ div__Scalar._entry = _entry_div__Scalar
 _aten._packet('div_')._add(div__Scalar)
 
 
-# schema/native_functions.yaml:3008
+# schema/native_functions.yaml:3019
 div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
     'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -18424,7 +18510,7 @@ div__Scalar_mode._entry = _entry_div__Scalar_mode
 _aten._packet('div_')._add(div__Scalar_mode)
 
 
-# schema/native_functions.yaml:3015
+# schema/native_functions.yaml:3026
 pow__Scalar = _Op("aten", 'pow_', 'Scalar',
     'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -18454,7 +18540,7 @@ pow__Scalar._entry = _entry_pow__Scalar
 _aten._packet('pow_')._add(pow__Scalar)
 
 
-# schema/native_functions.yaml:3022
+# schema/native_functions.yaml:3033
 where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
     'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -18482,7 +18568,7 @@ where_ScalarSelf._entry = _entry_where_ScalarSelf
 _aten._packet('where')._add(where_ScalarSelf)
 
 
-# schema/native_functions.yaml:3027
+# schema/native_functions.yaml:3038
 where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
     'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -18510,7 +18596,7 @@ where_ScalarOther._entry = _entry_where_ScalarOther
 _aten._packet('where')._add(where_ScalarOther)
 
 
-# schema/native_functions.yaml:3032
+# schema/native_functions.yaml:3043
 where_Scalar = _Op("aten", 'where', 'Scalar',
     'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -18538,7 +18624,7 @@ where_Scalar._entry = _entry_where_Scalar
 _aten._packet('where')._add(where_Scalar)
 
 
-# schema/native_functions.yaml:3037
+# schema/native_functions.yaml:3048
 gelu = _Op("aten", 'gelu', 'default',
     'gelu(Tensor self, *, str approximate="none") -> Tensor',
     ('self', 'approximate'), 1, tags=('pointwise', 'core'))
@@ -18566,7 +18652,7 @@ gelu._entry = _entry_gelu
 _aten._packet('gelu')._add(gelu)
 
 
-# schema/native_functions.yaml:3042
+# schema/native_functions.yaml:3053
 gelu_out = _Op("aten", 'gelu', 'out',
     'gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)',
     ('self', 'approximate', 'out'), 1, tags=('pointwise', 'core'))
@@ -18596,7 +18682,7 @@ gelu_out._entry = _entry_gelu_out
 _aten._packet('gelu')._add(gelu_out)
 
 
-# schema/native_functions.yaml:3045
+# schema/native_functions.yaml:3056
 gelu_ = _Op("aten", 'gelu_', 'default',
     'gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)',
     ('self', 'approximate'), 1, tags=())
@@ -18626,7 +18712,7 @@ gelu_._entry = _entry_gelu_
 _aten._packet('gelu_')._add(gelu_)
 
 
-# schema/native_functions.yaml:3051
+# schema/native_functions.yaml:3062
 gelu_backward = _Op("aten", 'gelu_backward', 'default',
     'gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
     ('grad_output', 'self', 'approximate'), 2, tags=('pointwise',))
@@ -18654,7 +18740,7 @@ gelu_backward._entry = _entry_gelu_backward
 _aten._packet('gelu_backward')._add(gelu_backward)
 
 
-# schema/native_functions.yaml:3058
+# schema/native_functions.yaml:3069
 silu = _Op("aten", 'silu', 'default',
     'silu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -18682,7 +18768,7 @@ silu._entry = _entry_silu
 _aten._packet('silu')._add(silu)
 
 
-# schema/native_functions.yaml:3063
+# schema/native_functions.yaml:3074
 silu_out = _Op("aten", 'silu', 'out',
     'silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -18712,7 +18798,7 @@ silu_out._entry = _entry_silu_out
 _aten._packet('silu')._add(silu_out)
 
 
-# schema/native_functions.yaml:3066
+# schema/native_functions.yaml:3077
 silu_ = _Op("aten", 'silu_', 'default',
     'silu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -18742,7 +18828,7 @@ silu_._entry = _entry_silu_
 _aten._packet('silu_')._add(silu_)
 
 
-# schema/native_functions.yaml:3073
+# schema/native_functions.yaml:3084
 silu_backward = _Op("aten", 'silu_backward', 'default',
     'silu_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=('pointwise',))
@@ -18770,7 +18856,7 @@ silu_backward._entry = _entry_silu_backward
 _aten._packet('silu_backward')._add(silu_backward)
 
 
-# schema/native_functions.yaml:3080
+# schema/native_functions.yaml:3091
 softplus = _Op("aten", 'softplus', 'default',
     'softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor',
     ('self', 'beta', 'threshold'), 3, tags=('pointwise',))
@@ -18798,7 +18884,7 @@ softplus._entry = _entry_softplus
 _aten._packet('softplus')._add(softplus)
 
 
-# schema/native_functions.yaml:3085
+# schema/native_functions.yaml:3096
 softplus_out = _Op("aten", 'softplus', 'out',
     'softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'beta', 'threshold', 'out'), 3, tags=('pointwise',))
@@ -18828,7 +18914,7 @@ softplus_out._entry = _entry_softplus_out
 _aten._packet('softplus')._add(softplus_out)
 
 
-# schema/native_functions.yaml:3088
+# schema/native_functions.yaml:3099
 softplus_backward = _Op("aten", 'softplus_backward', 'default',
     'softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'beta', 'threshold'), 4, tags=())
@@ -18856,7 +18942,7 @@ softplus_backward._entry = _entry_softplus_backward
 _aten._packet('softplus_backward')._add(softplus_backward)
 
 
-# schema/native_functions.yaml:3094
+# schema/native_functions.yaml:3105
 leaky_relu = _Op("aten", 'leaky_relu', 'default',
     'leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor',
     ('self', 'negative_slope'), 2, tags=('pointwise', 'core'))
@@ -18884,7 +18970,7 @@ leaky_relu._entry = _entry_leaky_relu
 _aten._packet('leaky_relu')._add(leaky_relu)
 
 
-# schema/native_functions.yaml:3099
+# schema/native_functions.yaml:3110
 leaky_relu_out = _Op("aten", 'leaky_relu', 'out',
     'leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'negative_slope', 'out'), 2, tags=('pointwise', 'core'))
@@ -18914,7 +19000,7 @@ leaky_relu_out._entry = _entry_leaky_relu_out
 _aten._packet('leaky_relu')._add(leaky_relu_out)
 
 
-# schema/native_functions.yaml:3102
+# schema/native_functions.yaml:3113
 leaky_relu_ = _Op("aten", 'leaky_relu_', 'default',
     'leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)',
     ('self', 'negative_slope'), 2, tags=('pointwise',))
@@ -18944,7 +19030,7 @@ leaky_relu_._entry = _entry_leaky_relu_
 _aten._packet('leaky_relu_')._add(leaky_relu_)
 
 
-# schema/native_functions.yaml:3109
+# schema/native_functions.yaml:3120
 leaky_relu_backward = _Op("aten", 'leaky_relu_backward', 'default',
     'leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor',
     ('grad_output', 'self', 'negative_slope', 'self_is_result'), 4, tags=())
@@ -18972,7 +19058,7 @@ leaky_relu_backward._entry = _entry_leaky_relu_backward
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward)
 
 
-# schema/native_functions.yaml:3115
+# schema/native_functions.yaml:3126
 elu = _Op("aten", 'elu', 'default',
     'elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise', 'core'))
@@ -19000,7 +19086,7 @@ elu._entry = _entry_elu
 _aten._packet('elu')._add(elu)
 
 
-# schema/native_functions.yaml:3120
+# schema/native_functions.yaml:3131
 elu_out = _Op("aten", 'elu', 'out',
     'elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise', 'core'))
@@ -19030,7 +19116,7 @@ elu_out._entry = _entry_elu_out
 _aten._packet('elu')._add(elu_out)
 
 
-# schema/native_functions.yaml:3123
+# schema/native_functions.yaml:3134
 elu_ = _Op("aten", 'elu_', 'default',
     'elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise',))
@@ -19060,7 +19146,7 @@ elu_._entry = _entry_elu_
 _aten._packet('elu_')._add(elu_)
 
 
-# schema/native_functions.yaml:3130
+# schema/native_functions.yaml:3141
 elu_backward = _Op("aten", 'elu_backward', 'default',
     'elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result'), 6, tags=())
@@ -19088,7 +19174,7 @@ elu_backward._entry = _entry_elu_backward
 _aten._packet('elu_backward')._add(elu_backward)
 
 
-# schema/native_functions.yaml:3136
+# schema/native_functions.yaml:3147
 hardtanh = _Op("aten", 'hardtanh', 'default',
     'hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise', 'core'))
@@ -19116,7 +19202,7 @@ hardtanh._entry = _entry_hardtanh
 _aten._packet('hardtanh')._add(hardtanh)
 
 
-# schema/native_functions.yaml:3141
+# schema/native_functions.yaml:3152
 hardtanh_out = _Op("aten", 'hardtanh', 'out',
     'hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise', 'core'))
@@ -19146,7 +19232,7 @@ hardtanh_out._entry = _entry_hardtanh_out
 _aten._packet('hardtanh')._add(hardtanh_out)
 
 
-# schema/native_functions.yaml:3144
+# schema/native_functions.yaml:3155
 hardtanh_ = _Op("aten", 'hardtanh_', 'default',
     'hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise',))
@@ -19176,7 +19262,7 @@ hardtanh_._entry = _entry_hardtanh_
 _aten._packet('hardtanh_')._add(hardtanh_)
 
 
-# schema/native_functions.yaml:3151
+# schema/native_functions.yaml:3162
 hardtanh_backward = _Op("aten", 'hardtanh_backward', 'default',
     'hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor',
     ('grad_output', 'self', 'min_val', 'max_val'), 4, tags=())
@@ -19204,7 +19290,7 @@ hardtanh_backward._entry = _entry_hardtanh_backward
 _aten._packet('hardtanh_backward')._add(hardtanh_backward)
 
 
-# schema/native_functions.yaml:3157
+# schema/native_functions.yaml:3168
 threshold = _Op("aten", 'threshold', 'default',
     'threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor',
     ('self', 'threshold', 'value'), 3, tags=('pointwise',))
@@ -19233,7 +19319,7 @@ threshold._entry = _entry_threshold
 _aten._packet('threshold')._add(threshold)
 
 
-# schema/native_functions.yaml:3162
+# schema/native_functions.yaml:3173
 threshold_out = _Op("aten", 'threshold', 'out',
     'threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'threshold', 'value', 'out'), 3, tags=('pointwise',))
@@ -19263,7 +19349,7 @@ threshold_out._entry = _entry_threshold_out
 _aten._packet('threshold')._add(threshold_out)
 
 
-# schema/native_functions.yaml:3165
+# schema/native_functions.yaml:3176
 threshold_ = _Op("aten", 'threshold_', 'default',
     'threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)',
     ('self', 'threshold', 'value'), 3, tags=())
@@ -19293,7 +19379,7 @@ threshold_._entry = _entry_threshold_
 _aten._packet('threshold_')._add(threshold_)
 
 
-# schema/native_functions.yaml:3171
+# schema/native_functions.yaml:3182
 sigmoid_backward = _Op("aten", 'sigmoid_backward', 'default',
     'sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -19321,7 +19407,7 @@ sigmoid_backward._entry = _entry_sigmoid_backward
 _aten._packet('sigmoid_backward')._add(sigmoid_backward)
 
 
-# schema/native_functions.yaml:3178
+# schema/native_functions.yaml:3189
 tanh_backward = _Op("aten", 'tanh_backward', 'default',
     'tanh_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -19349,7 +19435,7 @@ tanh_backward._entry = _entry_tanh_backward
 _aten._packet('tanh_backward')._add(tanh_backward)
 
 
-# schema/native_functions.yaml:3185
+# schema/native_functions.yaml:3196
 clamp_min = _Op("aten", 'clamp_min', 'default',
     'clamp_min(Tensor self, Scalar min) -> Tensor',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -19377,7 +19463,7 @@ clamp_min._entry = _entry_clamp_min
 _aten._packet('clamp_min')._add(clamp_min)
 
 
-# schema/native_functions.yaml:3190
+# schema/native_functions.yaml:3201
 clamp_min_out = _Op("aten", 'clamp_min', 'out',
     'clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=('pointwise',))
@@ -19407,7 +19493,7 @@ clamp_min_out._entry = _entry_clamp_min_out
 _aten._packet('clamp_min')._add(clamp_min_out)
 
 
-# schema/native_functions.yaml:3193
+# schema/native_functions.yaml:3204
 clamp_min_Tensor = _Op("aten", 'clamp_min', 'Tensor',
     'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
     ('self', 'min'), 2, tags=())
@@ -19435,7 +19521,7 @@ clamp_min_Tensor._entry = _entry_clamp_min_Tensor
 _aten._packet('clamp_min')._add(clamp_min_Tensor)
 
 
-# schema/native_functions.yaml:3198
+# schema/native_functions.yaml:3209
 clamp_min_Tensor_out = _Op("aten", 'clamp_min', 'Tensor_out',
     'clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=())
@@ -19465,7 +19551,7 @@ clamp_min_Tensor_out._entry = _entry_clamp_min_Tensor_out
 _aten._packet('clamp_min')._add(clamp_min_Tensor_out)
 
 
-# schema/native_functions.yaml:3201
+# schema/native_functions.yaml:3212
 clamp_min_ = _Op("aten", 'clamp_min_', 'default',
     'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -19495,7 +19581,7 @@ clamp_min_._entry = _entry_clamp_min_
 _aten._packet('clamp_min_')._add(clamp_min_)
 
 
-# schema/native_functions.yaml:3208
+# schema/native_functions.yaml:3219
 clamp_min__Tensor = _Op("aten", 'clamp_min_', 'Tensor',
     'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=())
@@ -19525,7 +19611,7 @@ clamp_min__Tensor._entry = _entry_clamp_min__Tensor
 _aten._packet('clamp_min_')._add(clamp_min__Tensor)
 
 
-# schema/native_functions.yaml:3215
+# schema/native_functions.yaml:3226
 clamp_max = _Op("aten", 'clamp_max', 'default',
     'clamp_max(Tensor self, Scalar max) -> Tensor',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -19553,7 +19639,7 @@ clamp_max._entry = _entry_clamp_max
 _aten._packet('clamp_max')._add(clamp_max)
 
 
-# schema/native_functions.yaml:3220
+# schema/native_functions.yaml:3231
 clamp_max_out = _Op("aten", 'clamp_max', 'out',
     'clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=('pointwise',))
@@ -19583,7 +19669,7 @@ clamp_max_out._entry = _entry_clamp_max_out
 _aten._packet('clamp_max')._add(clamp_max_out)
 
 
-# schema/native_functions.yaml:3223
+# schema/native_functions.yaml:3234
 clamp_max_Tensor = _Op("aten", 'clamp_max', 'Tensor',
     'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
     ('self', 'max'), 2, tags=())
@@ -19611,7 +19697,7 @@ clamp_max_Tensor._entry = _entry_clamp_max_Tensor
 _aten._packet('clamp_max')._add(clamp_max_Tensor)
 
 
-# schema/native_functions.yaml:3228
+# schema/native_functions.yaml:3239
 clamp_max_Tensor_out = _Op("aten", 'clamp_max', 'Tensor_out',
     'clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=())
@@ -19641,7 +19727,7 @@ clamp_max_Tensor_out._entry = _entry_clamp_max_Tensor_out
 _aten._packet('clamp_max')._add(clamp_max_Tensor_out)
 
 
-# schema/native_functions.yaml:3231
+# schema/native_functions.yaml:3242
 clamp_max_ = _Op("aten", 'clamp_max_', 'default',
     'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -19671,7 +19757,7 @@ clamp_max_._entry = _entry_clamp_max_
 _aten._packet('clamp_max_')._add(clamp_max_)
 
 
-# schema/native_functions.yaml:3238
+# schema/native_functions.yaml:3249
 clamp_max__Tensor = _Op("aten", 'clamp_max_', 'Tensor',
     'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=())
@@ -19701,7 +19787,7 @@ clamp_max__Tensor._entry = _entry_clamp_max__Tensor
 _aten._packet('clamp_max_')._add(clamp_max__Tensor)
 
 
-# schema/native_functions.yaml:3245
+# schema/native_functions.yaml:3256
 clamp__Tensor = _Op("aten", 'clamp_', 'Tensor',
     'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -19731,7 +19817,7 @@ clamp__Tensor._entry = _entry_clamp__Tensor
 _aten._packet('clamp_')._add(clamp__Tensor)
 
 
-# schema/native_functions.yaml:3252
+# schema/native_functions.yaml:3263
 gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
     'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=())
@@ -19761,7 +19847,7 @@ gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
 _aten._packet('gelu_backward')._add(gelu_backward_grad_input)
 
 
-# schema/native_functions.yaml:3257
+# schema/native_functions.yaml:3268
 silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
     'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
@@ -19791,7 +19877,7 @@ silu_backward_grad_input._entry = _entry_silu_backward_grad_input
 _aten._packet('silu_backward')._add(silu_backward_grad_input)
 
 
-# schema/native_functions.yaml:3263
+# schema/native_functions.yaml:3274
 softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
     'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
@@ -19821,7 +19907,7 @@ softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
 _aten._packet('softplus_backward')._add(softplus_backward_grad_input)
 
 
-# schema/native_functions.yaml:3268
+# schema/native_functions.yaml:3279
 leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
     'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
@@ -19851,7 +19937,7 @@ leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
 
 
-# schema/native_functions.yaml:3273
+# schema/native_functions.yaml:3284
 elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
     'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
@@ -19881,7 +19967,7 @@ elu_backward_grad_input._entry = _entry_elu_backward_grad_input
 _aten._packet('elu_backward')._add(elu_backward_grad_input)
 
 
-# schema/native_functions.yaml:3278
+# schema/native_functions.yaml:3289
 hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
     'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
@@ -19911,7 +19997,7 @@ hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
 _aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
 
 
-# schema/native_functions.yaml:3283
+# schema/native_functions.yaml:3294
 threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
     'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=())
@@ -19941,7 +20027,7 @@ threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
 _aten._packet('threshold_backward')._add(threshold_backward_grad_input)
 
 
-# schema/native_functions.yaml:3288
+# schema/native_functions.yaml:3299
 sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
     'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -19971,7 +20057,7 @@ sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
 _aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
 
 
-# schema/native_functions.yaml:3294
+# schema/native_functions.yaml:3305
 tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
     'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -20001,7 +20087,7 @@ tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
 _aten._packet('tanh_backward')._add(tanh_backward_grad_input)
 
 
-# schema/native_functions.yaml:3300
+# schema/native_functions.yaml:3311
 nll_loss_forward = _Op("aten", 'nll_loss_forward', 'default',
     'nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20029,7 +20115,7 @@ nll_loss_forward._entry = _entry_nll_loss_forward
 _aten._packet('nll_loss_forward')._add(nll_loss_forward)
 
 
-# schema/native_functions.yaml:3305
+# schema/native_functions.yaml:3316
 nll_loss_forward_output = _Op("aten", 'nll_loss_forward', 'output',
     'nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -20061,7 +20147,7 @@ nll_loss_forward_output._entry = _entry_nll_loss_forward_output
 _aten._packet('nll_loss_forward')._add(nll_loss_forward_output)
 
 
-# schema/native_functions.yaml:3309
+# schema/native_functions.yaml:3320
 nll_loss_backward = _Op("aten", 'nll_loss_backward', 'default',
     'nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
@@ -20089,7 +20175,7 @@ nll_loss_backward._entry = _entry_nll_loss_backward
 _aten._packet('nll_loss_backward')._add(nll_loss_backward)
 
 
-# schema/native_functions.yaml:3314
+# schema/native_functions.yaml:3325
 nll_loss_backward_grad_input = _Op("aten", 'nll_loss_backward', 'grad_input',
     'nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -20119,7 +20205,7 @@ nll_loss_backward_grad_input._entry = _entry_nll_loss_backward_grad_input
 _aten._packet('nll_loss_backward')._add(nll_loss_backward_grad_input)
 
 
-# schema/native_functions.yaml:3318
+# schema/native_functions.yaml:3329
 nll_loss = _Op("aten", 'nll_loss', 'default',
     'nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20147,7 +20233,7 @@ nll_loss._entry = _entry_nll_loss
 _aten._packet('nll_loss')._add(nll_loss)
 
 
-# schema/native_functions.yaml:3321
+# schema/native_functions.yaml:3332
 nll_loss_out = _Op("aten", 'nll_loss', 'out',
     'nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
@@ -20177,7 +20263,7 @@ nll_loss_out._entry = _entry_nll_loss_out
 _aten._packet('nll_loss')._add(nll_loss_out)
 
 
-# schema/native_functions.yaml:3323
+# schema/native_functions.yaml:3334
 nll_loss_nd = _Op("aten", 'nll_loss_nd', 'default',
     'nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20205,7 +20291,7 @@ nll_loss_nd._entry = _entry_nll_loss_nd
 _aten._packet('nll_loss_nd')._add(nll_loss_nd)
 
 
-# schema/native_functions.yaml:3327
+# schema/native_functions.yaml:3338
 cross_entropy_loss = _Op("aten", 'cross_entropy_loss', 'default',
     'cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'label_smoothing'), 6, tags=())
@@ -20233,7 +20319,7 @@ cross_entropy_loss._entry = _entry_cross_entropy_loss
 _aten._packet('cross_entropy_loss')._add(cross_entropy_loss)
 
 
-# schema/native_functions.yaml:3331
+# schema/native_functions.yaml:3342
 mse_loss = _Op("aten", 'mse_loss', 'default',
     'mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
     ('self', 'target', 'reduction'), 3, tags=())
@@ -20261,7 +20347,7 @@ mse_loss._entry = _entry_mse_loss
 _aten._packet('mse_loss')._add(mse_loss)
 
 
-# schema/native_functions.yaml:3334
+# schema/native_functions.yaml:3345
 mse_loss_out = _Op("aten", 'mse_loss', 'out',
     'mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'reduction', 'out'), 3, tags=())
@@ -20291,7 +20377,7 @@ mse_loss_out._entry = _entry_mse_loss_out
 _aten._packet('mse_loss')._add(mse_loss_out)
 
 
-# schema/native_functions.yaml:3336
+# schema/native_functions.yaml:3347
 l1_loss = _Op("aten", 'l1_loss', 'default',
     'l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
     ('self', 'target', 'reduction'), 3, tags=())
@@ -20319,7 +20405,7 @@ l1_loss._entry = _entry_l1_loss
 _aten._packet('l1_loss')._add(l1_loss)
 
 
-# schema/native_functions.yaml:3340
+# schema/native_functions.yaml:3351
 binary_cross_entropy = _Op("aten", 'binary_cross_entropy', 'default',
     'binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
     ('self', 'target', 'weight', 'reduction'), 4, tags=())
@@ -20347,7 +20433,7 @@ binary_cross_entropy._entry = _entry_binary_cross_entropy
 _aten._packet('binary_cross_entropy')._add(binary_cross_entropy)
 
 
-# schema/native_functions.yaml:3344
+# schema/native_functions.yaml:3355
 binary_cross_entropy_out = _Op("aten", 'binary_cross_entropy', 'out',
     'binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'out'), 4, tags=())
@@ -20377,7 +20463,7 @@ binary_cross_entropy_out._entry = _entry_binary_cross_entropy_out
 _aten._packet('binary_cross_entropy')._add(binary_cross_entropy_out)
 
 
-# schema/native_functions.yaml:3346
+# schema/native_functions.yaml:3357
 binary_cross_entropy_backward = _Op("aten", 'binary_cross_entropy_backward', 'default',
     'binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction'), 5, tags=())
@@ -20405,7 +20491,7 @@ binary_cross_entropy_backward._entry = _entry_binary_cross_entropy_backward
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward)
 
 
-# schema/native_functions.yaml:3351
+# schema/native_functions.yaml:3362
 binary_cross_entropy_backward_grad_input = _Op("aten", 'binary_cross_entropy_backward', 'grad_input',
     'binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'grad_input'), 5, tags=())
@@ -20435,7 +20521,7 @@ binary_cross_entropy_backward_grad_input._entry = _entry_binary_cross_entropy_ba
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward_grad_input)
 
 
-# schema/native_functions.yaml:3355
+# schema/native_functions.yaml:3366
 binary_cross_entropy_with_logits = _Op("aten", 'binary_cross_entropy_with_logits', 'default',
     'binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor',
     ('self', 'target', 'weight', 'pos_weight', 'reduction'), 5, tags=())
@@ -20463,7 +20549,7 @@ binary_cross_entropy_with_logits._entry = _entry_binary_cross_entropy_with_logit
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits)
 
 
-# schema/native_functions.yaml:3358
+# schema/native_functions.yaml:3369
 binary_cross_entropy_with_logits_out = _Op("aten", 'binary_cross_entropy_with_logits', 'out',
     'binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'pos_weight', 'reduction', 'out'), 5, tags=())
@@ -20493,7 +20579,7 @@ binary_cross_entropy_with_logits_out._entry = _entry_binary_cross_entropy_with_l
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits_out)
 
 
-# schema/native_functions.yaml:3360
+# schema/native_functions.yaml:3371
 native_layer_norm = _Op("aten", 'native_layer_norm', 'default',
     'native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps'), 5, tags=('core',))
@@ -20521,7 +20607,7 @@ native_layer_norm._entry = _entry_native_layer_norm
 _aten._packet('native_layer_norm')._add(native_layer_norm)
 
 
-# schema/native_functions.yaml:3364
+# schema/native_functions.yaml:3375
 native_layer_norm_out = _Op("aten", 'native_layer_norm', 'out',
     'native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'out0', 'out1', 'out2'), 5, tags=('core',))
@@ -20555,7 +20641,7 @@ native_layer_norm_out._entry = _entry_native_layer_norm_out
 _aten._packet('native_layer_norm')._add(native_layer_norm_out)
 
 
-# schema/native_functions.yaml:3367
+# schema/native_functions.yaml:3378
 native_layer_norm_backward = _Op("aten", 'native_layer_norm_backward', 'default',
     'native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask'), 8, tags=('core',))
@@ -20583,7 +20669,7 @@ native_layer_norm_backward._entry = _entry_native_layer_norm_backward
 _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward)
 
 
-# schema/native_functions.yaml:3371
+# schema/native_functions.yaml:3382
 native_layer_norm_backward_out = _Op("aten", 'native_layer_norm_backward', 'out',
     'native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask', 'out0', 'out1', 'out2'), 8, tags=('core',))
@@ -20617,7 +20703,7 @@ native_layer_norm_backward_out._entry = _entry_native_layer_norm_backward_out
 _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward_out)
 
 
-# schema/native_functions.yaml:3374
+# schema/native_functions.yaml:3385
 layer_norm = _Op("aten", 'layer_norm', 'default',
     'layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'cudnn_enable'), 6, tags=())
@@ -20645,7 +20731,7 @@ layer_norm._entry = _entry_layer_norm
 _aten._packet('layer_norm')._add(layer_norm)
 
 
-# schema/native_functions.yaml:3378
+# schema/native_functions.yaml:3389
 native_batch_norm = _Op("aten", 'native_batch_norm', 'default',
     'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps'), 8, tags=())
@@ -20673,7 +20759,7 @@ native_batch_norm._entry = _entry_native_batch_norm
 _aten._packet('native_batch_norm')._add(native_batch_norm)
 
 
-# schema/native_functions.yaml:3383
+# schema/native_functions.yaml:3394
 native_batch_norm_out = _Op("aten", 'native_batch_norm', 'out',
     'native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'out', 'save_mean', 'save_invstd'), 8, tags=())
@@ -20707,7 +20793,7 @@ native_batch_norm_out._entry = _entry_native_batch_norm_out
 _aten._packet('native_batch_norm')._add(native_batch_norm_out)
 
 
-# schema/native_functions.yaml:3387
+# schema/native_functions.yaml:3398
 native_batch_norm_backward = _Op("aten", 'native_batch_norm_backward', 'default',
     'native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask'), 10, tags=())
@@ -20735,7 +20821,7 @@ native_batch_norm_backward._entry = _entry_native_batch_norm_backward
 _aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward)
 
 
-# schema/native_functions.yaml:3391
+# schema/native_functions.yaml:3402
 native_batch_norm_backward_out = _Op("aten", 'native_batch_norm_backward', 'out',
     'native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask', 'out0', 'out1', 'out2'), 10, tags=())
@@ -20769,7 +20855,7 @@ native_batch_norm_backward_out._entry = _entry_native_batch_norm_backward_out
 _aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward_out)
 
 
-# schema/native_functions.yaml:3393
+# schema/native_functions.yaml:3404
 batch_norm = _Op("aten", 'batch_norm', 'default',
     'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'cudnn_enabled'), 9, tags=())
@@ -20797,7 +20883,7 @@ batch_norm._entry = _entry_batch_norm
 _aten._packet('batch_norm')._add(batch_norm)
 
 
-# schema/native_functions.yaml:3397
+# schema/native_functions.yaml:3408
 scaled_dot_product_attention = _Op("aten", 'scaled_dot_product_attention', 'default',
     'scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor',
     ('query', 'key', 'value', 'attn_mask', 'dropout_p', 'is_causal', 'scale', 'enable_gqa'), 6, tags=('nondeterministic_seeded',))
@@ -20825,7 +20911,7 @@ scaled_dot_product_attention._entry = _entry_scaled_dot_product_attention
 _aten._packet('scaled_dot_product_attention')._add(scaled_dot_product_attention)
 
 
-# schema/native_functions.yaml:3402
+# schema/native_functions.yaml:3413
 nll_loss2d_forward = _Op("aten", 'nll_loss2d_forward', 'default',
     'nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20853,7 +20939,7 @@ nll_loss2d_forward._entry = _entry_nll_loss2d_forward
 _aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward)
 
 
-# schema/native_functions.yaml:3407
+# schema/native_functions.yaml:3418
 nll_loss2d_forward_output = _Op("aten", 'nll_loss2d_forward', 'output',
     'nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -20885,7 +20971,7 @@ nll_loss2d_forward_output._entry = _entry_nll_loss2d_forward_output
 _aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward_output)
 
 
-# schema/native_functions.yaml:3411
+# schema/native_functions.yaml:3422
 nll_loss2d_backward = _Op("aten", 'nll_loss2d_backward', 'default',
     'nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
@@ -20913,7 +20999,7 @@ nll_loss2d_backward._entry = _entry_nll_loss2d_backward
 _aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward)
 
 
-# schema/native_functions.yaml:3416
+# schema/native_functions.yaml:3427
 nll_loss2d_backward_grad_input = _Op("aten", 'nll_loss2d_backward', 'grad_input',
     'nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -20943,7 +21029,7 @@ nll_loss2d_backward_grad_input._entry = _entry_nll_loss2d_backward_grad_input
 _aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward_grad_input)
 
 
-# schema/native_functions.yaml:3420
+# schema/native_functions.yaml:3431
 nll_loss2d = _Op("aten", 'nll_loss2d', 'default',
     'nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20971,7 +21057,7 @@ nll_loss2d._entry = _entry_nll_loss2d
 _aten._packet('nll_loss2d')._add(nll_loss2d)
 
 
-# schema/native_functions.yaml:3423
+# schema/native_functions.yaml:3434
 nll_loss2d_out = _Op("aten", 'nll_loss2d', 'out',
     'nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
@@ -21001,7 +21087,7 @@ nll_loss2d_out._entry = _entry_nll_loss2d_out
 _aten._packet('nll_loss2d')._add(nll_loss2d_out)
 
 
-# schema/native_functions.yaml:3425
+# schema/native_functions.yaml:3436
 ger = _Op("aten", 'ger', 'default',
     'ger(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -21029,7 +21115,7 @@ ger._entry = _entry_ger
 _aten._packet('ger')._add(ger)
 
 
-# schema/native_functions.yaml:3430
+# schema/native_functions.yaml:3441
 ger_out = _Op("aten", 'ger', 'out',
     'ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -21059,7 +21145,7 @@ ger_out._entry = _entry_ger_out
 _aten._packet('ger')._add(ger_out)
 
 
-# schema/native_functions.yaml:3434
+# schema/native_functions.yaml:3445
 prod = _Op("aten", 'prod', 'default',
     'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -21087,7 +21173,7 @@ prod._entry = _entry_prod
 _aten._packet('prod')._add(prod)
 
 
-# schema/native_functions.yaml:3439
+# schema/native_functions.yaml:3450
 prod_out = _Op("aten", 'prod', 'out',
     'prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dtype', 'out'), 1, tags=('reduction', 'core'))
@@ -21117,7 +21203,7 @@ prod_out._entry = _entry_prod_out
 _aten._packet('prod')._add(prod_out)
 
 
-# schema/native_functions.yaml:3442
+# schema/native_functions.yaml:3453
 prod_dim_int = _Op("aten", 'prod', 'dim_int',
     'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -21145,7 +21231,7 @@ prod_dim_int._entry = _entry_prod_dim_int
 _aten._packet('prod')._add(prod_dim_int)
 
 
-# schema/native_functions.yaml:3447
+# schema/native_functions.yaml:3458
 prod_int_out = _Op("aten", 'prod', 'int_out',
     'prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -21175,7 +21261,7 @@ prod_int_out._entry = _entry_prod_int_out
 _aten._packet('prod')._add(prod_int_out)
 
 
-# schema/native_functions.yaml:3450
+# schema/native_functions.yaml:3461
 amin = _Op("aten", 'amin', 'default',
     'amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -21203,7 +21289,7 @@ amin._entry = _entry_amin
 _aten._packet('amin')._add(amin)
 
 
-# schema/native_functions.yaml:3455
+# schema/native_functions.yaml:3466
 amin_out = _Op("aten", 'amin', 'out',
     'amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -21233,7 +21319,7 @@ amin_out._entry = _entry_amin_out
 _aten._packet('amin')._add(amin_out)
 
 
-# schema/native_functions.yaml:3458
+# schema/native_functions.yaml:3469
 max = _Op("aten", 'max', 'default',
     'max(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -21261,7 +21347,7 @@ max._entry = _entry_max
 _aten._packet('max')._add(max)
 
 
-# schema/native_functions.yaml:3466
+# schema/native_functions.yaml:3477
 max_unary_out = _Op("aten", 'max', 'unary_out',
     'max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -21291,7 +21377,7 @@ max_unary_out._entry = _entry_max_unary_out
 _aten._packet('max')._add(max_unary_out)
 
 
-# schema/native_functions.yaml:3471
+# schema/native_functions.yaml:3482
 max_dim = _Op("aten", 'max', 'dim',
     'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -21319,7 +21405,7 @@ max_dim._entry = _entry_max_dim
 _aten._packet('max')._add(max_dim)
 
 
-# schema/native_functions.yaml:3478
+# schema/native_functions.yaml:3489
 max_dim_max = _Op("aten", 'max', 'dim_max',
     'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=())
@@ -21351,7 +21437,7 @@ max_dim_max._entry = _entry_max_dim_max
 _aten._packet('max')._add(max_dim_max)
 
 
-# schema/native_functions.yaml:3483
+# schema/native_functions.yaml:3494
 max_other = _Op("aten", 'max', 'other',
     'max.other(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -21379,7 +21465,7 @@ max_other._entry = _entry_max_other
 _aten._packet('max')._add(max_other)
 
 
-# schema/native_functions.yaml:3488
+# schema/native_functions.yaml:3499
 max_out = _Op("aten", 'max', 'out',
     'max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -21409,7 +21495,7 @@ max_out._entry = _entry_max_out
 _aten._packet('max')._add(max_out)
 
 
-# schema/native_functions.yaml:3490
+# schema/native_functions.yaml:3501
 min = _Op("aten", 'min', 'default',
     'min(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -21437,7 +21523,7 @@ min._entry = _entry_min
 _aten._packet('min')._add(min)
 
 
-# schema/native_functions.yaml:3498
+# schema/native_functions.yaml:3509
 min_unary_out = _Op("aten", 'min', 'unary_out',
     'min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -21467,7 +21553,7 @@ min_unary_out._entry = _entry_min_unary_out
 _aten._packet('min')._add(min_unary_out)
 
 
-# schema/native_functions.yaml:3503
+# schema/native_functions.yaml:3514
 min_dim = _Op("aten", 'min', 'dim',
     'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -21495,7 +21581,7 @@ min_dim._entry = _entry_min_dim
 _aten._packet('min')._add(min_dim)
 
 
-# schema/native_functions.yaml:3510
+# schema/native_functions.yaml:3521
 min_dim_min = _Op("aten", 'min', 'dim_min',
     'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=())
@@ -21527,7 +21613,7 @@ min_dim_min._entry = _entry_min_dim_min
 _aten._packet('min')._add(min_dim_min)
 
 
-# schema/native_functions.yaml:3515
+# schema/native_functions.yaml:3526
 min_other = _Op("aten", 'min', 'other',
     'min.other(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -21555,7 +21641,7 @@ min_other._entry = _entry_min_other
 _aten._packet('min')._add(min_other)
 
 
-# schema/native_functions.yaml:3520
+# schema/native_functions.yaml:3531
 min_out = _Op("aten", 'min', 'out',
     'min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -21585,7 +21671,7 @@ min_out._entry = _entry_min_out
 _aten._packet('min')._add(min_out)
 
 
-# schema/native_functions.yaml:3522
+# schema/native_functions.yaml:3533
 argmin = _Op("aten", 'argmin', 'default',
     'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -21613,7 +21699,7 @@ argmin._entry = _entry_argmin
 _aten._packet('argmin')._add(argmin)
 
 
-# schema/native_functions.yaml:3527
+# schema/native_functions.yaml:3538
 argmin_out = _Op("aten", 'argmin', 'out',
     'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -21643,7 +21729,7 @@ argmin_out._entry = _entry_argmin_out
 _aten._packet('argmin')._add(argmin_out)
 
 
-# schema/native_functions.yaml:3530
+# schema/native_functions.yaml:3541
 var = _Op("aten", 'var', 'default',
     'var(Tensor self, bool unbiased=True) -> Tensor',
     ('self', 'unbiased'), 2, tags=())
@@ -21671,7 +21757,7 @@ var._entry = _entry_var
 _aten._packet('var')._add(var)
 
 
-# schema/native_functions.yaml:3535
+# schema/native_functions.yaml:3546
 var_dim = _Op("aten", 'var', 'dim',
     'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -21699,7 +21785,7 @@ var_dim._entry = _entry_var_dim
 _aten._packet('var')._add(var_dim)
 
 
-# schema/native_functions.yaml:3539
+# schema/native_functions.yaml:3550
 var_out = _Op("aten", 'var', 'out',
     'var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
@@ -21729,7 +21815,7 @@ var_out._entry = _entry_var_out
 _aten._packet('var')._add(var_out)
 
 
-# schema/native_functions.yaml:3541
+# schema/native_functions.yaml:3552
 var_correction = _Op("aten", 'var', 'correction',
     'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
@@ -21757,7 +21843,7 @@ var_correction._entry = _entry_var_correction
 _aten._packet('var')._add(var_correction)
 
 
-# schema/native_functions.yaml:3546
+# schema/native_functions.yaml:3557
 var_correction_out = _Op("aten", 'var', 'correction_out',
     'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
@@ -21787,7 +21873,7 @@ var_correction_out._entry = _entry_var_correction_out
 _aten._packet('var')._add(var_correction_out)
 
 
-# schema/native_functions.yaml:3549
+# schema/native_functions.yaml:3560
 std = _Op("aten", 'std', 'default',
     'std(Tensor self, bool unbiased=True) -> Tensor',
     ('self', 'unbiased'), 2, tags=())
@@ -21815,7 +21901,7 @@ std._entry = _entry_std
 _aten._packet('std')._add(std)
 
 
-# schema/native_functions.yaml:3554
+# schema/native_functions.yaml:3565
 std_dim = _Op("aten", 'std', 'dim',
     'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -21843,7 +21929,7 @@ std_dim._entry = _entry_std_dim
 _aten._packet('std')._add(std_dim)
 
 
-# schema/native_functions.yaml:3558
+# schema/native_functions.yaml:3569
 std_out = _Op("aten", 'std', 'out',
     'std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
@@ -21873,7 +21959,7 @@ std_out._entry = _entry_std_out
 _aten._packet('std')._add(std_out)
 
 
-# schema/native_functions.yaml:3560
+# schema/native_functions.yaml:3571
 std_correction = _Op("aten", 'std', 'correction',
     'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
@@ -21901,7 +21987,7 @@ std_correction._entry = _entry_std_correction
 _aten._packet('std')._add(std_correction)
 
 
-# schema/native_functions.yaml:3565
+# schema/native_functions.yaml:3576
 std_correction_out = _Op("aten", 'std', 'correction_out',
     'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
@@ -21931,7 +22017,7 @@ std_correction_out._entry = _entry_std_correction_out
 _aten._packet('std')._add(std_correction_out)
 
 
-# schema/native_functions.yaml:3568
+# schema/native_functions.yaml:3579
 var_mean = _Op("aten", 'var_mean', 'default',
     'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
     ('self', 'unbiased'), 2, tags=())
@@ -21959,7 +22045,7 @@ var_mean._entry = _entry_var_mean
 _aten._packet('var_mean')._add(var_mean)
 
 
-# schema/native_functions.yaml:3572
+# schema/native_functions.yaml:3583
 var_mean_dim = _Op("aten", 'var_mean', 'dim',
     'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -21987,7 +22073,7 @@ var_mean_dim._entry = _entry_var_mean_dim
 _aten._packet('var_mean')._add(var_mean_dim)
 
 
-# schema/native_functions.yaml:3576
+# schema/native_functions.yaml:3587
 var_mean_correction = _Op("aten", 'var_mean', 'correction',
     'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
@@ -22015,7 +22101,7 @@ var_mean_correction._entry = _entry_var_mean_correction
 _aten._packet('var_mean')._add(var_mean_correction)
 
 
-# schema/native_functions.yaml:3580
+# schema/native_functions.yaml:3591
 var_mean_correction_out = _Op("aten", 'var_mean', 'correction_out',
     'var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
     ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
@@ -22047,7 +22133,7 @@ var_mean_correction_out._entry = _entry_var_mean_correction_out
 _aten._packet('var_mean')._add(var_mean_correction_out)
 
 
-# schema/native_functions.yaml:3583
+# schema/native_functions.yaml:3594
 std_mean = _Op("aten", 'std_mean', 'default',
     'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
     ('self', 'unbiased'), 2, tags=())
@@ -22075,7 +22161,7 @@ std_mean._entry = _entry_std_mean
 _aten._packet('std_mean')._add(std_mean)
 
 
-# schema/native_functions.yaml:3587
+# schema/native_functions.yaml:3598
 std_mean_dim = _Op("aten", 'std_mean', 'dim',
     'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -22103,7 +22189,7 @@ std_mean_dim._entry = _entry_std_mean_dim
 _aten._packet('std_mean')._add(std_mean_dim)
 
 
-# schema/native_functions.yaml:3591
+# schema/native_functions.yaml:3602
 std_mean_correction = _Op("aten", 'std_mean', 'correction',
     'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
@@ -22131,7 +22217,7 @@ std_mean_correction._entry = _entry_std_mean_correction
 _aten._packet('std_mean')._add(std_mean_correction)
 
 
-# schema/native_functions.yaml:3595
+# schema/native_functions.yaml:3606
 std_mean_correction_out = _Op("aten", 'std_mean', 'correction_out',
     'std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
     ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
@@ -22163,7 +22249,7 @@ std_mean_correction_out._entry = _entry_std_mean_correction_out
 _aten._packet('std_mean')._add(std_mean_correction_out)
 
 
-# schema/native_functions.yaml:3598
+# schema/native_functions.yaml:3609
 logsumexp = _Op("aten", 'logsumexp', 'default',
     'logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22191,7 +22277,7 @@ logsumexp._entry = _entry_logsumexp
 _aten._packet('logsumexp')._add(logsumexp)
 
 
-# schema/native_functions.yaml:3603
+# schema/native_functions.yaml:3614
 logsumexp_out = _Op("aten", 'logsumexp', 'out',
     'logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
@@ -22221,7 +22307,7 @@ logsumexp_out._entry = _entry_logsumexp_out
 _aten._packet('logsumexp')._add(logsumexp_out)
 
 
-# schema/native_functions.yaml:3606
+# schema/native_functions.yaml:3617
 linalg_vector_norm = _Op("aten", 'linalg_vector_norm', 'default',
     'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=('reduction',))
@@ -22249,7 +22335,7 @@ linalg_vector_norm._entry = _entry_linalg_vector_norm
 _aten._packet('linalg_vector_norm')._add(linalg_vector_norm)
 
 
-# schema/native_functions.yaml:3610
+# schema/native_functions.yaml:3621
 linalg_vector_norm_out = _Op("aten", 'linalg_vector_norm', 'out',
     'linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=('reduction',))
@@ -22279,7 +22365,7 @@ linalg_vector_norm_out._entry = _entry_linalg_vector_norm_out
 _aten._packet('linalg_vector_norm')._add(linalg_vector_norm_out)
 
 
-# schema/native_functions.yaml:3613
+# schema/native_functions.yaml:3624
 norm_Scalar = _Op("aten", 'norm', 'Scalar',
     'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
     ('self', 'p'), 2, tags=())
@@ -22307,7 +22393,7 @@ norm_Scalar._entry = _entry_norm_Scalar
 _aten._packet('norm')._add(norm_Scalar)
 
 
-# schema/native_functions.yaml:3618
+# schema/native_functions.yaml:3629
 norm_Scalar_out = _Op("aten", 'norm', 'Scalar_out',
     'norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'out'), 2, tags=())
@@ -22337,7 +22423,7 @@ norm_Scalar_out._entry = _entry_norm_Scalar_out
 _aten._packet('norm')._add(norm_Scalar_out)
 
 
-# schema/native_functions.yaml:3620
+# schema/native_functions.yaml:3631
 norm_ScalarOpt_dim = _Op("aten", 'norm', 'ScalarOpt_dim',
     'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
     ('self', 'p', 'dim', 'keepdim'), 4, tags=())
@@ -22365,7 +22451,7 @@ norm_ScalarOpt_dim._entry = _entry_norm_ScalarOpt_dim
 _aten._packet('norm')._add(norm_ScalarOpt_dim)
 
 
-# schema/native_functions.yaml:3625
+# schema/native_functions.yaml:3636
 norm_out = _Op("aten", 'norm', 'out',
     'norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'dim', 'keepdim', 'out'), 4, tags=())
@@ -22395,7 +22481,7 @@ norm_out._entry = _entry_norm_out
 _aten._packet('norm')._add(norm_out)
 
 
-# schema/native_functions.yaml:3627
+# schema/native_functions.yaml:3638
 all = _Op("aten", 'all', 'default',
     'all(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -22423,7 +22509,7 @@ all._entry = _entry_all
 _aten._packet('all')._add(all)
 
 
-# schema/native_functions.yaml:3634
+# schema/native_functions.yaml:3645
 all_dim = _Op("aten", 'all', 'dim',
     'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22451,7 +22537,7 @@ all_dim._entry = _entry_all_dim
 _aten._packet('all')._add(all_dim)
 
 
-# schema/native_functions.yaml:3641
+# schema/native_functions.yaml:3652
 all_dims = _Op("aten", 'all', 'dims',
     'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22479,7 +22565,7 @@ all_dims._entry = _entry_all_dims
 _aten._packet('all')._add(all_dims)
 
 
-# schema/native_functions.yaml:3649
+# schema/native_functions.yaml:3660
 all_all_out = _Op("aten", 'all', 'all_out',
     'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -22509,7 +22595,7 @@ all_all_out._entry = _entry_all_all_out
 _aten._packet('all')._add(all_all_out)
 
 
-# schema/native_functions.yaml:3654
+# schema/native_functions.yaml:3665
 all_out = _Op("aten", 'all', 'out',
     'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -22539,7 +22625,7 @@ all_out._entry = _entry_all_out
 _aten._packet('all')._add(all_out)
 
 
-# schema/native_functions.yaml:3659
+# schema/native_functions.yaml:3670
 all_dims_out = _Op("aten", 'all', 'dims_out',
     'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -22569,7 +22655,7 @@ all_dims_out._entry = _entry_all_dims_out
 _aten._packet('all')._add(all_dims_out)
 
 
-# schema/native_functions.yaml:3664
+# schema/native_functions.yaml:3675
 any = _Op("aten", 'any', 'default',
     'any(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -22597,7 +22683,7 @@ any._entry = _entry_any
 _aten._packet('any')._add(any)
 
 
-# schema/native_functions.yaml:3671
+# schema/native_functions.yaml:3682
 any_dim = _Op("aten", 'any', 'dim',
     'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22625,7 +22711,7 @@ any_dim._entry = _entry_any_dim
 _aten._packet('any')._add(any_dim)
 
 
-# schema/native_functions.yaml:3678
+# schema/native_functions.yaml:3689
 any_dims = _Op("aten", 'any', 'dims',
     'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22653,7 +22739,7 @@ any_dims._entry = _entry_any_dims
 _aten._packet('any')._add(any_dims)
 
 
-# schema/native_functions.yaml:3686
+# schema/native_functions.yaml:3697
 any_all_out = _Op("aten", 'any', 'all_out',
     'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -22683,7 +22769,7 @@ any_all_out._entry = _entry_any_all_out
 _aten._packet('any')._add(any_all_out)
 
 
-# schema/native_functions.yaml:3691
+# schema/native_functions.yaml:3702
 any_out = _Op("aten", 'any', 'out',
     'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -22713,7 +22799,7 @@ any_out._entry = _entry_any_out
 _aten._packet('any')._add(any_out)
 
 
-# schema/native_functions.yaml:3696
+# schema/native_functions.yaml:3707
 any_dims_out = _Op("aten", 'any', 'dims_out',
     'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -22743,7 +22829,7 @@ any_dims_out._entry = _entry_any_dims_out
 _aten._packet('any')._add(any_dims_out)
 
 
-# schema/native_functions.yaml:3701
+# schema/native_functions.yaml:3712
 cumsum = _Op("aten", 'cumsum', 'default',
     'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=('core',))
@@ -22771,7 +22857,7 @@ cumsum._entry = _entry_cumsum
 _aten._packet('cumsum')._add(cumsum)
 
 
-# schema/native_functions.yaml:3706
+# schema/native_functions.yaml:3717
 cumsum_out = _Op("aten", 'cumsum', 'out',
     'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
@@ -22801,7 +22887,7 @@ cumsum_out._entry = _entry_cumsum_out
 _aten._packet('cumsum')._add(cumsum_out)
 
 
-# schema/native_functions.yaml:3709
+# schema/native_functions.yaml:3720
 cumsum_ = _Op("aten", 'cumsum_', 'default',
     'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -22831,7 +22917,7 @@ cumsum_._entry = _entry_cumsum_
 _aten._packet('cumsum_')._add(cumsum_)
 
 
-# schema/native_functions.yaml:3715
+# schema/native_functions.yaml:3726
 cumprod = _Op("aten", 'cumprod', 'default',
     'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -22859,7 +22945,7 @@ cumprod._entry = _entry_cumprod
 _aten._packet('cumprod')._add(cumprod)
 
 
-# schema/native_functions.yaml:3720
+# schema/native_functions.yaml:3731
 cumprod_out = _Op("aten", 'cumprod', 'out',
     'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=())
@@ -22889,7 +22975,7 @@ cumprod_out._entry = _entry_cumprod_out
 _aten._packet('cumprod')._add(cumprod_out)
 
 
-# schema/native_functions.yaml:3722
+# schema/native_functions.yaml:3733
 cumprod_ = _Op("aten", 'cumprod_', 'default',
     'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -22919,7 +23005,7 @@ cumprod_._entry = _entry_cumprod_
 _aten._packet('cumprod_')._add(cumprod_)
 
 
-# schema/native_functions.yaml:3728
+# schema/native_functions.yaml:3739
 count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
     'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -22947,7 +23033,7 @@ count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
 
 
-# schema/native_functions.yaml:3733
+# schema/native_functions.yaml:3744
 count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
     'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())
@@ -22977,7 +23063,7 @@ count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
 
 
-# schema/native_functions.yaml:3735
+# schema/native_functions.yaml:3746
 count_nonzero = _Op("aten", 'count_nonzero', 'default',
     'count_nonzero(Tensor self, int? dim=None) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -23005,7 +23091,7 @@ count_nonzero._entry = _entry_count_nonzero
 _aten._packet('count_nonzero')._add(count_nonzero)
 
 
-# schema/native_functions.yaml:3740
+# schema/native_functions.yaml:3751
 count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
     'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())
@@ -23035,7 +23121,7 @@ count_nonzero_out._entry = _entry_count_nonzero_out
 _aten._packet('count_nonzero')._add(count_nonzero_out)
 
 
-# schema/native_functions.yaml:3741
+# schema/native_functions.yaml:3752
 triu_indices_out = _Op("aten", 'triu_indices', 'out',
     'triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('row', 'col', 'offset', 'out'), 3, tags=())
@@ -23065,7 +23151,7 @@ triu_indices_out._entry = _entry_triu_indices_out
 _aten._packet('triu_indices')._add(triu_indices_out)
 
 
-# schema/native_functions.yaml:3746
+# schema/native_functions.yaml:3757
 copy = _Op("aten", 'copy', 'default',
     'copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor',
     ('self', 'src', 'non_blocking'), 3, tags=('core',))
@@ -23093,7 +23179,7 @@ copy._entry = _entry_copy
 _aten._packet('copy')._add(copy)
 
 
-# schema/native_functions.yaml:3752
+# schema/native_functions.yaml:3763
 copy_out = _Op("aten", 'copy', 'out',
     'copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'non_blocking', 'out'), 3, tags=())
@@ -23123,7 +23209,7 @@ copy_out._entry = _entry_copy_out
 _aten._packet('copy')._add(copy_out)
 
 
-# schema/native_functions.yaml:3757
+# schema/native_functions.yaml:3768
 fill_Scalar = _Op("aten", 'fill', 'Scalar',
     'fill.Scalar(Tensor self, Scalar value) -> Tensor',
     ('self', 'value'), 2, tags=('core',))
@@ -23151,7 +23237,7 @@ fill_Scalar._entry = _entry_fill_Scalar
 _aten._packet('fill')._add(fill_Scalar)
 
 
-# schema/native_functions.yaml:3762
+# schema/native_functions.yaml:3773
 fill_Scalar_out = _Op("aten", 'fill', 'Scalar_out',
     'fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'value', 'out'), 2, tags=())
@@ -23181,7 +23267,7 @@ fill_Scalar_out._entry = _entry_fill_Scalar_out
 _aten._packet('fill')._add(fill_Scalar_out)
 
 
-# schema/native_functions.yaml:3766
+# schema/native_functions.yaml:3777
 fill_Tensor = _Op("aten", 'fill', 'Tensor',
     'fill.Tensor(Tensor self, Tensor value) -> Tensor',
     ('self', 'value'), 2, tags=())
@@ -23209,7 +23295,7 @@ fill_Tensor._entry = _entry_fill_Tensor
 _aten._packet('fill')._add(fill_Tensor)
 
 
-# schema/native_functions.yaml:3770
+# schema/native_functions.yaml:3781
 fill_Tensor_out = _Op("aten", 'fill', 'Tensor_out',
     'fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'value', 'out'), 2, tags=())
@@ -23239,7 +23325,7 @@ fill_Tensor_out._entry = _entry_fill_Tensor_out
 _aten._packet('fill')._add(fill_Tensor_out)
 
 
-# schema/native_functions.yaml:3774
+# schema/native_functions.yaml:3785
 zero = _Op("aten", 'zero', 'default',
     'zero(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -23267,7 +23353,7 @@ zero._entry = _entry_zero
 _aten._packet('zero')._add(zero)
 
 
-# schema/native_functions.yaml:3779
+# schema/native_functions.yaml:3790
 zero_out = _Op("aten", 'zero', 'out',
     'zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -23297,7 +23383,7 @@ zero_out._entry = _entry_zero_out
 _aten._packet('zero')._add(zero_out)
 
 
-# schema/native_functions.yaml:3784
+# schema/native_functions.yaml:3795
 empty_strided_out = _Op("aten", 'empty_strided', 'out',
     'empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'stride', 'out'), 2, tags=())
@@ -23327,7 +23413,7 @@ empty_strided_out._entry = _entry_empty_strided_out
 _aten._packet('empty_strided')._add(empty_strided_out)
 
 
-# schema/native_functions.yaml:3788
+# schema/native_functions.yaml:3799
 new_empty_out = _Op("aten", 'new_empty', 'out',
     'new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -23357,7 +23443,7 @@ new_empty_out._entry = _entry_new_empty_out
 _aten._packet('new_empty')._add(new_empty_out)
 
 
-# schema/native_functions.yaml:3792
+# schema/native_functions.yaml:3803
 new_empty_strided_out = _Op("aten", 'new_empty_strided', 'out',
     'new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'stride', 'out'), 3, tags=())
@@ -23387,7 +23473,7 @@ new_empty_strided_out._entry = _entry_new_empty_strided_out
 _aten._packet('new_empty_strided')._add(new_empty_strided_out)
 
 
-# schema/native_functions.yaml:3796
+# schema/native_functions.yaml:3807
 new_full_out = _Op("aten", 'new_full', 'out',
     'new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'fill_value', 'out'), 3, tags=())
@@ -23417,7 +23503,7 @@ new_full_out._entry = _entry_new_full_out
 _aten._packet('new_full')._add(new_full_out)
 
 
-# schema/native_functions.yaml:3800
+# schema/native_functions.yaml:3811
 new_zeros_out = _Op("aten", 'new_zeros', 'out',
     'new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -23447,7 +23533,7 @@ new_zeros_out._entry = _entry_new_zeros_out
 _aten._packet('new_zeros')._add(new_zeros_out)
 
 
-# schema/native_functions.yaml:3804
+# schema/native_functions.yaml:3815
 new_ones_out = _Op("aten", 'new_ones', 'out',
     'new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -23477,7 +23563,7 @@ new_ones_out._entry = _entry_new_ones_out
 _aten._packet('new_ones')._add(new_ones_out)
 
 
-# schema/native_functions.yaml:3810
+# schema/native_functions.yaml:3821
 uniform = _Op("aten", 'uniform', 'default',
     'uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23505,7 +23591,7 @@ uniform._entry = _entry_uniform
 _aten._packet('uniform')._add(uniform)
 
 
-# schema/native_functions.yaml:3816
+# schema/native_functions.yaml:3827
 uniform_out = _Op("aten", 'uniform', 'out',
     'uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -23535,7 +23621,7 @@ uniform_out._entry = _entry_uniform_out
 _aten._packet('uniform')._add(uniform_out)
 
 
-# schema/native_functions.yaml:3822
+# schema/native_functions.yaml:3833
 exponential = _Op("aten", 'exponential', 'default',
     'exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor',
     ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -23563,7 +23649,7 @@ exponential._entry = _entry_exponential
 _aten._packet('exponential')._add(exponential)
 
 
-# schema/native_functions.yaml:3828
+# schema/native_functions.yaml:3839
 exponential_out = _Op("aten", 'exponential', 'out',
     'exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'lambd', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -23593,7 +23679,7 @@ exponential_out._entry = _entry_exponential_out
 _aten._packet('exponential')._add(exponential_out)
 
 
-# schema/native_functions.yaml:3834
+# schema/native_functions.yaml:3845
 geometric = _Op("aten", 'geometric', 'default',
     'geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -23621,7 +23707,7 @@ geometric._entry = _entry_geometric
 _aten._packet('geometric')._add(geometric)
 
 
-# schema/native_functions.yaml:3840
+# schema/native_functions.yaml:3851
 geometric_out = _Op("aten", 'geometric', 'out',
     'geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -23651,7 +23737,7 @@ geometric_out._entry = _entry_geometric_out
 _aten._packet('geometric')._add(geometric_out)
 
 
-# schema/native_functions.yaml:3846
+# schema/native_functions.yaml:3857
 log_normal = _Op("aten", 'log_normal', 'default',
     'log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23679,7 +23765,7 @@ log_normal._entry = _entry_log_normal
 _aten._packet('log_normal')._add(log_normal)
 
 
-# schema/native_functions.yaml:3852
+# schema/native_functions.yaml:3863
 log_normal_out = _Op("aten", 'log_normal', 'out',
     'log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -23709,7 +23795,7 @@ log_normal_out._entry = _entry_log_normal_out
 _aten._packet('log_normal')._add(log_normal_out)
 
 
-# schema/native_functions.yaml:3858
+# schema/native_functions.yaml:3869
 cauchy = _Op("aten", 'cauchy', 'default',
     'cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor',
     ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23737,7 +23823,7 @@ cauchy._entry = _entry_cauchy
 _aten._packet('cauchy')._add(cauchy)
 
 
-# schema/native_functions.yaml:3864
+# schema/native_functions.yaml:3875
 cauchy_out = _Op("aten", 'cauchy', 'out',
     'cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'median', 'sigma', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -23767,7 +23853,7 @@ cauchy_out._entry = _entry_cauchy_out
 _aten._packet('cauchy')._add(cauchy_out)
 
 
-# schema/native_functions.yaml:3870
+# schema/native_functions.yaml:3881
 random_from = _Op("aten", 'random', 'from',
     'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23795,7 +23881,7 @@ random_from._entry = _entry_random_from
 _aten._packet('random')._add(random_from)
 
 
-# schema/native_functions.yaml:3876
+# schema/native_functions.yaml:3887
 random_from_out = _Op("aten", 'random', 'from_out',
     'random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -23825,7 +23911,7 @@ random_from_out._entry = _entry_random_from_out
 _aten._packet('random')._add(random_from_out)
 
 
-# schema/native_functions.yaml:3882
+# schema/native_functions.yaml:3893
 random_to = _Op("aten", 'random', 'to',
     'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
     ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -23853,7 +23939,7 @@ random_to._entry = _entry_random_to
 _aten._packet('random')._add(random_to)
 
 
-# schema/native_functions.yaml:3888
+# schema/native_functions.yaml:3899
 random_to_out = _Op("aten", 'random', 'to_out',
     'random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'to', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -23883,7 +23969,7 @@ random_to_out._entry = _entry_random_to_out
 _aten._packet('random')._add(random_to_out)
 
 
-# schema/native_functions.yaml:3894
+# schema/native_functions.yaml:3905
 random = _Op("aten", 'random', 'default',
     'random(Tensor self, *, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -23911,7 +23997,7 @@ random._entry = _entry_random
 _aten._packet('random')._add(random)
 
 
-# schema/native_functions.yaml:3900
+# schema/native_functions.yaml:3911
 random_out = _Op("aten", 'random', 'out',
     'random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -23941,7 +24027,7 @@ random_out._entry = _entry_random_out
 _aten._packet('random')._add(random_out)
 
 
-# schema/native_functions.yaml:3906
+# schema/native_functions.yaml:3917
 normal_functional = _Op("aten", 'normal_functional', 'default',
     'normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23969,7 +24055,7 @@ normal_functional._entry = _entry_normal_functional
 _aten._packet('normal_functional')._add(normal_functional)
 
 
-# schema/native_functions.yaml:3914
+# schema/native_functions.yaml:3925
 hann_window = _Op("aten", 'hann_window', 'default',
     'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -23994,7 +24080,7 @@ hann_window._entry = _entry_hann_window
 _aten._packet('hann_window')._add(hann_window)
 
 
-# schema/native_functions.yaml:3920
+# schema/native_functions.yaml:3931
 hann_window_out = _Op("aten", 'hann_window', 'out',
     'hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -24024,7 +24110,7 @@ hann_window_out._entry = _entry_hann_window_out
 _aten._packet('hann_window')._add(hann_window_out)
 
 
-# schema/native_functions.yaml:3924
+# schema/native_functions.yaml:3935
 hann_window_periodic = _Op("aten", 'hann_window', 'periodic',
     'hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -24049,7 +24135,7 @@ hann_window_periodic._entry = _entry_hann_window_periodic
 _aten._packet('hann_window')._add(hann_window_periodic)
 
 
-# schema/native_functions.yaml:3930
+# schema/native_functions.yaml:3941
 hann_window_periodic_out = _Op("aten", 'hann_window', 'periodic_out',
     'hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -24079,7 +24165,7 @@ hann_window_periodic_out._entry = _entry_hann_window_periodic_out
 _aten._packet('hann_window')._add(hann_window_periodic_out)
 
 
-# schema/native_functions.yaml:3934
+# schema/native_functions.yaml:3945
 hamming_window = _Op("aten", 'hamming_window', 'default',
     'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -24104,7 +24190,7 @@ hamming_window._entry = _entry_hamming_window
 _aten._packet('hamming_window')._add(hamming_window)
 
 
-# schema/native_functions.yaml:3940
+# schema/native_functions.yaml:3951
 hamming_window_out = _Op("aten", 'hamming_window', 'out',
     'hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -24134,7 +24220,7 @@ hamming_window_out._entry = _entry_hamming_window_out
 _aten._packet('hamming_window')._add(hamming_window_out)
 
 
-# schema/native_functions.yaml:3944
+# schema/native_functions.yaml:3955
 hamming_window_periodic = _Op("aten", 'hamming_window', 'periodic',
     'hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -24159,7 +24245,7 @@ hamming_window_periodic._entry = _entry_hamming_window_periodic
 _aten._packet('hamming_window')._add(hamming_window_periodic)
 
 
-# schema/native_functions.yaml:3950
+# schema/native_functions.yaml:3961
 hamming_window_periodic_out = _Op("aten", 'hamming_window', 'periodic_out',
     'hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -24189,7 +24275,7 @@ hamming_window_periodic_out._entry = _entry_hamming_window_periodic_out
 _aten._packet('hamming_window')._add(hamming_window_periodic_out)
 
 
-# schema/native_functions.yaml:3954
+# schema/native_functions.yaml:3965
 hamming_window_periodic_alpha = _Op("aten", 'hamming_window', 'periodic_alpha',
     'hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'alpha', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -24214,7 +24300,7 @@ hamming_window_periodic_alpha._entry = _entry_hamming_window_periodic_alpha
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha)
 
 
-# schema/native_functions.yaml:3960
+# schema/native_functions.yaml:3971
 hamming_window_periodic_alpha_out = _Op("aten", 'hamming_window', 'periodic_alpha_out',
     'hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'alpha', 'out'), 3, tags=())
@@ -24244,7 +24330,7 @@ hamming_window_periodic_alpha_out._entry = _entry_hamming_window_periodic_alpha_
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha_out)
 
 
-# schema/native_functions.yaml:3964
+# schema/native_functions.yaml:3975
 hamming_window_periodic_alpha_beta = _Op("aten", 'hamming_window', 'periodic_alpha_beta',
     'hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'alpha', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 4, tags=('factory',))
@@ -24269,7 +24355,7 @@ hamming_window_periodic_alpha_beta._entry = _entry_hamming_window_periodic_alpha
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta)
 
 
-# schema/native_functions.yaml:3970
+# schema/native_functions.yaml:3981
 hamming_window_periodic_alpha_beta_out = _Op("aten", 'hamming_window', 'periodic_alpha_beta_out',
     'hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'alpha', 'beta', 'out'), 4, tags=())
@@ -24299,7 +24385,7 @@ hamming_window_periodic_alpha_beta_out._entry = _entry_hamming_window_periodic_a
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta_out)
 
 
-# schema/native_functions.yaml:3974
+# schema/native_functions.yaml:3985
 blackman_window = _Op("aten", 'blackman_window', 'default',
     'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -24324,7 +24410,7 @@ blackman_window._entry = _entry_blackman_window
 _aten._packet('blackman_window')._add(blackman_window)
 
 
-# schema/native_functions.yaml:3980
+# schema/native_functions.yaml:3991
 blackman_window_out = _Op("aten", 'blackman_window', 'out',
     'blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -24354,7 +24440,7 @@ blackman_window_out._entry = _entry_blackman_window_out
 _aten._packet('blackman_window')._add(blackman_window_out)
 
 
-# schema/native_functions.yaml:3984
+# schema/native_functions.yaml:3995
 blackman_window_periodic = _Op("aten", 'blackman_window', 'periodic',
     'blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -24379,7 +24465,7 @@ blackman_window_periodic._entry = _entry_blackman_window_periodic
 _aten._packet('blackman_window')._add(blackman_window_periodic)
 
 
-# schema/native_functions.yaml:3990
+# schema/native_functions.yaml:4001
 blackman_window_periodic_out = _Op("aten", 'blackman_window', 'periodic_out',
     'blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -24409,7 +24495,7 @@ blackman_window_periodic_out._entry = _entry_blackman_window_periodic_out
 _aten._packet('blackman_window')._add(blackman_window_periodic_out)
 
 
-# schema/native_functions.yaml:3994
+# schema/native_functions.yaml:4005
 bartlett_window = _Op("aten", 'bartlett_window', 'default',
     'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -24434,7 +24520,7 @@ bartlett_window._entry = _entry_bartlett_window
 _aten._packet('bartlett_window')._add(bartlett_window)
 
 
-# schema/native_functions.yaml:4000
+# schema/native_functions.yaml:4011
 bartlett_window_out = _Op("aten", 'bartlett_window', 'out',
     'bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -24464,7 +24550,7 @@ bartlett_window_out._entry = _entry_bartlett_window_out
 _aten._packet('bartlett_window')._add(bartlett_window_out)
 
 
-# schema/native_functions.yaml:4004
+# schema/native_functions.yaml:4015
 bartlett_window_periodic = _Op("aten", 'bartlett_window', 'periodic',
     'bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -24489,7 +24575,7 @@ bartlett_window_periodic._entry = _entry_bartlett_window_periodic
 _aten._packet('bartlett_window')._add(bartlett_window_periodic)
 
 
-# schema/native_functions.yaml:4010
+# schema/native_functions.yaml:4021
 bartlett_window_periodic_out = _Op("aten", 'bartlett_window', 'periodic_out',
     'bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -24519,7 +24605,7 @@ bartlett_window_periodic_out._entry = _entry_bartlett_window_periodic_out
 _aten._packet('bartlett_window')._add(bartlett_window_periodic_out)
 
 
-# schema/native_functions.yaml:4014
+# schema/native_functions.yaml:4025
 kaiser_window = _Op("aten", 'kaiser_window', 'default',
     'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -24544,7 +24630,7 @@ kaiser_window._entry = _entry_kaiser_window
 _aten._packet('kaiser_window')._add(kaiser_window)
 
 
-# schema/native_functions.yaml:4020
+# schema/native_functions.yaml:4031
 kaiser_window_out = _Op("aten", 'kaiser_window', 'out',
     'kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -24574,7 +24660,7 @@ kaiser_window_out._entry = _entry_kaiser_window_out
 _aten._packet('kaiser_window')._add(kaiser_window_out)
 
 
-# schema/native_functions.yaml:4024
+# schema/native_functions.yaml:4035
 kaiser_window_periodic = _Op("aten", 'kaiser_window', 'periodic',
     'kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -24599,7 +24685,7 @@ kaiser_window_periodic._entry = _entry_kaiser_window_periodic
 _aten._packet('kaiser_window')._add(kaiser_window_periodic)
 
 
-# schema/native_functions.yaml:4030
+# schema/native_functions.yaml:4041
 kaiser_window_periodic_out = _Op("aten", 'kaiser_window', 'periodic_out',
     'kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -24629,7 +24715,7 @@ kaiser_window_periodic_out._entry = _entry_kaiser_window_periodic_out
 _aten._packet('kaiser_window')._add(kaiser_window_periodic_out)
 
 
-# schema/native_functions.yaml:4034
+# schema/native_functions.yaml:4045
 kaiser_window_beta = _Op("aten", 'kaiser_window', 'beta',
     'kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -24654,7 +24740,7 @@ kaiser_window_beta._entry = _entry_kaiser_window_beta
 _aten._packet('kaiser_window')._add(kaiser_window_beta)
 
 
-# schema/native_functions.yaml:4040
+# schema/native_functions.yaml:4051
 kaiser_window_beta_out = _Op("aten", 'kaiser_window', 'beta_out',
     'kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'beta', 'out'), 3, tags=())
@@ -24684,7 +24770,7 @@ kaiser_window_beta_out._entry = _entry_kaiser_window_beta_out
 _aten._packet('kaiser_window')._add(kaiser_window_beta_out)
 
 
-# schema/native_functions.yaml:4045
+# schema/native_functions.yaml:4056
 empty_out = _Op("aten", 'empty', 'out',
     'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'memory_format', 'out'), 1, tags=())
@@ -24714,7 +24800,7 @@ empty_out._entry = _entry_empty_out
 _aten._packet('empty')._add(empty_out)
 
 
-# schema/native_functions.yaml:4049
+# schema/native_functions.yaml:4060
 zeros_out = _Op("aten", 'zeros', 'out',
     'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -24744,7 +24830,7 @@ zeros_out._entry = _entry_zeros_out
 _aten._packet('zeros')._add(zeros_out)
 
 
-# schema/native_functions.yaml:4053
+# schema/native_functions.yaml:4064
 ones_out = _Op("aten", 'ones', 'out',
     'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -24774,7 +24860,7 @@ ones_out._entry = _entry_ones_out
 _aten._packet('ones')._add(ones_out)
 
 
-# schema/native_functions.yaml:4057
+# schema/native_functions.yaml:4068
 full_out = _Op("aten", 'full', 'out',
     'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'fill_value', 'out'), 2, tags=())
@@ -24804,7 +24890,7 @@ full_out._entry = _entry_full_out
 _aten._packet('full')._add(full_out)
 
 
-# schema/native_functions.yaml:4061
+# schema/native_functions.yaml:4072
 scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
     'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
     ('s', 'out'), 1, tags=())
@@ -24834,7 +24920,7 @@ scalar_tensor_out._entry = _entry_scalar_tensor_out
 _aten._packet('scalar_tensor')._add(scalar_tensor_out)
 
 
-# schema/native_functions.yaml:4065
+# schema/native_functions.yaml:4076
 arange_out = _Op("aten", 'arange', 'out',
     'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
     ('end', 'out'), 1, tags=())
@@ -24864,7 +24950,7 @@ arange_out._entry = _entry_arange_out
 _aten._packet('arange')._add(arange_out)
 
 
-# schema/native_functions.yaml:4069
+# schema/native_functions.yaml:4080
 arange_start_out = _Op("aten", 'arange', 'start_out',
     'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'step', 'out'), 3, tags=())
@@ -24894,7 +24980,7 @@ arange_start_out._entry = _entry_arange_start_out
 _aten._packet('arange')._add(arange_start_out)
 
 
-# schema/native_functions.yaml:4073
+# schema/native_functions.yaml:4084
 empty_like_out = _Op("aten", 'empty_like', 'out',
     'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -24924,7 +25010,7 @@ empty_like_out._entry = _entry_empty_like_out
 _aten._packet('empty_like')._add(empty_like_out)
 
 
-# schema/native_functions.yaml:4077
+# schema/native_functions.yaml:4088
 zeros_like_out = _Op("aten", 'zeros_like', 'out',
     'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -24954,7 +25040,7 @@ zeros_like_out._entry = _entry_zeros_like_out
 _aten._packet('zeros_like')._add(zeros_like_out)
 
 
-# schema/native_functions.yaml:4081
+# schema/native_functions.yaml:4092
 ones_like_out = _Op("aten", 'ones_like', 'out',
     'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -24984,7 +25070,7 @@ ones_like_out._entry = _entry_ones_like_out
 _aten._packet('ones_like')._add(ones_like_out)
 
 
-# schema/native_functions.yaml:4085
+# schema/native_functions.yaml:4096
 full_like_out = _Op("aten", 'full_like', 'out',
     'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
@@ -25014,7 +25100,7 @@ full_like_out._entry = _entry_full_like_out
 _aten._packet('full_like')._add(full_like_out)
 
 
-# schema/native_functions.yaml:4089
+# schema/native_functions.yaml:4100
 rand_like_out = _Op("aten", 'rand_like', 'out',
     'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -25044,7 +25130,7 @@ rand_like_out._entry = _entry_rand_like_out
 _aten._packet('rand_like')._add(rand_like_out)
 
 
-# schema/native_functions.yaml:4094
+# schema/native_functions.yaml:4105
 rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
     'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -25074,7 +25160,7 @@ rand_like_generator_out._entry = _entry_rand_like_generator_out
 _aten._packet('rand_like')._add(rand_like_generator_out)
 
 
-# schema/native_functions.yaml:4099
+# schema/native_functions.yaml:4110
 randn_like_out = _Op("aten", 'randn_like', 'out',
     'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -25104,7 +25190,7 @@ randn_like_out._entry = _entry_randn_like_out
 _aten._packet('randn_like')._add(randn_like_out)
 
 
-# schema/native_functions.yaml:4104
+# schema/native_functions.yaml:4115
 randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
     'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -25134,7 +25220,7 @@ randn_like_generator_out._entry = _entry_randn_like_generator_out
 _aten._packet('randn_like')._add(randn_like_generator_out)
 
 
-# schema/native_functions.yaml:4109
+# schema/native_functions.yaml:4120
 randint_like_out = _Op("aten", 'randint_like', 'out',
     'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -25164,7 +25250,7 @@ randint_like_out._entry = _entry_randint_like_out
 _aten._packet('randint_like')._add(randint_like_out)
 
 
-# schema/native_functions.yaml:4114
+# schema/native_functions.yaml:4125
 randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
     'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -25194,7 +25280,7 @@ randint_like_generator_out._entry = _entry_randint_like_generator_out
 _aten._packet('randint_like')._add(randint_like_generator_out)
 
 
-# schema/native_functions.yaml:4119
+# schema/native_functions.yaml:4130
 randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
     'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -25224,7 +25310,7 @@ randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
 _aten._packet('randint_like')._add(randint_like_Tensor_out)
 
 
-# schema/native_functions.yaml:4124
+# schema/native_functions.yaml:4135
 randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
     'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -25254,7 +25340,7 @@ randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_
 _aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
 
 
-# schema/native_functions.yaml:4129
+# schema/native_functions.yaml:4140
 randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
     'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -25284,7 +25370,7 @@ randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
 _aten._packet('randint_like')._add(randint_like_low_dtype_out)
 
 
-# schema/native_functions.yaml:4134
+# schema/native_functions.yaml:4145
 randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
     'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -25314,7 +25400,7 @@ randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
 
 
-# schema/native_functions.yaml:4139
+# schema/native_functions.yaml:4150
 bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
     'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))

@@ -1609,1942 +1609,1952 @@ _o.broadcast_tensors.register('CompositeImplicitAutograd', _composite_shape.broa
 _o.cartesian_prod.register('CompositeImplicitAutograd', _composite_shape.cartesian_prod)
 
 # schema/native_functions.yaml:1888
+_o.block_diag.register('CompositeImplicitAutograd', _composite_shape.block_diag)
+
+# schema/native_functions.yaml:1891
+_o.block_diag_out.register('CompositeExplicitAutograd', _autogen_out(_o.block_diag))
+_o.block_diag_out.register("ADInplaceOrView", _inplace_or_view(_o.block_diag_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml:1893
+_o.combinations.register('CompositeImplicitAutograd', _composite_shape.combinations)
+
+# schema/native_functions.yaml:1899
 _o.exp2.register('CPU', _cpu_unary.exp2)
 _o.exp2.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1893
+# schema/native_functions.yaml:1904
 _o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
 _o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1896
+# schema/native_functions.yaml:1907
 _o.exp2_.register('CPU', _cpu_unary.exp2_)
 _o.exp2_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1903
+# schema/native_functions.yaml:1914
 _o.expm1.register('CPU', _cpu_unary.expm1)
 _o.expm1.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1908
+# schema/native_functions.yaml:1919
 _o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
 _o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1911
+# schema/native_functions.yaml:1922
 _o.expm1_.register('CPU', _cpu_unary.expm1_)
 _o.expm1_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1918
+# schema/native_functions.yaml:1929
 _o.log2.register('CPU', _cpu_unary.log2)
 _o.log2.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1923
+# schema/native_functions.yaml:1934
 _o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
 _o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1926
+# schema/native_functions.yaml:1937
 _o.log2_.register('CPU', _cpu_unary.log2_)
 _o.log2_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1933
+# schema/native_functions.yaml:1944
 _o.log10.register('CPU', _cpu_unary.log10)
 _o.log10.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1938
+# schema/native_functions.yaml:1949
 _o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
 _o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1941
+# schema/native_functions.yaml:1952
 _o.log10_.register('CPU', _cpu_unary.log10_)
 _o.log10_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1948
+# schema/native_functions.yaml:1959
 _o.log1p.register('CPU', _cpu_unary.log1p)
 _o.log1p.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1953
+# schema/native_functions.yaml:1964
 _o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
 _o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1956
+# schema/native_functions.yaml:1967
 _o.log1p_.register('CPU', _cpu_unary.log1p_)
 _o.log1p_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1963
+# schema/native_functions.yaml:1974
 _o.sqrt.register('CPU', _cpu_unary.sqrt)
 _o.sqrt.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1968
+# schema/native_functions.yaml:1979
 _o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
 _o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1971
+# schema/native_functions.yaml:1982
 _o.sqrt_.register('CPU', _cpu_unary.sqrt_)
 _o.sqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1978
+# schema/native_functions.yaml:1989
 _o.rsqrt.register('CPU', _cpu_unary.rsqrt)
 _o.rsqrt.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1983
+# schema/native_functions.yaml:1994
 _o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
 _o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1986
+# schema/native_functions.yaml:1997
 _o.rsqrt_.register('CPU', _cpu_unary.rsqrt_)
 _o.rsqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1993
+# schema/native_functions.yaml:2004
 _o.reciprocal.register('CPU', _cpu_unary.reciprocal)
 _o.reciprocal.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1998
+# schema/native_functions.yaml:2009
 _o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciprocal))
 _o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2001
+# schema/native_functions.yaml:2012
 _o.reciprocal_.register('CPU', _cpu_unary.reciprocal_)
 _o.reciprocal_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2008
+# schema/native_functions.yaml:2019
 _o.sin.register('CPU', _cpu_unary.sin)
 _o.sin.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2013
+# schema/native_functions.yaml:2024
 _o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
 _o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2016
+# schema/native_functions.yaml:2027
 _o.sin_.register('CPU', _cpu_unary.sin_)
 _o.sin_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2023
+# schema/native_functions.yaml:2034
 _o.cos.register('CPU', _cpu_unary.cos)
 _o.cos.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2028
+# schema/native_functions.yaml:2039
 _o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
 _o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2031
+# schema/native_functions.yaml:2042
 _o.cos_.register('CPU', _cpu_unary.cos_)
 _o.cos_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2038
+# schema/native_functions.yaml:2049
 _o.tan.register('CPU', _cpu_unary.tan)
 _o.tan.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2043
+# schema/native_functions.yaml:2054
 _o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
 _o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2046
+# schema/native_functions.yaml:2057
 _o.tan_.register('CPU', _cpu_unary.tan_)
 _o.tan_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2053
+# schema/native_functions.yaml:2064
 _o.asin.register('CPU', _cpu_unary.asin)
 _o.asin.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2058
+# schema/native_functions.yaml:2069
 _o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
 _o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2061
+# schema/native_functions.yaml:2072
 _o.asin_.register('CPU', _cpu_unary.asin_)
 _o.asin_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2068
+# schema/native_functions.yaml:2079
 _o.acos.register('CPU', _cpu_unary.acos)
 _o.acos.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2073
+# schema/native_functions.yaml:2084
 _o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
 _o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2076
+# schema/native_functions.yaml:2087
 _o.acos_.register('CPU', _cpu_unary.acos_)
 _o.acos_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2083
+# schema/native_functions.yaml:2094
 _o.atan.register('CPU', _cpu_unary.atan)
 _o.atan.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2088
+# schema/native_functions.yaml:2099
 _o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
 _o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2091
+# schema/native_functions.yaml:2102
 _o.atan_.register('CPU', _cpu_unary.atan_)
 _o.atan_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2098
+# schema/native_functions.yaml:2109
 _o.sinh.register('CPU', _cpu_unary.sinh)
 _o.sinh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2103
+# schema/native_functions.yaml:2114
 _o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
 _o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2106
+# schema/native_functions.yaml:2117
 _o.sinh_.register('CPU', _cpu_unary.sinh_)
 _o.sinh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2113
+# schema/native_functions.yaml:2124
 _o.cosh.register('CPU', _cpu_unary.cosh)
 _o.cosh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2118
+# schema/native_functions.yaml:2129
 _o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
 _o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2121
+# schema/native_functions.yaml:2132
 _o.cosh_.register('CPU', _cpu_unary.cosh_)
 _o.cosh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2128
+# schema/native_functions.yaml:2139
 _o.erf.register('CPU', _cpu_unary.erf)
 _o.erf.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2133
+# schema/native_functions.yaml:2144
 _o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
 _o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2136
+# schema/native_functions.yaml:2147
 _o.erf_.register('CPU', _cpu_unary.erf_)
 _o.erf_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2143
+# schema/native_functions.yaml:2154
 _o.abs.register('CPU', _cpu_unary.abs)
 _o.abs.register('Meta', _meta_unary.abs)
 
-# schema/native_functions.yaml:2148
+# schema/native_functions.yaml:2159
 _o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
 _o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2151
+# schema/native_functions.yaml:2162
 _o.abs_.register('CPU', _cpu_unary.abs_)
 _o.abs_.register('Meta', _meta_unary.abs_)
 _o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2158
+# schema/native_functions.yaml:2169
 _o.floor.register('CPU', _cpu_unary.floor)
 _o.floor.register('Meta', _meta_unary.floor)
 
-# schema/native_functions.yaml:2163
+# schema/native_functions.yaml:2174
 _o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
 _o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2166
+# schema/native_functions.yaml:2177
 _o.floor_.register('CPU', _cpu_unary.floor_)
 _o.floor_.register('Meta', _meta_unary.floor_)
 _o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2173
+# schema/native_functions.yaml:2184
 _o.ceil.register('CPU', _cpu_unary.ceil)
 _o.ceil.register('Meta', _meta_unary.ceil)
 
-# schema/native_functions.yaml:2178
+# schema/native_functions.yaml:2189
 _o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
 _o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2181
+# schema/native_functions.yaml:2192
 _o.ceil_.register('CPU', _cpu_unary.ceil_)
 _o.ceil_.register('Meta', _meta_unary.ceil_)
 _o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2188
+# schema/native_functions.yaml:2199
 _o.round.register('CPU', _cpu_unary.round)
 _o.round.register('Meta', _meta_unary.round)
 
-# schema/native_functions.yaml:2193
+# schema/native_functions.yaml:2204
 _o.round_out.register('CompositeExplicitAutograd', _autogen_out(_o.round))
 _o.round_out.register("ADInplaceOrView", _inplace_or_view(_o.round_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2196
+# schema/native_functions.yaml:2207
 _o.round_decimals.register('CPU', _cpu_unary.round_decimals)
 _o.round_decimals.register('Meta', _meta_unary.round_decimals)
 
-# schema/native_functions.yaml:2201
+# schema/native_functions.yaml:2212
 _o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.round_decimals))
 _o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2204
+# schema/native_functions.yaml:2215
 _o.round_.register('CPU', _cpu_unary.round_)
 _o.round_.register('Meta', _meta_unary.round_)
 _o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2211
+# schema/native_functions.yaml:2222
 _o.round__decimals.register('CPU', _cpu_unary.round_decimals_)
 _o.round__decimals.register('Meta', _meta_unary.round_decimals_)
 _o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2218
+# schema/native_functions.yaml:2229
 _o.trunc.register('CPU', _cpu_unary.trunc)
 _o.trunc.register('Meta', _meta_unary.trunc)
 
-# schema/native_functions.yaml:2223
+# schema/native_functions.yaml:2234
 _o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
 _o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2226
+# schema/native_functions.yaml:2237
 _o.trunc_.register('CPU', _cpu_unary.trunc_)
 _o.trunc_.register('Meta', _meta_unary.trunc_)
 _o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2233
+# schema/native_functions.yaml:2244
 _o.frac.register('CPU', _cpu_unary.frac)
 _o.frac.register('Meta', _meta_unary.frac)
 
-# schema/native_functions.yaml:2238
+# schema/native_functions.yaml:2249
 _o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
 _o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2241
+# schema/native_functions.yaml:2252
 _o.frac_.register('CPU', _cpu_unary.frac_)
 _o.frac_.register('Meta', _meta_unary.frac_)
 _o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2248
+# schema/native_functions.yaml:2259
 _o.sign.register('CPU', _cpu_unary.sign)
 _o.sign.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:2253
+# schema/native_functions.yaml:2264
 _o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
 _o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2256
+# schema/native_functions.yaml:2267
 _o.sign_.register('CPU', _cpu_unary.sign_)
 _o.sign_.register('Meta', _meta_pointwise.unary_inplace)
 _o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2263
+# schema/native_functions.yaml:2274
 _o.logical_not.register('CPU', _cpu_unary.logical_not)
 _o.logical_not.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2268
+# schema/native_functions.yaml:2279
 _o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_not))
 _o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2271
+# schema/native_functions.yaml:2282
 _o.logical_not_.register('CPU', _cpu_unary.logical_not_)
 _o.logical_not_.register('Meta', _meta_pointwise.unary_inplace)
 _o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2278
+# schema/native_functions.yaml:2289
 _o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
 _o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
 
-# schema/native_functions.yaml:2283
+# schema/native_functions.yaml:2294
 _o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_not))
 _o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2286
+# schema/native_functions.yaml:2297
 _o.bitwise_not_.register('CPU', _cpu_unary.bitwise_not_)
 _o.bitwise_not_.register('Meta', _meta_unary.bitwise_not_)
 _o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2293
+# schema/native_functions.yaml:2304
 _o.isnan.register('CPU', _cpu_unary.isnan)
 _o.isnan.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2298
+# schema/native_functions.yaml:2309
 _o.isnan_out.register('CompositeExplicitAutograd', _autogen_out(_o.isnan))
 _o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2301
+# schema/native_functions.yaml:2312
 _o.isinf.register('CPU', _cpu_unary.isinf)
 _o.isinf.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2306
+# schema/native_functions.yaml:2317
 _o.isinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isinf))
 _o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2309
+# schema/native_functions.yaml:2320
 _o.isfinite.register('CPU', _cpu_unary.isfinite)
 _o.isfinite.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2316
+# schema/native_functions.yaml:2327
 _o.signbit.register('CPU', _cpu_unary.signbit)
 _o.signbit.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2321
+# schema/native_functions.yaml:2332
 _o.signbit_out.register('CompositeExplicitAutograd', _autogen_out(_o.signbit))
 _o.signbit_out.register("ADInplaceOrView", _inplace_or_view(_o.signbit_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2324
+# schema/native_functions.yaml:2335
 _o.nan_to_num.register('CPU', _cpu_unary.nan_to_num)
 _o.nan_to_num.register('Meta', _meta_unary.nan_to_num)
 
-# schema/native_functions.yaml:2329
+# schema/native_functions.yaml:2340
 _o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_num))
 _o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2332
+# schema/native_functions.yaml:2343
 _o.nan_to_num_.register('CPU', _cpu_unary.nan_to_num_)
 _o.nan_to_num_.register('Meta', _meta_unary.nan_to_num_)
 _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2339
+# schema/native_functions.yaml:2350
 _o.convolution.register('CPU', _cpu_conv.convolution)
 _o.convolution.register('Meta', _meta_conv.convolution)
 
-# schema/native_functions.yaml:2343
+# schema/native_functions.yaml:2354
 _o.convolution_out.register('CompositeExplicitAutograd', _autogen_out(_o.convolution))
 _o.convolution_out.register("ADInplaceOrView", _inplace_or_view(_o.convolution_out, (9,)), with_keyset=True)
 
-# schema/native_functions.yaml:2346
+# schema/native_functions.yaml:2357
 _o.convolution_backward.register('CPU', _cpu_conv.convolution_backward)
 _o.convolution_backward.register('Meta', _meta_conv.convolution_backward)
 
-# schema/native_functions.yaml:2352
+# schema/native_functions.yaml:2363
 _o.conv1d.register('CompositeImplicitAutograd', _composite_conv.conv1d)
 
-# schema/native_functions.yaml:2356
+# schema/native_functions.yaml:2367
 _o.conv2d.register('CompositeImplicitAutograd', _composite_conv.conv2d)
 
-# schema/native_functions.yaml:2360
+# schema/native_functions.yaml:2371
 _o.conv1d_padding.register('CompositeImplicitAutograd', _composite_conv.conv1d_padding)
 
-# schema/native_functions.yaml:2364
+# schema/native_functions.yaml:2375
 _o.conv2d_padding.register('CompositeImplicitAutograd', _composite_conv.conv2d_padding)
 
-# schema/native_functions.yaml:2368
+# schema/native_functions.yaml:2379
 _o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)
 _o.max_pool2d_with_indices.register('Meta', _meta_conv.max_pool2d_with_indices)
 
-# schema/native_functions.yaml:2374
+# schema/native_functions.yaml:2385
 _o.max_pool2d_with_indices_backward.register('CPU', _cpu_conv.max_pool2d_with_indices_backward)
 _o.max_pool2d_with_indices_backward.register('Meta', _meta_conv.max_pool2d_with_indices_backward)
 
-# schema/native_functions.yaml:2379
+# schema/native_functions.yaml:2390
 _o.max_pool2d.register('CompositeImplicitAutograd', _composite_conv.max_pool2d)
 
-# schema/native_functions.yaml:2383
+# schema/native_functions.yaml:2394
 _o.avg_pool2d.register('CPU', _cpu_conv.avg_pool2d)
 _o.avg_pool2d.register('Meta', _meta_conv.avg_pool2d)
 
-# schema/native_functions.yaml:2387
+# schema/native_functions.yaml:2398
 _o.avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.avg_pool2d))
 _o.avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o.avg_pool2d_out, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:2390
+# schema/native_functions.yaml:2401
 _o.avg_pool2d_backward.register('CPU', _cpu_conv.avg_pool2d_backward)
 _o.avg_pool2d_backward.register('Meta', _meta_conv.avg_pool2d_backward)
 
-# schema/native_functions.yaml:2395
+# schema/native_functions.yaml:2406
 _o._adaptive_avg_pool2d.register('CPU', _cpu_conv.adaptive_avg_pool2d_kernel)
 _o._adaptive_avg_pool2d.register('Meta', _meta_conv.adaptive_avg_pool2d_kernel)
 
-# schema/native_functions.yaml:2399
+# schema/native_functions.yaml:2410
 _o._adaptive_avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d))
 _o._adaptive_avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2402
+# schema/native_functions.yaml:2413
 _o._adaptive_avg_pool2d_backward.register('CPU', _cpu_conv.adaptive_avg_pool2d_backward_kernel)
 _o._adaptive_avg_pool2d_backward.register('Meta', _meta_conv.adaptive_avg_pool2d_backward_kernel)
 
-# schema/native_functions.yaml:2406
+# schema/native_functions.yaml:2417
 _o._adaptive_avg_pool2d_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d_backward))
 _o._adaptive_avg_pool2d_backward_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_backward_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2408
+# schema/native_functions.yaml:2419
 _o.adaptive_avg_pool2d.register('CompositeImplicitAutograd', _composite_conv.adaptive_avg_pool2d)
 
-# schema/native_functions.yaml:2412
+# schema/native_functions.yaml:2423
 _o.constant_pad_nd.register('CPU', _cpu_conv.constant_pad_nd)
 _o.constant_pad_nd.register('Meta', _meta_conv.constant_pad_nd)
 
-# schema/native_functions.yaml:2416
+# schema/native_functions.yaml:2427
 _o.constant_pad_nd_out.register('CompositeExplicitAutograd', _autogen_out(_o.constant_pad_nd))
 _o.constant_pad_nd_out.register("ADInplaceOrView", _inplace_or_view(_o.constant_pad_nd_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2418
+# schema/native_functions.yaml:2429
 _o.pad.register('CompositeImplicitAutograd', _composite_conv.pad)
 
-# schema/native_functions.yaml:2422
+# schema/native_functions.yaml:2433
 _o.embedding.register('CPU', _cpu_conv.embedding)
 _o.embedding.register('Meta', _meta_conv.embedding)
 
-# schema/native_functions.yaml:2426
+# schema/native_functions.yaml:2437
 _o.embedding_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding))
 _o.embedding_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:2429
+# schema/native_functions.yaml:2440
 _o.embedding_dense_backward.register('CPU', _cpu_conv.embedding_dense_backward)
 _o.embedding_dense_backward.register('Meta', _meta_conv.embedding_dense_backward)
 
-# schema/native_functions.yaml:2433
+# schema/native_functions.yaml:2444
 _o.embedding_dense_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding_dense_backward))
 _o.embedding_dense_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_dense_backward_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:2435
+# schema/native_functions.yaml:2446
 _o.one_hot.register('CompositeImplicitAutograd', _composite_conv.one_hot)
 
-# schema/native_functions.yaml:2440
+# schema/native_functions.yaml:2451
 _o.dot.register('CPU', _cpu_nn.dot)
 _o.dot.register('Meta', _meta_nn.dot)
 
-# schema/native_functions.yaml:2445
+# schema/native_functions.yaml:2456
 _o.dot_out.register('CompositeExplicitAutograd', _autogen_out(_o.dot))
 _o.dot_out.register("ADInplaceOrView", _inplace_or_view(_o.dot_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2447
+# schema/native_functions.yaml:2458
 _o.mv.register('CPU', _cpu_nn.mv)
 _o.mv.register('Meta', _meta_nn.mv)
 
-# schema/native_functions.yaml:2452
+# schema/native_functions.yaml:2463
 _o.mv_out.register('CompositeExplicitAutograd', _autogen_out(_o.mv))
 _o.mv_out.register("ADInplaceOrView", _inplace_or_view(_o.mv_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2454
+# schema/native_functions.yaml:2465
 _o.outer.register('CompositeImplicitAutograd', _composite_nn.outer)
 
-# schema/native_functions.yaml:2459
+# schema/native_functions.yaml:2470
 _o.outer_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.outer_out.register("ADInplaceOrView", _inplace_or_view(_o.outer_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2463
+# schema/native_functions.yaml:2474
 _o.baddbmm.register('CPU', _cpu_nn.baddbmm)
 _o.baddbmm.register('Meta', _meta_nn.baddbmm)
 
-# schema/native_functions.yaml:2468
+# schema/native_functions.yaml:2479
 _o.baddbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.baddbmm))
 _o.baddbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:2470
+# schema/native_functions.yaml:2481
 _o.baddbmm_.register('CPU', _cpu_nn.baddbmm_)
 _o.baddbmm_.register('Meta', _meta_nn.baddbmm_)
 _o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2476
+# schema/native_functions.yaml:2487
 _o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
 
-# schema/native_functions.yaml:2480
+# schema/native_functions.yaml:2491
 _o._softmax.register('CPU', _cpu_nn.softmax_forward)
 _o._softmax.register('Meta', _meta_nn.softmax_forward)
 
-# schema/native_functions.yaml:2484
+# schema/native_functions.yaml:2495
 _o._softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax))
 _o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2487
+# schema/native_functions.yaml:2498
 _o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
 _o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
 
-# schema/native_functions.yaml:2491
+# schema/native_functions.yaml:2502
 _o._log_softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax))
 _o._log_softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2494
+# schema/native_functions.yaml:2505
 _o.softmax_int.register('CompositeImplicitAutograd', _composite_nn.softmax_int)
 
-# schema/native_functions.yaml:2498
+# schema/native_functions.yaml:2509
 _o.softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.softmax_int))
 _o.softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2500
+# schema/native_functions.yaml:2511
 _o.log_softmax_int.register('CompositeImplicitAutograd', _composite_nn.log_softmax_int)
 
-# schema/native_functions.yaml:2504
+# schema/native_functions.yaml:2515
 _o.log_softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.log_softmax_int))
 _o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2506
+# schema/native_functions.yaml:2517
 _o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
 _o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:2511
+# schema/native_functions.yaml:2522
 _o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
 _o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2515
+# schema/native_functions.yaml:2526
 _o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
 _o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:2519
+# schema/native_functions.yaml:2530
 _o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
 _o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2521
+# schema/native_functions.yaml:2532
 _o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
 _o.rsub_Tensor.register('Meta', _meta_binary.rsub)
 
-# schema/native_functions.yaml:2526
+# schema/native_functions.yaml:2537
 _o.rsub_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Tensor))
 _o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2529
+# schema/native_functions.yaml:2540
 _o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
 _o.rsub_Scalar.register('Meta', _meta_binary.rsub)
 
-# schema/native_functions.yaml:2534
+# schema/native_functions.yaml:2545
 _o.rsub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Scalar))
 _o.rsub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2537
+# schema/native_functions.yaml:2548
 _o.floor_divide.register('CPU', _cpu_binary.floor_divide)
 _o.floor_divide.register('Meta', _meta_binary.floor_divide)
 
-# schema/native_functions.yaml:2542
+# schema/native_functions.yaml:2553
 _o.floor_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide))
 _o.floor_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2545
+# schema/native_functions.yaml:2556
 _o.floor_divide_Scalar.register('CPU', _cpu_binary.floor_divide)
 _o.floor_divide_Scalar.register('Meta', _meta_binary.floor_divide)
 
-# schema/native_functions.yaml:2550
+# schema/native_functions.yaml:2561
 _o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide_Scalar))
 _o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2553
+# schema/native_functions.yaml:2564
 _o.floor_divide__Tensor.register('CPU', _cpu_binary.floor_divide_)
 _o.floor_divide__Tensor.register('Meta', _meta_binary.floor_divide_)
 _o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2560
+# schema/native_functions.yaml:2571
 _o.floor_divide__Scalar.register('CPU', _cpu_binary.floor_divide_)
 _o.floor_divide__Scalar.register('Meta', _meta_binary.floor_divide_)
 _o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2567
+# schema/native_functions.yaml:2578
 _o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
 _o.remainder_Tensor.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2572
+# schema/native_functions.yaml:2583
 _o.remainder_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Tensor))
 _o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2575
+# schema/native_functions.yaml:2586
 _o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
 _o.remainder_Scalar.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2580
+# schema/native_functions.yaml:2591
 _o.remainder_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar))
 _o.remainder_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2583
+# schema/native_functions.yaml:2594
 _o.remainder_Scalar_Tensor.register('CPU', _cpu_binary.remainder_scalar_tensor)
 _o.remainder_Scalar_Tensor.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2588
+# schema/native_functions.yaml:2599
 _o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar_Tensor))
 _o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2591
+# schema/native_functions.yaml:2602
 _o.remainder__Tensor.register('CPU', _cpu_binary.remainder_)
 _o.remainder__Tensor.register('Meta', _meta_binary.remainder_)
 _o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2598
+# schema/native_functions.yaml:2609
 _o.remainder__Scalar.register('CPU', _cpu_binary.remainder_)
 _o.remainder__Scalar.register('Meta', _meta_binary.remainder_)
 _o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2605
+# schema/native_functions.yaml:2616
 _o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
 _o.fmod_Tensor.register('Meta', _meta_binary.fmod)
 
-# schema/native_functions.yaml:2610
+# schema/native_functions.yaml:2621
 _o.fmod_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Tensor))
 _o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2613
+# schema/native_functions.yaml:2624
 _o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
 _o.fmod_Scalar.register('Meta', _meta_binary.fmod)
 
-# schema/native_functions.yaml:2618
+# schema/native_functions.yaml:2629
 _o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Scalar))
 _o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2621
+# schema/native_functions.yaml:2632
 _o.fmod__Tensor.register('CPU', _cpu_binary.fmod_)
 _o.fmod__Tensor.register('Meta', _meta_binary.fmod_)
 _o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2628
+# schema/native_functions.yaml:2639
 _o.fmod__Scalar.register('CPU', _cpu_binary.fmod_)
 _o.fmod__Scalar.register('Meta', _meta_binary.fmod_)
 _o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2635
+# schema/native_functions.yaml:2646
 _o.maximum.register('CPU', _cpu_binary.maximum)
 _o.maximum.register('Meta', _meta_binary.maximum)
 
-# schema/native_functions.yaml:2640
+# schema/native_functions.yaml:2651
 _o.maximum_out.register('CompositeExplicitAutograd', _autogen_out(_o.maximum))
 _o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2643
+# schema/native_functions.yaml:2654
 _o.minimum.register('CPU', _cpu_binary.minimum)
 _o.minimum.register('Meta', _meta_binary.minimum)
 
-# schema/native_functions.yaml:2648
+# schema/native_functions.yaml:2659
 _o.minimum_out.register('CompositeExplicitAutograd', _autogen_out(_o.minimum))
 _o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2651
+# schema/native_functions.yaml:2662
 _o.atan2.register('CPU', _cpu_binary.atan2)
 _o.atan2.register('Meta', _meta_binary.atan2)
 
-# schema/native_functions.yaml:2656
+# schema/native_functions.yaml:2667
 _o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
 _o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2659
+# schema/native_functions.yaml:2670
 _o.atan2_.register('CPU', _cpu_binary.atan2_)
 _o.atan2_.register('Meta', _meta_binary.atan2_)
 _o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2666
+# schema/native_functions.yaml:2677
 _o.logical_and.register('CPU', _cpu_binary.logical_and)
 _o.logical_and.register('Meta', _meta_binary.logical_and)
 
-# schema/native_functions.yaml:2671
+# schema/native_functions.yaml:2682
 _o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_and))
 _o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2674
+# schema/native_functions.yaml:2685
 _o.logical_and_.register('CPU', _cpu_binary.logical_and_)
 _o.logical_and_.register('Meta', _meta_binary.logical_and_)
 _o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2681
+# schema/native_functions.yaml:2692
 _o.logical_or.register('CPU', _cpu_binary.logical_or)
 _o.logical_or.register('Meta', _meta_binary.logical_or)
 
-# schema/native_functions.yaml:2686
+# schema/native_functions.yaml:2697
 _o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_or))
 _o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2689
+# schema/native_functions.yaml:2700
 _o.logical_or_.register('CPU', _cpu_binary.logical_or_)
 _o.logical_or_.register('Meta', _meta_binary.logical_or_)
 _o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2696
+# schema/native_functions.yaml:2707
 _o.logical_xor.register('CPU', _cpu_binary.logical_xor)
 _o.logical_xor.register('Meta', _meta_binary.logical_xor)
 
-# schema/native_functions.yaml:2701
+# schema/native_functions.yaml:2712
 _o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_xor))
 _o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2704
+# schema/native_functions.yaml:2715
 _o.logical_xor_.register('CPU', _cpu_binary.logical_xor_)
 _o.logical_xor_.register('Meta', _meta_binary.logical_xor_)
 _o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2711
+# schema/native_functions.yaml:2722
 _o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2716
+# schema/native_functions.yaml:2727
 _o.bitwise_and_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Tensor))
 _o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2719
+# schema/native_functions.yaml:2730
 _o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2724
+# schema/native_functions.yaml:2735
 _o.bitwise_and_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar))
 _o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2727
+# schema/native_functions.yaml:2738
 _o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2732
+# schema/native_functions.yaml:2743
 _o.bitwise_and_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar_Tensor))
 _o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2735
+# schema/native_functions.yaml:2746
 _o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2742
+# schema/native_functions.yaml:2753
 _o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2749
+# schema/native_functions.yaml:2760
 _o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2754
+# schema/native_functions.yaml:2765
 _o.bitwise_or_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Tensor))
 _o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2757
+# schema/native_functions.yaml:2768
 _o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2762
+# schema/native_functions.yaml:2773
 _o.bitwise_or_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar))
 _o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2765
+# schema/native_functions.yaml:2776
 _o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2770
+# schema/native_functions.yaml:2781
 _o.bitwise_or_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar_Tensor))
 _o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2773
+# schema/native_functions.yaml:2784
 _o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2780
+# schema/native_functions.yaml:2791
 _o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2787
+# schema/native_functions.yaml:2798
 _o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2792
+# schema/native_functions.yaml:2803
 _o.bitwise_xor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Tensor))
 _o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2795
+# schema/native_functions.yaml:2806
 _o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2800
+# schema/native_functions.yaml:2811
 _o.bitwise_xor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar))
 _o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2803
+# schema/native_functions.yaml:2814
 _o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2808
+# schema/native_functions.yaml:2819
 _o.bitwise_xor_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar_Tensor))
 _o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2811
+# schema/native_functions.yaml:2822
 _o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2818
+# schema/native_functions.yaml:2829
 _o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2825
+# schema/native_functions.yaml:2836
 _o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
 _o.lerp_Scalar.register('Meta', _meta_binary.lerp)
 
-# schema/native_functions.yaml:2830
+# schema/native_functions.yaml:2841
 _o.lerp_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Scalar))
 _o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2833
+# schema/native_functions.yaml:2844
 _o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
 _o.lerp_Tensor.register('Meta', _meta_binary.lerp)
 
-# schema/native_functions.yaml:2838
+# schema/native_functions.yaml:2849
 _o.lerp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Tensor))
 _o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2841
+# schema/native_functions.yaml:2852
 _o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
 _o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
 _o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2848
+# schema/native_functions.yaml:2859
 _o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
 _o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
 _o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2855
+# schema/native_functions.yaml:2866
 _o.addcmul.register('CPU', _cpu_binary.addcmul)
 _o.addcmul.register('Meta', _meta_binary.addcmul)
 
-# schema/native_functions.yaml:2860
+# schema/native_functions.yaml:2871
 _o.addcmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcmul))
 _o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2863
+# schema/native_functions.yaml:2874
 _o.addcmul_.register('CPU', _cpu_binary.addcmul_)
 _o.addcmul_.register('Meta', _meta_binary.addcmul_)
 _o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2870
+# schema/native_functions.yaml:2881
 _o.addcdiv.register('CPU', _cpu_binary.addcdiv)
 _o.addcdiv.register('Meta', _meta_binary.addcdiv)
 
-# schema/native_functions.yaml:2875
+# schema/native_functions.yaml:2886
 _o.addcdiv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcdiv))
 _o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2878
+# schema/native_functions.yaml:2889
 _o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
 _o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
 _o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2885
+# schema/native_functions.yaml:2896
 _o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
 _o.ne_Scalar.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:2890
+# schema/native_functions.yaml:2901
 _o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
 _o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2893
+# schema/native_functions.yaml:2904
 _o.le_Scalar.register('CPU', _cpu_pointwise.le)
 _o.le_Scalar.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:2898
+# schema/native_functions.yaml:2909
 _o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
 _o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2901
+# schema/native_functions.yaml:2912
 _o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
 _o.ge_Scalar.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:2906
+# schema/native_functions.yaml:2917
 _o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
 _o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2909
+# schema/native_functions.yaml:2920
 _o.eq__Tensor.register('CPU', _cpu_binary.eq_)
 _o.eq__Tensor.register('Meta', _meta_binary.eq_)
 _o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2916
+# schema/native_functions.yaml:2927
 _o.eq__Scalar.register('CPU', _cpu_binary.eq_)
 _o.eq__Scalar.register('Meta', _meta_binary.eq_)
 _o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2923
+# schema/native_functions.yaml:2934
 _o.ne__Tensor.register('CPU', _cpu_binary.ne_)
 _o.ne__Tensor.register('Meta', _meta_binary.ne_)
 _o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2930
+# schema/native_functions.yaml:2941
 _o.ne__Scalar.register('CPU', _cpu_binary.ne_)
 _o.ne__Scalar.register('Meta', _meta_binary.ne_)
 _o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2937
+# schema/native_functions.yaml:2948
 _o.lt__Tensor.register('CPU', _cpu_binary.lt_)
 _o.lt__Tensor.register('Meta', _meta_binary.lt_)
 _o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2944
+# schema/native_functions.yaml:2955
 _o.lt__Scalar.register('CPU', _cpu_binary.lt_)
 _o.lt__Scalar.register('Meta', _meta_binary.lt_)
 _o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2951
+# schema/native_functions.yaml:2962
 _o.le__Tensor.register('CPU', _cpu_binary.le_)
 _o.le__Tensor.register('Meta', _meta_binary.le_)
 _o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2958
+# schema/native_functions.yaml:2969
 _o.le__Scalar.register('CPU', _cpu_binary.le_)
 _o.le__Scalar.register('Meta', _meta_binary.le_)
 _o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2965
+# schema/native_functions.yaml:2976
 _o.gt__Tensor.register('CPU', _cpu_binary.gt_)
 _o.gt__Tensor.register('Meta', _meta_binary.gt_)
 _o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2972
+# schema/native_functions.yaml:2983
 _o.gt__Scalar.register('CPU', _cpu_binary.gt_)
 _o.gt__Scalar.register('Meta', _meta_binary.gt_)
 _o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2979
+# schema/native_functions.yaml:2990
 _o.ge__Tensor.register('CPU', _cpu_binary.ge_)
 _o.ge__Tensor.register('Meta', _meta_binary.ge_)
 _o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2986
+# schema/native_functions.yaml:2997
 _o.ge__Scalar.register('CPU', _cpu_binary.ge_)
 _o.ge__Scalar.register('Meta', _meta_binary.ge_)
 _o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2993
+# schema/native_functions.yaml:3004
 _o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:2998
+# schema/native_functions.yaml:3009
 _o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
 _o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3001
+# schema/native_functions.yaml:3012
 _o.div__Scalar.register('CPU', _cpu_pointwise.div_)
 _o.div__Scalar.register('Meta', _meta_pointwise.div_)
 _o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3008
+# schema/native_functions.yaml:3019
 _o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3015
+# schema/native_functions.yaml:3026
 _o.pow__Scalar.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Scalar.register('Meta', _meta_pointwise.pow_)
 _o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3022
+# schema/native_functions.yaml:3033
 _o.where_ScalarSelf.register('CompositeImplicitAutograd', _composite_binary.where_scalar_self)
 
-# schema/native_functions.yaml:3027
+# schema/native_functions.yaml:3038
 _o.where_ScalarOther.register('CompositeImplicitAutograd', _composite_binary.where_scalar_other)
 
-# schema/native_functions.yaml:3032
+# schema/native_functions.yaml:3043
 _o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_scalar)
 
-# schema/native_functions.yaml:3037
+# schema/native_functions.yaml:3048
 _o.gelu.register('CPU', _cpu_activation.gelu)
 _o.gelu.register('Meta', _meta_activation.gelu)
 
-# schema/native_functions.yaml:3042
+# schema/native_functions.yaml:3053
 _o.gelu_out.register('CompositeExplicitAutograd', _autogen_out(_o.gelu))
 _o.gelu_out.register("ADInplaceOrView", _inplace_or_view(_o.gelu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3045
+# schema/native_functions.yaml:3056
 _o.gelu_.register('CPU', _cpu_activation.gelu_)
 _o.gelu_.register('Meta', _meta_activation.gelu_)
 _o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3051
+# schema/native_functions.yaml:3062
 _o.gelu_backward.register('CPU', _cpu_activation.gelu_backward)
 _o.gelu_backward.register('Meta', _meta_activation.gelu_backward)
 
-# schema/native_functions.yaml:3058
+# schema/native_functions.yaml:3069
 _o.silu.register('CPU', _cpu_activation.silu)
 _o.silu.register('Meta', _meta_activation.silu)
 
-# schema/native_functions.yaml:3063
+# schema/native_functions.yaml:3074
 _o.silu_out.register('CompositeExplicitAutograd', _autogen_out(_o.silu))
 _o.silu_out.register("ADInplaceOrView", _inplace_or_view(_o.silu_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3066
+# schema/native_functions.yaml:3077
 _o.silu_.register('CPU', _cpu_activation.silu_)
 _o.silu_.register('Meta', _meta_activation.silu_)
 _o.silu_.register("ADInplaceOrView", _inplace_or_view(_o.silu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3073
+# schema/native_functions.yaml:3084
 _o.silu_backward.register('CPU', _cpu_activation.silu_backward)
 _o.silu_backward.register('Meta', _meta_activation.silu_backward)
 
-# schema/native_functions.yaml:3080
+# schema/native_functions.yaml:3091
 _o.softplus.register('CPU', _cpu_activation.softplus)
 _o.softplus.register('Meta', _meta_activation.softplus)
 
-# schema/native_functions.yaml:3085
+# schema/native_functions.yaml:3096
 _o.softplus_out.register('CompositeExplicitAutograd', _autogen_out(_o.softplus))
 _o.softplus_out.register("ADInplaceOrView", _inplace_or_view(_o.softplus_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3088
+# schema/native_functions.yaml:3099
 _o.softplus_backward.register('CPU', _cpu_activation.softplus_backward)
 _o.softplus_backward.register('Meta', _meta_activation.softplus_backward)
 
-# schema/native_functions.yaml:3094
+# schema/native_functions.yaml:3105
 _o.leaky_relu.register('CPU', _cpu_activation.leaky_relu)
 _o.leaky_relu.register('Meta', _meta_activation.leaky_relu)
 
-# schema/native_functions.yaml:3099
+# schema/native_functions.yaml:3110
 _o.leaky_relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.leaky_relu))
 _o.leaky_relu_out.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3102
+# schema/native_functions.yaml:3113
 _o.leaky_relu_.register('CPU', _cpu_activation.leaky_relu_)
 _o.leaky_relu_.register('Meta', _meta_activation.leaky_relu_)
 _o.leaky_relu_.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3109
+# schema/native_functions.yaml:3120
 _o.leaky_relu_backward.register('CPU', _cpu_activation.leaky_relu_backward)
 _o.leaky_relu_backward.register('Meta', _meta_activation.leaky_relu_backward)
 
-# schema/native_functions.yaml:3115
+# schema/native_functions.yaml:3126
 _o.elu.register('CPU', _cpu_activation.elu)
 _o.elu.register('Meta', _meta_activation.elu)
 
-# schema/native_functions.yaml:3120
+# schema/native_functions.yaml:3131
 _o.elu_out.register('CompositeExplicitAutograd', _autogen_out(_o.elu))
 _o.elu_out.register("ADInplaceOrView", _inplace_or_view(_o.elu_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3123
+# schema/native_functions.yaml:3134
 _o.elu_.register('CPU', _cpu_activation.elu_)
 _o.elu_.register('Meta', _meta_activation.elu_)
 _o.elu_.register("ADInplaceOrView", _inplace_or_view(_o.elu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3130
+# schema/native_functions.yaml:3141
 _o.elu_backward.register('CPU', _cpu_activation.elu_backward)
 _o.elu_backward.register('Meta', _meta_activation.elu_backward)
 
-# schema/native_functions.yaml:3136
+# schema/native_functions.yaml:3147
 _o.hardtanh.register('CPU', _cpu_activation.hardtanh)
 _o.hardtanh.register('Meta', _meta_activation.hardtanh)
 
-# schema/native_functions.yaml:3141
+# schema/native_functions.yaml:3152
 _o.hardtanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.hardtanh))
 _o.hardtanh_out.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3144
+# schema/native_functions.yaml:3155
 _o.hardtanh_.register('CPU', _cpu_activation.hardtanh_)
 _o.hardtanh_.register('Meta', _meta_activation.hardtanh_)
 _o.hardtanh_.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3151
+# schema/native_functions.yaml:3162
 _o.hardtanh_backward.register('CPU', _cpu_activation.hardtanh_backward)
 _o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
 
-# schema/native_functions.yaml:3157
+# schema/native_functions.yaml:3168
 _o.threshold.register('CPU', _cpu_activation.threshold)
 _o.threshold.register('Meta', _meta_activation.threshold)
 
-# schema/native_functions.yaml:3162
+# schema/native_functions.yaml:3173
 _o.threshold_out.register('CompositeExplicitAutograd', _autogen_out(_o.threshold))
 _o.threshold_out.register("ADInplaceOrView", _inplace_or_view(_o.threshold_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3165
+# schema/native_functions.yaml:3176
 _o.threshold_.register('CPU', _cpu_activation.threshold_)
 _o.threshold_.register('Meta', _meta_activation.threshold_)
 _o.threshold_.register("ADInplaceOrView", _inplace_or_view(_o.threshold_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3171
+# schema/native_functions.yaml:3182
 _o.sigmoid_backward.register('CPU', _cpu_activation.sigmoid_backward)
 _o.sigmoid_backward.register('Meta', _meta_activation.sigmoid_backward)
 
-# schema/native_functions.yaml:3178
+# schema/native_functions.yaml:3189
 _o.tanh_backward.register('CPU', _cpu_activation.tanh_backward)
 _o.tanh_backward.register('Meta', _meta_activation.tanh_backward)
 
-# schema/native_functions.yaml:3185
+# schema/native_functions.yaml:3196
 _o.clamp_min.register('CPU', _cpu_activation.clamp_min)
 _o.clamp_min.register('Meta', _meta_activation.clamp_min)
 
-# schema/native_functions.yaml:3190
+# schema/native_functions.yaml:3201
 _o.clamp_min_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min))
 _o.clamp_min_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3193
+# schema/native_functions.yaml:3204
 _o.clamp_min_Tensor.register('CPU', _cpu_activation.clamp_min)
 _o.clamp_min_Tensor.register('Meta', _meta_activation.clamp_min)
 
-# schema/native_functions.yaml:3198
+# schema/native_functions.yaml:3209
 _o.clamp_min_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min_Tensor))
 _o.clamp_min_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3201
+# schema/native_functions.yaml:3212
 _o.clamp_min_.register('CPU', _cpu_activation.clamp_min_)
 _o.clamp_min_.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3208
+# schema/native_functions.yaml:3219
 _o.clamp_min__Tensor.register('CPU', _cpu_activation.clamp_min_)
 _o.clamp_min__Tensor.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3215
+# schema/native_functions.yaml:3226
 _o.clamp_max.register('CPU', _cpu_activation.clamp_max)
 _o.clamp_max.register('Meta', _meta_activation.clamp_max)
 
-# schema/native_functions.yaml:3220
+# schema/native_functions.yaml:3231
 _o.clamp_max_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max))
 _o.clamp_max_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3223
+# schema/native_functions.yaml:3234
 _o.clamp_max_Tensor.register('CPU', _cpu_activation.clamp_max)
 _o.clamp_max_Tensor.register('Meta', _meta_activation.clamp_max)
 
-# schema/native_functions.yaml:3228
+# schema/native_functions.yaml:3239
 _o.clamp_max_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max_Tensor))
 _o.clamp_max_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3231
+# schema/native_functions.yaml:3242
 _o.clamp_max_.register('CPU', _cpu_activation.clamp_max_)
 _o.clamp_max_.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3238
+# schema/native_functions.yaml:3249
 _o.clamp_max__Tensor.register('CPU', _cpu_activation.clamp_max_)
 _o.clamp_max__Tensor.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3245
+# schema/native_functions.yaml:3256
 _o.clamp__Tensor.register('CPU', _cpu_activation.clamp_tensor_)
 _o.clamp__Tensor.register('Meta', _meta_activation.clamp_tensor_)
 _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3252
+# schema/native_functions.yaml:3263
 _o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.gelu_backward_grad_input)
 _o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3257
+# schema/native_functions.yaml:3268
 _o.silu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.silu_backward_grad_input)
 _o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3263
+# schema/native_functions.yaml:3274
 _o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.softplus_backward_grad_input)
 _o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3268
+# schema/native_functions.yaml:3279
 _o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.leaky_relu_backward_grad_input)
 _o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3273
+# schema/native_functions.yaml:3284
 _o.elu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.elu_backward_grad_input)
 _o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:3278
+# schema/native_functions.yaml:3289
 _o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.hardtanh_backward_grad_input)
 _o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3283
+# schema/native_functions.yaml:3294
 _o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.threshold_backward_grad_input)
 _o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3288
+# schema/native_functions.yaml:3299
 _o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.sigmoid_backward_grad_input)
 _o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3294
+# schema/native_functions.yaml:3305
 _o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.tanh_backward_grad_input)
 _o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3300
+# schema/native_functions.yaml:3311
 _o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
 _o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
 
-# schema/native_functions.yaml:3305
+# schema/native_functions.yaml:3316
 _o.nll_loss_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss_forward_output)
 _o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_forward_output, (5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:3309
+# schema/native_functions.yaml:3320
 _o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
 _o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
 
-# schema/native_functions.yaml:3314
+# schema/native_functions.yaml:3325
 _o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss_backward_grad_input)
 _o.nll_loss_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_backward_grad_input, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:3318
+# schema/native_functions.yaml:3329
 _o.nll_loss.register('CompositeImplicitAutograd', _composite_nn.nll_loss)
 
-# schema/native_functions.yaml:3321
+# schema/native_functions.yaml:3332
 _o.nll_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss))
 _o.nll_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3323
+# schema/native_functions.yaml:3334
 _o.nll_loss_nd.register('CompositeImplicitAutograd', _composite_nn.nll_loss_nd)
 
-# schema/native_functions.yaml:3327
+# schema/native_functions.yaml:3338
 _o.cross_entropy_loss.register('CompositeImplicitAutograd', _composite_nn.cross_entropy_loss)
 
-# schema/native_functions.yaml:3331
+# schema/native_functions.yaml:3342
 _o.mse_loss.register('CompositeImplicitAutograd', _composite_nn.mse_loss)
 
-# schema/native_functions.yaml:3334
+# schema/native_functions.yaml:3345
 _o.mse_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.mse_loss))
 _o.mse_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.mse_loss_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3336
+# schema/native_functions.yaml:3347
 _o.l1_loss.register('CompositeImplicitAutograd', _composite_nn.l1_loss)
 
-# schema/native_functions.yaml:3340
+# schema/native_functions.yaml:3351
 _o.binary_cross_entropy.register('CPU', _cpu_nn.binary_cross_entropy)
 _o.binary_cross_entropy.register('Meta', _meta_nn.binary_cross_entropy)
 
-# schema/native_functions.yaml:3344
+# schema/native_functions.yaml:3355
 _o.binary_cross_entropy_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy))
 _o.binary_cross_entropy_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3346
+# schema/native_functions.yaml:3357
 _o.binary_cross_entropy_backward.register('CPU', _cpu_nn.binary_cross_entropy_backward)
 _o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_backward)
 
-# schema/native_functions.yaml:3351
+# schema/native_functions.yaml:3362
 _o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.binary_cross_entropy_backward_grad_input)
 _o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3355
+# schema/native_functions.yaml:3366
 _o.binary_cross_entropy_with_logits.register('CompositeImplicitAutograd', _composite_nn.binary_cross_entropy_with_logits)
 
-# schema/native_functions.yaml:3358
+# schema/native_functions.yaml:3369
 _o.binary_cross_entropy_with_logits_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_with_logits))
 _o.binary_cross_entropy_with_logits_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_with_logits_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3360
+# schema/native_functions.yaml:3371
 _o.native_layer_norm.register('CPU', _cpu_nn.native_layer_norm)
 _o.native_layer_norm.register('Meta', _meta_nn.native_layer_norm)
 
-# schema/native_functions.yaml:3364
+# schema/native_functions.yaml:3375
 _o.native_layer_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm))
 _o.native_layer_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_out, (5, 6, 7)), with_keyset=True)
 
-# schema/native_functions.yaml:3367
+# schema/native_functions.yaml:3378
 _o.native_layer_norm_backward.register('CPU', _cpu_nn.native_layer_norm_backward)
 _o.native_layer_norm_backward.register('Meta', _meta_nn.native_layer_norm_backward)
 
-# schema/native_functions.yaml:3371
+# schema/native_functions.yaml:3382
 _o.native_layer_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm_backward))
 _o.native_layer_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_backward_out, (8, 9, 10)), with_keyset=True)
 
-# schema/native_functions.yaml:3374
+# schema/native_functions.yaml:3385
 _o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
 
-# schema/native_functions.yaml:3378
+# schema/native_functions.yaml:3389
 _o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
 _o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
 
-# schema/native_functions.yaml:3383
+# schema/native_functions.yaml:3394
 _o.native_batch_norm_out.register('CompositeExplicitAutograd', _common_nn.native_batch_norm_out)
 _o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_out, (8, 9, 10)), with_keyset=True)
 
-# schema/native_functions.yaml:3387
+# schema/native_functions.yaml:3398
 _o.native_batch_norm_backward.register('CPU', _cpu_nn.native_batch_norm_backward)
 _o.native_batch_norm_backward.register('Meta', _meta_nn.native_batch_norm_backward)
 
-# schema/native_functions.yaml:3391
+# schema/native_functions.yaml:3402
 _o.native_batch_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_batch_norm_backward))
 _o.native_batch_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_backward_out, (10, 11, 12)), with_keyset=True)
 
-# schema/native_functions.yaml:3393
+# schema/native_functions.yaml:3404
 _o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)
 
-# schema/native_functions.yaml:3397
+# schema/native_functions.yaml:3408
 _o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite_nn.scaled_dot_product_attention)
 
-# schema/native_functions.yaml:3402
+# schema/native_functions.yaml:3413
 _o.nll_loss2d_forward.register('CPU', _cpu_nn.nll_loss2d_forward)
 _o.nll_loss2d_forward.register('Meta', _meta_nn.nll_loss2d_forward)
 
-# schema/native_functions.yaml:3407
+# schema/native_functions.yaml:3418
 _o.nll_loss2d_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_forward_output)
 _o.nll_loss2d_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_forward_output, (5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:3411
+# schema/native_functions.yaml:3422
 _o.nll_loss2d_backward.register('CPU', _cpu_nn.nll_loss2d_backward)
 _o.nll_loss2d_backward.register('Meta', _meta_nn.nll_loss2d_backward)
 
-# schema/native_functions.yaml:3416
+# schema/native_functions.yaml:3427
 _o.nll_loss2d_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_backward_grad_input)
 _o.nll_loss2d_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_backward_grad_input, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:3420
+# schema/native_functions.yaml:3431
 _o.nll_loss2d.register('CompositeImplicitAutograd', _composite_nn.nll_loss2d)
 
-# schema/native_functions.yaml:3423
+# schema/native_functions.yaml:3434
 _o.nll_loss2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d))
 _o.nll_loss2d_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3425
+# schema/native_functions.yaml:3436
 _o.ger.register('CompositeImplicitAutograd', _composite_nn.outer)
 
-# schema/native_functions.yaml:3430
+# schema/native_functions.yaml:3441
 _o.ger_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.ger_out.register("ADInplaceOrView", _inplace_or_view(_o.ger_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3434
+# schema/native_functions.yaml:3445
 _o.prod.register('CPU', _cpu_reduction.prod)
 _o.prod.register('Meta', _meta_reduction.prod)
 
-# schema/native_functions.yaml:3439
+# schema/native_functions.yaml:3450
 _o.prod_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod))
 _o.prod_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3442
+# schema/native_functions.yaml:3453
 _o.prod_dim_int.register('CPU', _cpu_reduction.prod_dim)
 _o.prod_dim_int.register('Meta', _meta_reduction.prod_dim)
 
-# schema/native_functions.yaml:3447
+# schema/native_functions.yaml:3458
 _o.prod_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod_dim_int))
 _o.prod_int_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_int_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3450
+# schema/native_functions.yaml:3461
 _o.amin.register('CPU', _cpu_reduction.amin)
 _o.amin.register('Meta', _meta_reduction.amin)
 
-# schema/native_functions.yaml:3455
+# schema/native_functions.yaml:3466
 _o.amin_out.register('CompositeExplicitAutograd', _autogen_out(_o.amin))
 _o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3458
+# schema/native_functions.yaml:3469
 _o.max.register('CPU', _cpu_reduction.max_all)
 _o.max.register('Meta', _meta_reduction.max_all)
 
-# schema/native_functions.yaml:3466
+# schema/native_functions.yaml:3477
 _o.max_unary_out.register('CompositeExplicitAutograd', _common_reduction.max_unary_out)
 _o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3471
+# schema/native_functions.yaml:3482
 _o.max_dim.register('CPU', _cpu_reduction.max_dim)
 _o.max_dim.register('Meta', _meta_reduction.max_dim)
 
-# schema/native_functions.yaml:3478
+# schema/native_functions.yaml:3489
 _o.max_dim_max.register('CompositeExplicitAutograd', _common_reduction.max_dim_max)
 _o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:3483
+# schema/native_functions.yaml:3494
 _o.max_other.register('CPU', _cpu_reduction.max_other)
 _o.max_other.register('Meta', _meta_reduction.max_other)
 
-# schema/native_functions.yaml:3488
+# schema/native_functions.yaml:3499
 _o.max_out.register('CompositeExplicitAutograd', _autogen_out(_o.max_other))
 _o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3490
+# schema/native_functions.yaml:3501
 _o.min.register('CPU', _cpu_reduction.min_all)
 _o.min.register('Meta', _meta_reduction.min_all)
 
-# schema/native_functions.yaml:3498
+# schema/native_functions.yaml:3509
 _o.min_unary_out.register('CompositeExplicitAutograd', _common_reduction.min_unary_out)
 _o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3503
+# schema/native_functions.yaml:3514
 _o.min_dim.register('CPU', _cpu_reduction.min_dim)
 _o.min_dim.register('Meta', _meta_reduction.min_dim)
 
-# schema/native_functions.yaml:3510
+# schema/native_functions.yaml:3521
 _o.min_dim_min.register('CompositeExplicitAutograd', _common_reduction.min_dim_min)
 _o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:3515
+# schema/native_functions.yaml:3526
 _o.min_other.register('CPU', _cpu_reduction.min_other)
 _o.min_other.register('Meta', _meta_reduction.min_other)
 
-# schema/native_functions.yaml:3520
+# schema/native_functions.yaml:3531
 _o.min_out.register('CompositeExplicitAutograd', _autogen_out(_o.min_other))
 _o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3522
+# schema/native_functions.yaml:3533
 _o.argmin.register('CPU', _cpu_reduction.argmin)
 _o.argmin.register('Meta', _meta_reduction.argmin)
 
-# schema/native_functions.yaml:3527
+# schema/native_functions.yaml:3538
 _o.argmin_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmin))
 _o.argmin_out.register("ADInplaceOrView", _inplace_or_view(_o.argmin_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3530
+# schema/native_functions.yaml:3541
 _o.var.register('CompositeImplicitAutograd', _composite_reduction.var)
 
-# schema/native_functions.yaml:3535
+# schema/native_functions.yaml:3546
 _o.var_dim.register('CompositeImplicitAutograd', _composite_reduction.var_dim)
 
-# schema/native_functions.yaml:3539
+# schema/native_functions.yaml:3550
 _o.var_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_dim))
 _o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3541
+# schema/native_functions.yaml:3552
 _o.var_correction.register('CPU', _cpu_reduction.var_correction)
 _o.var_correction.register('Meta', _meta_reduction.var_correction)
 
-# schema/native_functions.yaml:3546
+# schema/native_functions.yaml:3557
 _o.var_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_correction))
 _o.var_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_correction_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3549
+# schema/native_functions.yaml:3560
 _o.std.register('CompositeImplicitAutograd', _composite_reduction.std)
 
-# schema/native_functions.yaml:3554
+# schema/native_functions.yaml:3565
 _o.std_dim.register('CompositeImplicitAutograd', _composite_reduction.std_dim)
 
-# schema/native_functions.yaml:3558
+# schema/native_functions.yaml:3569
 _o.std_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_dim))
 _o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3560
+# schema/native_functions.yaml:3571
 _o.std_correction.register('CPU', _cpu_reduction.std_correction)
 _o.std_correction.register('Meta', _meta_reduction.std_correction)
 
-# schema/native_functions.yaml:3565
+# schema/native_functions.yaml:3576
 _o.std_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_correction))
 _o.std_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_correction_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3568
+# schema/native_functions.yaml:3579
 _o.var_mean.register('CompositeImplicitAutograd', _composite_reduction.var_mean)
 
-# schema/native_functions.yaml:3572
+# schema/native_functions.yaml:3583
 _o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_mean_dim)
 
-# schema/native_functions.yaml:3576
+# schema/native_functions.yaml:3587
 _o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
 _o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
 
-# schema/native_functions.yaml:3580
+# schema/native_functions.yaml:3591
 _o.var_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_mean_correction))
 _o.var_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_mean_correction_out, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:3583
+# schema/native_functions.yaml:3594
 _o.std_mean.register('CompositeImplicitAutograd', _composite_reduction.std_mean)
 
-# schema/native_functions.yaml:3587
+# schema/native_functions.yaml:3598
 _o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_mean_dim)
 
-# schema/native_functions.yaml:3591
+# schema/native_functions.yaml:3602
 _o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
 _o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
 
-# schema/native_functions.yaml:3595
+# schema/native_functions.yaml:3606
 _o.std_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_mean_correction))
 _o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_mean_correction_out, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:3598
+# schema/native_functions.yaml:3609
 _o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
 _o.logsumexp.register('Meta', _meta_reduction.logsumexp)
 
-# schema/native_functions.yaml:3603
+# schema/native_functions.yaml:3614
 _o.logsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logsumexp))
 _o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3606
+# schema/native_functions.yaml:3617
 _o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
 _o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
 
-# schema/native_functions.yaml:3610
+# schema/native_functions.yaml:3621
 _o.linalg_vector_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_vector_norm))
 _o.linalg_vector_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_vector_norm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3613
+# schema/native_functions.yaml:3624
 _o.norm_Scalar.register('CompositeImplicitAutograd', _composite_reduction.norm_scalar)
 
-# schema/native_functions.yaml:3618
+# schema/native_functions.yaml:3629
 _o.norm_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_Scalar))
 _o.norm_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3620
+# schema/native_functions.yaml:3631
 _o.norm_ScalarOpt_dim.register('CompositeImplicitAutograd', _composite_reduction.norm_scalaropt_dim)
 
-# schema/native_functions.yaml:3625
+# schema/native_functions.yaml:3636
 _o.norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_ScalarOpt_dim))
 _o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3627
+# schema/native_functions.yaml:3638
 _o.all.register('CPU', _cpu_reduction.all_all)
 _o.all.register('Meta', _meta_reduction.all_any)
 
-# schema/native_functions.yaml:3634
+# schema/native_functions.yaml:3645
 _o.all_dim.register('CPU', _cpu_reduction.all_dim)
 _o.all_dim.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3641
+# schema/native_functions.yaml:3652
 _o.all_dims.register('CPU', _cpu_reduction.all_dim)
 _o.all_dims.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3649
+# schema/native_functions.yaml:3660
 _o.all_all_out.register('CompositeExplicitAutograd', _common_reduction.all_all_out)
 _o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3654
+# schema/native_functions.yaml:3665
 _o.all_out.register('CompositeExplicitAutograd', _common_reduction.all_dim_out)
 _o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3659
+# schema/native_functions.yaml:3670
 _o.all_dims_out.register('CompositeExplicitAutograd', _common_reduction.all_dims_out)
 _o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3664
+# schema/native_functions.yaml:3675
 _o.any.register('CPU', _cpu_reduction.any_all)
 _o.any.register('Meta', _meta_reduction.all_any)
 
-# schema/native_functions.yaml:3671
+# schema/native_functions.yaml:3682
 _o.any_dim.register('CPU', _cpu_reduction.any_dim)
 _o.any_dim.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3678
+# schema/native_functions.yaml:3689
 _o.any_dims.register('CPU', _cpu_reduction.any_dim)
 _o.any_dims.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3686
+# schema/native_functions.yaml:3697
 _o.any_all_out.register('CompositeExplicitAutograd', _common_reduction.any_all_out)
 _o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3691
+# schema/native_functions.yaml:3702
 _o.any_out.register('CompositeExplicitAutograd', _common_reduction.any_dim_out)
 _o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3696
+# schema/native_functions.yaml:3707
 _o.any_dims_out.register('CompositeExplicitAutograd', _common_reduction.any_dims_out)
 _o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3701
+# schema/native_functions.yaml:3712
 _o.cumsum.register('CPU', _cpu_reduction.cumsum)
 _o.cumsum.register('Meta', _meta_reduction.cumsum)
 
-# schema/native_functions.yaml:3706
+# schema/native_functions.yaml:3717
 _o.cumsum_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumsum))
 _o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3709
+# schema/native_functions.yaml:3720
 _o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
 _o.cumsum_.register('Meta', _meta_reduction.cumsum_)
 _o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3715
+# schema/native_functions.yaml:3726
 _o.cumprod.register('CPU', _cpu_reduction.cumprod)
 _o.cumprod.register('Meta', _meta_reduction.cumsum)
 
-# schema/native_functions.yaml:3720
+# schema/native_functions.yaml:3731
 _o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
 _o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3722
+# schema/native_functions.yaml:3733
 _o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
 _o.cumprod_.register('Meta', _meta_reduction.cumprod_)
 _o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3728
+# schema/native_functions.yaml:3739
 _o.count_nonzero_dim_IntList.register('CPU', _cpu_reduction.count_nonzero)
 _o.count_nonzero_dim_IntList.register('Meta', _meta_reduction.count_nonzero)
 
-# schema/native_functions.yaml:3733
+# schema/native_functions.yaml:3744
 _o.count_nonzero_dim_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero_dim_IntList))
 _o.count_nonzero_dim_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_dim_IntList_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3735
+# schema/native_functions.yaml:3746
 _o.count_nonzero.register('CPU', _cpu_reduction.count_nonzero)
 _o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
 
-# schema/native_functions.yaml:3740
+# schema/native_functions.yaml:3751
 _o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
 _o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3741
+# schema/native_functions.yaml:3752
 _o.triu_indices_out.register('CompositeExplicitAutograd', _common_random.triu_indices_out)
 _o.triu_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_indices_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3746
+# schema/native_functions.yaml:3757
 _o.copy.register('CompositeExplicitAutograd', _common_random.copy)
 
-# schema/native_functions.yaml:3752
+# schema/native_functions.yaml:3763
 _o.copy_out.register('CompositeExplicitAutograd', _common_random.copy_out)
 _o.copy_out.register("ADInplaceOrView", _inplace_or_view(_o.copy_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3757
+# schema/native_functions.yaml:3768
 _o.fill_Scalar.register('CompositeExplicitAutograd', _common_random.fill_scalar)
 
-# schema/native_functions.yaml:3762
+# schema/native_functions.yaml:3773
 _o.fill_Scalar_out.register('CompositeExplicitAutograd', _common_random.fill_scalar_out)
 _o.fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3766
+# schema/native_functions.yaml:3777
 _o.fill_Tensor.register('CompositeExplicitAutograd', _common_random.fill_tensor)
 
-# schema/native_functions.yaml:3770
+# schema/native_functions.yaml:3781
 _o.fill_Tensor_out.register('CompositeExplicitAutograd', _common_random.fill_tensor_out)
 _o.fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3774
+# schema/native_functions.yaml:3785
 _o.zero.register('CompositeExplicitAutograd', _common_random.zero)
 
-# schema/native_functions.yaml:3779
+# schema/native_functions.yaml:3790
 _o.zero_out.register('CompositeExplicitAutograd', _common_random.zero_out)
 _o.zero_out.register("ADInplaceOrView", _inplace_or_view(_o.zero_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3784
+# schema/native_functions.yaml:3795
 _o.empty_strided_out.register('CompositeExplicitAutograd', _common_random.empty_strided_out)
 _o.empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_strided_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3788
+# schema/native_functions.yaml:3799
 _o.new_empty_out.register('CompositeExplicitAutograd', _common_random.new_empty_out)
 _o.new_empty_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3792
+# schema/native_functions.yaml:3803
 _o.new_empty_strided_out.register('CompositeExplicitAutograd', _common_random.new_empty_strided_out)
 _o.new_empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_strided_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3796
+# schema/native_functions.yaml:3807
 _o.new_full_out.register('CompositeExplicitAutograd', _common_random.new_full_out)
 _o.new_full_out.register("ADInplaceOrView", _inplace_or_view(_o.new_full_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3800
+# schema/native_functions.yaml:3811
 _o.new_zeros_out.register('CompositeExplicitAutograd', _common_random.new_zeros_out)
 _o.new_zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.new_zeros_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3804
+# schema/native_functions.yaml:3815
 _o.new_ones_out.register('CompositeExplicitAutograd', _common_random.new_ones_out)
 _o.new_ones_out.register("ADInplaceOrView", _inplace_or_view(_o.new_ones_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3810
+# schema/native_functions.yaml:3821
 _o.uniform.register('CompositeExplicitAutograd', _common_random.uniform_sampled)
 
-# schema/native_functions.yaml:3816
+# schema/native_functions.yaml:3827
 _o.uniform_out.register('CompositeExplicitAutograd', _common_random.uniform_out_sampled)
 _o.uniform_out.register("ADInplaceOrView", _inplace_or_view(_o.uniform_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3822
+# schema/native_functions.yaml:3833
 _o.exponential.register('CompositeExplicitAutograd', _common_random.exponential_sampled)
 
-# schema/native_functions.yaml:3828
+# schema/native_functions.yaml:3839
 _o.exponential_out.register('CompositeExplicitAutograd', _common_random.exponential_out_sampled)
 _o.exponential_out.register("ADInplaceOrView", _inplace_or_view(_o.exponential_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3834
+# schema/native_functions.yaml:3845
 _o.geometric.register('CompositeExplicitAutograd', _common_random.geometric_sampled)
 
-# schema/native_functions.yaml:3840
+# schema/native_functions.yaml:3851
 _o.geometric_out.register('CompositeExplicitAutograd', _common_random.geometric_out_sampled)
 _o.geometric_out.register("ADInplaceOrView", _inplace_or_view(_o.geometric_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3846
+# schema/native_functions.yaml:3857
 _o.log_normal.register('CompositeExplicitAutograd', _common_random.log_normal_sampled)
 
-# schema/native_functions.yaml:3852
+# schema/native_functions.yaml:3863
 _o.log_normal_out.register('CompositeExplicitAutograd', _common_random.log_normal_out_sampled)
 _o.log_normal_out.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3858
+# schema/native_functions.yaml:3869
 _o.cauchy.register('CompositeExplicitAutograd', _common_random.cauchy_sampled)
 
-# schema/native_functions.yaml:3864
+# schema/native_functions.yaml:3875
 _o.cauchy_out.register('CompositeExplicitAutograd', _common_random.cauchy_out_sampled)
 _o.cauchy_out.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3870
+# schema/native_functions.yaml:3881
 _o.random_from.register('CompositeExplicitAutograd', _common_random.random_from_sampled)
 
-# schema/native_functions.yaml:3876
+# schema/native_functions.yaml:3887
 _o.random_from_out.register('CompositeExplicitAutograd', _common_random.random_from_out_sampled)
 _o.random_from_out.register("ADInplaceOrView", _inplace_or_view(_o.random_from_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3882
+# schema/native_functions.yaml:3893
 _o.random_to.register('CompositeExplicitAutograd', _common_random.random_to_sampled)
 
-# schema/native_functions.yaml:3888
+# schema/native_functions.yaml:3899
 _o.random_to_out.register('CompositeExplicitAutograd', _common_random.random_to_out_sampled)
 _o.random_to_out.register("ADInplaceOrView", _inplace_or_view(_o.random_to_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3894
+# schema/native_functions.yaml:3905
 _o.random.register('CompositeExplicitAutograd', _common_random.random_sampled)
 
-# schema/native_functions.yaml:3900
+# schema/native_functions.yaml:3911
 _o.random_out.register('CompositeExplicitAutograd', _common_random.random_out_sampled)
 _o.random_out.register("ADInplaceOrView", _inplace_or_view(_o.random_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3906
+# schema/native_functions.yaml:3917
 _o.normal_functional.register('CompositeExplicitAutograd', _common_random.normal_functional_sampled)
 
-# schema/native_functions.yaml:3914
+# schema/native_functions.yaml:3925
 _o.hann_window.register('CPU', _cpu_random.hann_window)
 _o.hann_window.register('Meta', _meta_random.hann_window)
 _o.hann_window.register("BackendSelect", _backend_select(_o.hann_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:3920
+# schema/native_functions.yaml:3931
 _o.hann_window_out.register('CompositeExplicitAutograd', _common_random.hann_window_out)
 _o.hann_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3924
+# schema/native_functions.yaml:3935
 _o.hann_window_periodic.register('CPU', _cpu_random.hann_window_periodic)
 _o.hann_window_periodic.register('Meta', _meta_random.hann_window_periodic)
 _o.hann_window_periodic.register("BackendSelect", _backend_select(_o.hann_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:3930
+# schema/native_functions.yaml:3941
 _o.hann_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hann_window_periodic_out)
 _o.hann_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3934
+# schema/native_functions.yaml:3945
 _o.hamming_window.register('CPU', _cpu_random.hamming_window)
 _o.hamming_window.register('Meta', _meta_random.hamming_window)
 _o.hamming_window.register("BackendSelect", _backend_select(_o.hamming_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:3940
+# schema/native_functions.yaml:3951
 _o.hamming_window_out.register('CompositeExplicitAutograd', _common_random.hamming_window_out)
 _o.hamming_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3944
+# schema/native_functions.yaml:3955
 _o.hamming_window_periodic.register('CPU', _cpu_random.hamming_window_periodic)
 _o.hamming_window_periodic.register('Meta', _meta_random.hamming_window_periodic)
 _o.hamming_window_periodic.register("BackendSelect", _backend_select(_o.hamming_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:3950
+# schema/native_functions.yaml:3961
 _o.hamming_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_out)
 _o.hamming_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3954
+# schema/native_functions.yaml:3965
 _o.hamming_window_periodic_alpha.register('CPU', _cpu_random.hamming_window_periodic_alpha)
 _o.hamming_window_periodic_alpha.register('Meta', _meta_random.hamming_window_periodic_alpha)
 _o.hamming_window_periodic_alpha.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha, 5), with_keyset=True)
 
-# schema/native_functions.yaml:3960
+# schema/native_functions.yaml:3971
 _o.hamming_window_periodic_alpha_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_out)
 _o.hamming_window_periodic_alpha_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3964
+# schema/native_functions.yaml:3975
 _o.hamming_window_periodic_alpha_beta.register('CPU', _cpu_random.hamming_window_periodic_alpha_beta)
 _o.hamming_window_periodic_alpha_beta.register('Meta', _meta_random.hamming_window_periodic_alpha_beta)
 _o.hamming_window_periodic_alpha_beta.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha_beta, 6), with_keyset=True)
 
-# schema/native_functions.yaml:3970
+# schema/native_functions.yaml:3981
 _o.hamming_window_periodic_alpha_beta_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_beta_out)
 _o.hamming_window_periodic_alpha_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_beta_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3974
+# schema/native_functions.yaml:3985
 _o.blackman_window.register('CPU', _cpu_random.blackman_window)
 _o.blackman_window.register('Meta', _meta_random.blackman_window)
 _o.blackman_window.register("BackendSelect", _backend_select(_o.blackman_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:3980
+# schema/native_functions.yaml:3991
 _o.blackman_window_out.register('CompositeExplicitAutograd', _common_random.blackman_window_out)
 _o.blackman_window_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3984
+# schema/native_functions.yaml:3995
 _o.blackman_window_periodic.register('CPU', _cpu_random.blackman_window_periodic)
 _o.blackman_window_periodic.register('Meta', _meta_random.blackman_window_periodic)
 _o.blackman_window_periodic.register("BackendSelect", _backend_select(_o.blackman_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:3990
+# schema/native_functions.yaml:4001
 _o.blackman_window_periodic_out.register('CompositeExplicitAutograd', _common_random.blackman_window_periodic_out)
 _o.blackman_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3994
+# schema/native_functions.yaml:4005
 _o.bartlett_window.register('CPU', _cpu_random.bartlett_window)
 _o.bartlett_window.register('Meta', _meta_random.bartlett_window)
 _o.bartlett_window.register("BackendSelect", _backend_select(_o.bartlett_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:4000
+# schema/native_functions.yaml:4011
 _o.bartlett_window_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_out)
 _o.bartlett_window_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4004
+# schema/native_functions.yaml:4015
 _o.bartlett_window_periodic.register('CPU', _cpu_random.bartlett_window_periodic)
 _o.bartlett_window_periodic.register('Meta', _meta_random.bartlett_window_periodic)
 _o.bartlett_window_periodic.register("BackendSelect", _backend_select(_o.bartlett_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:4010
+# schema/native_functions.yaml:4021
 _o.bartlett_window_periodic_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_periodic_out)
 _o.bartlett_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4014
+# schema/native_functions.yaml:4025
 _o.kaiser_window.register('CPU', _cpu_random.kaiser_window)
 _o.kaiser_window.register('Meta', _meta_random.kaiser_window)
 _o.kaiser_window.register("BackendSelect", _backend_select(_o.kaiser_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:4020
+# schema/native_functions.yaml:4031
 _o.kaiser_window_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_out)
 _o.kaiser_window_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4024
+# schema/native_functions.yaml:4035
 _o.kaiser_window_periodic.register('CPU', _cpu_random.kaiser_window_periodic)
 _o.kaiser_window_periodic.register('Meta', _meta_random.kaiser_window_periodic)
 _o.kaiser_window_periodic.register("BackendSelect", _backend_select(_o.kaiser_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:4030
+# schema/native_functions.yaml:4041
 _o.kaiser_window_periodic_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_periodic_out)
 _o.kaiser_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4034
+# schema/native_functions.yaml:4045
 _o.kaiser_window_beta.register('CPU', _cpu_random.kaiser_window_beta)
 _o.kaiser_window_beta.register('Meta', _meta_random.kaiser_window_beta)
 _o.kaiser_window_beta.register("BackendSelect", _backend_select(_o.kaiser_window_beta, 5), with_keyset=True)
 
-# schema/native_functions.yaml:4040
+# schema/native_functions.yaml:4051
 _o.kaiser_window_beta_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_beta_out)
 _o.kaiser_window_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_beta_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4045
+# schema/native_functions.yaml:4056
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4049
+# schema/native_functions.yaml:4060
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4053
+# schema/native_functions.yaml:4064
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4057
+# schema/native_functions.yaml:4068
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4061
+# schema/native_functions.yaml:4072
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4065
+# schema/native_functions.yaml:4076
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4069
+# schema/native_functions.yaml:4080
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4073
+# schema/native_functions.yaml:4084
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4077
+# schema/native_functions.yaml:4088
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4081
+# schema/native_functions.yaml:4092
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4085
+# schema/native_functions.yaml:4096
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4089
+# schema/native_functions.yaml:4100
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4094
+# schema/native_functions.yaml:4105
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4099
+# schema/native_functions.yaml:4110
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4104
+# schema/native_functions.yaml:4115
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4109
+# schema/native_functions.yaml:4120
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4114
+# schema/native_functions.yaml:4125
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:4119
+# schema/native_functions.yaml:4130
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4124
+# schema/native_functions.yaml:4135
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:4129
+# schema/native_functions.yaml:4140
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:4134
+# schema/native_functions.yaml:4145
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:4139
+# schema/native_functions.yaml:4150
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

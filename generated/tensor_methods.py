@@ -157,6 +157,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_blackman_window_out,
     _entry_blackman_window_periodic,
     _entry_blackman_window_periodic_out,
+    _entry_block_diag,
+    _entry_block_diag_out,
     _entry_bmm,
     _entry_bmm_out,
     _entry_broadcast_tensors,
@@ -197,6 +199,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_clone_out,
     _entry_column_stack,
     _entry_column_stack_out,
+    _entry_combinations,
     _entry_constant_pad_nd,
     _entry_constant_pad_nd_out,
     _entry_contiguous,
@@ -899,43 +902,43 @@ _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:2143
+# schema/native_functions.yaml:2154
 def abs(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(abs, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(abs, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_abs(self)
 
 
-# schema/native_functions.yaml:2151
+# schema/native_functions.yaml:2162
 def abs_(self):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(abs_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(abs_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_abs_(self)
 
 
-# schema/native_functions.yaml:2068
+# schema/native_functions.yaml:2079
 def acos(self):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(acos, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(acos, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_acos(self)
 
 
-# schema/native_functions.yaml:2076
+# schema/native_functions.yaml:2087
 def acos_(self):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(acos_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(acos_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_acos_(self)
 
 
@@ -943,9 +946,9 @@ def acos_(self):
 def add(self, other, *, alpha=1):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(add, (self, other), (self, other), {'alpha': alpha})
-        if r is not _NO:
-            return r
+        _r = _htf(add, (self, other), (self, other), {'alpha': alpha})
+        if _r is not _NO:
+            return _r
     return _entry_add_Tensor(self, other, alpha)
 
 
@@ -953,49 +956,49 @@ def add(self, other, *, alpha=1):
 def add_(self, other, *, alpha=1):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(add_, (self, other), (self, other), {'alpha': alpha})
-        if r is not _NO:
-            return r
+        _r = _htf(add_, (self, other), (self, other), {'alpha': alpha})
+        if _r is not _NO:
+            return _r
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:2870
+# schema/native_functions.yaml:2881
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(addcdiv, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
-        if r is not _NO:
-            return r
+        _r = _htf(addcdiv, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if _r is not _NO:
+            return _r
     return _entry_addcdiv(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2878
+# schema/native_functions.yaml:2889
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(addcdiv_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
-        if r is not _NO:
-            return r
+        _r = _htf(addcdiv_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if _r is not _NO:
+            return _r
     return _entry_addcdiv_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2855
+# schema/native_functions.yaml:2866
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(addcmul, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
-        if r is not _NO:
-            return r
+        _r = _htf(addcmul, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if _r is not _NO:
+            return _r
     return _entry_addcmul(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2863
+# schema/native_functions.yaml:2874
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(addcmul_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
-        if r is not _NO:
-            return r
+        _r = _htf(addcmul_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if _r is not _NO:
+            return _r
     return _entry_addcmul_(self, tensor1, tensor2, value)
 
 
@@ -1003,9 +1006,9 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(addmm, (self, mat1, mat2), (self, mat1, mat2), {'beta': beta, 'alpha': alpha})
-        if r is not _NO:
-            return r
+        _r = _htf(addmm, (self, mat1, mat2), (self, mat1, mat2), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
@@ -1013,9 +1016,9 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(adjoint, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(adjoint, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_adjoint(self)
 
 
@@ -1023,13 +1026,13 @@ def adjoint(self):
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(alias, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(alias, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:3627
+# schema/native_functions.yaml:3638
 def _m0_all(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1040,7 +1043,7 @@ def _c0_all(self):
     return _entry_all(self)
 
 
-# schema/native_functions.yaml:3634
+# schema/native_functions.yaml:3645
 def _m1_all(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1051,7 +1054,7 @@ def _c1_all(self, dim, keepdim):
     return _entry_all_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3641
+# schema/native_functions.yaml:3652
 def _m2_all(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1082,9 +1085,9 @@ def all(*args, **kwargs):
     all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(all, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(all, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
 
 
@@ -1092,23 +1095,23 @@ def all(*args, **kwargs):
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(amax, (self,), (self, dim, keepdim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(amax, (self,), (self, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3450
+# schema/native_functions.yaml:3461
 def amin(self, dim=(), keepdim=False):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(amin, (self,), (self, dim, keepdim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(amin, (self,), (self, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
     return _entry_amin(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3664
+# schema/native_functions.yaml:3675
 def _m0_any(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1119,7 +1122,7 @@ def _c0_any(self):
     return _entry_any(self)
 
 
-# schema/native_functions.yaml:3671
+# schema/native_functions.yaml:3682
 def _m1_any(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1130,7 +1133,7 @@ def _c1_any(self, dim, keepdim):
     return _entry_any_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3678
+# schema/native_functions.yaml:3689
 def _m2_any(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1161,9 +1164,9 @@ def any(*args, **kwargs):
     any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(any, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(any, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
 
 
@@ -1171,19 +1174,19 @@ def any(*args, **kwargs):
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(argmax, (self,), (self, dim, keepdim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(argmax, (self,), (self, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3522
+# schema/native_functions.yaml:3533
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(argmin, (self,), (self, dim, keepdim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(argmin, (self,), (self, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
     return _entry_argmin(self, dim, keepdim)
 
 
@@ -1226,9 +1229,9 @@ def argsort(*args, **kwargs):
     argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(argsort, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(argsort, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
 
 
@@ -1236,9 +1239,9 @@ def argsort(*args, **kwargs):
 def argwhere(self):
     """argwhere(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(argwhere, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(argwhere, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_argwhere(self)
 
 
@@ -1246,9 +1249,9 @@ def argwhere(self):
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(as_strided, (self,), (self, size, stride, storage_offset), {})
-        if r is not _NO:
-            return r
+        _r = _htf(as_strided, (self,), (self, size, stride, storage_offset), {})
+        if _r is not _NO:
+            return _r
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
@@ -1256,89 +1259,89 @@ def as_strided(self, size, stride, storage_offset=None):
 def as_strided_scatter(self, src, size, stride, storage_offset=None):
     """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(as_strided_scatter, (self, src), (self, src, size, stride, storage_offset), {})
-        if r is not _NO:
-            return r
+        _r = _htf(as_strided_scatter, (self, src), (self, src, size, stride, storage_offset), {})
+        if _r is not _NO:
+            return _r
     return _entry_as_strided_scatter(self, src, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:2053
+# schema/native_functions.yaml:2064
 def asin(self):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(asin, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(asin, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_asin(self)
 
 
-# schema/native_functions.yaml:2061
+# schema/native_functions.yaml:2072
 def asin_(self):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(asin_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(asin_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_asin_(self)
 
 
-# schema/native_functions.yaml:2083
+# schema/native_functions.yaml:2094
 def atan(self):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(atan, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(atan, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_atan(self)
 
 
-# schema/native_functions.yaml:2651
+# schema/native_functions.yaml:2662
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(atan2, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(atan2, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_atan2(self, other)
 
 
-# schema/native_functions.yaml:2659
+# schema/native_functions.yaml:2670
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(atan2_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(atan2_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_atan2_(self, other)
 
 
-# schema/native_functions.yaml:2091
+# schema/native_functions.yaml:2102
 def atan_(self):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(atan_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(atan_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_atan_(self)
 
 
-# schema/native_functions.yaml:2463
+# schema/native_functions.yaml:2474
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(baddbmm, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
-        if r is not _NO:
-            return r
+        _r = _htf(baddbmm, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
     return _entry_baddbmm(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:2470
+# schema/native_functions.yaml:2481
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(baddbmm_, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
-        if r is not _NO:
-            return r
+        _r = _htf(baddbmm_, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if _r is not _NO:
+            return _r
     return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
 
 
@@ -1381,9 +1384,9 @@ def bernoulli(*args, **kwargs):
     bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(bernoulli, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bernoulli, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
@@ -1426,89 +1429,89 @@ def bernoulli_(*args, **kwargs):
     bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(bernoulli_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(bernoulli_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
 
 
-# schema/native_functions.yaml:2711
+# schema/native_functions.yaml:2722
 def bitwise_and(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(bitwise_and, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(bitwise_and, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2735
+# schema/native_functions.yaml:2746
 def bitwise_and_(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(bitwise_and_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(bitwise_and_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2278
+# schema/native_functions.yaml:2289
 def bitwise_not(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(bitwise_not, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(bitwise_not, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:2286
+# schema/native_functions.yaml:2297
 def bitwise_not_(self):
     """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(bitwise_not_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(bitwise_not_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_bitwise_not_(self)
 
 
-# schema/native_functions.yaml:2749
+# schema/native_functions.yaml:2760
 def bitwise_or(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(bitwise_or, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(bitwise_or, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2773
+# schema/native_functions.yaml:2784
 def bitwise_or_(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(bitwise_or_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(bitwise_or_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2787
+# schema/native_functions.yaml:2798
 def bitwise_xor(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(bitwise_xor, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(bitwise_xor, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2811
+# schema/native_functions.yaml:2822
 def bitwise_xor_(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(bitwise_xor_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(bitwise_xor_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_bitwise_xor__Tensor(self, other)
 
 
@@ -1516,9 +1519,9 @@ def bitwise_xor_(self, other):
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
-        r = _htf(bmm, (self, mat2), (self, mat2), {})
-        if r is not _NO:
-            return r
+        _r = _htf(bmm, (self, mat2), (self, mat2), {})
+        if _r is not _NO:
+            return _r
     return _entry_bmm(self, mat2)
 
 
@@ -1527,9 +1530,9 @@ def broadcast_to(self, *_size, size=None):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
     size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(broadcast_to, (self,), (self, size), {})
-        if r is not _NO:
-            return r
+        _r = _htf(broadcast_to, (self,), (self, size), {})
+        if _r is not _NO:
+            return _r
     return _entry_broadcast_to(self, size)
 
 
@@ -1537,29 +1540,29 @@ def broadcast_to(self, *_size, size=None):
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(cauchy_, (self,), (self, median, sigma), {'generator': generator})
-        if r is not _NO:
-            return r
+        _r = _htf(cauchy_, (self,), (self, median, sigma), {'generator': generator})
+        if _r is not _NO:
+            return _r
     return _entry_cauchy_(self, median, sigma, generator)
 
 
-# schema/native_functions.yaml:2173
+# schema/native_functions.yaml:2184
 def ceil(self):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(ceil, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(ceil, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_ceil(self)
 
 
-# schema/native_functions.yaml:2181
+# schema/native_functions.yaml:2192
 def ceil_(self):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(ceil_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(ceil_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_ceil_(self)
 
 
@@ -1567,9 +1570,9 @@ def ceil_(self):
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(chunk, (self,), (self, chunks, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(chunk, (self,), (self, chunks, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_chunk(self, chunks, dim)
 
 
@@ -1612,13 +1615,13 @@ def clamp(*args, **kwargs):
     clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(clamp, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:3245
+# schema/native_functions.yaml:3256
 def _m0_clamp_(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -1657,13 +1660,13 @@ def clamp_(*args, **kwargs):
     clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(clamp_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:3223
+# schema/native_functions.yaml:3234
 def _m0_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1674,7 +1677,7 @@ def _c0_clamp_max(self, max):
     return _entry_clamp_max_Tensor(self, max)
 
 
-# schema/native_functions.yaml:3215
+# schema/native_functions.yaml:3226
 def _m1_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1702,13 +1705,13 @@ def clamp_max(*args, **kwargs):
     clamp_max(Tensor self, Scalar max) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(clamp_max, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_max, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:3238
+# schema/native_functions.yaml:3249
 def _m0_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1719,7 +1722,7 @@ def _c0_clamp_max_(self, max):
     return _entry_clamp_max__Tensor(self, max)
 
 
-# schema/native_functions.yaml:3231
+# schema/native_functions.yaml:3242
 def _m1_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1747,13 +1750,13 @@ def clamp_max_(*args, **kwargs):
     clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(clamp_max_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_max_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:3193
+# schema/native_functions.yaml:3204
 def _m0_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1764,7 +1767,7 @@ def _c0_clamp_min(self, min):
     return _entry_clamp_min_Tensor(self, min)
 
 
-# schema/native_functions.yaml:3185
+# schema/native_functions.yaml:3196
 def _m1_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1792,13 +1795,13 @@ def clamp_min(*args, **kwargs):
     clamp_min(Tensor self, Scalar min) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(clamp_min, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_min, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:3208
+# schema/native_functions.yaml:3219
 def _m0_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1809,7 +1812,7 @@ def _c0_clamp_min_(self, min):
     return _entry_clamp_min__Tensor(self, min)
 
 
-# schema/native_functions.yaml:3201
+# schema/native_functions.yaml:3212
 def _m1_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -1837,9 +1840,9 @@ def clamp_min_(*args, **kwargs):
     clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(clamp_min_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(clamp_min_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
 
 
@@ -1847,9 +1850,9 @@ def clamp_min_(*args, **kwargs):
 def clone(self, *, memory_format=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(clone, (self,), (self,), {'memory_format': memory_format})
-        if r is not _NO:
-            return r
+        _r = _htf(clone, (self,), (self,), {'memory_format': memory_format})
+        if _r is not _NO:
+            return _r
     return _entry_clone(self, memory_format)
 
 
@@ -1857,9 +1860,9 @@ def clone(self, *, memory_format=None):
 def contiguous(self, *, memory_format='contiguous_format'):
     """contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(contiguous, (self,), (self,), {'memory_format': memory_format})
-        if r is not _NO:
-            return r
+        _r = _htf(contiguous, (self,), (self,), {'memory_format': memory_format})
+        if _r is not _NO:
+            return _r
     return _entry_contiguous(self, memory_format)
 
 
@@ -1867,53 +1870,53 @@ def contiguous(self, *, memory_format='contiguous_format'):
 def copy_(self, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(copy_, (self, src), (self, src, non_blocking), {})
-        if r is not _NO:
-            return r
+        _r = _htf(copy_, (self, src), (self, src, non_blocking), {})
+        if _r is not _NO:
+            return _r
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:2023
+# schema/native_functions.yaml:2034
 def cos(self):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(cos, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(cos, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_cos(self)
 
 
-# schema/native_functions.yaml:2031
+# schema/native_functions.yaml:2042
 def cos_(self):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(cos_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(cos_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_cos_(self)
 
 
-# schema/native_functions.yaml:2113
+# schema/native_functions.yaml:2124
 def cosh(self):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(cosh, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(cosh, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_cosh(self)
 
 
-# schema/native_functions.yaml:2121
+# schema/native_functions.yaml:2132
 def cosh_(self):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(cosh_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(cosh_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_cosh_(self)
 
 
-# schema/native_functions.yaml:3728
+# schema/native_functions.yaml:3739
 def _m0_count_nonzero(self, *_dim, dim=None):
     dim = _ivar(_dim, dim, 'dim')
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -1925,7 +1928,7 @@ def _c0_count_nonzero(self, dim):
     return _entry_count_nonzero_dim_IntList(self, dim)
 
 
-# schema/native_functions.yaml:3735
+# schema/native_functions.yaml:3746
 def _m1_count_nonzero(self, dim=None):
     if _F['Tensor'](self) and _F['int?'](dim):
         return (self, dim)
@@ -1953,49 +1956,49 @@ def count_nonzero(*args, **kwargs):
     count_nonzero(Tensor self, int? dim=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(count_nonzero, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(count_nonzero, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:3715
+# schema/native_functions.yaml:3726
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(cumprod, (self,), (self, dim), {'dtype': dtype})
-        if r is not _NO:
-            return r
+        _r = _htf(cumprod, (self,), (self, dim), {'dtype': dtype})
+        if _r is not _NO:
+            return _r
     return _entry_cumprod(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3722
+# schema/native_functions.yaml:3733
 def cumprod_(self, dim, *, dtype=None):
     """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(cumprod_, (self,), (self, dim), {'dtype': dtype})
-        if r is not _NO:
-            return r
+        _r = _htf(cumprod_, (self,), (self, dim), {'dtype': dtype})
+        if _r is not _NO:
+            return _r
     return _entry_cumprod_(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3701
+# schema/native_functions.yaml:3712
 def cumsum(self, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(cumsum, (self,), (self, dim), {'dtype': dtype})
-        if r is not _NO:
-            return r
+        _r = _htf(cumsum, (self,), (self, dim), {'dtype': dtype})
+        if _r is not _NO:
+            return _r
     return _entry_cumsum(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3709
+# schema/native_functions.yaml:3720
 def cumsum_(self, dim, *, dtype=None):
     """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(cumsum_, (self,), (self, dim), {'dtype': dtype})
-        if r is not _NO:
-            return r
+        _r = _htf(cumsum_, (self,), (self, dim), {'dtype': dtype})
+        if _r is not _NO:
+            return _r
     return _entry_cumsum_(self, dim, dtype)
 
 
@@ -2003,9 +2006,9 @@ def cumsum_(self, dim, *, dtype=None):
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(detach, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(detach, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_detach(self)
 
 
@@ -2013,9 +2016,9 @@ def detach(self):
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(diag, (self,), (self, diagonal), {})
-        if r is not _NO:
-            return r
+        _r = _htf(diag, (self,), (self, diagonal), {})
+        if _r is not _NO:
+            return _r
     return _entry_diag(self, diagonal)
 
 
@@ -2023,9 +2026,9 @@ def diag(self, diagonal=0):
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
     if _tf[0]:
-        r = _htf(diag_embed, (self,), (self, offset, dim1, dim2), {})
-        if r is not _NO:
-            return r
+        _r = _htf(diag_embed, (self,), (self, offset, dim1, dim2), {})
+        if _r is not _NO:
+            return _r
     return _entry_diag_embed(self, offset, dim1, dim2)
 
 
@@ -2033,9 +2036,9 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
 def diagflat(self, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(diagflat, (self,), (self, offset), {})
-        if r is not _NO:
-            return r
+        _r = _htf(diagflat, (self,), (self, offset), {})
+        if _r is not _NO:
+            return _r
     return _entry_diagflat(self, offset)
 
 
@@ -2043,9 +2046,9 @@ def diagflat(self, offset=0):
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(diagonal, (self,), (self, offset, dim1, dim2), {})
-        if r is not _NO:
-            return r
+        _r = _htf(diagonal, (self,), (self, offset, dim1, dim2), {})
+        if _r is not _NO:
+            return _r
     return _entry_diagonal(self, offset, dim1, dim2)
 
 
@@ -2053,9 +2056,9 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
 def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(diagonal_scatter, (self, src), (self, src, offset, dim1, dim2), {})
-        if r is not _NO:
-            return r
+        _r = _htf(diagonal_scatter, (self, src), (self, src, offset, dim1, dim2), {})
+        if _r is not _NO:
+            return _r
     return _entry_diagonal_scatter(self, src, offset, dim1, dim2)
 
 
@@ -2081,7 +2084,7 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:2993
+# schema/native_functions.yaml:3004
 def _m2_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -2112,9 +2115,9 @@ def div(*args, **kwargs):
     div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(div, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(div, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
@@ -2140,7 +2143,7 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:3008
+# schema/native_functions.yaml:3019
 def _m2_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -2171,19 +2174,19 @@ def div_(*args, **kwargs):
     div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(div_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(div_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:2440
+# schema/native_functions.yaml:2451
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
-        r = _htf(dot, (self, tensor), (self, tensor), {})
-        if r is not _NO:
-            return r
+        _r = _htf(dot, (self, tensor), (self, tensor), {})
+        if _r is not _NO:
+            return _r
     return _entry_dot(self, tensor)
 
 
@@ -2227,9 +2230,9 @@ def dsplit(*args, **kwargs):
     dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(dsplit, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(dsplit, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
 
 
@@ -2237,39 +2240,39 @@ def dsplit(*args, **kwargs):
 def eq(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(eq, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(eq, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2909
+# schema/native_functions.yaml:2920
 def eq_(self, other):
     """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(eq_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(eq_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_eq__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2128
+# schema/native_functions.yaml:2139
 def erf(self):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(erf, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(erf, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_erf(self)
 
 
-# schema/native_functions.yaml:2136
+# schema/native_functions.yaml:2147
 def erf_(self):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(erf_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(erf_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_erf_(self)
 
 
@@ -2277,29 +2280,29 @@ def erf_(self):
 def exp(self):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(exp, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(exp, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:1888
+# schema/native_functions.yaml:1899
 def exp2(self):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(exp2, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(exp2, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_exp2(self)
 
 
-# schema/native_functions.yaml:1896
+# schema/native_functions.yaml:1907
 def exp2_(self):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(exp2_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(exp2_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_exp2_(self)
 
 
@@ -2307,9 +2310,9 @@ def exp2_(self):
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(exp_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(exp_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_exp_(self)
 
 
@@ -2318,9 +2321,9 @@ def expand(self, *_size, size=None, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(expand, (self,), (self, size), {'implicit': implicit})
-        if r is not _NO:
-            return r
+        _r = _htf(expand, (self,), (self, size), {'implicit': implicit})
+        if _r is not _NO:
+            return _r
     return _entry_expand(self, size, implicit)
 
 
@@ -2328,29 +2331,29 @@ def expand(self, *_size, size=None, implicit=False):
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(expand_as, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(expand_as, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:1903
+# schema/native_functions.yaml:1914
 def expm1(self):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(expm1, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(expm1, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_expm1(self)
 
 
-# schema/native_functions.yaml:1911
+# schema/native_functions.yaml:1922
 def expm1_(self):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(expm1_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(expm1_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_expm1_(self)
 
 
@@ -2358,9 +2361,9 @@ def expm1_(self):
 def exponential_(self, lambd=1.0, *, generator=None):
     """exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(exponential_, (self,), (self, lambd), {'generator': generator})
-        if r is not _NO:
-            return r
+        _r = _htf(exponential_, (self,), (self, lambd), {'generator': generator})
+        if _r is not _NO:
+            return _r
     return _entry_exponential_(self, lambd, generator)
 
 
@@ -2403,9 +2406,9 @@ def fill_(*args, **kwargs):
     fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(fill_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(fill_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
@@ -2413,9 +2416,9 @@ def fill_(*args, **kwargs):
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(flatten, (self,), (self, start_dim, end_dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(flatten, (self,), (self, start_dim, end_dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
@@ -2424,9 +2427,9 @@ def flip(self, *_dims, dims=None):
     """flip(Tensor self, int[] dims) -> Tensor"""
     dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
-        r = _htf(flip, (self,), (self, dims), {})
-        if r is not _NO:
-            return r
+        _r = _htf(flip, (self,), (self, dims), {})
+        if _r is not _NO:
+            return _r
     return _entry_flip(self, dims)
 
 
@@ -2434,9 +2437,9 @@ def flip(self, *_dims, dims=None):
 def fliplr(self):
     """fliplr(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(fliplr, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(fliplr, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_fliplr(self)
 
 
@@ -2444,33 +2447,33 @@ def fliplr(self):
 def flipud(self):
     """flipud(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(flipud, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(flipud, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_flipud(self)
 
 
-# schema/native_functions.yaml:2158
+# schema/native_functions.yaml:2169
 def floor(self):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(floor, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(floor, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_floor(self)
 
 
-# schema/native_functions.yaml:2166
+# schema/native_functions.yaml:2177
 def floor_(self):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(floor_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(floor_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_floor_(self)
 
 
-# schema/native_functions.yaml:2537
+# schema/native_functions.yaml:2548
 def _m0_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -2481,7 +2484,7 @@ def _c0_floor_divide(self, other):
     return _entry_floor_divide(self, other)
 
 
-# schema/native_functions.yaml:2545
+# schema/native_functions.yaml:2556
 def _m1_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2509,59 +2512,59 @@ def floor_divide(*args, **kwargs):
     floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(floor_divide, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(floor_divide, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2553
+# schema/native_functions.yaml:2564
 def floor_divide_(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(floor_divide_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(floor_divide_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2605
+# schema/native_functions.yaml:2616
 def fmod(self, other):
     """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(fmod, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(fmod, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_fmod_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2621
+# schema/native_functions.yaml:2632
 def fmod_(self, other):
     """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(fmod_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(fmod_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_fmod__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2233
+# schema/native_functions.yaml:2244
 def frac(self):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(frac, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(frac, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_frac(self)
 
 
-# schema/native_functions.yaml:2241
+# schema/native_functions.yaml:2252
 def frac_(self):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(frac_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(frac_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_frac_(self)
 
 
@@ -2569,9 +2572,9 @@ def frac_(self):
 def gather(self, dim, index, *, sparse_grad=False):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(gather, (self, index), (self, dim, index), {'sparse_grad': sparse_grad})
-        if r is not _NO:
-            return r
+        _r = _htf(gather, (self, index), (self, dim, index), {'sparse_grad': sparse_grad})
+        if _r is not _NO:
+            return _r
     return _entry_gather(self, dim, index, sparse_grad)
 
 
@@ -2579,19 +2582,19 @@ def gather(self, dim, index, *, sparse_grad=False):
 def ge(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(ge, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(ge, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2979
+# schema/native_functions.yaml:2990
 def ge_(self, other):
     """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(ge_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(ge_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_ge__Tensor(self, other)
 
 
@@ -2599,19 +2602,19 @@ def ge_(self, other):
 def geometric_(self, p, *, generator=None):
     """geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(geometric_, (self,), (self, p), {'generator': generator})
-        if r is not _NO:
-            return r
+        _r = _htf(geometric_, (self,), (self, p), {'generator': generator})
+        if _r is not _NO:
+            return _r
     return _entry_geometric_(self, p, generator)
 
 
-# schema/native_functions.yaml:3425
+# schema/native_functions.yaml:3436
 def ger(self, vec2):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
-        r = _htf(ger, (self, vec2), (self, vec2), {})
-        if r is not _NO:
-            return r
+        _r = _htf(ger, (self, vec2), (self, vec2), {})
+        if _r is not _NO:
+            return _r
     return _entry_ger(self, vec2)
 
 
@@ -2619,19 +2622,19 @@ def ger(self, vec2):
 def gt(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(gt, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(gt, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2965
+# schema/native_functions.yaml:2976
 def gt_(self, other):
     """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(gt_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(gt_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_gt__Tensor(self, other)
 
 
@@ -2675,9 +2678,9 @@ def hsplit(*args, **kwargs):
     hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(hsplit, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(hsplit, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
@@ -2685,9 +2688,9 @@ def hsplit(*args, **kwargs):
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
-        r = _htf(index, (self, indices), (self, indices), {})
-        if r is not _NO:
-            return r
+        _r = _htf(index, (self, indices), (self, indices), {})
+        if _r is not _NO:
+            return _r
     return _entry_index_Tensor(self, indices)
 
 
@@ -2695,9 +2698,9 @@ def index(self, indices):
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_add, (self, index, source), (self, dim, index, source), {'alpha': alpha})
-        if r is not _NO:
-            return r
+        _r = _htf(index_add, (self, index, source), (self, dim, index, source), {'alpha': alpha})
+        if _r is not _NO:
+            return _r
     return _entry_index_add(self, dim, index, source, alpha)
 
 
@@ -2705,9 +2708,9 @@ def index_add(self, dim, index, source, *, alpha=1):
 def index_add_(self, dim, index, source, *, alpha=1):
     """index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(index_add_, (self, index, source), (self, dim, index, source), {'alpha': alpha})
-        if r is not _NO:
-            return r
+        _r = _htf(index_add_, (self, index, source), (self, dim, index, source), {'alpha': alpha})
+        if _r is not _NO:
+            return _r
     return _entry_index_add_(self, dim, index, source, alpha)
 
 
@@ -2715,9 +2718,9 @@ def index_add_(self, dim, index, source, *, alpha=1):
 def index_copy(self, dim, index, source):
     """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_copy, (self, index, source), (self, dim, index, source), {})
-        if r is not _NO:
-            return r
+        _r = _htf(index_copy, (self, index, source), (self, dim, index, source), {})
+        if _r is not _NO:
+            return _r
     return _entry_index_copy(self, dim, index, source)
 
 
@@ -2725,9 +2728,9 @@ def index_copy(self, dim, index, source):
 def index_copy_(self, dim, index, source):
     """index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(index_copy_, (self, index, source), (self, dim, index, source), {})
-        if r is not _NO:
-            return r
+        _r = _htf(index_copy_, (self, index, source), (self, dim, index, source), {})
+        if _r is not _NO:
+            return _r
     return _entry_index_copy_(self, dim, index, source)
 
 
@@ -2770,9 +2773,9 @@ def index_fill(*args, **kwargs):
     index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(index_fill, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(index_fill, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
@@ -2815,9 +2818,9 @@ def index_fill_(*args, **kwargs):
     index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(index_fill_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(index_fill_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_index_fill_, args, kwargs, 'index_fill_', _sigs_index_fill_)
 
 
@@ -2825,9 +2828,9 @@ def index_fill_(*args, **kwargs):
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_put, (self, indices, values), (self, indices, values, accumulate), {})
-        if r is not _NO:
-            return r
+        _r = _htf(index_put, (self, indices, values), (self, indices, values, accumulate), {})
+        if _r is not _NO:
+            return _r
     return _entry_index_put(self, indices, values, accumulate)
 
 
@@ -2835,9 +2838,9 @@ def index_put(self, indices, values, accumulate=False):
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(index_put_, (self, indices, values), (self, indices, values, accumulate), {})
-        if r is not _NO:
-            return r
+        _r = _htf(index_put_, (self, indices, values), (self, indices, values, accumulate), {})
+        if _r is not _NO:
+            return _r
     return _entry_index_put_(self, indices, values, accumulate)
 
 
@@ -2845,39 +2848,39 @@ def index_put_(self, indices, values, accumulate=False):
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
     if _tf[0]:
-        r = _htf(index_select, (self, index), (self, dim, index), {})
-        if r is not _NO:
-            return r
+        _r = _htf(index_select, (self, index), (self, dim, index), {})
+        if _r is not _NO:
+            return _r
     return _entry_index_select(self, dim, index)
 
 
-# schema/native_functions.yaml:2309
+# schema/native_functions.yaml:2320
 def isfinite(self):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(isfinite, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(isfinite, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_isfinite(self)
 
 
-# schema/native_functions.yaml:2301
+# schema/native_functions.yaml:2312
 def isinf(self):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(isinf, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(isinf, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_isinf(self)
 
 
-# schema/native_functions.yaml:2293
+# schema/native_functions.yaml:2304
 def isnan(self):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(isnan, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(isnan, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_isnan(self)
 
 
@@ -2885,39 +2888,39 @@ def isnan(self):
 def le(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(le, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(le, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2951
+# schema/native_functions.yaml:2962
 def le_(self, other):
     """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(le_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(le_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_le__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2833
+# schema/native_functions.yaml:2844
 def lerp(self, end, weight):
     """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
     if _tf[0]:
-        r = _htf(lerp, (self, end, weight), (self, end, weight), {})
-        if r is not _NO:
-            return r
+        _r = _htf(lerp, (self, end, weight), (self, end, weight), {})
+        if _r is not _NO:
+            return _r
     return _entry_lerp_Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:2848
+# schema/native_functions.yaml:2859
 def lerp_(self, end, weight):
     """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(lerp_, (self, end, weight), (self, end, weight), {})
-        if r is not _NO:
-            return r
+        _r = _htf(lerp_, (self, end, weight), (self, end, weight), {})
+        if _r is not _NO:
+            return _r
     return _entry_lerp__Tensor(self, end, weight)
 
 
@@ -2925,69 +2928,69 @@ def lerp_(self, end, weight):
 def log(self):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:1933
+# schema/native_functions.yaml:1944
 def log10(self):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log10, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log10, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log10(self)
 
 
-# schema/native_functions.yaml:1941
+# schema/native_functions.yaml:1952
 def log10_(self):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log10_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log10_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log10_(self)
 
 
-# schema/native_functions.yaml:1948
+# schema/native_functions.yaml:1959
 def log1p(self):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log1p, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log1p, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log1p(self)
 
 
-# schema/native_functions.yaml:1956
+# schema/native_functions.yaml:1967
 def log1p_(self):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log1p_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log1p_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log1p_(self)
 
 
-# schema/native_functions.yaml:1918
+# schema/native_functions.yaml:1929
 def log2(self):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(log2, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log2, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log2(self)
 
 
-# schema/native_functions.yaml:1926
+# schema/native_functions.yaml:1937
 def log2_(self):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log2_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log2_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log2_(self)
 
 
@@ -2995,9 +2998,9 @@ def log2_(self):
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_log_(self)
 
 
@@ -3005,109 +3008,109 @@ def log_(self):
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(log_normal_, (self,), (self, mean, std), {'generator': generator})
-        if r is not _NO:
-            return r
+        _r = _htf(log_normal_, (self,), (self, mean, std), {'generator': generator})
+        if _r is not _NO:
+            return _r
     return _entry_log_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:2500
+# schema/native_functions.yaml:2511
 def log_softmax(self, dim, dtype=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(log_softmax, (self,), (self, dim, dtype), {})
-        if r is not _NO:
-            return r
+        _r = _htf(log_softmax, (self,), (self, dim, dtype), {})
+        if _r is not _NO:
+            return _r
     return _entry_log_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:2666
+# schema/native_functions.yaml:2677
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(logical_and, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_and, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_logical_and(self, other)
 
 
-# schema/native_functions.yaml:2674
+# schema/native_functions.yaml:2685
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(logical_and_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_and_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_logical_and_(self, other)
 
 
-# schema/native_functions.yaml:2263
+# schema/native_functions.yaml:2274
 def logical_not(self):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(logical_not, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_not, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_logical_not(self)
 
 
-# schema/native_functions.yaml:2271
+# schema/native_functions.yaml:2282
 def logical_not_(self):
     """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(logical_not_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_not_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_logical_not_(self)
 
 
-# schema/native_functions.yaml:2681
+# schema/native_functions.yaml:2692
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(logical_or, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_or, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_logical_or(self, other)
 
 
-# schema/native_functions.yaml:2689
+# schema/native_functions.yaml:2700
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(logical_or_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_or_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_logical_or_(self, other)
 
 
-# schema/native_functions.yaml:2696
+# schema/native_functions.yaml:2707
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(logical_xor, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_xor, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_logical_xor(self, other)
 
 
-# schema/native_functions.yaml:2704
+# schema/native_functions.yaml:2715
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(logical_xor_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(logical_xor_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_logical_xor_(self, other)
 
 
-# schema/native_functions.yaml:3598
+# schema/native_functions.yaml:3609
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(logsumexp, (self,), (self, dim, keepdim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(logsumexp, (self,), (self, dim, keepdim), {})
+        if _r is not _NO:
+            return _r
     return _entry_logsumexp(self, dim, keepdim)
 
 
@@ -3115,19 +3118,19 @@ def logsumexp(self, dim, keepdim=False):
 def lt(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(lt, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(lt, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2937
+# schema/native_functions.yaml:2948
 def lt_(self, other):
     """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(lt_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(lt_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_lt__Tensor(self, other)
 
 
@@ -3135,9 +3138,9 @@ def lt_(self, other):
 def masked_fill(self, mask, value):
     """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_fill, (self, mask, value), (self, mask, value), {})
-        if r is not _NO:
-            return r
+        _r = _htf(masked_fill, (self, mask, value), (self, mask, value), {})
+        if _r is not _NO:
+            return _r
     return _entry_masked_fill_Tensor(self, mask, value)
 
 
@@ -3145,9 +3148,9 @@ def masked_fill(self, mask, value):
 def masked_fill_(self, mask, value):
     """masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(masked_fill_, (self, mask, value), (self, mask, value), {})
-        if r is not _NO:
-            return r
+        _r = _htf(masked_fill_, (self, mask, value), (self, mask, value), {})
+        if _r is not _NO:
+            return _r
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
@@ -3155,9 +3158,9 @@ def masked_fill_(self, mask, value):
 def masked_scatter(self, mask, source):
     """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_scatter, (self, mask, source), (self, mask, source), {})
-        if r is not _NO:
-            return r
+        _r = _htf(masked_scatter, (self, mask, source), (self, mask, source), {})
+        if _r is not _NO:
+            return _r
     return _entry_masked_scatter(self, mask, source)
 
 
@@ -3165,9 +3168,9 @@ def masked_scatter(self, mask, source):
 def masked_scatter_(self, mask, source):
     """masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(masked_scatter_, (self, mask, source), (self, mask, source), {})
-        if r is not _NO:
-            return r
+        _r = _htf(masked_scatter_, (self, mask, source), (self, mask, source), {})
+        if _r is not _NO:
+            return _r
     return _entry_masked_scatter_(self, mask, source)
 
 
@@ -3175,9 +3178,9 @@ def masked_scatter_(self, mask, source):
 def masked_select(self, mask):
     """masked_select(Tensor self, Tensor mask) -> Tensor"""
     if _tf[0]:
-        r = _htf(masked_select, (self, mask), (self, mask), {})
-        if r is not _NO:
-            return r
+        _r = _htf(masked_select, (self, mask), (self, mask), {})
+        if _r is not _NO:
+            return _r
     return _entry_masked_select(self, mask)
 
 
@@ -3185,13 +3188,13 @@ def masked_select(self, mask):
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(matmul, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(matmul, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:3458
+# schema/native_functions.yaml:3469
 def _m0_max(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3202,7 +3205,7 @@ def _c0_max(self):
     return _entry_max(self)
 
 
-# schema/native_functions.yaml:3471
+# schema/native_functions.yaml:3482
 def _m1_max(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -3213,7 +3216,7 @@ def _c1_max(self, dim, keepdim):
     return _rt_max._make(_entry_max_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:3483
+# schema/native_functions.yaml:3494
 def _m2_max(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3244,19 +3247,19 @@ def max(*args, **kwargs):
     max.other(Tensor self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(max, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(max, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:2635
+# schema/native_functions.yaml:2646
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(maximum, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(maximum, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_maximum(self, other)
 
 
@@ -3299,13 +3302,13 @@ def mean(*args, **kwargs):
     mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(mean, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(mean, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:3490
+# schema/native_functions.yaml:3501
 def _m0_min(self):
     if _F['Tensor'](self):
         return (self,)
@@ -3316,7 +3319,7 @@ def _c0_min(self):
     return _entry_min(self)
 
 
-# schema/native_functions.yaml:3503
+# schema/native_functions.yaml:3514
 def _m1_min(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -3327,7 +3330,7 @@ def _c1_min(self, dim, keepdim):
     return _rt_min._make(_entry_min_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:3515
+# schema/native_functions.yaml:3526
 def _m2_min(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3358,19 +3361,19 @@ def min(*args, **kwargs):
     min.other(Tensor self, Tensor other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(min, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(min, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:2643
+# schema/native_functions.yaml:2654
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(minimum, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(minimum, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_minimum(self, other)
 
 
@@ -3378,9 +3381,9 @@ def minimum(self, other):
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
-        r = _htf(mm, (self, mat2), (self, mat2), {})
-        if r is not _NO:
-            return r
+        _r = _htf(mm, (self, mat2), (self, mat2), {})
+        if _r is not _NO:
+            return _r
     return _entry_mm(self, mat2)
 
 
@@ -3423,9 +3426,9 @@ def moveaxis(*args, **kwargs):
     moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
     """
     if _tf[0]:
-        r = _htf_any(moveaxis, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(moveaxis, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
@@ -3468,9 +3471,9 @@ def movedim(*args, **kwargs):
     movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
     """
     if _tf[0]:
-        r = _htf_any(movedim, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(movedim, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
@@ -3478,9 +3481,9 @@ def movedim(*args, **kwargs):
 def msort(self):
     """msort(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(msort, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(msort, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_msort(self)
 
 
@@ -3488,9 +3491,9 @@ def msort(self):
 def mul(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(mul, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(mul, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_mul_Tensor(self, other)
 
 
@@ -3498,9 +3501,9 @@ def mul(self, other):
 def mul_(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(mul_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(mul_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_mul__Tensor(self, other)
 
 
@@ -3508,39 +3511,39 @@ def mul_(self, other):
 def multinomial(self, num_samples, replacement=False, *, generator=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(multinomial, (self,), (self, num_samples, replacement), {'generator': generator})
-        if r is not _NO:
-            return r
+        _r = _htf(multinomial, (self,), (self, num_samples, replacement), {'generator': generator})
+        if _r is not _NO:
+            return _r
     return _entry_multinomial(self, num_samples, replacement, generator)
 
 
-# schema/native_functions.yaml:2447
+# schema/native_functions.yaml:2458
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
-        r = _htf(mv, (self, vec), (self, vec), {})
-        if r is not _NO:
-            return r
+        _r = _htf(mv, (self, vec), (self, vec), {})
+        if _r is not _NO:
+            return _r
     return _entry_mv(self, vec)
 
 
-# schema/native_functions.yaml:2324
+# schema/native_functions.yaml:2335
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(nan_to_num, (self,), (self, nan, posinf, neginf), {})
-        if r is not _NO:
-            return r
+        _r = _htf(nan_to_num, (self,), (self, nan, posinf, neginf), {})
+        if _r is not _NO:
+            return _r
     return _entry_nan_to_num(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:2332
+# schema/native_functions.yaml:2343
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(nan_to_num_, (self,), (self, nan, posinf, neginf), {})
-        if r is not _NO:
-            return r
+        _r = _htf(nan_to_num_, (self,), (self, nan, posinf, neginf), {})
+        if _r is not _NO:
+            return _r
     return _entry_nan_to_num_(self, nan, posinf, neginf)
 
 
@@ -3548,9 +3551,9 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(narrow, (self,), (self, dim, start, length), {})
-        if r is not _NO:
-            return r
+        _r = _htf(narrow, (self,), (self, dim, start, length), {})
+        if _r is not _NO:
+            return _r
     return _entry_narrow(self, dim, start, length)
 
 
@@ -3558,9 +3561,9 @@ def narrow(self, dim, start, length):
 def narrow_copy(self, dim, start, length):
     """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
     if _tf[0]:
-        r = _htf(narrow_copy, (self,), (self, dim, start, length), {})
-        if r is not _NO:
-            return r
+        _r = _htf(narrow_copy, (self,), (self, dim, start, length), {})
+        if _r is not _NO:
+            return _r
     return _entry_narrow_copy(self, dim, start, length)
 
 
@@ -3568,19 +3571,19 @@ def narrow_copy(self, dim, start, length):
 def ne(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(ne, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(ne, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2923
+# schema/native_functions.yaml:2934
 def ne_(self, other):
     """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(ne_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(ne_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_ne__Tensor(self, other)
 
 
@@ -3588,9 +3591,9 @@ def ne_(self, other):
 def neg(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(neg, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(neg, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_neg(self)
 
 
@@ -3598,9 +3601,9 @@ def neg(self):
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(neg_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(neg_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_neg_(self)
 
 
@@ -3609,33 +3612,33 @@ def new_empty(self, *_size, size=None, dtype=None, layout=None, device=None, pin
     """new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(new_empty, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
-        if r is not _NO:
-            return r
-    r = _entry_new_empty(self, size, dtype, layout, device, pin_memory)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(new_empty, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if _r is not _NO:
+            return _r
+    _r = _entry_new_empty(self, size, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:115
 def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(new_empty_strided, (self,), (self, size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
-        if r is not _NO:
-            return r
-    r = _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memory)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(new_empty_strided, (self,), (self, size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if _r is not _NO:
+            return _r
+    _r = _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:120
 def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(new_full, (self,), (self, size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
-        if r is not _NO:
-            return r
-    r = _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(new_full, (self,), (self, size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if _r is not _NO:
+            return _r
+    _r = _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:130
@@ -3643,11 +3646,11 @@ def new_ones(self, *_size, size=None, dtype=None, layout=None, device=None, pin_
     """new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(new_ones, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
-        if r is not _NO:
-            return r
-    r = _entry_new_ones(self, size, dtype, layout, device, pin_memory)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(new_ones, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if _r is not _NO:
+            return _r
+    _r = _entry_new_ones(self, size, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:125
@@ -3655,20 +3658,20 @@ def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin
     """new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
     if _tf[0]:
-        r = _htf(new_zeros, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
-        if r is not _NO:
-            return r
-    r = _entry_new_zeros(self, size, dtype, layout, device, pin_memory)
-    return _factory_requires_grad(r) if requires_grad else r
+        _r = _htf(new_zeros, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if _r is not _NO:
+            return _r
+    _r = _entry_new_zeros(self, size, dtype, layout, device, pin_memory)
+    return _factory_requires_grad(_r) if requires_grad else _r
 
 
 # schema/native_functions.yaml:1037
 def nonzero(self):
     """nonzero(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(nonzero, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(nonzero, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_nonzero(self)
 
 
@@ -3676,19 +3679,19 @@ def nonzero(self):
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(normal_, (self,), (self, mean, std), {'generator': generator})
-        if r is not _NO:
-            return r
+        _r = _htf(normal_, (self,), (self, mean, std), {'generator': generator})
+        if _r is not _NO:
+            return _r
     return _entry_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:2454
+# schema/native_functions.yaml:2465
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
-        r = _htf(outer, (self, vec2), (self, vec2), {})
-        if r is not _NO:
-            return r
+        _r = _htf(outer, (self, vec2), (self, vec2), {})
+        if _r is not _NO:
+            return _r
     return _entry_outer(self, vec2)
 
 
@@ -3697,9 +3700,9 @@ def permute(self, *_dims, dims=None):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
-        r = _htf(permute, (self,), (self, dims), {})
-        if r is not _NO:
-            return r
+        _r = _htf(permute, (self,), (self, dims), {})
+        if _r is not _NO:
+            return _r
     return _entry_permute(self, dims)
 
 
@@ -3707,9 +3710,9 @@ def permute(self, *_dims, dims=None):
 def pow(self, exponent):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
-        r = _htf(pow, (self, exponent), (self, exponent), {})
-        if r is not _NO:
-            return r
+        _r = _htf(pow, (self, exponent), (self, exponent), {})
+        if _r is not _NO:
+            return _r
     return _entry_pow_Tensor_Tensor(self, exponent)
 
 
@@ -3717,13 +3720,13 @@ def pow(self, exponent):
 def pow_(self, exponent):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(pow_, (self, exponent), (self, exponent), {})
-        if r is not _NO:
-            return r
+        _r = _htf(pow_, (self, exponent), (self, exponent), {})
+        if _r is not _NO:
+            return _r
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:3434
+# schema/native_functions.yaml:3445
 def _m0_prod(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -3734,7 +3737,7 @@ def _c0_prod(self, dtype):
     return _entry_prod(self, dtype)
 
 
-# schema/native_functions.yaml:3442
+# schema/native_functions.yaml:3453
 def _m1_prod(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -3762,9 +3765,9 @@ def prod(*args, **kwargs):
     prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(prod, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(prod, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
 
 
@@ -3772,9 +3775,9 @@ def prod(*args, **kwargs):
 def put(self, index, source, accumulate=False):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
     if _tf[0]:
-        r = _htf(put, (self, index, source), (self, index, source, accumulate), {})
-        if r is not _NO:
-            return r
+        _r = _htf(put, (self, index, source), (self, index, source, accumulate), {})
+        if _r is not _NO:
+            return _r
     return _entry_put(self, index, source, accumulate)
 
 
@@ -3782,9 +3785,9 @@ def put(self, index, source, accumulate=False):
 def put_(self, index, source, accumulate=False):
     """put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(put_, (self, index, source), (self, index, source, accumulate), {})
-        if r is not _NO:
-            return r
+        _r = _htf(put_, (self, index, source), (self, index, source, accumulate), {})
+        if _r is not _NO:
+            return _r
     return _entry_put_(self, index, source, accumulate)
 
 
@@ -3841,9 +3844,9 @@ def random_(*args, **kwargs):
     random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(random_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(random_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_random_, args, kwargs, 'random_', _sigs_random_)
 
 
@@ -3851,29 +3854,29 @@ def random_(*args, **kwargs):
 def ravel(self):
     """ravel(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(ravel, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(ravel, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_ravel(self)
 
 
-# schema/native_functions.yaml:1993
+# schema/native_functions.yaml:2004
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(reciprocal, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(reciprocal, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_reciprocal(self)
 
 
-# schema/native_functions.yaml:2001
+# schema/native_functions.yaml:2012
 def reciprocal_(self):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(reciprocal_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(reciprocal_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_reciprocal_(self)
 
 
@@ -3881,9 +3884,9 @@ def reciprocal_(self):
 def relu(self):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(relu, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(relu, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_relu(self)
 
 
@@ -3891,29 +3894,29 @@ def relu(self):
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(relu_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(relu_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:2567
+# schema/native_functions.yaml:2578
 def remainder(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
-        r = _htf(remainder, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(remainder, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2591
+# schema/native_functions.yaml:2602
 def remainder_(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(remainder_, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(remainder_, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_remainder__Tensor(self, other)
 
 
@@ -3922,9 +3925,9 @@ def repeat(self, *_repeats, repeats=None):
     """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
     repeats = _ivar(_repeats, repeats, 'repeats')
     if _tf[0]:
-        r = _htf(repeat, (self,), (self, repeats), {})
-        if r is not _NO:
-            return r
+        _r = _htf(repeat, (self,), (self, repeats), {})
+        if _r is not _NO:
+            return _r
     return _entry_repeat(self, repeats)
 
 
@@ -3967,9 +3970,9 @@ def repeat_interleave(*args, **kwargs):
     repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(repeat_interleave, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(repeat_interleave, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
@@ -3978,9 +3981,9 @@ def reshape(self, *_shape, shape=None):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(_shape, shape, 'shape')
     if _tf[0]:
-        r = _htf(reshape, (self,), (self, shape), {})
-        if r is not _NO:
-            return r
+        _r = _htf(reshape, (self,), (self, shape), {})
+        if _r is not _NO:
+            return _r
     return _entry_reshape(self, shape)
 
 
@@ -3988,9 +3991,9 @@ def reshape(self, *_shape, shape=None):
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(reshape_as, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(reshape_as, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_reshape_as(self, other)
 
 
@@ -3998,9 +4001,9 @@ def reshape_as(self, other):
 def roll(self, shifts, dims=()):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
     if _tf[0]:
-        r = _htf(roll, (self,), (self, shifts, dims), {})
-        if r is not _NO:
-            return r
+        _r = _htf(roll, (self,), (self, shifts, dims), {})
+        if _r is not _NO:
+            return _r
     return _entry_roll(self, shifts, dims)
 
 
@@ -4008,13 +4011,13 @@ def roll(self, shifts, dims=()):
 def rot90(self, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
     if _tf[0]:
-        r = _htf(rot90, (self,), (self, k, dims), {})
-        if r is not _NO:
-            return r
+        _r = _htf(rot90, (self,), (self, k, dims), {})
+        if _r is not _NO:
+            return _r
     return _entry_rot90(self, k, dims)
 
 
-# schema/native_functions.yaml:2188
+# schema/native_functions.yaml:2199
 def _m0_round(self):
     if _F['Tensor'](self):
         return (self,)
@@ -4025,7 +4028,7 @@ def _c0_round(self):
     return _entry_round(self)
 
 
-# schema/native_functions.yaml:2196
+# schema/native_functions.yaml:2207
 def _m1_round(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -4053,13 +4056,13 @@ def round(*args, **kwargs):
     round.decimals(Tensor self, *, int decimals) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(round, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(round, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:2204
+# schema/native_functions.yaml:2215
 def _m0_round_(self):
     if _F['Tensor'](self):
         return (self,)
@@ -4070,7 +4073,7 @@ def _c0_round_(self):
     return _entry_round_(self)
 
 
-# schema/native_functions.yaml:2211
+# schema/native_functions.yaml:2222
 def _m1_round_(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -4098,29 +4101,29 @@ def round_(*args, **kwargs):
     round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(round_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(round_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:1978
+# schema/native_functions.yaml:1989
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(rsqrt, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(rsqrt, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_rsqrt(self)
 
 
-# schema/native_functions.yaml:1986
+# schema/native_functions.yaml:1997
 def rsqrt_(self):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(rsqrt_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(rsqrt_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_rsqrt_(self)
 
 
@@ -4191,9 +4194,9 @@ def scatter(*args, **kwargs):
     scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(scatter, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(scatter, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
 
 
@@ -4264,9 +4267,9 @@ def scatter_(*args, **kwargs):
     scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
     """
     if _tf[0]:
-        r = _htf_any(scatter_, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(scatter_, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_scatter_, args, kwargs, 'scatter_', _sigs_scatter_)
 
 
@@ -4274,9 +4277,9 @@ def scatter_(*args, **kwargs):
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
     if _tf[0]:
-        r = _htf(scatter_add, (self, index, src), (self, dim, index, src), {})
-        if r is not _NO:
-            return r
+        _r = _htf(scatter_add, (self, index, src), (self, dim, index, src), {})
+        if _r is not _NO:
+            return _r
     return _entry_scatter_add(self, dim, index, src)
 
 
@@ -4284,9 +4287,9 @@ def scatter_add(self, dim, index, src):
 def scatter_add_(self, dim, index, src):
     """scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(scatter_add_, (self, index, src), (self, dim, index, src), {})
-        if r is not _NO:
-            return r
+        _r = _htf(scatter_add_, (self, index, src), (self, dim, index, src), {})
+        if _r is not _NO:
+            return _r
     return _entry_scatter_add_(self, dim, index, src)
 
 
@@ -4294,9 +4297,9 @@ def scatter_add_(self, dim, index, src):
 def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
     if _tf[0]:
-        r = _htf(scatter_reduce, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
-        if r is not _NO:
-            return r
+        _r = _htf(scatter_reduce, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
+        if _r is not _NO:
+            return _r
     return _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self)
 
 
@@ -4304,9 +4307,9 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(scatter_reduce_, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
-        if r is not _NO:
-            return r
+        _r = _htf(scatter_reduce_, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
+        if _r is not _NO:
+            return _r
     return _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self)
 
 
@@ -4314,9 +4317,9 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(select, (self,), (self, dim, index), {})
-        if r is not _NO:
-            return r
+        _r = _htf(select, (self,), (self, dim, index), {})
+        if _r is not _NO:
+            return _r
     return _entry_select_int(self, dim, index)
 
 
@@ -4324,9 +4327,9 @@ def select(self, dim, index):
 def select_scatter(self, src, dim, index):
     """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
     if _tf[0]:
-        r = _htf(select_scatter, (self, src), (self, src, dim, index), {})
-        if r is not _NO:
-            return r
+        _r = _htf(select_scatter, (self, src), (self, src, dim, index), {})
+        if _r is not _NO:
+            return _r
     return _entry_select_scatter(self, src, dim, index)
 
 
@@ -4334,9 +4337,9 @@ def select_scatter(self, src, dim, index):
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sigmoid, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sigmoid, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sigmoid(self)
 
 
@@ -4344,79 +4347,79 @@ def sigmoid(self):
 def sigmoid_(self):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sigmoid_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sigmoid_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:2248
+# schema/native_functions.yaml:2259
 def sign(self):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sign, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sign, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sign(self)
 
 
-# schema/native_functions.yaml:2256
+# schema/native_functions.yaml:2267
 def sign_(self):
     """sign_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sign_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sign_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sign_(self)
 
 
-# schema/native_functions.yaml:2316
+# schema/native_functions.yaml:2327
 def signbit(self):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(signbit, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(signbit, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_signbit(self)
 
 
-# schema/native_functions.yaml:2008
+# schema/native_functions.yaml:2019
 def sin(self):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sin, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sin, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sin(self)
 
 
-# schema/native_functions.yaml:2016
+# schema/native_functions.yaml:2027
 def sin_(self):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sin_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sin_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sin_(self)
 
 
-# schema/native_functions.yaml:2098
+# schema/native_functions.yaml:2109
 def sinh(self):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sinh, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sinh, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sinh(self)
 
 
-# schema/native_functions.yaml:2106
+# schema/native_functions.yaml:2117
 def sinh_(self):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sinh_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sinh_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sinh_(self)
 
 
@@ -4424,9 +4427,9 @@ def sinh_(self):
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(slice, (self,), (self, dim, start, end, step), {})
-        if r is not _NO:
-            return r
+        _r = _htf(slice, (self,), (self, dim, start, end, step), {})
+        if _r is not _NO:
+            return _r
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
@@ -4434,19 +4437,19 @@ def slice(self, dim=0, start=None, end=None, step=1):
 def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(slice_scatter, (self, src), (self, src, dim, start, end, step), {})
-        if r is not _NO:
-            return r
+        _r = _htf(slice_scatter, (self, src), (self, src, dim, start, end, step), {})
+        if _r is not _NO:
+            return _r
     return _entry_slice_scatter(self, src, dim, start, end, step)
 
 
-# schema/native_functions.yaml:2494
+# schema/native_functions.yaml:2505
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(softmax, (self,), (self, dim, dtype), {})
-        if r is not _NO:
-            return r
+        _r = _htf(softmax, (self,), (self, dim, dtype), {})
+        if _r is not _NO:
+            return _r
     return _entry_softmax_int(self, dim, dtype)
 
 
@@ -4489,9 +4492,9 @@ def sort(*args, **kwargs):
     sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
     """
     if _tf[0]:
-        r = _htf_any(sort, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(sort, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
@@ -4534,9 +4537,9 @@ def split(*args, **kwargs):
     split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(split, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(split, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
@@ -4544,29 +4547,29 @@ def split(*args, **kwargs):
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(split_with_sizes, (self,), (self, split_sizes, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(split_with_sizes, (self,), (self, split_sizes, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:1963
+# schema/native_functions.yaml:1974
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(sqrt, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sqrt, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sqrt(self)
 
 
-# schema/native_functions.yaml:1971
+# schema/native_functions.yaml:1982
 def sqrt_(self):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sqrt_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(sqrt_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_sqrt_(self)
 
 
@@ -4624,13 +4627,13 @@ def squeeze(*args, **kwargs):
     squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
     """
     if _tf[0]:
-        r = _htf_any(squeeze, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(squeeze, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:3549
+# schema/native_functions.yaml:3560
 def _m0_std(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -4641,7 +4644,7 @@ def _c0_std(self, unbiased):
     return _entry_std(self, unbiased)
 
 
-# schema/native_functions.yaml:3554
+# schema/native_functions.yaml:3565
 def _m1_std(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -4652,7 +4655,7 @@ def _c1_std(self, dim, unbiased, keepdim):
     return _entry_std_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3560
+# schema/native_functions.yaml:3571
 def _m2_std(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -4683,9 +4686,9 @@ def std(*args, **kwargs):
     std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(std, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(std, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
@@ -4693,9 +4696,9 @@ def std(*args, **kwargs):
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
-        r = _htf(sub, (self, other), (self, other), {'alpha': alpha})
-        if r is not _NO:
-            return r
+        _r = _htf(sub, (self, other), (self, other), {'alpha': alpha})
+        if _r is not _NO:
+            return _r
     return _entry_sub_Tensor(self, other, alpha)
 
 
@@ -4703,9 +4706,9 @@ def sub(self, other, *, alpha=1):
 def sub_(self, other, *, alpha=1):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(sub_, (self, other), (self, other), {'alpha': alpha})
-        if r is not _NO:
-            return r
+        _r = _htf(sub_, (self, other), (self, other), {'alpha': alpha})
+        if _r is not _NO:
+            return _r
     return _entry_sub__Tensor(self, other, alpha)
 
 
@@ -4748,9 +4751,9 @@ def sum(*args, **kwargs):
     sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(sum, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(sum, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
@@ -4758,9 +4761,9 @@ def sum(*args, **kwargs):
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(swapaxes, (self,), (self, axis0, axis1), {})
-        if r is not _NO:
-            return r
+        _r = _htf(swapaxes, (self,), (self, axis0, axis1), {})
+        if _r is not _NO:
+            return _r
     return _entry_swapaxes(self, axis0, axis1)
 
 
@@ -4768,9 +4771,9 @@ def swapaxes(self, axis0, axis1):
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(swapdims, (self,), (self, dim0, dim1), {})
-        if r is not _NO:
-            return r
+        _r = _htf(swapdims, (self,), (self, dim0, dim1), {})
+        if _r is not _NO:
+            return _r
     return _entry_swapdims(self, dim0, dim1)
 
 
@@ -4778,9 +4781,9 @@ def swapdims(self, dim0, dim1):
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(t, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(t, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_t(self)
 
 
@@ -4788,9 +4791,9 @@ def t(self):
 def take(self, index):
     """take(Tensor self, Tensor index) -> Tensor"""
     if _tf[0]:
-        r = _htf(take, (self, index), (self, index), {})
-        if r is not _NO:
-            return r
+        _r = _htf(take, (self, index), (self, index), {})
+        if _r is not _NO:
+            return _r
     return _entry_take(self, index)
 
 
@@ -4798,29 +4801,29 @@ def take(self, index):
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     if _tf[0]:
-        r = _htf(take_along_dim, (self, indices), (self, indices, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(take_along_dim, (self, indices), (self, indices, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_take_along_dim(self, indices, dim)
 
 
-# schema/native_functions.yaml:2038
+# schema/native_functions.yaml:2049
 def tan(self):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(tan, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tan, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_tan(self)
 
 
-# schema/native_functions.yaml:2046
+# schema/native_functions.yaml:2057
 def tan_(self):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(tan_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tan_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_tan_(self)
 
 
@@ -4828,9 +4831,9 @@ def tan_(self):
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(tanh, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tanh, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_tanh(self)
 
 
@@ -4838,9 +4841,9 @@ def tanh(self):
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(tanh_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tanh_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_tanh_(self)
 
 
@@ -4897,9 +4900,9 @@ def tensor_split(*args, **kwargs):
     tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(tensor_split, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(tensor_split, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
@@ -4908,9 +4911,9 @@ def tile(self, *_dims, dims=None):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
     dims = _ivar(_dims, dims, 'dims')
     if _tf[0]:
-        r = _htf(tile, (self,), (self, dims), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tile, (self,), (self, dims), {})
+        if _r is not _NO:
+            return _r
     return _entry_tile(self, dims)
 
 
@@ -4918,9 +4921,9 @@ def tile(self, *_dims, dims=None):
 def topk(self, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
     if _tf[0]:
-        r = _htf(topk, (self,), (self, k, dim, largest, sorted), {})
-        if r is not _NO:
-            return r
+        _r = _htf(topk, (self,), (self, k, dim, largest, sorted), {})
+        if _r is not _NO:
+            return _r
     return _rt_topk._make(_entry_topk(self, k, dim, largest, sorted))
 
 
@@ -4928,9 +4931,9 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(transpose, (self,), (self, dim0, dim1), {})
-        if r is not _NO:
-            return r
+        _r = _htf(transpose, (self,), (self, dim0, dim1), {})
+        if _r is not _NO:
+            return _r
     return _entry_transpose_int(self, dim0, dim1)
 
 
@@ -4938,9 +4941,9 @@ def transpose(self, dim0, dim1):
 def tril(self, diagonal=0):
     """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(tril, (self,), (self, diagonal), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tril, (self,), (self, diagonal), {})
+        if _r is not _NO:
+            return _r
     return _entry_tril(self, diagonal)
 
 
@@ -4948,9 +4951,9 @@ def tril(self, diagonal=0):
 def tril_(self, diagonal=0):
     """tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(tril_, (self,), (self, diagonal), {})
-        if r is not _NO:
-            return r
+        _r = _htf(tril_, (self,), (self, diagonal), {})
+        if _r is not _NO:
+            return _r
     return _entry_tril_(self, diagonal)
 
 
@@ -4958,9 +4961,9 @@ def tril_(self, diagonal=0):
 def triu(self, diagonal=0):
     """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
-        r = _htf(triu, (self,), (self, diagonal), {})
-        if r is not _NO:
-            return r
+        _r = _htf(triu, (self,), (self, diagonal), {})
+        if _r is not _NO:
+            return _r
     return _entry_triu(self, diagonal)
 
 
@@ -4968,29 +4971,29 @@ def triu(self, diagonal=0):
 def triu_(self, diagonal=0):
     """triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(triu_, (self,), (self, diagonal), {})
-        if r is not _NO:
-            return r
+        _r = _htf(triu_, (self,), (self, diagonal), {})
+        if _r is not _NO:
+            return _r
     return _entry_triu_(self, diagonal)
 
 
-# schema/native_functions.yaml:2218
+# schema/native_functions.yaml:2229
 def trunc(self):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
-        r = _htf(trunc, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(trunc, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_trunc(self)
 
 
-# schema/native_functions.yaml:2226
+# schema/native_functions.yaml:2237
 def trunc_(self):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(trunc_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(trunc_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_trunc_(self)
 
 
@@ -4998,9 +5001,9 @@ def trunc_(self):
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
-        r = _htf(unbind, (self,), (self, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(unbind, (self,), (self, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_unbind_int(self, dim)
 
 
@@ -5008,9 +5011,9 @@ def unbind(self, dim=0):
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(unflatten, (self,), (self, dim, sizes), {})
-        if r is not _NO:
-            return r
+        _r = _htf(unflatten, (self,), (self, dim, sizes), {})
+        if _r is not _NO:
+            return _r
     return _entry_unflatten_int(self, dim, sizes)
 
 
@@ -5018,9 +5021,9 @@ def unflatten(self, dim, sizes):
 def unfold(self, dimension, size, step):
     """unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(unfold, (self,), (self, dimension, size, step), {})
-        if r is not _NO:
-            return r
+        _r = _htf(unfold, (self,), (self, dimension, size, step), {})
+        if _r is not _NO:
+            return _r
     return _entry_unfold(self, dimension, size, step)
 
 
@@ -5028,9 +5031,9 @@ def unfold(self, dimension, size, step):
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(uniform_, (self,), (self, from_, to), {'generator': generator})
-        if r is not _NO:
-            return r
+        _r = _htf(uniform_, (self,), (self, from_, to), {'generator': generator})
+        if _r is not _NO:
+            return _r
     return _entry_uniform_(self, from_, to, generator)
 
 
@@ -5038,13 +5041,13 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(unsqueeze, (self,), (self, dim), {})
-        if r is not _NO:
-            return r
+        _r = _htf(unsqueeze, (self,), (self, dim), {})
+        if _r is not _NO:
+            return _r
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:3530
+# schema/native_functions.yaml:3541
 def _m0_var(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -5055,7 +5058,7 @@ def _c0_var(self, unbiased):
     return _entry_var(self, unbiased)
 
 
-# schema/native_functions.yaml:3535
+# schema/native_functions.yaml:3546
 def _m1_var(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -5066,7 +5069,7 @@ def _c1_var(self, dim, unbiased, keepdim):
     return _entry_var_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3541
+# schema/native_functions.yaml:3552
 def _m2_var(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -5097,9 +5100,9 @@ def var(*args, **kwargs):
     var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(var, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(var, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
@@ -5143,9 +5146,9 @@ def view(*args, **kwargs):
     view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
     """
     if _tf[0]:
-        r = _htf_any(view, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(view, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
@@ -5153,9 +5156,9 @@ def view(*args, **kwargs):
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
-        r = _htf(view_as, (self, other), (self, other), {})
-        if r is not _NO:
-            return r
+        _r = _htf(view_as, (self, other), (self, other), {})
+        if _r is not _NO:
+            return _r
     return _entry_view_as(self, other)
 
 
@@ -5199,9 +5202,9 @@ def vsplit(*args, **kwargs):
     vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
     """
     if _tf[0]:
-        r = _htf_any(vsplit, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(vsplit, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
 
 
@@ -5216,7 +5219,7 @@ def _c0_where(condition, self, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:3027
+# schema/native_functions.yaml:3038
 def _m1_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
         return (condition, self, other)
@@ -5244,9 +5247,9 @@ def where(*args, **kwargs):
     where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
     """
     if _tf[0]:
-        r = _htf_any(where, args, kwargs)
-        if r is not _NO:
-            return r
+        _r = _htf_any(where, args, kwargs)
+        if _r is not _NO:
+            return _r
     return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
@@ -5254,13 +5257,13 @@ def where(*args, **kwargs):
 def zero_(self):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
-        r = _htf(zero_, (self,), (self,), {})
-        if r is not _NO:
-            return r
+        _r = _htf(zero_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:2143
+# schema/native_functions.yaml:2154
 def __abs__(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5280,7 +5283,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2711
+# schema/native_functions.yaml:2722
 def __and__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5302,7 +5305,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2537
+# schema/native_functions.yaml:2548
 def __floordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5342,7 +5345,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2735
+# schema/native_functions.yaml:2746
 def __iand__(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5352,7 +5355,7 @@ def __iand__(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2553
+# schema/native_functions.yaml:2564
 def __ifloordiv__(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5362,7 +5365,7 @@ def __ifloordiv__(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2591
+# schema/native_functions.yaml:2602
 def __imod__(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5382,7 +5385,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2278
+# schema/native_functions.yaml:2289
 def __invert__(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5392,7 +5395,7 @@ def __invert__(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:2773
+# schema/native_functions.yaml:2784
 def __ior__(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5432,7 +5435,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2811
+# schema/native_functions.yaml:2822
 def __ixor__(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -5472,7 +5475,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:2567
+# schema/native_functions.yaml:2578
 def __mod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5514,7 +5517,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:2749
+# schema/native_functions.yaml:2760
 def __or__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5544,7 +5547,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2711
+# schema/native_functions.yaml:2722
 def __rand__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5554,7 +5557,7 @@ def __rand__(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2537
+# schema/native_functions.yaml:2548
 def __rfloordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5574,7 +5577,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:2567
+# schema/native_functions.yaml:2578
 def __rmod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5594,7 +5597,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2749
+# schema/native_functions.yaml:2760
 def __ror__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5634,7 +5637,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:2787
+# schema/native_functions.yaml:2798
 def __rxor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5664,7 +5667,7 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2787
+# schema/native_functions.yaml:2798
 def __xor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:

@@ -845,16 +845,16 @@ def _flip(x, d):
 
 
 def _isnan(x):
-    return x != x  # noqa: PLR0124  (NaN is the only value unequal to itself)
+    return ember.isnan(x)
 
 
 def _abs(x):
-    return ember.where(x < 0, -x, x)
+    return x.abs()     # its gradient is sign(x): 0 at 0, like torch's
 
 
 def _sgn(x):
-    """sign(x) as a constant (comparisons carry no gradient), like torch's sgn."""
-    return (x > 0).to(x.dtype) - (x < 0).to(x.dtype)
+    """sign(x), whose gradient is zero (torch's sgn)."""
+    return x.sign()
 
 
 def _keep_dims(grad, dims, ndim, keepdim):

@@ -20,7 +20,6 @@ import itertools
 import re
 import weakref
 
-from ..core import dtype as _dtypes
 from ..core.tensor import Tensor, shallow_copy
 from ..dispatch import keys as K
 from ..dispatch.tls import state as _tls

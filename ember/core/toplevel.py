@@ -104,3 +104,9 @@ def nonzero(input, *, out=None, as_tuple=False):
     if out is not None:
         return ops.aten.nonzero.out(input, out=out)
     return ops.aten.nonzero.default(input)
+
+
+def block_diag(*tensors):
+    """torch.block_diag(*tensors): a block diagonal matrix of the inputs."""
+    from .. import ops
+    return ops.aten.block_diag.default(list(tensors))

@@ -20,36 +20,31 @@ def _clone_preserve_strides(self):
     return full.as_strided(self._shape, self.stride(), self.storage_offset())
 
 
-def _scatter_into(out, view, src):
+def _check_src(view, src):
     if tuple(view._shape) != tuple(src._shape):
         raise RuntimeError("expected src to have a size equal to the slice of self. src size = "
                            f"{list(src._shape)}, slice size = {list(view._shape)}")
-    view.copy_(src)
+
+
+def _scatter(self, src, view_of):
+    """A strides-preserving copy of self with src copied into view_of(copy); the arguments
+    are checked on a view of self first (torch's order)."""
+    _check_src(view_of(self), src)
+    out = _clone_preserve_strides(self)
+    view_of(out).copy_(src)
     return out
 
 
 def slice_scatter(self, src, dim, start, end, step):
-    view = self.slice(dim, start, end, step)   # checks the arguments first, like torch
-    if tuple(view._shape) != tuple(src._shape):
-        return _scatter_into(None, view, src)
-    out = _clone_preserve_strides(self)
-    return _scatter_into(out, out.slice(dim, start, end, step), src)
+    return _scatter(self, src, lambda t: t.slice(dim, start, end, step))
 
 
 def select_scatter(self, src, dim, index):
-    view = self.select(dim, index)
-    if tuple(view._shape) != tuple(src._shape):
-        return _scatter_into(None, view, src)
-    out = _clone_preserve_strides(self)
-    return _scatter_into(out, out.select(dim, index), src)
+    return _scatter(self, src, lambda t: t.select(dim, index))
 
 
 def diagonal_scatter(self, src, offset, dim1, dim2):
-    view = self.diagonal(offset, dim1, dim2)
-    if tuple(view._shape) != tuple(src._shape):
-        return _scatter_into(None, view, src)
-    out = _clone_preserve_strides(self)
-    return _scatter_into(out, out.diagonal(offset, dim1, dim2), src)
+    return _scatter(self, src, lambda t: t.diagonal(offset, dim1, dim2))
 
 
 def as_strided_scatter(self, src, size, stride, storage_offset):
@@ -58,7 +53,10 @@ def as_strided_scatter(self, src, size, stride, storage_offset):
                            "FAILED: as_strided_scatter is currently only supported for "
                            "contiguous inputs")
     out = _clone_preserve_strides(self)
-    return _scatter_into(out, out.as_strided(size, stride, storage_offset), src)
+    view = out.as_strided(size, stride, storage_offset)
+    _check_src(view, src)
+    view.copy_(src)
+    return out
 
 
 # --- out-of-place forms of in-place indexing ops ---------------------------------------------------

@@ -8,6 +8,8 @@ diag/diag_embed, repeat_interleave (index_select), meshgrid (view + expand).
 import itertools
 import warnings
 
+import numpy as np
+
 import ember
 from ember.core.shapes import wrap_dim
 
@@ -381,3 +383,44 @@ def cartesian_prod(tensors):
         return tensors[0]
     grids = meshgrid_indexing(tensors, "ij")
     return ember.stack([g.flatten() for g in grids], 1)
+
+
+# --- block_diag, combinations ----------------------------------------------------------------------
+def block_diag(tensors):
+    """The inputs (0-d as 1x1, 1-d as one row) on the diagonal of a zero matrix, in the
+    promoted dtype."""
+    if len(tensors) == 0:
+        return ember.empty((1, 0))
+    mats = []
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                               f"Input {i} has {t.dim()} dimensions")
+        mats.append(t.reshape(1, 1) if t.dim() == 0 else t.reshape(1, -1) if t.dim() == 1 else t)
+    dt = mats[0].dtype
+    for m in mats[1:]:
+        dt = ember.promote_types(dt, m.dtype)
+    out = mats[0].new_zeros((sum(m.shape[0] for m in mats), sum(m.shape[1] for m in mats)),
+                            dtype=dt)
+    r = c = 0
+    for m in mats:
+        out.narrow(0, r, m.shape[0]).narrow(1, c, m.shape[1]).copy_(m)
+        r, c = r + m.shape[0], c + m.shape[1]
+    return out
+
+
+def combinations(self, r, with_replacement):
+    """The length-r combinations of a 1-d tensor's elements, as rows (torch's order)."""
+    if self.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape {list(self.shape)}")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return self.new_empty((0,))
+    n = self.shape[0]
+    grids = np.meshgrid(*[np.arange(n)] * r, indexing="ij")
+    mask = np.ones(grids[0].shape, bool)
+    for a, b in itertools.pairwise(grids):
+        mask &= (a <= b) if with_replacement else (a < b)
+    idx = np.stack([g[mask] for g in grids], 1).astype(np.int64)
+    return self[ember.tensor(idx, device=self.device)]

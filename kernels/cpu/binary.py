@@ -34,7 +34,12 @@ def _run(fn, layout, operands, cdt=None):
     """fn(*arrays) broadcast into a fresh tensor of `layout` (casting unsafely)."""
     PW._check_devices(*operands)
     cdt = cdt or _compute_dtype(layout._dtype)
-    args = [_operand(x, cdt) for x in operands]
+    if layout._dtype in _HALF and cdt is D.float32:
+        # torch first casts every operand to the common half dtype, then computes in float32
+        half = layout._dtype.np
+        args = [np.asarray(_operand(x, layout._dtype), half).astype(np.float32) for x in operands]
+    else:
+        args = [_operand(x, cdt) for x in operands]
     with np.errstate(all="ignore"):
         r = fn(*args)
     dt = layout._dtype

@@ -197,7 +197,7 @@ min_other = _other(np.minimum)
 def argmin(self, dim, keepdim):
     """`x.argmin(dim=None, keepdim=False)`: int64 index of the first minimum (NaN counts as
     the minimum); dim=None indexes the flattened tensor."""
-    d, shape = _meta.argmin_layout(self, dim, keepdim)
+    d, shape = _meta.argmax_layout(self, dim, keepdim, name="argmin")
     a = self._np
     if d is None or a.ndim == 0:
         return from_array(np.full(shape, np.argmin(a), np.int64), D.int64)

@@ -395,7 +395,7 @@ def _source_slab(source, ndim):
     return s.reshape(1) if ndim == 1 and s.ndim == 0 else s
 
 
-def _index_add_into(self, a, dim, index, source, alpha):
+def _index_add_into(a, dim, index, source, alpha):
     if index.numel() == 0:
         return
     a = _as1d(a)
@@ -413,13 +413,13 @@ def _index_add_into(self, a, dim, index, source, alpha):
 def index_add(self, dim, index, source, alpha):
     dim = _m.check_index_add(self, dim, index, source)
     out = _copy_of(self)
-    _index_add_into(self, out._np, dim, index, source, alpha)
+    _index_add_into(out._np, dim, index, source, alpha)
     return out
 
 
 def index_add_(self, dim, index, source, alpha):
     dim = _m.check_index_add(self, dim, index, source)
-    _index_add_into(self, self._np, dim, index, source, alpha)
+    _index_add_into(self._np, dim, index, source, alpha)
     return self
 
 

@@ -53,22 +53,22 @@ def mean_dtype(self_dtype, dtype):
     return self_dtype
 
 
-def argmax_layout(self, dim, keepdim, meta=False):
-    """(wrapped dim or None, output shape) of argmax; torch's errors for bool and empty
+def argmax_layout(self, dim, keepdim, meta=False, name="argmax"):
+    """(wrapped dim or None, output shape) of argmax (argmin); torch's errors for bool and empty
     (an IndexError on CPU, a RuntimeError on torch's Meta for a dim-less empty input)."""
     if self._dtype is D.bool_:
-        raise RuntimeError("argmax(): does not support bool input")
+        raise RuntimeError(f"{name}(): does not support bool input")
     shape = self._shape
     if dim is None:
         if 0 in shape:
             err = RuntimeError if meta else IndexError
-            raise err("argmax(): Expected reduction dim to be specified for input.numel() == 0.")
+            raise err(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
         return None, (1,) * len(shape) if keepdim else ()
     d = wrap_dims((dim,), len(shape))[0]
     if not shape:
         return d, ()
     if shape[d] == 0:
-        raise IndexError(f"argmax(): Expected reduction dim {d} to have non-zero size.")
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
     return d, reduced_shape(shape, (d,), keepdim)
 
 
@@ -139,23 +139,6 @@ def one_dim_layout(self, dim, keepdim, name, meta=False):
             raise RuntimeError("reducing over zero-size dimension for reduction "
                                "operation without identity")
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
-    return d, reduced_shape(shape, (d,), keepdim)
-
-
-def argmin_layout(self, dim, keepdim, meta=False):
-    if self._dtype is D.bool_:
-        raise RuntimeError("argmin(): does not support bool input")
-    shape = self._shape
-    if dim is None:
-        if 0 in shape:
-            err = RuntimeError if meta else IndexError
-            raise err("argmin(): Expected reduction dim to be specified for input.numel() == 0.")
-        return None, (1,) * len(shape) if keepdim else ()
-    d = wrap_dims((dim,), len(shape))[0]
-    if not shape:
-        return d, ()
-    if shape[d] == 0:
-        raise IndexError(f"argmin(): Expected reduction dim {d} to have non-zero size.")
     return d, reduced_shape(shape, (d,), keepdim)
 
 
@@ -270,7 +253,7 @@ min_other = max_other
 
 
 def argmin(self, dim, keepdim):
-    _, shape = argmin_layout(self, dim, keepdim, meta=True)
+    _, shape = argmax_layout(self, dim, keepdim, meta=True, name="argmin")
     return empty_meta(shape, D.int64)
 
 

@@ -550,4 +550,3 @@ def bucketize_scalar(self, boundaries, out_int32, right):
     return searchsorted_scalar(boundaries, self, out_int32, right, None, None)
 
 
-# --- tril_indices, triu_indices (factories) -------------------------------------------------------

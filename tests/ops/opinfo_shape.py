@@ -995,3 +995,17 @@ register("cartesian_prod.default", lambda: [
     S([make((2,), I64), make((2,), I64), make((3,), I64)], name="three"),
     S([make((3,), F32)], name="one"),
     S([make((2,), F32), make((), F32)], name="0d_error")])
+
+
+register("block_diag.default", lambda: [
+    S([make((2, 2), F32), make((), F32), make((2,), F32)], name="mixed_ranks"),
+    S([make((2, 3), I64), make((1, 2), F64)], name="promote"),
+    S([make((0, 2), F32), make((1, 1), F32)], name="empty_block"),
+    S([transposed((2, 3), F32)], name="transposed"),
+    S([make((2, 2, 2), F32)], name="3d_error")])
+out_of("block_diag.out", "block_diag.default")
+register("combinations.default", lambda: [
+    S(make((4,), F32), name="pairs"), S(make((3,), I64), 3, True, name="with_replacement"),
+    S(make((3,), F32), 1, name="r_1"), S(make((3,), F32), 0, name="r_0"),
+    S(make((3,), F32), 4, name="r_too_large"), S(make((3,), F32), -1, name="negative_error"),
+    S(make((2, 2), F32), name="2d_error")])

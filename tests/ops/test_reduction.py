@@ -504,11 +504,14 @@ def test_random_issue4_reductions_match_torch(shape, name, fn, keepdim, transpos
             call(ember, e)
         return
     r_e = call(ember, e)
+    # torch multiplies half types in their own precision (a rounding per factor), ember in
+    # float32: products of many factors differ by a few percent
+    tols = dict(TOLS, bfloat16=(0.1, 0.1), float16=(0.05, 0.05)) if "prod" in fn else TOLS
     if isinstance(r_t, tuple):
         for x, y in zip(r_e, r_t):
-            check(x, y)
+            _check(x, y, tols=tols)
     else:
-        check(r_e, r_t)
+        _check(r_e, r_t, tols=tols)
 
 
 def test_var_warns_when_degrees_of_freedom_are_not_positive():

@@ -199,6 +199,8 @@ GRAD_CASES = {
     "repeat_interleave_int": lambda lib, x: lib.repeat_interleave(x, 2),
     "diag_embed_diag": lambda lib, x: lib.diag_embed(x, 1) + lib.diag(x[0]).sum(),
     "stacks": lambda lib, x: lib.hstack([x, x[:, :1]]).sum() + lib.dstack([x, x]) * x[..., None],
+    "block_diag": lambda lib, x: lib.block_diag(x, x[0], x[1, 1]) * 2,
+    "combinations": lambda lib, x: lib.combinations(x[0], 2) ** 2,
     "tensor_split": lambda lib, x: [p * (i + 1) for i, p in enumerate(lib.tensor_split(x, 3, 1))],
 }
 
@@ -283,3 +285,10 @@ def test_nonzero_as_tuple_and_varargs_apis():
     for x, y in zip(ember.broadcast_tensors(ea, eb), torch.broadcast_tensors(ta, tb)):
         check(x, y)
     check(ember.cartesian_prod(ea, ea), torch.cartesian_prod(ta, ta))
+
+
+def test_block_diag_varargs():
+    ea, ta = pair(np.ones((2, 2), np.float32))
+    eb, tb = pair(np.arange(3, dtype=np.int64))
+    check(ember.block_diag(ea, eb), torch.block_diag(ta, tb))
+    check(ember.block_diag(), torch.block_diag())
