@@ -9,10 +9,15 @@ distributions. A `generator=` value in a sample is an ember.Generator; the harne
 each side a fresh generator with its seed (ember's or torch's). Training dropout samples
 with 0 < p < 1 have more than 24 elements, so the gradient tests (which compare with
 torch's gradients, i.e. its mask) only use the deterministic ones (p = 0 or 1, eval).
+Each op's samples draw from a generator seeded by its name (`register` here wraps
+opinfo's), so adding samples here never changes other families' random inputs.
 """
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
+import opinfo
 from opinfo import (  # noqa: F401
     ALL,
     BF16,
@@ -36,12 +41,29 @@ from opinfo import (  # noqa: F401
     make,
     offset,
     out_of,
-    register,
     scalar_samples,
     strided,
     transposed,
     unary_samples,
 )
+from opinfo import register as _register
+
+
+def _own_rng(name, samples):
+    """`samples` drawing its arrays from a generator seeded by the op's name, not from
+    opinfo's shared one: the family's samples neither depend on nor shift other ops'."""
+    def wrapped():
+        saved = opinfo._rng
+        opinfo._rng = np.random.default_rng(zlib.crc32(name.encode()))
+        try:
+            return samples()
+        finally:
+            opinfo._rng = saved
+    return wrapped
+
+
+def register(name, samples, **flags):
+    _register(name, _own_rng(name, samples), **flags)
 
 
 def G(seed=0):

@@ -476,3 +476,18 @@ def test_long_dtype_defaults():
     assert ember.ops.aten.tril_indices.default(3, 3).dtype is ember.int64
     out = ember.empty(0)
     assert ember.randint(5, (3,), out=out).dtype is ember.float32
+
+
+def test_bindings_with_torch_function_on():
+    """With __torch_function__ checks on (a TorchFunctionMode), bindings keep their
+    arguments: a parameter named like a binding local (combinations' r) is not clobbered."""
+    from ember.overrides import TorchFunctionMode
+
+    class Passthrough(TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            return func(*args, **(kwargs or {}))
+
+    with Passthrough():
+        assert ember.combinations(ember.arange(4.0), 3).shape == (4, 3)
+        assert ember.randint(0, 5, (2,), generator=ember.Generator()).shape == (2,)
+        assert ember.zeros(size=(2, 1)).shape == (2, 1)
