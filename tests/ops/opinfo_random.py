@@ -18,11 +18,10 @@ import zlib
 
 import numpy as np
 import opinfo
-from opinfo import (  # noqa: F401
+from opinfo import (
     ALL,
     BF16,
     BOOL,
-    DEVICE,
     F16,
     F32,
     F64,
@@ -34,17 +33,13 @@ from opinfo import (  # noqa: F401
     E,
     S,
     View,
-    binary_samples,
     dtname,
     expanded,
-    inplace_binary_samples,
     make,
     offset,
     out_of,
-    scalar_samples,
     strided,
     transposed,
-    unary_samples,
 )
 from opinfo import register as _register
 

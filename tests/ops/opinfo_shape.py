@@ -6,34 +6,27 @@ tests/autograd/grad_samples.py's EXTRA (called with opinfo's random generator se
 from __future__ import annotations
 
 import numpy as np
-from opinfo import (  # noqa: F401
+from opinfo import (
     ALL,
     BF16,
     BOOL,
-    DEVICE,
     F16,
     F32,
     F64,
-    FLOATS,
     I32,
     I64,
     NUMERIC,
     U8,
-    E,
     S,
     View,
-    binary_samples,
     dtname,
     expanded,
-    inplace_binary_samples,
     make,
     offset,
     out_of,
     register,
-    scalar_samples,
     strided,
     transposed,
-    unary_samples,
 )
 
 
