@@ -12,7 +12,7 @@ import pytest
 import ember
 from ember.core.dtype import from_numpy_dtype
 from ember.core.storage import Storage
-from ember.core.tensor import contiguous_strides, make_tensor
+from ember.core.tensor import MEMORY_FORMATS, contiguous_strides, make_tensor
 
 torch = pytest.importorskip("torch")
 
@@ -177,3 +177,18 @@ def aten_op(ops, name: str):
     (also for torch.ops.aten)."""
     packet, overload = name.split(".")
     return getattr(getattr(ops, packet), overload)
+
+
+def sample_value(x, side):
+    """A sample's non-tensor argument as `side` ("ember" or "torch") takes it: a Generator
+    becomes a fresh one with the same seed on each side; ember dtypes and memory formats
+    become torch's."""
+    if isinstance(x, ember.Generator):
+        import torch
+        return (ember.Generator() if side == "ember" else torch.Generator()).manual_seed(
+            x.initial_seed())
+    if side == "torch" and (isinstance(x, ember.dtype) or
+                            any(x is m for m in MEMORY_FORMATS.values())):
+        import torch
+        return getattr(torch, x.name)
+    return x

@@ -28,14 +28,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 import yaml
-from helpers import aten_op, builtin_type, ember_of, np_dtype, to_np, torch_of
+from helpers import aten_op, builtin_type, ember_of, np_dtype, sample_value, to_np, torch_of
 
 import ember
 import ember._generated.autograd as generated_autograd
 import ember._generated.functions as generated_functions
 from ember._generated import ops as generated_ops
 from ember.autograd import formulas
-from ember.core.tensor import MEMORY_FORMATS
 from ember.dispatch import keys as K
 from ember.dispatch.dispatcher import OpOverload
 
@@ -275,14 +274,7 @@ def materialize(x, leaves, side, clone=False):
         return {k: materialize(v, leaves, side) for k, v in x.items()}
     if x is DEVICE:
         return "cpu"
-    if isinstance(x, ember.Generator):  # a fresh generator with its seed, on each side
-        return (ember.Generator() if side == "ember" else torch.Generator()).manual_seed(
-            x.initial_seed())
-    if side == "torch" and isinstance(x, ember.dtype):
-        return getattr(torch, x.name)
-    if side == "torch" and any(x is m for m in MEMORY_FORMATS.values()):
-        return getattr(torch, x.name)
-    return x
+    return sample_value(x, side)
 
 
 def torch_callable(name, args):

@@ -19,13 +19,22 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
-from helpers import aten_op, builtin_type, dtype_name, ember_of, meta_of, to_np, torch_of
+from helpers import (
+    aten_op,
+    builtin_type,
+    dtype_name,
+    ember_of,
+    meta_of,
+    sample_value,
+    to_np,
+    torch_of,
+)
 from opinfo import ALL, DEVICE, OPS, OpInfo, SampleInput, View, make, out_names
 
 import ember
 from ember._generated import ops as generated_ops
 from ember.core.alloc import empty_meta
-from ember.core.tensor import MEMORY_FORMATS, from_array
+from ember.core.tensor import from_array
 from ember.dispatch.dispatcher import OpOverload
 
 torch = pytest.importorskip("torch")
@@ -82,14 +91,7 @@ def materialize(x, side: str):
         return tuple(materialize(v, side) for v in x)
     if x is DEVICE:
         return "cpu"
-    if isinstance(x, ember.Generator):  # a fresh generator with its seed, on each side
-        return (ember.Generator() if side == "ember" else torch.Generator()).manual_seed(
-            x.initial_seed())
-    if side == "torch" and isinstance(x, ember.dtype):
-        return getattr(torch, x.name)
-    if side == "torch" and any(x is m for m in MEMORY_FORMATS.values()):
-        return getattr(torch, x.name)
-    return x
+    return sample_value(x, side)
 
 
 def sample_args(sample: SampleInput, side: str):
