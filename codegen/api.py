@@ -61,8 +61,20 @@ def py_name(name: str) -> str:
 
 
 def accepts_numbers(fn: NativeFunction, index: int) -> bool:
-    """Non-first Tensor arguments of pointwise ops also take Python numbers (wrapped numbers)."""
+    """Non-first Tensor arguments of pointwise ops also take Python numbers (wrapped numbers)
+    inside ember: kernels, dunders and formulas pass them."""
     return index > 0 and "pointwise" in fn.tags
+
+
+# torch's Python bindings take a number for a Tensor argument only in these ops
+# (python_arg_parser's allow_numbers_as_tensors); the others have Scalar overloads or raise
+NUMBERS_AS_TENSORS = frozenset({"add", "sub", "mul", "div", "floor_divide", "true_divide",
+                                "copy", "_to_copy", "to"})
+
+
+def python_accepts_numbers(fn: NativeFunction, index: int) -> bool:
+    """Whether the public binding (`ember.add`, `Tensor.add`) takes a number there."""
+    return accepts_numbers(fn, index) and fn.op_name.rstrip("_") in NUMBERS_AS_TENSORS
 
 
 def ks_expr(fn: NativeFunction) -> str:
@@ -178,13 +190,14 @@ def py_keywords(fn: NativeFunction, method: bool, out_fn: NativeFunction | None)
 
 
 def hidden_from_python(fn: NativeFunction, siblings: dict[str, NativeFunction]) -> bool:
-    """Like torch's bindings: a `*Scalar` overload is hidden when a pointwise `*Tensor`
-    overload with the same argument names exists (its Tensor arguments take numbers)."""
+    """Like torch's bindings: a `*Scalar` overload is hidden when a `*Tensor` overload with
+    the same argument names takes numbers for its Tensor arguments (add, sub, mul, div)."""
     ov = fn.schema.name.overload
     if not ov.endswith("Scalar"):
         return False
     twin = siblings.get(ov[: -len("Scalar")] + "Tensor")
-    if twin is None or "pointwise" not in twin.tags:
+    if twin is None or not any(python_accepts_numbers(twin, i)
+                               for i in range(len(twin.schema.arguments.flat()))):
         return False
     names = lambda f: [a.name for a in f.schema.arguments.flat()]
     return names(twin) == names(fn)

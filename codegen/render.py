@@ -71,16 +71,33 @@ def kernel_modules(fns: list[NativeFunction]) -> list[dict]:
     return [{"folder": f, "module": m} for f, m in sorted(mods)]
 
 
+def _binding_name(a, method: bool) -> str:
+    """An argument's name in the Python binding (`self` is `input` in functions)."""
+    if a.name == "self":
+        return "self" if method else "input"
+    return api.py_name(a.name)
+
+
 def _type_checks(fn: NativeFunction, method: bool) -> list[tuple[str, str]]:
     checks = []
     for i, a in enumerate(fn.schema.arguments.flat_non_out()):
-        name = "self" if method and a.name == "self" else (
-            "input" if a.name == "self" else api.py_name(a.name))
+        name = _binding_name(a, method)
         t = str(a.type)
-        if t == "Tensor" and api.accepts_numbers(fn, i):
+        if t == "Tensor" and api.python_accepts_numbers(fn, i):
             t = "Tensor|number"
         checks.append((name, t))
     return checks
+
+
+def _tensor_only(fn: NativeFunction, method: bool) -> list[tuple[str, str, int]]:
+    """(Python name, schema name, position) of the Tensor arguments ember's entry would take
+    numbers for but torch's binding refuses: the binding checks them itself."""
+    out = []
+    for i, a in enumerate(fn.schema.arguments.flat_non_out()):
+        if str(a.type) == "Tensor" and api.accepts_numbers(fn, i) and \
+                not api.python_accepts_numbers(fn, i):
+            out.append((_binding_name(a, method), a.name, i + 1))
+    return out
 
 
 def _tuple_expr(names) -> str:
@@ -147,6 +164,7 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "max_positional": None if va is not None else len(fn.schema.arguments.positional),
             "keywords": tuple(sorted(api.py_keywords(fn, method, b.out_fn))),
             "checks": _type_checks(fn, method), "idx": i,
+            "tensor_only": _tensor_only(fn, method),
             "requires_grad": api.takes_requires_grad(fn),
             "tf_args": _tuple_expr(call[:n_pos]),
             "tf_kwargs": "{" + ", ".join(f"{k!r}: {k}" for k in call[n_pos:] + (

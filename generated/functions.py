@@ -5,6 +5,7 @@ from ember.autograd.meta import factory_requires_grad as _factory_requires_grad
 from ember.core import dtype as _dtypes  # noqa: F401  (ScalarType defaults)
 from ember.dispatch.argcheck import FITS as _F
 from ember.dispatch.argcheck import intlist_varargs as _ivar
+from ember.dispatch.argcheck import not_tensor as _not_tensor
 from ember.dispatch.argcheck import out_options as _out_options
 from ember.dispatch.argcheck import resolve as _resolve
 from ember.overrides import NO_OVERRIDE as _NO
@@ -1407,6 +1408,10 @@ def add(input, other, *, alpha=1, out=None):
 # schema/native_functions.yaml:2881
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if not _F["Tensor"](tensor1):
+        raise _not_tensor('addcdiv', 'tensor1', 2, tensor1)
+    if not _F["Tensor"](tensor2):
+        raise _not_tensor('addcdiv', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcdiv, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
         if _r is not _NO:
@@ -1419,6 +1424,10 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 # schema/native_functions.yaml:2866
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if not _F["Tensor"](tensor1):
+        raise _not_tensor('addcmul', 'tensor1', 2, tensor1)
+    if not _F["Tensor"](tensor2):
+        raise _not_tensor('addcmul', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcmul, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
         if _r is not _NO:
@@ -1836,6 +1845,8 @@ def atan(input, *, out=None):
 # schema/native_functions.yaml:2662
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('atan2', 'other', 2, other)
     if _tf[0]:
         _r = _htf(atan2, (input, other), (input, other), {'out': out})
         if _r is not _NO:
@@ -2184,7 +2195,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
 
 # schema/native_functions.yaml:2722
 def _m0_bitwise_and(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor|number'](other):
+    if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
     return None
 
@@ -2195,14 +2206,27 @@ def _c0_bitwise_and(input, other, out):
     return _entry_bitwise_and_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2738
+# schema/native_functions.yaml:2730
 def _m1_bitwise_and(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor|number'](other):
+    if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
 
 def _c1_bitwise_and(input, other, out):
+    if out is None:
+        return _entry_bitwise_and_Scalar(input, other)
+    return _entry_bitwise_and_Scalar_out(input, other, out)
+
+
+# schema/native_functions.yaml:2738
+def _m2_bitwise_and(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_bitwise_and(input, other, out):
     if out is None:
         return _entry_bitwise_and_Scalar_Tensor(input, other)
     return _entry_bitwise_and_Scalar_Tensor_out(input, other, out)
@@ -2212,9 +2236,11 @@ def _c1_bitwise_and(input, other, out):
 _cases_bitwise_and = (
     (_m0_bitwise_and, _c0_bitwise_and, 2, frozenset(('input', 'other', 'out'))),
     (_m1_bitwise_and, _c1_bitwise_and, 2, frozenset(('input', 'other', 'out'))),
+    (_m2_bitwise_and, _c2_bitwise_and, 2, frozenset(('input', 'other', 'out'))),
 )
 _sigs_bitwise_and = (
     'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
     'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
 )
 
@@ -2222,6 +2248,7 @@ _sigs_bitwise_and = (
 def bitwise_and(*args, **kwargs):
     """Overloads:
     bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
     bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
     """
     if _tf[0]:
@@ -2245,7 +2272,7 @@ def bitwise_not(input, *, out=None):
 
 # schema/native_functions.yaml:2760
 def _m0_bitwise_or(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor|number'](other):
+    if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
     return None
 
@@ -2256,14 +2283,27 @@ def _c0_bitwise_or(input, other, out):
     return _entry_bitwise_or_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2776
+# schema/native_functions.yaml:2768
 def _m1_bitwise_or(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor|number'](other):
+    if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
 
 def _c1_bitwise_or(input, other, out):
+    if out is None:
+        return _entry_bitwise_or_Scalar(input, other)
+    return _entry_bitwise_or_Scalar_out(input, other, out)
+
+
+# schema/native_functions.yaml:2776
+def _m2_bitwise_or(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_bitwise_or(input, other, out):
     if out is None:
         return _entry_bitwise_or_Scalar_Tensor(input, other)
     return _entry_bitwise_or_Scalar_Tensor_out(input, other, out)
@@ -2273,9 +2313,11 @@ def _c1_bitwise_or(input, other, out):
 _cases_bitwise_or = (
     (_m0_bitwise_or, _c0_bitwise_or, 2, frozenset(('input', 'other', 'out'))),
     (_m1_bitwise_or, _c1_bitwise_or, 2, frozenset(('input', 'other', 'out'))),
+    (_m2_bitwise_or, _c2_bitwise_or, 2, frozenset(('input', 'other', 'out'))),
 )
 _sigs_bitwise_or = (
     'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
     'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
 )
 
@@ -2283,6 +2325,7 @@ _sigs_bitwise_or = (
 def bitwise_or(*args, **kwargs):
     """Overloads:
     bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
     bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
     """
     if _tf[0]:
@@ -2294,7 +2337,7 @@ def bitwise_or(*args, **kwargs):
 
 # schema/native_functions.yaml:2798
 def _m0_bitwise_xor(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor|number'](other):
+    if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
     return None
 
@@ -2305,14 +2348,27 @@ def _c0_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2814
+# schema/native_functions.yaml:2806
 def _m1_bitwise_xor(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor|number'](other):
+    if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
 
 def _c1_bitwise_xor(input, other, out):
+    if out is None:
+        return _entry_bitwise_xor_Scalar(input, other)
+    return _entry_bitwise_xor_Scalar_out(input, other, out)
+
+
+# schema/native_functions.yaml:2814
+def _m2_bitwise_xor(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_bitwise_xor(input, other, out):
     if out is None:
         return _entry_bitwise_xor_Scalar_Tensor(input, other)
     return _entry_bitwise_xor_Scalar_Tensor_out(input, other, out)
@@ -2322,9 +2378,11 @@ def _c1_bitwise_xor(input, other, out):
 _cases_bitwise_xor = (
     (_m0_bitwise_xor, _c0_bitwise_xor, 2, frozenset(('input', 'other', 'out'))),
     (_m1_bitwise_xor, _c1_bitwise_xor, 2, frozenset(('input', 'other', 'out'))),
+    (_m2_bitwise_xor, _c2_bitwise_xor, 2, frozenset(('input', 'other', 'out'))),
 )
 _sigs_bitwise_xor = (
     'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
     'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
 )
 
@@ -2332,6 +2390,7 @@ _sigs_bitwise_xor = (
 def bitwise_xor(*args, **kwargs):
     """Overloads:
     bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
     bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
     """
     if _tf[0]:
@@ -3446,15 +3505,52 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
 
 
 # schema/native_functions.yaml:364
-def eq(input, other, *, out=None):
-    """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(eq, (input, other), (input, other), {'out': out})
-        if _r is not _NO:
-            return _r
+def _m0_eq(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_eq(input, other, out):
     if out is None:
         return _entry_eq_Tensor(input, other)
     return _entry_eq_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:372
+def _m1_eq(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_eq(input, other, out):
+    if out is None:
+        return _entry_eq_Scalar(input, other)
+    return _entry_eq_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_eq = (
+    (_m0_eq, _c0_eq, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_eq, _c1_eq, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_eq = (
+    'eq.Tensor(Tensor self, Tensor other) -> Tensor',
+    'eq.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def eq(*args, **kwargs):
+    """Overloads:
+    eq.Tensor(Tensor self, Tensor other) -> Tensor
+    eq.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(eq, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_eq, args, kwargs, 'eq', _sigs_eq)
 
 
 # schema/native_functions.yaml:2139
@@ -3840,15 +3936,52 @@ def floor_divide(*args, **kwargs):
 
 
 # schema/native_functions.yaml:2616
-def fmod(input, other, *, out=None):
-    """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(fmod, (input, other), (input, other), {'out': out})
-        if _r is not _NO:
-            return _r
+def _m0_fmod(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_fmod(input, other, out):
     if out is None:
         return _entry_fmod_Tensor(input, other)
     return _entry_fmod_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2624
+def _m1_fmod(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_fmod(input, other, out):
+    if out is None:
+        return _entry_fmod_Scalar(input, other)
+    return _entry_fmod_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_fmod = (
+    (_m0_fmod, _c0_fmod, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_fmod, _c1_fmod, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_fmod = (
+    'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
+    'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def fmod(*args, **kwargs):
+    """Overloads:
+    fmod.Tensor(Tensor self, Tensor other) -> Tensor
+    fmod.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(fmod, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_fmod, args, kwargs, 'fmod', _sigs_fmod)
 
 
 # schema/native_functions.yaml:2244
@@ -3908,15 +4041,52 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
 
 
 # schema/native_functions.yaml:428
-def ge(input, other, *, out=None):
-    """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(ge, (input, other), (input, other), {'out': out})
-        if _r is not _NO:
-            return _r
+def _m0_ge(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_ge(input, other, out):
     if out is None:
         return _entry_ge_Tensor(input, other)
     return _entry_ge_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2912
+def _m1_ge(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_ge(input, other, out):
+    if out is None:
+        return _entry_ge_Scalar(input, other)
+    return _entry_ge_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_ge = (
+    (_m0_ge, _c0_ge, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_ge, _c1_ge, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_ge = (
+    'ge.Tensor(Tensor self, Tensor other) -> Tensor',
+    'ge.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def ge(*args, **kwargs):
+    """Overloads:
+    ge.Tensor(Tensor self, Tensor other) -> Tensor
+    ge.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(ge, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_ge, args, kwargs, 'ge', _sigs_ge)
 
 
 # schema/native_functions.yaml:3048
@@ -3944,6 +4114,8 @@ def gelu_(input, *, approximate='none'):
 # schema/native_functions.yaml:3062
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
+    if not _F["Tensor"](input):
+        raise _not_tensor('gelu_backward', 'self', 2, input)
     if _tf[0]:
         _r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate, 'out': out})
         if _r is not _NO:
@@ -3966,15 +4138,52 @@ def ger(input, vec2, *, out=None):
 
 
 # schema/native_functions.yaml:412
-def gt(input, other, *, out=None):
-    """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(gt, (input, other), (input, other), {'out': out})
-        if _r is not _NO:
-            return _r
+def _m0_gt(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_gt(input, other, out):
     if out is None:
         return _entry_gt_Tensor(input, other)
     return _entry_gt_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:420
+def _m1_gt(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_gt(input, other, out):
+    if out is None:
+        return _entry_gt_Scalar(input, other)
+    return _entry_gt_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_gt = (
+    (_m0_gt, _c0_gt, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_gt, _c1_gt, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_gt = (
+    'gt.Tensor(Tensor self, Tensor other) -> Tensor',
+    'gt.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def gt(*args, **kwargs):
+    """Overloads:
+    gt.Tensor(Tensor self, Tensor other) -> Tensor
+    gt.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(gt, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_gt, args, kwargs, 'gt', _sigs_gt)
 
 
 # schema/native_functions.yaml:3945
@@ -4426,15 +4635,52 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
 
 
 # schema/native_functions.yaml:404
-def le(input, other, *, out=None):
-    """le.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(le, (input, other), (input, other), {'out': out})
-        if _r is not _NO:
-            return _r
+def _m0_le(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_le(input, other, out):
     if out is None:
         return _entry_le_Tensor(input, other)
     return _entry_le_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2904
+def _m1_le(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_le(input, other, out):
+    if out is None:
+        return _entry_le_Scalar(input, other)
+    return _entry_le_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_le = (
+    (_m0_le, _c0_le, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_le, _c1_le, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_le = (
+    'le.Tensor(Tensor self, Tensor other) -> Tensor',
+    'le.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def le(*args, **kwargs):
+    """Overloads:
+    le.Tensor(Tensor self, Tensor other) -> Tensor
+    le.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(le, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_le, args, kwargs, 'le', _sigs_le)
 
 
 # schema/native_functions.yaml:3105
@@ -4472,15 +4718,52 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
 
 
 # schema/native_functions.yaml:2844
-def lerp(input, end, weight, *, out=None):
-    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(lerp, (input, end, weight), (input, end, weight), {'out': out})
-        if _r is not _NO:
-            return _r
+def _m0_lerp(input, end, weight, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](end) and _F['Tensor'](weight):
+        return (input, end, weight, out)
+    return None
+
+
+def _c0_lerp(input, end, weight, out):
     if out is None:
         return _entry_lerp_Tensor(input, end, weight)
     return _entry_lerp_Tensor_out(input, end, weight, out)
+
+
+# schema/native_functions.yaml:2836
+def _m1_lerp(input, end, weight, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](end) and _F['Scalar'](weight):
+        return (input, end, weight, out)
+    return None
+
+
+def _c1_lerp(input, end, weight, out):
+    if out is None:
+        return _entry_lerp_Scalar(input, end, weight)
+    return _entry_lerp_Scalar_out(input, end, weight, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_lerp = (
+    (_m0_lerp, _c0_lerp, 3, frozenset(('end', 'input', 'out', 'weight'))),
+    (_m1_lerp, _c1_lerp, 3, frozenset(('end', 'input', 'out', 'weight'))),
+)
+_sigs_lerp = (
+    'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
+    'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
+)
+
+
+def lerp(*args, **kwargs):
+    """Overloads:
+    lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+    lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(lerp, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
 
 
 # schema/native_functions.yaml:3617
@@ -4621,6 +4904,8 @@ def log_softmax(input, dim, dtype=None, *, out=None):
 # schema/native_functions.yaml:2677
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('logical_and', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_and, (input, other), (input, other), {'out': out})
         if _r is not _NO:
@@ -4645,6 +4930,8 @@ def logical_not(input, *, out=None):
 # schema/native_functions.yaml:2692
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('logical_or', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_or, (input, other), (input, other), {'out': out})
         if _r is not _NO:
@@ -4657,6 +4944,8 @@ def logical_or(input, other, *, out=None):
 # schema/native_functions.yaml:2707
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('logical_xor', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_xor, (input, other), (input, other), {'out': out})
         if _r is not _NO:
@@ -4690,27 +4979,101 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
 
 
 # schema/native_functions.yaml:388
-def lt(input, other, *, out=None):
-    """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(lt, (input, other), (input, other), {'out': out})
-        if _r is not _NO:
-            return _r
+def _m0_lt(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_lt(input, other, out):
     if out is None:
         return _entry_lt_Tensor(input, other)
     return _entry_lt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:475
-def masked_fill(input, mask, value, *, out=None):
-    """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
+# schema/native_functions.yaml:396
+def _m1_lt(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_lt(input, other, out):
+    if out is None:
+        return _entry_lt_Scalar(input, other)
+    return _entry_lt_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_lt = (
+    (_m0_lt, _c0_lt, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_lt, _c1_lt, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_lt = (
+    'lt.Tensor(Tensor self, Tensor other) -> Tensor',
+    'lt.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def lt(*args, **kwargs):
+    """Overloads:
+    lt.Tensor(Tensor self, Tensor other) -> Tensor
+    lt.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(masked_fill, (input, mask, value), (input, mask, value), {'out': out})
+        _r = _htf_any(lt, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_lt, args, kwargs, 'lt', _sigs_lt)
+
+
+# schema/native_functions.yaml:475
+def _m0_masked_fill(input, mask, value, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](mask) and _F['Tensor'](value):
+        return (input, mask, value, out)
+    return None
+
+
+def _c0_masked_fill(input, mask, value, out):
     if out is None:
         return _entry_masked_fill_Tensor(input, mask, value)
     return _entry_masked_fill_Tensor_out(input, mask, value, out)
+
+
+# schema/native_functions.yaml:467
+def _m1_masked_fill(input, mask, value, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](mask) and _F['Scalar'](value):
+        return (input, mask, value, out)
+    return None
+
+
+def _c1_masked_fill(input, mask, value, out):
+    if out is None:
+        return _entry_masked_fill_Scalar(input, mask, value)
+    return _entry_masked_fill_Scalar_out(input, mask, value, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_masked_fill = (
+    (_m0_masked_fill, _c0_masked_fill, 3, frozenset(('input', 'mask', 'out', 'value'))),
+    (_m1_masked_fill, _c1_masked_fill, 3, frozenset(('input', 'mask', 'out', 'value'))),
+)
+_sigs_masked_fill = (
+    'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
+    'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor',
+)
+
+
+def masked_fill(*args, **kwargs):
+    """Overloads:
+    masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+    masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(masked_fill, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_masked_fill, args, kwargs, 'masked_fill', _sigs_masked_fill)
 
 
 # schema/native_functions.yaml:1172
@@ -4847,6 +5210,8 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
 # schema/native_functions.yaml:2646
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('maximum', 'other', 2, other)
     if _tf[0]:
         _r = _htf(maximum, (input, other), (input, other), {'out': out})
         if _r is not _NO:
@@ -5016,6 +5381,8 @@ def min(*args, **kwargs):
 # schema/native_functions.yaml:2654
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('minimum', 'other', 2, other)
     if _tf[0]:
         _r = _htf(minimum, (input, other), (input, other), {'out': out})
         if _r is not _NO:
@@ -5268,6 +5635,8 @@ def native_dropout(input, p, train):
 # schema/native_functions.yaml:1704
 def native_dropout_backward(grad_output, mask, scale, *, out=None):
     """native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor"""
+    if not _F["Tensor"](mask):
+        raise _not_tensor('native_dropout_backward', 'mask', 2, mask)
     if _tf[0]:
         _r = _htf(native_dropout_backward, (grad_output, mask), (grad_output, mask, scale), {'out': out})
         if _r is not _NO:
@@ -5302,15 +5671,52 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
 
 
 # schema/native_functions.yaml:380
-def ne(input, other, *, out=None):
-    """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(ne, (input, other), (input, other), {'out': out})
-        if _r is not _NO:
-            return _r
+def _m0_ne(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c0_ne(input, other, out):
     if out is None:
         return _entry_ne_Tensor(input, other)
     return _entry_ne_Tensor_out(input, other, out)
+
+
+# schema/native_functions.yaml:2896
+def _m1_ne(input, other, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other):
+        return (input, other, out)
+    return None
+
+
+def _c1_ne(input, other, out):
+    if out is None:
+        return _entry_ne_Scalar(input, other)
+    return _entry_ne_Scalar_out(input, other, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_ne = (
+    (_m0_ne, _c0_ne, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_ne, _c1_ne, 2, frozenset(('input', 'other', 'out'))),
+)
+_sigs_ne = (
+    'ne.Tensor(Tensor self, Tensor other) -> Tensor',
+    'ne.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def ne(*args, **kwargs):
+    """Overloads:
+    ne.Tensor(Tensor self, Tensor other) -> Tensor
+    ne.Scalar(Tensor self, Scalar other) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(ne, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_ne, args, kwargs, 'ne', _sigs_ne)
 
 
 # schema/native_functions.yaml:498
@@ -5588,7 +5994,7 @@ def poisson(input, generator=None, *, out=None):
 
 # schema/native_functions.yaml:334
 def _m0_pow(input, exponent, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor|number'](exponent):
+    if _F['Tensor'](input) and _F['Tensor'](exponent):
         return (input, exponent, out)
     return None
 
@@ -5599,14 +6005,27 @@ def _c0_pow(input, exponent, out):
     return _entry_pow_Tensor_Tensor_out(input, exponent, out)
 
 
-# schema/native_functions.yaml:350
+# schema/native_functions.yaml:342
 def _m1_pow(input, exponent, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor|number'](exponent):
+    if _F['Tensor'](input) and _F['Scalar'](exponent):
         return (input, exponent, out)
     return None
 
 
 def _c1_pow(input, exponent, out):
+    if out is None:
+        return _entry_pow_Tensor_Scalar(input, exponent)
+    return _entry_pow_Tensor_Scalar_out(input, exponent, out)
+
+
+# schema/native_functions.yaml:350
+def _m2_pow(input, exponent, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](exponent):
+        return (input, exponent, out)
+    return None
+
+
+def _c2_pow(input, exponent, out):
     if out is None:
         return _entry_pow_Scalar(input, exponent)
     return _entry_pow_Scalar_out(input, exponent, out)
@@ -5616,9 +6035,11 @@ def _c1_pow(input, exponent, out):
 _cases_pow = (
     (_m0_pow, _c0_pow, 2, frozenset(('exponent', 'input', 'out'))),
     (_m1_pow, _c1_pow, 2, frozenset(('exponent', 'input', 'out'))),
+    (_m2_pow, _c2_pow, 2, frozenset(('exponent', 'input', 'out'))),
 )
 _sigs_pow = (
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
+    'pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
     'pow.Scalar(Scalar self, Tensor exponent) -> Tensor',
 )
 
@@ -5626,6 +6047,7 @@ _sigs_pow = (
 def pow(*args, **kwargs):
     """Overloads:
     pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+    pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
     pow.Scalar(Scalar self, Tensor exponent) -> Tensor
     """
     if _tf[0]:
@@ -6175,7 +6597,7 @@ def relu_(input):
 
 # schema/native_functions.yaml:2578
 def _m0_remainder(input, other, *, out=None):
-    if _F['Tensor'](input) and _F['Tensor|number'](other):
+    if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
     return None
 
@@ -6186,14 +6608,27 @@ def _c0_remainder(input, other, out):
     return _entry_remainder_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2594
+# schema/native_functions.yaml:2586
 def _m1_remainder(input, other, *, out=None):
-    if _F['Scalar'](input) and _F['Tensor|number'](other):
+    if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
     return None
 
 
 def _c1_remainder(input, other, out):
+    if out is None:
+        return _entry_remainder_Scalar(input, other)
+    return _entry_remainder_Scalar_out(input, other, out)
+
+
+# schema/native_functions.yaml:2594
+def _m2_remainder(input, other, *, out=None):
+    if _F['Scalar'](input) and _F['Tensor'](other):
+        return (input, other, out)
+    return None
+
+
+def _c2_remainder(input, other, out):
     if out is None:
         return _entry_remainder_Scalar_Tensor(input, other)
     return _entry_remainder_Scalar_Tensor_out(input, other, out)
@@ -6203,9 +6638,11 @@ def _c1_remainder(input, other, out):
 _cases_remainder = (
     (_m0_remainder, _c0_remainder, 2, frozenset(('input', 'other', 'out'))),
     (_m1_remainder, _c1_remainder, 2, frozenset(('input', 'other', 'out'))),
+    (_m2_remainder, _c2_remainder, 2, frozenset(('input', 'other', 'out'))),
 )
 _sigs_remainder = (
     'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
+    'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
     'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
 )
 
@@ -6213,6 +6650,7 @@ _sigs_remainder = (
 def remainder(*args, **kwargs):
     """Overloads:
     remainder.Tensor(Tensor self, Tensor other) -> Tensor
+    remainder.Scalar(Tensor self, Scalar other) -> Tensor
     remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
     """
     if _tf[0]:
@@ -6446,15 +6884,52 @@ def rsqrt_(input):
 
 
 # schema/native_functions.yaml:2532
-def rsub(input, other, *, alpha=1, out=None):
-    """rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(rsub, (input, other), (input, other), {'alpha': alpha, 'out': out})
-        if _r is not _NO:
-            return _r
+def _m0_rsub(input, other, *, alpha=1, out=None):
+    if _F['Tensor'](input) and _F['Tensor'](other) and _F['Scalar'](alpha):
+        return (input, other, alpha, out)
+    return None
+
+
+def _c0_rsub(input, other, alpha, out):
     if out is None:
         return _entry_rsub_Tensor(input, other, alpha)
     return _entry_rsub_Tensor_out(input, other, alpha, out)
+
+
+# schema/native_functions.yaml:2540
+def _m1_rsub(input, other, alpha=1, *, out=None):
+    if _F['Tensor'](input) and _F['Scalar'](other) and _F['Scalar'](alpha):
+        return (input, other, alpha, out)
+    return None
+
+
+def _c1_rsub(input, other, alpha, out):
+    if out is None:
+        return _entry_rsub_Scalar(input, other, alpha)
+    return _entry_rsub_Scalar_out(input, other, alpha, out)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_rsub = (
+    (_m0_rsub, _c0_rsub, 2, frozenset(('alpha', 'input', 'other', 'out'))),
+    (_m1_rsub, _c1_rsub, 3, frozenset(('alpha', 'input', 'other', 'out'))),
+)
+_sigs_rsub = (
+    'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+    'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
+)
+
+
+def rsub(*args, **kwargs):
+    """Overloads:
+    rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(rsub, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_rsub, args, kwargs, 'rsub', _sigs_rsub)
 
 
 # schema/native_functions.yaml:48
@@ -6679,6 +7154,8 @@ def sigmoid_(input):
 # schema/native_functions.yaml:3182
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
+    if not _F["Tensor"](output):
+        raise _not_tensor('sigmoid_backward', 'output', 2, output)
     if _tf[0]:
         _r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {'out': out})
         if _r is not _NO:
@@ -6737,6 +7214,8 @@ def silu_(input):
 # schema/native_functions.yaml:3084
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
+    if not _F["Tensor"](input):
+        raise _not_tensor('silu_backward', 'self', 2, input)
     if _tf[0]:
         _r = _htf(silu_backward, (grad_output, input), (grad_output, input), {'out': out})
         if _r is not _NO:
@@ -7327,6 +7806,8 @@ def tanh_(input):
 # schema/native_functions.yaml:3189
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
+    if not _F["Tensor"](output):
+        raise _not_tensor('tanh_backward', 'output', 2, output)
     if _tf[0]:
         _r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {'out': out})
         if _r is not _NO:
@@ -7420,6 +7901,8 @@ def threshold_(input, threshold, value):
 # schema/native_functions.yaml:558
 def threshold_backward(grad_output, input, threshold, *, out=None):
     """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
+    if not _F["Tensor"](input):
+        raise _not_tensor('threshold_backward', 'self', 2, input)
     if _tf[0]:
         _r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {'out': out})
         if _r is not _NO:
@@ -7766,7 +8249,7 @@ def vstack(tensors, *, out=None):
 
 # schema/native_functions.yaml:436
 def _m0_where(condition, input, other, *, out=None):
-    if _F['Tensor'](condition) and _F['Tensor|number'](input) and _F['Tensor|number'](other):
+    if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Tensor'](other):
         return (condition, input, other, out)
     return None
 

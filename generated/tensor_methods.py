@@ -5,6 +5,7 @@ from ember.autograd.meta import factory_requires_grad as _factory_requires_grad
 from ember.core import dtype as _dtypes  # noqa: F401  (ScalarType defaults)
 from ember.dispatch.argcheck import FITS as _F
 from ember.dispatch.argcheck import intlist_varargs as _ivar
+from ember.dispatch.argcheck import not_tensor as _not_tensor
 from ember.dispatch.argcheck import resolve as _resolve
 from ember.dispatch.argcheck import wrap_number as _wrap
 from ember.overrides import NO_OVERRIDE as _NO
@@ -965,6 +966,10 @@ def add_(self, other, *, alpha=1):
 # schema/native_functions.yaml:2881
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if not _F["Tensor"](tensor1):
+        raise _not_tensor('addcdiv', 'tensor1', 2, tensor1)
+    if not _F["Tensor"](tensor2):
+        raise _not_tensor('addcdiv', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcdiv, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
         if _r is not _NO:
@@ -975,6 +980,10 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
 # schema/native_functions.yaml:2889
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
+    if not _F["Tensor"](tensor1):
+        raise _not_tensor('addcdiv_', 'tensor1', 2, tensor1)
+    if not _F["Tensor"](tensor2):
+        raise _not_tensor('addcdiv_', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcdiv_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
         if _r is not _NO:
@@ -985,6 +994,10 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
 # schema/native_functions.yaml:2866
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
+    if not _F["Tensor"](tensor1):
+        raise _not_tensor('addcmul', 'tensor1', 2, tensor1)
+    if not _F["Tensor"](tensor2):
+        raise _not_tensor('addcmul', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcmul, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
         if _r is not _NO:
@@ -995,6 +1008,10 @@ def addcmul(self, tensor1, tensor2, *, value=1):
 # schema/native_functions.yaml:2874
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
+    if not _F["Tensor"](tensor1):
+        raise _not_tensor('addcmul_', 'tensor1', 2, tensor1)
+    if not _F["Tensor"](tensor2):
+        raise _not_tensor('addcmul_', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcmul_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
         if _r is not _NO:
@@ -1298,6 +1315,8 @@ def atan(self):
 # schema/native_functions.yaml:2662
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('atan2', 'other', 2, other)
     if _tf[0]:
         _r = _htf(atan2, (self, other), (self, other), {})
         if _r is not _NO:
@@ -1308,6 +1327,8 @@ def atan2(self, other):
 # schema/native_functions.yaml:2670
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('atan2_', 'other', 2, other)
     if _tf[0]:
         _r = _htf(atan2_, (self, other), (self, other), {})
         if _r is not _NO:
@@ -1436,23 +1457,93 @@ def bernoulli_(*args, **kwargs):
 
 
 # schema/native_functions.yaml:2722
-def bitwise_and(self, other):
-    """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(bitwise_and, (self, other), (self, other), {})
-        if _r is not _NO:
-            return _r
+def _m0_bitwise_and(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_bitwise_and(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2746
-def bitwise_and_(self, other):
-    """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+# schema/native_functions.yaml:2730
+def _m1_bitwise_and(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_bitwise_and(self, other):
+    return _entry_bitwise_and_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_and = (
+    (_m0_bitwise_and, _c0_bitwise_and, 2, frozenset(('other',))),
+    (_m1_bitwise_and, _c1_bitwise_and, 2, frozenset(('other',))),
+)
+_sigs_bitwise_and = (
+    'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def bitwise_and(*args, **kwargs):
+    """Overloads:
+    bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(bitwise_and_, (self, other), (self, other), {})
+        _r = _htf_any(bitwise_and, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
+
+
+# schema/native_functions.yaml:2746
+def _m0_bitwise_and_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_bitwise_and_(self, other):
     return _entry_bitwise_and__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2753
+def _m1_bitwise_and_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_bitwise_and_(self, other):
+    return _entry_bitwise_and__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_and_ = (
+    (_m0_bitwise_and_, _c0_bitwise_and_, 2, frozenset(('other',))),
+    (_m1_bitwise_and_, _c1_bitwise_and_, 2, frozenset(('other',))),
+)
+_sigs_bitwise_and_ = (
+    'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def bitwise_and_(*args, **kwargs):
+    """Overloads:
+    bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(bitwise_and_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_bitwise_and_, args, kwargs, 'bitwise_and_', _sigs_bitwise_and_)
 
 
 # schema/native_functions.yaml:2289
@@ -1476,43 +1567,183 @@ def bitwise_not_(self):
 
 
 # schema/native_functions.yaml:2760
-def bitwise_or(self, other):
-    """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(bitwise_or, (self, other), (self, other), {})
-        if _r is not _NO:
-            return _r
+def _m0_bitwise_or(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_bitwise_or(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2784
-def bitwise_or_(self, other):
-    """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+# schema/native_functions.yaml:2768
+def _m1_bitwise_or(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_bitwise_or(self, other):
+    return _entry_bitwise_or_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_or = (
+    (_m0_bitwise_or, _c0_bitwise_or, 2, frozenset(('other',))),
+    (_m1_bitwise_or, _c1_bitwise_or, 2, frozenset(('other',))),
+)
+_sigs_bitwise_or = (
+    'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def bitwise_or(*args, **kwargs):
+    """Overloads:
+    bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(bitwise_or_, (self, other), (self, other), {})
+        _r = _htf_any(bitwise_or, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
+
+
+# schema/native_functions.yaml:2784
+def _m0_bitwise_or_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_bitwise_or_(self, other):
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2798
-def bitwise_xor(self, other):
-    """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
+# schema/native_functions.yaml:2791
+def _m1_bitwise_or_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_bitwise_or_(self, other):
+    return _entry_bitwise_or__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_or_ = (
+    (_m0_bitwise_or_, _c0_bitwise_or_, 2, frozenset(('other',))),
+    (_m1_bitwise_or_, _c1_bitwise_or_, 2, frozenset(('other',))),
+)
+_sigs_bitwise_or_ = (
+    'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def bitwise_or_(*args, **kwargs):
+    """Overloads:
+    bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
     if _tf[0]:
-        _r = _htf(bitwise_xor, (self, other), (self, other), {})
+        _r = _htf_any(bitwise_or_, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_bitwise_or_, args, kwargs, 'bitwise_or_', _sigs_bitwise_or_)
+
+
+# schema/native_functions.yaml:2798
+def _m0_bitwise_xor(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_bitwise_xor(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2822
-def bitwise_xor_(self, other):
-    """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+# schema/native_functions.yaml:2806
+def _m1_bitwise_xor(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_bitwise_xor(self, other):
+    return _entry_bitwise_xor_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_xor = (
+    (_m0_bitwise_xor, _c0_bitwise_xor, 2, frozenset(('other',))),
+    (_m1_bitwise_xor, _c1_bitwise_xor, 2, frozenset(('other',))),
+)
+_sigs_bitwise_xor = (
+    'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
+    'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def bitwise_xor(*args, **kwargs):
+    """Overloads:
+    bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+    bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(bitwise_xor_, (self, other), (self, other), {})
+        _r = _htf_any(bitwise_xor, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
+
+
+# schema/native_functions.yaml:2822
+def _m0_bitwise_xor_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_bitwise_xor_(self, other):
     return _entry_bitwise_xor__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2829
+def _m1_bitwise_xor_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_bitwise_xor_(self, other):
+    return _entry_bitwise_xor__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_bitwise_xor_ = (
+    (_m0_bitwise_xor_, _c0_bitwise_xor_, 2, frozenset(('other',))),
+    (_m1_bitwise_xor_, _c1_bitwise_xor_, 2, frozenset(('other',))),
+)
+_sigs_bitwise_xor_ = (
+    'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def bitwise_xor_(*args, **kwargs):
+    """Overloads:
+    bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(bitwise_xor_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_bitwise_xor_, args, kwargs, 'bitwise_xor_', _sigs_bitwise_xor_)
 
 
 # schema/native_functions.yaml:651
@@ -2237,23 +2468,93 @@ def dsplit(*args, **kwargs):
 
 
 # schema/native_functions.yaml:364
-def eq(self, other):
-    """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(eq, (self, other), (self, other), {})
-        if _r is not _NO:
-            return _r
+def _m0_eq(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2920
-def eq_(self, other):
-    """eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+# schema/native_functions.yaml:372
+def _m1_eq(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_eq(self, other):
+    return _entry_eq_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_eq = (
+    (_m0_eq, _c0_eq, 2, frozenset(('other',))),
+    (_m1_eq, _c1_eq, 2, frozenset(('other',))),
+)
+_sigs_eq = (
+    'eq.Tensor(Tensor self, Tensor other) -> Tensor',
+    'eq.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def eq(*args, **kwargs):
+    """Overloads:
+    eq.Tensor(Tensor self, Tensor other) -> Tensor
+    eq.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(eq_, (self, other), (self, other), {})
+        _r = _htf_any(eq, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_eq, args, kwargs, 'eq', _sigs_eq)
+
+
+# schema/native_functions.yaml:2920
+def _m0_eq_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_eq_(self, other):
     return _entry_eq__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2927
+def _m1_eq_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_eq_(self, other):
+    return _entry_eq__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_eq_ = (
+    (_m0_eq_, _c0_eq_, 2, frozenset(('other',))),
+    (_m1_eq_, _c1_eq_, 2, frozenset(('other',))),
+)
+_sigs_eq_ = (
+    'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def eq_(*args, **kwargs):
+    """Overloads:
+    eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(eq_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_eq_, args, kwargs, 'eq_', _sigs_eq_)
 
 
 # schema/native_functions.yaml:2139
@@ -2529,23 +2830,93 @@ def floor_divide_(self, other):
 
 
 # schema/native_functions.yaml:2616
-def fmod(self, other):
-    """fmod.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(fmod, (self, other), (self, other), {})
-        if _r is not _NO:
-            return _r
+def _m0_fmod(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_fmod(self, other):
     return _entry_fmod_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2632
-def fmod_(self, other):
-    """fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+# schema/native_functions.yaml:2624
+def _m1_fmod(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_fmod(self, other):
+    return _entry_fmod_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_fmod = (
+    (_m0_fmod, _c0_fmod, 2, frozenset(('other',))),
+    (_m1_fmod, _c1_fmod, 2, frozenset(('other',))),
+)
+_sigs_fmod = (
+    'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
+    'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def fmod(*args, **kwargs):
+    """Overloads:
+    fmod.Tensor(Tensor self, Tensor other) -> Tensor
+    fmod.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(fmod_, (self, other), (self, other), {})
+        _r = _htf_any(fmod, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_fmod, args, kwargs, 'fmod', _sigs_fmod)
+
+
+# schema/native_functions.yaml:2632
+def _m0_fmod_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_fmod_(self, other):
     return _entry_fmod__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2639
+def _m1_fmod_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_fmod_(self, other):
+    return _entry_fmod__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_fmod_ = (
+    (_m0_fmod_, _c0_fmod_, 2, frozenset(('other',))),
+    (_m1_fmod_, _c1_fmod_, 2, frozenset(('other',))),
+)
+_sigs_fmod_ = (
+    'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def fmod_(*args, **kwargs):
+    """Overloads:
+    fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(fmod_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_fmod_, args, kwargs, 'fmod_', _sigs_fmod_)
 
 
 # schema/native_functions.yaml:2244
@@ -2579,23 +2950,93 @@ def gather(self, dim, index, *, sparse_grad=False):
 
 
 # schema/native_functions.yaml:428
-def ge(self, other):
-    """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(ge, (self, other), (self, other), {})
-        if _r is not _NO:
-            return _r
+def _m0_ge(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2990
-def ge_(self, other):
-    """ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+# schema/native_functions.yaml:2912
+def _m1_ge(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_ge(self, other):
+    return _entry_ge_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_ge = (
+    (_m0_ge, _c0_ge, 2, frozenset(('other',))),
+    (_m1_ge, _c1_ge, 2, frozenset(('other',))),
+)
+_sigs_ge = (
+    'ge.Tensor(Tensor self, Tensor other) -> Tensor',
+    'ge.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def ge(*args, **kwargs):
+    """Overloads:
+    ge.Tensor(Tensor self, Tensor other) -> Tensor
+    ge.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(ge_, (self, other), (self, other), {})
+        _r = _htf_any(ge, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_ge, args, kwargs, 'ge', _sigs_ge)
+
+
+# schema/native_functions.yaml:2990
+def _m0_ge_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_ge_(self, other):
     return _entry_ge__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2997
+def _m1_ge_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_ge_(self, other):
+    return _entry_ge__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_ge_ = (
+    (_m0_ge_, _c0_ge_, 2, frozenset(('other',))),
+    (_m1_ge_, _c1_ge_, 2, frozenset(('other',))),
+)
+_sigs_ge_ = (
+    'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def ge_(*args, **kwargs):
+    """Overloads:
+    ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(ge_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_ge_, args, kwargs, 'ge_', _sigs_ge_)
 
 
 # schema/native_functions.yaml:1801
@@ -2619,23 +3060,93 @@ def ger(self, vec2):
 
 
 # schema/native_functions.yaml:412
-def gt(self, other):
-    """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(gt, (self, other), (self, other), {})
-        if _r is not _NO:
-            return _r
+def _m0_gt(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2976
-def gt_(self, other):
-    """gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+# schema/native_functions.yaml:420
+def _m1_gt(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_gt(self, other):
+    return _entry_gt_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_gt = (
+    (_m0_gt, _c0_gt, 2, frozenset(('other',))),
+    (_m1_gt, _c1_gt, 2, frozenset(('other',))),
+)
+_sigs_gt = (
+    'gt.Tensor(Tensor self, Tensor other) -> Tensor',
+    'gt.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def gt(*args, **kwargs):
+    """Overloads:
+    gt.Tensor(Tensor self, Tensor other) -> Tensor
+    gt.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(gt_, (self, other), (self, other), {})
+        _r = _htf_any(gt, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_gt, args, kwargs, 'gt', _sigs_gt)
+
+
+# schema/native_functions.yaml:2976
+def _m0_gt_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_gt_(self, other):
     return _entry_gt__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2983
+def _m1_gt_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_gt_(self, other):
+    return _entry_gt__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_gt_ = (
+    (_m0_gt_, _c0_gt_, 2, frozenset(('other',))),
+    (_m1_gt_, _c1_gt_, 2, frozenset(('other',))),
+)
+_sigs_gt_ = (
+    'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def gt_(*args, **kwargs):
+    """Overloads:
+    gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(gt_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_gt_, args, kwargs, 'gt_', _sigs_gt_)
 
 
 # schema/native_functions.yaml:1296
@@ -2885,43 +3396,183 @@ def isnan(self):
 
 
 # schema/native_functions.yaml:404
-def le(self, other):
-    """le.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(le, (self, other), (self, other), {})
-        if _r is not _NO:
-            return _r
+def _m0_le(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2962
-def le_(self, other):
-    """le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+# schema/native_functions.yaml:2904
+def _m1_le(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_le(self, other):
+    return _entry_le_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_le = (
+    (_m0_le, _c0_le, 2, frozenset(('other',))),
+    (_m1_le, _c1_le, 2, frozenset(('other',))),
+)
+_sigs_le = (
+    'le.Tensor(Tensor self, Tensor other) -> Tensor',
+    'le.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def le(*args, **kwargs):
+    """Overloads:
+    le.Tensor(Tensor self, Tensor other) -> Tensor
+    le.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(le_, (self, other), (self, other), {})
+        _r = _htf_any(le, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_le, args, kwargs, 'le', _sigs_le)
+
+
+# schema/native_functions.yaml:2962
+def _m0_le_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_le_(self, other):
     return _entry_le__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2844
-def lerp(self, end, weight):
-    """lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor"""
+# schema/native_functions.yaml:2969
+def _m1_le_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_le_(self, other):
+    return _entry_le__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_le_ = (
+    (_m0_le_, _c0_le_, 2, frozenset(('other',))),
+    (_m1_le_, _c1_le_, 2, frozenset(('other',))),
+)
+_sigs_le_ = (
+    'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def le_(*args, **kwargs):
+    """Overloads:
+    le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
     if _tf[0]:
-        _r = _htf(lerp, (self, end, weight), (self, end, weight), {})
+        _r = _htf_any(le_, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_le_, args, kwargs, 'le_', _sigs_le_)
+
+
+# schema/native_functions.yaml:2844
+def _m0_lerp(self, end, weight):
+    if _F['Tensor'](self) and _F['Tensor'](end) and _F['Tensor'](weight):
+        return (self, end, weight)
+    return None
+
+
+def _c0_lerp(self, end, weight):
     return _entry_lerp_Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:2859
-def lerp_(self, end, weight):
-    """lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)"""
+# schema/native_functions.yaml:2836
+def _m1_lerp(self, end, weight):
+    if _F['Tensor'](self) and _F['Tensor'](end) and _F['Scalar'](weight):
+        return (self, end, weight)
+    return None
+
+
+def _c1_lerp(self, end, weight):
+    return _entry_lerp_Scalar(self, end, weight)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_lerp = (
+    (_m0_lerp, _c0_lerp, 3, frozenset(('end', 'weight'))),
+    (_m1_lerp, _c1_lerp, 3, frozenset(('end', 'weight'))),
+)
+_sigs_lerp = (
+    'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
+    'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
+)
+
+
+def lerp(*args, **kwargs):
+    """Overloads:
+    lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+    lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(lerp_, (self, end, weight), (self, end, weight), {})
+        _r = _htf_any(lerp, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
+
+
+# schema/native_functions.yaml:2859
+def _m0_lerp_(self, end, weight):
+    if _F['Tensor'](self) and _F['Tensor'](end) and _F['Tensor'](weight):
+        return (self, end, weight)
+    return None
+
+
+def _c0_lerp_(self, end, weight):
     return _entry_lerp__Tensor(self, end, weight)
+
+
+# schema/native_functions.yaml:2852
+def _m1_lerp_(self, end, weight):
+    if _F['Tensor'](self) and _F['Tensor'](end) and _F['Scalar'](weight):
+        return (self, end, weight)
+    return None
+
+
+def _c1_lerp_(self, end, weight):
+    return _entry_lerp__Scalar(self, end, weight)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_lerp_ = (
+    (_m0_lerp_, _c0_lerp_, 3, frozenset(('end', 'weight'))),
+    (_m1_lerp_, _c1_lerp_, 3, frozenset(('end', 'weight'))),
+)
+_sigs_lerp_ = (
+    'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
+    'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
+)
+
+
+def lerp_(*args, **kwargs):
+    """Overloads:
+    lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+    lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(lerp_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_lerp_, args, kwargs, 'lerp_', _sigs_lerp_)
 
 
 # schema/native_functions.yaml:528
@@ -3027,6 +3678,8 @@ def log_softmax(self, dim, dtype=None):
 # schema/native_functions.yaml:2677
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('logical_and', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_and, (self, other), (self, other), {})
         if _r is not _NO:
@@ -3037,6 +3690,8 @@ def logical_and(self, other):
 # schema/native_functions.yaml:2685
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('logical_and_', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_and_, (self, other), (self, other), {})
         if _r is not _NO:
@@ -3067,6 +3722,8 @@ def logical_not_(self):
 # schema/native_functions.yaml:2692
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('logical_or', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_or, (self, other), (self, other), {})
         if _r is not _NO:
@@ -3077,6 +3734,8 @@ def logical_or(self, other):
 # schema/native_functions.yaml:2700
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('logical_or_', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_or_, (self, other), (self, other), {})
         if _r is not _NO:
@@ -3087,6 +3746,8 @@ def logical_or_(self, other):
 # schema/native_functions.yaml:2707
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('logical_xor', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_xor, (self, other), (self, other), {})
         if _r is not _NO:
@@ -3097,6 +3758,8 @@ def logical_xor(self, other):
 # schema/native_functions.yaml:2715
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('logical_xor_', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_xor_, (self, other), (self, other), {})
         if _r is not _NO:
@@ -3115,43 +3778,183 @@ def logsumexp(self, dim, keepdim=False):
 
 
 # schema/native_functions.yaml:388
-def lt(self, other):
-    """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(lt, (self, other), (self, other), {})
-        if _r is not _NO:
-            return _r
+def _m0_lt(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2948
-def lt_(self, other):
-    """lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+# schema/native_functions.yaml:396
+def _m1_lt(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_lt(self, other):
+    return _entry_lt_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_lt = (
+    (_m0_lt, _c0_lt, 2, frozenset(('other',))),
+    (_m1_lt, _c1_lt, 2, frozenset(('other',))),
+)
+_sigs_lt = (
+    'lt.Tensor(Tensor self, Tensor other) -> Tensor',
+    'lt.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def lt(*args, **kwargs):
+    """Overloads:
+    lt.Tensor(Tensor self, Tensor other) -> Tensor
+    lt.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(lt_, (self, other), (self, other), {})
+        _r = _htf_any(lt, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_lt, args, kwargs, 'lt', _sigs_lt)
+
+
+# schema/native_functions.yaml:2948
+def _m0_lt_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_lt_(self, other):
     return _entry_lt__Tensor(self, other)
 
 
-# schema/native_functions.yaml:475
-def masked_fill(self, mask, value):
-    """masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor"""
+# schema/native_functions.yaml:2955
+def _m1_lt_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_lt_(self, other):
+    return _entry_lt__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_lt_ = (
+    (_m0_lt_, _c0_lt_, 2, frozenset(('other',))),
+    (_m1_lt_, _c1_lt_, 2, frozenset(('other',))),
+)
+_sigs_lt_ = (
+    'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def lt_(*args, **kwargs):
+    """Overloads:
+    lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
     if _tf[0]:
-        _r = _htf(masked_fill, (self, mask, value), (self, mask, value), {})
+        _r = _htf_any(lt_, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_lt_, args, kwargs, 'lt_', _sigs_lt_)
+
+
+# schema/native_functions.yaml:475
+def _m0_masked_fill(self, mask, value):
+    if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Tensor'](value):
+        return (self, mask, value)
+    return None
+
+
+def _c0_masked_fill(self, mask, value):
     return _entry_masked_fill_Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:490
-def masked_fill_(self, mask, value):
-    """masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)"""
+# schema/native_functions.yaml:467
+def _m1_masked_fill(self, mask, value):
+    if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Scalar'](value):
+        return (self, mask, value)
+    return None
+
+
+def _c1_masked_fill(self, mask, value):
+    return _entry_masked_fill_Scalar(self, mask, value)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_masked_fill = (
+    (_m0_masked_fill, _c0_masked_fill, 3, frozenset(('mask', 'value'))),
+    (_m1_masked_fill, _c1_masked_fill, 3, frozenset(('mask', 'value'))),
+)
+_sigs_masked_fill = (
+    'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
+    'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor',
+)
+
+
+def masked_fill(*args, **kwargs):
+    """Overloads:
+    masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+    masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(masked_fill_, (self, mask, value), (self, mask, value), {})
+        _r = _htf_any(masked_fill, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_masked_fill, args, kwargs, 'masked_fill', _sigs_masked_fill)
+
+
+# schema/native_functions.yaml:490
+def _m0_masked_fill_(self, mask, value):
+    if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Tensor'](value):
+        return (self, mask, value)
+    return None
+
+
+def _c0_masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
+
+
+# schema/native_functions.yaml:483
+def _m1_masked_fill_(self, mask, value):
+    if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Scalar'](value):
+        return (self, mask, value)
+    return None
+
+
+def _c1_masked_fill_(self, mask, value):
+    return _entry_masked_fill__Scalar(self, mask, value)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_masked_fill_ = (
+    (_m0_masked_fill_, _c0_masked_fill_, 3, frozenset(('mask', 'value'))),
+    (_m1_masked_fill_, _c1_masked_fill_, 3, frozenset(('mask', 'value'))),
+)
+_sigs_masked_fill_ = (
+    'masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
+    'masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)',
+)
+
+
+def masked_fill_(*args, **kwargs):
+    """Overloads:
+    masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
+    masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(masked_fill_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_masked_fill_, args, kwargs, 'masked_fill_', _sigs_masked_fill_)
 
 
 # schema/native_functions.yaml:1172
@@ -3256,6 +4059,8 @@ def max(*args, **kwargs):
 # schema/native_functions.yaml:2646
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('maximum', 'other', 2, other)
     if _tf[0]:
         _r = _htf(maximum, (self, other), (self, other), {})
         if _r is not _NO:
@@ -3370,6 +4175,8 @@ def min(*args, **kwargs):
 # schema/native_functions.yaml:2654
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
+    if not _F["Tensor"](other):
+        raise _not_tensor('minimum', 'other', 2, other)
     if _tf[0]:
         _r = _htf(minimum, (self, other), (self, other), {})
         if _r is not _NO:
@@ -3568,23 +4375,93 @@ def narrow_copy(self, dim, start, length):
 
 
 # schema/native_functions.yaml:380
-def ne(self, other):
-    """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(ne, (self, other), (self, other), {})
-        if _r is not _NO:
-            return _r
+def _m0_ne(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2934
-def ne_(self, other):
-    """ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+# schema/native_functions.yaml:2896
+def _m1_ne(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_ne(self, other):
+    return _entry_ne_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_ne = (
+    (_m0_ne, _c0_ne, 2, frozenset(('other',))),
+    (_m1_ne, _c1_ne, 2, frozenset(('other',))),
+)
+_sigs_ne = (
+    'ne.Tensor(Tensor self, Tensor other) -> Tensor',
+    'ne.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def ne(*args, **kwargs):
+    """Overloads:
+    ne.Tensor(Tensor self, Tensor other) -> Tensor
+    ne.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(ne_, (self, other), (self, other), {})
+        _r = _htf_any(ne, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_ne, args, kwargs, 'ne', _sigs_ne)
+
+
+# schema/native_functions.yaml:2934
+def _m0_ne_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_ne_(self, other):
     return _entry_ne__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2941
+def _m1_ne_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_ne_(self, other):
+    return _entry_ne__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_ne_ = (
+    (_m0_ne_, _c0_ne_, 2, frozenset(('other',))),
+    (_m1_ne_, _c1_ne_, 2, frozenset(('other',))),
+)
+_sigs_ne_ = (
+    'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def ne_(*args, **kwargs):
+    """Overloads:
+    ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(ne_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_ne_, args, kwargs, 'ne_', _sigs_ne_)
 
 
 # schema/native_functions.yaml:498
@@ -3707,23 +4584,93 @@ def permute(self, *_dims, dims=None):
 
 
 # schema/native_functions.yaml:334
-def pow(self, exponent):
-    """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(pow, (self, exponent), (self, exponent), {})
-        if _r is not _NO:
-            return _r
+def _m0_pow(self, exponent):
+    if _F['Tensor'](self) and _F['Tensor'](exponent):
+        return (self, exponent)
+    return None
+
+
+def _c0_pow(self, exponent):
     return _entry_pow_Tensor_Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:357
-def pow_(self, exponent):
-    """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
+# schema/native_functions.yaml:342
+def _m1_pow(self, exponent):
+    if _F['Tensor'](self) and _F['Scalar'](exponent):
+        return (self, exponent)
+    return None
+
+
+def _c1_pow(self, exponent):
+    return _entry_pow_Tensor_Scalar(self, exponent)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_pow = (
+    (_m0_pow, _c0_pow, 2, frozenset(('exponent',))),
+    (_m1_pow, _c1_pow, 2, frozenset(('exponent',))),
+)
+_sigs_pow = (
+    'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
+    'pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
+)
+
+
+def pow(*args, **kwargs):
+    """Overloads:
+    pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+    pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(pow_, (self, exponent), (self, exponent), {})
+        _r = _htf_any(pow, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
+
+
+# schema/native_functions.yaml:357
+def _m0_pow_(self, exponent):
+    if _F['Tensor'](self) and _F['Tensor'](exponent):
+        return (self, exponent)
+    return None
+
+
+def _c0_pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
+
+
+# schema/native_functions.yaml:3026
+def _m1_pow_(self, exponent):
+    if _F['Tensor'](self) and _F['Scalar'](exponent):
+        return (self, exponent)
+    return None
+
+
+def _c1_pow_(self, exponent):
+    return _entry_pow__Scalar(self, exponent)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_pow_ = (
+    (_m0_pow_, _c0_pow_, 2, frozenset(('exponent',))),
+    (_m1_pow_, _c1_pow_, 2, frozenset(('exponent',))),
+)
+_sigs_pow_ = (
+    'pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
+    'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
+)
+
+
+def pow_(*args, **kwargs):
+    """Overloads:
+    pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+    pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(pow_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_pow_, args, kwargs, 'pow_', _sigs_pow_)
 
 
 # schema/native_functions.yaml:3445
@@ -3901,23 +4848,93 @@ def relu_(self):
 
 
 # schema/native_functions.yaml:2578
-def remainder(self, other):
-    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(remainder, (self, other), (self, other), {})
-        if _r is not _NO:
-            return _r
+def _m0_remainder(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_remainder(self, other):
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2602
-def remainder_(self, other):
-    """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
+# schema/native_functions.yaml:2586
+def _m1_remainder(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_remainder(self, other):
+    return _entry_remainder_Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_remainder = (
+    (_m0_remainder, _c0_remainder, 2, frozenset(('other',))),
+    (_m1_remainder, _c1_remainder, 2, frozenset(('other',))),
+)
+_sigs_remainder = (
+    'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
+    'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
+)
+
+
+def remainder(*args, **kwargs):
+    """Overloads:
+    remainder.Tensor(Tensor self, Tensor other) -> Tensor
+    remainder.Scalar(Tensor self, Scalar other) -> Tensor
+    """
     if _tf[0]:
-        _r = _htf(remainder_, (self, other), (self, other), {})
+        _r = _htf_any(remainder, args, kwargs)
         if _r is not _NO:
             return _r
+    return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
+
+
+# schema/native_functions.yaml:2602
+def _m0_remainder_(self, other):
+    if _F['Tensor'](self) and _F['Tensor'](other):
+        return (self, other)
+    return None
+
+
+def _c0_remainder_(self, other):
     return _entry_remainder__Tensor(self, other)
+
+
+# schema/native_functions.yaml:2609
+def _m1_remainder_(self, other):
+    if _F['Tensor'](self) and _F['Scalar'](other):
+        return (self, other)
+    return None
+
+
+def _c1_remainder_(self, other):
+    return _entry_remainder__Scalar(self, other)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_remainder_ = (
+    (_m0_remainder_, _c0_remainder_, 2, frozenset(('other',))),
+    (_m1_remainder_, _c1_remainder_, 2, frozenset(('other',))),
+)
+_sigs_remainder_ = (
+    'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+)
+
+
+def remainder_(*args, **kwargs):
+    """Overloads:
+    remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(remainder_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    return _resolve(_cases_remainder_, args, kwargs, 'remainder_', _sigs_remainder_)
 
 
 # schema/native_functions.yaml:885
@@ -5210,7 +6227,7 @@ def vsplit(*args, **kwargs):
 
 # schema/native_functions.yaml:436
 def _m0_where(self, condition, other):
-    if _F['Tensor'](condition) and _F['Tensor|number'](self) and _F['Tensor|number'](other):
+    if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Tensor'](other):
         return (condition, self, other)
     return None
 

@@ -134,6 +134,16 @@ def _describe(x):
     return type(x).__name__
 
 
+def not_tensor(name, arg, position, value) -> TypeError:
+    """torch's error for a non-tensor where a binding takes only tensors.
+
+    >>> not_tensor("maximum", "other", 2, 2)
+    TypeError("maximum(): argument 'other' (position 2) must be Tensor, not int")
+    """
+    return TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
+                     f"not {_describe(value)}")
+
+
 def resolve(cases, args, kwargs, name, schemas):
     """Calls the first overload whose matcher accepts (args, kwargs). Cases whose arity
     or keyword names cannot fit are skipped without calling (and failing) the matcher."""

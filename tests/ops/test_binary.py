@@ -156,3 +156,28 @@ def test_integer_division_family_matches_python(values, divisor, name):
     e = getattr(ember, name)(ember.tensor(values), divisor)
     t = getattr(torch, name)(torch.tensor(values), divisor)
     assert e.tolist() == t.tolist()
+
+
+NUMBER_OPS = ("add", "sub", "mul", "div", "floor_divide", "eq", "ne", "lt", "le", "gt", "ge",
+              "remainder", "fmod", "pow", "bitwise_and", "bitwise_or", "bitwise_xor",
+              "maximum", "minimum", "atan2", "logical_and", "logical_or", "logical_xor")
+
+
+@pytest.mark.parametrize("method", [False, True], ids=["function", "method"])
+@pytest.mark.parametrize("name", NUMBER_OPS)
+def test_python_number_for_the_second_argument_like_torch(name, method):
+    """torch's bindings take a number for a Tensor argument only in add/sub/mul/div/
+    floor_divide; other ops use a Scalar overload, or raise TypeError (maximum, atan2)."""
+    a = np.array([3, 4, 7], np.int64)
+
+    def call(lib, x):
+        return getattr(x, name)(2) if method else getattr(lib, name)(x, 2)
+    try:
+        want = call(torch, torch.tensor(a))
+    except TypeError:
+        with pytest.raises(TypeError, match=f"{name}\\(\\): argument 'other' .* must be Tensor"):
+            call(ember, ember.tensor(a))
+        return
+    got = call(ember, ember.tensor(a))
+    np.testing.assert_array_equal(got.numpy(), want.numpy())
+    assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
