@@ -52,6 +52,23 @@ def _run(fn, layout, operands, cdt=None):
     return out
 
 
+def _fast(fn, self, other, quiet=True):
+    """`fn` straight on the ready arrays when NumPy's result already is torch's: two
+    contiguous float32/float64 tensors of one dtype and shape. None otherwise."""
+    if other.__class__ is not Tensor or self.__class__ is not Tensor:
+        return None
+    dt = self._dtype
+    a, b = self._np, other._np
+    if dt is not other._dtype or (dt is not D.float32 and dt is not D.float64) or \
+            a is None or b is None or self._shape != other._shape or \
+            not (a.flags.c_contiguous and b.flags.c_contiguous):
+        return None
+    if quiet:
+        with np.errstate(all="ignore"):
+            return from_array(fn(a, b), dt)
+    return from_array(fn(a, b), dt)
+
+
 def _into_self(self, result):
     np.copyto(self._np, result._np, casting="unsafe")
     return self
@@ -84,6 +101,9 @@ def floor_divide_(self, other):
 def remainder(self, other):
     """Python's modulo (the divisor's sign): NumPy's remainder is torch's (fmod, then + other
     where the signs differ); only a zero result's sign may differ (NumPy: the divisor's)."""
+    r = _fast(np.remainder, self, other)
+    if r is not None:
+        return r
     lay = MB.remainder_layout(self, other)
     _check_int_divisor(lay, other)
     return _run(np.remainder, lay, (self, other))
@@ -100,6 +120,9 @@ def remainder_(self, other):
 
 
 def fmod(self, other):
+    r = _fast(np.fmod, self, other)
+    if r is not None:
+        return r
     lay = MB.fmod_layout(self, other)
     _check_int_divisor(lay, other)
     return _run(np.fmod, lay, (self, other))
@@ -112,15 +135,20 @@ def fmod_(self, other):
 
 # --- maximum / minimum / atan2 ----------------------------------------------------------------
 def maximum(self, other):
-    return _run(np.maximum, MB.promote_layout(self, other), (self, other))
+    r = _fast(np.maximum, self, other, quiet=False)
+    return r if r is not None else _run(np.maximum, MB.promote_layout(self, other),
+                                        (self, other))
 
 
 def minimum(self, other):
-    return _run(np.minimum, MB.promote_layout(self, other), (self, other))
+    r = _fast(np.minimum, self, other, quiet=False)
+    return r if r is not None else _run(np.minimum, MB.promote_layout(self, other),
+                                        (self, other))
 
 
 def atan2(self, other):
-    return _run(np.arctan2, MB.atan2_layout(self, other), (self, other))
+    r = _fast(np.arctan2, self, other, quiet=False)
+    return r if r is not None else _run(np.arctan2, MB.atan2_layout(self, other), (self, other))
 
 
 def atan2_(self, other):
