@@ -46,8 +46,8 @@ from .random import (
     Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
 )
 from .core.toplevel import (
-    block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, is_floating_point, is_tensor,
-    meshgrid,
+    block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, einsum, is_floating_point,
+    is_tensor, meshgrid,
     nonzero, numel, unique, unique_consecutive,
 )
 from .core.printing import get_printoptions, set_printoptions
@@ -64,7 +64,7 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "from_numpy", "get_default_dtype", "is_grad_enabled", "manual_seed", "no_grad",
     "promote_types", "result_type", "set_default_dtype", "set_grad_enabled", "tensor",
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
-    "set_printoptions", "get_printoptions", "norm", "unique", "unique_consecutive",
+    "set_printoptions", "get_printoptions", "norm", "einsum", "unique", "unique_consecutive",
     "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero", "block_diag",
     *_generated_all,
 ]

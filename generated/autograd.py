@@ -12796,7 +12796,7 @@ def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2491 (derivative: schema/derivatives.yaml:648)
+# schema/native_functions.yaml:2492 (derivative: schema/derivatives.yaml:648)
 def _ag__softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__softmax.get(_ks)
@@ -12817,7 +12817,7 @@ def _ag__softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:2498 (derivative: schema/derivatives.yaml:651)
+# schema/native_functions.yaml:2499 (derivative: schema/derivatives.yaml:651)
 def _ag__log_softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__log_softmax.get(_ks)
@@ -12838,7 +12838,7 @@ def _ag__log_softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:2517 (derivative: schema/derivatives.yaml:654)
+# schema/native_functions.yaml:2518 (derivative: schema/derivatives.yaml:654)
 def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__softmax_backward_data.get(_ks)
@@ -12864,7 +12864,7 @@ def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:2526 (derivative: schema/derivatives.yaml:658)
+# schema/native_functions.yaml:2527 (derivative: schema/derivatives.yaml:658)
 def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__log_softmax_backward_data.get(_ks)
@@ -12888,7 +12888,7 @@ def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:2532 (derivative: schema/derivatives.yaml:662)
+# schema/native_functions.yaml:2533 (derivative: schema/derivatives.yaml:662)
 def _ag_rsub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Tensor.get(_ks)
@@ -12914,7 +12914,7 @@ def _ag_rsub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2540 (derivative: schema/derivatives.yaml:666)
+# schema/native_functions.yaml:2541 (derivative: schema/derivatives.yaml:666)
 def _ag_rsub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Scalar.get(_ks)
@@ -12933,7 +12933,7 @@ def _ag_rsub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2548 (derivative: schema/derivatives.yaml:670)
+# schema/native_functions.yaml:2549 (derivative: schema/derivatives.yaml:670)
 def _ag_floor_divide(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide.get(_ks)
@@ -12951,7 +12951,7 @@ def _ag_floor_divide(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2556 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml:2557 (derivative: schema/derivatives.yaml:673)
 def _ag_floor_divide_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide_Scalar.get(_ks)
@@ -12968,7 +12968,7 @@ def _ag_floor_divide_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2564 (derivative: schema/derivatives.yaml:670)
+# schema/native_functions.yaml:2565 (derivative: schema/derivatives.yaml:670)
 def _ag_floor_divide__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12987,7 +12987,7 @@ def _ag_floor_divide__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2571 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml:2572 (derivative: schema/derivatives.yaml:673)
 def _ag_floor_divide__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13005,7 +13005,7 @@ def _ag_floor_divide__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2578 (derivative: schema/derivatives.yaml:676)
+# schema/native_functions.yaml:2579 (derivative: schema/derivatives.yaml:676)
 def _ag_remainder_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Tensor.get(_ks)
@@ -13031,7 +13031,7 @@ def _ag_remainder_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2586 (derivative: schema/derivatives.yaml:680)
+# schema/native_functions.yaml:2587 (derivative: schema/derivatives.yaml:680)
 def _ag_remainder_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar.get(_ks)
@@ -13049,7 +13049,7 @@ def _ag_remainder_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2594 (derivative: schema/derivatives.yaml:683)
+# schema/native_functions.yaml:2595 (derivative: schema/derivatives.yaml:683)
 def _ag_remainder_Scalar_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar_Tensor.get(_ks)
@@ -13066,7 +13066,7 @@ def _ag_remainder_Scalar_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2602 (derivative: schema/derivatives.yaml:676)
+# schema/native_functions.yaml:2603 (derivative: schema/derivatives.yaml:676)
 def _ag_remainder__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13093,7 +13093,7 @@ def _ag_remainder__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2609 (derivative: schema/derivatives.yaml:680)
+# schema/native_functions.yaml:2610 (derivative: schema/derivatives.yaml:680)
 def _ag_remainder__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13112,7 +13112,7 @@ def _ag_remainder__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2616 (derivative: schema/derivatives.yaml:686)
+# schema/native_functions.yaml:2617 (derivative: schema/derivatives.yaml:686)
 def _ag_fmod_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Tensor.get(_ks)
@@ -13138,7 +13138,7 @@ def _ag_fmod_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2624 (derivative: schema/derivatives.yaml:690)
+# schema/native_functions.yaml:2625 (derivative: schema/derivatives.yaml:690)
 def _ag_fmod_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Scalar.get(_ks)
@@ -13156,7 +13156,7 @@ def _ag_fmod_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2632 (derivative: schema/derivatives.yaml:686)
+# schema/native_functions.yaml:2633 (derivative: schema/derivatives.yaml:686)
 def _ag_fmod__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13183,7 +13183,7 @@ def _ag_fmod__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2639 (derivative: schema/derivatives.yaml:690)
+# schema/native_functions.yaml:2640 (derivative: schema/derivatives.yaml:690)
 def _ag_fmod__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13202,7 +13202,7 @@ def _ag_fmod__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2646 (derivative: schema/derivatives.yaml:694)
+# schema/native_functions.yaml:2647 (derivative: schema/derivatives.yaml:694)
 def _ag_maximum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_maximum.get(_ks)
@@ -13230,7 +13230,7 @@ def _ag_maximum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2654 (derivative: schema/derivatives.yaml:698)
+# schema/native_functions.yaml:2655 (derivative: schema/derivatives.yaml:698)
 def _ag_minimum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_minimum.get(_ks)
@@ -13258,7 +13258,7 @@ def _ag_minimum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2662 (derivative: schema/derivatives.yaml:702)
+# schema/native_functions.yaml:2663 (derivative: schema/derivatives.yaml:702)
 def _ag_atan2(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_atan2.get(_ks)
@@ -13279,7 +13279,7 @@ def _ag_atan2(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2670 (derivative: schema/derivatives.yaml:702)
+# schema/native_functions.yaml:2671 (derivative: schema/derivatives.yaml:702)
 def _ag_atan2_(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13301,7 +13301,7 @@ def _ag_atan2_(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2836 (derivative: schema/derivatives.yaml:705)
+# schema/native_functions.yaml:2837 (derivative: schema/derivatives.yaml:705)
 def _ag_lerp_Scalar(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Scalar.get(_ks)
@@ -13327,7 +13327,7 @@ def _ag_lerp_Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2844 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml:2845 (derivative: schema/derivatives.yaml:709)
 def _ag_lerp_Tensor(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Tensor.get(_ks)
@@ -13361,7 +13361,7 @@ def _ag_lerp_Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2852 (derivative: schema/derivatives.yaml:705)
+# schema/native_functions.yaml:2853 (derivative: schema/derivatives.yaml:705)
 def _ag_lerp__Scalar(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -13388,7 +13388,7 @@ def _ag_lerp__Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2859 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml:2860 (derivative: schema/derivatives.yaml:709)
 def _ag_lerp__Tensor(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -13423,7 +13423,7 @@ def _ag_lerp__Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2866 (derivative: schema/derivatives.yaml:714)
+# schema/native_functions.yaml:2867 (derivative: schema/derivatives.yaml:714)
 def _ag_addcmul(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcmul.get(_ks)
@@ -13456,7 +13456,7 @@ def _ag_addcmul(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2874 (derivative: schema/derivatives.yaml:714)
+# schema/native_functions.yaml:2875 (derivative: schema/derivatives.yaml:714)
 def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -13490,7 +13490,7 @@ def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2881 (derivative: schema/derivatives.yaml:719)
+# schema/native_functions.yaml:2882 (derivative: schema/derivatives.yaml:719)
 def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcdiv.get(_ks)
@@ -13524,7 +13524,7 @@ def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2889 (derivative: schema/derivatives.yaml:719)
+# schema/native_functions.yaml:2890 (derivative: schema/derivatives.yaml:719)
 def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -13559,7 +13559,7 @@ def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2920 (derivative: schema/derivatives.yaml:786)
+# schema/native_functions.yaml:2921 (derivative: schema/derivatives.yaml:786)
 def _ag_eq__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13584,7 +13584,7 @@ def _ag_eq__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2927 (derivative: schema/derivatives.yaml:790)
+# schema/native_functions.yaml:2928 (derivative: schema/derivatives.yaml:790)
 def _ag_eq__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13604,7 +13604,7 @@ def _ag_eq__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2934 (derivative: schema/derivatives.yaml:793)
+# schema/native_functions.yaml:2935 (derivative: schema/derivatives.yaml:793)
 def _ag_ne__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13629,7 +13629,7 @@ def _ag_ne__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2941 (derivative: schema/derivatives.yaml:797)
+# schema/native_functions.yaml:2942 (derivative: schema/derivatives.yaml:797)
 def _ag_ne__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13649,7 +13649,7 @@ def _ag_ne__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2948 (derivative: schema/derivatives.yaml:800)
+# schema/native_functions.yaml:2949 (derivative: schema/derivatives.yaml:800)
 def _ag_lt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13674,7 +13674,7 @@ def _ag_lt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2955 (derivative: schema/derivatives.yaml:804)
+# schema/native_functions.yaml:2956 (derivative: schema/derivatives.yaml:804)
 def _ag_lt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13694,7 +13694,7 @@ def _ag_lt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2962 (derivative: schema/derivatives.yaml:807)
+# schema/native_functions.yaml:2963 (derivative: schema/derivatives.yaml:807)
 def _ag_le__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13719,7 +13719,7 @@ def _ag_le__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2969 (derivative: schema/derivatives.yaml:811)
+# schema/native_functions.yaml:2970 (derivative: schema/derivatives.yaml:811)
 def _ag_le__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13739,7 +13739,7 @@ def _ag_le__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2976 (derivative: schema/derivatives.yaml:814)
+# schema/native_functions.yaml:2977 (derivative: schema/derivatives.yaml:814)
 def _ag_gt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13764,7 +13764,7 @@ def _ag_gt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2983 (derivative: schema/derivatives.yaml:818)
+# schema/native_functions.yaml:2984 (derivative: schema/derivatives.yaml:818)
 def _ag_gt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13784,7 +13784,7 @@ def _ag_gt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2990 (derivative: schema/derivatives.yaml:821)
+# schema/native_functions.yaml:2991 (derivative: schema/derivatives.yaml:821)
 def _ag_ge__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13809,7 +13809,7 @@ def _ag_ge__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2997 (derivative: schema/derivatives.yaml:825)
+# schema/native_functions.yaml:2998 (derivative: schema/derivatives.yaml:825)
 def _ag_ge__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13829,7 +13829,7 @@ def _ag_ge__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3004 (derivative: schema/derivatives.yaml:724)
+# schema/native_functions.yaml:3005 (derivative: schema/derivatives.yaml:724)
 def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Scalar_mode.get(_ks)
@@ -13850,7 +13850,7 @@ def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:3012 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml:3013 (derivative: schema/derivatives.yaml:109)
 def _ag_div__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13871,7 +13871,7 @@ def _ag_div__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3019 (derivative: schema/derivatives.yaml:724)
+# schema/native_functions.yaml:3020 (derivative: schema/derivatives.yaml:724)
 def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -13893,7 +13893,7 @@ def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:3026 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml:3027 (derivative: schema/derivatives.yaml:116)
 def _ag_pow__Scalar(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -13913,7 +13913,7 @@ def _ag_pow__Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:3048 (derivative: schema/derivatives.yaml:831)
+# schema/native_functions.yaml:3049 (derivative: schema/derivatives.yaml:831)
 def _ag_gelu(ks, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu.get(_ks)
@@ -13932,7 +13932,7 @@ def _ag_gelu(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:3056 (derivative: schema/derivatives.yaml:831)
+# schema/native_functions.yaml:3057 (derivative: schema/derivatives.yaml:831)
 def _ag_gelu_(ks, self, approximate):
     _node = None
     if _tls.grad_enabled:
@@ -13952,7 +13952,7 @@ def _ag_gelu_(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:3062 (derivative: schema/derivatives.yaml:834)
+# schema/native_functions.yaml:3063 (derivative: schema/derivatives.yaml:834)
 def _ag_gelu_backward(ks, grad_output, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu_backward.get(_ks)
@@ -13982,7 +13982,7 @@ def _ag_gelu_backward(ks, grad_output, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:3069 (derivative: schema/derivatives.yaml:838)
+# schema/native_functions.yaml:3070 (derivative: schema/derivatives.yaml:838)
 def _ag_silu(ks, self):
     _ks = ks & _BELOW
     _k = _c_silu.get(_ks)
@@ -14000,7 +14000,7 @@ def _ag_silu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3077 (derivative: schema/derivatives.yaml:838)
+# schema/native_functions.yaml:3078 (derivative: schema/derivatives.yaml:838)
 def _ag_silu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -14019,7 +14019,7 @@ def _ag_silu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3084 (derivative: schema/derivatives.yaml:841)
+# schema/native_functions.yaml:3085 (derivative: schema/derivatives.yaml:841)
 def _ag_silu_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c_silu_backward.get(_ks)
@@ -14047,7 +14047,7 @@ def _ag_silu_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:3091 (derivative: schema/derivatives.yaml:845)
+# schema/native_functions.yaml:3092 (derivative: schema/derivatives.yaml:845)
 def _ag_softplus(ks, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus.get(_ks)
@@ -14067,7 +14067,7 @@ def _ag_softplus(ks, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:3099 (derivative: schema/derivatives.yaml:848)
+# schema/native_functions.yaml:3100 (derivative: schema/derivatives.yaml:848)
 def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus_backward.get(_ks)
@@ -14099,7 +14099,7 @@ def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:3105 (derivative: schema/derivatives.yaml:854)
+# schema/native_functions.yaml:3106 (derivative: schema/derivatives.yaml:854)
 def _ag_leaky_relu(ks, self, negative_slope):
     _ks = ks & _BELOW
     _k = _c_leaky_relu.get(_ks)
@@ -14118,7 +14118,7 @@ def _ag_leaky_relu(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:3113 (derivative: schema/derivatives.yaml:857)
+# schema/native_functions.yaml:3114 (derivative: schema/derivatives.yaml:857)
 def _ag_leaky_relu_(ks, self, negative_slope):
     _node = None
     if _tls.grad_enabled:
@@ -14139,7 +14139,7 @@ def _ag_leaky_relu_(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:3120 (derivative: schema/derivatives.yaml:860)
+# schema/native_functions.yaml:3121 (derivative: schema/derivatives.yaml:860)
 def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
     _ks = ks & _BELOW
     _k = _c_leaky_relu_backward.get(_ks)
@@ -14165,7 +14165,7 @@ def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_resul
     return _out
 
 
-# schema/native_functions.yaml:3126 (derivative: schema/derivatives.yaml:864)
+# schema/native_functions.yaml:3127 (derivative: schema/derivatives.yaml:864)
 def _ag_elu(ks, self, alpha, scale, input_scale):
     _ks = ks & _BELOW
     _k = _c_elu.get(_ks)
@@ -14186,7 +14186,7 @@ def _ag_elu(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:3134 (derivative: schema/derivatives.yaml:867)
+# schema/native_functions.yaml:3135 (derivative: schema/derivatives.yaml:867)
 def _ag_elu_(ks, self, alpha, scale, input_scale):
     _node = None
     if _tls.grad_enabled:
@@ -14209,7 +14209,7 @@ def _ag_elu_(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:3141 (derivative: schema/derivatives.yaml:870)
+# schema/native_functions.yaml:3142 (derivative: schema/derivatives.yaml:870)
 def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
     _ks = ks & _BELOW
     _k = _c_elu_backward.get(_ks)
@@ -14242,7 +14242,7 @@ def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self
     return _out
 
 
-# schema/native_functions.yaml:3147 (derivative: schema/derivatives.yaml:874)
+# schema/native_functions.yaml:3148 (derivative: schema/derivatives.yaml:874)
 def _ag_hardtanh(ks, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh.get(_ks)
@@ -14262,7 +14262,7 @@ def _ag_hardtanh(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:3155 (derivative: schema/derivatives.yaml:874)
+# schema/native_functions.yaml:3156 (derivative: schema/derivatives.yaml:874)
 def _ag_hardtanh_(ks, self, min_val, max_val):
     _node = None
     if _tls.grad_enabled:
@@ -14283,7 +14283,7 @@ def _ag_hardtanh_(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:3162 (derivative: schema/derivatives.yaml:877)
+# schema/native_functions.yaml:3163 (derivative: schema/derivatives.yaml:877)
 def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh_backward.get(_ks)
@@ -14310,7 +14310,7 @@ def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:3168 (derivative: schema/derivatives.yaml:881)
+# schema/native_functions.yaml:3169 (derivative: schema/derivatives.yaml:881)
 def _ag_threshold(ks, self, threshold, value):
     _ks = ks & _BELOW
     _k = _c_threshold.get(_ks)
@@ -14329,7 +14329,7 @@ def _ag_threshold(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:3176 (derivative: schema/derivatives.yaml:885)
+# schema/native_functions.yaml:3177 (derivative: schema/derivatives.yaml:885)
 def _ag_threshold_(ks, self, threshold, value):
     _node = None
     if _tls.grad_enabled:
@@ -14349,7 +14349,7 @@ def _ag_threshold_(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:3182 (derivative: schema/derivatives.yaml:888)
+# schema/native_functions.yaml:3183 (derivative: schema/derivatives.yaml:888)
 def _ag_sigmoid_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_sigmoid_backward.get(_ks)
@@ -14377,7 +14377,7 @@ def _ag_sigmoid_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:3189 (derivative: schema/derivatives.yaml:892)
+# schema/native_functions.yaml:3190 (derivative: schema/derivatives.yaml:892)
 def _ag_tanh_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_tanh_backward.get(_ks)
@@ -14405,7 +14405,7 @@ def _ag_tanh_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:3196 (derivative: schema/derivatives.yaml:896)
+# schema/native_functions.yaml:3197 (derivative: schema/derivatives.yaml:896)
 def _ag_clamp_min(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min.get(_ks)
@@ -14424,7 +14424,7 @@ def _ag_clamp_min(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:3204 (derivative: schema/derivatives.yaml:899)
+# schema/native_functions.yaml:3205 (derivative: schema/derivatives.yaml:899)
 def _ag_clamp_min_Tensor(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min_Tensor.get(_ks)
@@ -14452,7 +14452,7 @@ def _ag_clamp_min_Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:3212 (derivative: schema/derivatives.yaml:896)
+# schema/native_functions.yaml:3213 (derivative: schema/derivatives.yaml:896)
 def _ag_clamp_min_(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -14472,7 +14472,7 @@ def _ag_clamp_min_(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:3219 (derivative: schema/derivatives.yaml:899)
+# schema/native_functions.yaml:3220 (derivative: schema/derivatives.yaml:899)
 def _ag_clamp_min__Tensor(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -14501,7 +14501,7 @@ def _ag_clamp_min__Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:3226 (derivative: schema/derivatives.yaml:903)
+# schema/native_functions.yaml:3227 (derivative: schema/derivatives.yaml:903)
 def _ag_clamp_max(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max.get(_ks)
@@ -14520,7 +14520,7 @@ def _ag_clamp_max(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:3234 (derivative: schema/derivatives.yaml:906)
+# schema/native_functions.yaml:3235 (derivative: schema/derivatives.yaml:906)
 def _ag_clamp_max_Tensor(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max_Tensor.get(_ks)
@@ -14548,7 +14548,7 @@ def _ag_clamp_max_Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:3242 (derivative: schema/derivatives.yaml:903)
+# schema/native_functions.yaml:3243 (derivative: schema/derivatives.yaml:903)
 def _ag_clamp_max_(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -14568,7 +14568,7 @@ def _ag_clamp_max_(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:3249 (derivative: schema/derivatives.yaml:906)
+# schema/native_functions.yaml:3250 (derivative: schema/derivatives.yaml:906)
 def _ag_clamp_max__Tensor(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -14597,7 +14597,7 @@ def _ag_clamp_max__Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:3256 (derivative: schema/derivatives.yaml:128)
+# schema/native_functions.yaml:3257 (derivative: schema/derivatives.yaml:128)
 def _ag_clamp__Tensor(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -14621,7 +14621,7 @@ def _ag_clamp__Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:3311 (derivative: schema/derivatives.yaml:910)
+# schema/native_functions.yaml:3312 (derivative: schema/derivatives.yaml:910)
 def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14648,7 +14648,7 @@ def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     return _out
 
 
-# schema/native_functions.yaml:3320 (derivative: schema/derivatives.yaml:916)
+# schema/native_functions.yaml:3321 (derivative: schema/derivatives.yaml:916)
 def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14676,7 +14676,7 @@ def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, igno
     return _out
 
 
-# schema/native_functions.yaml:3351 (derivative: schema/derivatives.yaml:923)
+# schema/native_functions.yaml:3352 (derivative: schema/derivatives.yaml:923)
 def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14701,7 +14701,7 @@ def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
     return _out
 
 
-# schema/native_functions.yaml:3357 (derivative: schema/derivatives.yaml:928)
+# schema/native_functions.yaml:3358 (derivative: schema/derivatives.yaml:928)
 def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, reduction):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14728,7 +14728,7 @@ def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, red
     return _out
 
 
-# schema/native_functions.yaml:3371 (derivative: schema/derivatives.yaml:934)
+# schema/native_functions.yaml:3372 (derivative: schema/derivatives.yaml:934)
 def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     _ks = ks & _BELOW
     _k = _c_native_layer_norm.get(_ks)
@@ -14753,7 +14753,7 @@ def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     return _out
 
 
-# schema/native_functions.yaml:3378 (derivative: schema/derivatives.yaml:938)
+# schema/native_functions.yaml:3379 (derivative: schema/derivatives.yaml:938)
 def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     _ks = ks & _BELOW
     _k = _c_native_layer_norm_backward.get(_ks)
@@ -14781,7 +14781,7 @@ def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, 
     return _out
 
 
-# schema/native_functions.yaml:3389 (derivative: schema/derivatives.yaml:942)
+# schema/native_functions.yaml:3390 (derivative: schema/derivatives.yaml:942)
 def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
     if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
         raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
@@ -14812,7 +14812,7 @@ def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, tr
     return _out
 
 
-# schema/native_functions.yaml:3398 (derivative: schema/derivatives.yaml:948)
+# schema/native_functions.yaml:3399 (derivative: schema/derivatives.yaml:948)
 def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
     if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
         raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
@@ -14847,7 +14847,7 @@ def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, ru
     return _out
 
 
-# schema/native_functions.yaml:3413 (derivative: schema/derivatives.yaml:953)
+# schema/native_functions.yaml:3414 (derivative: schema/derivatives.yaml:953)
 def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss2d_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14874,7 +14874,7 @@ def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     return _out
 
 
-# schema/native_functions.yaml:3422 (derivative: schema/derivatives.yaml:959)
+# schema/native_functions.yaml:3423 (derivative: schema/derivatives.yaml:959)
 def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14902,7 +14902,7 @@ def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ig
     return _out
 
 
-# schema/native_functions.yaml:3445 (derivative: schema/derivatives.yaml:966)
+# schema/native_functions.yaml:3446 (derivative: schema/derivatives.yaml:966)
 def _ag_prod(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_prod.get(_ks)
@@ -14922,7 +14922,7 @@ def _ag_prod(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3453 (derivative: schema/derivatives.yaml:969)
+# schema/native_functions.yaml:3454 (derivative: schema/derivatives.yaml:969)
 def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_prod_dim_int.get(_ks)
@@ -14944,7 +14944,7 @@ def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3461 (derivative: schema/derivatives.yaml:972)
+# schema/native_functions.yaml:3462 (derivative: schema/derivatives.yaml:972)
 def _ag_amin(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amin.get(_ks)
@@ -14966,7 +14966,7 @@ def _ag_amin(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3469 (derivative: schema/derivatives.yaml:979)
+# schema/native_functions.yaml:3470 (derivative: schema/derivatives.yaml:979)
 def _ag_max(ks, self):
     _ks = ks & _BELOW
     _k = _c_max.get(_ks)
@@ -14986,7 +14986,7 @@ def _ag_max(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3482 (derivative: schema/derivatives.yaml:975)
+# schema/native_functions.yaml:3483 (derivative: schema/derivatives.yaml:975)
 def _ag_max_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_max_dim.get(_ks)
@@ -15009,7 +15009,7 @@ def _ag_max_dim(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3494 (derivative: schema/derivatives.yaml:990)
+# schema/native_functions.yaml:3495 (derivative: schema/derivatives.yaml:990)
 def _ag_max_other(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_max_other.get(_ks)
@@ -15037,7 +15037,7 @@ def _ag_max_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3501 (derivative: schema/derivatives.yaml:986)
+# schema/native_functions.yaml:3502 (derivative: schema/derivatives.yaml:986)
 def _ag_min(ks, self):
     _ks = ks & _BELOW
     _k = _c_min.get(_ks)
@@ -15057,7 +15057,7 @@ def _ag_min(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3514 (derivative: schema/derivatives.yaml:982)
+# schema/native_functions.yaml:3515 (derivative: schema/derivatives.yaml:982)
 def _ag_min_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_min_dim.get(_ks)
@@ -15080,7 +15080,7 @@ def _ag_min_dim(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3526 (derivative: schema/derivatives.yaml:994)
+# schema/native_functions.yaml:3527 (derivative: schema/derivatives.yaml:994)
 def _ag_min_other(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_min_other.get(_ks)
@@ -15108,7 +15108,7 @@ def _ag_min_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3552 (derivative: schema/derivatives.yaml:1002)
+# schema/native_functions.yaml:3553 (derivative: schema/derivatives.yaml:1002)
 def _ag_var_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_var_correction.get(_ks)
@@ -15129,7 +15129,7 @@ def _ag_var_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3571 (derivative: schema/derivatives.yaml:1005)
+# schema/native_functions.yaml:3572 (derivative: schema/derivatives.yaml:1005)
 def _ag_std_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_std_correction.get(_ks)
@@ -15152,7 +15152,7 @@ def _ag_std_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3587 (derivative: schema/derivatives.yaml:1008)
+# schema/native_functions.yaml:3588 (derivative: schema/derivatives.yaml:1008)
 def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_var_mean_correction.get(_ks)
@@ -15173,7 +15173,7 @@ def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3602 (derivative: schema/derivatives.yaml:1011)
+# schema/native_functions.yaml:3603 (derivative: schema/derivatives.yaml:1011)
 def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_std_mean_correction.get(_ks)
@@ -15197,7 +15197,7 @@ def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3609 (derivative: schema/derivatives.yaml:1014)
+# schema/native_functions.yaml:3610 (derivative: schema/derivatives.yaml:1014)
 def _ag_logsumexp(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_logsumexp.get(_ks)
@@ -15219,7 +15219,7 @@ def _ag_logsumexp(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3617 (derivative: schema/derivatives.yaml:1017)
+# schema/native_functions.yaml:3618 (derivative: schema/derivatives.yaml:1017)
 def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_linalg_vector_norm.get(_ks)
@@ -15242,7 +15242,7 @@ def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3712 (derivative: schema/derivatives.yaml:1044)
+# schema/native_functions.yaml:3713 (derivative: schema/derivatives.yaml:1044)
 def _ag_cumsum(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumsum.get(_ks)
@@ -15261,7 +15261,7 @@ def _ag_cumsum(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3720 (derivative: schema/derivatives.yaml:1044)
+# schema/native_functions.yaml:3721 (derivative: schema/derivatives.yaml:1044)
 def _ag_cumsum_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:
@@ -15281,7 +15281,7 @@ def _ag_cumsum_(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3726 (derivative: schema/derivatives.yaml:1047)
+# schema/native_functions.yaml:3727 (derivative: schema/derivatives.yaml:1047)
 def _ag_cumprod(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumprod.get(_ks)
@@ -15302,7 +15302,7 @@ def _ag_cumprod(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3733 (derivative: schema/derivatives.yaml:1047)
+# schema/native_functions.yaml:3734 (derivative: schema/derivatives.yaml:1047)
 def _ag_cumprod_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:
@@ -15324,7 +15324,7 @@ def _ag_cumprod_(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3757 (derivative: schema/derivatives.yaml:1155)
+# schema/native_functions.yaml:3758 (derivative: schema/derivatives.yaml:1155)
 def _ag_copy(ks, self, src, non_blocking):
     _ks = ks & _BELOW
     _k = _c_copy.get(_ks)
@@ -15345,7 +15345,7 @@ def _ag_copy(ks, self, src, non_blocking):
     return _out
 
 
-# schema/native_functions.yaml:3768 (derivative: schema/derivatives.yaml:1159)
+# schema/native_functions.yaml:3769 (derivative: schema/derivatives.yaml:1159)
 def _ag_fill_Scalar(ks, self, value):
     _ks = ks & _BELOW
     _k = _c_fill_Scalar.get(_ks)
@@ -15362,7 +15362,7 @@ def _ag_fill_Scalar(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:3777 (derivative: schema/derivatives.yaml:1162)
+# schema/native_functions.yaml:3778 (derivative: schema/derivatives.yaml:1162)
 def _ag_fill_Tensor(ks, self, value):
     _ks = ks & _BELOW
     _k = _c_fill_Tensor.get(_ks)
@@ -15382,7 +15382,7 @@ def _ag_fill_Tensor(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:3785 (derivative: schema/derivatives.yaml:1166)
+# schema/native_functions.yaml:3786 (derivative: schema/derivatives.yaml:1166)
 def _ag_zero(ks, self):
     _ks = ks & _BELOW
     _k = _c_zero.get(_ks)
@@ -15399,7 +15399,7 @@ def _ag_zero(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3821 (derivative: schema/derivatives.yaml:1171)
+# schema/native_functions.yaml:3822 (derivative: schema/derivatives.yaml:1171)
 def _ag_uniform(ks, self, from_, to, generator):
     _ks = ks & _BELOW
     _k = _c_uniform.get(_ks)
@@ -15416,7 +15416,7 @@ def _ag_uniform(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:3833 (derivative: schema/derivatives.yaml:1174)
+# schema/native_functions.yaml:3834 (derivative: schema/derivatives.yaml:1174)
 def _ag_exponential(ks, self, lambd, generator):
     _ks = ks & _BELOW
     _k = _c_exponential.get(_ks)
@@ -15433,7 +15433,7 @@ def _ag_exponential(ks, self, lambd, generator):
     return _out
 
 
-# schema/native_functions.yaml:3845 (derivative: schema/derivatives.yaml:1177)
+# schema/native_functions.yaml:3846 (derivative: schema/derivatives.yaml:1177)
 def _ag_geometric(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_geometric.get(_ks)
@@ -15450,7 +15450,7 @@ def _ag_geometric(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:3857 (derivative: schema/derivatives.yaml:1180)
+# schema/native_functions.yaml:3858 (derivative: schema/derivatives.yaml:1180)
 def _ag_log_normal(ks, self, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_log_normal.get(_ks)
@@ -15467,7 +15467,7 @@ def _ag_log_normal(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:3869 (derivative: schema/derivatives.yaml:1183)
+# schema/native_functions.yaml:3870 (derivative: schema/derivatives.yaml:1183)
 def _ag_cauchy(ks, self, median, sigma, generator):
     _ks = ks & _BELOW
     _k = _c_cauchy.get(_ks)
@@ -15484,7 +15484,7 @@ def _ag_cauchy(ks, self, median, sigma, generator):
     return _out
 
 
-# schema/native_functions.yaml:3881 (derivative: schema/derivatives.yaml:1186)
+# schema/native_functions.yaml:3882 (derivative: schema/derivatives.yaml:1186)
 def _ag_random_from(ks, self, from_, to, generator):
     _ks = ks & _BELOW
     _k = _c_random_from.get(_ks)
@@ -15501,7 +15501,7 @@ def _ag_random_from(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:3893 (derivative: schema/derivatives.yaml:1189)
+# schema/native_functions.yaml:3894 (derivative: schema/derivatives.yaml:1189)
 def _ag_random_to(ks, self, to, generator):
     _ks = ks & _BELOW
     _k = _c_random_to.get(_ks)
@@ -15518,7 +15518,7 @@ def _ag_random_to(ks, self, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:3905 (derivative: schema/derivatives.yaml:1192)
+# schema/native_functions.yaml:3906 (derivative: schema/derivatives.yaml:1192)
 def _ag_random(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_random.get(_ks)
@@ -15535,7 +15535,7 @@ def _ag_random(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:3917 (derivative: schema/derivatives.yaml:1195)
+# schema/native_functions.yaml:3918 (derivative: schema/derivatives.yaml:1195)
 def _ag_normal_functional(ks, self, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_functional.get(_ks)

@@ -994,7 +994,6 @@ __all__ = [
     'dropout_',
     'dsplit',
     'dstack',
-    'einsum',
     'elu',
     'elu_',
     'elu_backward',
@@ -1268,7 +1267,7 @@ def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
 
 
-# schema/native_functions.yaml:2498
+# schema/native_functions.yaml:2499
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -1280,7 +1279,7 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
     return _entry__log_softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2526
+# schema/native_functions.yaml:2527
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -1292,7 +1291,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:2491
+# schema/native_functions.yaml:2492
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -1304,7 +1303,7 @@ def _softmax(input, dim, half_to_float, *, out=None):
     return _entry__softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2517
+# schema/native_functions.yaml:2518
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -1405,7 +1404,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:2881
+# schema/native_functions.yaml:2882
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if not _F["Tensor"](tensor1):
@@ -1421,7 +1420,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:2866
+# schema/native_functions.yaml:2867
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if not _F["Tensor"](tensor1):
@@ -1469,7 +1468,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:3638
+# schema/native_functions.yaml:3639
 def _m0_all(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1482,7 +1481,7 @@ def _c0_all(input, out):
     return _entry_all_all_out(input, out)
 
 
-# schema/native_functions.yaml:3645
+# schema/native_functions.yaml:3646
 def _m1_all(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1495,7 +1494,7 @@ def _c1_all(input, dim, keepdim, out):
     return _entry_all_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3652
+# schema/native_functions.yaml:3653
 def _m2_all(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1566,7 +1565,7 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     return _entry_amax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3461
+# schema/native_functions.yaml:3462
 def amin(input, dim=(), keepdim=False, *, out=None):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1578,7 +1577,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _entry_amin_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3675
+# schema/native_functions.yaml:3676
 def _m0_any(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1591,7 +1590,7 @@ def _c0_any(input, out):
     return _entry_any_all_out(input, out)
 
 
-# schema/native_functions.yaml:3682
+# schema/native_functions.yaml:3683
 def _m1_any(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1604,7 +1603,7 @@ def _c1_any(input, dim, keepdim, out):
     return _entry_any_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3689
+# schema/native_functions.yaml:3690
 def _m2_any(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1717,7 +1716,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3533
+# schema/native_functions.yaml:3534
 def argmin(input, dim=None, keepdim=False, *, out=None):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1842,7 +1841,7 @@ def atan(input, *, out=None):
     return _entry_atan_out(input, out)
 
 
-# schema/native_functions.yaml:2662
+# schema/native_functions.yaml:2663
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if not _F["Tensor"](other):
@@ -2035,7 +2034,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:4005
+# schema/native_functions.yaml:4006
 def _m0_bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2047,7 +2046,7 @@ def _c0_bartlett_window(window_length, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:4015
+# schema/native_functions.yaml:4016
 def _m1_bartlett_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2082,7 +2081,7 @@ def bartlett_window(*args, **kwargs):
     return _resolve(_cases_bartlett_window, args, kwargs, 'bartlett_window', _sigs_bartlett_window)
 
 
-# schema/native_functions.yaml:3404
+# schema/native_functions.yaml:3405
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
     if _tf[0]:
@@ -2157,7 +2156,7 @@ def bernoulli(*args, **kwargs):
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:3351
+# schema/native_functions.yaml:3352
 def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2169,7 +2168,7 @@ def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:3357
+# schema/native_functions.yaml:3358
 def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2181,7 +2180,7 @@ def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduc
     return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:3366
+# schema/native_functions.yaml:3367
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2193,7 +2192,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
 
 
-# schema/native_functions.yaml:2722
+# schema/native_functions.yaml:2723
 def _m0_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -2206,7 +2205,7 @@ def _c0_bitwise_and(input, other, out):
     return _entry_bitwise_and_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2730
+# schema/native_functions.yaml:2731
 def _m1_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -2219,7 +2218,7 @@ def _c1_bitwise_and(input, other, out):
     return _entry_bitwise_and_Scalar_out(input, other, out)
 
 
-# schema/native_functions.yaml:2738
+# schema/native_functions.yaml:2739
 def _m2_bitwise_and(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -2270,7 +2269,7 @@ def bitwise_not(input, *, out=None):
     return _entry_bitwise_not_out(input, out)
 
 
-# schema/native_functions.yaml:2760
+# schema/native_functions.yaml:2761
 def _m0_bitwise_or(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -2283,7 +2282,7 @@ def _c0_bitwise_or(input, other, out):
     return _entry_bitwise_or_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2768
+# schema/native_functions.yaml:2769
 def _m1_bitwise_or(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -2296,7 +2295,7 @@ def _c1_bitwise_or(input, other, out):
     return _entry_bitwise_or_Scalar_out(input, other, out)
 
 
-# schema/native_functions.yaml:2776
+# schema/native_functions.yaml:2777
 def _m2_bitwise_or(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -2335,7 +2334,7 @@ def bitwise_or(*args, **kwargs):
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
-# schema/native_functions.yaml:2798
+# schema/native_functions.yaml:2799
 def _m0_bitwise_xor(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -2348,7 +2347,7 @@ def _c0_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2806
+# schema/native_functions.yaml:2807
 def _m1_bitwise_xor(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -2361,7 +2360,7 @@ def _c1_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Scalar_out(input, other, out)
 
 
-# schema/native_functions.yaml:2814
+# schema/native_functions.yaml:2815
 def _m2_bitwise_xor(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -2400,7 +2399,7 @@ def bitwise_xor(*args, **kwargs):
     return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
 
 
-# schema/native_functions.yaml:3985
+# schema/native_functions.yaml:3986
 def _m0_blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2412,7 +2411,7 @@ def _c0_blackman_window(window_length, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3995
+# schema/native_functions.yaml:3996
 def _m1_blackman_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2643,7 +2642,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:3256
+# schema/native_functions.yaml:3257
 def _m0_clamp_(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -2688,7 +2687,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:3234
+# schema/native_functions.yaml:3235
 def _m0_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max, out)
@@ -2701,7 +2700,7 @@ def _c0_clamp_max(input, max, out):
     return _entry_clamp_max_Tensor_out(input, max, out)
 
 
-# schema/native_functions.yaml:3226
+# schema/native_functions.yaml:3227
 def _m1_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max, out)
@@ -2737,7 +2736,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:3249
+# schema/native_functions.yaml:3250
 def _m0_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max)
@@ -2748,7 +2747,7 @@ def _c0_clamp_max_(input, max):
     return _entry_clamp_max__Tensor(input, max)
 
 
-# schema/native_functions.yaml:3242
+# schema/native_functions.yaml:3243
 def _m1_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max)
@@ -2782,7 +2781,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:3204
+# schema/native_functions.yaml:3205
 def _m0_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min, out)
@@ -2795,7 +2794,7 @@ def _c0_clamp_min(input, min, out):
     return _entry_clamp_min_Tensor_out(input, min, out)
 
 
-# schema/native_functions.yaml:3196
+# schema/native_functions.yaml:3197
 def _m1_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min, out)
@@ -2831,7 +2830,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:3219
+# schema/native_functions.yaml:3220
 def _m0_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min)
@@ -2842,7 +2841,7 @@ def _c0_clamp_min_(input, min):
     return _entry_clamp_min__Tensor(input, min)
 
 
-# schema/native_functions.yaml:3212
+# schema/native_functions.yaml:3213
 def _m1_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min)
@@ -3088,7 +3087,7 @@ def cosh_(input):
     return _entry_cosh_(input)
 
 
-# schema/native_functions.yaml:3739
+# schema/native_functions.yaml:3740
 def _m0_count_nonzero(input, dim, *, out=None):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim, out)
@@ -3101,7 +3100,7 @@ def _c0_count_nonzero(input, dim, out):
     return _entry_count_nonzero_dim_IntList_out(input, dim, out)
 
 
-# schema/native_functions.yaml:3746
+# schema/native_functions.yaml:3747
 def _m1_count_nonzero(input, dim=None, *, out=None):
     if _F['Tensor'](input) and _F['int?'](dim):
         return (input, dim, out)
@@ -3137,7 +3136,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:3338
+# schema/native_functions.yaml:3339
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
     if _tf[0]:
@@ -3147,7 +3146,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
     return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
-# schema/native_functions.yaml:3726
+# schema/native_functions.yaml:3727
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3159,7 +3158,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return _entry_cumprod_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:3712
+# schema/native_functions.yaml:3713
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3263,7 +3262,7 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
-# schema/native_functions.yaml:3004
+# schema/native_functions.yaml:3005
 def _m2_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -3391,17 +3390,7 @@ def dstack(tensors, *, out=None):
     return _entry_dstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:2487
-def einsum(equation, tensors, *, path=None):
-    """einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(einsum, (tensors,), (equation, tensors), {'path': path})
-        if _r is not _NO:
-            return _r
-    return _entry_einsum(equation, tensors, path)
-
-
-# schema/native_functions.yaml:3126
+# schema/native_functions.yaml:3127
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
     if _tf[0]:
@@ -3413,7 +3402,7 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     return _entry_elu_out(input, alpha, scale, input_scale, out)
 
 
-# schema/native_functions.yaml:3134
+# schema/native_functions.yaml:3135
 def elu_(input, alpha=1, scale=1, input_scale=1):
     """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -3423,7 +3412,7 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     return _entry_elu_(input, alpha, scale, input_scale)
 
 
-# schema/native_functions.yaml:3141
+# schema/native_functions.yaml:3142
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
     """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
     if _tf[0]:
@@ -3728,7 +3717,7 @@ def feature_dropout_(input, p, train):
     return _entry_feature_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:3777
+# schema/native_functions.yaml:3778
 def _m0_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value, out)
@@ -3741,7 +3730,7 @@ def _c0_fill(input, value, out):
     return _entry_fill_Tensor_out(input, value, out)
 
 
-# schema/native_functions.yaml:3768
+# schema/native_functions.yaml:3769
 def _m1_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value, out)
@@ -3886,7 +3875,7 @@ def floor_(input):
     return _entry_floor_(input)
 
 
-# schema/native_functions.yaml:2548
+# schema/native_functions.yaml:2549
 def _m0_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -3899,7 +3888,7 @@ def _c0_floor_divide(input, other, out):
     return _entry_floor_divide_out(input, other, out)
 
 
-# schema/native_functions.yaml:2556
+# schema/native_functions.yaml:2557
 def _m1_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -3935,7 +3924,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2616
+# schema/native_functions.yaml:2617
 def _m0_fmod(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -3948,7 +3937,7 @@ def _c0_fmod(input, other, out):
     return _entry_fmod_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2624
+# schema/native_functions.yaml:2625
 def _m1_fmod(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -4053,7 +4042,7 @@ def _c0_ge(input, other, out):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2912
+# schema/native_functions.yaml:2913
 def _m1_ge(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -4089,7 +4078,7 @@ def ge(*args, **kwargs):
     return _resolve(_cases_ge, args, kwargs, 'ge', _sigs_ge)
 
 
-# schema/native_functions.yaml:3048
+# schema/native_functions.yaml:3049
 def gelu(input, *, approximate='none', out=None):
     """gelu(Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -4101,7 +4090,7 @@ def gelu(input, *, approximate='none', out=None):
     return _entry_gelu_out(input, approximate, out)
 
 
-# schema/native_functions.yaml:3056
+# schema/native_functions.yaml:3057
 def gelu_(input, *, approximate='none'):
     """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
     if _tf[0]:
@@ -4111,7 +4100,7 @@ def gelu_(input, *, approximate='none'):
     return _entry_gelu_(input, approximate)
 
 
-# schema/native_functions.yaml:3062
+# schema/native_functions.yaml:3063
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
     if not _F["Tensor"](input):
@@ -4125,7 +4114,7 @@ def gelu_backward(grad_output, input, *, approximate='none', out=None):
     return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
 
 
-# schema/native_functions.yaml:3436
+# schema/native_functions.yaml:3437
 def ger(input, vec2, *, out=None):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -4186,7 +4175,7 @@ def gt(*args, **kwargs):
     return _resolve(_cases_gt, args, kwargs, 'gt', _sigs_gt)
 
 
-# schema/native_functions.yaml:3945
+# schema/native_functions.yaml:3946
 def _m0_hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4198,7 +4187,7 @@ def _c0_hamming_window(window_length, dtype, layout, device, pin_memory, out, re
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3955
+# schema/native_functions.yaml:3956
 def _m1_hamming_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4210,7 +4199,7 @@ def _c1_hamming_window(window_length, periodic, dtype, layout, device, pin_memor
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3965
+# schema/native_functions.yaml:3966
 def _m2_hamming_window(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, alpha, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4222,7 +4211,7 @@ def _c2_hamming_window(window_length, periodic, alpha, dtype, layout, device, pi
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3975
+# schema/native_functions.yaml:3976
 def _m3_hamming_window(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4263,7 +4252,7 @@ def hamming_window(*args, **kwargs):
     return _resolve(_cases_hamming_window, args, kwargs, 'hamming_window', _sigs_hamming_window)
 
 
-# schema/native_functions.yaml:3925
+# schema/native_functions.yaml:3926
 def _m0_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4275,7 +4264,7 @@ def _c0_hann_window(window_length, dtype, layout, device, pin_memory, out, requi
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3935
+# schema/native_functions.yaml:3936
 def _m1_hann_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4310,7 +4299,7 @@ def hann_window(*args, **kwargs):
     return _resolve(_cases_hann_window, args, kwargs, 'hann_window', _sigs_hann_window)
 
 
-# schema/native_functions.yaml:3147
+# schema/native_functions.yaml:3148
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     if _tf[0]:
@@ -4322,7 +4311,7 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     return _entry_hardtanh_out(input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:3155
+# schema/native_functions.yaml:3156
 def hardtanh_(input, min_val=-1, max_val=1):
     """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -4332,7 +4321,7 @@ def hardtanh_(input, min_val=-1, max_val=1):
     return _entry_hardtanh_(input, min_val, max_val)
 
 
-# schema/native_functions.yaml:3162
+# schema/native_functions.yaml:3163
 def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
     if _tf[0]:
@@ -4552,7 +4541,7 @@ def isnan(input, *, out=None):
     return _entry_isnan_out(input, out)
 
 
-# schema/native_functions.yaml:4025
+# schema/native_functions.yaml:4026
 def _m0_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4564,7 +4553,7 @@ def _c0_kaiser_window(window_length, dtype, layout, device, pin_memory, out, req
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:4035
+# schema/native_functions.yaml:4036
 def _m1_kaiser_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4576,7 +4565,7 @@ def _c1_kaiser_window(window_length, periodic, dtype, layout, device, pin_memory
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:4045
+# schema/native_functions.yaml:4046
 def _m2_kaiser_window(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, beta, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4614,7 +4603,7 @@ def kaiser_window(*args, **kwargs):
     return _resolve(_cases_kaiser_window, args, kwargs, 'kaiser_window', _sigs_kaiser_window)
 
 
-# schema/native_functions.yaml:3347
+# schema/native_functions.yaml:3348
 def l1_loss(input, target, reduction=1):
     """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -4624,7 +4613,7 @@ def l1_loss(input, target, reduction=1):
     return _entry_l1_loss(input, target, reduction)
 
 
-# schema/native_functions.yaml:3385
+# schema/native_functions.yaml:3386
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
     if _tf[0]:
@@ -4647,7 +4636,7 @@ def _c0_le(input, other, out):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2904
+# schema/native_functions.yaml:2905
 def _m1_le(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -4683,7 +4672,7 @@ def le(*args, **kwargs):
     return _resolve(_cases_le, args, kwargs, 'le', _sigs_le)
 
 
-# schema/native_functions.yaml:3105
+# schema/native_functions.yaml:3106
 def leaky_relu(input, negative_slope=0.01, *, out=None):
     """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
     if _tf[0]:
@@ -4695,7 +4684,7 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
     return _entry_leaky_relu_out(input, negative_slope, out)
 
 
-# schema/native_functions.yaml:3113
+# schema/native_functions.yaml:3114
 def leaky_relu_(input, negative_slope=0.01):
     """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
     if _tf[0]:
@@ -4705,7 +4694,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return _entry_leaky_relu_(input, negative_slope)
 
 
-# schema/native_functions.yaml:3120
+# schema/native_functions.yaml:3121
 def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
     """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
     if _tf[0]:
@@ -4717,7 +4706,7 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
     return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
 
 
-# schema/native_functions.yaml:2844
+# schema/native_functions.yaml:2845
 def _m0_lerp(input, end, weight, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](end) and _F['Tensor'](weight):
         return (input, end, weight, out)
@@ -4730,7 +4719,7 @@ def _c0_lerp(input, end, weight, out):
     return _entry_lerp_Tensor_out(input, end, weight, out)
 
 
-# schema/native_functions.yaml:2836
+# schema/native_functions.yaml:2837
 def _m1_lerp(input, end, weight, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](end) and _F['Scalar'](weight):
         return (input, end, weight, out)
@@ -4766,7 +4755,7 @@ def lerp(*args, **kwargs):
     return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
 
 
-# schema/native_functions.yaml:3617
+# schema/native_functions.yaml:3618
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4889,7 +4878,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:2511
+# schema/native_functions.yaml:2512
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4901,7 +4890,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     return _entry_log_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:2677
+# schema/native_functions.yaml:2678
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if not _F["Tensor"](other):
@@ -4927,7 +4916,7 @@ def logical_not(input, *, out=None):
     return _entry_logical_not_out(input, out)
 
 
-# schema/native_functions.yaml:2692
+# schema/native_functions.yaml:2693
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if not _F["Tensor"](other):
@@ -4941,7 +4930,7 @@ def logical_or(input, other, *, out=None):
     return _entry_logical_or_out(input, other, out)
 
 
-# schema/native_functions.yaml:2707
+# schema/native_functions.yaml:2708
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if not _F["Tensor"](other):
@@ -4966,7 +4955,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3609
+# schema/native_functions.yaml:3610
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -5112,7 +5101,7 @@ def matmul(input, other, *, out=None):
     return _entry_matmul_out(input, other, out)
 
 
-# schema/native_functions.yaml:3469
+# schema/native_functions.yaml:3470
 def _m0_max(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -5125,7 +5114,7 @@ def _c0_max(input, out):
     return _entry_max_unary_out(input, out)
 
 
-# schema/native_functions.yaml:3482
+# schema/native_functions.yaml:3483
 def _m1_max(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -5138,7 +5127,7 @@ def _c1_max(input, dim, keepdim, out):
     return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
 
 
-# schema/native_functions.yaml:3494
+# schema/native_functions.yaml:3495
 def _m2_max(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -5207,7 +5196,7 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
     return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
-# schema/native_functions.yaml:2646
+# schema/native_functions.yaml:2647
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if not _F["Tensor"](other):
@@ -5313,7 +5302,7 @@ def meshgrid(*args, **kwargs):
     return _resolve(_cases_meshgrid, args, kwargs, 'meshgrid', _sigs_meshgrid)
 
 
-# schema/native_functions.yaml:3501
+# schema/native_functions.yaml:3502
 def _m0_min(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -5326,7 +5315,7 @@ def _c0_min(input, out):
     return _entry_min_unary_out(input, out)
 
 
-# schema/native_functions.yaml:3514
+# schema/native_functions.yaml:3515
 def _m1_min(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -5339,7 +5328,7 @@ def _c1_min(input, dim, keepdim, out):
     return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
 
 
-# schema/native_functions.yaml:3526
+# schema/native_functions.yaml:3527
 def _m2_min(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -5378,7 +5367,7 @@ def min(*args, **kwargs):
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:2654
+# schema/native_functions.yaml:2655
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if not _F["Tensor"](other):
@@ -5494,7 +5483,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:3342
+# schema/native_functions.yaml:3343
 def mse_loss(input, target, reduction=1, *, out=None):
     """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -5598,7 +5587,7 @@ def narrow_copy(input, dim, start, length, *, out=None):
     return _entry_narrow_copy_out(input, dim, start, length, out)
 
 
-# schema/native_functions.yaml:3389
+# schema/native_functions.yaml:3390
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
     """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5610,7 +5599,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *out)
 
 
-# schema/native_functions.yaml:3398
+# schema/native_functions.yaml:3399
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
     """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5646,7 +5635,7 @@ def native_dropout_backward(grad_output, mask, scale, *, out=None):
     return _entry_native_dropout_backward_out(grad_output, mask, scale, out)
 
 
-# schema/native_functions.yaml:3371
+# schema/native_functions.yaml:3372
 def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5658,7 +5647,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *out)
 
 
-# schema/native_functions.yaml:3378
+# schema/native_functions.yaml:3379
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
     """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5683,7 +5672,7 @@ def _c0_ne(input, other, out):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2896
+# schema/native_functions.yaml:2897
 def _m1_ne(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -5741,7 +5730,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:3329
+# schema/native_functions.yaml:3330
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -5753,7 +5742,7 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=
     return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:3431
+# schema/native_functions.yaml:3432
 def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -5765,7 +5754,7 @@ def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, ou
     return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:3422
+# schema/native_functions.yaml:3423
 def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -5777,7 +5766,7 @@ def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_in
     return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:3413
+# schema/native_functions.yaml:3414
 def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -5789,7 +5778,7 @@ def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=No
     return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, *out)
 
 
-# schema/native_functions.yaml:3320
+# schema/native_functions.yaml:3321
 def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -5801,7 +5790,7 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
     return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:3311
+# schema/native_functions.yaml:3312
 def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -5813,7 +5802,7 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None
     return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, *out)
 
 
-# schema/native_functions.yaml:3334
+# schema/native_functions.yaml:3335
 def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -6057,7 +6046,7 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
-# schema/native_functions.yaml:3445
+# schema/native_functions.yaml:3446
 def _m0_prod(input, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype, out)
@@ -6070,7 +6059,7 @@ def _c0_prod(input, dtype, out):
     return _entry_prod_out(input, dtype, out)
 
 
-# schema/native_functions.yaml:3453
+# schema/native_functions.yaml:3454
 def _m1_prod(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -6595,7 +6584,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:2578
+# schema/native_functions.yaml:2579
 def _m0_remainder(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -6608,7 +6597,7 @@ def _c0_remainder(input, other, out):
     return _entry_remainder_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2586
+# schema/native_functions.yaml:2587
 def _m1_remainder(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -6621,7 +6610,7 @@ def _c1_remainder(input, other, out):
     return _entry_remainder_Scalar_out(input, other, out)
 
 
-# schema/native_functions.yaml:2594
+# schema/native_functions.yaml:2595
 def _m2_remainder(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -6883,7 +6872,7 @@ def rsqrt_(input):
     return _entry_rsqrt_(input)
 
 
-# schema/native_functions.yaml:2532
+# schema/native_functions.yaml:2533
 def _m0_rsub(input, other, *, alpha=1, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other) and _F['Scalar'](alpha):
         return (input, other, alpha, out)
@@ -6896,7 +6885,7 @@ def _c0_rsub(input, other, alpha, out):
     return _entry_rsub_Tensor_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:2540
+# schema/native_functions.yaml:2541
 def _m1_rsub(input, other, alpha=1, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['Scalar'](alpha):
         return (input, other, alpha, out)
@@ -6943,7 +6932,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, o
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3408
+# schema/native_functions.yaml:3409
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
     if _tf[0]:
@@ -7151,7 +7140,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:3182
+# schema/native_functions.yaml:3183
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if not _F["Tensor"](output):
@@ -7189,7 +7178,7 @@ def signbit(input, *, out=None):
     return _entry_signbit_out(input, out)
 
 
-# schema/native_functions.yaml:3069
+# schema/native_functions.yaml:3070
 def silu(input, *, out=None):
     """silu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7201,7 +7190,7 @@ def silu(input, *, out=None):
     return _entry_silu_out(input, out)
 
 
-# schema/native_functions.yaml:3077
+# schema/native_functions.yaml:3078
 def silu_(input):
     """silu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -7211,7 +7200,7 @@ def silu_(input):
     return _entry_silu_(input)
 
 
-# schema/native_functions.yaml:3084
+# schema/native_functions.yaml:3085
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if not _F["Tensor"](input):
@@ -7291,7 +7280,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
 
 
-# schema/native_functions.yaml:2505
+# schema/native_functions.yaml:2506
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -7303,7 +7292,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     return _entry_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:3091
+# schema/native_functions.yaml:3092
 def softplus(input, beta=1, threshold=20, *, out=None):
     """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
     if _tf[0]:
@@ -7315,7 +7304,7 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     return _entry_softplus_out(input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:3099
+# schema/native_functions.yaml:3100
 def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -7522,7 +7511,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:3560
+# schema/native_functions.yaml:3561
 def _m0_std(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -7533,7 +7522,7 @@ def _c0_std(input, unbiased):
     return _entry_std(input, unbiased)
 
 
-# schema/native_functions.yaml:3565
+# schema/native_functions.yaml:3566
 def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -7546,7 +7535,7 @@ def _c1_std(input, dim, unbiased, keepdim, out):
     return _entry_std_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:3571
+# schema/native_functions.yaml:3572
 def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7585,7 +7574,7 @@ def std(*args, **kwargs):
     return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
-# schema/native_functions.yaml:3594
+# schema/native_functions.yaml:3595
 def _m0_std_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -7596,7 +7585,7 @@ def _c0_std_mean(input, unbiased):
     return _entry_std_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:3598
+# schema/native_functions.yaml:3599
 def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -7607,7 +7596,7 @@ def _c1_std_mean(input, dim, unbiased, keepdim):
     return _entry_std_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3602
+# schema/native_functions.yaml:3603
 def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7803,7 +7792,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:3189
+# schema/native_functions.yaml:3190
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if not _F["Tensor"](output):
@@ -7876,7 +7865,7 @@ def tensor_split(*args, **kwargs):
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
-# schema/native_functions.yaml:3168
+# schema/native_functions.yaml:3169
 def threshold(input, threshold, value, *, out=None):
     """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
     if _tf[0]:
@@ -7888,7 +7877,7 @@ def threshold(input, threshold, value, *, out=None):
     return _entry_threshold_out(input, threshold, value, out)
 
 
-# schema/native_functions.yaml:3176
+# schema/native_functions.yaml:3177
 def threshold_(input, threshold, value):
     """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
     if _tf[0]:
@@ -8066,7 +8055,7 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:3541
+# schema/native_functions.yaml:3542
 def _m0_var(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -8077,7 +8066,7 @@ def _c0_var(input, unbiased):
     return _entry_var(input, unbiased)
 
 
-# schema/native_functions.yaml:3546
+# schema/native_functions.yaml:3547
 def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -8090,7 +8079,7 @@ def _c1_var(input, dim, unbiased, keepdim, out):
     return _entry_var_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:3552
+# schema/native_functions.yaml:3553
 def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -8129,7 +8118,7 @@ def var(*args, **kwargs):
     return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
-# schema/native_functions.yaml:3579
+# schema/native_functions.yaml:3580
 def _m0_var_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -8140,7 +8129,7 @@ def _c0_var_mean(input, unbiased):
     return _entry_var_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:3583
+# schema/native_functions.yaml:3584
 def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -8151,7 +8140,7 @@ def _c1_var_mean(input, dim, unbiased, keepdim):
     return _entry_var_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3587
+# schema/native_functions.yaml:3588
 def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -8260,7 +8249,7 @@ def _c0_where(condition, input, other, out):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:3033
+# schema/native_functions.yaml:3034
 def _m1_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
         return (condition, input, other)
@@ -8271,7 +8260,7 @@ def _c1_where(condition, input, other):
     return _entry_where_ScalarSelf(condition, input, other)
 
 
-# schema/native_functions.yaml:3038
+# schema/native_functions.yaml:3039
 def _m2_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -8282,7 +8271,7 @@ def _c2_where(condition, input, other):
     return _entry_where_ScalarOther(condition, input, other)
 
 
-# schema/native_functions.yaml:3043
+# schema/native_functions.yaml:3044
 def _m3_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
         return (condition, input, other)

@@ -2145,1416 +2145,1416 @@ _o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), wit
 # schema/native_functions.yaml:2487
 _o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
 
-# schema/native_functions.yaml:2491
+# schema/native_functions.yaml:2492
 _o._softmax.register('CPU', _cpu_nn.softmax_forward)
 _o._softmax.register('Meta', _meta_nn.softmax_forward)
 
-# schema/native_functions.yaml:2495
+# schema/native_functions.yaml:2496
 _o._softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax))
 _o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2498
+# schema/native_functions.yaml:2499
 _o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
 _o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
 
-# schema/native_functions.yaml:2502
+# schema/native_functions.yaml:2503
 _o._log_softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax))
 _o._log_softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2505
+# schema/native_functions.yaml:2506
 _o.softmax_int.register('CompositeImplicitAutograd', _composite_nn.softmax_int)
 
-# schema/native_functions.yaml:2509
+# schema/native_functions.yaml:2510
 _o.softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.softmax_int))
 _o.softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2511
+# schema/native_functions.yaml:2512
 _o.log_softmax_int.register('CompositeImplicitAutograd', _composite_nn.log_softmax_int)
 
-# schema/native_functions.yaml:2515
+# schema/native_functions.yaml:2516
 _o.log_softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.log_softmax_int))
 _o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2517
+# schema/native_functions.yaml:2518
 _o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
 _o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:2522
+# schema/native_functions.yaml:2523
 _o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
 _o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2526
+# schema/native_functions.yaml:2527
 _o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
 _o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:2530
+# schema/native_functions.yaml:2531
 _o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
 _o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2532
+# schema/native_functions.yaml:2533
 _o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
 _o.rsub_Tensor.register('Meta', _meta_binary.rsub)
 
-# schema/native_functions.yaml:2537
+# schema/native_functions.yaml:2538
 _o.rsub_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Tensor))
 _o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2540
+# schema/native_functions.yaml:2541
 _o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
 _o.rsub_Scalar.register('Meta', _meta_binary.rsub)
 
-# schema/native_functions.yaml:2545
+# schema/native_functions.yaml:2546
 _o.rsub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Scalar))
 _o.rsub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2548
+# schema/native_functions.yaml:2549
 _o.floor_divide.register('CPU', _cpu_binary.floor_divide)
 _o.floor_divide.register('Meta', _meta_binary.floor_divide)
 
-# schema/native_functions.yaml:2553
+# schema/native_functions.yaml:2554
 _o.floor_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide))
 _o.floor_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2556
+# schema/native_functions.yaml:2557
 _o.floor_divide_Scalar.register('CPU', _cpu_binary.floor_divide)
 _o.floor_divide_Scalar.register('Meta', _meta_binary.floor_divide)
 
-# schema/native_functions.yaml:2561
+# schema/native_functions.yaml:2562
 _o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide_Scalar))
 _o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2564
+# schema/native_functions.yaml:2565
 _o.floor_divide__Tensor.register('CPU', _cpu_binary.floor_divide_)
 _o.floor_divide__Tensor.register('Meta', _meta_binary.floor_divide_)
 _o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2571
+# schema/native_functions.yaml:2572
 _o.floor_divide__Scalar.register('CPU', _cpu_binary.floor_divide_)
 _o.floor_divide__Scalar.register('Meta', _meta_binary.floor_divide_)
 _o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2578
+# schema/native_functions.yaml:2579
 _o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
 _o.remainder_Tensor.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2583
+# schema/native_functions.yaml:2584
 _o.remainder_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Tensor))
 _o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2586
+# schema/native_functions.yaml:2587
 _o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
 _o.remainder_Scalar.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2591
+# schema/native_functions.yaml:2592
 _o.remainder_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar))
 _o.remainder_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2594
+# schema/native_functions.yaml:2595
 _o.remainder_Scalar_Tensor.register('CPU', _cpu_binary.remainder_scalar_tensor)
 _o.remainder_Scalar_Tensor.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2599
+# schema/native_functions.yaml:2600
 _o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar_Tensor))
 _o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2602
+# schema/native_functions.yaml:2603
 _o.remainder__Tensor.register('CPU', _cpu_binary.remainder_)
 _o.remainder__Tensor.register('Meta', _meta_binary.remainder_)
 _o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2609
+# schema/native_functions.yaml:2610
 _o.remainder__Scalar.register('CPU', _cpu_binary.remainder_)
 _o.remainder__Scalar.register('Meta', _meta_binary.remainder_)
 _o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2616
+# schema/native_functions.yaml:2617
 _o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
 _o.fmod_Tensor.register('Meta', _meta_binary.fmod)
 
-# schema/native_functions.yaml:2621
+# schema/native_functions.yaml:2622
 _o.fmod_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Tensor))
 _o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2624
+# schema/native_functions.yaml:2625
 _o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
 _o.fmod_Scalar.register('Meta', _meta_binary.fmod)
 
-# schema/native_functions.yaml:2629
+# schema/native_functions.yaml:2630
 _o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Scalar))
 _o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2632
+# schema/native_functions.yaml:2633
 _o.fmod__Tensor.register('CPU', _cpu_binary.fmod_)
 _o.fmod__Tensor.register('Meta', _meta_binary.fmod_)
 _o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2639
+# schema/native_functions.yaml:2640
 _o.fmod__Scalar.register('CPU', _cpu_binary.fmod_)
 _o.fmod__Scalar.register('Meta', _meta_binary.fmod_)
 _o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2646
+# schema/native_functions.yaml:2647
 _o.maximum.register('CPU', _cpu_binary.maximum)
 _o.maximum.register('Meta', _meta_binary.maximum)
 
-# schema/native_functions.yaml:2651
+# schema/native_functions.yaml:2652
 _o.maximum_out.register('CompositeExplicitAutograd', _autogen_out(_o.maximum))
 _o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2654
+# schema/native_functions.yaml:2655
 _o.minimum.register('CPU', _cpu_binary.minimum)
 _o.minimum.register('Meta', _meta_binary.minimum)
 
-# schema/native_functions.yaml:2659
+# schema/native_functions.yaml:2660
 _o.minimum_out.register('CompositeExplicitAutograd', _autogen_out(_o.minimum))
 _o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2662
+# schema/native_functions.yaml:2663
 _o.atan2.register('CPU', _cpu_binary.atan2)
 _o.atan2.register('Meta', _meta_binary.atan2)
 
-# schema/native_functions.yaml:2667
+# schema/native_functions.yaml:2668
 _o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
 _o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2670
+# schema/native_functions.yaml:2671
 _o.atan2_.register('CPU', _cpu_binary.atan2_)
 _o.atan2_.register('Meta', _meta_binary.atan2_)
 _o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2677
+# schema/native_functions.yaml:2678
 _o.logical_and.register('CPU', _cpu_binary.logical_and)
 _o.logical_and.register('Meta', _meta_binary.logical_and)
 
-# schema/native_functions.yaml:2682
+# schema/native_functions.yaml:2683
 _o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_and))
 _o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2685
+# schema/native_functions.yaml:2686
 _o.logical_and_.register('CPU', _cpu_binary.logical_and_)
 _o.logical_and_.register('Meta', _meta_binary.logical_and_)
 _o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2692
+# schema/native_functions.yaml:2693
 _o.logical_or.register('CPU', _cpu_binary.logical_or)
 _o.logical_or.register('Meta', _meta_binary.logical_or)
 
-# schema/native_functions.yaml:2697
+# schema/native_functions.yaml:2698
 _o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_or))
 _o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2700
+# schema/native_functions.yaml:2701
 _o.logical_or_.register('CPU', _cpu_binary.logical_or_)
 _o.logical_or_.register('Meta', _meta_binary.logical_or_)
 _o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2707
+# schema/native_functions.yaml:2708
 _o.logical_xor.register('CPU', _cpu_binary.logical_xor)
 _o.logical_xor.register('Meta', _meta_binary.logical_xor)
 
-# schema/native_functions.yaml:2712
+# schema/native_functions.yaml:2713
 _o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_xor))
 _o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2715
+# schema/native_functions.yaml:2716
 _o.logical_xor_.register('CPU', _cpu_binary.logical_xor_)
 _o.logical_xor_.register('Meta', _meta_binary.logical_xor_)
 _o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2722
+# schema/native_functions.yaml:2723
 _o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2727
+# schema/native_functions.yaml:2728
 _o.bitwise_and_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Tensor))
 _o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2730
+# schema/native_functions.yaml:2731
 _o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2735
+# schema/native_functions.yaml:2736
 _o.bitwise_and_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar))
 _o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2738
+# schema/native_functions.yaml:2739
 _o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2743
+# schema/native_functions.yaml:2744
 _o.bitwise_and_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar_Tensor))
 _o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2746
+# schema/native_functions.yaml:2747
 _o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2753
+# schema/native_functions.yaml:2754
 _o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2760
+# schema/native_functions.yaml:2761
 _o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2765
+# schema/native_functions.yaml:2766
 _o.bitwise_or_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Tensor))
 _o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2768
+# schema/native_functions.yaml:2769
 _o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2773
+# schema/native_functions.yaml:2774
 _o.bitwise_or_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar))
 _o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2776
+# schema/native_functions.yaml:2777
 _o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2781
+# schema/native_functions.yaml:2782
 _o.bitwise_or_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar_Tensor))
 _o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2784
+# schema/native_functions.yaml:2785
 _o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2791
+# schema/native_functions.yaml:2792
 _o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2798
+# schema/native_functions.yaml:2799
 _o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2803
+# schema/native_functions.yaml:2804
 _o.bitwise_xor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Tensor))
 _o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2806
+# schema/native_functions.yaml:2807
 _o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2811
+# schema/native_functions.yaml:2812
 _o.bitwise_xor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar))
 _o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2814
+# schema/native_functions.yaml:2815
 _o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2819
+# schema/native_functions.yaml:2820
 _o.bitwise_xor_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar_Tensor))
 _o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2822
+# schema/native_functions.yaml:2823
 _o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2829
+# schema/native_functions.yaml:2830
 _o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2836
+# schema/native_functions.yaml:2837
 _o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
 _o.lerp_Scalar.register('Meta', _meta_binary.lerp)
 
-# schema/native_functions.yaml:2841
+# schema/native_functions.yaml:2842
 _o.lerp_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Scalar))
 _o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2844
+# schema/native_functions.yaml:2845
 _o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
 _o.lerp_Tensor.register('Meta', _meta_binary.lerp)
 
-# schema/native_functions.yaml:2849
+# schema/native_functions.yaml:2850
 _o.lerp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Tensor))
 _o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2852
+# schema/native_functions.yaml:2853
 _o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
 _o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
 _o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2859
+# schema/native_functions.yaml:2860
 _o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
 _o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
 _o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2866
+# schema/native_functions.yaml:2867
 _o.addcmul.register('CPU', _cpu_binary.addcmul)
 _o.addcmul.register('Meta', _meta_binary.addcmul)
 
-# schema/native_functions.yaml:2871
+# schema/native_functions.yaml:2872
 _o.addcmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcmul))
 _o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2874
+# schema/native_functions.yaml:2875
 _o.addcmul_.register('CPU', _cpu_binary.addcmul_)
 _o.addcmul_.register('Meta', _meta_binary.addcmul_)
 _o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2881
+# schema/native_functions.yaml:2882
 _o.addcdiv.register('CPU', _cpu_binary.addcdiv)
 _o.addcdiv.register('Meta', _meta_binary.addcdiv)
 
-# schema/native_functions.yaml:2886
+# schema/native_functions.yaml:2887
 _o.addcdiv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcdiv))
 _o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2889
+# schema/native_functions.yaml:2890
 _o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
 _o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
 _o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2896
+# schema/native_functions.yaml:2897
 _o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
 _o.ne_Scalar.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:2901
+# schema/native_functions.yaml:2902
 _o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
 _o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2904
+# schema/native_functions.yaml:2905
 _o.le_Scalar.register('CPU', _cpu_pointwise.le)
 _o.le_Scalar.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:2909
+# schema/native_functions.yaml:2910
 _o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
 _o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2912
+# schema/native_functions.yaml:2913
 _o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
 _o.ge_Scalar.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:2917
+# schema/native_functions.yaml:2918
 _o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
 _o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2920
+# schema/native_functions.yaml:2921
 _o.eq__Tensor.register('CPU', _cpu_binary.eq_)
 _o.eq__Tensor.register('Meta', _meta_binary.eq_)
 _o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2927
+# schema/native_functions.yaml:2928
 _o.eq__Scalar.register('CPU', _cpu_binary.eq_)
 _o.eq__Scalar.register('Meta', _meta_binary.eq_)
 _o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2934
+# schema/native_functions.yaml:2935
 _o.ne__Tensor.register('CPU', _cpu_binary.ne_)
 _o.ne__Tensor.register('Meta', _meta_binary.ne_)
 _o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2941
+# schema/native_functions.yaml:2942
 _o.ne__Scalar.register('CPU', _cpu_binary.ne_)
 _o.ne__Scalar.register('Meta', _meta_binary.ne_)
 _o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2948
+# schema/native_functions.yaml:2949
 _o.lt__Tensor.register('CPU', _cpu_binary.lt_)
 _o.lt__Tensor.register('Meta', _meta_binary.lt_)
 _o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2955
+# schema/native_functions.yaml:2956
 _o.lt__Scalar.register('CPU', _cpu_binary.lt_)
 _o.lt__Scalar.register('Meta', _meta_binary.lt_)
 _o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2962
+# schema/native_functions.yaml:2963
 _o.le__Tensor.register('CPU', _cpu_binary.le_)
 _o.le__Tensor.register('Meta', _meta_binary.le_)
 _o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2969
+# schema/native_functions.yaml:2970
 _o.le__Scalar.register('CPU', _cpu_binary.le_)
 _o.le__Scalar.register('Meta', _meta_binary.le_)
 _o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2976
+# schema/native_functions.yaml:2977
 _o.gt__Tensor.register('CPU', _cpu_binary.gt_)
 _o.gt__Tensor.register('Meta', _meta_binary.gt_)
 _o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2983
+# schema/native_functions.yaml:2984
 _o.gt__Scalar.register('CPU', _cpu_binary.gt_)
 _o.gt__Scalar.register('Meta', _meta_binary.gt_)
 _o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2990
+# schema/native_functions.yaml:2991
 _o.ge__Tensor.register('CPU', _cpu_binary.ge_)
 _o.ge__Tensor.register('Meta', _meta_binary.ge_)
 _o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2997
+# schema/native_functions.yaml:2998
 _o.ge__Scalar.register('CPU', _cpu_binary.ge_)
 _o.ge__Scalar.register('Meta', _meta_binary.ge_)
 _o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3004
+# schema/native_functions.yaml:3005
 _o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:3009
+# schema/native_functions.yaml:3010
 _o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
 _o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3012
+# schema/native_functions.yaml:3013
 _o.div__Scalar.register('CPU', _cpu_pointwise.div_)
 _o.div__Scalar.register('Meta', _meta_pointwise.div_)
 _o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3019
+# schema/native_functions.yaml:3020
 _o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3026
+# schema/native_functions.yaml:3027
 _o.pow__Scalar.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Scalar.register('Meta', _meta_pointwise.pow_)
 _o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3033
+# schema/native_functions.yaml:3034
 _o.where_ScalarSelf.register('CompositeImplicitAutograd', _composite_binary.where_scalar_self)
 
-# schema/native_functions.yaml:3038
+# schema/native_functions.yaml:3039
 _o.where_ScalarOther.register('CompositeImplicitAutograd', _composite_binary.where_scalar_other)
 
-# schema/native_functions.yaml:3043
+# schema/native_functions.yaml:3044
 _o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_scalar)
 
-# schema/native_functions.yaml:3048
+# schema/native_functions.yaml:3049
 _o.gelu.register('CPU', _cpu_activation.gelu)
 _o.gelu.register('Meta', _meta_activation.gelu)
 
-# schema/native_functions.yaml:3053
+# schema/native_functions.yaml:3054
 _o.gelu_out.register('CompositeExplicitAutograd', _autogen_out(_o.gelu))
 _o.gelu_out.register("ADInplaceOrView", _inplace_or_view(_o.gelu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3056
+# schema/native_functions.yaml:3057
 _o.gelu_.register('CPU', _cpu_activation.gelu_)
 _o.gelu_.register('Meta', _meta_activation.gelu_)
 _o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3062
+# schema/native_functions.yaml:3063
 _o.gelu_backward.register('CPU', _cpu_activation.gelu_backward)
 _o.gelu_backward.register('Meta', _meta_activation.gelu_backward)
 
-# schema/native_functions.yaml:3069
+# schema/native_functions.yaml:3070
 _o.silu.register('CPU', _cpu_activation.silu)
 _o.silu.register('Meta', _meta_activation.silu)
 
-# schema/native_functions.yaml:3074
+# schema/native_functions.yaml:3075
 _o.silu_out.register('CompositeExplicitAutograd', _autogen_out(_o.silu))
 _o.silu_out.register("ADInplaceOrView", _inplace_or_view(_o.silu_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3077
+# schema/native_functions.yaml:3078
 _o.silu_.register('CPU', _cpu_activation.silu_)
 _o.silu_.register('Meta', _meta_activation.silu_)
 _o.silu_.register("ADInplaceOrView", _inplace_or_view(_o.silu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3084
+# schema/native_functions.yaml:3085
 _o.silu_backward.register('CPU', _cpu_activation.silu_backward)
 _o.silu_backward.register('Meta', _meta_activation.silu_backward)
 
-# schema/native_functions.yaml:3091
+# schema/native_functions.yaml:3092
 _o.softplus.register('CPU', _cpu_activation.softplus)
 _o.softplus.register('Meta', _meta_activation.softplus)
 
-# schema/native_functions.yaml:3096
+# schema/native_functions.yaml:3097
 _o.softplus_out.register('CompositeExplicitAutograd', _autogen_out(_o.softplus))
 _o.softplus_out.register("ADInplaceOrView", _inplace_or_view(_o.softplus_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3099
+# schema/native_functions.yaml:3100
 _o.softplus_backward.register('CPU', _cpu_activation.softplus_backward)
 _o.softplus_backward.register('Meta', _meta_activation.softplus_backward)
 
-# schema/native_functions.yaml:3105
+# schema/native_functions.yaml:3106
 _o.leaky_relu.register('CPU', _cpu_activation.leaky_relu)
 _o.leaky_relu.register('Meta', _meta_activation.leaky_relu)
 
-# schema/native_functions.yaml:3110
+# schema/native_functions.yaml:3111
 _o.leaky_relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.leaky_relu))
 _o.leaky_relu_out.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3113
+# schema/native_functions.yaml:3114
 _o.leaky_relu_.register('CPU', _cpu_activation.leaky_relu_)
 _o.leaky_relu_.register('Meta', _meta_activation.leaky_relu_)
 _o.leaky_relu_.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3120
+# schema/native_functions.yaml:3121
 _o.leaky_relu_backward.register('CPU', _cpu_activation.leaky_relu_backward)
 _o.leaky_relu_backward.register('Meta', _meta_activation.leaky_relu_backward)
 
-# schema/native_functions.yaml:3126
+# schema/native_functions.yaml:3127
 _o.elu.register('CPU', _cpu_activation.elu)
 _o.elu.register('Meta', _meta_activation.elu)
 
-# schema/native_functions.yaml:3131
+# schema/native_functions.yaml:3132
 _o.elu_out.register('CompositeExplicitAutograd', _autogen_out(_o.elu))
 _o.elu_out.register("ADInplaceOrView", _inplace_or_view(_o.elu_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3134
+# schema/native_functions.yaml:3135
 _o.elu_.register('CPU', _cpu_activation.elu_)
 _o.elu_.register('Meta', _meta_activation.elu_)
 _o.elu_.register("ADInplaceOrView", _inplace_or_view(_o.elu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3141
+# schema/native_functions.yaml:3142
 _o.elu_backward.register('CPU', _cpu_activation.elu_backward)
 _o.elu_backward.register('Meta', _meta_activation.elu_backward)
 
-# schema/native_functions.yaml:3147
+# schema/native_functions.yaml:3148
 _o.hardtanh.register('CPU', _cpu_activation.hardtanh)
 _o.hardtanh.register('Meta', _meta_activation.hardtanh)
 
-# schema/native_functions.yaml:3152
+# schema/native_functions.yaml:3153
 _o.hardtanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.hardtanh))
 _o.hardtanh_out.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3155
+# schema/native_functions.yaml:3156
 _o.hardtanh_.register('CPU', _cpu_activation.hardtanh_)
 _o.hardtanh_.register('Meta', _meta_activation.hardtanh_)
 _o.hardtanh_.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3162
+# schema/native_functions.yaml:3163
 _o.hardtanh_backward.register('CPU', _cpu_activation.hardtanh_backward)
 _o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
 
-# schema/native_functions.yaml:3168
+# schema/native_functions.yaml:3169
 _o.threshold.register('CPU', _cpu_activation.threshold)
 _o.threshold.register('Meta', _meta_activation.threshold)
 
-# schema/native_functions.yaml:3173
+# schema/native_functions.yaml:3174
 _o.threshold_out.register('CompositeExplicitAutograd', _autogen_out(_o.threshold))
 _o.threshold_out.register("ADInplaceOrView", _inplace_or_view(_o.threshold_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3176
+# schema/native_functions.yaml:3177
 _o.threshold_.register('CPU', _cpu_activation.threshold_)
 _o.threshold_.register('Meta', _meta_activation.threshold_)
 _o.threshold_.register("ADInplaceOrView", _inplace_or_view(_o.threshold_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3182
+# schema/native_functions.yaml:3183
 _o.sigmoid_backward.register('CPU', _cpu_activation.sigmoid_backward)
 _o.sigmoid_backward.register('Meta', _meta_activation.sigmoid_backward)
 
-# schema/native_functions.yaml:3189
+# schema/native_functions.yaml:3190
 _o.tanh_backward.register('CPU', _cpu_activation.tanh_backward)
 _o.tanh_backward.register('Meta', _meta_activation.tanh_backward)
 
-# schema/native_functions.yaml:3196
+# schema/native_functions.yaml:3197
 _o.clamp_min.register('CPU', _cpu_activation.clamp_min)
 _o.clamp_min.register('Meta', _meta_activation.clamp_min)
 
-# schema/native_functions.yaml:3201
+# schema/native_functions.yaml:3202
 _o.clamp_min_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min))
 _o.clamp_min_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3204
+# schema/native_functions.yaml:3205
 _o.clamp_min_Tensor.register('CPU', _cpu_activation.clamp_min)
 _o.clamp_min_Tensor.register('Meta', _meta_activation.clamp_min)
 
-# schema/native_functions.yaml:3209
+# schema/native_functions.yaml:3210
 _o.clamp_min_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min_Tensor))
 _o.clamp_min_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3212
+# schema/native_functions.yaml:3213
 _o.clamp_min_.register('CPU', _cpu_activation.clamp_min_)
 _o.clamp_min_.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3219
+# schema/native_functions.yaml:3220
 _o.clamp_min__Tensor.register('CPU', _cpu_activation.clamp_min_)
 _o.clamp_min__Tensor.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3226
+# schema/native_functions.yaml:3227
 _o.clamp_max.register('CPU', _cpu_activation.clamp_max)
 _o.clamp_max.register('Meta', _meta_activation.clamp_max)
 
-# schema/native_functions.yaml:3231
+# schema/native_functions.yaml:3232
 _o.clamp_max_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max))
 _o.clamp_max_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3234
+# schema/native_functions.yaml:3235
 _o.clamp_max_Tensor.register('CPU', _cpu_activation.clamp_max)
 _o.clamp_max_Tensor.register('Meta', _meta_activation.clamp_max)
 
-# schema/native_functions.yaml:3239
+# schema/native_functions.yaml:3240
 _o.clamp_max_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max_Tensor))
 _o.clamp_max_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3242
+# schema/native_functions.yaml:3243
 _o.clamp_max_.register('CPU', _cpu_activation.clamp_max_)
 _o.clamp_max_.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3249
+# schema/native_functions.yaml:3250
 _o.clamp_max__Tensor.register('CPU', _cpu_activation.clamp_max_)
 _o.clamp_max__Tensor.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3256
+# schema/native_functions.yaml:3257
 _o.clamp__Tensor.register('CPU', _cpu_activation.clamp_tensor_)
 _o.clamp__Tensor.register('Meta', _meta_activation.clamp_tensor_)
 _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3263
+# schema/native_functions.yaml:3264
 _o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.gelu_backward_grad_input)
 _o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3268
+# schema/native_functions.yaml:3269
 _o.silu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.silu_backward_grad_input)
 _o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3274
+# schema/native_functions.yaml:3275
 _o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.softplus_backward_grad_input)
 _o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3279
+# schema/native_functions.yaml:3280
 _o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.leaky_relu_backward_grad_input)
 _o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3284
+# schema/native_functions.yaml:3285
 _o.elu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.elu_backward_grad_input)
 _o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:3289
+# schema/native_functions.yaml:3290
 _o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.hardtanh_backward_grad_input)
 _o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3294
+# schema/native_functions.yaml:3295
 _o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.threshold_backward_grad_input)
 _o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3299
+# schema/native_functions.yaml:3300
 _o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.sigmoid_backward_grad_input)
 _o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3305
+# schema/native_functions.yaml:3306
 _o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.tanh_backward_grad_input)
 _o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3311
+# schema/native_functions.yaml:3312
 _o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
 _o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
 
-# schema/native_functions.yaml:3316
+# schema/native_functions.yaml:3317
 _o.nll_loss_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss_forward_output)
 _o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_forward_output, (5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:3320
+# schema/native_functions.yaml:3321
 _o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
 _o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
 
-# schema/native_functions.yaml:3325
+# schema/native_functions.yaml:3326
 _o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss_backward_grad_input)
 _o.nll_loss_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_backward_grad_input, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:3329
+# schema/native_functions.yaml:3330
 _o.nll_loss.register('CompositeImplicitAutograd', _composite_nn.nll_loss)
 
-# schema/native_functions.yaml:3332
+# schema/native_functions.yaml:3333
 _o.nll_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss))
 _o.nll_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3334
+# schema/native_functions.yaml:3335
 _o.nll_loss_nd.register('CompositeImplicitAutograd', _composite_nn.nll_loss_nd)
 
-# schema/native_functions.yaml:3338
+# schema/native_functions.yaml:3339
 _o.cross_entropy_loss.register('CompositeImplicitAutograd', _composite_nn.cross_entropy_loss)
 
-# schema/native_functions.yaml:3342
+# schema/native_functions.yaml:3343
 _o.mse_loss.register('CompositeImplicitAutograd', _composite_nn.mse_loss)
 
-# schema/native_functions.yaml:3345
+# schema/native_functions.yaml:3346
 _o.mse_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.mse_loss))
 _o.mse_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.mse_loss_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3347
+# schema/native_functions.yaml:3348
 _o.l1_loss.register('CompositeImplicitAutograd', _composite_nn.l1_loss)
 
-# schema/native_functions.yaml:3351
+# schema/native_functions.yaml:3352
 _o.binary_cross_entropy.register('CPU', _cpu_nn.binary_cross_entropy)
 _o.binary_cross_entropy.register('Meta', _meta_nn.binary_cross_entropy)
 
-# schema/native_functions.yaml:3355
+# schema/native_functions.yaml:3356
 _o.binary_cross_entropy_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy))
 _o.binary_cross_entropy_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3357
+# schema/native_functions.yaml:3358
 _o.binary_cross_entropy_backward.register('CPU', _cpu_nn.binary_cross_entropy_backward)
 _o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_backward)
 
-# schema/native_functions.yaml:3362
+# schema/native_functions.yaml:3363
 _o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.binary_cross_entropy_backward_grad_input)
 _o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3366
+# schema/native_functions.yaml:3367
 _o.binary_cross_entropy_with_logits.register('CompositeImplicitAutograd', _composite_nn.binary_cross_entropy_with_logits)
 
-# schema/native_functions.yaml:3369
+# schema/native_functions.yaml:3370
 _o.binary_cross_entropy_with_logits_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_with_logits))
 _o.binary_cross_entropy_with_logits_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_with_logits_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3371
+# schema/native_functions.yaml:3372
 _o.native_layer_norm.register('CPU', _cpu_nn.native_layer_norm)
 _o.native_layer_norm.register('Meta', _meta_nn.native_layer_norm)
 
-# schema/native_functions.yaml:3375
+# schema/native_functions.yaml:3376
 _o.native_layer_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm))
 _o.native_layer_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_out, (5, 6, 7)), with_keyset=True)
 
-# schema/native_functions.yaml:3378
+# schema/native_functions.yaml:3379
 _o.native_layer_norm_backward.register('CPU', _cpu_nn.native_layer_norm_backward)
 _o.native_layer_norm_backward.register('Meta', _meta_nn.native_layer_norm_backward)
 
-# schema/native_functions.yaml:3382
+# schema/native_functions.yaml:3383
 _o.native_layer_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm_backward))
 _o.native_layer_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_backward_out, (8, 9, 10)), with_keyset=True)
 
-# schema/native_functions.yaml:3385
+# schema/native_functions.yaml:3386
 _o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
 
-# schema/native_functions.yaml:3389
+# schema/native_functions.yaml:3390
 _o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
 _o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
 
-# schema/native_functions.yaml:3394
+# schema/native_functions.yaml:3395
 _o.native_batch_norm_out.register('CompositeExplicitAutograd', _common_nn.native_batch_norm_out)
 _o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_out, (8, 9, 10)), with_keyset=True)
 
-# schema/native_functions.yaml:3398
+# schema/native_functions.yaml:3399
 _o.native_batch_norm_backward.register('CPU', _cpu_nn.native_batch_norm_backward)
 _o.native_batch_norm_backward.register('Meta', _meta_nn.native_batch_norm_backward)
 
-# schema/native_functions.yaml:3402
+# schema/native_functions.yaml:3403
 _o.native_batch_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_batch_norm_backward))
 _o.native_batch_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_backward_out, (10, 11, 12)), with_keyset=True)
 
-# schema/native_functions.yaml:3404
+# schema/native_functions.yaml:3405
 _o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)
 
-# schema/native_functions.yaml:3408
+# schema/native_functions.yaml:3409
 _o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite_nn.scaled_dot_product_attention)
 
-# schema/native_functions.yaml:3413
+# schema/native_functions.yaml:3414
 _o.nll_loss2d_forward.register('CPU', _cpu_nn.nll_loss2d_forward)
 _o.nll_loss2d_forward.register('Meta', _meta_nn.nll_loss2d_forward)
 
-# schema/native_functions.yaml:3418
+# schema/native_functions.yaml:3419
 _o.nll_loss2d_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_forward_output)
 _o.nll_loss2d_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_forward_output, (5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:3422
+# schema/native_functions.yaml:3423
 _o.nll_loss2d_backward.register('CPU', _cpu_nn.nll_loss2d_backward)
 _o.nll_loss2d_backward.register('Meta', _meta_nn.nll_loss2d_backward)
 
-# schema/native_functions.yaml:3427
+# schema/native_functions.yaml:3428
 _o.nll_loss2d_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_backward_grad_input)
 _o.nll_loss2d_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_backward_grad_input, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:3431
+# schema/native_functions.yaml:3432
 _o.nll_loss2d.register('CompositeImplicitAutograd', _composite_nn.nll_loss2d)
 
-# schema/native_functions.yaml:3434
+# schema/native_functions.yaml:3435
 _o.nll_loss2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d))
 _o.nll_loss2d_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3436
+# schema/native_functions.yaml:3437
 _o.ger.register('CompositeImplicitAutograd', _composite_nn.outer)
 
-# schema/native_functions.yaml:3441
+# schema/native_functions.yaml:3442
 _o.ger_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.ger_out.register("ADInplaceOrView", _inplace_or_view(_o.ger_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3445
+# schema/native_functions.yaml:3446
 _o.prod.register('CPU', _cpu_reduction.prod)
 _o.prod.register('Meta', _meta_reduction.prod)
 
-# schema/native_functions.yaml:3450
+# schema/native_functions.yaml:3451
 _o.prod_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod))
 _o.prod_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3453
+# schema/native_functions.yaml:3454
 _o.prod_dim_int.register('CPU', _cpu_reduction.prod_dim)
 _o.prod_dim_int.register('Meta', _meta_reduction.prod_dim)
 
-# schema/native_functions.yaml:3458
+# schema/native_functions.yaml:3459
 _o.prod_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod_dim_int))
 _o.prod_int_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_int_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3461
+# schema/native_functions.yaml:3462
 _o.amin.register('CPU', _cpu_reduction.amin)
 _o.amin.register('Meta', _meta_reduction.amin)
 
-# schema/native_functions.yaml:3466
+# schema/native_functions.yaml:3467
 _o.amin_out.register('CompositeExplicitAutograd', _autogen_out(_o.amin))
 _o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3469
+# schema/native_functions.yaml:3470
 _o.max.register('CPU', _cpu_reduction.max_all)
 _o.max.register('Meta', _meta_reduction.max_all)
 
-# schema/native_functions.yaml:3477
+# schema/native_functions.yaml:3478
 _o.max_unary_out.register('CompositeExplicitAutograd', _common_reduction.max_unary_out)
 _o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3482
+# schema/native_functions.yaml:3483
 _o.max_dim.register('CPU', _cpu_reduction.max_dim)
 _o.max_dim.register('Meta', _meta_reduction.max_dim)
 
-# schema/native_functions.yaml:3489
+# schema/native_functions.yaml:3490
 _o.max_dim_max.register('CompositeExplicitAutograd', _common_reduction.max_dim_max)
 _o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:3494
+# schema/native_functions.yaml:3495
 _o.max_other.register('CPU', _cpu_reduction.max_other)
 _o.max_other.register('Meta', _meta_reduction.max_other)
 
-# schema/native_functions.yaml:3499
+# schema/native_functions.yaml:3500
 _o.max_out.register('CompositeExplicitAutograd', _autogen_out(_o.max_other))
 _o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3501
+# schema/native_functions.yaml:3502
 _o.min.register('CPU', _cpu_reduction.min_all)
 _o.min.register('Meta', _meta_reduction.min_all)
 
-# schema/native_functions.yaml:3509
+# schema/native_functions.yaml:3510
 _o.min_unary_out.register('CompositeExplicitAutograd', _common_reduction.min_unary_out)
 _o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3514
+# schema/native_functions.yaml:3515
 _o.min_dim.register('CPU', _cpu_reduction.min_dim)
 _o.min_dim.register('Meta', _meta_reduction.min_dim)
 
-# schema/native_functions.yaml:3521
+# schema/native_functions.yaml:3522
 _o.min_dim_min.register('CompositeExplicitAutograd', _common_reduction.min_dim_min)
 _o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:3526
+# schema/native_functions.yaml:3527
 _o.min_other.register('CPU', _cpu_reduction.min_other)
 _o.min_other.register('Meta', _meta_reduction.min_other)
 
-# schema/native_functions.yaml:3531
+# schema/native_functions.yaml:3532
 _o.min_out.register('CompositeExplicitAutograd', _autogen_out(_o.min_other))
 _o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3533
+# schema/native_functions.yaml:3534
 _o.argmin.register('CPU', _cpu_reduction.argmin)
 _o.argmin.register('Meta', _meta_reduction.argmin)
 
-# schema/native_functions.yaml:3538
+# schema/native_functions.yaml:3539
 _o.argmin_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmin))
 _o.argmin_out.register("ADInplaceOrView", _inplace_or_view(_o.argmin_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3541
+# schema/native_functions.yaml:3542
 _o.var.register('CompositeImplicitAutograd', _composite_reduction.var)
 
-# schema/native_functions.yaml:3546
+# schema/native_functions.yaml:3547
 _o.var_dim.register('CompositeImplicitAutograd', _composite_reduction.var_dim)
 
-# schema/native_functions.yaml:3550
+# schema/native_functions.yaml:3551
 _o.var_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_dim))
 _o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3552
+# schema/native_functions.yaml:3553
 _o.var_correction.register('CPU', _cpu_reduction.var_correction)
 _o.var_correction.register('Meta', _meta_reduction.var_correction)
 
-# schema/native_functions.yaml:3557
+# schema/native_functions.yaml:3558
 _o.var_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_correction))
 _o.var_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_correction_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3560
+# schema/native_functions.yaml:3561
 _o.std.register('CompositeImplicitAutograd', _composite_reduction.std)
 
-# schema/native_functions.yaml:3565
+# schema/native_functions.yaml:3566
 _o.std_dim.register('CompositeImplicitAutograd', _composite_reduction.std_dim)
 
-# schema/native_functions.yaml:3569
+# schema/native_functions.yaml:3570
 _o.std_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_dim))
 _o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3571
+# schema/native_functions.yaml:3572
 _o.std_correction.register('CPU', _cpu_reduction.std_correction)
 _o.std_correction.register('Meta', _meta_reduction.std_correction)
 
-# schema/native_functions.yaml:3576
+# schema/native_functions.yaml:3577
 _o.std_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_correction))
 _o.std_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_correction_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3579
+# schema/native_functions.yaml:3580
 _o.var_mean.register('CompositeImplicitAutograd', _composite_reduction.var_mean)
 
-# schema/native_functions.yaml:3583
+# schema/native_functions.yaml:3584
 _o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_mean_dim)
 
-# schema/native_functions.yaml:3587
+# schema/native_functions.yaml:3588
 _o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
 _o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
 
-# schema/native_functions.yaml:3591
+# schema/native_functions.yaml:3592
 _o.var_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_mean_correction))
 _o.var_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_mean_correction_out, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:3594
+# schema/native_functions.yaml:3595
 _o.std_mean.register('CompositeImplicitAutograd', _composite_reduction.std_mean)
 
-# schema/native_functions.yaml:3598
+# schema/native_functions.yaml:3599
 _o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_mean_dim)
 
-# schema/native_functions.yaml:3602
+# schema/native_functions.yaml:3603
 _o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
 _o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
 
-# schema/native_functions.yaml:3606
+# schema/native_functions.yaml:3607
 _o.std_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_mean_correction))
 _o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_mean_correction_out, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:3609
+# schema/native_functions.yaml:3610
 _o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
 _o.logsumexp.register('Meta', _meta_reduction.logsumexp)
 
-# schema/native_functions.yaml:3614
+# schema/native_functions.yaml:3615
 _o.logsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logsumexp))
 _o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3617
+# schema/native_functions.yaml:3618
 _o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
 _o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
 
-# schema/native_functions.yaml:3621
+# schema/native_functions.yaml:3622
 _o.linalg_vector_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_vector_norm))
 _o.linalg_vector_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_vector_norm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3624
+# schema/native_functions.yaml:3625
 _o.norm_Scalar.register('CompositeImplicitAutograd', _composite_reduction.norm_scalar)
 
-# schema/native_functions.yaml:3629
+# schema/native_functions.yaml:3630
 _o.norm_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_Scalar))
 _o.norm_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3631
+# schema/native_functions.yaml:3632
 _o.norm_ScalarOpt_dim.register('CompositeImplicitAutograd', _composite_reduction.norm_scalaropt_dim)
 
-# schema/native_functions.yaml:3636
+# schema/native_functions.yaml:3637
 _o.norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_ScalarOpt_dim))
 _o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3638
+# schema/native_functions.yaml:3639
 _o.all.register('CPU', _cpu_reduction.all_all)
 _o.all.register('Meta', _meta_reduction.all_any)
 
-# schema/native_functions.yaml:3645
+# schema/native_functions.yaml:3646
 _o.all_dim.register('CPU', _cpu_reduction.all_dim)
 _o.all_dim.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3652
+# schema/native_functions.yaml:3653
 _o.all_dims.register('CPU', _cpu_reduction.all_dim)
 _o.all_dims.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3660
+# schema/native_functions.yaml:3661
 _o.all_all_out.register('CompositeExplicitAutograd', _common_reduction.all_all_out)
 _o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3665
+# schema/native_functions.yaml:3666
 _o.all_out.register('CompositeExplicitAutograd', _common_reduction.all_dim_out)
 _o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3670
+# schema/native_functions.yaml:3671
 _o.all_dims_out.register('CompositeExplicitAutograd', _common_reduction.all_dims_out)
 _o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3675
+# schema/native_functions.yaml:3676
 _o.any.register('CPU', _cpu_reduction.any_all)
 _o.any.register('Meta', _meta_reduction.all_any)
 
-# schema/native_functions.yaml:3682
+# schema/native_functions.yaml:3683
 _o.any_dim.register('CPU', _cpu_reduction.any_dim)
 _o.any_dim.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3689
+# schema/native_functions.yaml:3690
 _o.any_dims.register('CPU', _cpu_reduction.any_dim)
 _o.any_dims.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3697
+# schema/native_functions.yaml:3698
 _o.any_all_out.register('CompositeExplicitAutograd', _common_reduction.any_all_out)
 _o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3702
+# schema/native_functions.yaml:3703
 _o.any_out.register('CompositeExplicitAutograd', _common_reduction.any_dim_out)
 _o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3707
+# schema/native_functions.yaml:3708
 _o.any_dims_out.register('CompositeExplicitAutograd', _common_reduction.any_dims_out)
 _o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3712
+# schema/native_functions.yaml:3713
 _o.cumsum.register('CPU', _cpu_reduction.cumsum)
 _o.cumsum.register('Meta', _meta_reduction.cumsum)
 
-# schema/native_functions.yaml:3717
+# schema/native_functions.yaml:3718
 _o.cumsum_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumsum))
 _o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3720
+# schema/native_functions.yaml:3721
 _o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
 _o.cumsum_.register('Meta', _meta_reduction.cumsum_)
 _o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3726
+# schema/native_functions.yaml:3727
 _o.cumprod.register('CPU', _cpu_reduction.cumprod)
 _o.cumprod.register('Meta', _meta_reduction.cumsum)
 
-# schema/native_functions.yaml:3731
+# schema/native_functions.yaml:3732
 _o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
 _o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3733
+# schema/native_functions.yaml:3734
 _o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
 _o.cumprod_.register('Meta', _meta_reduction.cumprod_)
 _o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3739
+# schema/native_functions.yaml:3740
 _o.count_nonzero_dim_IntList.register('CPU', _cpu_reduction.count_nonzero)
 _o.count_nonzero_dim_IntList.register('Meta', _meta_reduction.count_nonzero)
 
-# schema/native_functions.yaml:3744
+# schema/native_functions.yaml:3745
 _o.count_nonzero_dim_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero_dim_IntList))
 _o.count_nonzero_dim_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_dim_IntList_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3746
+# schema/native_functions.yaml:3747
 _o.count_nonzero.register('CPU', _cpu_reduction.count_nonzero)
 _o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
 
-# schema/native_functions.yaml:3751
+# schema/native_functions.yaml:3752
 _o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
 _o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3752
+# schema/native_functions.yaml:3753
 _o.triu_indices_out.register('CompositeExplicitAutograd', _common_random.triu_indices_out)
 _o.triu_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_indices_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3757
+# schema/native_functions.yaml:3758
 _o.copy.register('CompositeExplicitAutograd', _common_random.copy)
 
-# schema/native_functions.yaml:3763
+# schema/native_functions.yaml:3764
 _o.copy_out.register('CompositeExplicitAutograd', _common_random.copy_out)
 _o.copy_out.register("ADInplaceOrView", _inplace_or_view(_o.copy_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3768
+# schema/native_functions.yaml:3769
 _o.fill_Scalar.register('CompositeExplicitAutograd', _common_random.fill_scalar)
 
-# schema/native_functions.yaml:3773
+# schema/native_functions.yaml:3774
 _o.fill_Scalar_out.register('CompositeExplicitAutograd', _common_random.fill_scalar_out)
 _o.fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3777
+# schema/native_functions.yaml:3778
 _o.fill_Tensor.register('CompositeExplicitAutograd', _common_random.fill_tensor)
 
-# schema/native_functions.yaml:3781
+# schema/native_functions.yaml:3782
 _o.fill_Tensor_out.register('CompositeExplicitAutograd', _common_random.fill_tensor_out)
 _o.fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3785
+# schema/native_functions.yaml:3786
 _o.zero.register('CompositeExplicitAutograd', _common_random.zero)
 
-# schema/native_functions.yaml:3790
+# schema/native_functions.yaml:3791
 _o.zero_out.register('CompositeExplicitAutograd', _common_random.zero_out)
 _o.zero_out.register("ADInplaceOrView", _inplace_or_view(_o.zero_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3795
+# schema/native_functions.yaml:3796
 _o.empty_strided_out.register('CompositeExplicitAutograd', _common_random.empty_strided_out)
 _o.empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_strided_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3799
+# schema/native_functions.yaml:3800
 _o.new_empty_out.register('CompositeExplicitAutograd', _common_random.new_empty_out)
 _o.new_empty_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3803
+# schema/native_functions.yaml:3804
 _o.new_empty_strided_out.register('CompositeExplicitAutograd', _common_random.new_empty_strided_out)
 _o.new_empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_strided_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3807
+# schema/native_functions.yaml:3808
 _o.new_full_out.register('CompositeExplicitAutograd', _common_random.new_full_out)
 _o.new_full_out.register("ADInplaceOrView", _inplace_or_view(_o.new_full_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3811
+# schema/native_functions.yaml:3812
 _o.new_zeros_out.register('CompositeExplicitAutograd', _common_random.new_zeros_out)
 _o.new_zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.new_zeros_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3815
+# schema/native_functions.yaml:3816
 _o.new_ones_out.register('CompositeExplicitAutograd', _common_random.new_ones_out)
 _o.new_ones_out.register("ADInplaceOrView", _inplace_or_view(_o.new_ones_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3821
+# schema/native_functions.yaml:3822
 _o.uniform.register('CompositeExplicitAutograd', _common_random.uniform_sampled)
 
-# schema/native_functions.yaml:3827
+# schema/native_functions.yaml:3828
 _o.uniform_out.register('CompositeExplicitAutograd', _common_random.uniform_out_sampled)
 _o.uniform_out.register("ADInplaceOrView", _inplace_or_view(_o.uniform_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3833
+# schema/native_functions.yaml:3834
 _o.exponential.register('CompositeExplicitAutograd', _common_random.exponential_sampled)
 
-# schema/native_functions.yaml:3839
+# schema/native_functions.yaml:3840
 _o.exponential_out.register('CompositeExplicitAutograd', _common_random.exponential_out_sampled)
 _o.exponential_out.register("ADInplaceOrView", _inplace_or_view(_o.exponential_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3845
+# schema/native_functions.yaml:3846
 _o.geometric.register('CompositeExplicitAutograd', _common_random.geometric_sampled)
 
-# schema/native_functions.yaml:3851
+# schema/native_functions.yaml:3852
 _o.geometric_out.register('CompositeExplicitAutograd', _common_random.geometric_out_sampled)
 _o.geometric_out.register("ADInplaceOrView", _inplace_or_view(_o.geometric_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3857
+# schema/native_functions.yaml:3858
 _o.log_normal.register('CompositeExplicitAutograd', _common_random.log_normal_sampled)
 
-# schema/native_functions.yaml:3863
+# schema/native_functions.yaml:3864
 _o.log_normal_out.register('CompositeExplicitAutograd', _common_random.log_normal_out_sampled)
 _o.log_normal_out.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3869
+# schema/native_functions.yaml:3870
 _o.cauchy.register('CompositeExplicitAutograd', _common_random.cauchy_sampled)
 
-# schema/native_functions.yaml:3875
+# schema/native_functions.yaml:3876
 _o.cauchy_out.register('CompositeExplicitAutograd', _common_random.cauchy_out_sampled)
 _o.cauchy_out.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3881
+# schema/native_functions.yaml:3882
 _o.random_from.register('CompositeExplicitAutograd', _common_random.random_from_sampled)
 
-# schema/native_functions.yaml:3887
+# schema/native_functions.yaml:3888
 _o.random_from_out.register('CompositeExplicitAutograd', _common_random.random_from_out_sampled)
 _o.random_from_out.register("ADInplaceOrView", _inplace_or_view(_o.random_from_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3893
+# schema/native_functions.yaml:3894
 _o.random_to.register('CompositeExplicitAutograd', _common_random.random_to_sampled)
 
-# schema/native_functions.yaml:3899
+# schema/native_functions.yaml:3900
 _o.random_to_out.register('CompositeExplicitAutograd', _common_random.random_to_out_sampled)
 _o.random_to_out.register("ADInplaceOrView", _inplace_or_view(_o.random_to_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3905
+# schema/native_functions.yaml:3906
 _o.random.register('CompositeExplicitAutograd', _common_random.random_sampled)
 
-# schema/native_functions.yaml:3911
+# schema/native_functions.yaml:3912
 _o.random_out.register('CompositeExplicitAutograd', _common_random.random_out_sampled)
 _o.random_out.register("ADInplaceOrView", _inplace_or_view(_o.random_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3917
+# schema/native_functions.yaml:3918
 _o.normal_functional.register('CompositeExplicitAutograd', _common_random.normal_functional_sampled)
 
-# schema/native_functions.yaml:3925
+# schema/native_functions.yaml:3926
 _o.hann_window.register('CPU', _cpu_random.hann_window)
 _o.hann_window.register('Meta', _meta_random.hann_window)
 _o.hann_window.register("BackendSelect", _backend_select(_o.hann_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:3931
+# schema/native_functions.yaml:3932
 _o.hann_window_out.register('CompositeExplicitAutograd', _common_random.hann_window_out)
 _o.hann_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3935
+# schema/native_functions.yaml:3936
 _o.hann_window_periodic.register('CPU', _cpu_random.hann_window_periodic)
 _o.hann_window_periodic.register('Meta', _meta_random.hann_window_periodic)
 _o.hann_window_periodic.register("BackendSelect", _backend_select(_o.hann_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:3941
+# schema/native_functions.yaml:3942
 _o.hann_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hann_window_periodic_out)
 _o.hann_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3945
+# schema/native_functions.yaml:3946
 _o.hamming_window.register('CPU', _cpu_random.hamming_window)
 _o.hamming_window.register('Meta', _meta_random.hamming_window)
 _o.hamming_window.register("BackendSelect", _backend_select(_o.hamming_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:3951
+# schema/native_functions.yaml:3952
 _o.hamming_window_out.register('CompositeExplicitAutograd', _common_random.hamming_window_out)
 _o.hamming_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3955
+# schema/native_functions.yaml:3956
 _o.hamming_window_periodic.register('CPU', _cpu_random.hamming_window_periodic)
 _o.hamming_window_periodic.register('Meta', _meta_random.hamming_window_periodic)
 _o.hamming_window_periodic.register("BackendSelect", _backend_select(_o.hamming_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:3961
+# schema/native_functions.yaml:3962
 _o.hamming_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_out)
 _o.hamming_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3965
+# schema/native_functions.yaml:3966
 _o.hamming_window_periodic_alpha.register('CPU', _cpu_random.hamming_window_periodic_alpha)
 _o.hamming_window_periodic_alpha.register('Meta', _meta_random.hamming_window_periodic_alpha)
 _o.hamming_window_periodic_alpha.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha, 5), with_keyset=True)
 
-# schema/native_functions.yaml:3971
+# schema/native_functions.yaml:3972
 _o.hamming_window_periodic_alpha_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_out)
 _o.hamming_window_periodic_alpha_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3975
+# schema/native_functions.yaml:3976
 _o.hamming_window_periodic_alpha_beta.register('CPU', _cpu_random.hamming_window_periodic_alpha_beta)
 _o.hamming_window_periodic_alpha_beta.register('Meta', _meta_random.hamming_window_periodic_alpha_beta)
 _o.hamming_window_periodic_alpha_beta.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha_beta, 6), with_keyset=True)
 
-# schema/native_functions.yaml:3981
+# schema/native_functions.yaml:3982
 _o.hamming_window_periodic_alpha_beta_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_beta_out)
 _o.hamming_window_periodic_alpha_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_beta_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3985
+# schema/native_functions.yaml:3986
 _o.blackman_window.register('CPU', _cpu_random.blackman_window)
 _o.blackman_window.register('Meta', _meta_random.blackman_window)
 _o.blackman_window.register("BackendSelect", _backend_select(_o.blackman_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:3991
+# schema/native_functions.yaml:3992
 _o.blackman_window_out.register('CompositeExplicitAutograd', _common_random.blackman_window_out)
 _o.blackman_window_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3995
+# schema/native_functions.yaml:3996
 _o.blackman_window_periodic.register('CPU', _cpu_random.blackman_window_periodic)
 _o.blackman_window_periodic.register('Meta', _meta_random.blackman_window_periodic)
 _o.blackman_window_periodic.register("BackendSelect", _backend_select(_o.blackman_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:4001
+# schema/native_functions.yaml:4002
 _o.blackman_window_periodic_out.register('CompositeExplicitAutograd', _common_random.blackman_window_periodic_out)
 _o.blackman_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4005
+# schema/native_functions.yaml:4006
 _o.bartlett_window.register('CPU', _cpu_random.bartlett_window)
 _o.bartlett_window.register('Meta', _meta_random.bartlett_window)
 _o.bartlett_window.register("BackendSelect", _backend_select(_o.bartlett_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:4011
+# schema/native_functions.yaml:4012
 _o.bartlett_window_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_out)
 _o.bartlett_window_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4015
+# schema/native_functions.yaml:4016
 _o.bartlett_window_periodic.register('CPU', _cpu_random.bartlett_window_periodic)
 _o.bartlett_window_periodic.register('Meta', _meta_random.bartlett_window_periodic)
 _o.bartlett_window_periodic.register("BackendSelect", _backend_select(_o.bartlett_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:4021
+# schema/native_functions.yaml:4022
 _o.bartlett_window_periodic_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_periodic_out)
 _o.bartlett_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4025
+# schema/native_functions.yaml:4026
 _o.kaiser_window.register('CPU', _cpu_random.kaiser_window)
 _o.kaiser_window.register('Meta', _meta_random.kaiser_window)
 _o.kaiser_window.register("BackendSelect", _backend_select(_o.kaiser_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:4031
+# schema/native_functions.yaml:4032
 _o.kaiser_window_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_out)
 _o.kaiser_window_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4035
+# schema/native_functions.yaml:4036
 _o.kaiser_window_periodic.register('CPU', _cpu_random.kaiser_window_periodic)
 _o.kaiser_window_periodic.register('Meta', _meta_random.kaiser_window_periodic)
 _o.kaiser_window_periodic.register("BackendSelect", _backend_select(_o.kaiser_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:4041
+# schema/native_functions.yaml:4042
 _o.kaiser_window_periodic_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_periodic_out)
 _o.kaiser_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4045
+# schema/native_functions.yaml:4046
 _o.kaiser_window_beta.register('CPU', _cpu_random.kaiser_window_beta)
 _o.kaiser_window_beta.register('Meta', _meta_random.kaiser_window_beta)
 _o.kaiser_window_beta.register("BackendSelect", _backend_select(_o.kaiser_window_beta, 5), with_keyset=True)
 
-# schema/native_functions.yaml:4051
+# schema/native_functions.yaml:4052
 _o.kaiser_window_beta_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_beta_out)
 _o.kaiser_window_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_beta_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4056
+# schema/native_functions.yaml:4057
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4060
+# schema/native_functions.yaml:4061
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4064
+# schema/native_functions.yaml:4065
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4068
+# schema/native_functions.yaml:4069
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4072
+# schema/native_functions.yaml:4073
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4076
+# schema/native_functions.yaml:4077
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4080
+# schema/native_functions.yaml:4081
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4084
+# schema/native_functions.yaml:4085
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4088
+# schema/native_functions.yaml:4089
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4092
+# schema/native_functions.yaml:4093
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4096
+# schema/native_functions.yaml:4097
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4100
+# schema/native_functions.yaml:4101
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4105
+# schema/native_functions.yaml:4106
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4110
+# schema/native_functions.yaml:4111
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4115
+# schema/native_functions.yaml:4116
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4120
+# schema/native_functions.yaml:4121
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4125
+# schema/native_functions.yaml:4126
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:4130
+# schema/native_functions.yaml:4131
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4135
+# schema/native_functions.yaml:4136
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:4140
+# schema/native_functions.yaml:4141
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:4145
+# schema/native_functions.yaml:4146
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:4150
+# schema/native_functions.yaml:4151
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

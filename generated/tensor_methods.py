@@ -963,7 +963,7 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:2881
+# schema/native_functions.yaml:2882
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if not _F["Tensor"](tensor1):
@@ -977,7 +977,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2889
+# schema/native_functions.yaml:2890
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if not _F["Tensor"](tensor1):
@@ -991,7 +991,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2866
+# schema/native_functions.yaml:2867
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if not _F["Tensor"](tensor1):
@@ -1005,7 +1005,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return _entry_addcmul(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2874
+# schema/native_functions.yaml:2875
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if not _F["Tensor"](tensor1):
@@ -1049,7 +1049,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:3638
+# schema/native_functions.yaml:3639
 def _m0_all(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1060,7 +1060,7 @@ def _c0_all(self):
     return _entry_all(self)
 
 
-# schema/native_functions.yaml:3645
+# schema/native_functions.yaml:3646
 def _m1_all(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1071,7 +1071,7 @@ def _c1_all(self, dim, keepdim):
     return _entry_all_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3652
+# schema/native_functions.yaml:3653
 def _m2_all(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1118,7 +1118,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3461
+# schema/native_functions.yaml:3462
 def amin(self, dim=(), keepdim=False):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1128,7 +1128,7 @@ def amin(self, dim=(), keepdim=False):
     return _entry_amin(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3675
+# schema/native_functions.yaml:3676
 def _m0_any(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1139,7 +1139,7 @@ def _c0_any(self):
     return _entry_any(self)
 
 
-# schema/native_functions.yaml:3682
+# schema/native_functions.yaml:3683
 def _m1_any(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1150,7 +1150,7 @@ def _c1_any(self, dim, keepdim):
     return _entry_any_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3689
+# schema/native_functions.yaml:3690
 def _m2_any(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1197,7 +1197,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3533
+# schema/native_functions.yaml:3534
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1312,7 +1312,7 @@ def atan(self):
     return _entry_atan(self)
 
 
-# schema/native_functions.yaml:2662
+# schema/native_functions.yaml:2663
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if not _F["Tensor"](other):
@@ -1324,7 +1324,7 @@ def atan2(self, other):
     return _entry_atan2(self, other)
 
 
-# schema/native_functions.yaml:2670
+# schema/native_functions.yaml:2671
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if not _F["Tensor"](other):
@@ -1456,7 +1456,7 @@ def bernoulli_(*args, **kwargs):
     return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
 
 
-# schema/native_functions.yaml:2722
+# schema/native_functions.yaml:2723
 def _m0_bitwise_and(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1467,7 +1467,7 @@ def _c0_bitwise_and(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2730
+# schema/native_functions.yaml:2731
 def _m1_bitwise_and(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1501,7 +1501,7 @@ def bitwise_and(*args, **kwargs):
     return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
 
 
-# schema/native_functions.yaml:2746
+# schema/native_functions.yaml:2747
 def _m0_bitwise_and_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1512,7 +1512,7 @@ def _c0_bitwise_and_(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2753
+# schema/native_functions.yaml:2754
 def _m1_bitwise_and_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1566,7 +1566,7 @@ def bitwise_not_(self):
     return _entry_bitwise_not_(self)
 
 
-# schema/native_functions.yaml:2760
+# schema/native_functions.yaml:2761
 def _m0_bitwise_or(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1577,7 +1577,7 @@ def _c0_bitwise_or(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2768
+# schema/native_functions.yaml:2769
 def _m1_bitwise_or(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1611,7 +1611,7 @@ def bitwise_or(*args, **kwargs):
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
-# schema/native_functions.yaml:2784
+# schema/native_functions.yaml:2785
 def _m0_bitwise_or_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1622,7 +1622,7 @@ def _c0_bitwise_or_(self, other):
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2791
+# schema/native_functions.yaml:2792
 def _m1_bitwise_or_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1656,7 +1656,7 @@ def bitwise_or_(*args, **kwargs):
     return _resolve(_cases_bitwise_or_, args, kwargs, 'bitwise_or_', _sigs_bitwise_or_)
 
 
-# schema/native_functions.yaml:2798
+# schema/native_functions.yaml:2799
 def _m0_bitwise_xor(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1667,7 +1667,7 @@ def _c0_bitwise_xor(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2806
+# schema/native_functions.yaml:2807
 def _m1_bitwise_xor(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1701,7 +1701,7 @@ def bitwise_xor(*args, **kwargs):
     return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
 
 
-# schema/native_functions.yaml:2822
+# schema/native_functions.yaml:2823
 def _m0_bitwise_xor_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1712,7 +1712,7 @@ def _c0_bitwise_xor_(self, other):
     return _entry_bitwise_xor__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2829
+# schema/native_functions.yaml:2830
 def _m1_bitwise_xor_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1852,7 +1852,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:3256
+# schema/native_functions.yaml:3257
 def _m0_clamp_(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -1897,7 +1897,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:3234
+# schema/native_functions.yaml:3235
 def _m0_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1908,7 +1908,7 @@ def _c0_clamp_max(self, max):
     return _entry_clamp_max_Tensor(self, max)
 
 
-# schema/native_functions.yaml:3226
+# schema/native_functions.yaml:3227
 def _m1_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1942,7 +1942,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:3249
+# schema/native_functions.yaml:3250
 def _m0_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1953,7 +1953,7 @@ def _c0_clamp_max_(self, max):
     return _entry_clamp_max__Tensor(self, max)
 
 
-# schema/native_functions.yaml:3242
+# schema/native_functions.yaml:3243
 def _m1_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1987,7 +1987,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:3204
+# schema/native_functions.yaml:3205
 def _m0_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -1998,7 +1998,7 @@ def _c0_clamp_min(self, min):
     return _entry_clamp_min_Tensor(self, min)
 
 
-# schema/native_functions.yaml:3196
+# schema/native_functions.yaml:3197
 def _m1_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -2032,7 +2032,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:3219
+# schema/native_functions.yaml:3220
 def _m0_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -2043,7 +2043,7 @@ def _c0_clamp_min_(self, min):
     return _entry_clamp_min__Tensor(self, min)
 
 
-# schema/native_functions.yaml:3212
+# schema/native_functions.yaml:3213
 def _m1_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -2147,7 +2147,7 @@ def cosh_(self):
     return _entry_cosh_(self)
 
 
-# schema/native_functions.yaml:3739
+# schema/native_functions.yaml:3740
 def _m0_count_nonzero(self, *_dim, dim=None):
     dim = _ivar(_dim, dim, 'dim')
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -2159,7 +2159,7 @@ def _c0_count_nonzero(self, dim):
     return _entry_count_nonzero_dim_IntList(self, dim)
 
 
-# schema/native_functions.yaml:3746
+# schema/native_functions.yaml:3747
 def _m1_count_nonzero(self, dim=None):
     if _F['Tensor'](self) and _F['int?'](dim):
         return (self, dim)
@@ -2193,7 +2193,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:3726
+# schema/native_functions.yaml:3727
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2203,7 +2203,7 @@ def cumprod(self, dim, *, dtype=None):
     return _entry_cumprod(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3733
+# schema/native_functions.yaml:3734
 def cumprod_(self, dim, *, dtype=None):
     """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2213,7 +2213,7 @@ def cumprod_(self, dim, *, dtype=None):
     return _entry_cumprod_(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3712
+# schema/native_functions.yaml:3713
 def cumsum(self, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2223,7 +2223,7 @@ def cumsum(self, dim, *, dtype=None):
     return _entry_cumsum(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3720
+# schema/native_functions.yaml:3721
 def cumsum_(self, dim, *, dtype=None):
     """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2315,7 +2315,7 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:3004
+# schema/native_functions.yaml:3005
 def _m2_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -2374,7 +2374,7 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:3019
+# schema/native_functions.yaml:3020
 def _m2_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -2512,7 +2512,7 @@ def eq(*args, **kwargs):
     return _resolve(_cases_eq, args, kwargs, 'eq', _sigs_eq)
 
 
-# schema/native_functions.yaml:2920
+# schema/native_functions.yaml:2921
 def _m0_eq_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -2523,7 +2523,7 @@ def _c0_eq_(self, other):
     return _entry_eq__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2927
+# schema/native_functions.yaml:2928
 def _m1_eq_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2774,7 +2774,7 @@ def floor_(self):
     return _entry_floor_(self)
 
 
-# schema/native_functions.yaml:2548
+# schema/native_functions.yaml:2549
 def _m0_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -2785,7 +2785,7 @@ def _c0_floor_divide(self, other):
     return _entry_floor_divide(self, other)
 
 
-# schema/native_functions.yaml:2556
+# schema/native_functions.yaml:2557
 def _m1_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2819,7 +2819,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2564
+# schema/native_functions.yaml:2565
 def floor_divide_(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2829,7 +2829,7 @@ def floor_divide_(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2616
+# schema/native_functions.yaml:2617
 def _m0_fmod(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -2840,7 +2840,7 @@ def _c0_fmod(self, other):
     return _entry_fmod_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2624
+# schema/native_functions.yaml:2625
 def _m1_fmod(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2874,7 +2874,7 @@ def fmod(*args, **kwargs):
     return _resolve(_cases_fmod, args, kwargs, 'fmod', _sigs_fmod)
 
 
-# schema/native_functions.yaml:2632
+# schema/native_functions.yaml:2633
 def _m0_fmod_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -2885,7 +2885,7 @@ def _c0_fmod_(self, other):
     return _entry_fmod__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2639
+# schema/native_functions.yaml:2640
 def _m1_fmod_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2960,7 +2960,7 @@ def _c0_ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2912
+# schema/native_functions.yaml:2913
 def _m1_ge(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2994,7 +2994,7 @@ def ge(*args, **kwargs):
     return _resolve(_cases_ge, args, kwargs, 'ge', _sigs_ge)
 
 
-# schema/native_functions.yaml:2990
+# schema/native_functions.yaml:2991
 def _m0_ge_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3005,7 +3005,7 @@ def _c0_ge_(self, other):
     return _entry_ge__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2997
+# schema/native_functions.yaml:2998
 def _m1_ge_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -3049,7 +3049,7 @@ def geometric_(self, p, *, generator=None):
     return _entry_geometric_(self, p, generator)
 
 
-# schema/native_functions.yaml:3436
+# schema/native_functions.yaml:3437
 def ger(self, vec2):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -3104,7 +3104,7 @@ def gt(*args, **kwargs):
     return _resolve(_cases_gt, args, kwargs, 'gt', _sigs_gt)
 
 
-# schema/native_functions.yaml:2976
+# schema/native_functions.yaml:2977
 def _m0_gt_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3115,7 +3115,7 @@ def _c0_gt_(self, other):
     return _entry_gt__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2983
+# schema/native_functions.yaml:2984
 def _m1_gt_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -3406,7 +3406,7 @@ def _c0_le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2904
+# schema/native_functions.yaml:2905
 def _m1_le(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -3440,7 +3440,7 @@ def le(*args, **kwargs):
     return _resolve(_cases_le, args, kwargs, 'le', _sigs_le)
 
 
-# schema/native_functions.yaml:2962
+# schema/native_functions.yaml:2963
 def _m0_le_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3451,7 +3451,7 @@ def _c0_le_(self, other):
     return _entry_le__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2969
+# schema/native_functions.yaml:2970
 def _m1_le_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -3485,7 +3485,7 @@ def le_(*args, **kwargs):
     return _resolve(_cases_le_, args, kwargs, 'le_', _sigs_le_)
 
 
-# schema/native_functions.yaml:2844
+# schema/native_functions.yaml:2845
 def _m0_lerp(self, end, weight):
     if _F['Tensor'](self) and _F['Tensor'](end) and _F['Tensor'](weight):
         return (self, end, weight)
@@ -3496,7 +3496,7 @@ def _c0_lerp(self, end, weight):
     return _entry_lerp_Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:2836
+# schema/native_functions.yaml:2837
 def _m1_lerp(self, end, weight):
     if _F['Tensor'](self) and _F['Tensor'](end) and _F['Scalar'](weight):
         return (self, end, weight)
@@ -3530,7 +3530,7 @@ def lerp(*args, **kwargs):
     return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
 
 
-# schema/native_functions.yaml:2859
+# schema/native_functions.yaml:2860
 def _m0_lerp_(self, end, weight):
     if _F['Tensor'](self) and _F['Tensor'](end) and _F['Tensor'](weight):
         return (self, end, weight)
@@ -3541,7 +3541,7 @@ def _c0_lerp_(self, end, weight):
     return _entry_lerp__Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:2852
+# schema/native_functions.yaml:2853
 def _m1_lerp_(self, end, weight):
     if _F['Tensor'](self) and _F['Tensor'](end) and _F['Scalar'](weight):
         return (self, end, weight)
@@ -3665,7 +3665,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return _entry_log_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:2511
+# schema/native_functions.yaml:2512
 def log_softmax(self, dim, dtype=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3675,7 +3675,7 @@ def log_softmax(self, dim, dtype=None):
     return _entry_log_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:2677
+# schema/native_functions.yaml:2678
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if not _F["Tensor"](other):
@@ -3687,7 +3687,7 @@ def logical_and(self, other):
     return _entry_logical_and(self, other)
 
 
-# schema/native_functions.yaml:2685
+# schema/native_functions.yaml:2686
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if not _F["Tensor"](other):
@@ -3719,7 +3719,7 @@ def logical_not_(self):
     return _entry_logical_not_(self)
 
 
-# schema/native_functions.yaml:2692
+# schema/native_functions.yaml:2693
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if not _F["Tensor"](other):
@@ -3731,7 +3731,7 @@ def logical_or(self, other):
     return _entry_logical_or(self, other)
 
 
-# schema/native_functions.yaml:2700
+# schema/native_functions.yaml:2701
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if not _F["Tensor"](other):
@@ -3743,7 +3743,7 @@ def logical_or_(self, other):
     return _entry_logical_or_(self, other)
 
 
-# schema/native_functions.yaml:2707
+# schema/native_functions.yaml:2708
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if not _F["Tensor"](other):
@@ -3755,7 +3755,7 @@ def logical_xor(self, other):
     return _entry_logical_xor(self, other)
 
 
-# schema/native_functions.yaml:2715
+# schema/native_functions.yaml:2716
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if not _F["Tensor"](other):
@@ -3767,7 +3767,7 @@ def logical_xor_(self, other):
     return _entry_logical_xor_(self, other)
 
 
-# schema/native_functions.yaml:3609
+# schema/native_functions.yaml:3610
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -3822,7 +3822,7 @@ def lt(*args, **kwargs):
     return _resolve(_cases_lt, args, kwargs, 'lt', _sigs_lt)
 
 
-# schema/native_functions.yaml:2948
+# schema/native_functions.yaml:2949
 def _m0_lt_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3833,7 +3833,7 @@ def _c0_lt_(self, other):
     return _entry_lt__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2955
+# schema/native_functions.yaml:2956
 def _m1_lt_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -3997,7 +3997,7 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:3469
+# schema/native_functions.yaml:3470
 def _m0_max(self):
     if _F['Tensor'](self):
         return (self,)
@@ -4008,7 +4008,7 @@ def _c0_max(self):
     return _entry_max(self)
 
 
-# schema/native_functions.yaml:3482
+# schema/native_functions.yaml:3483
 def _m1_max(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -4019,7 +4019,7 @@ def _c1_max(self, dim, keepdim):
     return _rt_max._make(_entry_max_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:3494
+# schema/native_functions.yaml:3495
 def _m2_max(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -4056,7 +4056,7 @@ def max(*args, **kwargs):
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:2646
+# schema/native_functions.yaml:2647
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if not _F["Tensor"](other):
@@ -4113,7 +4113,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:3501
+# schema/native_functions.yaml:3502
 def _m0_min(self):
     if _F['Tensor'](self):
         return (self,)
@@ -4124,7 +4124,7 @@ def _c0_min(self):
     return _entry_min(self)
 
 
-# schema/native_functions.yaml:3514
+# schema/native_functions.yaml:3515
 def _m1_min(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -4135,7 +4135,7 @@ def _c1_min(self, dim, keepdim):
     return _rt_min._make(_entry_min_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:3526
+# schema/native_functions.yaml:3527
 def _m2_min(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -4172,7 +4172,7 @@ def min(*args, **kwargs):
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:2654
+# schema/native_functions.yaml:2655
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if not _F["Tensor"](other):
@@ -4385,7 +4385,7 @@ def _c0_ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2896
+# schema/native_functions.yaml:2897
 def _m1_ne(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -4419,7 +4419,7 @@ def ne(*args, **kwargs):
     return _resolve(_cases_ne, args, kwargs, 'ne', _sigs_ne)
 
 
-# schema/native_functions.yaml:2934
+# schema/native_functions.yaml:2935
 def _m0_ne_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -4430,7 +4430,7 @@ def _c0_ne_(self, other):
     return _entry_ne__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2941
+# schema/native_functions.yaml:2942
 def _m1_ne_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -4639,7 +4639,7 @@ def _c0_pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:3026
+# schema/native_functions.yaml:3027
 def _m1_pow_(self, exponent):
     if _F['Tensor'](self) and _F['Scalar'](exponent):
         return (self, exponent)
@@ -4673,7 +4673,7 @@ def pow_(*args, **kwargs):
     return _resolve(_cases_pow_, args, kwargs, 'pow_', _sigs_pow_)
 
 
-# schema/native_functions.yaml:3445
+# schema/native_functions.yaml:3446
 def _m0_prod(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -4684,7 +4684,7 @@ def _c0_prod(self, dtype):
     return _entry_prod(self, dtype)
 
 
-# schema/native_functions.yaml:3453
+# schema/native_functions.yaml:3454
 def _m1_prod(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -4847,7 +4847,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:2578
+# schema/native_functions.yaml:2579
 def _m0_remainder(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -4858,7 +4858,7 @@ def _c0_remainder(self, other):
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2586
+# schema/native_functions.yaml:2587
 def _m1_remainder(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -4892,7 +4892,7 @@ def remainder(*args, **kwargs):
     return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
 
 
-# schema/native_functions.yaml:2602
+# schema/native_functions.yaml:2603
 def _m0_remainder_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -4903,7 +4903,7 @@ def _c0_remainder_(self, other):
     return _entry_remainder__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2609
+# schema/native_functions.yaml:2610
 def _m1_remainder_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -5460,7 +5460,7 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     return _entry_slice_scatter(self, src, dim, start, end, step)
 
 
-# schema/native_functions.yaml:2505
+# schema/native_functions.yaml:2506
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -5650,7 +5650,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:3560
+# schema/native_functions.yaml:3561
 def _m0_std(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -5661,7 +5661,7 @@ def _c0_std(self, unbiased):
     return _entry_std(self, unbiased)
 
 
-# schema/native_functions.yaml:3565
+# schema/native_functions.yaml:3566
 def _m1_std(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -5672,7 +5672,7 @@ def _c1_std(self, dim, unbiased, keepdim):
     return _entry_std_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3571
+# schema/native_functions.yaml:3572
 def _m2_std(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -6064,7 +6064,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:3541
+# schema/native_functions.yaml:3542
 def _m0_var(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -6075,7 +6075,7 @@ def _c0_var(self, unbiased):
     return _entry_var(self, unbiased)
 
 
-# schema/native_functions.yaml:3546
+# schema/native_functions.yaml:3547
 def _m1_var(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -6086,7 +6086,7 @@ def _c1_var(self, dim, unbiased, keepdim):
     return _entry_var_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3552
+# schema/native_functions.yaml:3553
 def _m2_var(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -6236,7 +6236,7 @@ def _c0_where(condition, self, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:3038
+# schema/native_functions.yaml:3039
 def _m1_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
         return (condition, self, other)
@@ -6300,7 +6300,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2722
+# schema/native_functions.yaml:2723
 def __and__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6322,7 +6322,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2548
+# schema/native_functions.yaml:2549
 def __floordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6362,7 +6362,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2746
+# schema/native_functions.yaml:2747
 def __iand__(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -6372,7 +6372,7 @@ def __iand__(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2564
+# schema/native_functions.yaml:2565
 def __ifloordiv__(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -6382,7 +6382,7 @@ def __ifloordiv__(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2602
+# schema/native_functions.yaml:2603
 def __imod__(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -6412,7 +6412,7 @@ def __invert__(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:2784
+# schema/native_functions.yaml:2785
 def __ior__(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -6452,7 +6452,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2822
+# schema/native_functions.yaml:2823
 def __ixor__(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -6492,7 +6492,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:2578
+# schema/native_functions.yaml:2579
 def __mod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6534,7 +6534,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:2760
+# schema/native_functions.yaml:2761
 def __or__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6564,7 +6564,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2722
+# schema/native_functions.yaml:2723
 def __rand__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6574,7 +6574,7 @@ def __rand__(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2548
+# schema/native_functions.yaml:2549
 def __rfloordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6594,7 +6594,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:2578
+# schema/native_functions.yaml:2579
 def __rmod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6614,7 +6614,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2760
+# schema/native_functions.yaml:2761
 def __ror__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6654,7 +6654,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:2798
+# schema/native_functions.yaml:2799
 def __rxor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6684,7 +6684,7 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2798
+# schema/native_functions.yaml:2799
 def __xor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:

@@ -104,3 +104,20 @@ def block_diag(*tensors):
     """torch.block_diag(*tensors): a block diagonal matrix of the inputs."""
     from .. import ops
     return ops.aten.block_diag.default(list(tensors))
+
+
+def einsum(equation, *operands, path=None):
+    """torch.einsum: the operands as arguments or as one list.
+
+    >>> ember.einsum("ij,jk->ik", ember.ones(2, 3), ember.ones(3, 4)).shape
+    ember.Size([2, 4])
+    >>> ember.einsum("i,i->", [ember.ones(3), ember.ones(3)])
+    tensor(3.)
+    """
+    from .. import ops
+    if not isinstance(equation, str):
+        raise TypeError("einsum(): the sublist format (operand, [dims], ...) is not supported; "
+                        "pass an equation string")
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    return ops.aten.einsum.default(equation, list(operands), path=path)

@@ -188,3 +188,14 @@ def test_sdpa_dropout():
     assert np.isfinite(vals).all() and not np.allclose(vals, 1.0)   # rows no longer sum to 1
     out.sum().backward()
     assert q.grad.shape == q.shape
+
+
+def test_einsum_takes_operands_as_arguments_or_one_list_like_torch():
+    a, b = _f(2, 3), _f(3, 4)
+    want = torch.einsum("ij,jk->ik", torch.tensor(a), torch.tensor(b)).numpy()
+    for got in (ember.einsum("ij,jk->ik", ember.tensor(a), ember.tensor(b)),
+                ember.einsum("ij,jk->ik", [ember.tensor(a), ember.tensor(b)]),
+                ember.einsum("ij,jk->ik", (ember.tensor(a), ember.tensor(b)))):
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    with pytest.raises(TypeError, match="sublist format"):
+        ember.einsum(ember.tensor(a), [0, 1])
