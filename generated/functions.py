@@ -3,6 +3,7 @@
 """Public functions: `ember.add`, `ember.sum`, ... one per Python-visible op name."""
 from ember.autograd.meta import factory_requires_grad as _factory_requires_grad
 from ember.core import dtype as _dtypes  # noqa: F401  (ScalarType defaults)
+from ember.core.tensor import Tensor as _Tensor
 from ember.dispatch.argcheck import FITS as _F
 from ember.dispatch.argcheck import intlist_varargs as _ivar
 from ember.dispatch.argcheck import not_tensor as _not_tensor
@@ -1407,9 +1408,9 @@ def add(input, other, *, alpha=1, out=None):
 # schema/native_functions.yaml:2882
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
-    if not _F["Tensor"](tensor1):
+    if not isinstance(tensor1, _Tensor):
         raise _not_tensor('addcdiv', 'tensor1', 2, tensor1)
-    if not _F["Tensor"](tensor2):
+    if not isinstance(tensor2, _Tensor):
         raise _not_tensor('addcdiv', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcdiv, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
@@ -1423,9 +1424,9 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
 # schema/native_functions.yaml:2867
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
-    if not _F["Tensor"](tensor1):
+    if not isinstance(tensor1, _Tensor):
         raise _not_tensor('addcmul', 'tensor1', 2, tensor1)
-    if not _F["Tensor"](tensor2):
+    if not isinstance(tensor2, _Tensor):
         raise _not_tensor('addcmul', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcmul, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
@@ -1844,7 +1845,7 @@ def atan(input, *, out=None):
 # schema/native_functions.yaml:2663
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('atan2', 'other', 2, other)
     if _tf[0]:
         _r = _htf(atan2, (input, other), (input, other), {'out': out})
@@ -4103,7 +4104,7 @@ def gelu_(input, *, approximate='none'):
 # schema/native_functions.yaml:3063
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
-    if not _F["Tensor"](input):
+    if not isinstance(input, _Tensor):
         raise _not_tensor('gelu_backward', 'self', 2, input)
     if _tf[0]:
         _r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate, 'out': out})
@@ -4893,7 +4894,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
 # schema/native_functions.yaml:2678
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('logical_and', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_and, (input, other), (input, other), {'out': out})
@@ -4919,7 +4920,7 @@ def logical_not(input, *, out=None):
 # schema/native_functions.yaml:2693
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('logical_or', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_or, (input, other), (input, other), {'out': out})
@@ -4933,7 +4934,7 @@ def logical_or(input, other, *, out=None):
 # schema/native_functions.yaml:2708
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('logical_xor', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_xor, (input, other), (input, other), {'out': out})
@@ -5199,7 +5200,7 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
 # schema/native_functions.yaml:2647
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('maximum', 'other', 2, other)
     if _tf[0]:
         _r = _htf(maximum, (input, other), (input, other), {'out': out})
@@ -5370,7 +5371,7 @@ def min(*args, **kwargs):
 # schema/native_functions.yaml:2655
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('minimum', 'other', 2, other)
     if _tf[0]:
         _r = _htf(minimum, (input, other), (input, other), {'out': out})
@@ -5624,7 +5625,7 @@ def native_dropout(input, p, train):
 # schema/native_functions.yaml:1704
 def native_dropout_backward(grad_output, mask, scale, *, out=None):
     """native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor"""
-    if not _F["Tensor"](mask):
+    if not isinstance(mask, _Tensor):
         raise _not_tensor('native_dropout_backward', 'mask', 2, mask)
     if _tf[0]:
         _r = _htf(native_dropout_backward, (grad_output, mask), (grad_output, mask, scale), {'out': out})
@@ -7143,7 +7144,7 @@ def sigmoid_(input):
 # schema/native_functions.yaml:3183
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
-    if not _F["Tensor"](output):
+    if not isinstance(output, _Tensor):
         raise _not_tensor('sigmoid_backward', 'output', 2, output)
     if _tf[0]:
         _r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {'out': out})
@@ -7203,7 +7204,7 @@ def silu_(input):
 # schema/native_functions.yaml:3085
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
-    if not _F["Tensor"](input):
+    if not isinstance(input, _Tensor):
         raise _not_tensor('silu_backward', 'self', 2, input)
     if _tf[0]:
         _r = _htf(silu_backward, (grad_output, input), (grad_output, input), {'out': out})
@@ -7795,7 +7796,7 @@ def tanh_(input):
 # schema/native_functions.yaml:3190
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
-    if not _F["Tensor"](output):
+    if not isinstance(output, _Tensor):
         raise _not_tensor('tanh_backward', 'output', 2, output)
     if _tf[0]:
         _r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {'out': out})
@@ -7890,7 +7891,7 @@ def threshold_(input, threshold, value):
 # schema/native_functions.yaml:558
 def threshold_backward(grad_output, input, threshold, *, out=None):
     """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
-    if not _F["Tensor"](input):
+    if not isinstance(input, _Tensor):
         raise _not_tensor('threshold_backward', 'self', 2, input)
     if _tf[0]:
         _r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {'out': out})

@@ -3,6 +3,7 @@
 """Tensor methods and operator dunders, installed on ember.Tensor by `install`."""
 from ember.autograd.meta import factory_requires_grad as _factory_requires_grad
 from ember.core import dtype as _dtypes  # noqa: F401  (ScalarType defaults)
+from ember.core.tensor import Tensor as _Tensor
 from ember.dispatch.argcheck import FITS as _F
 from ember.dispatch.argcheck import intlist_varargs as _ivar
 from ember.dispatch.argcheck import not_tensor as _not_tensor
@@ -966,9 +967,9 @@ def add_(self, other, *, alpha=1):
 # schema/native_functions.yaml:2882
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
-    if not _F["Tensor"](tensor1):
+    if not isinstance(tensor1, _Tensor):
         raise _not_tensor('addcdiv', 'tensor1', 2, tensor1)
-    if not _F["Tensor"](tensor2):
+    if not isinstance(tensor2, _Tensor):
         raise _not_tensor('addcdiv', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcdiv, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
@@ -980,9 +981,9 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
 # schema/native_functions.yaml:2890
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
-    if not _F["Tensor"](tensor1):
+    if not isinstance(tensor1, _Tensor):
         raise _not_tensor('addcdiv_', 'tensor1', 2, tensor1)
-    if not _F["Tensor"](tensor2):
+    if not isinstance(tensor2, _Tensor):
         raise _not_tensor('addcdiv_', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcdiv_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
@@ -994,9 +995,9 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
 # schema/native_functions.yaml:2867
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
-    if not _F["Tensor"](tensor1):
+    if not isinstance(tensor1, _Tensor):
         raise _not_tensor('addcmul', 'tensor1', 2, tensor1)
-    if not _F["Tensor"](tensor2):
+    if not isinstance(tensor2, _Tensor):
         raise _not_tensor('addcmul', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcmul, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
@@ -1008,9 +1009,9 @@ def addcmul(self, tensor1, tensor2, *, value=1):
 # schema/native_functions.yaml:2875
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
-    if not _F["Tensor"](tensor1):
+    if not isinstance(tensor1, _Tensor):
         raise _not_tensor('addcmul_', 'tensor1', 2, tensor1)
-    if not _F["Tensor"](tensor2):
+    if not isinstance(tensor2, _Tensor):
         raise _not_tensor('addcmul_', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcmul_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
@@ -1315,7 +1316,7 @@ def atan(self):
 # schema/native_functions.yaml:2663
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('atan2', 'other', 2, other)
     if _tf[0]:
         _r = _htf(atan2, (self, other), (self, other), {})
@@ -1327,7 +1328,7 @@ def atan2(self, other):
 # schema/native_functions.yaml:2671
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('atan2_', 'other', 2, other)
     if _tf[0]:
         _r = _htf(atan2_, (self, other), (self, other), {})
@@ -3678,7 +3679,7 @@ def log_softmax(self, dim, dtype=None):
 # schema/native_functions.yaml:2678
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('logical_and', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_and, (self, other), (self, other), {})
@@ -3690,7 +3691,7 @@ def logical_and(self, other):
 # schema/native_functions.yaml:2686
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('logical_and_', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_and_, (self, other), (self, other), {})
@@ -3722,7 +3723,7 @@ def logical_not_(self):
 # schema/native_functions.yaml:2693
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('logical_or', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_or, (self, other), (self, other), {})
@@ -3734,7 +3735,7 @@ def logical_or(self, other):
 # schema/native_functions.yaml:2701
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('logical_or_', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_or_, (self, other), (self, other), {})
@@ -3746,7 +3747,7 @@ def logical_or_(self, other):
 # schema/native_functions.yaml:2708
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('logical_xor', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_xor, (self, other), (self, other), {})
@@ -3758,7 +3759,7 @@ def logical_xor(self, other):
 # schema/native_functions.yaml:2716
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('logical_xor_', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_xor_, (self, other), (self, other), {})
@@ -4059,7 +4060,7 @@ def max(*args, **kwargs):
 # schema/native_functions.yaml:2647
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('maximum', 'other', 2, other)
     if _tf[0]:
         _r = _htf(maximum, (self, other), (self, other), {})
@@ -4175,7 +4176,7 @@ def min(*args, **kwargs):
 # schema/native_functions.yaml:2655
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
-    if not _F["Tensor"](other):
+    if not isinstance(other, _Tensor):
         raise _not_tensor('minimum', 'other', 2, other)
     if _tf[0]:
         _r = _htf(minimum, (self, other), (self, other), {})

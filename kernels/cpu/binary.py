@@ -54,7 +54,9 @@ def _run(fn, layout, operands, cdt=None):
 
 def _fast(fn, self, other, quiet=True):
     """`fn` straight on the ready arrays when NumPy's result already is torch's: two
-    contiguous float32/float64 tensors of one dtype and shape. None otherwise."""
+    contiguous float32/float64 tensors of one dtype and shape. None otherwise. Narrower than
+    pointwise._fast on purpose: no wrapped numbers and no half dtypes, whose operand
+    rounding these ops must take from `_run`."""
     if other.__class__ is not Tensor or self.__class__ is not Tensor:
         return None
     dt = self._dtype

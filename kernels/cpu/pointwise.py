@@ -89,7 +89,7 @@ def _fast(ufunc, self, other, float_only=False):
     if float_only and dt.category != D.FLOAT:
         return None
     r = ufunc(x, y)
-    if r.dtype != dt.np:  # ml_dtypes' bfloat16 with a Python float computes in float32
+    if dt is D.bfloat16 and r.dtype != dt.np:  # ml_dtypes: bfloat16 op Python float is float32
         r = r.astype(dt.np)
     return from_array(r, dt)
 

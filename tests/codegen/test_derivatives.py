@@ -96,6 +96,9 @@ def test_node_names_follow_torch(project):  # noqa: F811
                     "- name: mul.Scalar(Tensor self, Scalar other) -> Tensor\n  self: grad\n")
     assert [d.node for d in ds] == ["MulBackward0", "MulBackward1"]
     assert camel("_to_copy") == "ToCopy" and camel("index_put") == "IndexPut"
+    # torch title-cases each part and drops a trailing _forward
+    assert camel("max_pool2d_with_indices") == "MaxPool2DWithIndices"
+    assert camel("nll_loss_forward") == "NllLoss" and camel("log1p") == "Log1P"
 
 
 def test_helpers_are_read_without_importing(tmp_path):

@@ -181,3 +181,13 @@ def test_python_number_for_the_second_argument_like_torch(name, method):
     got = call(ember, ember.tensor(a))
     np.testing.assert_array_equal(got.numpy(), want.numpy())
     assert str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+
+
+def test_half_operands_are_rounded_to_half_before_computing_like_torch():
+    """torch casts a 0-d float64 divisor to float16 first, then computes in float32: fmod
+    near a multiple of the divisor shows the difference."""
+    a = np.linspace(-5, 5, 401).astype(np.float16)
+    b = np.array(1.2345678901234)
+    want = torch.fmod(torch.tensor(a), torch.tensor(b)).numpy()
+    got = ember.fmod(ember.tensor(a), ember.tensor(b)).numpy()
+    np.testing.assert_array_equal(got, want)
