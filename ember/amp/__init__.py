@@ -1,0 +1,1 @@
+"""ember.amp: automatic mixed precision, autocast and GradScaler (issue 5)."""

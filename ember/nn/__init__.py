@@ -1,0 +1,1 @@
+"""ember.nn: modules, parameters, initialisation and functional ops (issue 6)."""

@@ -1,0 +1,1 @@
+"""ember.nn.modules: layer classes (issue 6)."""

@@ -1,0 +1,1 @@
+"""ember.utils.data: Dataset, DataLoader, random_split (issue 6)."""
