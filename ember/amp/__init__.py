@@ -11,9 +11,16 @@
 `GradScaler` (grad_scaler.py) scales the loss so float16 gradients do not underflow.
 """
 from .autocast_mode import (  # noqa: F401
-    autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,
-    get_autocast_dtype, is_autocast_cache_enabled, is_autocast_enabled,
-    set_autocast_cache_enabled, set_autocast_dtype, set_autocast_enabled,
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
 )
 from .grad_scaler import GradScaler  # noqa: F401
 

@@ -123,7 +123,8 @@ class autocast:
     def __init__(self, device_type: str, dtype=None, enabled: bool = True,
                  cache_enabled: bool | None = None):
         if not isinstance(device_type, str):
-            raise ValueError(f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
+            raise ValueError(  # noqa: TRY004  (torch raises ValueError here)
+                f"Expected `device_type` of type `str`, got: `{type(device_type)}`")
         self.device = _check_device(device_type)
         self.fast_dtype = get_autocast_dtype(device_type) if dtype is None else dtype
         self._cache_enabled = is_autocast_cache_enabled() if cache_enabled is None \

@@ -152,7 +152,7 @@ class GradScaler:
         grows the scale every `growth_interval` of them; or sets `new_scale`."""
         if not self._enabled:
             return
-        scale, tracker = self._check_initialised("update")
+        scale, _ = self._check_initialised("update")
         if new_scale is not None:
             if isinstance(new_scale, float):
                 scale.fill_(new_scale)

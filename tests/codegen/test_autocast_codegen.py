@@ -33,7 +33,7 @@ def test_whole_op_names_expand_to_functional_overloads_only(tmp_path):
     assert {str(r.loc) for r in rules if r.fn.op_name == "prod"} == {"autocast.yaml:4"}
 
 
-def test_generated_wrapper_shape(project):
+def test_generated_wrapper_shape(project):  # noqa: F811  (the fixture)
     text = (project / "generated" / "autocast.py").read_text()
     assert "def cpu_mm(keyset, self, mat2):" in text
     assert "_o.mm.register(\"AutocastCPU\", cpu_mm, with_keyset=True)" in text
@@ -65,14 +65,14 @@ BAD = [
 
 
 @pytest.mark.parametrize("text,line,phrase", BAD, ids=[b[2][:30] for b in BAD])
-def test_bad_policies_name_file_line_and_leave_generated_alone(project, capsys, text, line,
+def test_bad_policies_name_file_line_and_leave_generated_alone(project, capsys, text, line,  # noqa: F811, E501
                                                                phrase):
     write_policy(project, text)
     err = run_expecting_error(project, capsys, line, phrase)
     assert "schema/autocast.yaml" in err
 
 
-def test_same_op_may_be_listed_for_each_device(project):
+def test_same_op_may_be_listed_for_each_device(project):  # noqa: F811  (the fixture)
     write_policy(project, "cpu:\n  dtype: bfloat16\n  fp32: [exp]\n"
                           "cuda:\n  dtype: float16\n  fp32: [exp]\n")
     assert main(["--root", str(project)]) == 0
