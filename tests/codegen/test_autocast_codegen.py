@@ -65,7 +65,7 @@ BAD = [
 
 
 @pytest.mark.parametrize("text,line,phrase", BAD, ids=[b[2][:30] for b in BAD])
-def test_bad_policies_name_file_line_and_leave_generated_alone(project, capsys, text, line,  # noqa: F811, E501
+def test_bad_policies_name_file_line_and_leave_generated_alone(project, capsys, text, line,  # noqa: F811
                                                                phrase):
     write_policy(project, text)
     err = run_expecting_error(project, capsys, line, phrase)
