@@ -572,8 +572,9 @@ def test_pre_hook_with_kwargs_replaces_args():
 
 
 def test_global_hooks_run_first_like_torch():
-    from ember.nn.modules import module as emod
     from torch.nn.modules import module as tmod
+
+    from ember.nn.modules import module as emod
 
     def run(lib, mod, T):
         log = []
