@@ -715,3 +715,16 @@ def test_nested_repr_with_custom_extra_repr():
         return lib.ModuleDict({"c": Custom(), "l": lib.Linear(2, 2, bias=False)})
 
     assert repr(make(nn)) == repr(make(tnn))
+
+
+def test_ops_with_a_parameter_operand_stay_exact():
+    """Kernels' fast paths accept Parameter operands (same results as with plain tensors)."""
+    x = ember.randn(4, 5)
+    t = ember.randn(4, 5)
+    p = nn.Parameter(t.clone(), requires_grad=False)
+    for op in (ember.add, ember.mul, ember.maximum, ember.lt, ember.eq, ember.atan2):
+        np.testing.assert_array_equal(op(x, p).numpy(), op(x, t).numpy())
+        np.testing.assert_array_equal(op(p, x).numpy(), op(t, x).numpy())
+    y = x.clone()
+    y.add_(p)
+    np.testing.assert_array_equal(y.numpy(), (x + t).numpy())
