@@ -1,7 +1,7 @@
 """`nn.init`: in-place initialisers, run under no_grad, with torch's fan and gain rules.
 
     >>> w = ember.empty(128, 64)
-    >>> nn.init.kaiming_uniform_(w, a=math.sqrt(5))    # nn.Linear's default
+    >>> _ = nn.init.kaiming_uniform_(w, a=math.sqrt(5))    # nn.Linear's default
     >>> bool(w.abs().max() <= 1 / math.sqrt(64))
     True
 

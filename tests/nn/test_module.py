@@ -728,3 +728,21 @@ def test_ops_with_a_parameter_operand_stay_exact():
     y = x.clone()
     y.add_(p)
     np.testing.assert_array_equal(y.numpy(), (x + t).numpy())
+
+
+@pytest.mark.parametrize("module_name", [
+    "ember.nn", "ember.nn.parameter", "ember.nn.modules.module", "ember.nn.modules.container",
+    "ember.nn.modules.linear", "ember.nn.modules.flatten", "ember.nn.init",
+    "ember.nn.utils.clip_grad", "ember.nn.utils.convert_parameters", "ember.utils.hooks",
+])
+def test_docstring_examples_run(module_name):
+    import collections
+    import doctest
+    import importlib
+    import math
+
+    module = importlib.import_module(module_name)
+    globs = {**vars(module), "ember": ember, "nn": nn, "math": math,
+             "collections": collections}
+    result = doctest.testmod(module, extraglobs=globs, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0
