@@ -63,6 +63,8 @@ from .core.typeinfo import finfo, iinfo
 from . import cuda, library, overrides, utils
 # issue 6, nn core (nnmodule helper)
 from . import nn
+# issue 6, optimizers (op/optim)
+from . import optim
 
 bool = _dtypes.bool_
 half, float, double = float16, float32, float64
