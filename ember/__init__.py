@@ -53,6 +53,8 @@ from .core.toplevel import (
 from .core.printing import get_printoptions, set_printoptions
 from .core.typeinfo import finfo, iinfo
 from . import cuda, library, overrides, utils
+# issue 6, data part: ember.save / ember.load (safetensors files)
+from .serialization import load, save
 
 bool = _dtypes.bool_
 half, float, double = float16, float32, float64
@@ -66,5 +68,6 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
     "set_printoptions", "get_printoptions", "norm", "einsum", "unique", "unique_consecutive",
     "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero", "block_diag",
+    "save", "load",
     *_generated_all,
 ]
