@@ -55,6 +55,8 @@ from .core.typeinfo import finfo, iinfo
 from . import cuda, library, overrides, utils
 # issue 6, data part: ember.save / ember.load (safetensors files)
 from .serialization import load, save
+# issue 6, nn core (nnmodule helper)
+from . import nn
 
 bool = _dtypes.bool_
 half, float, double = float16, float32, float64
