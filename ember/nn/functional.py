@@ -484,6 +484,15 @@ def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
     )
 
 
+def _none_or_dtype(input):
+    """The dtype of a tensor, None for None."""
+    if input is None:
+        return None
+    if isinstance(input, ember.Tensor):
+        return input.dtype
+    raise RuntimeError("input to _none_or_dtype() must be None or ember.Tensor")
+
+
 def _canonical_mask(mask, mask_name, other_type, other_name, target_type, check_other=True):
     """A bool mask becomes an additive float mask (-inf where True); float masks pass."""
     if mask is None:
@@ -568,7 +577,7 @@ def multi_head_attention_forward(
     src_len = key.shape[0]
     key_padding_mask = _canonical_mask(
         key_padding_mask, "key_padding_mask",
-        None if attn_mask is None else attn_mask.dtype, "attn_mask", query.dtype,
+        _none_or_dtype(attn_mask), "attn_mask", query.dtype,
     )
     if is_causal and attn_mask is None:
         raise RuntimeError(
