@@ -1,4 +1,4 @@
 """ember.nn: modules, parameters, initialisation and functional ops (issue 6)."""
 
 # --- functional and layers (nnlayers) ---
-from . import functional  # noqa: E402,F401
+from . import functional  # noqa: F401
