@@ -53,6 +53,8 @@ from .core.toplevel import (
 from .core.printing import get_printoptions, set_printoptions
 from .core.typeinfo import finfo, iinfo
 from . import cuda, library, overrides, utils
+# issue 6, nn core (nnmodule helper)
+from . import nn
 
 bool = _dtypes.bool_
 half, float, double = float16, float32, float64
