@@ -27,68 +27,8 @@ __all__ = [
 ]
 
 # --- functional and layers (nnlayers) ---
-from . import functional
-from .modules import (
-    ELU,
-    GELU,
-    AdaptiveAvgPool2d,
-    AvgPool2d,
-    BatchNorm1d,
-    BatchNorm2d,
-    BCELoss,
-    BCEWithLogitsLoss,
-    Conv1d,
-    Conv2d,
-    CrossEntropyLoss,
-    Dropout,
-    Embedding,
-    Hardtanh,
-    L1Loss,
-    LayerNorm,
-    LeakyReLU,
-    LogSoftmax,
-    MaxPool2d,
-    MSELoss,
-    MultiheadAttention,
-    NLLLoss,
-    ReLU,
-    Sigmoid,
-    SiLU,
-    Softmax,
-    Softplus,
-    Tanh,
-    Threshold,
-)
+from . import functional, modules
+from .modules import *  # the layer classes, listed in ember.nn.modules.__all__
 
-__all__ += [
-    "ELU",
-    "GELU",
-    "AdaptiveAvgPool2d",
-    "AvgPool2d",
-    "BCELoss",
-    "BCEWithLogitsLoss",
-    "BatchNorm1d",
-    "BatchNorm2d",
-    "Conv1d",
-    "Conv2d",
-    "CrossEntropyLoss",
-    "Dropout",
-    "Embedding",
-    "Hardtanh",
-    "L1Loss",
-    "LayerNorm",
-    "LeakyReLU",
-    "LogSoftmax",
-    "MSELoss",
-    "MaxPool2d",
-    "MultiheadAttention",
-    "NLLLoss",
-    "ReLU",
-    "SiLU",
-    "Sigmoid",
-    "Softmax",
-    "Softplus",
-    "Tanh",
-    "Threshold",
-    "functional",
-]
+__all__ += ["functional"]
+__all__ += [name for name in modules.__all__ if name not in __all__]

@@ -49,6 +49,13 @@ def _reduction_enum(reduction: str) -> int:
         raise ValueError(f"{reduction} is not a valid value for reduction") from None
 
 
+def _reduction_string(size_average, reduce, reduction) -> str:
+    """reduction, or what the deprecated size_average/reduce flags ask for when given."""
+    if size_average is None and reduce is None:
+        return reduction
+    return _legacy_reduction(size_average, reduce)
+
+
 def _legacy_reduction(size_average, reduce) -> str:
     """The reduction string the deprecated size_average/reduce flags ask for (warns)."""
     size_average = True if size_average is None else size_average
@@ -62,7 +69,7 @@ def _legacy_reduction(size_average, reduce) -> str:
     warnings.warn(
         f"size_average and reduce args will be deprecated, please use reduction='{result}' "
         "instead.",
-        stacklevel=3,
+        stacklevel=4,
     )
     return result
 
@@ -335,8 +342,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     >>> F.cross_entropy(ember.randn(3, 5), ember.tensor([1, 0, 4]))
     tensor(...)
     """
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+    reduction = _reduction_string(size_average, reduce, reduction)
     return ember.cross_entropy_loss(
         input, target, weight, _reduction_enum(reduction), ignore_index, label_smoothing
     )
@@ -345,8 +351,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Negative log likelihood of log-probabilities (N, C, ...) at class indices."""
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+    reduction = _reduction_string(size_average, reduce, reduction)
     return ember.nll_loss_nd(input, target, weight, _reduction_enum(reduction), ignore_index)
 
 
@@ -381,8 +386,7 @@ def _weighted_loss(errors, weight, input, reduction):
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error; ``weight`` (same size as input) weights each element."""
     input, target = _check_same_size(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+    reduction = _reduction_string(size_average, reduce, reduction)
     if weight is not None:
         return _weighted_loss((input - target) ** 2, weight, input, reduction)
     return ember.mse_loss(input, target, _reduction_enum(reduction))
@@ -391,8 +395,7 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error; ``weight`` (same size as input) weights each element."""
     input, target = _check_same_size(input, target)
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+    reduction = _reduction_string(size_average, reduce, reduction)
     if weight is not None:
         return _weighted_loss((input - target).abs(), weight, input, reduction)
     return ember.l1_loss(input, target, _reduction_enum(reduction))
@@ -401,8 +404,7 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """Binary cross entropy of probabilities in [0, 1]; weight broadcasts to target."""
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+    reduction = _reduction_string(size_average, reduce, reduction)
     reduction_enum = _reduction_enum(reduction)
     if target.shape != input.shape:
         raise ValueError(
@@ -417,8 +419,7 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     """Binary cross entropy of logits (sigmoid inside, stable); pos_weight weights positives."""
-    if size_average is not None or reduce is not None:
-        reduction = _legacy_reduction(size_average, reduce)
+    reduction = _reduction_string(size_average, reduce, reduction)
     reduction_enum = _reduction_enum(reduction)
     if target.shape != input.shape:
         raise ValueError(
@@ -438,50 +439,34 @@ scaled_dot_product_attention = ember.scaled_dot_product_attention
 
 def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):
     """Check the ranks of the attention inputs; True when the query is batched (3-d)."""
-    if query.dim() == 3:
-        if key.dim() != 3 or value.dim() != 3:
+    rank = query.dim()
+    if rank not in (2, 3):
+        raise AssertionError(
+            f"query should be unbatched 2D or batched 3D tensor but received {rank}-D query tensor"
+        )
+    kind = "batched (3-D)" if rank == 3 else "unbatched (2-D)"
+    if key.dim() != rank or value.dim() != rank:
+        raise AssertionError(
+            f"For {kind} `query`, expected `key` and `value` to be {rank}-D"
+            f" but found {key.dim()}-D and {value.dim()}-D tensors respectively"
+        )
+    if key_padding_mask is not None and key_padding_mask.dim() != rank - 1:
+        raise AssertionError(
+            f"For {kind} `query`, expected `key_padding_mask` to be `None` or {rank - 1}-D"
+            f" but found {key_padding_mask.dim()}-D tensor instead"
+        )
+    if attn_mask is not None:
+        if attn_mask.dim() not in (2, 3):
             raise AssertionError(
-                "For batched (3-D) `query`, expected `key` and `value` to be 3-D"
-                f" but found {key.dim()}-D and {value.dim()}-D tensors respectively"
-            )
-        if key_padding_mask is not None and key_padding_mask.dim() != 2:
-            raise AssertionError(
-                "For batched (3-D) `query`, expected `key_padding_mask` to be `None` or 2-D"
-                f" but found {key_padding_mask.dim()}-D tensor instead"
-            )
-        if attn_mask is not None and attn_mask.dim() not in (2, 3):
-            raise AssertionError(
-                "For batched (3-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D"
+                f"For {kind} `query`, expected `attn_mask` to be `None`, 2-D or 3-D"
                 f" but found {attn_mask.dim()}-D tensor instead"
             )
-        return True
-    if query.dim() == 2:
-        if key.dim() != 2 or value.dim() != 2:
+        expected = (num_heads, query.shape[0], key.shape[0])
+        if rank == 2 and attn_mask.dim() == 3 and attn_mask.shape != expected:
             raise AssertionError(
-                "For unbatched (2-D) `query`, expected `key` and `value` to be 2-D"
-                f" but found {key.dim()}-D and {value.dim()}-D tensors respectively"
+                f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}"
             )
-        if key_padding_mask is not None and key_padding_mask.dim() != 1:
-            raise AssertionError(
-                "For unbatched (2-D) `query`, expected `key_padding_mask` to be `None` or 1-D"
-                f" but found {key_padding_mask.dim()}-D tensor instead"
-            )
-        if attn_mask is not None:
-            if attn_mask.dim() not in (2, 3):
-                raise AssertionError(
-                    "For unbatched (2-D) `query`, expected `attn_mask` to be `None`, 2-D or 3-D"
-                    f" but found {attn_mask.dim()}-D tensor instead"
-                )
-            expected = (num_heads, query.shape[0], key.shape[0])
-            if attn_mask.dim() == 3 and attn_mask.shape != expected:
-                raise AssertionError(
-                    f"Expected `attn_mask` shape to be {expected} but got {attn_mask.shape}"
-                )
-        return False
-    raise AssertionError(
-        "query should be unbatched 2D or batched 3D tensor but received "
-        f"{query.dim()}-D query tensor"
-    )
+    return rank == 3
 
 
 def _none_or_dtype(input):

@@ -9,6 +9,7 @@ import ember
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from .linear import _uniform_bias_
 from .module import Module
 
 __all__ = ["Conv1d", "Conv2d"]
@@ -41,12 +42,14 @@ def _reversed_padding_repeated_twice(padding, kernel_size, dilation):
 
 
 class _ConvNd(Module):
-    """Shared by Conv1d and Conv2d: argument checks, parameters, reset_parameters, repr."""
+    """Conv1d and Conv2d (which set _dims and _conv): torch's signature and argument checks,
+    parameters, reset_parameters, repr."""
 
-    _conv = None  # F.conv1d or F.conv2d, set by the subclass
+    _dims = 0  # spatial dimensions
+    _conv = None  # F.conv1d or F.conv2d
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride, padding, dilation,
-                 groups, bias, padding_mode, device=None, dtype=None):
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
         super().__init__()
         n = self._dims
         kernel_size, stride, dilation = (_ntuple(v, n) for v in (kernel_size, stride, dilation))
@@ -96,9 +99,7 @@ class _ConvNd(Module):
         """torch's default: kaiming_uniform_(a=sqrt(5)) weight, bias U(-1/sqrt(fan_in), ...)."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+            _uniform_bias_(self.bias, self.weight)
 
     def extra_repr(self) -> str:
         s = (f"{self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
@@ -137,11 +138,6 @@ class Conv1d(_ConvNd):
     _dims = 1
     _conv = staticmethod(F.conv1d)
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype)
-
 
 class Conv2d(_ConvNd):
     """2-d convolution over (N, C_in, H, W) or (C_in, H, W) inputs.
@@ -153,8 +149,3 @@ class Conv2d(_ConvNd):
 
     _dims = 2
     _conv = staticmethod(F.conv2d)
-
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, bias, padding_mode, device, dtype)
