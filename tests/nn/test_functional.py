@@ -521,3 +521,17 @@ def test_mha_shape_errors():
     with pytest.raises(AssertionError, match="only bool and floating types of attn_mask"):
         F.multi_head_attention_forward(q, q, q, 4, 2, *args,
                                        attn_mask=ember.zeros(3, 3, dtype=ember.int64))
+
+
+@pytest.mark.parametrize("name,make_target", [
+    ("cross_entropy", lambda: torch.tensor([1, 0, 3])),
+    ("nll_loss", lambda: torch.tensor([1, 0, 3])),
+    ("mse_loss", lambda: torch.rand(3, 4)), ("l1_loss", lambda: torch.rand(3, 4)),
+    ("binary_cross_entropy", lambda: torch.rand(3, 4)),
+    ("binary_cross_entropy_with_logits", lambda: torch.rand(3, 4)),
+])
+def test_losses_in_float32(name, make_target):
+    target = make_target()
+    check_op(lambda x: getattr(F, name)(x, to_ember(target)),
+             lambda x: getattr(TF, name)(x, target),
+             [pair(3, 4, dtype=torch.float32, low=0.05, high=0.95)], rtol=1e-5, atol=1e-6)

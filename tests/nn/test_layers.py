@@ -572,3 +572,34 @@ def test_factory_dtype_argument(name, args):
     for key, value in state.items():
         expected = ember.int64 if key.endswith("num_batches_tracked") else ember.float64
         assert value.dtype == expected, key
+
+
+BAD_INPUTS = [
+    ("MaxPool2d", (2,), (4, 4)), ("MaxPool2d", (5,), (1, 2, 3, 3)), ("AvgPool2d", (2,), (5,)),
+    ("AdaptiveAvgPool2d", (2,), (3,)), ("Conv1d", (3, 2, 2), (1, 4, 5)),
+    ("Conv2d", (3, 2, 5), (1, 3, 4, 4)), ("LayerNorm", ((2, 3),), (3, 2)),
+    ("Softmax", (2,), (3, 4)), ("Embedding", (3, 2), (4,)),
+]
+
+
+@pytest.mark.parametrize("name,args,shape", BAD_INPUTS, ids=str)
+def test_bad_input_raises_like_torch(name, args, shape):
+    """Wrong ranks, sizes and dims raise torch's exception type (indices out of range too)."""
+    t_module, e_module = build(name, *args)
+    if name == "Embedding":
+        t_input, e_input = torch.tensor([0, 3]), ember.tensor([0, 3])
+    else:
+        t_input, e_input = pair(*shape, requires_grad=False)
+    with pytest.raises(Exception) as t_error:
+        t_module(t_input)
+    with pytest.raises(t_error.type):
+        e_module(e_input)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_multihead_attention_is_causal_hint(need_weights):
+    """is_causal=True with the causal mask: the mask is used, or sdpa's own causal path."""
+    t_mha, e_mha = build("MultiheadAttention", 8, 2)
+    causal = ember.tensor([[j > i for j in range(4)] for i in range(4)])
+    _check_mha(t_mha, e_mha, _mha_inputs({}, True), attn_mask=causal, is_causal=True,
+               need_weights=need_weights)
