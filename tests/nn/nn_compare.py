@@ -64,3 +64,13 @@ def backward_both(e_out, t_out, seed=1):
     grad = torch.randn(t_out.shape, generator=gen, dtype=t_out.dtype)
     t_out.backward(grad)
     e_out.backward(to_ember(grad))
+
+
+def assert_attention_close(e_result, t_result, atol=1e-6):
+    """Attention (output, weights) results agree; the weights are both None or close."""
+    (e_out, e_weights), (t_out, t_weights) = e_result, t_result
+    assert_close(e_out, t_out, atol=atol)
+    if t_weights is None:
+        assert e_weights is None
+    else:
+        assert_close(e_weights, t_weights, atol=atol)

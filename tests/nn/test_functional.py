@@ -3,7 +3,14 @@ import warnings
 
 import numpy as np
 import pytest
-from nn_compare import assert_close, assert_grads_close, backward_both, pair, to_ember
+from nn_compare import (
+    assert_attention_close,
+    assert_close,
+    assert_grads_close,
+    backward_both,
+    pair,
+    to_ember,
+)
 
 import ember
 import ember.nn.functional as F
@@ -433,48 +440,33 @@ def test_scaled_dot_product_attention(is_causal):
              [pair(2, 3, 4, 8), pair(2, 3, 4, 8, seed=1), pair(2, 3, 4, 8, seed=2)])
 
 
-def _mha_args(embed_dim, seed=10, bias=True):
-    w = pair(3 * embed_dim, embed_dim, seed=seed)
-    b = pair(3 * embed_dim, seed=seed + 1) if bias else (None, None)
-    ow = pair(embed_dim, embed_dim, seed=seed + 2)
-    ob = pair(embed_dim, seed=seed + 3) if bias else (None, None)
-    return [w, b, ow, ob]
-
-
 def _run_mha(query_shape, key_len=None, *, num_heads=2, bias=True, **kwargs):
-    """Compare multi_head_attention_forward; masks in kwargs are torch tensors."""
+    """Compare multi_head_attention_forward on the same data (masks in kwargs are torch
+    tensors); self-attention (query is key is value) unless key_len is given."""
     embed_dim = query_shape[-1]
-    q = pair(*query_shape)
-    kv_shape = query_shape if key_len is None else (key_len,) + tuple(query_shape[1:])
-    k, v = (q, q) if key_len is None else (pair(*kv_shape, seed=1), pair(*kv_shape, seed=2))
-    params = _mha_args(embed_dim, bias=bias)
+    query = pair(*query_shape)
+    if key_len is None:
+        key = value = query
+    else:
+        kv_shape = (key_len, *query_shape[1:])
+        key, value = pair(*kv_shape, seed=1), pair(*kv_shape, seed=2)
+    weights = [pair(3 * embed_dim, embed_dim, seed=10), pair(embed_dim, embed_dim, seed=12)]
+    biases = [pair(3 * embed_dim, seed=11), pair(embed_dim, seed=13)] if bias else []
+
+    def run(functional, side, masks):
+        (q, k, v), (w, ow) = [x[side] for x in (query, key, value)], [x[side] for x in weights]
+        b, ob = [x[side] for x in biases] if bias else (None, None)
+        return functional.multi_head_attention_forward(
+            q, k, v, embed_dim, num_heads, w, b, None, None, False, 0.0, ow, ob, **masks)
+
     e_kwargs = {name: (to_ember(value) if isinstance(value, torch.Tensor) else value)
                 for name, value in kwargs.items()}
-
-    def ember_fn(q_, k_, v_, w, *rest):
-        b, ow, ob = rest if bias else (None, rest[0], None)
-        return F.multi_head_attention_forward(
-            q_, k_ if key_len is not None else q_, v_ if key_len is not None else q_, embed_dim,
-            num_heads, w, b, None, None, False, 0.0, ow, ob, **e_kwargs)
-
-    def torch_fn(q_, k_, v_, w, *rest):
-        b, ow, ob = rest if bias else (None, rest[0], None)
-        return TF.multi_head_attention_forward(
-            q_, k_ if key_len is not None else q_, v_ if key_len is not None else q_, embed_dim,
-            num_heads, w, b, None, None, False, 0.0, ow, ob, **kwargs)
-
-    inputs = [q, k, v] + [p for p in params if p[0] is not None]
-    t_in, e_in = [t for t, _ in inputs], [e for _, e in inputs]
-    t_out, t_w = torch_fn(*t_in)
-    e_out, e_w = ember_fn(*e_in)
-    assert_close(e_out, t_out, atol=1e-6)
-    if t_w is None:
-        assert e_w is None
-    else:
-        assert_close(e_w, t_w, atol=1e-6)
-    backward_both(e_out, t_out)
-    unique = [(t, e) for i, (t, e) in enumerate(inputs) if key_len is not None or i == 0 or i > 2]
-    assert_grads_close([e for _, e in unique], [t for t, _ in unique], atol=1e-6)
+    t_out = run(TF, 0, kwargs)
+    e_out = run(F, 1, e_kwargs)
+    assert_attention_close(e_out, t_out)
+    backward_both(e_out[0], t_out[0])
+    leaves = list({id(t): (t, e) for t, e in [query, key, value, *weights, *biases]}.values())
+    assert_grads_close([e for _, e in leaves], [t for t, _ in leaves], atol=1e-6)
 
 
 @pytest.mark.parametrize("need_weights", [True, False])

@@ -6,7 +6,15 @@ import warnings
 
 import numpy as np
 import pytest
-from nn_compare import assert_close, assert_grads_close, backward_both, pair, to_ember, to_torch
+from nn_compare import (
+    assert_attention_close,
+    assert_close,
+    assert_grads_close,
+    backward_both,
+    pair,
+    to_ember,
+    to_torch,
+)
 
 import ember
 import ember.nn as enn
@@ -439,11 +447,7 @@ def _check_mha(t_mha, e_mha, inputs, **call):
     t_call = {k: (to_torch(v) if isinstance(v, ember.Tensor) else v) for k, v in call.items()}
     t_out, t_weights = t_mha(*t_in, **t_call)
     e_out, e_weights = e_mha(*e_in, **call)
-    assert_close(e_out, t_out, atol=1e-6)
-    if t_weights is None:
-        assert e_weights is None
-    else:
-        assert_close(e_weights, t_weights, atol=1e-6)
+    assert_attention_close((e_out, e_weights), (t_out, t_weights))
     backward_both(e_out, t_out)
     unique = {id(t): (t, e) for t, e in inputs}.values()
     assert_grads_close([e for _, e in unique], [t for t, _ in unique], atol=1e-6)
@@ -603,3 +607,20 @@ def test_multihead_attention_is_causal_hint(need_weights):
     causal = ember.tensor([[j > i for j in range(4)] for i in range(4)])
     _check_mha(t_mha, e_mha, _mha_inputs({}, True), attn_mask=causal, is_causal=True,
                need_weights=need_weights)
+
+
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_multihead_attention_eval_no_grad_matches_torch_fast_path(need_weights):
+    """In eval mode under no_grad torch takes its fused path; ember's result is the same."""
+    t_mha, e_mha = build("MultiheadAttention", 8, 2, batch_first=True)
+    t_mha.eval()
+    e_mha.eval()
+    t_x, e_x = pair(3, 5, 8, requires_grad=False)
+    padding = ember.tensor([[False] * 5, [False] * 3 + [True] * 2, [False] * 4 + [True]])
+    with torch.no_grad(), ember.no_grad():
+        t_out, t_weights = t_mha(t_x, t_x, t_x, key_padding_mask=to_torch(padding),
+                                 need_weights=need_weights)
+        e_out, e_weights = e_mha(e_x, e_x, e_x, key_padding_mask=padding,
+                                 need_weights=need_weights)
+    assert (e_weights is None) == (not need_weights)
+    assert_attention_close((e_out, e_weights), (t_out, t_weights))
