@@ -89,8 +89,7 @@ class _BatchNorm(_NormBase):
         # momentum None: cumulative moving average, factor 1 / batches seen
         average_factor = 0.0 if self.momentum is None else self.momentum
         if self.training and self.track_running_stats and self.num_batches_tracked is not None:
-            with ember.no_grad():
-                self.num_batches_tracked.add_(1)
+            self.num_batches_tracked.add_(1)
             if self.momentum is None:
                 average_factor = 1.0 / float(self.num_batches_tracked)
         if self.training:
