@@ -57,6 +57,8 @@ from . import cuda, library, overrides, utils
 from .serialization import load, save
 # issue 6, nn core (nnmodule helper)
 from . import nn
+# issue 6, optimizers (op/optim)
+from . import optim
 
 bool = _dtypes.bool_
 half, float, double = float16, float32, float64
