@@ -61,6 +61,8 @@ from .core.toplevel import (
 from .core.printing import get_printoptions, set_printoptions
 from .core.typeinfo import finfo, iinfo
 from . import cuda, library, overrides, utils
+# issue 6, data part: ember.save / ember.load (safetensors files)
+from .serialization import load, save
 # issue 6, nn core (nnmodule helper)
 from . import nn
 # issue 6, optimizers (op/optim)
@@ -81,5 +83,6 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled",
     "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
     "clear_autocast_cache",
+    "save", "load",
     *_generated_all,
 ]

@@ -25,3 +25,10 @@ __all__ = [
     "Bilinear", "Buffer", "Flatten", "Identity", "Linear", "Module", "ModuleDict", "ModuleList",
     "Parameter", "ParameterDict", "ParameterList", "Sequential", "Unflatten", "init", "utils",
 ]
+
+# --- functional and layers (nnlayers) ---
+from . import functional, modules
+from .modules import *  # the layer classes, listed in ember.nn.modules.__all__
+
+__all__ += ["functional"]
+__all__ += [name for name in modules.__all__ if name not in __all__]
