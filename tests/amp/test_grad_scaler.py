@@ -177,3 +177,28 @@ def test_disabled_scaler_passes_through():
         assert not ember.amp.GradScaler().is_enabled()
     with pytest.raises(ValueError, match="growth factor must be > 1.0"):
         ember.amp.GradScaler("cpu", growth_factor=1.0)
+
+
+@pytest.mark.parametrize("make_opt", [
+    lambda lib, ps: lib.optim.SGD(ps, lr=0.1, momentum=0.9),
+    lambda lib, ps: lib.optim.Adam(ps, lr=0.01),
+], ids=["SGD-momentum", "Adam"])
+def test_with_ember_optim_matches_torch(make_opt):
+    """GradScaler drives ember.optim like torch.optim: same skips, same parameters."""
+    xs = inputs(8, (3,), np.inf)
+    results = []
+    for lib, cls in ((ember, ember.amp.GradScaler), (torch, torch.amp.GradScaler)):
+        w = lib.tensor(np.linspace(-1, 1, 4), requires_grad=True)
+        opt = make_opt(lib, [w])
+        scaler = cls("cpu", init_scale=2.0**10, growth_interval=2)
+        trace = []
+        for x in xs:
+            opt.zero_grad()
+            scaler.scale((w * lib.tensor(x.astype(np.float64)) ** 2).sum()).backward()
+            scaler.step(opt)
+            scaler.update()
+            trace.append((scaler.get_scale(), w.detach().numpy().copy()))
+        results.append(trace)
+    for (e_scale, e_w), (t_scale, t_w) in zip(*results):
+        assert e_scale == t_scale
+        np.testing.assert_allclose(e_w, t_w, rtol=1e-12, atol=1e-12)
