@@ -29,6 +29,7 @@ bench: setup
 	$(VPY) benchmarks/overhead.py
 	$(VPY) benchmarks/autograd.py
 	$(VPY) benchmarks/conv.py
+	$(VPY) benchmarks/amp.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples
