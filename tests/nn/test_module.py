@@ -519,6 +519,17 @@ def test_to_memory_format_applies_to_4d_tensors():
         m.to(colour=1)
 
 
+def test_meta_device_then_to_empty():
+    m = nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 1)).to("meta")
+    w = m[0].weight
+    assert w.device.type == "meta" and m(ember.empty(4, 3, device="meta")).shape == (4, 1)
+    assert m.to_empty(device="cpu") is m
+    assert m[0].weight is w and w.device.type == "cpu" and w.requires_grad
+    for lin in m:
+        lin.reset_parameters()
+    assert m(ember.ones(4, 3)).shape == (4, 1)
+
+
 def test_type_converts_every_tensor():
     m = _with_int_buffer().type(ember.float64)
     assert m.count.dtype == m.lin.weight.dtype == ember.float64

@@ -134,6 +134,8 @@ class Module:
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
+    _call_impl = __call__
+
     def _call_with_hooks(self, args, kwargs):
         """`__call__` when hooks are registered: pre-hooks, forward, then forward hooks
         (global ones first, like torch)."""
@@ -574,6 +576,12 @@ class Module:
                             memory_format=memory_format)
             return t.to(device=device, dtype=target, non_blocking=non_blocking)
         return self._apply(convert)
+
+    def to_empty(self, *, device, recurse: bool = True):
+        """Replaces every parameter and buffer by an uninitialised tensor on `device` (after
+        building a module on the meta device). Returns self."""
+        import ember
+        return self._apply(lambda t: ember.empty_like(t, device=device), recurse=recurse)
 
     def float(self):
         """Casts floating-point parameters and buffers to float32."""
