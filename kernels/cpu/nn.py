@@ -122,18 +122,54 @@ def _compute(t):
     return a.astype(np.float32) if t._dtype is D.float16 or t._dtype is D.bfloat16 else a
 
 
-def _nll_gather(self, target, weight, ignore_index):
-    """(targets with ignored ones at 0, not-ignored mask, per-row weights), checking bounds."""
+_ROWS: dict = {}   # n -> np.arange(n), read-only: the row index of every nll gather
+
+
+def _rows(n):
+    r = _ROWS.get(n)
+    if r is None:
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        r = _ROWS[n] = np.arange(n)
+        r.flags.writeable = False
+    return r
+
+
+def _nll_targets(self, target, ignore_index):
+    """(each row's class, with ignored rows at 0; the mask of rows not ignored, or None
+    when no row is), after torch's bounds check."""
     n_classes = self._shape[-1]
-    t = target._np.reshape(-1).astype(np.int64)
+    t = target._np.reshape(-1)
+    if t.dtype != np.int64:
+        t = t.astype(np.int64)
+    # the usual case in one pass: every target a class (negatives wrap to huge unsigned)
+    if not (t.view(np.uint64) >= n_classes).any() and (
+            not 0 <= ignore_index < n_classes or not (t == ignore_index).any()):
+        return t, None
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= n_classes))
     if bad.any():
         raise IndexError(f"Target {t[bad][0]} is out of bounds.")
-    safe = np.where(keep, t, 0)
-    w = np.ones(t.shape, np.float32 if self._dtype.np.itemsize < 4 else self._dtype.np) \
-        if weight is None else _compute(weight)[safe]
-    return safe, keep, w * keep
+    return np.where(keep, t, 0), keep
+
+
+def _nll_weights(self, t, keep, weight):
+    """Each row's class weight (0 for ignored rows), or None: every row weighs 1."""
+    if weight is None:
+        if keep is None:
+            return None
+        return keep.astype(np.float32 if self._dtype.np.itemsize < 4 else self._dtype.np)
+    w = _compute(weight)[t]
+    return w if keep is None else w * keep
+
+
+def _divide(a, b):
+    """a / b of NumPy values, NaN or inf without a warning when b is 0 (torch's mean over
+    all-ignored targets); the error-state switch costs more than the division."""
+    if b:
+        return a / b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / b
 
 
 def _nll_float(kernel, self):
@@ -149,15 +185,18 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     _meta.check_nll_dtypes(self, target, weight)
     dt = self._dtype
     x = _compute(self).reshape(-1, self._shape[-1])
-    safe, _, w = _nll_gather(self, target, weight, ignore_index)
-    losses = -x[np.arange(len(safe)), safe] * w
+    t, keep = _nll_targets(self, target, ignore_index)
+    w = _nll_weights(self, t, keep, weight)
+    losses = -x[_rows(len(t)), t]
+    if w is not None:
+        losses *= w
     if reduction == 0 and self.dim() == 2:
-        return from_array(losses.astype(dt.np), dt), from_array(np.zeros((), dt.np), dt)
-    total = w.sum(dtype=losses.dtype)
-    out = losses.sum()
+        return from_array(losses.astype(dt.np, copy=False), dt), \
+            from_array(np.zeros((), dt.np), dt)
+    total = losses.dtype.type(len(t)) if w is None else w.sum(dtype=losses.dtype)
+    out = np.add.reduce(losses)
     if reduction == 1:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = out / total
+        out = _divide(out, total)
     return (from_array(np.array(out, dtype=dt.np), dt),
             from_array(np.array(total, dtype=dt.np), dt))
 
@@ -168,18 +207,26 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     _nll_float("nll_loss_backward_out_frame", self)
     _meta.check_nll_dtypes(self, target, weight, grad_output, total_weight)
     dt = self._dtype
-    safe, keep, w = _nll_gather(self, target, weight, ignore_index)
+    t, keep = _nll_targets(self, target, ignore_index)
+    w = _nll_weights(self, t, keep, weight)
     g = _compute(grad_output).reshape(-1)
     if not (reduction == 0 and self.dim() == 2):
         g = g[0]
         if reduction == 1:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                g = g / _compute(total_weight).reshape(-1)[0]
-    out = np.zeros((len(safe), self._shape[-1]), w.dtype)
-    rows = np.arange(len(safe))[keep]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out[rows, safe[keep]] = (-w * g)[keep]
-    return from_array(out.reshape(self._shape).astype(dt.np), dt)
+            g = _divide(g, _compute(total_weight).reshape(-1)[0])
+    acc = g.dtype if w is None else w.dtype
+    out = np.zeros((len(t), self._shape[-1]), acc)
+    rows = _rows(len(t))
+    if w is None:
+        out[rows, t] = -g
+    else:
+        with np.errstate(invalid="ignore"):     # a 0 weight times an infinite gradient
+            scaled = -w * g
+        if keep is None:
+            out[rows, t] = scaled
+        else:                                   # ignored rows stay exactly 0
+            out[rows[keep], t[keep]] = scaled[keep]
+    return from_array(out.reshape(self._shape).astype(dt.np, copy=False), dt)
 
 
 def _bce_checks(kernel, self, target, weight, grad_output=None):
