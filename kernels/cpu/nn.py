@@ -65,8 +65,9 @@ def _float_view(t):
 
 
 def _result(arr, t, dt=None):
+    """A kernel's fresh array as the result: t's shape, C-contiguous (copied only when not)."""
     dt = dt or t._dtype
-    return from_array(np.array(arr.reshape(t._shape), dtype=dt.np, order="C"), dt)
+    return from_array(np.asarray(arr.reshape(t._shape), dtype=dt.np, order="C"), dt)
 
 
 def _check_float(kind, t, d):
@@ -81,8 +82,8 @@ def softmax_forward(self, dim, half_to_float):
     a = _float_view(self)
     if a.size == 0:
         return _result(a.copy(), self)
-    e = np.exp(a - a.max(axis=d, keepdims=True))
-    e /= e.sum(axis=d, keepdims=True)
+    e = np.exp(a - np.maximum.reduce(a, axis=d, keepdims=True))
+    e /= np.add.reduce(e, axis=d, keepdims=True)
     return _result(e, self)
 
 
@@ -93,8 +94,9 @@ def log_softmax_forward(self, dim, half_to_float):
     a = _float_view(self)
     if a.size == 0:
         return _result(a.copy(), self)
-    shifted = a - a.max(axis=d, keepdims=True)
-    shifted -= np.log(np.exp(shifted).sum(axis=d, keepdims=True))
+    shifted = a - np.maximum.reduce(a, axis=d, keepdims=True)
+    lse = np.add.reduce(np.exp(shifted), axis=d, keepdims=True)
+    shifted -= np.log(lse, out=lse)
     return _result(shifted, self)
 
 
@@ -104,7 +106,8 @@ def softmax_backward_data(grad_output, output, dim, input_dtype):
     _check_float("softmax_backward", grad_output, d)
     g, y = _float_view(grad_output), _float_view(output)
     gy = g * y
-    return _result(gy - y * gy.sum(axis=d, keepdims=True), grad_output)
+    y = y * np.add.reduce(gy, axis=d, keepdims=True)
+    return _result(np.subtract(gy, y, out=y), grad_output)
 
 
 def log_softmax_backward_data(grad_output, output, dim, input_dtype):
@@ -112,7 +115,9 @@ def log_softmax_backward_data(grad_output, output, dim, input_dtype):
     d = _meta.check_softmax_backward(grad_output, output, dim, input_dtype)
     _check_float("log_softmax_backward", grad_output, d)
     g, y = _float_view(grad_output), _float_view(output)
-    return _result(g - np.exp(y) * g.sum(axis=d, keepdims=True), grad_output)
+    e = np.exp(y)
+    e *= np.add.reduce(g, axis=d, keepdims=True)
+    return _result(np.subtract(g, e, out=e), grad_output)
 
 
 # --------------------------------------------------------------------------- losses
