@@ -208,13 +208,33 @@ def sub(self, other, alpha=1):
     return _sub(self, _scaled(other, alpha))
 
 
+def _update_fast(ufunc, self, other, alpha) -> bool:
+    """`self = ufunc(self, alpha * other)` straight on the arrays, for float tensors of one
+    dtype and shape and a float or int alpha (an optimizer's update, every step: no
+    intermediate tensor for `alpha * other`); False when the general path is needed."""
+    a = self._np
+    if other.__class__ is not Tensor or other._dtype is not self._dtype or a is None or \
+            other._shape != self._shape or self._dtype.category != D.FLOAT or \
+            alpha.__class__ not in (float, int):
+        return False
+    b = other._np
+    if b is None:
+        return False
+    ufunc(a, b if alpha == 1 else np.multiply(b, alpha), out=a)
+    return True
+
+
 def add_(self, other, alpha=1):
+    if _update_fast(np.add, self, other, alpha):
+        return self
     if alpha != 1 or alpha is True:
         P.check_alpha(self._dtype, alpha)
     return _add_(self, _scaled(other, alpha))
 
 
 def sub_(self, other, alpha=1):
+    if _update_fast(np.subtract, self, other, alpha):
+        return self
     P.check_bool_sub(self, other)
     if alpha != 1 or alpha is True:
         P.check_alpha(self._dtype, alpha)
