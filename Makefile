@@ -28,6 +28,7 @@ demo: setup
 bench: setup
 	$(VPY) benchmarks/suite.py
 	$(VPY) benchmarks/conv.py
+	$(VPY) benchmarks/amp.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples

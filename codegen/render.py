@@ -11,6 +11,7 @@ from pathlib import Path
 import jinja2
 
 from . import api
+from .autocast import KEY_OF_DEVICE, AutocastDevice, AutocastRule, wrapper_code
 from .autograd_gen import forward_kernel, needs_autograd_kernel, node_class
 from .derivatives import Derivative
 from .model import default_to_python
@@ -234,8 +235,22 @@ def autograd_context(fns: list[NativeFunction], derivs: list[Derivative]) -> dic
     return {"nodes": nodes, "kernels": kernels, "regs": regs, "caches": caches}
 
 
+def autocast_context(devices: list[AutocastDevice], rules: list[AutocastRule]) -> dict:
+    """Wrappers sorted by device type, then schema order within the yaml lists."""
+    wrappers = []
+    for r in sorted(rules, key=lambda r: (r.device, r.loc.line, r.fn.qualified)):
+        name = f"{r.device}_{r.fn.ident}"
+        wrappers.append({"name": name, "ident": r.fn.ident, "device": r.device,
+                         "policy": r.policy, "qualified": r.fn.qualified, "loc": str(r.loc),
+                         "key": KEY_OF_DEVICE[r.device], "code": wrapper_code(r, name)})
+    dtypes = "{" + ", ".join(f"{d.device!r}: {d.dtype!r}" for d in devices) + "}"
+    return {"wrappers": wrappers, "default_dtypes": dtypes}
+
+
 def render_all(env, fns: list[NativeFunction], sources: str,
-               derivs: list[Derivative] = ()) -> dict[str, str]:
+               derivs: list[Derivative] = (),
+               autocast: tuple[list[AutocastDevice], list[AutocastRule]] = ([], [])
+               ) -> dict[str, str]:
     qualified_index = {fn.qualified: fn for fn in fns}
     ops = [op_context(fn) for fn in fns]
     func_groups = api.group_bindings(fns, "function")
@@ -261,4 +276,5 @@ def render_all(env, fns: list[NativeFunction], sources: str,
            dunders=dunder_contexts(fns), entries=sorted({op["ident"] for op in ops}),
            return_types=return_types(method_groups))
     render("autograd.py.j2", **autograd_context(fns, list(derivs)))
+    render("autocast.py.j2", **autocast_context(*autocast))
     return files

@@ -35,6 +35,14 @@ from .kernels.composite.reduction import python_norm as norm  # torch.functional
 from . import autograd
 autograd._finish_init()
 from ._generated import autograd as _autograd_kernels  # Backward nodes, Autograd kernels
+from ._generated import autocast as _autocast_kernels  # AutocastCPU/CUDA wrappers
+_autocast_kernels.register()
+from . import amp
+from .amp.autocast_mode import (
+    autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,
+    get_autocast_dtype, is_autocast_cache_enabled, is_autocast_enabled,
+    set_autocast_cache_enabled, set_autocast_dtype, set_autocast_enabled,
+)
 from .autograd import (
     enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
     set_grad_enabled,
@@ -53,6 +61,12 @@ from .core.toplevel import (
 from .core.printing import get_printoptions, set_printoptions
 from .core.typeinfo import finfo, iinfo
 from . import cuda, library, overrides, utils
+# issue 6, data part: ember.save / ember.load (safetensors files)
+from .serialization import load, save
+# issue 6, nn core (nnmodule helper)
+from . import nn
+# issue 6, optimizers (op/optim)
+from . import optim
 
 bool = _dtypes.bool_
 half, float, double = float16, float32, float64
@@ -66,5 +80,9 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
     "set_printoptions", "get_printoptions", "norm", "einsum", "unique", "unique_consecutive",
     "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero", "block_diag",
+    "autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled",
+    "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
+    "clear_autocast_cache",
+    "save", "load",
     *_generated_all,
 ]

@@ -24,9 +24,23 @@ def _refresh():
     tf_state[0] = bool(_subclass_count[0] or _tls.function_modes) and not _disabled[0]
 
 
+def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
+    """A subclass that sets `__torch_function__ = _disabled_torch_function_impl` (like
+    nn.Parameter) opts out of the protocol: bindings treat its instances as plain Tensors,
+    so ops on them take the fast path and return plain Tensors."""
+    with DisableTorchFunction():
+        return func(*args, **(kwargs or {}))
+
+
+def _opts_in(cls) -> bool:
+    """Does `cls` take part in the torch-function protocol?"""
+    return cls is not Tensor and cls.__torch_function__ is not _disabled_torch_function_impl
+
+
 def _on_subclass(cls):
-    _subclass_count[0] += 1
-    _refresh()
+    if _opts_in(cls):
+        _subclass_count[0] += 1
+        _refresh()
 
 
 Tensor.__init_subclass__ = classmethod(lambda cls, **kw: _on_subclass(cls))
@@ -69,7 +83,7 @@ def handle_torch_function(public, relevant, args, kwargs=None):
         finally:
             _tls.function_modes.append(mode)
             _refresh()
-    overloaded = overloaded_types(relevant, lambda c: c is not Tensor)
+    overloaded = overloaded_types(relevant, _opts_in)
     if not overloaded:
         return NO_OVERRIDE
     types = tuple(overloaded)
@@ -133,4 +147,4 @@ class TorchFunctionMode:
 
 
 def has_torch_function(args) -> bool:
-    return any(type(a) is not Tensor for a in tensors_in(args)) or bool(_tls.function_modes)
+    return any(_opts_in(type(a)) for a in tensors_in(args)) or bool(_tls.function_modes)

@@ -186,7 +186,8 @@ def tensor_repr(t) -> str:
     """torch's `Tensor.__repr__` text for an ember tensor."""
     from .tensor import Tensor
     cls = type(t)
-    prefix = "tensor(" if cls is Tensor or cls.__name__ == "Parameter" else f"{cls.__name__}("
+    plain = cls is Tensor or cls.__name__ in ("Parameter", "Buffer")  # nn's tensor classes
+    prefix = "tensor(" if plain else f"{cls.__name__}("
     indent = len(prefix)
     suffixes = []
     if t._device.type != "cpu":

@@ -12,14 +12,16 @@ from __future__ import annotations
 KEY_NAMES = (
     "Meta", "CUDA", "CPU",            # backends
     "BackendSelect",                  # factories: pick the backend from device=
-    "AutocastCUDA", "AutocastCPU",
     "ADInplaceOrView",                # version bumps and view bookkeeping
     "Autograd",                       # records the backward graph
+    # Above Autograd, as in torch: autocast's casts are recorded (grads reach float32
+    # weights) and composite ops (linear) are cast before they decompose.
+    "AutocastCUDA", "AutocastCPU",
     "Functionalize",
     "PreDispatch",
     "Python",                         # __torch_dispatch__ subclasses and modes
 )
-(Meta, CUDA, CPU, BackendSelect, AutocastCUDA, AutocastCPU, ADInplaceOrView, Autograd,
+(Meta, CUDA, CPU, BackendSelect, ADInplaceOrView, Autograd, AutocastCUDA, AutocastCPU,
  Functionalize, PreDispatch, Python) = range(len(KEY_NAMES))
 NUM_KEYS = len(KEY_NAMES)
 KEY_BY_NAME = {n: i for i, n in enumerate(KEY_NAMES)}

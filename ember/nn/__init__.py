@@ -1,1 +1,34 @@
-"""ember.nn: modules, parameters, initialisation and functional ops (issue 6)."""
+"""ember.nn: modules, parameters, initialisation and functional ops (issue 6).
+
+    >>> from ember import nn
+    >>> net = nn.Sequential(nn.Linear(64, 128), nn.Linear(128, 10))
+    >>> net(ember.randn(32, 64)).shape
+    ember.Size([32, 10])
+"""
+from . import init, utils
+from .modules import (
+    Bilinear,
+    Flatten,
+    Identity,
+    Linear,
+    Module,
+    ModuleDict,
+    ModuleList,
+    ParameterDict,
+    ParameterList,
+    Sequential,
+    Unflatten,
+)
+from .parameter import Buffer, Parameter
+
+__all__ = [
+    "Bilinear", "Buffer", "Flatten", "Identity", "Linear", "Module", "ModuleDict", "ModuleList",
+    "Parameter", "ParameterDict", "ParameterList", "Sequential", "Unflatten", "init", "utils",
+]
+
+# --- functional and layers (nnlayers) ---
+from . import functional, modules
+from .modules import *  # the layer classes, listed in ember.nn.modules.__all__
+
+__all__ += ["functional"]
+__all__ += [name for name in modules.__all__ if name not in __all__]

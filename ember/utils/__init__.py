@@ -1,2 +1,3 @@
-"""ember.utils: `_python_dispatch` (TorchDispatchMode) and friends."""
-from . import _python_dispatch  # noqa: F401
+"""ember.utils: `_python_dispatch` (TorchDispatchMode), `data` (Dataset, DataLoader) and
+friends."""
+from . import _python_dispatch, data  # noqa: F401

@@ -130,13 +130,6 @@ def test_derivative_for_undeclared_op(project, capsys):
     assert "derivatives.yaml:2" in err
 
 
-def test_autocast_for_undeclared_op(project, capsys):
-    (project / "schema" / "autocast.yaml").write_text(
-        "cpu:\n  lower_precision_fp:\n    - mm\n    - not_an_op\n")
-    err = run_expecting_error(project, capsys, 4, "not_an_op", "not declared")
-    assert "autocast.yaml:4" in err
-
-
 def test_check_detects_drift(project, capsys):
     assert main(["--root", str(project), "--check"]) == 0
     (project / "generated" / "ops.py").write_text("# edited by hand\n")

@@ -1,1 +1,75 @@
 """ember.nn.modules: layer classes (issue 6)."""
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
+from .flatten import Flatten, Unflatten
+from .linear import Bilinear, Identity, Linear
+from .module import Module
+
+__all__ = [
+    "Bilinear",
+    "Flatten",
+    "Identity",
+    "Linear",
+    "Module",
+    "ModuleDict",
+    "ModuleList",
+    "ParameterDict",
+    "ParameterList",
+    "Sequential",
+    "Unflatten",
+]
+
+# --- layers over ember.nn.functional (nnlayers) ---
+from .activation import (
+    ELU,
+    GELU,
+    Hardtanh,
+    LeakyReLU,
+    LogSoftmax,
+    MultiheadAttention,
+    ReLU,
+    Sigmoid,
+    SiLU,
+    Softmax,
+    Softplus,
+    Tanh,
+    Threshold,
+)
+from .batchnorm import BatchNorm1d, BatchNorm2d
+from .conv import Conv1d, Conv2d
+from .dropout import Dropout
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .normalization import LayerNorm
+from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .sparse import Embedding
+
+__all__ += [
+    "ELU",
+    "GELU",
+    "AdaptiveAvgPool2d",
+    "AvgPool2d",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "Conv1d",
+    "Conv2d",
+    "CrossEntropyLoss",
+    "Dropout",
+    "Embedding",
+    "Hardtanh",
+    "L1Loss",
+    "LayerNorm",
+    "LeakyReLU",
+    "LogSoftmax",
+    "MSELoss",
+    "MaxPool2d",
+    "MultiheadAttention",
+    "NLLLoss",
+    "ReLU",
+    "SiLU",
+    "Sigmoid",
+    "Softmax",
+    "Softplus",
+    "Tanh",
+    "Threshold",
+]

@@ -1,0 +1,101 @@
+"""Adam and its decoupled-weight-decay form (torch.optim.Adam).
+
+    >>> opt = ember.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999))
+"""
+from __future__ import annotations
+
+from .. import float32, float64, get_default_dtype, maximum, tensor, zeros_like
+from ..core.tensor import Tensor
+from .optimizer import Optimizer, _check_hyper, _check_unsupported, _to_float
+
+__all__ = ["Adam"]
+
+
+def _new_step_counter(value: float = 0.0) -> Tensor:
+    """The per-parameter step count: a 0-dim float tensor like torch's (float64 when the
+    default dtype is float64, else float32)."""
+    dtype = float64 if get_default_dtype() is float64 else float32
+    return tensor(float(value), dtype=dtype)
+
+
+class Adam(Optimizer):
+    """Adam: m <- lerp(m, g, 1 - beta1), v <- beta2 v + (1 - beta2) g^2 (its running max
+    with `amsgrad`), p <- p - lr m_hat / (sqrt(v_hat) + eps) with bias-corrected moments.
+    `weight_decay` adds decay * p to g, or with `decoupled_weight_decay` (AdamW) scales p
+    by 1 - lr * decay first.
+    """
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0,
+                 amsgrad=False, *, foreach=None, maximize=False, capturable=False,
+                 differentiable=False, fused=None, decoupled_weight_decay=False) -> None:
+        _check_hyper(lr, "lr", "learning rate")
+        _check_hyper(eps, "eps", "epsilon value")
+        for i, beta in enumerate(betas):
+            if isinstance(beta, Tensor) and beta.numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
+            if not 0.0 <= beta < 1.0:
+                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        _check_hyper(weight_decay, "weight_decay", "weight_decay value")
+        if not (all(isinstance(b, float) for b in betas)
+                or all(isinstance(b, Tensor) for b in betas)):
+            raise ValueError("betas must be either both floats or both Tensors")
+        defaults = {"lr": lr, "betas": tuple(betas), "eps": eps, "weight_decay": weight_decay,
+                    "amsgrad": amsgrad, "maximize": maximize, "foreach": foreach,
+                    "capturable": capturable, "differentiable": differentiable,
+                    "fused": fused, "decoupled_weight_decay": decoupled_weight_decay}
+        _check_unsupported(defaults)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            for key, value in (("amsgrad", False), ("maximize", False), ("foreach", None),
+                               ("capturable", False), ("differentiable", False),
+                               ("decoupled_weight_decay", False), ("fused", None)):
+                group.setdefault(key, value)
+            for p in group["params"]:
+                p_state = self.state.get(p)
+                if p_state and not isinstance(p_state["step"], Tensor):
+                    p_state["step"] = _new_step_counter(p_state["step"])
+
+    def _update_group(self, group: dict) -> None:
+        beta1, beta2 = (_to_float(b) for b in group["betas"])
+        lr, eps = _to_float(group["lr"]), group["eps"]
+        weight_decay = _to_float(group["weight_decay"])
+        decoupled, amsgrad, maximize = (group["decoupled_weight_decay"], group["amsgrad"],
+                                        group["maximize"])
+        state = self.state
+        for p in group["params"]:
+            grad = p.grad
+            if grad is None:
+                continue
+            p_state = state[p]
+            if not p_state:
+                p_state["step"] = _new_step_counter()
+                p_state["exp_avg"] = zeros_like(p)
+                p_state["exp_avg_sq"] = zeros_like(p)
+                if amsgrad:
+                    p_state["max_exp_avg_sq"] = zeros_like(p)
+            if maximize:
+                grad = -grad
+            step_t = p_state["step"]
+            step_t.add_(1)
+            if weight_decay != 0:
+                if decoupled:
+                    p.mul_(1 - lr * weight_decay)
+                else:
+                    grad = grad.add(p, alpha=weight_decay)
+            exp_avg, exp_avg_sq = p_state["exp_avg"], p_state["exp_avg_sq"]
+            exp_avg.lerp_(grad, 1 - beta1)
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+
+            step = step_t.item()
+            step_size = lr / (1 - beta1 ** step)
+            bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+            if amsgrad:
+                max_exp_avg_sq = p_state["max_exp_avg_sq"]
+                maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
+                denom = (max_exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+            else:
+                denom = (exp_avg_sq.sqrt() / bias_correction2_sqrt).add_(eps)
+            p.addcdiv_(exp_avg, denom, value=-step_size)

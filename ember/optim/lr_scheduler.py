@@ -1,0 +1,433 @@
+"""Learning-rate schedulers (torch.optim.lr_scheduler): they rewrite `group["lr"]`.
+
+    >>> opt = ember.optim.SGD(model.parameters(), lr=0.1)
+    >>> sched = ember.optim.lr_scheduler.StepLR(opt, step_size=30, gamma=0.1)
+    >>> for epoch in range(100):
+    ...     train_one_epoch(opt)          # calls opt.step()
+    ...     sched.step()
+
+Each scheduler computes the new rates in `get_lr()` from `last_epoch` (the number of
+`step()` calls so far), the groups' current rates and `base_lrs` (their "initial_lr").
+The formulas are torch's recursive ones, so the values match torch's to the last bit.
+"""
+from __future__ import annotations
+
+import math
+import types
+import warnings
+from bisect import bisect_right
+from collections import Counter
+
+from ..core.tensor import Tensor
+from .optimizer import Optimizer, _to_float
+
+__all__ = [
+    "CosineAnnealingLR",
+    "ExponentialLR",
+    "LRScheduler",
+    "LambdaLR",
+    "MultiStepLR",
+    "OneCycleLR",
+    "StepLR",
+]
+
+EPOCH_DEPRECATION_WARNING = (
+    "The epoch parameter in `scheduler.step()` was not necessary and is being deprecated "
+    "where possible. Please use `scheduler.step()` to step the scheduler. During the "
+    "deprecation, if epoch is different from None, the closed form is used instead of the "
+    "new chainable form, where available. Please open an issue if you are unable to "
+    "replicate your use case: https://github.com/pytorch/pytorch/issues/new/choose.")
+
+
+def _group_values(optimizer: Optimizer, key: str) -> list:
+    """`group[key]` of every group (tensors copied, never aliased)."""
+    return [g[key].clone() if isinstance(g[key], Tensor) else g[key]
+            for g in optimizer.param_groups]
+
+
+def _per_group(name: str, optimizer: Optimizer, value) -> list:
+    """One value per parameter group: a list/tuple of the right length, or a repeated value."""
+    if isinstance(value, (list, tuple)):
+        if len(value) != len(optimizer.param_groups):
+            raise ValueError(
+                f"{name} must have the same length as optimizer.param_groups. {name} has "
+                f"{len(value)} values, param_groups has {len(optimizer.param_groups)}.")
+        return list(value)
+    return [value] * len(optimizer.param_groups)
+
+
+def _track_optimizer_step(optimizer: Optimizer) -> None:
+    """Notice the first `optimizer.step()` (for the "scheduler stepped first" warning):
+    the instance's `step` is wrapped once and unwraps itself on its first call, so later
+    steps pay nothing."""
+    if getattr(optimizer.step, "_wrapped_by_lr_sched", False) or \
+            getattr(optimizer, "_opt_called", False):
+        return
+    own = optimizer.__dict__.get("step")  # a step the user set on the instance, if any
+    inner = optimizer.step
+
+    def first_step(*args, **kwargs):
+        optimizer._opt_called = True
+        if own is None:
+            optimizer.__dict__.pop("step", None)
+        else:
+            optimizer.step = own
+        return inner(*args, **kwargs)
+
+    first_step._wrapped_by_lr_sched = True
+    optimizer.step = first_step
+
+
+class LRScheduler:
+    """Base class: sets "initial_lr" in the groups (when `last_epoch == -1`), keeps
+    `base_lrs`, and makes the initial step so the groups hold the epoch-0 rates."""
+
+    _get_lr_called_within_step = False
+    _is_initial = False
+
+    def __init__(self, optimizer: Optimizer, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if last_epoch == -1:
+            for group in optimizer.param_groups:
+                initial_lr = group["lr"]
+                if isinstance(initial_lr, Tensor):
+                    initial_lr = initial_lr.clone()
+                group.setdefault("initial_lr", initial_lr)
+        else:
+            for i, group in enumerate(optimizer.param_groups):
+                if "initial_lr" not in group:
+                    raise KeyError(
+                        f"param 'initial_lr' is not specified in param_groups[{i}] when "
+                        "resuming scheduler with last_epoch >= 0.\nThis typically happens "
+                        "when:\n1. You're trying to resume training from a checkpoint but "
+                        "haven't properly loaded the optimizer state\n2. You're using "
+                        "last_epoch >= 0 for a fresh training run (not recommended)")
+        self.base_lrs = _group_values(optimizer, "initial_lr")
+        self.last_epoch = last_epoch
+        _track_optimizer_step(optimizer)
+        self._initial_step()
+
+    def _initial_step(self) -> None:
+        self._step_count = 0
+        self._is_initial = True
+        try:
+            self.step()
+        finally:
+            self._is_initial = False
+
+    def state_dict(self) -> dict:
+        """Every attribute except the optimizer."""
+        return {key: value for key, value in self.__dict__.items() if key != "optimizer"}
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.__dict__.update(state_dict)
+
+    def get_last_lr(self) -> list:
+        """The rates set by the last `step()`, one per group."""
+        return self._last_lr
+
+    def get_lr(self) -> list:
+        """The rates for `last_epoch` (schedulers implement it; use get_last_lr to read)."""
+        raise NotImplementedError
+
+    def _check_get_lr_in_step(self) -> None:
+        if not self._get_lr_called_within_step:
+            warnings.warn("To get the last learning rate computed by the scheduler, please use "
+                          "`get_last_lr()`.", UserWarning, stacklevel=3)
+
+    def step(self, epoch: int | None = None) -> None:
+        """Advance one epoch (or jump to `epoch`, deprecated) and write the new rates."""
+        if self._step_count == 1 and not getattr(self.optimizer, "_opt_called", False):
+            warnings.warn(
+                "Detected call of `lr_scheduler.step()` before `optimizer.step()`. In PyTorch "
+                "1.1.0 and later, you should call them in the opposite order: "
+                "`optimizer.step()` before `lr_scheduler.step()`.  Failure to do this will "
+                "result in PyTorch skipping the first value of the learning rate schedule. "
+                "See more details at "
+                "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+                UserWarning, stacklevel=2)
+        self._step_count += 1
+        if epoch is not None:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._get_lr_called_within_step = True
+        try:
+            if epoch is None:
+                self.last_epoch += 1
+                values = self.get_lr()
+            else:
+                self.last_epoch = epoch
+                closed_form = getattr(self, "_get_closed_form_lr", None)
+                values = closed_form() if closed_form is not None else self.get_lr()
+        finally:
+            self._get_lr_called_within_step = False
+        for group, lr in zip(self.optimizer.param_groups, values):
+            if isinstance(group["lr"], Tensor):
+                group["lr"].fill_(_to_float(lr))
+            else:
+                group["lr"] = lr
+        self._last_lr = _group_values(self.optimizer, "lr")
+
+
+class LambdaLR(LRScheduler):
+    """lr = base_lr * lr_lambda(epoch), one function or one per group.
+
+    >>> sched = LambdaLR(opt, lr_lambda=lambda epoch: 0.95 ** epoch)
+    """
+
+    def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
+        self.optimizer = optimizer
+        if not isinstance(lr_lambda, (list, tuple)):
+            self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
+        else:
+            if len(lr_lambda) != len(optimizer.param_groups):
+                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got "
+                                 f"{len(lr_lambda)}")
+            self.lr_lambdas = list(lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
+    def state_dict(self) -> dict:
+        """As the base's, with the lambdas' `__dict__` for callable objects (functions and
+        lambdas are not saved: None)."""
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
+        state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
+                               for fn in self.lr_lambdas]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = dict(state_dict)
+        lr_lambdas = state_dict.pop("lr_lambdas")
+        self.__dict__.update(state_dict)
+        for fn, saved in zip(self.lr_lambdas, lr_lambdas):
+            if saved is not None:
+                fn.__dict__.update(saved)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class StepLR(LRScheduler):
+    """Multiply the rates by `gamma` every `step_size` epochs.
+
+    >>> sched = StepLR(opt, step_size=30, gamma=0.1)   # 0.05 until 30, 0.005 until 60, ...
+    """
+
+    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
+        self.step_size = step_size
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        if self.last_epoch == 0 or self.last_epoch % self.step_size != 0:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list:
+        return [base_lr * self.gamma ** (self.last_epoch // self.step_size)
+                for base_lr in self.base_lrs]
+
+
+class MultiStepLR(LRScheduler):
+    """Multiply the rates by `gamma` at each milestone epoch.
+
+    >>> sched = MultiStepLR(opt, milestones=[30, 80], gamma=0.1)
+    """
+
+    def __init__(self, optimizer: Optimizer, milestones, gamma: float = 0.1,
+                 last_epoch: int = -1) -> None:
+        self.milestones = Counter(milestones)
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        if self.last_epoch not in self.milestones:
+            return _group_values(self.optimizer, "lr")
+        factor = self.gamma ** self.milestones[self.last_epoch]
+        return [group["lr"] * factor for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list:
+        milestones = sorted(self.milestones.elements())
+        return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch)
+                for base_lr in self.base_lrs]
+
+
+class ExponentialLR(LRScheduler):
+    """Multiply the rates by `gamma` every epoch."""
+
+    def __init__(self, optimizer: Optimizer, gamma: float, last_epoch: int = -1) -> None:
+        self.gamma = gamma
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        if self._is_initial:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * self.gamma for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list:
+        return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
+
+
+class CosineAnnealingLR(LRScheduler):
+    """Cosine annealing from the base rate to `eta_min` over `T_max` epochs (and back up,
+    periodically, past T_max), with torch's recursive update of the current rates.
+
+    >>> sched = CosineAnnealingLR(opt, T_max=100, eta_min=1e-5)
+    """
+
+    def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
+        self.T_max = T_max
+        self.eta_min = eta_min
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        epoch, t_max, eta_min = self.last_epoch, self.T_max, self.eta_min
+        groups = self.optimizer.param_groups
+        if self._is_initial:
+            return _group_values(self.optimizer, "lr")
+        if self._step_count == 1 and epoch > 0:  # resumed at a later epoch
+            return [eta_min + (base_lr - eta_min) * (1 + math.cos(epoch * math.pi / t_max)) / 2
+                    for base_lr in self.base_lrs]
+        if (epoch - 1 - t_max) % (2 * t_max) == 0:  # the bottom of a period: climb back
+            return [group["lr"] + (base_lr - eta_min) * (1 - math.cos(math.pi / t_max)) / 2
+                    for base_lr, group in zip(self.base_lrs, groups)]
+        ratio = (1 + math.cos(math.pi * epoch / t_max)) / (
+            1 + math.cos(math.pi * (epoch - 1) / t_max))
+        return [ratio * (group["lr"] - eta_min) + eta_min for group in groups]
+
+    def _get_closed_form_lr(self) -> list:
+        return [self.eta_min + (base_lr - self.eta_min)
+                * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
+                for base_lr in self.base_lrs]
+
+
+class OneCycleLR(LRScheduler):
+    """The 1cycle policy: the rate climbs from max_lr / div_factor to max_lr over
+    `pct_start` of the steps, then anneals to initial_lr / final_div_factor (three_phase:
+    back to initial_lr first); momentum (or Adam's beta1) cycles the opposite way.
+    Step it after every batch; stepping past `total_steps` raises.
+
+    >>> sched = OneCycleLR(opt, max_lr=0.1, epochs=10, steps_per_epoch=len(loader))
+    """
+
+    def __init__(self, optimizer: Optimizer, max_lr, total_steps: int | None = None,
+                 epochs: int | None = None, steps_per_epoch: int | None = None,
+                 pct_start: float = 0.3, anneal_strategy: str = "cos",
+                 cycle_momentum: bool = True, base_momentum=0.85, max_momentum=0.95,
+                 div_factor: float = 25.0, final_div_factor: float = 1e4,
+                 three_phase: bool = False, last_epoch: int = -1) -> None:
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        self.total_steps = self._count_steps(total_steps, epochs, steps_per_epoch)
+        self._schedule_phases = self._phases(pct_start, three_phase)
+        if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
+            raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
+        if anneal_strategy not in ("cos", "linear"):
+            raise ValueError("anneal_strategy must be one of 'cos' or 'linear', instead got "
+                             f"{anneal_strategy}")
+        self._anneal_func_type = anneal_strategy
+
+        max_lrs = _per_group("max_lr", optimizer, max_lr)
+        if last_epoch == -1:
+            for group, group_max_lr in zip(optimizer.param_groups, max_lrs):
+                group["initial_lr"] = group_max_lr / div_factor
+                group["max_lr"] = group_max_lr
+                group["min_lr"] = group["initial_lr"] / final_div_factor
+
+        self.cycle_momentum = cycle_momentum
+        if cycle_momentum:
+            if "momentum" not in optimizer.defaults and "betas" not in optimizer.defaults:
+                raise ValueError("optimizer must support momentum or beta1 with "
+                                 "`cycle_momentum` option enabled")
+            self.use_beta1 = "betas" in optimizer.defaults
+            max_momentums = _per_group("max_momentum", optimizer, max_momentum)
+            base_momentums = _per_group("base_momentum", optimizer, base_momentum)
+            if last_epoch == -1:
+                for m_momentum, b_momentum, group in zip(max_momentums, base_momentums,
+                                                         optimizer.param_groups):
+                    self._set_momentum(group, m_momentum)
+                    group["max_momentum"] = m_momentum
+                    group["base_momentum"] = b_momentum
+        super().__init__(optimizer, last_epoch)
+
+    @staticmethod
+    def _count_steps(total_steps, epochs, steps_per_epoch) -> int:
+        if total_steps is not None:
+            if total_steps <= 0 or not isinstance(total_steps, int):
+                raise ValueError(f"Expected positive integer total_steps, but got {total_steps}")
+            return total_steps
+        if epochs is not None and steps_per_epoch is not None:
+            if not isinstance(epochs, int) or epochs <= 0:
+                raise ValueError(f"Expected positive integer epochs, but got {epochs}")
+            if not isinstance(steps_per_epoch, int) or steps_per_epoch <= 0:
+                raise ValueError("Expected positive integer steps_per_epoch, but got "
+                                 f"{steps_per_epoch}")
+            return epochs * steps_per_epoch
+        raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
+
+    def _phases(self, pct_start: float, three_phase: bool) -> list[dict]:
+        """The schedule's phases: where each ends and which group keys it goes between."""
+        def phase(end_step, start_lr, end_lr, start_momentum, end_momentum):
+            return {"end_step": end_step, "start_lr": start_lr, "end_lr": end_lr,
+                    "start_momentum": start_momentum, "end_momentum": end_momentum}
+        warmup_end = float(pct_start * self.total_steps) - 1
+        last = self.total_steps - 1
+        if three_phase:
+            return [phase(warmup_end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                    phase(float(2 * pct_start * self.total_steps) - 2, "max_lr", "initial_lr",
+                          "base_momentum", "max_momentum"),
+                    phase(last, "initial_lr", "min_lr", "max_momentum", "max_momentum")]
+        return [phase(warmup_end, "initial_lr", "max_lr", "max_momentum", "base_momentum"),
+                phase(last, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+
+    def _set_momentum(self, group: dict, momentum: float) -> None:
+        if self.use_beta1:
+            group["betas"] = (momentum, *group["betas"][1:])
+        else:
+            group["momentum"] = momentum
+
+    def _anneal_func(self, start, end, pct):
+        if self._anneal_func_type == "cos":
+            return self._annealing_cos(start, end, pct)
+        return self._annealing_linear(start, end, pct)
+
+    @staticmethod
+    def _annealing_cos(start, end, pct):
+        """Cosine from `start` (pct=0) to `end` (pct=1)."""
+        return end + (start - end) / 2.0 * (math.cos(math.pi * pct) + 1)
+
+    @staticmethod
+    def _annealing_linear(start, end, pct):
+        """Straight line from `start` (pct=0) to `end` (pct=1)."""
+        return (end - start) * pct + start
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        step_num = self.last_epoch
+        if step_num > self.total_steps:
+            raise ValueError(f"Tried to step {step_num} times. The specified number of total "
+                             f"steps is {self.total_steps}")
+        lrs = []
+        last_phase = len(self._schedule_phases) - 1
+        for group in self.optimizer.param_groups:
+            start_step = 0.0
+            for i, phase in enumerate(self._schedule_phases):
+                end_step = phase["end_step"]
+                if step_num <= end_step or i == last_phase:
+                    pct = (step_num - start_step) / (end_step - start_step)
+                    lrs.append(self._anneal_func(group[phase["start_lr"]],
+                                                 group[phase["end_lr"]], pct))
+                    if self.cycle_momentum:
+                        self._set_momentum(group, self._anneal_func(
+                            group[phase["start_momentum"]], group[phase["end_momentum"]], pct))
+                    break
+                start_step = end_step
+        return lrs

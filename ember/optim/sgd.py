@@ -1,0 +1,68 @@
+"""Stochastic gradient descent, optionally with momentum (torch.optim.SGD).
+
+    >>> opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+"""
+from __future__ import annotations
+
+from .optimizer import Optimizer, _check_hyper, _check_unsupported, _to_float
+
+__all__ = ["SGD"]
+
+
+class SGD(Optimizer):
+    """p <- p - lr * g, where g is the gradient (plus weight_decay * p), or its momentum
+    buffer b <- momentum * b + (1 - dampening) * g (Nesterov: g + momentum * b).
+    """
+
+    def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0,
+                 nesterov=False, *, maximize=False, foreach=None, differentiable=False,
+                 fused=None) -> None:
+        _check_hyper(lr, "lr", "learning rate")
+        _check_hyper(momentum, "momentum", "momentum value")
+        _check_hyper(weight_decay, "weight_decay", "weight_decay value")
+        defaults = {"lr": lr, "momentum": momentum, "dampening": dampening,
+                    "weight_decay": weight_decay, "nesterov": nesterov, "maximize": maximize,
+                    "foreach": foreach, "differentiable": differentiable, "fused": fused}
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        _check_unsupported(defaults)
+        super().__init__(params, defaults)
+
+    def __setstate__(self, state: dict) -> None:
+        super().__setstate__(state)
+        for group in self.param_groups:
+            group.setdefault("nesterov", False)
+            group.setdefault("maximize", False)
+            group.setdefault("foreach", None)
+            group.setdefault("differentiable", False)
+            group.setdefault("fused", False)
+
+    def _update_group(self, group: dict) -> None:
+        neg_lr = -_to_float(group["lr"])
+        momentum = group["momentum"]
+        weight_decay = _to_float(group["weight_decay"])
+        maximize = group["maximize"]
+        if momentum == 0 and weight_decay == 0 and not maximize:  # plain SGD: one op a param
+            for p in group["params"]:
+                grad = p.grad
+                if grad is not None:
+                    p.add_(grad, alpha=neg_lr)
+            return
+        dampening, nesterov, state = group["dampening"], group["nesterov"], self.state
+        for p in group["params"]:
+            grad = p.grad
+            if grad is None:
+                continue
+            if maximize:
+                grad = -grad
+            if weight_decay != 0:
+                grad = grad.add(p, alpha=weight_decay)
+            if momentum != 0:
+                p_state = state[p]
+                buf = p_state.get("momentum_buffer")
+                if buf is None:
+                    buf = p_state["momentum_buffer"] = grad.detach().clone()
+                else:
+                    buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+                grad = grad.add(buf, alpha=momentum) if nesterov else buf
+            p.add_(grad, alpha=neg_lr)

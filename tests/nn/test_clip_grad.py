@@ -1,0 +1,134 @@
+"""nn.utils.clip_grad_norm_ / clip_grad_value_ and the vector helpers against torch."""
+import math
+
+import numpy as np
+import pytest
+
+import ember
+from ember import nn
+
+torch = pytest.importorskip("torch")
+
+SHAPES = [(3, 4), (5,), (2, 2, 2), ()]
+
+
+def params_with_grads(scale=1.0, without_grad=(), dtype="float32"):
+    """The same parameters and gradients on both sides; indices in `without_grad` get none."""
+    rng = np.random.default_rng(0)
+    ember_params, torch_params = [], []
+    for i, shape in enumerate(SHAPES):
+        data = np.asarray(rng.standard_normal(shape), dtype=dtype)
+        grad = np.asarray(rng.standard_normal(shape) * scale, dtype=dtype)
+        pe = nn.Parameter(ember.from_numpy(data.copy()))
+        pt = torch.nn.Parameter(torch.from_numpy(data.copy()))
+        if i not in without_grad:
+            pe.grad = ember.from_numpy(grad.copy())
+            pt.grad = torch.from_numpy(grad.copy())
+        ember_params.append(pe)
+        torch_params.append(pt)
+    return ember_params, torch_params
+
+
+def assert_same_grads(pe, pt, rtol=1e-6):
+    for a, b in zip(pe, pt):
+        assert (a.grad is None) == (b.grad is None)
+        if a.grad is not None:
+            np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=rtol, atol=1e-7)
+
+
+@pytest.mark.parametrize("norm_type", [2.0, 1, 3.0, 0.5, math.inf, "inf"])
+@pytest.mark.parametrize("max_norm", [0.1, 1.0, 1e6])
+@pytest.mark.parametrize("foreach", [None, False, True])
+def test_clip_grad_norm_matches_torch(norm_type, max_norm, foreach):
+    norm_type = float(norm_type)
+    pe, pt = params_with_grads(without_grad=(1,))
+    ne = nn.utils.clip_grad_norm_(pe, max_norm, norm_type=norm_type, foreach=foreach)
+    nt = torch.nn.utils.clip_grad_norm_(pt, max_norm, norm_type=norm_type, foreach=foreach)
+    assert isinstance(ne, ember.Tensor) and ne.dim() == 0 and ne.dtype == ember.float32
+    np.testing.assert_allclose(ne.item(), nt.item(), rtol=1e-6)
+    assert_same_grads(pe, pt)
+
+
+def test_clip_grad_norm_float64_and_generator_input():
+    pe, pt = params_with_grads(scale=10.0, dtype="float64")
+    ne = nn.utils.clip_grad_norm_((p for p in pe), 2.0)
+    nt = torch.nn.utils.clip_grad_norm_((p for p in pt), 2.0)
+    assert ne.dtype == ember.float64
+    np.testing.assert_allclose(ne.item(), nt.item(), rtol=1e-12)
+    assert_same_grads(pe, pt, rtol=1e-12)
+
+
+def test_clip_grad_norm_of_a_single_tensor_and_of_nothing():
+    pe, pt = params_with_grads(scale=5.0)
+    ne = nn.utils.clip_grad_norm_(pe[0], 1.0)
+    nt = torch.nn.utils.clip_grad_norm_(pt[0], 1.0)
+    np.testing.assert_allclose(ne.item(), nt.item(), rtol=1e-6)
+    assert_same_grads(pe[:1], pt[:1])
+    no_grads = nn.Parameter(ember.ones(2))
+    assert nn.utils.clip_grad_norm_([no_grads], 1.0).item() == 0.0
+    with pytest.warns(UserWarning, match="`parameters` is an empty generator"):
+        assert nn.utils.clip_grad_norm_((p for p in []), 1.0).item() == 0.0
+
+
+def test_clip_grad_norm_nonfinite():
+    pe, pt = params_with_grads()
+    pe[0].grad[0, 0] = float("nan")
+    pt[0].grad[0, 0] = float("nan")
+    with pytest.raises(RuntimeError) as e:
+        nn.utils.clip_grad_norm_(pe, 1.0, error_if_nonfinite=True)
+    with pytest.raises(RuntimeError) as t:
+        torch.nn.utils.clip_grad_norm_(pt, 1.0, error_if_nonfinite=True)
+    assert str(e.value) == str(t.value)
+    assert math.isnan(nn.utils.clip_grad_norm_(pe, 1.0).item())    # scales by nan, like torch
+
+
+def test_clip_grad_norm_runs_without_grad_and_leaves_grads_leaves():
+    lin = nn.Linear(3, 2)
+    (lin(ember.ones(4, 3)) * 100).sum().backward()
+    total = nn.utils.clip_grad_norm_(lin.parameters(), 0.5)
+    assert not total.requires_grad
+    assert lin.weight.grad.grad_fn is None
+    assert nn.utils.get_total_norm([p.grad for p in lin.parameters()]).item() <= 0.5 + 1e-5
+
+
+@pytest.mark.parametrize("clip_value", [0.1, 1, 100.0])
+def test_clip_grad_value_matches_torch(clip_value):
+    pe, pt = params_with_grads(scale=2.0, without_grad=(2,))
+    assert nn.utils.clip_grad_value_(pe, clip_value) is None
+    torch.nn.utils.clip_grad_value_(pt, clip_value)
+    assert_same_grads(pe, pt)
+
+
+def test_get_total_norm_and_clip_grads_with_norm_match_torch():
+    pe, pt = params_with_grads()
+    ge = [p.grad for p in pe]
+    gt = [p.grad for p in pt]
+    ne = nn.utils.get_total_norm(ge, 3.0)
+    nt = torch.nn.utils.get_total_norm(gt, 3.0)
+    np.testing.assert_allclose(ne.item(), nt.item(), rtol=1e-6)
+    nn.utils.clip_grads_with_norm_(pe, 0.3, ne)
+    torch.nn.utils.clip_grads_with_norm_(pt, 0.3, nt)
+    assert_same_grads(pe, pt)
+
+
+def test_deprecated_clip_grad_norm_warns():
+    pe, _ = params_with_grads()
+    with pytest.warns(FutureWarning, match="clip_grad_norm_"):
+        nn.utils.clip_grad_norm(pe, 1.0)
+
+
+def test_parameters_to_vector_and_back_match_torch():
+    e, t = nn.Linear(3, 2), torch.nn.Linear(3, 2)
+    ve = nn.utils.parameters_to_vector(e.parameters())
+    vt = torch.nn.utils.parameters_to_vector(t.parameters())
+    assert ve.shape == tuple(vt.shape) and ve.requires_grad
+    vec = np.arange(8, dtype=np.float32)
+    nn.utils.vector_to_parameters(ember.from_numpy(vec), e.parameters())
+    torch.nn.utils.vector_to_parameters(torch.from_numpy(vec), t.parameters())
+    for (n, a), (_, b) in zip(e.named_parameters(), t.named_parameters()):
+        np.testing.assert_array_equal(a.detach().numpy(), b.detach().numpy(), err_msg=n)
+        assert isinstance(a, nn.Parameter)
+    with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
+        torch.nn.utils.vector_to_parameters([1.0], t.parameters())
+    with pytest.raises(TypeError, match="expected torch.Tensor, but got: list"):
+        nn.utils.vector_to_parameters([1.0], e.parameters())

@@ -1,0 +1,274 @@
+"""ember.optim.lr_scheduler against torch's: the same learning-rate (and momentum) sequence
+for every scheduler over many steps, chained schedulers, state_dict round trips, errors."""
+import copy
+import math
+import re
+import warnings
+
+import pytest
+
+import ember
+from ember.optim import lr_scheduler as S
+
+torch = pytest.importorskip("torch")
+T = torch.optim.lr_scheduler
+
+N_STEPS = 40
+
+
+def optimizers(opt_name="SGD", **opt_kwargs):
+    """An ember and a torch optimizer with two parameter groups (lrs 0.1 and 0.02)."""
+    def make(lib, module):
+        groups = [{"params": [lib.zeros(2, requires_grad=True)]},
+                  {"params": [lib.zeros(3, requires_grad=True)], "lr": 0.02}]
+        return getattr(module, opt_name)(groups, lr=0.1, **opt_kwargs)
+    return make(ember, ember.optim), make(torch, torch.optim)
+
+
+def momenta(opt):
+    """Each group's momentum (SGD) or beta1 (Adam)."""
+    return [g["betas"][0] if "betas" in g else g.get("momentum") for g in opt.param_groups]
+
+
+def run_schedule(opt, sched, steps=N_STEPS):
+    """Record (get_last_lr, group lrs, momenta) after construction and after each step."""
+    record = [(sched.get_last_lr(), [g["lr"] for g in opt.param_groups], momenta(opt))]
+    for _ in range(steps):
+        opt.step()
+        sched.step()
+        record.append((sched.get_last_lr(), [g["lr"] for g in opt.param_groups], momenta(opt)))
+    return record
+
+
+def assert_same_records(ours, theirs):
+    assert len(ours) == len(theirs)
+    for step, (a, b) in enumerate(zip(ours, theirs)):
+        for x, y in zip(a, b):
+            assert x == pytest.approx(y, rel=1e-14, abs=1e-300), f"step {step}"
+
+
+SCHEDULES = {
+    "StepLR": ("SGD", {}, lambda m, o: m.StepLR(o, step_size=7, gamma=0.5)),
+    "MultiStepLR": ("SGD", {}, lambda m, o: m.MultiStepLR(o, milestones=[3, 10, 10, 25],
+                                                          gamma=0.3)),
+    "ExponentialLR": ("SGD", {}, lambda m, o: m.ExponentialLR(o, gamma=0.9)),
+    "CosineAnnealingLR": ("SGD", {}, lambda m, o: m.CosineAnnealingLR(o, T_max=10)),
+    "CosineAnnealingLR eta_min": ("Adam", {}, lambda m, o: m.CosineAnnealingLR(
+        o, T_max=15, eta_min=1e-3)),
+    "LambdaLR": ("SGD", {}, lambda m, o: m.LambdaLR(o, lambda e: 1 / (1 + e))),
+    "LambdaLR per group": ("SGD", {}, lambda m, o: m.LambdaLR(
+        o, [lambda e: 0.95 ** e, lambda e: 1 + math.sin(e)])),
+    "OneCycleLR cos SGD": ("SGD", {"momentum": 0.9}, lambda m, o: m.OneCycleLR(
+        o, max_lr=0.5, total_steps=N_STEPS)),
+    "OneCycleLR linear three_phase": ("SGD", {"momentum": 0.9}, lambda m, o: m.OneCycleLR(
+        o, max_lr=[0.5, 0.1], total_steps=N_STEPS + 5, anneal_strategy="linear",
+        three_phase=True, pct_start=0.25)),
+    "OneCycleLR Adam betas": ("Adam", {}, lambda m, o: m.OneCycleLR(
+        o, max_lr=0.01, epochs=4, steps_per_epoch=10, div_factor=10.0,
+        final_div_factor=100.0, base_momentum=0.8, max_momentum=0.9)),
+    "OneCycleLR no momentum": ("AdamW", {}, lambda m, o: m.OneCycleLR(
+        o, max_lr=0.01, total_steps=N_STEPS, cycle_momentum=False)),
+}
+
+
+@pytest.mark.parametrize("case", list(SCHEDULES))
+def test_lr_sequence_matches_torch(case):
+    opt_name, opt_kwargs, make = SCHEDULES[case]
+    opt, topt = optimizers(opt_name, **opt_kwargs)
+    ours = run_schedule(opt, make(S, opt))
+    theirs = run_schedule(topt, make(T, topt))
+    assert_same_records(ours, theirs)
+    for group, tgroup in zip(opt.param_groups, topt.param_groups):
+        assert group.keys() == tgroup.keys()
+        assert group["initial_lr"] == tgroup["initial_lr"]
+
+
+@pytest.mark.parametrize("case", list(SCHEDULES))
+def test_state_dict_round_trip_continues_the_sequence(case):
+    """Save optimizer and scheduler mid-run, rebuild both, load, continue: same rates as
+    an uninterrupted run."""
+    opt_name, opt_kwargs, make = SCHEDULES[case]
+    opt, _ = optimizers(opt_name, **opt_kwargs)
+    sched = make(S, opt)
+    run_schedule(opt, sched, steps=N_STEPS // 2)
+    opt_state = copy.deepcopy(opt.state_dict())
+    sched_state = copy.deepcopy(sched.state_dict())
+    assert "optimizer" not in sched_state and sched_state["last_epoch"] == N_STEPS // 2
+    expected = run_schedule(opt, sched, steps=N_STEPS // 2)
+
+    fresh, _ = optimizers(opt_name, **opt_kwargs)
+    resumed = make(S, fresh)
+    fresh.load_state_dict(opt_state)
+    resumed.load_state_dict(sched_state)
+    assert resumed.get_last_lr() == expected[0][0]
+    assert_same_records(run_schedule(fresh, resumed, steps=N_STEPS // 2), expected)
+
+
+def test_chained_schedulers_match_torch():
+    opt, topt = optimizers()
+    ours = [S.ExponentialLR(opt, gamma=0.9), S.MultiStepLR(opt, milestones=[5, 12], gamma=0.1)]
+    theirs = [T.ExponentialLR(topt, gamma=0.9), T.MultiStepLR(topt, milestones=[5, 12],
+                                                              gamma=0.1)]
+    for _ in range(20):
+        opt.step()
+        topt.step()
+        for a, b in zip(ours, theirs):
+            a.step()
+            b.step()
+        assert [g["lr"] for g in opt.param_groups] == pytest.approx(
+            [g["lr"] for g in topt.param_groups], rel=1e-14)
+    assert ours[1].get_last_lr() == pytest.approx(theirs[1].get_last_lr(), rel=1e-14)
+
+
+def test_scheduler_drives_a_training_run_like_torch():
+    """The rates reach the parameters: SGD + CosineAnnealingLR gives torch's weights."""
+    w = ember.tensor([1.0, -2.0, 3.0], dtype=ember.float64, requires_grad=True)
+    tw = torch.tensor([1.0, -2.0, 3.0], dtype=torch.float64, requires_grad=True)
+    opt = ember.optim.SGD([w], lr=0.2, momentum=0.5)
+    topt = torch.optim.SGD([tw], lr=0.2, momentum=0.5)
+    sched, tsched = S.CosineAnnealingLR(opt, T_max=8), T.CosineAnnealingLR(topt, T_max=8)
+    for _ in range(12):
+        for o, x in ((opt, w), (topt, tw)):
+            o.zero_grad()
+            ((x * x).sum() * 0.5).backward()
+            o.step()
+        sched.step()
+        tsched.step()
+    assert w.detach().numpy().tolist() == pytest.approx(tw.detach().numpy().tolist(), rel=1e-12)
+
+
+@pytest.mark.parametrize("name", ["StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR"])
+def test_step_with_an_epoch_uses_the_closed_form_like_torch(name):
+    kwargs = {"StepLR": {"step_size": 3}, "MultiStepLR": {"milestones": [2, 5]},
+              "ExponentialLR": {"gamma": 0.8}, "CosineAnnealingLR": {"T_max": 6}}[name]
+    opt, topt = optimizers()
+    sched, tsched = getattr(S, name)(opt, **kwargs), getattr(T, name)(topt, **kwargs)
+    opt.step()
+    topt.step()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tsched.step(4)
+    with pytest.warns(UserWarning, match="epoch parameter in `scheduler.step\\(\\)`"):
+        sched.step(4)
+    assert sched.get_last_lr() == pytest.approx(tsched.get_last_lr(), rel=1e-14)
+    assert sched.last_epoch == 4
+
+
+def test_resume_with_last_epoch():
+    """last_epoch >= 0 needs initial_lr in the groups (torch's KeyError), then resumes."""
+    opt, topt = optimizers()
+    with pytest.raises(KeyError, match=re.escape("param 'initial_lr' is not specified in "
+                                                 "param_groups[0]")):
+        S.StepLR(opt, step_size=2, last_epoch=3)
+    for o in (opt, topt):
+        for g in o.param_groups:
+            g["initial_lr"] = g["lr"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sched, tsched = (S.CosineAnnealingLR(opt, T_max=10, last_epoch=4),
+                         T.CosineAnnealingLR(topt, T_max=10, last_epoch=4))
+    assert_same_records(run_schedule(opt, sched, 10), run_schedule(topt, tsched, 10))
+
+
+# --- warnings and errors --------------------------------------------------------------------
+def test_scheduler_step_before_optimizer_step_warns():
+    opt, _ = optimizers()
+    sched = S.StepLR(opt, step_size=2)
+    with pytest.warns(UserWarning, match="before `optimizer.step\\(\\)`"):
+        sched.step()
+
+
+def test_no_warning_in_the_right_order_and_the_step_wrapper_goes_away():
+    opt, _ = optimizers()
+    sched = S.StepLR(opt, step_size=2)
+    assert "step" in opt.__dict__  # watching for the first optimizer.step()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        opt.step()
+        sched.step()
+        opt.step()
+        sched.step()
+    assert "step" not in opt.__dict__  # later steps call the class's step directly
+
+
+def test_get_lr_outside_step_warns():
+    opt, _ = optimizers()
+    sched = S.ExponentialLR(opt, gamma=0.5)
+    with pytest.warns(UserWarning, match="please use `get_last_lr\\(\\)`"):
+        sched.get_lr()
+
+
+def test_onecycle_stepping_past_total_steps_raises_like_torch():
+    opt, topt = optimizers(momentum=0.9)
+    sched, tsched = S.OneCycleLR(opt, max_lr=1.0, total_steps=5), T.OneCycleLR(
+        topt, max_lr=1.0, total_steps=5)
+    for _ in range(5):
+        opt.step()
+        topt.step()
+        sched.step()
+        tsched.step()
+    assert sched.get_last_lr() == pytest.approx(tsched.get_last_lr(), rel=1e-14)
+    with pytest.raises(ValueError) as theirs:
+        tsched.step()
+    with pytest.raises(ValueError, match=re.escape(str(theirs.value))):
+        sched.step()
+
+
+ONECYCLE_ERRORS = {
+    "no steps": {"max_lr": 0.1},
+    "zero total_steps": {"max_lr": 0.1, "total_steps": 0},
+    "bad epochs": {"max_lr": 0.1, "epochs": 0, "steps_per_epoch": 3},
+    "bad steps_per_epoch": {"max_lr": 0.1, "epochs": 2, "steps_per_epoch": -1},
+    "pct_start": {"max_lr": 0.1, "total_steps": 10, "pct_start": 1.5},
+    "pct_start int": {"max_lr": 0.1, "total_steps": 10, "pct_start": 1},
+    "anneal": {"max_lr": 0.1, "total_steps": 10, "anneal_strategy": "exp"},
+    "max_lr length": {"max_lr": [0.1, 0.2, 0.3], "total_steps": 10},
+    "no momentum": {"max_lr": 0.1, "total_steps": 10, "opt": "RMSprop-free"},
+}
+
+
+@pytest.mark.parametrize("case", list(ONECYCLE_ERRORS))
+def test_onecycle_errors_match_torch(case):
+    kwargs = dict(ONECYCLE_ERRORS[case])
+    custom = kwargs.pop("opt", None)
+
+    def attempt(lib_sched, lib_optim, lib):
+        if custom:  # an optimizer with neither momentum nor betas
+            class Plain(lib_optim.Optimizer):
+                def __init__(self, params):
+                    super().__init__(params, {"lr": 0.1})
+            opt = Plain([lib.zeros(2, requires_grad=True)])
+        else:
+            opt = lib_optim.SGD([lib.zeros(2, requires_grad=True)], lr=0.1, momentum=0.9)
+        lib_sched.OneCycleLR(opt, **kwargs)
+
+    with pytest.raises(ValueError) as theirs:
+        attempt(T, torch.optim, torch)
+    with pytest.raises(ValueError, match="^" + re.escape(str(theirs.value)) + "$"):
+        attempt(S, ember.optim, ember)
+
+
+def test_not_an_optimizer_and_lambda_count_errors():
+    with pytest.raises(TypeError, match="^list is not an Optimizer$"):
+        S.StepLR([], step_size=1)
+    opt, _ = optimizers()
+    with pytest.raises(ValueError, match="^Expected 2 lr_lambdas, but got 3$"):
+        S.LambdaLR(opt, [lambda e: 1.0] * 3)
+
+
+def test_lambda_state_dict_saves_callable_objects_only():
+    class Scale:
+        def __init__(self, factor):
+            self.factor = factor
+
+        def __call__(self, epoch):
+            return self.factor ** epoch
+
+    opt, _ = optimizers()
+    sched = S.LambdaLR(opt, [Scale(0.5), lambda e: 1.0])
+    saved = sched.state_dict()
+    assert saved["lr_lambdas"] == [{"factor": 0.5}, None]
+    other = S.LambdaLR(optimizers()[0], [Scale(0.9), lambda e: 1.0])
+    other.load_state_dict(saved)
+    assert other.lr_lambdas[0].factor == 0.5
+    assert "lr_lambdas" in saved  # the caller's dict is left whole

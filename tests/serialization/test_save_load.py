@@ -1,0 +1,348 @@
+"""ember.save / ember.load: bit-exact round trips of every dtype and layout, nested
+structures, file objects and paths, interop with the safetensors library, and clear
+errors for corrupt files."""
+import collections
+import doctest
+import io
+import json
+import math
+import pathlib
+import struct
+
+import numpy as np
+import pytest
+from helpers import ALL_DTYPES
+
+import ember
+import ember.serialization
+
+safetensors_numpy = pytest.importorskip("safetensors.numpy")
+
+
+def round_trip(obj, **load_options):
+    buffer = io.BytesIO()
+    ember.save(obj, buffer)
+    buffer.seek(0)
+    return ember.load(buffer, **load_options)
+
+
+def random_tensor(dt, shape, seed=0):
+    """A tensor of `shape` whose bytes are random (every bit pattern, NaN payloads and
+    subnormals included; bools 0/1)."""
+    rng = np.random.default_rng(seed)
+    if dt is ember.bool:
+        return ember.from_numpy(rng.integers(0, 2, shape).astype(bool))
+    raw = rng.integers(0, 256, math.prod(shape) * dt.itemsize, dtype=np.uint8)
+    return ember.from_numpy(raw.view(dt.np).reshape(shape))
+
+
+def bits(t):
+    """The tensor's values as raw bytes, in row-major order."""
+    return np.ascontiguousarray(t.detach().numpy()).tobytes()
+
+
+def assert_bit_exact(loaded, original):
+    assert type(loaded) is ember.Tensor
+    assert loaded.dtype is original.dtype and loaded.shape == original.shape
+    assert bits(loaded) == bits(original)
+    assert loaded.is_contiguous()
+
+
+@pytest.mark.parametrize("dt", ALL_DTYPES, ids=str)
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 0, 2), (4, 7), (2, 3, 5)], ids=str)
+def test_every_dtype_round_trips_bit_exact(dt, shape):
+    t = random_tensor(dt, shape, seed=len(shape))
+    assert_bit_exact(round_trip(t), t)
+
+
+@pytest.mark.parametrize("dt", [ember.float16, ember.bfloat16, ember.float32, ember.float64],
+                         ids=str)
+def test_special_float_values(dt):
+    t = ember.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 1e-40, 65504.0]).to(dt)
+    assert_bit_exact(round_trip({"x": t})["x"], t)
+
+
+@pytest.mark.parametrize("view", [
+    lambda b: b.t(),
+    lambda b: b[1:, ::2],
+    lambda b: b[:, 1],
+    lambda b: b[2],
+    lambda b: b.unsqueeze(1).expand(4, 3, 6),
+    lambda b: b[::2, 1:5:2],
+])
+def test_views_and_non_contiguous_tensors_are_saved_as_values(view):
+    base = random_tensor(ember.float32, (4, 6), seed=3)
+    v = view(base)
+    loaded = round_trip({"v": v})["v"]
+    assert_bit_exact(loaded, v)
+
+
+def test_shared_storage_is_not_preserved():
+    base = ember.arange(6.)
+    a, b = round_trip([base, base[2:4]])
+    a[2] = 100.0
+    assert b.tolist() == [2.0, 3.0] and base[2].item() == 2.0
+
+
+def test_loaded_tensors_are_fresh_and_writable():
+    t = ember.arange(4, dtype=ember.int32)
+    loaded = round_trip(t)
+    loaded += 1
+    assert loaded.tolist() == [1, 2, 3, 4] and t.tolist() == [0, 1, 2, 3]
+
+
+def test_nested_structure_round_trips():
+    w = random_tensor(ember.float64, (2, 2))
+    obj = {
+        "model": collections.OrderedDict([("fc.weight", w), ("fc.bias", ember.zeros(2))]),
+        "optimizer": {"state": {0: {"step": ember.tensor(3.0), "buf": None}},
+                      "param_groups": [{"lr": 0.1, "params": [0, 1], "nesterov": False,
+                                        "betas": (0.9, 0.999), "eps": 1e-8}]},
+        "epoch": 7, "big": 2**80, "neg": -3, "ratio": 0.25, "nan": math.nan, "inf": -math.inf,
+        "name": "digits \u2713", "empty": ([], {}, ()), "nothing": None, "flag": True,
+        (1, "pair"): "tuple key", 2.5: "float key", None: "none key",
+        "shape": ember.Size([3, 4]), "dtype": ember.bfloat16, "device": ember.device("cpu"),
+    }
+    loaded = round_trip(obj)
+    assert list(loaded) == list(obj)
+    assert type(loaded["model"]) is collections.OrderedDict
+    assert list(loaded["model"]) == ["fc.weight", "fc.bias"]
+    assert_bit_exact(loaded["model"]["fc.weight"], w)
+    state = loaded["optimizer"]["state"]
+    assert list(state) == [0] and state[0]["buf"] is None and state[0]["step"].item() == 3.0
+    group = loaded["optimizer"]["param_groups"][0]
+    assert group == {"lr": 0.1, "params": [0, 1], "nesterov": False, "betas": (0.9, 0.999),
+                     "eps": 1e-8}
+    assert type(group["betas"]) is tuple and type(group["params"]) is list
+    assert loaded["epoch"] == 7 and type(loaded["epoch"]) is int and loaded["big"] == 2**80
+    assert loaded["ratio"] == 0.25 and type(loaded["ratio"]) is float
+    assert math.isnan(loaded["nan"]) and loaded["inf"] == -math.inf
+    assert loaded["name"] == "digits \u2713" and loaded["empty"] == ([], {}, ())
+    assert loaded["nothing"] is None and loaded["flag"] is True
+    assert loaded[(1, "pair")] == "tuple key" and loaded[2.5] == "float key"
+    assert loaded[None] == "none key"
+    assert loaded["shape"] == ember.Size([3, 4]) and type(loaded["shape"]) is ember.Size
+    assert loaded["dtype"] is ember.bfloat16 and loaded["device"] == ember.device("cpu")
+
+
+def test_requires_grad_is_restored():
+    loaded = round_trip({"w": ember.ones(2, requires_grad=True), "x": ember.ones(2)})
+    assert loaded["w"].requires_grad and loaded["w"].is_leaf
+    assert not loaded["x"].requires_grad
+    loaded["w"].sum().backward()
+    assert loaded["w"].grad.tolist() == [1.0, 1.0]
+
+
+def test_a_tensor_that_is_a_graph_output_saves_its_values():
+    x = ember.ones(3, requires_grad=True)
+    loaded = round_trip(x * 2)
+    assert loaded.tolist() == [2.0, 2.0, 2.0] and loaded.requires_grad and loaded.is_leaf
+
+
+def test_paths_and_file_objects(tmp_path):
+    t = random_tensor(ember.int16, (3, 3))
+    ember.save({"t": t}, tmp_path / "a.safetensors")  # a pathlib.Path
+    assert_bit_exact(ember.load(tmp_path / "a.safetensors")["t"], t)
+    ember.save([t], str(tmp_path / "b.safetensors"))  # a str
+    assert_bit_exact(ember.load(str(tmp_path / "b.safetensors"))[0], t)
+    with open(tmp_path / "c.safetensors", "wb") as f:  # real file objects
+        ember.save(t, f)
+    with open(tmp_path / "c.safetensors", "rb") as f:
+        assert_bit_exact(ember.load(f), t)
+
+
+def test_map_location_and_torch_compatible_options():
+    t = ember.arange(3.)
+    for where in (None, "cpu", ember.device("cpu"), {"cpu": "cpu"}):
+        assert round_trip(t, map_location=where).device == ember.device("cpu")
+    meta = round_trip({"t": t}, map_location="meta")["t"]
+    assert meta.device.type == "meta" and meta.shape == (3,)
+    assert round_trip(t, map_location={"cuda:0": "cpu"}).tolist() == [0.0, 1.0, 2.0]
+    assert round_trip(t, weights_only=True).tolist() == round_trip(t, weights_only=False).tolist()
+    with pytest.raises(TypeError, match="map_location must be a device"):
+        round_trip(t, map_location=lambda storage, loc: storage)
+    with pytest.raises(ValueError, match="never unpickles"):
+        round_trip(t, pickle_module=json)
+
+
+@pytest.mark.parametrize("obj, phrase", [
+    ({"f": lambda: 0}, "object of type function"),
+    ({"a": [np.zeros(2)]}, "object of type ndarray"),
+    (collections.namedtuple("P", "x")(1), "object of type P"),
+    ({"s": {1, 2}}, "object of type set"),
+    ({ember.ones(1): 1}, "dict key of type Tensor"),
+])
+def test_unsupported_objects_raise_type_error(obj, phrase):
+    with pytest.raises(TypeError, match=phrase):
+        ember.save(obj, io.BytesIO())
+
+
+def test_meta_tensors_cannot_be_saved():
+    with pytest.raises(RuntimeError, match="meta tensor at 'w'"):
+        ember.save({"w": ember.empty(2, device="meta")}, io.BytesIO())
+
+
+# --- interop with the safetensors library ---------------------------------------------------
+def flat_dict():
+    tensors = {dt.name: random_tensor(dt, (2, 3), seed=i) for i, dt in enumerate(ALL_DTYPES)}
+    tensors["scalar"] = ember.tensor(1.5)
+    tensors["__metadata__"] = ember.ones(1)  # a reserved name gets another one in the file
+    return tensors
+
+
+def test_flat_dict_loads_with_safetensors_numpy(tmp_path):
+    tensors = {k: v for k, v in flat_dict().items() if k not in ("bfloat16", "__metadata__")}
+    ember.save(tensors, tmp_path / "flat.safetensors")
+    arrays = safetensors_numpy.load_file(str(tmp_path / "flat.safetensors"))
+    assert sorted(arrays) == sorted(tensors)
+    for name, t in tensors.items():
+        assert arrays[name].dtype == t.dtype.np and arrays[name].tobytes() == bits(t)
+
+
+def test_flat_dict_loads_with_safetensors_torch(tmp_path):
+    torch = pytest.importorskip("torch")
+    safetensors_torch = pytest.importorskip("safetensors.torch")
+    tensors = flat_dict()
+    ember.save(tensors, tmp_path / "flat.safetensors")
+    loaded = safetensors_torch.load_file(str(tmp_path / "flat.safetensors"))
+    renamed = [name for name in loaded if name not in tensors]
+    assert len(renamed) == 1 and renamed[0].startswith("__metadata__#")
+    assert set(loaded) == set(tensors) - {"__metadata__"} | set(renamed)
+    for name, t in tensors.items():
+        if name != "__metadata__":
+            as_bytes = loaded[name].reshape(-1).view(torch.uint8).numpy().tobytes()
+            assert str(loaded[name].dtype) == f"torch.{name if name != 'scalar' else 'float32'}"
+            assert as_bytes == bits(t) and tuple(loaded[name].shape) == tuple(t.shape)
+    assert ember.load(tmp_path / "flat.safetensors")["__metadata__"].tolist() == [1.0]
+
+
+def test_files_from_the_safetensors_library_load(tmp_path):
+    torch = pytest.importorskip("torch")
+    safetensors_torch = pytest.importorskip("safetensors.torch")
+    source = {"w": torch.randn(3, 4).to(torch.bfloat16), "i": torch.arange(5),
+              "m": torch.tensor([True, False])}
+    safetensors_torch.save_file(source, str(tmp_path / "t.safetensors"), metadata={"k": "v"})
+    loaded = ember.load(tmp_path / "t.safetensors")
+    assert sorted(loaded) == ["i", "m", "w"]
+    for name, t in source.items():
+        assert loaded[name].dtype.name == str(t.dtype).split(".")[1]
+        assert bits(loaded[name]) == t.view(torch.uint8).numpy().tobytes()
+    safetensors_numpy.save_file({"a": np.arange(4, dtype=np.int8)}, str(tmp_path / "n.st"))
+    assert ember.load(tmp_path / "n.st")["a"].tolist() == [0, 1, 2, 3]
+
+
+# --- corrupt files --------------------------------------------------------------------------
+def file_of(header, body=b"", *, raw_header=None):
+    """The bytes of a safetensors file with this header (a dict, or raw bytes) and body."""
+    text = raw_header if raw_header is not None else json.dumps(header).encode()
+    return struct.pack("<Q", len(text)) + text + body
+
+
+def load_bytes(data, tmp_path):
+    path = tmp_path / "broken.safetensors"
+    path.write_bytes(data)
+    return ember.load(path)
+
+
+GOOD_ENTRY = {"dtype": "F32", "shape": [2], "data_offsets": [0, 8]}
+STRUCTURE = {"ember.structure": json.dumps({"version": 1, "root": {"tensor": "x"}})}
+
+
+@pytest.mark.parametrize("data, phrase", [
+    (b"", "fewer than the 8"),
+    (b"\x01\x02\x03", "fewer than the 8"),
+    (struct.pack("<Q", 10**12), "over the 100000000 limit"),
+    (struct.pack("<Q", 50) + b"{}", "runs past the end of the file"),
+    (file_of(None, raw_header=b"{not json"), "the header is not valid JSON"),
+    (file_of(None, raw_header=b"\xff\xfe"), "the header is not valid JSON"),
+    (file_of([1, 2]), "the header is not a JSON object"),
+    (file_of({"x": {**GOOD_ENTRY, "dtype": "C64"}}, bytes(8)), "dtype 'C64', which ember"),
+    (file_of({"x": {**GOOD_ENTRY, "dtype": "F8_E4M3"}}, bytes(8)), "does not support"),
+    (file_of({"x": {**GOOD_ENTRY, "dtype": 3}}, bytes(8)), "has dtype 3"),
+    (file_of({"x": {"dtype": "F32", "shape": [2]}}, bytes(8)), "needs dtype, shape and"),
+    (file_of({"x": 5}, bytes(8)), "needs dtype, shape and"),
+    (file_of({"x": {**GOOD_ENTRY, "shape": [-2]}}, bytes(8)), "has shape [-2]"),
+    (file_of({"x": {**GOOD_ENTRY, "shape": "2"}}, bytes(8)), "has shape '2'"),
+    (file_of({"x": {**GOOD_ENTRY, "data_offsets": [0]}}, bytes(8)), "has data_offsets [0]"),
+    (file_of({"x": {**GOOD_ENTRY, "data_offsets": [0, 1.5]}}, bytes(8)), "data_offsets"),
+    (file_of({"x": {**GOOD_ENTRY, "data_offsets": [0, 16]}}, bytes(8)), "outside the data"),
+    (file_of({"x": {**GOOD_ENTRY, "data_offsets": [8, 0]}}, bytes(8)), "outside the data"),
+    (file_of({"x": {**GOOD_ENTRY, "data_offsets": [0, 4]}}, bytes(8)), "needs 8 bytes"),
+    (file_of({"x": GOOD_ENTRY}, bytes(12)), "has 12 bytes but the tensors use 8"),
+    (file_of({"x": GOOD_ENTRY, "y": GOOD_ENTRY}, bytes(8)), "expected 8 (overlapping"),
+    (file_of({"x": {**GOOD_ENTRY, "data_offsets": [4, 12]}}, bytes(12)), "expected 0"),
+    (file_of({"__metadata__": {"a": 1}, "x": GOOD_ENTRY}, bytes(8)), "must map strings"),
+    (file_of({"__metadata__": {"ember.structure": "{"}, "x": GOOD_ENTRY}, bytes(8)),
+     "the structure is not valid JSON"),
+    (file_of({"__metadata__": {"ember.structure": '{"version": 9}'}}), "unknown structure"),
+    (file_of({"__metadata__": {"ember.structure": json.dumps(
+        {"version": 1, "root": {"tensor": "y"}})}, "x": GOOD_ENTRY}, bytes(8)),
+     "refers to a tensor 'y'"),
+    (file_of({"__metadata__": {"ember.structure": json.dumps(
+        {"version": 1, "root": {"pickle": "os.system"}})}}), "unknown tag 'pickle'"),
+    (file_of({"__metadata__": {"ember.structure": json.dumps(
+        {"version": 1, "root": {"list": 3}})}}), "bad structure node"),
+    (file_of({"__metadata__": {"ember.structure": json.dumps(
+        {"version": 1, "root": {"dict": [[{"list": []}, 1]]}})}}), "bad structure node"),
+    (file_of({"__metadata__": {"ember.structure": json.dumps(
+        {"version": 1, "root": {"a": 1, "b": 2}})}}), "bad structure node"),
+    (file_of({"__metadata__": {"ember.structure": json.dumps(
+        {"version": 1, "root": {"dtype": "complex64"}})}}), "bad structure node"),
+    (b"PK\x03\x04" + bytes(100), "zip archive (a torch.save file?)"),
+])
+def test_corrupt_files_raise_naming_the_file(data, phrase, tmp_path):
+    with pytest.raises(RuntimeError, match="broken.safetensors") as info:
+        load_bytes(data, tmp_path)
+    assert phrase in str(info.value)
+
+
+def test_good_crafted_file_loads(tmp_path):
+    body = np.array([1.5, -2.0], np.float32).tobytes()
+    data = file_of({"__metadata__": STRUCTURE, "x": GOOD_ENTRY}, body)
+    assert load_bytes(data, tmp_path).tolist() == [1.5, -2.0]
+
+
+def test_every_truncation_of_a_saved_file_raises(tmp_path):
+    buffer = io.BytesIO()
+    ember.save({"w": ember.ones(3, 2), "b": [ember.zeros(2, dtype=ember.int64), 1]}, buffer)
+    data = buffer.getvalue()
+    for cut in range(len(data)):
+        with pytest.raises(RuntimeError, match="broken.safetensors"):
+            load_bytes(data[:cut], tmp_path)
+    load_bytes(data, tmp_path)  # the whole file still loads
+
+
+def test_flipped_header_bytes_raise_only_the_clear_error(tmp_path):
+    """Any byte of the header flipped: the load succeeds (the flip hit a name or a
+    string) or raises RuntimeError naming the file, never another exception."""
+    buffer = io.BytesIO()
+    ember.save({"w": ember.arange(4.), "n": [3, (None, 2.5)]}, buffer)
+    data = buffer.getvalue()
+    header_end = 8 + struct.unpack("<Q", data[:8])[0]
+    failures = 0
+    for i in range(header_end):
+        corrupt = bytearray(data)
+        corrupt[i] ^= 0x55
+        try:
+            load_bytes(bytes(corrupt), tmp_path)
+        except RuntimeError as e:
+            assert "broken.safetensors" in str(e)
+            failures += 1
+    assert failures > header_end // 2
+
+
+def test_torch_save_file_gives_a_clear_error(tmp_path):
+    torch = pytest.importorskip("torch")
+    torch.save({"w": torch.ones(2)}, tmp_path / "broken.safetensors")
+    with pytest.raises(RuntimeError, match="zip archive"):
+        ember.load(tmp_path / "broken.safetensors")
+
+
+def test_missing_file_raises_file_not_found(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        ember.load(pathlib.Path(tmp_path) / "absent.safetensors")
+
+
+def test_docstring_examples():
+    result = doctest.testmod(ember.serialization, extraglobs={"ember": ember})
+    assert result.attempted > 0 and result.failed == 0
