@@ -156,9 +156,10 @@ def _nll_targets(self, target, ignore_index):
     t = target._np.reshape(-1)
     if t.dtype != np.int64:
         t = t.astype(np.int64)
-    # the usual case in one pass: every target a class (negatives wrap to huge unsigned)
-    if not (t.view(np.uint64) >= n_classes).any() and (
-            not 0 <= ignore_index < n_classes or not (t == ignore_index).any()):
+    # the usual case in one pass: every target a class (negatives wrap to huge unsigned;
+    # a ufunc reduction, as ndarray.any goes through a Python wrapper)
+    if t.size and np.maximum.reduce(t.view(np.uint64)) < n_classes and (
+            not 0 <= ignore_index < n_classes or not np.logical_or.reduce(t == ignore_index)):
         return t, None
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= n_classes))
