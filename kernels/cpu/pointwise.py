@@ -509,9 +509,10 @@ def threshold_backward(grad_output, self, threshold):
     tensor([0., 1.], dtype=ember.float64)
     """
     g, x = grad_output._np, self._np
+    # (a C-contiguous self gives a C-contiguous result whatever the gradient's strides:
+    # torch's TensorIterator lays the output out like self, its first operand)
     if grad_output._dtype is self._dtype and self._dtype.category == D.FLOAT and \
-            g is not None and x is not None and g.shape == x.shape and \
-            g.flags.c_contiguous and x.flags.c_contiguous:
+            g is not None and x is not None and g.shape == x.shape and x.flags.c_contiguous:
         return from_array(_zero_where_at_most(g, x, threshold), self._dtype)
     layout = M.threshold_backward_layout(grad_output, self)
     dt = layout._dtype
