@@ -199,12 +199,14 @@ def mlp_rows(table, timing):
 
 
 # --- import time ------------------------------------------------------------------------------
-def import_seconds(module, runs):
+def import_seconds(module, runs, timer="wall"):
     """Median and (min, max) of microseconds `import module` takes in a fresh interpreter,
-    with bytecode cached (as after an install: one import first writes it)."""
+    with bytecode cached (as after an install: one import first writes it); `timer`
+    "cpu" times the subprocess's CPU time."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    code = ("import time; t = time.perf_counter(); import " + module +
-            "; print(time.perf_counter() - t)")
+    clock = "perf_counter" if timer == "wall" else "process_time"
+    code = (f"import time; t = time.{clock}(); import {module}; "
+            f"print(time.{clock}() - t)")
     subprocess.run([sys.executable, "-c", "import " + module], env=env, check=True)
     times = [float(subprocess.run([sys.executable, "-c", code], env=env, check=True,
                                   capture_output=True, text=True).stdout) * 1e6
@@ -212,10 +214,10 @@ def import_seconds(module, runs):
     return statistics.median(times), min(times), max(times)
 
 
-def import_rows(table, runs):
-    table.add("import (fresh interpreter)", import_seconds("ember", runs),
-              import_seconds("numpy", runs), import_seconds("torch", runs) if torch else None,
-              unit="ms")
+def import_rows(table, runs, timer):
+    table.add("import (fresh interpreter)", import_seconds("ember", runs, timer),
+              import_seconds("numpy", runs, timer),
+              import_seconds("torch", runs, timer) if torch else None, unit="ms")
 
 
 def main(argv=None):
@@ -238,7 +240,7 @@ def main(argv=None):
     round_trip_rows(table, timing)
     large_rows(table, timing)
     mlp_rows(table, timing)
-    import_rows(table, max(5, args.repeat // 2))
+    import_rows(table, max(5, args.repeat // 2), args.timer)
     table.write_json(args.json, timer=args.timer, load_average=os.getloadavg()[0])
     return table.rows
 
