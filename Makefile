@@ -26,8 +26,7 @@ demo: setup
 	$(VPY) examples/demo.py
 
 bench: setup
-	$(VPY) benchmarks/overhead.py
-	$(VPY) benchmarks/autograd.py
+	$(VPY) benchmarks/suite.py
 	$(VPY) benchmarks/conv.py
 	$(VPY) benchmarks/amp.py
 

@@ -17,14 +17,14 @@ from harness import Table, measure, torch
 import ember
 
 
-def _round_trip(lib, x, w, b):
+def round_trip(lib, x, w, b):
     def run():
         x.grad = w.grad = b.grad = None
         lib.relu(x * w + b).sum().backward()
     return run
 
 
-def _numpy_round_trip(x, w, b):
+def numpy_round_trip(x, w, b):
     def run():
         pre = x * w + b
         out = np.maximum(pre, 0).sum()
@@ -47,8 +47,8 @@ def cases():
         arrays = [np.random.rand(*shape).astype(np.float32) - 0.3 for _ in range(3)]
         e = [ember.from_numpy(a.copy()).requires_grad_() for a in arrays]
         t = [torch.from_numpy(a.copy()).requires_grad_() for a in arrays] if torch else None
-        out.append((f"relu(x*w+b).sum() fwd+bwd ({s})", _round_trip(ember, *e),
-                    _numpy_round_trip(*arrays), _round_trip(torch, *t) if torch else None))
+        out.append((f"relu(x*w+b).sum() fwd+bwd ({s})", round_trip(ember, *e),
+                    numpy_round_trip(*arrays), round_trip(torch, *t) if torch else None))
     a_np, b_np = np.random.rand(4).astype(np.float32), np.random.rand(4).astype(np.float32)
     a, b = ember.from_numpy(a_np.copy()), ember.from_numpy(b_np.copy())
     ta, tb = (torch.from_numpy(a_np.copy()), torch.from_numpy(b_np.copy())) if torch else (0, 0)
@@ -60,15 +60,16 @@ def cases():
     return out
 
 
-def _inside(mode_e, mode_t, a, b, ta, tb, a_np, b_np, number):
-    """`a + b` measured with the mode entered once around the timing loop."""
+def inside(mode_e, mode_t, a, b, ta, tb, a_np, b_np, number, **timing):
+    """`a + b` measured with the mode entered once around the timing loop (`timing`:
+    measure's repeat and timer)."""
     with mode_e():
-        re = measure(lambda: a + b, number)
+        re = measure(lambda: a + b, number, **timing)
     rt = None
     if torch is not None:
         with mode_t():
-            rt = measure(lambda: ta + tb, number)
-    return re, measure(lambda: np.add(a_np, b_np), number), rt
+            rt = measure(lambda: ta + tb, number, **timing)
+    return re, measure(lambda: np.add(a_np, b_np), number, **timing), rt
 
 
 def main(argv=None):
@@ -91,9 +92,9 @@ def main(argv=None):
                           ("inference_mode", ember.inference_mode,
                            getattr(torch, "inference_mode", None))]:
         table.add(f"a + b inside {label} (4)",
-                  *_inside(me, mt, a, b, ta, tb, a_np, b_np, args.number * 10))
+                  *inside(me, mt, a, b, ta, tb, a_np, b_np, args.number * 10))
         table.add(f"a + w(requires_grad) inside {label}",
-                  *_inside(me, mt, a, w, ta, tw, a_np, b_np, args.number * 10))
+                  *inside(me, mt, a, w, ta, tw, a_np, b_np, args.number * 10))
     table.write_json(args.json)
     return table.rows
 

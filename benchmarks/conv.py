@@ -13,45 +13,18 @@ wall clock (steadier on a busy machine; with one thread, the time of the computa
 """
 from __future__ import annotations
 
+import threads  # noqa: F401  (first: pins the BLAS threads before NumPy loads)
+
+# isort: split
 import argparse
-import json
-import os
-import statistics
-import sys
-import time
-import timeit
-
-
-def _threads(argv) -> str:
-    """--threads N, read before NumPy is imported (its BLAS reads the environment once)."""
-    for i, a in enumerate(argv):
-        if a == "--threads" and i + 1 < len(argv):
-            return argv[i + 1]
-        if a.startswith("--threads="):
-            return a.split("=", 1)[1]
-    return "1"
-
-
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, _threads(sys.argv[1:]))
 
 import numpy as np
-from harness import Table, torch
+from harness import TIMERS, Table, measure, torch, warm_allocator
 
 import ember
 from ember.kernels.cpu import conv as K
 
 SHAPE_X, SHAPE_W = (32, 16, 28, 28), (32, 16, 3, 3)
-
-
-def _warm_allocator():
-    """Allocate and free one 24 MiB array first. glibc serves big blocks by mmap (fresh,
-    page-faulting memory each call) until a freed mmap block raises its threshold: without
-    this, whichever library allocated big arrays first (the im2col buffers) speeds up the
-    other one's calls (torch's conv2d took 2x longer in a process where nothing big had
-    been freed yet). Same allocator state for both: a like-for-like comparison."""
-    a = np.ones(6 << 20, np.float32)
-    del a
 
 
 def _arrays():
@@ -102,36 +75,19 @@ def main(argv=None):
                     help="threads of torch and of NumPy's BLAS (default 1)")
     ap.add_argument("--timer", choices=("wall", "cpu"), default="wall")
     args = ap.parse_args(argv)
-    timer = time.perf_counter if args.timer == "wall" else time.process_time
-    _warm_allocator()
+    warm_allocator()
     x, w, b = _arrays()
     e = [ember.from_numpy(a.copy()).requires_grad_() for a in (x, w, b)]
     t = [torch.from_numpy(a.copy()).requires_grad_() for a in (x, w, b)] if torch else None
     table = Table(40)
-    if torch:                   # after Table, which sets torch to one thread
-        torch.set_num_threads(args.threads)
 
     def m(fn):
-        """Median and (min, max) of microseconds per call (harness.measure, with `timer`)."""
-        if fn is None:
-            return None
-        fn()
-        times = [t / args.number * 1e6 for t in
-                 timeit.repeat(fn, number=args.number, repeat=args.repeat, timer=timer)]
-        return statistics.median(times), min(times), max(times)
+        return measure(fn, args.number, args.repeat, TIMERS[args.timer])
     table.add("conv2d fwd (32,16,28,28) 32x3x3 p1", m(_forward(ember, *e)),
               m(_numpy_forward(x, w, b)), m(_forward(torch, *t) if torch else None))
     table.add("conv2d fwd+bwd (32,16,28,28) 32x3x3 p1", m(_round_trip(ember, *e)),
               m(_numpy_round_trip(x, w, b)), m(_round_trip(torch, *t) if torch else None))
-    table.write_json(args.json)
-    if args.json:               # record the thread counts next to the timings
-        with open(args.json) as f:
-            data = json.load(f)
-        data["threads"] = {"torch": torch.get_num_threads() if torch else None,
-                           "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS")}
-        data["timer"] = args.timer
-        with open(args.json, "w") as f:
-            json.dump(data, f, indent=2)
+    table.write_json(args.json, timer=args.timer)
     return table.rows
 
 

@@ -51,6 +51,14 @@ DUNDERS = {
 }
 
 
+# Dunders that write into a temporary operand instead of a fresh result (ember/core/
+# elision.py): dunder -> (in-place overload, whether `other` may be the temporary too).
+ELIDING_DUNDERS = {
+    "__add__": ("add_.Tensor", True), "__mul__": ("mul_.Tensor", True),
+    "__sub__": ("sub_.Tensor", False), "__truediv__": ("div_.Tensor", False),
+}
+
+
 def qualified_key(fn: NativeFunction) -> str:
     """'add.Tensor', 'neg.default' (the keys DUNDERS uses)."""
     return f"{fn.op_name}.{fn.overload}"

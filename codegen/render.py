@@ -191,8 +191,21 @@ def dunder_contexts(fns: list[NativeFunction]) -> list[dict]:
             call.append(given[j] if j < len(given) else default_to_python(a))
         params = "self, other" if len(given) > 1 else "self"
         out.append({"name": dunder, "params": params, "op": op_context(fn),
-                    "call": ", ".join(call), "loc": str(fn.loc)})
+                    "call": ", ".join(call), "loc": str(fn.loc),
+                    "elide": _elision_context(dunder, by_key)})
     return out
+
+
+def _elision_context(dunder: str, by_key: dict) -> dict | None:
+    """The in-place entry a dunder calls when an operand is a temporary: its ident and
+    the calls with self, or (commutative ops) other, as the written-into operand."""
+    if dunder not in api.ELIDING_DUNDERS:
+        return None
+    target, commutative = api.ELIDING_DUNDERS[dunder]
+    fn = by_key[target]
+    rest = [default_to_python(a) for a in fn.schema.arguments.flat()[2:]]
+    return {"ident": op_context(fn)["ident"], "call": ", ".join(["self", "other", *rest]),
+            "swapped": ", ".join(["other", "self", *rest]) if commutative else None}
 
 
 def autograd_context(fns: list[NativeFunction], derivs: list[Derivative]) -> dict:

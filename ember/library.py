@@ -14,12 +14,16 @@ Overriding an aten kernel at one key lasts until the Library is destroyed:
 """
 from __future__ import annotations
 
-from .codegen.model import FunctionSchema, SchemaError, default_to_python
+from typing import TYPE_CHECKING
+
 from .core.tensor import Tensor
 from .dispatch import keys as K
 from .dispatch.argcheck import ks_list, ks_number, ks_optlist
 from .dispatch.dispatcher import OpOverload, find_op, ops, register_fallback
 from .dispatch.tls import state as _tls
+
+if TYPE_CHECKING:   # the schema model is imported on first use: `import ember` skips it
+    from .codegen.model import FunctionSchema
 
 KINDS = ("DEF", "IMPL", "FRAGMENT")
 _defined: dict[str, Library] = {}
@@ -29,6 +33,8 @@ def _make_bind(schema: FunctionSchema):
     """A binder with the schema's exact Python signature, compiled once at define time."""
     args = schema.arguments
     names = [a.name for a in args.flat()]
+
+    from .codegen.model import default_to_python
 
     def param(a):
         return a.name if a.default is None else f"{a.name}={default_to_python(a)}"
@@ -99,6 +105,7 @@ class Library:
         """Declares `name.overload(args) -> returns` in this namespace; returns its name."""
         if self.kind == "IMPL":
             raise RuntimeError("define() is not allowed on an IMPL library")
+        from .codegen.model import FunctionSchema, SchemaError
         try:
             parsed = FunctionSchema.parse(schema)
         except SchemaError as e:

@@ -51,8 +51,10 @@ def sum_to_size(grad, shape):
     for i, n in enumerate(shape):
         if n == 1 and gshape[lead + i] != 1:
             dims.append(lead + i)
-    if dims:
-        grad = grad.sum(dims, keepdim=True)
+    if len(dims) == lead:
+        # only leading dims to remove (a bias gradient): one sum, no view
+        return grad.sum(dims) if dims else grad
+    grad = grad.sum(dims, keepdim=True)
     if lead:
         grad = grad.view(shape)
     return grad

@@ -354,7 +354,9 @@ def set_history_many(ts, node, differentiable=None, multi_view=False):
             metas.append(None)
             continue
         diff = True if differentiable is None else differentiable[i]
-        metas.append(set_history(t, node, i, diff))
+        # a non-differentiable output (nll_loss's total_weight) takes no gradient: no
+        # metadata, so the engine does not make zeros for it at each backward
+        metas.append(set_history(t, node, i) if diff else None)
         if multi_view and t._ag is not None:
             t._ag.creation_meta = M.MULTI_OUTPUT_NODE
     node._out_meta = tuple(metas)

@@ -162,6 +162,9 @@ def transpose(self, dim0, dim1):
 def t(self):
     """Transposes a 2-D tensor; 0-D and 1-D tensors come back as they are (as a view)."""
     ndim = len(self._shape)
+    if ndim == 2:   # a Linear layer's weight, every call: no generic dim wrapping
+        (n, m), (s0, s1), a = self._shape, self.stride(), self._np
+        return make_view(self, (m, n), (s1, s0), self._offset, arr=None if a is None else a.T)
     if ndim > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {ndim}D")
     return transpose(self, 0, ndim - 1 if ndim else 0)

@@ -48,6 +48,8 @@ def _scalar(x, dt):
     """alpha/beta as a number of the result's kind: integers truncate (1.5 -> 1) and wrap
     (-1 -> 255 for uint8); values the computation type cannot hold raise like torch (half
     types compute in float)."""
+    if x.__class__ is int and (x == 1 or x == 0):   # the defaults: nothing to check
+        return x
     if isinstance(x, Tensor):
         x = x.item()
     if dt.category == D.INT:

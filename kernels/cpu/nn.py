@@ -65,8 +65,9 @@ def _float_view(t):
 
 
 def _result(arr, t, dt=None):
+    """A kernel's fresh array as the result: t's shape, C-contiguous (copied only when not)."""
     dt = dt or t._dtype
-    return from_array(np.array(arr.reshape(t._shape), dtype=dt.np, order="C"), dt)
+    return from_array(np.asarray(arr.reshape(t._shape), dtype=dt.np, order="C"), dt)
 
 
 def _check_float(kind, t, d):
@@ -81,9 +82,18 @@ def softmax_forward(self, dim, half_to_float):
     a = _float_view(self)
     if a.size == 0:
         return _result(a.copy(), self)
-    e = np.exp(a - a.max(axis=d, keepdims=True))
-    e /= e.sum(axis=d, keepdims=True)
+    e = np.exp(a - np.maximum.reduce(a, axis=d, keepdims=True))
+    e /= np.add.reduce(e, axis=d, keepdims=True)
     return _result(e, self)
+
+
+def _row_max(a, d):
+    """The maximum along dim d, keepdims. For rows of a C-contiguous matrix (logits of a
+    batch) NumPy's max over a short last axis is slow (~10 us for 64x10): argmax (fast
+    there) and a gather give the same values, NaN included (argmax finds the first NaN)."""
+    if a.ndim == 2 and d == 1 and a.flags.c_contiguous and a.shape[1]:
+        return a[_rows(a.shape[0]), a.argmax(1)][:, None]
+    return np.maximum.reduce(a, axis=d, keepdims=True)
 
 
 def log_softmax_forward(self, dim, half_to_float):
@@ -93,8 +103,9 @@ def log_softmax_forward(self, dim, half_to_float):
     a = _float_view(self)
     if a.size == 0:
         return _result(a.copy(), self)
-    shifted = a - a.max(axis=d, keepdims=True)
-    shifted -= np.log(np.exp(shifted).sum(axis=d, keepdims=True))
+    shifted = a - _row_max(a, d)
+    lse = np.add.reduce(np.exp(shifted), axis=d, keepdims=True)
+    shifted -= np.log(lse, out=lse)
     return _result(shifted, self)
 
 
@@ -104,7 +115,8 @@ def softmax_backward_data(grad_output, output, dim, input_dtype):
     _check_float("softmax_backward", grad_output, d)
     g, y = _float_view(grad_output), _float_view(output)
     gy = g * y
-    return _result(gy - y * gy.sum(axis=d, keepdims=True), grad_output)
+    y = y * np.add.reduce(gy, axis=d, keepdims=True)
+    return _result(np.subtract(gy, y, out=y), grad_output)
 
 
 def log_softmax_backward_data(grad_output, output, dim, input_dtype):
@@ -112,7 +124,9 @@ def log_softmax_backward_data(grad_output, output, dim, input_dtype):
     d = _meta.check_softmax_backward(grad_output, output, dim, input_dtype)
     _check_float("log_softmax_backward", grad_output, d)
     g, y = _float_view(grad_output), _float_view(output)
-    return _result(g - np.exp(y) * g.sum(axis=d, keepdims=True), grad_output)
+    e = np.exp(y)
+    e *= np.add.reduce(g, axis=d, keepdims=True)
+    return _result(np.subtract(g, e, out=e), grad_output)
 
 
 # --------------------------------------------------------------------------- losses
@@ -122,18 +136,55 @@ def _compute(t):
     return a.astype(np.float32) if t._dtype is D.float16 or t._dtype is D.bfloat16 else a
 
 
-def _nll_gather(self, target, weight, ignore_index):
-    """(targets with ignored ones at 0, not-ignored mask, per-row weights), checking bounds."""
+_ROWS: dict = {}   # n -> np.arange(n), read-only: the row index of every nll gather
+
+
+def _rows(n):
+    r = _ROWS.get(n)
+    if r is None:
+        if len(_ROWS) > 64:
+            _ROWS.clear()
+        r = _ROWS[n] = np.arange(n)
+        r.flags.writeable = False
+    return r
+
+
+def _nll_targets(self, target, ignore_index):
+    """(each row's class, with ignored rows at 0; the mask of rows not ignored, or None
+    when no row is), after torch's bounds check."""
     n_classes = self._shape[-1]
-    t = target._np.reshape(-1).astype(np.int64)
+    t = target._np.reshape(-1)
+    if t.dtype != np.int64:
+        t = t.astype(np.int64)
+    # the usual case in one pass: every target a class (negatives wrap to huge unsigned;
+    # a ufunc reduction, as ndarray.any goes through a Python wrapper)
+    if t.size and np.maximum.reduce(t.view(np.uint64)) < n_classes and (
+            not 0 <= ignore_index < n_classes or not np.logical_or.reduce(t == ignore_index)):
+        return t, None
     keep = t != ignore_index
     bad = keep & ((t < 0) | (t >= n_classes))
     if bad.any():
         raise IndexError(f"Target {t[bad][0]} is out of bounds.")
-    safe = np.where(keep, t, 0)
-    w = np.ones(t.shape, np.float32 if self._dtype.np.itemsize < 4 else self._dtype.np) \
-        if weight is None else _compute(weight)[safe]
-    return safe, keep, w * keep
+    return np.where(keep, t, 0), keep
+
+
+def _nll_weights(self, t, keep, weight):
+    """Each row's class weight (0 for ignored rows), or None: every row weighs 1."""
+    if weight is None:
+        if keep is None:
+            return None
+        return keep.astype(np.float32 if self._dtype.np.itemsize < 4 else self._dtype.np)
+    w = _compute(weight)[t]
+    return w if keep is None else w * keep
+
+
+def _divide(a, b):
+    """a / b of NumPy values, NaN or inf without a warning when b is 0 (torch's mean over
+    all-ignored targets); the error-state switch costs more than the division."""
+    if b:
+        return a / b
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return a / b
 
 
 def _nll_float(kernel, self):
@@ -149,15 +200,18 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     _meta.check_nll_dtypes(self, target, weight)
     dt = self._dtype
     x = _compute(self).reshape(-1, self._shape[-1])
-    safe, _, w = _nll_gather(self, target, weight, ignore_index)
-    losses = -x[np.arange(len(safe)), safe] * w
+    t, keep = _nll_targets(self, target, ignore_index)
+    w = _nll_weights(self, t, keep, weight)
+    losses = -x[_rows(len(t)), t]
+    if w is not None:
+        losses *= w
     if reduction == 0 and self.dim() == 2:
-        return from_array(losses.astype(dt.np), dt), from_array(np.zeros((), dt.np), dt)
-    total = w.sum(dtype=losses.dtype)
-    out = losses.sum()
+        return from_array(losses.astype(dt.np, copy=False), dt), \
+            from_array(np.zeros((), dt.np), dt)
+    total = losses.dtype.type(len(t)) if w is None else w.sum(dtype=losses.dtype)
+    out = np.add.reduce(losses)
     if reduction == 1:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            out = out / total
+        out = _divide(out, total)
     return (from_array(np.array(out, dtype=dt.np), dt),
             from_array(np.array(total, dtype=dt.np), dt))
 
@@ -168,18 +222,26 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     _nll_float("nll_loss_backward_out_frame", self)
     _meta.check_nll_dtypes(self, target, weight, grad_output, total_weight)
     dt = self._dtype
-    safe, keep, w = _nll_gather(self, target, weight, ignore_index)
+    t, keep = _nll_targets(self, target, ignore_index)
+    w = _nll_weights(self, t, keep, weight)
     g = _compute(grad_output).reshape(-1)
     if not (reduction == 0 and self.dim() == 2):
         g = g[0]
         if reduction == 1:
-            with np.errstate(invalid="ignore", divide="ignore"):
-                g = g / _compute(total_weight).reshape(-1)[0]
-    out = np.zeros((len(safe), self._shape[-1]), w.dtype)
-    rows = np.arange(len(safe))[keep]
-    with np.errstate(invalid="ignore", divide="ignore"):
-        out[rows, safe[keep]] = (-w * g)[keep]
-    return from_array(out.reshape(self._shape).astype(dt.np), dt)
+            g = _divide(g, _compute(total_weight).reshape(-1)[0])
+    acc = g.dtype if w is None else w.dtype
+    out = np.zeros((len(t), self._shape[-1]), acc)
+    rows = _rows(len(t))
+    if w is None:
+        out[rows, t] = -g
+    else:
+        with np.errstate(invalid="ignore"):     # a 0 weight times an infinite gradient
+            scaled = -w * g
+        if keep is None:
+            out[rows, t] = scaled
+        else:                                   # ignored rows stay exactly 0
+            out[rows[keep], t[keep]] = scaled[keep]
+    return from_array(out.reshape(self._shape).astype(dt.np, copy=False), dt)
 
 
 def _bce_checks(kernel, self, target, weight, grad_output=None):

@@ -208,13 +208,33 @@ def sub(self, other, alpha=1):
     return _sub(self, _scaled(other, alpha))
 
 
+def _update_fast(ufunc, self, other, alpha) -> bool:
+    """`self = ufunc(self, alpha * other)` straight on the arrays, for float tensors of one
+    dtype and shape and a float or int alpha (an optimizer's update, every step: no
+    intermediate tensor for `alpha * other`); False when the general path is needed."""
+    a = self._np
+    if other.__class__ is not Tensor or other._dtype is not self._dtype or a is None or \
+            other._shape != self._shape or self._dtype.category != D.FLOAT or \
+            alpha.__class__ not in (float, int):
+        return False
+    b = other._np
+    if b is None:
+        return False
+    ufunc(a, b if alpha == 1 else np.multiply(b, alpha), out=a)
+    return True
+
+
 def add_(self, other, alpha=1):
+    if _update_fast(np.add, self, other, alpha):
+        return self
     if alpha != 1 or alpha is True:
         P.check_alpha(self._dtype, alpha)
     return _add_(self, _scaled(other, alpha))
 
 
 def sub_(self, other, alpha=1):
+    if _update_fast(np.subtract, self, other, alpha):
+        return self
     P.check_bool_sub(self, other)
     if alpha != 1 or alpha is True:
         P.check_alpha(self._dtype, alpha)
@@ -488,6 +508,12 @@ def threshold_backward(grad_output, self, threshold):
     >>> threshold_backward(from_array(np.ones(2)), from_array(np.array([-1., 2.])), 0)
     tensor([0., 1.], dtype=ember.float64)
     """
+    g, x = grad_output._np, self._np
+    # (a C-contiguous self gives a C-contiguous result whatever the gradient's strides:
+    # torch's TensorIterator lays the output out like self, its first operand)
+    if grad_output._dtype is self._dtype and self._dtype.category == D.FLOAT and \
+            g is not None and x is not None and g.shape == x.shape and x.flags.c_contiguous:
+        return from_array(_zero_where_at_most(g, x, threshold), self._dtype)
     layout = M.threshold_backward_layout(grad_output, self)
     dt = layout._dtype
     g, x = _arr(grad_output, dt), _arr(self, dt)
@@ -498,6 +524,21 @@ def threshold_backward(grad_output, self, threshold):
     out = empty_cpu(layout._shape, dt, layout._stride)
     np.copyto(out._np, r)
     return out
+
+
+_INT_OF_ITEMSIZE = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _zero_where_at_most(g, x, threshold):
+    """`np.where(x <= threshold, 0, g)` for float arrays of one shape and dtype, in a third
+    of the time on a random mask (relu's backward, every training step): g's bits ANDed
+    with a mask of all ones (kept) or zeros (dropped), which also zeroes NaN gradients
+    (g * mask would keep them, torch does not)."""
+    it = _INT_OF_ITEMSIZE[g.itemsize]
+    mask = np.less_equal(x, threshold, out=np.empty(g.shape, it))   # 1: gradient dropped
+    np.subtract(mask, 1, out=mask)                       # 0 there, -1 (all bits set) elsewhere
+    np.bitwise_and(mask, g.view(it), out=mask)
+    return mask.view(g.dtype)
 
 
 def _np_contiguous(a) -> tuple:

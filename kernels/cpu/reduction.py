@@ -46,9 +46,16 @@ def sum(self, dtype):
 def sum_dim(self, dim, keepdim, dtype):
     """`x.sum(dim, keepdim, dtype=None)`. The input is cast to the result dtype first
     (as torch does), so `[1.5, 2.5].sum(dtype=int32)` is 3."""
-    axis, shape = _meta.reduce_layout(self, dim, keepdim)
-    dt = _meta.sum_dtype(self._dtype, dtype)
     a = self._np
+    dt = self._dtype
+    if dtype is None and (dt is D.float32 or dt is D.float64) and a.flags.c_contiguous \
+            and a.ndim:
+        # the common case (a bias gradient each training step): one NumPy call, whose
+        # result for a C-contiguous input is a fresh C-contiguous array
+        axis = _meta.reduce_dims(self._shape, dim)
+        return from_array(np.add.reduce(a, axis=axis, keepdims=keepdim), dt)
+    axis, shape = _meta.reduce_layout(self, dim, keepdim)
+    dt = _meta.sum_dtype(dt, dtype)
     if a.dtype != dt.np and not np.can_cast(a.dtype, dt.np, "safe"):
         a = a.astype(dt.np)
     out = _add_reduce(a, axis, keepdim, shape, _acc_dtype(dt))
