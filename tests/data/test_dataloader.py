@@ -232,3 +232,12 @@ def test_docstring_examples(module):
         warnings.simplefilter("error")
         result = doctest.testmod(module, extraglobs={"ember": ember, "np": np, **names})
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_batch_sampler_of_arrays_and_tensors():
+    """Index batches given as NumPy arrays or tensors work like lists of ints."""
+    batches = [np.array([3, 1]), ember.tensor([0, 2])]
+    loader = ed.DataLoader(ed.TensorDataset(ember.arange(10) * 10), batch_sampler=batches)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert [b[0].tolist() for b in loader] == [[30, 10], [0, 20]]
