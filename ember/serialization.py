@@ -202,6 +202,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                         "of device strings, not a function")
     if _is_file_object(f, "read"):
         name, data = getattr(f, "name", type(f).__name__), f.read()
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(f"ember.load needs a file opened in binary mode ('rb'); {name!r} "
+                            f"gave {type(data).__name__}")
     else:
         name = os.fspath(f)
         with open(name, "rb") as file:

@@ -174,6 +174,9 @@ def test_attributes_frozen_after_init():
 def test_workers_warn_and_load_in_process():
     loader = ed.DataLoader(ed.TensorDataset(ember.arange(5)), batch_size=2, num_workers=2)
     assert loader.prefetch_factor == 2 and ed.get_worker_info() is None
+    for factor in (0, 3):
+        e, t = loaders(features_and_labels, num_workers=1, prefetch_factor=factor)
+        assert e.prefetch_factor == t.prefetch_factor == factor
     with pytest.warns(UserWarning, match="no worker processes"):
         assert flat_indices(loader) == list(range(5))
 

@@ -151,6 +151,13 @@ def test_paths_and_file_objects(tmp_path):
         assert_bit_exact(ember.load(f), t)
 
 
+def test_text_mode_file_raises(tmp_path):
+    ember.save(ember.ones(2), tmp_path / "t.safetensors")
+    with open(tmp_path / "t.safetensors", encoding="latin-1") as f, \
+            pytest.raises(TypeError, match="binary mode"):
+        ember.load(f)
+
+
 def test_map_location_and_torch_compatible_options():
     t = ember.arange(3.)
     for where in (None, "cpu", ember.device("cpu"), {"cpu": "cpu"}):
