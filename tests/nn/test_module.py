@@ -3,6 +3,7 @@ sides give the same names, shapes, state_dict keys, reprs, errors, hook order, o
 gradients."""
 import copy
 import re
+import warnings
 from collections import OrderedDict
 
 import numpy as np
@@ -746,3 +747,66 @@ def test_docstring_examples_run(module_name):
              "collections": collections}
     result = doctest.testmod(module, extraglobs=globs, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+# --- backward hooks ------------------------------------------------------------------------------
+def _backward_hooked(lib, log):
+    """A module with two outputs and full backward hooks that log and rewrite gradients."""
+
+    class Split(lib.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.Linear(3, 4)
+
+        def forward(self, x, scale=1.0):
+            y = self.lin(x) * scale
+            return y[:, :2], y[:, 2:]
+
+    m = Split()
+    m.register_full_backward_pre_hook(
+        lambda mod, go: (log.append(("pre", len(go))), (go[0] * 2, go[1]))[1])
+    m.register_full_backward_hook(
+        lambda mod, gi, go: log.append(("full", [g is None for g in gi], len(go))))
+    m.lin.register_full_backward_hook(lambda mod, gi, go: (gi[0] * 3,) if gi[0] is not None
+                                      else None)
+    m.lin.register_full_backward_hook(lambda mod, gi, go: log.append("lin"), prepend=True)
+    return m
+
+
+def _run_backward(m, x):
+    a, b = m(x, scale=0.5)
+    (a.sum() * 2 + (b * b).sum()).backward()
+
+
+@pytest.mark.parametrize("x_requires_grad", [True, False])
+def test_full_backward_hooks_match_torch(x_requires_grad):
+    le, lt = [], []
+    me, mt = _backward_hooked(nn, le), _backward_hooked(tnn, lt)
+    copy_weights(mt, me)
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    xe = ember.from_numpy(x.copy()).requires_grad_(x_requires_grad)
+    xt = torch.from_numpy(x.copy()).requires_grad_(x_requires_grad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # "firing ... since no inputs require gradients"
+        _run_backward(me, xe)
+        _run_backward(mt, xt)
+    assert le == lt and le[0] == ("pre", 2) and "lin" in le
+    np.testing.assert_allclose(me.lin.weight.grad.numpy(), mt.lin.weight.grad.numpy(),
+                               rtol=1e-5)
+    if x_requires_grad:
+        np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-5)
+
+
+def test_backward_hook_handles_remove_and_bad_returns():
+    lin = nn.Linear(2, 2)
+    calls = []
+    h = lin.register_full_backward_hook(lambda m, gi, go: calls.append(1))
+    x = ember.ones(1, 2, requires_grad=True)
+    lin(x).sum().backward()
+    h.remove()
+    lin(x).sum().backward()
+    assert calls == [1] and not lin._backward_hooks
+    lin.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))
+    with pytest.raises(RuntimeError, match="Backward hook returned an invalid number of "
+                                           "grad_input, got 2, but expected 1"):
+        lin(x).sum().backward()

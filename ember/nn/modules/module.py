@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 from ...autograd import no_grad
 from ...core.tensor import Tensor
-from ...utils.hooks import RemovableHandle
+from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
 
 __all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
@@ -116,6 +116,8 @@ class Module:
             _forward_hooks=OrderedDict(),
             _forward_hooks_with_kwargs=OrderedDict(),
             _forward_hooks_always_called=OrderedDict(),
+            _backward_pre_hooks=OrderedDict(),
+            _backward_hooks=OrderedDict(),
             _state_dict_hooks=OrderedDict(),
             _state_dict_pre_hooks=OrderedDict(),
             _load_state_dict_pre_hooks=OrderedDict(),
@@ -126,7 +128,8 @@ class Module:
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if (self._forward_pre_hooks or self._forward_hooks or _global_forward_pre_hooks
+        if (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_pre_hooks
                 or _global_forward_hooks):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
@@ -147,6 +150,11 @@ class Module:
                 out = hook(self, args)
                 if out is not None:
                     args = out if isinstance(out, tuple) else (out,)
+        backward_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            backward_hook = BackwardHook(self, list(self._backward_hooks.values()),
+                                         list(self._backward_pre_hooks.values()))
+            args = backward_hook.setup_input_hook(args)
         hooks = (*_global_forward_hooks.items(), *self._forward_hooks.items())
         called = set()
         try:
@@ -166,6 +174,12 @@ class Module:
                                       "that was silenced as another error was raised in forward: "
                                       f"{e}", stacklevel=2)
             raise
+        if backward_hook is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                import warnings
+                warnings.warn("For backward hooks to be called, module output should be a Tensor "
+                              f"or a tuple of Tensors but received {type(result)}", stacklevel=2)
+            result = backward_hook.setup_output_hook(result)
         return result
 
     def _run_forward_hook(self, hook_id, hook, args, kwargs, result):
@@ -202,6 +216,16 @@ class Module:
         if prepend:
             self._forward_hooks.move_to_end(handle.id, last=False)
         return handle
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """`hook(module, grad_output) -> None or new grad_output`, run when the gradients
+        with respect to the module's outputs are computed. Returns a RemovableHandle."""
+        return _add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """`hook(module, grad_input, grad_output) -> None or new grad_input`, run when the
+        gradients with respect to the module's inputs are computed. Returns a RemovableHandle."""
+        return _add_hook(self._backward_hooks, hook, prepend)
 
     # --- registration -----------------------------------------------------------------------
     def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
@@ -773,6 +797,14 @@ class Module:
             else:
                 main += "\n  " + "\n  ".join(lines) + "\n"
         return main + ")"
+
+
+def _add_hook(hooks: OrderedDict, hook, prepend: bool) -> RemovableHandle:
+    handle = RemovableHandle(hooks)
+    hooks[handle.id] = hook
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
 
 
 def _parse_to(args, kwargs):
