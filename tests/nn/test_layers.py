@@ -638,3 +638,31 @@ def test_multihead_attention_eval_no_grad_matches_torch_fast_path(need_weights):
                                  need_weights=need_weights)
     assert (e_weights is None) == (not need_weights)
     assert_attention_close((e_out, e_weights), (t_out, t_weights))
+
+
+@pytest.mark.parametrize("args,kwargs", [((2, 6), {}), ((3, 6), {"eps": 1e-3}),
+                                         ((2, 6), {"affine": False}), ((6, 6), {"bias": False})],
+                         ids=str)
+def test_group_norm(args, kwargs):
+    t_gn, e_gn = build("GroupNorm", *args, **kwargs)
+    with torch.no_grad():
+        for p in t_gn.parameters():
+            p.uniform_(0.5, 1.5)
+    copy_state(t_gn, e_gn)
+    check_layer(t_gn, e_gn, pair(2, 6, 4, 3), atol=1e-6)
+    assert repr(e_gn) == repr(t_gn)
+    with pytest.raises(ValueError, match=r"num_channels \(6\) must be divisible by num_groups"):
+        enn.GroupNorm(4, 6)
+
+
+@pytest.mark.parametrize("name,shape", [("Dropout1d", (3, 40, 5)), ("Dropout2d", (3, 40, 2, 2))])
+def test_channel_dropout_layers(name, shape):
+    assert repr(getattr(enn, name)(0.2)) == repr(getattr(tnn, name)(0.2))
+    layer = getattr(enn, name)(0.5)
+    ember.manual_seed(1)
+    out = layer(ember.ones(*shape)).numpy().reshape(shape[0] * shape[1], -1)
+    assert set(np.unique(out.std(axis=1))) == {0.0} and (out == 0).any() and (out == 2).any()
+    layer.eval()
+    assert layer(ember.ones(*shape)).numpy().min() == 1.0
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
+        getattr(enn, name)(-0.1)
