@@ -1,7 +1,7 @@
 """`nn.init`: in-place initialisers, run under no_grad, with torch's fan and gain rules.
 
     >>> w = ember.empty(128, 64)
-    >>> nn.init.kaiming_uniform_(w, a=math.sqrt(5))    # nn.Linear's default
+    >>> _ = nn.init.kaiming_uniform_(w, a=math.sqrt(5))    # nn.Linear's default
     >>> bool(w.abs().max() <= 1 / math.sqrt(64))
     True
 
@@ -18,7 +18,7 @@ from ..autograd import no_grad
 
 __all__ = [
     "calculate_gain", "constant_", "dirac_", "eye_", "kaiming_normal_", "kaiming_uniform_",
-    "normal_", "ones_", "orthogonal_", "trunc_normal_", "uniform_", "xavier_normal_",
+    "normal_", "ones_", "orthogonal_", "sparse_", "trunc_normal_", "uniform_", "xavier_normal_",
     "xavier_uniform_", "zeros_",
 ]
 
@@ -239,3 +239,45 @@ def orthogonal_(tensor, gain: float = 1, generator=None):
         tensor.view(rows, cols).copy_(ember.from_numpy(np.ascontiguousarray(q)))
         tensor.mul_(gain)
     return tensor
+
+
+def sparse_(tensor, sparsity: float, std: float = 0.01, generator=None):
+    """Fills a 2-D `tensor` from N(0, std²) with a `sparsity` fraction of each column zeroed."""
+    if tensor.dim() != 2:
+        raise ValueError("Only tensors with 2 dimensions are supported")
+    if tensor.is_meta:
+        return tensor
+    rows, cols = tensor.shape
+    num_zeros = math.ceil(sparsity * rows)
+    with no_grad():
+        tensor.normal_(0, std, generator=generator)
+        for col in range(cols):
+            zero_rows = ember.randperm(rows, generator=generator)[:num_zeros]
+            tensor[zero_rows, col] = 0
+    return tensor
+
+
+def _deprecated(new):
+    """torch's old spellings without the trailing underscore (they warn, then run `new`)."""
+    old = new.__name__[:-1]
+
+    def deprecated_init(*args, **kwargs):
+        warnings.warn(f"`nn.init.{old}` is now deprecated in favor of `nn.init.{new.__name__}`.",
+                      FutureWarning, stacklevel=2)
+        return new(*args, **kwargs)
+    deprecated_init.__name__ = old
+    deprecated_init.__doc__ = f"Deprecated: use `nn.init.{new.__name__}`."
+    return deprecated_init
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+eye = _deprecated(eye_)
+dirac = _deprecated(dirac_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
+sparse = _deprecated(sparse_)

@@ -57,7 +57,7 @@ def _fast(fn, self, other, quiet=True):
     contiguous float32/float64 tensors of one dtype and shape. None otherwise. Narrower than
     pointwise._fast on purpose: no wrapped numbers and no half dtypes, whose operand
     rounding these ops must take from `_run`."""
-    if other.__class__ is not Tensor or self.__class__ is not Tensor:
+    if not (isinstance(other, Tensor) and isinstance(self, Tensor)):
         return None
     dt = self._dtype
     a, b = self._np, other._np

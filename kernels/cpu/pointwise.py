@@ -68,7 +68,7 @@ def _fast(ufunc, self, other, float_only=False):
     operands contiguous with one dtype, or one of them a Python number or 0-d tensor of no
     higher category (a "wrapped number"). None when the general path is needed.
     `float_only`: the result dtype must be floating (true division of integers is not)."""
-    if other.__class__ is Tensor:
+    if isinstance(other, Tensor):  # subclasses too (nn.Parameter)
         a, b = self._np, other._np
         if a is None or b is None:
             return None
@@ -150,7 +150,7 @@ def _inplace(ufunc, meta, quiet=False, float_result=False):
     def kernel(self, other):
         a = self._np
         if a is not None and (not float_result or self._dtype.category == D.FLOAT):
-            if other.__class__ is Tensor:
+            if isinstance(other, Tensor):
                 fast = other._dtype is self._dtype and other._shape == self._shape and \
                     other._np is not None
                 b = other._np
@@ -316,12 +316,13 @@ def pow_(self, exponent):
 # --- comparisons ------------------------------------------------------------------------
 def _comparison(ufunc):
     def kernel(self, other):
-        if other.__class__ is Tensor and self._dtype is other._dtype and \
+        is_tensor = isinstance(other, Tensor)
+        if is_tensor and self._dtype is other._dtype and \
                 self._np is not None and other._np is not None and \
                 self._np.flags.c_contiguous and other._np.flags.c_contiguous and \
                 self._shape == other._shape:
             return from_array(ufunc(self._np, other._np), D.bool_)
-        if other.__class__ is not Tensor and self._np.flags.c_contiguous and \
+        if not is_tensor and self._np.flags.c_contiguous and \
                 _scalar_fast(self, other) and not (other.__class__ is float and
                                                    self._dtype.category != D.FLOAT):
             return from_array(ufunc(self._np, other), D.bool_)

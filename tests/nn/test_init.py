@@ -49,6 +49,7 @@ def test_fans_equal_torch(shape):
     lambda m, T: m.dirac_(T.empty(3, 3)),
     lambda m, T: m.dirac_(T.empty(3, 2, 3), groups=2),
     lambda m, T: m.orthogonal_(T.empty(3)),
+    lambda m, T: m.sparse_(T.empty(3), 0.5),
 ])
 def test_errors_match_torch(fn):
     with pytest.raises(Exception) as e:
@@ -192,6 +193,7 @@ def test_zero_element_tensor_warns_and_is_left_alone():
     lambda w, g: init.trunc_normal_(w, generator=g),
     lambda w, g: init.trunc_normal_(w, 0, 1, 1, 3, generator=g),
     lambda w, g: init.orthogonal_(w, generator=g),
+    lambda w, g: init.sparse_(w, 0.3, generator=g),
 ])
 def test_generator_makes_draws_reproducible(fn):
     def draw(seed):
@@ -215,3 +217,20 @@ def test_initialisers_run_without_grad_on_parameters():
         warnings.simplefilter("error")
         (p * 2).sum().backward()       # the parameter still works in a graph
     assert p.grad.shape == (4, 3)
+
+
+def test_sparse_zeroes_a_fraction_of_each_column():
+    w = init.sparse_(ember.empty(10, 50), sparsity=0.25, std=0.5)
+    a = w.numpy()
+    assert ((a == 0).sum(axis=0) == math.ceil(0.25 * 10)).all()
+    np.testing.assert_allclose(a[a != 0].std(), 0.5, rtol=0.1)
+
+
+def test_deprecated_spellings_warn_and_work():
+    w = ember.empty(3, 3)
+    with pytest.warns(FutureWarning, match="`nn.init.eye` is now deprecated in favor of"):
+        assert init.eye(w) is w
+    np.testing.assert_array_equal(w.numpy(), np.eye(3))
+    for name in ("uniform", "normal", "constant", "dirac", "xavier_uniform", "xavier_normal",
+                 "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"):
+        assert getattr(init, name).__name__ == getattr(tinit, name).__name__ == name

@@ -505,6 +505,18 @@ def _with_int_buffer():
     return M()
 
 
+def test_to_memory_format_applies_to_4d_tensors():
+    m = nn.Module()
+    m.w = nn.Parameter(ember.randn(2, 3, 4, 5))
+    m.v = nn.Parameter(ember.randn(2, 3))
+    w = m.w
+    m.to(memory_format=ember.channels_last)
+    assert m.w is w and w.is_contiguous(memory_format=ember.channels_last)
+    assert m.v.is_contiguous()
+    with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
+        m.to(colour=1)
+
+
 def test_type_converts_every_tensor():
     m = _with_int_buffer().type(ember.float64)
     assert m.count.dtype == m.lin.weight.dtype == ember.float64
@@ -557,6 +569,31 @@ def test_pre_hook_with_kwargs_replaces_args():
     m.register_forward_pre_hook(lambda mod, args, kwargs: 3, with_kwargs=True)
     with pytest.raises(RuntimeError, match="forward pre-hook must return None or a tuple"):
         m(ember.ones(1))
+
+
+def test_global_hooks_run_first_like_torch():
+    from torch.nn.modules import module as tmod
+
+    from ember.nn.modules import module as emod
+
+    def run(lib, mod, T):
+        log = []
+        lin = lib.Linear(2, 2)
+        lin.register_forward_pre_hook(lambda m, a: log.append("pre"))
+        lin.register_forward_hook(lambda m, a, o: log.append("post"))
+        handles = [mod.register_module_forward_pre_hook(lambda m, a: log.append("gpre")),
+                   mod.register_module_forward_hook(lambda m, a, k, o: log.append(("gpost", k)),
+                                                    with_kwargs=True)]
+        lib.Sequential(lin)(T.ones(1, 2))
+        for h in handles:
+            h.remove()
+        lin(T.ones(1, 2))
+        return log
+
+    log = run(nn, emod, ember)
+    assert log == run(tnn, tmod, torch)
+    assert log == ["gpre", "gpre", "pre", ("gpost", {}), "post", ("gpost", {}), "pre", "post"]
+    assert not emod._global_forward_hooks and not emod._global_forward_pre_hooks
 
 
 def test_always_call_hook_runs_when_forward_raises():
@@ -678,3 +715,34 @@ def test_nested_repr_with_custom_extra_repr():
         return lib.ModuleDict({"c": Custom(), "l": lib.Linear(2, 2, bias=False)})
 
     assert repr(make(nn)) == repr(make(tnn))
+
+
+def test_ops_with_a_parameter_operand_stay_exact():
+    """Kernels' fast paths accept Parameter operands (same results as with plain tensors)."""
+    x = ember.randn(4, 5)
+    t = ember.randn(4, 5)
+    p = nn.Parameter(t.clone(), requires_grad=False)
+    for op in (ember.add, ember.mul, ember.maximum, ember.lt, ember.eq, ember.atan2):
+        np.testing.assert_array_equal(op(x, p).numpy(), op(x, t).numpy())
+        np.testing.assert_array_equal(op(p, x).numpy(), op(t, x).numpy())
+    y = x.clone()
+    y.add_(p)
+    np.testing.assert_array_equal(y.numpy(), (x + t).numpy())
+
+
+@pytest.mark.parametrize("module_name", [
+    "ember.nn", "ember.nn.parameter", "ember.nn.modules.module", "ember.nn.modules.container",
+    "ember.nn.modules.linear", "ember.nn.modules.flatten", "ember.nn.init",
+    "ember.nn.utils.clip_grad", "ember.nn.utils.convert_parameters", "ember.utils.hooks",
+])
+def test_docstring_examples_run(module_name):
+    import collections
+    import doctest
+    import importlib
+    import math
+
+    module = importlib.import_module(module_name)
+    globs = {**vars(module), "ember": ember, "nn": nn, "math": math,
+             "collections": collections}
+    result = doctest.testmod(module, extraglobs=globs, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted > 0 and result.failed == 0

@@ -3,8 +3,8 @@
     >>> net = nn.Sequential(nn.Linear(4, 8), nn.Identity(), nn.Linear(8, 2))
     >>> net[0], len(net), net[1:]
     (Linear(in_features=4, out_features=8, bias=True), 3, Sequential(
-      (0): Identity()
-      (1): Linear(in_features=8, out_features=2, bias=True)
+      (1): Identity()
+      (2): Linear(in_features=8, out_features=2, bias=True)
     ))
 """
 from __future__ import annotations

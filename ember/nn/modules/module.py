@@ -23,9 +23,33 @@ from ...core.tensor import Tensor
 from ...utils.hooks import RemovableHandle
 from ..parameter import Buffer, Parameter
 
-__all__ = ["Module"]
+__all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
+# hooks every module runs (torch.nn.modules.module.register_module_forward_*hook)
+_global_forward_pre_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks: OrderedDict = OrderedDict()
+_global_forward_hooks_with_kwargs: OrderedDict = OrderedDict()
+_global_forward_hooks_always_called: OrderedDict = OrderedDict()
+
+
+def register_module_forward_pre_hook(hook) -> RemovableHandle:
+    """A forward pre-hook `hook(module, args)` for every module, run before their own."""
+    handle = RemovableHandle(_global_forward_pre_hooks)
+    _global_forward_pre_hooks[handle.id] = hook
+    return handle
+
+
+def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
+    """A forward hook `hook(module, args, output)` for every module, run before their own."""
+    handle = RemovableHandle(_global_forward_hooks, extra_dict=[
+        _global_forward_hooks_with_kwargs, _global_forward_hooks_always_called])
+    _global_forward_hooks[handle.id] = hook
+    if with_kwargs:
+        _global_forward_hooks_with_kwargs[handle.id] = True
+    if always_call:
+        _global_forward_hooks_always_called[handle.id] = True
+    return handle
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -102,13 +126,16 @@ class Module:
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if self._forward_pre_hooks or self._forward_hooks:
+        if (self._forward_pre_hooks or self._forward_hooks or _global_forward_pre_hooks
+                or _global_forward_hooks):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
 
     def _call_with_hooks(self, args, kwargs):
-        """`__call__` when hooks are registered: pre-hooks, forward, then forward hooks."""
-        for hook_id, hook in tuple(self._forward_pre_hooks.items()):
+        """`__call__` when hooks are registered: pre-hooks, forward, then forward hooks
+        (global ones first, like torch)."""
+        for hook_id, hook in (*_global_forward_pre_hooks.items(),
+                              *self._forward_pre_hooks.items()):
             if hook_id in self._forward_pre_hooks_with_kwargs:
                 out = hook(self, args, kwargs)
                 if out is not None:
@@ -120,15 +147,17 @@ class Module:
                 out = hook(self, args)
                 if out is not None:
                     args = out if isinstance(out, tuple) else (out,)
+        hooks = (*_global_forward_hooks.items(), *self._forward_hooks.items())
         called = set()
         try:
             result = self.forward(*args, **kwargs)
-            for hook_id, hook in tuple(self._forward_hooks.items()):
+            for hook_id, hook in hooks:
                 called.add(hook_id)
                 result = self._run_forward_hook(hook_id, hook, args, kwargs, result)
         except Exception:
-            for hook_id, hook in tuple(self._forward_hooks.items()):
-                if hook_id in self._forward_hooks_always_called and hook_id not in called:
+            for hook_id, hook in hooks:
+                if hook_id not in called and (hook_id in self._forward_hooks_always_called
+                                              or hook_id in _global_forward_hooks_always_called):
                     try:
                         self._run_forward_hook(hook_id, hook, args, kwargs, None)
                     except Exception as e:  # noqa: BLE001 (torch warns, then re-raises forward's)
@@ -140,7 +169,8 @@ class Module:
         return result
 
     def _run_forward_hook(self, hook_id, hook, args, kwargs, result):
-        if hook_id in self._forward_hooks_with_kwargs:
+        if (hook_id in self._forward_hooks_with_kwargs
+                or hook_id in _global_forward_hooks_with_kwargs):
             out = hook(self, args, kwargs, result)
         else:
             out = hook(self, args, result)
@@ -502,19 +532,22 @@ class Module:
 
     def to(self, *args, **kwargs):
         """Moves and/or casts parameters and buffers: `to(device)`, `to(dtype)`,
-        `to(device, dtype)`, `to(tensor)`, with `non_blocking=`; integer tensors keep their
-        dtype. Returns self.
+        `to(device, dtype)`, `to(tensor)`, with `non_blocking=` and `memory_format=` (applied
+        to 4-D tensors); integer tensors keep their dtype. Returns self.
 
         >>> nn.Linear(2, 2).to(ember.float64).weight.dtype
         ember.float64
         """
-        device, dtype, non_blocking = _parse_to(args, kwargs)
+        device, dtype, non_blocking, memory_format = _parse_to(args, kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError("nn.Module.to only accepts floating point or complex dtypes, but got "
                             f"desired dtype={dtype}")
 
         def convert(t):
             target = dtype if t.is_floating_point() else None
+            if memory_format is not None and t.dim() == 4:
+                return t.to(device=device, dtype=target, non_blocking=non_blocking,
+                            memory_format=memory_format)
             return t.to(device=device, dtype=target, non_blocking=non_blocking)
         return self._apply(convert)
 
@@ -743,11 +776,11 @@ class Module:
 
 
 def _parse_to(args, kwargs):
-    """(device, dtype, non_blocking) from Module.to's accepted call forms."""
+    """(device, dtype, non_blocking, memory_format) from Module.to's accepted call forms."""
     from ...core.dtype import dtype as dtype_cls
     args = list(args)
     kwargs = dict(kwargs)
-    kwargs.pop("memory_format", None)
+    memory_format = kwargs.pop("memory_format", None)
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     non_blocking = kwargs.pop("non_blocking", False)
@@ -769,4 +802,4 @@ def _parse_to(args, kwargs):
                         "extra positional arguments")
     if tensor is not None:
         device, dtype = tensor.device, tensor.dtype
-    return device, dtype, non_blocking
+    return device, dtype, non_blocking, memory_format
