@@ -666,3 +666,19 @@ def test_channel_dropout_layers(name, shape):
     assert layer(ember.ones(*shape)).numpy().min() == 1.0
     with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
         getattr(enn, name)(-0.1)
+
+
+@pytest.mark.parametrize("module_name", [
+    "ember.nn.functional", "ember.nn.modules.activation", "ember.nn.modules.batchnorm",
+    "ember.nn.modules.conv", "ember.nn.modules.dropout", "ember.nn.modules.loss",
+    "ember.nn.modules.normalization", "ember.nn.modules.pooling", "ember.nn.modules.sparse",
+])
+def test_layer_docstring_examples_run(module_name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(module_name)
+    globs = {"ember": ember, "F": ember.nn.functional, "nn": enn}
+    flags = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
+    result = doctest.testmod(module, extraglobs=globs, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0
