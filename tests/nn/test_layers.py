@@ -682,3 +682,34 @@ def test_layer_docstring_examples_run(module_name):
     flags = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
     result = doctest.testmod(module, extraglobs=globs, optionflags=flags)
     assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: enn.Conv2d(3, 4, 3, padding="same"), (2, 3, 5, 5)),
+    (lambda: enn.BatchNorm2d(3), (2, 3, 4, 4)), (lambda: enn.LayerNorm(5), (2, 5)),
+    (lambda: enn.GroupNorm(1, 3), (2, 3, 4)), (lambda: enn.MultiheadAttention(4, 2), (3, 2, 4)),
+], ids=["Conv2d", "BatchNorm2d", "LayerNorm", "GroupNorm", "MultiheadAttention"])
+def test_state_dict_round_trip(make, shape):
+    """A fresh layer loaded with another's state_dict computes the same; a state with a key
+    missing is refused."""
+    ember.manual_seed(0)
+    source = make()
+    if isinstance(source, (enn.BatchNorm2d, enn.LayerNorm, enn.GroupNorm)):
+        with ember.no_grad():
+            source.weight.uniform_(0.5, 1.5)
+    source(*[ember.randn(*shape)] * (3 if isinstance(source, enn.MultiheadAttention) else 1))
+    target = make()
+    target.load_state_dict(source.state_dict())
+    source.eval()
+    target.eval()
+    x = ember.randn(*shape)
+    args = (x, x, x) if isinstance(source, enn.MultiheadAttention) else (x,)
+    first, second = source(*args), target(*args)
+    if isinstance(first, tuple):
+        first, second = first[0], second[0]
+    np.testing.assert_array_equal(first.detach().numpy(), second.detach().numpy())
+    state = source.state_dict()
+    missing = next(iter(state))
+    del state[missing]
+    with pytest.raises(RuntimeError, match=f'Missing key\\(s\\) in state_dict: "{missing}"'):
+        target.load_state_dict(state)
