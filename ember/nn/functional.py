@@ -23,11 +23,11 @@ import ember
 __all__ = [
     "adaptive_avg_pool2d", "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout",
-    "elu", "elu_", "embedding", "gelu", "hardtanh", "hardtanh_", "l1_loss", "layer_norm",
-    "leaky_relu", "leaky_relu_", "linear", "log_softmax", "max_pool2d",
-    "max_pool2d_with_indices", "mse_loss", "multi_head_attention_forward", "nll_loss",
-    "one_hot", "pad", "relu", "relu_", "scaled_dot_product_attention", "sigmoid", "silu",
-    "softmax", "softplus", "tanh", "threshold", "threshold_",
+    "dropout1d", "dropout2d", "elu", "elu_", "embedding", "gelu", "group_norm", "hardtanh",
+    "hardtanh_", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax",
+    "max_pool2d", "max_pool2d_with_indices", "mse_loss", "multi_head_attention_forward",
+    "nll_loss", "normalize", "one_hot", "pad", "relu", "relu_", "scaled_dot_product_attention",
+    "sigmoid", "silu", "softmax", "softplus", "tanh", "threshold", "threshold_",
 ]
 
 # --------------------------------------------------------------------------- reductions
@@ -207,9 +207,68 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p) (when training)."""
+    _check_probability(p)
+    return ember.dropout_(input, p, training) if inplace else ember.dropout(input, p, training)
+
+
+def _check_probability(p):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    return ember.dropout_(input, p, training) if inplace else ember.dropout(input, p, training)
+
+
+def _feature_dropout(input, p, training, inplace):
+    if inplace:
+        return ember.feature_dropout_(input, p, training)
+    return ember.feature_dropout(input, p, training)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, L) or (C, L) inputs with probability p.
+
+    >>> F.dropout1d(ember.ones(2, 4, 3), 0.5).shape
+    ember.Size([2, 4, 3])
+    """
+    _check_probability(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. "
+            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+            "spatial dimension, a channel dimension, and an optional batch dimension "
+            "(i.e. 2D or 3D inputs)."
+        )
+    if input.dim() == 3:
+        return _feature_dropout(input, p, training, inplace)
+    if inplace:  # through a (1, C, L) view of input
+        _feature_dropout(input.unsqueeze(0), p, training, True)
+        return input
+    return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, H, W) inputs with probability p.
+
+    Like torch, a 3-d input is read as (N, C, L) (with a warning), other ranks warn.
+    """
+    _check_probability(p)
+    if input.dim() not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior and "
+            "silence this warning, please use dropout instead. Note that dropout2d exists to "
+            "provide channel-wise dropout on inputs with 2 spatial dimensions, a channel "
+            "dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if input.dim() == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    return _feature_dropout(input, p, training, inplace)
 
 
 # --------------------------------------------------------------------------- pooling
@@ -284,6 +343,46 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the trailing ``normalized_shape`` dimensions."""
     return ember.layer_norm(input, normalized_shape, weight, bias, eps, False)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each sample over groups of channels (dim 1 split into num_groups).
+
+    >>> F.group_norm(ember.randn(2, 6, 4), 3).shape
+    ember.Size([2, 6, 4])
+    """
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
+        )
+    batch, channels = input.shape[0], input.shape[1]
+    if channels % num_groups != 0:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got "
+            f"input of shape {list(input.shape)} and num_groups={num_groups}"
+        )
+    _check_batch_size([batch * channels // num_groups, num_groups, *input.shape[2:]])
+    grouped = input.reshape(batch, num_groups, -1)
+    variance, mean = ember.var_mean(grouped, -1, correction=0, keepdim=True)
+    output = ((grouped - mean) * ember.rsqrt(variance + eps)).reshape(input.shape)
+    affine_shape = (channels,) + (1,) * (input.dim() - 2)
+    if weight is not None:
+        output = output * weight.reshape(affine_shape)
+    if bias is not None:
+        output = output + bias.reshape(affine_shape)
+    return output
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p along dim, eps).
+
+    >>> F.normalize(ember.tensor([[3.0, 4.0]])).tolist()
+    [[0.6000000238418579, 0.800000011920929]]
+    """
+    denom = ember.linalg_vector_norm(input, p, [dim], True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return ember.div(input, denom, out=out)
 
 
 # --------------------------------------------------------------------------- embedding

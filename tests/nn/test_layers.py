@@ -638,3 +638,78 @@ def test_multihead_attention_eval_no_grad_matches_torch_fast_path(need_weights):
                                  need_weights=need_weights)
     assert (e_weights is None) == (not need_weights)
     assert_attention_close((e_out, e_weights), (t_out, t_weights))
+
+
+@pytest.mark.parametrize("args,kwargs", [((2, 6), {}), ((3, 6), {"eps": 1e-3}),
+                                         ((2, 6), {"affine": False}), ((6, 6), {"bias": False})],
+                         ids=str)
+def test_group_norm(args, kwargs):
+    t_gn, e_gn = build("GroupNorm", *args, **kwargs)
+    with torch.no_grad():
+        for p in t_gn.parameters():
+            p.uniform_(0.5, 1.5)
+    copy_state(t_gn, e_gn)
+    check_layer(t_gn, e_gn, pair(2, 6, 4, 3), atol=1e-6)
+    assert repr(e_gn) == repr(t_gn)
+    with pytest.raises(ValueError, match=r"num_channels \(6\) must be divisible by num_groups"):
+        enn.GroupNorm(4, 6)
+
+
+@pytest.mark.parametrize("name,shape", [("Dropout1d", (3, 40, 5)), ("Dropout2d", (3, 40, 2, 2))])
+def test_channel_dropout_layers(name, shape):
+    assert repr(getattr(enn, name)(0.2)) == repr(getattr(tnn, name)(0.2))
+    layer = getattr(enn, name)(0.5)
+    ember.manual_seed(1)
+    out = layer(ember.ones(*shape)).numpy().reshape(shape[0] * shape[1], -1)
+    assert set(np.unique(out.std(axis=1))) == {0.0} and (out == 0).any() and (out == 2).any()
+    layer.eval()
+    assert layer(ember.ones(*shape)).numpy().min() == 1.0
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
+        getattr(enn, name)(-0.1)
+
+
+@pytest.mark.parametrize("module_name", [
+    "ember.nn.functional", "ember.nn.modules.activation", "ember.nn.modules.batchnorm",
+    "ember.nn.modules.conv", "ember.nn.modules.dropout", "ember.nn.modules.loss",
+    "ember.nn.modules.normalization", "ember.nn.modules.pooling", "ember.nn.modules.sparse",
+])
+def test_layer_docstring_examples_run(module_name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(module_name)
+    globs = {"ember": ember, "F": ember.nn.functional, "nn": enn}
+    flags = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
+    result = doctest.testmod(module, extraglobs=globs, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: enn.Conv2d(3, 4, 3, padding="same"), (2, 3, 5, 5)),
+    (lambda: enn.BatchNorm2d(3), (2, 3, 4, 4)), (lambda: enn.LayerNorm(5), (2, 5)),
+    (lambda: enn.GroupNorm(1, 3), (2, 3, 4)), (lambda: enn.MultiheadAttention(4, 2), (3, 2, 4)),
+], ids=["Conv2d", "BatchNorm2d", "LayerNorm", "GroupNorm", "MultiheadAttention"])
+def test_state_dict_round_trip(make, shape):
+    """A fresh layer loaded with another's state_dict computes the same; a state with a key
+    missing is refused."""
+    ember.manual_seed(0)
+    source = make()
+    if isinstance(source, (enn.BatchNorm2d, enn.LayerNorm, enn.GroupNorm)):
+        with ember.no_grad():
+            source.weight.uniform_(0.5, 1.5)
+    source(*[ember.randn(*shape)] * (3 if isinstance(source, enn.MultiheadAttention) else 1))
+    target = make()
+    target.load_state_dict(source.state_dict())
+    source.eval()
+    target.eval()
+    x = ember.randn(*shape)
+    args = (x, x, x) if isinstance(source, enn.MultiheadAttention) else (x,)
+    first, second = source(*args), target(*args)
+    if isinstance(first, tuple):
+        first, second = first[0], second[0]
+    np.testing.assert_array_equal(first.detach().numpy(), second.detach().numpy())
+    state = source.state_dict()
+    missing = next(iter(state))
+    del state[missing]
+    with pytest.raises(RuntimeError, match=f'Missing key\\(s\\) in state_dict: "{missing}"'):
+        target.load_state_dict(state)
