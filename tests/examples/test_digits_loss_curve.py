@@ -1,6 +1,7 @@
 """The digits demo (examples/train_digits.py): with the same initial weights and the
 same batch order, the MLP's loss curve under SGD matches torch's for 50 steps; the
 demo's training functions reach the accuracies it promises; a saved model reloads."""
+import doctest
 import importlib.util
 import itertools
 import pathlib
@@ -110,3 +111,8 @@ def test_digits_split(digits):
     assert pixels.shape == (1438, 64) and pixels.dtype is ember.float32
     assert labels.dtype is ember.int64 and sorted(set(labels.tolist())) == list(range(10))
     assert abs(pixels.mean().item()) < 1e-5 and abs(pixels.std().item() - 1) < 1e-5
+
+
+def test_docstring_examples(demo):
+    result = doctest.testmod(demo, extraglobs={"ember": ember})
+    assert result.attempted > 0 and result.failed == 0
