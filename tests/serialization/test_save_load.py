@@ -125,6 +125,12 @@ def test_nested_structure_round_trips():
     assert loaded["dtype"] is ember.bfloat16 and loaded["device"] == ember.device("cpu")
 
 
+def test_clashing_tensor_names_get_unique_ones():
+    obj = {"a.b": ember.zeros(1), "a": {"b": ember.ones(1)}, "a.b#1": ember.full((1,), 2.0)}
+    loaded = round_trip(obj)
+    assert [loaded["a.b"].item(), loaded["a"]["b"].item(), loaded["a.b#1"].item()] == [0, 1, 2]
+
+
 def test_requires_grad_is_restored():
     loaded = round_trip({"w": ember.ones(2, requires_grad=True), "x": ember.ones(2)})
     assert loaded["w"].requires_grad and loaded["w"].is_leaf
