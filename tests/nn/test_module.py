@@ -173,14 +173,42 @@ def test_parameter_basics():
               repr(tnn.Parameter(torch.ones(2, dtype=torch.float64), requires_grad=False)))
 
 
+def _ops_on(p):
+    return (p * 2, p.t(), p[0], p.view(12), p.detach(), p.data, p.sum(), ember.relu(p),
+            p.to(ember.float64), ember.linear(ember.ones(2, 4), p))
+
+
 def test_parameter_ops_return_plain_tensors_on_the_fast_path():
     from ember import overrides
-    assert overrides.tf_state[0] is False           # defining Parameter did not turn it on
-    p = nn.Parameter(ember.randn(3, 4))
-    for result in (p * 2, p.t(), p[0], p.view(12), p.detach(), p.data, p.sum(), ember.relu(p),
-                   p.to(ember.float64), ember.linear(ember.ones(2, 4), p)):
-        assert type(result) is ember.Tensor
-    assert not p._ks & ember.dispatch.keys.PYTHON_BIT if hasattr(ember, "dispatch") else True
+    from ember.dispatch.keys import PYTHON_BIT
+    before = overrides._subclass_count[0]
+
+    class MyParameter(nn.Parameter):
+        pass
+
+    # Parameter classes do not switch the bindings' __torch_function__ check on
+    assert overrides._subclass_count[0] == before
+    assert not overrides._opts_in(nn.Parameter) and not overrides._opts_in(MyParameter)
+    for p in (nn.Parameter(ember.randn(3, 4)), MyParameter(ember.randn(3, 4))):
+        assert all(type(r) is ember.Tensor for r in _ops_on(p))
+        assert not p._ks & PYTHON_BIT               # no __torch_dispatch__ detour either
+
+
+def test_parameter_ops_stay_plain_when_another_subclass_overrides():
+    calls = []
+
+    class Logged(ember.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            calls.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    from ember import overrides
+    assert overrides.tf_state[0]                    # the override path is live now
+    assert all(type(r) is ember.Tensor for r in _ops_on(nn.Parameter(ember.randn(3, 4))))
+    assert calls == []
+    logged = ember.ones(2).as_subclass(Logged)
+    assert type(logged + nn.Parameter(ember.ones(2))) is Logged and calls == ["__add__"]
 
 
 def test_parameter_from_nonleaf_is_a_leaf():
@@ -516,6 +544,17 @@ def test_to_memory_format_applies_to_4d_tensors():
     assert m.v.is_contiguous()
     with pytest.raises(TypeError, match="unexpected keyword argument 'colour'"):
         m.to(colour=1)
+
+
+def test_meta_device_then_to_empty():
+    m = nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 1)).to("meta")
+    w = m[0].weight
+    assert w.device.type == "meta" and m(ember.empty(4, 3, device="meta")).shape == (4, 1)
+    assert m.to_empty(device="cpu") is m
+    assert m[0].weight is w and w.device.type == "cpu" and w.requires_grad
+    for lin in m:
+        lin.reset_parameters()
+    assert m(ember.ones(4, 3)).shape == (4, 1)
 
 
 def test_type_converts_every_tensor():
