@@ -50,14 +50,10 @@ def _reduction_enum(reduction: str) -> int:
 
 
 def _reduction_string(size_average, reduce, reduction) -> str:
-    """reduction, or what the deprecated size_average/reduce flags ask for when given."""
+    """reduction, or (with a deprecation warning) what the legacy size_average/reduce flags
+    ask for when either is given: both true -> 'mean', reduce only -> 'sum', else 'none'."""
     if size_average is None and reduce is None:
         return reduction
-    return _legacy_reduction(size_average, reduce)
-
-
-def _legacy_reduction(size_average, reduce) -> str:
-    """The reduction string the deprecated size_average/reduce flags ask for (warns)."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     if size_average and reduce:
@@ -69,7 +65,7 @@ def _legacy_reduction(size_average, reduce) -> str:
     warnings.warn(
         f"size_average and reduce args will be deprecated, please use reduction='{result}' "
         "instead.",
-        stacklevel=4,
+        stacklevel=3,
     )
     return result
 
