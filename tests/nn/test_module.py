@@ -3,6 +3,7 @@ sides give the same names, shapes, state_dict keys, reprs, errors, hook order, o
 gradients."""
 import copy
 import re
+import warnings
 from collections import OrderedDict
 
 import numpy as np
@@ -172,14 +173,42 @@ def test_parameter_basics():
               repr(tnn.Parameter(torch.ones(2, dtype=torch.float64), requires_grad=False)))
 
 
+def _ops_on(p):
+    return (p * 2, p.t(), p[0], p.view(12), p.detach(), p.data, p.sum(), ember.relu(p),
+            p.to(ember.float64), ember.linear(ember.ones(2, 4), p))
+
+
 def test_parameter_ops_return_plain_tensors_on_the_fast_path():
     from ember import overrides
-    assert overrides.tf_state[0] is False           # defining Parameter did not turn it on
-    p = nn.Parameter(ember.randn(3, 4))
-    for result in (p * 2, p.t(), p[0], p.view(12), p.detach(), p.data, p.sum(), ember.relu(p),
-                   p.to(ember.float64), ember.linear(ember.ones(2, 4), p)):
-        assert type(result) is ember.Tensor
-    assert not p._ks & ember.dispatch.keys.PYTHON_BIT if hasattr(ember, "dispatch") else True
+    from ember.dispatch.keys import PYTHON_BIT
+    before = overrides._subclass_count[0]
+
+    class MyParameter(nn.Parameter):
+        pass
+
+    # Parameter classes do not switch the bindings' __torch_function__ check on
+    assert overrides._subclass_count[0] == before
+    assert not overrides._opts_in(nn.Parameter) and not overrides._opts_in(MyParameter)
+    for p in (nn.Parameter(ember.randn(3, 4)), MyParameter(ember.randn(3, 4))):
+        assert all(type(r) is ember.Tensor for r in _ops_on(p))
+        assert not p._ks & PYTHON_BIT               # no __torch_dispatch__ detour either
+
+
+def test_parameter_ops_stay_plain_when_another_subclass_overrides():
+    calls = []
+
+    class Logged(ember.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            calls.append(func.__name__)
+            return super().__torch_function__(func, types, args, kwargs)
+
+    from ember import overrides
+    assert overrides.tf_state[0]                    # the override path is live now
+    assert all(type(r) is ember.Tensor for r in _ops_on(nn.Parameter(ember.randn(3, 4))))
+    assert calls == []
+    logged = ember.ones(2).as_subclass(Logged)
+    assert type(logged + nn.Parameter(ember.ones(2))) is Logged and calls == ["__add__"]
 
 
 def test_parameter_from_nonleaf_is_a_leaf():
@@ -517,6 +546,17 @@ def test_to_memory_format_applies_to_4d_tensors():
         m.to(colour=1)
 
 
+def test_meta_device_then_to_empty():
+    m = nn.Sequential(nn.Linear(3, 2), nn.Linear(2, 1)).to("meta")
+    w = m[0].weight
+    assert w.device.type == "meta" and m(ember.empty(4, 3, device="meta")).shape == (4, 1)
+    assert m.to_empty(device="cpu") is m
+    assert m[0].weight is w and w.device.type == "cpu" and w.requires_grad
+    for lin in m:
+        lin.reset_parameters()
+    assert m(ember.ones(4, 3)).shape == (4, 1)
+
+
 def test_type_converts_every_tensor():
     m = _with_int_buffer().type(ember.float64)
     assert m.count.dtype == m.lin.weight.dtype == ember.float64
@@ -746,3 +786,66 @@ def test_docstring_examples_run(module_name):
              "collections": collections}
     result = doctest.testmod(module, extraglobs=globs, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0
+
+
+# --- backward hooks ------------------------------------------------------------------------------
+def _backward_hooked(lib, log):
+    """A module with two outputs and full backward hooks that log and rewrite gradients."""
+
+    class Split(lib.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = lib.Linear(3, 4)
+
+        def forward(self, x, scale=1.0):
+            y = self.lin(x) * scale
+            return y[:, :2], y[:, 2:]
+
+    m = Split()
+    m.register_full_backward_pre_hook(
+        lambda mod, go: (log.append(("pre", len(go))), (go[0] * 2, go[1]))[1])
+    m.register_full_backward_hook(
+        lambda mod, gi, go: log.append(("full", [g is None for g in gi], len(go))))
+    m.lin.register_full_backward_hook(lambda mod, gi, go: (gi[0] * 3,) if gi[0] is not None
+                                      else None)
+    m.lin.register_full_backward_hook(lambda mod, gi, go: log.append("lin"), prepend=True)
+    return m
+
+
+def _run_backward(m, x):
+    a, b = m(x, scale=0.5)
+    (a.sum() * 2 + (b * b).sum()).backward()
+
+
+@pytest.mark.parametrize("x_requires_grad", [True, False])
+def test_full_backward_hooks_match_torch(x_requires_grad):
+    le, lt = [], []
+    me, mt = _backward_hooked(nn, le), _backward_hooked(tnn, lt)
+    copy_weights(mt, me)
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    xe = ember.from_numpy(x.copy()).requires_grad_(x_requires_grad)
+    xt = torch.from_numpy(x.copy()).requires_grad_(x_requires_grad)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")         # "firing ... since no inputs require gradients"
+        _run_backward(me, xe)
+        _run_backward(mt, xt)
+    assert le == lt and le[0] == ("pre", 2) and "lin" in le
+    np.testing.assert_allclose(me.lin.weight.grad.numpy(), mt.lin.weight.grad.numpy(),
+                               rtol=1e-5)
+    if x_requires_grad:
+        np.testing.assert_allclose(xe.grad.numpy(), xt.grad.numpy(), rtol=1e-5)
+
+
+def test_backward_hook_handles_remove_and_bad_returns():
+    lin = nn.Linear(2, 2)
+    calls = []
+    h = lin.register_full_backward_hook(lambda m, gi, go: calls.append(1))
+    x = ember.ones(1, 2, requires_grad=True)
+    lin(x).sum().backward()
+    h.remove()
+    lin(x).sum().backward()
+    assert calls == [1] and not lin._backward_hooks
+    lin.register_full_backward_hook(lambda m, gi, go: (gi[0], gi[0]))
+    with pytest.raises(RuntimeError, match="Backward hook returned an invalid number of "
+                                           "grad_input, got 2, but expected 1"):
+        lin(x).sum().backward()

@@ -20,15 +20,19 @@ from .module import Module, _addindent
 __all__ = ["ModuleDict", "ModuleList", "ParameterDict", "ParameterList", "Sequential"]
 
 
+def _checked_index(idx, size: int) -> int:
+    """`idx` (negative counts from the end) as a position in [0, size), or torch's IndexError."""
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % size
+
+
 class _ModuleSequence(Module):
     """What Sequential and ModuleList share: positional access to `_modules`."""
 
     def _key_at(self, idx) -> str:
-        size = len(self._modules)
-        idx = operator.index(idx)
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range")
-        return list(self._modules)[idx % size]
+        return list(self._modules)[_checked_index(idx, len(self._modules))]
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):
@@ -272,10 +276,7 @@ class ParameterList(Module):
             self += values
 
     def _key_at(self, idx) -> str:
-        idx = operator.index(idx)
-        if not -len(self) <= idx < len(self):
-            raise IndexError(f"index {idx} is out of range")
-        return str(idx % len(self))
+        return str(_checked_index(idx, len(self)))
 
     def __getitem__(self, idx):
         if isinstance(idx, slice):

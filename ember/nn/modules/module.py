@@ -20,7 +20,7 @@ from collections.abc import Mapping
 
 from ...autograd import no_grad
 from ...core.tensor import Tensor
-from ...utils.hooks import RemovableHandle
+from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
 
 __all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
@@ -33,23 +33,30 @@ _global_forward_hooks_with_kwargs: OrderedDict = OrderedDict()
 _global_forward_hooks_always_called: OrderedDict = OrderedDict()
 
 
+def _add_hook(hooks: OrderedDict, hook, prepend=False, flags=()) -> RemovableHandle:
+    """Registers `hook` in `hooks` (first if `prepend`); `flags` are (dict, on) pairs: the
+    hook's id goes into each dict that is on (with_kwargs, always_call), and its handle
+    removes it from all of them."""
+    handle = RemovableHandle(hooks, extra_dict=[d for d, _ in flags])
+    hooks[handle.id] = hook
+    for d, on in flags:
+        if on:
+            d[handle.id] = True
+    if prepend:
+        hooks.move_to_end(handle.id, last=False)
+    return handle
+
+
 def register_module_forward_pre_hook(hook) -> RemovableHandle:
     """A forward pre-hook `hook(module, args)` for every module, run before their own."""
-    handle = RemovableHandle(_global_forward_pre_hooks)
-    _global_forward_pre_hooks[handle.id] = hook
-    return handle
+    return _add_hook(_global_forward_pre_hooks, hook)
 
 
 def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
     """A forward hook `hook(module, args, output)` for every module, run before their own."""
-    handle = RemovableHandle(_global_forward_hooks, extra_dict=[
-        _global_forward_hooks_with_kwargs, _global_forward_hooks_always_called])
-    _global_forward_hooks[handle.id] = hook
-    if with_kwargs:
-        _global_forward_hooks_with_kwargs[handle.id] = True
-    if always_call:
-        _global_forward_hooks_always_called[handle.id] = True
-    return handle
+    return _add_hook(_global_forward_hooks, hook, flags=(
+        (_global_forward_hooks_with_kwargs, with_kwargs),
+        (_global_forward_hooks_always_called, always_call)))
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -116,6 +123,8 @@ class Module:
             _forward_hooks=OrderedDict(),
             _forward_hooks_with_kwargs=OrderedDict(),
             _forward_hooks_always_called=OrderedDict(),
+            _backward_pre_hooks=OrderedDict(),
+            _backward_hooks=OrderedDict(),
             _state_dict_hooks=OrderedDict(),
             _state_dict_pre_hooks=OrderedDict(),
             _load_state_dict_pre_hooks=OrderedDict(),
@@ -126,10 +135,13 @@ class Module:
 
     # --- calling ----------------------------------------------------------------------------
     def __call__(self, *args, **kwargs):
-        if (self._forward_pre_hooks or self._forward_hooks or _global_forward_pre_hooks
+        if (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
+                or self._backward_pre_hooks or _global_forward_pre_hooks
                 or _global_forward_hooks):
             return self._call_with_hooks(args, kwargs)
         return self.forward(*args, **kwargs)
+
+    _call_impl = __call__
 
     def _call_with_hooks(self, args, kwargs):
         """`__call__` when hooks are registered: pre-hooks, forward, then forward hooks
@@ -147,6 +159,11 @@ class Module:
                 out = hook(self, args)
                 if out is not None:
                     args = out if isinstance(out, tuple) else (out,)
+        backward_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            backward_hook = BackwardHook(self, list(self._backward_hooks.values()),
+                                         list(self._backward_pre_hooks.values()))
+            args = backward_hook.setup_input_hook(args)
         hooks = (*_global_forward_hooks.items(), *self._forward_hooks.items())
         called = set()
         try:
@@ -166,6 +183,12 @@ class Module:
                                       "that was silenced as another error was raised in forward: "
                                       f"{e}", stacklevel=2)
             raise
+        if backward_hook is not None:
+            if not isinstance(result, (Tensor, tuple)):
+                import warnings
+                warnings.warn("For backward hooks to be called, module output should be a Tensor "
+                              f"or a tuple of Tensors but received {type(result)}", stacklevel=2)
+            result = backward_hook.setup_output_hook(result)
         return result
 
     def _run_forward_hook(self, hook_id, hook, args, kwargs, result):
@@ -179,29 +202,25 @@ class Module:
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """`hook(module, args) -> None or new args` (with_kwargs: `hook(module, args, kwargs)
         -> None or (args, kwargs)`), run before `forward`. Returns a RemovableHandle."""
-        handle = RemovableHandle(self._forward_pre_hooks,
-                                 extra_dict=self._forward_pre_hooks_with_kwargs)
-        self._forward_pre_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        if prepend:
-            self._forward_pre_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._forward_pre_hooks, hook, prepend,
+                         flags=((self._forward_pre_hooks_with_kwargs, with_kwargs),))
 
     def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
         """`hook(module, args, output) -> None or new output` (with_kwargs: `hook(module, args,
         kwargs, output)`), run after `forward`. Returns a RemovableHandle."""
-        handle = RemovableHandle(
-            self._forward_hooks,
-            extra_dict=[self._forward_hooks_with_kwargs, self._forward_hooks_always_called])
-        self._forward_hooks[handle.id] = hook
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        if prepend:
-            self._forward_hooks.move_to_end(handle.id, last=False)
-        return handle
+        return _add_hook(self._forward_hooks, hook, prepend, flags=(
+            (self._forward_hooks_with_kwargs, with_kwargs),
+            (self._forward_hooks_always_called, always_call)))
+
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """`hook(module, grad_output) -> None or new grad_output`, run when the gradients
+        with respect to the module's outputs are computed. Returns a RemovableHandle."""
+        return _add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """`hook(module, grad_input, grad_output) -> None or new grad_input`, run when the
+        gradients with respect to the module's inputs are computed. Returns a RemovableHandle."""
+        return _add_hook(self._backward_hooks, hook, prepend)
 
     # --- registration -----------------------------------------------------------------------
     def register_buffer(self, name: str, tensor, persistent: bool = True) -> None:
@@ -551,6 +570,12 @@ class Module:
             return t.to(device=device, dtype=target, non_blocking=non_blocking)
         return self._apply(convert)
 
+    def to_empty(self, *, device, recurse: bool = True):
+        """Replaces every parameter and buffer by an uninitialised tensor on `device` (after
+        building a module on the meta device). Returns self."""
+        import ember
+        return self._apply(lambda t: ember.empty_like(t, device=device), recurse=recurse)
+
     def float(self):
         """Casts floating-point parameters and buffers to float32."""
         return self._apply(lambda t: t.float() if t.is_floating_point() else t)
@@ -623,31 +648,23 @@ class Module:
 
     def register_state_dict_pre_hook(self, hook):
         """`hook(module, prefix, keep_vars)` runs before `state_dict` collects this module."""
-        handle = RemovableHandle(self._state_dict_pre_hooks)
-        self._state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._state_dict_pre_hooks, hook)
 
     def register_state_dict_post_hook(self, hook):
         """`hook(module, state_dict, prefix, local_metadata)` runs after; it edits in place."""
         def checked(*args):
             if hook(*args) is not None:
                 raise RuntimeError("state_dict post-hook must return None")
-        handle = RemovableHandle(self._state_dict_hooks)
-        self._state_dict_hooks[handle.id] = checked
-        return handle
+        return _add_hook(self._state_dict_hooks, checked)
 
     def register_load_state_dict_pre_hook(self, hook):
         """`hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
         unexpected_keys, error_msgs)` runs before this module loads its entries."""
-        handle = RemovableHandle(self._load_state_dict_pre_hooks)
-        self._load_state_dict_pre_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._load_state_dict_pre_hooks, hook)
 
     def register_load_state_dict_post_hook(self, hook):
         """`hook(module, incompatible_keys)` runs after `load_state_dict` (edits in place)."""
-        handle = RemovableHandle(self._load_state_dict_post_hooks)
-        self._load_state_dict_post_hooks[handle.id] = hook
-        return handle
+        return _add_hook(self._load_state_dict_post_hooks, hook)
 
     def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing_keys,
                               unexpected_keys, error_msgs) -> None:
