@@ -358,7 +358,8 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
             f"input of shape {list(input.shape)} and num_groups={num_groups}"
         )
     _check_batch_size([batch * channels // num_groups, num_groups, *input.shape[2:]])
-    grouped = input.reshape(batch, num_groups, -1)
+    low_precision = input.dtype in (ember.float16, ember.bfloat16)  # computed in float32
+    grouped = (input.float() if low_precision else input).reshape(batch, num_groups, -1)
     variance, mean = ember.var_mean(grouped, -1, correction=0, keepdim=True)
     output = ((grouped - mean) * ember.rsqrt(variance + eps)).reshape(input.shape)
     affine_shape = (channels,) + (1,) * (input.dim() - 2)
@@ -366,7 +367,7 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         output = output * weight.reshape(affine_shape)
     if bias is not None:
         output = output + bias.reshape(affine_shape)
-    return output
+    return output.to(input.dtype) if low_precision else output
 
 
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):

@@ -713,3 +713,31 @@ def test_state_dict_round_trip(make, shape):
     del state[missing]
     with pytest.raises(RuntimeError, match=f'Missing key\\(s\\) in state_dict: "{missing}"'):
         target.load_state_dict(state)
+
+
+LOW_PRECISION_CASES = [
+    ("Conv2d", (3, 4, 3), (2, 3, 6, 6)), ("BatchNorm2d", (3,), (2, 3, 4, 4)),
+    ("LayerNorm", (5,), (3, 5)), ("GroupNorm", (1, 3), (2, 3, 4)),
+    ("MaxPool2d", (2,), (1, 2, 4, 4)), ("AvgPool2d", (2,), (1, 2, 4, 4)), ("AdaptiveAvgPool2d", (1,), (1, 2, 4, 4)),
+    ("GELU", (), (3, 4)), ("Softmax", (1,), (3, 4)), ("MultiheadAttention", (4, 2), (3, 2, 4)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name,args,shape", LOW_PRECISION_CASES, ids=str)
+def test_low_precision_layers(dtype, name, args, shape):
+    """Layers moved to float16/bfloat16 with .to(dtype) keep the dtype and agree with torch's
+    to within about one rounding step of the format."""
+    t_module = getattr(tnn, name)(*args).to(getattr(torch, dtype))
+    e_module = getattr(enn, name)(*args).to(getattr(ember, dtype))
+    e_module.load_state_dict({k: to_ember(v.float(), requires_grad=False).to(getattr(ember, dtype))
+                              for k, v in t_module.state_dict().items()})
+    t_x = torch.randn(shape, generator=torch.Generator().manual_seed(0)).to(getattr(torch, dtype))
+    e_x = to_ember(t_x.float()).to(getattr(ember, dtype))
+    is_attention = name == "MultiheadAttention"
+    t_out = t_module(*(t_x,) * (3 if is_attention else 1))
+    e_out = e_module(*(e_x,) * (3 if is_attention else 1))
+    if is_attention:
+        t_out, e_out = t_out[0], e_out[0]
+    step = 2.0 ** -7 if dtype == "bfloat16" else 2.0 ** -10
+    assert_close(e_out, t_out, rtol=2 * step, atol=2 * step)
