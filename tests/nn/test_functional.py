@@ -571,7 +571,8 @@ def test_channel_dropout_zeroes_whole_channels(name, shape):
     assert 0.45 < (channels[:, 0] != 0).mean() < 0.75
     y.sum().backward()
     np.testing.assert_allclose(x.grad.numpy(), y.detach().numpy(), rtol=1e-6)
-    assert getattr(F, name)(x, 0.4, training=False) is not None
+    np.testing.assert_array_equal(getattr(F, name)(x, 0.4, training=False).detach().numpy(),
+                                  x.detach().numpy())
 
 
 def test_channel_dropout_errors_and_warnings():
@@ -588,3 +589,41 @@ def test_channel_dropout_errors_and_warnings():
     assert F.dropout1d(x, 0.5, inplace=True) is x and x.shape == (30, 4)
     rows = x.numpy()
     assert set(np.unique(rows)) == {0.0, 2.0} and not rows.std(axis=1).any()
+
+
+# --------------------------------------------------------------------------- __torch_function__
+
+
+class _Recorder(ember.overrides.TorchFunctionMode):
+    def __init__(self):
+        self.calls = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.calls.append(func.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+def test_torch_function_mode_sees_functional_calls():
+    x, target = ember.randn(4, 3), ember.tensor([0, 2, 1, 1])
+    expected = F.cross_entropy(F.relu(x), target, reduction="sum", label_smoothing=0.1)
+    with _Recorder() as mode:
+        result = F.cross_entropy(F.relu(x), target, reduction="sum", label_smoothing=0.1)
+    assert mode.calls == ["relu", "cross_entropy"]  # as torch's (ops inside are not seen)
+    assert float(result) == float(expected)
+    weight = ember.randn(2, 3)
+    with _Recorder() as mode:
+        F.linear(x, weight)  # an alias of the op: seen once, as linear
+    assert mode.calls == ["linear"]
+
+
+def test_tensor_subclass_overrides_a_functional():
+    class Constant(ember.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func is F.mse_loss:
+                return "overridden"
+            return super().__torch_function__(func, types, args, kwargs)
+
+    x = ember.randn(3).as_subclass(Constant)
+    assert F.mse_loss(x, ember.zeros(3)) == "overridden"
+    assert isinstance(F.relu(x), Constant)

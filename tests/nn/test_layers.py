@@ -227,20 +227,29 @@ def test_batch_norm_needs_more_than_one_value_per_channel():
 # --------------------------------------------------------------------------- layer norm
 
 
-@pytest.mark.parametrize("args,kwargs", [((5,), {}), ((5,), {"eps": 1e-3}), (([4, 5],), {}),
-                                         (((5,),), {"eps": 0.1}),
-                                         ((5,), {"elementwise_affine": False}),
-                                         ((5,), {"bias": False})], ids=str)
-def test_layer_norm(args, kwargs):
-    t_ln, e_ln = build("LayerNorm", *args, **kwargs)
-    # non-trivial affine parameters, copied across
-    with torch.no_grad():
-        for p in t_ln.parameters():
+NORM_CASES = [
+    ("LayerNorm", (5,), {}), ("LayerNorm", (5,), {"eps": 1e-3}), ("LayerNorm", ([4, 5],), {}),
+    ("LayerNorm", ((5,),), {"eps": 0.1}), ("LayerNorm", (5,), {"elementwise_affine": False}),
+    ("LayerNorm", (5,), {"bias": False}), ("GroupNorm", (2, 4), {}),
+    ("GroupNorm", (4, 4), {"eps": 1e-3}), ("GroupNorm", (2, 4), {"affine": False}),
+    ("GroupNorm", (1, 4), {"bias": False}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", NORM_CASES, ids=str)
+def test_layer_norm_and_group_norm(name, args, kwargs):
+    t_norm, e_norm = build(name, *args, **kwargs)
+    with torch.no_grad():  # non-trivial affine parameters, copied across
+        for p in t_norm.parameters():
             p.uniform_(0.5, 1.5)
-    copy_state(t_ln, e_ln)
-    check_layer(t_ln, e_ln, pair(3, 4, 5), atol=1e-6)
-    assert repr(e_ln) == repr(t_ln)
-    assert e_ln.normalized_shape == t_ln.normalized_shape
+    copy_state(t_norm, e_norm)
+    check_layer(t_norm, e_norm, pair(3, 4, 5), atol=1e-6)
+    assert repr(e_norm) == repr(t_norm)
+
+
+def test_group_norm_channel_count():
+    with pytest.raises(ValueError, match=r"num_channels \(6\) must be divisible by num_groups"):
+        enn.GroupNorm(4, 6)
 
 
 def test_layer_norm_rejects_wrong_trailing_shape():
@@ -640,21 +649,6 @@ def test_multihead_attention_eval_no_grad_matches_torch_fast_path(need_weights):
     assert_attention_close((e_out, e_weights), (t_out, t_weights))
 
 
-@pytest.mark.parametrize("args,kwargs", [((2, 6), {}), ((3, 6), {"eps": 1e-3}),
-                                         ((2, 6), {"affine": False}), ((6, 6), {"bias": False})],
-                         ids=str)
-def test_group_norm(args, kwargs):
-    t_gn, e_gn = build("GroupNorm", *args, **kwargs)
-    with torch.no_grad():
-        for p in t_gn.parameters():
-            p.uniform_(0.5, 1.5)
-    copy_state(t_gn, e_gn)
-    check_layer(t_gn, e_gn, pair(2, 6, 4, 3), atol=1e-6)
-    assert repr(e_gn) == repr(t_gn)
-    with pytest.raises(ValueError, match=r"num_channels \(6\) must be divisible by num_groups"):
-        enn.GroupNorm(4, 6)
-
-
 @pytest.mark.parametrize("name,shape", [("Dropout1d", (3, 40, 5)), ("Dropout2d", (3, 40, 2, 2))])
 def test_channel_dropout_layers(name, shape):
     assert repr(getattr(enn, name)(0.2)) == repr(getattr(tnn, name)(0.2))
@@ -713,3 +707,31 @@ def test_state_dict_round_trip(make, shape):
     del state[missing]
     with pytest.raises(RuntimeError, match=f'Missing key\\(s\\) in state_dict: "{missing}"'):
         target.load_state_dict(state)
+
+
+LOW_PRECISION_CASES = [
+    ("Conv2d", (3, 4, 3), (2, 3, 6, 6)), ("BatchNorm2d", (3,), (2, 3, 4, 4)),
+    ("LayerNorm", (5,), (3, 5)), ("GroupNorm", (1, 3), (2, 3, 4)),
+    ("MaxPool2d", (2,), (1, 2, 4, 4)), ("AvgPool2d", (2,), (1, 2, 4, 4)), ("AdaptiveAvgPool2d", (1,), (1, 2, 4, 4)),
+    ("GELU", (), (3, 4)), ("Softmax", (1,), (3, 4)), ("MultiheadAttention", (4, 2), (3, 2, 4)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name,args,shape", LOW_PRECISION_CASES, ids=str)
+def test_low_precision_layers(dtype, name, args, shape):
+    """Layers moved to float16/bfloat16 with .to(dtype) keep the dtype and agree with torch's
+    to within about one rounding step of the format."""
+    t_module = getattr(tnn, name)(*args).to(getattr(torch, dtype))
+    e_module = getattr(enn, name)(*args).to(getattr(ember, dtype))
+    e_module.load_state_dict({k: to_ember(v.float(), requires_grad=False).to(getattr(ember, dtype))
+                              for k, v in t_module.state_dict().items()})
+    t_x = torch.randn(shape, generator=torch.Generator().manual_seed(0)).to(getattr(torch, dtype))
+    e_x = to_ember(t_x.float()).to(getattr(ember, dtype))
+    is_attention = name == "MultiheadAttention"
+    t_out = t_module(*(t_x,) * (3 if is_attention else 1))
+    e_out = e_module(*(e_x,) * (3 if is_attention else 1))
+    if is_attention:
+        t_out, e_out = t_out[0], e_out[0]
+    step = 2.0 ** -7 if dtype == "bfloat16" else 2.0 ** -10
+    assert_close(e_out, t_out, rtol=2 * step, atol=2 * step)
