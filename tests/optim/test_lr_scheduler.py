@@ -58,6 +58,15 @@ SCHEDULES = {
     "LambdaLR": ("SGD", {}, lambda m, o: m.LambdaLR(o, lambda e: 1 / (1 + e))),
     "LambdaLR per group": ("SGD", {}, lambda m, o: m.LambdaLR(
         o, [lambda e: 0.95 ** e, lambda e: 1 + math.sin(e)])),
+    "LinearLR": ("SGD", {}, lambda m, o: m.LinearLR(o, start_factor=0.1, total_iters=8)),
+    "LinearLR decay": ("SGD", {}, lambda m, o: m.LinearLR(o, start_factor=1.0, end_factor=0.2,
+                                                          total_iters=30)),
+    "SequentialLR warmup cosine": ("SGD", {}, lambda m, o: m.SequentialLR(
+        o, [m.LinearLR(o, start_factor=0.1, total_iters=5), m.CosineAnnealingLR(o, T_max=20)],
+        milestones=[5])),
+    "SequentialLR three": ("Adam", {}, lambda m, o: m.SequentialLR(
+        o, [m.ExponentialLR(o, gamma=0.9), m.StepLR(o, step_size=4), m.LinearLR(o)],
+        milestones=[6, 20])),
     "OneCycleLR cos SGD": ("SGD", {"momentum": 0.9}, lambda m, o: m.OneCycleLR(
         o, max_lr=0.5, total_steps=N_STEPS)),
     "OneCycleLR linear three_phase": ("SGD", {"momentum": 0.9}, lambda m, o: m.OneCycleLR(
@@ -272,3 +281,66 @@ def test_lambda_state_dict_saves_callable_objects_only():
     other.load_state_dict(saved)
     assert other.lr_lambdas[0].factor == 0.5
     assert "lr_lambdas" in saved  # the caller's dict is left whole
+
+
+@pytest.mark.parametrize("kwargs", [
+    {},
+    {"mode": "max", "factor": 0.5, "patience": 2, "cooldown": 2},
+    {"factor": 0.3, "patience": 1, "threshold": 0.05, "threshold_mode": "abs",
+     "min_lr": [0.01, 0.005]},
+    {"mode": "max", "patience": 0, "threshold_mode": "abs", "min_lr": 0.001, "eps": 0.01},
+])
+def test_reduce_lr_on_plateau_matches_torch(kwargs):
+    opt, topt = optimizers()
+    sched, tsched = S.ReduceLROnPlateau(opt, **kwargs), T.ReduceLROnPlateau(topt, **kwargs)
+    metrics = [1.0, 0.9, 0.95, 0.95, 0.96, 0.9, 0.89, 0.95, 0.97, 0.99, 1.2, 0.5, 0.5, 0.5,
+               0.5, 0.6, 0.7, 0.7, 0.7, 0.7, 0.7, 0.8, 0.1, 0.1, 0.1] * 2
+    for metric in metrics:
+        sched.step(metric)
+        tsched.step(metric)
+        assert sched.get_last_lr() == pytest.approx(tsched.get_last_lr(), rel=1e-14)
+        assert (sched.num_bad_epochs, sched.cooldown_counter, sched.best) == (
+            tsched.num_bad_epochs, tsched.cooldown_counter, tsched.best)
+    reloaded = S.ReduceLROnPlateau(optimizers()[0], **kwargs)
+    reloaded.load_state_dict(sched.state_dict())
+    assert reloaded.best == sched.best and reloaded.mode_worse == sched.mode_worse
+
+
+@pytest.mark.parametrize("case", ["factor", "mode", "threshold_mode", "min_lr"])
+def test_reduce_lr_on_plateau_errors_match_torch(case):
+    kwargs = {"factor": {"factor": 1.0}, "mode": {"mode": "lowest"},
+              "threshold_mode": {"threshold_mode": "pct"}, "min_lr": {"min_lr": [0.1]}}[case]
+    opt, topt = optimizers()
+    with pytest.raises(ValueError) as theirs:
+        T.ReduceLROnPlateau(topt, **kwargs)
+    with pytest.raises(ValueError, match="^" + re.escape(str(theirs.value)) + "$"):
+        S.ReduceLROnPlateau(opt, **kwargs)
+
+
+@pytest.mark.parametrize("case", ["no schedulers", "milestones", "other optimizer", "plateau"])
+def test_sequential_lr_errors_match_torch(case):
+    def attempt(m, opts):
+        opt, other = opts
+        if case == "no schedulers":
+            return m.SequentialLR(opt, [], milestones=[])
+        if case == "milestones":
+            return m.SequentialLR(opt, [m.StepLR(opt, 2), m.StepLR(opt, 3)], milestones=[])
+        if case == "other optimizer":
+            return m.SequentialLR(opt, [m.StepLR(opt, 2), m.StepLR(other, 3)], milestones=[4])
+        return m.SequentialLR(opt, [m.StepLR(opt, 2), m.ReduceLROnPlateau(opt)], milestones=[4])
+
+    ours, theirs_opts = zip(optimizers(), optimizers())
+    with pytest.raises(ValueError) as theirs:
+        attempt(T, theirs_opts)
+    # the message shows the other optimizer's repr, which is torch's too
+    with pytest.raises(ValueError, match="^" + re.escape(str(theirs.value)) + "$"):
+        attempt(S, ours)
+
+
+def test_linear_lr_errors_match_torch():
+    for kwargs in ({"start_factor": 0}, {"start_factor": 1.5}, {"end_factor": -0.1}):
+        opt, topt = optimizers()
+        with pytest.raises(ValueError) as theirs:
+            T.LinearLR(topt, **kwargs)
+        with pytest.raises(ValueError, match="^" + re.escape(str(theirs.value)) + "$"):
+            S.LinearLR(opt, **kwargs)
