@@ -344,3 +344,21 @@ def test_linear_lr_errors_match_torch():
             T.LinearLR(topt, **kwargs)
         with pytest.raises(ValueError, match="^" + re.escape(str(theirs.value)) + "$"):
             S.LinearLR(opt, **kwargs)
+
+
+def test_tensor_lr_is_updated_in_place_like_torch():
+    w = ember.tensor([1.0, 2.0], dtype=ember.float64, requires_grad=True)
+    tw = torch.tensor([1.0, 2.0], dtype=torch.float64, requires_grad=True)
+    lr, tlr = ember.tensor(0.1, dtype=ember.float64), torch.tensor(0.1, dtype=torch.float64)
+    opt = ember.optim.SGD([w], lr=lr, momentum=0.9)
+    topt = torch.optim.SGD([tw], lr=tlr, momentum=0.9)
+    sched, tsched = S.StepLR(opt, 2, 0.5), T.StepLR(topt, 2, 0.5)
+    for _ in range(6):
+        w.grad, tw.grad = ember.ones(2, dtype=ember.float64), torch.ones(2, dtype=torch.float64)
+        opt.step()
+        topt.step()
+        sched.step()
+        tsched.step()
+    assert opt.param_groups[0]["lr"] is lr and lr.item() == tlr.item() == 0.0125
+    assert sched.get_last_lr()[0] is not lr  # a copy, like torch's
+    assert w.detach().numpy().tolist() == pytest.approx(tw.detach().numpy().tolist(), rel=1e-14)
