@@ -96,6 +96,13 @@ class Optimizer:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self.defaults.setdefault("differentiable", False)
+
+    def _fill_group_defaults(self, **options) -> None:
+        """Give every group the options it lacks (a state saved by an older version)."""
+        for group in self.param_groups:
+            for key, value in options.items():
+                group.setdefault(key, value)
 
     def __repr__(self) -> str:
         text = self.__class__.__name__ + " ("

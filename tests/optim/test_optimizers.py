@@ -456,3 +456,20 @@ def test_moment_update_ops_in_place_with_aliased_operands_match_torch(dtype):
         call(theirs, torch.from_numpy(b.copy()))
         np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6 if dtype ==
                                    "float32" else 1e-14, atol=1e-6 if dtype == "float32" else 0)
+
+
+@pytest.mark.parametrize("name", ["Adam", "RMSprop"])
+def test_a_saved_python_number_step_becomes_a_tensor_like_torch(name):
+    opt, topt, ours, theirs = build(name, {"lr": 0.01})
+    run_both(opt, topt, ours, theirs, steps=4)
+    saved = copy.deepcopy(opt.state_dict())
+    tsaved = copy.deepcopy(topt.state_dict())
+    for index in saved["state"]:
+        saved["state"][index]["step"] = saved["state"][index]["step"].item()
+        tsaved["state"][index]["step"] = tsaved["state"][index]["step"].item()
+    opt.load_state_dict(saved)
+    topt.load_state_dict(tsaved)
+    step = opt.state[ours[0]]["step"]
+    assert isinstance(step, ember.Tensor) and step.item() == 4.0
+    run_both(opt, topt, ours, theirs, steps=4)
+    assert_same_state(opt, topt)
