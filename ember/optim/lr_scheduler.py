@@ -164,15 +164,18 @@ class LRScheduler:
     def _update_lr(self, epoch: int | None = None) -> None:
         """Compute the rates for the next epoch (or for `epoch`, in closed form) and write
         them into the groups."""
+        if epoch is None:
+            self.last_epoch += 1
+            self._write_lrs(self.get_lr)
+        else:
+            self.last_epoch = epoch
+            self._write_lrs(getattr(self, "_get_closed_form_lr", self.get_lr))
+
+    def _write_lrs(self, compute) -> None:
+        """Write `compute()`'s rates (get_lr allowed: no warning) into the groups."""
         self._get_lr_called_within_step = True
         try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                closed_form = getattr(self, "_get_closed_form_lr", None)
-                values = closed_form() if closed_form is not None else self.get_lr()
+            values = compute()
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
@@ -180,11 +183,9 @@ class LRScheduler:
         self._last_lr = _group_values(self.optimizer, "lr")
 
 
-class LambdaLR(LRScheduler):
-    """lr = base_lr * lr_lambda(epoch), one function or one per group.
-
-    >>> sched = LambdaLR(opt, lr_lambda=lambda epoch: 0.95 ** epoch)
-    """
+class _LambdaScheduler(LRScheduler):
+    """Shared by LambdaLR and MultiplicativeLR: one function of the epoch per group, and a
+    state_dict that keeps the `__dict__` of callable objects (not of functions/lambdas)."""
 
     def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
         self.optimizer = optimizer
@@ -198,8 +199,6 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> dict:
-        """As the base's, with the lambdas' `__dict__` for callable objects (functions and
-        lambdas are not saved: None)."""
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
         state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
                                for fn in self.lr_lambdas]
@@ -213,9 +212,36 @@ class LambdaLR(LRScheduler):
             if saved is not None:
                 fn.__dict__.update(saved)
 
+
+class LambdaLR(_LambdaScheduler):
+    """lr = base_lr * lr_lambda(epoch), one function or one per group.
+
+    >>> sched = LambdaLR(opt, lr_lambda=lambda epoch: 0.95 ** epoch)
+    """
+
     def get_lr(self) -> list:
         self._check_get_lr_in_step()
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class MultiplicativeLR(_LambdaScheduler):
+    """lr = previous lr * lr_lambda(epoch), one function or one per group.
+
+    >>> sched = MultiplicativeLR(opt, lr_lambda=lambda epoch: 0.95)
+    """
+
+    def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
+        for fn in lr_lambda if isinstance(lr_lambda, (list, tuple)) else [lr_lambda]:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, lr_lambda, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        if self._is_initial:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * fn(self.last_epoch)
+                for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
 
 
 class StepLR(LRScheduler):
@@ -281,6 +307,59 @@ class ExponentialLR(LRScheduler):
 
     def _get_closed_form_lr(self) -> list:
         return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
+
+
+class ConstantLR(LRScheduler):
+    """Scale the rates by `factor` for the first `total_iters` epochs.
+
+    >>> sched = ConstantLR(opt, factor=0.5, total_iters=4)
+    """
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in groups]
+        if self.last_epoch != self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * (1.0 / self.factor) for group in groups]
+
+    def _get_closed_form_lr(self) -> list:
+        factor = self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor)
+        return [base_lr * factor for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """Decay the rates as (1 - epoch / total_iters) ** power, to 0 at total_iters.
+
+    >>> sched = PolynomialLR(opt, total_iters=10, power=2.0)
+    """
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        decay = ((1.0 - self.last_epoch / self.total_iters)
+                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [group["lr"] * decay for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list:
+        remaining = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base_lr * remaining ** self.power for base_lr in self.base_lrs]
 
 
 class LinearLR(LRScheduler):
@@ -355,19 +434,67 @@ class CosineAnnealingLR(LRScheduler):
                 for base_lr in self.base_lrs]
 
 
-class SequentialLR(LRScheduler):
-    """Run `schedulers` one after the other, switching at the `milestones` epochs.
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from the base rate to `eta_min`, restarting every T_i epochs
+    (T_0, then T_i *= T_mult after each restart). `step(epoch)` takes fractional epochs.
 
-    >>> warmup = LinearLR(opt, start_factor=0.1, total_iters=5)
-    >>> cosine = CosineAnnealingLR(opt, T_max=95)
-    >>> sched = SequentialLR(opt, [warmup, cosine], milestones=[5])
+    >>> sched = CosineAnnealingWarmRestarts(opt, T_0=10, T_mult=2)
     """
 
-    def __init__(self, optimizer: Optimizer, schedulers: list, milestones: list,
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
                  last_epoch: int = -1) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(  # noqa: TRY004  (torch's type)
+                f"Expected float or int eta_min, but got {eta_min} of type "
+                             f"{type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        cosine = (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+        return [self.eta_min + (base_lr - self.eta_min) * cosine for base_lr in self.base_lrs]
+
+    def step(self, epoch=None) -> None:
+        """Advance one epoch, or go to `epoch` (a float: a fraction of the way through)."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:
+                n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** n
+        else:
+            self.T_i = self.T_0
+            self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._write_lrs(self.get_lr)
+
+
+class _SchedulerSequence(LRScheduler):
+    """Shared by SequentialLR and ChainedScheduler: schedulers of one optimizer, whose
+    state_dicts nest in this one's."""
+
+    def _check_schedulers(self, optimizer: Optimizer, schedulers) -> None:
         name = type(self).__name__
-        if len(schedulers) < 1:
-            raise ValueError(f"{name} expects at least one scheduler, but got no scheduler.")
         for i, scheduler in enumerate(schedulers):
             if not hasattr(scheduler, "optimizer"):
                 raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
@@ -382,6 +509,57 @@ class SequentialLR(LRScheduler):
                     f"scheduler {type(scheduler).__name__} at index {i} has "
                     f"{scheduler.optimizer}, which is different from "
                     f"{type(optimizer).__name__}.")
+
+    def state_dict(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = dict(state_dict)
+        saved = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for scheduler, scheduler_state in zip(self._schedulers, saved):
+            scheduler.load_state_dict(scheduler_state)
+
+
+class ChainedScheduler(_SchedulerSequence):
+    """Step several schedulers together, each step applying all of them in turn.
+
+    >>> sched = ChainedScheduler([ConstantLR(opt, factor=0.1, total_iters=2),
+    ...                           ExponentialLR(opt, gamma=0.9)])
+    """
+
+    def __init__(self, schedulers, optimizer: Optimizer | None = None) -> None:
+        if len(schedulers) < 1:
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler to be "
+                             "chained, but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        self._check_schedulers(optimizer, schedulers)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = _group_values(schedulers[-1].optimizer, "lr")
+
+    def step(self) -> None:
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
+
+
+class SequentialLR(_SchedulerSequence):
+    """Run `schedulers` one after the other, switching at the `milestones` epochs.
+
+    >>> warmup = LinearLR(opt, start_factor=0.1, total_iters=5)
+    >>> cosine = CosineAnnealingLR(opt, T_max=95)
+    >>> sched = SequentialLR(opt, [warmup, cosine], milestones=[5])
+    """
+
+    def __init__(self, optimizer: Optimizer, schedulers: list, milestones: list,
+                 last_epoch: int = -1) -> None:
+        if len(schedulers) < 1:
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler, but got no "
+                             "scheduler.")
+        self._check_schedulers(optimizer, schedulers)
         if len(milestones) != len(schedulers) - 1:
             raise ValueError(
                 "Sequential Schedulers expects number of schedulers provided to be one more "
@@ -409,18 +587,6 @@ class SequentialLR(LRScheduler):
         else:
             scheduler.step()
         self._last_lr = scheduler.get_last_lr()
-
-    def state_dict(self) -> dict:
-        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
-        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
-        return state
-
-    def load_state_dict(self, state_dict: dict) -> None:
-        state_dict = dict(state_dict)
-        saved = state_dict.pop("_schedulers")
-        self.__dict__.update(state_dict)
-        for scheduler, scheduler_state in zip(self._schedulers, saved):
-            scheduler.load_state_dict(scheduler_state)
 
 
 def _undo_initial_steps(schedulers) -> None:

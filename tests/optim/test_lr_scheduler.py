@@ -67,6 +67,16 @@ SCHEDULES = {
     "SequentialLR three": ("Adam", {}, lambda m, o: m.SequentialLR(
         o, [m.ExponentialLR(o, gamma=0.9), m.StepLR(o, step_size=4), m.LinearLR(o)],
         milestones=[6, 20])),
+    "MultiplicativeLR": ("SGD", {}, lambda m, o: m.MultiplicativeLR(
+        o, [lambda e: 0.9, lambda e: 1.0 if e % 3 else 0.5])),
+    "ConstantLR": ("SGD", {}, lambda m, o: m.ConstantLR(o, factor=0.25, total_iters=6)),
+    "PolynomialLR": ("SGD", {}, lambda m, o: m.PolynomialLR(o, total_iters=25, power=2.0)),
+    "CosineAnnealingWarmRestarts": ("SGD", {}, lambda m, o: m.CosineAnnealingWarmRestarts(
+        o, T_0=5, T_mult=2, eta_min=0.001)),
+    "CosineAnnealingWarmRestarts T_mult 1": ("Adam", {}, lambda m, o:
+                                             m.CosineAnnealingWarmRestarts(o, T_0=7)),
+    "ChainedScheduler": ("SGD", {}, lambda m, o: m.ChainedScheduler(
+        [m.ConstantLR(o, factor=0.1, total_iters=3), m.ExponentialLR(o, gamma=0.9)])),
     "OneCycleLR cos SGD": ("SGD", {"momentum": 0.9}, lambda m, o: m.OneCycleLR(
         o, max_lr=0.5, total_steps=N_STEPS)),
     "OneCycleLR linear three_phase": ("SGD", {"momentum": 0.9}, lambda m, o: m.OneCycleLR(
@@ -102,7 +112,8 @@ def test_state_dict_round_trip_continues_the_sequence(case):
     run_schedule(opt, sched, steps=N_STEPS // 2)
     opt_state = copy.deepcopy(opt.state_dict())
     sched_state = copy.deepcopy(sched.state_dict())
-    assert "optimizer" not in sched_state and sched_state["last_epoch"] == N_STEPS // 2
+    assert "optimizer" not in sched_state
+    assert sched_state.get("last_epoch", N_STEPS // 2) == N_STEPS // 2  # Chained has none
     expected = run_schedule(opt, sched, steps=N_STEPS // 2)
 
     fresh, _ = optimizers(opt_name, **opt_kwargs)
@@ -146,10 +157,16 @@ def test_scheduler_drives_a_training_run_like_torch():
     assert w.detach().numpy().tolist() == pytest.approx(tw.detach().numpy().tolist(), rel=1e-12)
 
 
-@pytest.mark.parametrize("name", ["StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR"])
+CLOSED_FORMS = {"StepLR": {"step_size": 3}, "MultiStepLR": {"milestones": [2, 5]},
+                "ExponentialLR": {"gamma": 0.8}, "CosineAnnealingLR": {"T_max": 6},
+                "ConstantLR": {"factor": 0.5, "total_iters": 3}, "LinearLR": {"total_iters": 6},
+                "PolynomialLR": {"total_iters": 6, "power": 0.5},
+                "LambdaLR": {"lr_lambda": lambda e: 0.5 ** e}}
+
+
+@pytest.mark.parametrize("name", list(CLOSED_FORMS))
 def test_step_with_an_epoch_uses_the_closed_form_like_torch(name):
-    kwargs = {"StepLR": {"step_size": 3}, "MultiStepLR": {"milestones": [2, 5]},
-              "ExponentialLR": {"gamma": 0.8}, "CosineAnnealingLR": {"T_max": 6}}[name]
+    kwargs = CLOSED_FORMS[name]
     opt, topt = optimizers()
     sched, tsched = getattr(S, name)(opt, **kwargs), getattr(T, name)(topt, **kwargs)
     opt.step()
@@ -362,3 +379,41 @@ def test_tensor_lr_is_updated_in_place_like_torch():
     assert opt.param_groups[0]["lr"] is lr and lr.item() == tlr.item() == 0.0125
     assert sched.get_last_lr()[0] is not lr  # a copy, like torch's
     assert w.detach().numpy().tolist() == pytest.approx(tw.detach().numpy().tolist(), rel=1e-14)
+
+
+@pytest.mark.parametrize("epochs", [[0.5, 1.7, 3.2, 6.0, 14.9, 16.0, 40.5],
+                                    [2, 0, 11, 4.25, 37]])
+@pytest.mark.parametrize("t_mult", [1, 2, 3])
+def test_warm_restarts_with_fractional_epochs_match_torch(epochs, t_mult):
+    opt, topt = optimizers()
+    sched = S.CosineAnnealingWarmRestarts(opt, T_0=5, T_mult=t_mult, eta_min=0.01)
+    tsched = T.CosineAnnealingWarmRestarts(topt, T_0=5, T_mult=t_mult, eta_min=0.01)
+    for epoch in epochs:
+        sched.step(epoch)
+        tsched.step(epoch)
+        assert sched.get_last_lr() == pytest.approx(tsched.get_last_lr(), rel=1e-14)
+        assert (sched.T_cur, sched.T_i, sched.last_epoch) == pytest.approx(
+            (tsched.T_cur, tsched.T_i, tsched.last_epoch), rel=1e-14)
+    with pytest.raises(ValueError, match="^Expected non-negative epoch, but got -1$"):
+        sched.step(-1)
+
+
+@pytest.mark.parametrize("kwargs", [{"T_0": 0}, {"T_0": 2.5}, {"T_0": 3, "T_mult": 0},
+                                    {"T_0": 3, "eta_min": "0"}])
+def test_warm_restarts_errors_match_torch(kwargs):
+    opt, topt = optimizers()
+    with pytest.raises(ValueError) as theirs:
+        T.CosineAnnealingWarmRestarts(topt, **kwargs)
+    with pytest.raises(ValueError, match="^" + re.escape(str(theirs.value)) + "$"):
+        S.CosineAnnealingWarmRestarts(opt, **kwargs)
+
+
+def test_constant_and_multiplicative_errors_match_torch():
+    opt, topt = optimizers()
+    for make in (lambda m, o: m.ConstantLR(o, factor=1.5),
+                 lambda m, o: m.MultiplicativeLR(o, [lambda e: 1.0, 0.5]),
+                 lambda m, o: m.ChainedScheduler([])):
+        with pytest.raises(Exception) as theirs:
+            make(T, topt)
+        with pytest.raises(theirs.type, match="^" + re.escape(str(theirs.value)) + "$"):
+            make(S, opt)
