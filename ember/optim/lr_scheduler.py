@@ -183,6 +183,10 @@ class LRScheduler:
         self._last_lr = _group_values(self.optimizer, "lr")
 
 
+class _LRScheduler(LRScheduler):
+    """The old name of LRScheduler (kept by torch for custom schedulers subclassing it)."""
+
+
 class _LambdaScheduler(LRScheduler):
     """Shared by LambdaLR and MultiplicativeLR: one function of the epoch per group, and a
     state_dict that keeps the `__dict__` of callable objects (not of functions/lambdas)."""
