@@ -473,3 +473,25 @@ def test_a_saved_python_number_step_becomes_a_tensor_like_torch(name):
     assert isinstance(step, ember.Tensor) and step.item() == 4.0
     run_both(opt, topt, ours, theirs, steps=4)
     assert_same_state(opt, topt)
+
+
+@pytest.mark.parametrize(("name", "kwargs"), [("SGD", {"lr": 0.1, "momentum": 0.9}),
+                                              ("AdamW", {"lr": 0.01, "amsgrad": True})])
+def test_state_dict_survives_ember_save_and_load(name, kwargs, tmp_path):
+    """Integer state keys, the betas tuple and the 'step' tensors come back from a file."""
+    if not hasattr(ember, "save"):
+        pytest.skip("ember.save is not on this branch")
+    opt, topt, ours, theirs = build(name, kwargs)
+    run_both(opt, topt, ours, theirs, steps=5)
+    ember.save(opt.state_dict(), tmp_path / "optim.safetensors")
+    fresh = [p.detach().clone().requires_grad_(True) for p in ours]
+    reloaded = getattr(ember.optim, name)(fresh, **kwargs)
+    reloaded.load_state_dict(ember.load(tmp_path / "optim.safetensors"))
+    rng = np.random.default_rng(11)
+    for _ in range(5):
+        feed_grads(fresh, theirs, rng)
+        reloaded.step()
+        topt.step()
+    for p, q in zip(fresh, theirs):
+        assert_close(p, q)
+    assert_same_state(reloaded, topt)
