@@ -3,7 +3,7 @@ VENV := .venv
 VPY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup generate check-generated test demo bench lint clean
+.PHONY: setup generate check-generated test demo tour bench lint clean
 
 setup: $(STAMP)
 
@@ -23,6 +23,9 @@ test: setup check-generated
 	$(VPY) -m pytest tests
 
 demo: setup
+	$(VPY) examples/train_digits.py
+
+tour: setup
 	$(VPY) examples/demo.py
 
 bench: setup

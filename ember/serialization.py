@@ -119,9 +119,10 @@ class _Encoder:
         if t.device.type == "meta":
             raise RuntimeError(f"ember.save cannot store the meta tensor at {_describe(path)}: "
                                "it has no data")
-        name = ".".join(path) or "tensor"
-        if name in self.tensors or name == "__metadata__":
-            name = f"{name}#{len(self.tensors)}"
+        name = base = ".".join(path) or "tensor"
+        suffix = 1
+        while name in self.tensors or name == "__metadata__":  # a clash: "a.b" and a -> b
+            name, suffix = f"{base}#{suffix}", suffix + 1
         self.tensors[name] = t
         node = {"tensor": name}
         if t.requires_grad:
@@ -150,8 +151,8 @@ def _describe(path: tuple) -> str:
 
 
 def _is_parameter(t) -> bool:
-    nn = sys.modules.get("ember.nn")
-    return nn is not None and isinstance(t, getattr(nn, "Parameter", ()))
+    from .nn import Parameter  # (ember.nn is imported after this module)
+    return isinstance(t, Parameter)
 
 
 def _layout(tensors: dict, metadata: dict):
@@ -202,6 +203,9 @@ def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=No
                         "of device strings, not a function")
     if _is_file_object(f, "read"):
         name, data = getattr(f, "name", type(f).__name__), f.read()
+        if not isinstance(data, (bytes, bytearray)):
+            raise TypeError(f"ember.load needs a file opened in binary mode ('rb'); {name!r} "
+                            f"gave {type(data).__name__}")
     else:
         name = os.fspath(f)
         with open(name, "rb") as file:

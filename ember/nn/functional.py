@@ -11,6 +11,8 @@ that a training step pays little for the layer of Python between a module and it
 
 Reductions are strings ('none', 'mean', 'sum') mapped to aten's ints (0, 1, 2);
 the deprecated ``size_average``/``reduce`` flags still work and warn, like torch's.
+``__torch_function__`` subclasses and TorchFunctionModes see the F functions themselves
+(F.cross_entropy, not only the ops inside), as in torch.
 """
 
 from __future__ import annotations
@@ -19,16 +21,33 @@ import math
 import warnings
 
 import ember
+from ember.overrides import NO_OVERRIDE as _NO
+from ember.overrides import handle_torch_function
+from ember.overrides import tf_state as _tf
 
 __all__ = [
     "adaptive_avg_pool2d", "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy",
     "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout",
-    "elu", "elu_", "embedding", "gelu", "hardtanh", "hardtanh_", "l1_loss", "layer_norm",
-    "leaky_relu", "leaky_relu_", "linear", "log_softmax", "max_pool2d",
-    "max_pool2d_with_indices", "mse_loss", "multi_head_attention_forward", "nll_loss",
-    "one_hot", "pad", "relu", "relu_", "scaled_dot_product_attention", "sigmoid", "silu",
-    "softmax", "softplus", "tanh", "threshold", "threshold_",
+    "dropout1d", "dropout2d", "elu", "elu_", "embedding", "gelu", "group_norm", "hardtanh",
+    "hardtanh_", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax",
+    "max_pool2d", "max_pool2d_with_indices", "mse_loss", "multi_head_attention_forward",
+    "nll_loss", "normalize", "one_hot", "pad", "relu", "relu_", "scaled_dot_product_attention",
+    "sigmoid", "silu", "softmax", "softplus", "tanh", "threshold", "threshold_",
 ]
+
+# --------------------------------------------------------------------------- __torch_function__
+
+
+def _override(name, params):
+    """torch's has_torch_function/handle_torch_function for the F function `name`, called
+    first thing with its locals() (its parameters, in order) while tf_state[0] says a
+    __torch_function__ subclass or mode exists: a mode sees F.cross_entropy itself, not only
+    the ops inside. The input goes positionally, the rest by keyword. NO_OVERRIDE if
+    nothing overrides."""
+    input, *rest = params.items()
+    return handle_torch_function(globals()[name], tuple(params.values()), (input[1],),
+                                 dict(rest))
+
 
 # --------------------------------------------------------------------------- reductions
 
@@ -50,14 +69,10 @@ def _reduction_enum(reduction: str) -> int:
 
 
 def _reduction_string(size_average, reduce, reduction) -> str:
-    """reduction, or what the deprecated size_average/reduce flags ask for when given."""
+    """reduction, or (with a deprecation warning) what the legacy size_average/reduce flags
+    ask for when either is given: both true -> 'mean', reduce only -> 'sum', else 'none'."""
     if size_average is None and reduce is None:
         return reduction
-    return _legacy_reduction(size_average, reduce)
-
-
-def _legacy_reduction(size_average, reduce) -> str:
-    """The reduction string the deprecated size_average/reduce flags ask for (warns)."""
     size_average = True if size_average is None else size_average
     reduce = True if reduce is None else reduce
     if size_average and reduce:
@@ -69,7 +84,7 @@ def _legacy_reduction(size_average, reduce) -> str:
     warnings.warn(
         f"size_average and reduce args will be deprecated, please use reduction='{result}' "
         "instead.",
-        stacklevel=4,
+        stacklevel=3,
     )
     return result
 
@@ -94,6 +109,8 @@ def bilinear(input1, input2, weight, bias=None):
     >>> F.bilinear(ember.randn(4, 2), ember.randn(4, 3), ember.randn(5, 2, 3)).shape
     ember.Size([4, 5])
     """
+    if _tf[0] and (result := _override("bilinear", locals())) is not _NO:
+        return result
     if input1.shape[:-1] != input2.shape[:-1]:
         raise RuntimeError(
             "bilinear(): input batch dimensions do not match: got "
@@ -132,11 +149,15 @@ threshold_ = ember.threshold_
 
 def relu(input, inplace=False):
     """max(input, 0); ``inplace=True`` overwrites input."""
+    if _tf[0] and (result := _override("relu", locals())) is not _NO:
+        return result
     return ember.relu_(input) if inplace else ember.relu(input)
 
 
 def threshold(input, threshold, value, inplace=False):
     """Elements <= threshold become value."""
+    if _tf[0] and (result := _override("threshold", locals())) is not _NO:
+        return result
     if inplace:
         return ember.threshold_(input, threshold, value)
     return ember.threshold(input, threshold, value)
@@ -144,6 +165,8 @@ def threshold(input, threshold, value, inplace=False):
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
     """x if x > 0 else negative_slope * x."""
+    if _tf[0] and (result := _override("leaky_relu", locals())) is not _NO:
+        return result
     if inplace:
         return ember.leaky_relu_(input, negative_slope)
     return ember.leaky_relu(input, negative_slope)
@@ -151,11 +174,15 @@ def leaky_relu(input, negative_slope=0.01, inplace=False):
 
 def elu(input, alpha=1.0, inplace=False):
     """x if x > 0 else alpha * (exp(x) - 1)."""
+    if _tf[0] and (result := _override("elu", locals())) is not _NO:
+        return result
     return ember.elu_(input, alpha) if inplace else ember.elu(input, alpha)
 
 
 def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
     """Clamp to [min_val, max_val]."""
+    if _tf[0] and (result := _override("hardtanh", locals())) is not _NO:
+        return result
     if min_val > max_val:
         raise ValueError("min_val cannot be greater than max_val")
     if inplace:
@@ -165,16 +192,22 @@ def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
 
 def silu(input, inplace=False):
     """x * sigmoid(x)."""
+    if _tf[0] and (result := _override("silu", locals())) is not _NO:
+        return result
     return ember.silu_(input) if inplace else ember.silu(input)
 
 
 def tanh(input):
     """Elementwise tanh."""
+    if _tf[0] and (result := _override("tanh", locals())) is not _NO:
+        return result
     return input.tanh()
 
 
 def sigmoid(input):
     """Elementwise logistic sigmoid."""
+    if _tf[0] and (result := _override("sigmoid", locals())) is not _NO:
+        return result
     return input.sigmoid()
 
 
@@ -193,6 +226,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
     Without dim, torch's deprecated implicit choice applies (warns): dim 0 for 0-, 1- and
     3-d inputs, else 1.
     """
+    if _tf[0] and (result := _override("softmax", locals())) is not _NO:
+        return result
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     return ember.softmax(input, dim, dtype)
@@ -200,6 +235,8 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     """log(softmax(x)) along dim, computed stably; implicit dim as in :func:`softmax`."""
+    if _tf[0] and (result := _override("log_softmax", locals())) is not _NO:
+        return result
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     return ember.log_softmax(input, dim, dtype)
@@ -207,9 +244,74 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def dropout(input, p=0.5, training=True, inplace=False):
     """Zero each element with probability p and scale the rest by 1/(1-p) (when training)."""
+    if _tf[0] and (result := _override("dropout", locals())) is not _NO:
+        return result
+    _check_probability(p)
+    return ember.dropout_(input, p, training) if inplace else ember.dropout(input, p, training)
+
+
+def _check_probability(p):
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    return ember.dropout_(input, p, training) if inplace else ember.dropout(input, p, training)
+
+
+def _feature_dropout(input, p, training, inplace):
+    if inplace:
+        return ember.feature_dropout_(input, p, training)
+    return ember.feature_dropout(input, p, training)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, L) or (C, L) inputs with probability p.
+
+    >>> F.dropout1d(ember.ones(2, 4, 3), 0.5).shape
+    ember.Size([2, 4, 3])
+    """
+    if _tf[0] and (result := _override("dropout1d", locals())) is not _NO:
+        return result
+    _check_probability(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. "
+            "Note that dropout1d exists to provide channel-wise dropout on inputs with 1 "
+            "spatial dimension, a channel dimension, and an optional batch dimension "
+            "(i.e. 2D or 3D inputs)."
+        )
+    if input.dim() == 3:
+        return _feature_dropout(input, p, training, inplace)
+    if inplace:  # through a (1, C, L) view of input
+        _feature_dropout(input.unsqueeze(0), p, training, True)
+        return input
+    return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, H, W) inputs with probability p.
+
+    Like torch, a 3-d input is read as (N, C, L) (with a warning), other ranks warn.
+    """
+    if _tf[0] and (result := _override("dropout2d", locals())) is not _NO:
+        return result
+    _check_probability(p)
+    if input.dim() not in (3, 4):
+        warnings.warn(
+            f"dropout2d: Received a {input.dim()}-D input to dropout2d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior and "
+            "silence this warning, please use dropout instead. Note that dropout2d exists to "
+            "provide channel-wise dropout on inputs with 2 spatial dimensions, a channel "
+            "dimension, and an optional batch dimension (i.e. 3D or 4D inputs).",
+            stacklevel=2,
+        )
+    if input.dim() == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D "
+            "dropout behavior is desired - input is interpreted as shape (N, C, L), where C is "
+            "the channel dim. This behavior will change in a future release to interpret the "
+            "input as one without a batch dimension, i.e. shape (C, H, W). To maintain the 1D "
+            "channel-wise dropout behavior, please switch to using dropout1d instead.",
+            stacklevel=2,
+        )
+    return _feature_dropout(input, p, training, inplace)
 
 
 # --------------------------------------------------------------------------- pooling
@@ -218,6 +320,8 @@ def dropout(input, p=0.5, training=True, inplace=False):
 def max_pool2d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1,
                             ceil_mode=False, return_indices=False):
     """2-d max pooling returning (output, indices); stride defaults to kernel_size."""
+    if _tf[0] and (result := _override("max_pool2d_with_indices", locals())) is not _NO:
+        return result
     return ember.max_pool2d_with_indices(
         input, kernel_size, () if stride is None else stride, padding, dilation, ceil_mode
     )
@@ -229,6 +333,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 
     ``return_indices=True`` returns (output, indices) as torch does.
     """
+    if _tf[0] and (result := _override("max_pool2d", locals())) is not _NO:
+        return result
     if stride is None:
         stride = ()
     if return_indices:
@@ -241,6 +347,8 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
                count_include_pad=True, divisor_override=None):
     """2-d average pooling; stride defaults to kernel_size."""
+    if _tf[0] and (result := _override("avg_pool2d", locals())) is not _NO:
+        return result
     return ember.avg_pool2d(
         input, kernel_size, () if stride is None else stride, padding, ceil_mode,
         count_include_pad, divisor_override,
@@ -249,6 +357,8 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False,
 
 def adaptive_avg_pool2d(input, output_size):
     """Average pooling to a fixed output size; a None entry keeps that input size."""
+    if _tf[0] and (result := _override("adaptive_avg_pool2d", locals())) is not _NO:
+        return result
     if isinstance(output_size, int):
         output_size = (output_size, output_size)
     elif None in output_size:
@@ -274,6 +384,8 @@ def _check_batch_size(size):
 def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False,
                momentum=0.1, eps=1e-5):
     """Batch normalisation over dim 1; updates running stats in place when training."""
+    if _tf[0] and (result := _override("batch_norm", locals())) is not _NO:
+        return result
     if training:
         _check_batch_size(input.shape)
     return ember.batch_norm(
@@ -283,7 +395,54 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalise over the trailing ``normalized_shape`` dimensions."""
+    if _tf[0] and (result := _override("layer_norm", locals())) is not _NO:
+        return result
     return ember.layer_norm(input, normalized_shape, weight, bias, eps, False)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalise each sample over groups of channels (dim 1 split into num_groups).
+
+    >>> F.group_norm(ember.randn(2, 6, 4), 3).shape
+    ember.Size([2, 6, 4])
+    """
+    if _tf[0] and (result := _override("group_norm", locals())) is not _NO:
+        return result
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"Expected at least 2 dimensions for input tensor but received {input.dim()}"
+        )
+    batch, channels = input.shape[0], input.shape[1]
+    if channels % num_groups != 0:
+        raise RuntimeError(
+            "Expected number of channels in input to be divisible by num_groups, but got "
+            f"input of shape {list(input.shape)} and num_groups={num_groups}"
+        )
+    _check_batch_size([batch * channels // num_groups, num_groups, *input.shape[2:]])
+    low_precision = input.dtype in (ember.float16, ember.bfloat16)  # computed in float32
+    grouped = (input.float() if low_precision else input).reshape(batch, num_groups, -1)
+    variance, mean = ember.var_mean(grouped, -1, correction=0, keepdim=True)
+    output = ((grouped - mean) * ember.rsqrt(variance + eps)).reshape(input.shape)
+    affine_shape = (channels,) + (1,) * (input.dim() - 2)
+    if weight is not None:
+        output = output * weight.reshape(affine_shape)
+    if bias is not None:
+        output = output + bias.reshape(affine_shape)
+    return output.to(input.dtype) if low_precision else output
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """input / max(||input||_p along dim, eps).
+
+    >>> F.normalize(ember.tensor([[3.0, 4.0]])).tolist()
+    [[0.6000000238418579, 0.800000011920929]]
+    """
+    if _tf[0] and (result := _override("normalize", locals())) is not _NO:
+        return result
+    denom = ember.linalg_vector_norm(input, p, [dim], True).clamp_min(eps).expand_as(input)
+    if out is None:
+        return input / denom
+    return ember.div(input, denom, out=out)
 
 
 # --------------------------------------------------------------------------- embedding
@@ -308,6 +467,8 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
     ``max_norm`` renormalises the looked-up rows of weight in place first, as torch does.
     """
+    if _tf[0] and (result := _override("embedding", locals())) is not _NO:
+        return result
     if padding_idx is None:
         padding_idx = -1
     elif padding_idx > 0:
@@ -342,6 +503,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     >>> F.cross_entropy(ember.randn(3, 5), ember.tensor([1, 0, 4]))
     tensor(...)
     """
+    if _tf[0] and (result := _override("cross_entropy", locals())) is not _NO:
+        return result
     reduction = _reduction_string(size_average, reduce, reduction)
     return ember.cross_entropy_loss(
         input, target, weight, _reduction_enum(reduction), ignore_index, label_smoothing
@@ -351,6 +514,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
              reduction="mean"):
     """Negative log likelihood of log-probabilities (N, C, ...) at class indices."""
+    if _tf[0] and (result := _override("nll_loss", locals())) is not _NO:
+        return result
     reduction = _reduction_string(size_average, reduce, reduction)
     return ember.nll_loss_nd(input, target, weight, _reduction_enum(reduction), ignore_index)
 
@@ -385,6 +550,8 @@ def _weighted_loss(errors, weight, input, reduction):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean squared error; ``weight`` (same size as input) weights each element."""
+    if _tf[0] and (result := _override("mse_loss", locals())) is not _NO:
+        return result
     input, target = _check_same_size(input, target)
     reduction = _reduction_string(size_average, reduce, reduction)
     if weight is not None:
@@ -394,6 +561,8 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error; ``weight`` (same size as input) weights each element."""
+    if _tf[0] and (result := _override("l1_loss", locals())) is not _NO:
+        return result
     input, target = _check_same_size(input, target)
     reduction = _reduction_string(size_average, reduce, reduction)
     if weight is not None:
@@ -404,6 +573,8 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
                          reduction="mean"):
     """Binary cross entropy of probabilities in [0, 1]; weight broadcasts to target."""
+    if _tf[0] and (result := _override("binary_cross_entropy", locals())) is not _NO:
+        return result
     reduction = _reduction_string(size_average, reduce, reduction)
     reduction_enum = _reduction_enum(reduction)
     if target.shape != input.shape:
@@ -419,6 +590,8 @@ def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=N
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None,
                                      reduce=None, reduction="mean", pos_weight=None):
     """Binary cross entropy of logits (sigmoid inside, stable); pos_weight weights positives."""
+    if _tf[0] and (result := _override("binary_cross_entropy_with_logits", locals())) is not _NO:
+        return result
     reduction = _reduction_string(size_average, reduce, reduction)
     reduction_enum = _reduction_enum(reduction)
     if target.shape != input.shape:
@@ -553,6 +726,8 @@ def multi_head_attention_forward(
     Returns (attn_output, attn_weights); the weights are None unless need_weights, and are
     averaged over heads when average_attn_weights.
     """
+    if _tf[0] and (result := _override("multi_head_attention_forward", locals())) is not _NO:
+        return result
     is_batched = _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads)
     if not is_batched:
         query, key, value = query.unsqueeze(1), key.unsqueeze(1), value.unsqueeze(1)

@@ -18,6 +18,14 @@ def _new_step_counter(value: float = 0.0) -> Tensor:
     return tensor(float(value), dtype=dtype)
 
 
+def _step_counters_as_tensors(optimizer: Optimizer) -> None:
+    """A state saved with Python-number step counts gets tensor ones (torch does too)."""
+    for p_state in optimizer.state.values():
+        step = p_state.get("step") if isinstance(p_state, dict) else None
+        if step is not None and not isinstance(step, Tensor):
+            p_state["step"] = _new_step_counter(step)
+
+
 class Adam(Optimizer):
     """Adam: m <- lerp(m, g, 1 - beta1), v <- beta2 v + (1 - beta2) g^2 (its running max
     with `amsgrad`), p <- p - lr m_hat / (sqrt(v_hat) + eps) with bias-corrected moments.
@@ -48,15 +56,10 @@ class Adam(Optimizer):
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("amsgrad", False), ("maximize", False), ("foreach", None),
-                               ("capturable", False), ("differentiable", False),
-                               ("decoupled_weight_decay", False), ("fused", None)):
-                group.setdefault(key, value)
-            for p in group["params"]:
-                p_state = self.state.get(p)
-                if p_state and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = _new_step_counter(p_state["step"])
+        self._fill_group_defaults(amsgrad=False, maximize=False, foreach=None,
+                                  capturable=False, differentiable=False,
+                                  decoupled_weight_decay=False, fused=None)
+        _step_counters_as_tensors(self)
 
     def _update_group(self, group: dict) -> None:
         beta1, beta2 = (_to_float(b) for b in group["betas"])

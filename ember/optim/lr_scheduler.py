@@ -45,6 +45,14 @@ def _group_values(optimizer: Optimizer, key: str) -> list:
             for g in optimizer.param_groups]
 
 
+def _set_lr(group: dict, lr) -> None:
+    """Write a rate into a group (a tensor rate is filled in place)."""
+    if isinstance(group["lr"], Tensor):
+        group["lr"].fill_(_to_float(lr))
+    else:
+        group["lr"] = lr
+
+
 def _per_group(name: str, optimizer: Optimizer, value) -> list:
     """One value per parameter group: a list/tuple of the right length, or a repeated value."""
     if isinstance(value, (list, tuple)):
@@ -151,30 +159,37 @@ class LRScheduler:
         self._step_count += 1
         if epoch is not None:
             warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self._update_lr(epoch)
+
+    def _update_lr(self, epoch: int | None = None) -> None:
+        """Compute the rates for the next epoch (or for `epoch`, in closed form) and write
+        them into the groups."""
+        if epoch is None:
+            self.last_epoch += 1
+            self._write_lrs(self.get_lr)
+        else:
+            self.last_epoch = epoch
+            self._write_lrs(getattr(self, "_get_closed_form_lr", self.get_lr))
+
+    def _write_lrs(self, compute) -> None:
+        """Write `compute()`'s rates (get_lr allowed: no warning) into the groups."""
         self._get_lr_called_within_step = True
         try:
-            if epoch is None:
-                self.last_epoch += 1
-                values = self.get_lr()
-            else:
-                self.last_epoch = epoch
-                closed_form = getattr(self, "_get_closed_form_lr", None)
-                values = closed_form() if closed_form is not None else self.get_lr()
+            values = compute()
         finally:
             self._get_lr_called_within_step = False
         for group, lr in zip(self.optimizer.param_groups, values):
-            if isinstance(group["lr"], Tensor):
-                group["lr"].fill_(_to_float(lr))
-            else:
-                group["lr"] = lr
+            _set_lr(group, lr)
         self._last_lr = _group_values(self.optimizer, "lr")
 
 
-class LambdaLR(LRScheduler):
-    """lr = base_lr * lr_lambda(epoch), one function or one per group.
+class _LRScheduler(LRScheduler):
+    """The old name of LRScheduler (kept by torch for custom schedulers subclassing it)."""
 
-    >>> sched = LambdaLR(opt, lr_lambda=lambda epoch: 0.95 ** epoch)
-    """
+
+class _LambdaScheduler(LRScheduler):
+    """Shared by LambdaLR and MultiplicativeLR: one function of the epoch per group, and a
+    state_dict that keeps the `__dict__` of callable objects (not of functions/lambdas)."""
 
     def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
         self.optimizer = optimizer
@@ -188,8 +203,6 @@ class LambdaLR(LRScheduler):
         super().__init__(optimizer, last_epoch)
 
     def state_dict(self) -> dict:
-        """As the base's, with the lambdas' `__dict__` for callable objects (functions and
-        lambdas are not saved: None)."""
         state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "lr_lambdas")}
         state["lr_lambdas"] = [None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
                                for fn in self.lr_lambdas]
@@ -203,9 +216,36 @@ class LambdaLR(LRScheduler):
             if saved is not None:
                 fn.__dict__.update(saved)
 
+
+class LambdaLR(_LambdaScheduler):
+    """lr = base_lr * lr_lambda(epoch), one function or one per group.
+
+    >>> sched = LambdaLR(opt, lr_lambda=lambda epoch: 0.95 ** epoch)
+    """
+
     def get_lr(self) -> list:
         self._check_get_lr_in_step()
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs)]
+
+
+class MultiplicativeLR(_LambdaScheduler):
+    """lr = previous lr * lr_lambda(epoch), one function or one per group.
+
+    >>> sched = MultiplicativeLR(opt, lr_lambda=lambda epoch: 0.95)
+    """
+
+    def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
+        for fn in lr_lambda if isinstance(lr_lambda, (list, tuple)) else [lr_lambda]:
+            if not callable(fn):
+                raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
+        super().__init__(optimizer, lr_lambda, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        if self._is_initial:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * fn(self.last_epoch)
+                for fn, group in zip(self.lr_lambdas, self.optimizer.param_groups)]
 
 
 class StepLR(LRScheduler):
@@ -273,6 +313,96 @@ class ExponentialLR(LRScheduler):
         return [base_lr * self.gamma ** self.last_epoch for base_lr in self.base_lrs]
 
 
+class ConstantLR(LRScheduler):
+    """Scale the rates by `factor` for the first `total_iters` epochs.
+
+    >>> sched = ConstantLR(opt, factor=0.5, total_iters=4)
+    """
+
+    def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
+                 last_epoch: int = -1) -> None:
+        if factor > 1.0 or factor < 0:
+            raise ValueError("Constant multiplicative factor expected to be between 0 and 1.")
+        self.factor = factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0:
+            return [group["lr"] * self.factor for group in groups]
+        if self.last_epoch != self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        return [group["lr"] * (1.0 / self.factor) for group in groups]
+
+    def _get_closed_form_lr(self) -> list:
+        factor = self.factor + (self.last_epoch >= self.total_iters) * (1 - self.factor)
+        return [base_lr * factor for base_lr in self.base_lrs]
+
+
+class PolynomialLR(LRScheduler):
+    """Decay the rates as (1 - epoch / total_iters) ** power, to 0 at total_iters.
+
+    >>> sched = PolynomialLR(opt, total_iters=10, power=2.0)
+    """
+
+    def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
+                 last_epoch: int = -1) -> None:
+        self.total_iters = total_iters
+        self.power = power
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        decay = ((1.0 - self.last_epoch / self.total_iters)
+                 / (1.0 - (self.last_epoch - 1) / self.total_iters)) ** self.power
+        return [group["lr"] * decay for group in self.optimizer.param_groups]
+
+    def _get_closed_form_lr(self) -> list:
+        remaining = 1.0 - min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base_lr * remaining ** self.power for base_lr in self.base_lrs]
+
+
+class LinearLR(LRScheduler):
+    """Scale the rates linearly from `start_factor` to `end_factor` times the base rate
+    over `total_iters` epochs (a warm-up), then keep them.
+
+    >>> sched = LinearLR(opt, start_factor=0.1, total_iters=5)
+    """
+
+    def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3,
+                 end_factor: float = 1.0, total_iters: int = 5, last_epoch: int = -1) -> None:
+        if start_factor > 1.0 or start_factor <= 0:
+            raise ValueError("Starting multiplicative factor expected to be greater than 0 and "
+                             "less or equal to 1.")
+        if end_factor > 1.0 or end_factor < 0:
+            raise ValueError("Ending multiplicative factor expected to be between 0 and 1.")
+        self.start_factor = start_factor
+        self.end_factor = end_factor
+        self.total_iters = total_iters
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        groups = self.optimizer.param_groups
+        if self.last_epoch == 0:
+            return [group["lr"] * self.start_factor for group in groups]
+        if self._is_initial or self.last_epoch > self.total_iters:
+            return _group_values(self.optimizer, "lr")
+        change = self.end_factor - self.start_factor
+        factor = 1.0 + change / (self.total_iters * self.start_factor
+                                 + (self.last_epoch - 1) * change)
+        return [group["lr"] * factor for group in groups]
+
+    def _get_closed_form_lr(self) -> list:
+        done = min(self.total_iters, self.last_epoch) / self.total_iters
+        return [base_lr * (self.start_factor + (self.end_factor - self.start_factor) * done)
+                for base_lr in self.base_lrs]
+
+
 class CosineAnnealingLR(LRScheduler):
     """Cosine annealing from the base rate to `eta_min` over `T_max` epochs (and back up,
     periodically, past T_max), with torch's recursive update of the current rates.
@@ -306,6 +436,273 @@ class CosineAnnealingLR(LRScheduler):
         return [self.eta_min + (base_lr - self.eta_min)
                 * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
                 for base_lr in self.base_lrs]
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """Cosine annealing from the base rate to `eta_min`, restarting every T_i epochs
+    (T_0, then T_i *= T_mult after each restart). `step(epoch)` takes fractional epochs.
+
+    >>> sched = CosineAnnealingWarmRestarts(opt, T_0=10, T_mult=2)
+    """
+
+    def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
+                 last_epoch: int = -1) -> None:
+        if T_0 <= 0 or not isinstance(T_0, int):
+            raise ValueError(f"Expected positive integer T_0, but got {T_0}")
+        if T_mult < 1 or not isinstance(T_mult, int):
+            raise ValueError(f"Expected integer T_mult >= 1, but got {T_mult}")
+        if not isinstance(eta_min, (float, int)):
+            raise ValueError(  # noqa: TRY004  (torch's type)
+                f"Expected float or int eta_min, but got {eta_min} of type "
+                             f"{type(eta_min)}")
+        self.T_0 = T_0
+        self.T_i = T_0
+        self.T_mult = T_mult
+        self.eta_min = eta_min
+        self.T_cur = last_epoch
+        super().__init__(optimizer, last_epoch)
+
+    def get_lr(self) -> list:
+        self._check_get_lr_in_step()
+        cosine = (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+        return [self.eta_min + (base_lr - self.eta_min) * cosine for base_lr in self.base_lrs]
+
+    def step(self, epoch=None) -> None:
+        """Advance one epoch, or go to `epoch` (a float: a fraction of the way through)."""
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur = self.T_cur + 1
+            if self.T_cur >= self.T_i:
+                self.T_cur = self.T_cur % self.T_i
+                self.T_i = self.T_i * self.T_mult
+        elif epoch < 0:
+            raise ValueError(f"Expected non-negative epoch, but got {epoch}")
+        elif epoch >= self.T_0:
+            if self.T_mult == 1:
+                self.T_cur = epoch % self.T_0
+            else:
+                n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                self.T_i = self.T_0 * self.T_mult ** n
+        else:
+            self.T_i = self.T_0
+            self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self._write_lrs(self.get_lr)
+
+
+class _SchedulerSequence(LRScheduler):
+    """Shared by SequentialLR and ChainedScheduler: schedulers of one optimizer, whose
+    state_dicts nest in this one's."""
+
+    def _check_schedulers(self, optimizer: Optimizer, schedulers) -> None:
+        name = type(self).__name__
+        for i, scheduler in enumerate(schedulers):
+            if not hasattr(scheduler, "optimizer"):
+                raise TypeError(f"{name} at index {i} should have `optimizer` as its attribute.")
+            if isinstance(scheduler, ReduceLROnPlateau):
+                raise ValueError(  # noqa: TRY004  (torch's type)
+                    f"{name} does not support `ReduceLROnPlateau` scheduler as it requires "
+                    "additional kwargs to be specified when calling `step`, but got one at "
+                    f"index {i} in the given schedulers sequence.")
+            if optimizer != scheduler.optimizer:
+                raise ValueError(
+                    f"{name} expects all schedulers to belong to the same optimizer, but got "
+                    f"scheduler {type(scheduler).__name__} at index {i} has "
+                    f"{scheduler.optimizer}, which is different from "
+                    f"{type(optimizer).__name__}.")
+
+    def state_dict(self) -> dict:
+        state = {k: v for k, v in self.__dict__.items() if k not in ("optimizer", "_schedulers")}
+        state["_schedulers"] = [s.state_dict() for s in self._schedulers]
+        return state
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        state_dict = dict(state_dict)
+        saved = state_dict.pop("_schedulers")
+        self.__dict__.update(state_dict)
+        for scheduler, scheduler_state in zip(self._schedulers, saved):
+            scheduler.load_state_dict(scheduler_state)
+
+
+class ChainedScheduler(_SchedulerSequence):
+    """Step several schedulers together, each step applying all of them in turn.
+
+    >>> sched = ChainedScheduler([ConstantLR(opt, factor=0.1, total_iters=2),
+    ...                           ExponentialLR(opt, gamma=0.9)])
+    """
+
+    def __init__(self, schedulers, optimizer: Optimizer | None = None) -> None:
+        if len(schedulers) < 1:
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler to be "
+                             "chained, but got no scheduler.")
+        optimizer = optimizer or schedulers[0].optimizer
+        self._check_schedulers(optimizer, schedulers)
+        self._schedulers = schedulers
+        self.optimizer = optimizer
+        self._last_lr = _group_values(schedulers[-1].optimizer, "lr")
+
+    def step(self) -> None:
+        for scheduler in self._schedulers:
+            scheduler.step()
+        self._last_lr = _group_values(self._schedulers[-1].optimizer, "lr")
+
+
+class SequentialLR(_SchedulerSequence):
+    """Run `schedulers` one after the other, switching at the `milestones` epochs.
+
+    >>> warmup = LinearLR(opt, start_factor=0.1, total_iters=5)
+    >>> cosine = CosineAnnealingLR(opt, T_max=95)
+    >>> sched = SequentialLR(opt, [warmup, cosine], milestones=[5])
+    """
+
+    def __init__(self, optimizer: Optimizer, schedulers: list, milestones: list,
+                 last_epoch: int = -1) -> None:
+        if len(schedulers) < 1:
+            raise ValueError(f"{type(self).__name__} expects at least one scheduler, but got no "
+                             "scheduler.")
+        self._check_schedulers(optimizer, schedulers)
+        if len(milestones) != len(schedulers) - 1:
+            raise ValueError(
+                "Sequential Schedulers expects number of schedulers provided to be one more "
+                "than the number of milestone points, but got number of schedulers "
+                f"{len(schedulers)} and the number of milestones to be equal to "
+                f"{len(milestones)}")
+        self._schedulers = schedulers
+        self._milestones = milestones
+        self.last_epoch = last_epoch + 1
+        self.optimizer = optimizer
+        # undo the schedulers' initial steps, then make the first one's again
+        for group in optimizer.param_groups:
+            _set_lr(group, group["initial_lr"])
+        _undo_initial_steps(schedulers)
+        first = self._schedulers[bisect_right(milestones, 0)]
+        first._initial_step()
+        self._last_lr = first.get_last_lr()
+
+    def step(self) -> None:
+        self.last_epoch += 1
+        idx = bisect_right(self._milestones, self.last_epoch)
+        scheduler = self._schedulers[idx]
+        if idx > 0 and self._milestones[idx - 1] == self.last_epoch:
+            scheduler._update_lr(0)  # a new scheduler starts from its epoch 0
+        else:
+            scheduler.step()
+        self._last_lr = scheduler.get_last_lr()
+
+
+def _undo_initial_steps(schedulers) -> None:
+    """Take back the epoch each scheduler counted when it was made (nested ones too)."""
+    for scheduler in schedulers:
+        if hasattr(scheduler, "_schedulers"):
+            _undo_initial_steps(scheduler._schedulers)
+        elif hasattr(scheduler, "last_epoch"):
+            scheduler.last_epoch -= 1
+
+
+class ReduceLROnPlateau(LRScheduler):
+    """Multiply the rates by `factor` when a metric stopped improving for `patience`
+    epochs (then wait `cooldown` epochs). `step(metric)` takes the metric.
+
+    >>> sched = ReduceLROnPlateau(opt, mode="min", factor=0.5, patience=3)
+    >>> sched.step(val_loss)
+    """
+
+    def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
+                 patience: int = 10, threshold: float = 1e-4, threshold_mode: str = "rel",
+                 cooldown: int = 0, min_lr=0, eps: float = 1e-8) -> None:
+        if factor >= 1.0:
+            raise ValueError("Factor should be < 1.0.")
+        self.factor = factor
+        if not isinstance(optimizer, Optimizer):
+            raise TypeError(f"{type(optimizer).__name__} is not an Optimizer")
+        self.optimizer = optimizer
+        if isinstance(min_lr, (list, tuple)):
+            if len(min_lr) != len(optimizer.param_groups):
+                raise ValueError(f"expected {len(optimizer.param_groups)} min_lrs, got "
+                                 f"{len(min_lr)}")
+            self.default_min_lr = None
+            self.min_lrs = list(min_lr)
+        else:
+            self.default_min_lr = min_lr
+            self.min_lrs = [min_lr] * len(optimizer.param_groups)
+        self.patience = patience
+        self.cooldown = cooldown
+        self.eps = eps
+        self.last_epoch = 0
+        self._last_lr = _group_values(optimizer, "lr")
+        self._init_is_better(mode, threshold, threshold_mode)
+        self._reset()
+
+    def _reset(self) -> None:
+        self.best = self.mode_worse
+        self.cooldown_counter = 0
+        self.num_bad_epochs = 0
+
+    @property
+    def in_cooldown(self) -> bool:
+        return self.cooldown_counter > 0
+
+    def step(self, metrics, epoch=None) -> None:
+        current = float(metrics)
+        if epoch is None:
+            epoch = self.last_epoch + 1
+        else:
+            warnings.warn(EPOCH_DEPRECATION_WARNING, UserWarning, stacklevel=2)
+        self.last_epoch = epoch
+        if self._is_better(current, self.best):
+            self.best = current
+            self.num_bad_epochs = 0
+        else:
+            self.num_bad_epochs += 1
+        if self.in_cooldown:
+            self.cooldown_counter -= 1
+            self.num_bad_epochs = 0
+        if self.num_bad_epochs > self.patience:
+            self._reduce_lr()
+            self.cooldown_counter = self.cooldown
+            self.num_bad_epochs = 0
+        self._last_lr = _group_values(self.optimizer, "lr")
+
+    def _reduce_lr(self) -> None:
+        groups = self.optimizer.param_groups
+        if len(groups) != len(self.min_lrs):
+            if self.default_min_lr is None:
+                raise RuntimeError(
+                    f"The number of param groups in the `optimizer` ({len(groups)}) differs "
+                    f"from when `ReduceLROnPlateau` was initialized ({len(self.min_lrs)}), "
+                    "usually due to a new param group being added to the optimizer. Please "
+                    "modify the `min_lrs` field to match the length of the `optimizer` param "
+                    "groups.")
+            self.min_lrs = [self.default_min_lr] * len(groups)
+        for group, min_lr in zip(groups, self.min_lrs):
+            old_lr = float(group["lr"])
+            new_lr = max(old_lr * self.factor, min_lr)
+            if old_lr - new_lr > self.eps:
+                _set_lr(group, new_lr)
+
+    def _is_better(self, a: float, best: float) -> bool:
+        if self.mode == "min":
+            return a < best * (1.0 - self.threshold) if self.threshold_mode == "rel" \
+                else a < best - self.threshold
+        return a > best * (self.threshold + 1.0) if self.threshold_mode == "rel" \
+            else a > best + self.threshold
+
+    def _init_is_better(self, mode: str, threshold: float, threshold_mode: str) -> None:
+        if mode not in {"min", "max"}:
+            raise ValueError("mode " + mode + " is unknown!")
+        if threshold_mode not in {"rel", "abs"}:
+            raise ValueError("threshold mode " + threshold_mode + " is unknown!")
+        self.mode_worse = math.inf if mode == "min" else -math.inf
+        self.mode = mode
+        self.threshold = threshold
+        self.threshold_mode = threshold_mode
+
+    def load_state_dict(self, state_dict: dict) -> None:
+        self.__dict__.update(state_dict)
+        self._init_is_better(self.mode, self.threshold, self.threshold_mode)
 
 
 class OneCycleLR(LRScheduler):

@@ -17,8 +17,9 @@ from collections import defaultdict
 from copy import deepcopy
 from itertools import chain
 
-from ..autograd.grad_mode import enable_grad, no_grad
+from ..autograd.grad_mode import enable_grad
 from ..core.tensor import Tensor
+from ..dispatch.tls import state as _tls
 
 __all__ = ["Optimizer", "required"]
 
@@ -95,6 +96,13 @@ class Optimizer:
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+        self.defaults.setdefault("differentiable", False)
+
+    def _fill_group_defaults(self, **options) -> None:
+        """Give every group the options it lacks (a state saved by an older version)."""
+        for group in self.param_groups:
+            for key, value in options.items():
+                group.setdefault(key, value)
 
     def __repr__(self) -> str:
         text = self.__class__.__name__ + " ("
@@ -185,15 +193,19 @@ class Optimizer:
         """Perform one optimization step and return the closure's loss (or None).
 
         `closure` re-evaluates the model and returns the loss; it runs with grad enabled.
-        The updates run under one `no_grad()`, a group at a time (`_update_group`).
+        The updates run in no-grad mode (set once per step), a group at a time (`_update_group`).
         """
         loss = None
         if closure is not None:
             with enable_grad():
                 loss = closure()
-        with no_grad():
+        grad_mode = _tls.grad_enabled  # what `with no_grad():` does, minus its object
+        _tls.grad_enabled = False
+        try:
             for group in self.param_groups:
                 self._update_group(group)
+        finally:
+            _tls.grad_enabled = grad_mode
         return loss
 
     def _update_group(self, group: dict) -> None:

@@ -5,8 +5,7 @@
 from __future__ import annotations
 
 from .. import zeros_like
-from ..core.tensor import Tensor
-from .adam import _new_step_counter
+from .adam import _new_step_counter, _step_counters_as_tensors
 from .optimizer import Optimizer, _check_hyper, _check_unsupported, _to_float
 
 __all__ = ["RMSprop"]
@@ -34,15 +33,9 @@ class RMSprop(Optimizer):
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            for key, value in (("momentum", 0), ("centered", False), ("foreach", None),
-                               ("maximize", False), ("differentiable", False),
-                               ("capturable", False)):
-                group.setdefault(key, value)
-            for p in group["params"]:
-                p_state = self.state.get(p)
-                if p_state and not isinstance(p_state["step"], Tensor):
-                    p_state["step"] = _new_step_counter(p_state["step"])
+        self._fill_group_defaults(momentum=0, centered=False, foreach=None, maximize=False,
+                                  differentiable=False, capturable=False)
+        _step_counters_as_tensors(self)
 
     def _update_group(self, group: dict) -> None:
         lr, alpha, eps = _to_float(group["lr"]), group["alpha"], group["eps"]

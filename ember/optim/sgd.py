@@ -30,12 +30,8 @@ class SGD(Optimizer):
 
     def __setstate__(self, state: dict) -> None:
         super().__setstate__(state)
-        for group in self.param_groups:
-            group.setdefault("nesterov", False)
-            group.setdefault("maximize", False)
-            group.setdefault("foreach", None)
-            group.setdefault("differentiable", False)
-            group.setdefault("fused", False)
+        self._fill_group_defaults(nesterov=False, maximize=False, foreach=None,
+                                  differentiable=False, fused=False)
 
     def _update_group(self, group: dict) -> None:
         neg_lr = -_to_float(group["lr"])

@@ -241,7 +241,38 @@ def lerp(self, end, weight):
     return _run(lambda a, b: _lerp(a, b, w), lay, (self, end), cdt)
 
 
+def _ready_inplace(self, *others):
+    """The arrays of `self` and `others` when all are contiguous float32/float64 tensors of
+    self's dtype and shape: NumPy then computes torch's result straight into self (the
+    optimizers' moment updates). None otherwise (the checked general path)."""
+    dt, shape = self._dtype, self._shape
+    if dt is not D.float32 and dt is not D.float64:
+        return None
+    arrays = []
+    for t in (self, *others):
+        if not isinstance(t, Tensor) or t._dtype is not dt or t._shape != shape:
+            return None
+        a = t._np
+        if a is None or not a.flags.c_contiguous:
+            return None
+        arrays.append(a)
+    return arrays
+
+
 def lerp_(self, end, weight):
+    arrays = None if isinstance(weight, Tensor) else _ready_inplace(self, end)
+    if arrays is not None:
+        a, b = arrays
+        w = np.asarray(float(weight), a.dtype)
+        d = b - a
+        with np.errstate(all="ignore"):
+            if abs(w) < 0.5:
+                d *= w
+                a += d
+            else:
+                d *= 1 - w
+                np.subtract(b, d, out=a)
+        return self
     MB.lerp_(self, end, weight)
     return _into_self(self, lerp(self, end, weight))
 
@@ -261,7 +292,24 @@ def addcmul(self, tensor1, tensor2, value=1):
     return _run(lambda s, a, b: s + v * a * b, lay, (self, tensor1, tensor2), cdt)
 
 
+def _addc_(ufunc, self, tensor1, tensor2, value) -> bool:
+    """self += value * tensor1 (ufunc) tensor2 on the ready arrays (torch's order of
+    rounding); False when they are not ready."""
+    arrays = _ready_inplace(self, tensor1, tensor2)
+    if arrays is None:
+        return False
+    s, a, b = arrays
+    with np.errstate(all="ignore"):
+        term = np.empty_like(s)
+        np.multiply(np.asarray(float(value), s.dtype), a, out=term)
+        ufunc(term, b, out=term)
+        s += term
+    return True
+
+
 def addcmul_(self, tensor1, tensor2, value=1):
+    if _addc_(np.multiply, self, tensor1, tensor2, value):
+        return self
     MB.addcmul_(self, tensor1, tensor2, value)
     return _into_self(self, addcmul(self, tensor1, tensor2, value))
 
@@ -274,6 +322,8 @@ def addcdiv(self, tensor1, tensor2, value=1):
 
 
 def addcdiv_(self, tensor1, tensor2, value=1):
+    if _addc_(np.divide, self, tensor1, tensor2, value):
+        return self
     MB.addcdiv_(self, tensor1, tensor2, value)
     return _into_self(self, addcdiv(self, tensor1, tensor2, value))
 

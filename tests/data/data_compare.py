@@ -27,3 +27,16 @@ def plain(x):
 def flat_indices(batches) -> list:
     """The sample indices of a loader over TensorDataset(arange(n)), in order."""
     return [i for (batch,) in batches for i in batch.tolist()]
+
+
+def counting_stream(base, n: int):
+    """An iterable dataset (a subclass of `base`, ember's or torch's IterableDataset)
+    yielding 0..n-1, with a len."""
+    class Counting(base):
+        def __iter__(self):
+            return iter(range(n))
+
+        def __len__(self):
+            return n
+
+    return Counting()

@@ -12,7 +12,7 @@ from ember.utils.data import collate, dataloader, dataset, sampler
 
 torch = pytest.importorskip("torch")
 import torch.utils.data as td
-from data_compare import flat_indices, plain
+from data_compare import counting_stream, flat_indices, plain
 from helpers import raises_like
 
 
@@ -101,32 +101,18 @@ def test_reiteration_and_iterator_len():
     assert flat_indices(loader) == flat_indices(loader) == list(range(10))
 
 
-class Stream(ed.IterableDataset):
-    def __init__(self, n):
-        self.n = n
-
-    def __iter__(self):
-        return iter(range(self.n))
-
-    def __len__(self):
-        return self.n
+def stream(n):
+    return counting_stream(ed.IterableDataset, n)
 
 
-class TorchStream(td.IterableDataset):
-    def __init__(self, n):
-        self.n = n
-
-    def __iter__(self):
-        return iter(range(self.n))
-
-    def __len__(self):
-        return self.n
+def torch_stream(n):
+    return counting_stream(td.IterableDataset, n)
 
 
 @pytest.mark.parametrize("options", [{}, {"batch_size": 3}, {"batch_size": 3,
                                      "drop_last": True}, {"batch_size": None}])
 def test_iterable_dataset_matches_torch(options):
-    e, t = ed.DataLoader(Stream(7), **options), td.DataLoader(TorchStream(7), **options)
+    e, t = ed.DataLoader(stream(7), **options), td.DataLoader(torch_stream(7), **options)
     assert len(e) == len(t)
     assert [plain(b) for b in e] == [plain(b) for b in t]
 
@@ -137,8 +123,8 @@ def test_iterable_dataset_matches_torch(options):
     ({"batch_sampler": [[0]]}, "expected unspecified batch_sampler option"),
 ])
 def test_iterable_dataset_option_errors(options, phrase):
-    raises_like(lambda: ed.DataLoader(Stream(3), **options),
-                lambda: td.DataLoader(TorchStream(3), **options), phrase)
+    raises_like(lambda: ed.DataLoader(stream(3), **options),
+                lambda: td.DataLoader(torch_stream(3), **options), phrase)
 
 
 @pytest.mark.parametrize("options, phrase", [
@@ -174,6 +160,9 @@ def test_attributes_frozen_after_init():
 def test_workers_warn_and_load_in_process():
     loader = ed.DataLoader(ed.TensorDataset(ember.arange(5)), batch_size=2, num_workers=2)
     assert loader.prefetch_factor == 2 and ed.get_worker_info() is None
+    for factor in (0, 3):
+        e, t = loaders(features_and_labels, num_workers=1, prefetch_factor=factor)
+        assert e.prefetch_factor == t.prefetch_factor == factor
     with pytest.warns(UserWarning, match="no worker processes"):
         assert flat_indices(loader) == list(range(5))
 
@@ -232,3 +221,12 @@ def test_docstring_examples(module):
         warnings.simplefilter("error")
         result = doctest.testmod(module, extraglobs={"ember": ember, "np": np, **names})
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_batch_sampler_of_arrays_and_tensors():
+    """Index batches given as NumPy arrays or tensors work like lists of ints."""
+    batches = [np.array([3, 1]), ember.tensor([0, 2])]
+    loader = ed.DataLoader(ed.TensorDataset(ember.arange(10) * 10), batch_sampler=batches)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert [b[0].tolist() for b in loader] == [[30, 10], [0, 20]]

@@ -8,7 +8,7 @@ import ember.utils.data as ed
 
 torch = pytest.importorskip("torch")
 import torch.utils.data as td
-from data_compare import plain
+from data_compare import counting_stream, plain
 from helpers import raises_like
 
 
@@ -71,26 +71,12 @@ def test_concat_dataset_errors():
     raises_like(lambda: ed.ConcatDataset([]), lambda: td.ConcatDataset([]),
                 "datasets should not be an empty iterable")
 
-    class Stream(ed.IterableDataset):
-        def __iter__(self):
-            return iter(range(2))
-
     with pytest.raises(AssertionError, match="does not support IterableDataset"):
-        ed.ConcatDataset([Stream()])
+        ed.ConcatDataset([counting_stream(ed.IterableDataset, 2)])
 
 
 def test_iterable_dataset_chain():
-    class Stream(ed.IterableDataset):
-        def __init__(self, n):
-            self.n = n
-
-        def __iter__(self):
-            return iter(range(self.n))
-
-        def __len__(self):
-            return self.n
-
-    chained = Stream(2) + Stream(3)
+    chained = counting_stream(ed.IterableDataset, 2) + counting_stream(ed.IterableDataset, 3)
     assert isinstance(chained, ed.ChainDataset)
     assert list(chained) == [0, 1, 0, 1, 2] and len(chained) == 5
     with pytest.raises(AssertionError, match="ChainDataset only supports IterableDataset"):

@@ -527,3 +527,103 @@ def test_losses_in_float32(name, make_target):
     check_op(lambda x: getattr(F, name)(x, to_ember(target)),
              lambda x: getattr(TF, name)(x, target),
              [pair(3, 4, dtype=torch.float32, low=0.05, high=0.95)], rtol=1e-5, atol=1e-6)
+
+
+# --------------------------------------------------------------------------- extras
+
+
+@pytest.mark.parametrize("shape,groups", [((2, 6, 4), 3), ((2, 6, 3, 5), 2), ((3, 4), 4),
+                                          ((2, 6), 1)])
+def test_group_norm_matches_torch(shape, groups):
+    channels = shape[1]
+    check_op(lambda x, w, b: F.group_norm(x, groups, w, b, 1e-3),
+             lambda x, w, b: TF.group_norm(x, groups, w, b, 1e-3),
+             [pair(*shape), pair(channels, seed=1), pair(channels, seed=2)], atol=1e-6)
+    check_op(lambda x: F.group_norm(x, groups), lambda x: TF.group_norm(x, groups),
+             [pair(*shape)], atol=1e-6)
+
+
+def test_group_norm_errors():
+    with pytest.raises(RuntimeError, match="Expected at least 2 dimensions"):
+        F.group_norm(ember.randn(4), 2)
+    with pytest.raises(RuntimeError, match="divisible by num_groups, but got input of shape"):
+        F.group_norm(ember.randn(2, 6, 4), 4)
+    with pytest.raises(ValueError, match="Expected more than 1 value per channel"):
+        F.group_norm(ember.randn(1, 4), 4)
+
+
+@pytest.mark.parametrize("p,dim", [(2.0, 1), (1.0, 0), (3.0, -1)])
+def test_normalize_matches_torch(p, dim):
+    check_op(lambda x: F.normalize(x, p, dim), lambda x: TF.normalize(x, p, dim), [pair(3, 4)])
+    zeros = F.normalize(ember.zeros(2, 3))
+    assert not zeros.numpy().any()
+
+
+@pytest.mark.parametrize("name,shape", [("dropout1d", (4, 50, 6)), ("dropout1d", (50, 6)),
+                                        ("dropout2d", (4, 50, 3, 3))])
+def test_channel_dropout_zeroes_whole_channels(name, shape):
+    ember.manual_seed(0)
+    x = ember.ones(*shape, requires_grad=True)
+    y = getattr(F, name)(x, 0.4)
+    channels = y.detach().numpy().reshape(-1, shape[-1] * (shape[-1] if name == "dropout2d" else 1))
+    assert set(np.unique(channels.std(axis=1))) == {0.0}  # a channel is all kept or all zero
+    np.testing.assert_allclose(np.unique(channels), [0.0, 1 / 0.6], rtol=1e-6)
+    assert 0.45 < (channels[:, 0] != 0).mean() < 0.75
+    y.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), y.detach().numpy(), rtol=1e-6)
+    np.testing.assert_array_equal(getattr(F, name)(x, 0.4, training=False).detach().numpy(),
+                                  x.detach().numpy())
+
+
+def test_channel_dropout_errors_and_warnings():
+    with pytest.raises(RuntimeError, match="dropout1d: Expected 2D or 3D input, but received"):
+        F.dropout1d(ember.ones(2, 3, 4, 5))
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
+        F.dropout2d(ember.ones(2, 3, 4, 5), 2.0)
+    with pytest.warns(UserWarning, match="Received a 3D input to dropout2d"):
+        F.dropout2d(ember.ones(2, 3, 4))
+    with pytest.warns(UserWarning, match="Received a 2-D input to dropout2d"):
+        F.dropout2d(ember.ones(2, 3))
+    ember.manual_seed(3)
+    x = ember.ones(30, 4)
+    assert F.dropout1d(x, 0.5, inplace=True) is x and x.shape == (30, 4)
+    rows = x.numpy()
+    assert set(np.unique(rows)) == {0.0, 2.0} and not rows.std(axis=1).any()
+
+
+# --------------------------------------------------------------------------- __torch_function__
+
+
+class _Recorder(ember.overrides.TorchFunctionMode):
+    def __init__(self):
+        self.calls = []
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        self.calls.append(func.__name__)
+        return func(*args, **(kwargs or {}))
+
+
+def test_torch_function_mode_sees_functional_calls():
+    x, target = ember.randn(4, 3), ember.tensor([0, 2, 1, 1])
+    expected = F.cross_entropy(F.relu(x), target, reduction="sum", label_smoothing=0.1)
+    with _Recorder() as mode:
+        result = F.cross_entropy(F.relu(x), target, reduction="sum", label_smoothing=0.1)
+    assert mode.calls == ["relu", "cross_entropy"]  # as torch's (ops inside are not seen)
+    assert float(result) == float(expected)
+    weight = ember.randn(2, 3)
+    with _Recorder() as mode:
+        F.linear(x, weight)  # an alias of the op: seen once, as linear
+    assert mode.calls == ["linear"]
+
+
+def test_tensor_subclass_overrides_a_functional():
+    class Constant(ember.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            if func is F.mse_loss:
+                return "overridden"
+            return super().__torch_function__(func, types, args, kwargs)
+
+    x = ember.randn(3).as_subclass(Constant)
+    assert F.mse_loss(x, ember.zeros(3)) == "overridden"
+    assert isinstance(F.relu(x), Constant)

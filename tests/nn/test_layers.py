@@ -227,20 +227,29 @@ def test_batch_norm_needs_more_than_one_value_per_channel():
 # --------------------------------------------------------------------------- layer norm
 
 
-@pytest.mark.parametrize("args,kwargs", [((5,), {}), ((5,), {"eps": 1e-3}), (([4, 5],), {}),
-                                         (((5,),), {"eps": 0.1}),
-                                         ((5,), {"elementwise_affine": False}),
-                                         ((5,), {"bias": False})], ids=str)
-def test_layer_norm(args, kwargs):
-    t_ln, e_ln = build("LayerNorm", *args, **kwargs)
-    # non-trivial affine parameters, copied across
-    with torch.no_grad():
-        for p in t_ln.parameters():
+NORM_CASES = [
+    ("LayerNorm", (5,), {}), ("LayerNorm", (5,), {"eps": 1e-3}), ("LayerNorm", ([4, 5],), {}),
+    ("LayerNorm", ((5,),), {"eps": 0.1}), ("LayerNorm", (5,), {"elementwise_affine": False}),
+    ("LayerNorm", (5,), {"bias": False}), ("GroupNorm", (2, 4), {}),
+    ("GroupNorm", (4, 4), {"eps": 1e-3}), ("GroupNorm", (2, 4), {"affine": False}),
+    ("GroupNorm", (1, 4), {"bias": False}),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs", NORM_CASES, ids=str)
+def test_layer_norm_and_group_norm(name, args, kwargs):
+    t_norm, e_norm = build(name, *args, **kwargs)
+    with torch.no_grad():  # non-trivial affine parameters, copied across
+        for p in t_norm.parameters():
             p.uniform_(0.5, 1.5)
-    copy_state(t_ln, e_ln)
-    check_layer(t_ln, e_ln, pair(3, 4, 5), atol=1e-6)
-    assert repr(e_ln) == repr(t_ln)
-    assert e_ln.normalized_shape == t_ln.normalized_shape
+    copy_state(t_norm, e_norm)
+    check_layer(t_norm, e_norm, pair(3, 4, 5), atol=1e-6)
+    assert repr(e_norm) == repr(t_norm)
+
+
+def test_group_norm_channel_count():
+    with pytest.raises(ValueError, match=r"num_channels \(6\) must be divisible by num_groups"):
+        enn.GroupNorm(4, 6)
 
 
 def test_layer_norm_rejects_wrong_trailing_shape():
@@ -638,3 +647,91 @@ def test_multihead_attention_eval_no_grad_matches_torch_fast_path(need_weights):
                                  need_weights=need_weights)
     assert (e_weights is None) == (not need_weights)
     assert_attention_close((e_out, e_weights), (t_out, t_weights))
+
+
+@pytest.mark.parametrize("name,shape", [("Dropout1d", (3, 40, 5)), ("Dropout2d", (3, 40, 2, 2))])
+def test_channel_dropout_layers(name, shape):
+    assert repr(getattr(enn, name)(0.2)) == repr(getattr(tnn, name)(0.2))
+    layer = getattr(enn, name)(0.5)
+    ember.manual_seed(1)
+    out = layer(ember.ones(*shape)).numpy().reshape(shape[0] * shape[1], -1)
+    assert set(np.unique(out.std(axis=1))) == {0.0} and (out == 0).any() and (out == 2).any()
+    layer.eval()
+    assert layer(ember.ones(*shape)).numpy().min() == 1.0
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1"):
+        getattr(enn, name)(-0.1)
+
+
+@pytest.mark.parametrize("module_name", [
+    "ember.nn.functional", "ember.nn.modules.activation", "ember.nn.modules.batchnorm",
+    "ember.nn.modules.conv", "ember.nn.modules.dropout", "ember.nn.modules.loss",
+    "ember.nn.modules.normalization", "ember.nn.modules.pooling", "ember.nn.modules.sparse",
+])
+def test_layer_docstring_examples_run(module_name):
+    import doctest
+    import importlib
+
+    module = importlib.import_module(module_name)
+    globs = {"ember": ember, "F": ember.nn.functional, "nn": enn}
+    flags = doctest.NORMALIZE_WHITESPACE | doctest.ELLIPSIS
+    result = doctest.testmod(module, extraglobs=globs, optionflags=flags)
+    assert result.attempted > 0 and result.failed == 0
+
+
+@pytest.mark.parametrize("make,shape", [
+    (lambda: enn.Conv2d(3, 4, 3, padding="same"), (2, 3, 5, 5)),
+    (lambda: enn.BatchNorm2d(3), (2, 3, 4, 4)), (lambda: enn.LayerNorm(5), (2, 5)),
+    (lambda: enn.GroupNorm(1, 3), (2, 3, 4)), (lambda: enn.MultiheadAttention(4, 2), (3, 2, 4)),
+], ids=["Conv2d", "BatchNorm2d", "LayerNorm", "GroupNorm", "MultiheadAttention"])
+def test_state_dict_round_trip(make, shape):
+    """A fresh layer loaded with another's state_dict computes the same; a state with a key
+    missing is refused."""
+    ember.manual_seed(0)
+    source = make()
+    if isinstance(source, (enn.BatchNorm2d, enn.LayerNorm, enn.GroupNorm)):
+        with ember.no_grad():
+            source.weight.uniform_(0.5, 1.5)
+    source(*[ember.randn(*shape)] * (3 if isinstance(source, enn.MultiheadAttention) else 1))
+    target = make()
+    target.load_state_dict(source.state_dict())
+    source.eval()
+    target.eval()
+    x = ember.randn(*shape)
+    args = (x, x, x) if isinstance(source, enn.MultiheadAttention) else (x,)
+    first, second = source(*args), target(*args)
+    if isinstance(first, tuple):
+        first, second = first[0], second[0]
+    np.testing.assert_array_equal(first.detach().numpy(), second.detach().numpy())
+    state = source.state_dict()
+    missing = next(iter(state))
+    del state[missing]
+    with pytest.raises(RuntimeError, match=f'Missing key\\(s\\) in state_dict: "{missing}"'):
+        target.load_state_dict(state)
+
+
+LOW_PRECISION_CASES = [
+    ("Conv2d", (3, 4, 3), (2, 3, 6, 6)), ("BatchNorm2d", (3,), (2, 3, 4, 4)),
+    ("LayerNorm", (5,), (3, 5)), ("GroupNorm", (1, 3), (2, 3, 4)),
+    ("MaxPool2d", (2,), (1, 2, 4, 4)), ("AvgPool2d", (2,), (1, 2, 4, 4)), ("AdaptiveAvgPool2d", (1,), (1, 2, 4, 4)),
+    ("GELU", (), (3, 4)), ("Softmax", (1,), (3, 4)), ("MultiheadAttention", (4, 2), (3, 2, 4)),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("name,args,shape", LOW_PRECISION_CASES, ids=str)
+def test_low_precision_layers(dtype, name, args, shape):
+    """Layers moved to float16/bfloat16 with .to(dtype) keep the dtype and agree with torch's
+    to within about one rounding step of the format."""
+    t_module = getattr(tnn, name)(*args).to(getattr(torch, dtype))
+    e_module = getattr(enn, name)(*args).to(getattr(ember, dtype))
+    e_module.load_state_dict({k: to_ember(v.float(), requires_grad=False).to(getattr(ember, dtype))
+                              for k, v in t_module.state_dict().items()})
+    t_x = torch.randn(shape, generator=torch.Generator().manual_seed(0)).to(getattr(torch, dtype))
+    e_x = to_ember(t_x.float()).to(getattr(ember, dtype))
+    is_attention = name == "MultiheadAttention"
+    t_out = t_module(*(t_x,) * (3 if is_attention else 1))
+    e_out = e_module(*(e_x,) * (3 if is_attention else 1))
+    if is_attention:
+        t_out, e_out = t_out[0], e_out[0]
+    step = 2.0 ** -7 if dtype == "bfloat16" else 2.0 ** -10
+    assert_close(e_out, t_out, rtol=2 * step, atol=2 * step)

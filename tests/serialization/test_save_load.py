@@ -125,6 +125,12 @@ def test_nested_structure_round_trips():
     assert loaded["dtype"] is ember.bfloat16 and loaded["device"] == ember.device("cpu")
 
 
+def test_clashing_tensor_names_get_unique_ones():
+    obj = {"a.b": ember.zeros(1), "a": {"b": ember.ones(1)}, "a.b#1": ember.full((1,), 2.0)}
+    loaded = round_trip(obj)
+    assert [loaded["a.b"].item(), loaded["a"]["b"].item(), loaded["a.b#1"].item()] == [0, 1, 2]
+
+
 def test_requires_grad_is_restored():
     loaded = round_trip({"w": ember.ones(2, requires_grad=True), "x": ember.ones(2)})
     assert loaded["w"].requires_grad and loaded["w"].is_leaf
@@ -149,6 +155,13 @@ def test_paths_and_file_objects(tmp_path):
         ember.save(t, f)
     with open(tmp_path / "c.safetensors", "rb") as f:
         assert_bit_exact(ember.load(f), t)
+
+
+def test_text_mode_file_raises(tmp_path):
+    ember.save(ember.ones(2), tmp_path / "t.safetensors")
+    with open(tmp_path / "t.safetensors", encoding="latin-1") as f, \
+            pytest.raises(TypeError, match="binary mode"):
+        ember.load(f)
 
 
 def test_map_location_and_torch_compatible_options():
@@ -346,3 +359,40 @@ def test_missing_file_raises_file_not_found(tmp_path):
 def test_docstring_examples():
     result = doctest.testmod(ember.serialization, extraglobs={"ember": ember})
     assert result.attempted > 0 and result.failed == 0
+
+
+# --- nn and optim objects -------------------------------------------------------------------
+def test_parameters_come_back_as_parameters():
+    layer = ember.nn.Linear(3, 2)
+    frozen = ember.nn.Parameter(ember.ones(2), requires_grad=False)
+    loaded = round_trip({"w": layer.weight, "frozen": frozen, "all": list(layer.parameters())})
+    assert type(loaded["w"]) is ember.nn.Parameter and loaded["w"].requires_grad
+    assert type(loaded["frozen"]) is ember.nn.Parameter and not loaded["frozen"].requires_grad
+    assert bits(loaded["all"][1]) == bits(layer.bias)
+
+
+def test_model_and_optimizer_state_round_trip():
+    """Training resumed from a saved model + optimizer state follows the uninterrupted run."""
+    def make():
+        ember.manual_seed(0)
+        model = ember.nn.Sequential(ember.nn.Linear(4, 8), ember.nn.ReLU(), ember.nn.Linear(8, 1))
+        return model, ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+
+    def step(model, optimizer, k):
+        x = ember.linspace(-1, 1, 12).reshape(3, 4) * (k + 1)
+        optimizer.zero_grad()
+        model(x).pow(2).mean().backward()
+        optimizer.step()
+
+    model, optimizer = make()
+    for k in range(3):
+        step(model, optimizer, k)
+    saved = round_trip({"model": model.state_dict(), "optimizer": optimizer.state_dict()})
+    resumed, resumed_optimizer = make()
+    resumed.load_state_dict(saved["model"])
+    resumed_optimizer.load_state_dict(saved["optimizer"])
+    for k in range(3, 6):
+        step(model, optimizer, k)
+        step(resumed, resumed_optimizer, k)
+    for (name, a), (_, b) in zip(model.state_dict().items(), resumed.state_dict().items()):
+        assert bits(a) == bits(b), name

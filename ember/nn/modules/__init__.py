@@ -36,9 +36,9 @@ from .activation import (
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .conv import Conv1d, Conv2d
-from .dropout import Dropout
+from .dropout import Dropout, Dropout1d, Dropout2d
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
 
@@ -55,7 +55,10 @@ __all__ += [
     "Conv2d",
     "CrossEntropyLoss",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
     "Embedding",
+    "GroupNorm",
     "Hardtanh",
     "L1Loss",
     "LayerNorm",

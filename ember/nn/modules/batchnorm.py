@@ -5,9 +5,8 @@ from __future__ import annotations
 import ember
 
 from .. import functional as F
-from .. import init
-from ..parameter import Parameter
 from .module import Module
+from .normalization import _register_affine, _reset_affine
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
@@ -26,15 +25,7 @@ class _NormBase(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(ember.empty(num_features, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(ember.empty(num_features, device=device, dtype=dtype))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, num_features, affine, bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean",
                                  ember.zeros(num_features, device=device, dtype=dtype))
@@ -59,10 +50,7 @@ class _NormBase(Module):
     def reset_parameters(self) -> None:
         """torch's default: stats reset, weight 1, bias 0."""
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def extra_repr(self) -> str:
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "

@@ -1,4 +1,5 @@
-"""LayerNorm: normalisation over the trailing dimensions of each sample."""
+"""LayerNorm (over the trailing dimensions of each sample) and GroupNorm (over groups of
+channels), and the affine weight/bias helpers the batch norms share."""
 
 from __future__ import annotations
 
@@ -11,7 +12,28 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["LayerNorm"]
+__all__ = ["GroupNorm", "LayerNorm"]
+
+
+def _register_affine(module, shape, affine, bias, device, dtype):
+    """Register torch's weight and bias (None where affine/bias is off) for a norm layer."""
+    if affine:
+        module.weight = Parameter(ember.empty(shape, device=device, dtype=dtype))
+        if bias:
+            module.bias = Parameter(ember.empty(shape, device=device, dtype=dtype))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module):
+    """torch's default for a norm layer's parameters: weight 1, bias 0."""
+    if module.weight is not None:
+        init.ones_(module.weight)
+    if module.bias is not None:
+        init.zeros_(module.bias)
 
 
 class LayerNorm(Module):
@@ -30,25 +52,12 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(ember.empty(self.normalized_shape, device=device, dtype=dtype))
-            if bias:
-                self.bias = Parameter(
-                    ember.empty(self.normalized_shape, device=device, dtype=dtype)
-                )
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _register_affine(self, self.normalized_shape, elementwise_affine, bias, device, dtype)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
         """torch's default: weight 1, bias 0."""
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self)
 
     def forward(self, input):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -56,3 +65,38 @@ class LayerNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.elementwise_affine}, bias={self.bias is not None}")
+
+
+class GroupNorm(Module):
+    """Normalise each sample over num_groups groups of channels, then scale and shift per
+    channel.
+
+    >>> gn = ember.nn.GroupNorm(2, 6)
+    >>> gn(ember.randn(3, 6, 5, 5)).shape
+    ember.Size([3, 6, 5, 5])
+    """
+
+    def __init__(self, num_groups, num_channels, eps=1e-5, affine=True, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__()
+        if num_channels % num_groups != 0:
+            raise ValueError(
+                f"num_channels ({num_channels}) must be divisible by num_groups ({num_groups})"
+            )
+        self.num_groups = num_groups
+        self.num_channels = num_channels
+        self.eps = eps
+        self.affine = affine
+        _register_affine(self, num_channels, affine, bias, device, dtype)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """torch's default: weight 1, bias 0."""
+        _reset_affine(self)
+
+    def forward(self, input):
+        return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
+                f"bias={self.bias is not None}")

@@ -52,7 +52,8 @@ class DataLoader:
                               multiprocessing_context)
         self.dataset = dataset
         self.num_workers = num_workers
-        self.prefetch_factor = prefetch_factor if num_workers == 0 else (prefetch_factor or 2)
+        self.prefetch_factor = 2 if num_workers > 0 and prefetch_factor is None \
+            else prefetch_factor
         self.pin_memory = pin_memory
         self.pin_memory_device = pin_memory_device
         self.timeout = timeout

@@ -79,7 +79,7 @@ class TensorDataset(Dataset):
         `__getitem__`. `DataLoader` uses it when collating with `default_collate`."""
         if type(self).__getitem__ is not TensorDataset.__getitem__:
             return None
-        tensors, as_index = self.tensors, ember.tensor
+        tensors, as_index = self.tensors, ember.as_tensor
 
         def get_batch(indices):
             index = as_index(indices, dtype=ember.int64)
