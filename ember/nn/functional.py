@@ -520,7 +520,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return ember.nll_loss_nd(input, target, weight, _reduction_enum(reduction), ignore_index)
 
 
-def _check_same_size(input, target):
+def _squared(difference):
+    return difference * difference
+
+
+def _elementwise_loss(aten_loss, errors_of, input, target, reduction, weight):
+    """mse_loss and l1_loss: warn (like torch) when target broadcasts against input, then
+    aten_loss, or with a per-element weight torch's manual path over errors_of(input - target)
+    (its 'mean' divides by the weight's sum)."""
     if target.shape != input.shape:
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
@@ -528,15 +535,12 @@ def _check_same_size(input, target):
             "Please ensure they have the same size.",
             stacklevel=3,
         )
-        return ember.broadcast_tensors(input, target)
-    return input, target
-
-
-def _weighted_loss(errors, weight, input, reduction):
-    """torch's manual path for mse_loss/l1_loss with a per-element weight."""
+        input, target = ember.broadcast_tensors(input, target)
+    if weight is None:
+        return aten_loss(input, target, _reduction_enum(reduction))
     if weight.shape != input.shape:
         raise ValueError("Weights and input must have the same size.")
-    errors = errors * weight
+    errors = errors_of(input - target) * weight
     if reduction == "none":
         return errors
     if reduction == "sum":
@@ -552,22 +556,16 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     """Mean squared error; ``weight`` (same size as input) weights each element."""
     if _tf[0] and (result := _override("mse_loss", locals())) is not _NO:
         return result
-    input, target = _check_same_size(input, target)
     reduction = _reduction_string(size_average, reduce, reduction)
-    if weight is not None:
-        return _weighted_loss((input - target) ** 2, weight, input, reduction)
-    return ember.mse_loss(input, target, _reduction_enum(reduction))
+    return _elementwise_loss(ember.mse_loss, _squared, input, target, reduction, weight)
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """Mean absolute error; ``weight`` (same size as input) weights each element."""
     if _tf[0] and (result := _override("l1_loss", locals())) is not _NO:
         return result
-    input, target = _check_same_size(input, target)
     reduction = _reduction_string(size_average, reduce, reduction)
-    if weight is not None:
-        return _weighted_loss((input - target).abs(), weight, input, reduction)
-    return ember.l1_loss(input, target, _reduction_enum(reduction))
+    return _elementwise_loss(ember.l1_loss, ember.abs, input, target, reduction, weight)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None,
