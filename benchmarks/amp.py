@@ -10,6 +10,9 @@ The NumPy column does the same arithmetic by hand (bfloat16 rounding via ml_dtyp
 """
 from __future__ import annotations
 
+import threads  # noqa: F401  (first: pins the BLAS threads before NumPy loads)
+
+# isort: split
 import argparse
 
 import ml_dtypes
