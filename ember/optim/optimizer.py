@@ -20,6 +20,7 @@ from itertools import chain
 from ..autograd.grad_mode import enable_grad
 from ..core.tensor import Tensor
 from ..dispatch.tls import state as _tls
+from ..utils._grads import zero_grads
 
 __all__ = ["Optimizer", "required"]
 
@@ -176,18 +177,7 @@ class Optimizer:
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Reset the gradients: to None (default), or to zeros in place."""
         for group in self.param_groups:
-            for p in group["params"]:
-                grad = p.grad
-                if grad is None:
-                    continue
-                if set_to_none:
-                    p.grad = None
-                else:
-                    if grad.grad_fn is not None:
-                        grad.detach_()
-                    else:
-                        grad.requires_grad_(False)
-                    grad.zero_()
+            zero_grads(group["params"], set_to_none)
 
     def step(self, closure=None):
         """Perform one optimization step and return the closure's loss (or None).

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 from ...autograd import no_grad
 from ...core.tensor import Tensor
+from ...utils._grads import zero_grads
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
 
@@ -508,18 +509,7 @@ class Module:
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Resets the gradients of every parameter (to None by default)."""
-        for p in self.parameters():
-            g = p.grad
-            if g is None:
-                continue
-            if set_to_none:
-                p.grad = None
-            else:
-                if g.grad_fn is not None:
-                    g.detach_()
-                else:
-                    g.requires_grad_(False)
-                g.zero_()
+        zero_grads(self.parameters(), set_to_none)
 
     def apply(self, fn):
         """Calls `fn(module)` on every submodule (children first), then on self."""
