@@ -56,7 +56,7 @@ from .random import (
 from .core.toplevel import (
     block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, einsum, is_floating_point,
     is_tensor, meshgrid,
-    nonzero, numel, unique, unique_consecutive,
+    nonzero, numel, typename, unique, unique_consecutive,
 )
 from .core.printing import get_printoptions, set_printoptions
 from .core.typeinfo import finfo, iinfo
@@ -79,7 +79,7 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "promote_types", "result_type", "set_default_dtype", "set_grad_enabled", "tensor",
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
     "set_printoptions", "get_printoptions", "norm", "einsum", "unique", "unique_consecutive",
-    "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero", "block_diag",
+    "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero", "block_diag", "typename",
     "autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled",
     "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
     "clear_autocast_cache",

@@ -121,3 +121,16 @@ def einsum(equation, *operands, path=None):
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
     return ops.aten.einsum.default(equation, list(operands), path=path)
+
+
+def typename(obj) -> str:
+    """torch.typename: 'ember.FloatTensor' for a tensor, the qualified type name otherwise.
+
+    >>> ember.typename(ember.ones(2)), ember.typename(3)
+    ('ember.FloatTensor', 'int')
+    """
+    if isinstance(obj, Tensor):
+        return obj.type()
+    cls = type(obj)
+    module = cls.__module__
+    return cls.__qualname__ if module in ("builtins", None) else f"{module}.{cls.__qualname__}"

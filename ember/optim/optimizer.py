@@ -19,6 +19,7 @@ from itertools import chain
 
 from ..autograd.grad_mode import enable_grad
 from ..core.tensor import Tensor
+from ..core.toplevel import typename
 from ..dispatch.tls import state as _tls
 from ..utils._grads import zero_grads
 
@@ -33,15 +34,6 @@ class _RequiredParameter:
 
 
 required = _RequiredParameter()
-
-
-def _typename(obj) -> str:
-    """torch.typename: 'ember.FloatTensor' for a tensor, the qualified type name otherwise."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    cls = type(obj)
-    module = cls.__module__
-    return cls.__qualname__ if module in ("builtins", None) else f"{module}.{cls.__qualname__}"
 
 
 def _to_float(value):
@@ -79,7 +71,7 @@ class Optimizer:
         if isinstance(params, Tensor):
             raise TypeError(
                 "params argument given to the optimizer should be an iterable of Tensors "
-                "or dicts, but got " + _typename(params))
+                "or dicts, but got " + typename(params))
         self.state: defaultdict[Tensor, dict] = defaultdict(dict)
         self.param_groups: list[dict] = []
         param_groups = list(params)
@@ -145,7 +137,7 @@ class Optimizer:
         for param in params:
             if not isinstance(param, Tensor):
                 raise TypeError("optimizer can only optimize Tensors, but one of the params is "
-                                + _typename(param))
+                                + typename(param))
             if not self.defaults.get("differentiable", None) and not (
                     param.is_leaf or param.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")

@@ -136,3 +136,11 @@ def test_deepcopy_clones_data_and_flags():
     assert y.data_ptr() != x.data_ptr() and y.stride() == x.stride()
     pair = copy.deepcopy([x, x])
     assert pair[0] is pair[1]
+
+
+def test_typename_like_torch():
+    pairs = [(ember.ones(2), torch.ones(2)), (ember.ones(2, dtype=ember.int64),
+                                             torch.ones(2, dtype=torch.int64)),
+             (3, 3), ("s", "s"), (ember.nn.Linear(2, 2), torch.nn.Linear(2, 2))]
+    for e, t in pairs:
+        assert ember.typename(e) == torch.typename(t).replace("torch", "ember")

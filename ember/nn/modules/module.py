@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 from ...autograd import no_grad
 from ...core.tensor import Tensor
+from ...core.toplevel import typename
 from ...utils._grads import zero_grads
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
@@ -80,15 +81,6 @@ def _addindent(text: str, spaces: int) -> str:
         return text
     pad = " " * spaces
     return "\n".join([lines[0], *(pad + line if line.strip() else "" for line in lines[1:])])
-
-
-def _typename(obj) -> str:
-    """torch.typename: 'ember.FloatTensor' for tensors, the qualified class name otherwise."""
-    if isinstance(obj, Tensor):
-        return obj.type()
-    cls = type(obj)
-    module = cls.__module__
-    return cls.__qualname__ if module in ("builtins", None) else f"{module}.{cls.__qualname__}"
 
 
 def _forward_unimplemented(self, *input):
@@ -230,7 +222,7 @@ class Module:
         if "_buffers" not in self.__dict__:
             raise AttributeError("cannot assign buffer before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"buffer name should be a string. Got {_typename(name)}")
+            raise TypeError(f"buffer name should be a string. Got {typename(name)}")
         if "." in name:
             raise KeyError('buffer name can\'t contain "."')
         if name == "":
@@ -238,7 +230,7 @@ class Module:
         if hasattr(self, name) and name not in self._buffers:
             raise KeyError(f"attribute '{name}' already exists")
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+            raise TypeError(f"cannot assign '{typename(tensor)}' object to buffer '{name}' "
                             "(ember Tensor or None required)")
         self._buffers[name] = tensor
         if persistent:
@@ -251,7 +243,7 @@ class Module:
         if "_parameters" not in self.__dict__:
             raise AttributeError("cannot assign parameter before Module.__init__() call")
         if not isinstance(name, str):
-            raise TypeError(f"parameter name should be a string. Got {_typename(name)}")
+            raise TypeError(f"parameter name should be a string. Got {typename(name)}")
         if "." in name:
             raise KeyError('parameter name can\'t contain "."')
         if name == "":
@@ -260,7 +252,7 @@ class Module:
             raise KeyError(f"attribute '{name}' already exists")
         if param is not None:
             if not isinstance(param, Parameter):
-                raise TypeError(f"cannot assign '{_typename(param)}' object to parameter "
+                raise TypeError(f"cannot assign '{typename(param)}' object to parameter "
                                 f"'{name}' (ember.nn.Parameter or None required)")
             if param.grad_fn:
                 raise ValueError(
@@ -272,9 +264,9 @@ class Module:
     def add_module(self, name: str, module) -> None:
         """Adds a child module (or None) under `name`."""
         if not isinstance(module, Module) and module is not None:
-            raise TypeError(f"{_typename(module)} is not a Module subclass")
+            raise TypeError(f"{typename(module)} is not a Module subclass")
         if not isinstance(name, str):
-            raise TypeError(f"module name should be a string. Got {_typename(name)}")
+            raise TypeError(f"module name should be a string. Got {typename(name)}")
         if hasattr(self, name) and name not in self._modules:
             raise KeyError(f"attribute '{name}' already exists")
         if "." in name:
@@ -364,7 +356,7 @@ class Module:
             return
         if params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as parameter '{name}' "
                                 "(ember.nn.Parameter or None expected)")
             self.register_parameter(name, value)
             return
@@ -378,14 +370,14 @@ class Module:
             return
         if modules is not None and name in modules:
             if value is not None:
-                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as child module '{name}' "
                                 "(ember.nn.Module or None expected)")
             modules[name] = value
             return
         buffers = d.get("_buffers")
         if isinstance(value, Buffer) or (buffers is not None and name in buffers):
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                raise TypeError(f"cannot assign '{typename(value)}' as buffer '{name}' "
                                 "(ember.nn.Buffer, ember.Tensor or None expected)")
             persistent = (value.persistent if isinstance(value, Buffer)
                           else name not in self._non_persistent_buffers_set)
