@@ -27,7 +27,7 @@ from ember.dispatch.tls import state as _dispatch_state
 
 _KEY_BIT = {"cpu": 1 << K.AutocastCPU, "cuda": 1 << K.AutocastCUDA}
 _SUPPORTED = {"cpu": (bfloat16, float16), "cuda": (float16, bfloat16)}
-_default_dtypes = {"cpu": bfloat16, "cuda": float16}  # replaced by schema/autocast.yaml's
+_default_dtypes: dict = {}   # from schema/autocast.yaml, set by the generated register()
 
 # The tensor device type each autocast device type casts. Tests point "cuda" at "meta"
 # to run the AutocastCUDA wrappers without a GPU.
@@ -202,8 +202,7 @@ def eligible(x, device_type: str) -> bool:
 
 def cast(x, to, device_type: str):
     """`x.to(to)` when eligible (else `x`); float32 weights cast down are cached."""
-    if x is None or x.__class__ is not Tensor and not isinstance(x, Tensor) \
-            or x._dtype is to or not eligible(x, device_type):
+    if not eligible(x, device_type) or x._dtype is to:
         return x
     st = _state
     if (to is st.dtype[device_type] and x._dtype is float32 and st.cache_enabled
@@ -228,8 +227,7 @@ def promote_dtype(device_type: str, *args):
     lower = current = _state.dtype[device_type]
     for arg in args:
         for x in (arg if isinstance(arg, (list, tuple)) else (arg,)):
-            if not isinstance(x, Tensor) or not x._dtype.is_floating_point \
-                    or x._device.type != ELIGIBLE_DEVICE[device_type] or x._dtype is float64:
+            if not eligible(x, device_type):
                 continue
             nxt = x._dtype
             if current is float32 or nxt is float32:

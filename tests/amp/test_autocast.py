@@ -76,6 +76,12 @@ def test_errors_and_warnings_like_torch():
         ember.autocast("cuda")
 
 
+def test_autocast_is_available_for_cpu_and_cuda_only():
+    assert ember.amp.is_autocast_available("cpu") and ember.amp.is_autocast_available("cuda")
+    assert not ember.amp.is_autocast_available("xpu")
+    assert torch.amp.is_autocast_available("cpu")
+
+
 def test_state_is_per_thread():
     seen = []
     with ember.autocast("cpu"):

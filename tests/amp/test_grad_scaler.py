@@ -175,8 +175,6 @@ def test_disabled_scaler_passes_through():
     scaler.update()
     with pytest.warns(UserWarning, match="CUDA is not available"):
         assert not ember.amp.GradScaler().is_enabled()
-    with pytest.raises(ValueError, match="growth factor must be > 1.0"):
-        ember.amp.GradScaler("cpu", growth_factor=1.0)
 
 
 @pytest.mark.parametrize("make_opt", [
@@ -202,3 +200,23 @@ def test_with_ember_optim_matches_torch(make_opt):
     for (e_scale, e_w), (t_scale, t_w) in zip(*results):
         assert e_scale == t_scale
         np.testing.assert_allclose(e_w, t_w, rtol=1e-12, atol=1e-12)
+
+
+def test_missing_inf_checks_raise_like_torch():
+    """step() with no gradients at all, and update() after scale() with no step()."""
+    for lib, cls in ((ember, ember.amp.GradScaler), (torch, torch.amp.GradScaler)):
+        w = lib.ones(2, requires_grad=True)
+        scaler = cls("cpu")
+        scaler.scale((w * 2).sum())
+        with pytest.raises(AssertionError, match="No inf checks were recorded prior to update."):
+            scaler.update()
+        with pytest.raises(AssertionError,
+                           match="No inf checks were recorded for this optimizer."):
+            scaler.step(MiniSGD(lib, [w]))
+
+
+def test_factor_checks():
+    for kwargs, message in (({"growth_factor": 1.0}, "growth factor must be > 1.0"),
+                            ({"backoff_factor": 1.0}, "backoff factor must be < 1.0")):
+        with pytest.raises(ValueError, match=message):
+            ember.amp.GradScaler("cpu", **kwargs)
