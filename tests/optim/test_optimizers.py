@@ -70,6 +70,22 @@ def run_both(opt, topt, ours, theirs, steps=STEPS, seed=1):
             assert_close(p, q)
 
 
+def continue_from(name, kwargs, state_dict, ours, topt, theirs, seed, steps=5):
+    """A fresh optimizer over copies of `ours` loads `state_dict` and runs on beside torch's:
+    the parameters must stay equal. Returns the fresh optimizer."""
+    fresh = [p.detach().clone().requires_grad_(True) for p in ours]
+    reloaded = getattr(ember.optim, name)(fresh, **kwargs)
+    reloaded.load_state_dict(state_dict)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        feed_grads(fresh, theirs, rng)
+        reloaded.step()
+        topt.step()
+    for p, q in zip(fresh, theirs):
+        assert_close(p, q)
+    return reloaded
+
+
 def build(name, kwargs, seed=0):
     ours, theirs = make_params(seed)
     opt = getattr(ember.optim, name)(ours, **kwargs)
@@ -159,16 +175,7 @@ def test_loads_a_state_dict_saved_by_torch(name):
     for p_state in converted["state"].values():
         for key, value in p_state.items():
             p_state[key] = ember.from_numpy(value.numpy().copy())
-    fresh = [p.detach().clone().requires_grad_(True) for p in ours]
-    reloaded = getattr(ember.optim, name)(fresh, **kwargs)
-    reloaded.load_state_dict(converted)
-    rng = np.random.default_rng(3)
-    for _ in range(5):
-        feed_grads(fresh, theirs, rng)
-        reloaded.step()
-        topt.step()
-    for p, q in zip(fresh, theirs):
-        assert_close(p, q)
+    continue_from(name, kwargs, converted, ours, topt, theirs, seed=3)
 
 
 def test_load_state_dict_copies_tensors_and_casts_to_the_parameter_dtype():
@@ -479,19 +486,9 @@ def test_a_saved_python_number_step_becomes_a_tensor_like_torch(name):
                                               ("AdamW", {"lr": 0.01, "amsgrad": True})])
 def test_state_dict_survives_ember_save_and_load(name, kwargs, tmp_path):
     """Integer state keys, the betas tuple and the 'step' tensors come back from a file."""
-    if not hasattr(ember, "save"):
-        pytest.skip("ember.save is not on this branch")
     opt, topt, ours, theirs = build(name, kwargs)
     run_both(opt, topt, ours, theirs, steps=5)
     ember.save(opt.state_dict(), tmp_path / "optim.safetensors")
-    fresh = [p.detach().clone().requires_grad_(True) for p in ours]
-    reloaded = getattr(ember.optim, name)(fresh, **kwargs)
-    reloaded.load_state_dict(ember.load(tmp_path / "optim.safetensors"))
-    rng = np.random.default_rng(11)
-    for _ in range(5):
-        feed_grads(fresh, theirs, rng)
-        reloaded.step()
-        topt.step()
-    for p, q in zip(fresh, theirs):
-        assert_close(p, q)
+    reloaded = continue_from(name, kwargs, ember.load(tmp_path / "optim.safetensors"), ours,
+                             topt, theirs, seed=11)
     assert_same_state(reloaded, topt)
