@@ -61,6 +61,8 @@ BAD = [
     ("cpu:\n  dtype: bfloat16\n  banned:\n    - mm\n", 4, "need 'op' and 'message'"),
     ("cpu:\n  dtype: bfloat16\n  fp32: mm\n", 3, "must be a list"),
     ("cpu: [mm]\n", 1, "section 'cpu' must be a mapping"),
+    ("cpu:\n  dtype: bfloat16\n  fp32:\n    - arange\n", 4, "takes no tensor"),
+    ("cpu:\n  dtype: bfloat16\n  fp32:\n    - [mm]\n", 4, "items are op names"),
 ]
 
 
