@@ -36,7 +36,6 @@ from . import autograd
 autograd._finish_init()
 from ._generated import autograd as _autograd_kernels  # Backward nodes, Autograd kernels
 from ._generated import autocast as _autocast_kernels  # AutocastCPU/CUDA wrappers
-_autocast_kernels.register()
 from . import amp
 from .amp.autocast_mode import (
     autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,

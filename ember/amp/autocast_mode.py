@@ -27,7 +27,7 @@ from ember.dispatch.tls import state as _dispatch_state
 
 _KEY_BIT = {"cpu": 1 << K.AutocastCPU, "cuda": 1 << K.AutocastCUDA}
 _SUPPORTED = {"cpu": (bfloat16, float16), "cuda": (float16, bfloat16)}
-_default_dtypes: dict = {}   # from schema/autocast.yaml, set by the generated register()
+_default_dtypes: dict = {}   # from schema/autocast.yaml, set when generated/autocast.py loads
 
 # The tensor device type each autocast device type casts. Tests point "cuda" at "meta"
 # to run the AutocastCUDA wrappers without a GPU.
