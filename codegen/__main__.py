@@ -1,4 +1,6 @@
-"""`python -m codegen [--check] [--root DIR] [--out DIR]`.
+"""`python -m codegen [--check] [--root DIR] [--out DIR]`, and
+`python -m codegen where QUERY [--root DIR]` (a generated comment's key, an overload or an
+op name -> file:line of its schema entries; see codegen/where.py).
 
 Writes into a temporary folder first and swaps it in only when everything
 rendered, so a bad schema leaves generated/ exactly as it was.
@@ -47,7 +49,28 @@ def diff_tree(files: dict[str, str], out: Path) -> list[str]:
     return problems
 
 
+def where_main(argv) -> int:
+    from .where import where
+    ap = argparse.ArgumentParser(prog="python -m codegen where", description=where.__doc__)
+    ap.add_argument("query", help="'add.Tensor', 'add', or a generated comment's key")
+    ap.add_argument("--root", default=".", help="project root (holds schema/)")
+    a = ap.parse_args(argv)
+    try:
+        found = where(Path(a.root), a.query)
+    except CodegenError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if not found:
+        print(f"no schema entry matches {a.query!r}", file=sys.stderr)
+        return 1
+    print(found)
+    return 0
+
+
 def main(argv=None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["where"]:
+        return where_main(argv[1:])
     ap = argparse.ArgumentParser(prog="python -m codegen", description=__doc__)
     ap.add_argument("--check", action="store_true", help="fail if generated/ is not current")
     ap.add_argument("--root", default=".", help="project root (holds schema/, templates/, kernels/)")

@@ -34,6 +34,11 @@ class AutocastRule:
     loc: Loc
     message: str | None = None   # banned ops: the error to raise
 
+    @property
+    def ref(self) -> str:
+        """The list item by its key: 'schema/autocast.yaml: cpu.lower_precision_fp: mm'."""
+        return f"{self.loc.file}: {self.device}.{self.policy}: {self.fn.qualified}"
+
 
 @dataclass(frozen=True)
 class AutocastDevice:

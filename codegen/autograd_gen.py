@@ -62,7 +62,7 @@ def node_class(d: Derivative) -> str:
     if lst:
         slots.append("_nlist")
     lines = [f"class {d.node}(_Node):",
-             f'{IND}"""Backward of {d.fn.schema.name} ({d.loc})."""',
+             f'{IND}"""Backward of {d.fn.schema.name}, from {d.loc.file}."""',
              f"{IND}__slots__ = {tuple(slots)!r}",
              f"{IND}_saved_slots = {tuple(tensor_slots)!r}",
              f"{IND}_saved_list_slots = {tuple(list_slots)!r}",

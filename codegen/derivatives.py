@@ -70,6 +70,11 @@ class Derivative:
     def qualified(self) -> str:
         return self.fn.qualified
 
+    @property
+    def ref(self) -> str:
+        """The entry by its key: 'schema/derivatives.yaml: neg(Tensor self) -> Tensor'."""
+        return f"{self.loc.file}: {self.fn.schema}"
+
 
 def helper_names(path: Path) -> tuple[set[str], set[str]]:
     """(all helpers, the @forward_value ones) defined in ember/autograd/formulas.py."""

@@ -62,6 +62,15 @@ class NativeFunction:
     def qualified(self) -> str:
         return str(self.schema.name)
 
+    @property
+    def ref(self) -> str:
+        """Where a generated definition comes from, by the entry's key rather than its line
+        (so adding an op changes no other op's comments); `python -m codegen where` gives
+        the line: 'schema/native_functions.yaml: neg(Tensor self) -> Tensor'."""
+        if self.autogen_of:
+            return f"{self.loc.file}: {self.schema} (autogen of {self.autogen_of})"
+        return f"{self.loc.file}: {self.schema}"
+
 
 def _err(loc, msg):
     return CodegenError(loc, msg)

@@ -33,7 +33,7 @@ def op_context(fn: NativeFunction) -> dict:
     s = fn.schema
     args = api.call_args(s)
     return {
-        "ident": fn.ident, "loc": str(fn.loc), "name": fn.op_name, "overload": fn.overload,
+        "ident": fn.ident, "loc": fn.ref, "name": fn.op_name, "overload": fn.overload,
         "schema": str(s), "arg_names": tuple(a.name for a in s.arguments.flat()),
         "n_positional": len(s.arguments.positional), "tags": tuple(fn.tags),
         "bind_params": api.schema_params(s), "args": ", ".join(args),
@@ -57,7 +57,7 @@ def registration_context(fn: NativeFunction, qualified_index: dict) -> dict:
             regs.append({"key": key, "expr": f"_{folder}_{module}.{name}"})
     dev = api.device_arg_index(fn)
     mutated = [i for i, a in enumerate(fn.schema.arguments.flat()) if a.is_write]
-    return {"ident": fn.ident, "loc": str(fn.loc), "regs": regs,
+    return {"ident": fn.ident, "loc": fn.ref, "regs": regs,
             "backend_select": dev if api.is_factory(fn) else None,
             "mutated": tuple(mutated) if mutated else None}
 
@@ -191,7 +191,7 @@ def dunder_contexts(fns: list[NativeFunction]) -> list[dict]:
             call.append(given[j] if j < len(given) else default_to_python(a))
         params = "self, other" if len(given) > 1 else "self"
         out.append({"name": dunder, "params": params, "op": op_context(fn),
-                    "call": ", ".join(call), "loc": str(fn.loc),
+                    "call": ", ".join(call), "loc": fn.ref,
                     "elide": _elision_context(dunder, by_key)})
     return out
 
@@ -227,11 +227,11 @@ def autograd_context(fns: list[NativeFunction], derivs: list[Derivative]) -> dic
         elif d.inputs or any(d.output_differentiability):
             if not d.inputs:
                 continue
-            kernels.append({"loc": f"{fn.loc} (derivative: {d.loc})",
+            kernels.append({"loc": f"{fn.ref} (derivative: {d.ref})",
                             "code": forward_kernel(d, fn)})
             regs.append({"ident": fn.ident, "expr": f"_ag_{fn.ident}"})
             caches.append(fn.ident)
-    nodes = [{"loc": str(d.loc), "code": node_class(d)} for d in derivs if d.inputs]
+    nodes = [{"loc": d.ref, "code": node_class(d)} for d in derivs if d.inputs]
     return {"nodes": nodes, "kernels": kernels, "regs": regs, "caches": caches}
 
 
@@ -241,7 +241,7 @@ def autocast_context(devices: list[AutocastDevice], rules: list[AutocastRule]) -
     for r in sorted(rules, key=lambda r: (r.device, r.loc.line, r.fn.qualified)):
         name = f"{r.device}_{r.fn.ident}"
         wrappers.append({"name": name, "ident": r.fn.ident, "device": r.device,
-                         "policy": r.policy, "qualified": r.fn.qualified, "loc": str(r.loc),
+                         "policy": r.policy, "qualified": r.fn.qualified, "loc": r.ref,
                          "key": KEY_OF_DEVICE[r.device], "code": wrapper_code(r, name)})
     dtypes = "{" + ", ".join(f"{d.device!r}: {d.dtype!r}" for d in devices) + "}"
     return {"wrappers": wrappers, "default_dtypes": dtypes}

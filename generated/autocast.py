@@ -27,7 +27,7 @@ _BELOW_CUDA = _K.below(_K.AutocastCUDA)
 DEFAULT_DTYPES = {'cpu': 'bfloat16', 'cuda': 'float16'}
 
 
-# schema/autocast.yaml:19: cpu lower_precision_fp (addmm)
+# schema/autocast.yaml: cpu.lower_precision_fp: addmm
 def cpu_addmm(keyset, self, mat1, mat2, beta, alpha):
     to = _lower_dtype('cpu')
     saved = _exclude(_CPU_BIT)
@@ -37,7 +37,7 @@ def cpu_addmm(keyset, self, mat1, mat2, beta, alpha):
         _restore(saved)
 
 
-# schema/autocast.yaml:20: cpu lower_precision_fp (baddbmm)
+# schema/autocast.yaml: cpu.lower_precision_fp: baddbmm
 def cpu_baddbmm(keyset, self, batch1, batch2, beta, alpha):
     to = _lower_dtype('cpu')
     saved = _exclude(_CPU_BIT)
@@ -47,7 +47,7 @@ def cpu_baddbmm(keyset, self, batch1, batch2, beta, alpha):
         _restore(saved)
 
 
-# schema/autocast.yaml:21: cpu lower_precision_fp (bmm)
+# schema/autocast.yaml: cpu.lower_precision_fp: bmm
 def cpu_bmm(keyset, self, mat2):
     to = _lower_dtype('cpu')
     saved = _exclude(_CPU_BIT)
@@ -57,7 +57,7 @@ def cpu_bmm(keyset, self, mat2):
         _restore(saved)
 
 
-# schema/autocast.yaml:22: cpu lower_precision_fp (conv1d)
+# schema/autocast.yaml: cpu.lower_precision_fp: conv1d
 def cpu_conv1d(keyset, input, weight, bias, stride, padding, dilation, groups):
     to = _lower_dtype('cpu')
     saved = _exclude(_CPU_BIT)
@@ -67,7 +67,7 @@ def cpu_conv1d(keyset, input, weight, bias, stride, padding, dilation, groups):
         _restore(saved)
 
 
-# schema/autocast.yaml:22: cpu lower_precision_fp (conv1d.padding)
+# schema/autocast.yaml: cpu.lower_precision_fp: conv1d.padding
 def cpu_conv1d_padding(keyset, input, weight, bias, stride, padding, dilation, groups):
     to = _lower_dtype('cpu')
     saved = _exclude(_CPU_BIT)
@@ -77,7 +77,7 @@ def cpu_conv1d_padding(keyset, input, weight, bias, stride, padding, dilation, g
         _restore(saved)
 
 
-# schema/autocast.yaml:23: cpu lower_precision_fp (conv2d)
+# schema/autocast.yaml: cpu.lower_precision_fp: conv2d
 def cpu_conv2d(keyset, input, weight, bias, stride, padding, dilation, groups):
     to = _lower_dtype('cpu')
     saved = _exclude(_CPU_BIT)
@@ -87,7 +87,7 @@ def cpu_conv2d(keyset, input, weight, bias, stride, padding, dilation, groups):
         _restore(saved)
 
 
-# schema/autocast.yaml:23: cpu lower_precision_fp (conv2d.padding)
+# schema/autocast.yaml: cpu.lower_precision_fp: conv2d.padding
 def cpu_conv2d_padding(keyset, input, weight, bias, stride, padding, dilation, groups):
     to = _lower_dtype('cpu')
     saved = _exclude(_CPU_BIT)
@@ -97,7 +97,7 @@ def cpu_conv2d_padding(keyset, input, weight, bias, stride, padding, dilation, g
         _restore(saved)
 
 
-# schema/autocast.yaml:24: cpu lower_precision_fp (linear)
+# schema/autocast.yaml: cpu.lower_precision_fp: linear
 def cpu_linear(keyset, input, weight, bias):
     to = _lower_dtype('cpu')
     saved = _exclude(_CPU_BIT)
@@ -107,7 +107,7 @@ def cpu_linear(keyset, input, weight, bias):
         _restore(saved)
 
 
-# schema/autocast.yaml:25: cpu lower_precision_fp (matmul)
+# schema/autocast.yaml: cpu.lower_precision_fp: matmul
 def cpu_matmul(keyset, self, other):
     to = _lower_dtype('cpu')
     saved = _exclude(_CPU_BIT)
@@ -117,7 +117,7 @@ def cpu_matmul(keyset, self, other):
         _restore(saved)
 
 
-# schema/autocast.yaml:26: cpu lower_precision_fp (mm)
+# schema/autocast.yaml: cpu.lower_precision_fp: mm
 def cpu_mm(keyset, self, mat2):
     to = _lower_dtype('cpu')
     saved = _exclude(_CPU_BIT)
@@ -127,7 +127,7 @@ def cpu_mm(keyset, self, mat2):
         _restore(saved)
 
 
-# schema/autocast.yaml:27: cpu lower_precision_fp (scaled_dot_product_attention)
+# schema/autocast.yaml: cpu.lower_precision_fp: scaled_dot_product_attention
 def cpu_scaled_dot_product_attention(keyset, query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     to = _lower_dtype('cpu')
     saved = _exclude(_CPU_BIT)
@@ -137,7 +137,7 @@ def cpu_scaled_dot_product_attention(keyset, query, key, value, attn_mask, dropo
         _restore(saved)
 
 
-# schema/autocast.yaml:29: cpu fp32 (binary_cross_entropy)
+# schema/autocast.yaml: cpu.fp32: binary_cross_entropy
 def cpu_binary_cross_entropy(keyset, self, target, weight, reduction):
     to = _FLOAT32
     saved = _exclude(_CPU_BIT)
@@ -147,7 +147,7 @@ def cpu_binary_cross_entropy(keyset, self, target, weight, reduction):
         _restore(saved)
 
 
-# schema/autocast.yaml:30: cpu fp32 (binary_cross_entropy_with_logits)
+# schema/autocast.yaml: cpu.fp32: binary_cross_entropy_with_logits
 def cpu_binary_cross_entropy_with_logits(keyset, self, target, weight, pos_weight, reduction):
     to = _FLOAT32
     saved = _exclude(_CPU_BIT)
@@ -157,7 +157,7 @@ def cpu_binary_cross_entropy_with_logits(keyset, self, target, weight, pos_weigh
         _restore(saved)
 
 
-# schema/autocast.yaml:31: cpu fp32 (cross_entropy_loss)
+# schema/autocast.yaml: cpu.fp32: cross_entropy_loss
 def cpu_cross_entropy_loss(keyset, self, target, weight, reduction, ignore_index, label_smoothing):
     to = _FLOAT32
     saved = _exclude(_CPU_BIT)
@@ -167,7 +167,7 @@ def cpu_cross_entropy_loss(keyset, self, target, weight, reduction, ignore_index
         _restore(saved)
 
 
-# schema/autocast.yaml:32: cpu fp32 (l1_loss)
+# schema/autocast.yaml: cpu.fp32: l1_loss
 def cpu_l1_loss(keyset, self, target, reduction):
     to = _FLOAT32
     saved = _exclude(_CPU_BIT)
@@ -177,7 +177,7 @@ def cpu_l1_loss(keyset, self, target, reduction):
         _restore(saved)
 
 
-# schema/autocast.yaml:33: cpu fp32 (mse_loss)
+# schema/autocast.yaml: cpu.fp32: mse_loss
 def cpu_mse_loss(keyset, self, target, reduction):
     to = _FLOAT32
     saved = _exclude(_CPU_BIT)
@@ -187,7 +187,7 @@ def cpu_mse_loss(keyset, self, target, reduction):
         _restore(saved)
 
 
-# schema/autocast.yaml:34: cpu fp32 (nll_loss)
+# schema/autocast.yaml: cpu.fp32: nll_loss
 def cpu_nll_loss(keyset, self, target, weight, reduction, ignore_index):
     to = _FLOAT32
     saved = _exclude(_CPU_BIT)
@@ -197,7 +197,7 @@ def cpu_nll_loss(keyset, self, target, weight, reduction, ignore_index):
         _restore(saved)
 
 
-# schema/autocast.yaml:35: cpu fp32 (nll_loss2d)
+# schema/autocast.yaml: cpu.fp32: nll_loss2d
 def cpu_nll_loss2d(keyset, self, target, weight, reduction, ignore_index):
     to = _FLOAT32
     saved = _exclude(_CPU_BIT)
@@ -207,7 +207,7 @@ def cpu_nll_loss2d(keyset, self, target, weight, reduction, ignore_index):
         _restore(saved)
 
 
-# schema/autocast.yaml:36: cpu fp32 (prod)
+# schema/autocast.yaml: cpu.fp32: prod
 def cpu_prod(keyset, self, dtype):
     to = _FLOAT32
     saved = _exclude(_CPU_BIT)
@@ -217,7 +217,7 @@ def cpu_prod(keyset, self, dtype):
         _restore(saved)
 
 
-# schema/autocast.yaml:36: cpu fp32 (prod.dim_int)
+# schema/autocast.yaml: cpu.fp32: prod.dim_int
 def cpu_prod_dim_int(keyset, self, dim, keepdim, dtype):
     to = _FLOAT32
     saved = _exclude(_CPU_BIT)
@@ -227,7 +227,7 @@ def cpu_prod_dim_int(keyset, self, dim, keepdim, dtype):
         _restore(saved)
 
 
-# schema/autocast.yaml:39: cpu promote (cat)
+# schema/autocast.yaml: cpu.promote: cat
 def cpu_cat(keyset, tensors, dim):
     to = _promote_dtype('cpu', tensors)
     saved = _exclude(_CPU_BIT)
@@ -237,7 +237,7 @@ def cpu_cat(keyset, tensors, dim):
         _restore(saved)
 
 
-# schema/autocast.yaml:40: cpu promote (index_copy)
+# schema/autocast.yaml: cpu.promote: index_copy
 def cpu_index_copy(keyset, self, dim, index, source):
     to = _promote_dtype('cpu', self, index, source)
     saved = _exclude(_CPU_BIT)
@@ -247,7 +247,7 @@ def cpu_index_copy(keyset, self, dim, index, source):
         _restore(saved)
 
 
-# schema/autocast.yaml:41: cpu promote (stack)
+# schema/autocast.yaml: cpu.promote: stack
 def cpu_stack(keyset, tensors, dim):
     to = _promote_dtype('cpu', tensors)
     saved = _exclude(_CPU_BIT)
@@ -257,7 +257,7 @@ def cpu_stack(keyset, tensors, dim):
         _restore(saved)
 
 
-# schema/autocast.yaml:47: cuda lower_precision_fp (addmm)
+# schema/autocast.yaml: cuda.lower_precision_fp: addmm
 def cuda_addmm(keyset, self, mat1, mat2, beta, alpha):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
@@ -267,7 +267,7 @@ def cuda_addmm(keyset, self, mat1, mat2, beta, alpha):
         _restore(saved)
 
 
-# schema/autocast.yaml:48: cuda lower_precision_fp (baddbmm)
+# schema/autocast.yaml: cuda.lower_precision_fp: baddbmm
 def cuda_baddbmm(keyset, self, batch1, batch2, beta, alpha):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
@@ -277,7 +277,7 @@ def cuda_baddbmm(keyset, self, batch1, batch2, beta, alpha):
         _restore(saved)
 
 
-# schema/autocast.yaml:49: cuda lower_precision_fp (bmm)
+# schema/autocast.yaml: cuda.lower_precision_fp: bmm
 def cuda_bmm(keyset, self, mat2):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
@@ -287,7 +287,7 @@ def cuda_bmm(keyset, self, mat2):
         _restore(saved)
 
 
-# schema/autocast.yaml:50: cuda lower_precision_fp (conv1d)
+# schema/autocast.yaml: cuda.lower_precision_fp: conv1d
 def cuda_conv1d(keyset, input, weight, bias, stride, padding, dilation, groups):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
@@ -297,7 +297,7 @@ def cuda_conv1d(keyset, input, weight, bias, stride, padding, dilation, groups):
         _restore(saved)
 
 
-# schema/autocast.yaml:51: cuda lower_precision_fp (conv2d)
+# schema/autocast.yaml: cuda.lower_precision_fp: conv2d
 def cuda_conv2d(keyset, input, weight, bias, stride, padding, dilation, groups):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
@@ -307,7 +307,7 @@ def cuda_conv2d(keyset, input, weight, bias, stride, padding, dilation, groups):
         _restore(saved)
 
 
-# schema/autocast.yaml:52: cuda lower_precision_fp (convolution)
+# schema/autocast.yaml: cuda.lower_precision_fp: convolution
 def cuda_convolution(keyset, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
@@ -317,7 +317,7 @@ def cuda_convolution(keyset, input, weight, bias, stride, padding, dilation, tra
         _restore(saved)
 
 
-# schema/autocast.yaml:53: cuda lower_precision_fp (einsum)
+# schema/autocast.yaml: cuda.lower_precision_fp: einsum
 def cuda_einsum(keyset, equation, tensors, path):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
@@ -327,7 +327,7 @@ def cuda_einsum(keyset, equation, tensors, path):
         _restore(saved)
 
 
-# schema/autocast.yaml:54: cuda lower_precision_fp (linear)
+# schema/autocast.yaml: cuda.lower_precision_fp: linear
 def cuda_linear(keyset, input, weight, bias):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
@@ -337,7 +337,7 @@ def cuda_linear(keyset, input, weight, bias):
         _restore(saved)
 
 
-# schema/autocast.yaml:55: cuda lower_precision_fp (matmul)
+# schema/autocast.yaml: cuda.lower_precision_fp: matmul
 def cuda_matmul(keyset, self, other):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
@@ -347,7 +347,7 @@ def cuda_matmul(keyset, self, other):
         _restore(saved)
 
 
-# schema/autocast.yaml:56: cuda lower_precision_fp (mm)
+# schema/autocast.yaml: cuda.lower_precision_fp: mm
 def cuda_mm(keyset, self, mat2):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
@@ -357,7 +357,7 @@ def cuda_mm(keyset, self, mat2):
         _restore(saved)
 
 
-# schema/autocast.yaml:57: cuda lower_precision_fp (mv)
+# schema/autocast.yaml: cuda.lower_precision_fp: mv
 def cuda_mv(keyset, self, vec):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
@@ -367,7 +367,7 @@ def cuda_mv(keyset, self, vec):
         _restore(saved)
 
 
-# schema/autocast.yaml:58: cuda lower_precision_fp (scaled_dot_product_attention)
+# schema/autocast.yaml: cuda.lower_precision_fp: scaled_dot_product_attention
 def cuda_scaled_dot_product_attention(keyset, query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa):
     to = _lower_dtype('cuda')
     saved = _exclude(_CUDA_BIT)
@@ -377,7 +377,7 @@ def cuda_scaled_dot_product_attention(keyset, query, key, value, attn_mask, drop
         _restore(saved)
 
 
-# schema/autocast.yaml:60: cuda fp32 (acos)
+# schema/autocast.yaml: cuda.fp32: acos
 def cuda_acos(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -387,7 +387,7 @@ def cuda_acos(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:61: cuda fp32 (asin)
+# schema/autocast.yaml: cuda.fp32: asin
 def cuda_asin(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -397,7 +397,7 @@ def cuda_asin(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:62: cuda fp32 (binary_cross_entropy_with_logits)
+# schema/autocast.yaml: cuda.fp32: binary_cross_entropy_with_logits
 def cuda_binary_cross_entropy_with_logits(keyset, self, target, weight, pos_weight, reduction):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -407,7 +407,7 @@ def cuda_binary_cross_entropy_with_logits(keyset, self, target, weight, pos_weig
         _restore(saved)
 
 
-# schema/autocast.yaml:63: cuda fp32 (cosh)
+# schema/autocast.yaml: cuda.fp32: cosh
 def cuda_cosh(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -417,7 +417,7 @@ def cuda_cosh(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:64: cuda fp32 (exp)
+# schema/autocast.yaml: cuda.fp32: exp
 def cuda_exp(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -427,7 +427,7 @@ def cuda_exp(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:65: cuda fp32 (expm1)
+# schema/autocast.yaml: cuda.fp32: expm1
 def cuda_expm1(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -437,7 +437,7 @@ def cuda_expm1(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:66: cuda fp32 (l1_loss)
+# schema/autocast.yaml: cuda.fp32: l1_loss
 def cuda_l1_loss(keyset, self, target, reduction):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -447,7 +447,7 @@ def cuda_l1_loss(keyset, self, target, reduction):
         _restore(saved)
 
 
-# schema/autocast.yaml:67: cuda fp32 (layer_norm)
+# schema/autocast.yaml: cuda.fp32: layer_norm
 def cuda_layer_norm(keyset, input, normalized_shape, weight, bias, eps, cudnn_enable):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -457,7 +457,7 @@ def cuda_layer_norm(keyset, input, normalized_shape, weight, bias, eps, cudnn_en
         _restore(saved)
 
 
-# schema/autocast.yaml:68: cuda fp32 (log)
+# schema/autocast.yaml: cuda.fp32: log
 def cuda_log(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -467,7 +467,7 @@ def cuda_log(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:69: cuda fp32 (log10)
+# schema/autocast.yaml: cuda.fp32: log10
 def cuda_log10(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -477,7 +477,7 @@ def cuda_log10(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:70: cuda fp32 (log1p)
+# schema/autocast.yaml: cuda.fp32: log1p
 def cuda_log1p(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -487,7 +487,7 @@ def cuda_log1p(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:71: cuda fp32 (log2)
+# schema/autocast.yaml: cuda.fp32: log2
 def cuda_log2(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -497,7 +497,7 @@ def cuda_log2(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:72: cuda fp32 (logsumexp)
+# schema/autocast.yaml: cuda.fp32: logsumexp
 def cuda_logsumexp(keyset, self, dim, keepdim):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -507,7 +507,7 @@ def cuda_logsumexp(keyset, self, dim, keepdim):
         _restore(saved)
 
 
-# schema/autocast.yaml:73: cuda fp32 (mse_loss)
+# schema/autocast.yaml: cuda.fp32: mse_loss
 def cuda_mse_loss(keyset, self, target, reduction):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -517,7 +517,7 @@ def cuda_mse_loss(keyset, self, target, reduction):
         _restore(saved)
 
 
-# schema/autocast.yaml:74: cuda fp32 (native_layer_norm)
+# schema/autocast.yaml: cuda.fp32: native_layer_norm
 def cuda_native_layer_norm(keyset, input, normalized_shape, weight, bias, eps):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -527,7 +527,7 @@ def cuda_native_layer_norm(keyset, input, normalized_shape, weight, bias, eps):
         _restore(saved)
 
 
-# schema/autocast.yaml:75: cuda fp32 (nll_loss)
+# schema/autocast.yaml: cuda.fp32: nll_loss
 def cuda_nll_loss(keyset, self, target, weight, reduction, ignore_index):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -537,7 +537,7 @@ def cuda_nll_loss(keyset, self, target, weight, reduction, ignore_index):
         _restore(saved)
 
 
-# schema/autocast.yaml:76: cuda fp32 (nll_loss2d)
+# schema/autocast.yaml: cuda.fp32: nll_loss2d
 def cuda_nll_loss2d(keyset, self, target, weight, reduction, ignore_index):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -547,7 +547,7 @@ def cuda_nll_loss2d(keyset, self, target, weight, reduction, ignore_index):
         _restore(saved)
 
 
-# schema/autocast.yaml:79: cuda fp32 (norm.Scalar)
+# schema/autocast.yaml: cuda.fp32: norm.Scalar
 def cuda_norm_Scalar(keyset, self, p):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -557,7 +557,7 @@ def cuda_norm_Scalar(keyset, self, p):
         _restore(saved)
 
 
-# schema/autocast.yaml:80: cuda fp32 (norm.ScalarOpt_dim)
+# schema/autocast.yaml: cuda.fp32: norm.ScalarOpt_dim
 def cuda_norm_ScalarOpt_dim(keyset, self, p, dim, keepdim):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -567,7 +567,7 @@ def cuda_norm_ScalarOpt_dim(keyset, self, p, dim, keepdim):
         _restore(saved)
 
 
-# schema/autocast.yaml:81: cuda fp32 (pow.Scalar)
+# schema/autocast.yaml: cuda.fp32: pow.Scalar
 def cuda_pow_Scalar(keyset, self, exponent):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -577,7 +577,7 @@ def cuda_pow_Scalar(keyset, self, exponent):
         _restore(saved)
 
 
-# schema/autocast.yaml:82: cuda fp32 (pow.Tensor_Scalar)
+# schema/autocast.yaml: cuda.fp32: pow.Tensor_Scalar
 def cuda_pow_Tensor_Scalar(keyset, self, exponent):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -587,7 +587,7 @@ def cuda_pow_Tensor_Scalar(keyset, self, exponent):
         _restore(saved)
 
 
-# schema/autocast.yaml:83: cuda fp32 (pow.Tensor_Tensor)
+# schema/autocast.yaml: cuda.fp32: pow.Tensor_Tensor
 def cuda_pow_Tensor_Tensor(keyset, self, exponent):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -597,7 +597,7 @@ def cuda_pow_Tensor_Tensor(keyset, self, exponent):
         _restore(saved)
 
 
-# schema/autocast.yaml:84: cuda fp32 (reciprocal)
+# schema/autocast.yaml: cuda.fp32: reciprocal
 def cuda_reciprocal(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -607,7 +607,7 @@ def cuda_reciprocal(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:85: cuda fp32 (rsqrt)
+# schema/autocast.yaml: cuda.fp32: rsqrt
 def cuda_rsqrt(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -617,7 +617,7 @@ def cuda_rsqrt(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:86: cuda fp32 (sinh)
+# schema/autocast.yaml: cuda.fp32: sinh
 def cuda_sinh(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -627,7 +627,7 @@ def cuda_sinh(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:87: cuda fp32 (softplus)
+# schema/autocast.yaml: cuda.fp32: softplus
 def cuda_softplus(keyset, self, beta, threshold):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -637,7 +637,7 @@ def cuda_softplus(keyset, self, beta, threshold):
         _restore(saved)
 
 
-# schema/autocast.yaml:88: cuda fp32 (tan)
+# schema/autocast.yaml: cuda.fp32: tan
 def cuda_tan(keyset, self):
     to = _FLOAT32
     saved = _exclude(_CUDA_BIT)
@@ -647,7 +647,7 @@ def cuda_tan(keyset, self):
         _restore(saved)
 
 
-# schema/autocast.yaml:90: cuda fp32_set_opt_dtype (cumprod)
+# schema/autocast.yaml: cuda.fp32_set_opt_dtype: cumprod
 def cuda_cumprod(keyset, self, dim, dtype):
     if dtype is None and _eligible(self, 'cuda'):
         dtype = _FLOAT32
@@ -658,7 +658,7 @@ def cuda_cumprod(keyset, self, dim, dtype):
         _restore(saved)
 
 
-# schema/autocast.yaml:91: cuda fp32_set_opt_dtype (cumsum)
+# schema/autocast.yaml: cuda.fp32_set_opt_dtype: cumsum
 def cuda_cumsum(keyset, self, dim, dtype):
     if dtype is None and _eligible(self, 'cuda'):
         dtype = _FLOAT32
@@ -669,7 +669,7 @@ def cuda_cumsum(keyset, self, dim, dtype):
         _restore(saved)
 
 
-# schema/autocast.yaml:92: cuda fp32_set_opt_dtype (linalg_vector_norm)
+# schema/autocast.yaml: cuda.fp32_set_opt_dtype: linalg_vector_norm
 def cuda_linalg_vector_norm(keyset, self, ord, dim, keepdim, dtype):
     if dtype is None and _eligible(self, 'cuda'):
         dtype = _FLOAT32
@@ -680,7 +680,7 @@ def cuda_linalg_vector_norm(keyset, self, ord, dim, keepdim, dtype):
         _restore(saved)
 
 
-# schema/autocast.yaml:93: cuda fp32_set_opt_dtype (log_softmax.int)
+# schema/autocast.yaml: cuda.fp32_set_opt_dtype: log_softmax.int
 def cuda_log_softmax_int(keyset, self, dim, dtype):
     if dtype is None and _eligible(self, 'cuda'):
         dtype = _FLOAT32
@@ -691,7 +691,7 @@ def cuda_log_softmax_int(keyset, self, dim, dtype):
         _restore(saved)
 
 
-# schema/autocast.yaml:94: cuda fp32_set_opt_dtype (prod)
+# schema/autocast.yaml: cuda.fp32_set_opt_dtype: prod
 def cuda_prod(keyset, self, dtype):
     if dtype is None and _eligible(self, 'cuda'):
         dtype = _FLOAT32
@@ -702,7 +702,7 @@ def cuda_prod(keyset, self, dtype):
         _restore(saved)
 
 
-# schema/autocast.yaml:94: cuda fp32_set_opt_dtype (prod.dim_int)
+# schema/autocast.yaml: cuda.fp32_set_opt_dtype: prod.dim_int
 def cuda_prod_dim_int(keyset, self, dim, keepdim, dtype):
     if dtype is None and _eligible(self, 'cuda'):
         dtype = _FLOAT32
@@ -713,7 +713,7 @@ def cuda_prod_dim_int(keyset, self, dim, keepdim, dtype):
         _restore(saved)
 
 
-# schema/autocast.yaml:95: cuda fp32_set_opt_dtype (softmax.int)
+# schema/autocast.yaml: cuda.fp32_set_opt_dtype: softmax.int
 def cuda_softmax_int(keyset, self, dim, dtype):
     if dtype is None and _eligible(self, 'cuda'):
         dtype = _FLOAT32
@@ -724,7 +724,7 @@ def cuda_softmax_int(keyset, self, dim, dtype):
         _restore(saved)
 
 
-# schema/autocast.yaml:96: cuda fp32_set_opt_dtype (sum)
+# schema/autocast.yaml: cuda.fp32_set_opt_dtype: sum
 def cuda_sum(keyset, self, dtype):
     if dtype is None and _eligible(self, 'cuda'):
         dtype = _FLOAT32
@@ -735,7 +735,7 @@ def cuda_sum(keyset, self, dtype):
         _restore(saved)
 
 
-# schema/autocast.yaml:96: cuda fp32_set_opt_dtype (sum.dim_IntList)
+# schema/autocast.yaml: cuda.fp32_set_opt_dtype: sum.dim_IntList
 def cuda_sum_dim_IntList(keyset, self, dim, keepdim, dtype):
     if dtype is None and _eligible(self, 'cuda'):
         dtype = _FLOAT32
@@ -746,7 +746,7 @@ def cuda_sum_dim_IntList(keyset, self, dim, keepdim, dtype):
         _restore(saved)
 
 
-# schema/autocast.yaml:98: cuda promote (addcdiv)
+# schema/autocast.yaml: cuda.promote: addcdiv
 def cuda_addcdiv(keyset, self, tensor1, tensor2, value):
     to = _promote_dtype('cuda', self, tensor1, tensor2)
     saved = _exclude(_CUDA_BIT)
@@ -756,7 +756,7 @@ def cuda_addcdiv(keyset, self, tensor1, tensor2, value):
         _restore(saved)
 
 
-# schema/autocast.yaml:99: cuda promote (addcmul)
+# schema/autocast.yaml: cuda.promote: addcmul
 def cuda_addcmul(keyset, self, tensor1, tensor2, value):
     to = _promote_dtype('cuda', self, tensor1, tensor2)
     saved = _exclude(_CUDA_BIT)
@@ -766,7 +766,7 @@ def cuda_addcmul(keyset, self, tensor1, tensor2, value):
         _restore(saved)
 
 
-# schema/autocast.yaml:100: cuda promote (atan2)
+# schema/autocast.yaml: cuda.promote: atan2
 def cuda_atan2(keyset, self, other):
     to = _promote_dtype('cuda', self, other)
     saved = _exclude(_CUDA_BIT)
@@ -776,7 +776,7 @@ def cuda_atan2(keyset, self, other):
         _restore(saved)
 
 
-# schema/autocast.yaml:101: cuda promote (dot)
+# schema/autocast.yaml: cuda.promote: dot
 def cuda_dot(keyset, self, tensor):
     to = _promote_dtype('cuda', self, tensor)
     saved = _exclude(_CUDA_BIT)
@@ -786,7 +786,7 @@ def cuda_dot(keyset, self, tensor):
         _restore(saved)
 
 
-# schema/autocast.yaml:102: cuda promote (index_put)
+# schema/autocast.yaml: cuda.promote: index_put
 def cuda_index_put(keyset, self, indices, values, accumulate):
     to = _promote_dtype('cuda', self, indices, values)
     saved = _exclude(_CUDA_BIT)
@@ -796,7 +796,7 @@ def cuda_index_put(keyset, self, indices, values, accumulate):
         _restore(saved)
 
 
-# schema/autocast.yaml:103: cuda promote (scatter_add)
+# schema/autocast.yaml: cuda.promote: scatter_add
 def cuda_scatter_add(keyset, self, dim, index, src):
     to = _promote_dtype('cuda', self, index, src)
     saved = _exclude(_CUDA_BIT)
@@ -806,7 +806,7 @@ def cuda_scatter_add(keyset, self, dim, index, src):
         _restore(saved)
 
 
-# schema/autocast.yaml:105: cuda banned (binary_cross_entropy)
+# schema/autocast.yaml: cuda.banned: binary_cross_entropy
 def cuda_binary_cross_entropy(keyset, self, target, weight, reduction):
     raise RuntimeError('torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\nMany models use a sigmoid layer right before the binary cross entropy layer.\nIn this case, combine the two layers using torch.nn.functional.binary_cross_entropy_with_logits\nor torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\nsafe to autocast.')
 

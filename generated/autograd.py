@@ -364,9 +364,9 @@ _c_random = _o.random._cache
 _c_normal_functional = _o.normal_functional._cache
 
 
-# schema/derivatives.yaml:58
+# schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 class CloneBackward0(_Node):
-    """Backward of clone (schema/derivatives.yaml:58)."""
+    """Backward of clone, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -381,9 +381,9 @@ class CloneBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:62
+# schema/derivatives.yaml: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 class CopyBackward0(_Node):
-    """Backward of copy_ (schema/derivatives.yaml:62)."""
+    """Backward of copy_, from schema/derivatives.yaml."""
     __slots__ = ('_s_src_dtype', '_s_src_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -411,9 +411,9 @@ class CopyBackward0(_Node):
         return self._s_src_shape
 
 
-# schema/derivatives.yaml:66
+# schema/derivatives.yaml: _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
 class ToCopyBackward0(_Node):
-    """Backward of _to_copy (schema/derivatives.yaml:66)."""
+    """Backward of _to_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_device', '_s_self_dtype')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -438,9 +438,9 @@ class ToCopyBackward0(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:69
+# schema/derivatives.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 class FillBackward0(_Node):
-    """Backward of fill_.Scalar (schema/derivatives.yaml:69)."""
+    """Backward of fill_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -455,9 +455,9 @@ class FillBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:72
+# schema/derivatives.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
 class FillBackward1(_Node):
-    """Backward of fill_.Tensor (schema/derivatives.yaml:72)."""
+    """Backward of fill_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_value_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -480,9 +480,9 @@ class FillBackward1(_Node):
         return self._s_value_dtype
 
 
-# schema/derivatives.yaml:76
+# schema/derivatives.yaml: zero_(Tensor(a!) self) -> Tensor(a!)
 class ZeroBackward0(_Node):
-    """Backward of zero_ (schema/derivatives.yaml:76)."""
+    """Backward of zero_, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -497,9 +497,9 @@ class ZeroBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:80
+# schema/derivatives.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 class AddBackward0(_Node):
-    """Backward of add.Tensor (schema/derivatives.yaml:80)."""
+    """Backward of add.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_alpha', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -542,9 +542,9 @@ class AddBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:84
+# schema/derivatives.yaml: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 class AddBackward1(_Node):
-    """Backward of add.Scalar (schema/derivatives.yaml:84)."""
+    """Backward of add.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -564,9 +564,9 @@ class AddBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:87
+# schema/derivatives.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 class SubBackward0(_Node):
-    """Backward of sub.Tensor (schema/derivatives.yaml:87)."""
+    """Backward of sub.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_alpha', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -609,9 +609,9 @@ class SubBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:91
+# schema/derivatives.yaml: sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 class SubBackward1(_Node):
-    """Backward of sub.Scalar (schema/derivatives.yaml:91)."""
+    """Backward of sub.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -631,9 +631,9 @@ class SubBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:94
+# schema/derivatives.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
 class MulBackward0(_Node):
-    """Backward of mul.Tensor (schema/derivatives.yaml:94)."""
+    """Backward of mul.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -682,9 +682,9 @@ class MulBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:98
+# schema/derivatives.yaml: mul.Scalar(Tensor self, Scalar other) -> Tensor
 class MulBackward1(_Node):
-    """Backward of mul.Scalar (schema/derivatives.yaml:98)."""
+    """Backward of mul.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_self_dtype')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -709,9 +709,9 @@ class MulBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:101
+# schema/derivatives.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 class DivBackward0(_Node):
-    """Backward of div.Tensor (schema/derivatives.yaml:101)."""
+    """Backward of div.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -751,9 +751,9 @@ class DivBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:105
+# schema/derivatives.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 class DivBackward1(_Node):
-    """Backward of div.Tensor_mode (schema/derivatives.yaml:105)."""
+    """Backward of div.Tensor_mode, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_rounding_mode', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -799,9 +799,9 @@ class DivBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:109
+# schema/derivatives.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor
 class DivBackward2(_Node):
-    """Backward of div.Scalar (schema/derivatives.yaml:109)."""
+    """Backward of div.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -831,9 +831,9 @@ class DivBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:112
+# schema/derivatives.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 class PowBackward0(_Node):
-    """Backward of pow.Tensor_Tensor (schema/derivatives.yaml:112)."""
+    """Backward of pow.Tensor_Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_exponent', '_s_result', '_s_self')
     _saved_slots = ('_s_exponent', '_s_result', '_s_self')
     _saved_list_slots = ()
@@ -869,9 +869,9 @@ class PowBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:116
+# schema/derivatives.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 class PowBackward1(_Node):
-    """Backward of pow.Tensor_Scalar (schema/derivatives.yaml:116)."""
+    """Backward of pow.Tensor_Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_exponent', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -897,9 +897,9 @@ class PowBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:119
+# schema/derivatives.yaml: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
 class PowBackward2(_Node):
-    """Backward of pow.Scalar (schema/derivatives.yaml:119)."""
+    """Backward of pow.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_exponent', '_s_result', '_s_self')
     _saved_slots = ('_s_exponent', '_s_result')
     _saved_list_slots = ()
@@ -930,9 +930,9 @@ class PowBackward2(_Node):
         return self._s_self
 
 
-# schema/derivatives.yaml:122
+# schema/derivatives.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 class WhereBackward0(_Node):
-    """Backward of where.self (schema/derivatives.yaml:122)."""
+    """Backward of where.self, from schema/derivatives.yaml."""
     __slots__ = ('_s_condition', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_condition',)
     _saved_list_slots = ()
@@ -977,9 +977,9 @@ class WhereBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:128
+# schema/derivatives.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 class ClampBackward0(_Node):
-    """Backward of clamp.Tensor (schema/derivatives.yaml:128)."""
+    """Backward of clamp.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_max', '_s_min', '_s_self')
     _saved_slots = ('_s_max', '_s_min', '_s_self')
     _saved_list_slots = ()
@@ -1012,9 +1012,9 @@ class ClampBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:131
+# schema/derivatives.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 class ClampBackward1(_Node):
-    """Backward of clamp (schema/derivatives.yaml:131)."""
+    """Backward of clamp, from schema/derivatives.yaml."""
     __slots__ = ('_s_max', '_s_min', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -1045,9 +1045,9 @@ class ClampBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:134
+# schema/derivatives.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 class MaskedFillBackward0(_Node):
-    """Backward of masked_fill.Scalar (schema/derivatives.yaml:134)."""
+    """Backward of masked_fill.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -1078,9 +1078,9 @@ class MaskedFillBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:138
+# schema/derivatives.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 class MaskedFillBackward1(_Node):
-    """Backward of masked_fill.Tensor (schema/derivatives.yaml:138)."""
+    """Backward of masked_fill.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape', '_s_value_dtype')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -1120,9 +1120,9 @@ class MaskedFillBackward1(_Node):
         return self._s_value_dtype
 
 
-# schema/derivatives.yaml:187
+# schema/derivatives.yaml: neg(Tensor self) -> Tensor
 class NegBackward0(_Node):
-    """Backward of neg (schema/derivatives.yaml:187)."""
+    """Backward of neg, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1137,9 +1137,9 @@ class NegBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:190
+# schema/derivatives.yaml: exp(Tensor self) -> Tensor
 class ExpBackward0(_Node):
-    """Backward of exp (schema/derivatives.yaml:190)."""
+    """Backward of exp, from schema/derivatives.yaml."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1160,9 +1160,9 @@ class ExpBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:193
+# schema/derivatives.yaml: log(Tensor self) -> Tensor
 class LogBackward0(_Node):
-    """Backward of log (schema/derivatives.yaml:193)."""
+    """Backward of log, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -1183,9 +1183,9 @@ class LogBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:196
+# schema/derivatives.yaml: relu(Tensor self) -> Tensor
 class ReluBackward0(_Node):
-    """Backward of relu (schema/derivatives.yaml:196)."""
+    """Backward of relu, from schema/derivatives.yaml."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1206,9 +1206,9 @@ class ReluBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:200
+# schema/derivatives.yaml: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 class ThresholdBackwardBackward0(_Node):
-    """Backward of threshold_backward (schema/derivatives.yaml:200)."""
+    """Backward of threshold_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -1257,9 +1257,9 @@ class ThresholdBackwardBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:206
+# schema/derivatives.yaml: sigmoid(Tensor self) -> Tensor
 class SigmoidBackward0(_Node):
-    """Backward of sigmoid (schema/derivatives.yaml:206)."""
+    """Backward of sigmoid, from schema/derivatives.yaml."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1280,9 +1280,9 @@ class SigmoidBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:209
+# schema/derivatives.yaml: tanh(Tensor self) -> Tensor
 class TanhBackward0(_Node):
-    """Backward of tanh (schema/derivatives.yaml:209)."""
+    """Backward of tanh, from schema/derivatives.yaml."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -1303,9 +1303,9 @@ class TanhBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:213
+# schema/derivatives.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 class SumBackward0(_Node):
-    """Backward of sum (schema/derivatives.yaml:213)."""
+    """Backward of sum, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1330,9 +1330,9 @@ class SumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:216
+# schema/derivatives.yaml: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 class SumBackward1(_Node):
-    """Backward of sum.dim_IntList (schema/derivatives.yaml:216)."""
+    """Backward of sum.dim_IntList, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1367,9 +1367,9 @@ class SumBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:219
+# schema/derivatives.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 class MeanBackward0(_Node):
-    """Backward of mean (schema/derivatives.yaml:219)."""
+    """Backward of mean, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1394,9 +1394,9 @@ class MeanBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:222
+# schema/derivatives.yaml: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 class MeanBackward1(_Node):
-    """Backward of mean.dim (schema/derivatives.yaml:222)."""
+    """Backward of mean.dim, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1431,9 +1431,9 @@ class MeanBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:225
+# schema/derivatives.yaml: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 class AmaxBackward0(_Node):
-    """Backward of amax (schema/derivatives.yaml:225)."""
+    """Backward of amax, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -1469,9 +1469,9 @@ class AmaxBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:233
+# schema/derivatives.yaml: mm(Tensor self, Tensor mat2) -> Tensor
 class MmBackward0(_Node):
-    """Backward of mm (schema/derivatives.yaml:233)."""
+    """Backward of mm, from schema/derivatives.yaml."""
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
@@ -1500,9 +1500,9 @@ class MmBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:237
+# schema/derivatives.yaml: bmm(Tensor self, Tensor mat2) -> Tensor
 class BmmBackward0(_Node):
-    """Backward of bmm (schema/derivatives.yaml:237)."""
+    """Backward of bmm, from schema/derivatives.yaml."""
     __slots__ = ('_s_mat2', '_s_self')
     _saved_slots = ('_s_mat2', '_s_self')
     _saved_list_slots = ()
@@ -1531,9 +1531,9 @@ class BmmBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:241
+# schema/derivatives.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 class AddmmBackward0(_Node):
-    """Backward of addmm (schema/derivatives.yaml:241)."""
+    """Backward of addmm, from schema/derivatives.yaml."""
     __slots__ = ('_s_alpha', '_s_beta', '_s_mat1', '_s_mat2', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_mat1', '_s_mat2')
     _saved_list_slots = ()
@@ -1586,9 +1586,9 @@ class AddmmBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:247
+# schema/derivatives.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 class ViewBackward0(_Node):
-    """Backward of view (schema/derivatives.yaml:247)."""
+    """Backward of view, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1608,9 +1608,9 @@ class ViewBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:255
+# schema/derivatives.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
 class AsStridedBackward0(_Node):
-    """Backward of as_strided (schema/derivatives.yaml:255)."""
+    """Backward of as_strided, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape', '_s_self_storage_offset', '_s_self_stride', '_s_size', '_s_storage_offset', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1655,9 +1655,9 @@ class AsStridedBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:258
+# schema/derivatives.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
 class PermuteBackward0(_Node):
-    """Backward of permute (schema/derivatives.yaml:258)."""
+    """Backward of permute, from schema/derivatives.yaml."""
     __slots__ = ('_s_dims',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1677,9 +1677,9 @@ class PermuteBackward0(_Node):
         return self._s_dims
 
 
-# schema/derivatives.yaml:261
+# schema/derivatives.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 class TransposeBackward0(_Node):
-    """Backward of transpose.int (schema/derivatives.yaml:261)."""
+    """Backward of transpose.int, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim0', '_s_dim1')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1704,9 +1704,9 @@ class TransposeBackward0(_Node):
         return self._s_dim1
 
 
-# schema/derivatives.yaml:264
+# schema/derivatives.yaml: t(Tensor(a) self) -> Tensor(a)
 class TBackward0(_Node):
-    """Backward of t (schema/derivatives.yaml:264)."""
+    """Backward of t, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1721,9 +1721,9 @@ class TBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:267
+# schema/derivatives.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 class UnsqueezeBackward0(_Node):
-    """Backward of unsqueeze (schema/derivatives.yaml:267)."""
+    """Backward of unsqueeze, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1743,9 +1743,9 @@ class UnsqueezeBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:270
+# schema/derivatives.yaml: squeeze(Tensor(a) self) -> Tensor(a)
 class SqueezeBackward0(_Node):
-    """Backward of squeeze (schema/derivatives.yaml:270)."""
+    """Backward of squeeze, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1765,9 +1765,9 @@ class SqueezeBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:273
+# schema/derivatives.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 class SqueezeBackward1(_Node):
-    """Backward of squeeze.dim (schema/derivatives.yaml:273)."""
+    """Backward of squeeze.dim, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1787,9 +1787,9 @@ class SqueezeBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:276
+# schema/derivatives.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 class SqueezeBackward2(_Node):
-    """Backward of squeeze.dims (schema/derivatives.yaml:276)."""
+    """Backward of squeeze.dims, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1809,9 +1809,9 @@ class SqueezeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:279
+# schema/derivatives.yaml: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 class ExpandBackward0(_Node):
-    """Backward of expand (schema/derivatives.yaml:279)."""
+    """Backward of expand, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1831,9 +1831,9 @@ class ExpandBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:282
+# schema/derivatives.yaml: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
 class SliceBackward0(_Node):
-    """Backward of slice.Tensor (schema/derivatives.yaml:282)."""
+    """Backward of slice.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_end', '_s_self_shape', '_s_start', '_s_step')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1873,9 +1873,9 @@ class SliceBackward0(_Node):
         return self._s_step
 
 
-# schema/derivatives.yaml:285
+# schema/derivatives.yaml: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 class SelectBackward0(_Node):
-    """Backward of select.int (schema/derivatives.yaml:285)."""
+    """Backward of select.int, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1905,9 +1905,9 @@ class SelectBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:288
+# schema/derivatives.yaml: diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
 class DiagonalBackward0(_Node):
-    """Backward of diagonal (schema/derivatives.yaml:288)."""
+    """Backward of diagonal, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1942,9 +1942,9 @@ class DiagonalBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:292
+# schema/derivatives.yaml: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
 class SplitBackward0(_Node):
-    """Backward of split.Tensor (schema/derivatives.yaml:292)."""
+    """Backward of split.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1963,9 +1963,9 @@ class SplitBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:295
+# schema/derivatives.yaml: split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
 class SplitWithSizesBackward0(_Node):
-    """Backward of split_with_sizes (schema/derivatives.yaml:295)."""
+    """Backward of split_with_sizes, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -1984,9 +1984,9 @@ class SplitWithSizesBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:298
+# schema/derivatives.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 class UnbindBackward0(_Node):
-    """Backward of unbind.int (schema/derivatives.yaml:298)."""
+    """Backward of unbind.int, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2005,9 +2005,9 @@ class UnbindBackward0(_Node):
         return self._s_dim
 
 
-# schema/derivatives.yaml:305
+# schema/derivatives.yaml: alias(Tensor(a) self) -> Tensor(a)
 class AliasBackward0(_Node):
-    """Backward of alias (schema/derivatives.yaml:305)."""
+    """Backward of alias, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2022,9 +2022,9 @@ class AliasBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:309
+# schema/derivatives.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor
 class CatBackward0(_Node):
-    """Backward of cat (schema/derivatives.yaml:309)."""
+    """Backward of cat, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_to_args_dtypes_tensors', '_s_to_args_sizes_tensors', '_nlist')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2055,9 +2055,9 @@ class CatBackward0(_Node):
         return self._s_to_args_sizes_tensors
 
 
-# schema/derivatives.yaml:312
+# schema/derivatives.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
 class IndexBackward0(_Node):
-    """Backward of index.Tensor (schema/derivatives.yaml:312)."""
+    """Backward of index.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_indices', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
@@ -2083,9 +2083,9 @@ class IndexBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:318
+# schema/derivatives.yaml: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 class IndexPutBackward0(_Node):
-    """Backward of index_put (schema/derivatives.yaml:318)."""
+    """Backward of index_put, from schema/derivatives.yaml."""
     __slots__ = ('_s_accumulate', '_s_indices', '_s_values_dtype', '_s_values_shape')
     _saved_slots = ()
     _saved_list_slots = ('_s_indices',)
@@ -2125,9 +2125,9 @@ class IndexPutBackward0(_Node):
         return self._s_values_shape
 
 
-# schema/derivatives.yaml:324
+# schema/derivatives.yaml: repeat(Tensor self, SymInt[] repeats) -> Tensor
 class RepeatBackward0(_Node):
-    """Backward of repeat (schema/derivatives.yaml:324)."""
+    """Backward of repeat, from schema/derivatives.yaml."""
     __slots__ = ('_s_repeats', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2152,9 +2152,9 @@ class RepeatBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:327
+# schema/derivatives.yaml: flip(Tensor self, int[] dims) -> Tensor
 class FlipBackward0(_Node):
-    """Backward of flip (schema/derivatives.yaml:327)."""
+    """Backward of flip, from schema/derivatives.yaml."""
     __slots__ = ('_s_dims',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2174,9 +2174,9 @@ class FlipBackward0(_Node):
         return self._s_dims
 
 
-# schema/derivatives.yaml:330
+# schema/derivatives.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
 class RollBackward0(_Node):
-    """Backward of roll (schema/derivatives.yaml:330)."""
+    """Backward of roll, from schema/derivatives.yaml."""
     __slots__ = ('_s_dims', '_s_shifts')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2201,9 +2201,9 @@ class RollBackward0(_Node):
         return self._s_shifts
 
 
-# schema/derivatives.yaml:333
+# schema/derivatives.yaml: tril(Tensor self, SymInt diagonal=0) -> Tensor
 class TrilBackward0(_Node):
-    """Backward of tril (schema/derivatives.yaml:333)."""
+    """Backward of tril, from schema/derivatives.yaml."""
     __slots__ = ('_s_diagonal',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2223,9 +2223,9 @@ class TrilBackward0(_Node):
         return self._s_diagonal
 
 
-# schema/derivatives.yaml:336
+# schema/derivatives.yaml: triu(Tensor self, SymInt diagonal=0) -> Tensor
 class TriuBackward0(_Node):
-    """Backward of triu (schema/derivatives.yaml:336)."""
+    """Backward of triu, from schema/derivatives.yaml."""
     __slots__ = ('_s_diagonal',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2245,9 +2245,9 @@ class TriuBackward0(_Node):
         return self._s_diagonal
 
 
-# schema/derivatives.yaml:339
+# schema/derivatives.yaml: index_select(Tensor self, int dim, Tensor index) -> Tensor
 class IndexSelectBackward0(_Node):
-    """Backward of index_select (schema/derivatives.yaml:339)."""
+    """Backward of index_select, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2278,9 +2278,9 @@ class IndexSelectBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:343
+# schema/derivatives.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 class GatherBackward0(_Node):
-    """Backward of gather (schema/derivatives.yaml:343)."""
+    """Backward of gather, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_index', '_s_self_shape')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2311,9 +2311,9 @@ class GatherBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:347
+# schema/derivatives.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 class ScatterBackward0(_Node):
-    """Backward of scatter.src (schema/derivatives.yaml:347)."""
+    """Backward of scatter.src, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_index')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2344,9 +2344,9 @@ class ScatterBackward0(_Node):
         return _unpack(self._s_index, self)
 
 
-# schema/derivatives.yaml:352
+# schema/derivatives.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 class ScatterBackward1(_Node):
-    """Backward of scatter.value (schema/derivatives.yaml:352)."""
+    """Backward of scatter.value, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_index')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2372,9 +2372,9 @@ class ScatterBackward1(_Node):
         return _unpack(self._s_index, self)
 
 
-# schema/derivatives.yaml:357
+# schema/derivatives.yaml: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
 class ScatterBackward2(_Node):
-    """Backward of scatter.reduce (schema/derivatives.yaml:357)."""
+    """Backward of scatter.reduce, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2391,9 +2391,9 @@ class ScatterBackward2(_Node):
         return (_r_self, _r_src)
 
 
-# schema/derivatives.yaml:362
+# schema/derivatives.yaml: scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 class ScatterBackward3(_Node):
-    """Backward of scatter.value_reduce (schema/derivatives.yaml:362)."""
+    """Backward of scatter.value_reduce, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2407,9 +2407,9 @@ class ScatterBackward3(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:366
+# schema/derivatives.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 class ScatterAddBackward0(_Node):
-    """Backward of scatter_add (schema/derivatives.yaml:366)."""
+    """Backward of scatter_add, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_index')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2438,9 +2438,9 @@ class ScatterAddBackward0(_Node):
         return _unpack(self._s_index, self)
 
 
-# schema/derivatives.yaml:371
+# schema/derivatives.yaml: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
 class ScatterReduceBackward0(_Node):
-    """Backward of scatter_reduce.two (schema/derivatives.yaml:371)."""
+    """Backward of scatter_reduce.two, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_include_self', '_s_index', '_s_reduce', '_s_result', '_s_self', '_s_src')
     _saved_slots = ('_s_index', '_s_result', '_s_self', '_s_src')
     _saved_list_slots = ()
@@ -2492,9 +2492,9 @@ class ScatterReduceBackward0(_Node):
         return _unpack(self._s_src, self)
 
 
-# schema/derivatives.yaml:375
+# schema/derivatives.yaml: masked_select(Tensor self, Tensor mask) -> Tensor
 class MaskedSelectBackward0(_Node):
-    """Backward of masked_select (schema/derivatives.yaml:375)."""
+    """Backward of masked_select, from schema/derivatives.yaml."""
     __slots__ = ('_s_mask', '_s_self')
     _saved_slots = ('_s_mask', '_s_self')
     _saved_list_slots = ()
@@ -2520,9 +2520,9 @@ class MaskedSelectBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:383
+# schema/derivatives.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 class TopkBackward0(_Node):
-    """Backward of topk (schema/derivatives.yaml:383)."""
+    """Backward of topk, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2553,9 +2553,9 @@ class TopkBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:387
+# schema/derivatives.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 class SortBackward0(_Node):
-    """Backward of sort (schema/derivatives.yaml:387)."""
+    """Backward of sort, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2586,9 +2586,9 @@ class SortBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:391
+# schema/derivatives.yaml: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 class SortBackward1(_Node):
-    """Backward of sort.stable (schema/derivatives.yaml:391)."""
+    """Backward of sort.stable, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -2619,9 +2619,9 @@ class SortBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:395
+# schema/derivatives.yaml: _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 class Unique2Backward0(_Node):
-    """Backward of _unique2 (schema/derivatives.yaml:395)."""
+    """Backward of _unique2, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2635,9 +2635,9 @@ class Unique2Backward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:399
+# schema/derivatives.yaml: unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 class UniqueDimBackward0(_Node):
-    """Backward of unique_dim (schema/derivatives.yaml:399)."""
+    """Backward of unique_dim, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2651,9 +2651,9 @@ class UniqueDimBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:403
+# schema/derivatives.yaml: slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
 class SliceScatterBackward0(_Node):
-    """Backward of slice_scatter (schema/derivatives.yaml:403)."""
+    """Backward of slice_scatter, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_end', '_s_src_dtype', '_s_src_shape', '_s_start', '_s_step')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2705,9 +2705,9 @@ class SliceScatterBackward0(_Node):
         return self._s_step
 
 
-# schema/derivatives.yaml:407
+# schema/derivatives.yaml: select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
 class SelectScatterBackward0(_Node):
-    """Backward of select_scatter (schema/derivatives.yaml:407)."""
+    """Backward of select_scatter, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_index', '_s_src_dtype', '_s_src_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2747,9 +2747,9 @@ class SelectScatterBackward0(_Node):
         return self._s_src_shape
 
 
-# schema/derivatives.yaml:411
+# schema/derivatives.yaml: diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
 class DiagonalScatterBackward0(_Node):
-    """Backward of diagonal_scatter (schema/derivatives.yaml:411)."""
+    """Backward of diagonal_scatter, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim1', '_s_dim2', '_s_offset', '_s_src_dtype', '_s_src_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2795,9 +2795,9 @@ class DiagonalScatterBackward0(_Node):
         return self._s_src_shape
 
 
-# schema/derivatives.yaml:415
+# schema/derivatives.yaml: as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
 class AsStridedScatterBackward0(_Node):
-    """Backward of as_strided_scatter (schema/derivatives.yaml:415)."""
+    """Backward of as_strided_scatter, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_shape', '_s_self_stride', '_s_size', '_s_src_dtype', '_s_storage_offset', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -2848,9 +2848,9 @@ class AsStridedScatterBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:419
+# schema/derivatives.yaml: index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 class IndexAddBackward0(_Node):
-    """Backward of index_add (schema/derivatives.yaml:419)."""
+    """Backward of index_add, from schema/derivatives.yaml."""
     __slots__ = ('_s_alpha', '_s_dim', '_s_index', '_s_source_shape')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2889,9 +2889,9 @@ class IndexAddBackward0(_Node):
         return self._s_source_shape
 
 
-# schema/derivatives.yaml:424
+# schema/derivatives.yaml: index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
 class IndexCopyBackward0(_Node):
-    """Backward of index_copy (schema/derivatives.yaml:424)."""
+    """Backward of index_copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_index', '_s_source_shape')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2927,9 +2927,9 @@ class IndexCopyBackward0(_Node):
         return self._s_source_shape
 
 
-# schema/derivatives.yaml:429
+# schema/derivatives.yaml: index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 class IndexFillBackward0(_Node):
-    """Backward of index_fill.int_Scalar (schema/derivatives.yaml:429)."""
+    """Backward of index_fill.int_Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_index')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2955,9 +2955,9 @@ class IndexFillBackward0(_Node):
         return _unpack(self._s_index, self)
 
 
-# schema/derivatives.yaml:433
+# schema/derivatives.yaml: index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
 class IndexFillBackward1(_Node):
-    """Backward of index_fill.int_Tensor (schema/derivatives.yaml:433)."""
+    """Backward of index_fill.int_Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_index', '_s_value_dtype')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -2993,9 +2993,9 @@ class IndexFillBackward1(_Node):
         return self._s_value_dtype
 
 
-# schema/derivatives.yaml:438
+# schema/derivatives.yaml: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
 class MaskedScatterBackward0(_Node):
-    """Backward of masked_scatter (schema/derivatives.yaml:438)."""
+    """Backward of masked_scatter, from schema/derivatives.yaml."""
     __slots__ = ('_s_mask', '_s_self_dtype', '_s_self_shape', '_s_source_shape')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -3035,9 +3035,9 @@ class MaskedScatterBackward0(_Node):
         return self._s_source_shape
 
 
-# schema/derivatives.yaml:444
+# schema/derivatives.yaml: masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
 class MaskedScatterBackward1(_Node):
-    """Backward of masked_scatter_ (schema/derivatives.yaml:444)."""
+    """Backward of masked_scatter_, from schema/derivatives.yaml."""
     __slots__ = ('_s_mask', '_s_source_shape')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -3067,9 +3067,9 @@ class MaskedScatterBackward1(_Node):
         return self._s_source_shape
 
 
-# schema/derivatives.yaml:449
+# schema/derivatives.yaml: take(Tensor self, Tensor index) -> Tensor
 class TakeBackward0(_Node):
-    """Backward of take (schema/derivatives.yaml:449)."""
+    """Backward of take, from schema/derivatives.yaml."""
     __slots__ = ('_s_index', '_s_self_shape')
     _saved_slots = ('_s_index',)
     _saved_list_slots = ()
@@ -3095,9 +3095,9 @@ class TakeBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:453
+# schema/derivatives.yaml: put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 class PutBackward0(_Node):
-    """Backward of put (schema/derivatives.yaml:453)."""
+    """Backward of put, from schema/derivatives.yaml."""
     __slots__ = ('_s_accumulate', '_s_index', '_s_source', '_s_source_shape')
     _saved_slots = ('_s_index', '_s_source')
     _saved_list_slots = ()
@@ -3137,9 +3137,9 @@ class PutBackward0(_Node):
         return self._s_source_shape
 
 
-# schema/derivatives.yaml:458
+# schema/derivatives.yaml: unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
 class UniqueConsecutiveBackward0(_Node):
-    """Backward of unique_consecutive (schema/derivatives.yaml:458)."""
+    """Backward of unique_consecutive, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3153,9 +3153,9 @@ class UniqueConsecutiveBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:462
+# schema/derivatives.yaml: unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
 class UnfoldBackward0(_Node):
-    """Backward of unfold (schema/derivatives.yaml:462)."""
+    """Backward of unfold, from schema/derivatives.yaml."""
     __slots__ = ('_s_dimension', '_s_self_shape', '_s_size', '_s_step')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3190,9 +3190,9 @@ class UnfoldBackward0(_Node):
         return self._s_step
 
 
-# schema/derivatives.yaml:490
+# schema/derivatives.yaml: abs(Tensor self) -> Tensor
 class AbsBackward0(_Node):
-    """Backward of abs (schema/derivatives.yaml:490)."""
+    """Backward of abs, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3213,9 +3213,9 @@ class AbsBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:493
+# schema/derivatives.yaml: sign(Tensor self) -> Tensor
 class SignBackward0(_Node):
-    """Backward of sign (schema/derivatives.yaml:493)."""
+    """Backward of sign, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3230,9 +3230,9 @@ class SignBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:496
+# schema/derivatives.yaml: exp2(Tensor self) -> Tensor
 class Exp2Backward0(_Node):
-    """Backward of exp2 (schema/derivatives.yaml:496)."""
+    """Backward of exp2, from schema/derivatives.yaml."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -3253,9 +3253,9 @@ class Exp2Backward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:499
+# schema/derivatives.yaml: expm1(Tensor self) -> Tensor
 class Expm1Backward0(_Node):
-    """Backward of expm1 (schema/derivatives.yaml:499)."""
+    """Backward of expm1, from schema/derivatives.yaml."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -3276,9 +3276,9 @@ class Expm1Backward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:502
+# schema/derivatives.yaml: log2(Tensor self) -> Tensor
 class Log2Backward0(_Node):
-    """Backward of log2 (schema/derivatives.yaml:502)."""
+    """Backward of log2, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3299,9 +3299,9 @@ class Log2Backward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:505
+# schema/derivatives.yaml: log10(Tensor self) -> Tensor
 class Log10Backward0(_Node):
-    """Backward of log10 (schema/derivatives.yaml:505)."""
+    """Backward of log10, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3322,9 +3322,9 @@ class Log10Backward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:508
+# schema/derivatives.yaml: log1p(Tensor self) -> Tensor
 class Log1PBackward0(_Node):
-    """Backward of log1p (schema/derivatives.yaml:508)."""
+    """Backward of log1p, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3345,9 +3345,9 @@ class Log1PBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:511
+# schema/derivatives.yaml: sqrt(Tensor self) -> Tensor
 class SqrtBackward0(_Node):
-    """Backward of sqrt (schema/derivatives.yaml:511)."""
+    """Backward of sqrt, from schema/derivatives.yaml."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -3368,9 +3368,9 @@ class SqrtBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:514
+# schema/derivatives.yaml: rsqrt(Tensor self) -> Tensor
 class RsqrtBackward0(_Node):
-    """Backward of rsqrt (schema/derivatives.yaml:514)."""
+    """Backward of rsqrt, from schema/derivatives.yaml."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -3391,9 +3391,9 @@ class RsqrtBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:517
+# schema/derivatives.yaml: reciprocal(Tensor self) -> Tensor
 class ReciprocalBackward0(_Node):
-    """Backward of reciprocal (schema/derivatives.yaml:517)."""
+    """Backward of reciprocal, from schema/derivatives.yaml."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -3414,9 +3414,9 @@ class ReciprocalBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:520
+# schema/derivatives.yaml: sin(Tensor self) -> Tensor
 class SinBackward0(_Node):
-    """Backward of sin (schema/derivatives.yaml:520)."""
+    """Backward of sin, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3437,9 +3437,9 @@ class SinBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:523
+# schema/derivatives.yaml: cos(Tensor self) -> Tensor
 class CosBackward0(_Node):
-    """Backward of cos (schema/derivatives.yaml:523)."""
+    """Backward of cos, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3460,9 +3460,9 @@ class CosBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:526
+# schema/derivatives.yaml: tan(Tensor self) -> Tensor
 class TanBackward0(_Node):
-    """Backward of tan (schema/derivatives.yaml:526)."""
+    """Backward of tan, from schema/derivatives.yaml."""
     __slots__ = ('_s_result',)
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -3483,9 +3483,9 @@ class TanBackward0(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:529
+# schema/derivatives.yaml: asin(Tensor self) -> Tensor
 class AsinBackward0(_Node):
-    """Backward of asin (schema/derivatives.yaml:529)."""
+    """Backward of asin, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3506,9 +3506,9 @@ class AsinBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:532
+# schema/derivatives.yaml: acos(Tensor self) -> Tensor
 class AcosBackward0(_Node):
-    """Backward of acos (schema/derivatives.yaml:532)."""
+    """Backward of acos, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3529,9 +3529,9 @@ class AcosBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:535
+# schema/derivatives.yaml: atan(Tensor self) -> Tensor
 class AtanBackward0(_Node):
-    """Backward of atan (schema/derivatives.yaml:535)."""
+    """Backward of atan, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3552,9 +3552,9 @@ class AtanBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:538
+# schema/derivatives.yaml: sinh(Tensor self) -> Tensor
 class SinhBackward0(_Node):
-    """Backward of sinh (schema/derivatives.yaml:538)."""
+    """Backward of sinh, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3575,9 +3575,9 @@ class SinhBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:541
+# schema/derivatives.yaml: cosh(Tensor self) -> Tensor
 class CoshBackward0(_Node):
-    """Backward of cosh (schema/derivatives.yaml:541)."""
+    """Backward of cosh, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3598,9 +3598,9 @@ class CoshBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:545
+# schema/derivatives.yaml: erf(Tensor self) -> Tensor
 class ErfBackward0(_Node):
-    """Backward of erf (schema/derivatives.yaml:545)."""
+    """Backward of erf, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3621,9 +3621,9 @@ class ErfBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:548
+# schema/derivatives.yaml: floor(Tensor self) -> Tensor
 class FloorBackward0(_Node):
-    """Backward of floor (schema/derivatives.yaml:548)."""
+    """Backward of floor, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3638,9 +3638,9 @@ class FloorBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:551
+# schema/derivatives.yaml: ceil(Tensor self) -> Tensor
 class CeilBackward0(_Node):
-    """Backward of ceil (schema/derivatives.yaml:551)."""
+    """Backward of ceil, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3655,9 +3655,9 @@ class CeilBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:554
+# schema/derivatives.yaml: round(Tensor self) -> Tensor
 class RoundBackward0(_Node):
-    """Backward of round (schema/derivatives.yaml:554)."""
+    """Backward of round, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3672,9 +3672,9 @@ class RoundBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:557
+# schema/derivatives.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor
 class RoundBackward1(_Node):
-    """Backward of round.decimals (schema/derivatives.yaml:557)."""
+    """Backward of round.decimals, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3689,9 +3689,9 @@ class RoundBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:560
+# schema/derivatives.yaml: trunc(Tensor self) -> Tensor
 class TruncBackward0(_Node):
-    """Backward of trunc (schema/derivatives.yaml:560)."""
+    """Backward of trunc, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3706,9 +3706,9 @@ class TruncBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:563
+# schema/derivatives.yaml: frac(Tensor self) -> Tensor
 class FracBackward0(_Node):
-    """Backward of frac (schema/derivatives.yaml:563)."""
+    """Backward of frac, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -3723,9 +3723,9 @@ class FracBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:566
+# schema/derivatives.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
 class NanToNumBackward0(_Node):
-    """Backward of nan_to_num (schema/derivatives.yaml:566)."""
+    """Backward of nan_to_num, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -3746,9 +3746,9 @@ class NanToNumBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:593
+# schema/derivatives.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 class ConvolutionBackward0(_Node):
-    """Backward of convolution (schema/derivatives.yaml:593)."""
+    """Backward of convolution, from schema/derivatives.yaml."""
     __slots__ = ('_s_bias', '_s_dilation', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
     _saved_slots = ('_s_bias', '_s_input', '_s_weight')
     _saved_list_slots = ()
@@ -3811,9 +3811,9 @@ class ConvolutionBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:598
+# schema/derivatives.yaml: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 class ConvolutionBackwardBackward0(_Node):
-    """Backward of convolution_backward (schema/derivatives.yaml:598)."""
+    """Backward of convolution_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_dilation', '_s_grad_output', '_s_groups', '_s_input', '_s_output_padding', '_s_padding', '_s_stride', '_s_transposed', '_s_weight')
     _saved_slots = ('_s_grad_output', '_s_input', '_s_weight')
     _saved_list_slots = ()
@@ -3875,9 +3875,9 @@ class ConvolutionBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:601
+# schema/derivatives.yaml: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 class MaxPool2DWithIndicesBackward0(_Node):
-    """Backward of max_pool2d_with_indices (schema/derivatives.yaml:601)."""
+    """Backward of max_pool2d_with_indices, from schema/derivatives.yaml."""
     __slots__ = ('_s_ceil_mode', '_s_dilation', '_s_kernel_size', '_s_padding', '_s_result1', '_s_self', '_s_stride')
     _saved_slots = ('_s_result1', '_s_self')
     _saved_list_slots = ()
@@ -3927,9 +3927,9 @@ class MaxPool2DWithIndicesBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:605
+# schema/derivatives.yaml: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 class MaxPool2DWithIndicesBackwardBackward0(_Node):
-    """Backward of max_pool2d_with_indices_backward (schema/derivatives.yaml:605)."""
+    """Backward of max_pool2d_with_indices_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_indices', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -3958,9 +3958,9 @@ class MaxPool2DWithIndicesBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:610
+# schema/derivatives.yaml: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 class AvgPool2DBackward0(_Node):
-    """Backward of avg_pool2d (schema/derivatives.yaml:610)."""
+    """Backward of avg_pool2d, from schema/derivatives.yaml."""
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self', '_s_stride')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -4011,9 +4011,9 @@ class AvgPool2DBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:613
+# schema/derivatives.yaml: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 class AvgPool2DBackwardBackward0(_Node):
-    """Backward of avg_pool2d_backward (schema/derivatives.yaml:613)."""
+    """Backward of avg_pool2d_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_ceil_mode', '_s_count_include_pad', '_s_divisor_override', '_s_kernel_size', '_s_padding', '_s_self_shape', '_s_stride')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4066,9 +4066,9 @@ class AvgPool2DBackwardBackward0(_Node):
         return self._s_stride
 
 
-# schema/derivatives.yaml:617
+# schema/derivatives.yaml: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
 class AdaptiveAvgPool2DBackward0(_Node):
-    """Backward of _adaptive_avg_pool2d (schema/derivatives.yaml:617)."""
+    """Backward of _adaptive_avg_pool2d, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -4089,9 +4089,9 @@ class AdaptiveAvgPool2DBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:620
+# schema/derivatives.yaml: _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
 class AdaptiveAvgPool2DBackwardBackward0(_Node):
-    """Backward of _adaptive_avg_pool2d_backward (schema/derivatives.yaml:620)."""
+    """Backward of _adaptive_avg_pool2d_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_grad_output_shape', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4119,9 +4119,9 @@ class AdaptiveAvgPool2DBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:624
+# schema/derivatives.yaml: constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
 class ConstantPadNdBackward0(_Node):
-    """Backward of constant_pad_nd (schema/derivatives.yaml:624)."""
+    """Backward of constant_pad_nd, from schema/derivatives.yaml."""
     __slots__ = ('_s_pad',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4141,9 +4141,9 @@ class ConstantPadNdBackward0(_Node):
         return self._s_pad
 
 
-# schema/derivatives.yaml:627
+# schema/derivatives.yaml: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 class EmbeddingBackward0(_Node):
-    """Backward of embedding (schema/derivatives.yaml:627)."""
+    """Backward of embedding, from schema/derivatives.yaml."""
     __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq', '_s_weight_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -4179,9 +4179,9 @@ class EmbeddingBackward0(_Node):
         return self._s_weight_shape
 
 
-# schema/derivatives.yaml:631
+# schema/derivatives.yaml: embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor
 class EmbeddingDenseBackwardBackward0(_Node):
-    """Backward of embedding_dense_backward (schema/derivatives.yaml:631)."""
+    """Backward of embedding_dense_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_indices', '_s_padding_idx', '_s_scale_grad_by_freq')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -4212,9 +4212,9 @@ class EmbeddingDenseBackwardBackward0(_Node):
         return self._s_scale_grad_by_freq
 
 
-# schema/derivatives.yaml:635
+# schema/derivatives.yaml: dot(Tensor self, Tensor tensor) -> Tensor
 class DotBackward0(_Node):
-    """Backward of dot (schema/derivatives.yaml:635)."""
+    """Backward of dot, from schema/derivatives.yaml."""
     __slots__ = ('_s_self', '_s_tensor')
     _saved_slots = ('_s_self', '_s_tensor')
     _saved_list_slots = ()
@@ -4243,9 +4243,9 @@ class DotBackward0(_Node):
         return _unpack(self._s_tensor, self)
 
 
-# schema/derivatives.yaml:639
+# schema/derivatives.yaml: mv(Tensor self, Tensor vec) -> Tensor
 class MvBackward0(_Node):
-    """Backward of mv (schema/derivatives.yaml:639)."""
+    """Backward of mv, from schema/derivatives.yaml."""
     __slots__ = ('_s_self', '_s_vec')
     _saved_slots = ('_s_self', '_s_vec')
     _saved_list_slots = ()
@@ -4274,9 +4274,9 @@ class MvBackward0(_Node):
         return _unpack(self._s_vec, self)
 
 
-# schema/derivatives.yaml:643
+# schema/derivatives.yaml: baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 class BaddbmmBackward0(_Node):
-    """Backward of baddbmm (schema/derivatives.yaml:643)."""
+    """Backward of baddbmm, from schema/derivatives.yaml."""
     __slots__ = ('_s_alpha', '_s_batch1', '_s_batch2', '_s_beta', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_batch1', '_s_batch2')
     _saved_list_slots = ()
@@ -4329,9 +4329,9 @@ class BaddbmmBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:648
+# schema/derivatives.yaml: _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 class SoftmaxBackward0(_Node):
-    """Backward of _softmax (schema/derivatives.yaml:648)."""
+    """Backward of _softmax, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -4362,9 +4362,9 @@ class SoftmaxBackward0(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:651
+# schema/derivatives.yaml: _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 class LogSoftmaxBackward0(_Node):
-    """Backward of _log_softmax (schema/derivatives.yaml:651)."""
+    """Backward of _log_softmax, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_result', '_s_self_dtype')
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -4395,9 +4395,9 @@ class LogSoftmaxBackward0(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:654
+# schema/derivatives.yaml: _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 class SoftmaxBackwardDataBackward0(_Node):
-    """Backward of _softmax_backward_data (schema/derivatives.yaml:654)."""
+    """Backward of _softmax_backward_data, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_grad_output', '_s_input_dtype', '_s_output')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -4438,9 +4438,9 @@ class SoftmaxBackwardDataBackward0(_Node):
         return _unpack(self._s_output, self)
 
 
-# schema/derivatives.yaml:658
+# schema/derivatives.yaml: _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 class LogSoftmaxBackwardDataBackward0(_Node):
-    """Backward of _log_softmax_backward_data (schema/derivatives.yaml:658)."""
+    """Backward of _log_softmax_backward_data, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_grad_output', '_s_output')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -4476,9 +4476,9 @@ class LogSoftmaxBackwardDataBackward0(_Node):
         return _unpack(self._s_output, self)
 
 
-# schema/derivatives.yaml:662
+# schema/derivatives.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 class RsubBackward0(_Node):
-    """Backward of rsub.Tensor (schema/derivatives.yaml:662)."""
+    """Backward of rsub.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_alpha', '_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4521,9 +4521,9 @@ class RsubBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:666
+# schema/derivatives.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 class RsubBackward1(_Node):
-    """Backward of rsub.Scalar (schema/derivatives.yaml:666)."""
+    """Backward of rsub.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_alpha', '_s_self_dtype')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4548,9 +4548,9 @@ class RsubBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:670
+# schema/derivatives.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
 class FloorDivideBackward0(_Node):
-    """Backward of floor_divide (schema/derivatives.yaml:670)."""
+    """Backward of floor_divide, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4565,9 +4565,9 @@ class FloorDivideBackward0(_Node):
         return (_r_self, _r_other)
 
 
-# schema/derivatives.yaml:673
+# schema/derivatives.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
 class FloorDivideBackward1(_Node):
-    """Backward of floor_divide.Scalar (schema/derivatives.yaml:673)."""
+    """Backward of floor_divide.Scalar, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4581,9 +4581,9 @@ class FloorDivideBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:676
+# schema/derivatives.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
 class RemainderBackward0(_Node):
-    """Backward of remainder.Tensor (schema/derivatives.yaml:676)."""
+    """Backward of remainder.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -4632,9 +4632,9 @@ class RemainderBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:680
+# schema/derivatives.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
 class RemainderBackward1(_Node):
-    """Backward of remainder.Scalar (schema/derivatives.yaml:680)."""
+    """Backward of remainder.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4654,9 +4654,9 @@ class RemainderBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:683
+# schema/derivatives.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 class RemainderBackward2(_Node):
-    """Backward of remainder.Scalar_Tensor (schema/derivatives.yaml:683)."""
+    """Backward of remainder.Scalar_Tensor, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4670,9 +4670,9 @@ class RemainderBackward2(_Node):
         return (_r_other,)
 
 
-# schema/derivatives.yaml:686
+# schema/derivatives.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
 class FmodBackward0(_Node):
-    """Backward of fmod.Tensor (schema/derivatives.yaml:686)."""
+    """Backward of fmod.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -4721,9 +4721,9 @@ class FmodBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:690
+# schema/derivatives.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
 class FmodBackward1(_Node):
-    """Backward of fmod.Scalar (schema/derivatives.yaml:690)."""
+    """Backward of fmod.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4743,9 +4743,9 @@ class FmodBackward1(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:694
+# schema/derivatives.yaml: maximum(Tensor self, Tensor other) -> Tensor
 class MaximumBackward0(_Node):
-    """Backward of maximum (schema/derivatives.yaml:694)."""
+    """Backward of maximum, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -4796,9 +4796,9 @@ class MaximumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:698
+# schema/derivatives.yaml: minimum(Tensor self, Tensor other) -> Tensor
 class MinimumBackward0(_Node):
-    """Backward of minimum (schema/derivatives.yaml:698)."""
+    """Backward of minimum, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -4849,9 +4849,9 @@ class MinimumBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:702
+# schema/derivatives.yaml: atan2(Tensor self, Tensor other) -> Tensor
 class Atan2Backward0(_Node):
-    """Backward of atan2 (schema/derivatives.yaml:702)."""
+    """Backward of atan2, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_self')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -4878,9 +4878,9 @@ class Atan2Backward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:705
+# schema/derivatives.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 class LerpBackward0(_Node):
-    """Backward of lerp.Scalar (schema/derivatives.yaml:705)."""
+    """Backward of lerp.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_end_dtype', '_s_end_shape', '_s_self_dtype', '_s_self_shape', '_s_weight')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -4924,9 +4924,9 @@ class LerpBackward0(_Node):
         return self._s_weight
 
 
-# schema/derivatives.yaml:709
+# schema/derivatives.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 class LerpBackward1(_Node):
-    """Backward of lerp.Tensor (schema/derivatives.yaml:709)."""
+    """Backward of lerp.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_end', '_s_end_dtype', '_s_end_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_weight', '_s_weight_dtype', '_s_weight_shape')
     _saved_slots = ('_s_end', '_s_self', '_s_weight')
     _saved_list_slots = ()
@@ -4994,9 +4994,9 @@ class LerpBackward1(_Node):
         return self._s_weight_shape
 
 
-# schema/derivatives.yaml:714
+# schema/derivatives.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 class AddcmulBackward0(_Node):
-    """Backward of addcmul (schema/derivatives.yaml:714)."""
+    """Backward of addcmul, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape', '_s_tensor1', '_s_tensor1_dtype', '_s_tensor1_shape', '_s_tensor2', '_s_tensor2_dtype', '_s_tensor2_shape', '_s_value')
     _saved_slots = ('_s_tensor1', '_s_tensor2')
     _saved_list_slots = ()
@@ -5064,9 +5064,9 @@ class AddcmulBackward0(_Node):
         return self._s_value
 
 
-# schema/derivatives.yaml:719
+# schema/derivatives.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 class AddcdivBackward0(_Node):
-    """Backward of addcdiv (schema/derivatives.yaml:719)."""
+    """Backward of addcdiv, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape', '_s_tensor1', '_s_tensor1_dtype', '_s_tensor1_shape', '_s_tensor2', '_s_tensor2_dtype', '_s_tensor2_shape', '_s_value')
     _saved_slots = ('_s_tensor1', '_s_tensor2')
     _saved_list_slots = ()
@@ -5135,9 +5135,9 @@ class AddcdivBackward0(_Node):
         return self._s_value
 
 
-# schema/derivatives.yaml:724
+# schema/derivatives.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 class DivBackward3(_Node):
-    """Backward of div.Scalar_mode (schema/derivatives.yaml:724)."""
+    """Backward of div.Scalar_mode, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_rounding_mode', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5172,9 +5172,9 @@ class DivBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:786
+# schema/derivatives.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 class EqBackward2(_Node):
-    """Backward of eq_.Tensor (schema/derivatives.yaml:786)."""
+    """Backward of eq_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5212,9 +5212,9 @@ class EqBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:790
+# schema/derivatives.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 class EqBackward3(_Node):
-    """Backward of eq_.Scalar (schema/derivatives.yaml:790)."""
+    """Backward of eq_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5239,9 +5239,9 @@ class EqBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:793
+# schema/derivatives.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 class NeBackward2(_Node):
-    """Backward of ne_.Tensor (schema/derivatives.yaml:793)."""
+    """Backward of ne_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5279,9 +5279,9 @@ class NeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:797
+# schema/derivatives.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 class NeBackward3(_Node):
-    """Backward of ne_.Scalar (schema/derivatives.yaml:797)."""
+    """Backward of ne_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5306,9 +5306,9 @@ class NeBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:800
+# schema/derivatives.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 class LtBackward2(_Node):
-    """Backward of lt_.Tensor (schema/derivatives.yaml:800)."""
+    """Backward of lt_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5346,9 +5346,9 @@ class LtBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:804
+# schema/derivatives.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 class LtBackward3(_Node):
-    """Backward of lt_.Scalar (schema/derivatives.yaml:804)."""
+    """Backward of lt_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5373,9 +5373,9 @@ class LtBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:807
+# schema/derivatives.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 class LeBackward2(_Node):
-    """Backward of le_.Tensor (schema/derivatives.yaml:807)."""
+    """Backward of le_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5413,9 +5413,9 @@ class LeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:811
+# schema/derivatives.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 class LeBackward3(_Node):
-    """Backward of le_.Scalar (schema/derivatives.yaml:811)."""
+    """Backward of le_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5440,9 +5440,9 @@ class LeBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:814
+# schema/derivatives.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 class GtBackward2(_Node):
-    """Backward of gt_.Tensor (schema/derivatives.yaml:814)."""
+    """Backward of gt_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5480,9 +5480,9 @@ class GtBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:818
+# schema/derivatives.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 class GtBackward3(_Node):
-    """Backward of gt_.Scalar (schema/derivatives.yaml:818)."""
+    """Backward of gt_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5507,9 +5507,9 @@ class GtBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:821
+# schema/derivatives.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 class GeBackward2(_Node):
-    """Backward of ge_.Tensor (schema/derivatives.yaml:821)."""
+    """Backward of ge_.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_other_dtype', '_s_other_shape', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5547,9 +5547,9 @@ class GeBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:825
+# schema/derivatives.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 class GeBackward3(_Node):
-    """Backward of ge_.Scalar (schema/derivatives.yaml:825)."""
+    """Backward of ge_.Scalar, from schema/derivatives.yaml."""
     __slots__ = ('_s_self_dtype', '_s_self_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -5574,9 +5574,9 @@ class GeBackward3(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:831
+# schema/derivatives.yaml: gelu(Tensor self, *, str approximate="none") -> Tensor
 class GeluBackward0(_Node):
-    """Backward of gelu (schema/derivatives.yaml:831)."""
+    """Backward of gelu, from schema/derivatives.yaml."""
     __slots__ = ('_s_approximate', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -5602,9 +5602,9 @@ class GeluBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:834
+# schema/derivatives.yaml: gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor
 class GeluBackwardBackward0(_Node):
-    """Backward of gelu_backward (schema/derivatives.yaml:834)."""
+    """Backward of gelu_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_approximate', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_grad_output', '_s_self')
     _saved_list_slots = ()
@@ -5660,9 +5660,9 @@ class GeluBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:838
+# schema/derivatives.yaml: silu(Tensor self) -> Tensor
 class SiluBackward0(_Node):
-    """Backward of silu (schema/derivatives.yaml:838)."""
+    """Backward of silu, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -5683,9 +5683,9 @@ class SiluBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:841
+# schema/derivatives.yaml: silu_backward(Tensor grad_output, Tensor self) -> Tensor
 class SiluBackwardBackward0(_Node):
-    """Backward of silu_backward (schema/derivatives.yaml:841)."""
+    """Backward of silu_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_grad_output', '_s_self')
     _saved_list_slots = ()
@@ -5735,9 +5735,9 @@ class SiluBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:845
+# schema/derivatives.yaml: softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 class SoftplusBackward0(_Node):
-    """Backward of softplus (schema/derivatives.yaml:845)."""
+    """Backward of softplus, from schema/derivatives.yaml."""
     __slots__ = ('_s_beta', '_s_self', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -5768,9 +5768,9 @@ class SoftplusBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:848
+# schema/derivatives.yaml: softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
 class SoftplusBackwardBackward0(_Node):
-    """Backward of softplus_backward (schema/derivatives.yaml:848)."""
+    """Backward of softplus_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_beta', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_self', '_s_self_dtype', '_s_self_shape', '_s_threshold')
     _saved_slots = ('_s_grad_output', '_s_self')
     _saved_list_slots = ()
@@ -5832,9 +5832,9 @@ class SoftplusBackwardBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:854
+# schema/derivatives.yaml: leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 class LeakyReluBackward0(_Node):
-    """Backward of leaky_relu (schema/derivatives.yaml:854)."""
+    """Backward of leaky_relu, from schema/derivatives.yaml."""
     __slots__ = ('_s_negative_slope', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -5860,9 +5860,9 @@ class LeakyReluBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:857
+# schema/derivatives.yaml: leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
 class LeakyReluBackward1(_Node):
-    """Backward of leaky_relu_ (schema/derivatives.yaml:857)."""
+    """Backward of leaky_relu_, from schema/derivatives.yaml."""
     __slots__ = ('_s_negative_slope', '_s_result')
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -5888,9 +5888,9 @@ class LeakyReluBackward1(_Node):
         return _unpack(self._s_result, self)
 
 
-# schema/derivatives.yaml:860
+# schema/derivatives.yaml: leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
 class LeakyReluBackwardBackward0(_Node):
-    """Backward of leaky_relu_backward (schema/derivatives.yaml:860)."""
+    """Backward of leaky_relu_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_negative_slope', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -5939,9 +5939,9 @@ class LeakyReluBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:864
+# schema/derivatives.yaml: elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 class EluBackward0(_Node):
-    """Backward of elu (schema/derivatives.yaml:864)."""
+    """Backward of elu, from schema/derivatives.yaml."""
     __slots__ = ('_s_alpha', '_s_input_scale', '_s_scale', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -5977,9 +5977,9 @@ class EluBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:867
+# schema/derivatives.yaml: elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)
 class EluBackward1(_Node):
-    """Backward of elu_ (schema/derivatives.yaml:867)."""
+    """Backward of elu_, from schema/derivatives.yaml."""
     __slots__ = ('_s_alpha', '_s_input_scale', '_s_result', '_s_scale')
     _saved_slots = ('_s_result',)
     _saved_list_slots = ()
@@ -6015,9 +6015,9 @@ class EluBackward1(_Node):
         return self._s_scale
 
 
-# schema/derivatives.yaml:870
+# schema/derivatives.yaml: elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 class EluBackwardBackward0(_Node):
-    """Backward of elu_backward (schema/derivatives.yaml:870)."""
+    """Backward of elu_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_alpha', '_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_input_scale', '_s_is_result', '_s_scale', '_s_self_or_result', '_s_self_or_result_dtype', '_s_self_or_result_shape')
     _saved_slots = ('_s_grad_output', '_s_self_or_result')
     _saved_list_slots = ()
@@ -6091,9 +6091,9 @@ class EluBackwardBackward0(_Node):
         return self._s_self_or_result_shape
 
 
-# schema/derivatives.yaml:874
+# schema/derivatives.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 class HardtanhBackward0(_Node):
-    """Backward of hardtanh (schema/derivatives.yaml:874)."""
+    """Backward of hardtanh, from schema/derivatives.yaml."""
     __slots__ = ('_s_max_val', '_s_min_val', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -6124,9 +6124,9 @@ class HardtanhBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:877
+# schema/derivatives.yaml: hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 class HardtanhBackwardBackward0(_Node):
-    """Backward of hardtanh_backward (schema/derivatives.yaml:877)."""
+    """Backward of hardtanh_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_grad_output_dtype', '_s_grad_output_shape', '_s_max_val', '_s_min_val', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -6180,9 +6180,9 @@ class HardtanhBackwardBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:881
+# schema/derivatives.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 class ThresholdBackward0(_Node):
-    """Backward of threshold (schema/derivatives.yaml:881)."""
+    """Backward of threshold, from schema/derivatives.yaml."""
     __slots__ = ('_s_self', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -6208,9 +6208,9 @@ class ThresholdBackward0(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:885
+# schema/derivatives.yaml: threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
 class ThresholdBackward1(_Node):
-    """Backward of threshold_ (schema/derivatives.yaml:885)."""
+    """Backward of threshold_, from schema/derivatives.yaml."""
     __slots__ = ('_s_self', '_s_threshold')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -6236,9 +6236,9 @@ class ThresholdBackward1(_Node):
         return self._s_threshold
 
 
-# schema/derivatives.yaml:888
+# schema/derivatives.yaml: sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 class SigmoidBackwardBackward0(_Node):
-    """Backward of sigmoid_backward (schema/derivatives.yaml:888)."""
+    """Backward of sigmoid_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -6288,9 +6288,9 @@ class SigmoidBackwardBackward0(_Node):
         return self._s_output_shape
 
 
-# schema/derivatives.yaml:892
+# schema/derivatives.yaml: tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 class TanhBackwardBackward0(_Node):
-    """Backward of tanh_backward (schema/derivatives.yaml:892)."""
+    """Backward of tanh_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_grad_output', '_s_grad_output_dtype', '_s_grad_output_shape', '_s_output', '_s_output_dtype', '_s_output_shape')
     _saved_slots = ('_s_grad_output', '_s_output')
     _saved_list_slots = ()
@@ -6340,9 +6340,9 @@ class TanhBackwardBackward0(_Node):
         return self._s_output_shape
 
 
-# schema/derivatives.yaml:896
+# schema/derivatives.yaml: clamp_min(Tensor self, Scalar min) -> Tensor
 class ClampMinBackward0(_Node):
-    """Backward of clamp_min (schema/derivatives.yaml:896)."""
+    """Backward of clamp_min, from schema/derivatives.yaml."""
     __slots__ = ('_s_min', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -6368,9 +6368,9 @@ class ClampMinBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:899
+# schema/derivatives.yaml: clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 class ClampMinBackward1(_Node):
-    """Backward of clamp_min.Tensor (schema/derivatives.yaml:899)."""
+    """Backward of clamp_min.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_min', '_s_min_dtype', '_s_min_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_min', '_s_self')
     _saved_list_slots = ()
@@ -6421,9 +6421,9 @@ class ClampMinBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:903
+# schema/derivatives.yaml: clamp_max(Tensor self, Scalar max) -> Tensor
 class ClampMaxBackward0(_Node):
-    """Backward of clamp_max (schema/derivatives.yaml:903)."""
+    """Backward of clamp_max, from schema/derivatives.yaml."""
     __slots__ = ('_s_max', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -6449,9 +6449,9 @@ class ClampMaxBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:906
+# schema/derivatives.yaml: clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 class ClampMaxBackward1(_Node):
-    """Backward of clamp_max.Tensor (schema/derivatives.yaml:906)."""
+    """Backward of clamp_max.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_max', '_s_max_dtype', '_s_max_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_max', '_s_self')
     _saved_list_slots = ()
@@ -6502,9 +6502,9 @@ class ClampMaxBackward1(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:910
+# schema/derivatives.yaml: nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 class NllLossBackward0(_Node):
-    """Backward of nll_loss_forward (schema/derivatives.yaml:910)."""
+    """Backward of nll_loss_forward, from schema/derivatives.yaml."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
     _saved_list_slots = ()
@@ -6549,9 +6549,9 @@ class NllLossBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:916
+# schema/derivatives.yaml: nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 class NllLossBackwardBackward0(_Node):
-    """Backward of nll_loss_backward (schema/derivatives.yaml:916)."""
+    """Backward of nll_loss_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
     _saved_list_slots = ()
@@ -6595,9 +6595,9 @@ class NllLossBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:923
+# schema/derivatives.yaml: binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
 class BinaryCrossEntropyBackward0(_Node):
-    """Backward of binary_cross_entropy (schema/derivatives.yaml:923)."""
+    """Backward of binary_cross_entropy, from schema/derivatives.yaml."""
     __slots__ = ('_s_reduction', '_s_self', '_s_target', '_s_weight')
     _saved_slots = ('_s_self', '_s_target', '_s_weight')
     _saved_list_slots = ()
@@ -6640,9 +6640,9 @@ class BinaryCrossEntropyBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:928
+# schema/derivatives.yaml: binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
 class BinaryCrossEntropyBackwardBackward0(_Node):
-    """Backward of binary_cross_entropy_backward (schema/derivatives.yaml:928)."""
+    """Backward of binary_cross_entropy_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_grad_output', '_s_reduction', '_s_self', '_s_target', '_s_weight')
     _saved_slots = ('_s_grad_output', '_s_self', '_s_target', '_s_weight')
     _saved_list_slots = ()
@@ -6699,9 +6699,9 @@ class BinaryCrossEntropyBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:934
+# schema/derivatives.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
 class NativeLayerNormBackward0(_Node):
-    """Backward of native_layer_norm (schema/derivatives.yaml:934)."""
+    """Backward of native_layer_norm, from schema/derivatives.yaml."""
     __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_normalized_shape', '_s_weight')
     _saved_slots = ('_s_bias', '_s_input', '_s_weight')
     _saved_list_slots = ()
@@ -6743,9 +6743,9 @@ class NativeLayerNormBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:938
+# schema/derivatives.yaml: native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 class NativeLayerNormBackwardBackward0(_Node):
-    """Backward of native_layer_norm_backward (schema/derivatives.yaml:938)."""
+    """Backward of native_layer_norm_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_grad_out', '_s_input', '_s_mean', '_s_normalized_shape', '_s_rstd', '_s_weight')
     _saved_slots = ('_s_grad_out', '_s_input', '_s_mean', '_s_rstd', '_s_weight')
     _saved_list_slots = ()
@@ -6794,9 +6794,9 @@ class NativeLayerNormBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:942
+# schema/derivatives.yaml: native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 class NativeBatchNormBackward0(_Node):
-    """Backward of native_batch_norm (schema/derivatives.yaml:942)."""
+    """Backward of native_batch_norm, from schema/derivatives.yaml."""
     __slots__ = ('_s_bias', '_s_eps', '_s_input', '_s_running_mean', '_s_running_var', '_s_training', '_s_weight')
     _saved_slots = ('_s_bias', '_s_input', '_s_running_mean', '_s_running_var', '_s_weight')
     _saved_list_slots = ()
@@ -6848,9 +6848,9 @@ class NativeBatchNormBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:948
+# schema/derivatives.yaml: native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 class NativeBatchNormBackwardBackward0(_Node):
-    """Backward of native_batch_norm_backward (schema/derivatives.yaml:948)."""
+    """Backward of native_batch_norm_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_eps', '_s_grad_out', '_s_input', '_s_running_mean', '_s_running_var', '_s_save_invstd', '_s_save_mean', '_s_train', '_s_weight')
     _saved_slots = ('_s_grad_out', '_s_input', '_s_running_mean', '_s_running_var', '_s_save_invstd', '_s_save_mean', '_s_weight')
     _saved_list_slots = ()
@@ -6914,9 +6914,9 @@ class NativeBatchNormBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:953
+# schema/derivatives.yaml: nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 class NllLoss2DBackward0(_Node):
-    """Backward of nll_loss2d_forward (schema/derivatives.yaml:953)."""
+    """Backward of nll_loss2d_forward, from schema/derivatives.yaml."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_self', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_self', '_s_target', '_s_total_weight', '_s_weight')
     _saved_list_slots = ()
@@ -6961,9 +6961,9 @@ class NllLoss2DBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:959
+# schema/derivatives.yaml: nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 class NllLoss2DBackwardBackward0(_Node):
-    """Backward of nll_loss2d_backward (schema/derivatives.yaml:959)."""
+    """Backward of nll_loss2d_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_ignore_index', '_s_reduction', '_s_target', '_s_total_weight', '_s_weight')
     _saved_slots = ('_s_target', '_s_total_weight', '_s_weight')
     _saved_list_slots = ()
@@ -7007,9 +7007,9 @@ class NllLoss2DBackwardBackward0(_Node):
         return _unpack(self._s_weight, self)
 
 
-# schema/derivatives.yaml:966
+# schema/derivatives.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 class ProdBackward0(_Node):
-    """Backward of prod (schema/derivatives.yaml:966)."""
+    """Backward of prod, from schema/derivatives.yaml."""
     __slots__ = ('_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -7035,9 +7035,9 @@ class ProdBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:969
+# schema/derivatives.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 class ProdBackward1(_Node):
-    """Backward of prod.dim_int (schema/derivatives.yaml:969)."""
+    """Backward of prod.dim_int, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -7073,9 +7073,9 @@ class ProdBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:972
+# schema/derivatives.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 class AminBackward0(_Node):
-    """Backward of amin (schema/derivatives.yaml:972)."""
+    """Backward of amin, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -7111,9 +7111,9 @@ class AminBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:975
+# schema/derivatives.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 class MaxBackward0(_Node):
-    """Backward of max.dim (schema/derivatives.yaml:975)."""
+    """Backward of max.dim, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -7149,9 +7149,9 @@ class MaxBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:979
+# schema/derivatives.yaml: max(Tensor self) -> Tensor
 class MaxBackward1(_Node):
-    """Backward of max (schema/derivatives.yaml:979)."""
+    """Backward of max, from schema/derivatives.yaml."""
     __slots__ = ('_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -7177,9 +7177,9 @@ class MaxBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:982
+# schema/derivatives.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 class MinBackward0(_Node):
-    """Backward of min.dim (schema/derivatives.yaml:982)."""
+    """Backward of min.dim, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_indices', '_s_keepdim', '_s_self_shape')
     _saved_slots = ('_s_indices',)
     _saved_list_slots = ()
@@ -7215,9 +7215,9 @@ class MinBackward0(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:986
+# schema/derivatives.yaml: min(Tensor self) -> Tensor
 class MinBackward1(_Node):
-    """Backward of min (schema/derivatives.yaml:986)."""
+    """Backward of min, from schema/derivatives.yaml."""
     __slots__ = ('_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -7243,9 +7243,9 @@ class MinBackward1(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:990
+# schema/derivatives.yaml: max.other(Tensor self, Tensor other) -> Tensor
 class MaxBackward2(_Node):
-    """Backward of max.other (schema/derivatives.yaml:990)."""
+    """Backward of max.other, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -7296,9 +7296,9 @@ class MaxBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:994
+# schema/derivatives.yaml: min.other(Tensor self, Tensor other) -> Tensor
 class MinBackward2(_Node):
-    """Backward of min.other (schema/derivatives.yaml:994)."""
+    """Backward of min.other, from schema/derivatives.yaml."""
     __slots__ = ('_s_other', '_s_other_dtype', '_s_other_shape', '_s_self', '_s_self_dtype', '_s_self_shape')
     _saved_slots = ('_s_other', '_s_self')
     _saved_list_slots = ()
@@ -7349,9 +7349,9 @@ class MinBackward2(_Node):
         return self._s_self_shape
 
 
-# schema/derivatives.yaml:1002
+# schema/derivatives.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 class VarBackward0(_Node):
-    """Backward of var.correction (schema/derivatives.yaml:1002)."""
+    """Backward of var.correction, from schema/derivatives.yaml."""
     __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -7387,9 +7387,9 @@ class VarBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:1005
+# schema/derivatives.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 class StdBackward0(_Node):
-    """Backward of std.correction (schema/derivatives.yaml:1005)."""
+    """Backward of std.correction, from schema/derivatives.yaml."""
     __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -7430,9 +7430,9 @@ class StdBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:1008
+# schema/derivatives.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 class VarMeanBackward0(_Node):
-    """Backward of var_mean.correction (schema/derivatives.yaml:1008)."""
+    """Backward of var_mean.correction, from schema/derivatives.yaml."""
     __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_self')
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -7467,9 +7467,9 @@ class VarMeanBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:1011
+# schema/derivatives.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 class StdMeanBackward0(_Node):
-    """Backward of std_mean.correction (schema/derivatives.yaml:1011)."""
+    """Backward of std_mean.correction, from schema/derivatives.yaml."""
     __slots__ = ('_s_correction', '_s_dim', '_s_keepdim', '_s_result0', '_s_self')
     _saved_slots = ('_s_result0', '_s_self')
     _saved_list_slots = ()
@@ -7509,9 +7509,9 @@ class StdMeanBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:1014
+# schema/derivatives.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 class LogsumexpBackward0(_Node):
-    """Backward of logsumexp (schema/derivatives.yaml:1014)."""
+    """Backward of logsumexp, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -7547,9 +7547,9 @@ class LogsumexpBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:1017
+# schema/derivatives.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 class LinalgVectorNormBackward0(_Node):
-    """Backward of linalg_vector_norm (schema/derivatives.yaml:1017)."""
+    """Backward of linalg_vector_norm, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_keepdim', '_s_ord', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -7590,9 +7590,9 @@ class LinalgVectorNormBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:1044
+# schema/derivatives.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 class CumsumBackward0(_Node):
-    """Backward of cumsum (schema/derivatives.yaml:1044)."""
+    """Backward of cumsum, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_self_dtype')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7617,9 +7617,9 @@ class CumsumBackward0(_Node):
         return self._s_self_dtype
 
 
-# schema/derivatives.yaml:1047
+# schema/derivatives.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 class CumprodBackward0(_Node):
-    """Backward of cumprod (schema/derivatives.yaml:1047)."""
+    """Backward of cumprod, from schema/derivatives.yaml."""
     __slots__ = ('_s_dim', '_s_result', '_s_self')
     _saved_slots = ('_s_result', '_s_self')
     _saved_list_slots = ()
@@ -7650,9 +7650,9 @@ class CumprodBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:1070
+# schema/derivatives.yaml: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 class RandintLikeBackward0(_Node):
-    """Backward of randint_like (schema/derivatives.yaml:1070)."""
+    """Backward of randint_like, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7667,9 +7667,9 @@ class RandintLikeBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1073
+# schema/derivatives.yaml: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 class RandintLikeBackward1(_Node):
-    """Backward of randint_like.Tensor (schema/derivatives.yaml:1073)."""
+    """Backward of randint_like.Tensor, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7684,9 +7684,9 @@ class RandintLikeBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1077
+# schema/derivatives.yaml: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 class RandintLikeBackward2(_Node):
-    """Backward of randint_like.low_dtype (schema/derivatives.yaml:1077)."""
+    """Backward of randint_like.low_dtype, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7701,9 +7701,9 @@ class RandintLikeBackward2(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1080
+# schema/derivatives.yaml: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 class RandintLikeBackward3(_Node):
-    """Backward of randint_like.generator (schema/derivatives.yaml:1080)."""
+    """Backward of randint_like.generator, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7718,9 +7718,9 @@ class RandintLikeBackward3(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1083
+# schema/derivatives.yaml: randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 class RandintLikeBackward4(_Node):
-    """Backward of randint_like.Tensor_generator (schema/derivatives.yaml:1083)."""
+    """Backward of randint_like.Tensor_generator, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7735,9 +7735,9 @@ class RandintLikeBackward4(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1087
+# schema/derivatives.yaml: randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 class RandintLikeBackward5(_Node):
-    """Backward of randint_like.low_generator_dtype (schema/derivatives.yaml:1087)."""
+    """Backward of randint_like.low_generator_dtype, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7752,9 +7752,9 @@ class RandintLikeBackward5(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1090
+# schema/derivatives.yaml: uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)
 class UniformBackward0(_Node):
-    """Backward of uniform_ (schema/derivatives.yaml:1090)."""
+    """Backward of uniform_, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7769,9 +7769,9 @@ class UniformBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1093
+# schema/derivatives.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)
 class NormalBackward0(_Node):
-    """Backward of normal_ (schema/derivatives.yaml:1093)."""
+    """Backward of normal_, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7786,9 +7786,9 @@ class NormalBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1096
+# schema/derivatives.yaml: exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)
 class ExponentialBackward0(_Node):
-    """Backward of exponential_ (schema/derivatives.yaml:1096)."""
+    """Backward of exponential_, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7803,9 +7803,9 @@ class ExponentialBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1099
+# schema/derivatives.yaml: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
 class RandomBackward0(_Node):
-    """Backward of random_.from (schema/derivatives.yaml:1099)."""
+    """Backward of random_.from, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7820,9 +7820,9 @@ class RandomBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1102
+# schema/derivatives.yaml: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
 class RandomBackward1(_Node):
-    """Backward of random_.to (schema/derivatives.yaml:1102)."""
+    """Backward of random_.to, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7837,9 +7837,9 @@ class RandomBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1105
+# schema/derivatives.yaml: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
 class RandomBackward2(_Node):
-    """Backward of random_ (schema/derivatives.yaml:1105)."""
+    """Backward of random_, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7854,9 +7854,9 @@ class RandomBackward2(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1108
+# schema/derivatives.yaml: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
 class BernoulliBackward0(_Node):
-    """Backward of bernoulli (schema/derivatives.yaml:1108)."""
+    """Backward of bernoulli, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7871,9 +7871,9 @@ class BernoulliBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1111
+# schema/derivatives.yaml: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
 class BernoulliBackward1(_Node):
-    """Backward of bernoulli.p (schema/derivatives.yaml:1111)."""
+    """Backward of bernoulli.p, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -7888,9 +7888,9 @@ class BernoulliBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1114
+# schema/derivatives.yaml: bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
 class BernoulliBackward2(_Node):
-    """Backward of bernoulli.Tensor (schema/derivatives.yaml:1114)."""
+    """Backward of bernoulli.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_p',)
     _saved_slots = ('_s_p',)
     _saved_list_slots = ()
@@ -7914,9 +7914,9 @@ class BernoulliBackward2(_Node):
         return _unpack(self._s_p, self)
 
 
-# schema/derivatives.yaml:1119
+# schema/derivatives.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 class NativeDropoutBackward0(_Node):
-    """Backward of native_dropout (schema/derivatives.yaml:1119)."""
+    """Backward of native_dropout, from schema/derivatives.yaml."""
     __slots__ = ('_s_p', '_s_result1', '_s_train')
     _saved_slots = ('_s_result1',)
     _saved_list_slots = ()
@@ -7946,9 +7946,9 @@ class NativeDropoutBackward0(_Node):
         return self._s_train
 
 
-# schema/derivatives.yaml:1123
+# schema/derivatives.yaml: native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 class NativeDropoutBackwardBackward0(_Node):
-    """Backward of native_dropout_backward (schema/derivatives.yaml:1123)."""
+    """Backward of native_dropout_backward, from schema/derivatives.yaml."""
     __slots__ = ('_s_mask', '_s_scale')
     _saved_slots = ('_s_mask',)
     _saved_list_slots = ()
@@ -7977,9 +7977,9 @@ class NativeDropoutBackwardBackward0(_Node):
         return self._s_scale
 
 
-# schema/derivatives.yaml:1128
+# schema/derivatives.yaml: normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor
 class NormalBackward1(_Node):
-    """Backward of normal.Tensor_float (schema/derivatives.yaml:1128)."""
+    """Backward of normal.Tensor_float, from schema/derivatives.yaml."""
     __slots__ = ('_s_mean_dtype', '_s_mean_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8004,9 +8004,9 @@ class NormalBackward1(_Node):
         return self._s_mean_shape
 
 
-# schema/derivatives.yaml:1131
+# schema/derivatives.yaml: normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
 class NormalBackward2(_Node):
-    """Backward of normal.float_Tensor (schema/derivatives.yaml:1131)."""
+    """Backward of normal.float_Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_std_dtype', '_s_std_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8031,9 +8031,9 @@ class NormalBackward2(_Node):
         return self._s_std_shape
 
 
-# schema/derivatives.yaml:1134
+# schema/derivatives.yaml: normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
 class NormalBackward3(_Node):
-    """Backward of normal.Tensor_Tensor (schema/derivatives.yaml:1134)."""
+    """Backward of normal.Tensor_Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_mean_dtype', '_s_mean_shape', '_s_std_dtype', '_s_std_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8071,9 +8071,9 @@ class NormalBackward3(_Node):
         return self._s_std_shape
 
 
-# schema/derivatives.yaml:1138
+# schema/derivatives.yaml: log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)
 class LogNormalBackward0(_Node):
-    """Backward of log_normal_ (schema/derivatives.yaml:1138)."""
+    """Backward of log_normal_, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8088,9 +8088,9 @@ class LogNormalBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1141
+# schema/derivatives.yaml: cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)
 class CauchyBackward0(_Node):
-    """Backward of cauchy_ (schema/derivatives.yaml:1141)."""
+    """Backward of cauchy_, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8105,9 +8105,9 @@ class CauchyBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1144
+# schema/derivatives.yaml: geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
 class GeometricBackward0(_Node):
-    """Backward of geometric_ (schema/derivatives.yaml:1144)."""
+    """Backward of geometric_, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8122,9 +8122,9 @@ class GeometricBackward0(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1151
+# schema/derivatives.yaml: poisson(Tensor self, Generator? generator=None) -> Tensor
 class PoissonBackward0(_Node):
-    """Backward of poisson (schema/derivatives.yaml:1151)."""
+    """Backward of poisson, from schema/derivatives.yaml."""
     __slots__ = ('_s_self',)
     _saved_slots = ('_s_self',)
     _saved_list_slots = ()
@@ -8144,9 +8144,9 @@ class PoissonBackward0(_Node):
         return _unpack(self._s_self, self)
 
 
-# schema/derivatives.yaml:1155
+# schema/derivatives.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor
 class CopyBackward1(_Node):
-    """Backward of copy (schema/derivatives.yaml:1155)."""
+    """Backward of copy, from schema/derivatives.yaml."""
     __slots__ = ('_s_src_dtype', '_s_src_shape')
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8174,9 +8174,9 @@ class CopyBackward1(_Node):
         return self._s_src_shape
 
 
-# schema/derivatives.yaml:1159
+# schema/derivatives.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
 class FillBackward2(_Node):
-    """Backward of fill.Scalar (schema/derivatives.yaml:1159)."""
+    """Backward of fill.Scalar, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8191,9 +8191,9 @@ class FillBackward2(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1162
+# schema/derivatives.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
 class FillBackward3(_Node):
-    """Backward of fill.Tensor (schema/derivatives.yaml:1162)."""
+    """Backward of fill.Tensor, from schema/derivatives.yaml."""
     __slots__ = ('_s_value_dtype',)
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8216,9 +8216,9 @@ class FillBackward3(_Node):
         return self._s_value_dtype
 
 
-# schema/derivatives.yaml:1166
+# schema/derivatives.yaml: zero(Tensor self) -> Tensor
 class ZeroBackward1(_Node):
-    """Backward of zero (schema/derivatives.yaml:1166)."""
+    """Backward of zero, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8233,9 +8233,9 @@ class ZeroBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1171
+# schema/derivatives.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor
 class UniformBackward1(_Node):
-    """Backward of uniform (schema/derivatives.yaml:1171)."""
+    """Backward of uniform, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8250,9 +8250,9 @@ class UniformBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1174
+# schema/derivatives.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor
 class ExponentialBackward1(_Node):
-    """Backward of exponential (schema/derivatives.yaml:1174)."""
+    """Backward of exponential, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8267,9 +8267,9 @@ class ExponentialBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1177
+# schema/derivatives.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor
 class GeometricBackward1(_Node):
-    """Backward of geometric (schema/derivatives.yaml:1177)."""
+    """Backward of geometric, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8284,9 +8284,9 @@ class GeometricBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1180
+# schema/derivatives.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor
 class LogNormalBackward1(_Node):
-    """Backward of log_normal (schema/derivatives.yaml:1180)."""
+    """Backward of log_normal, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8301,9 +8301,9 @@ class LogNormalBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1183
+# schema/derivatives.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor
 class CauchyBackward1(_Node):
-    """Backward of cauchy (schema/derivatives.yaml:1183)."""
+    """Backward of cauchy, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8318,9 +8318,9 @@ class CauchyBackward1(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1186
+# schema/derivatives.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
 class RandomBackward3(_Node):
-    """Backward of random.from (schema/derivatives.yaml:1186)."""
+    """Backward of random.from, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8335,9 +8335,9 @@ class RandomBackward3(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1189
+# schema/derivatives.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
 class RandomBackward4(_Node):
-    """Backward of random.to (schema/derivatives.yaml:1189)."""
+    """Backward of random.to, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8352,9 +8352,9 @@ class RandomBackward4(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1192
+# schema/derivatives.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor
 class RandomBackward5(_Node):
-    """Backward of random (schema/derivatives.yaml:1192)."""
+    """Backward of random, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8369,9 +8369,9 @@ class RandomBackward5(_Node):
         return (_r_self,)
 
 
-# schema/derivatives.yaml:1195
+# schema/derivatives.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor
 class NormalFunctionalBackward0(_Node):
-    """Backward of normal_functional (schema/derivatives.yaml:1195)."""
+    """Backward of normal_functional, from schema/derivatives.yaml."""
     __slots__ = ()
     _saved_slots = ()
     _saved_list_slots = ()
@@ -8386,7 +8386,7 @@ class NormalFunctionalBackward0(_Node):
         return (_r_self,)
 
 
-# schema/native_functions.yaml:136 (derivative: schema/derivatives.yaml:58)
+# schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor)
 def _ag_clone(ks, self, memory_format):
     _ks = ks & _BELOW
     _k = _c_clone.get(_ks)
@@ -8403,7 +8403,7 @@ def _ag_clone(ks, self, memory_format):
     return _out
 
 
-# schema/native_functions.yaml:146 (derivative: schema/derivatives.yaml:62)
+# schema/native_functions.yaml: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!) (derivative: schema/derivatives.yaml: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!))
 def _ag_copy_(ks, self, src, non_blocking):
     _node = None
     if _tls.grad_enabled:
@@ -8425,7 +8425,7 @@ def _ag_copy_(ks, self, src, non_blocking):
     return _out
 
 
-# schema/native_functions.yaml:152 (derivative: schema/derivatives.yaml:66)
+# schema/native_functions.yaml: _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor)
 def _ag__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memory_format):
     _ks = ks & _BELOW
     _k = _c__to_copy.get(_ks)
@@ -8444,7 +8444,7 @@ def _ag__to_copy(ks, self, dtype, layout, device, pin_memory, non_blocking, memo
     return _out
 
 
-# schema/native_functions.yaml:187 (derivative: schema/derivatives.yaml:69)
+# schema/native_functions.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!) (derivative: schema/derivatives.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!))
 def _ag_fill__Scalar(ks, self, value):
     _node = None
     if _tls.grad_enabled:
@@ -8462,7 +8462,7 @@ def _ag_fill__Scalar(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:193 (derivative: schema/derivatives.yaml:72)
+# schema/native_functions.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!) (derivative: schema/derivatives.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!))
 def _ag_fill__Tensor(ks, self, value):
     _node = None
     if _tls.grad_enabled:
@@ -8483,7 +8483,7 @@ def _ag_fill__Tensor(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:199 (derivative: schema/derivatives.yaml:76)
+# schema/native_functions.yaml: zero_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: zero_(Tensor(a!) self) -> Tensor(a!))
 def _ag_zero_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -8501,7 +8501,7 @@ def _ag_zero_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:206 (derivative: schema/derivatives.yaml:80)
+# schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)
 def _ag_add_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_add_Tensor.get(_ks)
@@ -8526,7 +8526,7 @@ def _ag_add_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:214 (derivative: schema/derivatives.yaml:84)
+# schema/native_functions.yaml: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor)
 def _ag_add_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_add_Scalar.get(_ks)
@@ -8544,7 +8544,7 @@ def _ag_add_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:222 (derivative: schema/derivatives.yaml:80)
+# schema/native_functions.yaml: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)
 def _ag_add__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -8570,7 +8570,7 @@ def _ag_add__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:229 (derivative: schema/derivatives.yaml:84)
+# schema/native_functions.yaml: add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor)
 def _ag_add__Scalar(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -8589,7 +8589,7 @@ def _ag_add__Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:236 (derivative: schema/derivatives.yaml:87)
+# schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)
 def _ag_sub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_sub_Tensor.get(_ks)
@@ -8614,7 +8614,7 @@ def _ag_sub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:244 (derivative: schema/derivatives.yaml:91)
+# schema/native_functions.yaml: sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor)
 def _ag_sub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_sub_Scalar.get(_ks)
@@ -8632,7 +8632,7 @@ def _ag_sub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:252 (derivative: schema/derivatives.yaml:87)
+# schema/native_functions.yaml: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)
 def _ag_sub__Tensor(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -8658,7 +8658,7 @@ def _ag_sub__Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:259 (derivative: schema/derivatives.yaml:91)
+# schema/native_functions.yaml: sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor)
 def _ag_sub__Scalar(ks, self, other, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -8677,7 +8677,7 @@ def _ag_sub__Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:266 (derivative: schema/derivatives.yaml:94)
+# schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor)
 def _ag_mul_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Tensor.get(_ks)
@@ -8704,7 +8704,7 @@ def _ag_mul_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:274 (derivative: schema/derivatives.yaml:98)
+# schema/native_functions.yaml: mul.Scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: mul.Scalar(Tensor self, Scalar other) -> Tensor)
 def _ag_mul_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_mul_Scalar.get(_ks)
@@ -8723,7 +8723,7 @@ def _ag_mul_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:282 (derivative: schema/derivatives.yaml:94)
+# schema/native_functions.yaml: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor)
 def _ag_mul__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8751,7 +8751,7 @@ def _ag_mul__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:289 (derivative: schema/derivatives.yaml:98)
+# schema/native_functions.yaml: mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: mul.Scalar(Tensor self, Scalar other) -> Tensor)
 def _ag_mul__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8771,7 +8771,7 @@ def _ag_mul__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:296 (derivative: schema/derivatives.yaml:101)
+# schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor)
 def _ag_div_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_div_Tensor.get(_ks)
@@ -8796,7 +8796,7 @@ def _ag_div_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:304 (derivative: schema/derivatives.yaml:105)
+# schema/native_functions.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor (derivative: schema/derivatives.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor)
 def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Tensor_mode.get(_ks)
@@ -8822,7 +8822,7 @@ def _ag_div_Tensor_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:312 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor)
 def _ag_div_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_div_Scalar.get(_ks)
@@ -8842,7 +8842,7 @@ def _ag_div_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:320 (derivative: schema/derivatives.yaml:101)
+# schema/native_functions.yaml: div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor)
 def _ag_div__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -8868,7 +8868,7 @@ def _ag_div__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:327 (derivative: schema/derivatives.yaml:105)
+# schema/native_functions.yaml: div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!) (derivative: schema/derivatives.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor)
 def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -8895,7 +8895,7 @@ def _ag_div__Tensor_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:334 (derivative: schema/derivatives.yaml:112)
+# schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor (derivative: schema/derivatives.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor)
 def _ag_pow_Tensor_Tensor(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Tensor_Tensor.get(_ks)
@@ -8919,7 +8919,7 @@ def _ag_pow_Tensor_Tensor(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:342 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor (derivative: schema/derivatives.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor)
 def _ag_pow_Tensor_Scalar(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Tensor_Scalar.get(_ks)
@@ -8938,7 +8938,7 @@ def _ag_pow_Tensor_Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:350 (derivative: schema/derivatives.yaml:119)
+# schema/native_functions.yaml: pow.Scalar(Scalar self, Tensor exponent) -> Tensor (derivative: schema/derivatives.yaml: pow.Scalar(Scalar self, Tensor exponent) -> Tensor)
 def _ag_pow_Scalar(ks, self, exponent):
     _ks = ks & _BELOW
     _k = _c_pow_Scalar.get(_ks)
@@ -8959,7 +8959,7 @@ def _ag_pow_Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:357 (derivative: schema/derivatives.yaml:112)
+# schema/native_functions.yaml: pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!) (derivative: schema/derivatives.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor)
 def _ag_pow__Tensor(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -8984,7 +8984,7 @@ def _ag_pow__Tensor(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:436 (derivative: schema/derivatives.yaml:122)
+# schema/native_functions.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor)
 def _ag_where_self(ks, condition, self, other):
     _ks = ks & _BELOW
     _k = _c_where_self.get(_ks)
@@ -9010,7 +9010,7 @@ def _ag_where_self(ks, condition, self, other):
     return _out
 
 
-# schema/native_functions.yaml:444 (derivative: schema/derivatives.yaml:131)
+# schema/native_functions.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor (derivative: schema/derivatives.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor)
 def _ag_clamp(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp.get(_ks)
@@ -9030,7 +9030,7 @@ def _ag_clamp(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:452 (derivative: schema/derivatives.yaml:128)
+# schema/native_functions.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor (derivative: schema/derivatives.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor)
 def _ag_clamp_Tensor(ks, self, min, max):
     _ks = ks & _BELOW
     _k = _c_clamp_Tensor.get(_ks)
@@ -9053,7 +9053,7 @@ def _ag_clamp_Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:460 (derivative: schema/derivatives.yaml:131)
+# schema/native_functions.yaml: clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor)
 def _ag_clamp_(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -9074,7 +9074,7 @@ def _ag_clamp_(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:467 (derivative: schema/derivatives.yaml:134)
+# schema/native_functions.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor (derivative: schema/derivatives.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor)
 def _ag_masked_fill_Scalar(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Scalar.get(_ks)
@@ -9094,7 +9094,7 @@ def _ag_masked_fill_Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:475 (derivative: schema/derivatives.yaml:138)
+# schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor (derivative: schema/derivatives.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor)
 def _ag_masked_fill_Tensor(ks, self, mask, value):
     _ks = ks & _BELOW
     _k = _c_masked_fill_Tensor.get(_ks)
@@ -9119,7 +9119,7 @@ def _ag_masked_fill_Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:483 (derivative: schema/derivatives.yaml:134)
+# schema/native_functions.yaml: masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!) (derivative: schema/derivatives.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor)
 def _ag_masked_fill__Scalar(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -9140,7 +9140,7 @@ def _ag_masked_fill__Scalar(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:490 (derivative: schema/derivatives.yaml:138)
+# schema/native_functions.yaml: masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!) (derivative: schema/derivatives.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor)
 def _ag_masked_fill__Tensor(ks, self, mask, value):
     _node = None
     if _tls.grad_enabled:
@@ -9166,7 +9166,7 @@ def _ag_masked_fill__Tensor(ks, self, mask, value):
     return _out
 
 
-# schema/native_functions.yaml:498 (derivative: schema/derivatives.yaml:187)
+# schema/native_functions.yaml: neg(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: neg(Tensor self) -> Tensor)
 def _ag_neg(ks, self):
     _ks = ks & _BELOW
     _k = _c_neg.get(_ks)
@@ -9183,7 +9183,7 @@ def _ag_neg(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:506 (derivative: schema/derivatives.yaml:187)
+# schema/native_functions.yaml: neg_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: neg(Tensor self) -> Tensor)
 def _ag_neg_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9201,7 +9201,7 @@ def _ag_neg_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:513 (derivative: schema/derivatives.yaml:190)
+# schema/native_functions.yaml: exp(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: exp(Tensor self) -> Tensor)
 def _ag_exp(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp.get(_ks)
@@ -9220,7 +9220,7 @@ def _ag_exp(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:521 (derivative: schema/derivatives.yaml:190)
+# schema/native_functions.yaml: exp_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: exp(Tensor self) -> Tensor)
 def _ag_exp_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9240,7 +9240,7 @@ def _ag_exp_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:528 (derivative: schema/derivatives.yaml:193)
+# schema/native_functions.yaml: log(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: log(Tensor self) -> Tensor)
 def _ag_log(ks, self):
     _ks = ks & _BELOW
     _k = _c_log.get(_ks)
@@ -9258,7 +9258,7 @@ def _ag_log(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:536 (derivative: schema/derivatives.yaml:193)
+# schema/native_functions.yaml: log_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: log(Tensor self) -> Tensor)
 def _ag_log_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9277,7 +9277,7 @@ def _ag_log_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:543 (derivative: schema/derivatives.yaml:196)
+# schema/native_functions.yaml: relu(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: relu(Tensor self) -> Tensor)
 def _ag_relu(ks, self):
     _ks = ks & _BELOW
     _k = _c_relu.get(_ks)
@@ -9296,7 +9296,7 @@ def _ag_relu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:551 (derivative: schema/derivatives.yaml:196)
+# schema/native_functions.yaml: relu_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: relu(Tensor self) -> Tensor)
 def _ag_relu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9316,7 +9316,7 @@ def _ag_relu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:558 (derivative: schema/derivatives.yaml:200)
+# schema/native_functions.yaml: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor (derivative: schema/derivatives.yaml: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor)
 def _ag_threshold_backward(ks, grad_output, self, threshold):
     _ks = ks & _BELOW
     _k = _c_threshold_backward.get(_ks)
@@ -9343,7 +9343,7 @@ def _ag_threshold_backward(ks, grad_output, self, threshold):
     return _out
 
 
-# schema/native_functions.yaml:565 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sigmoid(Tensor self) -> Tensor)
 def _ag_sigmoid(ks, self):
     _ks = ks & _BELOW
     _k = _c_sigmoid.get(_ks)
@@ -9362,7 +9362,7 @@ def _ag_sigmoid(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:573 (derivative: schema/derivatives.yaml:206)
+# schema/native_functions.yaml: sigmoid_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sigmoid(Tensor self) -> Tensor)
 def _ag_sigmoid_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9382,7 +9382,7 @@ def _ag_sigmoid_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:580 (derivative: schema/derivatives.yaml:209)
+# schema/native_functions.yaml: tanh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: tanh(Tensor self) -> Tensor)
 def _ag_tanh(ks, self):
     _ks = ks & _BELOW
     _k = _c_tanh.get(_ks)
@@ -9401,7 +9401,7 @@ def _ag_tanh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:588 (derivative: schema/derivatives.yaml:209)
+# schema/native_functions.yaml: tanh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: tanh(Tensor self) -> Tensor)
 def _ag_tanh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -9421,7 +9421,7 @@ def _ag_tanh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:596 (derivative: schema/derivatives.yaml:213)
+# schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_sum.get(_ks)
@@ -9440,7 +9440,7 @@ def _ag_sum(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:603 (derivative: schema/derivatives.yaml:216)
+# schema/native_functions.yaml: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)
 def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_sum_dim_IntList.get(_ks)
@@ -9461,7 +9461,7 @@ def _ag_sum_dim_IntList(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:611 (derivative: schema/derivatives.yaml:219)
+# schema/native_functions.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor)
 def _ag_mean(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_mean.get(_ks)
@@ -9480,7 +9480,7 @@ def _ag_mean(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:618 (derivative: schema/derivatives.yaml:222)
+# schema/native_functions.yaml: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)
 def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_mean_dim.get(_ks)
@@ -9501,7 +9501,7 @@ def _ag_mean_dim(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:626 (derivative: schema/derivatives.yaml:225)
+# schema/native_functions.yaml: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor)
 def _ag_amax(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amax.get(_ks)
@@ -9523,7 +9523,7 @@ def _ag_amax(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:643 (derivative: schema/derivatives.yaml:233)
+# schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor (derivative: schema/derivatives.yaml: mm(Tensor self, Tensor mat2) -> Tensor)
 def _ag_mm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_mm.get(_ks)
@@ -9545,7 +9545,7 @@ def _ag_mm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:651 (derivative: schema/derivatives.yaml:237)
+# schema/native_functions.yaml: bmm(Tensor self, Tensor mat2) -> Tensor (derivative: schema/derivatives.yaml: bmm(Tensor self, Tensor mat2) -> Tensor)
 def _ag_bmm(ks, self, mat2):
     _ks = ks & _BELOW
     _k = _c_bmm.get(_ks)
@@ -9567,7 +9567,7 @@ def _ag_bmm(ks, self, mat2):
     return _out
 
 
-# schema/native_functions.yaml:659 (derivative: schema/derivatives.yaml:241)
+# schema/native_functions.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor)
 def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_addmm.get(_ks)
@@ -9597,7 +9597,7 @@ def _ag_addmm(ks, self, mat1, mat2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:679 (derivative: schema/derivatives.yaml:247)
+# schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a) (derivative: schema/derivatives.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a))
 def _ag_view(ks, self, size):
     _ks = ks & _BELOW
     _k = _c_view.get(_ks)
@@ -9615,7 +9615,7 @@ def _ag_view(ks, self, size):
     return _out
 
 
-# schema/native_functions.yaml:706 (derivative: schema/derivatives.yaml:255)
+# schema/native_functions.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a) (derivative: schema/derivatives.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a))
 def _ag_as_strided(ks, self, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided.get(_ks)
@@ -9638,7 +9638,7 @@ def _ag_as_strided(ks, self, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:712 (derivative: schema/derivatives.yaml:258)
+# schema/native_functions.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a) (derivative: schema/derivatives.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a))
 def _ag_permute(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_permute.get(_ks)
@@ -9656,7 +9656,7 @@ def _ag_permute(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:718 (derivative: schema/derivatives.yaml:261)
+# schema/native_functions.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a) (derivative: schema/derivatives.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a))
 def _ag_transpose_int(ks, self, dim0, dim1):
     _ks = ks & _BELOW
     _k = _c_transpose_int.get(_ks)
@@ -9675,7 +9675,7 @@ def _ag_transpose_int(ks, self, dim0, dim1):
     return _out
 
 
-# schema/native_functions.yaml:724 (derivative: schema/derivatives.yaml:264)
+# schema/native_functions.yaml: t(Tensor(a) self) -> Tensor(a) (derivative: schema/derivatives.yaml: t(Tensor(a) self) -> Tensor(a))
 def _ag_t(ks, self):
     _ks = ks & _BELOW
     _k = _c_t.get(_ks)
@@ -9692,7 +9692,7 @@ def _ag_t(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:735 (derivative: schema/derivatives.yaml:267)
+# schema/native_functions.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a) (derivative: schema/derivatives.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a))
 def _ag_unsqueeze(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unsqueeze.get(_ks)
@@ -9710,7 +9710,7 @@ def _ag_unsqueeze(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:741 (derivative: schema/derivatives.yaml:270)
+# schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a) (derivative: schema/derivatives.yaml: squeeze(Tensor(a) self) -> Tensor(a))
 def _ag_squeeze(ks, self):
     _ks = ks & _BELOW
     _k = _c_squeeze.get(_ks)
@@ -9728,7 +9728,7 @@ def _ag_squeeze(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:747 (derivative: schema/derivatives.yaml:273)
+# schema/native_functions.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a) (derivative: schema/derivatives.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a))
 def _ag_squeeze_dim(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dim.get(_ks)
@@ -9746,7 +9746,7 @@ def _ag_squeeze_dim(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:753 (derivative: schema/derivatives.yaml:276)
+# schema/native_functions.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a) (derivative: schema/derivatives.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a))
 def _ag_squeeze_dims(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_squeeze_dims.get(_ks)
@@ -9764,7 +9764,7 @@ def _ag_squeeze_dims(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:759 (derivative: schema/derivatives.yaml:279)
+# schema/native_functions.yaml: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a) (derivative: schema/derivatives.yaml: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a))
 def _ag_expand(ks, self, size, implicit):
     _ks = ks & _BELOW
     _k = _c_expand.get(_ks)
@@ -9782,7 +9782,7 @@ def _ag_expand(ks, self, size, implicit):
     return _out
 
 
-# schema/native_functions.yaml:770 (derivative: schema/derivatives.yaml:282)
+# schema/native_functions.yaml: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a) (derivative: schema/derivatives.yaml: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a))
 def _ag_slice_Tensor(ks, self, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_Tensor.get(_ks)
@@ -9804,7 +9804,7 @@ def _ag_slice_Tensor(ks, self, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:776 (derivative: schema/derivatives.yaml:285)
+# schema/native_functions.yaml: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a) (derivative: schema/derivatives.yaml: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a))
 def _ag_select_int(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_int.get(_ks)
@@ -9824,7 +9824,7 @@ def _ag_select_int(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:787 (derivative: schema/derivatives.yaml:288)
+# schema/native_functions.yaml: diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a) (derivative: schema/derivatives.yaml: diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a))
 def _ag_diagonal(ks, self, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal.get(_ks)
@@ -9845,7 +9845,7 @@ def _ag_diagonal(ks, self, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:793 (derivative: schema/derivatives.yaml:292)
+# schema/native_functions.yaml: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[] (derivative: schema/derivatives.yaml: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[])
 def _ag_split_Tensor(ks, self, split_size, dim):
     _ks = ks & _BELOW
     _k = _c_split_Tensor.get(_ks)
@@ -9863,7 +9863,7 @@ def _ag_split_Tensor(ks, self, split_size, dim):
     return _out
 
 
-# schema/native_functions.yaml:804 (derivative: schema/derivatives.yaml:295)
+# schema/native_functions.yaml: split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[] (derivative: schema/derivatives.yaml: split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[])
 def _ag_split_with_sizes(ks, self, split_sizes, dim):
     _ks = ks & _BELOW
     _k = _c_split_with_sizes.get(_ks)
@@ -9881,7 +9881,7 @@ def _ag_split_with_sizes(ks, self, split_sizes, dim):
     return _out
 
 
-# schema/native_functions.yaml:815 (derivative: schema/derivatives.yaml:298)
+# schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[] (derivative: schema/derivatives.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[])
 def _ag_unbind_int(ks, self, dim):
     _ks = ks & _BELOW
     _k = _c_unbind_int.get(_ks)
@@ -9899,7 +9899,7 @@ def _ag_unbind_int(ks, self, dim):
     return _out
 
 
-# schema/native_functions.yaml:847 (derivative: schema/derivatives.yaml:305)
+# schema/native_functions.yaml: alias(Tensor(a) self) -> Tensor(a) (derivative: schema/derivatives.yaml: alias(Tensor(a) self) -> Tensor(a))
 def _ag_alias(ks, self):
     _ks = ks & _BELOW
     _k = _c_alias.get(_ks)
@@ -9916,7 +9916,7 @@ def _ag_alias(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:854 (derivative: schema/derivatives.yaml:309)
+# schema/native_functions.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor (derivative: schema/derivatives.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
     _k = _c_cat.get(_ks)
@@ -9938,7 +9938,7 @@ def _ag_cat(ks, tensors, dim):
     return _out
 
 
-# schema/native_functions.yaml:865 (derivative: schema/derivatives.yaml:312)
+# schema/native_functions.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor (derivative: schema/derivatives.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor)
 def _ag_index_Tensor(ks, self, indices):
     _ks = ks & _BELOW
     _k = _c_index_Tensor.get(_ks)
@@ -9957,7 +9957,7 @@ def _ag_index_Tensor(ks, self, indices):
     return _out
 
 
-# schema/native_functions.yaml:873 (derivative: schema/derivatives.yaml:318)
+# schema/native_functions.yaml: index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!) (derivative: schema/derivatives.yaml: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor)
 def _ag_index_put_(ks, self, indices, values, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -9983,7 +9983,7 @@ def _ag_index_put_(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:879 (derivative: schema/derivatives.yaml:318)
+# schema/native_functions.yaml: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor (derivative: schema/derivatives.yaml: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor)
 def _ag_index_put(ks, self, indices, values, accumulate):
     _ks = ks & _BELOW
     _k = _c_index_put.get(_ks)
@@ -10008,7 +10008,7 @@ def _ag_index_put(ks, self, indices, values, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:885 (derivative: schema/derivatives.yaml:324)
+# schema/native_functions.yaml: repeat(Tensor self, SymInt[] repeats) -> Tensor (derivative: schema/derivatives.yaml: repeat(Tensor self, SymInt[] repeats) -> Tensor)
 def _ag_repeat(ks, self, repeats):
     _ks = ks & _BELOW
     _k = _c_repeat.get(_ks)
@@ -10027,7 +10027,7 @@ def _ag_repeat(ks, self, repeats):
     return _out
 
 
-# schema/native_functions.yaml:897 (derivative: schema/derivatives.yaml:327)
+# schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor (derivative: schema/derivatives.yaml: flip(Tensor self, int[] dims) -> Tensor)
 def _ag_flip(ks, self, dims):
     _ks = ks & _BELOW
     _k = _c_flip.get(_ks)
@@ -10045,7 +10045,7 @@ def _ag_flip(ks, self, dims):
     return _out
 
 
-# schema/native_functions.yaml:904 (derivative: schema/derivatives.yaml:330)
+# schema/native_functions.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor (derivative: schema/derivatives.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor)
 def _ag_roll(ks, self, shifts, dims):
     _ks = ks & _BELOW
     _k = _c_roll.get(_ks)
@@ -10064,7 +10064,7 @@ def _ag_roll(ks, self, shifts, dims):
     return _out
 
 
-# schema/native_functions.yaml:911 (derivative: schema/derivatives.yaml:333)
+# schema/native_functions.yaml: tril(Tensor self, SymInt diagonal=0) -> Tensor (derivative: schema/derivatives.yaml: tril(Tensor self, SymInt diagonal=0) -> Tensor)
 def _ag_tril(ks, self, diagonal):
     _ks = ks & _BELOW
     _k = _c_tril.get(_ks)
@@ -10082,7 +10082,7 @@ def _ag_tril(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:918 (derivative: schema/derivatives.yaml:333)
+# schema/native_functions.yaml: tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!) (derivative: schema/derivatives.yaml: tril(Tensor self, SymInt diagonal=0) -> Tensor)
 def _ag_tril_(ks, self, diagonal):
     _node = None
     if _tls.grad_enabled:
@@ -10101,7 +10101,7 @@ def _ag_tril_(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:924 (derivative: schema/derivatives.yaml:336)
+# schema/native_functions.yaml: triu(Tensor self, SymInt diagonal=0) -> Tensor (derivative: schema/derivatives.yaml: triu(Tensor self, SymInt diagonal=0) -> Tensor)
 def _ag_triu(ks, self, diagonal):
     _ks = ks & _BELOW
     _k = _c_triu.get(_ks)
@@ -10119,7 +10119,7 @@ def _ag_triu(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:931 (derivative: schema/derivatives.yaml:336)
+# schema/native_functions.yaml: triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!) (derivative: schema/derivatives.yaml: triu(Tensor self, SymInt diagonal=0) -> Tensor)
 def _ag_triu_(ks, self, diagonal):
     _node = None
     if _tls.grad_enabled:
@@ -10138,7 +10138,7 @@ def _ag_triu_(ks, self, diagonal):
     return _out
 
 
-# schema/native_functions.yaml:937 (derivative: schema/derivatives.yaml:339)
+# schema/native_functions.yaml: index_select(Tensor self, int dim, Tensor index) -> Tensor (derivative: schema/derivatives.yaml: index_select(Tensor self, int dim, Tensor index) -> Tensor)
 def _ag_index_select(ks, self, dim, index):
     _ks = ks & _BELOW
     _k = _c_index_select.get(_ks)
@@ -10158,7 +10158,7 @@ def _ag_index_select(ks, self, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:944 (derivative: schema/derivatives.yaml:343)
+# schema/native_functions.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor (derivative: schema/derivatives.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor)
 def _ag_gather(ks, self, dim, index, sparse_grad):
     _ks = ks & _BELOW
     _k = _c_gather.get(_ks)
@@ -10178,7 +10178,7 @@ def _ag_gather(ks, self, dim, index, sparse_grad):
     return _out
 
 
-# schema/native_functions.yaml:951 (derivative: schema/derivatives.yaml:347)
+# schema/native_functions.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor (derivative: schema/derivatives.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor)
 def _ag_scatter_src(ks, self, dim, index, src):
     _ks = ks & _BELOW
     _k = _c_scatter_src.get(_ks)
@@ -10199,7 +10199,7 @@ def _ag_scatter_src(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:958 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor (derivative: schema/derivatives.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor)
 def _ag_scatter_value(ks, self, dim, index, value):
     _ks = ks & _BELOW
     _k = _c_scatter_value.get(_ks)
@@ -10218,7 +10218,7 @@ def _ag_scatter_value(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:965 (derivative: schema/derivatives.yaml:357)
+# schema/native_functions.yaml: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor (derivative: schema/derivatives.yaml: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor)
 def _ag_scatter_reduce(ks, self, dim, index, src, reduce):
     _ks = ks & _BELOW
     _k = _c_scatter_reduce.get(_ks)
@@ -10236,7 +10236,7 @@ def _ag_scatter_reduce(ks, self, dim, index, src, reduce):
     return _out
 
 
-# schema/native_functions.yaml:972 (derivative: schema/derivatives.yaml:362)
+# schema/native_functions.yaml: scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor (derivative: schema/derivatives.yaml: scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor)
 def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
     _ks = ks & _BELOW
     _k = _c_scatter_value_reduce.get(_ks)
@@ -10253,7 +10253,7 @@ def _ag_scatter_value_reduce(ks, self, dim, index, value, reduce):
     return _out
 
 
-# schema/native_functions.yaml:979 (derivative: schema/derivatives.yaml:347)
+# schema/native_functions.yaml: scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!) (derivative: schema/derivatives.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor)
 def _ag_scatter__src(ks, self, dim, index, src):
     _node = None
     if _tls.grad_enabled:
@@ -10275,7 +10275,7 @@ def _ag_scatter__src(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:985 (derivative: schema/derivatives.yaml:352)
+# schema/native_functions.yaml: scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!) (derivative: schema/derivatives.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor)
 def _ag_scatter__value(ks, self, dim, index, value):
     _node = None
     if _tls.grad_enabled:
@@ -10295,7 +10295,7 @@ def _ag_scatter__value(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:991 (derivative: schema/derivatives.yaml:357)
+# schema/native_functions.yaml: scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!) (derivative: schema/derivatives.yaml: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor)
 def _ag_scatter__reduce(ks, self, dim, index, src, reduce):
     _node = None
     if _tls.grad_enabled:
@@ -10314,7 +10314,7 @@ def _ag_scatter__reduce(ks, self, dim, index, src, reduce):
     return _out
 
 
-# schema/native_functions.yaml:997 (derivative: schema/derivatives.yaml:362)
+# schema/native_functions.yaml: scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!) (derivative: schema/derivatives.yaml: scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor)
 def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
     _node = None
     if _tls.grad_enabled:
@@ -10332,7 +10332,7 @@ def _ag_scatter__value_reduce(ks, self, dim, index, value, reduce):
     return _out
 
 
-# schema/native_functions.yaml:1003 (derivative: schema/derivatives.yaml:366)
+# schema/native_functions.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor (derivative: schema/derivatives.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor)
 def _ag_scatter_add(ks, self, dim, index, src):
     _ks = ks & _BELOW
     _k = _c_scatter_add.get(_ks)
@@ -10353,7 +10353,7 @@ def _ag_scatter_add(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:1010 (derivative: schema/derivatives.yaml:366)
+# schema/native_functions.yaml: scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!) (derivative: schema/derivatives.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor)
 def _ag_scatter_add_(ks, self, dim, index, src):
     _node = None
     if _tls.grad_enabled:
@@ -10375,7 +10375,7 @@ def _ag_scatter_add_(ks, self, dim, index, src):
     return _out
 
 
-# schema/native_functions.yaml:1016 (derivative: schema/derivatives.yaml:371)
+# schema/native_functions.yaml: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor (derivative: schema/derivatives.yaml: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor)
 def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
     _ks = ks & _BELOW
     _k = _c_scatter_reduce_two.get(_ks)
@@ -10403,7 +10403,7 @@ def _ag_scatter_reduce_two(ks, self, dim, index, src, reduce, include_self):
     return _out
 
 
-# schema/native_functions.yaml:1023 (derivative: schema/derivatives.yaml:371)
+# schema/native_functions.yaml: scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!) (derivative: schema/derivatives.yaml: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor)
 def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
     _node = None
     if _tls.grad_enabled:
@@ -10432,7 +10432,7 @@ def _ag_scatter_reduce__two(ks, self, dim, index, src, reduce, include_self):
     return _out
 
 
-# schema/native_functions.yaml:1029 (derivative: schema/derivatives.yaml:375)
+# schema/native_functions.yaml: masked_select(Tensor self, Tensor mask) -> Tensor (derivative: schema/derivatives.yaml: masked_select(Tensor self, Tensor mask) -> Tensor)
 def _ag_masked_select(ks, self, mask):
     _ks = ks & _BELOW
     _k = _c_masked_select.get(_ks)
@@ -10451,7 +10451,7 @@ def _ag_masked_select(ks, self, mask):
     return _out
 
 
-# schema/native_functions.yaml:1050 (derivative: schema/derivatives.yaml:383)
+# schema/native_functions.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices))
 def _ag_topk(ks, self, k, dim, largest, sorted):
     _ks = ks & _BELOW
     _k = _c_topk.get(_ks)
@@ -10473,7 +10473,7 @@ def _ag_topk(ks, self, k, dim, largest, sorted):
     return _out
 
 
-# schema/native_functions.yaml:1057 (derivative: schema/derivatives.yaml:387)
+# schema/native_functions.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices))
 def _ag_sort(ks, self, dim, descending):
     _ks = ks & _BELOW
     _k = _c_sort.get(_ks)
@@ -10495,7 +10495,7 @@ def _ag_sort(ks, self, dim, descending):
     return _out
 
 
-# schema/native_functions.yaml:1064 (derivative: schema/derivatives.yaml:391)
+# schema/native_functions.yaml: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices))
 def _ag_sort_stable(ks, self, stable, dim, descending):
     _ks = ks & _BELOW
     _k = _c_sort_stable.get(_ks)
@@ -10517,7 +10517,7 @@ def _ag_sort_stable(ks, self, stable, dim, descending):
     return _out
 
 
-# schema/native_functions.yaml:1082 (derivative: schema/derivatives.yaml:395)
+# schema/native_functions.yaml: _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor))
 def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
     _ks = ks & _BELOW
     _k = _c__unique2.get(_ks)
@@ -10534,7 +10534,7 @@ def _ag__unique2(ks, self, sorted, return_inverse, return_counts):
     return _out
 
 
-# schema/native_functions.yaml:1090 (derivative: schema/derivatives.yaml:399)
+# schema/native_functions.yaml: unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor))
 def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
     _ks = ks & _BELOW
     _k = _c_unique_dim.get(_ks)
@@ -10551,7 +10551,7 @@ def _ag_unique_dim(ks, self, dim, sorted, return_inverse, return_counts):
     return _out
 
 
-# schema/native_functions.yaml:1098 (derivative: schema/derivatives.yaml:403)
+# schema/native_functions.yaml: slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor (derivative: schema/derivatives.yaml: slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor)
 def _ag_slice_scatter(ks, self, src, dim, start, end, step):
     _ks = ks & _BELOW
     _k = _c_slice_scatter.get(_ks)
@@ -10579,7 +10579,7 @@ def _ag_slice_scatter(ks, self, src, dim, start, end, step):
     return _out
 
 
-# schema/native_functions.yaml:1104 (derivative: schema/derivatives.yaml:407)
+# schema/native_functions.yaml: select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor (derivative: schema/derivatives.yaml: select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor)
 def _ag_select_scatter(ks, self, src, dim, index):
     _ks = ks & _BELOW
     _k = _c_select_scatter.get(_ks)
@@ -10604,7 +10604,7 @@ def _ag_select_scatter(ks, self, src, dim, index):
     return _out
 
 
-# schema/native_functions.yaml:1110 (derivative: schema/derivatives.yaml:411)
+# schema/native_functions.yaml: diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor (derivative: schema/derivatives.yaml: diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor)
 def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
     _ks = ks & _BELOW
     _k = _c_diagonal_scatter.get(_ks)
@@ -10630,7 +10630,7 @@ def _ag_diagonal_scatter(ks, self, src, offset, dim1, dim2):
     return _out
 
 
-# schema/native_functions.yaml:1116 (derivative: schema/derivatives.yaml:415)
+# schema/native_functions.yaml: as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor (derivative: schema/derivatives.yaml: as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor)
 def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
     _ks = ks & _BELOW
     _k = _c_as_strided_scatter.get(_ks)
@@ -10658,7 +10658,7 @@ def _ag_as_strided_scatter(ks, self, src, size, stride, storage_offset):
     return _out
 
 
-# schema/native_functions.yaml:1122 (derivative: schema/derivatives.yaml:419)
+# schema/native_functions.yaml: index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor)
 def _ag_index_add(ks, self, dim, index, source, alpha):
     _ks = ks & _BELOW
     _k = _c_index_add.get(_ks)
@@ -10681,7 +10681,7 @@ def _ag_index_add(ks, self, dim, index, source, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1129 (derivative: schema/derivatives.yaml:419)
+# schema/native_functions.yaml: index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor)
 def _ag_index_add_(ks, self, dim, index, source, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -10705,7 +10705,7 @@ def _ag_index_add_(ks, self, dim, index, source, alpha):
     return _out
 
 
-# schema/native_functions.yaml:1135 (derivative: schema/derivatives.yaml:424)
+# schema/native_functions.yaml: index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor (derivative: schema/derivatives.yaml: index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor)
 def _ag_index_copy(ks, self, dim, index, source):
     _ks = ks & _BELOW
     _k = _c_index_copy.get(_ks)
@@ -10728,7 +10728,7 @@ def _ag_index_copy(ks, self, dim, index, source):
     return _out
 
 
-# schema/native_functions.yaml:1142 (derivative: schema/derivatives.yaml:424)
+# schema/native_functions.yaml: index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!) (derivative: schema/derivatives.yaml: index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor)
 def _ag_index_copy_(ks, self, dim, index, source):
     _node = None
     if _tls.grad_enabled:
@@ -10752,7 +10752,7 @@ def _ag_index_copy_(ks, self, dim, index, source):
     return _out
 
 
-# schema/native_functions.yaml:1148 (derivative: schema/derivatives.yaml:429)
+# schema/native_functions.yaml: index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor (derivative: schema/derivatives.yaml: index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor)
 def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
     _ks = ks & _BELOW
     _k = _c_index_fill_int_Scalar.get(_ks)
@@ -10771,7 +10771,7 @@ def _ag_index_fill_int_Scalar(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1154 (derivative: schema/derivatives.yaml:433)
+# schema/native_functions.yaml: index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor (derivative: schema/derivatives.yaml: index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor)
 def _ag_index_fill_int_Tensor(ks, self, dim, index, value):
     _ks = ks & _BELOW
     _k = _c_index_fill_int_Tensor.get(_ks)
@@ -10794,7 +10794,7 @@ def _ag_index_fill_int_Tensor(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1160 (derivative: schema/derivatives.yaml:429)
+# schema/native_functions.yaml: index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!) (derivative: schema/derivatives.yaml: index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor)
 def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
     _node = None
     if _tls.grad_enabled:
@@ -10814,7 +10814,7 @@ def _ag_index_fill__int_Scalar(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1166 (derivative: schema/derivatives.yaml:433)
+# schema/native_functions.yaml: index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!) (derivative: schema/derivatives.yaml: index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor)
 def _ag_index_fill__int_Tensor(ks, self, dim, index, value):
     _node = None
     if _tls.grad_enabled:
@@ -10838,7 +10838,7 @@ def _ag_index_fill__int_Tensor(ks, self, dim, index, value):
     return _out
 
 
-# schema/native_functions.yaml:1172 (derivative: schema/derivatives.yaml:438)
+# schema/native_functions.yaml: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor (derivative: schema/derivatives.yaml: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor)
 def _ag_masked_scatter(ks, self, mask, source):
     _ks = ks & _BELOW
     _k = _c_masked_scatter.get(_ks)
@@ -10863,7 +10863,7 @@ def _ag_masked_scatter(ks, self, mask, source):
     return _out
 
 
-# schema/native_functions.yaml:1178 (derivative: schema/derivatives.yaml:444)
+# schema/native_functions.yaml: masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!) (derivative: schema/derivatives.yaml: masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!))
 def _ag_masked_scatter_(ks, self, mask, source):
     _node = None
     if _tls.grad_enabled:
@@ -10886,7 +10886,7 @@ def _ag_masked_scatter_(ks, self, mask, source):
     return _out
 
 
-# schema/native_functions.yaml:1184 (derivative: schema/derivatives.yaml:449)
+# schema/native_functions.yaml: take(Tensor self, Tensor index) -> Tensor (derivative: schema/derivatives.yaml: take(Tensor self, Tensor index) -> Tensor)
 def _ag_take(ks, self, index):
     _ks = ks & _BELOW
     _k = _c_take.get(_ks)
@@ -10905,7 +10905,7 @@ def _ag_take(ks, self, index):
     return _out
 
 
-# schema/native_functions.yaml:1191 (derivative: schema/derivatives.yaml:453)
+# schema/native_functions.yaml: put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor (derivative: schema/derivatives.yaml: put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor)
 def _ag_put(ks, self, index, source, accumulate):
     _ks = ks & _BELOW
     _k = _c_put.get(_ks)
@@ -10931,7 +10931,7 @@ def _ag_put(ks, self, index, source, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:1197 (derivative: schema/derivatives.yaml:453)
+# schema/native_functions.yaml: put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!) (derivative: schema/derivatives.yaml: put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor)
 def _ag_put_(ks, self, index, source, accumulate):
     _node = None
     if _tls.grad_enabled:
@@ -10958,7 +10958,7 @@ def _ag_put_(ks, self, index, source, accumulate):
     return _out
 
 
-# schema/native_functions.yaml:1236 (derivative: schema/derivatives.yaml:458)
+# schema/native_functions.yaml: unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor))
 def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
     _ks = ks & _BELOW
     _k = _c_unique_consecutive.get(_ks)
@@ -10975,7 +10975,7 @@ def _ag_unique_consecutive(ks, self, return_inverse, return_counts, dim):
     return _out
 
 
-# schema/native_functions.yaml:1244 (derivative: schema/derivatives.yaml:462)
+# schema/native_functions.yaml: unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a) (derivative: schema/derivatives.yaml: unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a))
 def _ag_unfold(ks, self, dimension, size, step):
     _ks = ks & _BELOW
     _k = _c_unfold.get(_ks)
@@ -10996,7 +10996,7 @@ def _ag_unfold(ks, self, dimension, size, step):
     return _out
 
 
-# schema/native_functions.yaml:1581 (derivative: schema/derivatives.yaml:1070)
+# schema/native_functions.yaml: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)
 def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like.get(_ks)
@@ -11013,7 +11013,7 @@ def _ag_randint_like(ks, self, high, dtype, layout, device, pin_memory, memory_f
     return _out
 
 
-# schema/native_functions.yaml:1586 (derivative: schema/derivatives.yaml:1073)
+# schema/native_functions.yaml: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)
 def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_Tensor.get(_ks)
@@ -11030,7 +11030,7 @@ def _ag_randint_like_Tensor(ks, self, high, dtype, layout, device, pin_memory, m
     return _out
 
 
-# schema/native_functions.yaml:1591 (derivative: schema/derivatives.yaml:1077)
+# schema/native_functions.yaml: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)
 def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_low_dtype.get(_ks)
@@ -11047,7 +11047,7 @@ def _ag_randint_like_low_dtype(ks, self, low, high, dtype, layout, device, pin_m
     return _out
 
 
-# schema/native_functions.yaml:1596 (derivative: schema/derivatives.yaml:1080)
+# schema/native_functions.yaml: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)
 def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_generator.get(_ks)
@@ -11064,7 +11064,7 @@ def _ag_randint_like_generator(ks, self, high, generator, dtype, layout, device,
     return _out
 
 
-# schema/native_functions.yaml:1601 (derivative: schema/derivatives.yaml:1083)
+# schema/native_functions.yaml: randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)
 def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_Tensor_generator.get(_ks)
@@ -11081,7 +11081,7 @@ def _ag_randint_like_Tensor_generator(ks, self, high, generator, dtype, layout, 
     return _out
 
 
-# schema/native_functions.yaml:1606 (derivative: schema/derivatives.yaml:1087)
+# schema/native_functions.yaml: randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor (derivative: schema/derivatives.yaml: randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor)
 def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, layout, device, pin_memory, memory_format):
     _ks = ks & _BELOW
     _k = _c_randint_like_low_generator_dtype.get(_ks)
@@ -11098,7 +11098,7 @@ def _ag_randint_like_low_generator_dtype(ks, self, low, high, generator, dtype, 
     return _out
 
 
-# schema/native_functions.yaml:1611 (derivative: schema/derivatives.yaml:1090)
+# schema/native_functions.yaml: uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!))
 def _ag_uniform_(ks, self, from_, to, generator):
     _node = None
     if _tls.grad_enabled:
@@ -11116,7 +11116,7 @@ def _ag_uniform_(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1618 (derivative: schema/derivatives.yaml:1093)
+# schema/native_functions.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!))
 def _ag_normal_(ks, self, mean, std, generator):
     _node = None
     if _tls.grad_enabled:
@@ -11134,7 +11134,7 @@ def _ag_normal_(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1625 (derivative: schema/derivatives.yaml:1096)
+# schema/native_functions.yaml: exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!))
 def _ag_exponential_(ks, self, lambd, generator):
     _node = None
     if _tls.grad_enabled:
@@ -11152,7 +11152,7 @@ def _ag_exponential_(ks, self, lambd, generator):
     return _out
 
 
-# schema/native_functions.yaml:1632 (derivative: schema/derivatives.yaml:1099)
+# schema/native_functions.yaml: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!))
 def _ag_random__from(ks, self, from_, to, generator):
     _node = None
     if _tls.grad_enabled:
@@ -11170,7 +11170,7 @@ def _ag_random__from(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1639 (derivative: schema/derivatives.yaml:1102)
+# schema/native_functions.yaml: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!))
 def _ag_random__to(ks, self, to, generator):
     _node = None
     if _tls.grad_enabled:
@@ -11188,7 +11188,7 @@ def _ag_random__to(ks, self, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:1646 (derivative: schema/derivatives.yaml:1105)
+# schema/native_functions.yaml: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!))
 def _ag_random_(ks, self, generator):
     _node = None
     if _tls.grad_enabled:
@@ -11206,7 +11206,7 @@ def _ag_random_(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1653 (derivative: schema/derivatives.yaml:1108)
+# schema/native_functions.yaml: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor)
 def _ag_bernoulli(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_bernoulli.get(_ks)
@@ -11223,7 +11223,7 @@ def _ag_bernoulli(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1665 (derivative: schema/derivatives.yaml:1111)
+# schema/native_functions.yaml: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor)
 def _ag_bernoulli_p(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_bernoulli_p.get(_ks)
@@ -11240,7 +11240,7 @@ def _ag_bernoulli_p(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1672 (derivative: schema/derivatives.yaml:1114)
+# schema/native_functions.yaml: bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor)
 def _ag_bernoulli_Tensor(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_bernoulli_Tensor.get(_ks)
@@ -11260,7 +11260,7 @@ def _ag_bernoulli_Tensor(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1684 (derivative: schema/derivatives.yaml:1114)
+# schema/native_functions.yaml: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor)
 def _ag_bernoulli__Tensor(ks, self, p, generator):
     _node = None
     if _tls.grad_enabled:
@@ -11281,7 +11281,7 @@ def _ag_bernoulli__Tensor(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1691 (derivative: schema/derivatives.yaml:1111)
+# schema/native_functions.yaml: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor)
 def _ag_bernoulli__float(ks, self, p, generator):
     _node = None
     if _tls.grad_enabled:
@@ -11299,7 +11299,7 @@ def _ag_bernoulli__float(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1698 (derivative: schema/derivatives.yaml:1119)
+# schema/native_functions.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor))
 def _ag_native_dropout(ks, input, p, train):
     _ks = ks & _BELOW
     _k = _c_native_dropout.get(_ks)
@@ -11321,7 +11321,7 @@ def _ag_native_dropout(ks, input, p, train):
     return _out
 
 
-# schema/native_functions.yaml:1704 (derivative: schema/derivatives.yaml:1123)
+# schema/native_functions.yaml: native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor (derivative: schema/derivatives.yaml: native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor)
 def _ag_native_dropout_backward(ks, grad_output, mask, scale):
     _ks = ks & _BELOW
     _k = _c_native_dropout_backward.get(_ks)
@@ -11342,7 +11342,7 @@ def _ag_native_dropout_backward(ks, grad_output, mask, scale):
     return _out
 
 
-# schema/native_functions.yaml:1761 (derivative: schema/derivatives.yaml:1128)
+# schema/native_functions.yaml: normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor)
 def _ag_normal_Tensor_float(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_Tensor_float.get(_ks)
@@ -11361,7 +11361,7 @@ def _ag_normal_Tensor_float(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1773 (derivative: schema/derivatives.yaml:1131)
+# schema/native_functions.yaml: normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor)
 def _ag_normal_float_Tensor(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_float_Tensor.get(_ks)
@@ -11380,7 +11380,7 @@ def _ag_normal_float_Tensor(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1780 (derivative: schema/derivatives.yaml:1134)
+# schema/native_functions.yaml: normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor)
 def _ag_normal_Tensor_Tensor(ks, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_Tensor_Tensor.get(_ks)
@@ -11404,7 +11404,7 @@ def _ag_normal_Tensor_Tensor(ks, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1787 (derivative: schema/derivatives.yaml:1138)
+# schema/native_functions.yaml: log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!))
 def _ag_log_normal_(ks, self, mean, std, generator):
     _node = None
     if _tls.grad_enabled:
@@ -11422,7 +11422,7 @@ def _ag_log_normal_(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:1794 (derivative: schema/derivatives.yaml:1141)
+# schema/native_functions.yaml: cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!))
 def _ag_cauchy_(ks, self, median, sigma, generator):
     _node = None
     if _tls.grad_enabled:
@@ -11440,7 +11440,7 @@ def _ag_cauchy_(ks, self, median, sigma, generator):
     return _out
 
 
-# schema/native_functions.yaml:1801 (derivative: schema/derivatives.yaml:1144)
+# schema/native_functions.yaml: geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!))
 def _ag_geometric_(ks, self, p, generator):
     _node = None
     if _tls.grad_enabled:
@@ -11458,7 +11458,7 @@ def _ag_geometric_(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:1820 (derivative: schema/derivatives.yaml:1151)
+# schema/native_functions.yaml: poisson(Tensor self, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: poisson(Tensor self, Generator? generator=None) -> Tensor)
 def _ag_poisson(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_poisson.get(_ks)
@@ -11476,7 +11476,7 @@ def _ag_poisson(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:1899 (derivative: schema/derivatives.yaml:496)
+# schema/native_functions.yaml: exp2(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: exp2(Tensor self) -> Tensor)
 def _ag_exp2(ks, self):
     _ks = ks & _BELOW
     _k = _c_exp2.get(_ks)
@@ -11495,7 +11495,7 @@ def _ag_exp2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1907 (derivative: schema/derivatives.yaml:496)
+# schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: exp2(Tensor self) -> Tensor)
 def _ag_exp2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11515,7 +11515,7 @@ def _ag_exp2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1914 (derivative: schema/derivatives.yaml:499)
+# schema/native_functions.yaml: expm1(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: expm1(Tensor self) -> Tensor)
 def _ag_expm1(ks, self):
     _ks = ks & _BELOW
     _k = _c_expm1.get(_ks)
@@ -11534,7 +11534,7 @@ def _ag_expm1(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1922 (derivative: schema/derivatives.yaml:499)
+# schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: expm1(Tensor self) -> Tensor)
 def _ag_expm1_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11554,7 +11554,7 @@ def _ag_expm1_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1929 (derivative: schema/derivatives.yaml:502)
+# schema/native_functions.yaml: log2(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: log2(Tensor self) -> Tensor)
 def _ag_log2(ks, self):
     _ks = ks & _BELOW
     _k = _c_log2.get(_ks)
@@ -11572,7 +11572,7 @@ def _ag_log2(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1937 (derivative: schema/derivatives.yaml:502)
+# schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: log2(Tensor self) -> Tensor)
 def _ag_log2_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11591,7 +11591,7 @@ def _ag_log2_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1944 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml: log10(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: log10(Tensor self) -> Tensor)
 def _ag_log10(ks, self):
     _ks = ks & _BELOW
     _k = _c_log10.get(_ks)
@@ -11609,7 +11609,7 @@ def _ag_log10(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1952 (derivative: schema/derivatives.yaml:505)
+# schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: log10(Tensor self) -> Tensor)
 def _ag_log10_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11628,7 +11628,7 @@ def _ag_log10_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1959 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml: log1p(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: log1p(Tensor self) -> Tensor)
 def _ag_log1p(ks, self):
     _ks = ks & _BELOW
     _k = _c_log1p.get(_ks)
@@ -11646,7 +11646,7 @@ def _ag_log1p(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1967 (derivative: schema/derivatives.yaml:508)
+# schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: log1p(Tensor self) -> Tensor)
 def _ag_log1p_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11665,7 +11665,7 @@ def _ag_log1p_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1974 (derivative: schema/derivatives.yaml:511)
+# schema/native_functions.yaml: sqrt(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sqrt(Tensor self) -> Tensor)
 def _ag_sqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_sqrt.get(_ks)
@@ -11684,7 +11684,7 @@ def _ag_sqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1982 (derivative: schema/derivatives.yaml:511)
+# schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sqrt(Tensor self) -> Tensor)
 def _ag_sqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11704,7 +11704,7 @@ def _ag_sqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1989 (derivative: schema/derivatives.yaml:514)
+# schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: rsqrt(Tensor self) -> Tensor)
 def _ag_rsqrt(ks, self):
     _ks = ks & _BELOW
     _k = _c_rsqrt.get(_ks)
@@ -11723,7 +11723,7 @@ def _ag_rsqrt(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:1997 (derivative: schema/derivatives.yaml:514)
+# schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: rsqrt(Tensor self) -> Tensor)
 def _ag_rsqrt_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11743,7 +11743,7 @@ def _ag_rsqrt_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2004 (derivative: schema/derivatives.yaml:517)
+# schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: reciprocal(Tensor self) -> Tensor)
 def _ag_reciprocal(ks, self):
     _ks = ks & _BELOW
     _k = _c_reciprocal.get(_ks)
@@ -11762,7 +11762,7 @@ def _ag_reciprocal(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2012 (derivative: schema/derivatives.yaml:517)
+# schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: reciprocal(Tensor self) -> Tensor)
 def _ag_reciprocal_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11782,7 +11782,7 @@ def _ag_reciprocal_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2019 (derivative: schema/derivatives.yaml:520)
+# schema/native_functions.yaml: sin(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sin(Tensor self) -> Tensor)
 def _ag_sin(ks, self):
     _ks = ks & _BELOW
     _k = _c_sin.get(_ks)
@@ -11800,7 +11800,7 @@ def _ag_sin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2027 (derivative: schema/derivatives.yaml:520)
+# schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sin(Tensor self) -> Tensor)
 def _ag_sin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11819,7 +11819,7 @@ def _ag_sin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2034 (derivative: schema/derivatives.yaml:523)
+# schema/native_functions.yaml: cos(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: cos(Tensor self) -> Tensor)
 def _ag_cos(ks, self):
     _ks = ks & _BELOW
     _k = _c_cos.get(_ks)
@@ -11837,7 +11837,7 @@ def _ag_cos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2042 (derivative: schema/derivatives.yaml:523)
+# schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: cos(Tensor self) -> Tensor)
 def _ag_cos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11856,7 +11856,7 @@ def _ag_cos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2049 (derivative: schema/derivatives.yaml:526)
+# schema/native_functions.yaml: tan(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: tan(Tensor self) -> Tensor)
 def _ag_tan(ks, self):
     _ks = ks & _BELOW
     _k = _c_tan.get(_ks)
@@ -11875,7 +11875,7 @@ def _ag_tan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2057 (derivative: schema/derivatives.yaml:526)
+# schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: tan(Tensor self) -> Tensor)
 def _ag_tan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11895,7 +11895,7 @@ def _ag_tan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2064 (derivative: schema/derivatives.yaml:529)
+# schema/native_functions.yaml: asin(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: asin(Tensor self) -> Tensor)
 def _ag_asin(ks, self):
     _ks = ks & _BELOW
     _k = _c_asin.get(_ks)
@@ -11913,7 +11913,7 @@ def _ag_asin(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2072 (derivative: schema/derivatives.yaml:529)
+# schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: asin(Tensor self) -> Tensor)
 def _ag_asin_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11932,7 +11932,7 @@ def _ag_asin_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2079 (derivative: schema/derivatives.yaml:532)
+# schema/native_functions.yaml: acos(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: acos(Tensor self) -> Tensor)
 def _ag_acos(ks, self):
     _ks = ks & _BELOW
     _k = _c_acos.get(_ks)
@@ -11950,7 +11950,7 @@ def _ag_acos(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2087 (derivative: schema/derivatives.yaml:532)
+# schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: acos(Tensor self) -> Tensor)
 def _ag_acos_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -11969,7 +11969,7 @@ def _ag_acos_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2094 (derivative: schema/derivatives.yaml:535)
+# schema/native_functions.yaml: atan(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: atan(Tensor self) -> Tensor)
 def _ag_atan(ks, self):
     _ks = ks & _BELOW
     _k = _c_atan.get(_ks)
@@ -11987,7 +11987,7 @@ def _ag_atan(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2102 (derivative: schema/derivatives.yaml:535)
+# schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: atan(Tensor self) -> Tensor)
 def _ag_atan_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12006,7 +12006,7 @@ def _ag_atan_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2109 (derivative: schema/derivatives.yaml:538)
+# schema/native_functions.yaml: sinh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sinh(Tensor self) -> Tensor)
 def _ag_sinh(ks, self):
     _ks = ks & _BELOW
     _k = _c_sinh.get(_ks)
@@ -12024,7 +12024,7 @@ def _ag_sinh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2117 (derivative: schema/derivatives.yaml:538)
+# schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sinh(Tensor self) -> Tensor)
 def _ag_sinh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12043,7 +12043,7 @@ def _ag_sinh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2124 (derivative: schema/derivatives.yaml:541)
+# schema/native_functions.yaml: cosh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: cosh(Tensor self) -> Tensor)
 def _ag_cosh(ks, self):
     _ks = ks & _BELOW
     _k = _c_cosh.get(_ks)
@@ -12061,7 +12061,7 @@ def _ag_cosh(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2132 (derivative: schema/derivatives.yaml:541)
+# schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: cosh(Tensor self) -> Tensor)
 def _ag_cosh_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12080,7 +12080,7 @@ def _ag_cosh_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2139 (derivative: schema/derivatives.yaml:545)
+# schema/native_functions.yaml: erf(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: erf(Tensor self) -> Tensor)
 def _ag_erf(ks, self):
     _ks = ks & _BELOW
     _k = _c_erf.get(_ks)
@@ -12098,7 +12098,7 @@ def _ag_erf(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2147 (derivative: schema/derivatives.yaml:545)
+# schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: erf(Tensor self) -> Tensor)
 def _ag_erf_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12117,7 +12117,7 @@ def _ag_erf_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2154 (derivative: schema/derivatives.yaml:490)
+# schema/native_functions.yaml: abs(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: abs(Tensor self) -> Tensor)
 def _ag_abs(ks, self):
     _ks = ks & _BELOW
     _k = _c_abs.get(_ks)
@@ -12135,7 +12135,7 @@ def _ag_abs(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2162 (derivative: schema/derivatives.yaml:490)
+# schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: abs(Tensor self) -> Tensor)
 def _ag_abs_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12154,7 +12154,7 @@ def _ag_abs_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2169 (derivative: schema/derivatives.yaml:548)
+# schema/native_functions.yaml: floor(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: floor(Tensor self) -> Tensor)
 def _ag_floor(ks, self):
     _ks = ks & _BELOW
     _k = _c_floor.get(_ks)
@@ -12171,7 +12171,7 @@ def _ag_floor(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2177 (derivative: schema/derivatives.yaml:548)
+# schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: floor(Tensor self) -> Tensor)
 def _ag_floor_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12189,7 +12189,7 @@ def _ag_floor_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2184 (derivative: schema/derivatives.yaml:551)
+# schema/native_functions.yaml: ceil(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: ceil(Tensor self) -> Tensor)
 def _ag_ceil(ks, self):
     _ks = ks & _BELOW
     _k = _c_ceil.get(_ks)
@@ -12206,7 +12206,7 @@ def _ag_ceil(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2192 (derivative: schema/derivatives.yaml:551)
+# schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: ceil(Tensor self) -> Tensor)
 def _ag_ceil_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12224,7 +12224,7 @@ def _ag_ceil_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2199 (derivative: schema/derivatives.yaml:554)
+# schema/native_functions.yaml: round(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: round(Tensor self) -> Tensor)
 def _ag_round(ks, self):
     _ks = ks & _BELOW
     _k = _c_round.get(_ks)
@@ -12241,7 +12241,7 @@ def _ag_round(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2207 (derivative: schema/derivatives.yaml:557)
+# schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor (derivative: schema/derivatives.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor)
 def _ag_round_decimals(ks, self, decimals):
     _ks = ks & _BELOW
     _k = _c_round_decimals.get(_ks)
@@ -12258,7 +12258,7 @@ def _ag_round_decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:2215 (derivative: schema/derivatives.yaml:554)
+# schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: round(Tensor self) -> Tensor)
 def _ag_round_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12276,7 +12276,7 @@ def _ag_round_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2222 (derivative: schema/derivatives.yaml:557)
+# schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!) (derivative: schema/derivatives.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor)
 def _ag_round__decimals(ks, self, decimals):
     _node = None
     if _tls.grad_enabled:
@@ -12294,7 +12294,7 @@ def _ag_round__decimals(ks, self, decimals):
     return _out
 
 
-# schema/native_functions.yaml:2229 (derivative: schema/derivatives.yaml:560)
+# schema/native_functions.yaml: trunc(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: trunc(Tensor self) -> Tensor)
 def _ag_trunc(ks, self):
     _ks = ks & _BELOW
     _k = _c_trunc.get(_ks)
@@ -12311,7 +12311,7 @@ def _ag_trunc(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2237 (derivative: schema/derivatives.yaml:560)
+# schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: trunc(Tensor self) -> Tensor)
 def _ag_trunc_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12329,7 +12329,7 @@ def _ag_trunc_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2244 (derivative: schema/derivatives.yaml:563)
+# schema/native_functions.yaml: frac(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: frac(Tensor self) -> Tensor)
 def _ag_frac(ks, self):
     _ks = ks & _BELOW
     _k = _c_frac.get(_ks)
@@ -12346,7 +12346,7 @@ def _ag_frac(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2252 (derivative: schema/derivatives.yaml:563)
+# schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: frac(Tensor self) -> Tensor)
 def _ag_frac_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12364,7 +12364,7 @@ def _ag_frac_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2259 (derivative: schema/derivatives.yaml:493)
+# schema/native_functions.yaml: sign(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sign(Tensor self) -> Tensor)
 def _ag_sign(ks, self):
     _ks = ks & _BELOW
     _k = _c_sign.get(_ks)
@@ -12381,7 +12381,7 @@ def _ag_sign(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2267 (derivative: schema/derivatives.yaml:493)
+# schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sign(Tensor self) -> Tensor)
 def _ag_sign_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -12399,7 +12399,7 @@ def _ag_sign_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:2335 (derivative: schema/derivatives.yaml:566)
+# schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor (derivative: schema/derivatives.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor)
 def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     _ks = ks & _BELOW
     _k = _c_nan_to_num.get(_ks)
@@ -12417,7 +12417,7 @@ def _ag_nan_to_num(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:2343 (derivative: schema/derivatives.yaml:566)
+# schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor)
 def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     _node = None
     if _tls.grad_enabled:
@@ -12436,7 +12436,7 @@ def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
     return _out
 
 
-# schema/native_functions.yaml:2350 (derivative: schema/derivatives.yaml:593)
+# schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor (derivative: schema/derivatives.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor)
 def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     _ks = ks & _BELOW
     _k = _c_convolution.get(_ks)
@@ -12465,7 +12465,7 @@ def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transpos
     return _out
 
 
-# schema/native_functions.yaml:2357 (derivative: schema/derivatives.yaml:598)
+# schema/native_functions.yaml: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor))
 def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     _ks = ks & _BELOW
     _k = _c_convolution_backward.get(_ks)
@@ -12494,7 +12494,7 @@ def _ag_convolution_backward(ks, grad_output, input, weight, bias_sizes, stride,
     return _out
 
 
-# schema/native_functions.yaml:2379 (derivative: schema/derivatives.yaml:601)
+# schema/native_functions.yaml: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor))
 def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation, ceil_mode):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices.get(_ks)
@@ -12520,7 +12520,7 @@ def _ag_max_pool2d_with_indices(ks, self, kernel_size, stride, padding, dilation
     return _out
 
 
-# schema/native_functions.yaml:2385 (derivative: schema/derivatives.yaml:605)
+# schema/native_functions.yaml: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor (derivative: schema/derivatives.yaml: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor)
 def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
     _ks = ks & _BELOW
     _k = _c_max_pool2d_with_indices_backward.get(_ks)
@@ -12542,7 +12542,7 @@ def _ag_max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, str
     return _out
 
 
-# schema/native_functions.yaml:2394 (derivative: schema/derivatives.yaml:610)
+# schema/native_functions.yaml: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor (derivative: schema/derivatives.yaml: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor)
 def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d.get(_ks)
@@ -12566,7 +12566,7 @@ def _ag_avg_pool2d(ks, self, kernel_size, stride, padding, ceil_mode, count_incl
     return _out
 
 
-# schema/native_functions.yaml:2401 (derivative: schema/derivatives.yaml:613)
+# schema/native_functions.yaml: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor (derivative: schema/derivatives.yaml: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor)
 def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     _ks = ks & _BELOW
     _k = _c_avg_pool2d_backward.get(_ks)
@@ -12594,7 +12594,7 @@ def _ag_avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding,
     return _out
 
 
-# schema/native_functions.yaml:2406 (derivative: schema/derivatives.yaml:617)
+# schema/native_functions.yaml: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor (derivative: schema/derivatives.yaml: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor)
 def _ag__adaptive_avg_pool2d(ks, self, output_size):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d.get(_ks)
@@ -12612,7 +12612,7 @@ def _ag__adaptive_avg_pool2d(ks, self, output_size):
     return _out
 
 
-# schema/native_functions.yaml:2413 (derivative: schema/derivatives.yaml:620)
+# schema/native_functions.yaml: _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor (derivative: schema/derivatives.yaml: _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor)
 def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c__adaptive_avg_pool2d_backward.get(_ks)
@@ -12634,7 +12634,7 @@ def _ag__adaptive_avg_pool2d_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:2423 (derivative: schema/derivatives.yaml:624)
+# schema/native_functions.yaml: constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor (derivative: schema/derivatives.yaml: constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor)
 def _ag_constant_pad_nd(ks, self, pad, value):
     _ks = ks & _BELOW
     _k = _c_constant_pad_nd.get(_ks)
@@ -12652,7 +12652,7 @@ def _ag_constant_pad_nd(ks, self, pad, value):
     return _out
 
 
-# schema/native_functions.yaml:2433 (derivative: schema/derivatives.yaml:627)
+# schema/native_functions.yaml: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor (derivative: schema/derivatives.yaml: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor)
 def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     _ks = ks & _BELOW
     _k = _c_embedding.get(_ks)
@@ -12673,7 +12673,7 @@ def _ag_embedding(ks, weight, indices, padding_idx, scale_grad_by_freq, sparse):
     return _out
 
 
-# schema/native_functions.yaml:2440 (derivative: schema/derivatives.yaml:631)
+# schema/native_functions.yaml: embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor (derivative: schema/derivatives.yaml: embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor)
 def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     _ks = ks & _BELOW
     _k = _c_embedding_dense_backward.get(_ks)
@@ -12693,7 +12693,7 @@ def _ag_embedding_dense_backward(ks, grad_output, indices, num_weights, padding_
     return _out
 
 
-# schema/native_functions.yaml:2451 (derivative: schema/derivatives.yaml:635)
+# schema/native_functions.yaml: dot(Tensor self, Tensor tensor) -> Tensor (derivative: schema/derivatives.yaml: dot(Tensor self, Tensor tensor) -> Tensor)
 def _ag_dot(ks, self, tensor):
     _ks = ks & _BELOW
     _k = _c_dot.get(_ks)
@@ -12715,7 +12715,7 @@ def _ag_dot(ks, self, tensor):
     return _out
 
 
-# schema/native_functions.yaml:2458 (derivative: schema/derivatives.yaml:639)
+# schema/native_functions.yaml: mv(Tensor self, Tensor vec) -> Tensor (derivative: schema/derivatives.yaml: mv(Tensor self, Tensor vec) -> Tensor)
 def _ag_mv(ks, self, vec):
     _ks = ks & _BELOW
     _k = _c_mv.get(_ks)
@@ -12737,7 +12737,7 @@ def _ag_mv(ks, self, vec):
     return _out
 
 
-# schema/native_functions.yaml:2474 (derivative: schema/derivatives.yaml:643)
+# schema/native_functions.yaml: baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor)
 def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     _ks = ks & _BELOW
     _k = _c_baddbmm.get(_ks)
@@ -12766,7 +12766,7 @@ def _ag_baddbmm(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2481 (derivative: schema/derivatives.yaml:643)
+# schema/native_functions.yaml: baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor)
 def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     _node = None
     if _tls.grad_enabled:
@@ -12796,7 +12796,7 @@ def _ag_baddbmm_(ks, self, batch1, batch2, beta, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2492 (derivative: schema/derivatives.yaml:648)
+# schema/native_functions.yaml: _softmax(Tensor self, int dim, bool half_to_float) -> Tensor (derivative: schema/derivatives.yaml: _softmax(Tensor self, int dim, bool half_to_float) -> Tensor)
 def _ag__softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__softmax.get(_ks)
@@ -12817,7 +12817,7 @@ def _ag__softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:2499 (derivative: schema/derivatives.yaml:651)
+# schema/native_functions.yaml: _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor (derivative: schema/derivatives.yaml: _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor)
 def _ag__log_softmax(ks, self, dim, half_to_float):
     _ks = ks & _BELOW
     _k = _c__log_softmax.get(_ks)
@@ -12838,7 +12838,7 @@ def _ag__log_softmax(ks, self, dim, half_to_float):
     return _out
 
 
-# schema/native_functions.yaml:2518 (derivative: schema/derivatives.yaml:654)
+# schema/native_functions.yaml: _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor (derivative: schema/derivatives.yaml: _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor)
 def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__softmax_backward_data.get(_ks)
@@ -12864,7 +12864,7 @@ def _ag__softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:2527 (derivative: schema/derivatives.yaml:658)
+# schema/native_functions.yaml: _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor (derivative: schema/derivatives.yaml: _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor)
 def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     _ks = ks & _BELOW
     _k = _c__log_softmax_backward_data.get(_ks)
@@ -12888,7 +12888,7 @@ def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return _out
 
 
-# schema/native_functions.yaml:2533 (derivative: schema/derivatives.yaml:662)
+# schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)
 def _ag_rsub_Tensor(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Tensor.get(_ks)
@@ -12914,7 +12914,7 @@ def _ag_rsub_Tensor(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2541 (derivative: schema/derivatives.yaml:666)
+# schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor)
 def _ag_rsub_Scalar(ks, self, other, alpha):
     _ks = ks & _BELOW
     _k = _c_rsub_Scalar.get(_ks)
@@ -12933,7 +12933,7 @@ def _ag_rsub_Scalar(ks, self, other, alpha):
     return _out
 
 
-# schema/native_functions.yaml:2549 (derivative: schema/derivatives.yaml:670)
+# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: floor_divide(Tensor self, Tensor other) -> Tensor)
 def _ag_floor_divide(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide.get(_ks)
@@ -12951,7 +12951,7 @@ def _ag_floor_divide(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2557 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor)
 def _ag_floor_divide_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_floor_divide_Scalar.get(_ks)
@@ -12968,7 +12968,7 @@ def _ag_floor_divide_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2565 (derivative: schema/derivatives.yaml:670)
+# schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: floor_divide(Tensor self, Tensor other) -> Tensor)
 def _ag_floor_divide__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -12987,7 +12987,7 @@ def _ag_floor_divide__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2572 (derivative: schema/derivatives.yaml:673)
+# schema/native_functions.yaml: floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor)
 def _ag_floor_divide__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13005,7 +13005,7 @@ def _ag_floor_divide__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2579 (derivative: schema/derivatives.yaml:676)
+# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor)
 def _ag_remainder_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Tensor.get(_ks)
@@ -13031,7 +13031,7 @@ def _ag_remainder_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2587 (derivative: schema/derivatives.yaml:680)
+# schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor)
 def _ag_remainder_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar.get(_ks)
@@ -13049,7 +13049,7 @@ def _ag_remainder_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2595 (derivative: schema/derivatives.yaml:683)
+# schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor)
 def _ag_remainder_Scalar_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_remainder_Scalar_Tensor.get(_ks)
@@ -13066,7 +13066,7 @@ def _ag_remainder_Scalar_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2603 (derivative: schema/derivatives.yaml:676)
+# schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor)
 def _ag_remainder__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13093,7 +13093,7 @@ def _ag_remainder__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2610 (derivative: schema/derivatives.yaml:680)
+# schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor)
 def _ag_remainder__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13112,7 +13112,7 @@ def _ag_remainder__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2617 (derivative: schema/derivatives.yaml:686)
+# schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor)
 def _ag_fmod_Tensor(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Tensor.get(_ks)
@@ -13138,7 +13138,7 @@ def _ag_fmod_Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2625 (derivative: schema/derivatives.yaml:690)
+# schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor)
 def _ag_fmod_Scalar(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_fmod_Scalar.get(_ks)
@@ -13156,7 +13156,7 @@ def _ag_fmod_Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2633 (derivative: schema/derivatives.yaml:686)
+# schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor)
 def _ag_fmod__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13183,7 +13183,7 @@ def _ag_fmod__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2640 (derivative: schema/derivatives.yaml:690)
+# schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor)
 def _ag_fmod__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13202,7 +13202,7 @@ def _ag_fmod__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2647 (derivative: schema/derivatives.yaml:694)
+# schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: maximum(Tensor self, Tensor other) -> Tensor)
 def _ag_maximum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_maximum.get(_ks)
@@ -13230,7 +13230,7 @@ def _ag_maximum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2655 (derivative: schema/derivatives.yaml:698)
+# schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: minimum(Tensor self, Tensor other) -> Tensor)
 def _ag_minimum(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_minimum.get(_ks)
@@ -13258,7 +13258,7 @@ def _ag_minimum(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2663 (derivative: schema/derivatives.yaml:702)
+# schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: atan2(Tensor self, Tensor other) -> Tensor)
 def _ag_atan2(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_atan2.get(_ks)
@@ -13279,7 +13279,7 @@ def _ag_atan2(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2671 (derivative: schema/derivatives.yaml:702)
+# schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: atan2(Tensor self, Tensor other) -> Tensor)
 def _ag_atan2_(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13301,7 +13301,7 @@ def _ag_atan2_(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2837 (derivative: schema/derivatives.yaml:705)
+# schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor (derivative: schema/derivatives.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor)
 def _ag_lerp_Scalar(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Scalar.get(_ks)
@@ -13327,7 +13327,7 @@ def _ag_lerp_Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2845 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor (derivative: schema/derivatives.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor)
 def _ag_lerp_Tensor(ks, self, end, weight):
     _ks = ks & _BELOW
     _k = _c_lerp_Tensor.get(_ks)
@@ -13361,7 +13361,7 @@ def _ag_lerp_Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2853 (derivative: schema/derivatives.yaml:705)
+# schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!) (derivative: schema/derivatives.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor)
 def _ag_lerp__Scalar(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -13388,7 +13388,7 @@ def _ag_lerp__Scalar(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2860 (derivative: schema/derivatives.yaml:709)
+# schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!) (derivative: schema/derivatives.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor)
 def _ag_lerp__Tensor(ks, self, end, weight):
     _node = None
     if _tls.grad_enabled:
@@ -13423,7 +13423,7 @@ def _ag_lerp__Tensor(ks, self, end, weight):
     return _out
 
 
-# schema/native_functions.yaml:2867 (derivative: schema/derivatives.yaml:714)
+# schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor (derivative: schema/derivatives.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)
 def _ag_addcmul(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcmul.get(_ks)
@@ -13456,7 +13456,7 @@ def _ag_addcmul(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2875 (derivative: schema/derivatives.yaml:714)
+# schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)
 def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -13490,7 +13490,7 @@ def _ag_addcmul_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2882 (derivative: schema/derivatives.yaml:719)
+# schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor (derivative: schema/derivatives.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)
 def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     _ks = ks & _BELOW
     _k = _c_addcdiv.get(_ks)
@@ -13524,7 +13524,7 @@ def _ag_addcdiv(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2890 (derivative: schema/derivatives.yaml:719)
+# schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)
 def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     _node = None
     if _tls.grad_enabled:
@@ -13559,7 +13559,7 @@ def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
     return _out
 
 
-# schema/native_functions.yaml:2921 (derivative: schema/derivatives.yaml:786)
+# schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
 def _ag_eq__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13584,7 +13584,7 @@ def _ag_eq__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2928 (derivative: schema/derivatives.yaml:790)
+# schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
 def _ag_eq__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13604,7 +13604,7 @@ def _ag_eq__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2935 (derivative: schema/derivatives.yaml:793)
+# schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
 def _ag_ne__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13629,7 +13629,7 @@ def _ag_ne__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2942 (derivative: schema/derivatives.yaml:797)
+# schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
 def _ag_ne__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13649,7 +13649,7 @@ def _ag_ne__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2949 (derivative: schema/derivatives.yaml:800)
+# schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
 def _ag_lt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13674,7 +13674,7 @@ def _ag_lt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2956 (derivative: schema/derivatives.yaml:804)
+# schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
 def _ag_lt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13694,7 +13694,7 @@ def _ag_lt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2963 (derivative: schema/derivatives.yaml:807)
+# schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
 def _ag_le__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13719,7 +13719,7 @@ def _ag_le__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2970 (derivative: schema/derivatives.yaml:811)
+# schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
 def _ag_le__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13739,7 +13739,7 @@ def _ag_le__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2977 (derivative: schema/derivatives.yaml:814)
+# schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
 def _ag_gt__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13764,7 +13764,7 @@ def _ag_gt__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2984 (derivative: schema/derivatives.yaml:818)
+# schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
 def _ag_gt__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13784,7 +13784,7 @@ def _ag_gt__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2991 (derivative: schema/derivatives.yaml:821)
+# schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
 def _ag_ge__Tensor(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13809,7 +13809,7 @@ def _ag_ge__Tensor(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:2998 (derivative: schema/derivatives.yaml:825)
+# schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
 def _ag_ge__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13829,7 +13829,7 @@ def _ag_ge__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3005 (derivative: schema/derivatives.yaml:724)
+# schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor (derivative: schema/derivatives.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor)
 def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     _ks = ks & _BELOW
     _k = _c_div_Scalar_mode.get(_ks)
@@ -13850,7 +13850,7 @@ def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:3013 (derivative: schema/derivatives.yaml:109)
+# schema/native_functions.yaml: div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor)
 def _ag_div__Scalar(ks, self, other):
     _node = None
     if _tls.grad_enabled:
@@ -13871,7 +13871,7 @@ def _ag_div__Scalar(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3020 (derivative: schema/derivatives.yaml:724)
+# schema/native_functions.yaml: div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!) (derivative: schema/derivatives.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor)
 def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     _node = None
     if _tls.grad_enabled:
@@ -13893,7 +13893,7 @@ def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
     return _out
 
 
-# schema/native_functions.yaml:3027 (derivative: schema/derivatives.yaml:116)
+# schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!) (derivative: schema/derivatives.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor)
 def _ag_pow__Scalar(ks, self, exponent):
     _node = None
     if _tls.grad_enabled:
@@ -13913,7 +13913,7 @@ def _ag_pow__Scalar(ks, self, exponent):
     return _out
 
 
-# schema/native_functions.yaml:3049 (derivative: schema/derivatives.yaml:831)
+# schema/native_functions.yaml: gelu(Tensor self, *, str approximate="none") -> Tensor (derivative: schema/derivatives.yaml: gelu(Tensor self, *, str approximate="none") -> Tensor)
 def _ag_gelu(ks, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu.get(_ks)
@@ -13932,7 +13932,7 @@ def _ag_gelu(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:3057 (derivative: schema/derivatives.yaml:831)
+# schema/native_functions.yaml: gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!) (derivative: schema/derivatives.yaml: gelu(Tensor self, *, str approximate="none") -> Tensor)
 def _ag_gelu_(ks, self, approximate):
     _node = None
     if _tls.grad_enabled:
@@ -13952,7 +13952,7 @@ def _ag_gelu_(ks, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:3063 (derivative: schema/derivatives.yaml:834)
+# schema/native_functions.yaml: gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor (derivative: schema/derivatives.yaml: gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor)
 def _ag_gelu_backward(ks, grad_output, self, approximate):
     _ks = ks & _BELOW
     _k = _c_gelu_backward.get(_ks)
@@ -13982,7 +13982,7 @@ def _ag_gelu_backward(ks, grad_output, self, approximate):
     return _out
 
 
-# schema/native_functions.yaml:3070 (derivative: schema/derivatives.yaml:838)
+# schema/native_functions.yaml: silu(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: silu(Tensor self) -> Tensor)
 def _ag_silu(ks, self):
     _ks = ks & _BELOW
     _k = _c_silu.get(_ks)
@@ -14000,7 +14000,7 @@ def _ag_silu(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3078 (derivative: schema/derivatives.yaml:838)
+# schema/native_functions.yaml: silu_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: silu(Tensor self) -> Tensor)
 def _ag_silu_(ks, self):
     _node = None
     if _tls.grad_enabled:
@@ -14019,7 +14019,7 @@ def _ag_silu_(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3085 (derivative: schema/derivatives.yaml:841)
+# schema/native_functions.yaml: silu_backward(Tensor grad_output, Tensor self) -> Tensor (derivative: schema/derivatives.yaml: silu_backward(Tensor grad_output, Tensor self) -> Tensor)
 def _ag_silu_backward(ks, grad_output, self):
     _ks = ks & _BELOW
     _k = _c_silu_backward.get(_ks)
@@ -14047,7 +14047,7 @@ def _ag_silu_backward(ks, grad_output, self):
     return _out
 
 
-# schema/native_functions.yaml:3092 (derivative: schema/derivatives.yaml:845)
+# schema/native_functions.yaml: softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor (derivative: schema/derivatives.yaml: softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor)
 def _ag_softplus(ks, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus.get(_ks)
@@ -14067,7 +14067,7 @@ def _ag_softplus(ks, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:3100 (derivative: schema/derivatives.yaml:848)
+# schema/native_functions.yaml: softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor (derivative: schema/derivatives.yaml: softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor)
 def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     _ks = ks & _BELOW
     _k = _c_softplus_backward.get(_ks)
@@ -14099,7 +14099,7 @@ def _ag_softplus_backward(ks, grad_output, self, beta, threshold):
     return _out
 
 
-# schema/native_functions.yaml:3106 (derivative: schema/derivatives.yaml:854)
+# schema/native_functions.yaml: leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor (derivative: schema/derivatives.yaml: leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor)
 def _ag_leaky_relu(ks, self, negative_slope):
     _ks = ks & _BELOW
     _k = _c_leaky_relu.get(_ks)
@@ -14118,7 +14118,7 @@ def _ag_leaky_relu(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:3114 (derivative: schema/derivatives.yaml:857)
+# schema/native_functions.yaml: leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!) (derivative: schema/derivatives.yaml: leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!))
 def _ag_leaky_relu_(ks, self, negative_slope):
     _node = None
     if _tls.grad_enabled:
@@ -14139,7 +14139,7 @@ def _ag_leaky_relu_(ks, self, negative_slope):
     return _out
 
 
-# schema/native_functions.yaml:3121 (derivative: schema/derivatives.yaml:860)
+# schema/native_functions.yaml: leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor (derivative: schema/derivatives.yaml: leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor)
 def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
     _ks = ks & _BELOW
     _k = _c_leaky_relu_backward.get(_ks)
@@ -14165,7 +14165,7 @@ def _ag_leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_resul
     return _out
 
 
-# schema/native_functions.yaml:3127 (derivative: schema/derivatives.yaml:864)
+# schema/native_functions.yaml: elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor (derivative: schema/derivatives.yaml: elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor)
 def _ag_elu(ks, self, alpha, scale, input_scale):
     _ks = ks & _BELOW
     _k = _c_elu.get(_ks)
@@ -14186,7 +14186,7 @@ def _ag_elu(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:3135 (derivative: schema/derivatives.yaml:867)
+# schema/native_functions.yaml: elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!))
 def _ag_elu_(ks, self, alpha, scale, input_scale):
     _node = None
     if _tls.grad_enabled:
@@ -14209,7 +14209,7 @@ def _ag_elu_(ks, self, alpha, scale, input_scale):
     return _out
 
 
-# schema/native_functions.yaml:3142 (derivative: schema/derivatives.yaml:870)
+# schema/native_functions.yaml: elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor (derivative: schema/derivatives.yaml: elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor)
 def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
     _ks = ks & _BELOW
     _k = _c_elu_backward.get(_ks)
@@ -14242,7 +14242,7 @@ def _ag_elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self
     return _out
 
 
-# schema/native_functions.yaml:3148 (derivative: schema/derivatives.yaml:874)
+# schema/native_functions.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor (derivative: schema/derivatives.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor)
 def _ag_hardtanh(ks, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh.get(_ks)
@@ -14262,7 +14262,7 @@ def _ag_hardtanh(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:3156 (derivative: schema/derivatives.yaml:874)
+# schema/native_functions.yaml: hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor)
 def _ag_hardtanh_(ks, self, min_val, max_val):
     _node = None
     if _tls.grad_enabled:
@@ -14283,7 +14283,7 @@ def _ag_hardtanh_(ks, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:3163 (derivative: schema/derivatives.yaml:877)
+# schema/native_functions.yaml: hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor (derivative: schema/derivatives.yaml: hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor)
 def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     _ks = ks & _BELOW
     _k = _c_hardtanh_backward.get(_ks)
@@ -14310,7 +14310,7 @@ def _ag_hardtanh_backward(ks, grad_output, self, min_val, max_val):
     return _out
 
 
-# schema/native_functions.yaml:3169 (derivative: schema/derivatives.yaml:881)
+# schema/native_functions.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor (derivative: schema/derivatives.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor)
 def _ag_threshold(ks, self, threshold, value):
     _ks = ks & _BELOW
     _k = _c_threshold.get(_ks)
@@ -14329,7 +14329,7 @@ def _ag_threshold(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:3177 (derivative: schema/derivatives.yaml:885)
+# schema/native_functions.yaml: threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!) (derivative: schema/derivatives.yaml: threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!))
 def _ag_threshold_(ks, self, threshold, value):
     _node = None
     if _tls.grad_enabled:
@@ -14349,7 +14349,7 @@ def _ag_threshold_(ks, self, threshold, value):
     return _out
 
 
-# schema/native_functions.yaml:3183 (derivative: schema/derivatives.yaml:888)
+# schema/native_functions.yaml: sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor (derivative: schema/derivatives.yaml: sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor)
 def _ag_sigmoid_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_sigmoid_backward.get(_ks)
@@ -14377,7 +14377,7 @@ def _ag_sigmoid_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:3190 (derivative: schema/derivatives.yaml:892)
+# schema/native_functions.yaml: tanh_backward(Tensor grad_output, Tensor output) -> Tensor (derivative: schema/derivatives.yaml: tanh_backward(Tensor grad_output, Tensor output) -> Tensor)
 def _ag_tanh_backward(ks, grad_output, output):
     _ks = ks & _BELOW
     _k = _c_tanh_backward.get(_ks)
@@ -14405,7 +14405,7 @@ def _ag_tanh_backward(ks, grad_output, output):
     return _out
 
 
-# schema/native_functions.yaml:3197 (derivative: schema/derivatives.yaml:896)
+# schema/native_functions.yaml: clamp_min(Tensor self, Scalar min) -> Tensor (derivative: schema/derivatives.yaml: clamp_min(Tensor self, Scalar min) -> Tensor)
 def _ag_clamp_min(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min.get(_ks)
@@ -14424,7 +14424,7 @@ def _ag_clamp_min(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:3205 (derivative: schema/derivatives.yaml:899)
+# schema/native_functions.yaml: clamp_min.Tensor(Tensor self, Tensor min) -> Tensor (derivative: schema/derivatives.yaml: clamp_min.Tensor(Tensor self, Tensor min) -> Tensor)
 def _ag_clamp_min_Tensor(ks, self, min):
     _ks = ks & _BELOW
     _k = _c_clamp_min_Tensor.get(_ks)
@@ -14452,7 +14452,7 @@ def _ag_clamp_min_Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:3213 (derivative: schema/derivatives.yaml:896)
+# schema/native_functions.yaml: clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!) (derivative: schema/derivatives.yaml: clamp_min(Tensor self, Scalar min) -> Tensor)
 def _ag_clamp_min_(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -14472,7 +14472,7 @@ def _ag_clamp_min_(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:3220 (derivative: schema/derivatives.yaml:899)
+# schema/native_functions.yaml: clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!) (derivative: schema/derivatives.yaml: clamp_min.Tensor(Tensor self, Tensor min) -> Tensor)
 def _ag_clamp_min__Tensor(ks, self, min):
     _node = None
     if _tls.grad_enabled:
@@ -14501,7 +14501,7 @@ def _ag_clamp_min__Tensor(ks, self, min):
     return _out
 
 
-# schema/native_functions.yaml:3227 (derivative: schema/derivatives.yaml:903)
+# schema/native_functions.yaml: clamp_max(Tensor self, Scalar max) -> Tensor (derivative: schema/derivatives.yaml: clamp_max(Tensor self, Scalar max) -> Tensor)
 def _ag_clamp_max(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max.get(_ks)
@@ -14520,7 +14520,7 @@ def _ag_clamp_max(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:3235 (derivative: schema/derivatives.yaml:906)
+# schema/native_functions.yaml: clamp_max.Tensor(Tensor self, Tensor max) -> Tensor (derivative: schema/derivatives.yaml: clamp_max.Tensor(Tensor self, Tensor max) -> Tensor)
 def _ag_clamp_max_Tensor(ks, self, max):
     _ks = ks & _BELOW
     _k = _c_clamp_max_Tensor.get(_ks)
@@ -14548,7 +14548,7 @@ def _ag_clamp_max_Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:3243 (derivative: schema/derivatives.yaml:903)
+# schema/native_functions.yaml: clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!) (derivative: schema/derivatives.yaml: clamp_max(Tensor self, Scalar max) -> Tensor)
 def _ag_clamp_max_(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -14568,7 +14568,7 @@ def _ag_clamp_max_(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:3250 (derivative: schema/derivatives.yaml:906)
+# schema/native_functions.yaml: clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!) (derivative: schema/derivatives.yaml: clamp_max.Tensor(Tensor self, Tensor max) -> Tensor)
 def _ag_clamp_max__Tensor(ks, self, max):
     _node = None
     if _tls.grad_enabled:
@@ -14597,7 +14597,7 @@ def _ag_clamp_max__Tensor(ks, self, max):
     return _out
 
 
-# schema/native_functions.yaml:3257 (derivative: schema/derivatives.yaml:128)
+# schema/native_functions.yaml: clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor)
 def _ag_clamp__Tensor(ks, self, min, max):
     _node = None
     if _tls.grad_enabled:
@@ -14621,7 +14621,7 @@ def _ag_clamp__Tensor(ks, self, min, max):
     return _out
 
 
-# schema/native_functions.yaml:3312 (derivative: schema/derivatives.yaml:910)
+# schema/native_functions.yaml: nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight) (derivative: schema/derivatives.yaml: nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight))
 def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14648,7 +14648,7 @@ def _ag_nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
     return _out
 
 
-# schema/native_functions.yaml:3321 (derivative: schema/derivatives.yaml:916)
+# schema/native_functions.yaml: nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor (derivative: schema/derivatives.yaml: nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor)
 def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14676,7 +14676,7 @@ def _ag_nll_loss_backward(ks, grad_output, self, target, weight, reduction, igno
     return _out
 
 
-# schema/native_functions.yaml:3352 (derivative: schema/derivatives.yaml:923)
+# schema/native_functions.yaml: binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor (derivative: schema/derivatives.yaml: binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor)
 def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14701,7 +14701,7 @@ def _ag_binary_cross_entropy(ks, self, target, weight, reduction):
     return _out
 
 
-# schema/native_functions.yaml:3358 (derivative: schema/derivatives.yaml:928)
+# schema/native_functions.yaml: binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor (derivative: schema/derivatives.yaml: binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor)
 def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, reduction):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'binary_cross_entropy_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14728,7 +14728,7 @@ def _ag_binary_cross_entropy_backward(ks, grad_output, self, target, weight, red
     return _out
 
 
-# schema/native_functions.yaml:3372 (derivative: schema/derivatives.yaml:934)
+# schema/native_functions.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor))
 def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     _ks = ks & _BELOW
     _k = _c_native_layer_norm.get(_ks)
@@ -14753,7 +14753,7 @@ def _ag_native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     return _out
 
 
-# schema/native_functions.yaml:3379 (derivative: schema/derivatives.yaml:938)
+# schema/native_functions.yaml: native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor))
 def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     _ks = ks & _BELOW
     _k = _c_native_layer_norm_backward.get(_ks)
@@ -14781,7 +14781,7 @@ def _ag_native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, 
     return _out
 
 
-# schema/native_functions.yaml:3390 (derivative: schema/derivatives.yaml:942)
+# schema/native_functions.yaml: native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor))
 def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
     if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
         raise RuntimeError("The function 'native_batch_norm' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
@@ -14812,7 +14812,7 @@ def _ag_native_batch_norm(ks, input, weight, bias, running_mean, running_var, tr
     return _out
 
 
-# schema/native_functions.yaml:3399 (derivative: schema/derivatives.yaml:948)
+# schema/native_functions.yaml: native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor) (derivative: schema/derivatives.yaml: native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor))
 def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
     if _tls.grad_enabled and running_mean is not None and running_mean.requires_grad:
         raise RuntimeError("The function 'native_batch_norm_backward' is not differentiable with respect to argument 'running_mean'. This input cannot have requires_grad True.")
@@ -14847,7 +14847,7 @@ def _ag_native_batch_norm_backward(ks, grad_out, input, weight, running_mean, ru
     return _out
 
 
-# schema/native_functions.yaml:3414 (derivative: schema/derivatives.yaml:953)
+# schema/native_functions.yaml: nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight) (derivative: schema/derivatives.yaml: nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight))
 def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss2d_forward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14874,7 +14874,7 @@ def _ag_nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
     return _out
 
 
-# schema/native_functions.yaml:3423 (derivative: schema/derivatives.yaml:959)
+# schema/native_functions.yaml: nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor (derivative: schema/derivatives.yaml: nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor)
 def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
     if _tls.grad_enabled and weight is not None and weight.requires_grad:
         raise RuntimeError("The function 'nll_loss2d_backward' is not differentiable with respect to argument 'weight'. This input cannot have requires_grad True.")
@@ -14902,7 +14902,7 @@ def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ig
     return _out
 
 
-# schema/native_functions.yaml:3446 (derivative: schema/derivatives.yaml:966)
+# schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor)
 def _ag_prod(ks, self, dtype):
     _ks = ks & _BELOW
     _k = _c_prod.get(_ks)
@@ -14922,7 +14922,7 @@ def _ag_prod(ks, self, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3454 (derivative: schema/derivatives.yaml:969)
+# schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)
 def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_prod_dim_int.get(_ks)
@@ -14944,7 +14944,7 @@ def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3462 (derivative: schema/derivatives.yaml:972)
+# schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor)
 def _ag_amin(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_amin.get(_ks)
@@ -14966,7 +14966,7 @@ def _ag_amin(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3470 (derivative: schema/derivatives.yaml:979)
+# schema/native_functions.yaml: max(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: max(Tensor self) -> Tensor)
 def _ag_max(ks, self):
     _ks = ks & _BELOW
     _k = _c_max.get(_ks)
@@ -14986,7 +14986,7 @@ def _ag_max(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3483 (derivative: schema/derivatives.yaml:975)
+# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))
 def _ag_max_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_max_dim.get(_ks)
@@ -15009,7 +15009,7 @@ def _ag_max_dim(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3495 (derivative: schema/derivatives.yaml:990)
+# schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: max.other(Tensor self, Tensor other) -> Tensor)
 def _ag_max_other(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_max_other.get(_ks)
@@ -15037,7 +15037,7 @@ def _ag_max_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3502 (derivative: schema/derivatives.yaml:986)
+# schema/native_functions.yaml: min(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: min(Tensor self) -> Tensor)
 def _ag_min(ks, self):
     _ks = ks & _BELOW
     _k = _c_min.get(_ks)
@@ -15057,7 +15057,7 @@ def _ag_min(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3515 (derivative: schema/derivatives.yaml:982)
+# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))
 def _ag_min_dim(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_min_dim.get(_ks)
@@ -15080,7 +15080,7 @@ def _ag_min_dim(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3527 (derivative: schema/derivatives.yaml:994)
+# schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: min.other(Tensor self, Tensor other) -> Tensor)
 def _ag_min_other(ks, self, other):
     _ks = ks & _BELOW
     _k = _c_min_other.get(_ks)
@@ -15108,7 +15108,7 @@ def _ag_min_other(ks, self, other):
     return _out
 
 
-# schema/native_functions.yaml:3553 (derivative: schema/derivatives.yaml:1002)
+# schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor)
 def _ag_var_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_var_correction.get(_ks)
@@ -15129,7 +15129,7 @@ def _ag_var_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3572 (derivative: schema/derivatives.yaml:1005)
+# schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor)
 def _ag_std_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_std_correction.get(_ks)
@@ -15152,7 +15152,7 @@ def _ag_std_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3588 (derivative: schema/derivatives.yaml:1008)
+# schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor))
 def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_var_mean_correction.get(_ks)
@@ -15173,7 +15173,7 @@ def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3603 (derivative: schema/derivatives.yaml:1011)
+# schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor))
 def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     _ks = ks & _BELOW
     _k = _c_std_mean_correction.get(_ks)
@@ -15197,7 +15197,7 @@ def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3610 (derivative: schema/derivatives.yaml:1014)
+# schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor)
 def _ag_logsumexp(ks, self, dim, keepdim):
     _ks = ks & _BELOW
     _k = _c_logsumexp.get(_ks)
@@ -15219,7 +15219,7 @@ def _ag_logsumexp(ks, self, dim, keepdim):
     return _out
 
 
-# schema/native_functions.yaml:3618 (derivative: schema/derivatives.yaml:1017)
+# schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)
 def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     _ks = ks & _BELOW
     _k = _c_linalg_vector_norm.get(_ks)
@@ -15242,7 +15242,7 @@ def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3713 (derivative: schema/derivatives.yaml:1044)
+# schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor)
 def _ag_cumsum(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumsum.get(_ks)
@@ -15261,7 +15261,7 @@ def _ag_cumsum(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3721 (derivative: schema/derivatives.yaml:1044)
+# schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor)
 def _ag_cumsum_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:
@@ -15281,7 +15281,7 @@ def _ag_cumsum_(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3727 (derivative: schema/derivatives.yaml:1047)
+# schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor)
 def _ag_cumprod(ks, self, dim, dtype):
     _ks = ks & _BELOW
     _k = _c_cumprod.get(_ks)
@@ -15302,7 +15302,7 @@ def _ag_cumprod(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3734 (derivative: schema/derivatives.yaml:1047)
+# schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor)
 def _ag_cumprod_(ks, self, dim, dtype):
     _node = None
     if _tls.grad_enabled:
@@ -15324,7 +15324,7 @@ def _ag_cumprod_(ks, self, dim, dtype):
     return _out
 
 
-# schema/native_functions.yaml:3758 (derivative: schema/derivatives.yaml:1155)
+# schema/native_functions.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor (derivative: schema/derivatives.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor)
 def _ag_copy(ks, self, src, non_blocking):
     _ks = ks & _BELOW
     _k = _c_copy.get(_ks)
@@ -15345,7 +15345,7 @@ def _ag_copy(ks, self, src, non_blocking):
     return _out
 
 
-# schema/native_functions.yaml:3769 (derivative: schema/derivatives.yaml:1159)
+# schema/native_functions.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor (derivative: schema/derivatives.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor)
 def _ag_fill_Scalar(ks, self, value):
     _ks = ks & _BELOW
     _k = _c_fill_Scalar.get(_ks)
@@ -15362,7 +15362,7 @@ def _ag_fill_Scalar(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:3778 (derivative: schema/derivatives.yaml:1162)
+# schema/native_functions.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor (derivative: schema/derivatives.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor)
 def _ag_fill_Tensor(ks, self, value):
     _ks = ks & _BELOW
     _k = _c_fill_Tensor.get(_ks)
@@ -15382,7 +15382,7 @@ def _ag_fill_Tensor(ks, self, value):
     return _out
 
 
-# schema/native_functions.yaml:3786 (derivative: schema/derivatives.yaml:1166)
+# schema/native_functions.yaml: zero(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: zero(Tensor self) -> Tensor)
 def _ag_zero(ks, self):
     _ks = ks & _BELOW
     _k = _c_zero.get(_ks)
@@ -15399,7 +15399,7 @@ def _ag_zero(ks, self):
     return _out
 
 
-# schema/native_functions.yaml:3822 (derivative: schema/derivatives.yaml:1171)
+# schema/native_functions.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor)
 def _ag_uniform(ks, self, from_, to, generator):
     _ks = ks & _BELOW
     _k = _c_uniform.get(_ks)
@@ -15416,7 +15416,7 @@ def _ag_uniform(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:3834 (derivative: schema/derivatives.yaml:1174)
+# schema/native_functions.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor)
 def _ag_exponential(ks, self, lambd, generator):
     _ks = ks & _BELOW
     _k = _c_exponential.get(_ks)
@@ -15433,7 +15433,7 @@ def _ag_exponential(ks, self, lambd, generator):
     return _out
 
 
-# schema/native_functions.yaml:3846 (derivative: schema/derivatives.yaml:1177)
+# schema/native_functions.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor)
 def _ag_geometric(ks, self, p, generator):
     _ks = ks & _BELOW
     _k = _c_geometric.get(_ks)
@@ -15450,7 +15450,7 @@ def _ag_geometric(ks, self, p, generator):
     return _out
 
 
-# schema/native_functions.yaml:3858 (derivative: schema/derivatives.yaml:1180)
+# schema/native_functions.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor)
 def _ag_log_normal(ks, self, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_log_normal.get(_ks)
@@ -15467,7 +15467,7 @@ def _ag_log_normal(ks, self, mean, std, generator):
     return _out
 
 
-# schema/native_functions.yaml:3870 (derivative: schema/derivatives.yaml:1183)
+# schema/native_functions.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor)
 def _ag_cauchy(ks, self, median, sigma, generator):
     _ks = ks & _BELOW
     _k = _c_cauchy.get(_ks)
@@ -15484,7 +15484,7 @@ def _ag_cauchy(ks, self, median, sigma, generator):
     return _out
 
 
-# schema/native_functions.yaml:3882 (derivative: schema/derivatives.yaml:1186)
+# schema/native_functions.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor)
 def _ag_random_from(ks, self, from_, to, generator):
     _ks = ks & _BELOW
     _k = _c_random_from.get(_ks)
@@ -15501,7 +15501,7 @@ def _ag_random_from(ks, self, from_, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:3894 (derivative: schema/derivatives.yaml:1189)
+# schema/native_functions.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor)
 def _ag_random_to(ks, self, to, generator):
     _ks = ks & _BELOW
     _k = _c_random_to.get(_ks)
@@ -15518,7 +15518,7 @@ def _ag_random_to(ks, self, to, generator):
     return _out
 
 
-# schema/native_functions.yaml:3906 (derivative: schema/derivatives.yaml:1192)
+# schema/native_functions.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor)
 def _ag_random(ks, self, generator):
     _ks = ks & _BELOW
     _k = _c_random.get(_ks)
@@ -15535,7 +15535,7 @@ def _ag_random(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml:3918 (derivative: schema/derivatives.yaml:1195)
+# schema/native_functions.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor)
 def _ag_normal_functional(ks, self, mean, std, generator):
     _ks = ks & _BELOW
     _k = _c_normal_functional.get(_ks)

@@ -1244,7 +1244,7 @@ _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:2406
+# schema/native_functions.yaml: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
 def _adaptive_avg_pool2d(input, output_size, *, out=None):
     """_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -1256,7 +1256,7 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
     return _entry__adaptive_avg_pool2d_out(input, output_size, out)
 
 
-# schema/native_functions.yaml:2413
+# schema/native_functions.yaml: _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
 def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     """_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1268,7 +1268,7 @@ def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
     return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
 
 
-# schema/native_functions.yaml:2499
+# schema/native_functions.yaml: _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 def _log_softmax(input, dim, half_to_float, *, out=None):
     """_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -1280,7 +1280,7 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
     return _entry__log_softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2527
+# schema/native_functions.yaml: _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -1292,7 +1292,7 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
     return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:2492
+# schema/native_functions.yaml: _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 def _softmax(input, dim, half_to_float, *, out=None):
     """_softmax(Tensor self, int dim, bool half_to_float) -> Tensor"""
     if _tf[0]:
@@ -1304,7 +1304,7 @@ def _softmax(input, dim, half_to_float, *, out=None):
     return _entry__softmax_out(input, dim, half_to_float, out)
 
 
-# schema/native_functions.yaml:2518
+# schema/native_functions.yaml: _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     """_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor"""
     if _tf[0]:
@@ -1316,7 +1316,7 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
     return _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
 
 
-# schema/native_functions.yaml:152
+# schema/native_functions.yaml: _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
 def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False, memory_format=None, out=None, requires_grad=False):
     """_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -1327,7 +1327,7 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml: _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, out=None):
     """_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -1339,7 +1339,7 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, o
     return _entry__unique2_out(input, sorted, return_inverse, return_counts, *out)
 
 
-# schema/native_functions.yaml:2154
+# schema/native_functions.yaml: abs(Tensor self) -> Tensor
 def abs(input, *, out=None):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1351,7 +1351,7 @@ def abs(input, *, out=None):
     return _entry_abs_out(input, out)
 
 
-# schema/native_functions.yaml:2162
+# schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
 def abs_(input):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1361,7 +1361,7 @@ def abs_(input):
     return _entry_abs_(input)
 
 
-# schema/native_functions.yaml:2079
+# schema/native_functions.yaml: acos(Tensor self) -> Tensor
 def acos(input, *, out=None):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1373,7 +1373,7 @@ def acos(input, *, out=None):
     return _entry_acos_out(input, out)
 
 
-# schema/native_functions.yaml:2087
+# schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
 def acos_(input):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1383,7 +1383,7 @@ def acos_(input):
     return _entry_acos_(input)
 
 
-# schema/native_functions.yaml:2419
+# schema/native_functions.yaml: adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
 def adaptive_avg_pool2d(input, output_size):
     """adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor"""
     if _tf[0]:
@@ -1393,7 +1393,7 @@ def adaptive_avg_pool2d(input, output_size):
     return _entry_adaptive_avg_pool2d(input, output_size)
 
 
-# schema/native_functions.yaml:206
+# schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 def add(input, other, *, alpha=1, out=None):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1405,7 +1405,7 @@ def add(input, other, *, alpha=1, out=None):
     return _entry_add_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:2882
+# schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if not isinstance(tensor1, _Tensor):
@@ -1421,7 +1421,7 @@ def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:2867
+# schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if not isinstance(tensor1, _Tensor):
@@ -1437,7 +1437,7 @@ def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     return _entry_addcmul_out(input, tensor1, tensor2, value, out)
 
 
-# schema/native_functions.yaml:659
+# schema/native_functions.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1449,7 +1449,7 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
     return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:730
+# schema/native_functions.yaml: adjoint(Tensor(a) self) -> Tensor(a)
 def adjoint(input):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1459,7 +1459,7 @@ def adjoint(input):
     return _entry_adjoint(input)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml: alias(Tensor(a) self) -> Tensor(a)
 def alias(input):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1469,7 +1469,7 @@ def alias(input):
     return _entry_alias(input)
 
 
-# schema/native_functions.yaml:3639
+# schema/native_functions.yaml: all(Tensor self) -> Tensor
 def _m0_all(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1482,7 +1482,7 @@ def _c0_all(input, out):
     return _entry_all_all_out(input, out)
 
 
-# schema/native_functions.yaml:3646
+# schema/native_functions.yaml: all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 def _m1_all(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1495,7 +1495,7 @@ def _c1_all(input, dim, keepdim, out):
     return _entry_all_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3653
+# schema/native_functions.yaml: all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 def _m2_all(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1534,7 +1534,7 @@ def all(*args, **kwargs):
     return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
 
 
-# schema/native_functions.yaml:1730
+# schema/native_functions.yaml: alpha_dropout(Tensor input, float p, bool train) -> Tensor
 def alpha_dropout(input, p, train):
     """alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -1544,7 +1544,7 @@ def alpha_dropout(input, p, train):
     return _entry_alpha_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1735
+# schema/native_functions.yaml: alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
 def alpha_dropout_(input, p, train):
     """alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -1554,7 +1554,7 @@ def alpha_dropout_(input, p, train):
     return _entry_alpha_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:626
+# schema/native_functions.yaml: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 def amax(input, dim=(), keepdim=False, *, out=None):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1566,7 +1566,7 @@ def amax(input, dim=(), keepdim=False, *, out=None):
     return _entry_amax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3462
+# schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 def amin(input, dim=(), keepdim=False, *, out=None):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1578,7 +1578,7 @@ def amin(input, dim=(), keepdim=False, *, out=None):
     return _entry_amin_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3676
+# schema/native_functions.yaml: any(Tensor self) -> Tensor
 def _m0_any(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -1591,7 +1591,7 @@ def _c0_any(input, out):
     return _entry_any_all_out(input, out)
 
 
-# schema/native_functions.yaml:3683
+# schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 def _m1_any(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1604,7 +1604,7 @@ def _c1_any(input, dim, keepdim, out):
     return _entry_any_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3690
+# schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 def _m2_any(input, dim=None, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -1643,7 +1643,7 @@ def any(*args, **kwargs):
     return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
 
 
-# schema/native_functions.yaml:54
+# schema/native_functions.yaml: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_arange(end, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['Scalar'](end) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (end, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1655,7 +1655,7 @@ def _c0_arange(end, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:60
+# schema/native_functions.yaml: arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_arange(start, end, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     if _F['Scalar'](start) and _F['Scalar'](end) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (start, end, dtype, layout, device, pin_memory, requires_grad)
@@ -1667,7 +1667,7 @@ def _c1_arange(start, end, dtype, layout, device, pin_memory, requires_grad):
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:66
+# schema/native_functions.yaml: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m2_arange(start, end, step=1, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['Scalar'](start) and _F['Scalar'](end) and _F['Scalar'](step) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (start, end, step, dtype, layout, device, pin_memory, out, requires_grad)
@@ -1705,7 +1705,7 @@ def arange(*args, **kwargs):
     return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
 
 
-# schema/native_functions.yaml:634
+# schema/native_functions.yaml: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 def argmax(input, dim=None, keepdim=False, *, out=None):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1717,7 +1717,7 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmax_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:3534
+# schema/native_functions.yaml: argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 def argmin(input, dim=None, keepdim=False, *, out=None):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1729,7 +1729,7 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
     return _entry_argmin_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:1071
+# schema/native_functions.yaml: argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
 def _m0_argsort(input, dim=-1, descending=False):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
         return (input, dim, descending)
@@ -1740,7 +1740,7 @@ def _c0_argsort(input, dim, descending):
     return _entry_argsort(input, dim, descending)
 
 
-# schema/native_functions.yaml:1076
+# schema/native_functions.yaml: argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 def _m1_argsort(input, *, stable, dim=-1, descending=False, out=None):
     if _F['Tensor'](input) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (input, stable, dim, descending, out)
@@ -1776,7 +1776,7 @@ def argsort(*args, **kwargs):
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
 
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml: argwhere(Tensor self) -> Tensor
 def argwhere(input):
     """argwhere(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1786,7 +1786,7 @@ def argwhere(input):
     return _entry_argwhere(input)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
 def as_strided(input, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -1796,7 +1796,7 @@ def as_strided(input, size, stride, storage_offset=None):
     return _entry_as_strided(input, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1116
+# schema/native_functions.yaml: as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
 def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=None):
     """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
     if _tf[0]:
@@ -1808,7 +1808,7 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=Non
     return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
 
 
-# schema/native_functions.yaml:2064
+# schema/native_functions.yaml: asin(Tensor self) -> Tensor
 def asin(input, *, out=None):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1820,7 +1820,7 @@ def asin(input, *, out=None):
     return _entry_asin_out(input, out)
 
 
-# schema/native_functions.yaml:2072
+# schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
 def asin_(input):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1830,7 +1830,7 @@ def asin_(input):
     return _entry_asin_(input)
 
 
-# schema/native_functions.yaml:2094
+# schema/native_functions.yaml: atan(Tensor self) -> Tensor
 def atan(input, *, out=None):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1842,7 +1842,7 @@ def atan(input, *, out=None):
     return _entry_atan_out(input, out)
 
 
-# schema/native_functions.yaml:2663
+# schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if not isinstance(other, _Tensor):
@@ -1856,7 +1856,7 @@ def atan2(input, other, *, out=None):
     return _entry_atan2_out(input, other, out)
 
 
-# schema/native_functions.yaml:2102
+# schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
 def atan_(input):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1866,7 +1866,7 @@ def atan_(input):
     return _entry_atan_(input)
 
 
-# schema/native_functions.yaml:1326
+# schema/native_functions.yaml: atleast_1d(Tensor self) -> Tensor
 def _m0_atleast_1d(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1877,7 +1877,7 @@ def _c0_atleast_1d(input):
     return _entry_atleast_1d(input)
 
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml: atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
 def _m1_atleast_1d(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -1911,7 +1911,7 @@ def atleast_1d(*args, **kwargs):
     return _resolve(_cases_atleast_1d, args, kwargs, 'atleast_1d', _sigs_atleast_1d)
 
 
-# schema/native_functions.yaml:1336
+# schema/native_functions.yaml: atleast_2d(Tensor self) -> Tensor
 def _m0_atleast_2d(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1922,7 +1922,7 @@ def _c0_atleast_2d(input):
     return _entry_atleast_2d(input)
 
 
-# schema/native_functions.yaml:1341
+# schema/native_functions.yaml: atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
 def _m1_atleast_2d(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -1956,7 +1956,7 @@ def atleast_2d(*args, **kwargs):
     return _resolve(_cases_atleast_2d, args, kwargs, 'atleast_2d', _sigs_atleast_2d)
 
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml: atleast_3d(Tensor self) -> Tensor
 def _m0_atleast_3d(input):
     if _F['Tensor'](input):
         return (input,)
@@ -1967,7 +1967,7 @@ def _c0_atleast_3d(input):
     return _entry_atleast_3d(input)
 
 
-# schema/native_functions.yaml:1351
+# schema/native_functions.yaml: atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
 def _m1_atleast_3d(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -2001,7 +2001,7 @@ def atleast_3d(*args, **kwargs):
     return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
 
 
-# schema/native_functions.yaml:2394
+# schema/native_functions.yaml: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, count_include_pad=True, divisor_override=None, *, out=None):
     """avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor"""
     if _tf[0]:
@@ -2013,7 +2013,7 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
     return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
-# schema/native_functions.yaml:2401
+# schema/native_functions.yaml: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     """avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor"""
     if _tf[0]:
@@ -2023,7 +2023,7 @@ def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_m
     return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
 
 
-# schema/native_functions.yaml:2474
+# schema/native_functions.yaml: baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -2035,7 +2035,7 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
     return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
 
 
-# schema/native_functions.yaml:4006
+# schema/native_functions.yaml: bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2047,7 +2047,7 @@ def _c0_bartlett_window(window_length, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:4016
+# schema/native_functions.yaml: bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_bartlett_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2082,7 +2082,7 @@ def bartlett_window(*args, **kwargs):
     return _resolve(_cases_bartlett_window, args, kwargs, 'bartlett_window', _sigs_bartlett_window)
 
 
-# schema/native_functions.yaml:3405
+# schema/native_functions.yaml: batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor"""
     if _tf[0]:
@@ -2092,7 +2092,7 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
 
 
-# schema/native_functions.yaml:1653
+# schema/native_functions.yaml: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
 def _m0_bernoulli(input, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['Generator?'](generator):
         return (input, generator, out)
@@ -2105,7 +2105,7 @@ def _c0_bernoulli(input, generator, out):
     return _entry_bernoulli_out(input, generator, out)
 
 
-# schema/native_functions.yaml:1665
+# schema/native_functions.yaml: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
 def _m1_bernoulli(input, p, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['float'](p) and _F['Generator?'](generator):
         return (input, p, generator, out)
@@ -2118,7 +2118,7 @@ def _c1_bernoulli(input, p, generator, out):
     return _entry_bernoulli_float_out(input, p, generator, out)
 
 
-# schema/native_functions.yaml:1672
+# schema/native_functions.yaml: bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
 def _m2_bernoulli(input, p, *, generator=None, out=None):
     if _F['Tensor'](input) and _F['Tensor'](p) and _F['Generator?'](generator):
         return (input, p, generator, out)
@@ -2157,7 +2157,7 @@ def bernoulli(*args, **kwargs):
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:3352
+# schema/native_functions.yaml: binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
 def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2169,7 +2169,7 @@ def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
     return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:3358
+# schema/native_functions.yaml: binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
 def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2181,7 +2181,7 @@ def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduc
     return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
 
 
-# schema/native_functions.yaml:3367
+# schema/native_functions.yaml: binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor
 def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None, reduction=1, *, out=None):
     """binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -2193,7 +2193,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
     return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
 
 
-# schema/native_functions.yaml:2723
+# schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -2206,7 +2206,7 @@ def _c0_bitwise_and(input, other, out):
     return _entry_bitwise_and_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2731
+# schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_and(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -2219,7 +2219,7 @@ def _c1_bitwise_and(input, other, out):
     return _entry_bitwise_and_Scalar_out(input, other, out)
 
 
-# schema/native_functions.yaml:2739
+# schema/native_functions.yaml: bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def _m2_bitwise_and(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -2258,7 +2258,7 @@ def bitwise_and(*args, **kwargs):
     return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
 
 
-# schema/native_functions.yaml:2289
+# schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
 def bitwise_not(input, *, out=None):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2270,7 +2270,7 @@ def bitwise_not(input, *, out=None):
     return _entry_bitwise_not_out(input, out)
 
 
-# schema/native_functions.yaml:2761
+# schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_or(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -2283,7 +2283,7 @@ def _c0_bitwise_or(input, other, out):
     return _entry_bitwise_or_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2769
+# schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_or(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -2296,7 +2296,7 @@ def _c1_bitwise_or(input, other, out):
     return _entry_bitwise_or_Scalar_out(input, other, out)
 
 
-# schema/native_functions.yaml:2777
+# schema/native_functions.yaml: bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def _m2_bitwise_or(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -2335,7 +2335,7 @@ def bitwise_or(*args, **kwargs):
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
-# schema/native_functions.yaml:2799
+# schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_xor(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -2348,7 +2348,7 @@ def _c0_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2807
+# schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_xor(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -2361,7 +2361,7 @@ def _c1_bitwise_xor(input, other, out):
     return _entry_bitwise_xor_Scalar_out(input, other, out)
 
 
-# schema/native_functions.yaml:2815
+# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def _m2_bitwise_xor(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -2400,7 +2400,7 @@ def bitwise_xor(*args, **kwargs):
     return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
 
 
-# schema/native_functions.yaml:3986
+# schema/native_functions.yaml: blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2412,7 +2412,7 @@ def _c0_blackman_window(window_length, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3996
+# schema/native_functions.yaml: blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_blackman_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -2447,7 +2447,7 @@ def blackman_window(*args, **kwargs):
     return _resolve(_cases_blackman_window, args, kwargs, 'blackman_window', _sigs_blackman_window)
 
 
-# schema/native_functions.yaml:1888
+# schema/native_functions.yaml: block_diag(Tensor[] tensors) -> Tensor
 def block_diag(tensors, *, out=None):
     """block_diag(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -2459,7 +2459,7 @@ def block_diag(tensors, *, out=None):
     return _entry_block_diag_out(tensors, out)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml: bmm(Tensor self, Tensor mat2) -> Tensor
 def bmm(input, mat2, *, out=None):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -2471,7 +2471,7 @@ def bmm(input, mat2, *, out=None):
     return _entry_bmm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:1880
+# schema/native_functions.yaml: broadcast_tensors(Tensor[] tensors) -> Tensor[]
 def broadcast_tensors(tensors):
     """broadcast_tensors(Tensor[] tensors) -> Tensor[]"""
     if _tf[0]:
@@ -2481,7 +2481,7 @@ def broadcast_tensors(tensors):
     return _entry_broadcast_tensors(tensors)
 
 
-# schema/native_functions.yaml:1875
+# schema/native_functions.yaml: broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
 def broadcast_to(input, size):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
     if _tf[0]:
@@ -2491,7 +2491,7 @@ def broadcast_to(input, size):
     return _entry_broadcast_to(input, size)
 
 
-# schema/native_functions.yaml:1427
+# schema/native_functions.yaml: bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
 def _m0_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if _F['Tensor'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
         return (input, boundaries, out_int32, right, out)
@@ -2504,7 +2504,7 @@ def _c0_bucketize(input, boundaries, out_int32, right, out):
     return _entry_bucketize_Tensor_out(input, boundaries, out_int32, right, out)
 
 
-# schema/native_functions.yaml:1433
+# schema/native_functions.yaml: bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
 def _m1_bucketize(input, boundaries, *, out_int32=False, right=False, out=None):
     if _F['Scalar'](input) and _F['Tensor'](boundaries) and _F['bool'](out_int32) and _F['bool'](right):
         return (input, boundaries, out_int32, right, out)
@@ -2540,7 +2540,7 @@ def bucketize(*args, **kwargs):
     return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
 
 
-# schema/native_functions.yaml:1884
+# schema/native_functions.yaml: cartesian_prod(Tensor[] tensors) -> Tensor
 def cartesian_prod(tensors):
     """cartesian_prod(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -2550,7 +2550,7 @@ def cartesian_prod(tensors):
     return _entry_cartesian_prod(tensors)
 
 
-# schema/native_functions.yaml:854
+# schema/native_functions.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor
 def cat(tensors, dim=0, *, out=None):
     """cat(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -2562,7 +2562,7 @@ def cat(tensors, dim=0, *, out=None):
     return _entry_cat_out(tensors, dim, out)
 
 
-# schema/native_functions.yaml:2184
+# schema/native_functions.yaml: ceil(Tensor self) -> Tensor
 def ceil(input, *, out=None):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2574,7 +2574,7 @@ def ceil(input, *, out=None):
     return _entry_ceil_out(input, out)
 
 
-# schema/native_functions.yaml:2192
+# schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
 def ceil_(input):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2584,7 +2584,7 @@ def ceil_(input):
     return _entry_ceil_(input)
 
 
-# schema/native_functions.yaml:810
+# schema/native_functions.yaml: chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
 def chunk(input, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -2594,7 +2594,7 @@ def chunk(input, chunks, dim=0):
     return _entry_chunk(input, chunks, dim)
 
 
-# schema/native_functions.yaml:452
+# schema/native_functions.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 def _m0_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max, out)
@@ -2607,7 +2607,7 @@ def _c0_clamp(input, min, max, out):
     return _entry_clamp_Tensor_out(input, min, max, out)
 
 
-# schema/native_functions.yaml:444
+# schema/native_functions.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 def _m1_clamp(input, min=None, max=None, *, out=None):
     if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (input, min, max, out)
@@ -2643,7 +2643,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:3257
+# schema/native_functions.yaml: clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
 def _m0_clamp_(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (input, min, max)
@@ -2654,7 +2654,7 @@ def _c0_clamp_(input, min, max):
     return _entry_clamp__Tensor(input, min, max)
 
 
-# schema/native_functions.yaml:460
+# schema/native_functions.yaml: clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 def _m1_clamp_(input, min=None, max=None):
     if _F['Tensor'](input) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (input, min, max)
@@ -2688,7 +2688,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:3235
+# schema/native_functions.yaml: clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 def _m0_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max, out)
@@ -2701,7 +2701,7 @@ def _c0_clamp_max(input, max, out):
     return _entry_clamp_max_Tensor_out(input, max, out)
 
 
-# schema/native_functions.yaml:3227
+# schema/native_functions.yaml: clamp_max(Tensor self, Scalar max) -> Tensor
 def _m1_clamp_max(input, max, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max, out)
@@ -2737,7 +2737,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:3250
+# schema/native_functions.yaml: clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
 def _m0_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Tensor'](max):
         return (input, max)
@@ -2748,7 +2748,7 @@ def _c0_clamp_max_(input, max):
     return _entry_clamp_max__Tensor(input, max)
 
 
-# schema/native_functions.yaml:3243
+# schema/native_functions.yaml: clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
 def _m1_clamp_max_(input, max):
     if _F['Tensor'](input) and _F['Scalar'](max):
         return (input, max)
@@ -2782,7 +2782,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:3205
+# schema/native_functions.yaml: clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 def _m0_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min, out)
@@ -2795,7 +2795,7 @@ def _c0_clamp_min(input, min, out):
     return _entry_clamp_min_Tensor_out(input, min, out)
 
 
-# schema/native_functions.yaml:3197
+# schema/native_functions.yaml: clamp_min(Tensor self, Scalar min) -> Tensor
 def _m1_clamp_min(input, min, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min, out)
@@ -2831,7 +2831,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:3220
+# schema/native_functions.yaml: clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
 def _m0_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Tensor'](min):
         return (input, min)
@@ -2842,7 +2842,7 @@ def _c0_clamp_min_(input, min):
     return _entry_clamp_min__Tensor(input, min)
 
 
-# schema/native_functions.yaml:3213
+# schema/native_functions.yaml: clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
 def _m1_clamp_min_(input, min):
     if _F['Tensor'](input) and _F['Scalar'](min):
         return (input, min)
@@ -2876,7 +2876,7 @@ def clamp_min_(*args, **kwargs):
     return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
 
 
-# schema/native_functions.yaml:136
+# schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 def clone(input, *, memory_format=None, out=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -2888,7 +2888,7 @@ def clone(input, *, memory_format=None, out=None):
     return _entry_clone_out(input, memory_format, out)
 
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml: column_stack(Tensor[] tensors) -> Tensor
 def column_stack(tensors, *, out=None):
     """column_stack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -2900,7 +2900,7 @@ def column_stack(tensors, *, out=None):
     return _entry_column_stack_out(tensors, out)
 
 
-# schema/native_functions.yaml:1893
+# schema/native_functions.yaml: combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
 def combinations(input, r=2, with_replacement=False):
     """combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor"""
     if _tf[0]:
@@ -2910,7 +2910,7 @@ def combinations(input, r=2, with_replacement=False):
     return _entry_combinations(input, r, with_replacement)
 
 
-# schema/native_functions.yaml:2423
+# schema/native_functions.yaml: constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
 def constant_pad_nd(input, pad, value=0, *, out=None):
     """constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor"""
     if _tf[0]:
@@ -2922,7 +2922,7 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
     return _entry_constant_pad_nd_out(input, pad, value, out)
 
 
-# schema/native_functions.yaml:2363
+# schema/native_functions.yaml: conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
 def _m0_conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['SymInt[1]'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2933,7 +2933,7 @@ def _c0_conv1d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:2371
+# schema/native_functions.yaml: conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
 def _m1_conv1d(input, weight, bias=None, stride=(1,), padding='valid', dilation=(1,), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[1]'](stride) and _F['str'](padding) and _F['SymInt[1]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2967,7 +2967,7 @@ def conv1d(*args, **kwargs):
     return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
 
 
-# schema/native_functions.yaml:2367
+# schema/native_functions.yaml: conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
 def _m0_conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['SymInt[2]'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -2978,7 +2978,7 @@ def _c0_conv2d(input, weight, bias, stride, padding, dilation, groups):
     return _entry_conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
-# schema/native_functions.yaml:2375
+# schema/native_functions.yaml: conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
 def _m1_conv2d(input, weight, bias=None, stride=(1, 1), padding='valid', dilation=(1, 1), groups=1):
     if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[2]'](stride) and _F['str'](padding) and _F['SymInt[2]'](dilation) and _F['SymInt'](groups):
         return (input, weight, bias, stride, padding, dilation, groups)
@@ -3012,7 +3012,7 @@ def conv2d(*args, **kwargs):
     return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
 
 
-# schema/native_functions.yaml:2350
+# schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, *, out=None):
     """convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor"""
     if _tf[0]:
@@ -3024,7 +3024,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
 
 
-# schema/native_functions.yaml:2357
+# schema/native_functions.yaml: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
     """convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -3034,7 +3034,7 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     return _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
 
 
-# schema/native_functions.yaml:146
+# schema/native_functions.yaml: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 def copy_(input, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -3044,7 +3044,7 @@ def copy_(input, src, non_blocking=False):
     return _entry_copy_(input, src, non_blocking)
 
 
-# schema/native_functions.yaml:2034
+# schema/native_functions.yaml: cos(Tensor self) -> Tensor
 def cos(input, *, out=None):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3056,7 +3056,7 @@ def cos(input, *, out=None):
     return _entry_cos_out(input, out)
 
 
-# schema/native_functions.yaml:2042
+# schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
 def cos_(input):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3066,7 +3066,7 @@ def cos_(input):
     return _entry_cos_(input)
 
 
-# schema/native_functions.yaml:2124
+# schema/native_functions.yaml: cosh(Tensor self) -> Tensor
 def cosh(input, *, out=None):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3078,7 +3078,7 @@ def cosh(input, *, out=None):
     return _entry_cosh_out(input, out)
 
 
-# schema/native_functions.yaml:2132
+# schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
 def cosh_(input):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3088,7 +3088,7 @@ def cosh_(input):
     return _entry_cosh_(input)
 
 
-# schema/native_functions.yaml:3740
+# schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
 def _m0_count_nonzero(input, dim, *, out=None):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim, out)
@@ -3101,7 +3101,7 @@ def _c0_count_nonzero(input, dim, out):
     return _entry_count_nonzero_dim_IntList_out(input, dim, out)
 
 
-# schema/native_functions.yaml:3747
+# schema/native_functions.yaml: count_nonzero(Tensor self, int? dim=None) -> Tensor
 def _m1_count_nonzero(input, dim=None, *, out=None):
     if _F['Tensor'](input) and _F['int?'](dim):
         return (input, dim, out)
@@ -3137,7 +3137,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:3339
+# schema/native_functions.yaml: cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor
 def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-100, label_smoothing=0.0):
     """cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor"""
     if _tf[0]:
@@ -3147,7 +3147,7 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
     return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
 
 
-# schema/native_functions.yaml:3727
+# schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 def cumprod(input, dim, *, dtype=None, out=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3159,7 +3159,7 @@ def cumprod(input, dim, *, dtype=None, out=None):
     return _entry_cumprod_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:3713
+# schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 def cumsum(input, dim, *, dtype=None, out=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3171,7 +3171,7 @@ def cumsum(input, dim, *, dtype=None, out=None):
     return _entry_cumsum_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:841
+# schema/native_functions.yaml: detach(Tensor(a) self) -> Tensor(a)
 def detach(input):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -3181,7 +3181,7 @@ def detach(input):
     return _entry_detach(input)
 
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml: diag(Tensor self, int diagonal=0) -> Tensor
 def diag(input, diagonal=0, *, out=None):
     """diag(Tensor self, int diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -3193,7 +3193,7 @@ def diag(input, diagonal=0, *, out=None):
     return _entry_diag_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1381
+# schema/native_functions.yaml: diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
     if _tf[0]:
@@ -3205,7 +3205,7 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
     return _entry_diag_embed_out(input, offset, dim1, dim2, out)
 
 
-# schema/native_functions.yaml:1393
+# schema/native_functions.yaml: diagflat(Tensor self, int offset=0) -> Tensor
 def diagflat(input, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor"""
     if _tf[0]:
@@ -3215,7 +3215,7 @@ def diagflat(input, offset=0):
     return _entry_diagflat(input, offset)
 
 
-# schema/native_functions.yaml:787
+# schema/native_functions.yaml: diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
 def diagonal(input, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -3225,7 +3225,7 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(input, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:1110
+# schema/native_functions.yaml: diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
 def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
     """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
     if _tf[0]:
@@ -3237,7 +3237,7 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
     return _entry_diagonal_scatter_out(input, src, offset, dim1, dim2, out)
 
 
-# schema/native_functions.yaml:296
+# schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_div(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -3250,7 +3250,7 @@ def _c0_div(input, other, out):
     return _entry_div_out(input, other, out)
 
 
-# schema/native_functions.yaml:304
+# schema/native_functions.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 def _m1_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -3263,7 +3263,7 @@ def _c1_div(input, other, rounding_mode, out):
     return _entry_div_out_mode(input, other, rounding_mode, out)
 
 
-# schema/native_functions.yaml:3005
+# schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 def _m2_div(input, other, *, rounding_mode, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (input, other, rounding_mode, out)
@@ -3302,7 +3302,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:2451
+# schema/native_functions.yaml: dot(Tensor self, Tensor tensor) -> Tensor
 def dot(input, tensor, *, out=None):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -3314,7 +3314,7 @@ def dot(input, tensor, *, out=None):
     return _entry_dot_out(input, tensor, out)
 
 
-# schema/native_functions.yaml:1710
+# schema/native_functions.yaml: dropout(Tensor input, float p, bool train) -> Tensor
 def dropout(input, p, train):
     """dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -3324,7 +3324,7 @@ def dropout(input, p, train):
     return _entry_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1715
+# schema/native_functions.yaml: dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
 def dropout_(input, p, train):
     """dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -3334,7 +3334,7 @@ def dropout_(input, p, train):
     return _entry_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml: dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_dsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
         return (input, sections)
@@ -3345,7 +3345,7 @@ def _c0_dsplit(input, sections):
     return _entry_dsplit_int(input, sections)
 
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml: dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_dsplit(input, indices):
     if _F['Tensor'](input) and _F['int[]'](indices):
         return (input, indices)
@@ -3379,7 +3379,7 @@ def dsplit(*args, **kwargs):
     return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
 
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml: dstack(Tensor[] tensors) -> Tensor
 def dstack(tensors, *, out=None):
     """dstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -3391,7 +3391,7 @@ def dstack(tensors, *, out=None):
     return _entry_dstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:3127
+# schema/native_functions.yaml: elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     """elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor"""
     if _tf[0]:
@@ -3403,7 +3403,7 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
     return _entry_elu_out(input, alpha, scale, input_scale, out)
 
 
-# schema/native_functions.yaml:3135
+# schema/native_functions.yaml: elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)
 def elu_(input, alpha=1, scale=1, input_scale=1):
     """elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -3413,7 +3413,7 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
     return _entry_elu_(input, alpha, scale, input_scale)
 
 
-# schema/native_functions.yaml:3142
+# schema/native_functions.yaml: elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, out=None):
     """elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor"""
     if _tf[0]:
@@ -3425,7 +3425,7 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
     return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
 
 
-# schema/native_functions.yaml:2433
+# schema/native_functions.yaml: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False, *, out=None):
     """embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor"""
     if _tf[0]:
@@ -3437,7 +3437,7 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
 
 
-# schema/native_functions.yaml:2440
+# schema/native_functions.yaml: embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, *, out=None):
     """embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor"""
     if _tf[0]:
@@ -3449,7 +3449,7 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
     return _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
 
 
-# schema/native_functions.yaml:18
+# schema/native_functions.yaml: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def empty(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, out=None, requires_grad=False):
     """empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
@@ -3461,7 +3461,7 @@ def empty(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=No
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:84
+# schema/native_functions.yaml: empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -3472,7 +3472,7 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1841
+# schema/native_functions.yaml: empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -3483,7 +3483,7 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:24
+# schema/native_functions.yaml: empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -3494,7 +3494,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:364
+# schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_eq(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -3507,7 +3507,7 @@ def _c0_eq(input, other, out):
     return _entry_eq_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:372
+# schema/native_functions.yaml: eq.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_eq(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -3543,7 +3543,7 @@ def eq(*args, **kwargs):
     return _resolve(_cases_eq, args, kwargs, 'eq', _sigs_eq)
 
 
-# schema/native_functions.yaml:2139
+# schema/native_functions.yaml: erf(Tensor self) -> Tensor
 def erf(input, *, out=None):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3555,7 +3555,7 @@ def erf(input, *, out=None):
     return _entry_erf_out(input, out)
 
 
-# schema/native_functions.yaml:2147
+# schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
 def erf_(input):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3565,7 +3565,7 @@ def erf_(input):
     return _entry_erf_(input)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml: exp(Tensor self) -> Tensor
 def exp(input, *, out=None):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3577,7 +3577,7 @@ def exp(input, *, out=None):
     return _entry_exp_out(input, out)
 
 
-# schema/native_functions.yaml:1899
+# schema/native_functions.yaml: exp2(Tensor self) -> Tensor
 def exp2(input, *, out=None):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3589,7 +3589,7 @@ def exp2(input, *, out=None):
     return _entry_exp2_out(input, out)
 
 
-# schema/native_functions.yaml:1907
+# schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!)
 def exp2_(input):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3599,7 +3599,7 @@ def exp2_(input):
     return _entry_exp2_(input)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml: exp_(Tensor(a!) self) -> Tensor(a!)
 def exp_(input):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3609,7 +3609,7 @@ def exp_(input):
     return _entry_exp_(input)
 
 
-# schema/native_functions.yaml:1914
+# schema/native_functions.yaml: expm1(Tensor self) -> Tensor
 def expm1(input, *, out=None):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3621,7 +3621,7 @@ def expm1(input, *, out=None):
     return _entry_expm1_out(input, out)
 
 
-# schema/native_functions.yaml:1922
+# schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
 def expm1_(input):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3631,7 +3631,7 @@ def expm1_(input):
     return _entry_expm1_(input)
 
 
-# schema/native_functions.yaml:1495
+# schema/native_functions.yaml: eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_eye(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, dtype, layout, device, pin_memory, out, requires_grad)
@@ -3643,7 +3643,7 @@ def _c0_eye(n, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1501
+# schema/native_functions.yaml: eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_eye(n, m, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['SymInt'](m) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, m, dtype, layout, device, pin_memory, out, requires_grad)
@@ -3678,7 +3678,7 @@ def eye(*args, **kwargs):
     return _resolve(_cases_eye, args, kwargs, 'eye', _sigs_eye)
 
 
-# schema/native_functions.yaml:1740
+# schema/native_functions.yaml: feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
 def feature_alpha_dropout(input, p, train):
     """feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -3688,7 +3688,7 @@ def feature_alpha_dropout(input, p, train):
     return _entry_feature_alpha_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1745
+# schema/native_functions.yaml: feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
 def feature_alpha_dropout_(input, p, train):
     """feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -3698,7 +3698,7 @@ def feature_alpha_dropout_(input, p, train):
     return _entry_feature_alpha_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:1720
+# schema/native_functions.yaml: feature_dropout(Tensor input, float p, bool train) -> Tensor
 def feature_dropout(input, p, train):
     """feature_dropout(Tensor input, float p, bool train) -> Tensor"""
     if _tf[0]:
@@ -3708,7 +3708,7 @@ def feature_dropout(input, p, train):
     return _entry_feature_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1725
+# schema/native_functions.yaml: feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
 def feature_dropout_(input, p, train):
     """feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)"""
     if _tf[0]:
@@ -3718,7 +3718,7 @@ def feature_dropout_(input, p, train):
     return _entry_feature_dropout_(input, p, train)
 
 
-# schema/native_functions.yaml:3778
+# schema/native_functions.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
 def _m0_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value, out)
@@ -3731,7 +3731,7 @@ def _c0_fill(input, value, out):
     return _entry_fill_Tensor_out(input, value, out)
 
 
-# schema/native_functions.yaml:3769
+# schema/native_functions.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
 def _m1_fill(input, value, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value, out)
@@ -3767,7 +3767,7 @@ def fill(*args, **kwargs):
     return _resolve(_cases_fill, args, kwargs, 'fill', _sigs_fill)
 
 
-# schema/native_functions.yaml:193
+# schema/native_functions.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
 def _m0_fill_(input, value):
     if _F['Tensor'](input) and _F['Tensor'](value):
         return (input, value)
@@ -3778,7 +3778,7 @@ def _c0_fill_(input, value):
     return _entry_fill__Tensor(input, value)
 
 
-# schema/native_functions.yaml:187
+# schema/native_functions.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 def _m1_fill_(input, value):
     if _F['Tensor'](input) and _F['Scalar'](value):
         return (input, value)
@@ -3812,7 +3812,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 def flatten(input, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -3822,7 +3822,7 @@ def flatten(input, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(input, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor
 def flip(input, dims, *, out=None):
     """flip(Tensor self, int[] dims) -> Tensor"""
     if _tf[0]:
@@ -3834,7 +3834,7 @@ def flip(input, dims, *, out=None):
     return _entry_flip_out(input, dims, out)
 
 
-# schema/native_functions.yaml:1214
+# schema/native_functions.yaml: fliplr(Tensor self) -> Tensor
 def fliplr(input):
     """fliplr(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3844,7 +3844,7 @@ def fliplr(input):
     return _entry_fliplr(input)
 
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml: flipud(Tensor self) -> Tensor
 def flipud(input):
     """flipud(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3854,7 +3854,7 @@ def flipud(input):
     return _entry_flipud(input)
 
 
-# schema/native_functions.yaml:2169
+# schema/native_functions.yaml: floor(Tensor self) -> Tensor
 def floor(input, *, out=None):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3866,7 +3866,7 @@ def floor(input, *, out=None):
     return _entry_floor_out(input, out)
 
 
-# schema/native_functions.yaml:2177
+# schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
 def floor_(input):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3876,7 +3876,7 @@ def floor_(input):
     return _entry_floor_(input)
 
 
-# schema/native_functions.yaml:2549
+# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
 def _m0_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor|number'](other):
         return (input, other, out)
@@ -3889,7 +3889,7 @@ def _c0_floor_divide(input, other, out):
     return _entry_floor_divide_out(input, other, out)
 
 
-# schema/native_functions.yaml:2557
+# schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_floor_divide(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -3925,7 +3925,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2617
+# schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_fmod(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -3938,7 +3938,7 @@ def _c0_fmod(input, other, out):
     return _entry_fmod_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2625
+# schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_fmod(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -3974,7 +3974,7 @@ def fmod(*args, **kwargs):
     return _resolve(_cases_fmod, args, kwargs, 'fmod', _sigs_fmod)
 
 
-# schema/native_functions.yaml:2244
+# schema/native_functions.yaml: frac(Tensor self) -> Tensor
 def frac(input, *, out=None):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3986,7 +3986,7 @@ def frac(input, *, out=None):
     return _entry_frac_out(input, out)
 
 
-# schema/native_functions.yaml:2252
+# schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
 def frac_(input):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3996,7 +3996,7 @@ def frac_(input):
     return _entry_frac_(input)
 
 
-# schema/native_functions.yaml:42
+# schema/native_functions.yaml: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -4007,7 +4007,7 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:96
+# schema/native_functions.yaml: full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -4018,7 +4018,7 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:944
+# schema/native_functions.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 def gather(input, dim, index, *, sparse_grad=False, out=None):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
     if _tf[0]:
@@ -4030,7 +4030,7 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
     return _entry_gather_out(input, dim, index, sparse_grad, out)
 
 
-# schema/native_functions.yaml:428
+# schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_ge(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -4043,7 +4043,7 @@ def _c0_ge(input, other, out):
     return _entry_ge_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2913
+# schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_ge(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -4079,7 +4079,7 @@ def ge(*args, **kwargs):
     return _resolve(_cases_ge, args, kwargs, 'ge', _sigs_ge)
 
 
-# schema/native_functions.yaml:3049
+# schema/native_functions.yaml: gelu(Tensor self, *, str approximate="none") -> Tensor
 def gelu(input, *, approximate='none', out=None):
     """gelu(Tensor self, *, str approximate="none") -> Tensor"""
     if _tf[0]:
@@ -4091,7 +4091,7 @@ def gelu(input, *, approximate='none', out=None):
     return _entry_gelu_out(input, approximate, out)
 
 
-# schema/native_functions.yaml:3057
+# schema/native_functions.yaml: gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)
 def gelu_(input, *, approximate='none'):
     """gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)"""
     if _tf[0]:
@@ -4101,7 +4101,7 @@ def gelu_(input, *, approximate='none'):
     return _entry_gelu_(input, approximate)
 
 
-# schema/native_functions.yaml:3063
+# schema/native_functions.yaml: gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
     if not isinstance(input, _Tensor):
@@ -4115,7 +4115,7 @@ def gelu_backward(grad_output, input, *, approximate='none', out=None):
     return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
 
 
-# schema/native_functions.yaml:3437
+# schema/native_functions.yaml: ger(Tensor self, Tensor vec2) -> Tensor
 def ger(input, vec2, *, out=None):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -4127,7 +4127,7 @@ def ger(input, vec2, *, out=None):
     return _entry_ger_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:412
+# schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_gt(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -4140,7 +4140,7 @@ def _c0_gt(input, other, out):
     return _entry_gt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:420
+# schema/native_functions.yaml: gt.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_gt(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -4176,7 +4176,7 @@ def gt(*args, **kwargs):
     return _resolve(_cases_gt, args, kwargs, 'gt', _sigs_gt)
 
 
-# schema/native_functions.yaml:3946
+# schema/native_functions.yaml: hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4188,7 +4188,7 @@ def _c0_hamming_window(window_length, dtype, layout, device, pin_memory, out, re
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3956
+# schema/native_functions.yaml: hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_hamming_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4200,7 +4200,7 @@ def _c1_hamming_window(window_length, periodic, dtype, layout, device, pin_memor
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3966
+# schema/native_functions.yaml: hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m2_hamming_window(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, alpha, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4212,7 +4212,7 @@ def _c2_hamming_window(window_length, periodic, alpha, dtype, layout, device, pi
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3976
+# schema/native_functions.yaml: hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m3_hamming_window(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](alpha) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4253,7 +4253,7 @@ def hamming_window(*args, **kwargs):
     return _resolve(_cases_hamming_window, args, kwargs, 'hamming_window', _sigs_hamming_window)
 
 
-# schema/native_functions.yaml:3926
+# schema/native_functions.yaml: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4265,7 +4265,7 @@ def _c0_hann_window(window_length, dtype, layout, device, pin_memory, out, requi
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3936
+# schema/native_functions.yaml: hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_hann_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4300,7 +4300,7 @@ def hann_window(*args, **kwargs):
     return _resolve(_cases_hann_window, args, kwargs, 'hann_window', _sigs_hann_window)
 
 
-# schema/native_functions.yaml:3148
+# schema/native_functions.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     """hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor"""
     if _tf[0]:
@@ -4312,7 +4312,7 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
     return _entry_hardtanh_out(input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:3156
+# schema/native_functions.yaml: hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
 def hardtanh_(input, min_val=-1, max_val=1):
     """hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -4322,7 +4322,7 @@ def hardtanh_(input, min_val=-1, max_val=1):
     return _entry_hardtanh_(input, min_val, max_val)
 
 
-# schema/native_functions.yaml:3163
+# schema/native_functions.yaml: hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     """hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor"""
     if _tf[0]:
@@ -4334,7 +4334,7 @@ def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
     return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
 
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_hsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
         return (input, sections)
@@ -4345,7 +4345,7 @@ def _c0_hsplit(input, sections):
     return _entry_hsplit_int(input, sections)
 
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml: hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_hsplit(input, indices):
     if _F['Tensor'](input) and _F['int[]'](indices):
         return (input, indices)
@@ -4379,7 +4379,7 @@ def hsplit(*args, **kwargs):
     return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
-# schema/native_functions.yaml:1356
+# schema/native_functions.yaml: hstack(Tensor[] tensors) -> Tensor
 def hstack(tensors, *, out=None):
     """hstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -4391,7 +4391,7 @@ def hstack(tensors, *, out=None):
     return _entry_hstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:865
+# schema/native_functions.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
 def index(input, indices, *, out=None):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -4403,7 +4403,7 @@ def index(input, indices, *, out=None):
     return _entry_index_Tensor_out(input, indices, out)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml: index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 def index_add(input, dim, index, source, *, alpha=1, out=None):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -4415,7 +4415,7 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
     return _entry_index_add_out(input, dim, index, source, alpha, out)
 
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml: index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
 def index_copy(input, dim, index, source, *, out=None):
     """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -4427,7 +4427,7 @@ def index_copy(input, dim, index, source, *, out=None):
     return _entry_index_copy_out(input, dim, index, source, out)
 
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml: index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
 def _m0_index_fill(input, dim, index, value, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
         return (input, dim, index, value, out)
@@ -4440,7 +4440,7 @@ def _c0_index_fill(input, dim, index, value, out):
     return _entry_index_fill_int_Tensor_out(input, dim, index, value, out)
 
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml: index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 def _m1_index_fill(input, dim, index, value, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (input, dim, index, value, out)
@@ -4476,7 +4476,7 @@ def index_fill(*args, **kwargs):
     return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
-# schema/native_functions.yaml:879
+# schema/native_functions.yaml: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 def index_put(input, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -4486,7 +4486,7 @@ def index_put(input, indices, values, accumulate=False):
     return _entry_index_put(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:873
+# schema/native_functions.yaml: index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
 def index_put_(input, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -4496,7 +4496,7 @@ def index_put_(input, indices, values, accumulate=False):
     return _entry_index_put_(input, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:937
+# schema/native_functions.yaml: index_select(Tensor self, int dim, Tensor index) -> Tensor
 def index_select(input, dim, index, *, out=None):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -4508,7 +4508,7 @@ def index_select(input, dim, index, *, out=None):
     return _entry_index_select_out(input, dim, index, out)
 
 
-# schema/native_functions.yaml:2320
+# schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
 def isfinite(input):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4518,7 +4518,7 @@ def isfinite(input):
     return _entry_isfinite(input)
 
 
-# schema/native_functions.yaml:2312
+# schema/native_functions.yaml: isinf(Tensor self) -> Tensor
 def isinf(input, *, out=None):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4530,7 +4530,7 @@ def isinf(input, *, out=None):
     return _entry_isinf_out(input, out)
 
 
-# schema/native_functions.yaml:2304
+# schema/native_functions.yaml: isnan(Tensor self) -> Tensor
 def isnan(input, *, out=None):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4542,7 +4542,7 @@ def isnan(input, *, out=None):
     return _entry_isnan_out(input, out)
 
 
-# schema/native_functions.yaml:4026
+# schema/native_functions.yaml: kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4554,7 +4554,7 @@ def _c0_kaiser_window(window_length, dtype, layout, device, pin_memory, out, req
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:4036
+# schema/native_functions.yaml: kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_kaiser_window(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4566,7 +4566,7 @@ def _c1_kaiser_window(window_length, periodic, dtype, layout, device, pin_memory
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:4046
+# schema/native_functions.yaml: kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m2_kaiser_window(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['int'](window_length) and _F['bool'](periodic) and _F['float'](beta) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (window_length, periodic, beta, dtype, layout, device, pin_memory, out, requires_grad)
@@ -4604,7 +4604,7 @@ def kaiser_window(*args, **kwargs):
     return _resolve(_cases_kaiser_window, args, kwargs, 'kaiser_window', _sigs_kaiser_window)
 
 
-# schema/native_functions.yaml:3348
+# schema/native_functions.yaml: l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
 def l1_loss(input, target, reduction=1):
     """l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -4614,7 +4614,7 @@ def l1_loss(input, target, reduction=1):
     return _entry_l1_loss(input, target, reduction)
 
 
-# schema/native_functions.yaml:3386
+# schema/native_functions.yaml: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn_enable=True):
     """layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor"""
     if _tf[0]:
@@ -4624,7 +4624,7 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
     return _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
 
 
-# schema/native_functions.yaml:404
+# schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_le(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -4637,7 +4637,7 @@ def _c0_le(input, other, out):
     return _entry_le_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2905
+# schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_le(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -4673,7 +4673,7 @@ def le(*args, **kwargs):
     return _resolve(_cases_le, args, kwargs, 'le', _sigs_le)
 
 
-# schema/native_functions.yaml:3106
+# schema/native_functions.yaml: leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 def leaky_relu(input, negative_slope=0.01, *, out=None):
     """leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor"""
     if _tf[0]:
@@ -4685,7 +4685,7 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
     return _entry_leaky_relu_out(input, negative_slope, out)
 
 
-# schema/native_functions.yaml:3114
+# schema/native_functions.yaml: leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
 def leaky_relu_(input, negative_slope=0.01):
     """leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)"""
     if _tf[0]:
@@ -4695,7 +4695,7 @@ def leaky_relu_(input, negative_slope=0.01):
     return _entry_leaky_relu_(input, negative_slope)
 
 
-# schema/native_functions.yaml:3121
+# schema/native_functions.yaml: leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
 def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, out=None):
     """leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor"""
     if _tf[0]:
@@ -4707,7 +4707,7 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
     return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
 
 
-# schema/native_functions.yaml:2845
+# schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 def _m0_lerp(input, end, weight, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](end) and _F['Tensor'](weight):
         return (input, end, weight, out)
@@ -4720,7 +4720,7 @@ def _c0_lerp(input, end, weight, out):
     return _entry_lerp_Tensor_out(input, end, weight, out)
 
 
-# schema/native_functions.yaml:2837
+# schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 def _m1_lerp(input, end, weight, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](end) and _F['Scalar'](weight):
         return (input, end, weight, out)
@@ -4756,7 +4756,7 @@ def lerp(*args, **kwargs):
     return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
 
 
-# schema/native_functions.yaml:3618
+# schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
     """linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4768,7 +4768,7 @@ def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out
     return _entry_linalg_vector_norm_out(input, ord, dim, keepdim, dtype, out)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml: linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 def linear(input, weight, bias=None, *, out=None):
     """linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor"""
     if _tf[0]:
@@ -4780,7 +4780,7 @@ def linear(input, weight, bias=None, *, out=None):
     return _entry_linear_out(input, weight, bias, out)
 
 
-# schema/native_functions.yaml:1485
+# schema/native_functions.yaml: linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -4791,7 +4791,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml: log(Tensor self) -> Tensor
 def log(input, *, out=None):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4803,7 +4803,7 @@ def log(input, *, out=None):
     return _entry_log_out(input, out)
 
 
-# schema/native_functions.yaml:1944
+# schema/native_functions.yaml: log10(Tensor self) -> Tensor
 def log10(input, *, out=None):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4815,7 +4815,7 @@ def log10(input, *, out=None):
     return _entry_log10_out(input, out)
 
 
-# schema/native_functions.yaml:1952
+# schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
 def log10_(input):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4825,7 +4825,7 @@ def log10_(input):
     return _entry_log10_(input)
 
 
-# schema/native_functions.yaml:1959
+# schema/native_functions.yaml: log1p(Tensor self) -> Tensor
 def log1p(input, *, out=None):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4837,7 +4837,7 @@ def log1p(input, *, out=None):
     return _entry_log1p_out(input, out)
 
 
-# schema/native_functions.yaml:1967
+# schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
 def log1p_(input):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4847,7 +4847,7 @@ def log1p_(input):
     return _entry_log1p_(input)
 
 
-# schema/native_functions.yaml:1929
+# schema/native_functions.yaml: log2(Tensor self) -> Tensor
 def log2(input, *, out=None):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4859,7 +4859,7 @@ def log2(input, *, out=None):
     return _entry_log2_out(input, out)
 
 
-# schema/native_functions.yaml:1937
+# schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
 def log2_(input):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4869,7 +4869,7 @@ def log2_(input):
     return _entry_log2_(input)
 
 
-# schema/native_functions.yaml:536
+# schema/native_functions.yaml: log_(Tensor(a!) self) -> Tensor(a!)
 def log_(input):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4879,7 +4879,7 @@ def log_(input):
     return _entry_log_(input)
 
 
-# schema/native_functions.yaml:2512
+# schema/native_functions.yaml: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 def log_softmax(input, dim, dtype=None, *, out=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -4891,7 +4891,7 @@ def log_softmax(input, dim, dtype=None, *, out=None):
     return _entry_log_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:2678
+# schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if not isinstance(other, _Tensor):
@@ -4905,7 +4905,7 @@ def logical_and(input, other, *, out=None):
     return _entry_logical_and_out(input, other, out)
 
 
-# schema/native_functions.yaml:2274
+# schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
 def logical_not(input, *, out=None):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4917,7 +4917,7 @@ def logical_not(input, *, out=None):
     return _entry_logical_not_out(input, out)
 
 
-# schema/native_functions.yaml:2693
+# schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if not isinstance(other, _Tensor):
@@ -4931,7 +4931,7 @@ def logical_or(input, other, *, out=None):
     return _entry_logical_or_out(input, other, out)
 
 
-# schema/native_functions.yaml:2708
+# schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if not isinstance(other, _Tensor):
@@ -4945,7 +4945,7 @@ def logical_xor(input, other, *, out=None):
     return _entry_logical_xor_out(input, other, out)
 
 
-# schema/native_functions.yaml:1831
+# schema/native_functions.yaml: logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -4956,7 +4956,7 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3610
+# schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 def logsumexp(input, dim, keepdim=False, *, out=None):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -4968,7 +4968,7 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
     return _entry_logsumexp_out(input, dim, keepdim, out)
 
 
-# schema/native_functions.yaml:388
+# schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_lt(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -4981,7 +4981,7 @@ def _c0_lt(input, other, out):
     return _entry_lt_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:396
+# schema/native_functions.yaml: lt.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_lt(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -5017,7 +5017,7 @@ def lt(*args, **kwargs):
     return _resolve(_cases_lt, args, kwargs, 'lt', _sigs_lt)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 def _m0_masked_fill(input, mask, value, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](mask) and _F['Tensor'](value):
         return (input, mask, value, out)
@@ -5030,7 +5030,7 @@ def _c0_masked_fill(input, mask, value, out):
     return _entry_masked_fill_Tensor_out(input, mask, value, out)
 
 
-# schema/native_functions.yaml:467
+# schema/native_functions.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 def _m1_masked_fill(input, mask, value, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](mask) and _F['Scalar'](value):
         return (input, mask, value, out)
@@ -5066,7 +5066,7 @@ def masked_fill(*args, **kwargs):
     return _resolve(_cases_masked_fill, args, kwargs, 'masked_fill', _sigs_masked_fill)
 
 
-# schema/native_functions.yaml:1172
+# schema/native_functions.yaml: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
 def masked_scatter(input, mask, source, *, out=None):
     """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -5078,7 +5078,7 @@ def masked_scatter(input, mask, source, *, out=None):
     return _entry_masked_scatter_out(input, mask, source, out)
 
 
-# schema/native_functions.yaml:1029
+# schema/native_functions.yaml: masked_select(Tensor self, Tensor mask) -> Tensor
 def masked_select(input, mask, *, out=None):
     """masked_select(Tensor self, Tensor mask) -> Tensor"""
     if _tf[0]:
@@ -5090,7 +5090,7 @@ def masked_select(input, mask, *, out=None):
     return _entry_masked_select_out(input, mask, out)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
 def matmul(input, other, *, out=None):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5102,7 +5102,7 @@ def matmul(input, other, *, out=None):
     return _entry_matmul_out(input, other, out)
 
 
-# schema/native_functions.yaml:3470
+# schema/native_functions.yaml: max(Tensor self) -> Tensor
 def _m0_max(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -5115,7 +5115,7 @@ def _c0_max(input, out):
     return _entry_max_unary_out(input, out)
 
 
-# schema/native_functions.yaml:3483
+# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 def _m1_max(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -5128,7 +5128,7 @@ def _c1_max(input, dim, keepdim, out):
     return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
 
 
-# schema/native_functions.yaml:3495
+# schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
 def _m2_max(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -5167,7 +5167,7 @@ def max(*args, **kwargs):
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:2390
+# schema/native_functions.yaml: max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
 def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor"""
     if _tf[0]:
@@ -5177,7 +5177,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
     return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:2379
+# schema/native_functions.yaml: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), ceil_mode=False):
     """max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -5187,7 +5187,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
     return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
 
 
-# schema/native_functions.yaml:2385
+# schema/native_functions.yaml: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices):
     """max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor"""
     if _tf[0]:
@@ -5197,7 +5197,7 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
     return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
 
 
-# schema/native_functions.yaml:2647
+# schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if not isinstance(other, _Tensor):
@@ -5211,7 +5211,7 @@ def maximum(input, other, *, out=None):
     return _entry_maximum_out(input, other, out)
 
 
-# schema/native_functions.yaml:611
+# schema/native_functions.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_mean(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -5222,7 +5222,7 @@ def _c0_mean(input, dtype):
     return _entry_mean(input, dtype)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_mean(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -5258,7 +5258,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:1867
+# schema/native_functions.yaml: meshgrid(Tensor[] tensors) -> Tensor[]
 def _m0_meshgrid(tensors):
     if _F['Tensor[]'](tensors):
         return (tensors,)
@@ -5269,7 +5269,7 @@ def _c0_meshgrid(tensors):
     return _entry_meshgrid(tensors)
 
 
-# schema/native_functions.yaml:1871
+# schema/native_functions.yaml: meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
 def _m1_meshgrid(tensors, *, indexing):
     if _F['Tensor[]'](tensors) and _F['str'](indexing):
         return (tensors, indexing)
@@ -5303,7 +5303,7 @@ def meshgrid(*args, **kwargs):
     return _resolve(_cases_meshgrid, args, kwargs, 'meshgrid', _sigs_meshgrid)
 
 
-# schema/native_functions.yaml:3502
+# schema/native_functions.yaml: min(Tensor self) -> Tensor
 def _m0_min(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -5316,7 +5316,7 @@ def _c0_min(input, out):
     return _entry_min_unary_out(input, out)
 
 
-# schema/native_functions.yaml:3515
+# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 def _m1_min(input, dim, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
         return (input, dim, keepdim, out)
@@ -5329,7 +5329,7 @@ def _c1_min(input, dim, keepdim, out):
     return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
 
 
-# schema/native_functions.yaml:3527
+# schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
 def _m2_min(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -5368,7 +5368,7 @@ def min(*args, **kwargs):
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:2655
+# schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if not isinstance(other, _Tensor):
@@ -5382,7 +5382,7 @@ def minimum(input, other, *, out=None):
     return _entry_minimum_out(input, other, out)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
 def mm(input, mat2, *, out=None):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -5394,7 +5394,7 @@ def mm(input, mat2, *, out=None):
     return _entry_mm_out(input, mat2, out)
 
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml: moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 def _m0_moveaxis(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -5405,7 +5405,7 @@ def _c0_moveaxis(input, source, destination):
     return _entry_moveaxis_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml: moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 def _m1_moveaxis(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -5439,7 +5439,7 @@ def moveaxis(*args, **kwargs):
     return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
-# schema/native_functions.yaml:831
+# schema/native_functions.yaml: movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 def _m0_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int[]'](source) and _F['int[]'](destination):
         return (input, source, destination)
@@ -5450,7 +5450,7 @@ def _c0_movedim(input, source, destination):
     return _entry_movedim_intlist(input, source, destination)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml: movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 def _m1_movedim(input, source, destination):
     if _F['Tensor'](input) and _F['int'](source) and _F['int'](destination):
         return (input, source, destination)
@@ -5484,7 +5484,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:3343
+# schema/native_functions.yaml: mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
 def mse_loss(input, target, reduction=1, *, out=None):
     """mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor"""
     if _tf[0]:
@@ -5496,7 +5496,7 @@ def mse_loss(input, target, reduction=1, *, out=None):
     return _entry_mse_loss_out(input, target, reduction, out)
 
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml: msort(Tensor self) -> Tensor
 def msort(input, *, out=None):
     """msort(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5508,7 +5508,7 @@ def msort(input, *, out=None):
     return _entry_msort_out(input, out)
 
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
 def mul(input, other, *, out=None):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -5520,7 +5520,7 @@ def mul(input, other, *, out=None):
     return _entry_mul_out(input, other, out)
 
 
-# schema/native_functions.yaml:1808
+# schema/native_functions.yaml: multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
 def multinomial(input, num_samples, replacement=False, *, generator=None, out=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -5532,7 +5532,7 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
     return _entry_multinomial_out(input, num_samples, replacement, generator, out)
 
 
-# schema/native_functions.yaml:2458
+# schema/native_functions.yaml: mv(Tensor self, Tensor vec) -> Tensor
 def mv(input, vec, *, out=None):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -5544,7 +5544,7 @@ def mv(input, vec, *, out=None):
     return _entry_mv_out(input, vec, out)
 
 
-# schema/native_functions.yaml:2335
+# schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
 def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -5556,7 +5556,7 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
     return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
 
 
-# schema/native_functions.yaml:2343
+# schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
 def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -5566,7 +5566,7 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num_(input, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:782
+# schema/native_functions.yaml: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 def narrow(input, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -5576,7 +5576,7 @@ def narrow(input, dim, start, length):
     return _entry_narrow(input, dim, start, length)
 
 
-# schema/native_functions.yaml:1275
+# schema/native_functions.yaml: narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor
 def narrow_copy(input, dim, start, length, *, out=None):
     """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
     if _tf[0]:
@@ -5588,7 +5588,7 @@ def narrow_copy(input, dim, start, length, *, out=None):
     return _entry_narrow_copy_out(input, dim, start, length, out)
 
 
-# schema/native_functions.yaml:3390
+# schema/native_functions.yaml: native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, *, out=None):
     """native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5600,7 +5600,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *out)
 
 
-# schema/native_functions.yaml:3399
+# schema/native_functions.yaml: native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *, out=None):
     """native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5612,7 +5612,7 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *out)
 
 
-# schema/native_functions.yaml:1698
+# schema/native_functions.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 def native_dropout(input, p, train):
     """native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)"""
     if _tf[0]:
@@ -5622,7 +5622,7 @@ def native_dropout(input, p, train):
     return _entry_native_dropout(input, p, train)
 
 
-# schema/native_functions.yaml:1704
+# schema/native_functions.yaml: native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 def native_dropout_backward(grad_output, mask, scale, *, out=None):
     """native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor"""
     if not isinstance(mask, _Tensor):
@@ -5636,7 +5636,7 @@ def native_dropout_backward(grad_output, mask, scale, *, out=None):
     return _entry_native_dropout_backward_out(grad_output, mask, scale, out)
 
 
-# schema/native_functions.yaml:3372
+# schema/native_functions.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
 def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     """native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5648,7 +5648,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
     return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *out)
 
 
-# schema/native_functions.yaml:3379
+# schema/native_functions.yaml: native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *, out=None):
     """native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -5660,7 +5660,7 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *out)
 
 
-# schema/native_functions.yaml:380
+# schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_ne(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -5673,7 +5673,7 @@ def _c0_ne(input, other, out):
     return _entry_ne_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2897
+# schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_ne(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -5709,7 +5709,7 @@ def ne(*args, **kwargs):
     return _resolve(_cases_ne, args, kwargs, 'ne', _sigs_ne)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml: neg(Tensor self) -> Tensor
 def neg(input, *, out=None):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5721,7 +5721,7 @@ def neg(input, *, out=None):
     return _entry_neg_out(input, out)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml: neg_(Tensor(a!) self) -> Tensor(a!)
 def neg_(input):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5731,7 +5731,7 @@ def neg_(input):
     return _entry_neg_(input)
 
 
-# schema/native_functions.yaml:3330
+# schema/native_functions.yaml: nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
 def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -5743,7 +5743,7 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=
     return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:3432
+# schema/native_functions.yaml: nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
 def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, out=None):
     """nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -5755,7 +5755,7 @@ def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, ou
     return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
 
 
-# schema/native_functions.yaml:3423
+# schema/native_functions.yaml: nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -5767,7 +5767,7 @@ def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_in
     return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:3414
+# schema/native_functions.yaml: nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -5779,7 +5779,7 @@ def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=No
     return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, *out)
 
 
-# schema/native_functions.yaml:3321
+# schema/native_functions.yaml: nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight, *, out=None):
     """nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor"""
     if _tf[0]:
@@ -5791,7 +5791,7 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
     return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
 
 
-# schema/native_functions.yaml:3312
+# schema/native_functions.yaml: nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None):
     """nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)"""
     if _tf[0]:
@@ -5803,7 +5803,7 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None
     return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, *out)
 
 
-# schema/native_functions.yaml:3335
+# schema/native_functions.yaml: nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
 def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     """nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor"""
     if _tf[0]:
@@ -5813,7 +5813,7 @@ def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
     return _entry_nll_loss_nd(input, target, weight, reduction, ignore_index)
 
 
-# schema/native_functions.yaml:1037
+# schema/native_functions.yaml: nonzero(Tensor self) -> Tensor
 def nonzero(input, *, out=None):
     """nonzero(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5825,7 +5825,7 @@ def nonzero(input, *, out=None):
     return _entry_nonzero_out(input, out)
 
 
-# schema/native_functions.yaml:1761
+# schema/native_functions.yaml: normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor
 def _m0_normal(mean, std=1.0, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['float'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -5838,7 +5838,7 @@ def _c0_normal(mean, std, generator, out):
     return _entry_normal_Tensor_float_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1773
+# schema/native_functions.yaml: normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
 def _m1_normal(mean, std, *, generator=None, out=None):
     if _F['float'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -5851,7 +5851,7 @@ def _c1_normal(mean, std, generator, out):
     return _entry_normal_float_Tensor_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1780
+# schema/native_functions.yaml: normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
 def _m2_normal(mean, std, *, generator=None, out=None):
     if _F['Tensor'](mean) and _F['Tensor'](std) and _F['Generator?'](generator):
         return (mean, std, generator, out)
@@ -5864,7 +5864,7 @@ def _c2_normal(mean, std, generator, out):
     return _entry_normal_Tensor_Tensor_out(mean, std, generator, out)
 
 
-# schema/native_functions.yaml:1750
+# schema/native_functions.yaml: normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m3_normal(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['float'](mean) and _F['float'](std) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (mean, std, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -5905,7 +5905,7 @@ def normal(*args, **kwargs):
     return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
 
 
-# schema/native_functions.yaml:2446
+# schema/native_functions.yaml: one_hot(Tensor self, int num_classes=-1) -> Tensor
 def one_hot(input, num_classes=-1):
     """one_hot(Tensor self, int num_classes=-1) -> Tensor"""
     if _tf[0]:
@@ -5915,7 +5915,7 @@ def one_hot(input, num_classes=-1):
     return _entry_one_hot(input, num_classes)
 
 
-# schema/native_functions.yaml:36
+# schema/native_functions.yaml: ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def ones(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
@@ -5927,7 +5927,7 @@ def ones(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=Non
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:92
+# schema/native_functions.yaml: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -5938,7 +5938,7 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:2465
+# schema/native_functions.yaml: outer(Tensor self, Tensor vec2) -> Tensor
 def outer(input, vec2, *, out=None):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -5950,7 +5950,7 @@ def outer(input, vec2, *, out=None):
     return _entry_outer_out(input, vec2, out)
 
 
-# schema/native_functions.yaml:2429
+# schema/native_functions.yaml: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
     if _tf[0]:
@@ -5960,7 +5960,7 @@ def pad(input, pad, mode='constant', value=None):
     return _entry_pad(input, pad, mode, value)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
 def permute(input, dims):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     if _tf[0]:
@@ -5970,7 +5970,7 @@ def permute(input, dims):
     return _entry_permute(input, dims)
 
 
-# schema/native_functions.yaml:1820
+# schema/native_functions.yaml: poisson(Tensor self, Generator? generator=None) -> Tensor
 def poisson(input, generator=None, *, out=None):
     """poisson(Tensor self, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -5982,7 +5982,7 @@ def poisson(input, generator=None, *, out=None):
     return _entry_poisson_out(input, generator, out)
 
 
-# schema/native_functions.yaml:334
+# schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def _m0_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](exponent):
         return (input, exponent, out)
@@ -5995,7 +5995,7 @@ def _c0_pow(input, exponent, out):
     return _entry_pow_Tensor_Tensor_out(input, exponent, out)
 
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 def _m1_pow(input, exponent, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](exponent):
         return (input, exponent, out)
@@ -6008,7 +6008,7 @@ def _c1_pow(input, exponent, out):
     return _entry_pow_Tensor_Scalar_out(input, exponent, out)
 
 
-# schema/native_functions.yaml:350
+# schema/native_functions.yaml: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
 def _m2_pow(input, exponent, *, out=None):
     if _F['Scalar'](input) and _F['Tensor'](exponent):
         return (input, exponent, out)
@@ -6047,7 +6047,7 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
-# schema/native_functions.yaml:3446
+# schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_prod(input, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype, out)
@@ -6060,7 +6060,7 @@ def _c0_prod(input, dtype, out):
     return _entry_prod_out(input, dtype, out)
 
 
-# schema/native_functions.yaml:3454
+# schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_prod(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -6096,7 +6096,7 @@ def prod(*args, **kwargs):
     return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
 
 
-# schema/native_functions.yaml:1191
+# schema/native_functions.yaml: put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 def put(input, index, source, accumulate=False, *, out=None):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -6108,7 +6108,7 @@ def put(input, index, source, accumulate=False, *, out=None):
     return _entry_put_out(input, index, source, accumulate, out)
 
 
-# schema/native_functions.yaml:72
+# schema/native_functions.yaml: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_rand(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -6121,7 +6121,7 @@ def _c0_rand(size, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1443
+# schema/native_functions.yaml: rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_rand(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -6157,7 +6157,7 @@ def rand(*args, **kwargs):
     return _resolve(_cases_rand, args, kwargs, 'rand', _sigs_rand)
 
 
-# schema/native_functions.yaml:100
+# schema/native_functions.yaml: rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m0_rand_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -6169,7 +6169,7 @@ def _c0_rand_like(input, dtype, layout, device, pin_memory, memory_format, requi
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1475
+# schema/native_functions.yaml: rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m1_rand_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -6204,7 +6204,7 @@ def rand_like(*args, **kwargs):
     return _resolve(_cases_rand_like, args, kwargs, 'rand_like', _sigs_rand_like)
 
 
-# schema/native_functions.yaml:1515
+# schema/native_functions.yaml: randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_randint(high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (high, size, dtype, layout, device, pin_memory, out, requires_grad)
@@ -6216,7 +6216,7 @@ def _c0_randint(high, size, dtype, layout, device, pin_memory, out, requires_gra
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1521
+# schema/native_functions.yaml: randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_randint(high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -6228,7 +6228,7 @@ def _c1_randint(high, size, generator, dtype, layout, device, pin_memory, out, r
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1527
+# schema/native_functions.yaml: randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m2_randint(low, high, size, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (low, high, size, dtype, layout, device, pin_memory, out, requires_grad)
@@ -6240,7 +6240,7 @@ def _c2_randint(low, high, size, dtype, layout, device, pin_memory, out, require
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1533
+# schema/native_functions.yaml: randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m3_randint(low, high, size, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](low) and _F['SymInt'](high) and _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (low, high, size, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -6281,7 +6281,7 @@ def randint(*args, **kwargs):
     return _resolve(_cases_randint, args, kwargs, 'randint', _sigs_randint)
 
 
-# schema/native_functions.yaml:1581
+# schema/native_functions.yaml: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m0_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -6293,7 +6293,7 @@ def _c0_randint_like(input, high, dtype, layout, device, pin_memory, memory_form
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1586
+# schema/native_functions.yaml: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m1_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Tensor'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -6305,7 +6305,7 @@ def _c1_randint_like(input, high, dtype, layout, device, pin_memory, memory_form
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1591
+# schema/native_functions.yaml: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m2_randint_like(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -6317,7 +6317,7 @@ def _c2_randint_like(input, low, high, dtype, layout, device, pin_memory, memory
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1596
+# schema/native_functions.yaml: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m3_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -6329,7 +6329,7 @@ def _c3_randint_like(input, high, generator, dtype, layout, device, pin_memory, 
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1601
+# schema/native_functions.yaml: randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m4_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Tensor'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -6341,7 +6341,7 @@ def _c4_randint_like(input, high, generator, dtype, layout, device, pin_memory, 
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1606
+# schema/native_functions.yaml: randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m5_randint_like(input, low, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, low, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -6388,7 +6388,7 @@ def randint_like(*args, **kwargs):
     return _resolve(_cases_randint_like, args, kwargs, 'randint_like', _sigs_randint_like)
 
 
-# schema/native_functions.yaml:78
+# schema/native_functions.yaml: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_randn(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -6401,7 +6401,7 @@ def _c0_randn(size, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1449
+# schema/native_functions.yaml: randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_randn(*_size, size=None, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     size = _ivar(_size, size, 'size')
     if _F['SymInt[]'](size) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
@@ -6437,7 +6437,7 @@ def randn(*args, **kwargs):
     return _resolve(_cases_randn, args, kwargs, 'randn', _sigs_randn)
 
 
-# schema/native_functions.yaml:105
+# schema/native_functions.yaml: randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m0_randn_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -6449,7 +6449,7 @@ def _c0_randn_like(input, dtype, layout, device, pin_memory, memory_format, requ
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1480
+# schema/native_functions.yaml: randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def _m1_randn_like(input, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
@@ -6484,7 +6484,7 @@ def randn_like(*args, **kwargs):
     return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
 
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m0_randperm(n, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, dtype, layout, device, pin_memory, out, requires_grad)
@@ -6496,7 +6496,7 @@ def _c0_randperm(n, dtype, layout, device, pin_memory, out, requires_grad):
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1565
+# schema/native_functions.yaml: randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def _m1_randperm(n, *, generator, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     if _F['SymInt'](n) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory):
         return (n, generator, dtype, layout, device, pin_memory, out, requires_grad)
@@ -6531,7 +6531,7 @@ def randperm(*args, **kwargs):
     return _resolve(_cases_randperm, args, kwargs, 'randperm', _sigs_randperm)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml: ravel(Tensor(a) self) -> Tensor(a)
 def ravel(input):
     """ravel(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -6541,7 +6541,7 @@ def ravel(input):
     return _entry_ravel(input)
 
 
-# schema/native_functions.yaml:2004
+# schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
 def reciprocal(input, *, out=None):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6553,7 +6553,7 @@ def reciprocal(input, *, out=None):
     return _entry_reciprocal_out(input, out)
 
 
-# schema/native_functions.yaml:2012
+# schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
 def reciprocal_(input):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6563,7 +6563,7 @@ def reciprocal_(input):
     return _entry_reciprocal_(input)
 
 
-# schema/native_functions.yaml:543
+# schema/native_functions.yaml: relu(Tensor self) -> Tensor
 def relu(input, *, out=None):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6575,7 +6575,7 @@ def relu(input, *, out=None):
     return _entry_relu_out(input, out)
 
 
-# schema/native_functions.yaml:551
+# schema/native_functions.yaml: relu_(Tensor(a!) self) -> Tensor(a!)
 def relu_(input):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6585,7 +6585,7 @@ def relu_(input):
     return _entry_relu_(input)
 
 
-# schema/native_functions.yaml:2579
+# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_remainder(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -6598,7 +6598,7 @@ def _c0_remainder(input, other, out):
     return _entry_remainder_Tensor_out(input, other, out)
 
 
-# schema/native_functions.yaml:2587
+# schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_remainder(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other):
         return (input, other, out)
@@ -6611,7 +6611,7 @@ def _c1_remainder(input, other, out):
     return _entry_remainder_Scalar_out(input, other, out)
 
 
-# schema/native_functions.yaml:2595
+# schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def _m2_remainder(input, other, *, out=None):
     if _F['Scalar'](input) and _F['Tensor'](other):
         return (input, other, out)
@@ -6650,7 +6650,7 @@ def remainder(*args, **kwargs):
     return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
 
 
-# schema/native_functions.yaml:1398
+# schema/native_functions.yaml: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
 def _m0_repeat_interleave(repeats, *, output_size=None, out=None):
     if _F['Tensor'](repeats) and _F['SymInt?'](output_size):
         return (repeats, output_size, out)
@@ -6663,7 +6663,7 @@ def _c0_repeat_interleave(repeats, output_size, out):
     return _entry_repeat_interleave_Tensor_out(repeats, output_size, out)
 
 
-# schema/native_functions.yaml:1405
+# schema/native_functions.yaml: repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 def _m1_repeat_interleave(input, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](input) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (input, repeats, dim, output_size)
@@ -6674,7 +6674,7 @@ def _c1_repeat_interleave(input, repeats, dim, output_size):
     return _entry_repeat_interleave_self_Tensor(input, repeats, dim, output_size)
 
 
-# schema/native_functions.yaml:1410
+# schema/native_functions.yaml: repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 def _m2_repeat_interleave(input, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](input) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (input, repeats, dim, output_size)
@@ -6711,7 +6711,7 @@ def repeat_interleave(*args, **kwargs):
     return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 def reshape(input, shape):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     if _tf[0]:
@@ -6721,7 +6721,7 @@ def reshape(input, shape):
     return _entry_reshape(input, shape)
 
 
-# schema/native_functions.yaml:904
+# schema/native_functions.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
 def roll(input, shifts, dims=(), *, out=None):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
     if _tf[0]:
@@ -6733,7 +6733,7 @@ def roll(input, shifts, dims=(), *, out=None):
     return _entry_roll_out(input, shifts, dims, out)
 
 
-# schema/native_functions.yaml:1224
+# schema/native_functions.yaml: rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
 def rot90(input, k=1, dims=(0, 1), *, out=None):
     """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
     if _tf[0]:
@@ -6745,7 +6745,7 @@ def rot90(input, k=1, dims=(0, 1), *, out=None):
     return _entry_rot90_out(input, k, dims, out)
 
 
-# schema/native_functions.yaml:2199
+# schema/native_functions.yaml: round(Tensor self) -> Tensor
 def _m0_round(input, *, out=None):
     if _F['Tensor'](input):
         return (input, out)
@@ -6758,7 +6758,7 @@ def _c0_round(input, out):
     return _entry_round_out(input, out)
 
 
-# schema/native_functions.yaml:2207
+# schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor
 def _m1_round(input, *, decimals, out=None):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals, out)
@@ -6794,7 +6794,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:2215
+# schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
 def _m0_round_(input):
     if _F['Tensor'](input):
         return (input,)
@@ -6805,7 +6805,7 @@ def _c0_round_(input):
     return _entry_round_(input)
 
 
-# schema/native_functions.yaml:2222
+# schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
 def _m1_round_(input, *, decimals):
     if _F['Tensor'](input) and _F['int'](decimals):
         return (input, decimals)
@@ -6839,7 +6839,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml: row_stack(Tensor[] tensors) -> Tensor
 def row_stack(tensors, *, out=None):
     """row_stack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -6851,7 +6851,7 @@ def row_stack(tensors, *, out=None):
     return _entry_row_stack_out(tensors, out)
 
 
-# schema/native_functions.yaml:1989
+# schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
 def rsqrt(input, *, out=None):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6863,7 +6863,7 @@ def rsqrt(input, *, out=None):
     return _entry_rsqrt_out(input, out)
 
 
-# schema/native_functions.yaml:1997
+# schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
 def rsqrt_(input):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6873,7 +6873,7 @@ def rsqrt_(input):
     return _entry_rsqrt_(input)
 
 
-# schema/native_functions.yaml:2533
+# schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 def _m0_rsub(input, other, *, alpha=1, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other) and _F['Scalar'](alpha):
         return (input, other, alpha, out)
@@ -6886,7 +6886,7 @@ def _c0_rsub(input, other, alpha, out):
     return _entry_rsub_Tensor_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:2541
+# schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 def _m1_rsub(input, other, alpha=1, *, out=None):
     if _F['Tensor'](input) and _F['Scalar'](other) and _F['Scalar'](alpha):
         return (input, other, alpha, out)
@@ -6922,7 +6922,7 @@ def rsub(*args, **kwargs):
     return _resolve(_cases_rsub, args, kwargs, 'rsub', _sigs_rsub)
 
 
-# schema/native_functions.yaml:48
+# schema/native_functions.yaml: scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -6933,7 +6933,7 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, o
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:3409
+# schema/native_functions.yaml: scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, *, scale=None, enable_gqa=False):
     """scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor"""
     if _tf[0]:
@@ -6943,7 +6943,7 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     return _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
 
 
-# schema/native_functions.yaml:951
+# schema/native_functions.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 def _m0_scatter(input, dim, index, src, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
         return (input, dim, index, src, out)
@@ -6956,7 +6956,7 @@ def _c0_scatter(input, dim, index, src, out):
     return _entry_scatter_src_out(input, dim, index, src, out)
 
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
 def _m1_scatter(input, dim, index, src, *, reduce, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
         return (input, dim, index, src, reduce, out)
@@ -6969,7 +6969,7 @@ def _c1_scatter(input, dim, index, src, reduce, out):
     return _entry_scatter_reduce_out(input, dim, index, src, reduce, out)
 
 
-# schema/native_functions.yaml:958
+# schema/native_functions.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 def _m2_scatter(input, dim, index, value, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (input, dim, index, value, out)
@@ -6982,7 +6982,7 @@ def _c2_scatter(input, dim, index, value, out):
     return _entry_scatter_value_out(input, dim, index, value, out)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml: scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 def _m3_scatter(input, dim, index, value, *, reduce, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
         return (input, dim, index, value, reduce, out)
@@ -7024,7 +7024,7 @@ def scatter(*args, **kwargs):
     return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
 
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 def scatter_add(input, dim, index, src, *, out=None):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
     if _tf[0]:
@@ -7036,7 +7036,7 @@ def scatter_add(input, dim, index, src, *, out=None):
     return _entry_scatter_add_out(input, dim, index, src, out)
 
 
-# schema/native_functions.yaml:1016
+# schema/native_functions.yaml: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
 def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=None):
     """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
     if _tf[0]:
@@ -7048,7 +7048,7 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
     return _entry_scatter_reduce_two_out(input, dim, index, src, reduce, include_self, out)
 
 
-# schema/native_functions.yaml:1415
+# schema/native_functions.yaml: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
 def _m0_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if _F['Tensor'](sorted_sequence) and _F['Tensor'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
         return (sorted_sequence, input, out_int32, right, side, sorter, out)
@@ -7061,7 +7061,7 @@ def _c0_searchsorted(sorted_sequence, input, out_int32, right, side, sorter, out
     return _entry_searchsorted_Tensor_out(sorted_sequence, input, out_int32, right, side, sorter, out)
 
 
-# schema/native_functions.yaml:1421
+# schema/native_functions.yaml: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
 def _m1_searchsorted(sorted_sequence, input, *, out_int32=False, right=False, side=None, sorter=None, out=None):
     if _F['Tensor'](sorted_sequence) and _F['Scalar'](input) and _F['bool'](out_int32) and _F['bool'](right) and _F['str?'](side) and _F['Tensor?'](sorter):
         return (sorted_sequence, input, out_int32, right, side, sorter, out)
@@ -7097,7 +7097,7 @@ def searchsorted(*args, **kwargs):
     return _resolve(_cases_searchsorted, args, kwargs, 'searchsorted', _sigs_searchsorted)
 
 
-# schema/native_functions.yaml:776
+# schema/native_functions.yaml: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 def select(input, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -7107,7 +7107,7 @@ def select(input, dim, index):
     return _entry_select_int(input, dim, index)
 
 
-# schema/native_functions.yaml:1104
+# schema/native_functions.yaml: select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
 def select_scatter(input, src, dim, index, *, out=None):
     """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
     if _tf[0]:
@@ -7119,7 +7119,7 @@ def select_scatter(input, src, dim, index, *, out=None):
     return _entry_select_scatter_out(input, src, dim, index, out)
 
 
-# schema/native_functions.yaml:565
+# schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 def sigmoid(input, *, out=None):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7131,7 +7131,7 @@ def sigmoid(input, *, out=None):
     return _entry_sigmoid_out(input, out)
 
 
-# schema/native_functions.yaml:573
+# schema/native_functions.yaml: sigmoid_(Tensor(a!) self) -> Tensor(a!)
 def sigmoid_(input):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -7141,7 +7141,7 @@ def sigmoid_(input):
     return _entry_sigmoid_(input)
 
 
-# schema/native_functions.yaml:3183
+# schema/native_functions.yaml: sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if not isinstance(output, _Tensor):
@@ -7155,7 +7155,7 @@ def sigmoid_backward(grad_output, output, *, out=None):
     return _entry_sigmoid_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:2259
+# schema/native_functions.yaml: sign(Tensor self) -> Tensor
 def sign(input, *, out=None):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7167,7 +7167,7 @@ def sign(input, *, out=None):
     return _entry_sign_out(input, out)
 
 
-# schema/native_functions.yaml:2327
+# schema/native_functions.yaml: signbit(Tensor self) -> Tensor
 def signbit(input, *, out=None):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7179,7 +7179,7 @@ def signbit(input, *, out=None):
     return _entry_signbit_out(input, out)
 
 
-# schema/native_functions.yaml:3070
+# schema/native_functions.yaml: silu(Tensor self) -> Tensor
 def silu(input, *, out=None):
     """silu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7191,7 +7191,7 @@ def silu(input, *, out=None):
     return _entry_silu_out(input, out)
 
 
-# schema/native_functions.yaml:3078
+# schema/native_functions.yaml: silu_(Tensor(a!) self) -> Tensor(a!)
 def silu_(input):
     """silu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -7201,7 +7201,7 @@ def silu_(input):
     return _entry_silu_(input)
 
 
-# schema/native_functions.yaml:3085
+# schema/native_functions.yaml: silu_backward(Tensor grad_output, Tensor self) -> Tensor
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
     if not isinstance(input, _Tensor):
@@ -7215,7 +7215,7 @@ def silu_backward(grad_output, input, *, out=None):
     return _entry_silu_backward_grad_input(grad_output, input, out)
 
 
-# schema/native_functions.yaml:2019
+# schema/native_functions.yaml: sin(Tensor self) -> Tensor
 def sin(input, *, out=None):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7227,7 +7227,7 @@ def sin(input, *, out=None):
     return _entry_sin_out(input, out)
 
 
-# schema/native_functions.yaml:2027
+# schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
 def sin_(input):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -7237,7 +7237,7 @@ def sin_(input):
     return _entry_sin_(input)
 
 
-# schema/native_functions.yaml:2109
+# schema/native_functions.yaml: sinh(Tensor self) -> Tensor
 def sinh(input, *, out=None):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7249,7 +7249,7 @@ def sinh(input, *, out=None):
     return _entry_sinh_out(input, out)
 
 
-# schema/native_functions.yaml:2117
+# schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
 def sinh_(input):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -7259,7 +7259,7 @@ def sinh_(input):
     return _entry_sinh_(input)
 
 
-# schema/native_functions.yaml:770
+# schema/native_functions.yaml: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
 def slice(input, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -7269,7 +7269,7 @@ def slice(input, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(input, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml: slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
 def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
     if _tf[0]:
@@ -7281,7 +7281,7 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
     return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
 
 
-# schema/native_functions.yaml:2506
+# schema/native_functions.yaml: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 def softmax(input, dim, dtype=None, *, out=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -7293,7 +7293,7 @@ def softmax(input, dim, dtype=None, *, out=None):
     return _entry_softmax_int_out(input, dim, dtype, out)
 
 
-# schema/native_functions.yaml:3092
+# schema/native_functions.yaml: softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 def softplus(input, beta=1, threshold=20, *, out=None):
     """softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor"""
     if _tf[0]:
@@ -7305,7 +7305,7 @@ def softplus(input, beta=1, threshold=20, *, out=None):
     return _entry_softplus_out(input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:3100
+# schema/native_functions.yaml: softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
 def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     """softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor"""
     if _tf[0]:
@@ -7317,7 +7317,7 @@ def softplus_backward(grad_output, input, beta, threshold, *, out=None):
     return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
 
 
-# schema/native_functions.yaml:1057
+# schema/native_functions.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 def _m0_sort(input, dim=-1, descending=False, *, out=None):
     if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](descending):
         return (input, dim, descending, out)
@@ -7330,7 +7330,7 @@ def _c0_sort(input, dim, descending, out):
     return _rt_sort_out._make(_entry_sort_values(input, dim, descending, *out))
 
 
-# schema/native_functions.yaml:1064
+# schema/native_functions.yaml: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 def _m1_sort(input, *, stable, dim=-1, descending=False, out=None):
     if _F['Tensor'](input) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (input, stable, dim, descending, out)
@@ -7366,7 +7366,7 @@ def sort(*args, **kwargs):
     return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
-# schema/native_functions.yaml:793
+# schema/native_functions.yaml: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
 def _m0_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -7377,7 +7377,7 @@ def _c0_split(input, split_size, dim):
     return _entry_split_Tensor(input, split_size, dim)
 
 
-# schema/native_functions.yaml:799
+# schema/native_functions.yaml: split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
 def _m1_split(input, split_size, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (input, split_size, dim)
@@ -7411,7 +7411,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:804
+# schema/native_functions.yaml: split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
 def split_with_sizes(input, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -7421,7 +7421,7 @@ def split_with_sizes(input, split_sizes, dim=0):
     return _entry_split_with_sizes(input, split_sizes, dim)
 
 
-# schema/native_functions.yaml:1974
+# schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
 def sqrt(input, *, out=None):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7433,7 +7433,7 @@ def sqrt(input, *, out=None):
     return _entry_sqrt_out(input, out)
 
 
-# schema/native_functions.yaml:1982
+# schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
 def sqrt_(input):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -7443,7 +7443,7 @@ def sqrt_(input):
     return _entry_sqrt_(input)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a)
 def _m0_squeeze(input):
     if _F['Tensor'](input):
         return (input,)
@@ -7454,7 +7454,7 @@ def _c0_squeeze(input):
     return _entry_squeeze(input)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 def _m1_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int'](dim):
         return (input, dim)
@@ -7465,7 +7465,7 @@ def _c1_squeeze(input, dim):
     return _entry_squeeze_dim(input, dim)
 
 
-# schema/native_functions.yaml:753
+# schema/native_functions.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 def _m2_squeeze(input, dim):
     if _F['Tensor'](input) and _F['int[]'](dim):
         return (input, dim)
@@ -7502,7 +7502,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml: stack(Tensor[] tensors, int dim=0) -> Tensor
 def stack(tensors, dim=0):
     """stack(Tensor[] tensors, int dim=0) -> Tensor"""
     if _tf[0]:
@@ -7512,7 +7512,7 @@ def stack(tensors, dim=0):
     return _entry_stack(tensors, dim)
 
 
-# schema/native_functions.yaml:3561
+# schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
 def _m0_std(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -7523,7 +7523,7 @@ def _c0_std(input, unbiased):
     return _entry_std(input, unbiased)
 
 
-# schema/native_functions.yaml:3566
+# schema/native_functions.yaml: std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 def _m1_std(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -7536,7 +7536,7 @@ def _c1_std(input, dim, unbiased, keepdim, out):
     return _entry_std_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:3572
+# schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 def _m2_std(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7575,7 +7575,7 @@ def std(*args, **kwargs):
     return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
-# schema/native_functions.yaml:3595
+# schema/native_functions.yaml: std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
 def _m0_std_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -7586,7 +7586,7 @@ def _c0_std_mean(input, unbiased):
     return _entry_std_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:3599
+# schema/native_functions.yaml: std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
 def _m1_std_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -7597,7 +7597,7 @@ def _c1_std_mean(input, dim, unbiased, keepdim):
     return _entry_std_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3603
+# schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 def _m2_std_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -7636,7 +7636,7 @@ def std_mean(*args, **kwargs):
     return _resolve(_cases_std_mean, args, kwargs, 'std_mean', _sigs_std_mean)
 
 
-# schema/native_functions.yaml:236
+# schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 def sub(input, other, *, alpha=1, out=None):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -7648,7 +7648,7 @@ def sub(input, other, *, alpha=1, out=None):
     return _entry_sub_out(input, other, alpha, out)
 
 
-# schema/native_functions.yaml:596
+# schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_sum(input, *, dtype=None):
     if _F['Tensor'](input) and _F['ScalarType?'](dtype):
         return (input, dtype)
@@ -7659,7 +7659,7 @@ def _c0_sum(input, dtype):
     return _entry_sum(input, dtype)
 
 
-# schema/native_functions.yaml:603
+# schema/native_functions.yaml: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_sum(input, dim, keepdim=False, *, dtype=None, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (input, dim, keepdim, dtype, out)
@@ -7695,7 +7695,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml: swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
 def swapaxes(input, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
     if _tf[0]:
@@ -7705,7 +7705,7 @@ def swapaxes(input, axis0, axis1):
     return _entry_swapaxes(input, axis0, axis1)
 
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml: swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 def swapdims(input, dim0, dim1):
     """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -7715,7 +7715,7 @@ def swapdims(input, dim0, dim1):
     return _entry_swapdims(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:724
+# schema/native_functions.yaml: t(Tensor(a) self) -> Tensor(a)
 def t(input):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -7725,7 +7725,7 @@ def t(input):
     return _entry_t(input)
 
 
-# schema/native_functions.yaml:1184
+# schema/native_functions.yaml: take(Tensor self, Tensor index) -> Tensor
 def take(input, index, *, out=None):
     """take(Tensor self, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -7737,7 +7737,7 @@ def take(input, index, *, out=None):
     return _entry_take_out(input, index, out)
 
 
-# schema/native_functions.yaml:1203
+# schema/native_functions.yaml: take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 def take_along_dim(input, indices, dim=None, *, out=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     if _tf[0]:
@@ -7749,7 +7749,7 @@ def take_along_dim(input, indices, dim=None, *, out=None):
     return _entry_take_along_dim_out(input, indices, dim, out)
 
 
-# schema/native_functions.yaml:2049
+# schema/native_functions.yaml: tan(Tensor self) -> Tensor
 def tan(input, *, out=None):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7761,7 +7761,7 @@ def tan(input, *, out=None):
     return _entry_tan_out(input, out)
 
 
-# schema/native_functions.yaml:2057
+# schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
 def tan_(input):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -7771,7 +7771,7 @@ def tan_(input):
     return _entry_tan_(input)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml: tanh(Tensor self) -> Tensor
 def tanh(input, *, out=None):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7783,7 +7783,7 @@ def tanh(input, *, out=None):
     return _entry_tanh_out(input, out)
 
 
-# schema/native_functions.yaml:588
+# schema/native_functions.yaml: tanh_(Tensor(a!) self) -> Tensor(a!)
 def tanh_(input):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -7793,7 +7793,7 @@ def tanh_(input):
     return _entry_tanh_(input)
 
 
-# schema/native_functions.yaml:3190
+# schema/native_functions.yaml: tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
     if not isinstance(output, _Tensor):
@@ -7807,7 +7807,7 @@ def tanh_backward(grad_output, output, *, out=None):
     return _entry_tanh_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml:1281
+# schema/native_functions.yaml: tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
 def _m0_tensor_split(input, sections, dim=0):
     if _F['Tensor'](input) and _F['SymInt'](sections) and _F['int'](dim):
         return (input, sections, dim)
@@ -7818,7 +7818,7 @@ def _c0_tensor_split(input, sections, dim):
     return _entry_tensor_split_sections(input, sections, dim)
 
 
-# schema/native_functions.yaml:1286
+# schema/native_functions.yaml: tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
 def _m1_tensor_split(input, indices, dim=0):
     if _F['Tensor'](input) and _F['SymInt[]'](indices) and _F['int'](dim):
         return (input, indices, dim)
@@ -7829,7 +7829,7 @@ def _c1_tensor_split(input, indices, dim):
     return _entry_tensor_split_indices(input, indices, dim)
 
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml: tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
 def _m2_tensor_split(input, tensor_indices_or_sections, dim=0):
     if _F['Tensor'](input) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
         return (input, tensor_indices_or_sections, dim)
@@ -7866,7 +7866,7 @@ def tensor_split(*args, **kwargs):
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
-# schema/native_functions.yaml:3169
+# schema/native_functions.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 def threshold(input, threshold, value, *, out=None):
     """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
     if _tf[0]:
@@ -7878,7 +7878,7 @@ def threshold(input, threshold, value, *, out=None):
     return _entry_threshold_out(input, threshold, value, out)
 
 
-# schema/native_functions.yaml:3177
+# schema/native_functions.yaml: threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
 def threshold_(input, threshold, value):
     """threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)"""
     if _tf[0]:
@@ -7888,7 +7888,7 @@ def threshold_(input, threshold, value):
     return _entry_threshold_(input, threshold, value)
 
 
-# schema/native_functions.yaml:558
+# schema/native_functions.yaml: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 def threshold_backward(grad_output, input, threshold, *, out=None):
     """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
     if not isinstance(input, _Tensor):
@@ -7902,7 +7902,7 @@ def threshold_backward(grad_output, input, threshold, *, out=None):
     return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
 
 
-# schema/native_functions.yaml:892
+# schema/native_functions.yaml: tile(Tensor self, SymInt[] dims) -> Tensor
 def tile(input, dims):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
     if _tf[0]:
@@ -7912,7 +7912,7 @@ def tile(input, dims):
     return _entry_tile(input, dims)
 
 
-# schema/native_functions.yaml:1050
+# schema/native_functions.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
     if _tf[0]:
@@ -7924,7 +7924,7 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
     return _rt_topk_out._make(_entry_topk_values(input, k, dim, largest, sorted, *out))
 
 
-# schema/native_functions.yaml:718
+# schema/native_functions.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 def transpose(input, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -7934,7 +7934,7 @@ def transpose(input, dim0, dim1):
     return _entry_transpose_int(input, dim0, dim1)
 
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml: tril(Tensor self, SymInt diagonal=0) -> Tensor
 def tril(input, diagonal=0, *, out=None):
     """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -7946,7 +7946,7 @@ def tril(input, diagonal=0, *, out=None):
     return _entry_tril_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1851
+# schema/native_functions.yaml: tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -7957,7 +7957,7 @@ def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:924
+# schema/native_functions.yaml: triu(Tensor self, SymInt diagonal=0) -> Tensor
 def triu(input, diagonal=0, *, out=None):
     """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -7969,7 +7969,7 @@ def triu(input, diagonal=0, *, out=None):
     return _entry_triu_out(input, diagonal, out)
 
 
-# schema/native_functions.yaml:1861
+# schema/native_functions.yaml: triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -7980,7 +7980,7 @@ def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:2229
+# schema/native_functions.yaml: trunc(Tensor self) -> Tensor
 def trunc(input, *, out=None):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -7992,7 +7992,7 @@ def trunc(input, *, out=None):
     return _entry_trunc_out(input, out)
 
 
-# schema/native_functions.yaml:2237
+# schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
 def trunc_(input):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -8002,7 +8002,7 @@ def trunc_(input):
     return _entry_trunc_(input)
 
 
-# schema/native_functions.yaml:815
+# schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 def unbind(input, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -8012,7 +8012,7 @@ def unbind(input, dim=0):
     return _entry_unbind_int(input, dim)
 
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml: unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
 def unflatten(input, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -8022,7 +8022,7 @@ def unflatten(input, dim, sizes):
     return _entry_unflatten_int(input, dim, sizes)
 
 
-# schema/native_functions.yaml:1236
+# schema/native_functions.yaml: unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None, *, out=None):
     """unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -8034,7 +8034,7 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
     return _entry_unique_consecutive_out(input, return_inverse, return_counts, dim, *out)
 
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml: unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=False, *, out=None):
     """unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)"""
     if _tf[0]:
@@ -8046,7 +8046,7 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
     return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *out)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 def unsqueeze(input, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -8056,7 +8056,7 @@ def unsqueeze(input, dim):
     return _entry_unsqueeze(input, dim)
 
 
-# schema/native_functions.yaml:3542
+# schema/native_functions.yaml: var(Tensor self, bool unbiased=True) -> Tensor
 def _m0_var(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -8067,7 +8067,7 @@ def _c0_var(input, unbiased):
     return _entry_var(input, unbiased)
 
 
-# schema/native_functions.yaml:3547
+# schema/native_functions.yaml: var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 def _m1_var(input, dim, unbiased=True, keepdim=False, *, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim, out)
@@ -8080,7 +8080,7 @@ def _c1_var(input, dim, unbiased, keepdim, out):
     return _entry_var_out(input, dim, unbiased, keepdim, out)
 
 
-# schema/native_functions.yaml:3553
+# schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 def _m2_var(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -8119,7 +8119,7 @@ def var(*args, **kwargs):
     return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
-# schema/native_functions.yaml:3580
+# schema/native_functions.yaml: var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
 def _m0_var_mean(input, unbiased=True):
     if _F['Tensor'](input) and _F['bool'](unbiased):
         return (input, unbiased)
@@ -8130,7 +8130,7 @@ def _c0_var_mean(input, unbiased):
     return _entry_var_mean(input, unbiased)
 
 
-# schema/native_functions.yaml:3584
+# schema/native_functions.yaml: var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
 def _m1_var_mean(input, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (input, dim, unbiased, keepdim)
@@ -8141,7 +8141,7 @@ def _c1_var_mean(input, dim, unbiased, keepdim):
     return _entry_var_mean_dim(input, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3588
+# schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 def _m2_var_mean(input, dim=None, *, correction=None, keepdim=False, out=None):
     if _F['Tensor'](input) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (input, dim, correction, keepdim, out)
@@ -8180,7 +8180,7 @@ def var_mean(*args, **kwargs):
     return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
 
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml: vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_vsplit(input, sections):
     if _F['Tensor'](input) and _F['int'](sections):
         return (input, sections)
@@ -8191,7 +8191,7 @@ def _c0_vsplit(input, sections):
     return _entry_vsplit_int(input, sections)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml: vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_vsplit(input, indices):
     if _F['Tensor'](input) and _F['int[]'](indices):
         return (input, indices)
@@ -8225,7 +8225,7 @@ def vsplit(*args, **kwargs):
     return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
 
 
-# schema/native_functions.yaml:1361
+# schema/native_functions.yaml: vstack(Tensor[] tensors) -> Tensor
 def vstack(tensors, *, out=None):
     """vstack(Tensor[] tensors) -> Tensor"""
     if _tf[0]:
@@ -8237,7 +8237,7 @@ def vstack(tensors, *, out=None):
     return _entry_vstack_out(tensors, out)
 
 
-# schema/native_functions.yaml:436
+# schema/native_functions.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 def _m0_where(condition, input, other, *, out=None):
     if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Tensor'](other):
         return (condition, input, other, out)
@@ -8250,7 +8250,7 @@ def _c0_where(condition, input, other, out):
     return _entry_where_self_out(condition, input, other, out)
 
 
-# schema/native_functions.yaml:3034
+# schema/native_functions.yaml: where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
 def _m1_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Tensor'](other):
         return (condition, input, other)
@@ -8261,7 +8261,7 @@ def _c1_where(condition, input, other):
     return _entry_where_ScalarSelf(condition, input, other)
 
 
-# schema/native_functions.yaml:3039
+# schema/native_functions.yaml: where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
 def _m2_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Tensor'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -8272,7 +8272,7 @@ def _c2_where(condition, input, other):
     return _entry_where_ScalarOther(condition, input, other)
 
 
-# schema/native_functions.yaml:3044
+# schema/native_functions.yaml: where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
 def _m3_where(condition, input, other):
     if _F['Tensor'](condition) and _F['Scalar'](input) and _F['Scalar'](other):
         return (condition, input, other)
@@ -8312,7 +8312,7 @@ def where(*args, **kwargs):
     return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
-# schema/native_functions.yaml:199
+# schema/native_functions.yaml: zero_(Tensor(a!) self) -> Tensor(a!)
 def zero_(input):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -8322,7 +8322,7 @@ def zero_(input):
     return _entry_zero_(input)
 
 
-# schema/native_functions.yaml:30
+# schema/native_functions.yaml: zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def zeros(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, out=None, requires_grad=False):
     """zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
@@ -8334,7 +8334,7 @@ def zeros(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=No
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:88
+# schema/native_functions.yaml: zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     """zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:

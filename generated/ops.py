@@ -22,7 +22,7 @@ from ember.dispatch.tls import state as _tls
 _aten = _ops.namespace("aten")
 
 
-# schema/native_functions.yaml:18
+# schema/native_functions.yaml: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 empty_memory_format = _Op("aten", 'empty', 'memory_format',
     'empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('size', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('factory',))
@@ -47,7 +47,7 @@ empty_memory_format._entry = _entry_empty_memory_format
 _aten._packet('empty')._add(empty_memory_format)
 
 
-# schema/native_functions.yaml:24
+# schema/native_functions.yaml: empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 empty_strided = _Op("aten", 'empty_strided', 'default',
     'empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'stride', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -72,7 +72,7 @@ empty_strided._entry = _entry_empty_strided
 _aten._packet('empty_strided')._add(empty_strided)
 
 
-# schema/native_functions.yaml:30
+# schema/native_functions.yaml: zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 zeros = _Op("aten", 'zeros', 'default',
     'zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -97,7 +97,7 @@ zeros._entry = _entry_zeros
 _aten._packet('zeros')._add(zeros)
 
 
-# schema/native_functions.yaml:36
+# schema/native_functions.yaml: ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 ones = _Op("aten", 'ones', 'default',
     'ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -122,7 +122,7 @@ ones._entry = _entry_ones
 _aten._packet('ones')._add(ones)
 
 
-# schema/native_functions.yaml:42
+# schema/native_functions.yaml: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 full = _Op("aten", 'full', 'default',
     'full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'fill_value', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -147,7 +147,7 @@ full._entry = _entry_full
 _aten._packet('full')._add(full)
 
 
-# schema/native_functions.yaml:48
+# schema/native_functions.yaml: scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 scalar_tensor = _Op("aten", 'scalar_tensor', 'default',
     'scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('s', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -172,7 +172,7 @@ scalar_tensor._entry = _entry_scalar_tensor
 _aten._packet('scalar_tensor')._add(scalar_tensor)
 
 
-# schema/native_functions.yaml:54
+# schema/native_functions.yaml: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 arange = _Op("aten", 'arange', 'default',
     'arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('end', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -197,7 +197,7 @@ arange._entry = _entry_arange
 _aten._packet('arange')._add(arange)
 
 
-# schema/native_functions.yaml:60
+# schema/native_functions.yaml: arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 arange_start = _Op("aten", 'arange', 'start',
     'arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('start', 'end', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -222,7 +222,7 @@ arange_start._entry = _entry_arange_start
 _aten._packet('arange')._add(arange_start)
 
 
-# schema/native_functions.yaml:66
+# schema/native_functions.yaml: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 arange_start_step = _Op("aten", 'arange', 'start_step',
     'arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('start', 'end', 'step', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -247,7 +247,7 @@ arange_start_step._entry = _entry_arange_start_step
 _aten._packet('arange')._add(arange_start_step)
 
 
-# schema/native_functions.yaml:72
+# schema/native_functions.yaml: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 rand = _Op("aten", 'rand', 'default',
     'rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -272,7 +272,7 @@ rand._entry = _entry_rand
 _aten._packet('rand')._add(rand)
 
 
-# schema/native_functions.yaml:78
+# schema/native_functions.yaml: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 randn = _Op("aten", 'randn', 'default',
     'randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -297,7 +297,7 @@ randn._entry = _entry_randn
 _aten._packet('randn')._add(randn)
 
 
-# schema/native_functions.yaml:84
+# schema/native_functions.yaml: empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 empty_like = _Op("aten", 'empty_like', 'default',
     'empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=())
@@ -325,7 +325,7 @@ empty_like._entry = _entry_empty_like
 _aten._packet('empty_like')._add(empty_like)
 
 
-# schema/native_functions.yaml:88
+# schema/native_functions.yaml: zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 zeros_like = _Op("aten", 'zeros_like', 'default',
     'zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=())
@@ -353,7 +353,7 @@ zeros_like._entry = _entry_zeros_like
 _aten._packet('zeros_like')._add(zeros_like)
 
 
-# schema/native_functions.yaml:92
+# schema/native_functions.yaml: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 ones_like = _Op("aten", 'ones_like', 'default',
     'ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=())
@@ -381,7 +381,7 @@ ones_like._entry = _entry_ones_like
 _aten._packet('ones_like')._add(ones_like)
 
 
-# schema/native_functions.yaml:96
+# schema/native_functions.yaml: full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 full_like = _Op("aten", 'full_like', 'default',
     'full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'fill_value', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=())
@@ -409,7 +409,7 @@ full_like._entry = _entry_full_like
 _aten._packet('full_like')._add(full_like)
 
 
-# schema/native_functions.yaml:100
+# schema/native_functions.yaml: rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 rand_like = _Op("aten", 'rand_like', 'default',
     'rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
@@ -437,7 +437,7 @@ rand_like._entry = _entry_rand_like
 _aten._packet('rand_like')._add(rand_like)
 
 
-# schema/native_functions.yaml:105
+# schema/native_functions.yaml: randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 randn_like = _Op("aten", 'randn_like', 'default',
     'randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
@@ -465,7 +465,7 @@ randn_like._entry = _entry_randn_like
 _aten._packet('randn_like')._add(randn_like)
 
 
-# schema/native_functions.yaml:110
+# schema/native_functions.yaml: new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 new_empty = _Op("aten", 'new_empty', 'default',
     'new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('self', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=())
@@ -493,7 +493,7 @@ new_empty._entry = _entry_new_empty
 _aten._packet('new_empty')._add(new_empty)
 
 
-# schema/native_functions.yaml:115
+# schema/native_functions.yaml: new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 new_empty_strided = _Op("aten", 'new_empty_strided', 'default',
     'new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('self', 'size', 'stride', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=())
@@ -521,7 +521,7 @@ new_empty_strided._entry = _entry_new_empty_strided
 _aten._packet('new_empty_strided')._add(new_empty_strided)
 
 
-# schema/native_functions.yaml:120
+# schema/native_functions.yaml: new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 new_full = _Op("aten", 'new_full', 'default',
     'new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('self', 'size', 'fill_value', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=())
@@ -549,7 +549,7 @@ new_full._entry = _entry_new_full
 _aten._packet('new_full')._add(new_full)
 
 
-# schema/native_functions.yaml:125
+# schema/native_functions.yaml: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 new_zeros = _Op("aten", 'new_zeros', 'default',
     'new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('self', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=())
@@ -577,7 +577,7 @@ new_zeros._entry = _entry_new_zeros
 _aten._packet('new_zeros')._add(new_zeros)
 
 
-# schema/native_functions.yaml:130
+# schema/native_functions.yaml: new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 new_ones = _Op("aten", 'new_ones', 'default',
     'new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('self', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=())
@@ -605,7 +605,7 @@ new_ones._entry = _entry_new_ones
 _aten._packet('new_ones')._add(new_ones)
 
 
-# schema/native_functions.yaml:136
+# schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 clone = _Op("aten", 'clone', 'default',
     'clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'memory_format'), 1, tags=())
@@ -633,7 +633,7 @@ clone._entry = _entry_clone
 _aten._packet('clone')._add(clone)
 
 
-# schema/native_functions.yaml:142
+# schema/native_functions.yaml: clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 clone_out = _Op("aten", 'clone', 'out',
     'clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -663,7 +663,7 @@ clone_out._entry = _entry_clone_out
 _aten._packet('clone')._add(clone_out)
 
 
-# schema/native_functions.yaml:146
+# schema/native_functions.yaml: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 copy_ = _Op("aten", 'copy_', 'default',
     'copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)',
     ('self', 'src', 'non_blocking'), 3, tags=())
@@ -693,7 +693,7 @@ copy_._entry = _entry_copy_
 _aten._packet('copy_')._add(copy_)
 
 
-# schema/native_functions.yaml:152
+# schema/native_functions.yaml: _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
 _to_copy = _Op("aten", '_to_copy', 'default',
     '_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'memory_format'), 1, tags=())
@@ -721,7 +721,7 @@ _to_copy._entry = _entry__to_copy
 _aten._packet('_to_copy')._add(_to_copy)
 
 
-# schema/native_functions.yaml:156
+# schema/native_functions.yaml: _to_copy.out(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) (autogen of _to_copy)
 _to_copy_out = _Op("aten", '_to_copy', 'out',
     '_to_copy.out(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'memory_format', 'out'), 1, tags=())
@@ -751,7 +751,7 @@ _to_copy_out._entry = _entry__to_copy_out
 _aten._packet('_to_copy')._add(_to_copy_out)
 
 
-# schema/native_functions.yaml:158
+# schema/native_functions.yaml: to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
 to_dtype_layout = _Op("aten", 'to', 'dtype_layout',
     'to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'dtype', 'layout', 'device', 'pin_memory', 'non_blocking', 'copy', 'memory_format'), 1, tags=())
@@ -779,7 +779,7 @@ to_dtype_layout._entry = _entry_to_dtype_layout
 _aten._packet('to')._add(to_dtype_layout)
 
 
-# schema/native_functions.yaml:164
+# schema/native_functions.yaml: to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
 to_device = _Op("aten", 'to', 'device',
     'to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'device', 'dtype', 'non_blocking', 'copy', 'memory_format'), 6, tags=())
@@ -807,7 +807,7 @@ to_device._entry = _entry_to_device
 _aten._packet('to')._add(to_device)
 
 
-# schema/native_functions.yaml:170
+# schema/native_functions.yaml: to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
 to_dtype = _Op("aten", 'to', 'dtype',
     'to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'dtype', 'non_blocking', 'copy', 'memory_format'), 5, tags=())
@@ -835,7 +835,7 @@ to_dtype._entry = _entry_to_dtype
 _aten._packet('to')._add(to_dtype)
 
 
-# schema/native_functions.yaml:176
+# schema/native_functions.yaml: to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
 to_other = _Op("aten", 'to', 'other',
     'to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)',
     ('self', 'other', 'non_blocking', 'copy', 'memory_format'), 5, tags=())
@@ -863,7 +863,7 @@ to_other._entry = _entry_to_other
 _aten._packet('to')._add(to_other)
 
 
-# schema/native_functions.yaml:182
+# schema/native_functions.yaml: contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
 contiguous = _Op("aten", 'contiguous', 'default',
     'contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)',
     ('self', 'memory_format'), 1, tags=())
@@ -891,7 +891,7 @@ contiguous._entry = _entry_contiguous
 _aten._packet('contiguous')._add(contiguous)
 
 
-# schema/native_functions.yaml:187
+# schema/native_functions.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 fill__Scalar = _Op("aten", 'fill_', 'Scalar',
     'fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)',
     ('self', 'value'), 2, tags=())
@@ -921,7 +921,7 @@ fill__Scalar._entry = _entry_fill__Scalar
 _aten._packet('fill_')._add(fill__Scalar)
 
 
-# schema/native_functions.yaml:193
+# schema/native_functions.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
 fill__Tensor = _Op("aten", 'fill_', 'Tensor',
     'fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)',
     ('self', 'value'), 2, tags=())
@@ -951,7 +951,7 @@ fill__Tensor._entry = _entry_fill__Tensor
 _aten._packet('fill_')._add(fill__Tensor)
 
 
-# schema/native_functions.yaml:199
+# schema/native_functions.yaml: zero_(Tensor(a!) self) -> Tensor(a!)
 zero_ = _Op("aten", 'zero_', 'default',
     'zero_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=())
@@ -981,7 +981,7 @@ zero_._entry = _entry_zero_
 _aten._packet('zero_')._add(zero_)
 
 
-# schema/native_functions.yaml:206
+# schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 add_Tensor = _Op("aten", 'add', 'Tensor',
     'add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise', 'core'))
@@ -1009,7 +1009,7 @@ add_Tensor._entry = _entry_add_Tensor
 _aten._packet('add')._add(add_Tensor)
 
 
-# schema/native_functions.yaml:211
+# schema/native_functions.yaml: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of add.Tensor)
 add_out = _Op("aten", 'add', 'out',
     'add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
@@ -1039,7 +1039,7 @@ add_out._entry = _entry_add_out
 _aten._packet('add')._add(add_out)
 
 
-# schema/native_functions.yaml:214
+# schema/native_functions.yaml: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 add_Scalar = _Op("aten", 'add', 'Scalar',
     'add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise', 'core'))
@@ -1067,7 +1067,7 @@ add_Scalar._entry = _entry_add_Scalar
 _aten._packet('add')._add(add_Scalar)
 
 
-# schema/native_functions.yaml:219
+# schema/native_functions.yaml: add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of add.Scalar)
 add_Scalar_out = _Op("aten", 'add', 'Scalar_out',
     'add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
@@ -1097,7 +1097,7 @@ add_Scalar_out._entry = _entry_add_Scalar_out
 _aten._packet('add')._add(add_Scalar_out)
 
 
-# schema/native_functions.yaml:222
+# schema/native_functions.yaml: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 add__Tensor = _Op("aten", 'add_', 'Tensor',
     'add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1127,7 +1127,7 @@ add__Tensor._entry = _entry_add__Tensor
 _aten._packet('add_')._add(add__Tensor)
 
 
-# schema/native_functions.yaml:229
+# schema/native_functions.yaml: add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 add__Scalar = _Op("aten", 'add_', 'Scalar',
     'add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1157,7 +1157,7 @@ add__Scalar._entry = _entry_add__Scalar
 _aten._packet('add_')._add(add__Scalar)
 
 
-# schema/native_functions.yaml:236
+# schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 sub_Tensor = _Op("aten", 'sub', 'Tensor',
     'sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise', 'core'))
@@ -1185,7 +1185,7 @@ sub_Tensor._entry = _entry_sub_Tensor
 _aten._packet('sub')._add(sub_Tensor)
 
 
-# schema/native_functions.yaml:241
+# schema/native_functions.yaml: sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of sub.Tensor)
 sub_out = _Op("aten", 'sub', 'out',
     'sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise', 'core'))
@@ -1215,7 +1215,7 @@ sub_out._entry = _entry_sub_out
 _aten._packet('sub')._add(sub_out)
 
 
-# schema/native_functions.yaml:244
+# schema/native_functions.yaml: sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 sub_Scalar = _Op("aten", 'sub', 'Scalar',
     'sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise', 'core'))
@@ -1243,7 +1243,7 @@ sub_Scalar._entry = _entry_sub_Scalar
 _aten._packet('sub')._add(sub_Scalar)
 
 
-# schema/native_functions.yaml:249
+# schema/native_functions.yaml: sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of sub.Scalar)
 sub_Scalar_out = _Op("aten", 'sub', 'Scalar_out',
     'sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise', 'core'))
@@ -1273,7 +1273,7 @@ sub_Scalar_out._entry = _entry_sub_Scalar_out
 _aten._packet('sub')._add(sub_Scalar_out)
 
 
-# schema/native_functions.yaml:252
+# schema/native_functions.yaml: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 sub__Tensor = _Op("aten", 'sub_', 'Tensor',
     'sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -1303,7 +1303,7 @@ sub__Tensor._entry = _entry_sub__Tensor
 _aten._packet('sub_')._add(sub__Tensor)
 
 
-# schema/native_functions.yaml:259
+# schema/native_functions.yaml: sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 sub__Scalar = _Op("aten", 'sub_', 'Scalar',
     'sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -1333,7 +1333,7 @@ sub__Scalar._entry = _entry_sub__Scalar
 _aten._packet('sub_')._add(sub__Scalar)
 
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
 mul_Tensor = _Op("aten", 'mul', 'Tensor',
     'mul.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1361,7 +1361,7 @@ mul_Tensor._entry = _entry_mul_Tensor
 _aten._packet('mul')._add(mul_Tensor)
 
 
-# schema/native_functions.yaml:271
+# schema/native_functions.yaml: mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of mul.Tensor)
 mul_out = _Op("aten", 'mul', 'out',
     'mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1391,7 +1391,7 @@ mul_out._entry = _entry_mul_out
 _aten._packet('mul')._add(mul_out)
 
 
-# schema/native_functions.yaml:274
+# schema/native_functions.yaml: mul.Scalar(Tensor self, Scalar other) -> Tensor
 mul_Scalar = _Op("aten", 'mul', 'Scalar',
     'mul.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1419,7 +1419,7 @@ mul_Scalar._entry = _entry_mul_Scalar
 _aten._packet('mul')._add(mul_Scalar)
 
 
-# schema/native_functions.yaml:279
+# schema/native_functions.yaml: mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of mul.Scalar)
 mul_Scalar_out = _Op("aten", 'mul', 'Scalar_out',
     'mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1449,7 +1449,7 @@ mul_Scalar_out._entry = _entry_mul_Scalar_out
 _aten._packet('mul')._add(mul_Scalar_out)
 
 
-# schema/native_functions.yaml:282
+# schema/native_functions.yaml: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 mul__Tensor = _Op("aten", 'mul_', 'Tensor',
     'mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1479,7 +1479,7 @@ mul__Tensor._entry = _entry_mul__Tensor
 _aten._packet('mul_')._add(mul__Tensor)
 
 
-# schema/native_functions.yaml:289
+# schema/native_functions.yaml: mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 mul__Scalar = _Op("aten", 'mul_', 'Scalar',
     'mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1509,7 +1509,7 @@ mul__Scalar._entry = _entry_mul__Scalar
 _aten._packet('mul_')._add(mul__Scalar)
 
 
-# schema/native_functions.yaml:296
+# schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 div_Tensor = _Op("aten", 'div', 'Tensor',
     'div.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1537,7 +1537,7 @@ div_Tensor._entry = _entry_div_Tensor
 _aten._packet('div')._add(div_Tensor)
 
 
-# schema/native_functions.yaml:301
+# schema/native_functions.yaml: div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of div.Tensor)
 div_out = _Op("aten", 'div', 'out',
     'div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1567,7 +1567,7 @@ div_out._entry = _entry_div_out
 _aten._packet('div')._add(div_out)
 
 
-# schema/native_functions.yaml:304
+# schema/native_functions.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 div_Tensor_mode = _Op("aten", 'div', 'Tensor_mode',
     'div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -1595,7 +1595,7 @@ div_Tensor_mode._entry = _entry_div_Tensor_mode
 _aten._packet('div')._add(div_Tensor_mode)
 
 
-# schema/native_functions.yaml:309
+# schema/native_functions.yaml: div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of div.Tensor_mode)
 div_out_mode = _Op("aten", 'div', 'out_mode',
     'div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -1625,7 +1625,7 @@ div_out_mode._entry = _entry_div_out_mode
 _aten._packet('div')._add(div_out_mode)
 
 
-# schema/native_functions.yaml:312
+# schema/native_functions.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor
 div_Scalar = _Op("aten", 'div', 'Scalar',
     'div.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1653,7 +1653,7 @@ div_Scalar._entry = _entry_div_Scalar
 _aten._packet('div')._add(div_Scalar)
 
 
-# schema/native_functions.yaml:317
+# schema/native_functions.yaml: div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar)
 div_Scalar_out = _Op("aten", 'div', 'Scalar_out',
     'div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -1683,7 +1683,7 @@ div_Scalar_out._entry = _entry_div_Scalar_out
 _aten._packet('div')._add(div_Scalar_out)
 
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml: div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 div__Tensor = _Op("aten", 'div_', 'Tensor',
     'div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -1713,7 +1713,7 @@ div__Tensor._entry = _entry_div__Tensor
 _aten._packet('div_')._add(div__Tensor)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml: div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
 div__Tensor_mode = _Op("aten", 'div_', 'Tensor_mode',
     'div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -1743,7 +1743,7 @@ div__Tensor_mode._entry = _entry_div__Tensor_mode
 _aten._packet('div_')._add(div__Tensor_mode)
 
 
-# schema/native_functions.yaml:334
+# schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 pow_Tensor_Tensor = _Op("aten", 'pow', 'Tensor_Tensor',
     'pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1771,7 +1771,7 @@ pow_Tensor_Tensor._entry = _entry_pow_Tensor_Tensor
 _aten._packet('pow')._add(pow_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:339
+# schema/native_functions.yaml: pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Tensor_Tensor)
 pow_Tensor_Tensor_out = _Op("aten", 'pow', 'Tensor_Tensor_out',
     'pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
@@ -1801,7 +1801,7 @@ pow_Tensor_Tensor_out._entry = _entry_pow_Tensor_Tensor_out
 _aten._packet('pow')._add(pow_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 pow_Tensor_Scalar = _Op("aten", 'pow', 'Tensor_Scalar',
     'pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1829,7 +1829,7 @@ pow_Tensor_Scalar._entry = _entry_pow_Tensor_Scalar
 _aten._packet('pow')._add(pow_Tensor_Scalar)
 
 
-# schema/native_functions.yaml:347
+# schema/native_functions.yaml: pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Tensor_Scalar)
 pow_Tensor_Scalar_out = _Op("aten", 'pow', 'Tensor_Scalar_out',
     'pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
@@ -1859,7 +1859,7 @@ pow_Tensor_Scalar_out._entry = _entry_pow_Tensor_Scalar_out
 _aten._packet('pow')._add(pow_Tensor_Scalar_out)
 
 
-# schema/native_functions.yaml:350
+# schema/native_functions.yaml: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
 pow_Scalar = _Op("aten", 'pow', 'Scalar',
     'pow.Scalar(Scalar self, Tensor exponent) -> Tensor',
     ('self', 'exponent'), 2, tags=('pointwise', 'core'))
@@ -1887,7 +1887,7 @@ pow_Scalar._entry = _entry_pow_Scalar
 _aten._packet('pow')._add(pow_Scalar)
 
 
-# schema/native_functions.yaml:354
+# schema/native_functions.yaml: pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Scalar)
 pow_Scalar_out = _Op("aten", 'pow', 'Scalar_out',
     'pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'exponent', 'out'), 2, tags=('pointwise', 'core'))
@@ -1917,7 +1917,7 @@ pow_Scalar_out._entry = _entry_pow_Scalar_out
 _aten._packet('pow')._add(pow_Scalar_out)
 
 
-# schema/native_functions.yaml:357
+# schema/native_functions.yaml: pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
 pow__Tensor = _Op("aten", 'pow_', 'Tensor',
     'pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -1947,7 +1947,7 @@ pow__Tensor._entry = _entry_pow__Tensor
 _aten._packet('pow_')._add(pow__Tensor)
 
 
-# schema/native_functions.yaml:364
+# schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
 eq_Tensor = _Op("aten", 'eq', 'Tensor',
     'eq.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -1975,7 +1975,7 @@ eq_Tensor._entry = _entry_eq_Tensor
 _aten._packet('eq')._add(eq_Tensor)
 
 
-# schema/native_functions.yaml:369
+# schema/native_functions.yaml: eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of eq.Tensor)
 eq_Tensor_out = _Op("aten", 'eq', 'Tensor_out',
     'eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2005,7 +2005,7 @@ eq_Tensor_out._entry = _entry_eq_Tensor_out
 _aten._packet('eq')._add(eq_Tensor_out)
 
 
-# schema/native_functions.yaml:372
+# schema/native_functions.yaml: eq.Scalar(Tensor self, Scalar other) -> Tensor
 eq_Scalar = _Op("aten", 'eq', 'Scalar',
     'eq.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2033,7 +2033,7 @@ eq_Scalar._entry = _entry_eq_Scalar
 _aten._packet('eq')._add(eq_Scalar)
 
 
-# schema/native_functions.yaml:377
+# schema/native_functions.yaml: eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of eq.Scalar)
 eq_Scalar_out = _Op("aten", 'eq', 'Scalar_out',
     'eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2063,7 +2063,7 @@ eq_Scalar_out._entry = _entry_eq_Scalar_out
 _aten._packet('eq')._add(eq_Scalar_out)
 
 
-# schema/native_functions.yaml:380
+# schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
 ne_Tensor = _Op("aten", 'ne', 'Tensor',
     'ne.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2091,7 +2091,7 @@ ne_Tensor._entry = _entry_ne_Tensor
 _aten._packet('ne')._add(ne_Tensor)
 
 
-# schema/native_functions.yaml:385
+# schema/native_functions.yaml: ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Tensor)
 ne_Tensor_out = _Op("aten", 'ne', 'Tensor_out',
     'ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2121,7 +2121,7 @@ ne_Tensor_out._entry = _entry_ne_Tensor_out
 _aten._packet('ne')._add(ne_Tensor_out)
 
 
-# schema/native_functions.yaml:388
+# schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
 lt_Tensor = _Op("aten", 'lt', 'Tensor',
     'lt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2149,7 +2149,7 @@ lt_Tensor._entry = _entry_lt_Tensor
 _aten._packet('lt')._add(lt_Tensor)
 
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml: lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lt.Tensor)
 lt_Tensor_out = _Op("aten", 'lt', 'Tensor_out',
     'lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2179,7 +2179,7 @@ lt_Tensor_out._entry = _entry_lt_Tensor_out
 _aten._packet('lt')._add(lt_Tensor_out)
 
 
-# schema/native_functions.yaml:396
+# schema/native_functions.yaml: lt.Scalar(Tensor self, Scalar other) -> Tensor
 lt_Scalar = _Op("aten", 'lt', 'Scalar',
     'lt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2207,7 +2207,7 @@ lt_Scalar._entry = _entry_lt_Scalar
 _aten._packet('lt')._add(lt_Scalar)
 
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml: lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lt.Scalar)
 lt_Scalar_out = _Op("aten", 'lt', 'Scalar_out',
     'lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2237,7 +2237,7 @@ lt_Scalar_out._entry = _entry_lt_Scalar_out
 _aten._packet('lt')._add(lt_Scalar_out)
 
 
-# schema/native_functions.yaml:404
+# schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 le_Tensor = _Op("aten", 'le', 'Tensor',
     'le.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2265,7 +2265,7 @@ le_Tensor._entry = _entry_le_Tensor
 _aten._packet('le')._add(le_Tensor)
 
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml: le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Tensor)
 le_Tensor_out = _Op("aten", 'le', 'Tensor_out',
     'le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2295,7 +2295,7 @@ le_Tensor_out._entry = _entry_le_Tensor_out
 _aten._packet('le')._add(le_Tensor_out)
 
 
-# schema/native_functions.yaml:412
+# schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
 gt_Tensor = _Op("aten", 'gt', 'Tensor',
     'gt.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2323,7 +2323,7 @@ gt_Tensor._entry = _entry_gt_Tensor
 _aten._packet('gt')._add(gt_Tensor)
 
 
-# schema/native_functions.yaml:417
+# schema/native_functions.yaml: gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gt.Tensor)
 gt_Tensor_out = _Op("aten", 'gt', 'Tensor_out',
     'gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2353,7 +2353,7 @@ gt_Tensor_out._entry = _entry_gt_Tensor_out
 _aten._packet('gt')._add(gt_Tensor_out)
 
 
-# schema/native_functions.yaml:420
+# schema/native_functions.yaml: gt.Scalar(Tensor self, Scalar other) -> Tensor
 gt_Scalar = _Op("aten", 'gt', 'Scalar',
     'gt.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2381,7 +2381,7 @@ gt_Scalar._entry = _entry_gt_Scalar
 _aten._packet('gt')._add(gt_Scalar)
 
 
-# schema/native_functions.yaml:425
+# schema/native_functions.yaml: gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gt.Scalar)
 gt_Scalar_out = _Op("aten", 'gt', 'Scalar_out',
     'gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2411,7 +2411,7 @@ gt_Scalar_out._entry = _entry_gt_Scalar_out
 _aten._packet('gt')._add(gt_Scalar_out)
 
 
-# schema/native_functions.yaml:428
+# schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
 ge_Tensor = _Op("aten", 'ge', 'Tensor',
     'ge.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -2439,7 +2439,7 @@ ge_Tensor._entry = _entry_ge_Tensor
 _aten._packet('ge')._add(ge_Tensor)
 
 
-# schema/native_functions.yaml:433
+# schema/native_functions.yaml: ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Tensor)
 ge_Tensor_out = _Op("aten", 'ge', 'Tensor_out',
     'ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -2469,7 +2469,7 @@ ge_Tensor_out._entry = _entry_ge_Tensor_out
 _aten._packet('ge')._add(ge_Tensor_out)
 
 
-# schema/native_functions.yaml:436
+# schema/native_functions.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 where_self = _Op("aten", 'where', 'self',
     'where.self(Tensor condition, Tensor self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=('pointwise', 'core'))
@@ -2497,7 +2497,7 @@ where_self._entry = _entry_where_self
 _aten._packet('where')._add(where_self)
 
 
-# schema/native_functions.yaml:441
+# schema/native_functions.yaml: where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of where.self)
 where_self_out = _Op("aten", 'where', 'self_out',
     'where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('condition', 'self', 'other', 'out'), 3, tags=('pointwise', 'core'))
@@ -2527,7 +2527,7 @@ where_self_out._entry = _entry_where_self_out
 _aten._packet('where')._add(where_self_out)
 
 
-# schema/native_functions.yaml:444
+# schema/native_functions.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 clamp = _Op("aten", 'clamp', 'default',
     'clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2555,7 +2555,7 @@ clamp._entry = _entry_clamp
 _aten._packet('clamp')._add(clamp)
 
 
-# schema/native_functions.yaml:449
+# schema/native_functions.yaml: clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp)
 clamp_out = _Op("aten", 'clamp', 'out',
     'clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
@@ -2585,7 +2585,7 @@ clamp_out._entry = _entry_clamp_out
 _aten._packet('clamp')._add(clamp_out)
 
 
-# schema/native_functions.yaml:452
+# schema/native_functions.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 clamp_Tensor = _Op("aten", 'clamp', 'Tensor',
     'clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor',
     ('self', 'min', 'max'), 3, tags=('pointwise', 'core'))
@@ -2613,7 +2613,7 @@ clamp_Tensor._entry = _entry_clamp_Tensor
 _aten._packet('clamp')._add(clamp_Tensor)
 
 
-# schema/native_functions.yaml:457
+# schema/native_functions.yaml: clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp.Tensor)
 clamp_Tensor_out = _Op("aten", 'clamp', 'Tensor_out',
     'clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'max', 'out'), 3, tags=('pointwise', 'core'))
@@ -2643,7 +2643,7 @@ clamp_Tensor_out._entry = _entry_clamp_Tensor_out
 _aten._packet('clamp')._add(clamp_Tensor_out)
 
 
-# schema/native_functions.yaml:460
+# schema/native_functions.yaml: clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 clamp_ = _Op("aten", 'clamp_', 'default',
     'clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -2673,7 +2673,7 @@ clamp_._entry = _entry_clamp_
 _aten._packet('clamp_')._add(clamp_)
 
 
-# schema/native_functions.yaml:467
+# schema/native_functions.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 masked_fill_Scalar = _Op("aten", 'masked_fill', 'Scalar',
     'masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2701,7 +2701,7 @@ masked_fill_Scalar._entry = _entry_masked_fill_Scalar
 _aten._packet('masked_fill')._add(masked_fill_Scalar)
 
 
-# schema/native_functions.yaml:472
+# schema/native_functions.yaml: masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_fill.Scalar)
 masked_fill_Scalar_out = _Op("aten", 'masked_fill', 'Scalar_out',
     'masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
@@ -2731,7 +2731,7 @@ masked_fill_Scalar_out._entry = _entry_masked_fill_Scalar_out
 _aten._packet('masked_fill')._add(masked_fill_Scalar_out)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 masked_fill_Tensor = _Op("aten", 'masked_fill', 'Tensor',
     'masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2759,7 +2759,7 @@ masked_fill_Tensor._entry = _entry_masked_fill_Tensor
 _aten._packet('masked_fill')._add(masked_fill_Tensor)
 
 
-# schema/native_functions.yaml:480
+# schema/native_functions.yaml: masked_fill.Tensor_out(Tensor self, Tensor mask, Tensor value, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_fill.Tensor)
 masked_fill_Tensor_out = _Op("aten", 'masked_fill', 'Tensor_out',
     'masked_fill.Tensor_out(Tensor self, Tensor mask, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'value', 'out'), 3, tags=('pointwise',))
@@ -2789,7 +2789,7 @@ masked_fill_Tensor_out._entry = _entry_masked_fill_Tensor_out
 _aten._packet('masked_fill')._add(masked_fill_Tensor_out)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml: masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
 masked_fill__Scalar = _Op("aten", 'masked_fill_', 'Scalar',
     'masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2819,7 +2819,7 @@ masked_fill__Scalar._entry = _entry_masked_fill__Scalar
 _aten._packet('masked_fill_')._add(masked_fill__Scalar)
 
 
-# schema/native_functions.yaml:490
+# schema/native_functions.yaml: masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
 masked_fill__Tensor = _Op("aten", 'masked_fill_', 'Tensor',
     'masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)',
     ('self', 'mask', 'value'), 3, tags=('pointwise',))
@@ -2849,7 +2849,7 @@ masked_fill__Tensor._entry = _entry_masked_fill__Tensor
 _aten._packet('masked_fill_')._add(masked_fill__Tensor)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml: neg(Tensor self) -> Tensor
 neg = _Op("aten", 'neg', 'default',
     'neg(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2877,7 +2877,7 @@ neg._entry = _entry_neg
 _aten._packet('neg')._add(neg)
 
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml: neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of neg)
 neg_out = _Op("aten", 'neg', 'out',
     'neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2907,7 +2907,7 @@ neg_out._entry = _entry_neg_out
 _aten._packet('neg')._add(neg_out)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml: neg_(Tensor(a!) self) -> Tensor(a!)
 neg_ = _Op("aten", 'neg_', 'default',
     'neg_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -2937,7 +2937,7 @@ neg_._entry = _entry_neg_
 _aten._packet('neg_')._add(neg_)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml: exp(Tensor self) -> Tensor
 exp = _Op("aten", 'exp', 'default',
     'exp(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -2965,7 +2965,7 @@ exp._entry = _entry_exp
 _aten._packet('exp')._add(exp)
 
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml: exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp)
 exp_out = _Op("aten", 'exp', 'out',
     'exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -2995,7 +2995,7 @@ exp_out._entry = _entry_exp_out
 _aten._packet('exp')._add(exp_out)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml: exp_(Tensor(a!) self) -> Tensor(a!)
 exp_ = _Op("aten", 'exp_', 'default',
     'exp_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3025,7 +3025,7 @@ exp_._entry = _entry_exp_
 _aten._packet('exp_')._add(exp_)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml: log(Tensor self) -> Tensor
 log = _Op("aten", 'log', 'default',
     'log(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -3053,7 +3053,7 @@ log._entry = _entry_log
 _aten._packet('log')._add(log)
 
 
-# schema/native_functions.yaml:533
+# schema/native_functions.yaml: log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log)
 log_out = _Op("aten", 'log', 'out',
     'log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -3083,7 +3083,7 @@ log_out._entry = _entry_log_out
 _aten._packet('log')._add(log_out)
 
 
-# schema/native_functions.yaml:536
+# schema/native_functions.yaml: log_(Tensor(a!) self) -> Tensor(a!)
 log_ = _Op("aten", 'log_', 'default',
     'log_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3113,7 +3113,7 @@ log_._entry = _entry_log_
 _aten._packet('log_')._add(log_)
 
 
-# schema/native_functions.yaml:543
+# schema/native_functions.yaml: relu(Tensor self) -> Tensor
 relu = _Op("aten", 'relu', 'default',
     'relu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -3141,7 +3141,7 @@ relu._entry = _entry_relu
 _aten._packet('relu')._add(relu)
 
 
-# schema/native_functions.yaml:548
+# schema/native_functions.yaml: relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of relu)
 relu_out = _Op("aten", 'relu', 'out',
     'relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -3171,7 +3171,7 @@ relu_out._entry = _entry_relu_out
 _aten._packet('relu')._add(relu_out)
 
 
-# schema/native_functions.yaml:551
+# schema/native_functions.yaml: relu_(Tensor(a!) self) -> Tensor(a!)
 relu_ = _Op("aten", 'relu_', 'default',
     'relu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3201,7 +3201,7 @@ relu_._entry = _entry_relu_
 _aten._packet('relu_')._add(relu_)
 
 
-# schema/native_functions.yaml:558
+# schema/native_functions.yaml: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 threshold_backward = _Op("aten", 'threshold_backward', 'default',
     'threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'threshold'), 3, tags=('pointwise',))
@@ -3229,7 +3229,7 @@ threshold_backward._entry = _entry_threshold_backward
 _aten._packet('threshold_backward')._add(threshold_backward)
 
 
-# schema/native_functions.yaml:565
+# schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 sigmoid = _Op("aten", 'sigmoid', 'default',
     'sigmoid(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -3257,7 +3257,7 @@ sigmoid._entry = _entry_sigmoid
 _aten._packet('sigmoid')._add(sigmoid)
 
 
-# schema/native_functions.yaml:570
+# schema/native_functions.yaml: sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sigmoid)
 sigmoid_out = _Op("aten", 'sigmoid', 'out',
     'sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -3287,7 +3287,7 @@ sigmoid_out._entry = _entry_sigmoid_out
 _aten._packet('sigmoid')._add(sigmoid_out)
 
 
-# schema/native_functions.yaml:573
+# schema/native_functions.yaml: sigmoid_(Tensor(a!) self) -> Tensor(a!)
 sigmoid_ = _Op("aten", 'sigmoid_', 'default',
     'sigmoid_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3317,7 +3317,7 @@ sigmoid_._entry = _entry_sigmoid_
 _aten._packet('sigmoid_')._add(sigmoid_)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml: tanh(Tensor self) -> Tensor
 tanh = _Op("aten", 'tanh', 'default',
     'tanh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -3345,7 +3345,7 @@ tanh._entry = _entry_tanh
 _aten._packet('tanh')._add(tanh)
 
 
-# schema/native_functions.yaml:585
+# schema/native_functions.yaml: tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tanh)
 tanh_out = _Op("aten", 'tanh', 'out',
     'tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -3375,7 +3375,7 @@ tanh_out._entry = _entry_tanh_out
 _aten._packet('tanh')._add(tanh_out)
 
 
-# schema/native_functions.yaml:588
+# schema/native_functions.yaml: tanh_(Tensor(a!) self) -> Tensor(a!)
 tanh_ = _Op("aten", 'tanh_', 'default',
     'tanh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -3405,7 +3405,7 @@ tanh_._entry = _entry_tanh_
 _aten._packet('tanh_')._add(tanh_)
 
 
-# schema/native_functions.yaml:596
+# schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3433,7 +3433,7 @@ sum._entry = _entry_sum
 _aten._packet('sum')._add(sum)
 
 
-# schema/native_functions.yaml:603
+# schema/native_functions.yaml: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 sum_dim_IntList = _Op("aten", 'sum', 'dim_IntList',
     'sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3461,7 +3461,7 @@ sum_dim_IntList._entry = _entry_sum_dim_IntList
 _aten._packet('sum')._add(sum_dim_IntList)
 
 
-# schema/native_functions.yaml:608
+# schema/native_functions.yaml: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of sum.dim_IntList)
 sum_IntList_out = _Op("aten", 'sum', 'IntList_out',
     'sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3491,7 +3491,7 @@ sum_IntList_out._entry = _entry_sum_IntList_out
 _aten._packet('sum')._add(sum_IntList_out)
 
 
-# schema/native_functions.yaml:611
+# schema/native_functions.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 mean = _Op("aten", 'mean', 'default',
     'mean(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -3519,7 +3519,7 @@ mean._entry = _entry_mean
 _aten._packet('mean')._add(mean)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 mean_dim = _Op("aten", 'mean', 'dim',
     'mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -3547,7 +3547,7 @@ mean_dim._entry = _entry_mean_dim
 _aten._packet('mean')._add(mean_dim)
 
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml: mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of mean.dim)
 mean_out = _Op("aten", 'mean', 'out',
     'mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -3577,7 +3577,7 @@ mean_out._entry = _entry_mean_out
 _aten._packet('mean')._add(mean_out)
 
 
-# schema/native_functions.yaml:626
+# schema/native_functions.yaml: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 amax = _Op("aten", 'amax', 'default',
     'amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3605,7 +3605,7 @@ amax._entry = _entry_amax
 _aten._packet('amax')._add(amax)
 
 
-# schema/native_functions.yaml:631
+# schema/native_functions.yaml: amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amax)
 amax_out = _Op("aten", 'amax', 'out',
     'amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3635,7 +3635,7 @@ amax_out._entry = _entry_amax_out
 _aten._packet('amax')._add(amax_out)
 
 
-# schema/native_functions.yaml:634
+# schema/native_functions.yaml: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 argmax = _Op("aten", 'argmax', 'default',
     'argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -3663,7 +3663,7 @@ argmax._entry = _entry_argmax
 _aten._packet('argmax')._add(argmax)
 
 
-# schema/native_functions.yaml:639
+# schema/native_functions.yaml: argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmax)
 argmax_out = _Op("aten", 'argmax', 'out',
     'argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -3693,7 +3693,7 @@ argmax_out._entry = _entry_argmax_out
 _aten._packet('argmax')._add(argmax_out)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
 mm = _Op("aten", 'mm', 'default',
     'mm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3721,7 +3721,7 @@ mm._entry = _entry_mm
 _aten._packet('mm')._add(mm)
 
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (autogen of mm)
 mm_out = _Op("aten", 'mm', 'out',
     'mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3751,7 +3751,7 @@ mm_out._entry = _entry_mm_out
 _aten._packet('mm')._add(mm_out)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml: bmm(Tensor self, Tensor mat2) -> Tensor
 bmm = _Op("aten", 'bmm', 'default',
     'bmm(Tensor self, Tensor mat2) -> Tensor',
     ('self', 'mat2'), 2, tags=('core',))
@@ -3779,7 +3779,7 @@ bmm._entry = _entry_bmm
 _aten._packet('bmm')._add(bmm)
 
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (autogen of bmm)
 bmm_out = _Op("aten", 'bmm', 'out',
     'bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat2', 'out'), 2, tags=('core',))
@@ -3809,7 +3809,7 @@ bmm_out._entry = _entry_bmm_out
 _aten._packet('bmm')._add(bmm_out)
 
 
-# schema/native_functions.yaml:659
+# schema/native_functions.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 addmm = _Op("aten", 'addmm', 'default',
     'addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'mat1', 'mat2', 'beta', 'alpha'), 3, tags=('core',))
@@ -3837,7 +3837,7 @@ addmm._entry = _entry_addmm
 _aten._packet('addmm')._add(addmm)
 
 
-# schema/native_functions.yaml:664
+# schema/native_functions.yaml: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addmm)
 addmm_out = _Op("aten", 'addmm', 'out',
     'addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mat1', 'mat2', 'beta', 'alpha', 'out'), 3, tags=('core',))
@@ -3867,7 +3867,7 @@ addmm_out._entry = _entry_addmm_out
 _aten._packet('addmm')._add(addmm_out)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
 matmul = _Op("aten", 'matmul', 'default',
     'matmul(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -3895,7 +3895,7 @@ matmul._entry = _entry_matmul
 _aten._packet('matmul')._add(matmul)
 
 
-# schema/native_functions.yaml:671
+# schema/native_functions.yaml: matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of matmul)
 matmul_out = _Op("aten", 'matmul', 'out',
     'matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -3925,7 +3925,7 @@ matmul_out._entry = _entry_matmul_out
 _aten._packet('matmul')._add(matmul_out)
 
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml: linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 linear = _Op("aten", 'linear', 'default',
     'linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor',
     ('input', 'weight', 'bias'), 3, tags=())
@@ -3953,7 +3953,7 @@ linear._entry = _entry_linear
 _aten._packet('linear')._add(linear)
 
 
-# schema/native_functions.yaml:676
+# schema/native_functions.yaml: linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of linear)
 linear_out = _Op("aten", 'linear', 'out',
     'linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('input', 'weight', 'bias', 'out'), 3, tags=())
@@ -3983,7 +3983,7 @@ linear_out._entry = _entry_linear_out
 _aten._packet('linear')._add(linear_out)
 
 
-# schema/native_functions.yaml:679
+# schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 view = _Op("aten", 'view', 'default',
     'view(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=('view',))
@@ -4011,7 +4011,7 @@ view._entry = _entry_view
 _aten._packet('view')._add(view)
 
 
-# schema/native_functions.yaml:685
+# schema/native_functions.yaml: view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
 view_dtype = _Op("aten", 'view', 'dtype',
     'view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)',
     ('self', 'dtype'), 2, tags=('view',))
@@ -4039,7 +4039,7 @@ view_dtype._entry = _entry_view_dtype
 _aten._packet('view')._add(view_dtype)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 reshape = _Op("aten", 'reshape', 'default',
     'reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)',
     ('self', 'shape'), 2, tags=())
@@ -4067,7 +4067,7 @@ reshape._entry = _entry_reshape
 _aten._packet('reshape')._add(reshape)
 
 
-# schema/native_functions.yaml:696
+# schema/native_functions.yaml: view_as(Tensor(a) self, Tensor other) -> Tensor(a)
 view_as = _Op("aten", 'view_as', 'default',
     'view_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4095,7 +4095,7 @@ view_as._entry = _entry_view_as
 _aten._packet('view_as')._add(view_as)
 
 
-# schema/native_functions.yaml:701
+# schema/native_functions.yaml: reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)
 reshape_as = _Op("aten", 'reshape_as', 'default',
     'reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4123,7 +4123,7 @@ reshape_as._entry = _entry_reshape_as
 _aten._packet('reshape_as')._add(reshape_as)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
 as_strided = _Op("aten", 'as_strided', 'default',
     'as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)',
     ('self', 'size', 'stride', 'storage_offset'), 4, tags=('view',))
@@ -4151,7 +4151,7 @@ as_strided._entry = _entry_as_strided
 _aten._packet('as_strided')._add(as_strided)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
 permute = _Op("aten", 'permute', 'default',
     'permute(Tensor(a) self, int[] dims) -> Tensor(a)',
     ('self', 'dims'), 2, tags=('view',))
@@ -4179,7 +4179,7 @@ permute._entry = _entry_permute
 _aten._packet('permute')._add(permute)
 
 
-# schema/native_functions.yaml:718
+# schema/native_functions.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 transpose_int = _Op("aten", 'transpose', 'int',
     'transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=('view',))
@@ -4207,7 +4207,7 @@ transpose_int._entry = _entry_transpose_int
 _aten._packet('transpose')._add(transpose_int)
 
 
-# schema/native_functions.yaml:724
+# schema/native_functions.yaml: t(Tensor(a) self) -> Tensor(a)
 t = _Op("aten", 't', 'default',
     't(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4235,7 +4235,7 @@ t._entry = _entry_t
 _aten._packet('t')._add(t)
 
 
-# schema/native_functions.yaml:730
+# schema/native_functions.yaml: adjoint(Tensor(a) self) -> Tensor(a)
 adjoint = _Op("aten", 'adjoint', 'default',
     'adjoint(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -4263,7 +4263,7 @@ adjoint._entry = _entry_adjoint
 _aten._packet('adjoint')._add(adjoint)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 unsqueeze = _Op("aten", 'unsqueeze', 'default',
     'unsqueeze(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4291,7 +4291,7 @@ unsqueeze._entry = _entry_unsqueeze
 _aten._packet('unsqueeze')._add(unsqueeze)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a)
 squeeze = _Op("aten", 'squeeze', 'default',
     'squeeze(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4319,7 +4319,7 @@ squeeze._entry = _entry_squeeze
 _aten._packet('squeeze')._add(squeeze)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 squeeze_dim = _Op("aten", 'squeeze', 'dim',
     'squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4347,7 +4347,7 @@ squeeze_dim._entry = _entry_squeeze_dim
 _aten._packet('squeeze')._add(squeeze_dim)
 
 
-# schema/native_functions.yaml:753
+# schema/native_functions.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 squeeze_dims = _Op("aten", 'squeeze', 'dims',
     'squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)',
     ('self', 'dim'), 2, tags=('view',))
@@ -4375,7 +4375,7 @@ squeeze_dims._entry = _entry_squeeze_dims
 _aten._packet('squeeze')._add(squeeze_dims)
 
 
-# schema/native_functions.yaml:759
+# schema/native_functions.yaml: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 expand = _Op("aten", 'expand', 'default',
     'expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)',
     ('self', 'size', 'implicit'), 2, tags=('view',))
@@ -4403,7 +4403,7 @@ expand._entry = _entry_expand
 _aten._packet('expand')._add(expand)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml: expand_as(Tensor(a) self, Tensor other) -> Tensor(a)
 expand_as = _Op("aten", 'expand_as', 'default',
     'expand_as(Tensor(a) self, Tensor other) -> Tensor(a)',
     ('self', 'other'), 2, tags=())
@@ -4431,7 +4431,7 @@ expand_as._entry = _entry_expand_as
 _aten._packet('expand_as')._add(expand_as)
 
 
-# schema/native_functions.yaml:770
+# schema/native_functions.yaml: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
 slice_Tensor = _Op("aten", 'slice', 'Tensor',
     'slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)',
     ('self', 'dim', 'start', 'end', 'step'), 5, tags=('view',))
@@ -4459,7 +4459,7 @@ slice_Tensor._entry = _entry_slice_Tensor
 _aten._packet('slice')._add(slice_Tensor)
 
 
-# schema/native_functions.yaml:776
+# schema/native_functions.yaml: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 select_int = _Op("aten", 'select', 'int',
     'select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)',
     ('self', 'dim', 'index'), 3, tags=('view',))
@@ -4487,7 +4487,7 @@ select_int._entry = _entry_select_int
 _aten._packet('select')._add(select_int)
 
 
-# schema/native_functions.yaml:782
+# schema/native_functions.yaml: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 narrow = _Op("aten", 'narrow', 'default',
     'narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -4515,7 +4515,7 @@ narrow._entry = _entry_narrow
 _aten._packet('narrow')._add(narrow)
 
 
-# schema/native_functions.yaml:787
+# schema/native_functions.yaml: diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
 diagonal = _Op("aten", 'diagonal', 'default',
     'diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=('view',))
@@ -4543,7 +4543,7 @@ diagonal._entry = _entry_diagonal
 _aten._packet('diagonal')._add(diagonal)
 
 
-# schema/native_functions.yaml:793
+# schema/native_functions.yaml: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
 split_Tensor = _Op("aten", 'split', 'Tensor',
     'split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=('view',))
@@ -4571,7 +4571,7 @@ split_Tensor._entry = _entry_split_Tensor
 _aten._packet('split')._add(split_Tensor)
 
 
-# schema/native_functions.yaml:799
+# schema/native_functions.yaml: split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
 split_sizes = _Op("aten", 'split', 'sizes',
     'split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]',
     ('self', 'split_size', 'dim'), 3, tags=())
@@ -4599,7 +4599,7 @@ split_sizes._entry = _entry_split_sizes
 _aten._packet('split')._add(split_sizes)
 
 
-# schema/native_functions.yaml:804
+# schema/native_functions.yaml: split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
 split_with_sizes = _Op("aten", 'split_with_sizes', 'default',
     'split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]',
     ('self', 'split_sizes', 'dim'), 3, tags=('view',))
@@ -4627,7 +4627,7 @@ split_with_sizes._entry = _entry_split_with_sizes
 _aten._packet('split_with_sizes')._add(split_with_sizes)
 
 
-# schema/native_functions.yaml:810
+# schema/native_functions.yaml: chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
 chunk = _Op("aten", 'chunk', 'default',
     'chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]',
     ('self', 'chunks', 'dim'), 3, tags=())
@@ -4655,7 +4655,7 @@ chunk._entry = _entry_chunk
 _aten._packet('chunk')._add(chunk)
 
 
-# schema/native_functions.yaml:815
+# schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 unbind_int = _Op("aten", 'unbind', 'int',
     'unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]',
     ('self', 'dim'), 2, tags=('view',))
@@ -4683,7 +4683,7 @@ unbind_int._entry = _entry_unbind_int
 _aten._packet('unbind')._add(unbind_int)
 
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 flatten_using_ints = _Op("aten", 'flatten', 'using_ints',
     'flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)',
     ('self', 'start_dim', 'end_dim'), 3, tags=())
@@ -4711,7 +4711,7 @@ flatten_using_ints._entry = _entry_flatten_using_ints
 _aten._packet('flatten')._add(flatten_using_ints)
 
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml: unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
 unflatten_int = _Op("aten", 'unflatten', 'int',
     'unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)',
     ('self', 'dim', 'sizes'), 3, tags=())
@@ -4739,7 +4739,7 @@ unflatten_int._entry = _entry_unflatten_int
 _aten._packet('unflatten')._add(unflatten_int)
 
 
-# schema/native_functions.yaml:831
+# schema/native_functions.yaml: movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 movedim_intlist = _Op("aten", 'movedim', 'intlist',
     'movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4767,7 +4767,7 @@ movedim_intlist._entry = _entry_movedim_intlist
 _aten._packet('movedim')._add(movedim_intlist)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml: movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 movedim_int = _Op("aten", 'movedim', 'int',
     'movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -4795,7 +4795,7 @@ movedim_int._entry = _entry_movedim_int
 _aten._packet('movedim')._add(movedim_int)
 
 
-# schema/native_functions.yaml:841
+# schema/native_functions.yaml: detach(Tensor(a) self) -> Tensor(a)
 detach = _Op("aten", 'detach', 'default',
     'detach(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4823,7 +4823,7 @@ detach._entry = _entry_detach
 _aten._packet('detach')._add(detach)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml: alias(Tensor(a) self) -> Tensor(a)
 alias = _Op("aten", 'alias', 'default',
     'alias(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=('view',))
@@ -4851,7 +4851,7 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
-# schema/native_functions.yaml:854
+# schema/native_functions.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=('core',))
@@ -4879,7 +4879,7 @@ cat._entry = _entry_cat
 _aten._packet('cat')._add(cat)
 
 
-# schema/native_functions.yaml:858
+# schema/native_functions.yaml: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of cat)
 cat_out = _Op("aten", 'cat', 'out',
     'cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'dim', 'out'), 2, tags=('core',))
@@ -4909,7 +4909,7 @@ cat_out._entry = _entry_cat_out
 _aten._packet('cat')._add(cat_out)
 
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml: stack(Tensor[] tensors, int dim=0) -> Tensor
 stack = _Op("aten", 'stack', 'default',
     'stack(Tensor[] tensors, int dim=0) -> Tensor',
     ('tensors', 'dim'), 2, tags=())
@@ -4937,7 +4937,7 @@ stack._entry = _entry_stack
 _aten._packet('stack')._add(stack)
 
 
-# schema/native_functions.yaml:865
+# schema/native_functions.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
 index_Tensor = _Op("aten", 'index', 'Tensor',
     'index.Tensor(Tensor self, Tensor?[] indices) -> Tensor',
     ('self', 'indices'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4965,7 +4965,7 @@ index_Tensor._entry = _entry_index_Tensor
 _aten._packet('index')._add(index_Tensor)
 
 
-# schema/native_functions.yaml:870
+# schema/native_functions.yaml: index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!) (autogen of index.Tensor)
 index_Tensor_out = _Op("aten", 'index', 'Tensor_out',
     'index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'out'), 2, tags=('core', 'dynamic_output_shape'))
@@ -4995,7 +4995,7 @@ index_Tensor_out._entry = _entry_index_Tensor_out
 _aten._packet('index')._add(index_Tensor_out)
 
 
-# schema/native_functions.yaml:873
+# schema/native_functions.yaml: index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
 index_put_ = _Op("aten", 'index_put_', 'default',
     'index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -5025,7 +5025,7 @@ index_put_._entry = _entry_index_put_
 _aten._packet('index_put_')._add(index_put_)
 
 
-# schema/native_functions.yaml:879
+# schema/native_functions.yaml: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 index_put = _Op("aten", 'index_put', 'default',
     'index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor',
     ('self', 'indices', 'values', 'accumulate'), 4, tags=())
@@ -5053,7 +5053,7 @@ index_put._entry = _entry_index_put
 _aten._packet('index_put')._add(index_put)
 
 
-# schema/native_functions.yaml:885
+# schema/native_functions.yaml: repeat(Tensor self, SymInt[] repeats) -> Tensor
 repeat = _Op("aten", 'repeat', 'default',
     'repeat(Tensor self, SymInt[] repeats) -> Tensor',
     ('self', 'repeats'), 2, tags=())
@@ -5081,7 +5081,7 @@ repeat._entry = _entry_repeat
 _aten._packet('repeat')._add(repeat)
 
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml: repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!) (autogen of repeat)
 repeat_out = _Op("aten", 'repeat', 'out',
     'repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'repeats', 'out'), 2, tags=())
@@ -5111,7 +5111,7 @@ repeat_out._entry = _entry_repeat_out
 _aten._packet('repeat')._add(repeat_out)
 
 
-# schema/native_functions.yaml:892
+# schema/native_functions.yaml: tile(Tensor self, SymInt[] dims) -> Tensor
 tile = _Op("aten", 'tile', 'default',
     'tile(Tensor self, SymInt[] dims) -> Tensor',
     ('self', 'dims'), 2, tags=())
@@ -5139,7 +5139,7 @@ tile._entry = _entry_tile
 _aten._packet('tile')._add(tile)
 
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor
 flip = _Op("aten", 'flip', 'default',
     'flip(Tensor self, int[] dims) -> Tensor',
     ('self', 'dims'), 2, tags=())
@@ -5167,7 +5167,7 @@ flip._entry = _entry_flip
 _aten._packet('flip')._add(flip)
 
 
-# schema/native_functions.yaml:902
+# schema/native_functions.yaml: flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!) (autogen of flip)
 flip_out = _Op("aten", 'flip', 'out',
     'flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dims', 'out'), 2, tags=())
@@ -5197,7 +5197,7 @@ flip_out._entry = _entry_flip_out
 _aten._packet('flip')._add(flip_out)
 
 
-# schema/native_functions.yaml:904
+# schema/native_functions.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
 roll = _Op("aten", 'roll', 'default',
     'roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor',
     ('self', 'shifts', 'dims'), 3, tags=())
@@ -5225,7 +5225,7 @@ roll._entry = _entry_roll
 _aten._packet('roll')._add(roll)
 
 
-# schema/native_functions.yaml:909
+# schema/native_functions.yaml: roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!) (autogen of roll)
 roll_out = _Op("aten", 'roll', 'out',
     'roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'shifts', 'dims', 'out'), 3, tags=())
@@ -5255,7 +5255,7 @@ roll_out._entry = _entry_roll_out
 _aten._packet('roll')._add(roll_out)
 
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml: tril(Tensor self, SymInt diagonal=0) -> Tensor
 tril = _Op("aten", 'tril', 'default',
     'tril(Tensor self, SymInt diagonal=0) -> Tensor',
     ('self', 'diagonal'), 2, tags=())
@@ -5283,7 +5283,7 @@ tril._entry = _entry_tril
 _aten._packet('tril')._add(tril)
 
 
-# schema/native_functions.yaml:916
+# schema/native_functions.yaml: tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of tril)
 tril_out = _Op("aten", 'tril', 'out',
     'tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'diagonal', 'out'), 2, tags=())
@@ -5313,7 +5313,7 @@ tril_out._entry = _entry_tril_out
 _aten._packet('tril')._add(tril_out)
 
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml: tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
 tril_ = _Op("aten", 'tril_', 'default',
     'tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
     ('self', 'diagonal'), 2, tags=())
@@ -5343,7 +5343,7 @@ tril_._entry = _entry_tril_
 _aten._packet('tril_')._add(tril_)
 
 
-# schema/native_functions.yaml:924
+# schema/native_functions.yaml: triu(Tensor self, SymInt diagonal=0) -> Tensor
 triu = _Op("aten", 'triu', 'default',
     'triu(Tensor self, SymInt diagonal=0) -> Tensor',
     ('self', 'diagonal'), 2, tags=())
@@ -5371,7 +5371,7 @@ triu._entry = _entry_triu
 _aten._packet('triu')._add(triu)
 
 
-# schema/native_functions.yaml:929
+# schema/native_functions.yaml: triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of triu)
 triu_out = _Op("aten", 'triu', 'out',
     'triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'diagonal', 'out'), 2, tags=())
@@ -5401,7 +5401,7 @@ triu_out._entry = _entry_triu_out
 _aten._packet('triu')._add(triu_out)
 
 
-# schema/native_functions.yaml:931
+# schema/native_functions.yaml: triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
 triu_ = _Op("aten", 'triu_', 'default',
     'triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)',
     ('self', 'diagonal'), 2, tags=())
@@ -5431,7 +5431,7 @@ triu_._entry = _entry_triu_
 _aten._packet('triu_')._add(triu_)
 
 
-# schema/native_functions.yaml:937
+# schema/native_functions.yaml: index_select(Tensor self, int dim, Tensor index) -> Tensor
 index_select = _Op("aten", 'index_select', 'default',
     'index_select(Tensor self, int dim, Tensor index) -> Tensor',
     ('self', 'dim', 'index'), 3, tags=())
@@ -5459,7 +5459,7 @@ index_select._entry = _entry_index_select
 _aten._packet('index_select')._add(index_select)
 
 
-# schema/native_functions.yaml:942
+# schema/native_functions.yaml: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (autogen of index_select)
 index_select_out = _Op("aten", 'index_select', 'out',
     'index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'out'), 3, tags=())
@@ -5489,7 +5489,7 @@ index_select_out._entry = _entry_index_select_out
 _aten._packet('index_select')._add(index_select_out)
 
 
-# schema/native_functions.yaml:944
+# schema/native_functions.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 gather = _Op("aten", 'gather', 'default',
     'gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor',
     ('self', 'dim', 'index', 'sparse_grad'), 3, tags=())
@@ -5517,7 +5517,7 @@ gather._entry = _entry_gather
 _aten._packet('gather')._add(gather)
 
 
-# schema/native_functions.yaml:949
+# schema/native_functions.yaml: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) (autogen of gather)
 gather_out = _Op("aten", 'gather', 'out',
     'gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'sparse_grad', 'out'), 3, tags=())
@@ -5547,7 +5547,7 @@ gather_out._entry = _entry_gather_out
 _aten._packet('gather')._add(gather_out)
 
 
-# schema/native_functions.yaml:951
+# schema/native_functions.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 scatter_src = _Op("aten", 'scatter', 'src',
     'scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5575,7 +5575,7 @@ scatter_src._entry = _entry_scatter_src
 _aten._packet('scatter')._add(scatter_src)
 
 
-# schema/native_functions.yaml:956
+# schema/native_functions.yaml: scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (autogen of scatter.src)
 scatter_src_out = _Op("aten", 'scatter', 'src_out',
     'scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
@@ -5605,7 +5605,7 @@ scatter_src_out._entry = _entry_scatter_src_out
 _aten._packet('scatter')._add(scatter_src_out)
 
 
-# schema/native_functions.yaml:958
+# schema/native_functions.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 scatter_value = _Op("aten", 'scatter', 'value',
     'scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -5633,7 +5633,7 @@ scatter_value._entry = _entry_scatter_value
 _aten._packet('scatter')._add(scatter_value)
 
 
-# schema/native_functions.yaml:963
+# schema/native_functions.yaml: scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of scatter.value)
 scatter_value_out = _Op("aten", 'scatter', 'value_out',
     'scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
@@ -5663,7 +5663,7 @@ scatter_value_out._entry = _entry_scatter_value_out
 _aten._packet('scatter')._add(scatter_value_out)
 
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
 scatter_reduce = _Op("aten", 'scatter', 'reduce',
     'scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor',
     ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
@@ -5691,7 +5691,7 @@ scatter_reduce._entry = _entry_scatter_reduce
 _aten._packet('scatter')._add(scatter_reduce)
 
 
-# schema/native_functions.yaml:970
+# schema/native_functions.yaml: scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!) (autogen of scatter.reduce)
 scatter_reduce_out = _Op("aten", 'scatter', 'reduce_out',
     'scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce', 'out'), 4, tags=())
@@ -5721,7 +5721,7 @@ scatter_reduce_out._entry = _entry_scatter_reduce_out
 _aten._packet('scatter')._add(scatter_reduce_out)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml: scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 scatter_value_reduce = _Op("aten", 'scatter', 'value_reduce',
     'scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor',
     ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
@@ -5749,7 +5749,7 @@ scatter_value_reduce._entry = _entry_scatter_value_reduce
 _aten._packet('scatter')._add(scatter_value_reduce)
 
 
-# schema/native_functions.yaml:977
+# schema/native_functions.yaml: scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!) (autogen of scatter.value_reduce)
 scatter_value_reduce_out = _Op("aten", 'scatter', 'value_reduce_out',
     'scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'reduce', 'out'), 4, tags=())
@@ -5779,7 +5779,7 @@ scatter_value_reduce_out._entry = _entry_scatter_value_reduce_out
 _aten._packet('scatter')._add(scatter_value_reduce_out)
 
 
-# schema/native_functions.yaml:979
+# schema/native_functions.yaml: scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
 scatter__src = _Op("aten", 'scatter_', 'src',
     'scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5809,7 +5809,7 @@ scatter__src._entry = _entry_scatter__src
 _aten._packet('scatter_')._add(scatter__src)
 
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml: scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
 scatter__value = _Op("aten", 'scatter_', 'value',
     'scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -5839,7 +5839,7 @@ scatter__value._entry = _entry_scatter__value
 _aten._packet('scatter_')._add(scatter__value)
 
 
-# schema/native_functions.yaml:991
+# schema/native_functions.yaml: scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
 scatter__reduce = _Op("aten", 'scatter_', 'reduce',
     'scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce'), 4, tags=())
@@ -5869,7 +5869,7 @@ scatter__reduce._entry = _entry_scatter__reduce
 _aten._packet('scatter_')._add(scatter__reduce)
 
 
-# schema/native_functions.yaml:997
+# schema/native_functions.yaml: scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
 scatter__value_reduce = _Op("aten", 'scatter_', 'value_reduce',
     'scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'reduce'), 4, tags=())
@@ -5899,7 +5899,7 @@ scatter__value_reduce._entry = _entry_scatter__value_reduce
 _aten._packet('scatter_')._add(scatter__value_reduce)
 
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 scatter_add = _Op("aten", 'scatter_add', 'default',
     'scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5927,7 +5927,7 @@ scatter_add._entry = _entry_scatter_add
 _aten._packet('scatter_add')._add(scatter_add)
 
 
-# schema/native_functions.yaml:1008
+# schema/native_functions.yaml: scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (autogen of scatter_add)
 scatter_add_out = _Op("aten", 'scatter_add', 'out',
     'scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'out'), 4, tags=())
@@ -5957,7 +5957,7 @@ scatter_add_out._entry = _entry_scatter_add_out
 _aten._packet('scatter_add')._add(scatter_add_out)
 
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml: scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
 scatter_add_ = _Op("aten", 'scatter_add_', 'default',
     'scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src'), 4, tags=())
@@ -5987,7 +5987,7 @@ scatter_add_._entry = _entry_scatter_add_
 _aten._packet('scatter_add_')._add(scatter_add_)
 
 
-# schema/native_functions.yaml:1016
+# schema/native_functions.yaml: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
 scatter_reduce_two = _Op("aten", 'scatter_reduce', 'two',
     'scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor',
     ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
@@ -6015,7 +6015,7 @@ scatter_reduce_two._entry = _entry_scatter_reduce_two
 _aten._packet('scatter_reduce')._add(scatter_reduce_two)
 
 
-# schema/native_functions.yaml:1021
+# schema/native_functions.yaml: scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!) (autogen of scatter_reduce.two)
 scatter_reduce_two_out = _Op("aten", 'scatter_reduce', 'two_out',
     'scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce', 'include_self', 'out'), 5, tags=())
@@ -6045,7 +6045,7 @@ scatter_reduce_two_out._entry = _entry_scatter_reduce_two_out
 _aten._packet('scatter_reduce')._add(scatter_reduce_two_out)
 
 
-# schema/native_functions.yaml:1023
+# schema/native_functions.yaml: scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)
 scatter_reduce__two = _Op("aten", 'scatter_reduce_', 'two',
     'scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)',
     ('self', 'dim', 'index', 'src', 'reduce', 'include_self'), 5, tags=())
@@ -6075,7 +6075,7 @@ scatter_reduce__two._entry = _entry_scatter_reduce__two
 _aten._packet('scatter_reduce_')._add(scatter_reduce__two)
 
 
-# schema/native_functions.yaml:1029
+# schema/native_functions.yaml: masked_select(Tensor self, Tensor mask) -> Tensor
 masked_select = _Op("aten", 'masked_select', 'default',
     'masked_select(Tensor self, Tensor mask) -> Tensor',
     ('self', 'mask'), 2, tags=('dynamic_output_shape',))
@@ -6103,7 +6103,7 @@ masked_select._entry = _entry_masked_select
 _aten._packet('masked_select')._add(masked_select)
 
 
-# schema/native_functions.yaml:1034
+# schema/native_functions.yaml: masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_select)
 masked_select_out = _Op("aten", 'masked_select', 'out',
     'masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'out'), 2, tags=('dynamic_output_shape',))
@@ -6133,7 +6133,7 @@ masked_select_out._entry = _entry_masked_select_out
 _aten._packet('masked_select')._add(masked_select_out)
 
 
-# schema/native_functions.yaml:1037
+# schema/native_functions.yaml: nonzero(Tensor self) -> Tensor
 nonzero = _Op("aten", 'nonzero', 'default',
     'nonzero(Tensor self) -> Tensor',
     ('self',), 1, tags=('dynamic_output_shape',))
@@ -6161,7 +6161,7 @@ nonzero._entry = _entry_nonzero
 _aten._packet('nonzero')._add(nonzero)
 
 
-# schema/native_functions.yaml:1044
+# schema/native_functions.yaml: nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 nonzero_out = _Op("aten", 'nonzero', 'out',
     'nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('dynamic_output_shape',))
@@ -6191,7 +6191,7 @@ nonzero_out._entry = _entry_nonzero_out
 _aten._packet('nonzero')._add(nonzero_out)
 
 
-# schema/native_functions.yaml:1050
+# schema/native_functions.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 topk = _Op("aten", 'topk', 'default',
     'topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)',
     ('self', 'k', 'dim', 'largest', 'sorted'), 5, tags=())
@@ -6219,7 +6219,7 @@ topk._entry = _entry_topk
 _aten._packet('topk')._add(topk)
 
 
-# schema/native_functions.yaml:1055
+# schema/native_functions.yaml: topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of topk)
 topk_values = _Op("aten", 'topk', 'values',
     'topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'k', 'dim', 'largest', 'sorted', 'values', 'indices'), 5, tags=())
@@ -6251,7 +6251,7 @@ topk_values._entry = _entry_topk_values
 _aten._packet('topk')._add(topk_values)
 
 
-# schema/native_functions.yaml:1057
+# schema/native_functions.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 sort = _Op("aten", 'sort', 'default',
     'sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'descending'), 3, tags=())
@@ -6279,7 +6279,7 @@ sort._entry = _entry_sort
 _aten._packet('sort')._add(sort)
 
 
-# schema/native_functions.yaml:1062
+# schema/native_functions.yaml: sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of sort)
 sort_values = _Op("aten", 'sort', 'values',
     'sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'descending', 'values', 'indices'), 3, tags=())
@@ -6311,7 +6311,7 @@ sort_values._entry = _entry_sort_values
 _aten._packet('sort')._add(sort_values)
 
 
-# schema/native_functions.yaml:1064
+# schema/native_functions.yaml: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 sort_stable = _Op("aten", 'sort', 'stable',
     'sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)',
     ('self', 'stable', 'dim', 'descending'), 1, tags=())
@@ -6339,7 +6339,7 @@ sort_stable._entry = _entry_sort_stable
 _aten._packet('sort')._add(sort_stable)
 
 
-# schema/native_functions.yaml:1069
+# schema/native_functions.yaml: sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of sort.stable)
 sort_values_stable = _Op("aten", 'sort', 'values_stable',
     'sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'stable', 'dim', 'descending', 'values', 'indices'), 1, tags=())
@@ -6371,7 +6371,7 @@ sort_values_stable._entry = _entry_sort_values_stable
 _aten._packet('sort')._add(sort_values_stable)
 
 
-# schema/native_functions.yaml:1071
+# schema/native_functions.yaml: argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
 argsort = _Op("aten", 'argsort', 'default',
     'argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor',
     ('self', 'dim', 'descending'), 3, tags=())
@@ -6399,7 +6399,7 @@ argsort._entry = _entry_argsort
 _aten._packet('argsort')._add(argsort)
 
 
-# schema/native_functions.yaml:1076
+# schema/native_functions.yaml: argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 argsort_stable = _Op("aten", 'argsort', 'stable',
     'argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor',
     ('self', 'stable', 'dim', 'descending'), 1, tags=())
@@ -6427,7 +6427,7 @@ argsort_stable._entry = _entry_argsort_stable
 _aten._packet('argsort')._add(argsort_stable)
 
 
-# schema/native_functions.yaml:1080
+# schema/native_functions.yaml: argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!) (autogen of argsort.stable)
 argsort_stable_out = _Op("aten", 'argsort', 'stable_out',
     'argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'stable', 'dim', 'descending', 'out'), 1, tags=())
@@ -6457,7 +6457,7 @@ argsort_stable_out._entry = _entry_argsort_stable_out
 _aten._packet('argsort')._add(argsort_stable_out)
 
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml: _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 _unique2 = _Op("aten", '_unique2', 'default',
     '_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
     ('self', 'sorted', 'return_inverse', 'return_counts'), 4, tags=('dynamic_output_shape',))
@@ -6485,7 +6485,7 @@ _unique2._entry = _entry__unique2
 _aten._packet('_unique2')._add(_unique2)
 
 
-# schema/native_functions.yaml:1087
+# schema/native_functions.yaml: _unique2.out(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of _unique2)
 _unique2_out = _Op("aten", '_unique2', 'out',
     '_unique2.out(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('self', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
@@ -6519,7 +6519,7 @@ _unique2_out._entry = _entry__unique2_out
 _aten._packet('_unique2')._add(_unique2_out)
 
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml: unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 unique_dim = _Op("aten", 'unique_dim', 'default',
     'unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)',
     ('self', 'dim', 'sorted', 'return_inverse', 'return_counts'), 5, tags=('dynamic_output_shape',))
@@ -6547,7 +6547,7 @@ unique_dim._entry = _entry_unique_dim
 _aten._packet('unique_dim')._add(unique_dim)
 
 
-# schema/native_functions.yaml:1095
+# schema/native_functions.yaml: unique_dim.out(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of unique_dim)
 unique_dim_out = _Op("aten", 'unique_dim', 'out',
     'unique_dim.out(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('self', 'dim', 'sorted', 'return_inverse', 'return_counts', 'out0', 'out1', 'out2'), 5, tags=('dynamic_output_shape',))
@@ -6581,7 +6581,7 @@ unique_dim_out._entry = _entry_unique_dim_out
 _aten._packet('unique_dim')._add(unique_dim_out)
 
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml: slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
 slice_scatter = _Op("aten", 'slice_scatter', 'default',
     'slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor',
     ('self', 'src', 'dim', 'start', 'end', 'step'), 6, tags=())
@@ -6609,7 +6609,7 @@ slice_scatter._entry = _entry_slice_scatter
 _aten._packet('slice_scatter')._add(slice_scatter)
 
 
-# schema/native_functions.yaml:1102
+# schema/native_functions.yaml: slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of slice_scatter)
 slice_scatter_out = _Op("aten", 'slice_scatter', 'out',
     'slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'dim', 'start', 'end', 'step', 'out'), 6, tags=())
@@ -6639,7 +6639,7 @@ slice_scatter_out._entry = _entry_slice_scatter_out
 _aten._packet('slice_scatter')._add(slice_scatter_out)
 
 
-# schema/native_functions.yaml:1104
+# schema/native_functions.yaml: select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
 select_scatter = _Op("aten", 'select_scatter', 'default',
     'select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor',
     ('self', 'src', 'dim', 'index'), 4, tags=())
@@ -6667,7 +6667,7 @@ select_scatter._entry = _entry_select_scatter
 _aten._packet('select_scatter')._add(select_scatter)
 
 
-# schema/native_functions.yaml:1108
+# schema/native_functions.yaml: select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!) (autogen of select_scatter)
 select_scatter_out = _Op("aten", 'select_scatter', 'out',
     'select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'dim', 'index', 'out'), 4, tags=())
@@ -6697,7 +6697,7 @@ select_scatter_out._entry = _entry_select_scatter_out
 _aten._packet('select_scatter')._add(select_scatter_out)
 
 
-# schema/native_functions.yaml:1110
+# schema/native_functions.yaml: diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
 diagonal_scatter = _Op("aten", 'diagonal_scatter', 'default',
     'diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor',
     ('self', 'src', 'offset', 'dim1', 'dim2'), 5, tags=())
@@ -6725,7 +6725,7 @@ diagonal_scatter._entry = _entry_diagonal_scatter
 _aten._packet('diagonal_scatter')._add(diagonal_scatter)
 
 
-# schema/native_functions.yaml:1114
+# schema/native_functions.yaml: diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of diagonal_scatter)
 diagonal_scatter_out = _Op("aten", 'diagonal_scatter', 'out',
     'diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'offset', 'dim1', 'dim2', 'out'), 5, tags=())
@@ -6755,7 +6755,7 @@ diagonal_scatter_out._entry = _entry_diagonal_scatter_out
 _aten._packet('diagonal_scatter')._add(diagonal_scatter_out)
 
 
-# schema/native_functions.yaml:1116
+# schema/native_functions.yaml: as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
 as_strided_scatter = _Op("aten", 'as_strided_scatter', 'default',
     'as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor',
     ('self', 'src', 'size', 'stride', 'storage_offset'), 5, tags=())
@@ -6783,7 +6783,7 @@ as_strided_scatter._entry = _entry_as_strided_scatter
 _aten._packet('as_strided_scatter')._add(as_strided_scatter)
 
 
-# schema/native_functions.yaml:1120
+# schema/native_functions.yaml: as_strided_scatter.out(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of as_strided_scatter)
 as_strided_scatter_out = _Op("aten", 'as_strided_scatter', 'out',
     'as_strided_scatter.out(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'size', 'stride', 'storage_offset', 'out'), 5, tags=())
@@ -6813,7 +6813,7 @@ as_strided_scatter_out._entry = _entry_as_strided_scatter_out
 _aten._packet('as_strided_scatter')._add(as_strided_scatter_out)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml: index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 index_add = _Op("aten", 'index_add', 'default',
     'index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor',
     ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
@@ -6841,7 +6841,7 @@ index_add._entry = _entry_index_add
 _aten._packet('index_add')._add(index_add)
 
 
-# schema/native_functions.yaml:1127
+# schema/native_functions.yaml: index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of index_add)
 index_add_out = _Op("aten", 'index_add', 'out',
     'index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source', 'alpha', 'out'), 4, tags=())
@@ -6871,7 +6871,7 @@ index_add_out._entry = _entry_index_add_out
 _aten._packet('index_add')._add(index_add_out)
 
 
-# schema/native_functions.yaml:1129
+# schema/native_functions.yaml: index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)
 index_add_ = _Op("aten", 'index_add_', 'default',
     'index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source', 'alpha'), 4, tags=())
@@ -6901,7 +6901,7 @@ index_add_._entry = _entry_index_add_
 _aten._packet('index_add_')._add(index_add_)
 
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml: index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
 index_copy = _Op("aten", 'index_copy', 'default',
     'index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor',
     ('self', 'dim', 'index', 'source'), 4, tags=())
@@ -6929,7 +6929,7 @@ index_copy._entry = _entry_index_copy
 _aten._packet('index_copy')._add(index_copy)
 
 
-# schema/native_functions.yaml:1140
+# schema/native_functions.yaml: index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!) (autogen of index_copy)
 index_copy_out = _Op("aten", 'index_copy', 'out',
     'index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source', 'out'), 4, tags=())
@@ -6959,7 +6959,7 @@ index_copy_out._entry = _entry_index_copy_out
 _aten._packet('index_copy')._add(index_copy_out)
 
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml: index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)
 index_copy_ = _Op("aten", 'index_copy_', 'default',
     'index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)',
     ('self', 'dim', 'index', 'source'), 4, tags=())
@@ -6989,7 +6989,7 @@ index_copy_._entry = _entry_index_copy_
 _aten._packet('index_copy_')._add(index_copy_)
 
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml: index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 index_fill_int_Scalar = _Op("aten", 'index_fill', 'int_Scalar',
     'index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -7017,7 +7017,7 @@ index_fill_int_Scalar._entry = _entry_index_fill_int_Scalar
 _aten._packet('index_fill')._add(index_fill_int_Scalar)
 
 
-# schema/native_functions.yaml:1152
+# schema/native_functions.yaml: index_fill.int_Scalar_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of index_fill.int_Scalar)
 index_fill_int_Scalar_out = _Op("aten", 'index_fill', 'int_Scalar_out',
     'index_fill.int_Scalar_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
@@ -7047,7 +7047,7 @@ index_fill_int_Scalar_out._entry = _entry_index_fill_int_Scalar_out
 _aten._packet('index_fill')._add(index_fill_int_Scalar_out)
 
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml: index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
 index_fill_int_Tensor = _Op("aten", 'index_fill', 'int_Tensor',
     'index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -7075,7 +7075,7 @@ index_fill_int_Tensor._entry = _entry_index_fill_int_Tensor
 _aten._packet('index_fill')._add(index_fill_int_Tensor)
 
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml: index_fill.int_Tensor_out(Tensor self, int dim, Tensor index, Tensor value, *, Tensor(a!) out) -> Tensor(a!) (autogen of index_fill.int_Tensor)
 index_fill_int_Tensor_out = _Op("aten", 'index_fill', 'int_Tensor_out',
     'index_fill.int_Tensor_out(Tensor self, int dim, Tensor index, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value', 'out'), 4, tags=())
@@ -7105,7 +7105,7 @@ index_fill_int_Tensor_out._entry = _entry_index_fill_int_Tensor_out
 _aten._packet('index_fill')._add(index_fill_int_Tensor_out)
 
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml: index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
 index_fill__int_Scalar = _Op("aten", 'index_fill_', 'int_Scalar',
     'index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -7135,7 +7135,7 @@ index_fill__int_Scalar._entry = _entry_index_fill__int_Scalar
 _aten._packet('index_fill_')._add(index_fill__int_Scalar)
 
 
-# schema/native_functions.yaml:1166
+# schema/native_functions.yaml: index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
 index_fill__int_Tensor = _Op("aten", 'index_fill_', 'int_Tensor',
     'index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)',
     ('self', 'dim', 'index', 'value'), 4, tags=())
@@ -7165,7 +7165,7 @@ index_fill__int_Tensor._entry = _entry_index_fill__int_Tensor
 _aten._packet('index_fill_')._add(index_fill__int_Tensor)
 
 
-# schema/native_functions.yaml:1172
+# schema/native_functions.yaml: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
 masked_scatter = _Op("aten", 'masked_scatter', 'default',
     'masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor',
     ('self', 'mask', 'source'), 3, tags=())
@@ -7193,7 +7193,7 @@ masked_scatter._entry = _entry_masked_scatter
 _aten._packet('masked_scatter')._add(masked_scatter)
 
 
-# schema/native_functions.yaml:1176
+# schema/native_functions.yaml: masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_scatter)
 masked_scatter_out = _Op("aten", 'masked_scatter', 'out',
     'masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mask', 'source', 'out'), 3, tags=())
@@ -7223,7 +7223,7 @@ masked_scatter_out._entry = _entry_masked_scatter_out
 _aten._packet('masked_scatter')._add(masked_scatter_out)
 
 
-# schema/native_functions.yaml:1178
+# schema/native_functions.yaml: masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
 masked_scatter_ = _Op("aten", 'masked_scatter_', 'default',
     'masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)',
     ('self', 'mask', 'source'), 3, tags=())
@@ -7253,7 +7253,7 @@ masked_scatter_._entry = _entry_masked_scatter_
 _aten._packet('masked_scatter_')._add(masked_scatter_)
 
 
-# schema/native_functions.yaml:1184
+# schema/native_functions.yaml: take(Tensor self, Tensor index) -> Tensor
 take = _Op("aten", 'take', 'default',
     'take(Tensor self, Tensor index) -> Tensor',
     ('self', 'index'), 2, tags=())
@@ -7281,7 +7281,7 @@ take._entry = _entry_take
 _aten._packet('take')._add(take)
 
 
-# schema/native_functions.yaml:1189
+# schema/native_functions.yaml: take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (autogen of take)
 take_out = _Op("aten", 'take', 'out',
     'take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'index', 'out'), 2, tags=())
@@ -7311,7 +7311,7 @@ take_out._entry = _entry_take_out
 _aten._packet('take')._add(take_out)
 
 
-# schema/native_functions.yaml:1191
+# schema/native_functions.yaml: put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 put = _Op("aten", 'put', 'default',
     'put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor',
     ('self', 'index', 'source', 'accumulate'), 4, tags=())
@@ -7339,7 +7339,7 @@ put._entry = _entry_put
 _aten._packet('put')._add(put)
 
 
-# schema/native_functions.yaml:1195
+# schema/native_functions.yaml: put.out(Tensor self, Tensor index, Tensor source, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of put)
 put_out = _Op("aten", 'put', 'out',
     'put.out(Tensor self, Tensor index, Tensor source, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'index', 'source', 'accumulate', 'out'), 4, tags=())
@@ -7369,7 +7369,7 @@ put_out._entry = _entry_put_out
 _aten._packet('put')._add(put_out)
 
 
-# schema/native_functions.yaml:1197
+# schema/native_functions.yaml: put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)
 put_ = _Op("aten", 'put_', 'default',
     'put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)',
     ('self', 'index', 'source', 'accumulate'), 4, tags=())
@@ -7399,7 +7399,7 @@ put_._entry = _entry_put_
 _aten._packet('put_')._add(put_)
 
 
-# schema/native_functions.yaml:1203
+# schema/native_functions.yaml: take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 take_along_dim = _Op("aten", 'take_along_dim', 'default',
     'take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor',
     ('self', 'indices', 'dim'), 3, tags=())
@@ -7427,7 +7427,7 @@ take_along_dim._entry = _entry_take_along_dim
 _aten._packet('take_along_dim')._add(take_along_dim)
 
 
-# schema/native_functions.yaml:1207
+# schema/native_functions.yaml: take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of take_along_dim)
 take_along_dim_out = _Op("aten", 'take_along_dim', 'out',
     'take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'indices', 'dim', 'out'), 3, tags=())
@@ -7457,7 +7457,7 @@ take_along_dim_out._entry = _entry_take_along_dim_out
 _aten._packet('take_along_dim')._add(take_along_dim_out)
 
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml: argwhere(Tensor self) -> Tensor
 argwhere = _Op("aten", 'argwhere', 'default',
     'argwhere(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7485,7 +7485,7 @@ argwhere._entry = _entry_argwhere
 _aten._packet('argwhere')._add(argwhere)
 
 
-# schema/native_functions.yaml:1214
+# schema/native_functions.yaml: fliplr(Tensor self) -> Tensor
 fliplr = _Op("aten", 'fliplr', 'default',
     'fliplr(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7513,7 +7513,7 @@ fliplr._entry = _entry_fliplr
 _aten._packet('fliplr')._add(fliplr)
 
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml: flipud(Tensor self) -> Tensor
 flipud = _Op("aten", 'flipud', 'default',
     'flipud(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7541,7 +7541,7 @@ flipud._entry = _entry_flipud
 _aten._packet('flipud')._add(flipud)
 
 
-# schema/native_functions.yaml:1224
+# schema/native_functions.yaml: rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
 rot90 = _Op("aten", 'rot90', 'default',
     'rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor',
     ('self', 'k', 'dims'), 3, tags=())
@@ -7569,7 +7569,7 @@ rot90._entry = _entry_rot90
 _aten._packet('rot90')._add(rot90)
 
 
-# schema/native_functions.yaml:1228
+# schema/native_functions.yaml: rot90.out(Tensor self, int k=1, int[] dims=[0,1], *, Tensor(a!) out) -> Tensor(a!) (autogen of rot90)
 rot90_out = _Op("aten", 'rot90', 'out',
     'rot90.out(Tensor self, int k=1, int[] dims=[0,1], *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'k', 'dims', 'out'), 3, tags=())
@@ -7599,7 +7599,7 @@ rot90_out._entry = _entry_rot90_out
 _aten._packet('rot90')._add(rot90_out)
 
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml: msort(Tensor self) -> Tensor
 msort = _Op("aten", 'msort', 'default',
     'msort(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -7627,7 +7627,7 @@ msort._entry = _entry_msort
 _aten._packet('msort')._add(msort)
 
 
-# schema/native_functions.yaml:1234
+# schema/native_functions.yaml: msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of msort)
 msort_out = _Op("aten", 'msort', 'out',
     'msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -7657,7 +7657,7 @@ msort_out._entry = _entry_msort_out
 _aten._packet('msort')._add(msort_out)
 
 
-# schema/native_functions.yaml:1236
+# schema/native_functions.yaml: unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
 unique_consecutive = _Op("aten", 'unique_consecutive', 'default',
     'unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)',
     ('self', 'return_inverse', 'return_counts', 'dim'), 4, tags=('dynamic_output_shape',))
@@ -7685,7 +7685,7 @@ unique_consecutive._entry = _entry_unique_consecutive
 _aten._packet('unique_consecutive')._add(unique_consecutive)
 
 
-# schema/native_functions.yaml:1241
+# schema/native_functions.yaml: unique_consecutive.out(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of unique_consecutive)
 unique_consecutive_out = _Op("aten", 'unique_consecutive', 'out',
     'unique_consecutive.out(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('self', 'return_inverse', 'return_counts', 'dim', 'out0', 'out1', 'out2'), 4, tags=('dynamic_output_shape',))
@@ -7719,7 +7719,7 @@ unique_consecutive_out._entry = _entry_unique_consecutive_out
 _aten._packet('unique_consecutive')._add(unique_consecutive_out)
 
 
-# schema/native_functions.yaml:1244
+# schema/native_functions.yaml: unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
 unfold = _Op("aten", 'unfold', 'default',
     'unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)',
     ('self', 'dimension', 'size', 'step'), 4, tags=('view',))
@@ -7747,7 +7747,7 @@ unfold._entry = _entry_unfold
 _aten._packet('unfold')._add(unfold)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml: swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
 swapaxes = _Op("aten", 'swapaxes', 'default',
     'swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)',
     ('self', 'axis0', 'axis1'), 3, tags=())
@@ -7775,7 +7775,7 @@ swapaxes._entry = _entry_swapaxes
 _aten._packet('swapaxes')._add(swapaxes)
 
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml: swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 swapdims = _Op("aten", 'swapdims', 'default',
     'swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)',
     ('self', 'dim0', 'dim1'), 3, tags=())
@@ -7803,7 +7803,7 @@ swapdims._entry = _entry_swapdims
 _aten._packet('swapdims')._add(swapdims)
 
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml: moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 moveaxis_intlist = _Op("aten", 'moveaxis', 'intlist',
     'moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -7831,7 +7831,7 @@ moveaxis_intlist._entry = _entry_moveaxis_intlist
 _aten._packet('moveaxis')._add(moveaxis_intlist)
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml: moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 moveaxis_int = _Op("aten", 'moveaxis', 'int',
     'moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)',
     ('self', 'source', 'destination'), 3, tags=())
@@ -7859,7 +7859,7 @@ moveaxis_int._entry = _entry_moveaxis_int
 _aten._packet('moveaxis')._add(moveaxis_int)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml: ravel(Tensor(a) self) -> Tensor(a)
 ravel = _Op("aten", 'ravel', 'default',
     'ravel(Tensor(a) self) -> Tensor(a)',
     ('self',), 1, tags=())
@@ -7887,7 +7887,7 @@ ravel._entry = _entry_ravel
 _aten._packet('ravel')._add(ravel)
 
 
-# schema/native_functions.yaml:1275
+# schema/native_functions.yaml: narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor
 narrow_copy = _Op("aten", 'narrow_copy', 'default',
     'narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor',
     ('self', 'dim', 'start', 'length'), 4, tags=())
@@ -7915,7 +7915,7 @@ narrow_copy._entry = _entry_narrow_copy
 _aten._packet('narrow_copy')._add(narrow_copy)
 
 
-# schema/native_functions.yaml:1279
+# schema/native_functions.yaml: narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!) (autogen of narrow_copy)
 narrow_copy_out = _Op("aten", 'narrow_copy', 'out',
     'narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'start', 'length', 'out'), 4, tags=())
@@ -7945,7 +7945,7 @@ narrow_copy_out._entry = _entry_narrow_copy_out
 _aten._packet('narrow_copy')._add(narrow_copy_out)
 
 
-# schema/native_functions.yaml:1281
+# schema/native_functions.yaml: tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
 tensor_split_sections = _Op("aten", 'tensor_split', 'sections',
     'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
     ('self', 'sections', 'dim'), 3, tags=())
@@ -7973,7 +7973,7 @@ tensor_split_sections._entry = _entry_tensor_split_sections
 _aten._packet('tensor_split')._add(tensor_split_sections)
 
 
-# schema/native_functions.yaml:1286
+# schema/native_functions.yaml: tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
 tensor_split_indices = _Op("aten", 'tensor_split', 'indices',
     'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
     ('self', 'indices', 'dim'), 3, tags=())
@@ -8001,7 +8001,7 @@ tensor_split_indices._entry = _entry_tensor_split_indices
 _aten._packet('tensor_split')._add(tensor_split_indices)
 
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml: tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
 tensor_split_tensor_indices_or_sections = _Op("aten", 'tensor_split', 'tensor_indices_or_sections',
     'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
     ('self', 'tensor_indices_or_sections', 'dim'), 3, tags=())
@@ -8029,7 +8029,7 @@ tensor_split_tensor_indices_or_sections._entry = _entry_tensor_split_tensor_indi
 _aten._packet('tensor_split')._add(tensor_split_tensor_indices_or_sections)
 
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 hsplit_int = _Op("aten", 'hsplit', 'int',
     'hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
     ('self', 'sections'), 2, tags=())
@@ -8057,7 +8057,7 @@ hsplit_int._entry = _entry_hsplit_int
 _aten._packet('hsplit')._add(hsplit_int)
 
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml: hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 hsplit_array = _Op("aten", 'hsplit', 'array',
     'hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
     ('self', 'indices'), 2, tags=())
@@ -8085,7 +8085,7 @@ hsplit_array._entry = _entry_hsplit_array
 _aten._packet('hsplit')._add(hsplit_array)
 
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml: vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 vsplit_int = _Op("aten", 'vsplit', 'int',
     'vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
     ('self', 'sections'), 2, tags=())
@@ -8113,7 +8113,7 @@ vsplit_int._entry = _entry_vsplit_int
 _aten._packet('vsplit')._add(vsplit_int)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml: vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 vsplit_array = _Op("aten", 'vsplit', 'array',
     'vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
     ('self', 'indices'), 2, tags=())
@@ -8141,7 +8141,7 @@ vsplit_array._entry = _entry_vsplit_array
 _aten._packet('vsplit')._add(vsplit_array)
 
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml: dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 dsplit_int = _Op("aten", 'dsplit', 'int',
     'dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]',
     ('self', 'sections'), 2, tags=())
@@ -8169,7 +8169,7 @@ dsplit_int._entry = _entry_dsplit_int
 _aten._packet('dsplit')._add(dsplit_int)
 
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml: dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 dsplit_array = _Op("aten", 'dsplit', 'array',
     'dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]',
     ('self', 'indices'), 2, tags=())
@@ -8197,7 +8197,7 @@ dsplit_array._entry = _entry_dsplit_array
 _aten._packet('dsplit')._add(dsplit_array)
 
 
-# schema/native_functions.yaml:1326
+# schema/native_functions.yaml: atleast_1d(Tensor self) -> Tensor
 atleast_1d = _Op("aten", 'atleast_1d', 'default',
     'atleast_1d(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -8225,7 +8225,7 @@ atleast_1d._entry = _entry_atleast_1d
 _aten._packet('atleast_1d')._add(atleast_1d)
 
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml: atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
 atleast_1d_Sequence = _Op("aten", 'atleast_1d', 'Sequence',
     'atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -8253,7 +8253,7 @@ atleast_1d_Sequence._entry = _entry_atleast_1d_Sequence
 _aten._packet('atleast_1d')._add(atleast_1d_Sequence)
 
 
-# schema/native_functions.yaml:1336
+# schema/native_functions.yaml: atleast_2d(Tensor self) -> Tensor
 atleast_2d = _Op("aten", 'atleast_2d', 'default',
     'atleast_2d(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -8281,7 +8281,7 @@ atleast_2d._entry = _entry_atleast_2d
 _aten._packet('atleast_2d')._add(atleast_2d)
 
 
-# schema/native_functions.yaml:1341
+# schema/native_functions.yaml: atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
 atleast_2d_Sequence = _Op("aten", 'atleast_2d', 'Sequence',
     'atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -8309,7 +8309,7 @@ atleast_2d_Sequence._entry = _entry_atleast_2d_Sequence
 _aten._packet('atleast_2d')._add(atleast_2d_Sequence)
 
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml: atleast_3d(Tensor self) -> Tensor
 atleast_3d = _Op("aten", 'atleast_3d', 'default',
     'atleast_3d(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -8337,7 +8337,7 @@ atleast_3d._entry = _entry_atleast_3d
 _aten._packet('atleast_3d')._add(atleast_3d)
 
 
-# schema/native_functions.yaml:1351
+# schema/native_functions.yaml: atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
 atleast_3d_Sequence = _Op("aten", 'atleast_3d', 'Sequence',
     'atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -8365,7 +8365,7 @@ atleast_3d_Sequence._entry = _entry_atleast_3d_Sequence
 _aten._packet('atleast_3d')._add(atleast_3d_Sequence)
 
 
-# schema/native_functions.yaml:1356
+# schema/native_functions.yaml: hstack(Tensor[] tensors) -> Tensor
 hstack = _Op("aten", 'hstack', 'default',
     'hstack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8393,7 +8393,7 @@ hstack._entry = _entry_hstack
 _aten._packet('hstack')._add(hstack)
 
 
-# schema/native_functions.yaml:1359
+# schema/native_functions.yaml: hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of hstack)
 hstack_out = _Op("aten", 'hstack', 'out',
     'hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8423,7 +8423,7 @@ hstack_out._entry = _entry_hstack_out
 _aten._packet('hstack')._add(hstack_out)
 
 
-# schema/native_functions.yaml:1361
+# schema/native_functions.yaml: vstack(Tensor[] tensors) -> Tensor
 vstack = _Op("aten", 'vstack', 'default',
     'vstack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8451,7 +8451,7 @@ vstack._entry = _entry_vstack
 _aten._packet('vstack')._add(vstack)
 
 
-# schema/native_functions.yaml:1364
+# schema/native_functions.yaml: vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of vstack)
 vstack_out = _Op("aten", 'vstack', 'out',
     'vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8481,7 +8481,7 @@ vstack_out._entry = _entry_vstack_out
 _aten._packet('vstack')._add(vstack_out)
 
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml: row_stack(Tensor[] tensors) -> Tensor
 row_stack = _Op("aten", 'row_stack', 'default',
     'row_stack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8509,7 +8509,7 @@ row_stack._entry = _entry_row_stack
 _aten._packet('row_stack')._add(row_stack)
 
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml: row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of row_stack)
 row_stack_out = _Op("aten", 'row_stack', 'out',
     'row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8539,7 +8539,7 @@ row_stack_out._entry = _entry_row_stack_out
 _aten._packet('row_stack')._add(row_stack_out)
 
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml: dstack(Tensor[] tensors) -> Tensor
 dstack = _Op("aten", 'dstack', 'default',
     'dstack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8567,7 +8567,7 @@ dstack._entry = _entry_dstack
 _aten._packet('dstack')._add(dstack)
 
 
-# schema/native_functions.yaml:1374
+# schema/native_functions.yaml: dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of dstack)
 dstack_out = _Op("aten", 'dstack', 'out',
     'dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8597,7 +8597,7 @@ dstack_out._entry = _entry_dstack_out
 _aten._packet('dstack')._add(dstack_out)
 
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml: column_stack(Tensor[] tensors) -> Tensor
 column_stack = _Op("aten", 'column_stack', 'default',
     'column_stack(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -8625,7 +8625,7 @@ column_stack._entry = _entry_column_stack
 _aten._packet('column_stack')._add(column_stack)
 
 
-# schema/native_functions.yaml:1379
+# schema/native_functions.yaml: column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of column_stack)
 column_stack_out = _Op("aten", 'column_stack', 'out',
     'column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -8655,7 +8655,7 @@ column_stack_out._entry = _entry_column_stack_out
 _aten._packet('column_stack')._add(column_stack_out)
 
 
-# schema/native_functions.yaml:1381
+# schema/native_functions.yaml: diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 diag_embed = _Op("aten", 'diag_embed', 'default',
     'diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor',
     ('self', 'offset', 'dim1', 'dim2'), 4, tags=())
@@ -8683,7 +8683,7 @@ diag_embed._entry = _entry_diag_embed
 _aten._packet('diag_embed')._add(diag_embed)
 
 
-# schema/native_functions.yaml:1385
+# schema/native_functions.yaml: diag_embed.out(Tensor self, int offset=0, int dim1=-2, int dim2=-1, *, Tensor(a!) out) -> Tensor(a!) (autogen of diag_embed)
 diag_embed_out = _Op("aten", 'diag_embed', 'out',
     'diag_embed.out(Tensor self, int offset=0, int dim1=-2, int dim2=-1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'offset', 'dim1', 'dim2', 'out'), 4, tags=())
@@ -8713,7 +8713,7 @@ diag_embed_out._entry = _entry_diag_embed_out
 _aten._packet('diag_embed')._add(diag_embed_out)
 
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml: diag(Tensor self, int diagonal=0) -> Tensor
 diag = _Op("aten", 'diag', 'default',
     'diag(Tensor self, int diagonal=0) -> Tensor',
     ('self', 'diagonal'), 2, tags=())
@@ -8741,7 +8741,7 @@ diag._entry = _entry_diag
 _aten._packet('diag')._add(diag)
 
 
-# schema/native_functions.yaml:1391
+# schema/native_functions.yaml: diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of diag)
 diag_out = _Op("aten", 'diag', 'out',
     'diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'diagonal', 'out'), 2, tags=())
@@ -8771,7 +8771,7 @@ diag_out._entry = _entry_diag_out
 _aten._packet('diag')._add(diag_out)
 
 
-# schema/native_functions.yaml:1393
+# schema/native_functions.yaml: diagflat(Tensor self, int offset=0) -> Tensor
 diagflat = _Op("aten", 'diagflat', 'default',
     'diagflat(Tensor self, int offset=0) -> Tensor',
     ('self', 'offset'), 2, tags=())
@@ -8799,7 +8799,7 @@ diagflat._entry = _entry_diagflat
 _aten._packet('diagflat')._add(diagflat)
 
 
-# schema/native_functions.yaml:1398
+# schema/native_functions.yaml: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
 repeat_interleave_Tensor = _Op("aten", 'repeat_interleave', 'Tensor',
     'repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor',
     ('repeats', 'output_size'), 1, tags=('dynamic_output_shape',))
@@ -8827,7 +8827,7 @@ repeat_interleave_Tensor._entry = _entry_repeat_interleave_Tensor
 _aten._packet('repeat_interleave')._add(repeat_interleave_Tensor)
 
 
-# schema/native_functions.yaml:1402
+# schema/native_functions.yaml: repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out) -> Tensor(a!) (autogen of repeat_interleave.Tensor)
 repeat_interleave_Tensor_out = _Op("aten", 'repeat_interleave', 'Tensor_out',
     'repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out) -> Tensor(a!)',
     ('repeats', 'output_size', 'out'), 1, tags=('dynamic_output_shape',))
@@ -8857,7 +8857,7 @@ repeat_interleave_Tensor_out._entry = _entry_repeat_interleave_Tensor_out
 _aten._packet('repeat_interleave')._add(repeat_interleave_Tensor_out)
 
 
-# schema/native_functions.yaml:1405
+# schema/native_functions.yaml: repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 repeat_interleave_self_Tensor = _Op("aten", 'repeat_interleave', 'self_Tensor',
     'repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
     ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
@@ -8885,7 +8885,7 @@ repeat_interleave_self_Tensor._entry = _entry_repeat_interleave_self_Tensor
 _aten._packet('repeat_interleave')._add(repeat_interleave_self_Tensor)
 
 
-# schema/native_functions.yaml:1410
+# schema/native_functions.yaml: repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 repeat_interleave_self_int = _Op("aten", 'repeat_interleave', 'self_int',
     'repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor',
     ('self', 'repeats', 'dim', 'output_size'), 3, tags=())
@@ -8913,7 +8913,7 @@ repeat_interleave_self_int._entry = _entry_repeat_interleave_self_int
 _aten._packet('repeat_interleave')._add(repeat_interleave_self_int)
 
 
-# schema/native_functions.yaml:1415
+# schema/native_functions.yaml: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
 searchsorted_Tensor = _Op("aten", 'searchsorted', 'Tensor',
     'searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
@@ -8941,7 +8941,7 @@ searchsorted_Tensor._entry = _entry_searchsorted_Tensor
 _aten._packet('searchsorted')._add(searchsorted_Tensor)
 
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml: searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!) (autogen of searchsorted.Tensor)
 searchsorted_Tensor_out = _Op("aten", 'searchsorted', 'Tensor_out',
     'searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
@@ -8971,7 +8971,7 @@ searchsorted_Tensor_out._entry = _entry_searchsorted_Tensor_out
 _aten._packet('searchsorted')._add(searchsorted_Tensor_out)
 
 
-# schema/native_functions.yaml:1421
+# schema/native_functions.yaml: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
 searchsorted_Scalar = _Op("aten", 'searchsorted', 'Scalar',
     'searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter'), 2, tags=())
@@ -8999,7 +8999,7 @@ searchsorted_Scalar._entry = _entry_searchsorted_Scalar
 _aten._packet('searchsorted')._add(searchsorted_Scalar)
 
 
-# schema/native_functions.yaml:1425
+# schema/native_functions.yaml: searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!) (autogen of searchsorted.Scalar)
 searchsorted_Scalar_out = _Op("aten", 'searchsorted', 'Scalar_out',
     'searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)',
     ('sorted_sequence', 'self', 'out_int32', 'right', 'side', 'sorter', 'out'), 2, tags=())
@@ -9029,7 +9029,7 @@ searchsorted_Scalar_out._entry = _entry_searchsorted_Scalar_out
 _aten._packet('searchsorted')._add(searchsorted_Scalar_out)
 
 
-# schema/native_functions.yaml:1427
+# schema/native_functions.yaml: bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
 bucketize_Tensor = _Op("aten", 'bucketize', 'Tensor',
     'bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
     ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
@@ -9057,7 +9057,7 @@ bucketize_Tensor._entry = _entry_bucketize_Tensor
 _aten._packet('bucketize')._add(bucketize_Tensor)
 
 
-# schema/native_functions.yaml:1431
+# schema/native_functions.yaml: bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!) (autogen of bucketize.Tensor)
 bucketize_Tensor_out = _Op("aten", 'bucketize', 'Tensor_out',
     'bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
@@ -9087,7 +9087,7 @@ bucketize_Tensor_out._entry = _entry_bucketize_Tensor_out
 _aten._packet('bucketize')._add(bucketize_Tensor_out)
 
 
-# schema/native_functions.yaml:1433
+# schema/native_functions.yaml: bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
 bucketize_Scalar = _Op("aten", 'bucketize', 'Scalar',
     'bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor',
     ('self', 'boundaries', 'out_int32', 'right'), 2, tags=())
@@ -9115,7 +9115,7 @@ bucketize_Scalar._entry = _entry_bucketize_Scalar
 _aten._packet('bucketize')._add(bucketize_Scalar)
 
 
-# schema/native_functions.yaml:1437
+# schema/native_functions.yaml: bucketize.Scalar_out(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!) (autogen of bucketize.Scalar)
 bucketize_Scalar_out = _Op("aten", 'bucketize', 'Scalar_out',
     'bucketize.Scalar_out(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'boundaries', 'out_int32', 'right', 'out'), 2, tags=())
@@ -9145,7 +9145,7 @@ bucketize_Scalar_out._entry = _entry_bucketize_Scalar_out
 _aten._packet('bucketize')._add(bucketize_Scalar_out)
 
 
-# schema/native_functions.yaml:1443
+# schema/native_functions.yaml: rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 rand_generator = _Op("aten", 'rand', 'generator',
     'rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -9170,7 +9170,7 @@ rand_generator._entry = _entry_rand_generator
 _aten._packet('rand')._add(rand_generator)
 
 
-# schema/native_functions.yaml:1449
+# schema/native_functions.yaml: randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 randn_generator = _Op("aten", 'randn', 'generator',
     'randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -9195,7 +9195,7 @@ randn_generator._entry = _entry_randn_generator
 _aten._packet('randn')._add(randn_generator)
 
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml: rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 rand_out = _Op("aten", 'rand', 'out',
     'rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -9225,7 +9225,7 @@ rand_out._entry = _entry_rand_out
 _aten._packet('rand')._add(rand_out)
 
 
-# schema/native_functions.yaml:1460
+# schema/native_functions.yaml: rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 rand_generator_out = _Op("aten", 'rand', 'generator_out',
     'rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -9255,7 +9255,7 @@ rand_generator_out._entry = _entry_rand_generator_out
 _aten._packet('rand')._add(rand_generator_out)
 
 
-# schema/native_functions.yaml:1465
+# schema/native_functions.yaml: randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 randn_out = _Op("aten", 'randn', 'out',
     'randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -9285,7 +9285,7 @@ randn_out._entry = _entry_randn_out
 _aten._packet('randn')._add(randn_out)
 
 
-# schema/native_functions.yaml:1470
+# schema/native_functions.yaml: randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 randn_generator_out = _Op("aten", 'randn', 'generator_out',
     'randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -9315,7 +9315,7 @@ randn_generator_out._entry = _entry_randn_generator_out
 _aten._packet('randn')._add(randn_generator_out)
 
 
-# schema/native_functions.yaml:1475
+# schema/native_functions.yaml: rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 rand_like_generator = _Op("aten", 'rand_like', 'generator',
     'rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
@@ -9343,7 +9343,7 @@ rand_like_generator._entry = _entry_rand_like_generator
 _aten._packet('rand_like')._add(rand_like_generator)
 
 
-# schema/native_functions.yaml:1480
+# schema/native_functions.yaml: randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 randn_like_generator = _Op("aten", 'randn_like', 'generator',
     'randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 1, tags=('nondeterministic_seeded',))
@@ -9371,7 +9371,7 @@ randn_like_generator._entry = _entry_randn_like_generator
 _aten._packet('randn_like')._add(randn_like_generator)
 
 
-# schema/native_functions.yaml:1485
+# schema/native_functions.yaml: linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 linspace = _Op("aten", 'linspace', 'default',
     'linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('start', 'end', 'steps', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -9396,7 +9396,7 @@ linspace._entry = _entry_linspace
 _aten._packet('linspace')._add(linspace)
 
 
-# schema/native_functions.yaml:1491
+# schema/native_functions.yaml: linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)
 linspace_out = _Op("aten", 'linspace', 'out',
     'linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'steps', 'out'), 3, tags=())
@@ -9426,7 +9426,7 @@ linspace_out._entry = _entry_linspace_out
 _aten._packet('linspace')._add(linspace_out)
 
 
-# schema/native_functions.yaml:1495
+# schema/native_functions.yaml: eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 eye = _Op("aten", 'eye', 'default',
     'eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -9451,7 +9451,7 @@ eye._entry = _entry_eye
 _aten._packet('eye')._add(eye)
 
 
-# schema/native_functions.yaml:1501
+# schema/native_functions.yaml: eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 eye_m = _Op("aten", 'eye', 'm',
     'eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'm', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -9476,7 +9476,7 @@ eye_m._entry = _entry_eye_m
 _aten._packet('eye')._add(eye_m)
 
 
-# schema/native_functions.yaml:1507
+# schema/native_functions.yaml: eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)
 eye_out = _Op("aten", 'eye', 'out',
     'eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'out'), 1, tags=())
@@ -9506,7 +9506,7 @@ eye_out._entry = _entry_eye_out
 _aten._packet('eye')._add(eye_out)
 
 
-# schema/native_functions.yaml:1511
+# schema/native_functions.yaml: eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)
 eye_m_out = _Op("aten", 'eye', 'm_out',
     'eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'm', 'out'), 2, tags=())
@@ -9536,7 +9536,7 @@ eye_m_out._entry = _entry_eye_m_out
 _aten._packet('eye')._add(eye_m_out)
 
 
-# schema/native_functions.yaml:1515
+# schema/native_functions.yaml: randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 randint = _Op("aten", 'randint', 'default',
     'randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('high', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'nondeterministic_seeded'))
@@ -9561,7 +9561,7 @@ randint._entry = _entry_randint
 _aten._packet('randint')._add(randint)
 
 
-# schema/native_functions.yaml:1521
+# schema/native_functions.yaml: randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 randint_generator = _Op("aten", 'randint', 'generator',
     'randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('high', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory', 'nondeterministic_seeded'))
@@ -9586,7 +9586,7 @@ randint_generator._entry = _entry_randint_generator
 _aten._packet('randint')._add(randint_generator)
 
 
-# schema/native_functions.yaml:1527
+# schema/native_functions.yaml: randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 randint_low = _Op("aten", 'randint', 'low',
     'randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('low', 'high', 'size', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
@@ -9611,7 +9611,7 @@ randint_low._entry = _entry_randint_low
 _aten._packet('randint')._add(randint_low)
 
 
-# schema/native_functions.yaml:1533
+# schema/native_functions.yaml: randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 randint_low_generator = _Op("aten", 'randint', 'low_generator',
     'randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('low', 'high', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
@@ -9636,7 +9636,7 @@ randint_low_generator._entry = _entry_randint_low_generator
 _aten._packet('randint')._add(randint_low_generator)
 
 
-# schema/native_functions.yaml:1539
+# schema/native_functions.yaml: randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 randint_out = _Op("aten", 'randint', 'out',
     'randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('high', 'size', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -9666,7 +9666,7 @@ randint_out._entry = _entry_randint_out
 _aten._packet('randint')._add(randint_out)
 
 
-# schema/native_functions.yaml:1544
+# schema/native_functions.yaml: randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 randint_generator_out = _Op("aten", 'randint', 'generator_out',
     'randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('high', 'size', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -9696,7 +9696,7 @@ randint_generator_out._entry = _entry_randint_generator_out
 _aten._packet('randint')._add(randint_generator_out)
 
 
-# schema/native_functions.yaml:1549
+# schema/native_functions.yaml: randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 randint_low_out = _Op("aten", 'randint', 'low_out',
     'randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('low', 'high', 'size', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -9726,7 +9726,7 @@ randint_low_out._entry = _entry_randint_low_out
 _aten._packet('randint')._add(randint_low_out)
 
 
-# schema/native_functions.yaml:1554
+# schema/native_functions.yaml: randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 randint_low_generator_out = _Op("aten", 'randint', 'low_generator_out',
     'randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('low', 'high', 'size', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -9756,7 +9756,7 @@ randint_low_generator_out._entry = _entry_randint_low_generator_out
 _aten._packet('randint')._add(randint_low_generator_out)
 
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 randperm = _Op("aten", 'randperm', 'default',
     'randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('core', 'factory', 'nondeterministic_seeded'))
@@ -9781,7 +9781,7 @@ randperm._entry = _entry_randperm
 _aten._packet('randperm')._add(randperm)
 
 
-# schema/native_functions.yaml:1565
+# schema/native_functions.yaml: randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 randperm_generator = _Op("aten", 'randperm', 'generator',
     'randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('n', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory', 'nondeterministic_seeded'))
@@ -9806,7 +9806,7 @@ randperm_generator._entry = _entry_randperm_generator
 _aten._packet('randperm')._add(randperm_generator)
 
 
-# schema/native_functions.yaml:1571
+# schema/native_functions.yaml: randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)
 randperm_out = _Op("aten", 'randperm', 'out',
     'randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -9836,7 +9836,7 @@ randperm_out._entry = _entry_randperm_out
 _aten._packet('randperm')._add(randperm_out)
 
 
-# schema/native_functions.yaml:1576
+# schema/native_functions.yaml: randperm.generator_out(SymInt n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 randperm_generator_out = _Op("aten", 'randperm', 'generator_out',
     'randperm.generator_out(SymInt n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)',
     ('n', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -9866,7 +9866,7 @@ randperm_generator_out._entry = _entry_randperm_generator_out
 _aten._packet('randperm')._add(randperm_generator_out)
 
 
-# schema/native_functions.yaml:1581
+# schema/native_functions.yaml: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 randint_like = _Op("aten", 'randint_like', 'default',
     'randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -9894,7 +9894,7 @@ randint_like._entry = _entry_randint_like
 _aten._packet('randint_like')._add(randint_like)
 
 
-# schema/native_functions.yaml:1586
+# schema/native_functions.yaml: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 randint_like_Tensor = _Op("aten", 'randint_like', 'Tensor',
     'randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -9922,7 +9922,7 @@ randint_like_Tensor._entry = _entry_randint_like_Tensor
 _aten._packet('randint_like')._add(randint_like_Tensor)
 
 
-# schema/native_functions.yaml:1591
+# schema/native_functions.yaml: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 randint_like_low_dtype = _Op("aten", 'randint_like', 'low_dtype',
     'randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'low', 'high', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 3, tags=('nondeterministic_seeded',))
@@ -9950,7 +9950,7 @@ randint_like_low_dtype._entry = _entry_randint_like_low_dtype
 _aten._packet('randint_like')._add(randint_like_low_dtype)
 
 
-# schema/native_functions.yaml:1596
+# schema/native_functions.yaml: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 randint_like_generator = _Op("aten", 'randint_like', 'generator',
     'randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -9978,7 +9978,7 @@ randint_like_generator._entry = _entry_randint_like_generator
 _aten._packet('randint_like')._add(randint_like_generator)
 
 
-# schema/native_functions.yaml:1601
+# schema/native_functions.yaml: randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 randint_like_Tensor_generator = _Op("aten", 'randint_like', 'Tensor_generator',
     'randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 2, tags=('nondeterministic_seeded',))
@@ -10006,7 +10006,7 @@ randint_like_Tensor_generator._entry = _entry_randint_like_Tensor_generator
 _aten._packet('randint_like')._add(randint_like_Tensor_generator)
 
 
-# schema/native_functions.yaml:1606
+# schema/native_functions.yaml: randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 randint_like_low_generator_dtype = _Op("aten", 'randint_like', 'low_generator_dtype',
     'randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     ('self', 'low', 'high', 'generator', 'dtype', 'layout', 'device', 'pin_memory', 'memory_format'), 3, tags=('nondeterministic_seeded',))
@@ -10034,7 +10034,7 @@ randint_like_low_generator_dtype._entry = _entry_randint_like_low_generator_dtyp
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype)
 
 
-# schema/native_functions.yaml:1611
+# schema/native_functions.yaml: uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)
 uniform_ = _Op("aten", 'uniform_', 'default',
     'uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -10064,7 +10064,7 @@ uniform_._entry = _entry_uniform_
 _aten._packet('uniform_')._add(uniform_)
 
 
-# schema/native_functions.yaml:1618
+# schema/native_functions.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)
 normal_ = _Op("aten", 'normal_', 'default',
     'normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -10094,7 +10094,7 @@ normal_._entry = _entry_normal_
 _aten._packet('normal_')._add(normal_)
 
 
-# schema/native_functions.yaml:1625
+# schema/native_functions.yaml: exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)
 exponential_ = _Op("aten", 'exponential_', 'default',
     'exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -10124,7 +10124,7 @@ exponential_._entry = _entry_exponential_
 _aten._packet('exponential_')._add(exponential_)
 
 
-# schema/native_functions.yaml:1632
+# schema/native_functions.yaml: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
 random__from = _Op("aten", 'random_', 'from',
     'random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -10154,7 +10154,7 @@ random__from._entry = _entry_random__from
 _aten._packet('random_')._add(random__from)
 
 
-# schema/native_functions.yaml:1639
+# schema/native_functions.yaml: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
 random__to = _Op("aten", 'random_', 'to',
     'random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -10184,7 +10184,7 @@ random__to._entry = _entry_random__to
 _aten._packet('random_')._add(random__to)
 
 
-# schema/native_functions.yaml:1646
+# schema/native_functions.yaml: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
 random_ = _Op("aten", 'random_', 'default',
     'random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -10214,7 +10214,7 @@ random_._entry = _entry_random_
 _aten._packet('random_')._add(random_)
 
 
-# schema/native_functions.yaml:1653
+# schema/native_functions.yaml: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
 bernoulli = _Op("aten", 'bernoulli', 'default',
     'bernoulli(Tensor self, *, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -10242,7 +10242,7 @@ bernoulli._entry = _entry_bernoulli
 _aten._packet('bernoulli')._add(bernoulli)
 
 
-# schema/native_functions.yaml:1660
+# schema/native_functions.yaml: bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 bernoulli_out = _Op("aten", 'bernoulli', 'out',
     'bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -10272,7 +10272,7 @@ bernoulli_out._entry = _entry_bernoulli_out
 _aten._packet('bernoulli')._add(bernoulli_out)
 
 
-# schema/native_functions.yaml:1665
+# schema/native_functions.yaml: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
 bernoulli_p = _Op("aten", 'bernoulli', 'p',
     'bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -10300,7 +10300,7 @@ bernoulli_p._entry = _entry_bernoulli_p
 _aten._packet('bernoulli')._add(bernoulli_p)
 
 
-# schema/native_functions.yaml:1672
+# schema/native_functions.yaml: bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
 bernoulli_Tensor = _Op("aten", 'bernoulli', 'Tensor',
     'bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -10328,7 +10328,7 @@ bernoulli_Tensor._entry = _entry_bernoulli_Tensor
 _aten._packet('bernoulli')._add(bernoulli_Tensor)
 
 
-# schema/native_functions.yaml:1679
+# schema/native_functions.yaml: bernoulli.Tensor_out(Tensor self, Tensor p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 bernoulli_Tensor_out = _Op("aten", 'bernoulli', 'Tensor_out',
     'bernoulli.Tensor_out(Tensor self, Tensor p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -10358,7 +10358,7 @@ bernoulli_Tensor_out._entry = _entry_bernoulli_Tensor_out
 _aten._packet('bernoulli')._add(bernoulli_Tensor_out)
 
 
-# schema/native_functions.yaml:1684
+# schema/native_functions.yaml: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
 bernoulli__Tensor = _Op("aten", 'bernoulli_', 'Tensor',
     'bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -10388,7 +10388,7 @@ bernoulli__Tensor._entry = _entry_bernoulli__Tensor
 _aten._packet('bernoulli_')._add(bernoulli__Tensor)
 
 
-# schema/native_functions.yaml:1691
+# schema/native_functions.yaml: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
 bernoulli__float = _Op("aten", 'bernoulli_', 'float',
     'bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -10418,7 +10418,7 @@ bernoulli__float._entry = _entry_bernoulli__float
 _aten._packet('bernoulli_')._add(bernoulli__float)
 
 
-# schema/native_functions.yaml:1698
+# schema/native_functions.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 native_dropout = _Op("aten", 'native_dropout', 'default',
     'native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)',
     ('input', 'p', 'train'), 3, tags=('core', 'nondeterministic_seeded'))
@@ -10446,7 +10446,7 @@ native_dropout._entry = _entry_native_dropout
 _aten._packet('native_dropout')._add(native_dropout)
 
 
-# schema/native_functions.yaml:1704
+# schema/native_functions.yaml: native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 native_dropout_backward = _Op("aten", 'native_dropout_backward', 'default',
     'native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor',
     ('grad_output', 'mask', 'scale'), 3, tags=('pointwise',))
@@ -10474,7 +10474,7 @@ native_dropout_backward._entry = _entry_native_dropout_backward
 _aten._packet('native_dropout_backward')._add(native_dropout_backward)
 
 
-# schema/native_functions.yaml:1707
+# schema/native_functions.yaml: native_dropout_backward.out(Tensor grad_output, Tensor mask, float scale, *, Tensor(a!) out) -> Tensor(a!) (autogen of native_dropout_backward)
 native_dropout_backward_out = _Op("aten", 'native_dropout_backward', 'out',
     'native_dropout_backward.out(Tensor grad_output, Tensor mask, float scale, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'mask', 'scale', 'out'), 3, tags=('pointwise',))
@@ -10504,7 +10504,7 @@ native_dropout_backward_out._entry = _entry_native_dropout_backward_out
 _aten._packet('native_dropout_backward')._add(native_dropout_backward_out)
 
 
-# schema/native_functions.yaml:1710
+# schema/native_functions.yaml: dropout(Tensor input, float p, bool train) -> Tensor
 dropout = _Op("aten", 'dropout', 'default',
     'dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -10532,7 +10532,7 @@ dropout._entry = _entry_dropout
 _aten._packet('dropout')._add(dropout)
 
 
-# schema/native_functions.yaml:1715
+# schema/native_functions.yaml: dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
 dropout_ = _Op("aten", 'dropout_', 'default',
     'dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -10562,7 +10562,7 @@ dropout_._entry = _entry_dropout_
 _aten._packet('dropout_')._add(dropout_)
 
 
-# schema/native_functions.yaml:1720
+# schema/native_functions.yaml: feature_dropout(Tensor input, float p, bool train) -> Tensor
 feature_dropout = _Op("aten", 'feature_dropout', 'default',
     'feature_dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -10590,7 +10590,7 @@ feature_dropout._entry = _entry_feature_dropout
 _aten._packet('feature_dropout')._add(feature_dropout)
 
 
-# schema/native_functions.yaml:1725
+# schema/native_functions.yaml: feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
 feature_dropout_ = _Op("aten", 'feature_dropout_', 'default',
     'feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -10620,7 +10620,7 @@ feature_dropout_._entry = _entry_feature_dropout_
 _aten._packet('feature_dropout_')._add(feature_dropout_)
 
 
-# schema/native_functions.yaml:1730
+# schema/native_functions.yaml: alpha_dropout(Tensor input, float p, bool train) -> Tensor
 alpha_dropout = _Op("aten", 'alpha_dropout', 'default',
     'alpha_dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -10648,7 +10648,7 @@ alpha_dropout._entry = _entry_alpha_dropout
 _aten._packet('alpha_dropout')._add(alpha_dropout)
 
 
-# schema/native_functions.yaml:1735
+# schema/native_functions.yaml: alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
 alpha_dropout_ = _Op("aten", 'alpha_dropout_', 'default',
     'alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -10678,7 +10678,7 @@ alpha_dropout_._entry = _entry_alpha_dropout_
 _aten._packet('alpha_dropout_')._add(alpha_dropout_)
 
 
-# schema/native_functions.yaml:1740
+# schema/native_functions.yaml: feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
 feature_alpha_dropout = _Op("aten", 'feature_alpha_dropout', 'default',
     'feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor',
     ('input', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -10706,7 +10706,7 @@ feature_alpha_dropout._entry = _entry_feature_alpha_dropout
 _aten._packet('feature_alpha_dropout')._add(feature_alpha_dropout)
 
 
-# schema/native_functions.yaml:1745
+# schema/native_functions.yaml: feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
 feature_alpha_dropout_ = _Op("aten", 'feature_alpha_dropout_', 'default',
     'feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)',
     ('self', 'p', 'train'), 3, tags=('nondeterministic_seeded',))
@@ -10736,7 +10736,7 @@ feature_alpha_dropout_._entry = _entry_feature_alpha_dropout_
 _aten._packet('feature_alpha_dropout_')._add(feature_alpha_dropout_)
 
 
-# schema/native_functions.yaml:1750
+# schema/native_functions.yaml: normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 normal_float_float = _Op("aten", 'normal', 'float_float',
     'normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('mean', 'std', 'size', 'generator', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory', 'nondeterministic_seeded'))
@@ -10761,7 +10761,7 @@ normal_float_float._entry = _entry_normal_float_float
 _aten._packet('normal')._add(normal_float_float)
 
 
-# schema/native_functions.yaml:1756
+# schema/native_functions.yaml: normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 normal_float_float_out = _Op("aten", 'normal', 'float_float_out',
     'normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'size', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -10791,7 +10791,7 @@ normal_float_float_out._entry = _entry_normal_float_float_out
 _aten._packet('normal')._add(normal_float_float_out)
 
 
-# schema/native_functions.yaml:1761
+# schema/native_functions.yaml: normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor
 normal_Tensor_float = _Op("aten", 'normal', 'Tensor_float',
     'normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -10819,7 +10819,7 @@ normal_Tensor_float._entry = _entry_normal_Tensor_float
 _aten._packet('normal')._add(normal_Tensor_float)
 
 
-# schema/native_functions.yaml:1768
+# schema/native_functions.yaml: normal.Tensor_float_out(Tensor mean, float std=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 normal_Tensor_float_out = _Op("aten", 'normal', 'Tensor_float_out',
     'normal.Tensor_float_out(Tensor mean, float std=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -10849,7 +10849,7 @@ normal_Tensor_float_out._entry = _entry_normal_Tensor_float_out
 _aten._packet('normal')._add(normal_Tensor_float_out)
 
 
-# schema/native_functions.yaml:1773
+# schema/native_functions.yaml: normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
 normal_float_Tensor = _Op("aten", 'normal', 'float_Tensor',
     'normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -10877,7 +10877,7 @@ normal_float_Tensor._entry = _entry_normal_float_Tensor
 _aten._packet('normal')._add(normal_float_Tensor)
 
 
-# schema/native_functions.yaml:1777
+# schema/native_functions.yaml: normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!) (autogen of normal.float_Tensor)
 normal_float_Tensor_out = _Op("aten", 'normal', 'float_Tensor_out',
     'normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -10907,7 +10907,7 @@ normal_float_Tensor_out._entry = _entry_normal_float_Tensor_out
 _aten._packet('normal')._add(normal_float_Tensor_out)
 
 
-# schema/native_functions.yaml:1780
+# schema/native_functions.yaml: normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
 normal_Tensor_Tensor = _Op("aten", 'normal', 'Tensor_Tensor',
     'normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor',
     ('mean', 'std', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -10935,7 +10935,7 @@ normal_Tensor_Tensor._entry = _entry_normal_Tensor_Tensor
 _aten._packet('normal')._add(normal_Tensor_Tensor)
 
 
-# schema/native_functions.yaml:1784
+# schema/native_functions.yaml: normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!) (autogen of normal.Tensor_Tensor)
 normal_Tensor_Tensor_out = _Op("aten", 'normal', 'Tensor_Tensor_out',
     'normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('mean', 'std', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -10965,7 +10965,7 @@ normal_Tensor_Tensor_out._entry = _entry_normal_Tensor_Tensor_out
 _aten._packet('normal')._add(normal_Tensor_Tensor_out)
 
 
-# schema/native_functions.yaml:1787
+# schema/native_functions.yaml: log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)
 log_normal_ = _Op("aten", 'log_normal_', 'default',
     'log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -10995,7 +10995,7 @@ log_normal_._entry = _entry_log_normal_
 _aten._packet('log_normal_')._add(log_normal_)
 
 
-# schema/native_functions.yaml:1794
+# schema/native_functions.yaml: cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)
 cauchy_ = _Op("aten", 'cauchy_', 'default',
     'cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -11025,7 +11025,7 @@ cauchy_._entry = _entry_cauchy_
 _aten._packet('cauchy_')._add(cauchy_)
 
 
-# schema/native_functions.yaml:1801
+# schema/native_functions.yaml: geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
 geometric_ = _Op("aten", 'geometric_', 'default',
     'geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -11055,7 +11055,7 @@ geometric_._entry = _entry_geometric_
 _aten._packet('geometric_')._add(geometric_)
 
 
-# schema/native_functions.yaml:1808
+# schema/native_functions.yaml: multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
 multinomial = _Op("aten", 'multinomial', 'default',
     'multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor',
     ('self', 'num_samples', 'replacement', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -11083,7 +11083,7 @@ multinomial._entry = _entry_multinomial
 _aten._packet('multinomial')._add(multinomial)
 
 
-# schema/native_functions.yaml:1815
+# schema/native_functions.yaml: multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 multinomial_out = _Op("aten", 'multinomial', 'out',
     'multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'num_samples', 'replacement', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -11113,7 +11113,7 @@ multinomial_out._entry = _entry_multinomial_out
 _aten._packet('multinomial')._add(multinomial_out)
 
 
-# schema/native_functions.yaml:1820
+# schema/native_functions.yaml: poisson(Tensor self, Generator? generator=None) -> Tensor
 poisson = _Op("aten", 'poisson', 'default',
     'poisson(Tensor self, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -11141,7 +11141,7 @@ poisson._entry = _entry_poisson
 _aten._packet('poisson')._add(poisson)
 
 
-# schema/native_functions.yaml:1826
+# schema/native_functions.yaml: poisson.out(Tensor self, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)
 poisson_out = _Op("aten", 'poisson', 'out',
     'poisson.out(Tensor self, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -11171,7 +11171,7 @@ poisson_out._entry = _entry_poisson_out
 _aten._packet('poisson')._add(poisson_out)
 
 
-# schema/native_functions.yaml:1831
+# schema/native_functions.yaml: logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 logspace = _Op("aten", 'logspace', 'default',
     'logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('start', 'end', 'steps', 'base', 'dtype', 'layout', 'device', 'pin_memory'), 4, tags=('factory',))
@@ -11196,7 +11196,7 @@ logspace._entry = _entry_logspace
 _aten._packet('logspace')._add(logspace)
 
 
-# schema/native_functions.yaml:1837
+# schema/native_functions.yaml: logspace.out(Scalar start, Scalar end, int steps, float base=10., *, Tensor(a!) out) -> Tensor(a!)
 logspace_out = _Op("aten", 'logspace', 'out',
     'logspace.out(Scalar start, Scalar end, int steps, float base=10., *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'steps', 'base', 'out'), 4, tags=())
@@ -11226,7 +11226,7 @@ logspace_out._entry = _entry_logspace_out
 _aten._packet('logspace')._add(logspace_out)
 
 
-# schema/native_functions.yaml:1841
+# schema/native_functions.yaml: empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 empty_permuted = _Op("aten", 'empty_permuted', 'default',
     'empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('size', 'physical_layout', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -11251,7 +11251,7 @@ empty_permuted._entry = _entry_empty_permuted
 _aten._packet('empty_permuted')._add(empty_permuted)
 
 
-# schema/native_functions.yaml:1847
+# schema/native_functions.yaml: empty_permuted.out(SymInt[] size, int[] physical_layout, *, Tensor(a!) out) -> Tensor(a!)
 empty_permuted_out = _Op("aten", 'empty_permuted', 'out',
     'empty_permuted.out(SymInt[] size, int[] physical_layout, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'physical_layout', 'out'), 2, tags=())
@@ -11281,7 +11281,7 @@ empty_permuted_out._entry = _entry_empty_permuted_out
 _aten._packet('empty_permuted')._add(empty_permuted_out)
 
 
-# schema/native_functions.yaml:1851
+# schema/native_functions.yaml: tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 tril_indices = _Op("aten", 'tril_indices', 'default',
     'tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -11306,7 +11306,7 @@ tril_indices._entry = _entry_tril_indices
 _aten._packet('tril_indices')._add(tril_indices)
 
 
-# schema/native_functions.yaml:1857
+# schema/native_functions.yaml: tril_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)
 tril_indices_out = _Op("aten", 'tril_indices', 'out',
     'tril_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('row', 'col', 'offset', 'out'), 3, tags=())
@@ -11336,7 +11336,7 @@ tril_indices_out._entry = _entry_tril_indices_out
 _aten._packet('tril_indices')._add(tril_indices_out)
 
 
-# schema/native_functions.yaml:1861
+# schema/native_functions.yaml: triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 triu_indices = _Op("aten", 'triu_indices', 'default',
     'triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('row', 'col', 'offset', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -11361,7 +11361,7 @@ triu_indices._entry = _entry_triu_indices
 _aten._packet('triu_indices')._add(triu_indices)
 
 
-# schema/native_functions.yaml:1867
+# schema/native_functions.yaml: meshgrid(Tensor[] tensors) -> Tensor[]
 meshgrid = _Op("aten", 'meshgrid', 'default',
     'meshgrid(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -11389,7 +11389,7 @@ meshgrid._entry = _entry_meshgrid
 _aten._packet('meshgrid')._add(meshgrid)
 
 
-# schema/native_functions.yaml:1871
+# schema/native_functions.yaml: meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
 meshgrid_indexing = _Op("aten", 'meshgrid', 'indexing',
     'meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]',
     ('tensors', 'indexing'), 1, tags=())
@@ -11417,7 +11417,7 @@ meshgrid_indexing._entry = _entry_meshgrid_indexing
 _aten._packet('meshgrid')._add(meshgrid_indexing)
 
 
-# schema/native_functions.yaml:1875
+# schema/native_functions.yaml: broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
 broadcast_to = _Op("aten", 'broadcast_to', 'default',
     'broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)',
     ('self', 'size'), 2, tags=())
@@ -11445,7 +11445,7 @@ broadcast_to._entry = _entry_broadcast_to
 _aten._packet('broadcast_to')._add(broadcast_to)
 
 
-# schema/native_functions.yaml:1880
+# schema/native_functions.yaml: broadcast_tensors(Tensor[] tensors) -> Tensor[]
 broadcast_tensors = _Op("aten", 'broadcast_tensors', 'default',
     'broadcast_tensors(Tensor[] tensors) -> Tensor[]',
     ('tensors',), 1, tags=())
@@ -11473,7 +11473,7 @@ broadcast_tensors._entry = _entry_broadcast_tensors
 _aten._packet('broadcast_tensors')._add(broadcast_tensors)
 
 
-# schema/native_functions.yaml:1884
+# schema/native_functions.yaml: cartesian_prod(Tensor[] tensors) -> Tensor
 cartesian_prod = _Op("aten", 'cartesian_prod', 'default',
     'cartesian_prod(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -11501,7 +11501,7 @@ cartesian_prod._entry = _entry_cartesian_prod
 _aten._packet('cartesian_prod')._add(cartesian_prod)
 
 
-# schema/native_functions.yaml:1888
+# schema/native_functions.yaml: block_diag(Tensor[] tensors) -> Tensor
 block_diag = _Op("aten", 'block_diag', 'default',
     'block_diag(Tensor[] tensors) -> Tensor',
     ('tensors',), 1, tags=())
@@ -11529,7 +11529,7 @@ block_diag._entry = _entry_block_diag
 _aten._packet('block_diag')._add(block_diag)
 
 
-# schema/native_functions.yaml:1891
+# schema/native_functions.yaml: block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of block_diag)
 block_diag_out = _Op("aten", 'block_diag', 'out',
     'block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)',
     ('tensors', 'out'), 1, tags=())
@@ -11559,7 +11559,7 @@ block_diag_out._entry = _entry_block_diag_out
 _aten._packet('block_diag')._add(block_diag_out)
 
 
-# schema/native_functions.yaml:1893
+# schema/native_functions.yaml: combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
 combinations = _Op("aten", 'combinations', 'default',
     'combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor',
     ('self', 'r', 'with_replacement'), 3, tags=())
@@ -11587,7 +11587,7 @@ combinations._entry = _entry_combinations
 _aten._packet('combinations')._add(combinations)
 
 
-# schema/native_functions.yaml:1899
+# schema/native_functions.yaml: exp2(Tensor self) -> Tensor
 exp2 = _Op("aten", 'exp2', 'default',
     'exp2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -11615,7 +11615,7 @@ exp2._entry = _entry_exp2
 _aten._packet('exp2')._add(exp2)
 
 
-# schema/native_functions.yaml:1904
+# schema/native_functions.yaml: exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp2)
 exp2_out = _Op("aten", 'exp2', 'out',
     'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -11645,7 +11645,7 @@ exp2_out._entry = _entry_exp2_out
 _aten._packet('exp2')._add(exp2_out)
 
 
-# schema/native_functions.yaml:1907
+# schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!)
 exp2_ = _Op("aten", 'exp2_', 'default',
     'exp2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11675,7 +11675,7 @@ exp2_._entry = _entry_exp2_
 _aten._packet('exp2_')._add(exp2_)
 
 
-# schema/native_functions.yaml:1914
+# schema/native_functions.yaml: expm1(Tensor self) -> Tensor
 expm1 = _Op("aten", 'expm1', 'default',
     'expm1(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11703,7 +11703,7 @@ expm1._entry = _entry_expm1
 _aten._packet('expm1')._add(expm1)
 
 
-# schema/native_functions.yaml:1919
+# schema/native_functions.yaml: expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of expm1)
 expm1_out = _Op("aten", 'expm1', 'out',
     'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11733,7 +11733,7 @@ expm1_out._entry = _entry_expm1_out
 _aten._packet('expm1')._add(expm1_out)
 
 
-# schema/native_functions.yaml:1922
+# schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
 expm1_ = _Op("aten", 'expm1_', 'default',
     'expm1_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11763,7 +11763,7 @@ expm1_._entry = _entry_expm1_
 _aten._packet('expm1_')._add(expm1_)
 
 
-# schema/native_functions.yaml:1929
+# schema/native_functions.yaml: log2(Tensor self) -> Tensor
 log2 = _Op("aten", 'log2', 'default',
     'log2(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11791,7 +11791,7 @@ log2._entry = _entry_log2
 _aten._packet('log2')._add(log2)
 
 
-# schema/native_functions.yaml:1934
+# schema/native_functions.yaml: log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log2)
 log2_out = _Op("aten", 'log2', 'out',
     'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11821,7 +11821,7 @@ log2_out._entry = _entry_log2_out
 _aten._packet('log2')._add(log2_out)
 
 
-# schema/native_functions.yaml:1937
+# schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
 log2_ = _Op("aten", 'log2_', 'default',
     'log2_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11851,7 +11851,7 @@ log2_._entry = _entry_log2_
 _aten._packet('log2_')._add(log2_)
 
 
-# schema/native_functions.yaml:1944
+# schema/native_functions.yaml: log10(Tensor self) -> Tensor
 log10 = _Op("aten", 'log10', 'default',
     'log10(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11879,7 +11879,7 @@ log10._entry = _entry_log10
 _aten._packet('log10')._add(log10)
 
 
-# schema/native_functions.yaml:1949
+# schema/native_functions.yaml: log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log10)
 log10_out = _Op("aten", 'log10', 'out',
     'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11909,7 +11909,7 @@ log10_out._entry = _entry_log10_out
 _aten._packet('log10')._add(log10_out)
 
 
-# schema/native_functions.yaml:1952
+# schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
 log10_ = _Op("aten", 'log10_', 'default',
     'log10_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -11939,7 +11939,7 @@ log10_._entry = _entry_log10_
 _aten._packet('log10_')._add(log10_)
 
 
-# schema/native_functions.yaml:1959
+# schema/native_functions.yaml: log1p(Tensor self) -> Tensor
 log1p = _Op("aten", 'log1p', 'default',
     'log1p(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -11967,7 +11967,7 @@ log1p._entry = _entry_log1p
 _aten._packet('log1p')._add(log1p)
 
 
-# schema/native_functions.yaml:1964
+# schema/native_functions.yaml: log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log1p)
 log1p_out = _Op("aten", 'log1p', 'out',
     'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -11997,7 +11997,7 @@ log1p_out._entry = _entry_log1p_out
 _aten._packet('log1p')._add(log1p_out)
 
 
-# schema/native_functions.yaml:1967
+# schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
 log1p_ = _Op("aten", 'log1p_', 'default',
     'log1p_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12027,7 +12027,7 @@ log1p_._entry = _entry_log1p_
 _aten._packet('log1p_')._add(log1p_)
 
 
-# schema/native_functions.yaml:1974
+# schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
 sqrt = _Op("aten", 'sqrt', 'default',
     'sqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12055,7 +12055,7 @@ sqrt._entry = _entry_sqrt
 _aten._packet('sqrt')._add(sqrt)
 
 
-# schema/native_functions.yaml:1979
+# schema/native_functions.yaml: sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sqrt)
 sqrt_out = _Op("aten", 'sqrt', 'out',
     'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12085,7 +12085,7 @@ sqrt_out._entry = _entry_sqrt_out
 _aten._packet('sqrt')._add(sqrt_out)
 
 
-# schema/native_functions.yaml:1982
+# schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
 sqrt_ = _Op("aten", 'sqrt_', 'default',
     'sqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12115,7 +12115,7 @@ sqrt_._entry = _entry_sqrt_
 _aten._packet('sqrt_')._add(sqrt_)
 
 
-# schema/native_functions.yaml:1989
+# schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
 rsqrt = _Op("aten", 'rsqrt', 'default',
     'rsqrt(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12143,7 +12143,7 @@ rsqrt._entry = _entry_rsqrt
 _aten._packet('rsqrt')._add(rsqrt)
 
 
-# schema/native_functions.yaml:1994
+# schema/native_functions.yaml: rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsqrt)
 rsqrt_out = _Op("aten", 'rsqrt', 'out',
     'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12173,7 +12173,7 @@ rsqrt_out._entry = _entry_rsqrt_out
 _aten._packet('rsqrt')._add(rsqrt_out)
 
 
-# schema/native_functions.yaml:1997
+# schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
 rsqrt_ = _Op("aten", 'rsqrt_', 'default',
     'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12203,7 +12203,7 @@ rsqrt_._entry = _entry_rsqrt_
 _aten._packet('rsqrt_')._add(rsqrt_)
 
 
-# schema/native_functions.yaml:2004
+# schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
 reciprocal = _Op("aten", 'reciprocal', 'default',
     'reciprocal(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12231,7 +12231,7 @@ reciprocal._entry = _entry_reciprocal
 _aten._packet('reciprocal')._add(reciprocal)
 
 
-# schema/native_functions.yaml:2009
+# schema/native_functions.yaml: reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of reciprocal)
 reciprocal_out = _Op("aten", 'reciprocal', 'out',
     'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12261,7 +12261,7 @@ reciprocal_out._entry = _entry_reciprocal_out
 _aten._packet('reciprocal')._add(reciprocal_out)
 
 
-# schema/native_functions.yaml:2012
+# schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
 reciprocal_ = _Op("aten", 'reciprocal_', 'default',
     'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12291,7 +12291,7 @@ reciprocal_._entry = _entry_reciprocal_
 _aten._packet('reciprocal_')._add(reciprocal_)
 
 
-# schema/native_functions.yaml:2019
+# schema/native_functions.yaml: sin(Tensor self) -> Tensor
 sin = _Op("aten", 'sin', 'default',
     'sin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12319,7 +12319,7 @@ sin._entry = _entry_sin
 _aten._packet('sin')._add(sin)
 
 
-# schema/native_functions.yaml:2024
+# schema/native_functions.yaml: sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sin)
 sin_out = _Op("aten", 'sin', 'out',
     'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12349,7 +12349,7 @@ sin_out._entry = _entry_sin_out
 _aten._packet('sin')._add(sin_out)
 
 
-# schema/native_functions.yaml:2027
+# schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
 sin_ = _Op("aten", 'sin_', 'default',
     'sin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12379,7 +12379,7 @@ sin_._entry = _entry_sin_
 _aten._packet('sin_')._add(sin_)
 
 
-# schema/native_functions.yaml:2034
+# schema/native_functions.yaml: cos(Tensor self) -> Tensor
 cos = _Op("aten", 'cos', 'default',
     'cos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12407,7 +12407,7 @@ cos._entry = _entry_cos
 _aten._packet('cos')._add(cos)
 
 
-# schema/native_functions.yaml:2039
+# schema/native_functions.yaml: cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cos)
 cos_out = _Op("aten", 'cos', 'out',
     'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12437,7 +12437,7 @@ cos_out._entry = _entry_cos_out
 _aten._packet('cos')._add(cos_out)
 
 
-# schema/native_functions.yaml:2042
+# schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
 cos_ = _Op("aten", 'cos_', 'default',
     'cos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12467,7 +12467,7 @@ cos_._entry = _entry_cos_
 _aten._packet('cos_')._add(cos_)
 
 
-# schema/native_functions.yaml:2049
+# schema/native_functions.yaml: tan(Tensor self) -> Tensor
 tan = _Op("aten", 'tan', 'default',
     'tan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12495,7 +12495,7 @@ tan._entry = _entry_tan
 _aten._packet('tan')._add(tan)
 
 
-# schema/native_functions.yaml:2054
+# schema/native_functions.yaml: tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tan)
 tan_out = _Op("aten", 'tan', 'out',
     'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12525,7 +12525,7 @@ tan_out._entry = _entry_tan_out
 _aten._packet('tan')._add(tan_out)
 
 
-# schema/native_functions.yaml:2057
+# schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
 tan_ = _Op("aten", 'tan_', 'default',
     'tan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12555,7 +12555,7 @@ tan_._entry = _entry_tan_
 _aten._packet('tan_')._add(tan_)
 
 
-# schema/native_functions.yaml:2064
+# schema/native_functions.yaml: asin(Tensor self) -> Tensor
 asin = _Op("aten", 'asin', 'default',
     'asin(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12583,7 +12583,7 @@ asin._entry = _entry_asin
 _aten._packet('asin')._add(asin)
 
 
-# schema/native_functions.yaml:2069
+# schema/native_functions.yaml: asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asin)
 asin_out = _Op("aten", 'asin', 'out',
     'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12613,7 +12613,7 @@ asin_out._entry = _entry_asin_out
 _aten._packet('asin')._add(asin_out)
 
 
-# schema/native_functions.yaml:2072
+# schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
 asin_ = _Op("aten", 'asin_', 'default',
     'asin_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12643,7 +12643,7 @@ asin_._entry = _entry_asin_
 _aten._packet('asin_')._add(asin_)
 
 
-# schema/native_functions.yaml:2079
+# schema/native_functions.yaml: acos(Tensor self) -> Tensor
 acos = _Op("aten", 'acos', 'default',
     'acos(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12671,7 +12671,7 @@ acos._entry = _entry_acos
 _aten._packet('acos')._add(acos)
 
 
-# schema/native_functions.yaml:2084
+# schema/native_functions.yaml: acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acos)
 acos_out = _Op("aten", 'acos', 'out',
     'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12701,7 +12701,7 @@ acos_out._entry = _entry_acos_out
 _aten._packet('acos')._add(acos_out)
 
 
-# schema/native_functions.yaml:2087
+# schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
 acos_ = _Op("aten", 'acos_', 'default',
     'acos_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12731,7 +12731,7 @@ acos_._entry = _entry_acos_
 _aten._packet('acos_')._add(acos_)
 
 
-# schema/native_functions.yaml:2094
+# schema/native_functions.yaml: atan(Tensor self) -> Tensor
 atan = _Op("aten", 'atan', 'default',
     'atan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12759,7 +12759,7 @@ atan._entry = _entry_atan
 _aten._packet('atan')._add(atan)
 
 
-# schema/native_functions.yaml:2099
+# schema/native_functions.yaml: atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan)
 atan_out = _Op("aten", 'atan', 'out',
     'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12789,7 +12789,7 @@ atan_out._entry = _entry_atan_out
 _aten._packet('atan')._add(atan_out)
 
 
-# schema/native_functions.yaml:2102
+# schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
 atan_ = _Op("aten", 'atan_', 'default',
     'atan_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12819,7 +12819,7 @@ atan_._entry = _entry_atan_
 _aten._packet('atan_')._add(atan_)
 
 
-# schema/native_functions.yaml:2109
+# schema/native_functions.yaml: sinh(Tensor self) -> Tensor
 sinh = _Op("aten", 'sinh', 'default',
     'sinh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12847,7 +12847,7 @@ sinh._entry = _entry_sinh
 _aten._packet('sinh')._add(sinh)
 
 
-# schema/native_functions.yaml:2114
+# schema/native_functions.yaml: sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinh)
 sinh_out = _Op("aten", 'sinh', 'out',
     'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12877,7 +12877,7 @@ sinh_out._entry = _entry_sinh_out
 _aten._packet('sinh')._add(sinh_out)
 
 
-# schema/native_functions.yaml:2117
+# schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
 sinh_ = _Op("aten", 'sinh_', 'default',
     'sinh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12907,7 +12907,7 @@ sinh_._entry = _entry_sinh_
 _aten._packet('sinh_')._add(sinh_)
 
 
-# schema/native_functions.yaml:2124
+# schema/native_functions.yaml: cosh(Tensor self) -> Tensor
 cosh = _Op("aten", 'cosh', 'default',
     'cosh(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -12935,7 +12935,7 @@ cosh._entry = _entry_cosh
 _aten._packet('cosh')._add(cosh)
 
 
-# schema/native_functions.yaml:2129
+# schema/native_functions.yaml: cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cosh)
 cosh_out = _Op("aten", 'cosh', 'out',
     'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -12965,7 +12965,7 @@ cosh_out._entry = _entry_cosh_out
 _aten._packet('cosh')._add(cosh_out)
 
 
-# schema/native_functions.yaml:2132
+# schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
 cosh_ = _Op("aten", 'cosh_', 'default',
     'cosh_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -12995,7 +12995,7 @@ cosh_._entry = _entry_cosh_
 _aten._packet('cosh_')._add(cosh_)
 
 
-# schema/native_functions.yaml:2139
+# schema/native_functions.yaml: erf(Tensor self) -> Tensor
 erf = _Op("aten", 'erf', 'default',
     'erf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13023,7 +13023,7 @@ erf._entry = _entry_erf
 _aten._packet('erf')._add(erf)
 
 
-# schema/native_functions.yaml:2144
+# schema/native_functions.yaml: erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erf)
 erf_out = _Op("aten", 'erf', 'out',
     'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13053,7 +13053,7 @@ erf_out._entry = _entry_erf_out
 _aten._packet('erf')._add(erf_out)
 
 
-# schema/native_functions.yaml:2147
+# schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
 erf_ = _Op("aten", 'erf_', 'default',
     'erf_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13083,7 +13083,7 @@ erf_._entry = _entry_erf_
 _aten._packet('erf_')._add(erf_)
 
 
-# schema/native_functions.yaml:2154
+# schema/native_functions.yaml: abs(Tensor self) -> Tensor
 abs = _Op("aten", 'abs', 'default',
     'abs(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13111,7 +13111,7 @@ abs._entry = _entry_abs
 _aten._packet('abs')._add(abs)
 
 
-# schema/native_functions.yaml:2159
+# schema/native_functions.yaml: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of abs)
 abs_out = _Op("aten", 'abs', 'out',
     'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13141,7 +13141,7 @@ abs_out._entry = _entry_abs_out
 _aten._packet('abs')._add(abs_out)
 
 
-# schema/native_functions.yaml:2162
+# schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
 abs_ = _Op("aten", 'abs_', 'default',
     'abs_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13171,7 +13171,7 @@ abs_._entry = _entry_abs_
 _aten._packet('abs_')._add(abs_)
 
 
-# schema/native_functions.yaml:2169
+# schema/native_functions.yaml: floor(Tensor self) -> Tensor
 floor = _Op("aten", 'floor', 'default',
     'floor(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13199,7 +13199,7 @@ floor._entry = _entry_floor
 _aten._packet('floor')._add(floor)
 
 
-# schema/native_functions.yaml:2174
+# schema/native_functions.yaml: floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor)
 floor_out = _Op("aten", 'floor', 'out',
     'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13229,7 +13229,7 @@ floor_out._entry = _entry_floor_out
 _aten._packet('floor')._add(floor_out)
 
 
-# schema/native_functions.yaml:2177
+# schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
 floor_ = _Op("aten", 'floor_', 'default',
     'floor_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13259,7 +13259,7 @@ floor_._entry = _entry_floor_
 _aten._packet('floor_')._add(floor_)
 
 
-# schema/native_functions.yaml:2184
+# schema/native_functions.yaml: ceil(Tensor self) -> Tensor
 ceil = _Op("aten", 'ceil', 'default',
     'ceil(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13287,7 +13287,7 @@ ceil._entry = _entry_ceil
 _aten._packet('ceil')._add(ceil)
 
 
-# schema/native_functions.yaml:2189
+# schema/native_functions.yaml: ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of ceil)
 ceil_out = _Op("aten", 'ceil', 'out',
     'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13317,7 +13317,7 @@ ceil_out._entry = _entry_ceil_out
 _aten._packet('ceil')._add(ceil_out)
 
 
-# schema/native_functions.yaml:2192
+# schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
 ceil_ = _Op("aten", 'ceil_', 'default',
     'ceil_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13347,7 +13347,7 @@ ceil_._entry = _entry_ceil_
 _aten._packet('ceil_')._add(ceil_)
 
 
-# schema/native_functions.yaml:2199
+# schema/native_functions.yaml: round(Tensor self) -> Tensor
 round = _Op("aten", 'round', 'default',
     'round(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13375,7 +13375,7 @@ round._entry = _entry_round
 _aten._packet('round')._add(round)
 
 
-# schema/native_functions.yaml:2204
+# schema/native_functions.yaml: round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of round)
 round_out = _Op("aten", 'round', 'out',
     'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13405,7 +13405,7 @@ round_out._entry = _entry_round_out
 _aten._packet('round')._add(round_out)
 
 
-# schema/native_functions.yaml:2207
+# schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor
 round_decimals = _Op("aten", 'round', 'decimals',
     'round.decimals(Tensor self, *, int decimals) -> Tensor',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -13433,7 +13433,7 @@ round_decimals._entry = _entry_round_decimals
 _aten._packet('round')._add(round_decimals)
 
 
-# schema/native_functions.yaml:2212
+# schema/native_functions.yaml: round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!) (autogen of round.decimals)
 round_decimals_out = _Op("aten", 'round', 'decimals_out',
     'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'decimals', 'out'), 1, tags=('pointwise',))
@@ -13463,7 +13463,7 @@ round_decimals_out._entry = _entry_round_decimals_out
 _aten._packet('round')._add(round_decimals_out)
 
 
-# schema/native_functions.yaml:2215
+# schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
 round_ = _Op("aten", 'round_', 'default',
     'round_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13493,7 +13493,7 @@ round_._entry = _entry_round_
 _aten._packet('round_')._add(round_)
 
 
-# schema/native_functions.yaml:2222
+# schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
 round__decimals = _Op("aten", 'round_', 'decimals',
     'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
     ('self', 'decimals'), 1, tags=('pointwise',))
@@ -13523,7 +13523,7 @@ round__decimals._entry = _entry_round__decimals
 _aten._packet('round_')._add(round__decimals)
 
 
-# schema/native_functions.yaml:2229
+# schema/native_functions.yaml: trunc(Tensor self) -> Tensor
 trunc = _Op("aten", 'trunc', 'default',
     'trunc(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13551,7 +13551,7 @@ trunc._entry = _entry_trunc
 _aten._packet('trunc')._add(trunc)
 
 
-# schema/native_functions.yaml:2234
+# schema/native_functions.yaml: trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of trunc)
 trunc_out = _Op("aten", 'trunc', 'out',
     'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13581,7 +13581,7 @@ trunc_out._entry = _entry_trunc_out
 _aten._packet('trunc')._add(trunc_out)
 
 
-# schema/native_functions.yaml:2237
+# schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
 trunc_ = _Op("aten", 'trunc_', 'default',
     'trunc_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13611,7 +13611,7 @@ trunc_._entry = _entry_trunc_
 _aten._packet('trunc_')._add(trunc_)
 
 
-# schema/native_functions.yaml:2244
+# schema/native_functions.yaml: frac(Tensor self) -> Tensor
 frac = _Op("aten", 'frac', 'default',
     'frac(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -13639,7 +13639,7 @@ frac._entry = _entry_frac
 _aten._packet('frac')._add(frac)
 
 
-# schema/native_functions.yaml:2249
+# schema/native_functions.yaml: frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of frac)
 frac_out = _Op("aten", 'frac', 'out',
     'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -13669,7 +13669,7 @@ frac_out._entry = _entry_frac_out
 _aten._packet('frac')._add(frac_out)
 
 
-# schema/native_functions.yaml:2252
+# schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
 frac_ = _Op("aten", 'frac_', 'default',
     'frac_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13699,7 +13699,7 @@ frac_._entry = _entry_frac_
 _aten._packet('frac_')._add(frac_)
 
 
-# schema/native_functions.yaml:2259
+# schema/native_functions.yaml: sign(Tensor self) -> Tensor
 sign = _Op("aten", 'sign', 'default',
     'sign(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13727,7 +13727,7 @@ sign._entry = _entry_sign
 _aten._packet('sign')._add(sign)
 
 
-# schema/native_functions.yaml:2264
+# schema/native_functions.yaml: sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sign)
 sign_out = _Op("aten", 'sign', 'out',
     'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13757,7 +13757,7 @@ sign_out._entry = _entry_sign_out
 _aten._packet('sign')._add(sign_out)
 
 
-# schema/native_functions.yaml:2267
+# schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!)
 sign_ = _Op("aten", 'sign_', 'default',
     'sign_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13787,7 +13787,7 @@ sign_._entry = _entry_sign_
 _aten._packet('sign_')._add(sign_)
 
 
-# schema/native_functions.yaml:2274
+# schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
 logical_not = _Op("aten", 'logical_not', 'default',
     'logical_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13815,7 +13815,7 @@ logical_not._entry = _entry_logical_not
 _aten._packet('logical_not')._add(logical_not)
 
 
-# schema/native_functions.yaml:2279
+# schema/native_functions.yaml: logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_not)
 logical_not_out = _Op("aten", 'logical_not', 'out',
     'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13845,7 +13845,7 @@ logical_not_out._entry = _entry_logical_not_out
 _aten._packet('logical_not')._add(logical_not_out)
 
 
-# schema/native_functions.yaml:2282
+# schema/native_functions.yaml: logical_not_(Tensor(a!) self) -> Tensor(a!)
 logical_not_ = _Op("aten", 'logical_not_', 'default',
     'logical_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13875,7 +13875,7 @@ logical_not_._entry = _entry_logical_not_
 _aten._packet('logical_not_')._add(logical_not_)
 
 
-# schema/native_functions.yaml:2289
+# schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
 bitwise_not = _Op("aten", 'bitwise_not', 'default',
     'bitwise_not(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13903,7 +13903,7 @@ bitwise_not._entry = _entry_bitwise_not
 _aten._packet('bitwise_not')._add(bitwise_not)
 
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml: bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_not)
 bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
     'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -13933,7 +13933,7 @@ bitwise_not_out._entry = _entry_bitwise_not_out
 _aten._packet('bitwise_not')._add(bitwise_not_out)
 
 
-# schema/native_functions.yaml:2297
+# schema/native_functions.yaml: bitwise_not_(Tensor(a!) self) -> Tensor(a!)
 bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
     'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -13963,7 +13963,7 @@ bitwise_not_._entry = _entry_bitwise_not_
 _aten._packet('bitwise_not_')._add(bitwise_not_)
 
 
-# schema/native_functions.yaml:2304
+# schema/native_functions.yaml: isnan(Tensor self) -> Tensor
 isnan = _Op("aten", 'isnan', 'default',
     'isnan(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -13991,7 +13991,7 @@ isnan._entry = _entry_isnan
 _aten._packet('isnan')._add(isnan)
 
 
-# schema/native_functions.yaml:2309
+# schema/native_functions.yaml: isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isnan)
 isnan_out = _Op("aten", 'isnan', 'out',
     'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -14021,7 +14021,7 @@ isnan_out._entry = _entry_isnan_out
 _aten._packet('isnan')._add(isnan_out)
 
 
-# schema/native_functions.yaml:2312
+# schema/native_functions.yaml: isinf(Tensor self) -> Tensor
 isinf = _Op("aten", 'isinf', 'default',
     'isinf(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise', 'core'))
@@ -14049,7 +14049,7 @@ isinf._entry = _entry_isinf
 _aten._packet('isinf')._add(isinf)
 
 
-# schema/native_functions.yaml:2317
+# schema/native_functions.yaml: isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isinf)
 isinf_out = _Op("aten", 'isinf', 'out',
     'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise', 'core'))
@@ -14079,7 +14079,7 @@ isinf_out._entry = _entry_isinf_out
 _aten._packet('isinf')._add(isinf_out)
 
 
-# schema/native_functions.yaml:2320
+# schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
 isfinite = _Op("aten", 'isfinite', 'default',
     'isfinite(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -14107,7 +14107,7 @@ isfinite._entry = _entry_isfinite
 _aten._packet('isfinite')._add(isfinite)
 
 
-# schema/native_functions.yaml:2327
+# schema/native_functions.yaml: signbit(Tensor self) -> Tensor
 signbit = _Op("aten", 'signbit', 'default',
     'signbit(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -14135,7 +14135,7 @@ signbit._entry = _entry_signbit
 _aten._packet('signbit')._add(signbit)
 
 
-# schema/native_functions.yaml:2332
+# schema/native_functions.yaml: signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of signbit)
 signbit_out = _Op("aten", 'signbit', 'out',
     'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -14165,7 +14165,7 @@ signbit_out._entry = _entry_signbit_out
 _aten._packet('signbit')._add(signbit_out)
 
 
-# schema/native_functions.yaml:2335
+# schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
 nan_to_num = _Op("aten", 'nan_to_num', 'default',
     'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -14193,7 +14193,7 @@ nan_to_num._entry = _entry_nan_to_num
 _aten._packet('nan_to_num')._add(nan_to_num)
 
 
-# schema/native_functions.yaml:2340
+# schema/native_functions.yaml: nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of nan_to_num)
 nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
     'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
@@ -14223,7 +14223,7 @@ nan_to_num_out._entry = _entry_nan_to_num_out
 _aten._packet('nan_to_num')._add(nan_to_num_out)
 
 
-# schema/native_functions.yaml:2343
+# schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
 nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
     'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
     ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
@@ -14253,7 +14253,7 @@ nan_to_num_._entry = _entry_nan_to_num_
 _aten._packet('nan_to_num_')._add(nan_to_num_)
 
 
-# schema/native_functions.yaml:2350
+# schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 convolution = _Op("aten", 'convolution', 'default',
     'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups'), 9, tags=('core',))
@@ -14281,7 +14281,7 @@ convolution._entry = _entry_convolution
 _aten._packet('convolution')._add(convolution)
 
 
-# schema/native_functions.yaml:2354
+# schema/native_functions.yaml: convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!) (autogen of convolution)
 convolution_out = _Op("aten", 'convolution', 'out',
     'convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!)',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'out'), 9, tags=('core',))
@@ -14311,7 +14311,7 @@ convolution_out._entry = _entry_convolution_out
 _aten._packet('convolution')._add(convolution_out)
 
 
-# schema/native_functions.yaml:2357
+# schema/native_functions.yaml: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 convolution_backward = _Op("aten", 'convolution_backward', 'default',
     'convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_output', 'input', 'weight', 'bias_sizes', 'stride', 'padding', 'dilation', 'transposed', 'output_padding', 'groups', 'output_mask'), 11, tags=('core',))
@@ -14339,7 +14339,7 @@ convolution_backward._entry = _entry_convolution_backward
 _aten._packet('convolution_backward')._add(convolution_backward)
 
 
-# schema/native_functions.yaml:2363
+# schema/native_functions.yaml: conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
 conv1d = _Op("aten", 'conv1d', 'default',
     'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -14367,7 +14367,7 @@ conv1d._entry = _entry_conv1d
 _aten._packet('conv1d')._add(conv1d)
 
 
-# schema/native_functions.yaml:2367
+# schema/native_functions.yaml: conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
 conv2d = _Op("aten", 'conv2d', 'default',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -14395,7 +14395,7 @@ conv2d._entry = _entry_conv2d
 _aten._packet('conv2d')._add(conv2d)
 
 
-# schema/native_functions.yaml:2371
+# schema/native_functions.yaml: conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
 conv1d_padding = _Op("aten", 'conv1d', 'padding',
     'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -14423,7 +14423,7 @@ conv1d_padding._entry = _entry_conv1d_padding
 _aten._packet('conv1d')._add(conv1d_padding)
 
 
-# schema/native_functions.yaml:2375
+# schema/native_functions.yaml: conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
 conv2d_padding = _Op("aten", 'conv2d', 'padding',
     'conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor',
     ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
@@ -14451,7 +14451,7 @@ conv2d_padding._entry = _entry_conv2d_padding
 _aten._packet('conv2d')._add(conv2d_padding)
 
 
-# schema/native_functions.yaml:2379
+# schema/native_functions.yaml: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 max_pool2d_with_indices = _Op("aten", 'max_pool2d_with_indices', 'default',
     'max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=('core',))
@@ -14479,7 +14479,7 @@ max_pool2d_with_indices._entry = _entry_max_pool2d_with_indices
 _aten._packet('max_pool2d_with_indices')._add(max_pool2d_with_indices)
 
 
-# schema/native_functions.yaml:2385
+# schema/native_functions.yaml: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 max_pool2d_with_indices_backward = _Op("aten", 'max_pool2d_with_indices_backward', 'default',
     'max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode', 'indices'), 8, tags=())
@@ -14507,7 +14507,7 @@ max_pool2d_with_indices_backward._entry = _entry_max_pool2d_with_indices_backwar
 _aten._packet('max_pool2d_with_indices_backward')._add(max_pool2d_with_indices_backward)
 
 
-# schema/native_functions.yaml:2390
+# schema/native_functions.yaml: max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
 max_pool2d = _Op("aten", 'max_pool2d', 'default',
     'max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'dilation', 'ceil_mode'), 6, tags=())
@@ -14535,7 +14535,7 @@ max_pool2d._entry = _entry_max_pool2d
 _aten._packet('max_pool2d')._add(max_pool2d)
 
 
-# schema/native_functions.yaml:2394
+# schema/native_functions.yaml: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 avg_pool2d = _Op("aten", 'avg_pool2d', 'default',
     'avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 7, tags=('core',))
@@ -14563,7 +14563,7 @@ avg_pool2d._entry = _entry_avg_pool2d
 _aten._packet('avg_pool2d')._add(avg_pool2d)
 
 
-# schema/native_functions.yaml:2398
+# schema/native_functions.yaml: avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of avg_pool2d)
 avg_pool2d_out = _Op("aten", 'avg_pool2d', 'out',
     'avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override', 'out'), 7, tags=('core',))
@@ -14593,7 +14593,7 @@ avg_pool2d_out._entry = _entry_avg_pool2d_out
 _aten._packet('avg_pool2d')._add(avg_pool2d_out)
 
 
-# schema/native_functions.yaml:2401
+# schema/native_functions.yaml: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 avg_pool2d_backward = _Op("aten", 'avg_pool2d_backward', 'default',
     'avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor',
     ('grad_output', 'self', 'kernel_size', 'stride', 'padding', 'ceil_mode', 'count_include_pad', 'divisor_override'), 8, tags=())
@@ -14621,7 +14621,7 @@ avg_pool2d_backward._entry = _entry_avg_pool2d_backward
 _aten._packet('avg_pool2d_backward')._add(avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:2406
+# schema/native_functions.yaml: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
 _adaptive_avg_pool2d = _Op("aten", '_adaptive_avg_pool2d', 'default',
     '_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=('core',))
@@ -14649,7 +14649,7 @@ _adaptive_avg_pool2d._entry = _entry__adaptive_avg_pool2d
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:2410
+# schema/native_functions.yaml: _adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!) (autogen of _adaptive_avg_pool2d)
 _adaptive_avg_pool2d_out = _Op("aten", '_adaptive_avg_pool2d', 'out',
     '_adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'output_size', 'out'), 2, tags=('core',))
@@ -14679,7 +14679,7 @@ _adaptive_avg_pool2d_out._entry = _entry__adaptive_avg_pool2d_out
 _aten._packet('_adaptive_avg_pool2d')._add(_adaptive_avg_pool2d_out)
 
 
-# schema/native_functions.yaml:2413
+# schema/native_functions.yaml: _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
 _adaptive_avg_pool2d_backward = _Op("aten", '_adaptive_avg_pool2d_backward', 'default',
     '_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=())
@@ -14707,7 +14707,7 @@ _adaptive_avg_pool2d_backward._entry = _entry__adaptive_avg_pool2d_backward
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward)
 
 
-# schema/native_functions.yaml:2417
+# schema/native_functions.yaml: _adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of _adaptive_avg_pool2d_backward)
 _adaptive_avg_pool2d_backward_out = _Op("aten", '_adaptive_avg_pool2d_backward', 'out',
     '_adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'self', 'out'), 2, tags=())
@@ -14737,7 +14737,7 @@ _adaptive_avg_pool2d_backward_out._entry = _entry__adaptive_avg_pool2d_backward_
 _aten._packet('_adaptive_avg_pool2d_backward')._add(_adaptive_avg_pool2d_backward_out)
 
 
-# schema/native_functions.yaml:2419
+# schema/native_functions.yaml: adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
 adaptive_avg_pool2d = _Op("aten", 'adaptive_avg_pool2d', 'default',
     'adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor',
     ('self', 'output_size'), 2, tags=())
@@ -14765,7 +14765,7 @@ adaptive_avg_pool2d._entry = _entry_adaptive_avg_pool2d
 _aten._packet('adaptive_avg_pool2d')._add(adaptive_avg_pool2d)
 
 
-# schema/native_functions.yaml:2423
+# schema/native_functions.yaml: constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
 constant_pad_nd = _Op("aten", 'constant_pad_nd', 'default',
     'constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor',
     ('self', 'pad', 'value'), 3, tags=())
@@ -14793,7 +14793,7 @@ constant_pad_nd._entry = _entry_constant_pad_nd
 _aten._packet('constant_pad_nd')._add(constant_pad_nd)
 
 
-# schema/native_functions.yaml:2427
+# schema/native_functions.yaml: constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of constant_pad_nd)
 constant_pad_nd_out = _Op("aten", 'constant_pad_nd', 'out',
     'constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'pad', 'value', 'out'), 3, tags=())
@@ -14823,7 +14823,7 @@ constant_pad_nd_out._entry = _entry_constant_pad_nd_out
 _aten._packet('constant_pad_nd')._add(constant_pad_nd_out)
 
 
-# schema/native_functions.yaml:2429
+# schema/native_functions.yaml: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor
 pad = _Op("aten", 'pad', 'default',
     'pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor',
     ('self', 'pad', 'mode', 'value'), 4, tags=())
@@ -14852,7 +14852,7 @@ pad._entry = _entry_pad
 _aten._packet('pad')._add(pad)
 
 
-# schema/native_functions.yaml:2433
+# schema/native_functions.yaml: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 embedding = _Op("aten", 'embedding', 'default',
     'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse'), 5, tags=('core',))
@@ -14880,7 +14880,7 @@ embedding._entry = _entry_embedding
 _aten._packet('embedding')._add(embedding)
 
 
-# schema/native_functions.yaml:2437
+# schema/native_functions.yaml: embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of embedding)
 embedding_out = _Op("aten", 'embedding', 'out',
     'embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('weight', 'indices', 'padding_idx', 'scale_grad_by_freq', 'sparse', 'out'), 5, tags=('core',))
@@ -14910,7 +14910,7 @@ embedding_out._entry = _entry_embedding_out
 _aten._packet('embedding')._add(embedding_out)
 
 
-# schema/native_functions.yaml:2440
+# schema/native_functions.yaml: embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor
 embedding_dense_backward = _Op("aten", 'embedding_dense_backward', 'default',
     'embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq'), 5, tags=())
@@ -14938,7 +14938,7 @@ embedding_dense_backward._entry = _entry_embedding_dense_backward
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward)
 
 
-# schema/native_functions.yaml:2444
+# schema/native_functions.yaml: embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!) (autogen of embedding_dense_backward)
 embedding_dense_backward_out = _Op("aten", 'embedding_dense_backward', 'out',
     'embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'indices', 'num_weights', 'padding_idx', 'scale_grad_by_freq', 'out'), 5, tags=())
@@ -14968,7 +14968,7 @@ embedding_dense_backward_out._entry = _entry_embedding_dense_backward_out
 _aten._packet('embedding_dense_backward')._add(embedding_dense_backward_out)
 
 
-# schema/native_functions.yaml:2446
+# schema/native_functions.yaml: one_hot(Tensor self, int num_classes=-1) -> Tensor
 one_hot = _Op("aten", 'one_hot', 'default',
     'one_hot(Tensor self, int num_classes=-1) -> Tensor',
     ('self', 'num_classes'), 2, tags=('dynamic_output_shape',))
@@ -14996,7 +14996,7 @@ one_hot._entry = _entry_one_hot
 _aten._packet('one_hot')._add(one_hot)
 
 
-# schema/native_functions.yaml:2451
+# schema/native_functions.yaml: dot(Tensor self, Tensor tensor) -> Tensor
 dot = _Op("aten", 'dot', 'default',
     'dot(Tensor self, Tensor tensor) -> Tensor',
     ('self', 'tensor'), 2, tags=())
@@ -15024,7 +15024,7 @@ dot._entry = _entry_dot
 _aten._packet('dot')._add(dot)
 
 
-# schema/native_functions.yaml:2456
+# schema/native_functions.yaml: dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!) (autogen of dot)
 dot_out = _Op("aten", 'dot', 'out',
     'dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor', 'out'), 2, tags=())
@@ -15054,7 +15054,7 @@ dot_out._entry = _entry_dot_out
 _aten._packet('dot')._add(dot_out)
 
 
-# schema/native_functions.yaml:2458
+# schema/native_functions.yaml: mv(Tensor self, Tensor vec) -> Tensor
 mv = _Op("aten", 'mv', 'default',
     'mv(Tensor self, Tensor vec) -> Tensor',
     ('self', 'vec'), 2, tags=())
@@ -15082,7 +15082,7 @@ mv._entry = _entry_mv
 _aten._packet('mv')._add(mv)
 
 
-# schema/native_functions.yaml:2463
+# schema/native_functions.yaml: mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!) (autogen of mv)
 mv_out = _Op("aten", 'mv', 'out',
     'mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec', 'out'), 2, tags=())
@@ -15112,7 +15112,7 @@ mv_out._entry = _entry_mv_out
 _aten._packet('mv')._add(mv_out)
 
 
-# schema/native_functions.yaml:2465
+# schema/native_functions.yaml: outer(Tensor self, Tensor vec2) -> Tensor
 outer = _Op("aten", 'outer', 'default',
     'outer(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -15140,7 +15140,7 @@ outer._entry = _entry_outer
 _aten._packet('outer')._add(outer)
 
 
-# schema/native_functions.yaml:2470
+# schema/native_functions.yaml: outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
 outer_out = _Op("aten", 'outer', 'out',
     'outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -15170,7 +15170,7 @@ outer_out._entry = _entry_outer_out
 _aten._packet('outer')._add(outer_out)
 
 
-# schema/native_functions.yaml:2474
+# schema/native_functions.yaml: baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 baddbmm = _Op("aten", 'baddbmm', 'default',
     'baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -15198,7 +15198,7 @@ baddbmm._entry = _entry_baddbmm
 _aten._packet('baddbmm')._add(baddbmm)
 
 
-# schema/native_functions.yaml:2479
+# schema/native_functions.yaml: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of baddbmm)
 baddbmm_out = _Op("aten", 'baddbmm', 'out',
     'baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha', 'out'), 3, tags=())
@@ -15228,7 +15228,7 @@ baddbmm_out._entry = _entry_baddbmm_out
 _aten._packet('baddbmm')._add(baddbmm_out)
 
 
-# schema/native_functions.yaml:2481
+# schema/native_functions.yaml: baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
 baddbmm_ = _Op("aten", 'baddbmm_', 'default',
     'baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)',
     ('self', 'batch1', 'batch2', 'beta', 'alpha'), 3, tags=())
@@ -15258,7 +15258,7 @@ baddbmm_._entry = _entry_baddbmm_
 _aten._packet('baddbmm_')._add(baddbmm_)
 
 
-# schema/native_functions.yaml:2487
+# schema/native_functions.yaml: einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
 einsum = _Op("aten", 'einsum', 'default',
     'einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor',
     ('equation', 'tensors', 'path'), 2, tags=())
@@ -15286,7 +15286,7 @@ einsum._entry = _entry_einsum
 _aten._packet('einsum')._add(einsum)
 
 
-# schema/native_functions.yaml:2492
+# schema/native_functions.yaml: _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 _softmax = _Op("aten", '_softmax', 'default',
     '_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -15314,7 +15314,7 @@ _softmax._entry = _entry__softmax
 _aten._packet('_softmax')._add(_softmax)
 
 
-# schema/native_functions.yaml:2496
+# schema/native_functions.yaml: _softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!) (autogen of _softmax)
 _softmax_out = _Op("aten", '_softmax', 'out',
     '_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -15344,7 +15344,7 @@ _softmax_out._entry = _entry__softmax_out
 _aten._packet('_softmax')._add(_softmax_out)
 
 
-# schema/native_functions.yaml:2499
+# schema/native_functions.yaml: _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 _log_softmax = _Op("aten", '_log_softmax', 'default',
     '_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor',
     ('self', 'dim', 'half_to_float'), 3, tags=('core',))
@@ -15372,7 +15372,7 @@ _log_softmax._entry = _entry__log_softmax
 _aten._packet('_log_softmax')._add(_log_softmax)
 
 
-# schema/native_functions.yaml:2503
+# schema/native_functions.yaml: _log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!) (autogen of _log_softmax)
 _log_softmax_out = _Op("aten", '_log_softmax', 'out',
     '_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'half_to_float', 'out'), 3, tags=('core',))
@@ -15402,7 +15402,7 @@ _log_softmax_out._entry = _entry__log_softmax_out
 _aten._packet('_log_softmax')._add(_log_softmax_out)
 
 
-# schema/native_functions.yaml:2506
+# schema/native_functions.yaml: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 softmax_int = _Op("aten", 'softmax', 'int',
     'softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -15430,7 +15430,7 @@ softmax_int._entry = _entry_softmax_int
 _aten._packet('softmax')._add(softmax_int)
 
 
-# schema/native_functions.yaml:2510
+# schema/native_functions.yaml: softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of softmax.int)
 softmax_int_out = _Op("aten", 'softmax', 'int_out',
     'softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -15460,7 +15460,7 @@ softmax_int_out._entry = _entry_softmax_int_out
 _aten._packet('softmax')._add(softmax_int_out)
 
 
-# schema/native_functions.yaml:2512
+# schema/native_functions.yaml: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 log_softmax_int = _Op("aten", 'log_softmax', 'int',
     'log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 3, tags=())
@@ -15488,7 +15488,7 @@ log_softmax_int._entry = _entry_log_softmax_int
 _aten._packet('log_softmax')._add(log_softmax_int)
 
 
-# schema/native_functions.yaml:2516
+# schema/native_functions.yaml: log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of log_softmax.int)
 log_softmax_int_out = _Op("aten", 'log_softmax', 'int_out',
     'log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 3, tags=())
@@ -15518,7 +15518,7 @@ log_softmax_int_out._entry = _entry_log_softmax_int_out
 _aten._packet('log_softmax')._add(log_softmax_int_out)
 
 
-# schema/native_functions.yaml:2518
+# schema/native_functions.yaml: _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 _softmax_backward_data = _Op("aten", '_softmax_backward_data', 'default',
     '_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -15546,7 +15546,7 @@ _softmax_backward_data._entry = _entry__softmax_backward_data
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
 
 
-# schema/native_functions.yaml:2523
+# schema/native_functions.yaml: _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)
 _softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
     '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
@@ -15576,7 +15576,7 @@ _softmax_backward_data_out._entry = _entry__softmax_backward_data_out
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:2527
+# schema/native_functions.yaml: _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 _log_softmax_backward_data = _Op("aten", '_log_softmax_backward_data', 'default',
     '_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor',
     ('grad_output', 'output', 'dim', 'input_dtype'), 4, tags=())
@@ -15604,7 +15604,7 @@ _log_softmax_backward_data._entry = _entry__log_softmax_backward_data
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data)
 
 
-# schema/native_functions.yaml:2531
+# schema/native_functions.yaml: _log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!) (autogen of _log_softmax_backward_data)
 _log_softmax_backward_data_out = _Op("aten", '_log_softmax_backward_data', 'out',
     '_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'out'), 4, tags=())
@@ -15634,7 +15634,7 @@ _log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
 
 
-# schema/native_functions.yaml:2533
+# schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
     'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 2, tags=('pointwise',))
@@ -15662,7 +15662,7 @@ rsub_Tensor._entry = _entry_rsub_Tensor
 _aten._packet('rsub')._add(rsub_Tensor)
 
 
-# schema/native_functions.yaml:2538
+# schema/native_functions.yaml: rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Tensor)
 rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
     'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
@@ -15692,7 +15692,7 @@ rsub_Tensor_out._entry = _entry_rsub_Tensor_out
 _aten._packet('rsub')._add(rsub_Tensor_out)
 
 
-# schema/native_functions.yaml:2541
+# schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
     'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
     ('self', 'other', 'alpha'), 3, tags=('pointwise',))
@@ -15720,7 +15720,7 @@ rsub_Scalar._entry = _entry_rsub_Scalar
 _aten._packet('rsub')._add(rsub_Scalar)
 
 
-# schema/native_functions.yaml:2546
+# schema/native_functions.yaml: rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Scalar)
 rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
     'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
@@ -15750,7 +15750,7 @@ rsub_Scalar_out._entry = _entry_rsub_Scalar_out
 _aten._packet('rsub')._add(rsub_Scalar_out)
 
 
-# schema/native_functions.yaml:2549
+# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
 floor_divide = _Op("aten", 'floor_divide', 'default',
     'floor_divide(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15778,7 +15778,7 @@ floor_divide._entry = _entry_floor_divide
 _aten._packet('floor_divide')._add(floor_divide)
 
 
-# schema/native_functions.yaml:2554
+# schema/native_functions.yaml: floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor_divide)
 floor_divide_out = _Op("aten", 'floor_divide', 'out',
     'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15808,7 +15808,7 @@ floor_divide_out._entry = _entry_floor_divide_out
 _aten._packet('floor_divide')._add(floor_divide_out)
 
 
-# schema/native_functions.yaml:2557
+# schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
 floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
     'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15836,7 +15836,7 @@ floor_divide_Scalar._entry = _entry_floor_divide_Scalar
 _aten._packet('floor_divide')._add(floor_divide_Scalar)
 
 
-# schema/native_functions.yaml:2562
+# schema/native_functions.yaml: floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor_divide.Scalar)
 floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
     'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15866,7 +15866,7 @@ floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
 _aten._packet('floor_divide')._add(floor_divide_Scalar_out)
 
 
-# schema/native_functions.yaml:2565
+# schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
     'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15896,7 +15896,7 @@ floor_divide__Tensor._entry = _entry_floor_divide__Tensor
 _aten._packet('floor_divide_')._add(floor_divide__Tensor)
 
 
-# schema/native_functions.yaml:2572
+# schema/native_functions.yaml: floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
     'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15926,7 +15926,7 @@ floor_divide__Scalar._entry = _entry_floor_divide__Scalar
 _aten._packet('floor_divide_')._add(floor_divide__Scalar)
 
 
-# schema/native_functions.yaml:2579
+# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
 remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
     'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -15954,7 +15954,7 @@ remainder_Tensor._entry = _entry_remainder_Tensor
 _aten._packet('remainder')._add(remainder_Tensor)
 
 
-# schema/native_functions.yaml:2584
+# schema/native_functions.yaml: remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Tensor)
 remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
     'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -15984,7 +15984,7 @@ remainder_Tensor_out._entry = _entry_remainder_Tensor_out
 _aten._packet('remainder')._add(remainder_Tensor_out)
 
 
-# schema/native_functions.yaml:2587
+# schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
 remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
     'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16012,7 +16012,7 @@ remainder_Scalar._entry = _entry_remainder_Scalar
 _aten._packet('remainder')._add(remainder_Scalar)
 
 
-# schema/native_functions.yaml:2592
+# schema/native_functions.yaml: remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar)
 remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
     'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16042,7 +16042,7 @@ remainder_Scalar_out._entry = _entry_remainder_Scalar_out
 _aten._packet('remainder')._add(remainder_Scalar_out)
 
 
-# schema/native_functions.yaml:2595
+# schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
     'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16070,7 +16070,7 @@ remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
 _aten._packet('remainder')._add(remainder_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2600
+# schema/native_functions.yaml: remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar_Tensor)
 remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
     'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16100,7 +16100,7 @@ remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
 _aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2603
+# schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
     'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16130,7 +16130,7 @@ remainder__Tensor._entry = _entry_remainder__Tensor
 _aten._packet('remainder_')._add(remainder__Tensor)
 
 
-# schema/native_functions.yaml:2610
+# schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
     'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16160,7 +16160,7 @@ remainder__Scalar._entry = _entry_remainder__Scalar
 _aten._packet('remainder_')._add(remainder__Scalar)
 
 
-# schema/native_functions.yaml:2617
+# schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
 fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
     'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16188,7 +16188,7 @@ fmod_Tensor._entry = _entry_fmod_Tensor
 _aten._packet('fmod')._add(fmod_Tensor)
 
 
-# schema/native_functions.yaml:2622
+# schema/native_functions.yaml: fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Tensor)
 fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
     'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16218,7 +16218,7 @@ fmod_Tensor_out._entry = _entry_fmod_Tensor_out
 _aten._packet('fmod')._add(fmod_Tensor_out)
 
 
-# schema/native_functions.yaml:2625
+# schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
 fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
     'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16246,7 +16246,7 @@ fmod_Scalar._entry = _entry_fmod_Scalar
 _aten._packet('fmod')._add(fmod_Scalar)
 
 
-# schema/native_functions.yaml:2630
+# schema/native_functions.yaml: fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Scalar)
 fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
     'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16276,7 +16276,7 @@ fmod_Scalar_out._entry = _entry_fmod_Scalar_out
 _aten._packet('fmod')._add(fmod_Scalar_out)
 
 
-# schema/native_functions.yaml:2633
+# schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
     'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16306,7 +16306,7 @@ fmod__Tensor._entry = _entry_fmod__Tensor
 _aten._packet('fmod_')._add(fmod__Tensor)
 
 
-# schema/native_functions.yaml:2640
+# schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
     'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16336,7 +16336,7 @@ fmod__Scalar._entry = _entry_fmod__Scalar
 _aten._packet('fmod_')._add(fmod__Scalar)
 
 
-# schema/native_functions.yaml:2647
+# schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
 maximum = _Op("aten", 'maximum', 'default',
     'maximum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16364,7 +16364,7 @@ maximum._entry = _entry_maximum
 _aten._packet('maximum')._add(maximum)
 
 
-# schema/native_functions.yaml:2652
+# schema/native_functions.yaml: maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of maximum)
 maximum_out = _Op("aten", 'maximum', 'out',
     'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16394,7 +16394,7 @@ maximum_out._entry = _entry_maximum_out
 _aten._packet('maximum')._add(maximum_out)
 
 
-# schema/native_functions.yaml:2655
+# schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
 minimum = _Op("aten", 'minimum', 'default',
     'minimum(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16422,7 +16422,7 @@ minimum._entry = _entry_minimum
 _aten._packet('minimum')._add(minimum)
 
 
-# schema/native_functions.yaml:2660
+# schema/native_functions.yaml: minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of minimum)
 minimum_out = _Op("aten", 'minimum', 'out',
     'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16452,7 +16452,7 @@ minimum_out._entry = _entry_minimum_out
 _aten._packet('minimum')._add(minimum_out)
 
 
-# schema/native_functions.yaml:2663
+# schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
 atan2 = _Op("aten", 'atan2', 'default',
     'atan2(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16480,7 +16480,7 @@ atan2._entry = _entry_atan2
 _aten._packet('atan2')._add(atan2)
 
 
-# schema/native_functions.yaml:2668
+# schema/native_functions.yaml: atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan2)
 atan2_out = _Op("aten", 'atan2', 'out',
     'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16510,7 +16510,7 @@ atan2_out._entry = _entry_atan2_out
 _aten._packet('atan2')._add(atan2_out)
 
 
-# schema/native_functions.yaml:2671
+# schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 atan2_ = _Op("aten", 'atan2_', 'default',
     'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16540,7 +16540,7 @@ atan2_._entry = _entry_atan2_
 _aten._packet('atan2_')._add(atan2_)
 
 
-# schema/native_functions.yaml:2678
+# schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 logical_and = _Op("aten", 'logical_and', 'default',
     'logical_and(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16568,7 +16568,7 @@ logical_and._entry = _entry_logical_and
 _aten._packet('logical_and')._add(logical_and)
 
 
-# schema/native_functions.yaml:2683
+# schema/native_functions.yaml: logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_and)
 logical_and_out = _Op("aten", 'logical_and', 'out',
     'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16598,7 +16598,7 @@ logical_and_out._entry = _entry_logical_and_out
 _aten._packet('logical_and')._add(logical_and_out)
 
 
-# schema/native_functions.yaml:2686
+# schema/native_functions.yaml: logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 logical_and_ = _Op("aten", 'logical_and_', 'default',
     'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16628,7 +16628,7 @@ logical_and_._entry = _entry_logical_and_
 _aten._packet('logical_and_')._add(logical_and_)
 
 
-# schema/native_functions.yaml:2693
+# schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
 logical_or = _Op("aten", 'logical_or', 'default',
     'logical_or(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16656,7 +16656,7 @@ logical_or._entry = _entry_logical_or
 _aten._packet('logical_or')._add(logical_or)
 
 
-# schema/native_functions.yaml:2698
+# schema/native_functions.yaml: logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_or)
 logical_or_out = _Op("aten", 'logical_or', 'out',
     'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16686,7 +16686,7 @@ logical_or_out._entry = _entry_logical_or_out
 _aten._packet('logical_or')._add(logical_or_out)
 
 
-# schema/native_functions.yaml:2701
+# schema/native_functions.yaml: logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 logical_or_ = _Op("aten", 'logical_or_', 'default',
     'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16716,7 +16716,7 @@ logical_or_._entry = _entry_logical_or_
 _aten._packet('logical_or_')._add(logical_or_)
 
 
-# schema/native_functions.yaml:2708
+# schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
 logical_xor = _Op("aten", 'logical_xor', 'default',
     'logical_xor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16744,7 +16744,7 @@ logical_xor._entry = _entry_logical_xor
 _aten._packet('logical_xor')._add(logical_xor)
 
 
-# schema/native_functions.yaml:2713
+# schema/native_functions.yaml: logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_xor)
 logical_xor_out = _Op("aten", 'logical_xor', 'out',
     'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16774,7 +16774,7 @@ logical_xor_out._entry = _entry_logical_xor_out
 _aten._packet('logical_xor')._add(logical_xor_out)
 
 
-# schema/native_functions.yaml:2716
+# schema/native_functions.yaml: logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 logical_xor_ = _Op("aten", 'logical_xor_', 'default',
     'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16804,7 +16804,7 @@ logical_xor_._entry = _entry_logical_xor_
 _aten._packet('logical_xor_')._add(logical_xor_)
 
 
-# schema/native_functions.yaml:2723
+# schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
     'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16832,7 +16832,7 @@ bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor)
 
 
-# schema/native_functions.yaml:2728
+# schema/native_functions.yaml: bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Tensor)
 bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
     'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16862,7 +16862,7 @@ bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
 
 
-# schema/native_functions.yaml:2731
+# schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
 bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
     'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16890,7 +16890,7 @@ bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar)
 
 
-# schema/native_functions.yaml:2736
+# schema/native_functions.yaml: bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar)
 bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
     'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16920,7 +16920,7 @@ bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
 
 
-# schema/native_functions.yaml:2739
+# schema/native_functions.yaml: bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
     'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -16948,7 +16948,7 @@ bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2744
+# schema/native_functions.yaml: bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar_Tensor)
 bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
     'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -16978,7 +16978,7 @@ bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
 _aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2747
+# schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
     'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17008,7 +17008,7 @@ bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
 _aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
 
 
-# schema/native_functions.yaml:2754
+# schema/native_functions.yaml: bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
     'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17038,7 +17038,7 @@ bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
 _aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
 
 
-# schema/native_functions.yaml:2761
+# schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
     'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17066,7 +17066,7 @@ bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor)
 
 
-# schema/native_functions.yaml:2766
+# schema/native_functions.yaml: bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Tensor)
 bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
     'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17096,7 +17096,7 @@ bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
 
 
-# schema/native_functions.yaml:2769
+# schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
 bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
     'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17124,7 +17124,7 @@ bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar)
 
 
-# schema/native_functions.yaml:2774
+# schema/native_functions.yaml: bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar)
 bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
     'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17154,7 +17154,7 @@ bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
 
 
-# schema/native_functions.yaml:2777
+# schema/native_functions.yaml: bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
     'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17182,7 +17182,7 @@ bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2782
+# schema/native_functions.yaml: bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar_Tensor)
 bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
     'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17212,7 +17212,7 @@ bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
 _aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2785
+# schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
     'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17242,7 +17242,7 @@ bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
 _aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
 
 
-# schema/native_functions.yaml:2792
+# schema/native_functions.yaml: bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
     'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17272,7 +17272,7 @@ bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
 _aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
 
 
-# schema/native_functions.yaml:2799
+# schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
     'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17300,7 +17300,7 @@ bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
 
 
-# schema/native_functions.yaml:2804
+# schema/native_functions.yaml: bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Tensor)
 bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
     'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17330,7 +17330,7 @@ bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
 
 
-# schema/native_functions.yaml:2807
+# schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
 bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
     'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17358,7 +17358,7 @@ bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
 
 
-# schema/native_functions.yaml:2812
+# schema/native_functions.yaml: bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar)
 bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
     'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17388,7 +17388,7 @@ bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
 
 
-# schema/native_functions.yaml:2815
+# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
     'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17416,7 +17416,7 @@ bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
 
 
-# schema/native_functions.yaml:2820
+# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar_Tensor)
 bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
     'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise',))
@@ -17446,7 +17446,7 @@ bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
 _aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
 
 
-# schema/native_functions.yaml:2823
+# schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
     'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17476,7 +17476,7 @@ bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
 
 
-# schema/native_functions.yaml:2830
+# schema/native_functions.yaml: bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
     'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -17506,7 +17506,7 @@ bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
 _aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
 
 
-# schema/native_functions.yaml:2837
+# schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
     'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -17534,7 +17534,7 @@ lerp_Scalar._entry = _entry_lerp_Scalar
 _aten._packet('lerp')._add(lerp_Scalar)
 
 
-# schema/native_functions.yaml:2842
+# schema/native_functions.yaml: lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Scalar)
 lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
     'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -17564,7 +17564,7 @@ lerp_Scalar_out._entry = _entry_lerp_Scalar_out
 _aten._packet('lerp')._add(lerp_Scalar_out)
 
 
-# schema/native_functions.yaml:2845
+# schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
     'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -17592,7 +17592,7 @@ lerp_Tensor._entry = _entry_lerp_Tensor
 _aten._packet('lerp')._add(lerp_Tensor)
 
 
-# schema/native_functions.yaml:2850
+# schema/native_functions.yaml: lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Tensor)
 lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
     'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
@@ -17622,7 +17622,7 @@ lerp_Tensor_out._entry = _entry_lerp_Tensor_out
 _aten._packet('lerp')._add(lerp_Tensor_out)
 
 
-# schema/native_functions.yaml:2853
+# schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
 lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
     'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -17652,7 +17652,7 @@ lerp__Scalar._entry = _entry_lerp__Scalar
 _aten._packet('lerp_')._add(lerp__Scalar)
 
 
-# schema/native_functions.yaml:2860
+# schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
 lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
     'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
     ('self', 'end', 'weight'), 3, tags=('pointwise',))
@@ -17682,7 +17682,7 @@ lerp__Tensor._entry = _entry_lerp__Tensor
 _aten._packet('lerp_')._add(lerp__Tensor)
 
 
-# schema/native_functions.yaml:2867
+# schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 addcmul = _Op("aten", 'addcmul', 'default',
     'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -17710,7 +17710,7 @@ addcmul._entry = _entry_addcmul
 _aten._packet('addcmul')._add(addcmul)
 
 
-# schema/native_functions.yaml:2872
+# schema/native_functions.yaml: addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcmul)
 addcmul_out = _Op("aten", 'addcmul', 'out',
     'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -17740,7 +17740,7 @@ addcmul_out._entry = _entry_addcmul_out
 _aten._packet('addcmul')._add(addcmul_out)
 
 
-# schema/native_functions.yaml:2875
+# schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 addcmul_ = _Op("aten", 'addcmul_', 'default',
     'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -17770,7 +17770,7 @@ addcmul_._entry = _entry_addcmul_
 _aten._packet('addcmul_')._add(addcmul_)
 
 
-# schema/native_functions.yaml:2882
+# schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 addcdiv = _Op("aten", 'addcdiv', 'default',
     'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -17798,7 +17798,7 @@ addcdiv._entry = _entry_addcdiv
 _aten._packet('addcdiv')._add(addcdiv)
 
 
-# schema/native_functions.yaml:2887
+# schema/native_functions.yaml: addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcdiv)
 addcdiv_out = _Op("aten", 'addcdiv', 'out',
     'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
@@ -17828,7 +17828,7 @@ addcdiv_out._entry = _entry_addcdiv_out
 _aten._packet('addcdiv')._add(addcdiv_out)
 
 
-# schema/native_functions.yaml:2890
+# schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 addcdiv_ = _Op("aten", 'addcdiv_', 'default',
     'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
     ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
@@ -17858,7 +17858,7 @@ addcdiv_._entry = _entry_addcdiv_
 _aten._packet('addcdiv_')._add(addcdiv_)
 
 
-# schema/native_functions.yaml:2897
+# schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
 ne_Scalar = _Op("aten", 'ne', 'Scalar',
     'ne.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -17886,7 +17886,7 @@ ne_Scalar._entry = _entry_ne_Scalar
 _aten._packet('ne')._add(ne_Scalar)
 
 
-# schema/native_functions.yaml:2902
+# schema/native_functions.yaml: ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Scalar)
 ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
     'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -17916,7 +17916,7 @@ ne_Scalar_out._entry = _entry_ne_Scalar_out
 _aten._packet('ne')._add(ne_Scalar_out)
 
 
-# schema/native_functions.yaml:2905
+# schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
 le_Scalar = _Op("aten", 'le', 'Scalar',
     'le.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -17944,7 +17944,7 @@ le_Scalar._entry = _entry_le_Scalar
 _aten._packet('le')._add(le_Scalar)
 
 
-# schema/native_functions.yaml:2910
+# schema/native_functions.yaml: le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Scalar)
 le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
     'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -17974,7 +17974,7 @@ le_Scalar_out._entry = _entry_le_Scalar_out
 _aten._packet('le')._add(le_Scalar_out)
 
 
-# schema/native_functions.yaml:2913
+# schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
 ge_Scalar = _Op("aten", 'ge', 'Scalar',
     'ge.Scalar(Tensor self, Scalar other) -> Tensor',
     ('self', 'other'), 2, tags=('pointwise', 'core'))
@@ -18002,7 +18002,7 @@ ge_Scalar._entry = _entry_ge_Scalar
 _aten._packet('ge')._add(ge_Scalar)
 
 
-# schema/native_functions.yaml:2918
+# schema/native_functions.yaml: ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Scalar)
 ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
     'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
@@ -18032,7 +18032,7 @@ ge_Scalar_out._entry = _entry_ge_Scalar_out
 _aten._packet('ge')._add(ge_Scalar_out)
 
 
-# schema/native_functions.yaml:2921
+# schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 eq__Tensor = _Op("aten", 'eq_', 'Tensor',
     'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18062,7 +18062,7 @@ eq__Tensor._entry = _entry_eq__Tensor
 _aten._packet('eq_')._add(eq__Tensor)
 
 
-# schema/native_functions.yaml:2928
+# schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 eq__Scalar = _Op("aten", 'eq_', 'Scalar',
     'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18092,7 +18092,7 @@ eq__Scalar._entry = _entry_eq__Scalar
 _aten._packet('eq_')._add(eq__Scalar)
 
 
-# schema/native_functions.yaml:2935
+# schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 ne__Tensor = _Op("aten", 'ne_', 'Tensor',
     'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18122,7 +18122,7 @@ ne__Tensor._entry = _entry_ne__Tensor
 _aten._packet('ne_')._add(ne__Tensor)
 
 
-# schema/native_functions.yaml:2942
+# schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 ne__Scalar = _Op("aten", 'ne_', 'Scalar',
     'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18152,7 +18152,7 @@ ne__Scalar._entry = _entry_ne__Scalar
 _aten._packet('ne_')._add(ne__Scalar)
 
 
-# schema/native_functions.yaml:2949
+# schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 lt__Tensor = _Op("aten", 'lt_', 'Tensor',
     'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18182,7 +18182,7 @@ lt__Tensor._entry = _entry_lt__Tensor
 _aten._packet('lt_')._add(lt__Tensor)
 
 
-# schema/native_functions.yaml:2956
+# schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 lt__Scalar = _Op("aten", 'lt_', 'Scalar',
     'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18212,7 +18212,7 @@ lt__Scalar._entry = _entry_lt__Scalar
 _aten._packet('lt_')._add(lt__Scalar)
 
 
-# schema/native_functions.yaml:2963
+# schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 le__Tensor = _Op("aten", 'le_', 'Tensor',
     'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18242,7 +18242,7 @@ le__Tensor._entry = _entry_le__Tensor
 _aten._packet('le_')._add(le__Tensor)
 
 
-# schema/native_functions.yaml:2970
+# schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 le__Scalar = _Op("aten", 'le_', 'Scalar',
     'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18272,7 +18272,7 @@ le__Scalar._entry = _entry_le__Scalar
 _aten._packet('le_')._add(le__Scalar)
 
 
-# schema/native_functions.yaml:2977
+# schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 gt__Tensor = _Op("aten", 'gt_', 'Tensor',
     'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18302,7 +18302,7 @@ gt__Tensor._entry = _entry_gt__Tensor
 _aten._packet('gt_')._add(gt__Tensor)
 
 
-# schema/native_functions.yaml:2984
+# schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 gt__Scalar = _Op("aten", 'gt_', 'Scalar',
     'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18332,7 +18332,7 @@ gt__Scalar._entry = _entry_gt__Scalar
 _aten._packet('gt_')._add(gt__Scalar)
 
 
-# schema/native_functions.yaml:2991
+# schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 ge__Tensor = _Op("aten", 'ge_', 'Tensor',
     'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18362,7 +18362,7 @@ ge__Tensor._entry = _entry_ge__Tensor
 _aten._packet('ge_')._add(ge__Tensor)
 
 
-# schema/native_functions.yaml:2998
+# schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 ge__Scalar = _Op("aten", 'ge_', 'Scalar',
     'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18392,7 +18392,7 @@ ge__Scalar._entry = _entry_ge__Scalar
 _aten._packet('ge_')._add(ge__Scalar)
 
 
-# schema/native_functions.yaml:3005
+# schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
     'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
@@ -18420,7 +18420,7 @@ div_Scalar_mode._entry = _entry_div_Scalar_mode
 _aten._packet('div')._add(div_Scalar_mode)
 
 
-# schema/native_functions.yaml:3010
+# schema/native_functions.yaml: div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar_mode)
 div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
     'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
@@ -18450,7 +18450,7 @@ div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
 _aten._packet('div')._add(div_Scalar_mode_out)
 
 
-# schema/native_functions.yaml:3013
+# schema/native_functions.yaml: div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 div__Scalar = _Op("aten", 'div_', 'Scalar',
     'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
     ('self', 'other'), 2, tags=('pointwise',))
@@ -18480,7 +18480,7 @@ div__Scalar._entry = _entry_div__Scalar
 _aten._packet('div_')._add(div__Scalar)
 
 
-# schema/native_functions.yaml:3020
+# schema/native_functions.yaml: div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
 div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
     'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
     ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
@@ -18510,7 +18510,7 @@ div__Scalar_mode._entry = _entry_div__Scalar_mode
 _aten._packet('div_')._add(div__Scalar_mode)
 
 
-# schema/native_functions.yaml:3027
+# schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
 pow__Scalar = _Op("aten", 'pow_', 'Scalar',
     'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
     ('self', 'exponent'), 2, tags=('pointwise',))
@@ -18540,7 +18540,7 @@ pow__Scalar._entry = _entry_pow__Scalar
 _aten._packet('pow_')._add(pow__Scalar)
 
 
-# schema/native_functions.yaml:3034
+# schema/native_functions.yaml: where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
 where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
     'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -18568,7 +18568,7 @@ where_ScalarSelf._entry = _entry_where_ScalarSelf
 _aten._packet('where')._add(where_ScalarSelf)
 
 
-# schema/native_functions.yaml:3039
+# schema/native_functions.yaml: where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
 where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
     'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -18596,7 +18596,7 @@ where_ScalarOther._entry = _entry_where_ScalarOther
 _aten._packet('where')._add(where_ScalarOther)
 
 
-# schema/native_functions.yaml:3044
+# schema/native_functions.yaml: where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
 where_Scalar = _Op("aten", 'where', 'Scalar',
     'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
     ('condition', 'self', 'other'), 3, tags=())
@@ -18624,7 +18624,7 @@ where_Scalar._entry = _entry_where_Scalar
 _aten._packet('where')._add(where_Scalar)
 
 
-# schema/native_functions.yaml:3049
+# schema/native_functions.yaml: gelu(Tensor self, *, str approximate="none") -> Tensor
 gelu = _Op("aten", 'gelu', 'default',
     'gelu(Tensor self, *, str approximate="none") -> Tensor',
     ('self', 'approximate'), 1, tags=('pointwise', 'core'))
@@ -18652,7 +18652,7 @@ gelu._entry = _entry_gelu
 _aten._packet('gelu')._add(gelu)
 
 
-# schema/native_functions.yaml:3054
+# schema/native_functions.yaml: gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!) (autogen of gelu)
 gelu_out = _Op("aten", 'gelu', 'out',
     'gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!)',
     ('self', 'approximate', 'out'), 1, tags=('pointwise', 'core'))
@@ -18682,7 +18682,7 @@ gelu_out._entry = _entry_gelu_out
 _aten._packet('gelu')._add(gelu_out)
 
 
-# schema/native_functions.yaml:3057
+# schema/native_functions.yaml: gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)
 gelu_ = _Op("aten", 'gelu_', 'default',
     'gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)',
     ('self', 'approximate'), 1, tags=())
@@ -18712,7 +18712,7 @@ gelu_._entry = _entry_gelu_
 _aten._packet('gelu_')._add(gelu_)
 
 
-# schema/native_functions.yaml:3063
+# schema/native_functions.yaml: gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor
 gelu_backward = _Op("aten", 'gelu_backward', 'default',
     'gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor',
     ('grad_output', 'self', 'approximate'), 2, tags=('pointwise',))
@@ -18740,7 +18740,7 @@ gelu_backward._entry = _entry_gelu_backward
 _aten._packet('gelu_backward')._add(gelu_backward)
 
 
-# schema/native_functions.yaml:3070
+# schema/native_functions.yaml: silu(Tensor self) -> Tensor
 silu = _Op("aten", 'silu', 'default',
     'silu(Tensor self) -> Tensor',
     ('self',), 1, tags=('pointwise',))
@@ -18768,7 +18768,7 @@ silu._entry = _entry_silu
 _aten._packet('silu')._add(silu)
 
 
-# schema/native_functions.yaml:3075
+# schema/native_functions.yaml: silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of silu)
 silu_out = _Op("aten", 'silu', 'out',
     'silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=('pointwise',))
@@ -18798,7 +18798,7 @@ silu_out._entry = _entry_silu_out
 _aten._packet('silu')._add(silu_out)
 
 
-# schema/native_functions.yaml:3078
+# schema/native_functions.yaml: silu_(Tensor(a!) self) -> Tensor(a!)
 silu_ = _Op("aten", 'silu_', 'default',
     'silu_(Tensor(a!) self) -> Tensor(a!)',
     ('self',), 1, tags=('pointwise',))
@@ -18828,7 +18828,7 @@ silu_._entry = _entry_silu_
 _aten._packet('silu_')._add(silu_)
 
 
-# schema/native_functions.yaml:3085
+# schema/native_functions.yaml: silu_backward(Tensor grad_output, Tensor self) -> Tensor
 silu_backward = _Op("aten", 'silu_backward', 'default',
     'silu_backward(Tensor grad_output, Tensor self) -> Tensor',
     ('grad_output', 'self'), 2, tags=('pointwise',))
@@ -18856,7 +18856,7 @@ silu_backward._entry = _entry_silu_backward
 _aten._packet('silu_backward')._add(silu_backward)
 
 
-# schema/native_functions.yaml:3092
+# schema/native_functions.yaml: softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 softplus = _Op("aten", 'softplus', 'default',
     'softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor',
     ('self', 'beta', 'threshold'), 3, tags=('pointwise',))
@@ -18884,7 +18884,7 @@ softplus._entry = _entry_softplus
 _aten._packet('softplus')._add(softplus)
 
 
-# schema/native_functions.yaml:3097
+# schema/native_functions.yaml: softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!) (autogen of softplus)
 softplus_out = _Op("aten", 'softplus', 'out',
     'softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'beta', 'threshold', 'out'), 3, tags=('pointwise',))
@@ -18914,7 +18914,7 @@ softplus_out._entry = _entry_softplus_out
 _aten._packet('softplus')._add(softplus_out)
 
 
-# schema/native_functions.yaml:3100
+# schema/native_functions.yaml: softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
 softplus_backward = _Op("aten", 'softplus_backward', 'default',
     'softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor',
     ('grad_output', 'self', 'beta', 'threshold'), 4, tags=())
@@ -18942,7 +18942,7 @@ softplus_backward._entry = _entry_softplus_backward
 _aten._packet('softplus_backward')._add(softplus_backward)
 
 
-# schema/native_functions.yaml:3106
+# schema/native_functions.yaml: leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 leaky_relu = _Op("aten", 'leaky_relu', 'default',
     'leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor',
     ('self', 'negative_slope'), 2, tags=('pointwise', 'core'))
@@ -18970,7 +18970,7 @@ leaky_relu._entry = _entry_leaky_relu
 _aten._packet('leaky_relu')._add(leaky_relu)
 
 
-# schema/native_functions.yaml:3111
+# schema/native_functions.yaml: leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!) (autogen of leaky_relu)
 leaky_relu_out = _Op("aten", 'leaky_relu', 'out',
     'leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'negative_slope', 'out'), 2, tags=('pointwise', 'core'))
@@ -19000,7 +19000,7 @@ leaky_relu_out._entry = _entry_leaky_relu_out
 _aten._packet('leaky_relu')._add(leaky_relu_out)
 
 
-# schema/native_functions.yaml:3114
+# schema/native_functions.yaml: leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
 leaky_relu_ = _Op("aten", 'leaky_relu_', 'default',
     'leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)',
     ('self', 'negative_slope'), 2, tags=('pointwise',))
@@ -19030,7 +19030,7 @@ leaky_relu_._entry = _entry_leaky_relu_
 _aten._packet('leaky_relu_')._add(leaky_relu_)
 
 
-# schema/native_functions.yaml:3121
+# schema/native_functions.yaml: leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
 leaky_relu_backward = _Op("aten", 'leaky_relu_backward', 'default',
     'leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor',
     ('grad_output', 'self', 'negative_slope', 'self_is_result'), 4, tags=())
@@ -19058,7 +19058,7 @@ leaky_relu_backward._entry = _entry_leaky_relu_backward
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward)
 
 
-# schema/native_functions.yaml:3127
+# schema/native_functions.yaml: elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 elu = _Op("aten", 'elu', 'default',
     'elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise', 'core'))
@@ -19086,7 +19086,7 @@ elu._entry = _entry_elu
 _aten._packet('elu')._add(elu)
 
 
-# schema/native_functions.yaml:3132
+# schema/native_functions.yaml: elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of elu)
 elu_out = _Op("aten", 'elu', 'out',
     'elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale', 'out'), 4, tags=('pointwise', 'core'))
@@ -19116,7 +19116,7 @@ elu_out._entry = _entry_elu_out
 _aten._packet('elu')._add(elu_out)
 
 
-# schema/native_functions.yaml:3135
+# schema/native_functions.yaml: elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)
 elu_ = _Op("aten", 'elu_', 'default',
     'elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)',
     ('self', 'alpha', 'scale', 'input_scale'), 4, tags=('pointwise',))
@@ -19146,7 +19146,7 @@ elu_._entry = _entry_elu_
 _aten._packet('elu_')._add(elu_)
 
 
-# schema/native_functions.yaml:3142
+# schema/native_functions.yaml: elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 elu_backward = _Op("aten", 'elu_backward', 'default',
     'elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result'), 6, tags=())
@@ -19174,7 +19174,7 @@ elu_backward._entry = _entry_elu_backward
 _aten._packet('elu_backward')._add(elu_backward)
 
 
-# schema/native_functions.yaml:3148
+# schema/native_functions.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 hardtanh = _Op("aten", 'hardtanh', 'default',
     'hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise', 'core'))
@@ -19202,7 +19202,7 @@ hardtanh._entry = _entry_hardtanh
 _aten._packet('hardtanh')._add(hardtanh)
 
 
-# schema/native_functions.yaml:3153
+# schema/native_functions.yaml: hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardtanh)
 hardtanh_out = _Op("aten", 'hardtanh', 'out',
     'hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min_val', 'max_val', 'out'), 3, tags=('pointwise', 'core'))
@@ -19232,7 +19232,7 @@ hardtanh_out._entry = _entry_hardtanh_out
 _aten._packet('hardtanh')._add(hardtanh_out)
 
 
-# schema/native_functions.yaml:3156
+# schema/native_functions.yaml: hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
 hardtanh_ = _Op("aten", 'hardtanh_', 'default',
     'hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)',
     ('self', 'min_val', 'max_val'), 3, tags=('pointwise',))
@@ -19262,7 +19262,7 @@ hardtanh_._entry = _entry_hardtanh_
 _aten._packet('hardtanh_')._add(hardtanh_)
 
 
-# schema/native_functions.yaml:3163
+# schema/native_functions.yaml: hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 hardtanh_backward = _Op("aten", 'hardtanh_backward', 'default',
     'hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor',
     ('grad_output', 'self', 'min_val', 'max_val'), 4, tags=())
@@ -19290,7 +19290,7 @@ hardtanh_backward._entry = _entry_hardtanh_backward
 _aten._packet('hardtanh_backward')._add(hardtanh_backward)
 
 
-# schema/native_functions.yaml:3169
+# schema/native_functions.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 threshold = _Op("aten", 'threshold', 'default',
     'threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor',
     ('self', 'threshold', 'value'), 3, tags=('pointwise',))
@@ -19319,7 +19319,7 @@ threshold._entry = _entry_threshold
 _aten._packet('threshold')._add(threshold)
 
 
-# schema/native_functions.yaml:3174
+# schema/native_functions.yaml: threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of threshold)
 threshold_out = _Op("aten", 'threshold', 'out',
     'threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'threshold', 'value', 'out'), 3, tags=('pointwise',))
@@ -19349,7 +19349,7 @@ threshold_out._entry = _entry_threshold_out
 _aten._packet('threshold')._add(threshold_out)
 
 
-# schema/native_functions.yaml:3177
+# schema/native_functions.yaml: threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
 threshold_ = _Op("aten", 'threshold_', 'default',
     'threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)',
     ('self', 'threshold', 'value'), 3, tags=())
@@ -19379,7 +19379,7 @@ threshold_._entry = _entry_threshold_
 _aten._packet('threshold_')._add(threshold_)
 
 
-# schema/native_functions.yaml:3183
+# schema/native_functions.yaml: sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 sigmoid_backward = _Op("aten", 'sigmoid_backward', 'default',
     'sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -19407,7 +19407,7 @@ sigmoid_backward._entry = _entry_sigmoid_backward
 _aten._packet('sigmoid_backward')._add(sigmoid_backward)
 
 
-# schema/native_functions.yaml:3190
+# schema/native_functions.yaml: tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 tanh_backward = _Op("aten", 'tanh_backward', 'default',
     'tanh_backward(Tensor grad_output, Tensor output) -> Tensor',
     ('grad_output', 'output'), 2, tags=('pointwise',))
@@ -19435,7 +19435,7 @@ tanh_backward._entry = _entry_tanh_backward
 _aten._packet('tanh_backward')._add(tanh_backward)
 
 
-# schema/native_functions.yaml:3197
+# schema/native_functions.yaml: clamp_min(Tensor self, Scalar min) -> Tensor
 clamp_min = _Op("aten", 'clamp_min', 'default',
     'clamp_min(Tensor self, Scalar min) -> Tensor',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -19463,7 +19463,7 @@ clamp_min._entry = _entry_clamp_min
 _aten._packet('clamp_min')._add(clamp_min)
 
 
-# schema/native_functions.yaml:3202
+# schema/native_functions.yaml: clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp_min)
 clamp_min_out = _Op("aten", 'clamp_min', 'out',
     'clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=('pointwise',))
@@ -19493,7 +19493,7 @@ clamp_min_out._entry = _entry_clamp_min_out
 _aten._packet('clamp_min')._add(clamp_min_out)
 
 
-# schema/native_functions.yaml:3205
+# schema/native_functions.yaml: clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 clamp_min_Tensor = _Op("aten", 'clamp_min', 'Tensor',
     'clamp_min.Tensor(Tensor self, Tensor min) -> Tensor',
     ('self', 'min'), 2, tags=())
@@ -19521,7 +19521,7 @@ clamp_min_Tensor._entry = _entry_clamp_min_Tensor
 _aten._packet('clamp_min')._add(clamp_min_Tensor)
 
 
-# schema/native_functions.yaml:3210
+# schema/native_functions.yaml: clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp_min.Tensor)
 clamp_min_Tensor_out = _Op("aten", 'clamp_min', 'Tensor_out',
     'clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'min', 'out'), 2, tags=())
@@ -19551,7 +19551,7 @@ clamp_min_Tensor_out._entry = _entry_clamp_min_Tensor_out
 _aten._packet('clamp_min')._add(clamp_min_Tensor_out)
 
 
-# schema/native_functions.yaml:3213
+# schema/native_functions.yaml: clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
 clamp_min_ = _Op("aten", 'clamp_min_', 'default',
     'clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=('pointwise',))
@@ -19581,7 +19581,7 @@ clamp_min_._entry = _entry_clamp_min_
 _aten._packet('clamp_min_')._add(clamp_min_)
 
 
-# schema/native_functions.yaml:3220
+# schema/native_functions.yaml: clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
 clamp_min__Tensor = _Op("aten", 'clamp_min_', 'Tensor',
     'clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)',
     ('self', 'min'), 2, tags=())
@@ -19611,7 +19611,7 @@ clamp_min__Tensor._entry = _entry_clamp_min__Tensor
 _aten._packet('clamp_min_')._add(clamp_min__Tensor)
 
 
-# schema/native_functions.yaml:3227
+# schema/native_functions.yaml: clamp_max(Tensor self, Scalar max) -> Tensor
 clamp_max = _Op("aten", 'clamp_max', 'default',
     'clamp_max(Tensor self, Scalar max) -> Tensor',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -19639,7 +19639,7 @@ clamp_max._entry = _entry_clamp_max
 _aten._packet('clamp_max')._add(clamp_max)
 
 
-# schema/native_functions.yaml:3232
+# schema/native_functions.yaml: clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp_max)
 clamp_max_out = _Op("aten", 'clamp_max', 'out',
     'clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=('pointwise',))
@@ -19669,7 +19669,7 @@ clamp_max_out._entry = _entry_clamp_max_out
 _aten._packet('clamp_max')._add(clamp_max_out)
 
 
-# schema/native_functions.yaml:3235
+# schema/native_functions.yaml: clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 clamp_max_Tensor = _Op("aten", 'clamp_max', 'Tensor',
     'clamp_max.Tensor(Tensor self, Tensor max) -> Tensor',
     ('self', 'max'), 2, tags=())
@@ -19697,7 +19697,7 @@ clamp_max_Tensor._entry = _entry_clamp_max_Tensor
 _aten._packet('clamp_max')._add(clamp_max_Tensor)
 
 
-# schema/native_functions.yaml:3240
+# schema/native_functions.yaml: clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp_max.Tensor)
 clamp_max_Tensor_out = _Op("aten", 'clamp_max', 'Tensor_out',
     'clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'max', 'out'), 2, tags=())
@@ -19727,7 +19727,7 @@ clamp_max_Tensor_out._entry = _entry_clamp_max_Tensor_out
 _aten._packet('clamp_max')._add(clamp_max_Tensor_out)
 
 
-# schema/native_functions.yaml:3243
+# schema/native_functions.yaml: clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
 clamp_max_ = _Op("aten", 'clamp_max_', 'default',
     'clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=('pointwise',))
@@ -19757,7 +19757,7 @@ clamp_max_._entry = _entry_clamp_max_
 _aten._packet('clamp_max_')._add(clamp_max_)
 
 
-# schema/native_functions.yaml:3250
+# schema/native_functions.yaml: clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
 clamp_max__Tensor = _Op("aten", 'clamp_max_', 'Tensor',
     'clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)',
     ('self', 'max'), 2, tags=())
@@ -19787,7 +19787,7 @@ clamp_max__Tensor._entry = _entry_clamp_max__Tensor
 _aten._packet('clamp_max_')._add(clamp_max__Tensor)
 
 
-# schema/native_functions.yaml:3257
+# schema/native_functions.yaml: clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
 clamp__Tensor = _Op("aten", 'clamp_', 'Tensor',
     'clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)',
     ('self', 'min', 'max'), 3, tags=('pointwise',))
@@ -19817,7 +19817,7 @@ clamp__Tensor._entry = _entry_clamp__Tensor
 _aten._packet('clamp_')._add(clamp__Tensor)
 
 
-# schema/native_functions.yaml:3264
+# schema/native_functions.yaml: gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)
 gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
     'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=())
@@ -19847,7 +19847,7 @@ gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
 _aten._packet('gelu_backward')._add(gelu_backward_grad_input)
 
 
-# schema/native_functions.yaml:3269
+# schema/native_functions.yaml: silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)
 silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
     'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
@@ -19877,7 +19877,7 @@ silu_backward_grad_input._entry = _entry_silu_backward_grad_input
 _aten._packet('silu_backward')._add(silu_backward_grad_input)
 
 
-# schema/native_functions.yaml:3275
+# schema/native_functions.yaml: softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)
 softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
     'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
@@ -19907,7 +19907,7 @@ softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
 _aten._packet('softplus_backward')._add(softplus_backward_grad_input)
 
 
-# schema/native_functions.yaml:3280
+# schema/native_functions.yaml: leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)
 leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
     'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
@@ -19937,7 +19937,7 @@ leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
 
 
-# schema/native_functions.yaml:3285
+# schema/native_functions.yaml: elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)
 elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
     'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
@@ -19967,7 +19967,7 @@ elu_backward_grad_input._entry = _entry_elu_backward_grad_input
 _aten._packet('elu_backward')._add(elu_backward_grad_input)
 
 
-# schema/native_functions.yaml:3290
+# schema/native_functions.yaml: hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)
 hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
     'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
@@ -19997,7 +19997,7 @@ hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
 _aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
 
 
-# schema/native_functions.yaml:3295
+# schema/native_functions.yaml: threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)
 threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
     'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=())
@@ -20027,7 +20027,7 @@ threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
 _aten._packet('threshold_backward')._add(threshold_backward_grad_input)
 
 
-# schema/native_functions.yaml:3300
+# schema/native_functions.yaml: sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)
 sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
     'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -20057,7 +20057,7 @@ sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
 _aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
 
 
-# schema/native_functions.yaml:3306
+# schema/native_functions.yaml: tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)
 tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
     'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
@@ -20087,7 +20087,7 @@ tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
 _aten._packet('tanh_backward')._add(tanh_backward_grad_input)
 
 
-# schema/native_functions.yaml:3312
+# schema/native_functions.yaml: nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 nll_loss_forward = _Op("aten", 'nll_loss_forward', 'default',
     'nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20115,7 +20115,7 @@ nll_loss_forward._entry = _entry_nll_loss_forward
 _aten._packet('nll_loss_forward')._add(nll_loss_forward)
 
 
-# schema/native_functions.yaml:3317
+# schema/native_functions.yaml: nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
 nll_loss_forward_output = _Op("aten", 'nll_loss_forward', 'output',
     'nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -20147,7 +20147,7 @@ nll_loss_forward_output._entry = _entry_nll_loss_forward_output
 _aten._packet('nll_loss_forward')._add(nll_loss_forward_output)
 
 
-# schema/native_functions.yaml:3321
+# schema/native_functions.yaml: nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 nll_loss_backward = _Op("aten", 'nll_loss_backward', 'default',
     'nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
@@ -20175,7 +20175,7 @@ nll_loss_backward._entry = _entry_nll_loss_backward
 _aten._packet('nll_loss_backward')._add(nll_loss_backward)
 
 
-# schema/native_functions.yaml:3326
+# schema/native_functions.yaml: nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
 nll_loss_backward_grad_input = _Op("aten", 'nll_loss_backward', 'grad_input',
     'nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -20205,7 +20205,7 @@ nll_loss_backward_grad_input._entry = _entry_nll_loss_backward_grad_input
 _aten._packet('nll_loss_backward')._add(nll_loss_backward_grad_input)
 
 
-# schema/native_functions.yaml:3330
+# schema/native_functions.yaml: nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
 nll_loss = _Op("aten", 'nll_loss', 'default',
     'nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20233,7 +20233,7 @@ nll_loss._entry = _entry_nll_loss
 _aten._packet('nll_loss')._add(nll_loss)
 
 
-# schema/native_functions.yaml:3333
+# schema/native_functions.yaml: nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!) (autogen of nll_loss)
 nll_loss_out = _Op("aten", 'nll_loss', 'out',
     'nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
@@ -20263,7 +20263,7 @@ nll_loss_out._entry = _entry_nll_loss_out
 _aten._packet('nll_loss')._add(nll_loss_out)
 
 
-# schema/native_functions.yaml:3335
+# schema/native_functions.yaml: nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
 nll_loss_nd = _Op("aten", 'nll_loss_nd', 'default',
     'nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20291,7 +20291,7 @@ nll_loss_nd._entry = _entry_nll_loss_nd
 _aten._packet('nll_loss_nd')._add(nll_loss_nd)
 
 
-# schema/native_functions.yaml:3339
+# schema/native_functions.yaml: cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor
 cross_entropy_loss = _Op("aten", 'cross_entropy_loss', 'default',
     'cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'label_smoothing'), 6, tags=())
@@ -20319,7 +20319,7 @@ cross_entropy_loss._entry = _entry_cross_entropy_loss
 _aten._packet('cross_entropy_loss')._add(cross_entropy_loss)
 
 
-# schema/native_functions.yaml:3343
+# schema/native_functions.yaml: mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
 mse_loss = _Op("aten", 'mse_loss', 'default',
     'mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
     ('self', 'target', 'reduction'), 3, tags=())
@@ -20347,7 +20347,7 @@ mse_loss._entry = _entry_mse_loss
 _aten._packet('mse_loss')._add(mse_loss)
 
 
-# schema/native_functions.yaml:3346
+# schema/native_functions.yaml: mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!) (autogen of mse_loss)
 mse_loss_out = _Op("aten", 'mse_loss', 'out',
     'mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'reduction', 'out'), 3, tags=())
@@ -20377,7 +20377,7 @@ mse_loss_out._entry = _entry_mse_loss_out
 _aten._packet('mse_loss')._add(mse_loss_out)
 
 
-# schema/native_functions.yaml:3348
+# schema/native_functions.yaml: l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
 l1_loss = _Op("aten", 'l1_loss', 'default',
     'l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor',
     ('self', 'target', 'reduction'), 3, tags=())
@@ -20405,7 +20405,7 @@ l1_loss._entry = _entry_l1_loss
 _aten._packet('l1_loss')._add(l1_loss)
 
 
-# schema/native_functions.yaml:3352
+# schema/native_functions.yaml: binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
 binary_cross_entropy = _Op("aten", 'binary_cross_entropy', 'default',
     'binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
     ('self', 'target', 'weight', 'reduction'), 4, tags=())
@@ -20433,7 +20433,7 @@ binary_cross_entropy._entry = _entry_binary_cross_entropy
 _aten._packet('binary_cross_entropy')._add(binary_cross_entropy)
 
 
-# schema/native_functions.yaml:3356
+# schema/native_functions.yaml: binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!) (autogen of binary_cross_entropy)
 binary_cross_entropy_out = _Op("aten", 'binary_cross_entropy', 'out',
     'binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'out'), 4, tags=())
@@ -20463,7 +20463,7 @@ binary_cross_entropy_out._entry = _entry_binary_cross_entropy_out
 _aten._packet('binary_cross_entropy')._add(binary_cross_entropy_out)
 
 
-# schema/native_functions.yaml:3358
+# schema/native_functions.yaml: binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
 binary_cross_entropy_backward = _Op("aten", 'binary_cross_entropy_backward', 'default',
     'binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction'), 5, tags=())
@@ -20491,7 +20491,7 @@ binary_cross_entropy_backward._entry = _entry_binary_cross_entropy_backward
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward)
 
 
-# schema/native_functions.yaml:3363
+# schema/native_functions.yaml: binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)
 binary_cross_entropy_backward_grad_input = _Op("aten", 'binary_cross_entropy_backward', 'grad_input',
     'binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'grad_input'), 5, tags=())
@@ -20521,7 +20521,7 @@ binary_cross_entropy_backward_grad_input._entry = _entry_binary_cross_entropy_ba
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward_grad_input)
 
 
-# schema/native_functions.yaml:3367
+# schema/native_functions.yaml: binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor
 binary_cross_entropy_with_logits = _Op("aten", 'binary_cross_entropy_with_logits', 'default',
     'binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor',
     ('self', 'target', 'weight', 'pos_weight', 'reduction'), 5, tags=())
@@ -20549,7 +20549,7 @@ binary_cross_entropy_with_logits._entry = _entry_binary_cross_entropy_with_logit
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits)
 
 
-# schema/native_functions.yaml:3370
+# schema/native_functions.yaml: binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!) (autogen of binary_cross_entropy_with_logits)
 binary_cross_entropy_with_logits_out = _Op("aten", 'binary_cross_entropy_with_logits', 'out',
     'binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'pos_weight', 'reduction', 'out'), 5, tags=())
@@ -20579,7 +20579,7 @@ binary_cross_entropy_with_logits_out._entry = _entry_binary_cross_entropy_with_l
 _aten._packet('binary_cross_entropy_with_logits')._add(binary_cross_entropy_with_logits_out)
 
 
-# schema/native_functions.yaml:3372
+# schema/native_functions.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
 native_layer_norm = _Op("aten", 'native_layer_norm', 'default',
     'native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps'), 5, tags=('core',))
@@ -20607,7 +20607,7 @@ native_layer_norm._entry = _entry_native_layer_norm
 _aten._packet('native_layer_norm')._add(native_layer_norm)
 
 
-# schema/native_functions.yaml:3376
+# schema/native_functions.yaml: native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_layer_norm)
 native_layer_norm_out = _Op("aten", 'native_layer_norm', 'out',
     'native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'out0', 'out1', 'out2'), 5, tags=('core',))
@@ -20641,7 +20641,7 @@ native_layer_norm_out._entry = _entry_native_layer_norm_out
 _aten._packet('native_layer_norm')._add(native_layer_norm_out)
 
 
-# schema/native_functions.yaml:3379
+# schema/native_functions.yaml: native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 native_layer_norm_backward = _Op("aten", 'native_layer_norm_backward', 'default',
     'native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask'), 8, tags=('core',))
@@ -20669,7 +20669,7 @@ native_layer_norm_backward._entry = _entry_native_layer_norm_backward
 _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward)
 
 
-# schema/native_functions.yaml:3383
+# schema/native_functions.yaml: native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_layer_norm_backward)
 native_layer_norm_backward_out = _Op("aten", 'native_layer_norm_backward', 'out',
     'native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('grad_out', 'input', 'normalized_shape', 'mean', 'rstd', 'weight', 'bias', 'output_mask', 'out0', 'out1', 'out2'), 8, tags=('core',))
@@ -20703,7 +20703,7 @@ native_layer_norm_backward_out._entry = _entry_native_layer_norm_backward_out
 _aten._packet('native_layer_norm_backward')._add(native_layer_norm_backward_out)
 
 
-# schema/native_functions.yaml:3386
+# schema/native_functions.yaml: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
 layer_norm = _Op("aten", 'layer_norm', 'default',
     'layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor',
     ('input', 'normalized_shape', 'weight', 'bias', 'eps', 'cudnn_enable'), 6, tags=())
@@ -20731,7 +20731,7 @@ layer_norm._entry = _entry_layer_norm
 _aten._packet('layer_norm')._add(layer_norm)
 
 
-# schema/native_functions.yaml:3390
+# schema/native_functions.yaml: native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 native_batch_norm = _Op("aten", 'native_batch_norm', 'default',
     'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps'), 8, tags=())
@@ -20759,7 +20759,7 @@ native_batch_norm._entry = _entry_native_batch_norm
 _aten._packet('native_batch_norm')._add(native_batch_norm)
 
 
-# schema/native_functions.yaml:3395
+# schema/native_functions.yaml: native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))
 native_batch_norm_out = _Op("aten", 'native_batch_norm', 'out',
     'native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'out', 'save_mean', 'save_invstd'), 8, tags=())
@@ -20793,7 +20793,7 @@ native_batch_norm_out._entry = _entry_native_batch_norm_out
 _aten._packet('native_batch_norm')._add(native_batch_norm_out)
 
 
-# schema/native_functions.yaml:3399
+# schema/native_functions.yaml: native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 native_batch_norm_backward = _Op("aten", 'native_batch_norm_backward', 'default',
     'native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)',
     ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask'), 10, tags=())
@@ -20821,7 +20821,7 @@ native_batch_norm_backward._entry = _entry_native_batch_norm_backward
 _aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward)
 
 
-# schema/native_functions.yaml:3403
+# schema/native_functions.yaml: native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_batch_norm_backward)
 native_batch_norm_backward_out = _Op("aten", 'native_batch_norm_backward', 'out',
     'native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('grad_out', 'input', 'weight', 'running_mean', 'running_var', 'save_mean', 'save_invstd', 'train', 'eps', 'output_mask', 'out0', 'out1', 'out2'), 10, tags=())
@@ -20855,7 +20855,7 @@ native_batch_norm_backward_out._entry = _entry_native_batch_norm_backward_out
 _aten._packet('native_batch_norm_backward')._add(native_batch_norm_backward_out)
 
 
-# schema/native_functions.yaml:3405
+# schema/native_functions.yaml: batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 batch_norm = _Op("aten", 'batch_norm', 'default',
     'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'cudnn_enabled'), 9, tags=())
@@ -20883,7 +20883,7 @@ batch_norm._entry = _entry_batch_norm
 _aten._packet('batch_norm')._add(batch_norm)
 
 
-# schema/native_functions.yaml:3409
+# schema/native_functions.yaml: scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
 scaled_dot_product_attention = _Op("aten", 'scaled_dot_product_attention', 'default',
     'scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor',
     ('query', 'key', 'value', 'attn_mask', 'dropout_p', 'is_causal', 'scale', 'enable_gqa'), 6, tags=('nondeterministic_seeded',))
@@ -20911,7 +20911,7 @@ scaled_dot_product_attention._entry = _entry_scaled_dot_product_attention
 _aten._packet('scaled_dot_product_attention')._add(scaled_dot_product_attention)
 
 
-# schema/native_functions.yaml:3414
+# schema/native_functions.yaml: nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 nll_loss2d_forward = _Op("aten", 'nll_loss2d_forward', 'default',
     'nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -20939,7 +20939,7 @@ nll_loss2d_forward._entry = _entry_nll_loss2d_forward
 _aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward)
 
 
-# schema/native_functions.yaml:3419
+# schema/native_functions.yaml: nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
 nll_loss2d_forward_output = _Op("aten", 'nll_loss2d_forward', 'output',
     'nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -20971,7 +20971,7 @@ nll_loss2d_forward_output._entry = _entry_nll_loss2d_forward_output
 _aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward_output)
 
 
-# schema/native_functions.yaml:3423
+# schema/native_functions.yaml: nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 nll_loss2d_backward = _Op("aten", 'nll_loss2d_backward', 'default',
     'nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight'), 7, tags=())
@@ -20999,7 +20999,7 @@ nll_loss2d_backward._entry = _entry_nll_loss2d_backward
 _aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward)
 
 
-# schema/native_functions.yaml:3428
+# schema/native_functions.yaml: nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
 nll_loss2d_backward_grad_input = _Op("aten", 'nll_loss2d_backward', 'grad_input',
     'nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -21029,7 +21029,7 @@ nll_loss2d_backward_grad_input._entry = _entry_nll_loss2d_backward_grad_input
 _aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward_grad_input)
 
 
-# schema/native_functions.yaml:3432
+# schema/native_functions.yaml: nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
 nll_loss2d = _Op("aten", 'nll_loss2d', 'default',
     'nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor',
     ('self', 'target', 'weight', 'reduction', 'ignore_index'), 5, tags=())
@@ -21057,7 +21057,7 @@ nll_loss2d._entry = _entry_nll_loss2d
 _aten._packet('nll_loss2d')._add(nll_loss2d)
 
 
-# schema/native_functions.yaml:3435
+# schema/native_functions.yaml: nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!) (autogen of nll_loss2d)
 nll_loss2d_out = _Op("aten", 'nll_loss2d', 'out',
     'nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'out'), 5, tags=())
@@ -21087,7 +21087,7 @@ nll_loss2d_out._entry = _entry_nll_loss2d_out
 _aten._packet('nll_loss2d')._add(nll_loss2d_out)
 
 
-# schema/native_functions.yaml:3437
+# schema/native_functions.yaml: ger(Tensor self, Tensor vec2) -> Tensor
 ger = _Op("aten", 'ger', 'default',
     'ger(Tensor self, Tensor vec2) -> Tensor',
     ('self', 'vec2'), 2, tags=())
@@ -21115,7 +21115,7 @@ ger._entry = _entry_ger
 _aten._packet('ger')._add(ger)
 
 
-# schema/native_functions.yaml:3442
+# schema/native_functions.yaml: ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
 ger_out = _Op("aten", 'ger', 'out',
     'ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'vec2', 'out'), 2, tags=())
@@ -21145,7 +21145,7 @@ ger_out._entry = _entry_ger_out
 _aten._packet('ger')._add(ger_out)
 
 
-# schema/native_functions.yaml:3446
+# schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 prod = _Op("aten", 'prod', 'default',
     'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dtype'), 1, tags=('reduction', 'core'))
@@ -21173,7 +21173,7 @@ prod._entry = _entry_prod
 _aten._packet('prod')._add(prod)
 
 
-# schema/native_functions.yaml:3451
+# schema/native_functions.yaml: prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod)
 prod_out = _Op("aten", 'prod', 'out',
     'prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dtype', 'out'), 1, tags=('reduction', 'core'))
@@ -21203,7 +21203,7 @@ prod_out._entry = _entry_prod_out
 _aten._packet('prod')._add(prod_out)
 
 
-# schema/native_functions.yaml:3454
+# schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 prod_dim_int = _Op("aten", 'prod', 'dim_int',
     'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
@@ -21231,7 +21231,7 @@ prod_dim_int._entry = _entry_prod_dim_int
 _aten._packet('prod')._add(prod_dim_int)
 
 
-# schema/native_functions.yaml:3459
+# schema/native_functions.yaml: prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod.dim_int)
 prod_int_out = _Op("aten", 'prod', 'int_out',
     'prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
@@ -21261,7 +21261,7 @@ prod_int_out._entry = _entry_prod_int_out
 _aten._packet('prod')._add(prod_int_out)
 
 
-# schema/native_functions.yaml:3462
+# schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 amin = _Op("aten", 'amin', 'default',
     'amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -21289,7 +21289,7 @@ amin._entry = _entry_amin
 _aten._packet('amin')._add(amin)
 
 
-# schema/native_functions.yaml:3467
+# schema/native_functions.yaml: amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amin)
 amin_out = _Op("aten", 'amin', 'out',
     'amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -21319,7 +21319,7 @@ amin_out._entry = _entry_amin_out
 _aten._packet('amin')._add(amin_out)
 
 
-# schema/native_functions.yaml:3470
+# schema/native_functions.yaml: max(Tensor self) -> Tensor
 max = _Op("aten", 'max', 'default',
     'max(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -21347,7 +21347,7 @@ max._entry = _entry_max
 _aten._packet('max')._add(max)
 
 
-# schema/native_functions.yaml:3478
+# schema/native_functions.yaml: max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 max_unary_out = _Op("aten", 'max', 'unary_out',
     'max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -21377,7 +21377,7 @@ max_unary_out._entry = _entry_max_unary_out
 _aten._packet('max')._add(max_unary_out)
 
 
-# schema/native_functions.yaml:3483
+# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 max_dim = _Op("aten", 'max', 'dim',
     'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -21405,7 +21405,7 @@ max_dim._entry = _entry_max_dim
 _aten._packet('max')._add(max_dim)
 
 
-# schema/native_functions.yaml:3490
+# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
 max_dim_max = _Op("aten", 'max', 'dim_max',
     'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=())
@@ -21437,7 +21437,7 @@ max_dim_max._entry = _entry_max_dim_max
 _aten._packet('max')._add(max_dim_max)
 
 
-# schema/native_functions.yaml:3495
+# schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
 max_other = _Op("aten", 'max', 'other',
     'max.other(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -21465,7 +21465,7 @@ max_other._entry = _entry_max_other
 _aten._packet('max')._add(max_other)
 
 
-# schema/native_functions.yaml:3500
+# schema/native_functions.yaml: max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of max.other)
 max_out = _Op("aten", 'max', 'out',
     'max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -21495,7 +21495,7 @@ max_out._entry = _entry_max_out
 _aten._packet('max')._add(max_out)
 
 
-# schema/native_functions.yaml:3502
+# schema/native_functions.yaml: min(Tensor self) -> Tensor
 min = _Op("aten", 'min', 'default',
     'min(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -21523,7 +21523,7 @@ min._entry = _entry_min
 _aten._packet('min')._add(min)
 
 
-# schema/native_functions.yaml:3510
+# schema/native_functions.yaml: min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 min_unary_out = _Op("aten", 'min', 'unary_out',
     'min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -21553,7 +21553,7 @@ min_unary_out._entry = _entry_min_unary_out
 _aten._packet('min')._add(min_unary_out)
 
 
-# schema/native_functions.yaml:3515
+# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 min_dim = _Op("aten", 'min', 'dim',
     'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -21581,7 +21581,7 @@ min_dim._entry = _entry_min_dim
 _aten._packet('min')._add(min_dim)
 
 
-# schema/native_functions.yaml:3522
+# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
 min_dim_min = _Op("aten", 'min', 'dim_min',
     'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
     ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=())
@@ -21613,7 +21613,7 @@ min_dim_min._entry = _entry_min_dim_min
 _aten._packet('min')._add(min_dim_min)
 
 
-# schema/native_functions.yaml:3527
+# schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
 min_other = _Op("aten", 'min', 'other',
     'min.other(Tensor self, Tensor other) -> Tensor',
     ('self', 'other'), 2, tags=())
@@ -21641,7 +21641,7 @@ min_other._entry = _entry_min_other
 _aten._packet('min')._add(min_other)
 
 
-# schema/native_functions.yaml:3532
+# schema/native_functions.yaml: min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of min.other)
 min_out = _Op("aten", 'min', 'out',
     'min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'other', 'out'), 2, tags=())
@@ -21671,7 +21671,7 @@ min_out._entry = _entry_min_out
 _aten._packet('min')._add(min_out)
 
 
-# schema/native_functions.yaml:3534
+# schema/native_functions.yaml: argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 argmin = _Op("aten", 'argmin', 'default',
     'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
@@ -21699,7 +21699,7 @@ argmin._entry = _entry_argmin
 _aten._packet('argmin')._add(argmin)
 
 
-# schema/native_functions.yaml:3539
+# schema/native_functions.yaml: argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmin)
 argmin_out = _Op("aten", 'argmin', 'out',
     'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
@@ -21729,7 +21729,7 @@ argmin_out._entry = _entry_argmin_out
 _aten._packet('argmin')._add(argmin_out)
 
 
-# schema/native_functions.yaml:3542
+# schema/native_functions.yaml: var(Tensor self, bool unbiased=True) -> Tensor
 var = _Op("aten", 'var', 'default',
     'var(Tensor self, bool unbiased=True) -> Tensor',
     ('self', 'unbiased'), 2, tags=())
@@ -21757,7 +21757,7 @@ var._entry = _entry_var
 _aten._packet('var')._add(var)
 
 
-# schema/native_functions.yaml:3547
+# schema/native_functions.yaml: var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 var_dim = _Op("aten", 'var', 'dim',
     'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -21785,7 +21785,7 @@ var_dim._entry = _entry_var_dim
 _aten._packet('var')._add(var_dim)
 
 
-# schema/native_functions.yaml:3551
+# schema/native_functions.yaml: var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of var.dim)
 var_out = _Op("aten", 'var', 'out',
     'var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
@@ -21815,7 +21815,7 @@ var_out._entry = _entry_var_out
 _aten._packet('var')._add(var_out)
 
 
-# schema/native_functions.yaml:3553
+# schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 var_correction = _Op("aten", 'var', 'correction',
     'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
@@ -21843,7 +21843,7 @@ var_correction._entry = _entry_var_correction
 _aten._packet('var')._add(var_correction)
 
 
-# schema/native_functions.yaml:3558
+# schema/native_functions.yaml: var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of var.correction)
 var_correction_out = _Op("aten", 'var', 'correction_out',
     'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
@@ -21873,7 +21873,7 @@ var_correction_out._entry = _entry_var_correction_out
 _aten._packet('var')._add(var_correction_out)
 
 
-# schema/native_functions.yaml:3561
+# schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
 std = _Op("aten", 'std', 'default',
     'std(Tensor self, bool unbiased=True) -> Tensor',
     ('self', 'unbiased'), 2, tags=())
@@ -21901,7 +21901,7 @@ std._entry = _entry_std
 _aten._packet('std')._add(std)
 
 
-# schema/native_functions.yaml:3566
+# schema/native_functions.yaml: std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 std_dim = _Op("aten", 'std', 'dim',
     'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -21929,7 +21929,7 @@ std_dim._entry = _entry_std_dim
 _aten._packet('std')._add(std_dim)
 
 
-# schema/native_functions.yaml:3570
+# schema/native_functions.yaml: std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of std.dim)
 std_out = _Op("aten", 'std', 'out',
     'std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
@@ -21959,7 +21959,7 @@ std_out._entry = _entry_std_out
 _aten._packet('std')._add(std_out)
 
 
-# schema/native_functions.yaml:3572
+# schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 std_correction = _Op("aten", 'std', 'correction',
     'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
@@ -21987,7 +21987,7 @@ std_correction._entry = _entry_std_correction
 _aten._packet('std')._add(std_correction)
 
 
-# schema/native_functions.yaml:3577
+# schema/native_functions.yaml: std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of std.correction)
 std_correction_out = _Op("aten", 'std', 'correction_out',
     'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
@@ -22017,7 +22017,7 @@ std_correction_out._entry = _entry_std_correction_out
 _aten._packet('std')._add(std_correction_out)
 
 
-# schema/native_functions.yaml:3580
+# schema/native_functions.yaml: var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
 var_mean = _Op("aten", 'var_mean', 'default',
     'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
     ('self', 'unbiased'), 2, tags=())
@@ -22045,7 +22045,7 @@ var_mean._entry = _entry_var_mean
 _aten._packet('var_mean')._add(var_mean)
 
 
-# schema/native_functions.yaml:3584
+# schema/native_functions.yaml: var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
 var_mean_dim = _Op("aten", 'var_mean', 'dim',
     'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -22073,7 +22073,7 @@ var_mean_dim._entry = _entry_var_mean_dim
 _aten._packet('var_mean')._add(var_mean_dim)
 
 
-# schema/native_functions.yaml:3588
+# schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 var_mean_correction = _Op("aten", 'var_mean', 'correction',
     'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
@@ -22101,7 +22101,7 @@ var_mean_correction._entry = _entry_var_mean_correction
 _aten._packet('var_mean')._add(var_mean_correction)
 
 
-# schema/native_functions.yaml:3592
+# schema/native_functions.yaml: var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of var_mean.correction)
 var_mean_correction_out = _Op("aten", 'var_mean', 'correction_out',
     'var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
     ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
@@ -22133,7 +22133,7 @@ var_mean_correction_out._entry = _entry_var_mean_correction_out
 _aten._packet('var_mean')._add(var_mean_correction_out)
 
 
-# schema/native_functions.yaml:3595
+# schema/native_functions.yaml: std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
 std_mean = _Op("aten", 'std_mean', 'default',
     'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
     ('self', 'unbiased'), 2, tags=())
@@ -22161,7 +22161,7 @@ std_mean._entry = _entry_std_mean
 _aten._packet('std_mean')._add(std_mean)
 
 
-# schema/native_functions.yaml:3599
+# schema/native_functions.yaml: std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
 std_mean_dim = _Op("aten", 'std_mean', 'dim',
     'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
@@ -22189,7 +22189,7 @@ std_mean_dim._entry = _entry_std_mean_dim
 _aten._packet('std_mean')._add(std_mean_dim)
 
 
-# schema/native_functions.yaml:3603
+# schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 std_mean_correction = _Op("aten", 'std_mean', 'correction',
     'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
     ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
@@ -22217,7 +22217,7 @@ std_mean_correction._entry = _entry_std_mean_correction
 _aten._packet('std_mean')._add(std_mean_correction)
 
 
-# schema/native_functions.yaml:3607
+# schema/native_functions.yaml: std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of std_mean.correction)
 std_mean_correction_out = _Op("aten", 'std_mean', 'correction_out',
     'std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
     ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
@@ -22249,7 +22249,7 @@ std_mean_correction_out._entry = _entry_std_mean_correction_out
 _aten._packet('std_mean')._add(std_mean_correction_out)
 
 
-# schema/native_functions.yaml:3610
+# schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 logsumexp = _Op("aten", 'logsumexp', 'default',
     'logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22277,7 +22277,7 @@ logsumexp._entry = _entry_logsumexp
 _aten._packet('logsumexp')._add(logsumexp)
 
 
-# schema/native_functions.yaml:3615
+# schema/native_functions.yaml: logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of logsumexp)
 logsumexp_out = _Op("aten", 'logsumexp', 'out',
     'logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
@@ -22307,7 +22307,7 @@ logsumexp_out._entry = _entry_logsumexp_out
 _aten._packet('logsumexp')._add(logsumexp_out)
 
 
-# schema/native_functions.yaml:3618
+# schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 linalg_vector_norm = _Op("aten", 'linalg_vector_norm', 'default',
     'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=('reduction',))
@@ -22335,7 +22335,7 @@ linalg_vector_norm._entry = _entry_linalg_vector_norm
 _aten._packet('linalg_vector_norm')._add(linalg_vector_norm)
 
 
-# schema/native_functions.yaml:3622
+# schema/native_functions.yaml: linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_vector_norm)
 linalg_vector_norm_out = _Op("aten", 'linalg_vector_norm', 'out',
     'linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=('reduction',))
@@ -22365,7 +22365,7 @@ linalg_vector_norm_out._entry = _entry_linalg_vector_norm_out
 _aten._packet('linalg_vector_norm')._add(linalg_vector_norm_out)
 
 
-# schema/native_functions.yaml:3625
+# schema/native_functions.yaml: norm.Scalar(Tensor self, Scalar p=2) -> Tensor
 norm_Scalar = _Op("aten", 'norm', 'Scalar',
     'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
     ('self', 'p'), 2, tags=())
@@ -22393,7 +22393,7 @@ norm_Scalar._entry = _entry_norm_Scalar
 _aten._packet('norm')._add(norm_Scalar)
 
 
-# schema/native_functions.yaml:3630
+# schema/native_functions.yaml: norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!) (autogen of norm.Scalar)
 norm_Scalar_out = _Op("aten", 'norm', 'Scalar_out',
     'norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'out'), 2, tags=())
@@ -22423,7 +22423,7 @@ norm_Scalar_out._entry = _entry_norm_Scalar_out
 _aten._packet('norm')._add(norm_Scalar_out)
 
 
-# schema/native_functions.yaml:3632
+# schema/native_functions.yaml: norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
 norm_ScalarOpt_dim = _Op("aten", 'norm', 'ScalarOpt_dim',
     'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
     ('self', 'p', 'dim', 'keepdim'), 4, tags=())
@@ -22451,7 +22451,7 @@ norm_ScalarOpt_dim._entry = _entry_norm_ScalarOpt_dim
 _aten._packet('norm')._add(norm_ScalarOpt_dim)
 
 
-# schema/native_functions.yaml:3637
+# schema/native_functions.yaml: norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of norm.ScalarOpt_dim)
 norm_out = _Op("aten", 'norm', 'out',
     'norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'dim', 'keepdim', 'out'), 4, tags=())
@@ -22481,7 +22481,7 @@ norm_out._entry = _entry_norm_out
 _aten._packet('norm')._add(norm_out)
 
 
-# schema/native_functions.yaml:3639
+# schema/native_functions.yaml: all(Tensor self) -> Tensor
 all = _Op("aten", 'all', 'default',
     'all(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -22509,7 +22509,7 @@ all._entry = _entry_all
 _aten._packet('all')._add(all)
 
 
-# schema/native_functions.yaml:3646
+# schema/native_functions.yaml: all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 all_dim = _Op("aten", 'all', 'dim',
     'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22537,7 +22537,7 @@ all_dim._entry = _entry_all_dim
 _aten._packet('all')._add(all_dim)
 
 
-# schema/native_functions.yaml:3653
+# schema/native_functions.yaml: all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 all_dims = _Op("aten", 'all', 'dims',
     'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22565,7 +22565,7 @@ all_dims._entry = _entry_all_dims
 _aten._packet('all')._add(all_dims)
 
 
-# schema/native_functions.yaml:3661
+# schema/native_functions.yaml: all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 all_all_out = _Op("aten", 'all', 'all_out',
     'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -22595,7 +22595,7 @@ all_all_out._entry = _entry_all_all_out
 _aten._packet('all')._add(all_all_out)
 
 
-# schema/native_functions.yaml:3666
+# schema/native_functions.yaml: all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 all_out = _Op("aten", 'all', 'out',
     'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -22625,7 +22625,7 @@ all_out._entry = _entry_all_out
 _aten._packet('all')._add(all_out)
 
 
-# schema/native_functions.yaml:3671
+# schema/native_functions.yaml: all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 all_dims_out = _Op("aten", 'all', 'dims_out',
     'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -22655,7 +22655,7 @@ all_dims_out._entry = _entry_all_dims_out
 _aten._packet('all')._add(all_dims_out)
 
 
-# schema/native_functions.yaml:3676
+# schema/native_functions.yaml: any(Tensor self) -> Tensor
 any = _Op("aten", 'any', 'default',
     'any(Tensor self) -> Tensor',
     ('self',), 1, tags=('reduction',))
@@ -22683,7 +22683,7 @@ any._entry = _entry_any
 _aten._packet('any')._add(any)
 
 
-# schema/native_functions.yaml:3683
+# schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 any_dim = _Op("aten", 'any', 'dim',
     'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22711,7 +22711,7 @@ any_dim._entry = _entry_any_dim
 _aten._packet('any')._add(any_dim)
 
 
-# schema/native_functions.yaml:3690
+# schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 any_dims = _Op("aten", 'any', 'dims',
     'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
     ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
@@ -22739,7 +22739,7 @@ any_dims._entry = _entry_any_dims
 _aten._packet('any')._add(any_dims)
 
 
-# schema/native_functions.yaml:3698
+# schema/native_functions.yaml: any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 any_all_out = _Op("aten", 'any', 'all_out',
     'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -22769,7 +22769,7 @@ any_all_out._entry = _entry_any_all_out
 _aten._packet('any')._add(any_all_out)
 
 
-# schema/native_functions.yaml:3703
+# schema/native_functions.yaml: any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 any_out = _Op("aten", 'any', 'out',
     'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -22799,7 +22799,7 @@ any_out._entry = _entry_any_out
 _aten._packet('any')._add(any_out)
 
 
-# schema/native_functions.yaml:3708
+# schema/native_functions.yaml: any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 any_dims_out = _Op("aten", 'any', 'dims_out',
     'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'keepdim', 'out'), 3, tags=())
@@ -22829,7 +22829,7 @@ any_dims_out._entry = _entry_any_dims_out
 _aten._packet('any')._add(any_dims_out)
 
 
-# schema/native_functions.yaml:3713
+# schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 cumsum = _Op("aten", 'cumsum', 'default',
     'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=('core',))
@@ -22857,7 +22857,7 @@ cumsum._entry = _entry_cumsum
 _aten._packet('cumsum')._add(cumsum)
 
 
-# schema/native_functions.yaml:3718
+# schema/native_functions.yaml: cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumsum)
 cumsum_out = _Op("aten", 'cumsum', 'out',
     'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
@@ -22887,7 +22887,7 @@ cumsum_out._entry = _entry_cumsum_out
 _aten._packet('cumsum')._add(cumsum_out)
 
 
-# schema/native_functions.yaml:3721
+# schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
 cumsum_ = _Op("aten", 'cumsum_', 'default',
     'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -22917,7 +22917,7 @@ cumsum_._entry = _entry_cumsum_
 _aten._packet('cumsum_')._add(cumsum_)
 
 
-# schema/native_functions.yaml:3727
+# schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 cumprod = _Op("aten", 'cumprod', 'default',
     'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -22945,7 +22945,7 @@ cumprod._entry = _entry_cumprod
 _aten._packet('cumprod')._add(cumprod)
 
 
-# schema/native_functions.yaml:3732
+# schema/native_functions.yaml: cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumprod)
 cumprod_out = _Op("aten", 'cumprod', 'out',
     'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'dtype', 'out'), 2, tags=())
@@ -22975,7 +22975,7 @@ cumprod_out._entry = _entry_cumprod_out
 _aten._packet('cumprod')._add(cumprod_out)
 
 
-# schema/native_functions.yaml:3734
+# schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
 cumprod_ = _Op("aten", 'cumprod_', 'default',
     'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
     ('self', 'dim', 'dtype'), 2, tags=())
@@ -23005,7 +23005,7 @@ cumprod_._entry = _entry_cumprod_
 _aten._packet('cumprod_')._add(cumprod_)
 
 
-# schema/native_functions.yaml:3740
+# schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
 count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
     'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -23033,7 +23033,7 @@ count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
 
 
-# schema/native_functions.yaml:3745
+# schema/native_functions.yaml: count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!) (autogen of count_nonzero.dim_IntList)
 count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
     'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())
@@ -23063,7 +23063,7 @@ count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
 _aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
 
 
-# schema/native_functions.yaml:3747
+# schema/native_functions.yaml: count_nonzero(Tensor self, int? dim=None) -> Tensor
 count_nonzero = _Op("aten", 'count_nonzero', 'default',
     'count_nonzero(Tensor self, int? dim=None) -> Tensor',
     ('self', 'dim'), 2, tags=())
@@ -23091,7 +23091,7 @@ count_nonzero._entry = _entry_count_nonzero
 _aten._packet('count_nonzero')._add(count_nonzero)
 
 
-# schema/native_functions.yaml:3752
+# schema/native_functions.yaml: count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of count_nonzero)
 count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
     'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'dim', 'out'), 2, tags=())
@@ -23121,7 +23121,7 @@ count_nonzero_out._entry = _entry_count_nonzero_out
 _aten._packet('count_nonzero')._add(count_nonzero_out)
 
 
-# schema/native_functions.yaml:3753
+# schema/native_functions.yaml: triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)
 triu_indices_out = _Op("aten", 'triu_indices', 'out',
     'triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
     ('row', 'col', 'offset', 'out'), 3, tags=())
@@ -23151,7 +23151,7 @@ triu_indices_out._entry = _entry_triu_indices_out
 _aten._packet('triu_indices')._add(triu_indices_out)
 
 
-# schema/native_functions.yaml:3758
+# schema/native_functions.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor
 copy = _Op("aten", 'copy', 'default',
     'copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor',
     ('self', 'src', 'non_blocking'), 3, tags=('core',))
@@ -23179,7 +23179,7 @@ copy._entry = _entry_copy
 _aten._packet('copy')._add(copy)
 
 
-# schema/native_functions.yaml:3764
+# schema/native_functions.yaml: copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)
 copy_out = _Op("aten", 'copy', 'out',
     'copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'src', 'non_blocking', 'out'), 3, tags=())
@@ -23209,7 +23209,7 @@ copy_out._entry = _entry_copy_out
 _aten._packet('copy')._add(copy_out)
 
 
-# schema/native_functions.yaml:3769
+# schema/native_functions.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
 fill_Scalar = _Op("aten", 'fill', 'Scalar',
     'fill.Scalar(Tensor self, Scalar value) -> Tensor',
     ('self', 'value'), 2, tags=('core',))
@@ -23237,7 +23237,7 @@ fill_Scalar._entry = _entry_fill_Scalar
 _aten._packet('fill')._add(fill_Scalar)
 
 
-# schema/native_functions.yaml:3774
+# schema/native_functions.yaml: fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
 fill_Scalar_out = _Op("aten", 'fill', 'Scalar_out',
     'fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'value', 'out'), 2, tags=())
@@ -23267,7 +23267,7 @@ fill_Scalar_out._entry = _entry_fill_Scalar_out
 _aten._packet('fill')._add(fill_Scalar_out)
 
 
-# schema/native_functions.yaml:3778
+# schema/native_functions.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
 fill_Tensor = _Op("aten", 'fill', 'Tensor',
     'fill.Tensor(Tensor self, Tensor value) -> Tensor',
     ('self', 'value'), 2, tags=())
@@ -23295,7 +23295,7 @@ fill_Tensor._entry = _entry_fill_Tensor
 _aten._packet('fill')._add(fill_Tensor)
 
 
-# schema/native_functions.yaml:3782
+# schema/native_functions.yaml: fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)
 fill_Tensor_out = _Op("aten", 'fill', 'Tensor_out',
     'fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'value', 'out'), 2, tags=())
@@ -23325,7 +23325,7 @@ fill_Tensor_out._entry = _entry_fill_Tensor_out
 _aten._packet('fill')._add(fill_Tensor_out)
 
 
-# schema/native_functions.yaml:3786
+# schema/native_functions.yaml: zero(Tensor self) -> Tensor
 zero = _Op("aten", 'zero', 'default',
     'zero(Tensor self) -> Tensor',
     ('self',), 1, tags=())
@@ -23353,7 +23353,7 @@ zero._entry = _entry_zero
 _aten._packet('zero')._add(zero)
 
 
-# schema/native_functions.yaml:3791
+# schema/native_functions.yaml: zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 zero_out = _Op("aten", 'zero', 'out',
     'zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'out'), 1, tags=())
@@ -23383,7 +23383,7 @@ zero_out._entry = _entry_zero_out
 _aten._packet('zero')._add(zero_out)
 
 
-# schema/native_functions.yaml:3796
+# schema/native_functions.yaml: empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)
 empty_strided_out = _Op("aten", 'empty_strided', 'out',
     'empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'stride', 'out'), 2, tags=())
@@ -23413,7 +23413,7 @@ empty_strided_out._entry = _entry_empty_strided_out
 _aten._packet('empty_strided')._add(empty_strided_out)
 
 
-# schema/native_functions.yaml:3800
+# schema/native_functions.yaml: new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 new_empty_out = _Op("aten", 'new_empty', 'out',
     'new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -23443,7 +23443,7 @@ new_empty_out._entry = _entry_new_empty_out
 _aten._packet('new_empty')._add(new_empty_out)
 
 
-# schema/native_functions.yaml:3804
+# schema/native_functions.yaml: new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)
 new_empty_strided_out = _Op("aten", 'new_empty_strided', 'out',
     'new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'stride', 'out'), 3, tags=())
@@ -23473,7 +23473,7 @@ new_empty_strided_out._entry = _entry_new_empty_strided_out
 _aten._packet('new_empty_strided')._add(new_empty_strided_out)
 
 
-# schema/native_functions.yaml:3808
+# schema/native_functions.yaml: new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
 new_full_out = _Op("aten", 'new_full', 'out',
     'new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'fill_value', 'out'), 3, tags=())
@@ -23503,7 +23503,7 @@ new_full_out._entry = _entry_new_full_out
 _aten._packet('new_full')._add(new_full_out)
 
 
-# schema/native_functions.yaml:3812
+# schema/native_functions.yaml: new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 new_zeros_out = _Op("aten", 'new_zeros', 'out',
     'new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -23533,7 +23533,7 @@ new_zeros_out._entry = _entry_new_zeros_out
 _aten._packet('new_zeros')._add(new_zeros_out)
 
 
-# schema/native_functions.yaml:3816
+# schema/native_functions.yaml: new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 new_ones_out = _Op("aten", 'new_ones', 'out',
     'new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'size', 'out'), 2, tags=())
@@ -23563,7 +23563,7 @@ new_ones_out._entry = _entry_new_ones_out
 _aten._packet('new_ones')._add(new_ones_out)
 
 
-# schema/native_functions.yaml:3822
+# schema/native_functions.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor
 uniform = _Op("aten", 'uniform', 'default',
     'uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23591,7 +23591,7 @@ uniform._entry = _entry_uniform
 _aten._packet('uniform')._add(uniform)
 
 
-# schema/native_functions.yaml:3828
+# schema/native_functions.yaml: uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 uniform_out = _Op("aten", 'uniform', 'out',
     'uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -23621,7 +23621,7 @@ uniform_out._entry = _entry_uniform_out
 _aten._packet('uniform')._add(uniform_out)
 
 
-# schema/native_functions.yaml:3834
+# schema/native_functions.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor
 exponential = _Op("aten", 'exponential', 'default',
     'exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor',
     ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -23649,7 +23649,7 @@ exponential._entry = _entry_exponential
 _aten._packet('exponential')._add(exponential)
 
 
-# schema/native_functions.yaml:3840
+# schema/native_functions.yaml: exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 exponential_out = _Op("aten", 'exponential', 'out',
     'exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'lambd', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -23679,7 +23679,7 @@ exponential_out._entry = _entry_exponential_out
 _aten._packet('exponential')._add(exponential_out)
 
 
-# schema/native_functions.yaml:3846
+# schema/native_functions.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor
 geometric = _Op("aten", 'geometric', 'default',
     'geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor',
     ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -23707,7 +23707,7 @@ geometric._entry = _entry_geometric
 _aten._packet('geometric')._add(geometric)
 
 
-# schema/native_functions.yaml:3852
+# schema/native_functions.yaml: geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 geometric_out = _Op("aten", 'geometric', 'out',
     'geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -23737,7 +23737,7 @@ geometric_out._entry = _entry_geometric_out
 _aten._packet('geometric')._add(geometric_out)
 
 
-# schema/native_functions.yaml:3858
+# schema/native_functions.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor
 log_normal = _Op("aten", 'log_normal', 'default',
     'log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23765,7 +23765,7 @@ log_normal._entry = _entry_log_normal
 _aten._packet('log_normal')._add(log_normal)
 
 
-# schema/native_functions.yaml:3864
+# schema/native_functions.yaml: log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 log_normal_out = _Op("aten", 'log_normal', 'out',
     'log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'mean', 'std', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -23795,7 +23795,7 @@ log_normal_out._entry = _entry_log_normal_out
 _aten._packet('log_normal')._add(log_normal_out)
 
 
-# schema/native_functions.yaml:3870
+# schema/native_functions.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor
 cauchy = _Op("aten", 'cauchy', 'default',
     'cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor',
     ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23823,7 +23823,7 @@ cauchy._entry = _entry_cauchy
 _aten._packet('cauchy')._add(cauchy)
 
 
-# schema/native_functions.yaml:3876
+# schema/native_functions.yaml: cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 cauchy_out = _Op("aten", 'cauchy', 'out',
     'cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'median', 'sigma', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -23853,7 +23853,7 @@ cauchy_out._entry = _entry_cauchy_out
 _aten._packet('cauchy')._add(cauchy_out)
 
 
-# schema/native_functions.yaml:3882
+# schema/native_functions.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
 random_from = _Op("aten", 'random', 'from',
     'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
     ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -23881,7 +23881,7 @@ random_from._entry = _entry_random_from
 _aten._packet('random')._add(random_from)
 
 
-# schema/native_functions.yaml:3888
+# schema/native_functions.yaml: random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 random_from_out = _Op("aten", 'random', 'from_out',
     'random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -23911,7 +23911,7 @@ random_from_out._entry = _entry_random_from_out
 _aten._packet('random')._add(random_from_out)
 
 
-# schema/native_functions.yaml:3894
+# schema/native_functions.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
 random_to = _Op("aten", 'random', 'to',
     'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
     ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
@@ -23939,7 +23939,7 @@ random_to._entry = _entry_random_to
 _aten._packet('random')._add(random_to)
 
 
-# schema/native_functions.yaml:3900
+# schema/native_functions.yaml: random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 random_to_out = _Op("aten", 'random', 'to_out',
     'random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'to', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -23969,7 +23969,7 @@ random_to_out._entry = _entry_random_to_out
 _aten._packet('random')._add(random_to_out)
 
 
-# schema/native_functions.yaml:3906
+# schema/native_functions.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor
 random = _Op("aten", 'random', 'default',
     'random(Tensor self, *, Generator? generator=None) -> Tensor',
     ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
@@ -23997,7 +23997,7 @@ random._entry = _entry_random
 _aten._packet('random')._add(random)
 
 
-# schema/native_functions.yaml:3912
+# schema/native_functions.yaml: random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 random_out = _Op("aten", 'random', 'out',
     'random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -24027,7 +24027,7 @@ random_out._entry = _entry_random_out
 _aten._packet('random')._add(random_out)
 
 
-# schema/native_functions.yaml:3918
+# schema/native_functions.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor
 normal_functional = _Op("aten", 'normal_functional', 'default',
     'normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor',
     ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
@@ -24055,7 +24055,7 @@ normal_functional._entry = _entry_normal_functional
 _aten._packet('normal_functional')._add(normal_functional)
 
 
-# schema/native_functions.yaml:3926
+# schema/native_functions.yaml: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 hann_window = _Op("aten", 'hann_window', 'default',
     'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -24080,7 +24080,7 @@ hann_window._entry = _entry_hann_window
 _aten._packet('hann_window')._add(hann_window)
 
 
-# schema/native_functions.yaml:3932
+# schema/native_functions.yaml: hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
 hann_window_out = _Op("aten", 'hann_window', 'out',
     'hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -24110,7 +24110,7 @@ hann_window_out._entry = _entry_hann_window_out
 _aten._packet('hann_window')._add(hann_window_out)
 
 
-# schema/native_functions.yaml:3936
+# schema/native_functions.yaml: hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 hann_window_periodic = _Op("aten", 'hann_window', 'periodic',
     'hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -24135,7 +24135,7 @@ hann_window_periodic._entry = _entry_hann_window_periodic
 _aten._packet('hann_window')._add(hann_window_periodic)
 
 
-# schema/native_functions.yaml:3942
+# schema/native_functions.yaml: hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
 hann_window_periodic_out = _Op("aten", 'hann_window', 'periodic_out',
     'hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -24165,7 +24165,7 @@ hann_window_periodic_out._entry = _entry_hann_window_periodic_out
 _aten._packet('hann_window')._add(hann_window_periodic_out)
 
 
-# schema/native_functions.yaml:3946
+# schema/native_functions.yaml: hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 hamming_window = _Op("aten", 'hamming_window', 'default',
     'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -24190,7 +24190,7 @@ hamming_window._entry = _entry_hamming_window
 _aten._packet('hamming_window')._add(hamming_window)
 
 
-# schema/native_functions.yaml:3952
+# schema/native_functions.yaml: hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
 hamming_window_out = _Op("aten", 'hamming_window', 'out',
     'hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -24220,7 +24220,7 @@ hamming_window_out._entry = _entry_hamming_window_out
 _aten._packet('hamming_window')._add(hamming_window_out)
 
 
-# schema/native_functions.yaml:3956
+# schema/native_functions.yaml: hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 hamming_window_periodic = _Op("aten", 'hamming_window', 'periodic',
     'hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -24245,7 +24245,7 @@ hamming_window_periodic._entry = _entry_hamming_window_periodic
 _aten._packet('hamming_window')._add(hamming_window_periodic)
 
 
-# schema/native_functions.yaml:3962
+# schema/native_functions.yaml: hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
 hamming_window_periodic_out = _Op("aten", 'hamming_window', 'periodic_out',
     'hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -24275,7 +24275,7 @@ hamming_window_periodic_out._entry = _entry_hamming_window_periodic_out
 _aten._packet('hamming_window')._add(hamming_window_periodic_out)
 
 
-# schema/native_functions.yaml:3966
+# schema/native_functions.yaml: hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 hamming_window_periodic_alpha = _Op("aten", 'hamming_window', 'periodic_alpha',
     'hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'alpha', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -24300,7 +24300,7 @@ hamming_window_periodic_alpha._entry = _entry_hamming_window_periodic_alpha
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha)
 
 
-# schema/native_functions.yaml:3972
+# schema/native_functions.yaml: hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)
 hamming_window_periodic_alpha_out = _Op("aten", 'hamming_window', 'periodic_alpha_out',
     'hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'alpha', 'out'), 3, tags=())
@@ -24330,7 +24330,7 @@ hamming_window_periodic_alpha_out._entry = _entry_hamming_window_periodic_alpha_
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha_out)
 
 
-# schema/native_functions.yaml:3976
+# schema/native_functions.yaml: hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 hamming_window_periodic_alpha_beta = _Op("aten", 'hamming_window', 'periodic_alpha_beta',
     'hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'alpha', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 4, tags=('factory',))
@@ -24355,7 +24355,7 @@ hamming_window_periodic_alpha_beta._entry = _entry_hamming_window_periodic_alpha
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta)
 
 
-# schema/native_functions.yaml:3982
+# schema/native_functions.yaml: hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)
 hamming_window_periodic_alpha_beta_out = _Op("aten", 'hamming_window', 'periodic_alpha_beta_out',
     'hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'alpha', 'beta', 'out'), 4, tags=())
@@ -24385,7 +24385,7 @@ hamming_window_periodic_alpha_beta_out._entry = _entry_hamming_window_periodic_a
 _aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta_out)
 
 
-# schema/native_functions.yaml:3986
+# schema/native_functions.yaml: blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 blackman_window = _Op("aten", 'blackman_window', 'default',
     'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -24410,7 +24410,7 @@ blackman_window._entry = _entry_blackman_window
 _aten._packet('blackman_window')._add(blackman_window)
 
 
-# schema/native_functions.yaml:3992
+# schema/native_functions.yaml: blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
 blackman_window_out = _Op("aten", 'blackman_window', 'out',
     'blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -24440,7 +24440,7 @@ blackman_window_out._entry = _entry_blackman_window_out
 _aten._packet('blackman_window')._add(blackman_window_out)
 
 
-# schema/native_functions.yaml:3996
+# schema/native_functions.yaml: blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 blackman_window_periodic = _Op("aten", 'blackman_window', 'periodic',
     'blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -24465,7 +24465,7 @@ blackman_window_periodic._entry = _entry_blackman_window_periodic
 _aten._packet('blackman_window')._add(blackman_window_periodic)
 
 
-# schema/native_functions.yaml:4002
+# schema/native_functions.yaml: blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
 blackman_window_periodic_out = _Op("aten", 'blackman_window', 'periodic_out',
     'blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -24495,7 +24495,7 @@ blackman_window_periodic_out._entry = _entry_blackman_window_periodic_out
 _aten._packet('blackman_window')._add(blackman_window_periodic_out)
 
 
-# schema/native_functions.yaml:4006
+# schema/native_functions.yaml: bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 bartlett_window = _Op("aten", 'bartlett_window', 'default',
     'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -24520,7 +24520,7 @@ bartlett_window._entry = _entry_bartlett_window
 _aten._packet('bartlett_window')._add(bartlett_window)
 
 
-# schema/native_functions.yaml:4012
+# schema/native_functions.yaml: bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
 bartlett_window_out = _Op("aten", 'bartlett_window', 'out',
     'bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -24550,7 +24550,7 @@ bartlett_window_out._entry = _entry_bartlett_window_out
 _aten._packet('bartlett_window')._add(bartlett_window_out)
 
 
-# schema/native_functions.yaml:4016
+# schema/native_functions.yaml: bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 bartlett_window_periodic = _Op("aten", 'bartlett_window', 'periodic',
     'bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -24575,7 +24575,7 @@ bartlett_window_periodic._entry = _entry_bartlett_window_periodic
 _aten._packet('bartlett_window')._add(bartlett_window_periodic)
 
 
-# schema/native_functions.yaml:4022
+# schema/native_functions.yaml: bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
 bartlett_window_periodic_out = _Op("aten", 'bartlett_window', 'periodic_out',
     'bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -24605,7 +24605,7 @@ bartlett_window_periodic_out._entry = _entry_bartlett_window_periodic_out
 _aten._packet('bartlett_window')._add(bartlett_window_periodic_out)
 
 
-# schema/native_functions.yaml:4026
+# schema/native_functions.yaml: kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 kaiser_window = _Op("aten", 'kaiser_window', 'default',
     'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
@@ -24630,7 +24630,7 @@ kaiser_window._entry = _entry_kaiser_window
 _aten._packet('kaiser_window')._add(kaiser_window)
 
 
-# schema/native_functions.yaml:4032
+# schema/native_functions.yaml: kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
 kaiser_window_out = _Op("aten", 'kaiser_window', 'out',
     'kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'out'), 1, tags=())
@@ -24660,7 +24660,7 @@ kaiser_window_out._entry = _entry_kaiser_window_out
 _aten._packet('kaiser_window')._add(kaiser_window_out)
 
 
-# schema/native_functions.yaml:4036
+# schema/native_functions.yaml: kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 kaiser_window_periodic = _Op("aten", 'kaiser_window', 'periodic',
     'kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
@@ -24685,7 +24685,7 @@ kaiser_window_periodic._entry = _entry_kaiser_window_periodic
 _aten._packet('kaiser_window')._add(kaiser_window_periodic)
 
 
-# schema/native_functions.yaml:4042
+# schema/native_functions.yaml: kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
 kaiser_window_periodic_out = _Op("aten", 'kaiser_window', 'periodic_out',
     'kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'out'), 2, tags=())
@@ -24715,7 +24715,7 @@ kaiser_window_periodic_out._entry = _entry_kaiser_window_periodic_out
 _aten._packet('kaiser_window')._add(kaiser_window_periodic_out)
 
 
-# schema/native_functions.yaml:4046
+# schema/native_functions.yaml: kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 kaiser_window_beta = _Op("aten", 'kaiser_window', 'beta',
     'kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
     ('window_length', 'periodic', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
@@ -24740,7 +24740,7 @@ kaiser_window_beta._entry = _entry_kaiser_window_beta
 _aten._packet('kaiser_window')._add(kaiser_window_beta)
 
 
-# schema/native_functions.yaml:4052
+# schema/native_functions.yaml: kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)
 kaiser_window_beta_out = _Op("aten", 'kaiser_window', 'beta_out',
     'kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)',
     ('window_length', 'periodic', 'beta', 'out'), 3, tags=())
@@ -24770,7 +24770,7 @@ kaiser_window_beta_out._entry = _entry_kaiser_window_beta_out
 _aten._packet('kaiser_window')._add(kaiser_window_beta_out)
 
 
-# schema/native_functions.yaml:4057
+# schema/native_functions.yaml: empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 empty_out = _Op("aten", 'empty', 'out',
     'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'memory_format', 'out'), 1, tags=())
@@ -24800,7 +24800,7 @@ empty_out._entry = _entry_empty_out
 _aten._packet('empty')._add(empty_out)
 
 
-# schema/native_functions.yaml:4061
+# schema/native_functions.yaml: zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 zeros_out = _Op("aten", 'zeros', 'out',
     'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -24830,7 +24830,7 @@ zeros_out._entry = _entry_zeros_out
 _aten._packet('zeros')._add(zeros_out)
 
 
-# schema/native_functions.yaml:4065
+# schema/native_functions.yaml: ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 ones_out = _Op("aten", 'ones', 'out',
     'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'out'), 1, tags=())
@@ -24860,7 +24860,7 @@ ones_out._entry = _entry_ones_out
 _aten._packet('ones')._add(ones_out)
 
 
-# schema/native_functions.yaml:4069
+# schema/native_functions.yaml: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
 full_out = _Op("aten", 'full', 'out',
     'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
     ('size', 'fill_value', 'out'), 2, tags=())
@@ -24890,7 +24890,7 @@ full_out._entry = _entry_full_out
 _aten._packet('full')._add(full_out)
 
 
-# schema/native_functions.yaml:4073
+# schema/native_functions.yaml: scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)
 scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
     'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
     ('s', 'out'), 1, tags=())
@@ -24920,7 +24920,7 @@ scalar_tensor_out._entry = _entry_scalar_tensor_out
 _aten._packet('scalar_tensor')._add(scalar_tensor_out)
 
 
-# schema/native_functions.yaml:4077
+# schema/native_functions.yaml: arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)
 arange_out = _Op("aten", 'arange', 'out',
     'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
     ('end', 'out'), 1, tags=())
@@ -24950,7 +24950,7 @@ arange_out._entry = _entry_arange_out
 _aten._packet('arange')._add(arange_out)
 
 
-# schema/native_functions.yaml:4081
+# schema/native_functions.yaml: arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
 arange_start_out = _Op("aten", 'arange', 'start_out',
     'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
     ('start', 'end', 'step', 'out'), 3, tags=())
@@ -24980,7 +24980,7 @@ arange_start_out._entry = _entry_arange_start_out
 _aten._packet('arange')._add(arange_start_out)
 
 
-# schema/native_functions.yaml:4085
+# schema/native_functions.yaml: empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 empty_like_out = _Op("aten", 'empty_like', 'out',
     'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -25010,7 +25010,7 @@ empty_like_out._entry = _entry_empty_like_out
 _aten._packet('empty_like')._add(empty_like_out)
 
 
-# schema/native_functions.yaml:4089
+# schema/native_functions.yaml: zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 zeros_like_out = _Op("aten", 'zeros_like', 'out',
     'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -25040,7 +25040,7 @@ zeros_like_out._entry = _entry_zeros_like_out
 _aten._packet('zeros_like')._add(zeros_like_out)
 
 
-# schema/native_functions.yaml:4093
+# schema/native_functions.yaml: ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 ones_like_out = _Op("aten", 'ones_like', 'out',
     'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=())
@@ -25070,7 +25070,7 @@ ones_like_out._entry = _entry_ones_like_out
 _aten._packet('ones_like')._add(ones_like_out)
 
 
-# schema/native_functions.yaml:4097
+# schema/native_functions.yaml: full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 full_like_out = _Op("aten", 'full_like', 'out',
     'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
@@ -25100,7 +25100,7 @@ full_like_out._entry = _entry_full_like_out
 _aten._packet('full_like')._add(full_like_out)
 
 
-# schema/native_functions.yaml:4101
+# schema/native_functions.yaml: rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 rand_like_out = _Op("aten", 'rand_like', 'out',
     'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -25130,7 +25130,7 @@ rand_like_out._entry = _entry_rand_like_out
 _aten._packet('rand_like')._add(rand_like_out)
 
 
-# schema/native_functions.yaml:4106
+# schema/native_functions.yaml: rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
     'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -25160,7 +25160,7 @@ rand_like_generator_out._entry = _entry_rand_like_generator_out
 _aten._packet('rand_like')._add(rand_like_generator_out)
 
 
-# schema/native_functions.yaml:4111
+# schema/native_functions.yaml: randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 randn_like_out = _Op("aten", 'randn_like', 'out',
     'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -25190,7 +25190,7 @@ randn_like_out._entry = _entry_randn_like_out
 _aten._packet('randn_like')._add(randn_like_out)
 
 
-# schema/native_functions.yaml:4116
+# schema/native_functions.yaml: randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
     'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
@@ -25220,7 +25220,7 @@ randn_like_generator_out._entry = _entry_randn_like_generator_out
 _aten._packet('randn_like')._add(randn_like_generator_out)
 
 
-# schema/native_functions.yaml:4121
+# schema/native_functions.yaml: randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 randint_like_out = _Op("aten", 'randint_like', 'out',
     'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -25250,7 +25250,7 @@ randint_like_out._entry = _entry_randint_like_out
 _aten._packet('randint_like')._add(randint_like_out)
 
 
-# schema/native_functions.yaml:4126
+# schema/native_functions.yaml: randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
     'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -25280,7 +25280,7 @@ randint_like_generator_out._entry = _entry_randint_like_generator_out
 _aten._packet('randint_like')._add(randint_like_generator_out)
 
 
-# schema/native_functions.yaml:4131
+# schema/native_functions.yaml: randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
     'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -25310,7 +25310,7 @@ randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
 _aten._packet('randint_like')._add(randint_like_Tensor_out)
 
 
-# schema/native_functions.yaml:4136
+# schema/native_functions.yaml: randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
     'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
@@ -25340,7 +25340,7 @@ randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_
 _aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
 
 
-# schema/native_functions.yaml:4141
+# schema/native_functions.yaml: randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
     'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -25370,7 +25370,7 @@ randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
 _aten._packet('randint_like')._add(randint_like_low_dtype_out)
 
 
-# schema/native_functions.yaml:4146
+# schema/native_functions.yaml: randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
     'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
@@ -25400,7 +25400,7 @@ randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_
 _aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
 
 
-# schema/native_functions.yaml:4151
+# schema/native_functions.yaml: bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
     'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
     ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))

@@ -50,3511 +50,3511 @@ from ember.kernels.meta import reduction as _meta_reduction
 from ember.kernels.meta import shape as _meta_shape
 from ember.kernels.meta import unary as _meta_unary
 
-# schema/native_functions.yaml:18
+# schema/native_functions.yaml: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.empty_memory_format.register('CPU', _cpu_factories.empty)
 _o.empty_memory_format.register('Meta', _meta_factories.empty)
 _o.empty_memory_format.register("BackendSelect", _backend_select(_o.empty_memory_format, 3), with_keyset=True)
 
-# schema/native_functions.yaml:24
+# schema/native_functions.yaml: empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.empty_strided.register('CPU', _cpu_factories.empty_strided)
 _o.empty_strided.register('Meta', _meta_factories.empty_strided)
 _o.empty_strided.register("BackendSelect", _backend_select(_o.empty_strided, 4), with_keyset=True)
 
-# schema/native_functions.yaml:30
+# schema/native_functions.yaml: zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.zeros.register('CPU', _cpu_factories.zeros)
 _o.zeros.register('Meta', _meta_factories.zeros)
 _o.zeros.register("BackendSelect", _backend_select(_o.zeros, 3), with_keyset=True)
 
-# schema/native_functions.yaml:36
+# schema/native_functions.yaml: ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.ones.register('CPU', _cpu_factories.ones)
 _o.ones.register('Meta', _meta_factories.ones)
 _o.ones.register("BackendSelect", _backend_select(_o.ones, 3), with_keyset=True)
 
-# schema/native_functions.yaml:42
+# schema/native_functions.yaml: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.full.register('CPU', _cpu_factories.full)
 _o.full.register('Meta', _meta_factories.full)
 _o.full.register("BackendSelect", _backend_select(_o.full, 4), with_keyset=True)
 
-# schema/native_functions.yaml:48
+# schema/native_functions.yaml: scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.scalar_tensor.register('CPU', _cpu_factories.scalar_tensor)
 _o.scalar_tensor.register('Meta', _meta_factories.scalar_tensor)
 _o.scalar_tensor.register("BackendSelect", _backend_select(_o.scalar_tensor, 3), with_keyset=True)
 
-# schema/native_functions.yaml:54
+# schema/native_functions.yaml: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.arange.register('CPU', _cpu_factories.arange)
 _o.arange.register('Meta', _meta_factories.arange)
 _o.arange.register("BackendSelect", _backend_select(_o.arange, 3), with_keyset=True)
 
-# schema/native_functions.yaml:60
+# schema/native_functions.yaml: arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.arange_start.register('CPU', _cpu_factories.arange_start)
 _o.arange_start.register('Meta', _meta_factories.arange_start)
 _o.arange_start.register("BackendSelect", _backend_select(_o.arange_start, 4), with_keyset=True)
 
-# schema/native_functions.yaml:66
+# schema/native_functions.yaml: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.arange_start_step.register('CPU', _cpu_factories.arange_start_step)
 _o.arange_start_step.register('Meta', _meta_factories.arange_start_step)
 _o.arange_start_step.register("BackendSelect", _backend_select(_o.arange_start_step, 5), with_keyset=True)
 
-# schema/native_functions.yaml:72
+# schema/native_functions.yaml: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.rand.register('CPU', _cpu_factories.rand)
 _o.rand.register('Meta', _meta_random.rand)
 _o.rand.register("BackendSelect", _backend_select(_o.rand, 3), with_keyset=True)
 
-# schema/native_functions.yaml:78
+# schema/native_functions.yaml: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.randn.register('CPU', _cpu_factories.randn)
 _o.randn.register('Meta', _meta_random.randn)
 _o.randn.register("BackendSelect", _backend_select(_o.randn, 3), with_keyset=True)
 
-# schema/native_functions.yaml:84
+# schema/native_functions.yaml: empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.empty_like.register('CompositeExplicitAutograd', _common_factories_like.empty_like)
 
-# schema/native_functions.yaml:88
+# schema/native_functions.yaml: zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.zeros_like.register('CompositeExplicitAutograd', _common_factories_like.zeros_like)
 
-# schema/native_functions.yaml:92
+# schema/native_functions.yaml: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.ones_like.register('CompositeExplicitAutograd', _common_factories_like.ones_like)
 
-# schema/native_functions.yaml:96
+# schema/native_functions.yaml: full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.full_like.register('CompositeExplicitAutograd', _common_factories_like.full_like)
 
-# schema/native_functions.yaml:100
+# schema/native_functions.yaml: rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.rand_like.register('CompositeExplicitAutograd', _common_factories_like.rand_like)
 
-# schema/native_functions.yaml:105
+# schema/native_functions.yaml: randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.randn_like.register('CompositeExplicitAutograd', _common_factories_like.randn_like)
 
-# schema/native_functions.yaml:110
+# schema/native_functions.yaml: new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.new_empty.register('CompositeExplicitAutograd', _common_factories_like.new_empty)
 
-# schema/native_functions.yaml:115
+# schema/native_functions.yaml: new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.new_empty_strided.register('CompositeExplicitAutograd', _common_factories_like.new_empty_strided)
 
-# schema/native_functions.yaml:120
+# schema/native_functions.yaml: new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.new_full.register('CompositeExplicitAutograd', _common_factories_like.new_full)
 
-# schema/native_functions.yaml:125
+# schema/native_functions.yaml: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.new_zeros.register('CompositeExplicitAutograd', _common_factories_like.new_zeros)
 
-# schema/native_functions.yaml:130
+# schema/native_functions.yaml: new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.new_ones.register('CompositeExplicitAutograd', _common_factories_like.new_ones)
 
-# schema/native_functions.yaml:136
+# schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 _o.clone.register('CPU', _cpu_copy.clone)
 _o.clone.register('Meta', _meta_copy.clone)
 
-# schema/native_functions.yaml:142
+# schema/native_functions.yaml: clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.clone_out.register('CompositeExplicitAutograd', _common_random.clone_out)
 _o.clone_out.register("ADInplaceOrView", _inplace_or_view(_o.clone_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:146
+# schema/native_functions.yaml: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 _o.copy_.register('CPU', _cpu_copy.copy_)
 _o.copy_.register('Meta', _meta_copy.copy_)
 _o.copy_.register("ADInplaceOrView", _inplace_or_view(_o.copy_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:152
+# schema/native_functions.yaml: _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
 _o._to_copy.register('CPU', _cpu_copy.to_copy)
 _o._to_copy.register('Meta', _meta_copy.to_copy)
 
-# schema/native_functions.yaml:156
+# schema/native_functions.yaml: _to_copy.out(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) (autogen of _to_copy)
 _o._to_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o._to_copy))
 _o._to_copy_out.register("ADInplaceOrView", _inplace_or_view(_o._to_copy_out, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:158
+# schema/native_functions.yaml: to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
 _o.to_dtype_layout.register('CompositeImplicitAutograd', _composite_conversions.to_dtype_layout)
 
-# schema/native_functions.yaml:164
+# schema/native_functions.yaml: to.device(Tensor(a) self, Device device, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
 _o.to_device.register('CompositeImplicitAutograd', _composite_conversions.to_device)
 
-# schema/native_functions.yaml:170
+# schema/native_functions.yaml: to.dtype(Tensor(a) self, ScalarType dtype, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
 _o.to_dtype.register('CompositeImplicitAutograd', _composite_conversions.to_dtype)
 
-# schema/native_functions.yaml:176
+# schema/native_functions.yaml: to.other(Tensor(a) self, Tensor other, bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) -> Tensor(a)
 _o.to_other.register('CompositeImplicitAutograd', _composite_conversions.to_other)
 
-# schema/native_functions.yaml:182
+# schema/native_functions.yaml: contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
 _o.contiguous.register('CompositeImplicitAutograd', _composite_conversions.contiguous)
 
-# schema/native_functions.yaml:187
+# schema/native_functions.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 _o.fill__Scalar.register('CPU', _cpu_copy.fill_)
 _o.fill__Scalar.register('Meta', _meta_copy.fill_)
 _o.fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fill__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:193
+# schema/native_functions.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
 _o.fill__Tensor.register('CPU', _cpu_copy.fill_tensor_)
 _o.fill__Tensor.register('Meta', _meta_copy.fill_tensor_)
 _o.fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fill__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:199
+# schema/native_functions.yaml: zero_(Tensor(a!) self) -> Tensor(a!)
 _o.zero_.register('CPU', _cpu_copy.zero_)
 _o.zero_.register('Meta', _meta_copy.zero_)
 _o.zero_.register("ADInplaceOrView", _inplace_or_view(_o.zero_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:206
+# schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 _o.add_Tensor.register('CPU', _cpu_pointwise.add)
 _o.add_Tensor.register('Meta', _meta_pointwise.add)
 
-# schema/native_functions.yaml:211
+# schema/native_functions.yaml: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of add.Tensor)
 _o.add_out.register('CompositeExplicitAutograd', _autogen_out(_o.add_Tensor))
 _o.add_out.register("ADInplaceOrView", _inplace_or_view(_o.add_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:214
+# schema/native_functions.yaml: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 _o.add_Scalar.register('CPU', _cpu_pointwise.add)
 _o.add_Scalar.register('Meta', _meta_pointwise.add)
 
-# schema/native_functions.yaml:219
+# schema/native_functions.yaml: add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of add.Scalar)
 _o.add_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.add_Scalar))
 _o.add_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.add_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:222
+# schema/native_functions.yaml: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 _o.add__Tensor.register('CPU', _cpu_pointwise.add_)
 _o.add__Tensor.register('Meta', _meta_pointwise.add_)
 _o.add__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.add__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:229
+# schema/native_functions.yaml: add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 _o.add__Scalar.register('CPU', _cpu_pointwise.add_)
 _o.add__Scalar.register('Meta', _meta_pointwise.add_)
 _o.add__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.add__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:236
+# schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 _o.sub_Tensor.register('CPU', _cpu_pointwise.sub)
 _o.sub_Tensor.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:241
+# schema/native_functions.yaml: sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of sub.Tensor)
 _o.sub_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Tensor))
 _o.sub_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:244
+# schema/native_functions.yaml: sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 _o.sub_Scalar.register('CPU', _cpu_pointwise.sub)
 _o.sub_Scalar.register('Meta', _meta_pointwise.sub)
 
-# schema/native_functions.yaml:249
+# schema/native_functions.yaml: sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of sub.Scalar)
 _o.sub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Scalar))
 _o.sub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:252
+# schema/native_functions.yaml: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 _o.sub__Tensor.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Tensor.register('Meta', _meta_pointwise.sub_)
 _o.sub__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.sub__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:259
+# schema/native_functions.yaml: sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 _o.sub__Scalar.register('CPU', _cpu_pointwise.sub_)
 _o.sub__Scalar.register('Meta', _meta_pointwise.sub_)
 _o.sub__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.sub__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
 _o.mul_Tensor.register('CPU', _cpu_pointwise.mul)
 _o.mul_Tensor.register('Meta', _meta_pointwise.mul)
 
-# schema/native_functions.yaml:271
+# schema/native_functions.yaml: mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of mul.Tensor)
 _o.mul_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Tensor))
 _o.mul_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:274
+# schema/native_functions.yaml: mul.Scalar(Tensor self, Scalar other) -> Tensor
 _o.mul_Scalar.register('CPU', _cpu_pointwise.mul)
 _o.mul_Scalar.register('Meta', _meta_pointwise.mul)
 
-# schema/native_functions.yaml:279
+# schema/native_functions.yaml: mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of mul.Scalar)
 _o.mul_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Scalar))
 _o.mul_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:282
+# schema/native_functions.yaml: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.mul__Tensor.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Tensor.register('Meta', _meta_pointwise.mul_)
 _o.mul__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.mul__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:289
+# schema/native_functions.yaml: mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.mul__Scalar.register('CPU', _cpu_pointwise.mul_)
 _o.mul__Scalar.register('Meta', _meta_pointwise.mul_)
 _o.mul__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.mul__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:296
+# schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 _o.div_Tensor.register('CPU', _cpu_pointwise.div)
 _o.div_Tensor.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:301
+# schema/native_functions.yaml: div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of div.Tensor)
 _o.div_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor))
 _o.div_out.register("ADInplaceOrView", _inplace_or_view(_o.div_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:304
+# schema/native_functions.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 _o.div_Tensor_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Tensor_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:309
+# schema/native_functions.yaml: div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of div.Tensor_mode)
 _o.div_out_mode.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor_mode))
 _o.div_out_mode.register("ADInplaceOrView", _inplace_or_view(_o.div_out_mode, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:312
+# schema/native_functions.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor
 _o.div_Scalar.register('CPU', _cpu_pointwise.div)
 _o.div_Scalar.register('Meta', _meta_pointwise.div)
 
-# schema/native_functions.yaml:317
+# schema/native_functions.yaml: div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar)
 _o.div_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar))
 _o.div_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml: div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.div__Tensor.register('CPU', _cpu_pointwise.div_)
 _o.div__Tensor.register('Meta', _meta_pointwise.div_)
 _o.div__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml: div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
 _o.div__Tensor_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Tensor_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Tensor_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:334
+# schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 _o.pow_Tensor_Tensor.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Tensor.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:339
+# schema/native_functions.yaml: pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Tensor_Tensor)
 _o.pow_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Tensor))
 _o.pow_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 _o.pow_Tensor_Scalar.register('CPU', _cpu_pointwise.pow)
 _o.pow_Tensor_Scalar.register('Meta', _meta_pointwise.pow)
 
-# schema/native_functions.yaml:347
+# schema/native_functions.yaml: pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Tensor_Scalar)
 _o.pow_Tensor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Scalar))
 _o.pow_Tensor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:350
+# schema/native_functions.yaml: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
 _o.pow_Scalar.register('CPU', _cpu_pointwise.pow_scalar)
 _o.pow_Scalar.register('Meta', _meta_pointwise.pow_scalar)
 
-# schema/native_functions.yaml:354
+# schema/native_functions.yaml: pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Scalar)
 _o.pow_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Scalar))
 _o.pow_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:357
+# schema/native_functions.yaml: pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
 _o.pow__Tensor.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Tensor.register('Meta', _meta_pointwise.pow_)
 _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:364
+# schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
 _o.eq_Tensor.register('CPU', _cpu_pointwise.eq)
 _o.eq_Tensor.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:369
+# schema/native_functions.yaml: eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of eq.Tensor)
 _o.eq_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Tensor))
 _o.eq_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:372
+# schema/native_functions.yaml: eq.Scalar(Tensor self, Scalar other) -> Tensor
 _o.eq_Scalar.register('CPU', _cpu_pointwise.eq)
 _o.eq_Scalar.register('Meta', _meta_pointwise.eq)
 
-# schema/native_functions.yaml:377
+# schema/native_functions.yaml: eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of eq.Scalar)
 _o.eq_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Scalar))
 _o.eq_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:380
+# schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
 _o.ne_Tensor.register('CPU', _cpu_pointwise.ne)
 _o.ne_Tensor.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:385
+# schema/native_functions.yaml: ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Tensor)
 _o.ne_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Tensor))
 _o.ne_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:388
+# schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
 _o.lt_Tensor.register('CPU', _cpu_pointwise.lt)
 _o.lt_Tensor.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:393
+# schema/native_functions.yaml: lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lt.Tensor)
 _o.lt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Tensor))
 _o.lt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:396
+# schema/native_functions.yaml: lt.Scalar(Tensor self, Scalar other) -> Tensor
 _o.lt_Scalar.register('CPU', _cpu_pointwise.lt)
 _o.lt_Scalar.register('Meta', _meta_pointwise.lt)
 
-# schema/native_functions.yaml:401
+# schema/native_functions.yaml: lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lt.Scalar)
 _o.lt_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Scalar))
 _o.lt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:404
+# schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 _o.le_Tensor.register('CPU', _cpu_pointwise.le)
 _o.le_Tensor.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:409
+# schema/native_functions.yaml: le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Tensor)
 _o.le_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Tensor))
 _o.le_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:412
+# schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
 _o.gt_Tensor.register('CPU', _cpu_pointwise.gt)
 _o.gt_Tensor.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:417
+# schema/native_functions.yaml: gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gt.Tensor)
 _o.gt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Tensor))
 _o.gt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:420
+# schema/native_functions.yaml: gt.Scalar(Tensor self, Scalar other) -> Tensor
 _o.gt_Scalar.register('CPU', _cpu_pointwise.gt)
 _o.gt_Scalar.register('Meta', _meta_pointwise.gt)
 
-# schema/native_functions.yaml:425
+# schema/native_functions.yaml: gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gt.Scalar)
 _o.gt_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Scalar))
 _o.gt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:428
+# schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
 _o.ge_Tensor.register('CPU', _cpu_pointwise.ge)
 _o.ge_Tensor.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:433
+# schema/native_functions.yaml: ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Tensor)
 _o.ge_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Tensor))
 _o.ge_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:436
+# schema/native_functions.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 _o.where_self.register('CPU', _cpu_pointwise.where)
 _o.where_self.register('Meta', _meta_pointwise.where)
 
-# schema/native_functions.yaml:441
+# schema/native_functions.yaml: where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of where.self)
 _o.where_self_out.register('CompositeExplicitAutograd', _autogen_out(_o.where_self))
 _o.where_self_out.register("ADInplaceOrView", _inplace_or_view(_o.where_self_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:444
+# schema/native_functions.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 _o.clamp.register('CPU', _cpu_pointwise.clamp)
 _o.clamp.register('Meta', _meta_pointwise.clamp)
 
-# schema/native_functions.yaml:449
+# schema/native_functions.yaml: clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp)
 _o.clamp_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp))
 _o.clamp_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:452
+# schema/native_functions.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 _o.clamp_Tensor.register('CPU', _cpu_activation.clamp_tensor)
 _o.clamp_Tensor.register('Meta', _meta_activation.clamp_tensor)
 
-# schema/native_functions.yaml:457
+# schema/native_functions.yaml: clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp.Tensor)
 _o.clamp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_Tensor))
 _o.clamp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:460
+# schema/native_functions.yaml: clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 _o.clamp_.register('CPU', _cpu_pointwise.clamp_)
 _o.clamp_.register('Meta', _meta_pointwise.clamp_)
 _o.clamp_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:467
+# schema/native_functions.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 _o.masked_fill_Scalar.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Scalar.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:472
+# schema/native_functions.yaml: masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_fill.Scalar)
 _o.masked_fill_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_fill_Scalar))
 _o.masked_fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 _o.masked_fill_Tensor.register('CPU', _cpu_pointwise.masked_fill)
 _o.masked_fill_Tensor.register('Meta', _meta_pointwise.masked_fill)
 
-# schema/native_functions.yaml:480
+# schema/native_functions.yaml: masked_fill.Tensor_out(Tensor self, Tensor mask, Tensor value, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_fill.Tensor)
 _o.masked_fill_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_fill_Tensor))
 _o.masked_fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml: masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
 _o.masked_fill__Scalar.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:490
+# schema/native_functions.yaml: masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
 _o.masked_fill__Tensor.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml: neg(Tensor self) -> Tensor
 _o.neg.register('CPU', _cpu_pointwise.neg)
 _o.neg.register('Meta', _meta_pointwise.neg)
 
-# schema/native_functions.yaml:503
+# schema/native_functions.yaml: neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of neg)
 _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
 _o.neg_out.register("ADInplaceOrView", _inplace_or_view(_o.neg_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml: neg_(Tensor(a!) self) -> Tensor(a!)
 _o.neg_.register('CPU', _cpu_pointwise.neg_)
 _o.neg_.register('Meta', _meta_pointwise.neg_)
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml: exp(Tensor self) -> Tensor
 _o.exp.register('CPU', _cpu_pointwise.exp)
 _o.exp.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:518
+# schema/native_functions.yaml: exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp)
 _o.exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp))
 _o.exp_out.register("ADInplaceOrView", _inplace_or_view(_o.exp_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml: exp_(Tensor(a!) self) -> Tensor(a!)
 _o.exp_.register('CPU', _cpu_pointwise.exp_)
 _o.exp_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml: log(Tensor self) -> Tensor
 _o.log.register('CPU', _cpu_pointwise.log)
 _o.log.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:533
+# schema/native_functions.yaml: log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log)
 _o.log_out.register('CompositeExplicitAutograd', _autogen_out(_o.log))
 _o.log_out.register("ADInplaceOrView", _inplace_or_view(_o.log_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:536
+# schema/native_functions.yaml: log_(Tensor(a!) self) -> Tensor(a!)
 _o.log_.register('CPU', _cpu_pointwise.log_)
 _o.log_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:543
+# schema/native_functions.yaml: relu(Tensor self) -> Tensor
 _o.relu.register('CPU', _cpu_pointwise.relu)
 _o.relu.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:548
+# schema/native_functions.yaml: relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of relu)
 _o.relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.relu))
 _o.relu_out.register("ADInplaceOrView", _inplace_or_view(_o.relu_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:551
+# schema/native_functions.yaml: relu_(Tensor(a!) self) -> Tensor(a!)
 _o.relu_.register('CPU', _cpu_pointwise.relu_)
 _o.relu_.register('Meta', _meta_pointwise.unary_inplace)
 _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:558
+# schema/native_functions.yaml: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 _o.threshold_backward.register('CPU', _cpu_pointwise.threshold_backward)
 _o.threshold_backward.register('Meta', _meta_pointwise.threshold_backward)
 
-# schema/native_functions.yaml:565
+# schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 _o.sigmoid.register('CPU', _cpu_pointwise.sigmoid)
 _o.sigmoid.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:570
+# schema/native_functions.yaml: sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sigmoid)
 _o.sigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid))
 _o.sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:573
+# schema/native_functions.yaml: sigmoid_(Tensor(a!) self) -> Tensor(a!)
 _o.sigmoid_.register('CPU', _cpu_pointwise.sigmoid_)
 _o.sigmoid_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml: tanh(Tensor self) -> Tensor
 _o.tanh.register('CPU', _cpu_pointwise.tanh)
 _o.tanh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:585
+# schema/native_functions.yaml: tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tanh)
 _o.tanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.tanh))
 _o.tanh_out.register("ADInplaceOrView", _inplace_or_view(_o.tanh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:588
+# schema/native_functions.yaml: tanh_(Tensor(a!) self) -> Tensor(a!)
 _o.tanh_.register('CPU', _cpu_pointwise.tanh_)
 _o.tanh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:596
+# schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 _o.sum.register('CPU', _cpu_reduction.sum)
 _o.sum.register('Meta', _meta_reduction.sum)
 
-# schema/native_functions.yaml:603
+# schema/native_functions.yaml: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.sum_dim_IntList.register('CPU', _cpu_reduction.sum_dim)
 _o.sum_dim_IntList.register('Meta', _meta_reduction.sum_dim)
 
-# schema/native_functions.yaml:608
+# schema/native_functions.yaml: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of sum.dim_IntList)
 _o.sum_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.sum_dim_IntList))
 _o.sum_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.sum_IntList_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:611
+# schema/native_functions.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 _o.mean.register('CPU', _cpu_reduction.mean)
 _o.mean.register('Meta', _meta_reduction.mean)
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.mean_dim.register('CPU', _cpu_reduction.mean_dim)
 _o.mean_dim.register('Meta', _meta_reduction.mean_dim)
 
-# schema/native_functions.yaml:623
+# schema/native_functions.yaml: mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of mean.dim)
 _o.mean_out.register('CompositeExplicitAutograd', _autogen_out(_o.mean_dim))
 _o.mean_out.register("ADInplaceOrView", _inplace_or_view(_o.mean_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:626
+# schema/native_functions.yaml: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 _o.amax.register('CPU', _cpu_reduction.amax)
 _o.amax.register('Meta', _meta_reduction.amax)
 
-# schema/native_functions.yaml:631
+# schema/native_functions.yaml: amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amax)
 _o.amax_out.register('CompositeExplicitAutograd', _autogen_out(_o.amax))
 _o.amax_out.register("ADInplaceOrView", _inplace_or_view(_o.amax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:634
+# schema/native_functions.yaml: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 _o.argmax.register('CPU', _cpu_reduction.argmax)
 _o.argmax.register('Meta', _meta_reduction.argmax)
 
-# schema/native_functions.yaml:639
+# schema/native_functions.yaml: argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmax)
 _o.argmax_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmax))
 _o.argmax_out.register("ADInplaceOrView", _inplace_or_view(_o.argmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
 _o.mm.register('CPU', _cpu_linalg.mm)
 _o.mm.register('Meta', _meta_linalg.mm)
 
-# schema/native_functions.yaml:648
+# schema/native_functions.yaml: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (autogen of mm)
 _o.mm_out.register('CompositeExplicitAutograd', _autogen_out(_o.mm))
 _o.mm_out.register("ADInplaceOrView", _inplace_or_view(_o.mm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml: bmm(Tensor self, Tensor mat2) -> Tensor
 _o.bmm.register('CPU', _cpu_linalg.bmm)
 _o.bmm.register('Meta', _meta_linalg.bmm)
 
-# schema/native_functions.yaml:656
+# schema/native_functions.yaml: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (autogen of bmm)
 _o.bmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.bmm))
 _o.bmm_out.register("ADInplaceOrView", _inplace_or_view(_o.bmm_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:659
+# schema/native_functions.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 _o.addmm.register('CPU', _cpu_linalg.addmm)
 _o.addmm.register('Meta', _meta_linalg.addmm)
 
-# schema/native_functions.yaml:664
+# schema/native_functions.yaml: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addmm)
 _o.addmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.addmm))
 _o.addmm_out.register("ADInplaceOrView", _inplace_or_view(_o.addmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
 _o.matmul.register('CompositeImplicitAutograd', _composite_linalg.matmul)
 
-# schema/native_functions.yaml:671
+# schema/native_functions.yaml: matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of matmul)
 _o.matmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.matmul))
 _o.matmul_out.register("ADInplaceOrView", _inplace_or_view(_o.matmul_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:673
+# schema/native_functions.yaml: linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
 _o.linear.register('CompositeImplicitAutograd', _composite_linalg.linear)
 
-# schema/native_functions.yaml:676
+# schema/native_functions.yaml: linear.out(Tensor input, Tensor weight, Tensor? bias=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of linear)
 _o.linear_out.register('CompositeExplicitAutograd', _autogen_out(_o.linear))
 _o.linear_out.register("ADInplaceOrView", _inplace_or_view(_o.linear_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:679
+# schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 _o.view.register('CompositeExplicitAutograd', _common_views.view)
 
-# schema/native_functions.yaml:685
+# schema/native_functions.yaml: view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
 _o.view_dtype.register('CompositeExplicitAutograd', _common_views.view_dtype)
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 _o.reshape.register('CompositeImplicitAutograd', _composite_views.reshape)
 
-# schema/native_functions.yaml:696
+# schema/native_functions.yaml: view_as(Tensor(a) self, Tensor other) -> Tensor(a)
 _o.view_as.register('CompositeImplicitAutograd', _composite_views.view_as)
 
-# schema/native_functions.yaml:701
+# schema/native_functions.yaml: reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)
 _o.reshape_as.register('CompositeImplicitAutograd', _composite_views.reshape_as)
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
 _o.as_strided.register('CompositeExplicitAutograd', _common_views.as_strided)
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
 _o.permute.register('CompositeExplicitAutograd', _common_views.permute)
 
-# schema/native_functions.yaml:718
+# schema/native_functions.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 _o.transpose_int.register('CompositeExplicitAutograd', _common_views.transpose)
 
-# schema/native_functions.yaml:724
+# schema/native_functions.yaml: t(Tensor(a) self) -> Tensor(a)
 _o.t.register('CompositeExplicitAutograd', _common_views.t)
 
-# schema/native_functions.yaml:730
+# schema/native_functions.yaml: adjoint(Tensor(a) self) -> Tensor(a)
 _o.adjoint.register('CompositeImplicitAutograd', _composite_views.adjoint)
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 _o.unsqueeze.register('CompositeExplicitAutograd', _common_views.unsqueeze)
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a)
 _o.squeeze.register('CompositeExplicitAutograd', _common_views.squeeze)
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 _o.squeeze_dim.register('CompositeExplicitAutograd', _common_views.squeeze_dim)
 
-# schema/native_functions.yaml:753
+# schema/native_functions.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 _o.squeeze_dims.register('CompositeExplicitAutograd', _common_views.squeeze_dims)
 
-# schema/native_functions.yaml:759
+# schema/native_functions.yaml: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 _o.expand.register('CompositeExplicitAutograd', _common_views.expand)
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml: expand_as(Tensor(a) self, Tensor other) -> Tensor(a)
 _o.expand_as.register('CompositeImplicitAutograd', _composite_views.expand_as)
 
-# schema/native_functions.yaml:770
+# schema/native_functions.yaml: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
 _o.slice_Tensor.register('CompositeExplicitAutograd', _common_views.slice)
 
-# schema/native_functions.yaml:776
+# schema/native_functions.yaml: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 _o.select_int.register('CompositeExplicitAutograd', _common_views.select)
 
-# schema/native_functions.yaml:782
+# schema/native_functions.yaml: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 _o.narrow.register('CompositeImplicitAutograd', _composite_views.narrow)
 
-# schema/native_functions.yaml:787
+# schema/native_functions.yaml: diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
 _o.diagonal.register('CompositeExplicitAutograd', _common_views.diagonal)
 
-# schema/native_functions.yaml:793
+# schema/native_functions.yaml: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
 _o.split_Tensor.register('CompositeExplicitAutograd', _common_views.split)
 
-# schema/native_functions.yaml:799
+# schema/native_functions.yaml: split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
 _o.split_sizes.register('CompositeImplicitAutograd', _composite_views.split_sizes)
 
-# schema/native_functions.yaml:804
+# schema/native_functions.yaml: split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
 _o.split_with_sizes.register('CompositeExplicitAutograd', _common_views.split_with_sizes)
 
-# schema/native_functions.yaml:810
+# schema/native_functions.yaml: chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
 _o.chunk.register('CompositeImplicitAutograd', _composite_views.chunk)
 
-# schema/native_functions.yaml:815
+# schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 _o.unbind_int.register('CompositeExplicitAutograd', _common_views.unbind)
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 _o.flatten_using_ints.register('CompositeImplicitAutograd', _composite_views.flatten)
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml: unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
 _o.unflatten_int.register('CompositeImplicitAutograd', _composite_views.unflatten)
 
-# schema/native_functions.yaml:831
+# schema/native_functions.yaml: movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 _o.movedim_intlist.register('CompositeImplicitAutograd', _composite_views.movedim_intlist)
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml: movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 _o.movedim_int.register('CompositeImplicitAutograd', _composite_views.movedim)
 
-# schema/native_functions.yaml:841
+# schema/native_functions.yaml: detach(Tensor(a) self) -> Tensor(a)
 _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml: alias(Tensor(a) self) -> Tensor(a)
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
-# schema/native_functions.yaml:854
+# schema/native_functions.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
-# schema/native_functions.yaml:858
+# schema/native_functions.yaml: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of cat)
 _o.cat_out.register('CompositeExplicitAutograd', _autogen_out(_o.cat))
 _o.cat_out.register("ADInplaceOrView", _inplace_or_view(_o.cat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:861
+# schema/native_functions.yaml: stack(Tensor[] tensors, int dim=0) -> Tensor
 _o.stack.register('CompositeImplicitAutograd', _composite_joining.stack)
 
-# schema/native_functions.yaml:865
+# schema/native_functions.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
 _o.index_Tensor.register('CPU', _cpu_indexing.index)
 _o.index_Tensor.register('Meta', _meta_indexing.index)
 
-# schema/native_functions.yaml:870
+# schema/native_functions.yaml: index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!) (autogen of index.Tensor)
 _o.index_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_Tensor))
 _o.index_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:873
+# schema/native_functions.yaml: index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
 _o.index_put_.register('CPU', _cpu_indexing.index_put_)
 _o.index_put_.register('Meta', _meta_indexing.index_put_)
 _o.index_put_.register("ADInplaceOrView", _inplace_or_view(_o.index_put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:879
+# schema/native_functions.yaml: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 _o.index_put.register('CompositeExplicitAutograd', _common_indexing.index_put)
 
-# schema/native_functions.yaml:885
+# schema/native_functions.yaml: repeat(Tensor self, SymInt[] repeats) -> Tensor
 _o.repeat.register('CPU', _cpu_shape.repeat)
 _o.repeat.register('Meta', _meta_shape.repeat)
 
-# schema/native_functions.yaml:890
+# schema/native_functions.yaml: repeat.out(Tensor self, SymInt[] repeats, *, Tensor(a!) out) -> Tensor(a!) (autogen of repeat)
 _o.repeat_out.register('CompositeExplicitAutograd', _autogen_out(_o.repeat))
 _o.repeat_out.register("ADInplaceOrView", _inplace_or_view(_o.repeat_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:892
+# schema/native_functions.yaml: tile(Tensor self, SymInt[] dims) -> Tensor
 _o.tile.register('CompositeImplicitAutograd', _composite_shape.tile)
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor
 _o.flip.register('CPU', _cpu_shape.flip)
 _o.flip.register('Meta', _meta_shape.flip)
 
-# schema/native_functions.yaml:902
+# schema/native_functions.yaml: flip.out(Tensor self, int[] dims, *, Tensor(a!) out) -> Tensor(a!) (autogen of flip)
 _o.flip_out.register('CompositeExplicitAutograd', _autogen_out(_o.flip))
 _o.flip_out.register("ADInplaceOrView", _inplace_or_view(_o.flip_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:904
+# schema/native_functions.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
 _o.roll.register('CPU', _cpu_shape.roll)
 _o.roll.register('Meta', _meta_shape.roll)
 
-# schema/native_functions.yaml:909
+# schema/native_functions.yaml: roll.out(Tensor self, SymInt[1] shifts, int[1] dims=[], *, Tensor(a!) out) -> Tensor(a!) (autogen of roll)
 _o.roll_out.register('CompositeExplicitAutograd', _autogen_out(_o.roll))
 _o.roll_out.register("ADInplaceOrView", _inplace_or_view(_o.roll_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml: tril(Tensor self, SymInt diagonal=0) -> Tensor
 _o.tril.register('CPU', _cpu_shape.tril)
 _o.tril.register('Meta', _meta_shape.tril)
 
-# schema/native_functions.yaml:916
+# schema/native_functions.yaml: tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of tril)
 _o.tril_out.register('CompositeExplicitAutograd', _autogen_out(_o.tril))
 _o.tril_out.register("ADInplaceOrView", _inplace_or_view(_o.tril_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml: tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
 _o.tril_.register('CPU', _cpu_shape.tril_)
 _o.tril_.register('Meta', _meta_shape.tril_)
 _o.tril_.register("ADInplaceOrView", _inplace_or_view(_o.tril_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:924
+# schema/native_functions.yaml: triu(Tensor self, SymInt diagonal=0) -> Tensor
 _o.triu.register('CPU', _cpu_shape.triu)
 _o.triu.register('Meta', _meta_shape.triu)
 
-# schema/native_functions.yaml:929
+# schema/native_functions.yaml: triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of triu)
 _o.triu_out.register('CompositeExplicitAutograd', _autogen_out(_o.triu))
 _o.triu_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:931
+# schema/native_functions.yaml: triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
 _o.triu_.register('CPU', _cpu_shape.triu_)
 _o.triu_.register('Meta', _meta_shape.triu_)
 _o.triu_.register("ADInplaceOrView", _inplace_or_view(_o.triu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:937
+# schema/native_functions.yaml: index_select(Tensor self, int dim, Tensor index) -> Tensor
 _o.index_select.register('CPU', _cpu_shape.index_select)
 _o.index_select.register('Meta', _meta_shape.index_select)
 
-# schema/native_functions.yaml:942
+# schema/native_functions.yaml: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (autogen of index_select)
 _o.index_select_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_select))
 _o.index_select_out.register("ADInplaceOrView", _inplace_or_view(_o.index_select_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:944
+# schema/native_functions.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 _o.gather.register('CPU', _cpu_shape.gather)
 _o.gather.register('Meta', _meta_shape.gather)
 
-# schema/native_functions.yaml:949
+# schema/native_functions.yaml: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) (autogen of gather)
 _o.gather_out.register('CompositeExplicitAutograd', _autogen_out(_o.gather))
 _o.gather_out.register("ADInplaceOrView", _inplace_or_view(_o.gather_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:951
+# schema/native_functions.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 _o.scatter_src.register('CPU', _cpu_shape.scatter)
 _o.scatter_src.register('Meta', _meta_shape.scatter)
 
-# schema/native_functions.yaml:956
+# schema/native_functions.yaml: scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (autogen of scatter.src)
 _o.scatter_src_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_src))
 _o.scatter_src_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_src_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:958
+# schema/native_functions.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 _o.scatter_value.register('CPU', _cpu_shape.scatter)
 _o.scatter_value.register('Meta', _meta_shape.scatter)
 
-# schema/native_functions.yaml:963
+# schema/native_functions.yaml: scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of scatter.value)
 _o.scatter_value_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_value))
 _o.scatter_value_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_value_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
 _o.scatter_reduce.register('CPU', _cpu_shape.scatter_reduce)
 _o.scatter_reduce.register('Meta', _meta_shape.scatter_reduce)
 
-# schema/native_functions.yaml:970
+# schema/native_functions.yaml: scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!) (autogen of scatter.reduce)
 _o.scatter_reduce_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_reduce))
 _o.scatter_reduce_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml: scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 _o.scatter_value_reduce.register('CPU', _cpu_shape.scatter_reduce)
 _o.scatter_value_reduce.register('Meta', _meta_shape.scatter_reduce)
 
-# schema/native_functions.yaml:977
+# schema/native_functions.yaml: scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!) (autogen of scatter.value_reduce)
 _o.scatter_value_reduce_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_value_reduce))
 _o.scatter_value_reduce_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_value_reduce_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:979
+# schema/native_functions.yaml: scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
 _o.scatter__src.register('CPU', _cpu_shape.scatter_)
 _o.scatter__src.register('Meta', _meta_shape.scatter_)
 _o.scatter__src.register("ADInplaceOrView", _inplace_or_view(_o.scatter__src, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml: scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
 _o.scatter__value.register('CPU', _cpu_shape.scatter_)
 _o.scatter__value.register('Meta', _meta_shape.scatter_)
 _o.scatter__value.register("ADInplaceOrView", _inplace_or_view(_o.scatter__value, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:991
+# schema/native_functions.yaml: scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
 _o.scatter__reduce.register('CPU', _cpu_shape.scatter_reduce_)
 _o.scatter__reduce.register('Meta', _meta_shape.scatter_reduce_)
 _o.scatter__reduce.register("ADInplaceOrView", _inplace_or_view(_o.scatter__reduce, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:997
+# schema/native_functions.yaml: scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
 _o.scatter__value_reduce.register('CPU', _cpu_shape.scatter_reduce_)
 _o.scatter__value_reduce.register('Meta', _meta_shape.scatter_reduce_)
 _o.scatter__value_reduce.register("ADInplaceOrView", _inplace_or_view(_o.scatter__value_reduce, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 _o.scatter_add.register('CPU', _cpu_shape.scatter_add)
 _o.scatter_add.register('Meta', _meta_shape.scatter_add)
 
-# schema/native_functions.yaml:1008
+# schema/native_functions.yaml: scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (autogen of scatter_add)
 _o.scatter_add_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_add))
 _o.scatter_add_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml: scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
 _o.scatter_add_.register('CPU', _cpu_shape.scatter_add_)
 _o.scatter_add_.register('Meta', _meta_shape.scatter_add_)
 _o.scatter_add_.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1016
+# schema/native_functions.yaml: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
 _o.scatter_reduce_two.register('CPU', _cpu_shape.scatter_reduce_two)
 _o.scatter_reduce_two.register('Meta', _meta_shape.scatter_reduce_two)
 
-# schema/native_functions.yaml:1021
+# schema/native_functions.yaml: scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!) (autogen of scatter_reduce.two)
 _o.scatter_reduce_two_out.register('CompositeExplicitAutograd', _autogen_out(_o.scatter_reduce_two))
 _o.scatter_reduce_two_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce_two_out, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:1023
+# schema/native_functions.yaml: scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)
 _o.scatter_reduce__two.register('CPU', _cpu_shape.scatter_reduce_two_)
 _o.scatter_reduce__two.register('Meta', _meta_shape.scatter_reduce_two_)
 _o.scatter_reduce__two.register("ADInplaceOrView", _inplace_or_view(_o.scatter_reduce__two, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1029
+# schema/native_functions.yaml: masked_select(Tensor self, Tensor mask) -> Tensor
 _o.masked_select.register('CPU', _cpu_shape.masked_select)
 _o.masked_select.register('Meta', _meta_shape.masked_select)
 
-# schema/native_functions.yaml:1034
+# schema/native_functions.yaml: masked_select.out(Tensor self, Tensor mask, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_select)
 _o.masked_select_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_select))
 _o.masked_select_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_select_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1037
+# schema/native_functions.yaml: nonzero(Tensor self) -> Tensor
 _o.nonzero.register('CPU', _cpu_shape.nonzero)
 _o.nonzero.register('Meta', _meta_shape.nonzero)
 
-# schema/native_functions.yaml:1044
+# schema/native_functions.yaml: nonzero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 _o.nonzero_out.register('CPU', _cpu_shape.nonzero_out)
 _o.nonzero_out.register('Meta', _meta_shape.nonzero_out)
 _o.nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.nonzero_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1050
+# schema/native_functions.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 _o.topk.register('CPU', _cpu_shape.topk)
 _o.topk.register('Meta', _meta_shape.topk)
 
-# schema/native_functions.yaml:1055
+# schema/native_functions.yaml: topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of topk)
 _o.topk_values.register('CompositeExplicitAutograd', _autogen_out(_o.topk))
 _o.topk_values.register("ADInplaceOrView", _inplace_or_view(_o.topk_values, (5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:1057
+# schema/native_functions.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 _o.sort.register('CPU', _cpu_shape.sort)
 _o.sort.register('Meta', _meta_shape.sort)
 
-# schema/native_functions.yaml:1062
+# schema/native_functions.yaml: sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of sort)
 _o.sort_values.register('CompositeExplicitAutograd', _autogen_out(_o.sort))
 _o.sort_values.register("ADInplaceOrView", _inplace_or_view(_o.sort_values, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:1064
+# schema/native_functions.yaml: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 _o.sort_stable.register('CPU', _cpu_shape.sort_stable)
 _o.sort_stable.register('Meta', _meta_shape.sort_stable)
 
-# schema/native_functions.yaml:1069
+# schema/native_functions.yaml: sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of sort.stable)
 _o.sort_values_stable.register('CompositeExplicitAutograd', _autogen_out(_o.sort_stable))
 _o.sort_values_stable.register("ADInplaceOrView", _inplace_or_view(_o.sort_values_stable, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:1071
+# schema/native_functions.yaml: argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
 _o.argsort.register('CompositeImplicitAutograd', _composite_shape.argsort)
 
-# schema/native_functions.yaml:1076
+# schema/native_functions.yaml: argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 _o.argsort_stable.register('CompositeImplicitAutograd', _composite_shape.argsort_stable)
 
-# schema/native_functions.yaml:1080
+# schema/native_functions.yaml: argsort.stable_out(Tensor self, *, bool stable, int dim=-1, bool descending=False, Tensor(a!) out) -> Tensor(a!) (autogen of argsort.stable)
 _o.argsort_stable_out.register('CompositeExplicitAutograd', _autogen_out(_o.argsort_stable))
 _o.argsort_stable_out.register("ADInplaceOrView", _inplace_or_view(_o.argsort_stable_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1082
+# schema/native_functions.yaml: _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 _o._unique2.register('CPU', _cpu_shape.unique2)
 _o._unique2.register('Meta', _meta_shape.unique2)
 
-# schema/native_functions.yaml:1087
+# schema/native_functions.yaml: _unique2.out(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of _unique2)
 _o._unique2_out.register('CompositeExplicitAutograd', _autogen_out(_o._unique2))
 _o._unique2_out.register("ADInplaceOrView", _inplace_or_view(_o._unique2_out, (4, 5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:1090
+# schema/native_functions.yaml: unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
 _o.unique_dim.register('CPU', _cpu_shape.unique_dim)
 _o.unique_dim.register('Meta', _meta_shape.unique_dim)
 
-# schema/native_functions.yaml:1095
+# schema/native_functions.yaml: unique_dim.out(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of unique_dim)
 _o.unique_dim_out.register('CompositeExplicitAutograd', _autogen_out(_o.unique_dim))
 _o.unique_dim_out.register("ADInplaceOrView", _inplace_or_view(_o.unique_dim_out, (5, 6, 7)), with_keyset=True)
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml: slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
 _o.slice_scatter.register('CompositeExplicitAutograd', _common_scatter_views.slice_scatter)
 
-# schema/native_functions.yaml:1102
+# schema/native_functions.yaml: slice_scatter.out(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of slice_scatter)
 _o.slice_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.slice_scatter))
 _o.slice_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.slice_scatter_out, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:1104
+# schema/native_functions.yaml: select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
 _o.select_scatter.register('CompositeExplicitAutograd', _common_scatter_views.select_scatter)
 
-# schema/native_functions.yaml:1108
+# schema/native_functions.yaml: select_scatter.out(Tensor self, Tensor src, int dim, SymInt index, *, Tensor(a!) out) -> Tensor(a!) (autogen of select_scatter)
 _o.select_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.select_scatter))
 _o.select_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.select_scatter_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1110
+# schema/native_functions.yaml: diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
 _o.diagonal_scatter.register('CompositeExplicitAutograd', _common_scatter_views.diagonal_scatter)
 
-# schema/native_functions.yaml:1114
+# schema/native_functions.yaml: diagonal_scatter.out(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of diagonal_scatter)
 _o.diagonal_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.diagonal_scatter))
 _o.diagonal_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.diagonal_scatter_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1116
+# schema/native_functions.yaml: as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
 _o.as_strided_scatter.register('CompositeExplicitAutograd', _common_scatter_views.as_strided_scatter)
 
-# schema/native_functions.yaml:1120
+# schema/native_functions.yaml: as_strided_scatter.out(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of as_strided_scatter)
 _o.as_strided_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.as_strided_scatter))
 _o.as_strided_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.as_strided_scatter_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml: index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 _o.index_add.register('CPU', _cpu_shape.index_add)
 _o.index_add.register('Meta', _meta_shape.index_add)
 
-# schema/native_functions.yaml:1127
+# schema/native_functions.yaml: index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of index_add)
 _o.index_add_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_add))
 _o.index_add_out.register("ADInplaceOrView", _inplace_or_view(_o.index_add_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:1129
+# schema/native_functions.yaml: index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)
 _o.index_add_.register('CPU', _cpu_shape.index_add_)
 _o.index_add_.register('Meta', _meta_shape.index_add_)
 _o.index_add_.register("ADInplaceOrView", _inplace_or_view(_o.index_add_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml: index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
 _o.index_copy.register('CPU', _cpu_shape.index_copy)
 _o.index_copy.register('Meta', _meta_shape.index_copy)
 
-# schema/native_functions.yaml:1140
+# schema/native_functions.yaml: index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!) (autogen of index_copy)
 _o.index_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_copy))
 _o.index_copy_out.register("ADInplaceOrView", _inplace_or_view(_o.index_copy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml: index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)
 _o.index_copy_.register('CPU', _cpu_shape.index_copy_)
 _o.index_copy_.register('Meta', _meta_shape.index_copy_)
 _o.index_copy_.register("ADInplaceOrView", _inplace_or_view(_o.index_copy_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml: index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 _o.index_fill_int_Scalar.register('CompositeExplicitAutograd', _common_scatter_views.index_fill)
 
-# schema/native_functions.yaml:1152
+# schema/native_functions.yaml: index_fill.int_Scalar_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of index_fill.int_Scalar)
 _o.index_fill_int_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_fill_int_Scalar))
 _o.index_fill_int_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.index_fill_int_Scalar_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml: index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
 _o.index_fill_int_Tensor.register('CompositeExplicitAutograd', _common_scatter_views.index_fill)
 
-# schema/native_functions.yaml:1158
+# schema/native_functions.yaml: index_fill.int_Tensor_out(Tensor self, int dim, Tensor index, Tensor value, *, Tensor(a!) out) -> Tensor(a!) (autogen of index_fill.int_Tensor)
 _o.index_fill_int_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.index_fill_int_Tensor))
 _o.index_fill_int_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.index_fill_int_Tensor_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml: index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
 _o.index_fill__int_Scalar.register('CPU', _cpu_shape.index_fill_)
 _o.index_fill__int_Scalar.register('Meta', _meta_shape.index_fill_)
 _o.index_fill__int_Scalar.register("ADInplaceOrView", _inplace_or_view(_o.index_fill__int_Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1166
+# schema/native_functions.yaml: index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
 _o.index_fill__int_Tensor.register('CPU', _cpu_shape.index_fill_)
 _o.index_fill__int_Tensor.register('Meta', _meta_shape.index_fill_)
 _o.index_fill__int_Tensor.register("ADInplaceOrView", _inplace_or_view(_o.index_fill__int_Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1172
+# schema/native_functions.yaml: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
 _o.masked_scatter.register('CompositeExplicitAutograd', _common_scatter_views.masked_scatter)
 
-# schema/native_functions.yaml:1176
+# schema/native_functions.yaml: masked_scatter.out(Tensor self, Tensor mask, Tensor source, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_scatter)
 _o.masked_scatter_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_scatter))
 _o.masked_scatter_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_scatter_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1178
+# schema/native_functions.yaml: masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
 _o.masked_scatter_.register('CPU', _cpu_shape.masked_scatter_)
 _o.masked_scatter_.register('Meta', _meta_shape.masked_scatter_)
 _o.masked_scatter_.register("ADInplaceOrView", _inplace_or_view(_o.masked_scatter_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1184
+# schema/native_functions.yaml: take(Tensor self, Tensor index) -> Tensor
 _o.take.register('CPU', _cpu_shape.take)
 _o.take.register('Meta', _meta_shape.take)
 
-# schema/native_functions.yaml:1189
+# schema/native_functions.yaml: take.out(Tensor self, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (autogen of take)
 _o.take_out.register('CompositeExplicitAutograd', _autogen_out(_o.take))
 _o.take_out.register("ADInplaceOrView", _inplace_or_view(_o.take_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1191
+# schema/native_functions.yaml: put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 _o.put.register('CompositeExplicitAutograd', _common_scatter_views.put)
 
-# schema/native_functions.yaml:1195
+# schema/native_functions.yaml: put.out(Tensor self, Tensor index, Tensor source, bool accumulate=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of put)
 _o.put_out.register('CompositeExplicitAutograd', _autogen_out(_o.put))
 _o.put_out.register("ADInplaceOrView", _inplace_or_view(_o.put_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1197
+# schema/native_functions.yaml: put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)
 _o.put_.register('CPU', _cpu_shape.put_)
 _o.put_.register('Meta', _meta_shape.put_)
 _o.put_.register("ADInplaceOrView", _inplace_or_view(_o.put_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1203
+# schema/native_functions.yaml: take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 _o.take_along_dim.register('CompositeImplicitAutograd', _composite_shape.take_along_dim)
 
-# schema/native_functions.yaml:1207
+# schema/native_functions.yaml: take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of take_along_dim)
 _o.take_along_dim_out.register('CompositeExplicitAutograd', _autogen_out(_o.take_along_dim))
 _o.take_along_dim_out.register("ADInplaceOrView", _inplace_or_view(_o.take_along_dim_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml: argwhere(Tensor self) -> Tensor
 _o.argwhere.register('CompositeImplicitAutograd', _composite_shape.argwhere)
 
-# schema/native_functions.yaml:1214
+# schema/native_functions.yaml: fliplr(Tensor self) -> Tensor
 _o.fliplr.register('CompositeImplicitAutograd', _composite_shape.fliplr)
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml: flipud(Tensor self) -> Tensor
 _o.flipud.register('CompositeImplicitAutograd', _composite_shape.flipud)
 
-# schema/native_functions.yaml:1224
+# schema/native_functions.yaml: rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
 _o.rot90.register('CompositeImplicitAutograd', _composite_shape.rot90)
 
-# schema/native_functions.yaml:1228
+# schema/native_functions.yaml: rot90.out(Tensor self, int k=1, int[] dims=[0,1], *, Tensor(a!) out) -> Tensor(a!) (autogen of rot90)
 _o.rot90_out.register('CompositeExplicitAutograd', _autogen_out(_o.rot90))
 _o.rot90_out.register("ADInplaceOrView", _inplace_or_view(_o.rot90_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml: msort(Tensor self) -> Tensor
 _o.msort.register('CompositeImplicitAutograd', _composite_shape.msort)
 
-# schema/native_functions.yaml:1234
+# schema/native_functions.yaml: msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of msort)
 _o.msort_out.register('CompositeExplicitAutograd', _autogen_out(_o.msort))
 _o.msort_out.register("ADInplaceOrView", _inplace_or_view(_o.msort_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1236
+# schema/native_functions.yaml: unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
 _o.unique_consecutive.register('CPU', _cpu_shape.unique_consecutive)
 _o.unique_consecutive.register('Meta', _meta_shape.unique_consecutive)
 
-# schema/native_functions.yaml:1241
+# schema/native_functions.yaml: unique_consecutive.out(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of unique_consecutive)
 _o.unique_consecutive_out.register('CompositeExplicitAutograd', _autogen_out(_o.unique_consecutive))
 _o.unique_consecutive_out.register("ADInplaceOrView", _inplace_or_view(_o.unique_consecutive_out, (4, 5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:1244
+# schema/native_functions.yaml: unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
 _o.unfold.register('CompositeExplicitAutograd', _common_views.unfold)
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml: swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
 _o.swapaxes.register('CompositeImplicitAutograd', _composite_shape.swapaxes)
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml: swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 _o.swapdims.register('CompositeImplicitAutograd', _composite_shape.swapdims)
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml: moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 _o.moveaxis_intlist.register('CompositeImplicitAutograd', _composite_shape.moveaxis_intlist)
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml: moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 _o.moveaxis_int.register('CompositeImplicitAutograd', _composite_shape.moveaxis)
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml: ravel(Tensor(a) self) -> Tensor(a)
 _o.ravel.register('CompositeImplicitAutograd', _composite_shape.ravel)
 
-# schema/native_functions.yaml:1275
+# schema/native_functions.yaml: narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor
 _o.narrow_copy.register('CompositeImplicitAutograd', _composite_shape.narrow_copy)
 
-# schema/native_functions.yaml:1279
+# schema/native_functions.yaml: narrow_copy.out(Tensor self, int dim, SymInt start, SymInt length, *, Tensor(a!) out) -> Tensor(a!) (autogen of narrow_copy)
 _o.narrow_copy_out.register('CompositeExplicitAutograd', _autogen_out(_o.narrow_copy))
 _o.narrow_copy_out.register("ADInplaceOrView", _inplace_or_view(_o.narrow_copy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1281
+# schema/native_functions.yaml: tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
 _o.tensor_split_sections.register('CompositeImplicitAutograd', _composite_shape.tensor_split_sections)
 
-# schema/native_functions.yaml:1286
+# schema/native_functions.yaml: tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
 _o.tensor_split_indices.register('CompositeImplicitAutograd', _composite_shape.tensor_split_indices)
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml: tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
 _o.tensor_split_tensor_indices_or_sections.register('CompositeImplicitAutograd', _composite_shape.tensor_split_tensor)
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 _o.hsplit_int.register('CompositeImplicitAutograd', _composite_shape.hsplit_int)
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml: hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 _o.hsplit_array.register('CompositeImplicitAutograd', _composite_shape.hsplit_array)
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml: vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 _o.vsplit_int.register('CompositeImplicitAutograd', _composite_shape.vsplit_int)
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml: vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 _o.vsplit_array.register('CompositeImplicitAutograd', _composite_shape.vsplit_array)
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml: dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 _o.dsplit_int.register('CompositeImplicitAutograd', _composite_shape.dsplit_int)
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml: dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 _o.dsplit_array.register('CompositeImplicitAutograd', _composite_shape.dsplit_array)
 
-# schema/native_functions.yaml:1326
+# schema/native_functions.yaml: atleast_1d(Tensor self) -> Tensor
 _o.atleast_1d.register('CompositeImplicitAutograd', _composite_shape.atleast_1d)
 
-# schema/native_functions.yaml:1331
+# schema/native_functions.yaml: atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
 _o.atleast_1d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_1d_sequence)
 
-# schema/native_functions.yaml:1336
+# schema/native_functions.yaml: atleast_2d(Tensor self) -> Tensor
 _o.atleast_2d.register('CompositeImplicitAutograd', _composite_shape.atleast_2d)
 
-# schema/native_functions.yaml:1341
+# schema/native_functions.yaml: atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
 _o.atleast_2d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_2d_sequence)
 
-# schema/native_functions.yaml:1346
+# schema/native_functions.yaml: atleast_3d(Tensor self) -> Tensor
 _o.atleast_3d.register('CompositeImplicitAutograd', _composite_shape.atleast_3d)
 
-# schema/native_functions.yaml:1351
+# schema/native_functions.yaml: atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
 _o.atleast_3d_Sequence.register('CompositeImplicitAutograd', _composite_shape.atleast_3d_sequence)
 
-# schema/native_functions.yaml:1356
+# schema/native_functions.yaml: hstack(Tensor[] tensors) -> Tensor
 _o.hstack.register('CompositeImplicitAutograd', _composite_shape.hstack)
 
-# schema/native_functions.yaml:1359
+# schema/native_functions.yaml: hstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of hstack)
 _o.hstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.hstack))
 _o.hstack_out.register("ADInplaceOrView", _inplace_or_view(_o.hstack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1361
+# schema/native_functions.yaml: vstack(Tensor[] tensors) -> Tensor
 _o.vstack.register('CompositeImplicitAutograd', _composite_shape.vstack)
 
-# schema/native_functions.yaml:1364
+# schema/native_functions.yaml: vstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of vstack)
 _o.vstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.vstack))
 _o.vstack_out.register("ADInplaceOrView", _inplace_or_view(_o.vstack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1366
+# schema/native_functions.yaml: row_stack(Tensor[] tensors) -> Tensor
 _o.row_stack.register('CompositeImplicitAutograd', _composite_shape.row_stack)
 
-# schema/native_functions.yaml:1369
+# schema/native_functions.yaml: row_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of row_stack)
 _o.row_stack_out.register('CompositeExplicitAutograd', _autogen_out(_o.row_stack))
 _o.row_stack_out.register("ADInplaceOrView", _inplace_or_view(_o.row_stack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1371
+# schema/native_functions.yaml: dstack(Tensor[] tensors) -> Tensor
 _o.dstack.register('CompositeImplicitAutograd', _composite_shape.dstack)
 
-# schema/native_functions.yaml:1374
+# schema/native_functions.yaml: dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of dstack)
 _o.dstack_out.register('CompositeExplicitAutograd', _autogen_out(_o.dstack))
 _o.dstack_out.register("ADInplaceOrView", _inplace_or_view(_o.dstack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1376
+# schema/native_functions.yaml: column_stack(Tensor[] tensors) -> Tensor
 _o.column_stack.register('CompositeImplicitAutograd', _composite_shape.column_stack)
 
-# schema/native_functions.yaml:1379
+# schema/native_functions.yaml: column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of column_stack)
 _o.column_stack_out.register('CompositeExplicitAutograd', _autogen_out(_o.column_stack))
 _o.column_stack_out.register("ADInplaceOrView", _inplace_or_view(_o.column_stack_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1381
+# schema/native_functions.yaml: diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 _o.diag_embed.register('CompositeImplicitAutograd', _composite_shape.diag_embed)
 
-# schema/native_functions.yaml:1385
+# schema/native_functions.yaml: diag_embed.out(Tensor self, int offset=0, int dim1=-2, int dim2=-1, *, Tensor(a!) out) -> Tensor(a!) (autogen of diag_embed)
 _o.diag_embed_out.register('CompositeExplicitAutograd', _autogen_out(_o.diag_embed))
 _o.diag_embed_out.register("ADInplaceOrView", _inplace_or_view(_o.diag_embed_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml: diag(Tensor self, int diagonal=0) -> Tensor
 _o.diag.register('CompositeImplicitAutograd', _composite_shape.diag)
 
-# schema/native_functions.yaml:1391
+# schema/native_functions.yaml: diag.out(Tensor self, int diagonal=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of diag)
 _o.diag_out.register('CompositeExplicitAutograd', _autogen_out(_o.diag))
 _o.diag_out.register("ADInplaceOrView", _inplace_or_view(_o.diag_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1393
+# schema/native_functions.yaml: diagflat(Tensor self, int offset=0) -> Tensor
 _o.diagflat.register('CompositeImplicitAutograd', _composite_shape.diagflat)
 
-# schema/native_functions.yaml:1398
+# schema/native_functions.yaml: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
 _o.repeat_interleave_Tensor.register('CPU', _cpu_shape.repeat_interleave_tensor)
 _o.repeat_interleave_Tensor.register('Meta', _meta_shape.repeat_interleave_tensor)
 
-# schema/native_functions.yaml:1402
+# schema/native_functions.yaml: repeat_interleave.Tensor_out(Tensor repeats, *, SymInt? output_size=None, Tensor(a!) out) -> Tensor(a!) (autogen of repeat_interleave.Tensor)
 _o.repeat_interleave_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.repeat_interleave_Tensor))
 _o.repeat_interleave_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.repeat_interleave_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1405
+# schema/native_functions.yaml: repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 _o.repeat_interleave_self_Tensor.register('CompositeImplicitAutograd', _composite_shape.repeat_interleave_self_tensor)
 
-# schema/native_functions.yaml:1410
+# schema/native_functions.yaml: repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 _o.repeat_interleave_self_int.register('CompositeImplicitAutograd', _composite_shape.repeat_interleave_self_int)
 
-# schema/native_functions.yaml:1415
+# schema/native_functions.yaml: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
 _o.searchsorted_Tensor.register('CPU', _cpu_shape.searchsorted)
 _o.searchsorted_Tensor.register('Meta', _meta_shape.searchsorted)
 
-# schema/native_functions.yaml:1419
+# schema/native_functions.yaml: searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!) (autogen of searchsorted.Tensor)
 _o.searchsorted_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.searchsorted_Tensor))
 _o.searchsorted_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.searchsorted_Tensor_out, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:1421
+# schema/native_functions.yaml: searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
 _o.searchsorted_Scalar.register('CPU', _cpu_shape.searchsorted_scalar)
 _o.searchsorted_Scalar.register('Meta', _meta_shape.searchsorted_scalar)
 
-# schema/native_functions.yaml:1425
+# schema/native_functions.yaml: searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!) (autogen of searchsorted.Scalar)
 _o.searchsorted_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.searchsorted_Scalar))
 _o.searchsorted_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.searchsorted_Scalar_out, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:1427
+# schema/native_functions.yaml: bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
 _o.bucketize_Tensor.register('CPU', _cpu_shape.bucketize)
 _o.bucketize_Tensor.register('Meta', _meta_shape.bucketize)
 
-# schema/native_functions.yaml:1431
+# schema/native_functions.yaml: bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!) (autogen of bucketize.Tensor)
 _o.bucketize_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bucketize_Tensor))
 _o.bucketize_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bucketize_Tensor_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1433
+# schema/native_functions.yaml: bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
 _o.bucketize_Scalar.register('CPU', _cpu_shape.bucketize_scalar)
 _o.bucketize_Scalar.register('Meta', _meta_shape.bucketize_scalar)
 
-# schema/native_functions.yaml:1437
+# schema/native_functions.yaml: bucketize.Scalar_out(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!) (autogen of bucketize.Scalar)
 _o.bucketize_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bucketize_Scalar))
 _o.bucketize_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bucketize_Scalar_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1443
+# schema/native_functions.yaml: rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.rand_generator.register('CPU', _cpu_factories.rand_generator)
 _o.rand_generator.register('Meta', _meta_random.rand_generator)
 _o.rand_generator.register("BackendSelect", _backend_select(_o.rand_generator, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1449
+# schema/native_functions.yaml: randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.randn_generator.register('CPU', _cpu_factories.randn_generator)
 _o.randn_generator.register('Meta', _meta_random.randn_generator)
 _o.randn_generator.register("BackendSelect", _backend_select(_o.randn_generator, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1455
+# schema/native_functions.yaml: rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 _o.rand_out.register('CompositeExplicitAutograd', _common_random.rand_out)
 _o.rand_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1460
+# schema/native_functions.yaml: rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 _o.rand_generator_out.register('CompositeExplicitAutograd', _common_random.rand_generator_out)
 _o.rand_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_generator_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1465
+# schema/native_functions.yaml: randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 _o.randn_out.register('CompositeExplicitAutograd', _common_random.randn_out)
 _o.randn_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1470
+# schema/native_functions.yaml: randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 _o.randn_generator_out.register('CompositeExplicitAutograd', _common_random.randn_generator_out)
 _o.randn_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_generator_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1475
+# schema/native_functions.yaml: rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.rand_like_generator.register('CompositeExplicitAutograd', _common_factories_like.rand_like_generator)
 
-# schema/native_functions.yaml:1480
+# schema/native_functions.yaml: randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.randn_like_generator.register('CompositeExplicitAutograd', _common_factories_like.randn_like_generator)
 
-# schema/native_functions.yaml:1485
+# schema/native_functions.yaml: linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.linspace.register('CPU', _cpu_random.linspace)
 _o.linspace.register('Meta', _meta_random.linspace)
 _o.linspace.register("BackendSelect", _backend_select(_o.linspace, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1491
+# schema/native_functions.yaml: linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)
 _o.linspace_out.register('CompositeExplicitAutograd', _common_random.linspace_out)
 _o.linspace_out.register("ADInplaceOrView", _inplace_or_view(_o.linspace_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1495
+# schema/native_functions.yaml: eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.eye.register('CPU', _cpu_random.eye)
 _o.eye.register('Meta', _meta_random.eye)
 _o.eye.register("BackendSelect", _backend_select(_o.eye, 3), with_keyset=True)
 
-# schema/native_functions.yaml:1501
+# schema/native_functions.yaml: eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.eye_m.register('CPU', _cpu_random.eye_m)
 _o.eye_m.register('Meta', _meta_random.eye_m)
 _o.eye_m.register("BackendSelect", _backend_select(_o.eye_m, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1507
+# schema/native_functions.yaml: eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)
 _o.eye_out.register('CompositeExplicitAutograd', _common_random.eye_out)
 _o.eye_out.register("ADInplaceOrView", _inplace_or_view(_o.eye_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1511
+# schema/native_functions.yaml: eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)
 _o.eye_m_out.register('CompositeExplicitAutograd', _common_random.eye_m_out)
 _o.eye_m_out.register("ADInplaceOrView", _inplace_or_view(_o.eye_m_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1515
+# schema/native_functions.yaml: randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.randint.register('CPU', _cpu_random.randint)
 _o.randint.register('Meta', _meta_random.randint)
 _o.randint.register("BackendSelect", _backend_select(_o.randint, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1521
+# schema/native_functions.yaml: randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.randint_generator.register('CPU', _cpu_random.randint_generator)
 _o.randint_generator.register('Meta', _meta_random.randint_generator)
 _o.randint_generator.register("BackendSelect", _backend_select(_o.randint_generator, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1527
+# schema/native_functions.yaml: randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.randint_low.register('CPU', _cpu_random.randint_low)
 _o.randint_low.register('Meta', _meta_random.randint_low)
 _o.randint_low.register("BackendSelect", _backend_select(_o.randint_low, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1533
+# schema/native_functions.yaml: randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.randint_low_generator.register('CPU', _cpu_random.randint_low_generator)
 _o.randint_low_generator.register('Meta', _meta_random.randint_low_generator)
 _o.randint_low_generator.register("BackendSelect", _backend_select(_o.randint_low_generator, 6), with_keyset=True)
 
-# schema/native_functions.yaml:1539
+# schema/native_functions.yaml: randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 _o.randint_out.register('CompositeExplicitAutograd', _common_random.randint_out)
 _o.randint_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1544
+# schema/native_functions.yaml: randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 _o.randint_generator_out.register('CompositeExplicitAutograd', _common_random.randint_generator_out)
 _o.randint_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1549
+# schema/native_functions.yaml: randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 _o.randint_low_out.register('CompositeExplicitAutograd', _common_random.randint_low_out)
 _o.randint_low_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_low_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1554
+# schema/native_functions.yaml: randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 _o.randint_low_generator_out.register('CompositeExplicitAutograd', _common_random.randint_low_generator_out)
 _o.randint_low_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_low_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1559
+# schema/native_functions.yaml: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.randperm.register('CPU', _cpu_random.randperm)
 _o.randperm.register('Meta', _meta_random.randperm)
 _o.randperm.register("BackendSelect", _backend_select(_o.randperm, 3), with_keyset=True)
 
-# schema/native_functions.yaml:1565
+# schema/native_functions.yaml: randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.randperm_generator.register('CPU', _cpu_random.randperm_generator)
 _o.randperm_generator.register('Meta', _meta_random.randperm_generator)
 _o.randperm_generator.register("BackendSelect", _backend_select(_o.randperm_generator, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1571
+# schema/native_functions.yaml: randperm.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)
 _o.randperm_out.register('CompositeExplicitAutograd', _common_random.randperm_out)
 _o.randperm_out.register("ADInplaceOrView", _inplace_or_view(_o.randperm_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1576
+# schema/native_functions.yaml: randperm.generator_out(SymInt n, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
 _o.randperm_generator_out.register('CompositeExplicitAutograd', _common_random.randperm_generator_out)
 _o.randperm_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randperm_generator_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1581
+# schema/native_functions.yaml: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.randint_like.register('CompositeExplicitAutograd', _common_random.randint_like)
 
-# schema/native_functions.yaml:1586
+# schema/native_functions.yaml: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.randint_like_Tensor.register('CompositeExplicitAutograd', _common_random.randint_like_tensor)
 
-# schema/native_functions.yaml:1591
+# schema/native_functions.yaml: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.randint_like_low_dtype.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype)
 
-# schema/native_functions.yaml:1596
+# schema/native_functions.yaml: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.randint_like_generator.register('CompositeExplicitAutograd', _common_random.randint_like_generator)
 
-# schema/native_functions.yaml:1601
+# schema/native_functions.yaml: randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.randint_like_Tensor_generator.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator)
 
-# schema/native_functions.yaml:1606
+# schema/native_functions.yaml: randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.randint_like_low_generator_dtype.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype)
 
-# schema/native_functions.yaml:1611
+# schema/native_functions.yaml: uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)
 _o.uniform_.register('CPU', _cpu_random.uniform_)
 _o.uniform_.register('Meta', _meta_random.uniform_)
 _o.uniform_.register("ADInplaceOrView", _inplace_or_view(_o.uniform_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1618
+# schema/native_functions.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)
 _o.normal_.register('CPU', _cpu_random.normal_)
 _o.normal_.register('Meta', _meta_random.normal_)
 _o.normal_.register("ADInplaceOrView", _inplace_or_view(_o.normal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1625
+# schema/native_functions.yaml: exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)
 _o.exponential_.register('CPU', _cpu_random.exponential_)
 _o.exponential_.register('Meta', _meta_random.exponential_)
 _o.exponential_.register("ADInplaceOrView", _inplace_or_view(_o.exponential_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1632
+# schema/native_functions.yaml: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
 _o.random__from.register('CPU', _cpu_random.random_from)
 _o.random__from.register('Meta', _meta_random.random_from)
 _o.random__from.register("ADInplaceOrView", _inplace_or_view(_o.random__from, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1639
+# schema/native_functions.yaml: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
 _o.random__to.register('CPU', _cpu_random.random_to)
 _o.random__to.register('Meta', _meta_random.random_to)
 _o.random__to.register("ADInplaceOrView", _inplace_or_view(_o.random__to, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1646
+# schema/native_functions.yaml: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
 _o.random_.register('CPU', _cpu_random.random_)
 _o.random_.register('Meta', _meta_random.random_)
 _o.random_.register("ADInplaceOrView", _inplace_or_view(_o.random_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1653
+# schema/native_functions.yaml: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
 _o.bernoulli.register('CPU', _cpu_random.bernoulli)
 _o.bernoulli.register('Meta', _meta_random.bernoulli)
 
-# schema/native_functions.yaml:1660
+# schema/native_functions.yaml: bernoulli.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.bernoulli_out.register('CompositeExplicitAutograd', _common_random.bernoulli_out)
 _o.bernoulli_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1665
+# schema/native_functions.yaml: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
 _o.bernoulli_p.register('CPU', _cpu_random.bernoulli_p)
 _o.bernoulli_p.register('Meta', _meta_random.bernoulli_p)
 
-# schema/native_functions.yaml:1672
+# schema/native_functions.yaml: bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
 _o.bernoulli_Tensor.register('CPU', _cpu_random.bernoulli_tensor)
 _o.bernoulli_Tensor.register('Meta', _meta_random.bernoulli_tensor)
 
-# schema/native_functions.yaml:1679
+# schema/native_functions.yaml: bernoulli.Tensor_out(Tensor self, Tensor p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.bernoulli_Tensor_out.register('CompositeExplicitAutograd', _common_random.bernoulli_tensor_out)
 _o.bernoulli_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1684
+# schema/native_functions.yaml: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
 _o.bernoulli__Tensor.register('CPU', _cpu_random.bernoulli__tensor)
 _o.bernoulli__Tensor.register('Meta', _meta_random.bernoulli__tensor)
 _o.bernoulli__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1691
+# schema/native_functions.yaml: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
 _o.bernoulli__float.register('CPU', _cpu_random.bernoulli__float)
 _o.bernoulli__float.register('Meta', _meta_random.bernoulli__float)
 _o.bernoulli__float.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__float, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1698
+# schema/native_functions.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 _o.native_dropout.register('CPU', _cpu_random.native_dropout)
 _o.native_dropout.register('Meta', _meta_random.native_dropout)
 
-# schema/native_functions.yaml:1704
+# schema/native_functions.yaml: native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 _o.native_dropout_backward.register('CompositeExplicitAutograd', _common_random.native_dropout_backward)
 
-# schema/native_functions.yaml:1707
+# schema/native_functions.yaml: native_dropout_backward.out(Tensor grad_output, Tensor mask, float scale, *, Tensor(a!) out) -> Tensor(a!) (autogen of native_dropout_backward)
 _o.native_dropout_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_dropout_backward))
 _o.native_dropout_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_dropout_backward_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1710
+# schema/native_functions.yaml: dropout(Tensor input, float p, bool train) -> Tensor
 _o.dropout.register('CompositeImplicitAutograd', _composite_random.dropout)
 
-# schema/native_functions.yaml:1715
+# schema/native_functions.yaml: dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
 _o.dropout_.register('CompositeImplicitAutograd', _composite_random.dropout_)
 _o.dropout_.register("ADInplaceOrView", _inplace_or_view(_o.dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1720
+# schema/native_functions.yaml: feature_dropout(Tensor input, float p, bool train) -> Tensor
 _o.feature_dropout.register('CompositeImplicitAutograd', _composite_random.feature_dropout)
 
-# schema/native_functions.yaml:1725
+# schema/native_functions.yaml: feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
 _o.feature_dropout_.register('CompositeImplicitAutograd', _composite_random.feature_dropout_)
 _o.feature_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.feature_dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1730
+# schema/native_functions.yaml: alpha_dropout(Tensor input, float p, bool train) -> Tensor
 _o.alpha_dropout.register('CompositeImplicitAutograd', _composite_random.alpha_dropout)
 
-# schema/native_functions.yaml:1735
+# schema/native_functions.yaml: alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
 _o.alpha_dropout_.register('CompositeImplicitAutograd', _composite_random.alpha_dropout_)
 _o.alpha_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.alpha_dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1740
+# schema/native_functions.yaml: feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
 _o.feature_alpha_dropout.register('CompositeImplicitAutograd', _composite_random.feature_alpha_dropout)
 
-# schema/native_functions.yaml:1745
+# schema/native_functions.yaml: feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
 _o.feature_alpha_dropout_.register('CompositeImplicitAutograd', _composite_random.feature_alpha_dropout_)
 _o.feature_alpha_dropout_.register("ADInplaceOrView", _inplace_or_view(_o.feature_alpha_dropout_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1750
+# schema/native_functions.yaml: normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.normal_float_float.register('CPU', _cpu_random.normal_float_float)
 _o.normal_float_float.register('Meta', _meta_random.normal_float_float)
 _o.normal_float_float.register("BackendSelect", _backend_select(_o.normal_float_float, 6), with_keyset=True)
 
-# schema/native_functions.yaml:1756
+# schema/native_functions.yaml: normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.normal_float_float_out.register('CompositeExplicitAutograd', _common_random.normal_float_float_out)
 _o.normal_float_float_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_float_float_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1761
+# schema/native_functions.yaml: normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor
 _o.normal_Tensor_float.register('CPU', _cpu_random.normal_tensor_float)
 _o.normal_Tensor_float.register('Meta', _meta_random.normal_tensor_float)
 
-# schema/native_functions.yaml:1768
+# schema/native_functions.yaml: normal.Tensor_float_out(Tensor mean, float std=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.normal_Tensor_float_out.register('CompositeExplicitAutograd', _common_random.normal_tensor_float_out)
 _o.normal_Tensor_float_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_float_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1773
+# schema/native_functions.yaml: normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
 _o.normal_float_Tensor.register('CPU', _cpu_random.normal_float_tensor)
 _o.normal_float_Tensor.register('Meta', _meta_random.normal_float_tensor)
 
-# schema/native_functions.yaml:1777
+# schema/native_functions.yaml: normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!) (autogen of normal.float_Tensor)
 _o.normal_float_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_float_Tensor))
 _o.normal_float_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_float_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1780
+# schema/native_functions.yaml: normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
 _o.normal_Tensor_Tensor.register('CPU', _cpu_random.normal_tensor_tensor)
 _o.normal_Tensor_Tensor.register('Meta', _meta_random.normal_tensor_tensor)
 
-# schema/native_functions.yaml:1784
+# schema/native_functions.yaml: normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!) (autogen of normal.Tensor_Tensor)
 _o.normal_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.normal_Tensor_Tensor))
 _o.normal_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.normal_Tensor_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1787
+# schema/native_functions.yaml: log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)
 _o.log_normal_.register('CPU', _cpu_random.log_normal_)
 _o.log_normal_.register('Meta', _meta_random.log_normal_)
 _o.log_normal_.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1794
+# schema/native_functions.yaml: cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)
 _o.cauchy_.register('CPU', _cpu_random.cauchy_)
 _o.cauchy_.register('Meta', _meta_random.cauchy_)
 _o.cauchy_.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1801
+# schema/native_functions.yaml: geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
 _o.geometric_.register('CPU', _cpu_random.geometric_)
 _o.geometric_.register('Meta', _meta_random.geometric_)
 _o.geometric_.register("ADInplaceOrView", _inplace_or_view(_o.geometric_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1808
+# schema/native_functions.yaml: multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
 _o.multinomial.register('CPU', _cpu_random.multinomial)
 _o.multinomial.register('Meta', _meta_random.multinomial)
 
-# schema/native_functions.yaml:1815
+# schema/native_functions.yaml: multinomial.out(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.multinomial_out.register('CompositeExplicitAutograd', _common_random.multinomial_out)
 _o.multinomial_out.register("ADInplaceOrView", _inplace_or_view(_o.multinomial_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1820
+# schema/native_functions.yaml: poisson(Tensor self, Generator? generator=None) -> Tensor
 _o.poisson.register('CPU', _cpu_random.poisson)
 _o.poisson.register('Meta', _meta_random.poisson)
 
-# schema/native_functions.yaml:1826
+# schema/native_functions.yaml: poisson.out(Tensor self, Generator? generator=None, *, Tensor(a!) out) -> Tensor(a!)
 _o.poisson_out.register('CompositeExplicitAutograd', _common_random.poisson_out)
 _o.poisson_out.register("ADInplaceOrView", _inplace_or_view(_o.poisson_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1831
+# schema/native_functions.yaml: logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.logspace.register('CPU', _cpu_random.logspace)
 _o.logspace.register('Meta', _meta_random.logspace)
 _o.logspace.register("BackendSelect", _backend_select(_o.logspace, 6), with_keyset=True)
 
-# schema/native_functions.yaml:1837
+# schema/native_functions.yaml: logspace.out(Scalar start, Scalar end, int steps, float base=10., *, Tensor(a!) out) -> Tensor(a!)
 _o.logspace_out.register('CompositeExplicitAutograd', _common_random.logspace_out)
 _o.logspace_out.register("ADInplaceOrView", _inplace_or_view(_o.logspace_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:1841
+# schema/native_functions.yaml: empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.empty_permuted.register('CPU', _cpu_random.empty_permuted)
 _o.empty_permuted.register('Meta', _meta_random.empty_permuted)
 _o.empty_permuted.register("BackendSelect", _backend_select(_o.empty_permuted, 4), with_keyset=True)
 
-# schema/native_functions.yaml:1847
+# schema/native_functions.yaml: empty_permuted.out(SymInt[] size, int[] physical_layout, *, Tensor(a!) out) -> Tensor(a!)
 _o.empty_permuted_out.register('CompositeExplicitAutograd', _common_random.empty_permuted_out)
 _o.empty_permuted_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_permuted_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:1851
+# schema/native_functions.yaml: tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.tril_indices.register('CPU', _cpu_random.tril_indices)
 _o.tril_indices.register('Meta', _meta_random.tril_indices)
 _o.tril_indices.register("BackendSelect", _backend_select(_o.tril_indices, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1857
+# schema/native_functions.yaml: tril_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)
 _o.tril_indices_out.register('CompositeExplicitAutograd', _common_random.tril_indices_out)
 _o.tril_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.tril_indices_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:1861
+# schema/native_functions.yaml: triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.triu_indices.register('CPU', _cpu_random.triu_indices)
 _o.triu_indices.register('Meta', _meta_random.triu_indices)
 _o.triu_indices.register("BackendSelect", _backend_select(_o.triu_indices, 5), with_keyset=True)
 
-# schema/native_functions.yaml:1867
+# schema/native_functions.yaml: meshgrid(Tensor[] tensors) -> Tensor[]
 _o.meshgrid.register('CompositeImplicitAutograd', _composite_shape.meshgrid)
 
-# schema/native_functions.yaml:1871
+# schema/native_functions.yaml: meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
 _o.meshgrid_indexing.register('CompositeImplicitAutograd', _composite_shape.meshgrid_indexing)
 
-# schema/native_functions.yaml:1875
+# schema/native_functions.yaml: broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
 _o.broadcast_to.register('CompositeImplicitAutograd', _composite_shape.broadcast_to)
 
-# schema/native_functions.yaml:1880
+# schema/native_functions.yaml: broadcast_tensors(Tensor[] tensors) -> Tensor[]
 _o.broadcast_tensors.register('CompositeImplicitAutograd', _composite_shape.broadcast_tensors)
 
-# schema/native_functions.yaml:1884
+# schema/native_functions.yaml: cartesian_prod(Tensor[] tensors) -> Tensor
 _o.cartesian_prod.register('CompositeImplicitAutograd', _composite_shape.cartesian_prod)
 
-# schema/native_functions.yaml:1888
+# schema/native_functions.yaml: block_diag(Tensor[] tensors) -> Tensor
 _o.block_diag.register('CompositeImplicitAutograd', _composite_shape.block_diag)
 
-# schema/native_functions.yaml:1891
+# schema/native_functions.yaml: block_diag.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!) (autogen of block_diag)
 _o.block_diag_out.register('CompositeExplicitAutograd', _autogen_out(_o.block_diag))
 _o.block_diag_out.register("ADInplaceOrView", _inplace_or_view(_o.block_diag_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1893
+# schema/native_functions.yaml: combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
 _o.combinations.register('CompositeImplicitAutograd', _composite_shape.combinations)
 
-# schema/native_functions.yaml:1899
+# schema/native_functions.yaml: exp2(Tensor self) -> Tensor
 _o.exp2.register('CPU', _cpu_unary.exp2)
 _o.exp2.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1904
+# schema/native_functions.yaml: exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp2)
 _o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
 _o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1907
+# schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!)
 _o.exp2_.register('CPU', _cpu_unary.exp2_)
 _o.exp2_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1914
+# schema/native_functions.yaml: expm1(Tensor self) -> Tensor
 _o.expm1.register('CPU', _cpu_unary.expm1)
 _o.expm1.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1919
+# schema/native_functions.yaml: expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of expm1)
 _o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
 _o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1922
+# schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
 _o.expm1_.register('CPU', _cpu_unary.expm1_)
 _o.expm1_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1929
+# schema/native_functions.yaml: log2(Tensor self) -> Tensor
 _o.log2.register('CPU', _cpu_unary.log2)
 _o.log2.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1934
+# schema/native_functions.yaml: log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log2)
 _o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
 _o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1937
+# schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
 _o.log2_.register('CPU', _cpu_unary.log2_)
 _o.log2_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1944
+# schema/native_functions.yaml: log10(Tensor self) -> Tensor
 _o.log10.register('CPU', _cpu_unary.log10)
 _o.log10.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1949
+# schema/native_functions.yaml: log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log10)
 _o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
 _o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1952
+# schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
 _o.log10_.register('CPU', _cpu_unary.log10_)
 _o.log10_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1959
+# schema/native_functions.yaml: log1p(Tensor self) -> Tensor
 _o.log1p.register('CPU', _cpu_unary.log1p)
 _o.log1p.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1964
+# schema/native_functions.yaml: log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log1p)
 _o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
 _o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1967
+# schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
 _o.log1p_.register('CPU', _cpu_unary.log1p_)
 _o.log1p_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1974
+# schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
 _o.sqrt.register('CPU', _cpu_unary.sqrt)
 _o.sqrt.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1979
+# schema/native_functions.yaml: sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sqrt)
 _o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
 _o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1982
+# schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
 _o.sqrt_.register('CPU', _cpu_unary.sqrt_)
 _o.sqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:1989
+# schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
 _o.rsqrt.register('CPU', _cpu_unary.rsqrt)
 _o.rsqrt.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:1994
+# schema/native_functions.yaml: rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsqrt)
 _o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
 _o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:1997
+# schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
 _o.rsqrt_.register('CPU', _cpu_unary.rsqrt_)
 _o.rsqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2004
+# schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
 _o.reciprocal.register('CPU', _cpu_unary.reciprocal)
 _o.reciprocal.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2009
+# schema/native_functions.yaml: reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of reciprocal)
 _o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciprocal))
 _o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2012
+# schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
 _o.reciprocal_.register('CPU', _cpu_unary.reciprocal_)
 _o.reciprocal_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2019
+# schema/native_functions.yaml: sin(Tensor self) -> Tensor
 _o.sin.register('CPU', _cpu_unary.sin)
 _o.sin.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2024
+# schema/native_functions.yaml: sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sin)
 _o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
 _o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2027
+# schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
 _o.sin_.register('CPU', _cpu_unary.sin_)
 _o.sin_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2034
+# schema/native_functions.yaml: cos(Tensor self) -> Tensor
 _o.cos.register('CPU', _cpu_unary.cos)
 _o.cos.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2039
+# schema/native_functions.yaml: cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cos)
 _o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
 _o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2042
+# schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
 _o.cos_.register('CPU', _cpu_unary.cos_)
 _o.cos_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2049
+# schema/native_functions.yaml: tan(Tensor self) -> Tensor
 _o.tan.register('CPU', _cpu_unary.tan)
 _o.tan.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2054
+# schema/native_functions.yaml: tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tan)
 _o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
 _o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2057
+# schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
 _o.tan_.register('CPU', _cpu_unary.tan_)
 _o.tan_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2064
+# schema/native_functions.yaml: asin(Tensor self) -> Tensor
 _o.asin.register('CPU', _cpu_unary.asin)
 _o.asin.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2069
+# schema/native_functions.yaml: asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asin)
 _o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
 _o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2072
+# schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
 _o.asin_.register('CPU', _cpu_unary.asin_)
 _o.asin_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2079
+# schema/native_functions.yaml: acos(Tensor self) -> Tensor
 _o.acos.register('CPU', _cpu_unary.acos)
 _o.acos.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2084
+# schema/native_functions.yaml: acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acos)
 _o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
 _o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2087
+# schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
 _o.acos_.register('CPU', _cpu_unary.acos_)
 _o.acos_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2094
+# schema/native_functions.yaml: atan(Tensor self) -> Tensor
 _o.atan.register('CPU', _cpu_unary.atan)
 _o.atan.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2099
+# schema/native_functions.yaml: atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan)
 _o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
 _o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2102
+# schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
 _o.atan_.register('CPU', _cpu_unary.atan_)
 _o.atan_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2109
+# schema/native_functions.yaml: sinh(Tensor self) -> Tensor
 _o.sinh.register('CPU', _cpu_unary.sinh)
 _o.sinh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2114
+# schema/native_functions.yaml: sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinh)
 _o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
 _o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2117
+# schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
 _o.sinh_.register('CPU', _cpu_unary.sinh_)
 _o.sinh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2124
+# schema/native_functions.yaml: cosh(Tensor self) -> Tensor
 _o.cosh.register('CPU', _cpu_unary.cosh)
 _o.cosh.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2129
+# schema/native_functions.yaml: cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cosh)
 _o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
 _o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2132
+# schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
 _o.cosh_.register('CPU', _cpu_unary.cosh_)
 _o.cosh_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2139
+# schema/native_functions.yaml: erf(Tensor self) -> Tensor
 _o.erf.register('CPU', _cpu_unary.erf)
 _o.erf.register('Meta', _meta_pointwise.unary_float)
 
-# schema/native_functions.yaml:2144
+# schema/native_functions.yaml: erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erf)
 _o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
 _o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2147
+# schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
 _o.erf_.register('CPU', _cpu_unary.erf_)
 _o.erf_.register('Meta', _meta_pointwise.unary_inplace_float)
 _o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2154
+# schema/native_functions.yaml: abs(Tensor self) -> Tensor
 _o.abs.register('CPU', _cpu_unary.abs)
 _o.abs.register('Meta', _meta_unary.abs)
 
-# schema/native_functions.yaml:2159
+# schema/native_functions.yaml: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of abs)
 _o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
 _o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2162
+# schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
 _o.abs_.register('CPU', _cpu_unary.abs_)
 _o.abs_.register('Meta', _meta_unary.abs_)
 _o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2169
+# schema/native_functions.yaml: floor(Tensor self) -> Tensor
 _o.floor.register('CPU', _cpu_unary.floor)
 _o.floor.register('Meta', _meta_unary.floor)
 
-# schema/native_functions.yaml:2174
+# schema/native_functions.yaml: floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor)
 _o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
 _o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2177
+# schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
 _o.floor_.register('CPU', _cpu_unary.floor_)
 _o.floor_.register('Meta', _meta_unary.floor_)
 _o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2184
+# schema/native_functions.yaml: ceil(Tensor self) -> Tensor
 _o.ceil.register('CPU', _cpu_unary.ceil)
 _o.ceil.register('Meta', _meta_unary.ceil)
 
-# schema/native_functions.yaml:2189
+# schema/native_functions.yaml: ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of ceil)
 _o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
 _o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2192
+# schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
 _o.ceil_.register('CPU', _cpu_unary.ceil_)
 _o.ceil_.register('Meta', _meta_unary.ceil_)
 _o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2199
+# schema/native_functions.yaml: round(Tensor self) -> Tensor
 _o.round.register('CPU', _cpu_unary.round)
 _o.round.register('Meta', _meta_unary.round)
 
-# schema/native_functions.yaml:2204
+# schema/native_functions.yaml: round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of round)
 _o.round_out.register('CompositeExplicitAutograd', _autogen_out(_o.round))
 _o.round_out.register("ADInplaceOrView", _inplace_or_view(_o.round_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2207
+# schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor
 _o.round_decimals.register('CPU', _cpu_unary.round_decimals)
 _o.round_decimals.register('Meta', _meta_unary.round_decimals)
 
-# schema/native_functions.yaml:2212
+# schema/native_functions.yaml: round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!) (autogen of round.decimals)
 _o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.round_decimals))
 _o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2215
+# schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
 _o.round_.register('CPU', _cpu_unary.round_)
 _o.round_.register('Meta', _meta_unary.round_)
 _o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2222
+# schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
 _o.round__decimals.register('CPU', _cpu_unary.round_decimals_)
 _o.round__decimals.register('Meta', _meta_unary.round_decimals_)
 _o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2229
+# schema/native_functions.yaml: trunc(Tensor self) -> Tensor
 _o.trunc.register('CPU', _cpu_unary.trunc)
 _o.trunc.register('Meta', _meta_unary.trunc)
 
-# schema/native_functions.yaml:2234
+# schema/native_functions.yaml: trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of trunc)
 _o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
 _o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2237
+# schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
 _o.trunc_.register('CPU', _cpu_unary.trunc_)
 _o.trunc_.register('Meta', _meta_unary.trunc_)
 _o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2244
+# schema/native_functions.yaml: frac(Tensor self) -> Tensor
 _o.frac.register('CPU', _cpu_unary.frac)
 _o.frac.register('Meta', _meta_unary.frac)
 
-# schema/native_functions.yaml:2249
+# schema/native_functions.yaml: frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of frac)
 _o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
 _o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2252
+# schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
 _o.frac_.register('CPU', _cpu_unary.frac_)
 _o.frac_.register('Meta', _meta_unary.frac_)
 _o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2259
+# schema/native_functions.yaml: sign(Tensor self) -> Tensor
 _o.sign.register('CPU', _cpu_unary.sign)
 _o.sign.register('Meta', _meta_pointwise.unary_same)
 
-# schema/native_functions.yaml:2264
+# schema/native_functions.yaml: sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sign)
 _o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
 _o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2267
+# schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!)
 _o.sign_.register('CPU', _cpu_unary.sign_)
 _o.sign_.register('Meta', _meta_pointwise.unary_inplace)
 _o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2274
+# schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
 _o.logical_not.register('CPU', _cpu_unary.logical_not)
 _o.logical_not.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2279
+# schema/native_functions.yaml: logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_not)
 _o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_not))
 _o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2282
+# schema/native_functions.yaml: logical_not_(Tensor(a!) self) -> Tensor(a!)
 _o.logical_not_.register('CPU', _cpu_unary.logical_not_)
 _o.logical_not_.register('Meta', _meta_pointwise.unary_inplace)
 _o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2289
+# schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
 _o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
 _o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
 
-# schema/native_functions.yaml:2294
+# schema/native_functions.yaml: bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_not)
 _o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_not))
 _o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2297
+# schema/native_functions.yaml: bitwise_not_(Tensor(a!) self) -> Tensor(a!)
 _o.bitwise_not_.register('CPU', _cpu_unary.bitwise_not_)
 _o.bitwise_not_.register('Meta', _meta_unary.bitwise_not_)
 _o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2304
+# schema/native_functions.yaml: isnan(Tensor self) -> Tensor
 _o.isnan.register('CPU', _cpu_unary.isnan)
 _o.isnan.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2309
+# schema/native_functions.yaml: isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isnan)
 _o.isnan_out.register('CompositeExplicitAutograd', _autogen_out(_o.isnan))
 _o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2312
+# schema/native_functions.yaml: isinf(Tensor self) -> Tensor
 _o.isinf.register('CPU', _cpu_unary.isinf)
 _o.isinf.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2317
+# schema/native_functions.yaml: isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isinf)
 _o.isinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isinf))
 _o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2320
+# schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
 _o.isfinite.register('CPU', _cpu_unary.isfinite)
 _o.isfinite.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2327
+# schema/native_functions.yaml: signbit(Tensor self) -> Tensor
 _o.signbit.register('CPU', _cpu_unary.signbit)
 _o.signbit.register('Meta', _meta_unary.unary_bool)
 
-# schema/native_functions.yaml:2332
+# schema/native_functions.yaml: signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of signbit)
 _o.signbit_out.register('CompositeExplicitAutograd', _autogen_out(_o.signbit))
 _o.signbit_out.register("ADInplaceOrView", _inplace_or_view(_o.signbit_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:2335
+# schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
 _o.nan_to_num.register('CPU', _cpu_unary.nan_to_num)
 _o.nan_to_num.register('Meta', _meta_unary.nan_to_num)
 
-# schema/native_functions.yaml:2340
+# schema/native_functions.yaml: nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of nan_to_num)
 _o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_num))
 _o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2343
+# schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
 _o.nan_to_num_.register('CPU', _cpu_unary.nan_to_num_)
 _o.nan_to_num_.register('Meta', _meta_unary.nan_to_num_)
 _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2350
+# schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 _o.convolution.register('CPU', _cpu_conv.convolution)
 _o.convolution.register('Meta', _meta_conv.convolution)
 
-# schema/native_functions.yaml:2354
+# schema/native_functions.yaml: convolution.out(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, *, Tensor(a!) out) -> Tensor(a!) (autogen of convolution)
 _o.convolution_out.register('CompositeExplicitAutograd', _autogen_out(_o.convolution))
 _o.convolution_out.register("ADInplaceOrView", _inplace_or_view(_o.convolution_out, (9,)), with_keyset=True)
 
-# schema/native_functions.yaml:2357
+# schema/native_functions.yaml: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 _o.convolution_backward.register('CPU', _cpu_conv.convolution_backward)
 _o.convolution_backward.register('Meta', _meta_conv.convolution_backward)
 
-# schema/native_functions.yaml:2363
+# schema/native_functions.yaml: conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
 _o.conv1d.register('CompositeImplicitAutograd', _composite_conv.conv1d)
 
-# schema/native_functions.yaml:2367
+# schema/native_functions.yaml: conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
 _o.conv2d.register('CompositeImplicitAutograd', _composite_conv.conv2d)
 
-# schema/native_functions.yaml:2371
+# schema/native_functions.yaml: conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
 _o.conv1d_padding.register('CompositeImplicitAutograd', _composite_conv.conv1d_padding)
 
-# schema/native_functions.yaml:2375
+# schema/native_functions.yaml: conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
 _o.conv2d_padding.register('CompositeImplicitAutograd', _composite_conv.conv2d_padding)
 
-# schema/native_functions.yaml:2379
+# schema/native_functions.yaml: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 _o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)
 _o.max_pool2d_with_indices.register('Meta', _meta_conv.max_pool2d_with_indices)
 
-# schema/native_functions.yaml:2385
+# schema/native_functions.yaml: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
 _o.max_pool2d_with_indices_backward.register('CPU', _cpu_conv.max_pool2d_with_indices_backward)
 _o.max_pool2d_with_indices_backward.register('Meta', _meta_conv.max_pool2d_with_indices_backward)
 
-# schema/native_functions.yaml:2390
+# schema/native_functions.yaml: max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
 _o.max_pool2d.register('CompositeImplicitAutograd', _composite_conv.max_pool2d)
 
-# schema/native_functions.yaml:2394
+# schema/native_functions.yaml: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
 _o.avg_pool2d.register('CPU', _cpu_conv.avg_pool2d)
 _o.avg_pool2d.register('Meta', _meta_conv.avg_pool2d)
 
-# schema/native_functions.yaml:2398
+# schema/native_functions.yaml: avg_pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of avg_pool2d)
 _o.avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.avg_pool2d))
 _o.avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o.avg_pool2d_out, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:2401
+# schema/native_functions.yaml: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
 _o.avg_pool2d_backward.register('CPU', _cpu_conv.avg_pool2d_backward)
 _o.avg_pool2d_backward.register('Meta', _meta_conv.avg_pool2d_backward)
 
-# schema/native_functions.yaml:2406
+# schema/native_functions.yaml: _adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
 _o._adaptive_avg_pool2d.register('CPU', _cpu_conv.adaptive_avg_pool2d_kernel)
 _o._adaptive_avg_pool2d.register('Meta', _meta_conv.adaptive_avg_pool2d_kernel)
 
-# schema/native_functions.yaml:2410
+# schema/native_functions.yaml: _adaptive_avg_pool2d.out(Tensor self, SymInt[2] output_size, *, Tensor(a!) out) -> Tensor(a!) (autogen of _adaptive_avg_pool2d)
 _o._adaptive_avg_pool2d_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d))
 _o._adaptive_avg_pool2d_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2413
+# schema/native_functions.yaml: _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
 _o._adaptive_avg_pool2d_backward.register('CPU', _cpu_conv.adaptive_avg_pool2d_backward_kernel)
 _o._adaptive_avg_pool2d_backward.register('Meta', _meta_conv.adaptive_avg_pool2d_backward_kernel)
 
-# schema/native_functions.yaml:2417
+# schema/native_functions.yaml: _adaptive_avg_pool2d_backward.out(Tensor grad_output, Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of _adaptive_avg_pool2d_backward)
 _o._adaptive_avg_pool2d_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o._adaptive_avg_pool2d_backward))
 _o._adaptive_avg_pool2d_backward_out.register("ADInplaceOrView", _inplace_or_view(_o._adaptive_avg_pool2d_backward_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2419
+# schema/native_functions.yaml: adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
 _o.adaptive_avg_pool2d.register('CompositeImplicitAutograd', _composite_conv.adaptive_avg_pool2d)
 
-# schema/native_functions.yaml:2423
+# schema/native_functions.yaml: constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
 _o.constant_pad_nd.register('CPU', _cpu_conv.constant_pad_nd)
 _o.constant_pad_nd.register('Meta', _meta_conv.constant_pad_nd)
 
-# schema/native_functions.yaml:2427
+# schema/native_functions.yaml: constant_pad_nd.out(Tensor self, SymInt[] pad, Scalar value=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of constant_pad_nd)
 _o.constant_pad_nd_out.register('CompositeExplicitAutograd', _autogen_out(_o.constant_pad_nd))
 _o.constant_pad_nd_out.register("ADInplaceOrView", _inplace_or_view(_o.constant_pad_nd_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2429
+# schema/native_functions.yaml: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor
 _o.pad.register('CompositeImplicitAutograd', _composite_conv.pad)
 
-# schema/native_functions.yaml:2433
+# schema/native_functions.yaml: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 _o.embedding.register('CPU', _cpu_conv.embedding)
 _o.embedding.register('Meta', _meta_conv.embedding)
 
-# schema/native_functions.yaml:2437
+# schema/native_functions.yaml: embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of embedding)
 _o.embedding_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding))
 _o.embedding_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:2440
+# schema/native_functions.yaml: embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor
 _o.embedding_dense_backward.register('CPU', _cpu_conv.embedding_dense_backward)
 _o.embedding_dense_backward.register('Meta', _meta_conv.embedding_dense_backward)
 
-# schema/native_functions.yaml:2444
+# schema/native_functions.yaml: embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!) (autogen of embedding_dense_backward)
 _o.embedding_dense_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.embedding_dense_backward))
 _o.embedding_dense_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_dense_backward_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:2446
+# schema/native_functions.yaml: one_hot(Tensor self, int num_classes=-1) -> Tensor
 _o.one_hot.register('CompositeImplicitAutograd', _composite_conv.one_hot)
 
-# schema/native_functions.yaml:2451
+# schema/native_functions.yaml: dot(Tensor self, Tensor tensor) -> Tensor
 _o.dot.register('CPU', _cpu_nn.dot)
 _o.dot.register('Meta', _meta_nn.dot)
 
-# schema/native_functions.yaml:2456
+# schema/native_functions.yaml: dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!) (autogen of dot)
 _o.dot_out.register('CompositeExplicitAutograd', _autogen_out(_o.dot))
 _o.dot_out.register("ADInplaceOrView", _inplace_or_view(_o.dot_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2458
+# schema/native_functions.yaml: mv(Tensor self, Tensor vec) -> Tensor
 _o.mv.register('CPU', _cpu_nn.mv)
 _o.mv.register('Meta', _meta_nn.mv)
 
-# schema/native_functions.yaml:2463
+# schema/native_functions.yaml: mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!) (autogen of mv)
 _o.mv_out.register('CompositeExplicitAutograd', _autogen_out(_o.mv))
 _o.mv_out.register("ADInplaceOrView", _inplace_or_view(_o.mv_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2465
+# schema/native_functions.yaml: outer(Tensor self, Tensor vec2) -> Tensor
 _o.outer.register('CompositeImplicitAutograd', _composite_nn.outer)
 
-# schema/native_functions.yaml:2470
+# schema/native_functions.yaml: outer.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
 _o.outer_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.outer_out.register("ADInplaceOrView", _inplace_or_view(_o.outer_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2474
+# schema/native_functions.yaml: baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 _o.baddbmm.register('CPU', _cpu_nn.baddbmm)
 _o.baddbmm.register('Meta', _meta_nn.baddbmm)
 
-# schema/native_functions.yaml:2479
+# schema/native_functions.yaml: baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of baddbmm)
 _o.baddbmm_out.register('CompositeExplicitAutograd', _autogen_out(_o.baddbmm))
 _o.baddbmm_out.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:2481
+# schema/native_functions.yaml: baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
 _o.baddbmm_.register('CPU', _cpu_nn.baddbmm_)
 _o.baddbmm_.register('Meta', _meta_nn.baddbmm_)
 _o.baddbmm_.register("ADInplaceOrView", _inplace_or_view(_o.baddbmm_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2487
+# schema/native_functions.yaml: einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
 _o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
 
-# schema/native_functions.yaml:2492
+# schema/native_functions.yaml: _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 _o._softmax.register('CPU', _cpu_nn.softmax_forward)
 _o._softmax.register('Meta', _meta_nn.softmax_forward)
 
-# schema/native_functions.yaml:2496
+# schema/native_functions.yaml: _softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!) (autogen of _softmax)
 _o._softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax))
 _o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2499
+# schema/native_functions.yaml: _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 _o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
 _o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
 
-# schema/native_functions.yaml:2503
+# schema/native_functions.yaml: _log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!) (autogen of _log_softmax)
 _o._log_softmax_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax))
 _o._log_softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2506
+# schema/native_functions.yaml: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 _o.softmax_int.register('CompositeImplicitAutograd', _composite_nn.softmax_int)
 
-# schema/native_functions.yaml:2510
+# schema/native_functions.yaml: softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of softmax.int)
 _o.softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.softmax_int))
 _o.softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2512
+# schema/native_functions.yaml: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 _o.log_softmax_int.register('CompositeImplicitAutograd', _composite_nn.log_softmax_int)
 
-# schema/native_functions.yaml:2516
+# schema/native_functions.yaml: log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of log_softmax.int)
 _o.log_softmax_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.log_softmax_int))
 _o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softmax_int_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2518
+# schema/native_functions.yaml: _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 _o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
 _o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:2523
+# schema/native_functions.yaml: _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)
 _o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
 _o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2527
+# schema/native_functions.yaml: _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 _o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
 _o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml:2531
+# schema/native_functions.yaml: _log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!) (autogen of _log_softmax_backward_data)
 _o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
 _o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2533
+# schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 _o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
 _o.rsub_Tensor.register('Meta', _meta_binary.rsub)
 
-# schema/native_functions.yaml:2538
+# schema/native_functions.yaml: rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Tensor)
 _o.rsub_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Tensor))
 _o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2541
+# schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 _o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
 _o.rsub_Scalar.register('Meta', _meta_binary.rsub)
 
-# schema/native_functions.yaml:2546
+# schema/native_functions.yaml: rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Scalar)
 _o.rsub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Scalar))
 _o.rsub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2549
+# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
 _o.floor_divide.register('CPU', _cpu_binary.floor_divide)
 _o.floor_divide.register('Meta', _meta_binary.floor_divide)
 
-# schema/native_functions.yaml:2554
+# schema/native_functions.yaml: floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor_divide)
 _o.floor_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide))
 _o.floor_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2557
+# schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
 _o.floor_divide_Scalar.register('CPU', _cpu_binary.floor_divide)
 _o.floor_divide_Scalar.register('Meta', _meta_binary.floor_divide)
 
-# schema/native_functions.yaml:2562
+# schema/native_functions.yaml: floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor_divide.Scalar)
 _o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide_Scalar))
 _o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2565
+# schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.floor_divide__Tensor.register('CPU', _cpu_binary.floor_divide_)
 _o.floor_divide__Tensor.register('Meta', _meta_binary.floor_divide_)
 _o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2572
+# schema/native_functions.yaml: floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.floor_divide__Scalar.register('CPU', _cpu_binary.floor_divide_)
 _o.floor_divide__Scalar.register('Meta', _meta_binary.floor_divide_)
 _o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2579
+# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
 _o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
 _o.remainder_Tensor.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2584
+# schema/native_functions.yaml: remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Tensor)
 _o.remainder_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Tensor))
 _o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2587
+# schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
 _o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
 _o.remainder_Scalar.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2592
+# schema/native_functions.yaml: remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar)
 _o.remainder_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar))
 _o.remainder_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2595
+# schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 _o.remainder_Scalar_Tensor.register('CPU', _cpu_binary.remainder_scalar_tensor)
 _o.remainder_Scalar_Tensor.register('Meta', _meta_binary.remainder)
 
-# schema/native_functions.yaml:2600
+# schema/native_functions.yaml: remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar_Tensor)
 _o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar_Tensor))
 _o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2603
+# schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.remainder__Tensor.register('CPU', _cpu_binary.remainder_)
 _o.remainder__Tensor.register('Meta', _meta_binary.remainder_)
 _o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2610
+# schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.remainder__Scalar.register('CPU', _cpu_binary.remainder_)
 _o.remainder__Scalar.register('Meta', _meta_binary.remainder_)
 _o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2617
+# schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
 _o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
 _o.fmod_Tensor.register('Meta', _meta_binary.fmod)
 
-# schema/native_functions.yaml:2622
+# schema/native_functions.yaml: fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Tensor)
 _o.fmod_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Tensor))
 _o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2625
+# schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
 _o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
 _o.fmod_Scalar.register('Meta', _meta_binary.fmod)
 
-# schema/native_functions.yaml:2630
+# schema/native_functions.yaml: fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Scalar)
 _o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Scalar))
 _o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2633
+# schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.fmod__Tensor.register('CPU', _cpu_binary.fmod_)
 _o.fmod__Tensor.register('Meta', _meta_binary.fmod_)
 _o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2640
+# schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.fmod__Scalar.register('CPU', _cpu_binary.fmod_)
 _o.fmod__Scalar.register('Meta', _meta_binary.fmod_)
 _o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2647
+# schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
 _o.maximum.register('CPU', _cpu_binary.maximum)
 _o.maximum.register('Meta', _meta_binary.maximum)
 
-# schema/native_functions.yaml:2652
+# schema/native_functions.yaml: maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of maximum)
 _o.maximum_out.register('CompositeExplicitAutograd', _autogen_out(_o.maximum))
 _o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2655
+# schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
 _o.minimum.register('CPU', _cpu_binary.minimum)
 _o.minimum.register('Meta', _meta_binary.minimum)
 
-# schema/native_functions.yaml:2660
+# schema/native_functions.yaml: minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of minimum)
 _o.minimum_out.register('CompositeExplicitAutograd', _autogen_out(_o.minimum))
 _o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2663
+# schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
 _o.atan2.register('CPU', _cpu_binary.atan2)
 _o.atan2.register('Meta', _meta_binary.atan2)
 
-# schema/native_functions.yaml:2668
+# schema/native_functions.yaml: atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan2)
 _o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
 _o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2671
+# schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.atan2_.register('CPU', _cpu_binary.atan2_)
 _o.atan2_.register('Meta', _meta_binary.atan2_)
 _o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2678
+# schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 _o.logical_and.register('CPU', _cpu_binary.logical_and)
 _o.logical_and.register('Meta', _meta_binary.logical_and)
 
-# schema/native_functions.yaml:2683
+# schema/native_functions.yaml: logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_and)
 _o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_and))
 _o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2686
+# schema/native_functions.yaml: logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.logical_and_.register('CPU', _cpu_binary.logical_and_)
 _o.logical_and_.register('Meta', _meta_binary.logical_and_)
 _o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2693
+# schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
 _o.logical_or.register('CPU', _cpu_binary.logical_or)
 _o.logical_or.register('Meta', _meta_binary.logical_or)
 
-# schema/native_functions.yaml:2698
+# schema/native_functions.yaml: logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_or)
 _o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_or))
 _o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2701
+# schema/native_functions.yaml: logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.logical_or_.register('CPU', _cpu_binary.logical_or_)
 _o.logical_or_.register('Meta', _meta_binary.logical_or_)
 _o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2708
+# schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
 _o.logical_xor.register('CPU', _cpu_binary.logical_xor)
 _o.logical_xor.register('Meta', _meta_binary.logical_xor)
 
-# schema/native_functions.yaml:2713
+# schema/native_functions.yaml: logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_xor)
 _o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_xor))
 _o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2716
+# schema/native_functions.yaml: logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.logical_xor_.register('CPU', _cpu_binary.logical_xor_)
 _o.logical_xor_.register('Meta', _meta_binary.logical_xor_)
 _o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2723
+# schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 _o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2728
+# schema/native_functions.yaml: bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Tensor)
 _o.bitwise_and_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Tensor))
 _o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2731
+# schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
 _o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2736
+# schema/native_functions.yaml: bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar)
 _o.bitwise_and_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar))
 _o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2739
+# schema/native_functions.yaml: bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 _o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
 _o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
 
-# schema/native_functions.yaml:2744
+# schema/native_functions.yaml: bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar_Tensor)
 _o.bitwise_and_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar_Tensor))
 _o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2747
+# schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2754
+# schema/native_functions.yaml: bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2761
+# schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 _o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2766
+# schema/native_functions.yaml: bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Tensor)
 _o.bitwise_or_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Tensor))
 _o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2769
+# schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
 _o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2774
+# schema/native_functions.yaml: bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar)
 _o.bitwise_or_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar))
 _o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2777
+# schema/native_functions.yaml: bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 _o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
 _o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
 
-# schema/native_functions.yaml:2782
+# schema/native_functions.yaml: bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar_Tensor)
 _o.bitwise_or_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar_Tensor))
 _o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2785
+# schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2792
+# schema/native_functions.yaml: bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2799
+# schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 _o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2804
+# schema/native_functions.yaml: bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Tensor)
 _o.bitwise_xor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Tensor))
 _o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2807
+# schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
 _o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2812
+# schema/native_functions.yaml: bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar)
 _o.bitwise_xor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar))
 _o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2815
+# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 _o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
 _o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
-# schema/native_functions.yaml:2820
+# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar_Tensor)
 _o.bitwise_xor_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar_Tensor))
 _o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2823
+# schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2830
+# schema/native_functions.yaml: bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2837
+# schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 _o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
 _o.lerp_Scalar.register('Meta', _meta_binary.lerp)
 
-# schema/native_functions.yaml:2842
+# schema/native_functions.yaml: lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Scalar)
 _o.lerp_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Scalar))
 _o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2845
+# schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 _o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
 _o.lerp_Tensor.register('Meta', _meta_binary.lerp)
 
-# schema/native_functions.yaml:2850
+# schema/native_functions.yaml: lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Tensor)
 _o.lerp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Tensor))
 _o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:2853
+# schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
 _o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
 _o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
 _o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2860
+# schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
 _o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
 _o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
 _o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2867
+# schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 _o.addcmul.register('CPU', _cpu_binary.addcmul)
 _o.addcmul.register('Meta', _meta_binary.addcmul)
 
-# schema/native_functions.yaml:2872
+# schema/native_functions.yaml: addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcmul)
 _o.addcmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcmul))
 _o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2875
+# schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 _o.addcmul_.register('CPU', _cpu_binary.addcmul_)
 _o.addcmul_.register('Meta', _meta_binary.addcmul_)
 _o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2882
+# schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 _o.addcdiv.register('CPU', _cpu_binary.addcdiv)
 _o.addcdiv.register('Meta', _meta_binary.addcdiv)
 
-# schema/native_functions.yaml:2887
+# schema/native_functions.yaml: addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcdiv)
 _o.addcdiv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcdiv))
 _o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:2890
+# schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 _o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
 _o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
 _o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2897
+# schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
 _o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
 _o.ne_Scalar.register('Meta', _meta_pointwise.ne)
 
-# schema/native_functions.yaml:2902
+# schema/native_functions.yaml: ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Scalar)
 _o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
 _o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2905
+# schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
 _o.le_Scalar.register('CPU', _cpu_pointwise.le)
 _o.le_Scalar.register('Meta', _meta_pointwise.le)
 
-# schema/native_functions.yaml:2910
+# schema/native_functions.yaml: le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Scalar)
 _o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
 _o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2913
+# schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
 _o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
 _o.ge_Scalar.register('Meta', _meta_pointwise.ge)
 
-# schema/native_functions.yaml:2918
+# schema/native_functions.yaml: ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Scalar)
 _o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
 _o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:2921
+# schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.eq__Tensor.register('CPU', _cpu_binary.eq_)
 _o.eq__Tensor.register('Meta', _meta_binary.eq_)
 _o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2928
+# schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.eq__Scalar.register('CPU', _cpu_binary.eq_)
 _o.eq__Scalar.register('Meta', _meta_binary.eq_)
 _o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2935
+# schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.ne__Tensor.register('CPU', _cpu_binary.ne_)
 _o.ne__Tensor.register('Meta', _meta_binary.ne_)
 _o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2942
+# schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.ne__Scalar.register('CPU', _cpu_binary.ne_)
 _o.ne__Scalar.register('Meta', _meta_binary.ne_)
 _o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2949
+# schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.lt__Tensor.register('CPU', _cpu_binary.lt_)
 _o.lt__Tensor.register('Meta', _meta_binary.lt_)
 _o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2956
+# schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.lt__Scalar.register('CPU', _cpu_binary.lt_)
 _o.lt__Scalar.register('Meta', _meta_binary.lt_)
 _o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2963
+# schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.le__Tensor.register('CPU', _cpu_binary.le_)
 _o.le__Tensor.register('Meta', _meta_binary.le_)
 _o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2970
+# schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.le__Scalar.register('CPU', _cpu_binary.le_)
 _o.le__Scalar.register('Meta', _meta_binary.le_)
 _o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2977
+# schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.gt__Tensor.register('CPU', _cpu_binary.gt_)
 _o.gt__Tensor.register('Meta', _meta_binary.gt_)
 _o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2984
+# schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.gt__Scalar.register('CPU', _cpu_binary.gt_)
 _o.gt__Scalar.register('Meta', _meta_binary.gt_)
 _o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2991
+# schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.ge__Tensor.register('CPU', _cpu_binary.ge_)
 _o.ge__Tensor.register('Meta', _meta_binary.ge_)
 _o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:2998
+# schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.ge__Scalar.register('CPU', _cpu_binary.ge_)
 _o.ge__Scalar.register('Meta', _meta_binary.ge_)
 _o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3005
+# schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 _o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
 _o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
 
-# schema/native_functions.yaml:3010
+# schema/native_functions.yaml: div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar_mode)
 _o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
 _o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3013
+# schema/native_functions.yaml: div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.div__Scalar.register('CPU', _cpu_pointwise.div_)
 _o.div__Scalar.register('Meta', _meta_pointwise.div_)
 _o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3020
+# schema/native_functions.yaml: div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
 _o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
 _o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3027
+# schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
 _o.pow__Scalar.register('CPU', _cpu_pointwise.pow_)
 _o.pow__Scalar.register('Meta', _meta_pointwise.pow_)
 _o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3034
+# schema/native_functions.yaml: where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
 _o.where_ScalarSelf.register('CompositeImplicitAutograd', _composite_binary.where_scalar_self)
 
-# schema/native_functions.yaml:3039
+# schema/native_functions.yaml: where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
 _o.where_ScalarOther.register('CompositeImplicitAutograd', _composite_binary.where_scalar_other)
 
-# schema/native_functions.yaml:3044
+# schema/native_functions.yaml: where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
 _o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_scalar)
 
-# schema/native_functions.yaml:3049
+# schema/native_functions.yaml: gelu(Tensor self, *, str approximate="none") -> Tensor
 _o.gelu.register('CPU', _cpu_activation.gelu)
 _o.gelu.register('Meta', _meta_activation.gelu)
 
-# schema/native_functions.yaml:3054
+# schema/native_functions.yaml: gelu.out(Tensor self, *, str approximate="none", Tensor(a!) out) -> Tensor(a!) (autogen of gelu)
 _o.gelu_out.register('CompositeExplicitAutograd', _autogen_out(_o.gelu))
 _o.gelu_out.register("ADInplaceOrView", _inplace_or_view(_o.gelu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3057
+# schema/native_functions.yaml: gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)
 _o.gelu_.register('CPU', _cpu_activation.gelu_)
 _o.gelu_.register('Meta', _meta_activation.gelu_)
 _o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3063
+# schema/native_functions.yaml: gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor
 _o.gelu_backward.register('CPU', _cpu_activation.gelu_backward)
 _o.gelu_backward.register('Meta', _meta_activation.gelu_backward)
 
-# schema/native_functions.yaml:3070
+# schema/native_functions.yaml: silu(Tensor self) -> Tensor
 _o.silu.register('CPU', _cpu_activation.silu)
 _o.silu.register('Meta', _meta_activation.silu)
 
-# schema/native_functions.yaml:3075
+# schema/native_functions.yaml: silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of silu)
 _o.silu_out.register('CompositeExplicitAutograd', _autogen_out(_o.silu))
 _o.silu_out.register("ADInplaceOrView", _inplace_or_view(_o.silu_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3078
+# schema/native_functions.yaml: silu_(Tensor(a!) self) -> Tensor(a!)
 _o.silu_.register('CPU', _cpu_activation.silu_)
 _o.silu_.register('Meta', _meta_activation.silu_)
 _o.silu_.register("ADInplaceOrView", _inplace_or_view(_o.silu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3085
+# schema/native_functions.yaml: silu_backward(Tensor grad_output, Tensor self) -> Tensor
 _o.silu_backward.register('CPU', _cpu_activation.silu_backward)
 _o.silu_backward.register('Meta', _meta_activation.silu_backward)
 
-# schema/native_functions.yaml:3092
+# schema/native_functions.yaml: softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 _o.softplus.register('CPU', _cpu_activation.softplus)
 _o.softplus.register('Meta', _meta_activation.softplus)
 
-# schema/native_functions.yaml:3097
+# schema/native_functions.yaml: softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!) (autogen of softplus)
 _o.softplus_out.register('CompositeExplicitAutograd', _autogen_out(_o.softplus))
 _o.softplus_out.register("ADInplaceOrView", _inplace_or_view(_o.softplus_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3100
+# schema/native_functions.yaml: softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
 _o.softplus_backward.register('CPU', _cpu_activation.softplus_backward)
 _o.softplus_backward.register('Meta', _meta_activation.softplus_backward)
 
-# schema/native_functions.yaml:3106
+# schema/native_functions.yaml: leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 _o.leaky_relu.register('CPU', _cpu_activation.leaky_relu)
 _o.leaky_relu.register('Meta', _meta_activation.leaky_relu)
 
-# schema/native_functions.yaml:3111
+# schema/native_functions.yaml: leaky_relu.out(Tensor self, Scalar negative_slope=0.01, *, Tensor(a!) out) -> Tensor(a!) (autogen of leaky_relu)
 _o.leaky_relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.leaky_relu))
 _o.leaky_relu_out.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3114
+# schema/native_functions.yaml: leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
 _o.leaky_relu_.register('CPU', _cpu_activation.leaky_relu_)
 _o.leaky_relu_.register('Meta', _meta_activation.leaky_relu_)
 _o.leaky_relu_.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3121
+# schema/native_functions.yaml: leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
 _o.leaky_relu_backward.register('CPU', _cpu_activation.leaky_relu_backward)
 _o.leaky_relu_backward.register('Meta', _meta_activation.leaky_relu_backward)
 
-# schema/native_functions.yaml:3127
+# schema/native_functions.yaml: elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 _o.elu.register('CPU', _cpu_activation.elu)
 _o.elu.register('Meta', _meta_activation.elu)
 
-# schema/native_functions.yaml:3132
+# schema/native_functions.yaml: elu.out(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of elu)
 _o.elu_out.register('CompositeExplicitAutograd', _autogen_out(_o.elu))
 _o.elu_out.register("ADInplaceOrView", _inplace_or_view(_o.elu_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3135
+# schema/native_functions.yaml: elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)
 _o.elu_.register('CPU', _cpu_activation.elu_)
 _o.elu_.register('Meta', _meta_activation.elu_)
 _o.elu_.register("ADInplaceOrView", _inplace_or_view(_o.elu_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3142
+# schema/native_functions.yaml: elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 _o.elu_backward.register('CPU', _cpu_activation.elu_backward)
 _o.elu_backward.register('Meta', _meta_activation.elu_backward)
 
-# schema/native_functions.yaml:3148
+# schema/native_functions.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 _o.hardtanh.register('CPU', _cpu_activation.hardtanh)
 _o.hardtanh.register('Meta', _meta_activation.hardtanh)
 
-# schema/native_functions.yaml:3153
+# schema/native_functions.yaml: hardtanh.out(Tensor self, Scalar min_val=-1, Scalar max_val=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of hardtanh)
 _o.hardtanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.hardtanh))
 _o.hardtanh_out.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3156
+# schema/native_functions.yaml: hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
 _o.hardtanh_.register('CPU', _cpu_activation.hardtanh_)
 _o.hardtanh_.register('Meta', _meta_activation.hardtanh_)
 _o.hardtanh_.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3163
+# schema/native_functions.yaml: hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
 _o.hardtanh_backward.register('CPU', _cpu_activation.hardtanh_backward)
 _o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
 
-# schema/native_functions.yaml:3169
+# schema/native_functions.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 _o.threshold.register('CPU', _cpu_activation.threshold)
 _o.threshold.register('Meta', _meta_activation.threshold)
 
-# schema/native_functions.yaml:3174
+# schema/native_functions.yaml: threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of threshold)
 _o.threshold_out.register('CompositeExplicitAutograd', _autogen_out(_o.threshold))
 _o.threshold_out.register("ADInplaceOrView", _inplace_or_view(_o.threshold_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3177
+# schema/native_functions.yaml: threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
 _o.threshold_.register('CPU', _cpu_activation.threshold_)
 _o.threshold_.register('Meta', _meta_activation.threshold_)
 _o.threshold_.register("ADInplaceOrView", _inplace_or_view(_o.threshold_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3183
+# schema/native_functions.yaml: sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 _o.sigmoid_backward.register('CPU', _cpu_activation.sigmoid_backward)
 _o.sigmoid_backward.register('Meta', _meta_activation.sigmoid_backward)
 
-# schema/native_functions.yaml:3190
+# schema/native_functions.yaml: tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 _o.tanh_backward.register('CPU', _cpu_activation.tanh_backward)
 _o.tanh_backward.register('Meta', _meta_activation.tanh_backward)
 
-# schema/native_functions.yaml:3197
+# schema/native_functions.yaml: clamp_min(Tensor self, Scalar min) -> Tensor
 _o.clamp_min.register('CPU', _cpu_activation.clamp_min)
 _o.clamp_min.register('Meta', _meta_activation.clamp_min)
 
-# schema/native_functions.yaml:3202
+# schema/native_functions.yaml: clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp_min)
 _o.clamp_min_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min))
 _o.clamp_min_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3205
+# schema/native_functions.yaml: clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 _o.clamp_min_Tensor.register('CPU', _cpu_activation.clamp_min)
 _o.clamp_min_Tensor.register('Meta', _meta_activation.clamp_min)
 
-# schema/native_functions.yaml:3210
+# schema/native_functions.yaml: clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp_min.Tensor)
 _o.clamp_min_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_min_Tensor))
 _o.clamp_min_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3213
+# schema/native_functions.yaml: clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
 _o.clamp_min_.register('CPU', _cpu_activation.clamp_min_)
 _o.clamp_min_.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3220
+# schema/native_functions.yaml: clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
 _o.clamp_min__Tensor.register('CPU', _cpu_activation.clamp_min_)
 _o.clamp_min__Tensor.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3227
+# schema/native_functions.yaml: clamp_max(Tensor self, Scalar max) -> Tensor
 _o.clamp_max.register('CPU', _cpu_activation.clamp_max)
 _o.clamp_max.register('Meta', _meta_activation.clamp_max)
 
-# schema/native_functions.yaml:3232
+# schema/native_functions.yaml: clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp_max)
 _o.clamp_max_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max))
 _o.clamp_max_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3235
+# schema/native_functions.yaml: clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 _o.clamp_max_Tensor.register('CPU', _cpu_activation.clamp_max)
 _o.clamp_max_Tensor.register('Meta', _meta_activation.clamp_max)
 
-# schema/native_functions.yaml:3240
+# schema/native_functions.yaml: clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp_max.Tensor)
 _o.clamp_max_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_max_Tensor))
 _o.clamp_max_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3243
+# schema/native_functions.yaml: clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
 _o.clamp_max_.register('CPU', _cpu_activation.clamp_max_)
 _o.clamp_max_.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3250
+# schema/native_functions.yaml: clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
 _o.clamp_max__Tensor.register('CPU', _cpu_activation.clamp_max_)
 _o.clamp_max__Tensor.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3257
+# schema/native_functions.yaml: clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
 _o.clamp__Tensor.register('CPU', _cpu_activation.clamp_tensor_)
 _o.clamp__Tensor.register('Meta', _meta_activation.clamp_tensor_)
 _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3264
+# schema/native_functions.yaml: gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)
 _o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.gelu_backward_grad_input)
 _o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3269
+# schema/native_functions.yaml: silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)
 _o.silu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.silu_backward_grad_input)
 _o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3275
+# schema/native_functions.yaml: softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)
 _o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.softplus_backward_grad_input)
 _o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3280
+# schema/native_functions.yaml: leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)
 _o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.leaky_relu_backward_grad_input)
 _o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3285
+# schema/native_functions.yaml: elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)
 _o.elu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.elu_backward_grad_input)
 _o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
 
-# schema/native_functions.yaml:3290
+# schema/native_functions.yaml: hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)
 _o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.hardtanh_backward_grad_input)
 _o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3295
+# schema/native_functions.yaml: threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)
 _o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.threshold_backward_grad_input)
 _o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3300
+# schema/native_functions.yaml: sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)
 _o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.sigmoid_backward_grad_input)
 _o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3306
+# schema/native_functions.yaml: tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)
 _o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.tanh_backward_grad_input)
 _o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3312
+# schema/native_functions.yaml: nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 _o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
 _o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
 
-# schema/native_functions.yaml:3317
+# schema/native_functions.yaml: nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
 _o.nll_loss_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss_forward_output)
 _o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_forward_output, (5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:3321
+# schema/native_functions.yaml: nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 _o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
 _o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
 
-# schema/native_functions.yaml:3326
+# schema/native_functions.yaml: nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
 _o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss_backward_grad_input)
 _o.nll_loss_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_backward_grad_input, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:3330
+# schema/native_functions.yaml: nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
 _o.nll_loss.register('CompositeImplicitAutograd', _composite_nn.nll_loss)
 
-# schema/native_functions.yaml:3333
+# schema/native_functions.yaml: nll_loss.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!) (autogen of nll_loss)
 _o.nll_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss))
 _o.nll_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3335
+# schema/native_functions.yaml: nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
 _o.nll_loss_nd.register('CompositeImplicitAutograd', _composite_nn.nll_loss_nd)
 
-# schema/native_functions.yaml:3339
+# schema/native_functions.yaml: cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor
 _o.cross_entropy_loss.register('CompositeImplicitAutograd', _composite_nn.cross_entropy_loss)
 
-# schema/native_functions.yaml:3343
+# schema/native_functions.yaml: mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
 _o.mse_loss.register('CompositeImplicitAutograd', _composite_nn.mse_loss)
 
-# schema/native_functions.yaml:3346
+# schema/native_functions.yaml: mse_loss.out(Tensor self, Tensor target, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!) (autogen of mse_loss)
 _o.mse_loss_out.register('CompositeExplicitAutograd', _autogen_out(_o.mse_loss))
 _o.mse_loss_out.register("ADInplaceOrView", _inplace_or_view(_o.mse_loss_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3348
+# schema/native_functions.yaml: l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
 _o.l1_loss.register('CompositeImplicitAutograd', _composite_nn.l1_loss)
 
-# schema/native_functions.yaml:3352
+# schema/native_functions.yaml: binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
 _o.binary_cross_entropy.register('CPU', _cpu_nn.binary_cross_entropy)
 _o.binary_cross_entropy.register('Meta', _meta_nn.binary_cross_entropy)
 
-# schema/native_functions.yaml:3356
+# schema/native_functions.yaml: binary_cross_entropy.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!) (autogen of binary_cross_entropy)
 _o.binary_cross_entropy_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy))
 _o.binary_cross_entropy_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3358
+# schema/native_functions.yaml: binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
 _o.binary_cross_entropy_backward.register('CPU', _cpu_nn.binary_cross_entropy_backward)
 _o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_backward)
 
-# schema/native_functions.yaml:3363
+# schema/native_functions.yaml: binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)
 _o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.binary_cross_entropy_backward_grad_input)
 _o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3367
+# schema/native_functions.yaml: binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor
 _o.binary_cross_entropy_with_logits.register('CompositeImplicitAutograd', _composite_nn.binary_cross_entropy_with_logits)
 
-# schema/native_functions.yaml:3370
+# schema/native_functions.yaml: binary_cross_entropy_with_logits.out(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean, *, Tensor(a!) out) -> Tensor(a!) (autogen of binary_cross_entropy_with_logits)
 _o.binary_cross_entropy_with_logits_out.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_with_logits))
 _o.binary_cross_entropy_with_logits_out.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_with_logits_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3372
+# schema/native_functions.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
 _o.native_layer_norm.register('CPU', _cpu_nn.native_layer_norm)
 _o.native_layer_norm.register('Meta', _meta_nn.native_layer_norm)
 
-# schema/native_functions.yaml:3376
+# schema/native_functions.yaml: native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_layer_norm)
 _o.native_layer_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm))
 _o.native_layer_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_out, (5, 6, 7)), with_keyset=True)
 
-# schema/native_functions.yaml:3379
+# schema/native_functions.yaml: native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 _o.native_layer_norm_backward.register('CPU', _cpu_nn.native_layer_norm_backward)
 _o.native_layer_norm_backward.register('Meta', _meta_nn.native_layer_norm_backward)
 
-# schema/native_functions.yaml:3383
+# schema/native_functions.yaml: native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_layer_norm_backward)
 _o.native_layer_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_layer_norm_backward))
 _o.native_layer_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_layer_norm_backward_out, (8, 9, 10)), with_keyset=True)
 
-# schema/native_functions.yaml:3386
+# schema/native_functions.yaml: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
 _o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
 
-# schema/native_functions.yaml:3390
+# schema/native_functions.yaml: native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
 _o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
 _o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
 
-# schema/native_functions.yaml:3395
+# schema/native_functions.yaml: native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))
 _o.native_batch_norm_out.register('CompositeExplicitAutograd', _common_nn.native_batch_norm_out)
 _o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_out, (8, 9, 10)), with_keyset=True)
 
-# schema/native_functions.yaml:3399
+# schema/native_functions.yaml: native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 _o.native_batch_norm_backward.register('CPU', _cpu_nn.native_batch_norm_backward)
 _o.native_batch_norm_backward.register('Meta', _meta_nn.native_batch_norm_backward)
 
-# schema/native_functions.yaml:3403
+# schema/native_functions.yaml: native_batch_norm_backward.out(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_batch_norm_backward)
 _o.native_batch_norm_backward_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_batch_norm_backward))
 _o.native_batch_norm_backward_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_backward_out, (10, 11, 12)), with_keyset=True)
 
-# schema/native_functions.yaml:3405
+# schema/native_functions.yaml: batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
 _o.batch_norm.register('CompositeImplicitAutograd', _composite_nn.batch_norm)
 
-# schema/native_functions.yaml:3409
+# schema/native_functions.yaml: scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
 _o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite_nn.scaled_dot_product_attention)
 
-# schema/native_functions.yaml:3414
+# schema/native_functions.yaml: nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 _o.nll_loss2d_forward.register('CPU', _cpu_nn.nll_loss2d_forward)
 _o.nll_loss2d_forward.register('Meta', _meta_nn.nll_loss2d_forward)
 
-# schema/native_functions.yaml:3419
+# schema/native_functions.yaml: nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
 _o.nll_loss2d_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_forward_output)
 _o.nll_loss2d_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_forward_output, (5, 6)), with_keyset=True)
 
-# schema/native_functions.yaml:3423
+# schema/native_functions.yaml: nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 _o.nll_loss2d_backward.register('CPU', _cpu_nn.nll_loss2d_backward)
 _o.nll_loss2d_backward.register('Meta', _meta_nn.nll_loss2d_backward)
 
-# schema/native_functions.yaml:3428
+# schema/native_functions.yaml: nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
 _o.nll_loss2d_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_backward_grad_input)
 _o.nll_loss2d_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_backward_grad_input, (7,)), with_keyset=True)
 
-# schema/native_functions.yaml:3432
+# schema/native_functions.yaml: nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
 _o.nll_loss2d.register('CompositeImplicitAutograd', _composite_nn.nll_loss2d)
 
-# schema/native_functions.yaml:3435
+# schema/native_functions.yaml: nll_loss2d.out(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, *, Tensor(a!) out) -> Tensor(a!) (autogen of nll_loss2d)
 _o.nll_loss2d_out.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d))
 _o.nll_loss2d_out.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3437
+# schema/native_functions.yaml: ger(Tensor self, Tensor vec2) -> Tensor
 _o.ger.register('CompositeImplicitAutograd', _composite_nn.outer)
 
-# schema/native_functions.yaml:3442
+# schema/native_functions.yaml: ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
 _o.ger_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.ger_out.register("ADInplaceOrView", _inplace_or_view(_o.ger_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3446
+# schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 _o.prod.register('CPU', _cpu_reduction.prod)
 _o.prod.register('Meta', _meta_reduction.prod)
 
-# schema/native_functions.yaml:3451
+# schema/native_functions.yaml: prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod)
 _o.prod_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod))
 _o.prod_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3454
+# schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.prod_dim_int.register('CPU', _cpu_reduction.prod_dim)
 _o.prod_dim_int.register('Meta', _meta_reduction.prod_dim)
 
-# schema/native_functions.yaml:3459
+# schema/native_functions.yaml: prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod.dim_int)
 _o.prod_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod_dim_int))
 _o.prod_int_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_int_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3462
+# schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 _o.amin.register('CPU', _cpu_reduction.amin)
 _o.amin.register('Meta', _meta_reduction.amin)
 
-# schema/native_functions.yaml:3467
+# schema/native_functions.yaml: amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amin)
 _o.amin_out.register('CompositeExplicitAutograd', _autogen_out(_o.amin))
 _o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3470
+# schema/native_functions.yaml: max(Tensor self) -> Tensor
 _o.max.register('CPU', _cpu_reduction.max_all)
 _o.max.register('Meta', _meta_reduction.max_all)
 
-# schema/native_functions.yaml:3478
+# schema/native_functions.yaml: max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 _o.max_unary_out.register('CompositeExplicitAutograd', _common_reduction.max_unary_out)
 _o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3483
+# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 _o.max_dim.register('CPU', _cpu_reduction.max_dim)
 _o.max_dim.register('Meta', _meta_reduction.max_dim)
 
-# schema/native_functions.yaml:3490
+# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
 _o.max_dim_max.register('CompositeExplicitAutograd', _common_reduction.max_dim_max)
 _o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:3495
+# schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
 _o.max_other.register('CPU', _cpu_reduction.max_other)
 _o.max_other.register('Meta', _meta_reduction.max_other)
 
-# schema/native_functions.yaml:3500
+# schema/native_functions.yaml: max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of max.other)
 _o.max_out.register('CompositeExplicitAutograd', _autogen_out(_o.max_other))
 _o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3502
+# schema/native_functions.yaml: min(Tensor self) -> Tensor
 _o.min.register('CPU', _cpu_reduction.min_all)
 _o.min.register('Meta', _meta_reduction.min_all)
 
-# schema/native_functions.yaml:3510
+# schema/native_functions.yaml: min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 _o.min_unary_out.register('CompositeExplicitAutograd', _common_reduction.min_unary_out)
 _o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3515
+# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 _o.min_dim.register('CPU', _cpu_reduction.min_dim)
 _o.min_dim.register('Meta', _meta_reduction.min_dim)
 
-# schema/native_functions.yaml:3522
+# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
 _o.min_dim_min.register('CompositeExplicitAutograd', _common_reduction.min_dim_min)
 _o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
 
-# schema/native_functions.yaml:3527
+# schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
 _o.min_other.register('CPU', _cpu_reduction.min_other)
 _o.min_other.register('Meta', _meta_reduction.min_other)
 
-# schema/native_functions.yaml:3532
+# schema/native_functions.yaml: min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of min.other)
 _o.min_out.register('CompositeExplicitAutograd', _autogen_out(_o.min_other))
 _o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3534
+# schema/native_functions.yaml: argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 _o.argmin.register('CPU', _cpu_reduction.argmin)
 _o.argmin.register('Meta', _meta_reduction.argmin)
 
-# schema/native_functions.yaml:3539
+# schema/native_functions.yaml: argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmin)
 _o.argmin_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmin))
 _o.argmin_out.register("ADInplaceOrView", _inplace_or_view(_o.argmin_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3542
+# schema/native_functions.yaml: var(Tensor self, bool unbiased=True) -> Tensor
 _o.var.register('CompositeImplicitAutograd', _composite_reduction.var)
 
-# schema/native_functions.yaml:3547
+# schema/native_functions.yaml: var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 _o.var_dim.register('CompositeImplicitAutograd', _composite_reduction.var_dim)
 
-# schema/native_functions.yaml:3551
+# schema/native_functions.yaml: var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of var.dim)
 _o.var_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_dim))
 _o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3553
+# schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 _o.var_correction.register('CPU', _cpu_reduction.var_correction)
 _o.var_correction.register('Meta', _meta_reduction.var_correction)
 
-# schema/native_functions.yaml:3558
+# schema/native_functions.yaml: var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of var.correction)
 _o.var_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_correction))
 _o.var_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_correction_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3561
+# schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
 _o.std.register('CompositeImplicitAutograd', _composite_reduction.std)
 
-# schema/native_functions.yaml:3566
+# schema/native_functions.yaml: std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 _o.std_dim.register('CompositeImplicitAutograd', _composite_reduction.std_dim)
 
-# schema/native_functions.yaml:3570
+# schema/native_functions.yaml: std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of std.dim)
 _o.std_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_dim))
 _o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3572
+# schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 _o.std_correction.register('CPU', _cpu_reduction.std_correction)
 _o.std_correction.register('Meta', _meta_reduction.std_correction)
 
-# schema/native_functions.yaml:3577
+# schema/native_functions.yaml: std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of std.correction)
 _o.std_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_correction))
 _o.std_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_correction_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3580
+# schema/native_functions.yaml: var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
 _o.var_mean.register('CompositeImplicitAutograd', _composite_reduction.var_mean)
 
-# schema/native_functions.yaml:3584
+# schema/native_functions.yaml: var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
 _o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_mean_dim)
 
-# schema/native_functions.yaml:3588
+# schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 _o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
 _o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
 
-# schema/native_functions.yaml:3592
+# schema/native_functions.yaml: var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of var_mean.correction)
 _o.var_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_mean_correction))
 _o.var_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_mean_correction_out, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:3595
+# schema/native_functions.yaml: std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
 _o.std_mean.register('CompositeImplicitAutograd', _composite_reduction.std_mean)
 
-# schema/native_functions.yaml:3599
+# schema/native_functions.yaml: std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
 _o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_mean_dim)
 
-# schema/native_functions.yaml:3603
+# schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 _o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
 _o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
 
-# schema/native_functions.yaml:3607
+# schema/native_functions.yaml: std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of std_mean.correction)
 _o.std_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_mean_correction))
 _o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_mean_correction_out, (4, 5)), with_keyset=True)
 
-# schema/native_functions.yaml:3610
+# schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 _o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
 _o.logsumexp.register('Meta', _meta_reduction.logsumexp)
 
-# schema/native_functions.yaml:3615
+# schema/native_functions.yaml: logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of logsumexp)
 _o.logsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logsumexp))
 _o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3618
+# schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
 _o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
 
-# schema/native_functions.yaml:3622
+# schema/native_functions.yaml: linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_vector_norm)
 _o.linalg_vector_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_vector_norm))
 _o.linalg_vector_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_vector_norm_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:3625
+# schema/native_functions.yaml: norm.Scalar(Tensor self, Scalar p=2) -> Tensor
 _o.norm_Scalar.register('CompositeImplicitAutograd', _composite_reduction.norm_scalar)
 
-# schema/native_functions.yaml:3630
+# schema/native_functions.yaml: norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!) (autogen of norm.Scalar)
 _o.norm_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_Scalar))
 _o.norm_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3632
+# schema/native_functions.yaml: norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
 _o.norm_ScalarOpt_dim.register('CompositeImplicitAutograd', _composite_reduction.norm_scalaropt_dim)
 
-# schema/native_functions.yaml:3637
+# schema/native_functions.yaml: norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of norm.ScalarOpt_dim)
 _o.norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_ScalarOpt_dim))
 _o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3639
+# schema/native_functions.yaml: all(Tensor self) -> Tensor
 _o.all.register('CPU', _cpu_reduction.all_all)
 _o.all.register('Meta', _meta_reduction.all_any)
 
-# schema/native_functions.yaml:3646
+# schema/native_functions.yaml: all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 _o.all_dim.register('CPU', _cpu_reduction.all_dim)
 _o.all_dim.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3653
+# schema/native_functions.yaml: all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 _o.all_dims.register('CPU', _cpu_reduction.all_dim)
 _o.all_dims.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3661
+# schema/native_functions.yaml: all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 _o.all_all_out.register('CompositeExplicitAutograd', _common_reduction.all_all_out)
 _o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3666
+# schema/native_functions.yaml: all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 _o.all_out.register('CompositeExplicitAutograd', _common_reduction.all_dim_out)
 _o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3671
+# schema/native_functions.yaml: all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 _o.all_dims_out.register('CompositeExplicitAutograd', _common_reduction.all_dims_out)
 _o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3676
+# schema/native_functions.yaml: any(Tensor self) -> Tensor
 _o.any.register('CPU', _cpu_reduction.any_all)
 _o.any.register('Meta', _meta_reduction.all_any)
 
-# schema/native_functions.yaml:3683
+# schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 _o.any_dim.register('CPU', _cpu_reduction.any_dim)
 _o.any_dim.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3690
+# schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 _o.any_dims.register('CPU', _cpu_reduction.any_dim)
 _o.any_dims.register('Meta', _meta_reduction.all_any_dim)
 
-# schema/native_functions.yaml:3698
+# schema/native_functions.yaml: any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 _o.any_all_out.register('CompositeExplicitAutograd', _common_reduction.any_all_out)
 _o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3703
+# schema/native_functions.yaml: any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 _o.any_out.register('CompositeExplicitAutograd', _common_reduction.any_dim_out)
 _o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3708
+# schema/native_functions.yaml: any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
 _o.any_dims_out.register('CompositeExplicitAutograd', _common_reduction.any_dims_out)
 _o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3713
+# schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 _o.cumsum.register('CPU', _cpu_reduction.cumsum)
 _o.cumsum.register('Meta', _meta_reduction.cumsum)
 
-# schema/native_functions.yaml:3718
+# schema/native_functions.yaml: cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumsum)
 _o.cumsum_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumsum))
 _o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3721
+# schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
 _o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
 _o.cumsum_.register('Meta', _meta_reduction.cumsum_)
 _o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3727
+# schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 _o.cumprod.register('CPU', _cpu_reduction.cumprod)
 _o.cumprod.register('Meta', _meta_reduction.cumsum)
 
-# schema/native_functions.yaml:3732
+# schema/native_functions.yaml: cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumprod)
 _o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
 _o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3734
+# schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
 _o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
 _o.cumprod_.register('Meta', _meta_reduction.cumprod_)
 _o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml:3740
+# schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
 _o.count_nonzero_dim_IntList.register('CPU', _cpu_reduction.count_nonzero)
 _o.count_nonzero_dim_IntList.register('Meta', _meta_reduction.count_nonzero)
 
-# schema/native_functions.yaml:3745
+# schema/native_functions.yaml: count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!) (autogen of count_nonzero.dim_IntList)
 _o.count_nonzero_dim_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero_dim_IntList))
 _o.count_nonzero_dim_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_dim_IntList_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3747
+# schema/native_functions.yaml: count_nonzero(Tensor self, int? dim=None) -> Tensor
 _o.count_nonzero.register('CPU', _cpu_reduction.count_nonzero)
 _o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
 
-# schema/native_functions.yaml:3752
+# schema/native_functions.yaml: count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of count_nonzero)
 _o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
 _o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3753
+# schema/native_functions.yaml: triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)
 _o.triu_indices_out.register('CompositeExplicitAutograd', _common_random.triu_indices_out)
 _o.triu_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_indices_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3758
+# schema/native_functions.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor
 _o.copy.register('CompositeExplicitAutograd', _common_random.copy)
 
-# schema/native_functions.yaml:3764
+# schema/native_functions.yaml: copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)
 _o.copy_out.register('CompositeExplicitAutograd', _common_random.copy_out)
 _o.copy_out.register("ADInplaceOrView", _inplace_or_view(_o.copy_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3769
+# schema/native_functions.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
 _o.fill_Scalar.register('CompositeExplicitAutograd', _common_random.fill_scalar)
 
-# schema/native_functions.yaml:3774
+# schema/native_functions.yaml: fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
 _o.fill_Scalar_out.register('CompositeExplicitAutograd', _common_random.fill_scalar_out)
 _o.fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Scalar_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3778
+# schema/native_functions.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
 _o.fill_Tensor.register('CompositeExplicitAutograd', _common_random.fill_tensor)
 
-# schema/native_functions.yaml:3782
+# schema/native_functions.yaml: fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)
 _o.fill_Tensor_out.register('CompositeExplicitAutograd', _common_random.fill_tensor_out)
 _o.fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Tensor_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3786
+# schema/native_functions.yaml: zero(Tensor self) -> Tensor
 _o.zero.register('CompositeExplicitAutograd', _common_random.zero)
 
-# schema/native_functions.yaml:3791
+# schema/native_functions.yaml: zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
 _o.zero_out.register('CompositeExplicitAutograd', _common_random.zero_out)
 _o.zero_out.register("ADInplaceOrView", _inplace_or_view(_o.zero_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3796
+# schema/native_functions.yaml: empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)
 _o.empty_strided_out.register('CompositeExplicitAutograd', _common_random.empty_strided_out)
 _o.empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_strided_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3800
+# schema/native_functions.yaml: new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 _o.new_empty_out.register('CompositeExplicitAutograd', _common_random.new_empty_out)
 _o.new_empty_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3804
+# schema/native_functions.yaml: new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)
 _o.new_empty_strided_out.register('CompositeExplicitAutograd', _common_random.new_empty_strided_out)
 _o.new_empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_strided_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3808
+# schema/native_functions.yaml: new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
 _o.new_full_out.register('CompositeExplicitAutograd', _common_random.new_full_out)
 _o.new_full_out.register("ADInplaceOrView", _inplace_or_view(_o.new_full_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3812
+# schema/native_functions.yaml: new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 _o.new_zeros_out.register('CompositeExplicitAutograd', _common_random.new_zeros_out)
 _o.new_zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.new_zeros_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3816
+# schema/native_functions.yaml: new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 _o.new_ones_out.register('CompositeExplicitAutograd', _common_random.new_ones_out)
 _o.new_ones_out.register("ADInplaceOrView", _inplace_or_view(_o.new_ones_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3822
+# schema/native_functions.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor
 _o.uniform.register('CompositeExplicitAutograd', _common_random.uniform_sampled)
 
-# schema/native_functions.yaml:3828
+# schema/native_functions.yaml: uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.uniform_out.register('CompositeExplicitAutograd', _common_random.uniform_out_sampled)
 _o.uniform_out.register("ADInplaceOrView", _inplace_or_view(_o.uniform_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3834
+# schema/native_functions.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor
 _o.exponential.register('CompositeExplicitAutograd', _common_random.exponential_sampled)
 
-# schema/native_functions.yaml:3840
+# schema/native_functions.yaml: exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.exponential_out.register('CompositeExplicitAutograd', _common_random.exponential_out_sampled)
 _o.exponential_out.register("ADInplaceOrView", _inplace_or_view(_o.exponential_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3846
+# schema/native_functions.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor
 _o.geometric.register('CompositeExplicitAutograd', _common_random.geometric_sampled)
 
-# schema/native_functions.yaml:3852
+# schema/native_functions.yaml: geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.geometric_out.register('CompositeExplicitAutograd', _common_random.geometric_out_sampled)
 _o.geometric_out.register("ADInplaceOrView", _inplace_or_view(_o.geometric_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3858
+# schema/native_functions.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor
 _o.log_normal.register('CompositeExplicitAutograd', _common_random.log_normal_sampled)
 
-# schema/native_functions.yaml:3864
+# schema/native_functions.yaml: log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.log_normal_out.register('CompositeExplicitAutograd', _common_random.log_normal_out_sampled)
 _o.log_normal_out.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3870
+# schema/native_functions.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor
 _o.cauchy.register('CompositeExplicitAutograd', _common_random.cauchy_sampled)
 
-# schema/native_functions.yaml:3876
+# schema/native_functions.yaml: cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.cauchy_out.register('CompositeExplicitAutograd', _common_random.cauchy_out_sampled)
 _o.cauchy_out.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3882
+# schema/native_functions.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
 _o.random_from.register('CompositeExplicitAutograd', _common_random.random_from_sampled)
 
-# schema/native_functions.yaml:3888
+# schema/native_functions.yaml: random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.random_from_out.register('CompositeExplicitAutograd', _common_random.random_from_out_sampled)
 _o.random_from_out.register("ADInplaceOrView", _inplace_or_view(_o.random_from_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3894
+# schema/native_functions.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
 _o.random_to.register('CompositeExplicitAutograd', _common_random.random_to_sampled)
 
-# schema/native_functions.yaml:3900
+# schema/native_functions.yaml: random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.random_to_out.register('CompositeExplicitAutograd', _common_random.random_to_out_sampled)
 _o.random_to_out.register("ADInplaceOrView", _inplace_or_view(_o.random_to_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3906
+# schema/native_functions.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor
 _o.random.register('CompositeExplicitAutograd', _common_random.random_sampled)
 
-# schema/native_functions.yaml:3912
+# schema/native_functions.yaml: random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.random_out.register('CompositeExplicitAutograd', _common_random.random_out_sampled)
 _o.random_out.register("ADInplaceOrView", _inplace_or_view(_o.random_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3918
+# schema/native_functions.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor
 _o.normal_functional.register('CompositeExplicitAutograd', _common_random.normal_functional_sampled)
 
-# schema/native_functions.yaml:3926
+# schema/native_functions.yaml: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.hann_window.register('CPU', _cpu_random.hann_window)
 _o.hann_window.register('Meta', _meta_random.hann_window)
 _o.hann_window.register("BackendSelect", _backend_select(_o.hann_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:3932
+# schema/native_functions.yaml: hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
 _o.hann_window_out.register('CompositeExplicitAutograd', _common_random.hann_window_out)
 _o.hann_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3936
+# schema/native_functions.yaml: hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.hann_window_periodic.register('CPU', _cpu_random.hann_window_periodic)
 _o.hann_window_periodic.register('Meta', _meta_random.hann_window_periodic)
 _o.hann_window_periodic.register("BackendSelect", _backend_select(_o.hann_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:3942
+# schema/native_functions.yaml: hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
 _o.hann_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hann_window_periodic_out)
 _o.hann_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3946
+# schema/native_functions.yaml: hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.hamming_window.register('CPU', _cpu_random.hamming_window)
 _o.hamming_window.register('Meta', _meta_random.hamming_window)
 _o.hamming_window.register("BackendSelect", _backend_select(_o.hamming_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:3952
+# schema/native_functions.yaml: hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
 _o.hamming_window_out.register('CompositeExplicitAutograd', _common_random.hamming_window_out)
 _o.hamming_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3956
+# schema/native_functions.yaml: hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.hamming_window_periodic.register('CPU', _cpu_random.hamming_window_periodic)
 _o.hamming_window_periodic.register('Meta', _meta_random.hamming_window_periodic)
 _o.hamming_window_periodic.register("BackendSelect", _backend_select(_o.hamming_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:3962
+# schema/native_functions.yaml: hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
 _o.hamming_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_out)
 _o.hamming_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:3966
+# schema/native_functions.yaml: hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.hamming_window_periodic_alpha.register('CPU', _cpu_random.hamming_window_periodic_alpha)
 _o.hamming_window_periodic_alpha.register('Meta', _meta_random.hamming_window_periodic_alpha)
 _o.hamming_window_periodic_alpha.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha, 5), with_keyset=True)
 
-# schema/native_functions.yaml:3972
+# schema/native_functions.yaml: hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)
 _o.hamming_window_periodic_alpha_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_out)
 _o.hamming_window_periodic_alpha_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:3976
+# schema/native_functions.yaml: hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.hamming_window_periodic_alpha_beta.register('CPU', _cpu_random.hamming_window_periodic_alpha_beta)
 _o.hamming_window_periodic_alpha_beta.register('Meta', _meta_random.hamming_window_periodic_alpha_beta)
 _o.hamming_window_periodic_alpha_beta.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha_beta, 6), with_keyset=True)
 
-# schema/native_functions.yaml:3982
+# schema/native_functions.yaml: hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)
 _o.hamming_window_periodic_alpha_beta_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_beta_out)
 _o.hamming_window_periodic_alpha_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_beta_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:3986
+# schema/native_functions.yaml: blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.blackman_window.register('CPU', _cpu_random.blackman_window)
 _o.blackman_window.register('Meta', _meta_random.blackman_window)
 _o.blackman_window.register("BackendSelect", _backend_select(_o.blackman_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:3992
+# schema/native_functions.yaml: blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
 _o.blackman_window_out.register('CompositeExplicitAutograd', _common_random.blackman_window_out)
 _o.blackman_window_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:3996
+# schema/native_functions.yaml: blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.blackman_window_periodic.register('CPU', _cpu_random.blackman_window_periodic)
 _o.blackman_window_periodic.register('Meta', _meta_random.blackman_window_periodic)
 _o.blackman_window_periodic.register("BackendSelect", _backend_select(_o.blackman_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:4002
+# schema/native_functions.yaml: blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
 _o.blackman_window_periodic_out.register('CompositeExplicitAutograd', _common_random.blackman_window_periodic_out)
 _o.blackman_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4006
+# schema/native_functions.yaml: bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.bartlett_window.register('CPU', _cpu_random.bartlett_window)
 _o.bartlett_window.register('Meta', _meta_random.bartlett_window)
 _o.bartlett_window.register("BackendSelect", _backend_select(_o.bartlett_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:4012
+# schema/native_functions.yaml: bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
 _o.bartlett_window_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_out)
 _o.bartlett_window_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4016
+# schema/native_functions.yaml: bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.bartlett_window_periodic.register('CPU', _cpu_random.bartlett_window_periodic)
 _o.bartlett_window_periodic.register('Meta', _meta_random.bartlett_window_periodic)
 _o.bartlett_window_periodic.register("BackendSelect", _backend_select(_o.bartlett_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:4022
+# schema/native_functions.yaml: bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
 _o.bartlett_window_periodic_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_periodic_out)
 _o.bartlett_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4026
+# schema/native_functions.yaml: kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.kaiser_window.register('CPU', _cpu_random.kaiser_window)
 _o.kaiser_window.register('Meta', _meta_random.kaiser_window)
 _o.kaiser_window.register("BackendSelect", _backend_select(_o.kaiser_window, 3), with_keyset=True)
 
-# schema/native_functions.yaml:4032
+# schema/native_functions.yaml: kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
 _o.kaiser_window_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_out)
 _o.kaiser_window_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4036
+# schema/native_functions.yaml: kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.kaiser_window_periodic.register('CPU', _cpu_random.kaiser_window_periodic)
 _o.kaiser_window_periodic.register('Meta', _meta_random.kaiser_window_periodic)
 _o.kaiser_window_periodic.register("BackendSelect", _backend_select(_o.kaiser_window_periodic, 4), with_keyset=True)
 
-# schema/native_functions.yaml:4042
+# schema/native_functions.yaml: kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
 _o.kaiser_window_periodic_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_periodic_out)
 _o.kaiser_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_periodic_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4046
+# schema/native_functions.yaml: kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.kaiser_window_beta.register('CPU', _cpu_random.kaiser_window_beta)
 _o.kaiser_window_beta.register('Meta', _meta_random.kaiser_window_beta)
 _o.kaiser_window_beta.register("BackendSelect", _backend_select(_o.kaiser_window_beta, 5), with_keyset=True)
 
-# schema/native_functions.yaml:4052
+# schema/native_functions.yaml: kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)
 _o.kaiser_window_beta_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_beta_out)
 _o.kaiser_window_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_beta_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4057
+# schema/native_functions.yaml: empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
 _o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4061
+# schema/native_functions.yaml: zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 _o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
 _o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4065
+# schema/native_functions.yaml: ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
 _o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
 _o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4069
+# schema/native_functions.yaml: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
 _o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
 _o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4073
+# schema/native_functions.yaml: scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)
 _o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
 _o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4077
+# schema/native_functions.yaml: arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)
 _o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
 _o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
 
-# schema/native_functions.yaml:4081
+# schema/native_functions.yaml: arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
 _o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
 _o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4085
+# schema/native_functions.yaml: empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
 _o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4089
+# schema/native_functions.yaml: zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
 _o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4093
+# schema/native_functions.yaml: ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
 _o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4097
+# schema/native_functions.yaml: full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
 _o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4101
+# schema/native_functions.yaml: rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
 _o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4106
+# schema/native_functions.yaml: rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
 _o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4111
+# schema/native_functions.yaml: randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
 _o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
 
-# schema/native_functions.yaml:4116
+# schema/native_functions.yaml: randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
 _o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4121
+# schema/native_functions.yaml: randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
 _o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4126
+# schema/native_functions.yaml: randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
 _o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:4131
+# schema/native_functions.yaml: randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
 _o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
 
-# schema/native_functions.yaml:4136
+# schema/native_functions.yaml: randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
 _o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:4141
+# schema/native_functions.yaml: randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
 _o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
 
-# schema/native_functions.yaml:4146
+# schema/native_functions.yaml: randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
 _o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
 _o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
 
-# schema/native_functions.yaml:4151
+# schema/native_functions.yaml: bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
 _o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
 _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

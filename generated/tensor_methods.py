@@ -908,7 +908,7 @@ _rt_topk = _return_type('topk', ('values', 'indices'))
 _rt_topk_out = _return_type('topk_out', ('values', 'indices'))
 
 
-# schema/native_functions.yaml:2154
+# schema/native_functions.yaml: abs(Tensor self) -> Tensor
 def abs(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -918,7 +918,7 @@ def abs(self):
     return _entry_abs(self)
 
 
-# schema/native_functions.yaml:2162
+# schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
 def abs_(self):
     """abs_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -928,7 +928,7 @@ def abs_(self):
     return _entry_abs_(self)
 
 
-# schema/native_functions.yaml:2079
+# schema/native_functions.yaml: acos(Tensor self) -> Tensor
 def acos(self):
     """acos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -938,7 +938,7 @@ def acos(self):
     return _entry_acos(self)
 
 
-# schema/native_functions.yaml:2087
+# schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
 def acos_(self):
     """acos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -948,7 +948,7 @@ def acos_(self):
     return _entry_acos_(self)
 
 
-# schema/native_functions.yaml:206
+# schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 def add(self, other, *, alpha=1):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -958,7 +958,7 @@ def add(self, other, *, alpha=1):
     return _entry_add_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:222
+# schema/native_functions.yaml: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 def add_(self, other, *, alpha=1):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -968,7 +968,7 @@ def add_(self, other, *, alpha=1):
     return _entry_add__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:2882
+# schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if not isinstance(tensor1, _Tensor):
@@ -982,7 +982,7 @@ def addcdiv(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2890
+# schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if not isinstance(tensor1, _Tensor):
@@ -996,7 +996,7 @@ def addcdiv_(self, tensor1, tensor2, *, value=1):
     return _entry_addcdiv_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2867
+# schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
     if not isinstance(tensor1, _Tensor):
@@ -1010,7 +1010,7 @@ def addcmul(self, tensor1, tensor2, *, value=1):
     return _entry_addcmul(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:2875
+# schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
     if not isinstance(tensor1, _Tensor):
@@ -1024,7 +1024,7 @@ def addcmul_(self, tensor1, tensor2, *, value=1):
     return _entry_addcmul_(self, tensor1, tensor2, value)
 
 
-# schema/native_functions.yaml:659
+# schema/native_functions.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     """addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1034,7 +1034,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     return _entry_addmm(self, mat1, mat2, beta, alpha)
 
 
-# schema/native_functions.yaml:730
+# schema/native_functions.yaml: adjoint(Tensor(a) self) -> Tensor(a)
 def adjoint(self):
     """adjoint(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1044,7 +1044,7 @@ def adjoint(self):
     return _entry_adjoint(self)
 
 
-# schema/native_functions.yaml:847
+# schema/native_functions.yaml: alias(Tensor(a) self) -> Tensor(a)
 def alias(self):
     """alias(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -1054,7 +1054,7 @@ def alias(self):
     return _entry_alias(self)
 
 
-# schema/native_functions.yaml:3639
+# schema/native_functions.yaml: all(Tensor self) -> Tensor
 def _m0_all(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1065,7 +1065,7 @@ def _c0_all(self):
     return _entry_all(self)
 
 
-# schema/native_functions.yaml:3646
+# schema/native_functions.yaml: all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 def _m1_all(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1076,7 +1076,7 @@ def _c1_all(self, dim, keepdim):
     return _entry_all_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3653
+# schema/native_functions.yaml: all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 def _m2_all(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1113,7 +1113,7 @@ def all(*args, **kwargs):
     return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
 
 
-# schema/native_functions.yaml:626
+# schema/native_functions.yaml: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 def amax(self, dim=(), keepdim=False):
     """amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1123,7 +1123,7 @@ def amax(self, dim=(), keepdim=False):
     return _entry_amax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3462
+# schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 def amin(self, dim=(), keepdim=False):
     """amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1133,7 +1133,7 @@ def amin(self, dim=(), keepdim=False):
     return _entry_amin(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3676
+# schema/native_functions.yaml: any(Tensor self) -> Tensor
 def _m0_any(self):
     if _F['Tensor'](self):
         return (self,)
@@ -1144,7 +1144,7 @@ def _c0_any(self):
     return _entry_any(self)
 
 
-# schema/native_functions.yaml:3683
+# schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 def _m1_any(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1155,7 +1155,7 @@ def _c1_any(self, dim, keepdim):
     return _entry_any_dim(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3690
+# schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 def _m2_any(self, dim=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[]?'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -1192,7 +1192,7 @@ def any(*args, **kwargs):
     return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
 
 
-# schema/native_functions.yaml:634
+# schema/native_functions.yaml: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 def argmax(self, dim=None, keepdim=False):
     """argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1202,7 +1202,7 @@ def argmax(self, dim=None, keepdim=False):
     return _entry_argmax(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:3534
+# schema/native_functions.yaml: argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 def argmin(self, dim=None, keepdim=False):
     """argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -1212,7 +1212,7 @@ def argmin(self, dim=None, keepdim=False):
     return _entry_argmin(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:1071
+# schema/native_functions.yaml: argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
 def _m0_argsort(self, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
         return (self, dim, descending)
@@ -1223,7 +1223,7 @@ def _c0_argsort(self, dim, descending):
     return _entry_argsort(self, dim, descending)
 
 
-# schema/native_functions.yaml:1076
+# schema/native_functions.yaml: argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
 def _m1_argsort(self, *, stable, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['bool'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (self, stable, dim, descending)
@@ -1257,7 +1257,7 @@ def argsort(*args, **kwargs):
     return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
 
 
-# schema/native_functions.yaml:1209
+# schema/native_functions.yaml: argwhere(Tensor self) -> Tensor
 def argwhere(self):
     """argwhere(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1267,7 +1267,7 @@ def argwhere(self):
     return _entry_argwhere(self)
 
 
-# schema/native_functions.yaml:706
+# schema/native_functions.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
 def as_strided(self, size, stride, storage_offset=None):
     """as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)"""
     if _tf[0]:
@@ -1277,7 +1277,7 @@ def as_strided(self, size, stride, storage_offset=None):
     return _entry_as_strided(self, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:1116
+# schema/native_functions.yaml: as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
 def as_strided_scatter(self, src, size, stride, storage_offset=None):
     """as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor"""
     if _tf[0]:
@@ -1287,7 +1287,7 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
     return _entry_as_strided_scatter(self, src, size, stride, storage_offset)
 
 
-# schema/native_functions.yaml:2064
+# schema/native_functions.yaml: asin(Tensor self) -> Tensor
 def asin(self):
     """asin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1297,7 +1297,7 @@ def asin(self):
     return _entry_asin(self)
 
 
-# schema/native_functions.yaml:2072
+# schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
 def asin_(self):
     """asin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1307,7 +1307,7 @@ def asin_(self):
     return _entry_asin_(self)
 
 
-# schema/native_functions.yaml:2094
+# schema/native_functions.yaml: atan(Tensor self) -> Tensor
 def atan(self):
     """atan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1317,7 +1317,7 @@ def atan(self):
     return _entry_atan(self)
 
 
-# schema/native_functions.yaml:2663
+# schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
     if not isinstance(other, _Tensor):
@@ -1329,7 +1329,7 @@ def atan2(self, other):
     return _entry_atan2(self, other)
 
 
-# schema/native_functions.yaml:2671
+# schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if not isinstance(other, _Tensor):
@@ -1341,7 +1341,7 @@ def atan2_(self, other):
     return _entry_atan2_(self, other)
 
 
-# schema/native_functions.yaml:2102
+# schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
 def atan_(self):
     """atan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1351,7 +1351,7 @@ def atan_(self):
     return _entry_atan_(self)
 
 
-# schema/native_functions.yaml:2474
+# schema/native_functions.yaml: baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -1361,7 +1361,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:2481
+# schema/native_functions.yaml: baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
 def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     """baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -1371,7 +1371,7 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
     return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
 
 
-# schema/native_functions.yaml:1653
+# schema/native_functions.yaml: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
 def _m0_bernoulli(self, *, generator=None):
     if _F['Tensor'](self) and _F['Generator?'](generator):
         return (self, generator)
@@ -1382,7 +1382,7 @@ def _c0_bernoulli(self, generator):
     return _entry_bernoulli(self, generator)
 
 
-# schema/native_functions.yaml:1665
+# schema/native_functions.yaml: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
 def _m1_bernoulli(self, p, *, generator=None):
     if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -1416,7 +1416,7 @@ def bernoulli(*args, **kwargs):
     return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
 
 
-# schema/native_functions.yaml:1684
+# schema/native_functions.yaml: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
 def _m0_bernoulli_(self, p, *, generator=None):
     if _F['Tensor'](self) and _F['Tensor'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -1427,7 +1427,7 @@ def _c0_bernoulli_(self, p, generator):
     return _entry_bernoulli__Tensor(self, p, generator)
 
 
-# schema/native_functions.yaml:1691
+# schema/native_functions.yaml: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
 def _m1_bernoulli_(self, p=0.5, *, generator=None):
     if _F['Tensor'](self) and _F['float'](p) and _F['Generator?'](generator):
         return (self, p, generator)
@@ -1461,7 +1461,7 @@ def bernoulli_(*args, **kwargs):
     return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
 
 
-# schema/native_functions.yaml:2723
+# schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_and(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1472,7 +1472,7 @@ def _c0_bitwise_and(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2731
+# schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_and(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1506,7 +1506,7 @@ def bitwise_and(*args, **kwargs):
     return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
 
 
-# schema/native_functions.yaml:2747
+# schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_bitwise_and_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1517,7 +1517,7 @@ def _c0_bitwise_and_(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2754
+# schema/native_functions.yaml: bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_bitwise_and_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1551,7 +1551,7 @@ def bitwise_and_(*args, **kwargs):
     return _resolve(_cases_bitwise_and_, args, kwargs, 'bitwise_and_', _sigs_bitwise_and_)
 
 
-# schema/native_functions.yaml:2289
+# schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
 def bitwise_not(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1561,7 +1561,7 @@ def bitwise_not(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:2297
+# schema/native_functions.yaml: bitwise_not_(Tensor(a!) self) -> Tensor(a!)
 def bitwise_not_(self):
     """bitwise_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1571,7 +1571,7 @@ def bitwise_not_(self):
     return _entry_bitwise_not_(self)
 
 
-# schema/native_functions.yaml:2761
+# schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_or(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1582,7 +1582,7 @@ def _c0_bitwise_or(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2769
+# schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_or(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1616,7 +1616,7 @@ def bitwise_or(*args, **kwargs):
     return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
 
 
-# schema/native_functions.yaml:2785
+# schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_bitwise_or_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1627,7 +1627,7 @@ def _c0_bitwise_or_(self, other):
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2792
+# schema/native_functions.yaml: bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_bitwise_or_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1661,7 +1661,7 @@ def bitwise_or_(*args, **kwargs):
     return _resolve(_cases_bitwise_or_, args, kwargs, 'bitwise_or_', _sigs_bitwise_or_)
 
 
-# schema/native_functions.yaml:2799
+# schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_bitwise_xor(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1672,7 +1672,7 @@ def _c0_bitwise_xor(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2807
+# schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_bitwise_xor(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1706,7 +1706,7 @@ def bitwise_xor(*args, **kwargs):
     return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
 
 
-# schema/native_functions.yaml:2823
+# schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_bitwise_xor_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -1717,7 +1717,7 @@ def _c0_bitwise_xor_(self, other):
     return _entry_bitwise_xor__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2830
+# schema/native_functions.yaml: bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_bitwise_xor_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -1751,7 +1751,7 @@ def bitwise_xor_(*args, **kwargs):
     return _resolve(_cases_bitwise_xor_, args, kwargs, 'bitwise_xor_', _sigs_bitwise_xor_)
 
 
-# schema/native_functions.yaml:651
+# schema/native_functions.yaml: bmm(Tensor self, Tensor mat2) -> Tensor
 def bmm(self, mat2):
     """bmm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -1761,7 +1761,7 @@ def bmm(self, mat2):
     return _entry_bmm(self, mat2)
 
 
-# schema/native_functions.yaml:1875
+# schema/native_functions.yaml: broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
 def broadcast_to(self, *_size, size=None):
     """broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)"""
     size = _ivar(_size, size, 'size')
@@ -1772,7 +1772,7 @@ def broadcast_to(self, *_size, size=None):
     return _entry_broadcast_to(self, size)
 
 
-# schema/native_functions.yaml:1794
+# schema/native_functions.yaml: cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)
 def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     """cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -1782,7 +1782,7 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
     return _entry_cauchy_(self, median, sigma, generator)
 
 
-# schema/native_functions.yaml:2184
+# schema/native_functions.yaml: ceil(Tensor self) -> Tensor
 def ceil(self):
     """ceil(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -1792,7 +1792,7 @@ def ceil(self):
     return _entry_ceil(self)
 
 
-# schema/native_functions.yaml:2192
+# schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
 def ceil_(self):
     """ceil_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -1802,7 +1802,7 @@ def ceil_(self):
     return _entry_ceil_(self)
 
 
-# schema/native_functions.yaml:810
+# schema/native_functions.yaml: chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
 def chunk(self, chunks, dim=0):
     """chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -1812,7 +1812,7 @@ def chunk(self, chunks, dim=0):
     return _entry_chunk(self, chunks, dim)
 
 
-# schema/native_functions.yaml:452
+# schema/native_functions.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 def _m0_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -1823,7 +1823,7 @@ def _c0_clamp(self, min, max):
     return _entry_clamp_Tensor(self, min, max)
 
 
-# schema/native_functions.yaml:444
+# schema/native_functions.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 def _m1_clamp(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (self, min, max)
@@ -1857,7 +1857,7 @@ def clamp(*args, **kwargs):
     return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
 
 
-# schema/native_functions.yaml:3257
+# schema/native_functions.yaml: clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
 def _m0_clamp_(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Tensor?'](min) and _F['Tensor?'](max):
         return (self, min, max)
@@ -1868,7 +1868,7 @@ def _c0_clamp_(self, min, max):
     return _entry_clamp__Tensor(self, min, max)
 
 
-# schema/native_functions.yaml:460
+# schema/native_functions.yaml: clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 def _m1_clamp_(self, min=None, max=None):
     if _F['Tensor'](self) and _F['Scalar?'](min) and _F['Scalar?'](max):
         return (self, min, max)
@@ -1902,7 +1902,7 @@ def clamp_(*args, **kwargs):
     return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
 
 
-# schema/native_functions.yaml:3235
+# schema/native_functions.yaml: clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
 def _m0_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1913,7 +1913,7 @@ def _c0_clamp_max(self, max):
     return _entry_clamp_max_Tensor(self, max)
 
 
-# schema/native_functions.yaml:3227
+# schema/native_functions.yaml: clamp_max(Tensor self, Scalar max) -> Tensor
 def _m1_clamp_max(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1947,7 +1947,7 @@ def clamp_max(*args, **kwargs):
     return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
 
 
-# schema/native_functions.yaml:3250
+# schema/native_functions.yaml: clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
 def _m0_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Tensor'](max):
         return (self, max)
@@ -1958,7 +1958,7 @@ def _c0_clamp_max_(self, max):
     return _entry_clamp_max__Tensor(self, max)
 
 
-# schema/native_functions.yaml:3243
+# schema/native_functions.yaml: clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
 def _m1_clamp_max_(self, max):
     if _F['Tensor'](self) and _F['Scalar'](max):
         return (self, max)
@@ -1992,7 +1992,7 @@ def clamp_max_(*args, **kwargs):
     return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
 
 
-# schema/native_functions.yaml:3205
+# schema/native_functions.yaml: clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
 def _m0_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -2003,7 +2003,7 @@ def _c0_clamp_min(self, min):
     return _entry_clamp_min_Tensor(self, min)
 
 
-# schema/native_functions.yaml:3197
+# schema/native_functions.yaml: clamp_min(Tensor self, Scalar min) -> Tensor
 def _m1_clamp_min(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -2037,7 +2037,7 @@ def clamp_min(*args, **kwargs):
     return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
 
 
-# schema/native_functions.yaml:3220
+# schema/native_functions.yaml: clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
 def _m0_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Tensor'](min):
         return (self, min)
@@ -2048,7 +2048,7 @@ def _c0_clamp_min_(self, min):
     return _entry_clamp_min__Tensor(self, min)
 
 
-# schema/native_functions.yaml:3213
+# schema/native_functions.yaml: clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
 def _m1_clamp_min_(self, min):
     if _F['Tensor'](self) and _F['Scalar'](min):
         return (self, min)
@@ -2082,7 +2082,7 @@ def clamp_min_(*args, **kwargs):
     return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
 
 
-# schema/native_functions.yaml:136
+# schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 def clone(self, *, memory_format=None):
     """clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor"""
     if _tf[0]:
@@ -2092,7 +2092,7 @@ def clone(self, *, memory_format=None):
     return _entry_clone(self, memory_format)
 
 
-# schema/native_functions.yaml:182
+# schema/native_functions.yaml: contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
 def contiguous(self, *, memory_format='contiguous_format'):
     """contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)"""
     if _tf[0]:
@@ -2102,7 +2102,7 @@ def contiguous(self, *, memory_format='contiguous_format'):
     return _entry_contiguous(self, memory_format)
 
 
-# schema/native_functions.yaml:146
+# schema/native_functions.yaml: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 def copy_(self, src, non_blocking=False):
     """copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -2112,7 +2112,7 @@ def copy_(self, src, non_blocking=False):
     return _entry_copy_(self, src, non_blocking)
 
 
-# schema/native_functions.yaml:2034
+# schema/native_functions.yaml: cos(Tensor self) -> Tensor
 def cos(self):
     """cos(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2122,7 +2122,7 @@ def cos(self):
     return _entry_cos(self)
 
 
-# schema/native_functions.yaml:2042
+# schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
 def cos_(self):
     """cos_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2132,7 +2132,7 @@ def cos_(self):
     return _entry_cos_(self)
 
 
-# schema/native_functions.yaml:2124
+# schema/native_functions.yaml: cosh(Tensor self) -> Tensor
 def cosh(self):
     """cosh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2142,7 +2142,7 @@ def cosh(self):
     return _entry_cosh(self)
 
 
-# schema/native_functions.yaml:2132
+# schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
 def cosh_(self):
     """cosh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2152,7 +2152,7 @@ def cosh_(self):
     return _entry_cosh_(self)
 
 
-# schema/native_functions.yaml:3740
+# schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
 def _m0_count_nonzero(self, *_dim, dim=None):
     dim = _ivar(_dim, dim, 'dim')
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -2164,7 +2164,7 @@ def _c0_count_nonzero(self, dim):
     return _entry_count_nonzero_dim_IntList(self, dim)
 
 
-# schema/native_functions.yaml:3747
+# schema/native_functions.yaml: count_nonzero(Tensor self, int? dim=None) -> Tensor
 def _m1_count_nonzero(self, dim=None):
     if _F['Tensor'](self) and _F['int?'](dim):
         return (self, dim)
@@ -2198,7 +2198,7 @@ def count_nonzero(*args, **kwargs):
     return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
 
 
-# schema/native_functions.yaml:3727
+# schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 def cumprod(self, dim, *, dtype=None):
     """cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2208,7 +2208,7 @@ def cumprod(self, dim, *, dtype=None):
     return _entry_cumprod(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3734
+# schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
 def cumprod_(self, dim, *, dtype=None):
     """cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2218,7 +2218,7 @@ def cumprod_(self, dim, *, dtype=None):
     return _entry_cumprod_(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3713
+# schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
 def cumsum(self, dim, *, dtype=None):
     """cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -2228,7 +2228,7 @@ def cumsum(self, dim, *, dtype=None):
     return _entry_cumsum(self, dim, dtype)
 
 
-# schema/native_functions.yaml:3721
+# schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
 def cumsum_(self, dim, *, dtype=None):
     """cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2238,7 +2238,7 @@ def cumsum_(self, dim, *, dtype=None):
     return _entry_cumsum_(self, dim, dtype)
 
 
-# schema/native_functions.yaml:841
+# schema/native_functions.yaml: detach(Tensor(a) self) -> Tensor(a)
 def detach(self):
     """detach(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -2248,7 +2248,7 @@ def detach(self):
     return _entry_detach(self)
 
 
-# schema/native_functions.yaml:1387
+# schema/native_functions.yaml: diag(Tensor self, int diagonal=0) -> Tensor
 def diag(self, diagonal=0):
     """diag(Tensor self, int diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -2258,7 +2258,7 @@ def diag(self, diagonal=0):
     return _entry_diag(self, diagonal)
 
 
-# schema/native_functions.yaml:1381
+# schema/native_functions.yaml: diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
 def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     """diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor"""
     if _tf[0]:
@@ -2268,7 +2268,7 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
     return _entry_diag_embed(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:1393
+# schema/native_functions.yaml: diagflat(Tensor self, int offset=0) -> Tensor
 def diagflat(self, offset=0):
     """diagflat(Tensor self, int offset=0) -> Tensor"""
     if _tf[0]:
@@ -2278,7 +2278,7 @@ def diagflat(self, offset=0):
     return _entry_diagflat(self, offset)
 
 
-# schema/native_functions.yaml:787
+# schema/native_functions.yaml: diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
 def diagonal(self, offset=0, dim1=0, dim2=1):
     """diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)"""
     if _tf[0]:
@@ -2288,7 +2288,7 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
     return _entry_diagonal(self, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:1110
+# schema/native_functions.yaml: diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
 def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     """diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor"""
     if _tf[0]:
@@ -2298,7 +2298,7 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
     return _entry_diagonal_scatter(self, src, offset, dim1, dim2)
 
 
-# schema/native_functions.yaml:296
+# schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_div(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -2309,7 +2309,7 @@ def _c0_div(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:304
+# schema/native_functions.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
 def _m1_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -2320,7 +2320,7 @@ def _c1_div(self, other, rounding_mode):
     return _entry_div_Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:3005
+# schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
 def _m2_div(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -2357,7 +2357,7 @@ def div(*args, **kwargs):
     return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
 
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml: div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_div_(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -2368,7 +2368,7 @@ def _c0_div_(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:327
+# schema/native_functions.yaml: div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
 def _m1_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Tensor|number'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -2379,7 +2379,7 @@ def _c1_div_(self, other, rounding_mode):
     return _entry_div__Tensor_mode(self, other, rounding_mode)
 
 
-# schema/native_functions.yaml:3020
+# schema/native_functions.yaml: div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
 def _m2_div_(self, other, *, rounding_mode):
     if _F['Tensor'](self) and _F['Scalar'](other) and _F['str?'](rounding_mode):
         return (self, other, rounding_mode)
@@ -2416,7 +2416,7 @@ def div_(*args, **kwargs):
     return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
 
 
-# schema/native_functions.yaml:2451
+# schema/native_functions.yaml: dot(Tensor self, Tensor tensor) -> Tensor
 def dot(self, tensor):
     """dot(Tensor self, Tensor tensor) -> Tensor"""
     if _tf[0]:
@@ -2426,7 +2426,7 @@ def dot(self, tensor):
     return _entry_dot(self, tensor)
 
 
-# schema/native_functions.yaml:1316
+# schema/native_functions.yaml: dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_dsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
         return (self, sections)
@@ -2437,7 +2437,7 @@ def _c0_dsplit(self, sections):
     return _entry_dsplit_int(self, sections)
 
 
-# schema/native_functions.yaml:1321
+# schema/native_functions.yaml: dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_dsplit(self, *_indices, indices=None):
     indices = _ivar(_indices, indices, 'indices')
     if _F['Tensor'](self) and _F['int[]'](indices):
@@ -2472,7 +2472,7 @@ def dsplit(*args, **kwargs):
     return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
 
 
-# schema/native_functions.yaml:364
+# schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_eq(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -2483,7 +2483,7 @@ def _c0_eq(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:372
+# schema/native_functions.yaml: eq.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_eq(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2517,7 +2517,7 @@ def eq(*args, **kwargs):
     return _resolve(_cases_eq, args, kwargs, 'eq', _sigs_eq)
 
 
-# schema/native_functions.yaml:2921
+# schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_eq_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -2528,7 +2528,7 @@ def _c0_eq_(self, other):
     return _entry_eq__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2928
+# schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_eq_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2562,7 +2562,7 @@ def eq_(*args, **kwargs):
     return _resolve(_cases_eq_, args, kwargs, 'eq_', _sigs_eq_)
 
 
-# schema/native_functions.yaml:2139
+# schema/native_functions.yaml: erf(Tensor self) -> Tensor
 def erf(self):
     """erf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2572,7 +2572,7 @@ def erf(self):
     return _entry_erf(self)
 
 
-# schema/native_functions.yaml:2147
+# schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
 def erf_(self):
     """erf_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2582,7 +2582,7 @@ def erf_(self):
     return _entry_erf_(self)
 
 
-# schema/native_functions.yaml:513
+# schema/native_functions.yaml: exp(Tensor self) -> Tensor
 def exp(self):
     """exp(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2592,7 +2592,7 @@ def exp(self):
     return _entry_exp(self)
 
 
-# schema/native_functions.yaml:1899
+# schema/native_functions.yaml: exp2(Tensor self) -> Tensor
 def exp2(self):
     """exp2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2602,7 +2602,7 @@ def exp2(self):
     return _entry_exp2(self)
 
 
-# schema/native_functions.yaml:1907
+# schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!)
 def exp2_(self):
     """exp2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2612,7 +2612,7 @@ def exp2_(self):
     return _entry_exp2_(self)
 
 
-# schema/native_functions.yaml:521
+# schema/native_functions.yaml: exp_(Tensor(a!) self) -> Tensor(a!)
 def exp_(self):
     """exp_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2622,7 +2622,7 @@ def exp_(self):
     return _entry_exp_(self)
 
 
-# schema/native_functions.yaml:759
+# schema/native_functions.yaml: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
 def expand(self, *_size, size=None, implicit=False):
     """expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)"""
     size = _ivar(_size, size, 'size')
@@ -2633,7 +2633,7 @@ def expand(self, *_size, size=None, implicit=False):
     return _entry_expand(self, size, implicit)
 
 
-# schema/native_functions.yaml:765
+# schema/native_functions.yaml: expand_as(Tensor(a) self, Tensor other) -> Tensor(a)
 def expand_as(self, other):
     """expand_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -2643,7 +2643,7 @@ def expand_as(self, other):
     return _entry_expand_as(self, other)
 
 
-# schema/native_functions.yaml:1914
+# schema/native_functions.yaml: expm1(Tensor self) -> Tensor
 def expm1(self):
     """expm1(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2653,7 +2653,7 @@ def expm1(self):
     return _entry_expm1(self)
 
 
-# schema/native_functions.yaml:1922
+# schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
 def expm1_(self):
     """expm1_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2663,7 +2663,7 @@ def expm1_(self):
     return _entry_expm1_(self)
 
 
-# schema/native_functions.yaml:1625
+# schema/native_functions.yaml: exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)
 def exponential_(self, lambd=1.0, *, generator=None):
     """exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -2673,7 +2673,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     return _entry_exponential_(self, lambd, generator)
 
 
-# schema/native_functions.yaml:193
+# schema/native_functions.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
 def _m0_fill_(self, value):
     if _F['Tensor'](self) and _F['Tensor'](value):
         return (self, value)
@@ -2684,7 +2684,7 @@ def _c0_fill_(self, value):
     return _entry_fill__Tensor(self, value)
 
 
-# schema/native_functions.yaml:187
+# schema/native_functions.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 def _m1_fill_(self, value):
     if _F['Tensor'](self) and _F['Scalar'](value):
         return (self, value)
@@ -2718,7 +2718,7 @@ def fill_(*args, **kwargs):
     return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
 
 
-# schema/native_functions.yaml:821
+# schema/native_functions.yaml: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
 def flatten(self, start_dim=0, end_dim=-1):
     """flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)"""
     if _tf[0]:
@@ -2728,7 +2728,7 @@ def flatten(self, start_dim=0, end_dim=-1):
     return _entry_flatten_using_ints(self, start_dim, end_dim)
 
 
-# schema/native_functions.yaml:897
+# schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor
 def flip(self, *_dims, dims=None):
     """flip(Tensor self, int[] dims) -> Tensor"""
     dims = _ivar(_dims, dims, 'dims')
@@ -2739,7 +2739,7 @@ def flip(self, *_dims, dims=None):
     return _entry_flip(self, dims)
 
 
-# schema/native_functions.yaml:1214
+# schema/native_functions.yaml: fliplr(Tensor self) -> Tensor
 def fliplr(self):
     """fliplr(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2749,7 +2749,7 @@ def fliplr(self):
     return _entry_fliplr(self)
 
 
-# schema/native_functions.yaml:1219
+# schema/native_functions.yaml: flipud(Tensor self) -> Tensor
 def flipud(self):
     """flipud(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2759,7 +2759,7 @@ def flipud(self):
     return _entry_flipud(self)
 
 
-# schema/native_functions.yaml:2169
+# schema/native_functions.yaml: floor(Tensor self) -> Tensor
 def floor(self):
     """floor(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2769,7 +2769,7 @@ def floor(self):
     return _entry_floor(self)
 
 
-# schema/native_functions.yaml:2177
+# schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
 def floor_(self):
     """floor_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2779,7 +2779,7 @@ def floor_(self):
     return _entry_floor_(self)
 
 
-# schema/native_functions.yaml:2549
+# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
 def _m0_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Tensor|number'](other):
         return (self, other)
@@ -2790,7 +2790,7 @@ def _c0_floor_divide(self, other):
     return _entry_floor_divide(self, other)
 
 
-# schema/native_functions.yaml:2557
+# schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_floor_divide(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2824,7 +2824,7 @@ def floor_divide(*args, **kwargs):
     return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
 
 
-# schema/native_functions.yaml:2565
+# schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def floor_divide_(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -2834,7 +2834,7 @@ def floor_divide_(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2617
+# schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_fmod(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -2845,7 +2845,7 @@ def _c0_fmod(self, other):
     return _entry_fmod_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2625
+# schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_fmod(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2879,7 +2879,7 @@ def fmod(*args, **kwargs):
     return _resolve(_cases_fmod, args, kwargs, 'fmod', _sigs_fmod)
 
 
-# schema/native_functions.yaml:2633
+# schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_fmod_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -2890,7 +2890,7 @@ def _c0_fmod_(self, other):
     return _entry_fmod__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2640
+# schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_fmod_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2924,7 +2924,7 @@ def fmod_(*args, **kwargs):
     return _resolve(_cases_fmod_, args, kwargs, 'fmod_', _sigs_fmod_)
 
 
-# schema/native_functions.yaml:2244
+# schema/native_functions.yaml: frac(Tensor self) -> Tensor
 def frac(self):
     """frac(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -2934,7 +2934,7 @@ def frac(self):
     return _entry_frac(self)
 
 
-# schema/native_functions.yaml:2252
+# schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
 def frac_(self):
     """frac_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -2944,7 +2944,7 @@ def frac_(self):
     return _entry_frac_(self)
 
 
-# schema/native_functions.yaml:944
+# schema/native_functions.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 def gather(self, dim, index, *, sparse_grad=False):
     """gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor"""
     if _tf[0]:
@@ -2954,7 +2954,7 @@ def gather(self, dim, index, *, sparse_grad=False):
     return _entry_gather(self, dim, index, sparse_grad)
 
 
-# schema/native_functions.yaml:428
+# schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_ge(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -2965,7 +2965,7 @@ def _c0_ge(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2913
+# schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_ge(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -2999,7 +2999,7 @@ def ge(*args, **kwargs):
     return _resolve(_cases_ge, args, kwargs, 'ge', _sigs_ge)
 
 
-# schema/native_functions.yaml:2991
+# schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_ge_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3010,7 +3010,7 @@ def _c0_ge_(self, other):
     return _entry_ge__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2998
+# schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_ge_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -3044,7 +3044,7 @@ def ge_(*args, **kwargs):
     return _resolve(_cases_ge_, args, kwargs, 'ge_', _sigs_ge_)
 
 
-# schema/native_functions.yaml:1801
+# schema/native_functions.yaml: geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
 def geometric_(self, p, *, generator=None):
     """geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -3054,7 +3054,7 @@ def geometric_(self, p, *, generator=None):
     return _entry_geometric_(self, p, generator)
 
 
-# schema/native_functions.yaml:3437
+# schema/native_functions.yaml: ger(Tensor self, Tensor vec2) -> Tensor
 def ger(self, vec2):
     """ger(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -3064,7 +3064,7 @@ def ger(self, vec2):
     return _entry_ger(self, vec2)
 
 
-# schema/native_functions.yaml:412
+# schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_gt(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3075,7 +3075,7 @@ def _c0_gt(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:420
+# schema/native_functions.yaml: gt.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_gt(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -3109,7 +3109,7 @@ def gt(*args, **kwargs):
     return _resolve(_cases_gt, args, kwargs, 'gt', _sigs_gt)
 
 
-# schema/native_functions.yaml:2977
+# schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_gt_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3120,7 +3120,7 @@ def _c0_gt_(self, other):
     return _entry_gt__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2984
+# schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_gt_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -3154,7 +3154,7 @@ def gt_(*args, **kwargs):
     return _resolve(_cases_gt_, args, kwargs, 'gt_', _sigs_gt_)
 
 
-# schema/native_functions.yaml:1296
+# schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_hsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
         return (self, sections)
@@ -3165,7 +3165,7 @@ def _c0_hsplit(self, sections):
     return _entry_hsplit_int(self, sections)
 
 
-# schema/native_functions.yaml:1301
+# schema/native_functions.yaml: hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_hsplit(self, *_indices, indices=None):
     indices = _ivar(_indices, indices, 'indices')
     if _F['Tensor'](self) and _F['int[]'](indices):
@@ -3200,7 +3200,7 @@ def hsplit(*args, **kwargs):
     return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
 
 
-# schema/native_functions.yaml:865
+# schema/native_functions.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
 def index(self, indices):
     """index.Tensor(Tensor self, Tensor?[] indices) -> Tensor"""
     if _tf[0]:
@@ -3210,7 +3210,7 @@ def index(self, indices):
     return _entry_index_Tensor(self, indices)
 
 
-# schema/native_functions.yaml:1122
+# schema/native_functions.yaml: index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
 def index_add(self, dim, index, source, *, alpha=1):
     """index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -3220,7 +3220,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     return _entry_index_add(self, dim, index, source, alpha)
 
 
-# schema/native_functions.yaml:1129
+# schema/native_functions.yaml: index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)
 def index_add_(self, dim, index, source, *, alpha=1):
     """index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -3230,7 +3230,7 @@ def index_add_(self, dim, index, source, *, alpha=1):
     return _entry_index_add_(self, dim, index, source, alpha)
 
 
-# schema/native_functions.yaml:1135
+# schema/native_functions.yaml: index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
 def index_copy(self, dim, index, source):
     """index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -3240,7 +3240,7 @@ def index_copy(self, dim, index, source):
     return _entry_index_copy(self, dim, index, source)
 
 
-# schema/native_functions.yaml:1142
+# schema/native_functions.yaml: index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)
 def index_copy_(self, dim, index, source):
     """index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)"""
     if _tf[0]:
@@ -3250,7 +3250,7 @@ def index_copy_(self, dim, index, source):
     return _entry_index_copy_(self, dim, index, source)
 
 
-# schema/native_functions.yaml:1154
+# schema/native_functions.yaml: index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
 def _m0_index_fill(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
         return (self, dim, index, value)
@@ -3261,7 +3261,7 @@ def _c0_index_fill(self, dim, index, value):
     return _entry_index_fill_int_Tensor(self, dim, index, value)
 
 
-# schema/native_functions.yaml:1148
+# schema/native_functions.yaml: index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 def _m1_index_fill(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -3295,7 +3295,7 @@ def index_fill(*args, **kwargs):
     return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
 
 
-# schema/native_functions.yaml:1166
+# schema/native_functions.yaml: index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
 def _m0_index_fill_(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](value):
         return (self, dim, index, value)
@@ -3306,7 +3306,7 @@ def _c0_index_fill_(self, dim, index, value):
     return _entry_index_fill__int_Tensor(self, dim, index, value)
 
 
-# schema/native_functions.yaml:1160
+# schema/native_functions.yaml: index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
 def _m1_index_fill_(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -3340,7 +3340,7 @@ def index_fill_(*args, **kwargs):
     return _resolve(_cases_index_fill_, args, kwargs, 'index_fill_', _sigs_index_fill_)
 
 
-# schema/native_functions.yaml:879
+# schema/native_functions.yaml: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
 def index_put(self, indices, values, accumulate=False):
     """index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -3350,7 +3350,7 @@ def index_put(self, indices, values, accumulate=False):
     return _entry_index_put(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:873
+# schema/native_functions.yaml: index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
 def index_put_(self, indices, values, accumulate=False):
     """index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -3360,7 +3360,7 @@ def index_put_(self, indices, values, accumulate=False):
     return _entry_index_put_(self, indices, values, accumulate)
 
 
-# schema/native_functions.yaml:937
+# schema/native_functions.yaml: index_select(Tensor self, int dim, Tensor index) -> Tensor
 def index_select(self, dim, index):
     """index_select(Tensor self, int dim, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -3370,7 +3370,7 @@ def index_select(self, dim, index):
     return _entry_index_select(self, dim, index)
 
 
-# schema/native_functions.yaml:2320
+# schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
 def isfinite(self):
     """isfinite(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3380,7 +3380,7 @@ def isfinite(self):
     return _entry_isfinite(self)
 
 
-# schema/native_functions.yaml:2312
+# schema/native_functions.yaml: isinf(Tensor self) -> Tensor
 def isinf(self):
     """isinf(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3390,7 +3390,7 @@ def isinf(self):
     return _entry_isinf(self)
 
 
-# schema/native_functions.yaml:2304
+# schema/native_functions.yaml: isnan(Tensor self) -> Tensor
 def isnan(self):
     """isnan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3400,7 +3400,7 @@ def isnan(self):
     return _entry_isnan(self)
 
 
-# schema/native_functions.yaml:404
+# schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_le(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3411,7 +3411,7 @@ def _c0_le(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2905
+# schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_le(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -3445,7 +3445,7 @@ def le(*args, **kwargs):
     return _resolve(_cases_le, args, kwargs, 'le', _sigs_le)
 
 
-# schema/native_functions.yaml:2963
+# schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_le_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3456,7 +3456,7 @@ def _c0_le_(self, other):
     return _entry_le__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2970
+# schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_le_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -3490,7 +3490,7 @@ def le_(*args, **kwargs):
     return _resolve(_cases_le_, args, kwargs, 'le_', _sigs_le_)
 
 
-# schema/native_functions.yaml:2845
+# schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
 def _m0_lerp(self, end, weight):
     if _F['Tensor'](self) and _F['Tensor'](end) and _F['Tensor'](weight):
         return (self, end, weight)
@@ -3501,7 +3501,7 @@ def _c0_lerp(self, end, weight):
     return _entry_lerp_Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:2837
+# schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
 def _m1_lerp(self, end, weight):
     if _F['Tensor'](self) and _F['Tensor'](end) and _F['Scalar'](weight):
         return (self, end, weight)
@@ -3535,7 +3535,7 @@ def lerp(*args, **kwargs):
     return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
 
 
-# schema/native_functions.yaml:2860
+# schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
 def _m0_lerp_(self, end, weight):
     if _F['Tensor'](self) and _F['Tensor'](end) and _F['Tensor'](weight):
         return (self, end, weight)
@@ -3546,7 +3546,7 @@ def _c0_lerp_(self, end, weight):
     return _entry_lerp__Tensor(self, end, weight)
 
 
-# schema/native_functions.yaml:2853
+# schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
 def _m1_lerp_(self, end, weight):
     if _F['Tensor'](self) and _F['Tensor'](end) and _F['Scalar'](weight):
         return (self, end, weight)
@@ -3580,7 +3580,7 @@ def lerp_(*args, **kwargs):
     return _resolve(_cases_lerp_, args, kwargs, 'lerp_', _sigs_lerp_)
 
 
-# schema/native_functions.yaml:528
+# schema/native_functions.yaml: log(Tensor self) -> Tensor
 def log(self):
     """log(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3590,7 +3590,7 @@ def log(self):
     return _entry_log(self)
 
 
-# schema/native_functions.yaml:1944
+# schema/native_functions.yaml: log10(Tensor self) -> Tensor
 def log10(self):
     """log10(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3600,7 +3600,7 @@ def log10(self):
     return _entry_log10(self)
 
 
-# schema/native_functions.yaml:1952
+# schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
 def log10_(self):
     """log10_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3610,7 +3610,7 @@ def log10_(self):
     return _entry_log10_(self)
 
 
-# schema/native_functions.yaml:1959
+# schema/native_functions.yaml: log1p(Tensor self) -> Tensor
 def log1p(self):
     """log1p(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3620,7 +3620,7 @@ def log1p(self):
     return _entry_log1p(self)
 
 
-# schema/native_functions.yaml:1967
+# schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
 def log1p_(self):
     """log1p_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3630,7 +3630,7 @@ def log1p_(self):
     return _entry_log1p_(self)
 
 
-# schema/native_functions.yaml:1929
+# schema/native_functions.yaml: log2(Tensor self) -> Tensor
 def log2(self):
     """log2(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3640,7 +3640,7 @@ def log2(self):
     return _entry_log2(self)
 
 
-# schema/native_functions.yaml:1937
+# schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
 def log2_(self):
     """log2_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3650,7 +3650,7 @@ def log2_(self):
     return _entry_log2_(self)
 
 
-# schema/native_functions.yaml:536
+# schema/native_functions.yaml: log_(Tensor(a!) self) -> Tensor(a!)
 def log_(self):
     """log_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3660,7 +3660,7 @@ def log_(self):
     return _entry_log_(self)
 
 
-# schema/native_functions.yaml:1787
+# schema/native_functions.yaml: log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)
 def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     """log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -3670,7 +3670,7 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
     return _entry_log_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:2512
+# schema/native_functions.yaml: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 def log_softmax(self, dim, dtype=None):
     """log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -3680,7 +3680,7 @@ def log_softmax(self, dim, dtype=None):
     return _entry_log_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:2678
+# schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
     if not isinstance(other, _Tensor):
@@ -3692,7 +3692,7 @@ def logical_and(self, other):
     return _entry_logical_and(self, other)
 
 
-# schema/native_functions.yaml:2686
+# schema/native_functions.yaml: logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if not isinstance(other, _Tensor):
@@ -3704,7 +3704,7 @@ def logical_and_(self, other):
     return _entry_logical_and_(self, other)
 
 
-# schema/native_functions.yaml:2274
+# schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
 def logical_not(self):
     """logical_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -3714,7 +3714,7 @@ def logical_not(self):
     return _entry_logical_not(self)
 
 
-# schema/native_functions.yaml:2282
+# schema/native_functions.yaml: logical_not_(Tensor(a!) self) -> Tensor(a!)
 def logical_not_(self):
     """logical_not_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -3724,7 +3724,7 @@ def logical_not_(self):
     return _entry_logical_not_(self)
 
 
-# schema/native_functions.yaml:2693
+# schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
     if not isinstance(other, _Tensor):
@@ -3736,7 +3736,7 @@ def logical_or(self, other):
     return _entry_logical_or(self, other)
 
 
-# schema/native_functions.yaml:2701
+# schema/native_functions.yaml: logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if not isinstance(other, _Tensor):
@@ -3748,7 +3748,7 @@ def logical_or_(self, other):
     return _entry_logical_or_(self, other)
 
 
-# schema/native_functions.yaml:2708
+# schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
     if not isinstance(other, _Tensor):
@@ -3760,7 +3760,7 @@ def logical_xor(self, other):
     return _entry_logical_xor(self, other)
 
 
-# schema/native_functions.yaml:2716
+# schema/native_functions.yaml: logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if not isinstance(other, _Tensor):
@@ -3772,7 +3772,7 @@ def logical_xor_(self, other):
     return _entry_logical_xor_(self, other)
 
 
-# schema/native_functions.yaml:3610
+# schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
 def logsumexp(self, dim, keepdim=False):
     """logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor"""
     if _tf[0]:
@@ -3782,7 +3782,7 @@ def logsumexp(self, dim, keepdim=False):
     return _entry_logsumexp(self, dim, keepdim)
 
 
-# schema/native_functions.yaml:388
+# schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_lt(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3793,7 +3793,7 @@ def _c0_lt(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:396
+# schema/native_functions.yaml: lt.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_lt(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -3827,7 +3827,7 @@ def lt(*args, **kwargs):
     return _resolve(_cases_lt, args, kwargs, 'lt', _sigs_lt)
 
 
-# schema/native_functions.yaml:2949
+# schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_lt_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -3838,7 +3838,7 @@ def _c0_lt_(self, other):
     return _entry_lt__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2956
+# schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_lt_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -3872,7 +3872,7 @@ def lt_(*args, **kwargs):
     return _resolve(_cases_lt_, args, kwargs, 'lt_', _sigs_lt_)
 
 
-# schema/native_functions.yaml:475
+# schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 def _m0_masked_fill(self, mask, value):
     if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Tensor'](value):
         return (self, mask, value)
@@ -3883,7 +3883,7 @@ def _c0_masked_fill(self, mask, value):
     return _entry_masked_fill_Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:467
+# schema/native_functions.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 def _m1_masked_fill(self, mask, value):
     if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Scalar'](value):
         return (self, mask, value)
@@ -3917,7 +3917,7 @@ def masked_fill(*args, **kwargs):
     return _resolve(_cases_masked_fill, args, kwargs, 'masked_fill', _sigs_masked_fill)
 
 
-# schema/native_functions.yaml:490
+# schema/native_functions.yaml: masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
 def _m0_masked_fill_(self, mask, value):
     if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Tensor'](value):
         return (self, mask, value)
@@ -3928,7 +3928,7 @@ def _c0_masked_fill_(self, mask, value):
     return _entry_masked_fill__Tensor(self, mask, value)
 
 
-# schema/native_functions.yaml:483
+# schema/native_functions.yaml: masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
 def _m1_masked_fill_(self, mask, value):
     if _F['Tensor'](self) and _F['Tensor'](mask) and _F['Scalar'](value):
         return (self, mask, value)
@@ -3962,7 +3962,7 @@ def masked_fill_(*args, **kwargs):
     return _resolve(_cases_masked_fill_, args, kwargs, 'masked_fill_', _sigs_masked_fill_)
 
 
-# schema/native_functions.yaml:1172
+# schema/native_functions.yaml: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
 def masked_scatter(self, mask, source):
     """masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor"""
     if _tf[0]:
@@ -3972,7 +3972,7 @@ def masked_scatter(self, mask, source):
     return _entry_masked_scatter(self, mask, source)
 
 
-# schema/native_functions.yaml:1178
+# schema/native_functions.yaml: masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
 def masked_scatter_(self, mask, source):
     """masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)"""
     if _tf[0]:
@@ -3982,7 +3982,7 @@ def masked_scatter_(self, mask, source):
     return _entry_masked_scatter_(self, mask, source)
 
 
-# schema/native_functions.yaml:1029
+# schema/native_functions.yaml: masked_select(Tensor self, Tensor mask) -> Tensor
 def masked_select(self, mask):
     """masked_select(Tensor self, Tensor mask) -> Tensor"""
     if _tf[0]:
@@ -3992,7 +3992,7 @@ def masked_select(self, mask):
     return _entry_masked_select(self, mask)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
 def matmul(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4002,7 +4002,7 @@ def matmul(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:3470
+# schema/native_functions.yaml: max(Tensor self) -> Tensor
 def _m0_max(self):
     if _F['Tensor'](self):
         return (self,)
@@ -4013,7 +4013,7 @@ def _c0_max(self):
     return _entry_max(self)
 
 
-# schema/native_functions.yaml:3483
+# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 def _m1_max(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -4024,7 +4024,7 @@ def _c1_max(self, dim, keepdim):
     return _rt_max._make(_entry_max_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:3495
+# schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
 def _m2_max(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -4061,7 +4061,7 @@ def max(*args, **kwargs):
     return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
 
 
-# schema/native_functions.yaml:2647
+# schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
     if not isinstance(other, _Tensor):
@@ -4073,7 +4073,7 @@ def maximum(self, other):
     return _entry_maximum(self, other)
 
 
-# schema/native_functions.yaml:611
+# schema/native_functions.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_mean(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -4084,7 +4084,7 @@ def _c0_mean(self, dtype):
     return _entry_mean(self, dtype)
 
 
-# schema/native_functions.yaml:618
+# schema/native_functions.yaml: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_mean(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -4118,7 +4118,7 @@ def mean(*args, **kwargs):
     return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
 
 
-# schema/native_functions.yaml:3502
+# schema/native_functions.yaml: min(Tensor self) -> Tensor
 def _m0_min(self):
     if _F['Tensor'](self):
         return (self,)
@@ -4129,7 +4129,7 @@ def _c0_min(self):
     return _entry_min(self)
 
 
-# schema/native_functions.yaml:3515
+# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 def _m1_min(self, dim, keepdim=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
         return (self, dim, keepdim)
@@ -4140,7 +4140,7 @@ def _c1_min(self, dim, keepdim):
     return _rt_min._make(_entry_min_dim(self, dim, keepdim))
 
 
-# schema/native_functions.yaml:3527
+# schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
 def _m2_min(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -4177,7 +4177,7 @@ def min(*args, **kwargs):
     return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
 
 
-# schema/native_functions.yaml:2655
+# schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
     if not isinstance(other, _Tensor):
@@ -4189,7 +4189,7 @@ def minimum(self, other):
     return _entry_minimum(self, other)
 
 
-# schema/native_functions.yaml:643
+# schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
 def mm(self, mat2):
     """mm(Tensor self, Tensor mat2) -> Tensor"""
     if _tf[0]:
@@ -4199,7 +4199,7 @@ def mm(self, mat2):
     return _entry_mm(self, mat2)
 
 
-# schema/native_functions.yaml:1260
+# schema/native_functions.yaml: moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 def _m0_moveaxis(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -4210,7 +4210,7 @@ def _c0_moveaxis(self, source, destination):
     return _entry_moveaxis_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:1265
+# schema/native_functions.yaml: moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 def _m1_moveaxis(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -4244,7 +4244,7 @@ def moveaxis(*args, **kwargs):
     return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
 
 
-# schema/native_functions.yaml:831
+# schema/native_functions.yaml: movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
 def _m0_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int[]'](source) and _F['int[]'](destination):
         return (self, source, destination)
@@ -4255,7 +4255,7 @@ def _c0_movedim(self, source, destination):
     return _entry_movedim_intlist(self, source, destination)
 
 
-# schema/native_functions.yaml:836
+# schema/native_functions.yaml: movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
 def _m1_movedim(self, source, destination):
     if _F['Tensor'](self) and _F['int'](source) and _F['int'](destination):
         return (self, source, destination)
@@ -4289,7 +4289,7 @@ def movedim(*args, **kwargs):
     return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
 
 
-# schema/native_functions.yaml:1230
+# schema/native_functions.yaml: msort(Tensor self) -> Tensor
 def msort(self):
     """msort(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4299,7 +4299,7 @@ def msort(self):
     return _entry_msort(self)
 
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
 def mul(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -4309,7 +4309,7 @@ def mul(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:282
+# schema/native_functions.yaml: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def mul_(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -4319,7 +4319,7 @@ def mul_(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:1808
+# schema/native_functions.yaml: multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
 def multinomial(self, num_samples, replacement=False, *, generator=None):
     """multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor"""
     if _tf[0]:
@@ -4329,7 +4329,7 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
     return _entry_multinomial(self, num_samples, replacement, generator)
 
 
-# schema/native_functions.yaml:2458
+# schema/native_functions.yaml: mv(Tensor self, Tensor vec) -> Tensor
 def mv(self, vec):
     """mv(Tensor self, Tensor vec) -> Tensor"""
     if _tf[0]:
@@ -4339,7 +4339,7 @@ def mv(self, vec):
     return _entry_mv(self, vec)
 
 
-# schema/native_functions.yaml:2335
+# schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     """nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor"""
     if _tf[0]:
@@ -4349,7 +4349,7 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:2343
+# schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
 def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     """nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -4359,7 +4359,7 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
     return _entry_nan_to_num_(self, nan, posinf, neginf)
 
 
-# schema/native_functions.yaml:782
+# schema/native_functions.yaml: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
 def narrow(self, dim, start, length):
     """narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)"""
     if _tf[0]:
@@ -4369,7 +4369,7 @@ def narrow(self, dim, start, length):
     return _entry_narrow(self, dim, start, length)
 
 
-# schema/native_functions.yaml:1275
+# schema/native_functions.yaml: narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor
 def narrow_copy(self, dim, start, length):
     """narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor"""
     if _tf[0]:
@@ -4379,7 +4379,7 @@ def narrow_copy(self, dim, start, length):
     return _entry_narrow_copy(self, dim, start, length)
 
 
-# schema/native_functions.yaml:380
+# schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_ne(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -4390,7 +4390,7 @@ def _c0_ne(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2897
+# schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_ne(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -4424,7 +4424,7 @@ def ne(*args, **kwargs):
     return _resolve(_cases_ne, args, kwargs, 'ne', _sigs_ne)
 
 
-# schema/native_functions.yaml:2935
+# schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_ne_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -4435,7 +4435,7 @@ def _c0_ne_(self, other):
     return _entry_ne__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2942
+# schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_ne_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -4469,7 +4469,7 @@ def ne_(*args, **kwargs):
     return _resolve(_cases_ne_, args, kwargs, 'ne_', _sigs_ne_)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml: neg(Tensor self) -> Tensor
 def neg(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4479,7 +4479,7 @@ def neg(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:506
+# schema/native_functions.yaml: neg_(Tensor(a!) self) -> Tensor(a!)
 def neg_(self):
     """neg_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4489,7 +4489,7 @@ def neg_(self):
     return _entry_neg_(self)
 
 
-# schema/native_functions.yaml:110
+# schema/native_functions.yaml: new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_empty(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
@@ -4501,7 +4501,7 @@ def new_empty(self, *_size, size=None, dtype=None, layout=None, device=None, pin
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:115
+# schema/native_functions.yaml: new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -4512,7 +4512,7 @@ def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=Non
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:120
+# schema/native_functions.yaml: new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     if _tf[0]:
@@ -4523,7 +4523,7 @@ def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pi
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:130
+# schema/native_functions.yaml: new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_ones(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
@@ -4535,7 +4535,7 @@ def new_ones(self, *_size, size=None, dtype=None, layout=None, device=None, pin_
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:125
+# schema/native_functions.yaml: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin_memory=None, requires_grad=False):
     """new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor"""
     size = _ivar(_size, size, 'size')
@@ -4547,7 +4547,7 @@ def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml:1037
+# schema/native_functions.yaml: nonzero(Tensor self) -> Tensor
 def nonzero(self):
     """nonzero(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4557,7 +4557,7 @@ def nonzero(self):
     return _entry_nonzero(self)
 
 
-# schema/native_functions.yaml:1618
+# schema/native_functions.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -4567,7 +4567,7 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     return _entry_normal_(self, mean, std, generator)
 
 
-# schema/native_functions.yaml:2465
+# schema/native_functions.yaml: outer(Tensor self, Tensor vec2) -> Tensor
 def outer(self, vec2):
     """outer(Tensor self, Tensor vec2) -> Tensor"""
     if _tf[0]:
@@ -4577,7 +4577,7 @@ def outer(self, vec2):
     return _entry_outer(self, vec2)
 
 
-# schema/native_functions.yaml:712
+# schema/native_functions.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
 def permute(self, *_dims, dims=None):
     """permute(Tensor(a) self, int[] dims) -> Tensor(a)"""
     dims = _ivar(_dims, dims, 'dims')
@@ -4588,7 +4588,7 @@ def permute(self, *_dims, dims=None):
     return _entry_permute(self, dims)
 
 
-# schema/native_functions.yaml:334
+# schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def _m0_pow(self, exponent):
     if _F['Tensor'](self) and _F['Tensor'](exponent):
         return (self, exponent)
@@ -4599,7 +4599,7 @@ def _c0_pow(self, exponent):
     return _entry_pow_Tensor_Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:342
+# schema/native_functions.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 def _m1_pow(self, exponent):
     if _F['Tensor'](self) and _F['Scalar'](exponent):
         return (self, exponent)
@@ -4633,7 +4633,7 @@ def pow(*args, **kwargs):
     return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
 
 
-# schema/native_functions.yaml:357
+# schema/native_functions.yaml: pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
 def _m0_pow_(self, exponent):
     if _F['Tensor'](self) and _F['Tensor'](exponent):
         return (self, exponent)
@@ -4644,7 +4644,7 @@ def _c0_pow_(self, exponent):
     return _entry_pow__Tensor(self, exponent)
 
 
-# schema/native_functions.yaml:3027
+# schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
 def _m1_pow_(self, exponent):
     if _F['Tensor'](self) and _F['Scalar'](exponent):
         return (self, exponent)
@@ -4678,7 +4678,7 @@ def pow_(*args, **kwargs):
     return _resolve(_cases_pow_, args, kwargs, 'pow_', _sigs_pow_)
 
 
-# schema/native_functions.yaml:3446
+# schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_prod(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -4689,7 +4689,7 @@ def _c0_prod(self, dtype):
     return _entry_prod(self, dtype)
 
 
-# schema/native_functions.yaml:3454
+# schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_prod(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -4723,7 +4723,7 @@ def prod(*args, **kwargs):
     return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
 
 
-# schema/native_functions.yaml:1191
+# schema/native_functions.yaml: put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
 def put(self, index, source, accumulate=False):
     """put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor"""
     if _tf[0]:
@@ -4733,7 +4733,7 @@ def put(self, index, source, accumulate=False):
     return _entry_put(self, index, source, accumulate)
 
 
-# schema/native_functions.yaml:1197
+# schema/native_functions.yaml: put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)
 def put_(self, index, source, accumulate=False):
     """put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)"""
     if _tf[0]:
@@ -4743,7 +4743,7 @@ def put_(self, index, source, accumulate=False):
     return _entry_put_(self, index, source, accumulate)
 
 
-# schema/native_functions.yaml:1632
+# schema/native_functions.yaml: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
 def _m0_random_(self, from_, to, *, generator=None):
     if _F['Tensor'](self) and _F['int'](from_) and _F['int?'](to) and _F['Generator?'](generator):
         return (self, from_, to, generator)
@@ -4754,7 +4754,7 @@ def _c0_random_(self, from_, to, generator):
     return _entry_random__from(self, from_, to, generator)
 
 
-# schema/native_functions.yaml:1639
+# schema/native_functions.yaml: random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
 def _m1_random_(self, to, *, generator=None):
     if _F['Tensor'](self) and _F['int'](to) and _F['Generator?'](generator):
         return (self, to, generator)
@@ -4765,7 +4765,7 @@ def _c1_random_(self, to, generator):
     return _entry_random__to(self, to, generator)
 
 
-# schema/native_functions.yaml:1646
+# schema/native_functions.yaml: random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
 def _m2_random_(self, *, generator=None):
     if _F['Tensor'](self) and _F['Generator?'](generator):
         return (self, generator)
@@ -4802,7 +4802,7 @@ def random_(*args, **kwargs):
     return _resolve(_cases_random_, args, kwargs, 'random_', _sigs_random_)
 
 
-# schema/native_functions.yaml:1270
+# schema/native_functions.yaml: ravel(Tensor(a) self) -> Tensor(a)
 def ravel(self):
     """ravel(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -4812,7 +4812,7 @@ def ravel(self):
     return _entry_ravel(self)
 
 
-# schema/native_functions.yaml:2004
+# schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
 def reciprocal(self):
     """reciprocal(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4822,7 +4822,7 @@ def reciprocal(self):
     return _entry_reciprocal(self)
 
 
-# schema/native_functions.yaml:2012
+# schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
 def reciprocal_(self):
     """reciprocal_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4832,7 +4832,7 @@ def reciprocal_(self):
     return _entry_reciprocal_(self)
 
 
-# schema/native_functions.yaml:543
+# schema/native_functions.yaml: relu(Tensor self) -> Tensor
 def relu(self):
     """relu(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -4842,7 +4842,7 @@ def relu(self):
     return _entry_relu(self)
 
 
-# schema/native_functions.yaml:551
+# schema/native_functions.yaml: relu_(Tensor(a!) self) -> Tensor(a!)
 def relu_(self):
     """relu_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -4852,7 +4852,7 @@ def relu_(self):
     return _entry_relu_(self)
 
 
-# schema/native_functions.yaml:2579
+# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
 def _m0_remainder(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -4863,7 +4863,7 @@ def _c0_remainder(self, other):
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2587
+# schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
 def _m1_remainder(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -4897,7 +4897,7 @@ def remainder(*args, **kwargs):
     return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
 
 
-# schema/native_functions.yaml:2603
+# schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def _m0_remainder_(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
@@ -4908,7 +4908,7 @@ def _c0_remainder_(self, other):
     return _entry_remainder__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2610
+# schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 def _m1_remainder_(self, other):
     if _F['Tensor'](self) and _F['Scalar'](other):
         return (self, other)
@@ -4942,7 +4942,7 @@ def remainder_(*args, **kwargs):
     return _resolve(_cases_remainder_, args, kwargs, 'remainder_', _sigs_remainder_)
 
 
-# schema/native_functions.yaml:885
+# schema/native_functions.yaml: repeat(Tensor self, SymInt[] repeats) -> Tensor
 def repeat(self, *_repeats, repeats=None):
     """repeat(Tensor self, SymInt[] repeats) -> Tensor"""
     repeats = _ivar(_repeats, repeats, 'repeats')
@@ -4953,7 +4953,7 @@ def repeat(self, *_repeats, repeats=None):
     return _entry_repeat(self, repeats)
 
 
-# schema/native_functions.yaml:1405
+# schema/native_functions.yaml: repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 def _m0_repeat_interleave(self, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](self) and _F['Tensor'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (self, repeats, dim, output_size)
@@ -4964,7 +4964,7 @@ def _c0_repeat_interleave(self, repeats, dim, output_size):
     return _entry_repeat_interleave_self_Tensor(self, repeats, dim, output_size)
 
 
-# schema/native_functions.yaml:1410
+# schema/native_functions.yaml: repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
 def _m1_repeat_interleave(self, repeats, dim=None, *, output_size=None):
     if _F['Tensor'](self) and _F['SymInt'](repeats) and _F['int?'](dim) and _F['SymInt?'](output_size):
         return (self, repeats, dim, output_size)
@@ -4998,7 +4998,7 @@ def repeat_interleave(*args, **kwargs):
     return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
 
 
-# schema/native_functions.yaml:691
+# schema/native_functions.yaml: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
 def reshape(self, *_shape, shape=None):
     """reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)"""
     shape = _ivar(_shape, shape, 'shape')
@@ -5009,7 +5009,7 @@ def reshape(self, *_shape, shape=None):
     return _entry_reshape(self, shape)
 
 
-# schema/native_functions.yaml:701
+# schema/native_functions.yaml: reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)
 def reshape_as(self, other):
     """reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -5019,7 +5019,7 @@ def reshape_as(self, other):
     return _entry_reshape_as(self, other)
 
 
-# schema/native_functions.yaml:904
+# schema/native_functions.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
 def roll(self, shifts, dims=()):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
     if _tf[0]:
@@ -5029,7 +5029,7 @@ def roll(self, shifts, dims=()):
     return _entry_roll(self, shifts, dims)
 
 
-# schema/native_functions.yaml:1224
+# schema/native_functions.yaml: rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
 def rot90(self, k=1, dims=(0, 1)):
     """rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor"""
     if _tf[0]:
@@ -5039,7 +5039,7 @@ def rot90(self, k=1, dims=(0, 1)):
     return _entry_rot90(self, k, dims)
 
 
-# schema/native_functions.yaml:2199
+# schema/native_functions.yaml: round(Tensor self) -> Tensor
 def _m0_round(self):
     if _F['Tensor'](self):
         return (self,)
@@ -5050,7 +5050,7 @@ def _c0_round(self):
     return _entry_round(self)
 
 
-# schema/native_functions.yaml:2207
+# schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor
 def _m1_round(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -5084,7 +5084,7 @@ def round(*args, **kwargs):
     return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
 
 
-# schema/native_functions.yaml:2215
+# schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
 def _m0_round_(self):
     if _F['Tensor'](self):
         return (self,)
@@ -5095,7 +5095,7 @@ def _c0_round_(self):
     return _entry_round_(self)
 
 
-# schema/native_functions.yaml:2222
+# schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
 def _m1_round_(self, *, decimals):
     if _F['Tensor'](self) and _F['int'](decimals):
         return (self, decimals)
@@ -5129,7 +5129,7 @@ def round_(*args, **kwargs):
     return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
 
 
-# schema/native_functions.yaml:1989
+# schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
 def rsqrt(self):
     """rsqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5139,7 +5139,7 @@ def rsqrt(self):
     return _entry_rsqrt(self)
 
 
-# schema/native_functions.yaml:1997
+# schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
 def rsqrt_(self):
     """rsqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5149,7 +5149,7 @@ def rsqrt_(self):
     return _entry_rsqrt_(self)
 
 
-# schema/native_functions.yaml:951
+# schema/native_functions.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 def _m0_scatter(self, dim, index, src):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
         return (self, dim, index, src)
@@ -5160,7 +5160,7 @@ def _c0_scatter(self, dim, index, src):
     return _entry_scatter_src(self, dim, index, src)
 
 
-# schema/native_functions.yaml:965
+# schema/native_functions.yaml: scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
 def _m1_scatter(self, dim, index, src, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
         return (self, dim, index, src, reduce)
@@ -5171,7 +5171,7 @@ def _c1_scatter(self, dim, index, src, reduce):
     return _entry_scatter_reduce(self, dim, index, src, reduce)
 
 
-# schema/native_functions.yaml:958
+# schema/native_functions.yaml: scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
 def _m2_scatter(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -5182,7 +5182,7 @@ def _c2_scatter(self, dim, index, value):
     return _entry_scatter_value(self, dim, index, value)
 
 
-# schema/native_functions.yaml:972
+# schema/native_functions.yaml: scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
 def _m3_scatter(self, dim, index, value, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
         return (self, dim, index, value, reduce)
@@ -5222,7 +5222,7 @@ def scatter(*args, **kwargs):
     return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
 
 
-# schema/native_functions.yaml:979
+# schema/native_functions.yaml: scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
 def _m0_scatter_(self, dim, index, src):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src):
         return (self, dim, index, src)
@@ -5233,7 +5233,7 @@ def _c0_scatter_(self, dim, index, src):
     return _entry_scatter__src(self, dim, index, src)
 
 
-# schema/native_functions.yaml:991
+# schema/native_functions.yaml: scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
 def _m1_scatter_(self, dim, index, src, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Tensor'](src) and _F['str'](reduce):
         return (self, dim, index, src, reduce)
@@ -5244,7 +5244,7 @@ def _c1_scatter_(self, dim, index, src, reduce):
     return _entry_scatter__reduce(self, dim, index, src, reduce)
 
 
-# schema/native_functions.yaml:985
+# schema/native_functions.yaml: scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
 def _m2_scatter_(self, dim, index, value):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value):
         return (self, dim, index, value)
@@ -5255,7 +5255,7 @@ def _c2_scatter_(self, dim, index, value):
     return _entry_scatter__value(self, dim, index, value)
 
 
-# schema/native_functions.yaml:997
+# schema/native_functions.yaml: scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
 def _m3_scatter_(self, dim, index, value, *, reduce):
     if _F['Tensor'](self) and _F['int'](dim) and _F['Tensor'](index) and _F['Scalar'](value) and _F['str'](reduce):
         return (self, dim, index, value, reduce)
@@ -5295,7 +5295,7 @@ def scatter_(*args, **kwargs):
     return _resolve(_cases_scatter_, args, kwargs, 'scatter_', _sigs_scatter_)
 
 
-# schema/native_functions.yaml:1003
+# schema/native_functions.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 def scatter_add(self, dim, index, src):
     """scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor"""
     if _tf[0]:
@@ -5305,7 +5305,7 @@ def scatter_add(self, dim, index, src):
     return _entry_scatter_add(self, dim, index, src)
 
 
-# schema/native_functions.yaml:1010
+# schema/native_functions.yaml: scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
 def scatter_add_(self, dim, index, src):
     """scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)"""
     if _tf[0]:
@@ -5315,7 +5315,7 @@ def scatter_add_(self, dim, index, src):
     return _entry_scatter_add_(self, dim, index, src)
 
 
-# schema/native_functions.yaml:1016
+# schema/native_functions.yaml: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
 def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor"""
     if _tf[0]:
@@ -5325,7 +5325,7 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
     return _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self)
 
 
-# schema/native_functions.yaml:1023
+# schema/native_functions.yaml: scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)
 def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     """scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)"""
     if _tf[0]:
@@ -5335,7 +5335,7 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
     return _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self)
 
 
-# schema/native_functions.yaml:776
+# schema/native_functions.yaml: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
 def select(self, dim, index):
     """select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)"""
     if _tf[0]:
@@ -5345,7 +5345,7 @@ def select(self, dim, index):
     return _entry_select_int(self, dim, index)
 
 
-# schema/native_functions.yaml:1104
+# schema/native_functions.yaml: select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
 def select_scatter(self, src, dim, index):
     """select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor"""
     if _tf[0]:
@@ -5355,7 +5355,7 @@ def select_scatter(self, src, dim, index):
     return _entry_select_scatter(self, src, dim, index)
 
 
-# schema/native_functions.yaml:565
+# schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5365,7 +5365,7 @@ def sigmoid(self):
     return _entry_sigmoid(self)
 
 
-# schema/native_functions.yaml:573
+# schema/native_functions.yaml: sigmoid_(Tensor(a!) self) -> Tensor(a!)
 def sigmoid_(self):
     """sigmoid_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5375,7 +5375,7 @@ def sigmoid_(self):
     return _entry_sigmoid_(self)
 
 
-# schema/native_functions.yaml:2259
+# schema/native_functions.yaml: sign(Tensor self) -> Tensor
 def sign(self):
     """sign(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5385,7 +5385,7 @@ def sign(self):
     return _entry_sign(self)
 
 
-# schema/native_functions.yaml:2267
+# schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!)
 def sign_(self):
     """sign_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5395,7 +5395,7 @@ def sign_(self):
     return _entry_sign_(self)
 
 
-# schema/native_functions.yaml:2327
+# schema/native_functions.yaml: signbit(Tensor self) -> Tensor
 def signbit(self):
     """signbit(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5405,7 +5405,7 @@ def signbit(self):
     return _entry_signbit(self)
 
 
-# schema/native_functions.yaml:2019
+# schema/native_functions.yaml: sin(Tensor self) -> Tensor
 def sin(self):
     """sin(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5415,7 +5415,7 @@ def sin(self):
     return _entry_sin(self)
 
 
-# schema/native_functions.yaml:2027
+# schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
 def sin_(self):
     """sin_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5425,7 +5425,7 @@ def sin_(self):
     return _entry_sin_(self)
 
 
-# schema/native_functions.yaml:2109
+# schema/native_functions.yaml: sinh(Tensor self) -> Tensor
 def sinh(self):
     """sinh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5435,7 +5435,7 @@ def sinh(self):
     return _entry_sinh(self)
 
 
-# schema/native_functions.yaml:2117
+# schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
 def sinh_(self):
     """sinh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5445,7 +5445,7 @@ def sinh_(self):
     return _entry_sinh_(self)
 
 
-# schema/native_functions.yaml:770
+# schema/native_functions.yaml: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
 def slice(self, dim=0, start=None, end=None, step=1):
     """slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)"""
     if _tf[0]:
@@ -5455,7 +5455,7 @@ def slice(self, dim=0, start=None, end=None, step=1):
     return _entry_slice_Tensor(self, dim, start, end, step)
 
 
-# schema/native_functions.yaml:1098
+# schema/native_functions.yaml: slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
 def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     """slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor"""
     if _tf[0]:
@@ -5465,7 +5465,7 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
     return _entry_slice_scatter(self, src, dim, start, end, step)
 
 
-# schema/native_functions.yaml:2506
+# schema/native_functions.yaml: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
 def softmax(self, dim, dtype=None):
     """softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor"""
     if _tf[0]:
@@ -5475,7 +5475,7 @@ def softmax(self, dim, dtype=None):
     return _entry_softmax_int(self, dim, dtype)
 
 
-# schema/native_functions.yaml:1057
+# schema/native_functions.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 def _m0_sort(self, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](descending):
         return (self, dim, descending)
@@ -5486,7 +5486,7 @@ def _c0_sort(self, dim, descending):
     return _rt_sort._make(_entry_sort(self, dim, descending))
 
 
-# schema/native_functions.yaml:1064
+# schema/native_functions.yaml: sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
 def _m1_sort(self, *, stable, dim=-1, descending=False):
     if _F['Tensor'](self) and _F['bool?'](stable) and _F['int'](dim) and _F['bool'](descending):
         return (self, stable, dim, descending)
@@ -5520,7 +5520,7 @@ def sort(*args, **kwargs):
     return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
 
 
-# schema/native_functions.yaml:793
+# schema/native_functions.yaml: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
 def _m0_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -5531,7 +5531,7 @@ def _c0_split(self, split_size, dim):
     return _entry_split_Tensor(self, split_size, dim)
 
 
-# schema/native_functions.yaml:799
+# schema/native_functions.yaml: split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
 def _m1_split(self, split_size, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](split_size) and _F['int'](dim):
         return (self, split_size, dim)
@@ -5565,7 +5565,7 @@ def split(*args, **kwargs):
     return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
 
 
-# schema/native_functions.yaml:804
+# schema/native_functions.yaml: split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
 def split_with_sizes(self, split_sizes, dim=0):
     """split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -5575,7 +5575,7 @@ def split_with_sizes(self, split_sizes, dim=0):
     return _entry_split_with_sizes(self, split_sizes, dim)
 
 
-# schema/native_functions.yaml:1974
+# schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
 def sqrt(self):
     """sqrt(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5585,7 +5585,7 @@ def sqrt(self):
     return _entry_sqrt(self)
 
 
-# schema/native_functions.yaml:1982
+# schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
 def sqrt_(self):
     """sqrt_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5595,7 +5595,7 @@ def sqrt_(self):
     return _entry_sqrt_(self)
 
 
-# schema/native_functions.yaml:741
+# schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a)
 def _m0_squeeze(self):
     if _F['Tensor'](self):
         return (self,)
@@ -5606,7 +5606,7 @@ def _c0_squeeze(self):
     return _entry_squeeze(self)
 
 
-# schema/native_functions.yaml:747
+# schema/native_functions.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
 def _m1_squeeze(self, dim):
     if _F['Tensor'](self) and _F['int'](dim):
         return (self, dim)
@@ -5617,7 +5617,7 @@ def _c1_squeeze(self, dim):
     return _entry_squeeze_dim(self, dim)
 
 
-# schema/native_functions.yaml:753
+# schema/native_functions.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
 def _m2_squeeze(self, *_dim, dim=None):
     dim = _ivar(_dim, dim, 'dim')
     if _F['Tensor'](self) and _F['int[]'](dim):
@@ -5655,7 +5655,7 @@ def squeeze(*args, **kwargs):
     return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
 
 
-# schema/native_functions.yaml:3561
+# schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
 def _m0_std(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -5666,7 +5666,7 @@ def _c0_std(self, unbiased):
     return _entry_std(self, unbiased)
 
 
-# schema/native_functions.yaml:3566
+# schema/native_functions.yaml: std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 def _m1_std(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -5677,7 +5677,7 @@ def _c1_std(self, dim, unbiased, keepdim):
     return _entry_std_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3572
+# schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 def _m2_std(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -5714,7 +5714,7 @@ def std(*args, **kwargs):
     return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
 
 
-# schema/native_functions.yaml:236
+# schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 def sub(self, other, *, alpha=1):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -5724,7 +5724,7 @@ def sub(self, other, *, alpha=1):
     return _entry_sub_Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:252
+# schema/native_functions.yaml: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 def sub_(self, other, *, alpha=1):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -5734,7 +5734,7 @@ def sub_(self, other, *, alpha=1):
     return _entry_sub__Tensor(self, other, alpha)
 
 
-# schema/native_functions.yaml:596
+# schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 def _m0_sum(self, *, dtype=None):
     if _F['Tensor'](self) and _F['ScalarType?'](dtype):
         return (self, dtype)
@@ -5745,7 +5745,7 @@ def _c0_sum(self, dtype):
     return _entry_sum(self, dtype)
 
 
-# schema/native_functions.yaml:603
+# schema/native_functions.yaml: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 def _m1_sum(self, dim, keepdim=False, *, dtype=None):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](keepdim) and _F['ScalarType?'](dtype):
         return (self, dim, keepdim, dtype)
@@ -5779,7 +5779,7 @@ def sum(*args, **kwargs):
     return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
 
 
-# schema/native_functions.yaml:1250
+# schema/native_functions.yaml: swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
 def swapaxes(self, axis0, axis1):
     """swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)"""
     if _tf[0]:
@@ -5789,7 +5789,7 @@ def swapaxes(self, axis0, axis1):
     return _entry_swapaxes(self, axis0, axis1)
 
 
-# schema/native_functions.yaml:1255
+# schema/native_functions.yaml: swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 def swapdims(self, dim0, dim1):
     """swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -5799,7 +5799,7 @@ def swapdims(self, dim0, dim1):
     return _entry_swapdims(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:724
+# schema/native_functions.yaml: t(Tensor(a) self) -> Tensor(a)
 def t(self):
     """t(Tensor(a) self) -> Tensor(a)"""
     if _tf[0]:
@@ -5809,7 +5809,7 @@ def t(self):
     return _entry_t(self)
 
 
-# schema/native_functions.yaml:1184
+# schema/native_functions.yaml: take(Tensor self, Tensor index) -> Tensor
 def take(self, index):
     """take(Tensor self, Tensor index) -> Tensor"""
     if _tf[0]:
@@ -5819,7 +5819,7 @@ def take(self, index):
     return _entry_take(self, index)
 
 
-# schema/native_functions.yaml:1203
+# schema/native_functions.yaml: take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
 def take_along_dim(self, indices, dim=None):
     """take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor"""
     if _tf[0]:
@@ -5829,7 +5829,7 @@ def take_along_dim(self, indices, dim=None):
     return _entry_take_along_dim(self, indices, dim)
 
 
-# schema/native_functions.yaml:2049
+# schema/native_functions.yaml: tan(Tensor self) -> Tensor
 def tan(self):
     """tan(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5839,7 +5839,7 @@ def tan(self):
     return _entry_tan(self)
 
 
-# schema/native_functions.yaml:2057
+# schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
 def tan_(self):
     """tan_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5849,7 +5849,7 @@ def tan_(self):
     return _entry_tan_(self)
 
 
-# schema/native_functions.yaml:580
+# schema/native_functions.yaml: tanh(Tensor self) -> Tensor
 def tanh(self):
     """tanh(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -5859,7 +5859,7 @@ def tanh(self):
     return _entry_tanh(self)
 
 
-# schema/native_functions.yaml:588
+# schema/native_functions.yaml: tanh_(Tensor(a!) self) -> Tensor(a!)
 def tanh_(self):
     """tanh_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -5869,7 +5869,7 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:1281
+# schema/native_functions.yaml: tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
 def _m0_tensor_split(self, sections, dim=0):
     if _F['Tensor'](self) and _F['SymInt'](sections) and _F['int'](dim):
         return (self, sections, dim)
@@ -5880,7 +5880,7 @@ def _c0_tensor_split(self, sections, dim):
     return _entry_tensor_split_sections(self, sections, dim)
 
 
-# schema/native_functions.yaml:1286
+# schema/native_functions.yaml: tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
 def _m1_tensor_split(self, indices, dim=0):
     if _F['Tensor'](self) and _F['SymInt[]'](indices) and _F['int'](dim):
         return (self, indices, dim)
@@ -5891,7 +5891,7 @@ def _c1_tensor_split(self, indices, dim):
     return _entry_tensor_split_indices(self, indices, dim)
 
 
-# schema/native_functions.yaml:1291
+# schema/native_functions.yaml: tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
 def _m2_tensor_split(self, tensor_indices_or_sections, dim=0):
     if _F['Tensor'](self) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
         return (self, tensor_indices_or_sections, dim)
@@ -5928,7 +5928,7 @@ def tensor_split(*args, **kwargs):
     return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
 
 
-# schema/native_functions.yaml:892
+# schema/native_functions.yaml: tile(Tensor self, SymInt[] dims) -> Tensor
 def tile(self, *_dims, dims=None):
     """tile(Tensor self, SymInt[] dims) -> Tensor"""
     dims = _ivar(_dims, dims, 'dims')
@@ -5939,7 +5939,7 @@ def tile(self, *_dims, dims=None):
     return _entry_tile(self, dims)
 
 
-# schema/native_functions.yaml:1050
+# schema/native_functions.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
 def topk(self, k, dim=-1, largest=True, sorted=True):
     """topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)"""
     if _tf[0]:
@@ -5949,7 +5949,7 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
     return _rt_topk._make(_entry_topk(self, k, dim, largest, sorted))
 
 
-# schema/native_functions.yaml:718
+# schema/native_functions.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 def transpose(self, dim0, dim1):
     """transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"""
     if _tf[0]:
@@ -5959,7 +5959,7 @@ def transpose(self, dim0, dim1):
     return _entry_transpose_int(self, dim0, dim1)
 
 
-# schema/native_functions.yaml:911
+# schema/native_functions.yaml: tril(Tensor self, SymInt diagonal=0) -> Tensor
 def tril(self, diagonal=0):
     """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -5969,7 +5969,7 @@ def tril(self, diagonal=0):
     return _entry_tril(self, diagonal)
 
 
-# schema/native_functions.yaml:918
+# schema/native_functions.yaml: tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
 def tril_(self, diagonal=0):
     """tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
     if _tf[0]:
@@ -5979,7 +5979,7 @@ def tril_(self, diagonal=0):
     return _entry_tril_(self, diagonal)
 
 
-# schema/native_functions.yaml:924
+# schema/native_functions.yaml: triu(Tensor self, SymInt diagonal=0) -> Tensor
 def triu(self, diagonal=0):
     """triu(Tensor self, SymInt diagonal=0) -> Tensor"""
     if _tf[0]:
@@ -5989,7 +5989,7 @@ def triu(self, diagonal=0):
     return _entry_triu(self, diagonal)
 
 
-# schema/native_functions.yaml:931
+# schema/native_functions.yaml: triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
 def triu_(self, diagonal=0):
     """triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)"""
     if _tf[0]:
@@ -5999,7 +5999,7 @@ def triu_(self, diagonal=0):
     return _entry_triu_(self, diagonal)
 
 
-# schema/native_functions.yaml:2229
+# schema/native_functions.yaml: trunc(Tensor self) -> Tensor
 def trunc(self):
     """trunc(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6009,7 +6009,7 @@ def trunc(self):
     return _entry_trunc(self)
 
 
-# schema/native_functions.yaml:2237
+# schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
 def trunc_(self):
     """trunc_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6019,7 +6019,7 @@ def trunc_(self):
     return _entry_trunc_(self)
 
 
-# schema/native_functions.yaml:815
+# schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
 def unbind(self, dim=0):
     """unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]"""
     if _tf[0]:
@@ -6029,7 +6029,7 @@ def unbind(self, dim=0):
     return _entry_unbind_int(self, dim)
 
 
-# schema/native_functions.yaml:826
+# schema/native_functions.yaml: unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
 def unflatten(self, dim, sizes):
     """unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)"""
     if _tf[0]:
@@ -6039,7 +6039,7 @@ def unflatten(self, dim, sizes):
     return _entry_unflatten_int(self, dim, sizes)
 
 
-# schema/native_functions.yaml:1244
+# schema/native_functions.yaml: unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
 def unfold(self, dimension, size, step):
     """unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)"""
     if _tf[0]:
@@ -6049,7 +6049,7 @@ def unfold(self, dimension, size, step):
     return _entry_unfold(self, dimension, size, step)
 
 
-# schema/native_functions.yaml:1611
+# schema/native_functions.yaml: uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)
 def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     """uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)"""
     if _tf[0]:
@@ -6059,7 +6059,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     return _entry_uniform_(self, from_, to, generator)
 
 
-# schema/native_functions.yaml:735
+# schema/native_functions.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
 def unsqueeze(self, dim):
     """unsqueeze(Tensor(a) self, int dim) -> Tensor(a)"""
     if _tf[0]:
@@ -6069,7 +6069,7 @@ def unsqueeze(self, dim):
     return _entry_unsqueeze(self, dim)
 
 
-# schema/native_functions.yaml:3542
+# schema/native_functions.yaml: var(Tensor self, bool unbiased=True) -> Tensor
 def _m0_var(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
         return (self, unbiased)
@@ -6080,7 +6080,7 @@ def _c0_var(self, unbiased):
     return _entry_var(self, unbiased)
 
 
-# schema/native_functions.yaml:3547
+# schema/native_functions.yaml: var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
 def _m1_var(self, dim, unbiased=True, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['bool'](unbiased) and _F['bool'](keepdim):
         return (self, dim, unbiased, keepdim)
@@ -6091,7 +6091,7 @@ def _c1_var(self, dim, unbiased, keepdim):
     return _entry_var_dim(self, dim, unbiased, keepdim)
 
 
-# schema/native_functions.yaml:3553
+# schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 def _m2_var(self, dim=None, *, correction=None, keepdim=False):
     if _F['Tensor'](self) and _F['int[1]?'](dim) and _F['Scalar?'](correction) and _F['bool'](keepdim):
         return (self, dim, correction, keepdim)
@@ -6128,7 +6128,7 @@ def var(*args, **kwargs):
     return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
 
 
-# schema/native_functions.yaml:679
+# schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
 def _m0_view(self, *_size, size=None):
     size = _ivar(_size, size, 'size')
     if _F['Tensor'](self) and _F['SymInt[]'](size):
@@ -6140,7 +6140,7 @@ def _c0_view(self, size):
     return _entry_view(self, size)
 
 
-# schema/native_functions.yaml:685
+# schema/native_functions.yaml: view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
 def _m1_view(self, dtype):
     if _F['Tensor'](self) and _F['ScalarType'](dtype):
         return (self, dtype)
@@ -6174,7 +6174,7 @@ def view(*args, **kwargs):
     return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
 
 
-# schema/native_functions.yaml:696
+# schema/native_functions.yaml: view_as(Tensor(a) self, Tensor other) -> Tensor(a)
 def view_as(self, other):
     """view_as(Tensor(a) self, Tensor other) -> Tensor(a)"""
     if _tf[0]:
@@ -6184,7 +6184,7 @@ def view_as(self, other):
     return _entry_view_as(self, other)
 
 
-# schema/native_functions.yaml:1306
+# schema/native_functions.yaml: vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
 def _m0_vsplit(self, sections):
     if _F['Tensor'](self) and _F['int'](sections):
         return (self, sections)
@@ -6195,7 +6195,7 @@ def _c0_vsplit(self, sections):
     return _entry_vsplit_int(self, sections)
 
 
-# schema/native_functions.yaml:1311
+# schema/native_functions.yaml: vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
 def _m1_vsplit(self, *_indices, indices=None):
     indices = _ivar(_indices, indices, 'indices')
     if _F['Tensor'](self) and _F['int[]'](indices):
@@ -6230,7 +6230,7 @@ def vsplit(*args, **kwargs):
     return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
 
 
-# schema/native_functions.yaml:436
+# schema/native_functions.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 def _m0_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Tensor'](other):
         return (condition, self, other)
@@ -6241,7 +6241,7 @@ def _c0_where(condition, self, other):
     return _entry_where_self(condition, self, other)
 
 
-# schema/native_functions.yaml:3039
+# schema/native_functions.yaml: where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
 def _m1_where(self, condition, other):
     if _F['Tensor'](condition) and _F['Tensor'](self) and _F['Scalar'](other):
         return (condition, self, other)
@@ -6275,7 +6275,7 @@ def where(*args, **kwargs):
     return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
 
 
-# schema/native_functions.yaml:199
+# schema/native_functions.yaml: zero_(Tensor(a!) self) -> Tensor(a!)
 def zero_(self):
     """zero_(Tensor(a!) self) -> Tensor(a!)"""
     if _tf[0]:
@@ -6285,7 +6285,7 @@ def zero_(self):
     return _entry_zero_(self)
 
 
-# schema/native_functions.yaml:2154
+# schema/native_functions.yaml: abs(Tensor self) -> Tensor
 def __abs__(self):
     """abs(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6295,7 +6295,7 @@ def __abs__(self):
     return _entry_abs(self)
 
 
-# schema/native_functions.yaml:206
+# schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 def __add__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -6309,7 +6309,7 @@ def __add__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2723
+# schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 def __and__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6319,7 +6319,7 @@ def __and__(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:364
+# schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
 def __eq__(self, other):
     """eq.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -6331,7 +6331,7 @@ def __eq__(self, other):
     return _entry_eq_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2549
+# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
 def __floordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6341,7 +6341,7 @@ def __floordiv__(self, other):
     return _entry_floor_divide(self, other)
 
 
-# schema/native_functions.yaml:428
+# schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
 def __ge__(self, other):
     """ge.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6351,7 +6351,7 @@ def __ge__(self, other):
     return _entry_ge_Tensor(self, other)
 
 
-# schema/native_functions.yaml:412
+# schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
 def __gt__(self, other):
     """gt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6361,7 +6361,7 @@ def __gt__(self, other):
     return _entry_gt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:222
+# schema/native_functions.yaml: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 def __iadd__(self, other):
     """add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -6371,7 +6371,7 @@ def __iadd__(self, other):
     return _entry_add__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2747
+# schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def __iand__(self, other):
     """bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -6381,7 +6381,7 @@ def __iand__(self, other):
     return _entry_bitwise_and__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2565
+# schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def __ifloordiv__(self, other):
     """floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -6391,7 +6391,7 @@ def __ifloordiv__(self, other):
     return _entry_floor_divide__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2603
+# schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def __imod__(self, other):
     """remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -6401,7 +6401,7 @@ def __imod__(self, other):
     return _entry_remainder__Tensor(self, other)
 
 
-# schema/native_functions.yaml:282
+# schema/native_functions.yaml: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def __imul__(self, other):
     """mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -6411,7 +6411,7 @@ def __imul__(self, other):
     return _entry_mul__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2289
+# schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
 def __invert__(self):
     """bitwise_not(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6421,7 +6421,7 @@ def __invert__(self):
     return _entry_bitwise_not(self)
 
 
-# schema/native_functions.yaml:2785
+# schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def __ior__(self, other):
     """bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -6431,7 +6431,7 @@ def __ior__(self, other):
     return _entry_bitwise_or__Tensor(self, other)
 
 
-# schema/native_functions.yaml:357
+# schema/native_functions.yaml: pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
 def __ipow__(self, other):
     """pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)"""
     if _tf[0]:
@@ -6441,7 +6441,7 @@ def __ipow__(self, other):
     return _entry_pow__Tensor(self, other)
 
 
-# schema/native_functions.yaml:252
+# schema/native_functions.yaml: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 def __isub__(self, other):
     """sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"""
     if _tf[0]:
@@ -6451,7 +6451,7 @@ def __isub__(self, other):
     return _entry_sub__Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:320
+# schema/native_functions.yaml: div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def __itruediv__(self, other):
     """div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -6461,7 +6461,7 @@ def __itruediv__(self, other):
     return _entry_div__Tensor(self, other)
 
 
-# schema/native_functions.yaml:2823
+# schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def __ixor__(self, other):
     """bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
     if _tf[0]:
@@ -6471,7 +6471,7 @@ def __ixor__(self, other):
     return _entry_bitwise_xor__Tensor(self, other)
 
 
-# schema/native_functions.yaml:404
+# schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 def __le__(self, other):
     """le.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6481,7 +6481,7 @@ def __le__(self, other):
     return _entry_le_Tensor(self, other)
 
 
-# schema/native_functions.yaml:388
+# schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
 def __lt__(self, other):
     """lt.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6491,7 +6491,7 @@ def __lt__(self, other):
     return _entry_lt_Tensor(self, other)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
 def __matmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6501,7 +6501,7 @@ def __matmul__(self, other):
     return _entry_matmul(self, other)
 
 
-# schema/native_functions.yaml:2579
+# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
 def __mod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6511,7 +6511,7 @@ def __mod__(self, other):
     return _entry_remainder_Tensor(self, other)
 
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
 def __mul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6525,7 +6525,7 @@ def __mul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:380
+# schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
 def __ne__(self, other):
     """ne.Tensor(Tensor self, Tensor other) -> Tensor"""
     if other is None:    # like torch: `t == None` is False, `t != None` is True
@@ -6537,7 +6537,7 @@ def __ne__(self, other):
     return _entry_ne_Tensor(self, other)
 
 
-# schema/native_functions.yaml:498
+# schema/native_functions.yaml: neg(Tensor self) -> Tensor
 def __neg__(self):
     """neg(Tensor self) -> Tensor"""
     if _tf[0]:
@@ -6547,7 +6547,7 @@ def __neg__(self):
     return _entry_neg(self)
 
 
-# schema/native_functions.yaml:2761
+# schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 def __or__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6557,7 +6557,7 @@ def __or__(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:334
+# schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def __pow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -6567,7 +6567,7 @@ def __pow__(self, other):
     return _entry_pow_Tensor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:206
+# schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 def __radd__(self, other):
     """add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -6577,7 +6577,7 @@ def __radd__(self, other):
     return _entry_add_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:2723
+# schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 def __rand__(self, other):
     """bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6587,7 +6587,7 @@ def __rand__(self, other):
     return _entry_bitwise_and_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2549
+# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
 def __rfloordiv__(self, other):
     """floor_divide(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6597,7 +6597,7 @@ def __rfloordiv__(self, other):
     return _entry_floor_divide(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:667
+# schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
 def __rmatmul__(self, other):
     """matmul(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6607,7 +6607,7 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml:2579
+# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
 def __rmod__(self, other):
     """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6617,7 +6617,7 @@ def __rmod__(self, other):
     return _entry_remainder_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:266
+# schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
 def __rmul__(self, other):
     """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6627,7 +6627,7 @@ def __rmul__(self, other):
     return _entry_mul_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2761
+# schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 def __ror__(self, other):
     """bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6637,7 +6637,7 @@ def __ror__(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml:334
+# schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 def __rpow__(self, other):
     """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
     if _tf[0]:
@@ -6647,7 +6647,7 @@ def __rpow__(self, other):
     return _entry_pow_Tensor_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:236
+# schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 def __rsub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -6657,7 +6657,7 @@ def __rsub__(self, other):
     return _entry_sub_Tensor(_wrap(other, self), self, 1)
 
 
-# schema/native_functions.yaml:296
+# schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 def __rtruediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6667,7 +6667,7 @@ def __rtruediv__(self, other):
     return _entry_div_Tensor(_wrap(other, self), self)
 
 
-# schema/native_functions.yaml:2799
+# schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 def __rxor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6677,7 +6677,7 @@ def __rxor__(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-# schema/native_functions.yaml:236
+# schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 def __sub__(self, other):
     """sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"""
     if _tf[0]:
@@ -6689,7 +6689,7 @@ def __sub__(self, other):
     return _entry_sub_Tensor(self, other, 1)
 
 
-# schema/native_functions.yaml:296
+# schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 def __truediv__(self, other):
     """div.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
@@ -6701,7 +6701,7 @@ def __truediv__(self, other):
     return _entry_div_Tensor(self, other)
 
 
-# schema/native_functions.yaml:2799
+# schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 def __xor__(self, other):
     """bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
