@@ -41,7 +41,7 @@ def _normal(query: str) -> str:
     q = query.strip().lstrip("#").strip()
     if ".yaml: " in q:
         q = q.split(".yaml: ", 1)[1]
-    return q[: -len(".default")] if q.endswith(".default") else q
+    return q.removesuffix(".default")
 
 
 def where(root: Path, query: str) -> str:
