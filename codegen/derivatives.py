@@ -23,6 +23,7 @@ import builtins
 from dataclasses import dataclass
 from pathlib import Path
 
+from .api import py_name, varargs_param
 from .loader import CodegenError, Entry, Loc
 from .model import FunctionSchema, SchemaError
 from .native import NativeFunction
@@ -76,16 +77,64 @@ class Derivative:
         return f"{self.loc.file}: {self.fn.schema}"
 
 
-def helper_names(path: Path) -> tuple[set[str], set[str]]:
-    """(all helpers, the @forward_value ones) defined in ember/autograd/formulas.py."""
+@dataclass(frozen=True)
+class Signature:
+    """What a function formulas call accepts, to check a call's arity at generation time."""
+    positional: tuple[str, ...]
+    keyword_only: tuple[str, ...] = ()
+    required: frozenset[str] = frozenset()
+    varargs: bool = False          # *args (or an int list given as varargs: `view(2, 3)`)
+    varkw: bool = False            # **kwargs
+
+    @staticmethod
+    def of_def(node: ast.FunctionDef) -> Signature:
+        a = node.args
+        pos = [x.arg for x in a.posonlyargs + a.args]
+        required = pos[:len(pos) - len(a.defaults)]
+        required += [x.arg for x, d in zip(a.kwonlyargs, a.kw_defaults) if d is None]
+        return Signature(tuple(pos), tuple(x.arg for x in a.kwonlyargs), frozenset(required),
+                         a.vararg is not None, a.kwarg is not None)
+
+    @staticmethod
+    def of_function(fn: NativeFunction) -> Signature:
+        """The public binding `ember.<op>(input, ...)` of one overload."""
+        def name(a):
+            return "input" if a.name == "self" else py_name(a.name)
+        args = fn.schema.arguments
+        required = {name(a) for a in args.flat_non_out() if a.default is None}
+        return Signature(tuple(name(a) for a in args.positional),
+                         tuple(name(a) for a in args.kwarg_only + args.out),
+                         frozenset(required), varargs_param(fn, False) is not None)
+
+    def accepts(self, n_positional: int, keywords: list[str]) -> bool:
+        if n_positional > len(self.positional) and not self.varargs:
+            return False
+        bound = set(self.positional[:n_positional])
+        for k in keywords:
+            if k in bound or not (k in self.positional[n_positional:] or k in self.keyword_only
+                                  or self.varkw):
+                return False
+            bound.add(k)
+        return self.required <= bound or (self.varargs and n_positional > 0)
+
+    def __str__(self) -> str:
+        parts = list(self.positional) + (["*args"] if self.varargs else [])
+        if self.keyword_only:
+            parts += ([] if self.varargs else ["*"]) + list(self.keyword_only)
+        return "(" + ", ".join(parts + (["**kwargs"] if self.varkw else [])) + ")"
+
+
+def helper_names(path: Path) -> tuple[dict[str, Signature], set[str]]:
+    """(every helper with its signature, the @forward_value ones) defined in
+    ember/autograd/formulas.py."""
     tree = ast.parse(path.read_text(), filename=str(path))
-    names, forward = set(), set()
+    names, forward = {}, set()
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
-            names.add(node.name)
+            names[node.name] = Signature.of_def(node)
             if any(isinstance(d, ast.Name) and d.id == "forward_value" for d in node.decorator_list):
                 forward.add(node.name)
-    names.discard("forward_value")
+    names.pop("forward_value", None)
     return names, forward
 
 
@@ -107,7 +156,10 @@ def parse_derivatives(entries: list[Entry], fns: list[NativeFunction], helpers: 
                       forward_helpers: set[str]) -> list[Derivative]:
     by_name = {fn.qualified: fn for fn in fns}
     by_name.update({f"{fn.op_name}.default": fn for fn in fns if fn.overload == "default"})
-    op_names = {fn.op_name for fn in fns if "function" in fn.variants}
+    op_names: dict[str, list[Signature]] = {}
+    for fn in fns:
+        if "function" in fn.variants:
+            op_names.setdefault(fn.op_name, []).append(Signature.of_function(fn))
     seen: dict[str, Loc] = {}
     counters: dict[str, int] = {}
     out = []
@@ -286,7 +338,28 @@ class _Rewriter(ast.NodeTransformer):
                                   f"_H.{f.id}({', '.join(argnames)})", -1)
             self.uses.add(local)
             return ast.Name(local, ast.Load())
+        if isinstance(f, ast.Name) and f.id not in self.bound:
+            self._check_arity(f.id, node)
         return self.generic_visit(node)
+
+    def _check_arity(self, name, call):
+        """A call of a helper or an ember op must bind to its signature (one of the op's
+        overloads): `mul(grad, 2, self)` fails here, not at backward time."""
+        ctx = self.ctx
+        if name in ctx.helpers and isinstance(ctx.helpers, dict):
+            options = [ctx.helpers[name]]
+        elif name not in ctx.helpers and name in ctx.op_names:
+            options = ctx.op_names[name]
+        else:
+            return
+        if any(isinstance(a, ast.Starred) for a in call.args) or \
+                any(k.arg is None for k in call.keywords):
+            return
+        keywords = [k.arg for k in call.keywords]
+        if not any(s.accepts(len(call.args), keywords) for s in options):
+            given = ", ".join(["_"] * len(call.args) + [f"{k}=_" for k in keywords])
+            raise self._err(f"'{name}({given})' does not match '{name}' (expected one of: "
+                            f"{'; '.join(name + str(s) for s in options)})")
 
     def visit_Name(self, node):
         n = node.id

@@ -39,6 +39,14 @@ def write_derivatives(root, text: str) -> None:
     (MUL + "  self: not_implemented(1, 2)\n  other: grad\n", 3, ("not_implemented takes",)),
     (MUL + "  self, other: grad\n  other: grad\n", 4, ("two formulas",)),
     ("- self: grad\n", 2, ("has no 'name'",)),
+    # calls must bind to an ember op's overloads or a helper's signature
+    (MUL + "  self: mul(grad, 2, self, 7)\n  other: grad\n", 3,
+     ("'mul(_, _, _, _)' does not match", "mul(input, other)")),
+    (MUL + "  self: grad\n  other: mul(grad, othr=self)\n", 4, ("'mul(_, othr=_)'",)),
+    (MUL + "  self: sum_to_size(grad)\n  other: grad\n", 3,
+     ("'sum_to_size(_)' does not match", "sum_to_size(grad, shape)")),
+    (MUL + "  self: expand_grad(grad, self.shape, dims=None, size=2)\n  other: grad\n", 3,
+     ("size=_",)),
 ])
 def test_bad_formulas_name_file_and_line(project, capsys, text, line, phrases):  # noqa: F811
     write_derivatives(project, text)
@@ -106,7 +114,8 @@ def test_helpers_are_read_without_importing(tmp_path):
                                    "@forward_value\ndef sizes(ts):\n    pass\n\n"
                                    "def helper(x):\n    pass\n\ndef _private(x):\n    pass\n")
     names, fwd = helper_names(tmp_path / "f.py")
-    assert names == {"sizes", "helper"} and fwd == {"sizes"}
+    assert set(names) == {"sizes", "helper"} and fwd == {"sizes"}
+    assert str(names["helper"]) == "(x)"
 
 
 def test_current_schema_generates_and_is_current():
