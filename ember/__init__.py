@@ -9,63 +9,92 @@ Layout: `ember.core` (dtypes, devices, storage, Tensor), `ember.dispatch` (keys,
 dispatcher, Python dispatch), `ember._generated` (ops, bindings, registrations made
 from schema/*.yaml), `ember.kernels` (CPU/Meta/CUDA kernels).
 """
-# ruff: noqa: F401, I001  (the import order below is the initialisation order)
-from .core import dtype as _dtypes
-from .core.dtype import (
-    bfloat16, dtype, float16, float32, float64, int8, int16, int32, int64, uint8,
-    can_cast, get_default_dtype, promote_types, result_type, set_default_dtype,
-)
-from .core.device import device
-from .core.tensor import Size, Tensor, channels_last, contiguous_format, preserve_format
-from .core.storage import Storage as UntypedStorage
-from .dispatch.dispatcher import ops
+# ruff: noqa: F401  (re-exports; they follow assemble(), which must run first)
+from ._assembly import assemble as _assemble
 
-# The generated op surface: OpOverloads, kernel registrations, bindings, Tensor methods.
-from ._generated import ops as _generated_ops
-from ._generated import registrations as _registrations
-from ._generated import tensor_methods as _tensor_methods
+_assemble()     # the order of initialisation and the Tensor class: ember/_assembly.py
+
+from . import autograd, overrides
 from ._generated.functions import *
 from ._generated.functions import __all__ as _generated_all
-from .dispatch import python_dispatch as _python_dispatch  # the Python key's fallback
-
-_tensor_methods.install(Tensor)
-from .core import tensor_extras as _tensor_extras  # T, mT, __getitem__, float(), to, ...
-from .kernels.composite.reduction import python_norm as norm  # torch.functional.norm
-
-from . import autograd
-autograd._finish_init()
-from ._generated import autograd as _autograd_kernels  # Backward nodes, Autograd kernels
-from ._generated import autocast as _autocast_kernels  # AutocastCPU/CUDA wrappers
-from . import amp
 from .amp.autocast_mode import (
-    autocast, autocast_decrement_nesting, autocast_increment_nesting, clear_autocast_cache,
-    get_autocast_dtype, is_autocast_cache_enabled, is_autocast_enabled,
-    set_autocast_cache_enabled, set_autocast_dtype, set_autocast_enabled,
+    autocast,
+    autocast_decrement_nesting,
+    autocast_increment_nesting,
+    clear_autocast_cache,
+    get_autocast_dtype,
+    is_autocast_cache_enabled,
+    is_autocast_enabled,
+    set_autocast_cache_enabled,
+    set_autocast_dtype,
+    set_autocast_enabled,
 )
 from .autograd import (
-    enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad,
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
     set_grad_enabled,
 )
+from .core import dtype as _dtypes
+from .core.device import device
+from .core.dtype import (
+    bfloat16,
+    can_cast,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    result_type,
+    set_default_dtype,
+    uint8,
+)
 from .core.factories import (
-    as_tensor, from_dlpack, from_numpy, get_default_device, set_default_device, tensor,
-)
-from .random import (
-    Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state,
-)
-from .core.toplevel import (
-    block_diag, broadcast_shapes, broadcast_tensors, cartesian_prod, einsum, is_floating_point,
-    is_tensor, meshgrid,
-    nonzero, numel, typename, unique, unique_consecutive,
+    as_tensor,
+    from_dlpack,
+    from_numpy,
+    get_default_device,
+    set_default_device,
+    tensor,
 )
 from .core.printing import get_printoptions, set_printoptions
+from .core.storage import Storage as UntypedStorage
+from .core.tensor import Size, Tensor, channels_last, contiguous_format, preserve_format
+from .core.toplevel import (
+    block_diag,
+    broadcast_shapes,
+    broadcast_tensors,
+    cartesian_prod,
+    einsum,
+    is_floating_point,
+    is_tensor,
+    meshgrid,
+    nonzero,
+    numel,
+    typename,
+    unique,
+    unique_consecutive,
+)
 from .core.typeinfo import finfo, iinfo
-from . import cuda, library, overrides, utils
-# issue 6, data part: ember.save / ember.load (safetensors files)
+from .dispatch.dispatcher import ops
+from .kernels.composite.reduction import python_norm as norm  # torch.functional.norm
+from .random import (
+    Generator,
+    default_generator,
+    get_rng_state,
+    initial_seed,
+    manual_seed,
+    seed,
+    set_rng_state,
+)
 from .serialization import load, save
-# issue 6, nn core (nnmodule helper)
-from . import nn
-# issue 6, optimizers (op/optim)
-from . import optim
 
 bool = _dtypes.bool_
 half, float, double = float16, float32, float64
@@ -85,3 +114,6 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "save", "load",
     *_generated_all,
 ]
+
+# Subpackages built on the names above (they import them from `ember`): imported last.
+from . import amp, cuda, library, nn, optim, utils

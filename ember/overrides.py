@@ -43,7 +43,12 @@ def _on_subclass(cls):
         _refresh()
 
 
-Tensor.__init_subclass__ = classmethod(lambda cls, **kw: _on_subclass(cls))
+def _init_subclass(cls, **kwargs):
+    _on_subclass(cls)
+
+
+# Tensor subclasses that define __torch_function__ turn the protocol on (ember/_assembly.py)
+TENSOR_ATTRIBUTES = {"__init_subclass__": classmethod(_init_subclass)}
 
 
 def tensors_in(args):

@@ -3,7 +3,7 @@
 """Tensor methods and operator dunders, installed on ember.Tensor by `install`."""
 from sys import getrefcount as _getrefcount
 
-from ember.autograd.meta import factory_requires_grad as _factory_requires_grad
+from ember.core.factories import factory_requires_grad as _factory_requires_grad
 from ember.core.elision import TEMP_REFS as _TEMP_REFS
 from ember.core.elision import reusable as _reusable
 from ember.core import dtype as _dtypes  # noqa: F401  (ScalarType defaults)
@@ -4547,16 +4547,6 @@ def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml: nonzero(Tensor self) -> Tensor
-def nonzero(self):
-    """nonzero(Tensor self) -> Tensor"""
-    if _tf[0]:
-        _r = _htf(nonzero, (self,), (self,), {})
-        if _r is not _NO:
-            return _r
-    return _entry_nonzero(self)
-
-
 # schema/native_functions.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)"""
@@ -6711,7 +6701,8 @@ def __xor__(self, other):
     return _entry_bitwise_xor_Tensor(self, other)
 
 
-METHODS = {
+# The generated part of the Tensor class; ember/_assembly.py attaches it.
+TENSOR_ATTRIBUTES = {
     'abs': abs,
     'abs_': abs_,
     'acos': acos,
@@ -6891,7 +6882,6 @@ METHODS = {
     'new_full': new_full,
     'new_ones': new_ones,
     'new_zeros': new_zeros,
-    'nonzero': nonzero,
     'normal_': normal_,
     'outer': outer,
     'permute': permute,
@@ -7020,10 +7010,3 @@ METHODS = {
     '__truediv__': __truediv__,
     '__xor__': __xor__,
 }
-
-
-def install(cls):
-    """Attaches every generated method to `cls` (ember.Tensor)."""
-    for name, fn in METHODS.items():
-        fn.__qualname__ = f"Tensor.{name}"
-        setattr(cls, name, fn)

@@ -5,27 +5,30 @@ inference mode, anomaly mode, custom Functions and gradcheck.
     >>> ember.autograd.grad((x * x).sum(), x)
     (tensor([2., 2., 2.]),)
 
-`ember.core.tensor` imports the metadata module from here, so the parts that need
-Tensor are bound by `_finish_init()`, which `ember/__init__.py` calls once Tensor exists.
+The core layer never imports this package: it calls ember/core/autograd_hooks.py, which
+ember/_assembly.py points at CORE_HOOKS below; the autograd part of the Tensor class
+(`backward`, `grad`, `requires_grad`, hooks) is in tensor_api.py.
 """
-from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
-from .inference_mode import inference_mode, is_inference_mode_enabled  # noqa: F401
+from . import engine, function, graph
+from .anomaly_mode import (
+    detect_anomaly,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_detect_anomaly,
+)
+from .engine import backward, grad
+from .function import Function, FunctionCtx, once_differentiable
+from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
+from .inference_mode import inference_mode, is_inference_mode_enabled
 
+# What the core layer calls back into (ember/core/autograd_hooks.py)
+CORE_HOOKS = {"mark_inference_view": graph.mark_inference_view}
 
-def _finish_init():
-    global graph, engine, backward, grad, gradcheck, gradgradcheck, GradcheckError
-    global detect_anomaly, set_detect_anomaly, is_anomaly_enabled, is_anomaly_check_nan_enabled
-    global Function, FunctionCtx, once_differentiable, function
-    from ..core.tensor import Tensor
-    from . import engine, function, graph
-    from .anomaly_mode import (
-        detect_anomaly,
-        is_anomaly_check_nan_enabled,
-        is_anomaly_enabled,
-        set_detect_anomaly,
-    )
-    from .engine import backward, grad
-    from .function import Function, FunctionCtx, once_differentiable
-    from .gradcheck import GradcheckError, gradcheck, gradgradcheck
-    from .tensor_api import install
-    install(Tensor)
+__all__ = [
+    "CORE_HOOKS", "Function", "FunctionCtx", "GradcheckError", "backward", "detect_anomaly",
+    "enable_grad", "engine", "function", "grad", "gradcheck", "gradgradcheck", "graph",
+    "inference_mode", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_grad_enabled",
+    "is_inference_mode_enabled", "no_grad", "once_differentiable", "set_detect_anomaly",
+    "set_grad_enabled",
+]

@@ -66,14 +66,6 @@ _CPP_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Hal
                    "bool": "bool"}
 
 
-def factory_requires_grad(t):
-    """`requires_grad=True` given to a factory (torch's capitalised message)."""
-    if not (t.is_floating_point() or t.is_complex()):
-        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
-                           "gradients")
-    return t.requires_grad_()
-
-
 def set_grad(t, value) -> None:
     from ..core.tensor import Tensor
     if value is not None:

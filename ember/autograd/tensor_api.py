@@ -1,4 +1,5 @@
-"""The autograd methods of Tensor: backward, hooks, retain_grad, detach_, output_nr.
+"""The autograd part of the Tensor class: requires_grad, grad, grad_fn, is_leaf, backward,
+hooks, retain_grad, detach_, output_nr (attached by ember/_assembly.py).
 
     >>> x = ember.ones(2, requires_grad=True)
     >>> y = x * 3
@@ -14,7 +15,51 @@ import weakref
 from ..dispatch import keys as K
 from . import engine as _engine
 from . import graph as G
-from .meta import autograd_meta
+from .meta import autograd_meta, set_grad, set_requires_grad
+
+
+def _requires_grad(self) -> bool:
+    return bool(self._ks & K.AUTOGRAD_BIT)
+
+
+def _set_requires_grad(self, flag):
+    self.requires_grad_(flag)
+
+
+def requires_grad_(self, requires_grad=True):
+    """Makes a leaf require (or stop requiring) a gradient; returns self."""
+    set_requires_grad(self, bool(requires_grad))
+    return self
+
+
+def _grad(self):
+    ag = self._ag
+    if ag is None:
+        return None
+    if ag.grad is None and ag.grad_fn is not None and not ag.retains_grad:
+        import warnings
+        warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being "
+                      "accessed. Its .grad attribute won't be populated during "
+                      "autograd.backward(). If you indeed want the .grad field to be "
+                      "populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
+                      "Tensor. If you access the non-leaf Tensor by mistake, make sure you "
+                      "access the leaf Tensor instead. See "
+                      "github.com/pytorch/pytorch/pull/30531 for more information.",
+                      UserWarning, stacklevel=2)
+    return ag.grad
+
+
+def _set_grad(self, value):
+    if value is None:
+        ag = self._ag
+        if ag is not None:
+            ag.grad = None
+        return
+    set_grad(self, value)
+
+
+def _is_leaf(self) -> bool:
+    return self.grad_fn is None
 
 
 def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
@@ -97,12 +142,18 @@ def output_nr(self) -> int:
     return 0 if self._ag is None else self._ag.output_nr
 
 
-def install(cls):
-    cls.backward = backward
-    cls.register_hook = register_hook
-    cls.register_post_accumulate_grad_hook = register_post_accumulate_grad_hook
-    cls.retain_grad = retain_grad
-    cls.retains_grad = property(retains_grad)
-    cls.detach_ = detach_
-    cls.output_nr = property(output_nr)
-    cls._is_view = _is_view
+TENSOR_ATTRIBUTES = {
+    "requires_grad": property(_requires_grad, _set_requires_grad),
+    "requires_grad_": requires_grad_,
+    "grad": property(_grad, _set_grad),
+    "grad_fn": property(G.current_grad_fn),
+    "is_leaf": property(_is_leaf),
+    "backward": backward,
+    "register_hook": register_hook,
+    "register_post_accumulate_grad_hook": register_post_accumulate_grad_hook,
+    "retain_grad": retain_grad,
+    "retains_grad": property(retains_grad),
+    "detach_": detach_,
+    "output_nr": property(output_nr),
+    "_is_view": _is_view,
+}

@@ -15,6 +15,7 @@ from itertools import chain
 
 import numpy as np
 
+from ..dispatch.tls import grad_disabled
 from . import dtype as D
 from .device import CPU, as_device
 from .device import device as _device
@@ -125,16 +126,22 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         if dev.type != "cpu":
             t = _copy_tensor(t, None, dev)
     if requires_grad:
-        from ..autograd.meta import factory_requires_grad
         factory_requires_grad(t)
     return t
+
+
+def factory_requires_grad(t):
+    """`requires_grad=True` given to a factory (torch's capitalised message)."""
+    if not (t.is_floating_point() or t.is_complex()):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require "
+                           "gradients")
+    return t.requires_grad_()
 
 
 def _copy_tensor(t, dtype, dev):
     """A detached copy of `t` with another dtype/device (keeps its layout)."""
     from .. import _generated
-    from ..autograd import no_grad
-    with no_grad():
+    with grad_disabled():
         r = _generated.ops._entry__to_copy(t, dtype or t.dtype, None, dev or t.device, None,
                                            False, None)
     if r is t or r._ag is not None:

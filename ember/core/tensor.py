@@ -14,9 +14,9 @@ import functools
 
 import numpy as np
 
-from ..autograd.meta import set_grad, set_requires_grad
 from ..dispatch import keys as K
 from ..dispatch.tls import state as _tls
+from . import autograd_hooks
 from . import dtype as D
 from .device import CPU, META
 from .device import device as _device_cls
@@ -321,54 +321,6 @@ class Tensor:
     def __dlpack_device__(self):
         return (1, 0) if self._device.type == "cpu" else (2, self._device.index or 0)
 
-    # --- autograd metadata (the engine arrives with the autograd issue) ---------------
-    @property
-    def requires_grad(self) -> bool:
-        return bool(self._ks & K.AUTOGRAD_BIT)
-
-    @requires_grad.setter
-    def requires_grad(self, flag):
-        self.requires_grad_(flag)
-
-    def requires_grad_(self, requires_grad=True):
-        set_requires_grad(self, bool(requires_grad))
-        return self
-
-    @property
-    def grad(self):
-        ag = self._ag
-        if ag is None:
-            return None
-        if ag.grad is None and ag.grad_fn is not None and not ag.retains_grad:
-            import warnings
-            warnings.warn("The .grad attribute of a Tensor that is not a leaf Tensor is being "
-                          "accessed. Its .grad attribute won't be populated during "
-                          "autograd.backward(). If you indeed want the .grad field to be "
-                          "populated for a non-leaf Tensor, use .retain_grad() on the non-leaf "
-                          "Tensor. If you access the non-leaf Tensor by mistake, make sure you "
-                          "access the leaf Tensor instead. See "
-                          "github.com/pytorch/pytorch/pull/30531 for more information.",
-                          UserWarning, stacklevel=2)
-        return ag.grad
-
-    @grad.setter
-    def grad(self, value):
-        if value is None:
-            ag = self._ag
-            if ag is not None:
-                ag.grad = None
-            return
-        set_grad(self, value)
-
-    @property
-    def grad_fn(self):
-        from ..autograd.graph import current_grad_fn
-        return current_grad_fn(self)
-
-    @property
-    def is_leaf(self) -> bool:
-        return self.grad_fn is None
-
     @property
     def data(self):
         """A detached alias with its own version counter (like torch: in-place changes
@@ -609,6 +561,5 @@ def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, ar
                     base._ks & ~(K.AUTOGRAD_BIT | K.PYTHON_BIT))
     if _tls.inference and base._ks & K.ADINPLACE_BIT:
         # a view of a normal tensor made in inference mode stays normal (torch's rule)
-        from ..autograd.graph import mark_inference_view
-        mark_inference_view(v, base)
+        autograd_hooks.mark_inference_view(v, base)
     return v

@@ -1,4 +1,10 @@
-"""Tensor attributes that are not ops: T, mT, H, mH, __getitem__, __setitem__, new_*."""
+"""Tensor attributes that are not ops: T, mT, H, mH, __getitem__, __setitem__, the dtype
+conversions (`x.float()`), to, cpu, type, norm, unique, nonzero, __deepcopy__ (attached by
+ember/_assembly.py)."""
+from ember.kernels.composite.conversions import tensor_to
+from ember.kernels.composite.reduction import python_norm
+
+from ..dispatch.tls import grad_disabled
 from . import dtype as D
 from .indexing import getitem, setitem
 from .tensor import Tensor
@@ -17,14 +23,6 @@ def _mT(self):
     return self.transpose(-2, -1)
 
 
-Tensor.T = property(_T)
-Tensor.mT = property(_mT)
-Tensor.H = property(_T)
-Tensor.mH = property(_mT)
-Tensor.__getitem__ = getitem
-Tensor.__setitem__ = setitem
-
-
 # --- conversions torch defines in Python on top of `to` ------------------------------------
 def _converter(dtype_name):
     def convert(self, memory_format=None):
@@ -37,10 +35,9 @@ def _converter(dtype_name):
     return convert
 
 
-for _method, _dt in (("float", "float32"), ("double", "float64"), ("half", "float16"),
-                     ("bfloat16", "bfloat16"), ("long", "int64"), ("int", "int32"),
-                     ("short", "int16"), ("char", "int8"), ("byte", "uint8"), ("bool", "bool")):
-    setattr(Tensor, _method, _converter(_dt))
+_CONVERSIONS = (("float", "float32"), ("double", "float64"), ("half", "float16"),
+                ("bfloat16", "bfloat16"), ("long", "int64"), ("int", "int32"), ("short", "int16"),
+                ("char", "int8"), ("byte", "uint8"), ("bool", "bool"))
 
 
 def _cpu(self, memory_format=None):
@@ -56,25 +53,11 @@ def _type(self, dtype=None, non_blocking=False):
     return self.to(dtype, non_blocking=non_blocking)
 
 
-Tensor.cpu = _cpu
-# torch parses `x.to(...)`'s Python signatures by hand (device-only, dtype-only, tensor, ...);
-# the to.* overloads are declared with `manual_binding: true`, so this is the binding.
-from ember.kernels.composite.conversions import tensor_to
-
-Tensor.to = tensor_to
-# torch.functional.norm is Python too (p="fro", dim=None, ...); norm.* have manual bindings
-from ember.kernels.composite.reduction import python_norm
-
-Tensor.norm = python_norm
-Tensor.type = _type
-
-
 def _deepcopy(self, memo):
     """`copy.deepcopy(t)`: a clone with the same requires_grad (and a copied .grad), like
     torch; views are copied as independent tensors."""
     import copy
 
-    from ..autograd.grad_mode import no_grad
     if id(self) in memo:
         return memo[id(self)]
     if not self.is_leaf:
@@ -82,7 +65,7 @@ def _deepcopy(self, memo):
                            "the deepcopy protocol at the moment.  If you were attempting to "
                            "deepcopy a module, this may be because of a torch.nn.utils.weight_norm "
                            "usage, see https://github.com/pytorch/pytorch/pull/103001")
-    with no_grad():
+    with grad_disabled():
         new = self.clone()
     if type(self) is not Tensor:
         new = new.as_subclass(type(self))
@@ -94,9 +77,6 @@ def _deepcopy(self, memo):
     if self.grad is not None:
         new.grad = copy.deepcopy(self.grad, memo)
     return new
-
-
-Tensor.__deepcopy__ = _deepcopy
 
 
 def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
@@ -114,6 +94,16 @@ def _nonzero(self, *, as_tuple=False):
     return nonzero(self, as_tuple=as_tuple)
 
 
-Tensor.unique = _unique
-Tensor.nonzero = _nonzero
-Tensor.unique_consecutive = _unique_consecutive
+TENSOR_ATTRIBUTES = {
+    "T": property(_T), "mT": property(_mT), "H": property(_T), "mH": property(_mT),
+    "__getitem__": getitem, "__setitem__": setitem,
+    **{method: _converter(dt) for method, dt in _CONVERSIONS},
+    "cpu": _cpu, "type": _type,
+    # torch parses `x.to(...)`'s Python signatures by hand (device-only, dtype-only,
+    # tensor, ...); the to.* overloads are declared with `manual_binding: true`.
+    "to": tensor_to,
+    # torch.functional.norm is Python too (p="fro", dim=None, ...); manual bindings as well
+    "norm": python_norm,
+    "__deepcopy__": _deepcopy,
+    "unique": _unique, "nonzero": _nonzero, "unique_consecutive": _unique_consecutive,
+}

@@ -34,7 +34,7 @@ def _default_torch_dispatch(cls, func, types, args=(), kwargs=None):
         return func(*args, **(kwargs or {}))
 
 
-Tensor.__torch_dispatch__ = classmethod(_default_torch_dispatch)
+TENSOR_ATTRIBUTES = {"__torch_dispatch__": classmethod(_default_torch_dispatch)}
 
 
 from ..core.tensor import _has_python_dispatch as has_python_dispatch

@@ -36,6 +36,19 @@ def set_masks(include: int, keep: int) -> None:
 
 
 @contextmanager
+def grad_disabled():
+    """Grad mode off for the block: the core layer's `no_grad` (ember.no_grad is the
+    public one, in ember/autograd/grad_mode.py)."""
+    s = state
+    old = s.grad_enabled
+    s.grad_enabled = False
+    try:
+        yield
+    finally:
+        s.grad_enabled = old
+
+
+@contextmanager
 def excluding(keyset: int):
     """Exclude keys for the duration of the block (like torch's ExcludeDispatchKeyGuard)."""
     s = state

@@ -21,6 +21,7 @@ import math
 import warnings
 
 import ember
+from ember._generated import functions as _generated  # the schema's public functions
 from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function
 from ember.overrides import tf_state as _tf
@@ -92,15 +93,15 @@ def _reduction_string(size_average, reduce, reduction) -> str:
 # --------------------------------------------------------------------------- linear, conv
 
 #: ``linear(input, weight, bias=None) -> Tensor``: y = x W^T + b (aten::linear).
-linear = ember.linear
+linear = _generated.linear
 
 #: ``conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)``;
 #: padding may also be 'valid' or 'same'.
-conv1d = ember.conv1d
+conv1d = _generated.conv1d
 
 #: ``conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1)``;
 #: padding may also be 'valid' or 'same'.
-conv2d = ember.conv2d
+conv2d = _generated.conv2d
 
 
 def bilinear(input1, input2, weight, bias=None):
@@ -135,16 +136,16 @@ def bilinear(input1, input2, weight, bias=None):
 # --------------------------------------------------------------------------- activations
 
 #: ``gelu(input, approximate='none') -> Tensor`` ('tanh' for the tanh approximation).
-gelu = ember.gelu
+gelu = _generated.gelu
 
 #: ``softplus(input, beta=1, threshold=20) -> Tensor``.
-softplus = ember.softplus
+softplus = _generated.softplus
 
-relu_ = ember.relu_
-elu_ = ember.elu_
-leaky_relu_ = ember.leaky_relu_
-hardtanh_ = ember.hardtanh_
-threshold_ = ember.threshold_
+relu_ = _generated.relu_
+elu_ = _generated.elu_
+leaky_relu_ = _generated.leaky_relu_
+hardtanh_ = _generated.hardtanh_
+threshold_ = _generated.threshold_
 
 
 def relu(input, inplace=False):
@@ -487,11 +488,11 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0,
 
 
 #: ``one_hot(tensor, num_classes=-1) -> LongTensor``.
-one_hot = ember.one_hot
+one_hot = _generated.one_hot
 
 #: ``pad(input, pad, mode='constant', value=None)``; pad lists (left, right) pairs from
 #: the last dimension backwards.
-pad = ember.pad
+pad = _generated.pad
 
 # --------------------------------------------------------------------------- losses
 
@@ -605,7 +606,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 #: ``scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
 #: is_causal=False, *, scale=None, enable_gqa=False) -> Tensor``.
-scaled_dot_product_attention = ember.scaled_dot_product_attention
+scaled_dot_product_attention = _generated.scaled_dot_product_attention
 
 
 def _mha_shape_check(query, key, value, key_padding_mask, attn_mask, num_heads):

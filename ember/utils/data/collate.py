@@ -20,6 +20,7 @@ import re
 import numpy as np
 
 import ember
+from ember.core.tensor import Tensor
 
 __all__ = ["collate", "default_collate", "default_collate_fn_map", "default_convert"]
 
@@ -110,7 +111,7 @@ def collate_str_fn(batch, *, collate_fn_map=None):
 
 
 default_collate_fn_map = {
-    ember.Tensor: collate_tensor_fn,
+    Tensor: collate_tensor_fn,
     np.ndarray: collate_numpy_array_fn,
     (np.bool_, np.number, np.object_): collate_numpy_scalar_fn,
     float: collate_float_fn,
