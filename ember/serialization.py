@@ -152,8 +152,8 @@ def _storages(tensors: list) -> tuple[dict, list]:
     their records give their offset, shape and stride in it."""
     groups: dict = {}
     for index, (_, t) in enumerate(tensors):
-        st = t.untyped_storage()
-        key = ("tensor", index) if t.numel() == 0 else (st.data_ptr(), st.nbytes())
+        st = t.untyped_storage()  # (tensors without data, or without bytes, share nothing)
+        key = (st.data_ptr(), st.nbytes()) if t.numel() and st.data_ptr() else ("alone", index)
         groups.setdefault(key, []).append(index)
     entries, records = {}, [None] * len(tensors)
 
@@ -256,8 +256,11 @@ def _write_atomically(path: str, header: bytes, arrays) -> None:
             _write(out, header, arrays)
         return
     temp = f"{path}.{secrets.token_hex(4)}.tmp"
-    # created like open(path, "wb") would (mode 0o666 less the umask), but never reused
-    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0), 0o666)
+    try:  # created like open(path, "wb") would (mode 0o666 less the umask), but never reused
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                     0o666)
+    except OSError as e:  # (a missing or read-only directory): name the file asked for
+        raise type(e)(e.errno, e.strerror, path) from None
     try:
         with open(fd, "wb") as out:
             _write(out, header, arrays)

@@ -433,6 +433,9 @@ def test_saved_files_get_the_usual_permissions_and_symlinks_stay(tmp_path):
     ember.save(ember.zeros(1), tmp_path / "link")
     assert (tmp_path / "link").is_symlink() and ember.load(tmp_path / "saved").tolist() == [0]
     ember.save(ember.zeros(1), os.devnull)  # special files are written in place
+    with pytest.raises(FileNotFoundError) as info:
+        ember.save(ember.zeros(1), tmp_path / "absent" / "x.safetensors")
+    assert info.value.filename == os.path.realpath(tmp_path / "absent" / "x.safetensors")
 
 
 # --- interop with the safetensors library ---------------------------------------------------
