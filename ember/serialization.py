@@ -11,25 +11,37 @@ The file is a plain safetensors file (https://github.com/huggingface/safetensors
 8-byte little-endian header length, a JSON header giving each tensor's dtype, shape and
 byte range, then the raw little-endian bytes. What is not a tensor (the nesting of dicts,
 OrderedDicts, lists and tuples; None, bools, ints, floats, strings; ember.Size, dtypes and
-devices) is kept as JSON text under the header's `__metadata__` key "ember.structure",
-with each tensor's place in it. Nothing is pickled, so loading never runs code.
+devices) is kept as JSON text under the header's `__metadata__` key "ember.structure":
+{"version": 2, "root": ..., "tensors": [...]}, where the root holds {"tensor": i} for the
+i-th tensor record, which names the entry holding the tensor's storage ("storage") and,
+for a view, its "offset", "shape" and "stride" in it (in elements). Containers nest at
+most 100 levels deep. Files of version 1 (before storages were shared: each tensor node
+named its own entry) still load. Nothing is pickled, so loading never runs code.
 
-Tensors are named after their place ("model.fc.weight", "layers.0.bias"), so a flat
-dict of tensors reads back with `safetensors.numpy.load_file` or
-`safetensors.torch.load_file` under its own keys, and `ember.load` reads any safetensors
-file (returning a dict of tensors when the file has no ember structure).
+Storage is shared as torch.save shares it: a tensor met twice loads as one tensor, and
+tensors viewing one storage (a tensor and its views) are saved once, as the span of the
+storage they cover, and load as views of one new storage, with their strides and
+relative offsets (their storage offsets count from the start of that span). Viewing one
+storage as different dtypes is refused, as by torch. A tensor alone on its storage is
+saved as its values: compactly, loading contiguous, even if it was a view.
 
-Each tensor is stored as its values: views and non-contiguous tensors are saved
-compactly, and tensors that shared storage load as independent tensors.
+Entries are named after their tensor's place ("model.fc.weight", "layers.0.bias"), so a
+flat dict of tensors reads back with `safetensors.numpy.load_file` or
+`safetensors.torch.load_file` under its own keys; a shared storage appears once, under
+the name of a tensor that covers it (as safetensors' own save_model keeps one name of
+tied weights), else of the first one with "#storage" added. `ember.load` reads any
+safetensors file (returning a dict of tensors when the file has no ember structure).
 `requires_grad`, `nn.Parameter`, and the device (unless `map_location` says otherwise) are
 restored.
 """
 from __future__ import annotations
 
 import collections
+import contextlib
 import json
 import math
 import os
+import secrets
 import struct
 import sys
 
@@ -37,12 +49,13 @@ import numpy as np
 
 from .core import dtype as D
 from .core.device import device as _device
-from .core.tensor import Size, Tensor, from_array
+from .core.tensor import Size, Tensor, contiguous_strides, from_array, make_tensor
 
 __all__ = ["load", "save"]
 
 STRUCTURE_KEY = "ember.structure"  # the __metadata__ entry holding the JSON structure
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 1: no sharing, a tensor node names its entry (still read)
+_MAX_DEPTH = 100  # how deep containers may nest (the structure is read recursively)
 _MAX_HEADER_BYTES = 100_000_000  # safetensors' own limit
 _HEADER_ALIGNMENT = 8  # the header is padded with spaces to this many bytes
 _CODE_OF_DTYPE = {D.bool_: "BOOL", D.uint8: "U8", D.int8: "I8", D.int16: "I16",
@@ -56,7 +69,8 @@ _NON_FINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 def save(obj, f) -> None:
     """Writes `obj` (a tensor, or dicts/OrderedDicts/lists/tuples nesting tensors, None,
     bools, ints, floats, strings, ember.Size, dtypes and devices) to `f`, a path or a
-    binary file object, as a safetensors file.
+    binary file object, as a safetensors file. A path is written atomically: to a
+    temporary file next to it, then renamed over it, so a failed save leaves the old file.
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "state.safetensors"
@@ -65,25 +79,30 @@ def save(obj, f) -> None:
     tensor([[1., 0.],
             [0., 1.]])
     """
-    tensors: dict[str, Tensor] = {}
-    structure = _Encoder(tensors).encode(obj, ())
-    metadata = {STRUCTURE_KEY: json.dumps({"version": FORMAT_VERSION, "root": structure},
-                                          separators=(",", ":"))}
-    header, arrays = _layout(tensors, metadata)
+    encoder = _Encoder()
+    root = encoder.encode(obj, ())
+    entries, records = _storages(encoder.tensors)
+    metadata = {STRUCTURE_KEY: json.dumps(
+        {"version": FORMAT_VERSION, "root": root, "tensors": records}, separators=(",", ":"))}
+    header, arrays = _layout(entries, metadata)
     if _is_file_object(f, "write"):
         _write(f, header, arrays)
     else:
-        with open(os.fspath(f), "wb") as out:
-            _write(out, header, arrays)
+        _write_atomically(os.fspath(f), header, arrays)
 
 
 class _Encoder:
-    """Turns an object into its JSON structure, collecting its tensors under unique names."""
+    """Turns an object into its JSON structure; each distinct tensor becomes
+    {"tensor": i}, its index in `tensors` (a list of (name, tensor))."""
 
-    def __init__(self, tensors: dict):
-        self.tensors = tensors
+    def __init__(self):
+        self.tensors: list[tuple[str, Tensor]] = []
+        self.index_of: dict[int, int] = {}  # id(tensor) -> index: a tensor met twice is one
 
     def encode(self, obj, path: tuple):
+        if len(path) > _MAX_DEPTH:
+            raise RuntimeError(f"ember.save: the object nests deeper than {_MAX_DEPTH} levels "
+                               f"(at {_describe(path[:3])}...; does a container hold itself?)")
         if obj is None or isinstance(obj, (bool, str)):
             return obj
         if isinstance(obj, int):
@@ -102,36 +121,82 @@ class _Encoder:
         if tag in ("list", "tuple"):
             return {tag: [self.encode(v, (*path, str(i))) for i, v in enumerate(obj)]}
         if tag is not None:
-            return {tag: [[self.encode_key(k), self.encode(v, (*path, str(k)))]
+            return {tag: [[self.encode_key(k, path), self.encode(v, (*path, str(k)))]
                           for k, v in obj.items()]}
         raise TypeError(f"ember.save cannot store an object of type {type(obj).__name__} "
                         f"(at {_describe(path)}): it stores tensors, dicts, OrderedDicts, lists, "
                         "tuples, None, bools, ints, floats, strings, ember.Size, dtypes and "
                         "devices")
 
-    def encode_key(self, key):
+    def encode_key(self, key, path: tuple):
         if isinstance(key, Tensor) or not isinstance(key, (str, int, float, tuple, type(None))):
             raise TypeError(f"ember.save cannot store a dict key of type {type(key).__name__}: "
                             "keys must be strings, numbers, None or tuples of them")
-        return self.encode(key, ())
+        return self.encode(key, (*path, "<key>"))
 
     def encode_tensor(self, t: Tensor, path: tuple):
         if t.device.type == "meta":
             raise RuntimeError(f"ember.save cannot store the meta tensor at {_describe(path)}: "
                                "it has no data")
-        name = base = ".".join(path) or "tensor"
-        suffix = 1
-        while name in self.tensors or name == "__metadata__":  # a clash: "a.b" and a -> b
+        if id(t) not in self.index_of:
+            self.index_of[id(t)] = len(self.tensors)
+            self.tensors.append((".".join(path) or "tensor", t))
+        return {"tensor": self.index_of[id(t)]}
+
+
+def _storages(tensors: list) -> tuple[dict, list]:
+    """The file's entries (name -> contiguous array) and one record per tensor saying
+    where it lies in them. A tensor alone on its storage is saved as its values, under
+    its own name; tensors sharing a storage share one entry, the span of the storage
+    they cover (named after the one tensor that covers it, when there is one), and
+    their records give their offset, shape and stride in it."""
+    groups: dict = {}
+    for index, (_, t) in enumerate(tensors):
+        st = t.untyped_storage()  # (tensors without data, or without bytes, share nothing)
+        key = (st.data_ptr(), st.nbytes()) if t.numel() and st.data_ptr() else ("alone", index)
+        groups.setdefault(key, []).append(index)
+    entries, records = {}, [None] * len(tensors)
+
+    def entry_name(base: str) -> str:
+        name, suffix = base, 1
+        while name in entries or name == "__metadata__":  # a clash: "a.b" and a -> b
             name, suffix = f"{base}#{suffix}", suffix + 1
-        self.tensors[name] = t
-        node = {"tensor": name}
+        return name
+
+    for members in groups.values():
+        group = [tensors[i][1] for i in members]
+        if len(group) == 1:
+            name = entry_name(tensors[members[0]][0])
+            values = np.ascontiguousarray(group[0].detach().numpy(force=True))
+            entries[name] = values.reshape(group[0].shape)  # (0-d arrays come back 1-d)
+            records[members[0]] = {"storage": name}
+        else:
+            if len({t.dtype for t in group}) > 1:
+                raise RuntimeError("Cannot save multiple tensors or storages that view the "
+                                   "same data as different types")
+            begin = min(t.storage_offset() for t in group)
+            end = max(t.storage_offset() + _extent(t.shape, t.stride()) for t in group)
+            cover = next((i for i, t in zip(members, group) if t.storage_offset() == begin
+                          and t.numel() == end - begin and t.is_contiguous()), None)
+            base = tensors[members[0]][0] + "#storage" if cover is None else tensors[cover][0]
+            name = entry_name(base)
+            size, dt = group[0].dtype.itemsize, group[0].dtype
+            span = group[0].untyped_storage().bytes[begin * size:end * size].view(dt.np)
+            entries[name] = span.reshape(end - begin if cover is None else tensors[cover][1].shape)
+            for i, t in zip(members, group):
+                records[i] = {"storage": name, "offset": t.storage_offset() - begin,
+                              "shape": list(t.shape), "stride": list(t.stride())}
+    for record, (_, t) in zip(records, tensors):
         if t.requires_grad:
-            node["requires_grad"] = True
+            record["requires_grad"] = True
         if _is_parameter(t):
-            node["parameter"] = True
-        if t.device.type != "cpu":
-            node["device"] = str(t.device)
-        return node
+            record["parameter"] = True
+    return entries, records
+
+
+def _extent(shape, stride) -> int:
+    """How many elements from its first one a non-empty strided layout spans."""
+    return 1 + sum((n - 1) * s for n, s in zip(shape, stride))
 
 
 def _container_tag(obj) -> str | None:
@@ -155,18 +220,18 @@ def _is_parameter(t) -> bool:
     return isinstance(t, Parameter)
 
 
-def _layout(tensors: dict, metadata: dict):
+def _layout(entries: dict, metadata: dict):
     """The padded header bytes and the arrays to write after it, widest items first so
-    that each tensor starts aligned to its item size."""
-    names = sorted(tensors, key=lambda n: -tensors[n].dtype.itemsize)
+    that each array starts aligned to its item size."""
+    names = sorted(entries, key=lambda n: -entries[n].itemsize)
     header = {"__metadata__": metadata}
     arrays, offset = [], 0
     for name in names:
-        t = tensors[name]
-        array = np.ascontiguousarray(t.detach().numpy(force=True))
+        array = entries[name]
         if sys.byteorder != "little":
             array = array.byteswap()
-        header[name] = {"dtype": _CODE_OF_DTYPE[t.dtype], "shape": list(t.shape),
+        header[name] = {"dtype": _CODE_OF_DTYPE[D._BY_NP[array.dtype]],
+                        "shape": list(array.shape),
                         "data_offsets": [offset, offset + array.nbytes]}
         arrays.append(array.reshape(-1).view(np.uint8))
         offset += array.nbytes
@@ -179,6 +244,33 @@ def _write(out, header: bytes, arrays) -> None:
     out.write(header)
     for array in arrays:
         out.write(array.data)
+
+
+def _write_atomically(path: str, header: bytes, arrays) -> None:
+    """Writes a temporary file in the target's directory, syncs it to disk and renames
+    it over the target (following a symlink to it); special files such as /dev/null
+    are written in place."""
+    path = os.path.realpath(path)
+    if os.path.exists(path) and not os.path.isfile(path):
+        with open(path, "wb") as out:
+            _write(out, header, arrays)
+        return
+    temp = f"{path}.{secrets.token_hex(4)}.tmp"
+    try:  # created like open(path, "wb") would (mode 0o666 less the umask), but never reused
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
+                     0o666)
+    except OSError as e:  # (a missing or read-only directory): name the file asked for
+        raise type(e)(e.errno, e.strerror, path) from None
+    try:
+        with open(fd, "wb") as out:
+            _write(out, header, arrays)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
 
 
 def _is_file_object(f, method: str) -> bool:
@@ -220,6 +312,9 @@ class _Reader:
         self.data = data
         self.name = name
         self.map_location = map_location
+        self.records = None  # version 2: the structure's tensor records
+        self.loaded = {}     # tensor key -> its tensor: a tensor referenced twice is one
+        self.storages = {}   # (entry name, device) -> the storage every view of it shares
 
     def fail(self, what: str):
         return RuntimeError(f"ember.load: {self.name!r} is not a valid ember/safetensors file: "
@@ -234,15 +329,25 @@ class _Reader:
         self.entries = self.checked_entries(header, len(self.data) - body_start)
         self.body_start = body_start
         if STRUCTURE_KEY not in metadata:
-            return {name: self.tensor({"tensor": name}) for name in self.entries}
-        try:
-            structure = json.loads(metadata[STRUCTURE_KEY])
-        except ValueError as e:
-            raise self.fail(f"the structure is not valid JSON ({e})") from None
-        if not isinstance(structure, dict) or structure.get("version") != FORMAT_VERSION:
-            raise self.fail(f"unknown structure version (this ember reads version "
+            return {name: self.tensor(name) for name in self.entries}
+        structure = self.json(metadata[STRUCTURE_KEY], "the structure")
+        version = structure.get("version") if isinstance(structure, dict) else None
+        if version not in (1, FORMAT_VERSION):
+            raise self.fail(f"unknown structure version (this ember reads versions 1 to "
                             f"{FORMAT_VERSION})")
-        return self.decode(structure.get("root"))
+        if version > 1:
+            self.records = structure.get("tensors")
+            if not isinstance(self.records, list):
+                raise self.fail("the structure has no list of tensors")
+        return self.decode(structure.get("root"), 0)
+
+    def json(self, text: str, what: str):
+        try:
+            return json.loads(text)
+        except RecursionError:
+            raise self.fail(f"{what} nests too deeply") from None
+        except ValueError as e:
+            raise self.fail(f"{what} is not valid JSON ({e})") from None
 
     def header(self):
         data = self.data
@@ -259,9 +364,10 @@ class _Reader:
             raise self.fail(f"header length {length} runs past the end of the file "
                             f"({len(data)} bytes): truncated?")
         try:
-            header = json.loads(data[8:8 + length].decode("utf-8"))
-        except (UnicodeDecodeError, ValueError) as e:
+            text = data[8:8 + length].decode("utf-8")
+        except UnicodeDecodeError as e:
             raise self.fail(f"the header is not valid JSON ({e})") from None
+        header = self.json(text, "the header")
         if not isinstance(header, dict):
             raise self.fail("the header is not a JSON object")
         return header, 8 + length
@@ -302,50 +408,97 @@ class _Reader:
                             f"bytes, its data_offsets give {stop - begin}")
         return dt, shape, begin, stop
 
-    def tensor(self, node: dict) -> Tensor:
-        """A fresh tensor (its own copy of the bytes) for a tensor node of the structure."""
-        name = node["tensor"]
+    def tensor(self, key, node=None) -> Tensor:
+        """The tensor a structure node {"tensor": key} stands for: in version 2, `key`
+        indexes the structure's tensor records; in version 1 and in files without a
+        structure, it names an entry and the node is the record."""
+        if self.records is not None:
+            if type(key) is not int or not 0 <= key < len(self.records):
+                raise self.fail(f"the structure refers to a tensor {key!r} it does not have")
+            record = self.records[key]
+        else:
+            record = {**(node or {}), "storage": key}
+        if key not in self.loaded:
+            self.loaded[key] = self.build(record)
+        return self.loaded[key]
+
+    def build(self, record) -> Tensor:
+        """A tensor from its record: a view (offset, shape, stride, all in elements; by
+        default the whole entry) of the storage loaded from an entry, checked to lie in it."""
+        name = record.get("storage") if isinstance(record, dict) else None
         if not isinstance(name, str) or name not in self.entries:
             raise self.fail(f"the structure refers to a tensor {name!r} the file does not have")
-        dt, shape, begin, _ = self.entries[name]
-        raw = np.frombuffer(self.data, np.uint8 if dt is D.bool_ else dt.np.newbyteorder("<"),
-                            count=math.prod(shape), offset=self.body_start + begin)
-        array = (raw != 0) if dt is D.bool_ else raw.astype(dt.np)  # a native-order copy
-        t = from_array(array.reshape(shape))
-        target = self.target_device(node.get("device", "cpu"))
-        if target.type != "cpu":
-            t = t.to(target)
-        if node.get("parameter"):
+        dt, entry_shape, _, _ = self.entries[name]
+        shape = record.get("shape", entry_shape)
+        stride = record.get("stride", list(contiguous_strides(shape)) if _is_int_list(shape)
+                            else None)
+        offset = record.get("offset", 0)
+        if not (_is_int_list(shape) and _is_int_list(stride) and len(stride) == len(shape)
+                and type(offset) is int
+                and all(0 <= n <= sys.maxsize // dt.itemsize for n in (*shape, *stride, offset))):
+            raise self.fail(f"tensor {name!r} has a bad layout: offset {offset!r}, shape "
+                            f"{shape!r}, stride {stride!r}")
+        numel, size = math.prod(shape), math.prod(entry_shape)
+        if numel * dt.itemsize > sys.maxsize:
+            raise self.fail(f"a view of tensor {name!r} has shape {shape}: too large")
+        if numel and offset + _extent(shape, stride) > size:
+            raise self.fail(f"a view of tensor {name!r} (offset {offset}, shape {shape}, "
+                            f"stride {stride}) reaches past its {size} elements")
+        t = make_tensor(self.storage(name, record.get("device", "cpu")), shape, stride,
+                        offset, dt)
+        if record.get("parameter"):
             from .nn import Parameter
-            return Parameter(t, requires_grad=bool(node.get("requires_grad")))
-        return t.requires_grad_() if node.get("requires_grad") else t
+            return Parameter(t, requires_grad=bool(record.get("requires_grad")))
+        return t.requires_grad_() if record.get("requires_grad") else t
 
-    def target_device(self, saved: str):
+    def storage(self, name: str, saved_device):
+        """The storage of an entry on its target device: a fresh copy of its bytes, made
+        once however many tensors view it."""
+        target = self.target_device(saved_device)
+        key = (name, str(target))
+        if key not in self.storages:
+            dt, shape, begin, _ = self.entries[name]
+            raw = np.frombuffer(self.data, np.uint8 if dt is D.bool_ else dt.np.newbyteorder("<"),
+                                count=math.prod(shape), offset=self.body_start + begin)
+            array = (raw != 0) if dt is D.bool_ else raw.astype(dt.np)  # a native-order copy
+            t = from_array(array)
+            self.storages[key] = (t if target.type == "cpu" else t.to(target)).untyped_storage()
+        return self.storages[key]
+
+    def target_device(self, saved):
         where = self.map_location
-        if isinstance(where, dict):
-            where = where.get(saved, saved)
-        return _device(saved if where is None else where)
+        try:
+            if isinstance(where, dict):
+                where = where.get(saved, saved)
+            return _device(saved if where is None else where)
+        except (TypeError, ValueError, RuntimeError) as e:
+            raise self.fail(f"bad device {saved!r} ({e})") from None
 
-    def decode(self, node):
+    def decode(self, node, depth: int):
         """The object a structure node stands for."""
+        if depth > _MAX_DEPTH:
+            raise self.fail(f"the structure nests deeper than {_MAX_DEPTH} levels")
         if node is None or isinstance(node, (bool, int, float, str)):
             return node
         if isinstance(node, dict) and "tensor" in node:
-            return self.tensor(node)
+            try:
+                return self.tensor(node["tensor"], node)
+            except TypeError as e:  # an unhashable key
+                raise self.fail(f"bad structure node {node!r} ({e!r})") from None
         if not isinstance(node, dict) or len(node) != 1:
             raise self.fail(f"bad structure node {node!r}")
         ((tag, value),) = node.items()
         try:
-            return self.decode_tagged(tag, value)
+            return self.decode_tagged(tag, value, depth + 1)
         except (TypeError, ValueError, KeyError) as e:
             raise self.fail(f"bad structure node {node!r} ({e!r})") from None
 
-    def decode_tagged(self, tag: str, value):
+    def decode_tagged(self, tag: str, value, depth: int):
         if tag in ("list", "tuple"):
-            items = [self.decode(v) for v in value]
+            items = [self.decode(v, depth) for v in value]
             return items if tag == "list" else tuple(items)
         if tag in ("dict", "OrderedDict"):
-            pairs = ((self.decode(k), self.decode(v)) for k, v in value)
+            pairs = ((self.decode(k, depth), self.decode(v, depth)) for k, v in value)
             return dict(pairs) if tag == "dict" else collections.OrderedDict(pairs)
         if tag == "float":
             return _NON_FINITE[value]

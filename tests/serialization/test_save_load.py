@@ -1,17 +1,18 @@
 """ember.save / ember.load: bit-exact round trips of every dtype and layout, nested
-structures, file objects and paths, interop with the safetensors library, and clear
-errors for corrupt files."""
+structures, file objects and paths, shared storage kept as torch keeps it, atomic
+writes, interop with the safetensors library, and clear errors for corrupt files."""
 import collections
 import doctest
 import io
 import json
 import math
+import os
 import pathlib
 import struct
 
 import numpy as np
 import pytest
-from helpers import ALL_DTYPES
+from helpers import ALL_DTYPES, check, raises_like
 
 import ember
 import ember.serialization
@@ -75,13 +76,6 @@ def test_views_and_non_contiguous_tensors_are_saved_as_values(view):
     v = view(base)
     loaded = round_trip({"v": v})["v"]
     assert_bit_exact(loaded, v)
-
-
-def test_shared_storage_is_not_preserved():
-    base = ember.arange(6.)
-    a, b = round_trip([base, base[2:4]])
-    a[2] = 100.0
-    assert b.tolist() == [2.0, 3.0] and base[2].item() == 2.0
 
 
 def test_loaded_tensors_are_fresh_and_writable():
@@ -193,6 +187,255 @@ def test_unsupported_objects_raise_type_error(obj, phrase):
 def test_meta_tensors_cannot_be_saved():
     with pytest.raises(RuntimeError, match="meta tensor at 'w'"):
         ember.save({"w": ember.empty(2, device="meta")}, io.BytesIO())
+
+
+# --- shared storage, as torch.save / torch.load keep it ------------------------------------
+def shared_structures(lib):
+    """Lists of tensors (of `lib`, ember or torch) some of which share storage."""
+    t = lib.arange(12.).reshape(3, 4)
+    w = lib.ones(2, 3, requires_grad=True)
+    p = lib.nn.Parameter(lib.arange(4.))
+    return {
+        "repeated_and_view": [t, t, t[1:]],
+        "strided_views": [t, t.t(), t[1], t[:, ::2], t[0, :1].expand(3, 2), t.flatten()],
+        "no_view_covers_the_span": [t[0, 1:3], t.view(-1)[2:6], t[2]],
+        "views_of_a_part": [t[1, 1:], t[1, 2:]],
+        "grad_leaf_and_view": [w, w[1:], w.detach()],
+        "tied_parameter": [p, p, p.detach(), lib.nn.Parameter(p.detach()[1:], False)],
+        "separate_storages": [t, t.clone(), lib.arange(3)],
+    }
+
+
+def assert_loaded_like_torch(loaded, expected):
+    """Same values, dtypes, shapes, strides, types and requires_grad; the same tensors
+    are one object, and the same ones share storage at the same relative places."""
+    torch = pytest.importorskip("torch")
+    assert len(loaded) == len(expected)
+    for e, t in zip(loaded, expected):
+        check(e.detach(), t.detach())
+        assert (type(e).__name__, e.requires_grad, e.is_leaf) == (
+            type(t).__name__, t.requires_grad, t.is_leaf)
+    for (e1, t1) in zip(loaded, expected):
+        for (e2, t2) in zip(loaded, expected):
+            assert (e1 is e2) == (t1 is t2)
+            shared = e1.untyped_storage().data_ptr() == e2.untyped_storage().data_ptr()
+            assert shared == (t1.untyped_storage().data_ptr() == t2.untyped_storage().data_ptr())
+            if shared:
+                assert e1.data_ptr() - e2.data_ptr() == t1.data_ptr() - t2.data_ptr()
+    with ember.no_grad(), torch.no_grad():  # writing the first shows in those sharing it
+        loaded[0].mul_(-1).add_(0.5)
+        expected[0].mul_(-1).add_(0.5)
+    for e, t in zip(loaded, expected):
+        check(e.detach(), t.detach())
+
+
+@pytest.mark.parametrize("case", list(shared_structures(ember)))
+def test_shared_storage_loads_as_with_torch(case):
+    torch = pytest.importorskip("torch")
+    buffer = io.BytesIO()
+    torch.save(shared_structures(torch)[case], buffer)
+    buffer.seek(0)
+    assert_loaded_like_torch(round_trip(shared_structures(ember)[case]), torch.load(buffer))
+
+
+def test_shared_storage_at_any_depth_and_in_dicts():
+    t = ember.arange(6.)
+    loaded = round_trip({"a": t, "nested": {"b": [t], "v": t[2:]}})
+    assert loaded["a"] is loaded["nested"]["b"][0]
+    loaded["a"][3] = 100.0
+    assert loaded["nested"]["v"].tolist() == [2.0, 100.0, 4.0, 5.0] and t[3].item() == 3.0
+
+
+def test_a_storage_is_stored_once():
+    def size_of(obj):
+        buffer = io.BytesIO()
+        ember.save(obj, buffer)
+        return len(buffer.getvalue())
+
+    big = ember.zeros(1000, 100)
+    one = size_of([big])
+    assert size_of([big] * 1000) - one < 20_000  # a reference, not 400 kB each
+    assert size_of([big[i] for i in range(1000)]) - one < 100_000  # views: 400 kB once
+    assert size_of([big[7], big[7, :3]]) < 1_000  # the span they cover, not all of big
+
+
+def test_tensors_viewing_one_storage_as_different_dtypes_raise_like_torch():
+    torch = pytest.importorskip("torch")
+    e, t = ember.ones(2), torch.ones(2)
+    raises_like(lambda: ember.save([e, e.view(ember.int32)], io.BytesIO()),
+                lambda: torch.save([t, t.view(torch.int32)], io.BytesIO()),
+                "Cannot save multiple tensors or storages that view the same data as different "
+                "types")
+
+
+def test_shared_storage_entries_for_the_safetensors_library(tmp_path):
+    """A storage is one safetensors entry, named after the tensor that covers it (as
+    safetensors' save_model keeps one name of tied weights), else "<first name>#storage"."""
+    t = ember.arange(6.)
+    ember.save({"a": t, "b": t[2:], "c": t}, tmp_path / "tied.safetensors")
+    arrays = safetensors_numpy.load_file(str(tmp_path / "tied.safetensors"))
+    assert list(arrays) == ["a"] and arrays["a"].tolist() == t.tolist()
+    ember.save({"x": t[1:4], "y": t[3:5]}, tmp_path / "span.safetensors")
+    arrays = safetensors_numpy.load_file(str(tmp_path / "span.safetensors"))
+    assert list(arrays) == ["x#storage"] and arrays["x#storage"].tolist() == [1, 2, 3, 4]
+
+
+def test_a_tensor_referenced_many_times_loads_once(tmp_path):
+    """Both formats: references to one tensor give one tensor, not a copy each."""
+    body = np.arange(1000, dtype=np.float32).tobytes()
+    entry = {"dtype": "F32", "shape": [1000], "data_offsets": [0, 4000]}
+    for version, node in [(1, {"tensor": "x"}), (2, {"tensor": 0})]:
+        structure = {"version": version, "root": {"list": [node] * 100_000},
+                     "tensors": [{"storage": "x"}]}
+        data = file_of({"__metadata__": {"ember.structure": json.dumps(structure)}, "x": entry},
+                       body)
+        loaded = load_bytes(data, tmp_path)
+        assert len(loaded) == 100_000 and all(t is loaded[0] for t in loaded)
+        assert loaded[0].tolist() == list(range(1000))
+
+
+def version_2_file(records, root=None, shape=(6,)):
+    """A file with one F32 entry "x" of `shape` and these tensor records."""
+    n = math.prod(shape)
+    structure = {"version": 2, "root": {"list": [{"tensor": i} for i in range(len(records))]}
+                 if root is None else root, "tensors": records}
+    entry = {"dtype": "F32", "shape": list(shape), "data_offsets": [0, 4 * n]}
+    return file_of({"__metadata__": {"ember.structure": json.dumps(structure)}, "x": entry},
+                   np.arange(n, dtype=np.float32).tobytes())
+
+
+def test_crafted_views_load(tmp_path):
+    loaded = load_bytes(version_2_file([
+        {"storage": "x"}, {"storage": "x", "offset": 1, "shape": [2, 2], "stride": [2, 1]},
+        {"storage": "x", "offset": 5, "shape": [10**9, 10**9], "stride": [0, 0]},
+        {"storage": "x", "offset": 10**9, "shape": [0, 3], "stride": [3, 1]}]), tmp_path)
+    assert loaded[1].tolist() == [[1, 2], [3, 4]] and loaded[1].stride() == (2, 1)
+    assert loaded[2].shape == (10**9, 10**9) and loaded[2][7, 8].item() == 5  # no copy
+    assert loaded[3].shape == (0, 3)  # empty views may start anywhere (as in torch)
+
+
+VIEW = {"storage": "x", "offset": 0, "shape": [6], "stride": [1]}
+
+
+@pytest.mark.parametrize("records, root, phrase", [
+    ([{"storage": "y"}], None, "refers to a tensor 'y' the file does not have"),
+    ([{"storage": ["x"]}], None, "refers to a tensor ['x']"),
+    (["x"], None, "refers to a tensor None"),
+    ([VIEW], {"tensor": 1}, "refers to a tensor 1 it does not have"),
+    ([VIEW], {"tensor": -1}, "refers to a tensor -1"),
+    ([VIEW], {"tensor": "x"}, "refers to a tensor 'x'"),
+    ([VIEW], {"tensor": [0]}, "refers to a tensor [0]"),
+    ([{**VIEW, "offset": 1}], None, "reaches past its 6 elements"),
+    ([{**VIEW, "shape": [7]}], None, "reaches past its 6 elements"),
+    ([{**VIEW, "shape": [2, 3], "stride": [4, 1]}], None, "reaches past its 6 elements"),
+    ([{**VIEW, "offset": -1}], None, "bad layout"),
+    ([{**VIEW, "stride": [-1]}], None, "bad layout"),
+    ([{**VIEW, "shape": [-6]}], None, "bad layout"),
+    ([{**VIEW, "stride": [1, 1]}], None, "bad layout"),
+    ([{**VIEW, "shape": [6.0]}], None, "bad layout"),
+    ([{**VIEW, "offset": True}], None, "bad layout"),
+    ([{**VIEW, "stride": [2**70]}], None, "bad layout"),
+    ([{**VIEW, "shape": [0], "stride": [2**62]}], None, "bad layout"),
+    ([{**VIEW, "shape": [2**40, 2**40], "stride": [0, 0]}], None, "too large"),
+    ([{**VIEW, "device": "nowhere"}], None, "bad device 'nowhere'"),
+    ([{**VIEW, "device": ["cpu"]}], None, "bad device"),
+    ("x", None, "no list of tensors"),
+])
+def test_bad_tensor_records_raise_naming_the_file(records, root, phrase, tmp_path):
+    with pytest.raises(RuntimeError, match="broken.safetensors") as info:
+        load_bytes(version_2_file(records, root), tmp_path)
+    assert phrase in str(info.value)
+
+
+def test_files_of_format_version_1_still_load(tmp_path):
+    """What ember.save wrote before storages were shared: each node names its entry."""
+    structure = {"version": 1, "root": {"dict": [
+        ["w", {"tensor": "w", "requires_grad": True, "parameter": True}],
+        ["b", {"list": [{"tensor": "b"}, 3]}]]}}
+    header = {"__metadata__": {"ember.structure": json.dumps(structure)},
+              "w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]},
+              "b": {"dtype": "I64", "shape": [1], "data_offsets": [16, 24]}}
+    body = np.arange(4, dtype=np.float32).tobytes() + np.int64(7).tobytes()
+    loaded = load_bytes(file_of(header, body), tmp_path)
+    assert type(loaded["w"]) is ember.nn.Parameter and loaded["w"].requires_grad
+    assert loaded["w"].tolist() == [[0, 1], [2, 3]] and loaded["b"][0].tolist() == [7]
+    assert loaded["b"][1] == 3
+
+
+# --- nesting depth --------------------------------------------------------------------------
+def nested(depth):
+    obj = 0
+    for _ in range(depth):
+        obj = [obj]
+    return obj
+
+
+def test_nesting_up_to_the_limit_round_trips():
+    limit = ember.serialization._MAX_DEPTH
+    assert round_trip(nested(limit)) == nested(limit)
+    assert round_trip({"a": nested(limit - 1)}) == {"a": nested(limit - 1)}
+
+
+def test_saving_deeper_nesting_raises():
+    """torch.save raises RecursionError there, a RuntimeError too."""
+    with pytest.raises(RuntimeError, match="nests deeper than 100 levels"):
+        ember.save(nested(101), io.BytesIO())
+    loop = []
+    loop.append(loop)
+    with pytest.raises(RuntimeError, match="does a container hold itself"):
+        ember.save({"a": loop}, io.BytesIO())
+
+
+@pytest.mark.parametrize("depth, phrase", [
+    (101, "the structure nests deeper than 100 levels"),
+    (100_000, "the structure nests too deeply"),
+])
+def test_loading_deeper_nesting_raises(depth, phrase, tmp_path):
+    text = '{"list":[' * depth + "0" + "]}" * depth  # (json.dumps would recurse too)
+    metadata = {"ember.structure": '{"version":2,"tensors":[],"root":' + text + "}"}
+    with pytest.raises(RuntimeError, match="broken.safetensors") as info:
+        load_bytes(file_of({"__metadata__": metadata}), tmp_path)
+    assert phrase in str(info.value)
+
+
+def test_a_deeply_nested_header_raises(tmp_path):
+    text = b'{"x":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    with pytest.raises(RuntimeError, match="the header nests too deeply"):
+        load_bytes(file_of(None, raw_header=text), tmp_path)
+
+
+# --- atomic writes --------------------------------------------------------------------------
+def test_a_failed_save_leaves_the_old_file_and_no_temporary_file(tmp_path, monkeypatch):
+    path = tmp_path / "model.safetensors"
+    ember.save({"w": ember.ones(3)}, path)
+    old = path.read_bytes()
+
+    def write_then_fail(out, header, arrays):
+        out.write(header)
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr(ember.serialization, "_write", write_then_fail)
+    with pytest.raises(OSError, match="No space left"):
+        ember.save({"w": ember.zeros(1000)}, path)
+    with pytest.raises(OSError, match="No space left"):
+        ember.save({"w": ember.zeros(1000)}, tmp_path / "new.safetensors")
+    assert path.read_bytes() == old and os.listdir(tmp_path) == ["model.safetensors"]
+    monkeypatch.undo()
+    ember.save({"w": ember.zeros(2)}, path)
+    assert ember.load(path)["w"].tolist() == [0, 0] and os.listdir(tmp_path) == [path.name]
+
+
+def test_saved_files_get_the_usual_permissions_and_symlinks_stay(tmp_path):
+    (tmp_path / "plain").write_bytes(b"")
+    ember.save(ember.ones(1), tmp_path / "saved")
+    assert os.stat(tmp_path / "saved").st_mode == os.stat(tmp_path / "plain").st_mode
+    (tmp_path / "link").symlink_to(tmp_path / "saved")
+    ember.save(ember.zeros(1), tmp_path / "link")
+    assert (tmp_path / "link").is_symlink() and ember.load(tmp_path / "saved").tolist() == [0]
+    ember.save(ember.zeros(1), os.devnull)  # special files are written in place
+    with pytest.raises(FileNotFoundError) as info:
+        ember.save(ember.zeros(1), tmp_path / "absent" / "x.safetensors")
+    assert info.value.filename == os.path.realpath(tmp_path / "absent" / "x.safetensors")
 
 
 # --- interop with the safetensors library ---------------------------------------------------
