@@ -351,7 +351,9 @@ def test_every_op_has_samples():
     declared = set(schema_ops())
     missing = sorted(declared - set(OPS))
     unknown = sorted(set(OPS) - declared)
-    assert not missing, f"overloads without samples in tests/ops/opinfo.py: {missing}"
+    assert not missing, (f"overloads without samples: {missing}; register them in their "
+                         "family's module, tests/ops/opinfo_<family>.py (see the README's "
+                         "'Add an op')")
     assert not unknown, f"opinfo entries naming no schema overload: {unknown}"
     for name, info in OPS.items():
         assert info.samples(), f"{name} has no samples"
