@@ -6,7 +6,8 @@
 Layers: `model` (frozen dataclasses, lossless schema parsing), `loader` (YAML with
 line marks), `native` / `derivatives` / `autocast` (one schema file each, validated with
 file:line errors; `kernel_index` finds the kernels `dispatch:` names), `api` (naming and
-Python signatures), `render` and `autograd_gen` (Jinja2 with StrictUndefined), `pipeline`
-(all of it, writing nothing) and `where` (a generated comment back to its YAML line).
+Python signatures), `render` (Jinja2 with StrictUndefined; `autograd_gen` supplies the
+autograd code), `pipeline` (all of it, writing nothing) and `where` (a generated comment
+back to its YAML line).
 This package must not import `ember`.
 """
