@@ -60,11 +60,11 @@ from .core.toplevel import (
 from .core.printing import get_printoptions, set_printoptions
 from .core.typeinfo import finfo, iinfo
 from . import cuda, library, overrides, utils
-# issue 6, data part: ember.save / ember.load (safetensors files)
+# ember.save / ember.load (safetensors files)
 from .serialization import load, save
-# issue 6, nn core (nnmodule helper)
+# modules, parameters, initialisation and functional ops
 from . import nn
-# issue 6, optimizers (op/optim)
+# optimizers and learning-rate schedulers
 from . import optim
 
 bool = _dtypes.bool_

@@ -321,7 +321,7 @@ class Tensor:
     def __dlpack_device__(self):
         return (1, 0) if self._device.type == "cpu" else (2, self._device.index or 0)
 
-    # --- autograd metadata (the engine arrives with the autograd issue) ---------------
+    # --- autograd metadata (read and written by ember.autograd) -----------------------
     @property
     def requires_grad(self) -> bool:
         return bool(self._ks & K.AUTOGRAD_BIT)

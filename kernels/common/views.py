@@ -429,7 +429,7 @@ def alias(self):
     return make_view(self, self._shape, self.stride(), self._offset)
 
 
-# --- unfold (shape family, issue 4) ----------------------------------------------------------
+# --- unfold (shape family) ----------------------------------------------------------
 def unfold(self, dimension, size, step):
     """Windows of `size` every `step` along `dimension`, as a new last dim (a view).
 

@@ -1,4 +1,4 @@
-"""Meta kernels of the binary family (issue 4): rsub, floor_divide, remainder, fmod,
+"""Meta kernels of the binary family: rsub, floor_divide, remainder, fmod,
 maximum/minimum, atan2, logical_*, bitwise_*, lerp, addcmul/addcdiv and the in-place
 comparisons. Each `*_layout` function does torch's checks and returns the result's
 shape, strides and dtype; the CPU kernels (kernels/cpu/binary.py) use the same ones.

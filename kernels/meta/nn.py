@@ -1,4 +1,4 @@
-"""Meta kernels and shared argument checks of the nn family (issue 4): dot, mv,
+"""Meta kernels and shared argument checks of the nn family: dot, mv,
 baddbmm, softmax, normalisation and loss ops. The CPU kernels (kernels/cpu/nn.py) call
 the same checks, so both backends raise alike and give the same layouts.
 

@@ -1,4 +1,4 @@
-"""Meta kernels of the shape family (issue 4): repeat, flip, roll, tril/triu, index_select,
+"""Meta kernels of the shape family: repeat, flip, roll, tril/triu, index_select,
 gather, scatter*, topk, sort, and the data-dependent ones (masked_select, nonzero,
 _unique2, unique_dim) that raise NotImplementedError like torch's Meta device.
 
