@@ -1,4 +1,5 @@
-"""The docstring examples of `ember` and `codegen` run as tests, so they cannot drift.
+"""The docstring examples of `ember` (with `ember.kernels`, which lives in kernels/ and so
+is not found by walking ember/) and `codegen` run as tests, so they cannot drift.
 
 Each module's examples see `ember`, `np` (NumPy), `nn` and `F` (ember.nn.functional) and
 `Path` without importing them; codegen's examples run from the project root.
@@ -13,6 +14,7 @@ import pytest
 
 import codegen
 import ember
+import ember.kernels
 import ember.nn.functional as F
 from ember import nn
 
@@ -25,7 +27,8 @@ def _modules(package):
         yield info.name
 
 
-MODULES = sorted({*_modules(ember), *_modules(codegen)} - {"codegen.__main__"})
+MODULES = sorted({*_modules(ember), *_modules(ember.kernels), *_modules(codegen)}
+                 - {"codegen.__main__"})
 
 
 @pytest.mark.parametrize("name", MODULES)
