@@ -5,7 +5,7 @@
     >>> for epoch in range(100):
     ...     opt.step()                    # one epoch of training
     ...     sched.step()
-    >>> opt.param_groups[0]["lr"]         # 0.1 * 0.1 ** 3, as torch computes it
+    >>> opt.param_groups[0]["lr"]         # 0.1, times gamma at epochs 30, 60 and 90
     0.00010000000000000003
 
 Each scheduler computes the new rates in `get_lr()` from `last_epoch` (the number of
