@@ -1,8 +1,17 @@
 """Naming conventions and Python signatures: the one place that decides how a schema
 looks from Python. Emitters (templates) only print what these functions return.
 
-    >>> py_params(add_tensor_fn, method=False, out_fn=add_out_fn)
+    >>> from codegen.kernel_index import KernelIndex
+    >>> from codegen.loader import load_yaml_list
+    >>> from codegen.native import parse_native_functions
+    >>> path = Path("schema/native_functions.yaml")
+    >>> entries = load_yaml_list(path, str(path))    # str(path): the name errors show
+    >>> fns = parse_native_functions(entries, KernelIndex(Path("kernels")))
+    >>> add = {fn.qualified: fn for fn in fns if fn.op_name == "add"}
+    >>> py_params(add["add.Tensor"], method=False, out_fn=add["add.out"])
     'input, other, *, alpha=1, out=None'
+    >>> py_params(add["add.Tensor"], method=True, out_fn=None)
+    'self, other, *, alpha=1'
 """
 from __future__ import annotations
 

@@ -1,10 +1,18 @@
 """schema/autocast.yaml -> one `AutocastRule` per (device type, overload), and the code of
 the wrapper each rule registers at AutocastCPU / AutocastCUDA.
 
-    >>> rules = parse_autocast(Path("schema/autocast.yaml"), "schema/autocast.yaml", fns)
+    >>> from codegen.kernel_index import KernelIndex
+    >>> from codegen.loader import load_yaml_list
+    >>> from codegen.native import parse_native_functions
+    >>> path = Path("schema/native_functions.yaml")
+    >>> entries = load_yaml_list(path, str(path))    # str(path): the name errors show
+    >>> fns = parse_native_functions(entries, KernelIndex(Path("kernels")))
+    >>> devices, rules = parse_autocast(Path("schema/autocast.yaml"), "schema/autocast.yaml", fns)
+    >>> [(d.device, d.dtype) for d in devices]
+    [('cpu', 'bfloat16'), ('cuda', 'float16')]
     >>> r = next(r for r in rules if r.device == "cpu" and r.fn.op_name == "mm")
-    >>> r.policy, str(r.loc)
-    ('lower_precision_fp', 'schema/autocast.yaml:25')
+    >>> r.policy, r.ref
+    ('lower_precision_fp', 'schema/autocast.yaml: cpu.lower_precision_fp: mm')
 
 A whole op name (`mm`) stands for its functional overloads; `conv1d.padding` for one.
 In-place and out= overloads cannot be listed: torch never autocasts them.

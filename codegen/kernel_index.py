@@ -1,6 +1,7 @@
 """Finds the kernels named in `dispatch:` by reading kernels/*/ with `ast` (no imports).
 
-    >>> KernelIndex(Path("kernels")).find("CPU", "add", loc)
+    >>> from codegen.loader import Loc
+    >>> KernelIndex(Path("kernels")).find("CPU", "add", Loc("schema/native_functions.yaml", 1))
     'cpu.pointwise.add'
 """
 from __future__ import annotations

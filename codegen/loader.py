@@ -1,8 +1,13 @@
 """YAML loading with line marks, so every error can name file:line.
 
-    >>> entries = load_yaml_list("schema/native_functions.yaml")
-    >>> entries[0].line, entries[0].data["func"]
-    (3, 'add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor')
+    >>> path = Path("schema/native_functions.yaml")
+    >>> entries = load_yaml_list(path, str(path))    # str(path): the name errors show
+    >>> e = next(e for e in entries if e.data["func"].startswith("add.Tensor("))
+    >>> e.data["func"], e.data["dispatch"]
+    ('add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+     {'CPU': 'add', 'Meta': 'add'})
+    >>> e.loc, e.at("dispatch").line - e.loc.line      # the entry's line; keys have theirs
+    (Loc(file='schema/native_functions.yaml', line=...), 2)
 """
 from __future__ import annotations
 

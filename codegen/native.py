@@ -1,8 +1,13 @@
 """native_functions.yaml entries -> NativeFunction records, with validation.
 
-    >>> fns = parse_native_functions(entries, kernel_index)
-    >>> fns[0].schema.name.unambiguous_name, fns[0].dispatch
-    ('add_Tensor', (('CPU', 'add'), ('Meta', 'add')))
+    >>> from codegen.kernel_index import KernelIndex
+    >>> from codegen.loader import load_yaml_list
+    >>> path = Path("schema/native_functions.yaml")
+    >>> entries = load_yaml_list(path, str(path))    # str(path): the name errors show
+    >>> fns = parse_native_functions(entries, KernelIndex(Path("kernels")))
+    >>> add = next(fn for fn in fns if fn.qualified == "add.Tensor")
+    >>> add.schema.name.unambiguous_name, add.dispatch
+    ('add_Tensor', (('CPU', 'cpu.pointwise.add'), ('Meta', 'meta.pointwise.add')))
 """
 from __future__ import annotations
 

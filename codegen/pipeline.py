@@ -1,8 +1,11 @@
 """schema/ + kernels/ + templates/ -> {file name: text}. Pure: writes nothing.
 
     >>> files = generate_files(Path("."))
-    >>> sorted(files)[:2]
-    ['__init__.py', 'functions.py']
+    >>> sorted(files)
+    ['__init__.py', 'autocast.py', 'autograd.py', 'functions.py', 'ops.py', 'registrations.py',
+     'tensor_methods.py']
+    >>> files["ops.py"] == Path("generated/ops.py").read_text()    # generated/ is current
+    True
 """
 from __future__ import annotations
 

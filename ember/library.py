@@ -2,15 +2,24 @@
 
     >>> lib = ember.library.Library("mylib", "DEF")
     >>> lib.define("twice(Tensor x) -> Tensor")
+    'twice'
     >>> lib.impl("twice", lambda x: x * 2, "CompositeImplicitAutograd")
     >>> ember.ops.mylib.twice(ember.ones(2))
     tensor([2., 2.])
 
 Overriding an aten kernel at one key lasts until the Library is destroyed:
 
+    >>> def my_neg(x):
+    ...     print("my_neg")
+    ...     return x * -1
     >>> lib = ember.library.Library("aten", "IMPL")
     >>> lib.impl("neg", my_neg, "CPU")
+    >>> ember.ones(2).neg()
+    my_neg
+    tensor([-1., -1.])
     >>> lib._destroy()      # the original CPU kernel is back
+    >>> ember.ones(2).neg()
+    tensor([-1., -1.])
 """
 from __future__ import annotations
 

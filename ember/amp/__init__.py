@@ -1,8 +1,14 @@
 """ember.amp: automatic mixed precision.
 
+    >>> model, loss_fn = nn.Linear(4, 1), nn.MSELoss()
+    >>> optimizer = ember.optim.SGD(model.parameters(), lr=0.1)
+    >>> x, y = ember.randn(8, 4), ember.randn(8, 1)
     >>> scaler = ember.amp.GradScaler("cpu")
     >>> with ember.autocast("cpu"):
-    ...     loss = loss_fn(model(x), y)
+    ...     out = model(x)              # linear runs in bfloat16
+    ...     loss = loss_fn(out, y)      # mse_loss in float32
+    >>> out.dtype, loss.dtype
+    (ember.bfloat16, ember.float32)
     >>> scaler.scale(loss).backward()
     >>> scaler.step(optimizer)
     >>> scaler.update()

@@ -1,7 +1,8 @@
 """Autocast: run listed ops in lower precision (or float32) inside a region.
 
+    >>> a, b = ember.ones(2, 3), ember.ones(3, 2)   # float32
     >>> with ember.autocast("cpu"):                  # bfloat16 by default on cpu
-    ...     y = ember.mm(a, b)                        # a, b float32
+    ...     y = ember.mm(a, b)
     >>> y.dtype
     ember.bfloat16
 
@@ -112,10 +113,14 @@ class autocast:
 
     A context manager and a decorator, as torch.autocast:
 
+        >>> model, x = nn.Linear(4, 1), ember.randn(8, 4)
         >>> with ember.autocast("cpu", dtype=ember.bfloat16):
-        ...     loss = model(x)
+        ...     loss = model(x).sum()
         >>> @ember.autocast("cpu")
-        ... def forward(x): ...
+        ... def forward(x):
+        ...     return model(x)
+        >>> loss.dtype, forward(x).dtype, model(x).dtype
+        (ember.bfloat16, ember.bfloat16, ember.float32)
 
     Regions nest; leaving the outermost one clears the cast-weight cache.
     """

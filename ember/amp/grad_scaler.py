@@ -1,10 +1,17 @@
 """GradScaler: loss scaling for float16 training, as torch.amp.GradScaler.
 
+    >>> model = nn.Linear(2, 1)
+    >>> optimizer = ember.optim.SGD(model.parameters(), lr=0.1)
+    >>> loss = model(ember.ones(1, 2)).sum()
     >>> scaler = ember.amp.GradScaler("cpu", init_scale=2.0**16)
     >>> scaler.scale(loss).backward()   # gradients are scaled by 65536
+    >>> model.bias.grad
+    tensor([65536.])
     >>> scaler.step(optimizer)          # unscales; skips the step if any grad is inf/NaN
     >>> scaler.update()                 # backs the scale off after a skip, grows it after
     ...                                 # `growth_interval` clean steps
+    >>> model.bias.grad, scaler.get_scale()
+    (tensor([1.]), 65536.0)
 
 The scale and the growth tracker are 0-d tensors (float32, int32) made on the device of the
 first scaled output. Each optimizer goes READY -> UNSCALED -> STEPPED between updates.

@@ -1,8 +1,10 @@
 """Anomaly detection: record each node's forward stack, name the failing node in
 backward, and raise when a backward formula produces NaN.
 
-    >>> with ember.autograd.detect_anomaly():
+    >>> with ember.autograd.detect_anomaly():   # warns with the failing node's forward stack
     ...     ember.tensor([-1.0], requires_grad=True).sqrt().sum().backward()
+    Traceback (most recent call last):
+      ...
     RuntimeError: Function 'SqrtBackward0' returned nan values in its 0th output.
 
 Global like torch's (not thread-local). Costs a stack capture per recorded op.

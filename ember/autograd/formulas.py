@@ -335,7 +335,7 @@ def _storage_indices(shape, stride, offset, device):
     return idx
 
 
-# ---------------------------------------------------------------- shape (issue 4)
+# ---------------------------------------------------------------- shape
 def _ints(x):
     return [x] if isinstance(x, int) else [int(v) for v in x]
 
@@ -479,7 +479,7 @@ def unfold_backward(grad, shape, dim, size, step):
            + ember.arange(size, device=grad.device).view(1, -1)).reshape(-1)
     g = grad.movedim(-1, dim + 1).flatten(dim, dim + 1)
     return grad.new_zeros(shape).index_add(dim, pos, g)
-# ---------------------------------------------------------------- conv (issue 4)
+# ---------------------------------------------------------------- conv
 def convolution_backward_formula(grad, input, weight, bias, stride, padding, dilation,
                                  transposed, output_padding, groups):
     """(grad_input, grad_weight, grad_bias) of a convolution, by the convolution_backward op
@@ -537,7 +537,7 @@ def embedding_dense_double_backward(grad, indices, padding_idx, scale_grad_by_fr
     if padding_idx >= 0:
         out = out.masked_fill((indices == padding_idx).unsqueeze(-1), 0)
     return out
-# ---------------------------------------------------------------- nn (issue 4)
+# ---------------------------------------------------------------- nn
 def softmax_double_backward(grad, grad_output, dim, output):
     """d/d(output) of output * (grad_output - sum(grad_output * output))."""
     s = (grad_output * output).sum(dim, keepdim=True)
@@ -552,7 +552,7 @@ def log_softmax_double_backward_grad_output(grad, dim, output):
 def log_softmax_double_backward_output(grad, grad_output, dim, output):
     """d/d(output) of grad_output - exp(output) * sum(grad_output)."""
     return (grad * output.exp()) * grad_output.sum(dim, keepdim=True).neg()
-# ---------------------------------------------------------------- binary (issue 4)
+# ---------------------------------------------------------------- binary
 def max_min_backward(grad, self, other, loses):
     """maximum / minimum: grad where this input wins, half of it on ties (like torch), 0
     where `loses`."""
@@ -568,7 +568,7 @@ def atan2_backward(grad, self, other):
     g_self = reduce_to(grad * other * recip, self.shape, self.dtype)
     g_other = reduce_to((grad * self * recip).neg(), other.shape, other.dtype)
     return g_self, g_other
-# ---------------------------------------------------------------- activation (issue 4)
+# ---------------------------------------------------------------- activation
 # Double-backward helpers (torch's FunctionsManual): the `self` derivatives of the
 # *_backward ops, i.e. second derivatives of the activations times both incoming grads.
 _GELU_K_BETA_TANH = math.sqrt(2) * (2 / math.sqrt(math.pi)) * 0.5
@@ -838,7 +838,7 @@ def nll_loss2d_backward_grad_output(grad, target, weight, reduction, ignore_inde
     if reduction == 1:
         out = out / total_weight
     return out
-# ---------------------------------------------------------------- reduction (issue 4)
+# ---------------------------------------------------------------- reduction
 def _flip(x, d):
     """x reversed along dim d (an index op, so it stays differentiable)."""
     n = x._shape[d]
@@ -1034,7 +1034,7 @@ def cumprod_backward(grad, self, dim, result):
     upper = r.view(n, 1) <= r.view(1, n)
     g = (grad_where(upper, prods) * gl.unsqueeze(-2)).sum(-1)
     return grad_to_dtype(g.movedim(-1, d), dtype)
-# ---------------------------------------------------------------- random (issue 4)
+# ---------------------------------------------------------------- random
 def dropout_grad_scale(p, train):
     """native_dropout's backward scale, as torch's derivatives.yaml has it: 1/(1-p) when
     train is True (0 for p == 1), else 1 (also for train=None, like torch)."""

@@ -70,10 +70,36 @@ _ONCE_DIFFERENTIABLE = ("trying to differentiate twice a function that was marke
 class FunctionCtx:
     """What `ctx` offers in `forward` / `setup_context`.
 
-    >>> ctx.save_for_backward(x, out)      # tensors for backward: ctx.saved_tensors
-    >>> ctx.mark_dirty(x)                  # x was modified in place and is returned
-    >>> ctx.mark_non_differentiable(idx)   # idx never requires grad
-    >>> ctx.set_materialize_grads(False)   # backward may get None for unused outputs
+    >>> class Sort(ember.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         values, idx = x.sort()
+    ...         ctx.save_for_backward(idx)          # tensors for backward: ctx.saved_tensors
+    ...         ctx.mark_non_differentiable(idx)    # idx never requires grad
+    ...         ctx.set_materialize_grads(False)    # backward may get None for unused outputs
+    ...         return values, idx
+    ...     @staticmethod
+    ...     def backward(ctx, g_values, g_idx):
+    ...         idx, = ctx.saved_tensors
+    ...         return ember.zeros_like(g_values).scatter(0, idx, g_values)
+    >>> x = ember.tensor([3., 1., 2.], requires_grad=True)
+    >>> values, idx = Sort.apply(x)
+    >>> values, idx
+    (tensor([1., 2., 3.], grad_fn=<SortBackward>), tensor([1, 2, 0]))
+    >>> (values * ember.tensor([1., 2., 3.])).sum().backward(); x.grad
+    tensor([3., 1., 2.])
+
+    >>> class AddOne_(ember.autograd.Function):
+    ...     @staticmethod
+    ...     def forward(ctx, x):
+    ...         ctx.mark_dirty(x)                   # x was modified in place and is returned
+    ...         return x.add_(1)
+    ...     @staticmethod
+    ...     def backward(ctx, grad):
+    ...         return grad
+    >>> a = ember.zeros(2, requires_grad=True).clone()
+    >>> AddOne_.apply(a)
+    tensor([1., 1.], grad_fn=<AddOne_Backward>)
     """
 
     __slots__ = ()

@@ -2,8 +2,14 @@
 
 Each works as a context manager and as a decorator:
 
+    >>> x = ember.ones(2, requires_grad=True)
     >>> with ember.no_grad():
     ...     y = x * 2          # not recorded
+    >>> @ember.no_grad()
+    ... def double(t):
+    ...     return t * 2
+    >>> y.requires_grad, double(x).requires_grad, (x * 2).requires_grad
+    (False, False, True)
 """
 from __future__ import annotations
 

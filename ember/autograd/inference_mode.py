@@ -8,6 +8,7 @@ Normal tensors still carry ADInplaceOrView, so in-place ops on them keep bumping
 version (torch does the same). Outside, inference tensors cannot be modified in place
 or saved for backward.
 
+    >>> x = ember.ones(2, requires_grad=True)
     >>> with ember.inference_mode():
     ...     y = x * 2
     >>> y.is_inference(), y.requires_grad

@@ -35,7 +35,8 @@ def empty_meta(shape, dt, stride=None):
 
 
 def empty_strided_on(device, shape, stride, dt):
-    """Dispatches allocation by device type (cpu, meta; cuda arrives with its backend)."""
+    """Dispatches allocation by device type: cpu and meta here, any other type to
+    ember.backends (which has no backend yet, so it raises)."""
     t = device.type
     if t == "cpu":
         return empty_cpu(shape, dt, stride)

@@ -42,6 +42,9 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=N
     >>> ember.set_printoptions(precision=2)
     >>> ember.tensor([1 / 3])
     tensor([0.33])
+    >>> ember.set_printoptions(profile="default")     # back to torch's defaults
+    >>> ember.tensor([1 / 3])
+    tensor([0.3333])
     """
     o = PRINT_OPTIONS
     if profile is not None:

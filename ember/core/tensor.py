@@ -551,7 +551,12 @@ def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, ar
     """A view of `base` sharing its storage (keyset and inference-ness follow base).
     `arr` may pass the view's NumPy array when the kernel got it cheaply from `base._np`.
 
+    >>> t = ember.arange(6.)
     >>> v = make_view(t, (3,), (2,), 0)   # every other element
+    >>> v, v.stride(), v._base is t
+    (tensor([0., 2., 4.]), (2,), True)
+    >>> v[0] = 9.0; t                     # shares t's storage
+    tensor([9., 1., 2., 3., 4., 5.])
     """
     dt = dt or base._dtype
     st = base.untyped_storage()

@@ -4,7 +4,7 @@ Every operator overload (`aten::add.Tensor`) is one `OpOverload`. Calling it
 computes the keyset of its arguments, looks the kernel up in `op._cache[keyset]`
 (filled on a miss by walking the keys from the highest), and calls it:
 
-    >>> from ember.ops import aten
+    >>> aten = ember.ops.aten
     >>> aten.add.Tensor(ember.ones(2), ember.ones(2), alpha=2)
     tensor([3., 3.])
 

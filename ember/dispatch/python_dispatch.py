@@ -5,12 +5,12 @@ reaches `python_fallback`, which pops the innermost mode while its handler runs:
 
     >>> class Log(TorchDispatchMode):
     ...     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-    ...         print(func)
+    ...         print(func.__name__)
     ...         return func(*args, **(kwargs or {}))
     >>> with Log():
-    ...     ember.ones(2) + 1
-    aten::ones
-    aten::add.Tensor
+    ...     y = ember.ones(2) + 1
+    ones.default
+    add.Tensor
 """
 from __future__ import annotations
 

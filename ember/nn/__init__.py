@@ -1,4 +1,4 @@
-"""ember.nn: modules, parameters, initialisation and functional ops (issue 6).
+"""ember.nn: modules, parameters, initialisation and functional ops.
 
     >>> from ember import nn
     >>> net = nn.Sequential(nn.Linear(64, 128), nn.Linear(128, 10))

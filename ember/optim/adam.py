@@ -1,6 +1,12 @@
 """Adam and its decoupled-weight-decay form (torch.optim.Adam).
 
-    >>> opt = ember.optim.Adam(model.parameters(), lr=1e-3, betas=(0.9, 0.999))
+    >>> w = nn.Parameter(ember.zeros(2))
+    >>> opt = ember.optim.Adam([w], lr=1e-3, betas=(0.9, 0.999))
+    >>> for _ in range(2):              # two steps on the loss w[0] - w[1]
+    ...     opt.zero_grad(); (w * ember.tensor([1., -1.])).sum().backward(); opt.step()
+    >>> w
+    Parameter containing:
+    tensor([-0.0020,  0.0020], requires_grad=True)
 """
 from __future__ import annotations
 

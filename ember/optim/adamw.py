@@ -1,6 +1,12 @@
 """AdamW: Adam with decoupled weight decay (torch.optim.AdamW).
 
-    >>> opt = ember.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=1e-2)
+    >>> w = nn.Parameter(ember.ones(2))
+    >>> opt = ember.optim.AdamW([w], lr=1e-3, weight_decay=1e-2)
+    >>> for _ in range(2):              # two steps on the loss w[0] - w[1]
+    ...     opt.zero_grad(); (w * ember.tensor([1., -1.])).sum().backward(); opt.step()
+    >>> w
+    Parameter containing:
+    tensor([0.9980, 1.0020], requires_grad=True)
 """
 from __future__ import annotations
 

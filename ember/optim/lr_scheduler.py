@@ -1,10 +1,12 @@
 """Learning-rate schedulers (torch.optim.lr_scheduler): they rewrite `group["lr"]`.
 
-    >>> opt = ember.optim.SGD(model.parameters(), lr=0.1)
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
     >>> sched = ember.optim.lr_scheduler.StepLR(opt, step_size=30, gamma=0.1)
     >>> for epoch in range(100):
-    ...     train_one_epoch(opt)          # calls opt.step()
+    ...     opt.step()                    # one epoch of training
     ...     sched.step()
+    >>> opt.param_groups[0]["lr"]         # 0.1, times gamma at epochs 30, 60 and 90
+    0.00010000000000000003
 
 Each scheduler computes the new rates in `get_lr()` from `last_epoch` (the number of
 `step()` calls so far), the groups' current rates and `base_lrs` (their "initial_lr").
@@ -220,7 +222,13 @@ class _LambdaScheduler(LRScheduler):
 class LambdaLR(_LambdaScheduler):
     """lr = base_lr * lr_lambda(epoch), one function or one per group.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
     >>> sched = LambdaLR(opt, lr_lambda=lambda epoch: 0.95 ** epoch)
+    >>> lrs = []                  # lrs[epoch]: the rate used in that epoch
+    >>> for epoch in range(4):
+    ...     lrs.append(round(sched.get_last_lr()[0], 5)); opt.step(); sched.step()
+    >>> lrs
+    [0.1, 0.095, 0.09025, 0.08574]
     """
 
     def get_lr(self) -> list:
@@ -231,7 +239,13 @@ class LambdaLR(_LambdaScheduler):
 class MultiplicativeLR(_LambdaScheduler):
     """lr = previous lr * lr_lambda(epoch), one function or one per group.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
     >>> sched = MultiplicativeLR(opt, lr_lambda=lambda epoch: 0.95)
+    >>> lrs = []                  # lrs[epoch]: the rate used in that epoch
+    >>> for epoch in range(4):
+    ...     lrs.append(round(sched.get_last_lr()[0], 5)); opt.step(); sched.step()
+    >>> lrs
+    [0.1, 0.095, 0.09025, 0.08574]
     """
 
     def __init__(self, optimizer: Optimizer, lr_lambda, last_epoch: int = -1) -> None:
@@ -251,7 +265,13 @@ class MultiplicativeLR(_LambdaScheduler):
 class StepLR(LRScheduler):
     """Multiply the rates by `gamma` every `step_size` epochs.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.05)
     >>> sched = StepLR(opt, step_size=30, gamma=0.1)   # 0.05 until 30, 0.005 until 60, ...
+    >>> lrs = []                  # lrs[epoch]: the rate used in that epoch
+    >>> for epoch in range(61):
+    ...     lrs.append(round(sched.get_last_lr()[0], 5)); opt.step(); sched.step()
+    >>> lrs[29], lrs[30], lrs[59], lrs[60]
+    (0.05, 0.005, 0.005, 0.0005)
     """
 
     def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1,
@@ -274,7 +294,13 @@ class StepLR(LRScheduler):
 class MultiStepLR(LRScheduler):
     """Multiply the rates by `gamma` at each milestone epoch.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
     >>> sched = MultiStepLR(opt, milestones=[30, 80], gamma=0.1)
+    >>> lrs = []                  # lrs[epoch]: the rate used in that epoch
+    >>> for epoch in range(81):
+    ...     lrs.append(round(sched.get_last_lr()[0], 5)); opt.step(); sched.step()
+    >>> lrs[29], lrs[30], lrs[79], lrs[80]
+    (0.1, 0.01, 0.01, 0.001)
     """
 
     def __init__(self, optimizer: Optimizer, milestones, gamma: float = 0.1,
@@ -316,7 +342,13 @@ class ExponentialLR(LRScheduler):
 class ConstantLR(LRScheduler):
     """Scale the rates by `factor` for the first `total_iters` epochs.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
     >>> sched = ConstantLR(opt, factor=0.5, total_iters=4)
+    >>> lrs = []                  # lrs[epoch]: the rate used in that epoch
+    >>> for epoch in range(6):
+    ...     lrs.append(round(sched.get_last_lr()[0], 5)); opt.step(); sched.step()
+    >>> lrs
+    [0.05, 0.05, 0.05, 0.05, 0.1, 0.1]
     """
 
     def __init__(self, optimizer: Optimizer, factor: float = 1.0 / 3, total_iters: int = 5,
@@ -344,7 +376,13 @@ class ConstantLR(LRScheduler):
 class PolynomialLR(LRScheduler):
     """Decay the rates as (1 - epoch / total_iters) ** power, to 0 at total_iters.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
     >>> sched = PolynomialLR(opt, total_iters=10, power=2.0)
+    >>> lrs = []                  # lrs[epoch]: the rate used in that epoch
+    >>> for epoch in range(11):
+    ...     lrs.append(round(sched.get_last_lr()[0], 5)); opt.step(); sched.step()
+    >>> lrs
+    [0.1, 0.081, 0.064, 0.049, 0.036, 0.025, 0.016, 0.009, 0.004, 0.001, 0.0]
     """
 
     def __init__(self, optimizer: Optimizer, total_iters: int = 5, power: float = 1.0,
@@ -370,7 +408,13 @@ class LinearLR(LRScheduler):
     """Scale the rates linearly from `start_factor` to `end_factor` times the base rate
     over `total_iters` epochs (a warm-up), then keep them.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
     >>> sched = LinearLR(opt, start_factor=0.1, total_iters=5)
+    >>> lrs = []                  # lrs[epoch]: the rate used in that epoch
+    >>> for epoch in range(7):
+    ...     lrs.append(round(sched.get_last_lr()[0], 5)); opt.step(); sched.step()
+    >>> lrs
+    [0.01, 0.028, 0.046, 0.064, 0.082, 0.1, 0.1]
     """
 
     def __init__(self, optimizer: Optimizer, start_factor: float = 1.0 / 3,
@@ -407,7 +451,13 @@ class CosineAnnealingLR(LRScheduler):
     """Cosine annealing from the base rate to `eta_min` over `T_max` epochs (and back up,
     periodically, past T_max), with torch's recursive update of the current rates.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
     >>> sched = CosineAnnealingLR(opt, T_max=100, eta_min=1e-5)
+    >>> lrs = []                  # lrs[epoch]: the rate used in that epoch
+    >>> for epoch in range(101):
+    ...     lrs.append(round(sched.get_last_lr()[0], 5)); opt.step(); sched.step()
+    >>> lrs[0], lrs[50], lrs[100]
+    (0.1, 0.05001, 1e-05)
     """
 
     def __init__(self, optimizer: Optimizer, T_max: int, eta_min: float = 0.0,
@@ -442,7 +492,13 @@ class CosineAnnealingWarmRestarts(LRScheduler):
     """Cosine annealing from the base rate to `eta_min`, restarting every T_i epochs
     (T_0, then T_i *= T_mult after each restart). `step(epoch)` takes fractional epochs.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
     >>> sched = CosineAnnealingWarmRestarts(opt, T_0=10, T_mult=2)
+    >>> lrs = []                  # lrs[epoch]: the rate used in that epoch
+    >>> for epoch in range(31):
+    ...     lrs.append(round(sched.get_last_lr()[0], 5)); opt.step(); sched.step()
+    >>> lrs[9], lrs[10], lrs[29], lrs[30]     # restarts at 10 and 10 + 20
+    (0.00245, 0.1, 0.00062, 0.1)
     """
 
     def __init__(self, optimizer: Optimizer, T_0: int, T_mult: int = 1, eta_min: float = 0.0,
@@ -530,8 +586,14 @@ class _SchedulerSequence(LRScheduler):
 class ChainedScheduler(_SchedulerSequence):
     """Step several schedulers together, each step applying all of them in turn.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
     >>> sched = ChainedScheduler([ConstantLR(opt, factor=0.1, total_iters=2),
     ...                           ExponentialLR(opt, gamma=0.9)])
+    >>> lrs = []                  # lrs[epoch]: the rate used in that epoch
+    >>> for epoch in range(4):
+    ...     lrs.append(round(sched.get_last_lr()[0], 5)); opt.step(); sched.step()
+    >>> lrs
+    [0.01, 0.009, 0.081, 0.0729]
     """
 
     def __init__(self, schedulers, optimizer: Optimizer | None = None) -> None:
@@ -553,9 +615,15 @@ class ChainedScheduler(_SchedulerSequence):
 class SequentialLR(_SchedulerSequence):
     """Run `schedulers` one after the other, switching at the `milestones` epochs.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
     >>> warmup = LinearLR(opt, start_factor=0.1, total_iters=5)
     >>> cosine = CosineAnnealingLR(opt, T_max=95)
     >>> sched = SequentialLR(opt, [warmup, cosine], milestones=[5])
+    >>> lrs = []                  # lrs[epoch]: the rate used in that epoch
+    >>> for epoch in range(7):
+    ...     lrs.append(round(sched.get_last_lr()[0], 5)); opt.step(); sched.step()
+    >>> lrs
+    [0.01, 0.028, 0.046, 0.064, 0.082, 0.1, 0.09997]
     """
 
     def __init__(self, optimizer: Optimizer, schedulers: list, milestones: list,
@@ -606,8 +674,12 @@ class ReduceLROnPlateau(LRScheduler):
     """Multiply the rates by `factor` when a metric stopped improving for `patience`
     epochs (then wait `cooldown` epochs). `step(metric)` takes the metric.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
     >>> sched = ReduceLROnPlateau(opt, mode="min", factor=0.5, patience=3)
-    >>> sched.step(val_loss)
+    >>> for val_loss in [1.0, 1.0, 1.0, 1.0, 1.0]:   # no improvement after the first epoch
+    ...     opt.step(); sched.step(val_loss)
+    >>> sched.get_last_lr()
+    [0.05]
     """
 
     def __init__(self, optimizer: Optimizer, mode: str = "min", factor: float = 0.1,
@@ -711,7 +783,16 @@ class OneCycleLR(LRScheduler):
     back to initial_lr first); momentum (or Adam's beta1) cycles the opposite way.
     Step it after every batch; stepping past `total_steps` raises.
 
+    >>> opt = ember.optim.SGD([nn.Parameter(ember.zeros(1))], lr=0.1)
+    >>> loader = ember.utils.data.DataLoader(ember.utils.data.TensorDataset(ember.zeros(20)),
+    ...                                      batch_size=4)
     >>> sched = OneCycleLR(opt, max_lr=0.1, epochs=10, steps_per_epoch=len(loader))
+    >>> lrs = []
+    >>> for epoch in range(10):
+    ...     for batch in loader:
+    ...         lrs.append(round(sched.get_last_lr()[0], 5)); opt.step(); sched.step()
+    >>> len(lrs), lrs[0], max(lrs), lrs.index(max(lrs)), lrs[-1]
+    (50, 0.004, 0.1, 14, 0.0)
     """
 
     def __init__(self, optimizer: Optimizer, max_lr, total_steps: int | None = None,

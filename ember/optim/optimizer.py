@@ -110,7 +110,11 @@ class Optimizer:
     def add_param_group(self, param_group: dict) -> None:
         """Append a parameter group (a dict with "params" and optional option overrides).
 
+        >>> body, head = nn.Linear(2, 2), nn.Linear(2, 1)
+        >>> opt = ember.optim.SGD(body.parameters(), lr=0.1)
         >>> opt.add_param_group({"params": [head.weight], "lr": 1e-2})
+        >>> [(len(g["params"]), g["lr"], g["momentum"]) for g in opt.param_groups]
+        [(2, 0.1, 0), (1, 0.01, 0)]
         """
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")

@@ -1,6 +1,12 @@
 """RMSprop (torch.optim.RMSprop).
 
-    >>> opt = ember.optim.RMSprop(model.parameters(), lr=1e-2, alpha=0.99)
+    >>> w = nn.Parameter(ember.zeros(2))
+    >>> opt = ember.optim.RMSprop([w], lr=1e-2, alpha=0.99)
+    >>> for _ in range(2):              # two steps on the loss w[0] - w[1]
+    ...     opt.zero_grad(); (w * ember.tensor([1., -1.])).sum().backward(); opt.step()
+    >>> w
+    Parameter containing:
+    tensor([-0.1709,  0.1709], requires_grad=True)
 """
 from __future__ import annotations
 

@@ -1,6 +1,12 @@
 """Stochastic gradient descent, optionally with momentum (torch.optim.SGD).
 
-    >>> opt = ember.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    >>> w = nn.Parameter(ember.zeros(2))
+    >>> opt = ember.optim.SGD([w], lr=0.1, momentum=0.9)
+    >>> for _ in range(2):              # two steps on the loss w[0] - w[1]
+    ...     opt.zero_grad(); (w * ember.tensor([1., -1.])).sum().backward(); opt.step()
+    >>> w
+    Parameter containing:
+    tensor([-0.2900,  0.2900], requires_grad=True)
 """
 from __future__ import annotations
 

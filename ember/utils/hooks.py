@@ -1,11 +1,12 @@
 """`RemovableHandle`: what `Module.register_*_hook` returns, and `BackwardHook`, which runs
 a module's full backward hooks (like torch.utils.hooks).
 
-    >>> hooks = collections.OrderedDict()
+    >>> import collections
+    >>> hooks = collections.OrderedDict()     # held weakly: a plain dict cannot be
     >>> h = RemovableHandle(hooks)
     >>> hooks[h.id] = print
-    >>> h.remove(); len(hooks)
-    0
+    >>> len(hooks), h.remove(), len(hooks)
+    (1, None, 0)
 """
 from __future__ import annotations
 

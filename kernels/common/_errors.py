@@ -5,7 +5,7 @@ from __future__ import annotations
 def not_implemented_for(kernel: str, dt) -> NotImplementedError:
     """torch's error for a kernel without a loop for this dtype.
 
-    >>> not_implemented_for("pow", ember.bool)
-    NotImplementedError('"pow" not implemented for \'Bool\'')
+    >>> print(not_implemented_for("pow", ember.bool))
+    "pow" not implemented for 'Bool'
     """
     return NotImplementedError(f'"{kernel}" not implemented for \'{dt.scalar_name}\'')

@@ -1,5 +1,5 @@
 """slice_scatter, select_scatter, diagonal_scatter and as_strided_scatter for every device
-(shape family, issue 4): a copy of self keeping its strides and storage offset (torch's
+(shape family): a copy of self keeping its strides and storage offset (torch's
 clone_preserve_strides), with `src` copied into the view the op names.
 
     >>> ember.select_scatter(ember.zeros(2, 2), ember.ones(2), 0, 0).tolist()

@@ -2,7 +2,7 @@
 sizes, strides and storage offset from the input's metadata and returns `make_view`,
 which shares the input's storage. Nothing is copied, so they serve CPU and Meta alike.
 
-    >>> x = from_array(np.arange(6.0)).view(2, 3)
+    >>> x = ember.from_numpy(np.arange(6.0)).view(2, 3)
     >>> y = transpose(x, 0, 1)
     >>> y.shape, y.stride(), y.untyped_storage() is x.untyped_storage()
     (ember.Size([3, 2]), (1, 3), True)
@@ -29,7 +29,7 @@ def _drop(seq, d):
 def view(self, size):
     """`x.view(3, -1)`: same data, new shape; needs strides compatible with the shape.
 
-    >>> from_array(np.zeros((2, 3))).view(-1).stride()
+    >>> ember.from_numpy(np.zeros((2, 3))).view(-1).stride()
     (1,)
     """
     shape = R.infer_size(R.int_list(size), self.numel())
@@ -47,7 +47,7 @@ def view_dtype(self, dtype):
     """`x.view(ember.int16)`: the same bytes read as another dtype. A different itemsize
     scales the last dim (which must have stride 1), the other strides and the offset.
 
-    >>> from_array(np.zeros((2, 3), np.float32)).view(ember.int16).shape
+    >>> ember.from_numpy(np.zeros((2, 3), np.float32)).view(ember.int16).shape
     ember.Size([2, 6])
     """
     old_size, new_size = self._dtype.itemsize, dtype.itemsize
@@ -90,7 +90,7 @@ def as_strided(self, size, stride, storage_offset):
     """A view with explicit sizes, strides and offset (in elements), bounds-checked
     against the storage; `storage_offset=None` keeps self's offset.
 
-    >>> as_strided(from_array(np.arange(4.0)), (3, 2), (1, 1), None).stride()
+    >>> as_strided(ember.from_numpy(np.arange(4.0)), (3, 2), (1, 1), None).stride()
     (1, 1)
     """
     size, stride = R.int_list(size), R.int_list(stride)
@@ -122,7 +122,7 @@ def as_strided(self, size, stride, storage_offset):
 def permute(self, dims):
     """Reorders the dims: `x.permute(2, 0, 1)`.
 
-    >>> from_array(np.zeros((2, 3, 4))).permute(2, 0, 1).shape
+    >>> ember.from_numpy(np.zeros((2, 3, 4))).permute(2, 0, 1).shape
     ember.Size([4, 2, 3])
     """
     dims = R.int_list(dims)
@@ -144,7 +144,7 @@ def permute(self, dims):
 def transpose(self, dim0, dim1):
     """Swaps two dims.
 
-    >>> from_array(np.zeros((2, 3))).transpose(0, -1).stride()
+    >>> ember.from_numpy(np.zeros((2, 3))).transpose(0, -1).stride()
     (1, 3)
     """
     ndim = len(self._shape)
@@ -174,7 +174,7 @@ def t(self):
 def unsqueeze(self, dim):
     """Inserts a size-1 dim at `dim` (which may be `ndim`, or negative).
 
-    >>> from_array(np.zeros((2, 3))).unsqueeze(-1).shape
+    >>> ember.from_numpy(np.zeros((2, 3))).unsqueeze(-1).shape
     ember.Size([2, 3, 1])
     """
     ndim = len(self._shape)
@@ -196,7 +196,7 @@ def _squeeze_dims(self, dims):
 def squeeze(self):
     """Removes every size-1 dim.
 
-    >>> from_array(np.zeros((1, 2, 1))).squeeze().shape
+    >>> ember.from_numpy(np.zeros((1, 2, 1))).squeeze().shape
     ember.Size([2])
     """
     return _squeeze_dims(self, range(len(self._shape)))
@@ -216,7 +216,7 @@ def squeeze_dims(self, dim):
 def expand(self, size, implicit):
     """Broadcasts size-1 dims (stride 0) and adds leading dims; -1 keeps a dim's size.
 
-    >>> from_array(np.zeros((3, 1))).expand(2, -1, 4).stride()
+    >>> ember.from_numpy(np.zeros((3, 1))).expand(2, -1, 4).stride()
     (0, 1, 0)
     """
     sizes = R.int_list(size)
@@ -270,7 +270,7 @@ _ALL = _py_slice(None)
 def slice(self, dim, start, end, step):
     """`x[:, start:end:step]` along `dim`; start/end are clamped like Python slices.
 
-    >>> slice(from_array(np.arange(10.0)), 0, -4, None, 2).shape
+    >>> slice(ember.from_numpy(np.arange(10.0)), 0, -4, None, 2).shape
     ember.Size([2])
     """
     ndim = len(self._shape)
@@ -300,7 +300,7 @@ def slice(self, dim, start, end, step):
 def select(self, dim, index):
     """`x[:, index]` along `dim`: drops that dim.
 
-    >>> select(from_array(np.zeros((2, 3))), 1, -1).shape
+    >>> select(ember.from_numpy(np.zeros((2, 3))), 1, -1).shape
     ember.Size([2])
     """
     ndim = len(self._shape)
@@ -324,7 +324,7 @@ def select(self, dim, index):
 def diagonal(self, offset, dim1, dim2):
     """The diagonal of the (dim1, dim2) planes, appended as the last dim.
 
-    >>> diagonal(from_array(np.zeros((3, 4))), 1, 0, 1).shape
+    >>> diagonal(ember.from_numpy(np.zeros((3, 4))), 1, 0, 1).shape
     ember.Size([3])
     """
     ndim = len(self._shape)
@@ -357,7 +357,7 @@ def _pieces(self, d, bounds):
 def split(self, split_size, dim):
     """Pieces of `split_size` along `dim` (the last may be shorter), as a tuple of views.
 
-    >>> [p.shape[0] for p in split(from_array(np.zeros(5)), 2, 0)]
+    >>> [p.shape[0] for p in split(ember.from_numpy(np.zeros(5)), 2, 0)]
     [2, 2, 1]
     """
     if not self._shape:
@@ -380,7 +380,7 @@ def split(self, split_size, dim):
 def split_with_sizes(self, split_sizes, dim):
     """Pieces of the given sizes along `dim` (they must sum to its size).
 
-    >>> [p.shape[0] for p in split_with_sizes(from_array(np.zeros(5)), [1, 4], 0)]
+    >>> [p.shape[0] for p in split_with_sizes(ember.from_numpy(np.zeros(5)), [1, 4], 0)]
     [1, 4]
     """
     if not self._shape:
@@ -403,7 +403,7 @@ def split_with_sizes(self, split_sizes, dim):
 def unbind(self, dim):
     """Every index along `dim`, as a tuple of views without that dim.
 
-    >>> len(unbind(from_array(np.zeros((2, 3))), 1))
+    >>> len(unbind(ember.from_numpy(np.zeros((2, 3))), 1))
     3
     """
     d = R.wrap(dim, len(self._shape))
@@ -429,11 +429,11 @@ def alias(self):
     return make_view(self, self._shape, self.stride(), self._offset)
 
 
-# --- unfold (shape family, issue 4) ----------------------------------------------------------
+# --- unfold (shape family) ----------------------------------------------------------
 def unfold(self, dimension, size, step):
     """Windows of `size` every `step` along `dimension`, as a new last dim (a view).
 
-    >>> from_array(np.arange(5.0)).unfold(0, 2, 2).tolist()
+    >>> ember.from_numpy(np.arange(5.0)).unfold(0, 2, 2).tolist()
     [[0.0, 1.0], [2.0, 3.0]]
     """
     ndim = len(self._shape)

@@ -1,4 +1,4 @@
-"""Decompositions of the nn family (issue 4) into ember ops: autograd (and double
+"""Decompositions of the nn family into ember ops: autograd (and double
 backward) comes from the ops they call.
 
     >>> ember.einsum("ij,jk->ik", ember.ones(2, 3), ember.ones(3, 4)).shape

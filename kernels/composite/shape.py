@@ -1,4 +1,4 @@
-"""Decompositions of the shape family (issue 4) into other ember ops: tile (repeat),
+"""Decompositions of the shape family into other ember ops: tile (repeat),
 argsort/msort (sort), take_along_dim (gather), rot90/fliplr/flipud (flip), splits and stacks,
 diag/diag_embed, repeat_interleave (index_select), meshgrid (view + expand).
 

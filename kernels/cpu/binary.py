@@ -1,4 +1,4 @@
-"""CPU kernels of the binary family (issue 4), over NumPy.
+"""CPU kernels of the binary family, over NumPy.
 
 Every kernel takes its layout (shape, strides, dtype, torch's errors) from
 kernels/meta/binary.py, computes in the promoted dtype (float16/bfloat16 in float32,

@@ -1,4 +1,4 @@
-"""CPU kernels of the nn family (issue 4): dot, mv, baddbmm, softmax, normalisation and
+"""CPU kernels of the nn family: dot, mv, baddbmm, softmax, normalisation and
 loss ops, vectorised NumPy. float16/bfloat16 compute in float32 and round once.
 
     >>> ember.dot(ember.ones(3), ember.ones(3))

@@ -104,7 +104,7 @@ def argmax(self, dim, keepdim):
     return from_array(out, D.int64)
 
 
-# --- reduction (issue 4): prod, amin, max/min, argmin, var/std, logsumexp, norms,
+# --- reduction: prod, amin, max/min, argmin, var/std, logsumexp, norms,
 # all/any, cumsum/cumprod, count_nonzero ---------------------------------------------------
 _F64 = np.dtype(np.float64)
 _INF = float("inf")

@@ -1,4 +1,4 @@
-"""CPU kernels of the shape family (issue 4), vectorised NumPy: repeat, flip, roll,
+"""CPU kernels of the shape family, vectorised NumPy: repeat, flip, roll,
 tril/triu, index_select, gather, scatter*, masked_select, nonzero, sort, topk, unique.
 
 Checks and layouts come from kernels/meta/shape.py.

@@ -1,4 +1,4 @@
-"""CPU kernels of the unary family (issue 4), over NumPy: a table of one line per op.
+"""CPU kernels of the unary family, over NumPy: a table of one line per op.
 
 Float ops (`_float`) give the default float dtype for integral and bool inputs and
 compute float16/bfloat16 in float32, like torch; `_same` ops keep the dtype (integral

@@ -3,7 +3,7 @@ threshold, clamp_min/clamp_max and their backward helpers): torch's checks, resu
 dtype and TensorIterator layout. The CPU kernels (kernels/cpu/activation.py) call the
 same `*_layout` functions, so both backends agree and raise the same errors.
 
-    >>> gelu(empty_meta((2, 3), float32), "none").shape
+    >>> gelu(empty_meta((2, 3), ember.float32), "none").shape
     ember.Size([2, 3])
 """
 from __future__ import annotations

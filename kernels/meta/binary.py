@@ -1,9 +1,10 @@
-"""Meta kernels of the binary family (issue 4): rsub, floor_divide, remainder, fmod,
+"""Meta kernels of the binary family: rsub, floor_divide, remainder, fmod,
 maximum/minimum, atan2, logical_*, bitwise_*, lerp, addcmul/addcdiv and the in-place
 comparisons. Each `*_layout` function does torch's checks and returns the result's
 shape, strides and dtype; the CPU kernels (kernels/cpu/binary.py) use the same ones.
 
-    >>> remainder(empty_meta((2, 1), int32), empty_meta((3,), int64)).shape
+    >>> from ember.core.alloc import empty_meta
+    >>> remainder(empty_meta((2, 1), ember.int32), empty_meta((3,), ember.int64)).shape
     ember.Size([2, 3])
 """
 from __future__ import annotations

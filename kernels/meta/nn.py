@@ -1,8 +1,8 @@
-"""Meta kernels and shared argument checks of the nn family (issue 4): dot, mv,
+"""Meta kernels and shared argument checks of the nn family: dot, mv,
 baddbmm, softmax, normalisation and loss ops. The CPU kernels (kernels/cpu/nn.py) call
 the same checks, so both backends raise alike and give the same layouts.
 
-    >>> dot(empty_meta((3,), float32), empty_meta((3,), float32)).shape
+    >>> dot(empty_meta((3,), ember.float32), empty_meta((3,), ember.float32)).shape
     ember.Size([])
 """
 from __future__ import annotations

@@ -5,8 +5,9 @@ Each functional op has a `*_layout` function returning a `Layout` (shape, stride
 dtype, after torch's checks); the Meta kernel allocates it, and the CPU kernel uses the
 same function off its fast path, so both backends always agree.
 
-    >>> add(empty_meta((2, 1), float32), empty_meta((3,), int64), 1).shape
-    ember.Size([2, 3])
+    >>> out = add(empty_meta((2, 1), ember.float32), empty_meta((3,), ember.int64), 1)
+    >>> out.shape, out.dtype, out.device
+    (ember.Size([2, 3]), ember.float32, device(type='meta'))
 """
 from __future__ import annotations
 

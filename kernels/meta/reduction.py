@@ -104,7 +104,7 @@ def argmax(self, dim, keepdim):
     return empty_meta(shape, D.int64)
 
 
-# --- reduction (issue 4): prod, amin, max/min, argmin, var/std, logsumexp, norms,
+# --- reduction: prod, amin, max/min, argmin, var/std, logsumexp, norms,
 # all/any, cumsum/cumprod, count_nonzero ---------------------------------------------------
 _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "int16": "short int", "int32": "int", "int64": "long int", "float16": "c10::Half",

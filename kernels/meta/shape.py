@@ -1,4 +1,4 @@
-"""Meta kernels of the shape family (issue 4): repeat, flip, roll, tril/triu, index_select,
+"""Meta kernels of the shape family: repeat, flip, roll, tril/triu, index_select,
 gather, scatter*, topk, sort, and the data-dependent ones (masked_select, nonzero,
 _unique2, unique_dim) that raise NotImplementedError like torch's Meta device.
 
@@ -6,7 +6,7 @@ The `*_layout` / `check_*` functions are shared with kernels/cpu/shape.py, so bo
 backends give the same shapes, strides, dtypes and errors.
 
     >>> x = ember.empty(3, 4, device="meta")
-    >>> x.repeat(2, 1, 1).shape
+    >>> x.repeat(2, 2, 1).shape
     ember.Size([2, 6, 4])
 """
 from __future__ import annotations

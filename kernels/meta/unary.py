@@ -1,4 +1,4 @@
-"""Meta kernels of the unary family (issue 4): layouts and torch's dtype checks, shared
+"""Meta kernels of the unary family: layouts and torch's dtype checks, shared
 with the CPU kernels of kernels/cpu/unary.py so both backends agree.
 
 The float ops (sin, sqrt, erf, ...) use pointwise.py's `unary_float` /

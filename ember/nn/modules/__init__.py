@@ -1,4 +1,4 @@
-"""ember.nn.modules: layer classes (issue 6)."""
+"""ember.nn.modules: layer classes."""
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .flatten import Flatten, Unflatten
 from .linear import Bilinear, Identity, Linear

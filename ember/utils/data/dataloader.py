@@ -1,6 +1,7 @@
 """`DataLoader`: batches from a dataset, with torch.utils.data.DataLoader's arguments,
 defaults, errors and batch structure, loading in the calling process.
 
+    >>> from ember.utils.data import TensorDataset
     >>> ds = TensorDataset(ember.arange(10.), ember.arange(10))
     >>> loader = DataLoader(ds, batch_size=4, shuffle=True,
     ...                     generator=ember.Generator().manual_seed(0))
