@@ -32,9 +32,12 @@ from .amp.autocast_mode import (
 from .autograd import (
     enable_grad,
     inference_mode,
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
     is_grad_enabled,
     is_inference_mode_enabled,
     no_grad,
+    set_anomaly_enabled,
     set_grad_enabled,
 )
 from .core import dtype as _dtypes

@@ -14,6 +14,7 @@ from .anomaly_mode import (
     detect_anomaly,
     is_anomaly_check_nan_enabled,
     is_anomaly_enabled,
+    set_anomaly_enabled,
     set_detect_anomaly,
 )
 from .engine import backward, grad
@@ -29,6 +30,6 @@ __all__ = [
     "CORE_HOOKS", "Function", "FunctionCtx", "GradcheckError", "backward", "detect_anomaly",
     "enable_grad", "engine", "function", "grad", "gradcheck", "gradgradcheck", "graph",
     "inference_mode", "is_anomaly_check_nan_enabled", "is_anomaly_enabled", "is_grad_enabled",
-    "is_inference_mode_enabled", "no_grad", "once_differentiable", "set_detect_anomaly",
-    "set_grad_enabled",
+    "is_inference_mode_enabled", "no_grad", "once_differentiable", "set_anomaly_enabled",
+    "set_detect_anomaly", "set_grad_enabled",
 ]

@@ -27,6 +27,12 @@ def is_anomaly_check_nan_enabled() -> bool:
     return G._anomaly[1]
 
 
+def set_anomaly_enabled(enabled: bool, check_nan: bool = True) -> None:
+    """Turns anomaly detection on or off for good (torch.set_anomaly_enabled; the context
+    managers detect_anomaly and set_detect_anomaly restore the previous state)."""
+    _set(enabled, check_nan)
+
+
 def _set(mode: bool, check_nan: bool) -> None:
     G._anomaly[0] = bool(mode)
     G._anomaly[1] = bool(check_nan)

@@ -1021,3 +1021,15 @@ def test_once_differentiable_keeps_metadata():
         """doc"""
         return g
     assert backward.__name__ == "backward" and backward.__doc__ == "doc"
+
+
+def test_top_level_anomaly_switches_match_torch():
+    torch = pytest.importorskip("torch")
+    for lib in (ember, torch):
+        assert not lib.is_anomaly_enabled()
+        lib.set_anomaly_enabled(True, check_nan=False)
+        try:
+            assert lib.is_anomaly_enabled() and not lib.is_anomaly_check_nan_enabled()
+        finally:
+            lib.set_anomaly_enabled(False)
+        assert not lib.is_anomaly_enabled() and lib.is_anomaly_check_nan_enabled()
