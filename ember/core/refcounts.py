@@ -45,6 +45,8 @@ _SLOTS: dict = {}           # id(code) -> (code, {BINARY_OP offset: localsplus i
 def binary_operands(frame) -> tuple[int, int] | None:
     """(id(lhs), id(rhs)) of the BINARY_OP `frame` is executing, or None when it is not
     executing one or its stack cannot be read."""
+    if not STACK_READABLE:
+        return None
     code = frame.f_code
     entry = _SLOTS.get(id(code))
     if entry is None:
@@ -52,7 +54,7 @@ def binary_operands(frame) -> tuple[int, int] | None:
             _SLOTS.clear()
         entry = _SLOTS[id(code)] = (code, _binary_op_slots(code))   # keeps the id taken
     slot = entry[1].get(frame.f_lasti)
-    if slot is None or not STACK_READABLE:
+    if slot is None:
         return None
     f = _word(id(frame) + _F_FRAME).value
     if _word(f + _CODE).value != id(code):      # not the layout this module knows
@@ -102,12 +104,12 @@ class _Probe:
 
 
 def _self_test() -> bool:
-    """binary_operands sees the operands of `a + b` and, when `1.0 + w` calls a.__add__
-    through C (a partial holding `a`), those of `1.0 + w`: the frame layout and the
+    """binary_operands sees the operands of `a + b` and, when `x + w` calls a.__add__
+    through C (a partial holding `a`), those of `x + w`: the frame layout and the
     stack depths above hold on this interpreter."""
-    a, b = _Probe(), _Probe()
+    a, b, x = _Probe(), _Probe(), 1.0
     w = type("W", (), {"__radd__": staticmethod(functools.partial(operator.add, a))})()
-    return a + b == (id(a), id(b)) and 1.0 + w == (id(1.0), id(w))
+    return a + b == (id(a), id(b)) and x + w == (id(x), id(w))
 
 
 # whether binary_operands can read value stacks here (else it always answers None)
