@@ -17,16 +17,17 @@ written into and (lhs, rhs) the dunder's operands:
 2. Two are known: getrefcount's own argument and the dunder's parameter.
 3. The third is the interpreter's value stack: the Python frame below the dunder is
    executing BINARY_OP and the two stack slots of that instruction's operands hold
-   exactly (lhs, rhs) (refcounts.binary_operands reads them). So no variable, container
-   (list, dict, tuple, NumPy object array, the argument tuple map, reduce or partial call
-   with) or C structure owns t: it would be a fourth reference. A count alone cannot tell
-   the stack slot from such an owner: NumPy's object loop calls `arr[0] + 1.0` with a
-   count of 3, and the user's `arr + 1.0` is the BINARY_OP below, but its operands are
-   (arr, 1.0).
+   exactly (lhs, rhs). refcounts.binary_operands reads them at the depth the compiler
+   fixed for that instruction (not values left above the live stack). So no variable,
+   container (list, dict, tuple, NumPy object array, the argument tuple of a map,
+   reduce or partial call) or C structure owns t: it would be a fourth reference. A
+   count alone cannot tell the stack slot from such an owner: NumPy's object loop calls
+   `arr[0] + 1.0` with a count of 3, and the user's `arr + 1.0` is the BINARY_OP below,
+   but its operands are (arr, 1.0).
 4. Only that BINARY_OP uses its stack slot: it calls PyNumber_<op>(lhs, rhs), which for
-   a lhs of class Tensor and a rhs of class Tensor, float or int goes straight to
-   Tensor's type slot and the generated dunder; when that returns, BINARY_OP drops both
-   operands and keeps the result. Nothing reads t's old values after the in-place op.
+   operands of class Tensor (or a Tensor and a float or int) goes straight to Tensor's
+   type slot and the generated dunder; when that returns, BINARY_OP drops both operands
+   and keeps the result. Nothing reads t's old values after the in-place op.
 
 reusable also makes sure no other tensor shares t's memory (a view, a storage object,
 autograd metadata, a weak reference) and that the result has t's dtype and shape. Not
