@@ -6294,7 +6294,7 @@ def __add__(self, other):
             return r
     if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
         return _entry_add__Tensor(self, other, 1)
-    if _getrefcount(other) == _TEMP_REFS and _reusable(other, self):
+    if _getrefcount(other) == _TEMP_REFS and _reusable(other, self, True):
         return _entry_add__Tensor(other, self, 1)
     return _entry_add_Tensor(self, other, 1)
 
@@ -6510,7 +6510,7 @@ def __mul__(self, other):
             return r
     if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
         return _entry_mul__Tensor(self, other)
-    if _getrefcount(other) == _TEMP_REFS and _reusable(other, self):
+    if _getrefcount(other) == _TEMP_REFS and _reusable(other, self, True):
         return _entry_mul__Tensor(other, self)
     return _entry_mul_Tensor(self, other)
 

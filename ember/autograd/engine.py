@@ -23,6 +23,7 @@ import numpy as np
 
 import ember
 
+from ..core.refcounts import EXACT as _EXACT_REFCOUNTS
 from ..core.shapes import is_non_overlapping_and_dense
 from ..core.tensor import from_array
 from ..dispatch.keys import AUTOGRAD_BIT
@@ -254,8 +255,10 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
                     b = buffers.pop(fn, None)
                     variable = fn._variable()
                     if b is not None and b[0] is not None and variable is not None:
-                        # refs: this call, getrefcount, and `outputs` (which may hold it)
-                        accumulate_grad(variable, b.pop(), refs=3)
+                        # the caller's reference: outputs[i] when it is this gradient
+                        # (never read again); b.pop() leaves the buffer without one
+                        held = i < n_out and outputs[i] is b[0]
+                        accumulate_grad(variable, b.pop(), held=held)
                     continue
                 if ready is None:
                     ready = fn
@@ -419,23 +422,28 @@ def _run_leaf_hooks(variable, g):
     return g
 
 
-# References to a fresh gradient while accumulate_grad holds it: the engine's input
-# buffer, this frame's argument, and getrefcount's own argument.
-_STEAL_REFCOUNT = 3
-
-
-def accumulate_grad(variable, g, run_hooks=True, refs=_STEAL_REFCOUNT):
+def accumulate_grad(variable, g, run_hooks=True, held=1):
     """Adds `g` into `variable.grad`, like torch's AccumulateGrad: the first gradient is
     taken as is when nothing else holds it and its layout matches (else copied), later
     ones are added in place (out of place under create_graph, so the sum stays
-    differentiable)."""
+    differentiable). `held`: how many references to `g` the caller holds and drops
+    without reading `g` again (by default one: the node's input buffer)."""
     ag = variable._ag
     if run_hooks and ag.hooks:
-        g = _run_leaf_hooks(variable, g)
+        hooked = _run_leaf_hooks(variable, g)
+        if hooked is not g:
+            held = 0                # a hook's result: the caller's references are not to it
+        g = hooked
+        del hooked
     old = ag.grad
     if old is None:
-        if not _tls.grad_enabled and (sys.getrefcount(g) <= refs and g._base is None
-                                      and not g._ks & AUTOGRAD_BIT and _same_layout(g, variable)):
+        # Taken as is only when its owners are exactly this frame's variable, getrefcount's
+        # argument and the `held` references of the caller: then no hook, custom Function,
+        # retain_grad or user keeps it and .grad aliases nothing (torch: use_count() == 1).
+        # A count proves this only where counts are exact (refcounts.EXACT, as for
+        # elision); elsewhere the gradient is copied.
+        if _EXACT_REFCOUNTS and not _tls.grad_enabled and sys.getrefcount(g) == 2 + held \
+                and g._base is None and not g._ks & AUTOGRAD_BIT and _same_layout(g, variable):
             ag.grad = g
         else:
             ag.grad = _copy_like(g, variable)

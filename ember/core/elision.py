@@ -6,42 +6,68 @@ kernel would zero on first touch). The generated `__add__`, `__sub__`, `__mul__`
 
     getrefcount(self) == TEMP_REFS and reusable(self, other)
 
-(`__add__` and `__mul__` also try `other`, as `c + a * b`). A temporary is recognised
-like NumPy recognises it: only the interpreter's stack and the dunder's argument refer
-to it, and the dunder was entered from a binary operator (an explicit `t.__add__(u)`
-on a named `t` has the same count but is a CALL). Python versions whose reference
-counts work differently (3.14 borrows stack references, free-threaded builds) never
-elide: TEMP_REFS is then 0, which no reference count equals.
+(`__add__` and `__mul__` also try `other`, as in `c + a * b`: `reusable(other, self,
+swapped=True)`). Why this cannot change a value anyone else sees, with t the operand
+written into and (lhs, rhs) the dunder's operands:
+
+1. Counts are exact (refcounts.EXACT: CPython 3.11-3.13 with the GIL) and
+   getrefcount(t) is 3, so t has exactly three owners. C code holding t without owning
+   it (NumPy's object loop holding an array's elements) borrows from an owner, so
+   whatever can reach t reaches it through one of the three.
+2. Two are known: getrefcount's own argument and the dunder's parameter.
+3. The third is the interpreter's value stack: the Python frame below the dunder is
+   executing BINARY_OP and the two stack slots of that instruction's operands hold
+   exactly (lhs, rhs). refcounts.binary_operands reads them at the depth the compiler
+   fixed for that instruction (not values left above the live stack). So no variable,
+   container (list, dict, tuple, NumPy object array, the argument tuple of a map,
+   reduce or partial call) or C structure owns t: it would be a fourth reference. A
+   count alone cannot tell the stack slot from such an owner: NumPy's object loop calls
+   `arr[0] + 1.0` with a count of 3, and the user's `arr + 1.0` is the BINARY_OP below,
+   but its operands are (arr, 1.0).
+4. Only that BINARY_OP uses its stack slot: it calls PyNumber_<op>(lhs, rhs), which for
+   operands of class Tensor (or a Tensor and a float or int) goes straight to Tensor's
+   type slot and the generated dunder; when that returns, BINARY_OP drops both operands
+   and keeps the result. Nothing reads t's old values after the in-place op.
+
+reusable also makes sure no other tensor shares t's memory (a view, a storage object,
+autograd metadata, a weak reference) and that the result has t's dtype and shape. Not
+covered, as in NumPy: introspection that makes references from nothing (gc.get_objects,
+a tracer reading frame locals).
+
+NumPy (temp_elide.c) checks the C stack instead: only the Python binary or libpython
+between its ufunc and the interpreter loop. That is weaker: with a
+`functools.partial(operator.add, big)` as some class's `__radd__`, `1.0 + w` reaches
+the operator through libpython only, with `big` owned by the partial, and NumPy 2.4
+overwrites `big`. Where the stack cannot be read (refcounts.STACK_READABLE false: other
+Python versions, free-threaded or 32-bit builds, a frame layout refcounts' import-time
+self-test does not confirm) TEMP_REFS is 0, which no reference count equals: no elision.
 """
 from __future__ import annotations
 
-import dis
 import sys
-import sysconfig
 from weakref import getweakrefcount
 
 from ..dispatch import keys as K
 from ..dispatch.tls import state as _tls
 from . import dtype as D
+from .refcounts import STACK_READABLE, binary_operands
 from .tensor import CPU_KS, Tensor
 
-_SUPPORTED = (3, 11) <= sys.version_info < (3, 14) and \
-    not sysconfig.get_config_var("Py_GIL_DISABLED")
 # getrefcount's own argument + the dunder's parameter + the interpreter's stack slot
-TEMP_REFS = 3 if _SUPPORTED else 0
+TEMP_REFS = 3 if STACK_READABLE else 0
 MIN_BYTES = 256 * 1024          # NumPy's threshold: below it, allocating is cheap
-_BINARY_OP = dis.opmap.get("BINARY_OP")
 _NO_KEYS = (0, K.FULL)          # no dispatch keys included or excluded (no modes)
 _getrefcount = sys.getrefcount
 
 
-def reusable(t, other) -> bool:
-    """Whether `t op other` may be computed into `t`'s array: `t` (known to be a
-    temporary by its reference count) is a plain CPU float tensor of at least MIN_BYTES
-    that alone owns its writeable C-contiguous array (no view, storage object, autograd
-    metadata or weak reference), `other` gives a result of t's dtype and shape (a
-    Python number, or a tensor of t's dtype and shape or 0-d that needs no gradient),
-    no dispatch mode is active, and the dunder was entered from a binary operator."""
+def reusable(t, other, swapped=False) -> bool:
+    """Whether the dunder's result may be computed into `t`'s array, `t` being its self
+    (its other when `swapped`) and known to have TEMP_REFS references: `t` is a plain
+    CPU float tensor of at least MIN_BYTES that alone owns its writeable C-contiguous
+    array (no view, storage object, autograd metadata or weak reference), `other` gives
+    a result of t's dtype and shape (a Python number, or a tensor of t's dtype and shape
+    or 0-d that needs no gradient), no dispatch mode is active, and the caller's frame
+    is at the BINARY_OP whose operands are the dunder's (point 3 above)."""
     if t.__class__ is not Tensor:
         return False
     a = t._np
@@ -57,5 +83,5 @@ def reusable(t, other) -> bool:
             return False
     elif other.__class__ is not float and other.__class__ is not int:
         return False
-    caller = sys._getframe(2)
-    return caller.f_code.co_code[caller.f_lasti] == _BINARY_OP
+    operands = (id(other), id(t)) if swapped else (id(t), id(other))
+    return binary_operands(sys._getframe(2)) == operands

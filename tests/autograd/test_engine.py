@@ -484,6 +484,90 @@ def test_user_gradient_of_leaf_root_is_not_aliased():
     same(*both(scenario))
 
 
+@pytest.fixture(params=[True, False], ids=["exact-refcounts", "no-refcounts"])
+def refcounts(request, monkeypatch):
+    """Both ways accumulate_grad may run: taking a gradient nothing else holds as is
+    (Python 3.11-3.13 with the GIL) or always copying (where counts prove nothing)."""
+    monkeypatch.setattr(ember.autograd.engine, "_EXACT_REFCOUNTS", request.param)
+
+
+def _kept_and_grad(x, kept):
+    """Whether x.grad is `kept`, and both after adding into x.grad in place."""
+    alias = x.grad is kept
+    x.grad.add_(100)
+    return alias, kept, x.grad
+
+
+def test_gradient_a_hook_stores_is_not_aliased(refcounts):
+    def scenario(lib):
+        x, store = leaf(lib, [1.0, 2.0, 3.0]), []
+        x.register_hook(store.append)
+        (x * 2 + x * 3).sum().backward()        # the leaf gets a fresh sum
+        return _kept_and_grad(x, store[0])
+    same(*both(scenario))
+
+
+def test_gradient_a_hook_returns_and_keeps_is_not_aliased(refcounts):
+    def scenario(lib):
+        x, store = leaf(lib, [1.0, 2.0, 3.0]), []
+        x.register_hook(lambda g: store.append(g * 2) or store[-1])
+        (x * 2).sum().backward()
+        return _kept_and_grad(x, store[0])
+    same(*both(scenario))
+
+
+def test_gradient_a_custom_function_keeps_is_not_aliased(refcounts):
+    """The leaf's gradient comes from one node and is complete only after another (that
+    gives None) ran: no node's outputs hold it any more, the Function's list does."""
+    def scenario(lib):
+        store = []
+
+        class Keep(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx, g):
+                store.append(g * 1)
+                return store[-1]
+
+        class Nothing(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x.clone()
+
+            @staticmethod
+            def backward(ctx, g):
+                return None
+
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        b = Nothing.apply(x)
+        (Keep.apply(x) * 2 + b).sum().backward()
+        return _kept_and_grad(x, store[0])
+    same(*both(scenario))
+
+
+def test_gradient_kept_from_autograd_grad_is_not_aliased(refcounts):
+    def scenario(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        y = (x * 2).sum()
+        g, = lib.autograd.grad(y, x, retain_graph=True)
+        y.backward()
+        return _kept_and_grad(x, g)
+    same(*both(scenario))
+
+
+def test_retained_gradient_passed_through_is_not_aliased(refcounts):
+    def scenario(lib):
+        x = leaf(lib, [1.0, 2.0, 3.0])
+        y = x + 0
+        y.retain_grad()
+        (y * 2).sum().backward()
+        return _kept_and_grad(x, y.grad)
+    same(*both(scenario))
+
+
 # --- saved tensors and versions ------------------------------------------------------------------
 def test_modified_saved_non_leaf_input_fails():
     def scenario(lib):
