@@ -3,10 +3,15 @@ in-place checks, and output layout (so both backends agree on shape/dtype/stride
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ember.core import dtype as D
+from ember.core.factory_args import checked_scalar
 from ember.core.shapes import broadcast_shapes, elementwise_strides
 from ember.core.tensor import Tensor, contiguous_strides
 from ember.kernels.common._errors import not_implemented_for
+
+HALF = (D.float16, D.bfloat16)  # computed in float32 (torch's opmath) by the CPU kernels
 
 
 def check_same_device(*tensors) -> None:
@@ -45,13 +50,18 @@ def float_result(dt: D.dtype) -> D.dtype:
     return dt if dt.category == D.FLOAT else D.get_default_dtype()
 
 
-def check_alpha(self_dtype: D.dtype, alpha) -> None:
+def alpha_value(dt: D.dtype, alpha):
+    """add/sub/rsub's alpha checked like torch's and converted to the computation dtype
+    `dt` (checked_scalar: "value cannot be converted to type int8_t without overflow");
+    for float16/bfloat16 results, rounded to them (torch multiplies by that value)."""
     if alpha is True or alpha is False:
-        if self_dtype is not D.bool_:
+        if dt is not D.bool_:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    elif isinstance(alpha, float) and self_dtype.category != D.FLOAT:
+    elif isinstance(alpha, float) and dt.category != D.FLOAT:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+    value = checked_scalar(alpha, dt)
+    return float(np.float32(value).astype(dt.np)) if dt in HALF else value
 
 
 def check_bool_sub(a, b) -> None:

@@ -87,7 +87,7 @@ def rsub(self, other, alpha=1):
     lay = MB.rsub_layout(self, other, alpha)
     if alpha == 1 and alpha is not True:
         return _run(np.subtract, lay, (other, self))
-    return _run(lambda o, s: np.subtract(o, np.multiply(s, alpha)), lay, (other, self))
+    return PW.scaled_op(np.subtract, lay, other, self, alpha)
 
 
 # --- floor_divide / remainder / fmod ----------------------------------------------------------

@@ -35,7 +35,7 @@ def _dt(x):
 def rsub_dtype(self, other, alpha) -> D.dtype:
     P.check_bool_sub(other, self)
     dt = D.result_type(self, other)
-    P.check_alpha(dt, alpha)
+    P.alpha_value(dt, alpha)
     return dt
 
 

@@ -114,7 +114,7 @@ def float_layout(self) -> Layout:
 
 # --- Meta kernels --------------------------------------------------------------------------
 def add(self, other, alpha=1):
-    P.check_alpha(D.result_type(self, other), alpha)
+    P.alpha_value(D.result_type(self, other), alpha)
     return _meta(mul_layout(self, other))
 
 
@@ -164,8 +164,10 @@ def masked_fill(self, mask, value):
 
 # --- in place -------------------------------------------------------------------------
 def add_(self, other, alpha=1):
-    P.check_alpha(self._dtype, alpha)
-    return _inplace(self, D.result_type(self, other), other)
+    dt = D.result_type(self, other)
+    _inplace(self, dt, other)
+    P.alpha_value(dt, alpha)
+    return self
 
 
 def sub_(self, other, alpha=1):
