@@ -50,6 +50,18 @@ def float_result(dt: D.dtype) -> D.dtype:
     return dt if dt.category == D.FLOAT else D.get_default_dtype()
 
 
+def scalar_arg(value, dt: D.dtype):
+    """A Scalar argument (clamp's bounds, masked_fill's value, ...) converted to the dtype
+    `dt` its kernel uses it in, with torch's checked conversion (checked_scalar: "value
+    cannot be converted to type int8_t without overflow"); tensors pass through."""
+    return value if isinstance(value, Tensor) else checked_scalar(value, dt)
+
+
+def opmath_dtype(dt: D.dtype) -> D.dtype:
+    """The type torch's kernels compute float16/bfloat16 in (and convert Scalars to)."""
+    return D.float32 if dt in HALF else dt
+
+
 def alpha_value(dt: D.dtype, alpha):
     """add/sub/rsub's alpha checked like torch's and converted to the computation dtype
     `dt` (checked_scalar: "value cannot be converted to type int8_t without overflow");
@@ -131,7 +143,9 @@ def clamp_dtype(self, lo, hi) -> D.dtype:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     dt = D.result_type(self, *[v for v in (lo, hi) if v is not None])
     if dt is D.bool_:
-        raise not_implemented_for("clamp_scalar_cpu", dt)
+        name = "clamp" if lo is not None and hi is not None else "clamp_min" if hi is None \
+            else "clamp_max"
+        raise not_implemented_for(f"{name}_scalar_cpu", dt)
     return dt
 
 

@@ -287,7 +287,7 @@ def _clamp_bound(self, bound, name, ufunc):
     _check_devices(self, *P.tensors_of(bound))
     dt = layout._dtype
     out = empty_cpu(layout._shape, dt, layout._stride)
-    ufunc(_arr(self, dt), _arr(bound, dt), out=out._np, casting="unsafe")
+    ufunc(_arr(self, dt), _arr(P.scalar_arg(bound, dt), dt), out=out._np, casting="unsafe")
     return out
 
 
@@ -295,7 +295,7 @@ def _clamp_bound_(self, bound, name, ufunc):
     dt = M.clamp_bound_dtype(self, bound, name)
     P.check_inplace(self, dt, bound)
     _check_devices(self, *P.tensors_of(bound))
-    r = ufunc(_arr(self, dt), _arr(bound, dt))
+    r = ufunc(_arr(self, dt), _arr(P.scalar_arg(bound, dt), dt))
     np.copyto(self._np, r, casting="unsafe")
     return self
 

@@ -18,7 +18,8 @@ from ember.kernels.common import _pointwise as P
 from ember.kernels.meta import pointwise as M
 
 _quiet = np.errstate  # ops that may divide by zero / overflow run under _quiet(all="ignore")
-_HALF = (D.float16, D.bfloat16)
+_HALF = P.HALF
+_F32_MAX = float(np.finfo(np.float32).max)
 
 
 def _arr(x, dt):
@@ -38,18 +39,20 @@ def _arr(x, dt):
     return x
 
 
-def _opmath_args(operands, half, exact_numbers=False):
+def _opmath_args(operands, half, exact_other=False):
     """float32 operands of an op whose result is `half` (float16/bfloat16), computed like
     torch's opmath: tensors are cast to `half`, then widened exactly; numbers are rounded
-    to `half` too (through float, like c10::Half(double)), except for the ops whose kernels
-    read them as float (`exact_numbers`: mul, div), so the result is rounded once."""
+    to `half` too (through float, like c10::Half(double)), except a number given as the
+    last operand of the ops whose kernels read it as float (`exact_other`: mul, div), so
+    the result is rounded once."""
     args = []
+    last = len(operands) - 1
     with _quiet(over="ignore"):
-        for x in operands:
+        for i, x in enumerate(operands):
             a = _arr(x, half)
             if not isinstance(a, np.ndarray):
                 a = np.float32(a)
-                if not exact_numbers:
+                if not (exact_other and i == last):
                     a = a.astype(half.np)
             args.append(np.asarray(a).astype(np.float32) if a.dtype != np.float32 else a)
     return args
@@ -75,8 +78,8 @@ def _scalar_fast(self, other) -> bool:
     cat = self._dtype.category
     if self._dtype in _HALF:  # torch's opmath rounding: see _opmath_args
         return False
-    if t is float:
-        return cat == D.FLOAT
+    if t is float:  # (NumPy warns when the number overflows float32: torch gives inf)
+        return cat == D.FLOAT and (self._dtype is D.float64 or -_F32_MAX <= other <= _F32_MAX)
     if t is int and cat != D.BOOL:
         if cat == D.FLOAT:
             return D.check_int_range(other) is other
@@ -113,10 +116,10 @@ def _fast(ufunc, self, other, float_only=False):
     return from_array(ufunc(x, y), dt)
 
 
-def _binary(ufunc, layout, quiet=False, float_only=False, exact_numbers=False):
+def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False):
     """A functional kernel `k(self, other)` for a NumPy ufunc: `_fast` when it applies,
     else `layout` (shape, strides, dtype and torch's errors) and the general path.
-    `exact_numbers`: see _opmath_args."""
+    `exact_other`: see _opmath_args."""
 
     def kernel(self, other):
         try:
@@ -133,11 +136,11 @@ def _binary(ufunc, layout, quiet=False, float_only=False, exact_numbers=False):
         out = layout(self, other)
         compute = out._dtype if out._dtype.category == D.FLOAT or not float_only else None
         return _general(ufunc, out, (self, other), compute_dt=compute,
-                        exact_numbers=exact_numbers)
+                        exact_other=exact_other)
     return kernel
 
 
-def _general(ufunc, out_meta, operands, compute_dt=None, exact_numbers=False):
+def _general(ufunc, out_meta, operands, compute_dt=None, exact_other=False):
     """Slow path: allocate the Meta layout, compute in the promoted dtype (float16 and
     bfloat16 in float32, see _opmath_args), write into it. NumPy's warnings are muted:
     overflow gives inf or wraps like torch, and torch's errors are raised before."""
@@ -148,7 +151,7 @@ def _general(ufunc, out_meta, operands, compute_dt=None, exact_numbers=False):
         cdt = dt
     out = empty_cpu(out_meta._shape, dt, out_meta._stride)
     if cdt in _HALF:
-        args, np_cdt = _opmath_args(operands, cdt, exact_numbers), np.float32
+        args, np_cdt = _opmath_args(operands, cdt, exact_other), np.float32
     else:
         args, np_cdt = [_arr(x, cdt) for x in operands], cdt.np
     o = out._np
@@ -192,7 +195,7 @@ def _inplace(ufunc, meta, functional, quiet=False, float_result=False):
 # --- add / sub / mul / div ------------------------------------------------------------
 _add = _binary(np.add, M.mul_layout)
 _sub = _binary(np.subtract, M.mul_layout)
-mul = _binary(np.multiply, M.mul_layout, exact_numbers=True)
+mul = _binary(np.multiply, M.mul_layout, exact_other=True)
 _add_ = _inplace(np.add, M.mul_, _add)
 _sub_ = _inplace(np.subtract, M.mul_, _sub)
 mul_ = _inplace(np.multiply, M.mul_, mul)
@@ -259,15 +262,19 @@ add_ = _scaled_(np.add, _add_, add)
 sub_ = _scaled_(np.subtract, _sub_, sub)
 
 
-div = _binary(np.true_divide, M.div_layout, quiet=True, float_only=True, exact_numbers=True)
+div = _binary(np.true_divide, M.div_layout, quiet=True, float_only=True, exact_other=True)
 
 
 div_ = _inplace(np.true_divide, M.div_, div, quiet=True, float_result=True)
 
 
-def _int_div_check(other):
-    b = other._np if isinstance(other, Tensor) else other
-    if np.any(np.asarray(b) == 0):
+def int_div_check(layout, divisor):
+    """torch's integer division (//, %, fmod, div with rounding) raises on a zero divisor,
+    also a number that wraps to 0 in the result dtype (256 for uint8), not for an empty
+    result."""
+    dt = layout._dtype
+    if dt.category != D.FLOAT and 0 not in layout._shape and np.any(np.asarray(
+            _arr(divisor, dt)) == 0):
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -288,10 +295,9 @@ def div_mode(self, other, rounding_mode):
     meta = M.div_mode_layout(self, other, rounding_mode)
     if rounding_mode is None:
         return div(self, other)
-    if meta._dtype.category != D.FLOAT:
-        _int_div_check(other)
+    int_div_check(meta, other)
     fn = np.floor_divide if rounding_mode == "floor" else _trunc_divide
-    return _general(fn, meta, (self, other), exact_numbers=True)
+    return _general(fn, meta, (self, other), exact_other=True)
 
 
 def div_mode_(self, other, rounding_mode):
@@ -313,6 +319,9 @@ def _power(a, b, out=None, casting=None):
         r = np.power(a, np.where(neg, 0, b_arr))
         odd = (b_arr % 2) == 1
         r = np.where(neg, np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)), r)
+    elif np.result_type(a, b) == np.float32:  # NumPy's float32 power is less accurate
+        a64, b64 = (np.asarray(x, np.float32).astype(np.float64) for x in (a, b))
+        r = np.power(a64, b64).astype(np.float32)
     else:
         r = np.power(a, b)
     if out is None:
@@ -323,6 +332,8 @@ def _power(a, b, out=None, casting=None):
 
 def pow(self, exponent):
     meta = M.pow_layout(self, exponent)
+    if meta._dtype is not D.float32:  # (float32 takes the exponent as a double)
+        P.scalar_arg(exponent, meta._dtype)
     if not isinstance(exponent, Tensor) and exponent in (0, 1):  # torch: fill 1 / copy
         out = empty_cpu(meta._shape, meta._dtype, meta._stride)
         np.copyto(out._np, 1 if exponent == 0 else self._np, casting="unsafe")
@@ -332,7 +343,15 @@ def pow(self, exponent):
         if exponent == 2 and meta._dtype is self._dtype:
             return from_array(np.multiply(a, a), meta._dtype) if a.flags.c_contiguous else \
                 _general(np.multiply, meta, (self, self))
+        special = _POW_SPECIAL.get(exponent)
+        if special is not None and meta._dtype.category == D.FLOAT:
+            return _general(special, meta, (self,))
     return _general(_power, meta, (self, exponent))
+
+
+# torch's pow_tensor_scalar_optimized_kernel: these float exponents are not std::pow
+_POW_SPECIAL = {0.5: np.sqrt, 3: lambda x: x * x * x, -0.5: lambda x: 1 / np.sqrt(x),
+                -1: lambda x: 1 / x, -2: lambda x: 1 / (x * x)}
 
 
 def pow_scalar(self, exponent):
@@ -340,7 +359,7 @@ def pow_scalar(self, exponent):
     cdt = D.float32 if meta._dtype in _HALF else meta._dtype
     out = empty_cpu(meta._shape, meta._dtype, meta._stride)
     with _quiet(all="ignore"):
-        _power(np.asarray(self, cdt.np), _arr(exponent, cdt), out=out._np)
+        _power(np.asarray(_arr(self, cdt), cdt.np), _arr(exponent, cdt), out=out._np)
     return out
 
 
@@ -384,11 +403,14 @@ def where(condition, self, other):
     _check_devices(condition, self, other)
     dt = meta._dtype
     cond = condition._np if condition._dtype is D.bool_ else condition._np.astype(bool)
-    r = np.where(cond, _arr(self, dt), _arr(other, dt))
-    if r.dtype == dt.np and r.strides == _np_strides(meta):  # NumPy already laid it out
-        return from_array(r, dt)
-    out = empty_cpu(meta._shape, dt, meta._stride)
-    np.copyto(out._np, r, casting="unsafe")
+    # torch checks a number's conversion, except into float16/bfloat16 (it rounds to inf)
+    a, b = (_arr(x if dt in _HALF else P.scalar_arg(x, dt), dt) for x in (self, other))
+    with _quiet(over="ignore"):
+        r = np.where(cond, a, b)
+        if r.dtype == dt.np and r.strides == _np_strides(meta):  # NumPy already laid it out
+            return from_array(r, dt)
+        out = empty_cpu(meta._shape, dt, meta._stride)
+        np.copyto(out._np, r, casting="unsafe")
     return out
 
 
@@ -398,8 +420,8 @@ def _np_strides(t) -> tuple:
 
 
 def _clamp_into(out_np, a, lo, hi, dt):
-    lo = None if lo is None else _arr(lo, dt)
-    hi = None if hi is None else _arr(hi, dt)
+    lo = None if lo is None else _arr(P.scalar_arg(lo, dt), dt)
+    hi = None if hi is None else _arr(P.scalar_arg(hi, dt), dt)
     if lo is not None and hi is not None:
         # torch: min(max(x, lo), hi), NaN in x propagates
         np.minimum(np.maximum(a, lo), hi, out=out_np, casting="unsafe")
@@ -436,8 +458,10 @@ def masked_fill(self, mask, value):
 def masked_fill_(self, mask, value):
     M.masked_fill_(self, mask, value)
     _check_devices(self, mask)
-    v = value.item() if isinstance(value, Tensor) else value
-    np.copyto(self._np, np.asarray(v).astype(self._dtype.np), where=mask._np, casting="unsafe")
+    v = value.item() if isinstance(value, Tensor) else P.scalar_arg(value, self._dtype)
+    with _quiet(all="ignore"):  # a 0-dim tensor's value is cast like torch's (wraps, inf)
+        np.copyto(self._np, np.asarray(v).astype(self._dtype.np), where=mask._np,
+                  casting="unsafe")
     return self
 
 
