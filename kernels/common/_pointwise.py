@@ -98,11 +98,19 @@ def _dtype_of(x):
     return x._dtype if isinstance(x, Tensor) else D.scalar_default_dtype(x)
 
 
-def check_inplace(self, result_dtype: D.dtype, *others) -> None:
-    """An in-place op must keep self's shape and be able to cast the result to self's dtype."""
+# torch's C++ type names (some messages name the dtype so)
+CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+             "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+             "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def check_inplace(self, result_dtype: D.dtype, *others, cpp_name=False) -> None:
+    """An in-place op must keep self's shape and be able to cast the result to self's dtype
+    (`cpp_name`: the message names self's dtype in C++, like torch's clamp_ with numbers)."""
     if not D.can_cast(result_dtype, self._dtype):
+        name = CPP_NAMES[self._dtype.name] if cpp_name else self._dtype.scalar_name
         raise RuntimeError(f"result type {result_dtype.scalar_name} can't be cast to the desired "
-                           f"output type {self._dtype.scalar_name}")
+                           f"output type {name}")
     ts = tensors_of(*others)
     if ts:
         shape = broadcast_shapes(self._shape, *(t._shape for t in ts))

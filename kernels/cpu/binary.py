@@ -284,6 +284,8 @@ def addcmul(self, tensor1, tensor2, value=1):
     lay = MB.addcmul_layout(self, tensor1, tensor2, value)
     cdt = _compute_dtype(lay._dtype)
     v = _value(value, cdt)
+    if cdt.category == D.FLOAT:   # torch: fma(value * tensor1, tensor2, self)
+        return _run(lambda s, a, b: PW.fma(v * a, b, s), lay, (self, tensor1, tensor2), cdt)
     return _run(lambda s, a, b: s + v * a * b, lay, (self, tensor1, tensor2), cdt)
 
 

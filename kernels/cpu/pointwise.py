@@ -205,10 +205,22 @@ def _no_alpha(alpha) -> bool:
     return alpha == 1 and alpha is not True
 
 
+def fma(x, y, z):
+    """x * y + z for float arrays, rounded once like the fused multiply-adds of torch's
+    kernels: computed in a wider type (float64 for float32, the opmath type of float16 and
+    bfloat16; long double for float64)."""
+    dt = np.result_type(x, y, z)
+    wide = np.longdouble if dt == np.float64 else np.float64
+    return np.add(np.multiply(x, y, dtype=wide), z).astype(dt)
+
+
 def scaled_op(ufunc, layout, a, b, alpha):
     """`ufunc(a, alpha * b)` like torch's add/sub/rsub: alpha converted to the result
-    dtype (P.alpha_value), the product and the sum computed in it (float32 for half)."""
+    dtype (P.alpha_value), computed in it (floats: one fused multiply-add)."""
     alpha = P.alpha_value(layout._dtype, alpha)
+    if layout._dtype.category == D.FLOAT:
+        sign = 1 if ufunc is np.add else -1
+        return _general(lambda x, y: fma(y, sign * alpha, x), layout, (a, b))
     return _general(lambda x, y: ufunc(x, np.multiply(y, alpha)), layout, (a, b))
 
 
@@ -356,10 +368,14 @@ _POW_SPECIAL = {0.5: np.sqrt, 3: lambda x: x * x * x, -0.5: lambda x: 1 / np.sqr
 
 def pow_scalar(self, exponent):
     meta = M.pow_scalar_layout(self, exponent)
-    cdt = D.float32 if meta._dtype in _HALF else meta._dtype
-    out = empty_cpu(meta._shape, meta._dtype, meta._stride)
+    dt = meta._dtype
+    if dt in _HALF:
+        base, exp = _opmath_args((self, exponent), dt)
+    else:
+        base, exp = np.asarray(_arr(self, dt), dt.np), _arr(exponent, dt)
+    out = empty_cpu(meta._shape, dt, meta._stride)
     with _quiet(all="ignore"):
-        _power(np.asarray(_arr(self, cdt), cdt.np), _arr(exponent, cdt), out=out._np)
+        _power(base, exp, out=out._np)
     return out
 
 

@@ -193,7 +193,9 @@ def pow_(self, exponent):
 
 
 def clamp_(self, min=None, max=None):
-    return _inplace(self, P.clamp_dtype(self, min, max), *P.tensors_of(min, max))
+    P.check_same_device(self, *P.tensors_of(min, max))
+    P.check_inplace(self, P.clamp_dtype(self, min, max), *P.tensors_of(min, max), cpp_name=True)
+    return self
 
 
 def masked_fill_(self, mask, value):
