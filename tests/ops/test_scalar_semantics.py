@@ -252,6 +252,7 @@ def test_integer_division_by_zero(fn, dtype):
     lambda lib: lib.ones(3, dtype=lib.float16) * 1e6,
     lambda lib: 1e39 / lib.ones(3, dtype=lib.int32),
     lambda lib: lib.ones(3) == 1e39,
+    lambda lib: lib.tensor([float("nan"), 1.0], dtype=lib.bfloat16) < lib.ones(2, dtype=lib.bfloat16),
 ])
 def test_no_numpy_warnings(fn):
     with warnings.catch_warnings():
