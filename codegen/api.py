@@ -23,7 +23,9 @@ from .native import NativeFunction
 
 # Tensor dunders: (overload, *argument expressions over the dunder's self/other).
 # Trailing schema arguments take their defaults; `_wrap(other, self)` turns a Python
-# number into a 0-dim tensor so reflected ops (`2 - t`) keep torch's type promotion.
+# number into a 0-dim wrapped-number tensor so reflected ops (`2 - t`) keep torch's type
+# promotion. The reflected dunders call what torch's Tensor class calls (torch/_tensor.py):
+# `2 / t` is `t.reciprocal() * 2`, `2 ** t` is pow.Scalar, `2 % t` remainder.Scalar_Tensor.
 DUNDERS = {
     "__add__": ("add.Tensor", "self", "other"), "__radd__": ("add.Tensor", "self", "other"),
     "__iadd__": ("add_.Tensor", "self", "other"),
@@ -32,13 +34,13 @@ DUNDERS = {
     "__mul__": ("mul.Tensor", "self", "other"), "__rmul__": ("mul.Tensor", "self", "other"),
     "__imul__": ("mul_.Tensor", "self", "other"),
     "__truediv__": ("div.Tensor", "self", "other"), "__itruediv__": ("div_.Tensor", "self", "other"),
-    "__rtruediv__": ("div.Tensor", "_wrap(other, self)", "self"),
+    "__rtruediv__": ("mul.Tensor", "_entry_reciprocal(self)", "other"),
     "__floordiv__": ("floor_divide.default", "self", "other"),
     "__rfloordiv__": ("floor_divide.default", "_wrap(other, self)", "self"),
     "__mod__": ("remainder.Tensor", "self", "other"),
-    "__rmod__": ("remainder.Tensor", "_wrap(other, self)", "self"),
+    "__rmod__": ("remainder.Scalar_Tensor", "other", "self"),
     "__pow__": ("pow.Tensor_Tensor", "self", "other"), "__ipow__": ("pow_.Tensor", "self", "other"),
-    "__rpow__": ("pow.Tensor_Tensor", "_wrap(other, self)", "self"),
+    "__rpow__": ("pow.Scalar", "other", "self"),
     "__matmul__": ("matmul.default", "self", "other"),
     "__rmatmul__": ("matmul.default", "other", "self"),
     "__neg__": ("neg.default", "self"), "__pos__": ("positive.default", "self"),

@@ -6597,14 +6597,14 @@ def __rmatmul__(self, other):
     return _entry_matmul(other, self)
 
 
-# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
+# schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 def __rmod__(self, other):
-    """remainder.Tensor(Tensor self, Tensor other) -> Tensor"""
+    """remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor"""
     if _tf[0]:
         r = _htf(__rmod__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_remainder_Tensor(_wrap(other, self), self)
+    return _entry_remainder_Scalar_Tensor(other, self)
 
 
 # schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6627,14 +6627,14 @@ def __ror__(self, other):
     return _entry_bitwise_or_Tensor(self, other)
 
 
-# schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+# schema/native_functions.yaml: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
 def __rpow__(self, other):
-    """pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor"""
+    """pow.Scalar(Scalar self, Tensor exponent) -> Tensor"""
     if _tf[0]:
         r = _htf(__rpow__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_pow_Tensor_Tensor(_wrap(other, self), self)
+    return _entry_pow_Scalar(other, self)
 
 
 # schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -6647,14 +6647,14 @@ def __rsub__(self, other):
     return _entry_sub_Tensor(_wrap(other, self), self, 1)
 
 
-# schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
+# schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
 def __rtruediv__(self, other):
-    """div.Tensor(Tensor self, Tensor other) -> Tensor"""
+    """mul.Tensor(Tensor self, Tensor other) -> Tensor"""
     if _tf[0]:
         r = _htf(__rtruediv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_div_Tensor(_wrap(other, self), self)
+    return _entry_mul_Tensor(_entry_reciprocal(self), other)
 
 
 # schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor

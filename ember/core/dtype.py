@@ -135,11 +135,22 @@ def can_cast(from_: dtype, to: dtype) -> bool:
     return from_.category <= to.category
 
 
+_INT_MIN, _UINT64_END = -(2 ** 63), 2 ** 64
+
+
+def check_int_range(x: int) -> int:
+    """torch's Python argument parser: a Python int must fit int64 (or uint64)."""
+    if not _INT_MIN <= x < _UINT64_END:
+        raise OverflowError("int too big to convert")
+    return x
+
+
 def scalar_category(x) -> int:
     t = type(x)
     if t is bool:
         return BOOL
     if t is int:
+        check_int_range(x)
         return INT
     if t is float:
         return FLOAT
@@ -158,6 +169,13 @@ def scalar_default_dtype(x) -> dtype:
     return bool_ if c == BOOL else int64 if c == INT else _default[0]
 
 
+def wrapped_number_dtype(x) -> dtype:
+    """The dtype of the tensor torch wraps a Python number in: bool, int64 or float64
+    (exact; it still promotes like the number, see result_type)."""
+    c = scalar_category(x)
+    return bool_ if c == BOOL else int64 if c == INT else float64
+
+
 class _State:
     """Three promotion tiers, as in torch's ResultTypeState."""
     __slots__ = ("dim", "wrapped", "zero")
@@ -173,8 +191,8 @@ def _add(current, d):
 def result_type(*operands) -> dtype:
     """The dtype of an elementwise op over `operands` (tensors, Python scalars, dtypes).
 
-    Dimensioned tensors decide first; 0-dim tensors and then Python scalars only
-    count when their category is higher.
+    Dimensioned tensors decide first; 0-dim tensors and then Python scalars (also when
+    wrapped in a 0-dim tensor by wrap_number) only count when their category is higher.
     >>> result_type(ember.tensor([1, 2], dtype=ember.uint8), 1000)
     ember.uint8
     """
@@ -185,12 +203,13 @@ def result_type(*operands) -> dtype:
         elif hasattr(x, "_dtype"):
             if x.dim() > 0:
                 s.dim = _add(s.dim, x._dtype)
+            elif getattr(x, "_wrapped_number", False):  # a Python number in a 0-dim tensor
+                d = x._dtype
+                s.wrapped = _add(s.wrapped, _default[0] if d.category == FLOAT else d)
             else:
                 s.zero = _add(s.zero, x._dtype)
         else:
-            c = scalar_category(x)
-            d = bool_ if c == BOOL else int64 if c == INT else _default[0]
-            s.wrapped = _add(s.wrapped, d)
+            s.wrapped = _add(s.wrapped, scalar_default_dtype(x))
     return _combine(s)
 
 

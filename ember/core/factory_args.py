@@ -137,7 +137,9 @@ _FLOAT_MAX = {D.float16: 65504.0, D.bfloat16: float(ml_dtypes.finfo(ml_dtypes.bf
 def scalar_value(value):
     """A Scalar argument (Python/NumPy number or 0-d tensor) as a Python number."""
     t = type(value)
-    if t is int or t is float or t is bool:
+    if t is int:
+        return D.check_int_range(value)
+    if t is float or t is bool:
         return value
     if isinstance(value, (np.bool_, bool)):
         return bool(value)

@@ -99,6 +99,7 @@ class Tensor:
         "_shape",
         "_storage",
         "_stride",
+        "_wrapped_number",  # set only by wrap_number: a Python number (torch's is_wrapped_number)
     )
     __array_priority__ = 1000  # numpy defers `ndarray + Tensor` to Tensor.__radd__
 

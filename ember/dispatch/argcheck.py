@@ -12,7 +12,7 @@ import numpy as np
 
 from ..core.device import device as _device
 from ..core.dtype import dtype as _dtype
-from ..core.dtype import scalar_default_dtype
+from ..core.dtype import wrapped_number_dtype
 from ..core.tensor import Tensor, from_array
 from .dispatcher import ops as _all_namespaces
 
@@ -212,11 +212,16 @@ def bind_first_match(ops, args, kwargs, name):
 
 
 def wrap_number(x, like: Tensor | None = None):
-    """A Python number as a 0-dim tensor on `like`'s device, or the CPU (reflected
-    dunders: `2 - t`; autograd reading `.shape` of a number given for a Tensor)."""
+    """A Python number as a 0-dim "wrapped number" tensor on `like`'s device, or the CPU
+    (reflected dunders: `2 - t`; autograd reading `.shape` of a number given for a Tensor).
+    Like torch's, it holds the exact value (int64, float64 or bool) and promotes as a
+    Python number would (ember.core.dtype.result_type)."""
     if isinstance(x, Tensor):
         return x
-    dt = scalar_default_dtype(x)
-    if like is None or like._device.type == "cpu":  # like torch's wrapped numbers: no op
-        return from_array(np.array(x, dt.np), dt)
-    return _all_namespaces.aten.scalar_tensor.default._entry(x, dt, None, like._device, None)
+    dt = wrapped_number_dtype(x)
+    if like is None or like._device.type == "cpu":
+        t = from_array(np.array(x, dt.np), dt)
+    else:
+        t = _all_namespaces.aten.scalar_tensor.default._entry(x, dt, None, like._device, None)
+    t._wrapped_number = True
+    return t

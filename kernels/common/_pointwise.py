@@ -3,10 +3,15 @@ in-place checks, and output layout (so both backends agree on shape/dtype/stride
 """
 from __future__ import annotations
 
+import numpy as np
+
 from ember.core import dtype as D
+from ember.core.factory_args import checked_scalar
 from ember.core.shapes import broadcast_shapes, elementwise_strides
 from ember.core.tensor import Tensor, contiguous_strides
 from ember.kernels.common._errors import not_implemented_for
+
+HALF = (D.float16, D.bfloat16)  # computed in float32 (torch's opmath) by the CPU kernels
 
 
 def check_same_device(*tensors) -> None:
@@ -45,13 +50,30 @@ def float_result(dt: D.dtype) -> D.dtype:
     return dt if dt.category == D.FLOAT else D.get_default_dtype()
 
 
-def check_alpha(self_dtype: D.dtype, alpha) -> None:
+def scalar_arg(value, dt: D.dtype):
+    """A Scalar argument (clamp's bounds, masked_fill's value, ...) converted to the dtype
+    `dt` its kernel uses it in, with torch's checked conversion (checked_scalar: "value
+    cannot be converted to type int8_t without overflow"); tensors pass through."""
+    return value if isinstance(value, Tensor) else checked_scalar(value, dt)
+
+
+def opmath_dtype(dt: D.dtype) -> D.dtype:
+    """The type torch's kernels compute float16/bfloat16 in (and convert Scalars to)."""
+    return D.float32 if dt in HALF else dt
+
+
+def alpha_value(dt: D.dtype, alpha):
+    """add/sub/rsub's alpha checked like torch's and converted to the computation dtype
+    `dt` (checked_scalar: "value cannot be converted to type int8_t without overflow");
+    for float16/bfloat16 results, rounded to them (torch multiplies by that value)."""
     if alpha is True or alpha is False:
-        if self_dtype is not D.bool_:
+        if dt is not D.bool_:
             raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    elif isinstance(alpha, float) and self_dtype.category != D.FLOAT:
+    elif isinstance(alpha, float) and dt.category != D.FLOAT:
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating "
                            "point number.")
+    value = checked_scalar(alpha, dt)
+    return float(np.float32(value).astype(dt.np)) if dt in HALF else value
 
 
 def check_bool_sub(a, b) -> None:
@@ -76,11 +98,19 @@ def _dtype_of(x):
     return x._dtype if isinstance(x, Tensor) else D.scalar_default_dtype(x)
 
 
-def check_inplace(self, result_dtype: D.dtype, *others) -> None:
-    """An in-place op must keep self's shape and be able to cast the result to self's dtype."""
+# torch's C++ type names (some messages name the dtype so)
+CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+             "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
+             "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+
+
+def check_inplace(self, result_dtype: D.dtype, *others, cpp_name=False) -> None:
+    """An in-place op must keep self's shape and be able to cast the result to self's dtype
+    (`cpp_name`: the message names self's dtype in C++, like torch's clamp_ with numbers)."""
     if not D.can_cast(result_dtype, self._dtype):
+        name = CPP_NAMES[self._dtype.name] if cpp_name else self._dtype.scalar_name
         raise RuntimeError(f"result type {result_dtype.scalar_name} can't be cast to the desired "
-                           f"output type {self._dtype.scalar_name}")
+                           f"output type {name}")
     ts = tensors_of(*others)
     if ts:
         shape = broadcast_shapes(self._shape, *(t._shape for t in ts))
@@ -121,7 +151,9 @@ def clamp_dtype(self, lo, hi) -> D.dtype:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     dt = D.result_type(self, *[v for v in (lo, hi) if v is not None])
     if dt is D.bool_:
-        raise not_implemented_for("clamp_scalar_cpu", dt)
+        name = "clamp" if lo is not None and hi is not None else "clamp_min" if hi is None \
+            else "clamp_max"
+        raise not_implemented_for(f"{name}_scalar_cpu", dt)
     return dt
 
 

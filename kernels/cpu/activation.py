@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 
-import ml_dtypes
 import numpy as np
 
 from ember.core import dtype as D
@@ -45,14 +44,15 @@ def _run(layout, fn, *operands):
     dt = layout._dtype
     cnp = _compute_np(dt)
     arrays = [_operand(x, cnp) for x in operands]
-    with np.errstate(all="ignore"):
+    with np.errstate(all="ignore"):   # (overflow gives inf like torch, also in the cast)
         r = np.asarray(fn(*arrays))
-    if (r.shape == tuple(layout._shape) and r.dtype == dt.np and r.flags.c_contiguous and
-            tuple(layout._stride) == contiguous_strides(tuple(layout._shape)) and
-            not any(isinstance(a, np.ndarray) and np.may_share_memory(r, a) for a in arrays)):
-        return from_array(r, dt)
-    out = empty_cpu(layout._shape, dt, layout._stride)
-    np.copyto(out._np, r, casting="unsafe")
+        if (r.shape == tuple(layout._shape) and r.dtype == dt.np and r.flags.c_contiguous and
+                tuple(layout._stride) == contiguous_strides(tuple(layout._shape)) and
+                not any(isinstance(a, np.ndarray) and np.may_share_memory(r, a)
+                        for a in arrays)):
+            return from_array(r, dt)
+        out = empty_cpu(layout._shape, dt, layout._stride)
+        np.copyto(out._np, r, casting="unsafe")
     return out
 
 
@@ -60,31 +60,6 @@ def _write_back(self, result):
     """In-place ops: the functional result copied into self."""
     np.copyto(self._np, result._np, casting="unsafe")
     return self
-
-
-_C_NAMES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
-            "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-            "float32": "float", "float64": "double", "bool": "bool"}
-
-
-def _scalar_to(value, dt: D.dtype):
-    """A Scalar argument converted to `dt` like torch's checked conversion (integers
-    truncate floats; out-of-range values raise)."""
-    if dt.category == D.INT:
-        v = value
-        if isinstance(v, float) and math.isfinite(v):
-            v = int(v)
-        if isinstance(v, (bool, int)):
-            info = np.iinfo(dt.np)
-            if not info.min <= int(v) <= info.max:
-                raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} "
-                                   "without overflow")
-        return np.asarray(v).astype(dt.np)[()]
-    if dt.category == D.FLOAT and isinstance(value, (int, float)) and math.isfinite(value) \
-            and abs(value) > float(ml_dtypes.finfo(dt.np).max):
-        raise RuntimeError(f"value cannot be converted to type {_C_NAMES[dt.name]} "
-                           "without overflow")
-    return np.asarray(value).astype(dt.np)[()]
 
 
 # --- gelu -----------------------------------------------------------------------------------
@@ -175,9 +150,12 @@ def softplus_backward(grad_output, self, beta, threshold):
 
 # --- leaky_relu -----------------------------------------------------------------------------
 def leaky_relu(self, negative_slope=0.01):
+    layout = M.float_unary_layout(self, "leaky_relu_cpu")
+    slope = P.scalar_arg(negative_slope, P.opmath_dtype(layout._dtype))
+
     def fn(a):
-        return np.where(a > 0, a, a * negative_slope)
-    return _run(M.float_unary_layout(self, "leaky_relu_cpu"), fn, self)
+        return np.where(a > 0, a, a * slope)
+    return _run(layout, fn, self)
 
 
 def leaky_relu_(self, negative_slope=0.01):
@@ -222,18 +200,11 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
 def hardtanh(self, min_val=-1, max_val=1):
     layout = M.hardtanh_layout(self)
     lo, hi = M.hardtanh_bounds(self, min_val, max_val)
-    cnp = _compute_np(layout._dtype)
-    lo, hi = _operand_scalar(lo, cnp), _operand_scalar(hi, cnp)
+    lo, hi = P.scalar_arg(lo, layout._dtype), P.scalar_arg(hi, layout._dtype)
 
     def fn(a):
         return np.minimum(np.maximum(a, lo), hi)
     return _run(layout, fn, self)
-
-
-def _operand_scalar(v, cnp):
-    if np.issubdtype(cnp, np.integer):
-        return np.asarray(v).astype(cnp)[()]
-    return v
 
 
 def hardtanh_(self, min_val=-1, max_val=1):
@@ -251,7 +222,7 @@ def hardtanh_backward(grad_output, self, min_val, max_val):
 def _threshold(self, thr, value):
     layout = M.threshold_layout(self)
     dt = layout._dtype
-    thr, value = _scalar_to(thr, dt), _scalar_to(value, dt)
+    thr, value = P.scalar_arg(thr, P.opmath_dtype(dt)), P.scalar_arg(value, dt)
 
     def fn(a):
         return np.where(a <= thr, value, a)
@@ -287,7 +258,7 @@ def _clamp_bound(self, bound, name, ufunc):
     _check_devices(self, *P.tensors_of(bound))
     dt = layout._dtype
     out = empty_cpu(layout._shape, dt, layout._stride)
-    ufunc(_arr(self, dt), _arr(bound, dt), out=out._np, casting="unsafe")
+    ufunc(_arr(self, dt), _arr(P.scalar_arg(bound, dt), dt), out=out._np, casting="unsafe")
     return out
 
 
@@ -295,7 +266,7 @@ def _clamp_bound_(self, bound, name, ufunc):
     dt = M.clamp_bound_dtype(self, bound, name)
     P.check_inplace(self, dt, bound)
     _check_devices(self, *P.tensors_of(bound))
-    r = ufunc(_arr(self, dt), _arr(bound, dt))
+    r = ufunc(_arr(self, dt), _arr(P.scalar_arg(bound, dt), dt))
     np.copyto(self._np, r, casting="unsafe")
     return self
 

@@ -15,19 +15,15 @@ import numpy as np
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import Tensor, contiguous_strides, from_array
+from ember.kernels.common import _pointwise as P
 from ember.kernels.cpu import pointwise as PW
 from ember.kernels.meta import binary as MB
 
-_HALF = (D.float16, D.bfloat16)
+_HALF = PW._HALF
 
 
 def _compute_dtype(dt):
     return D.float32 if dt in _HALF else dt
-
-
-def _operand(x, cdt):
-    """A tensor's array or a Python number, in the computation dtype."""
-    return PW._arr(x, cdt)
 
 
 def _run(fn, layout, operands, cdt=None):
@@ -35,20 +31,18 @@ def _run(fn, layout, operands, cdt=None):
     PW._check_devices(*operands)
     cdt = cdt or _compute_dtype(layout._dtype)
     if layout._dtype in _HALF and cdt is D.float32:
-        # torch first casts every operand to the common half dtype, then computes in float32
-        half = layout._dtype.np
-        args = [np.asarray(_operand(x, layout._dtype), half).astype(np.float32) for x in operands]
+        args = PW._opmath_args(operands, layout._dtype)
     else:
-        args = [_operand(x, cdt) for x in operands]
+        args = [PW._arr(x, cdt) for x in operands]
     with np.errstate(all="ignore"):
         r = fn(*args)
-    dt = layout._dtype
-    if isinstance(r, np.ndarray) and r.flags.owndata and r.flags.c_contiguous and \
-            r.dtype == dt.np and r.shape == tuple(layout._shape) and \
-            tuple(layout._stride) == contiguous_strides(r.shape):
-        return from_array(r, dt)  # NumPy's result already has the layout: no copy
-    out = empty_cpu(layout._shape, dt, layout._stride)
-    np.copyto(out._np, r, casting="unsafe")
+        dt = layout._dtype
+        if isinstance(r, np.ndarray) and r.flags.owndata and r.flags.c_contiguous and \
+                r.dtype == dt.np and r.shape == tuple(layout._shape) and \
+                tuple(layout._stride) == contiguous_strides(r.shape):
+            return from_array(r, dt)  # NumPy's result already has the layout: no copy
+        out = empty_cpu(layout._shape, dt, layout._stride)
+        np.copyto(out._np, r, casting="unsafe")
     return out
 
 
@@ -76,18 +70,13 @@ def _into_self(self, result):
     return self
 
 
-def _check_int_divisor(layout, divisor):
-    if layout._dtype.category != D.FLOAT:
-        PW._int_div_check(divisor)
-
-
 # --- rsub -------------------------------------------------------------------------------------
 def rsub(self, other, alpha=1):
     """other - alpha * self."""
     lay = MB.rsub_layout(self, other, alpha)
     if alpha == 1 and alpha is not True:
         return _run(np.subtract, lay, (other, self))
-    return _run(lambda o, s: np.subtract(o, np.multiply(s, alpha)), lay, (other, self))
+    return PW.scaled_op(np.subtract, lay, other, self, alpha)
 
 
 # --- floor_divide / remainder / fmod ----------------------------------------------------------
@@ -100,15 +89,23 @@ def floor_divide_(self, other):
     return PW.div_mode_(self, other, "floor")
 
 
+def _remainder(a, b):
+    """torch's remainder (fmod, then + b where a nonzero result's sign differs from b's):
+    NumPy's, except that a zero keeps fmod's sign (NumPy gives it the divisor's)."""
+    r = np.remainder(a, b)
+    if r.dtype.kind == "f":
+        r = np.where(r == 0, np.fmod(a, b), r)
+    return r
+
+
 def remainder(self, other):
-    """Python's modulo (the divisor's sign): NumPy's remainder is torch's (fmod, then + other
-    where the signs differ); only a zero result's sign may differ (NumPy: the divisor's)."""
-    r = _fast(np.remainder, self, other)
+    """Python's modulo (the divisor's sign)."""
+    r = _fast(_remainder, self, other)
     if r is not None:
         return r
     lay = MB.remainder_layout(self, other)
-    _check_int_divisor(lay, other)
-    return _run(np.remainder, lay, (self, other))
+    PW.int_div_check(lay, other)
+    return _run(_remainder, lay, (self, other))
 
 
 def remainder_scalar_tensor(self, other):
@@ -126,7 +123,7 @@ def fmod(self, other):
     if r is not None:
         return r
     lay = MB.fmod_layout(self, other)
-    _check_int_divisor(lay, other)
+    PW.int_div_check(lay, other)
     return _run(np.fmod, lay, (self, other))
 
 
@@ -237,7 +234,7 @@ def lerp(self, end, weight):
         if isinstance(w, float) and cdt is not D.float64:
             w = np.asarray(w, cdt.np)
         return _run(lambda a, b: _lerp(a, b, w), lay, (self, end), cdt)
-    w = np.asarray(float(weight), cdt.np)
+    w = _value(weight, cdt)
     return _run(lambda a, b: _lerp(a, b, w), lay, (self, end), cdt)
 
 
@@ -263,7 +260,7 @@ def lerp_(self, end, weight):
     arrays = None if isinstance(weight, Tensor) else _ready_inplace(self, end)
     if arrays is not None:
         a, b = arrays
-        w = np.asarray(float(weight), a.dtype)
+        w = _value(weight, self._dtype)
         d = b - a
         with np.errstate(all="ignore"):
             if abs(w) < 0.5:
@@ -278,17 +275,17 @@ def lerp_(self, end, weight):
 
 
 def _value(value, cdt):
-    """The Scalar `value` converted to the computation dtype, like torch's
-    `value.to<scalar_t>()` (0.5 becomes 0 for integers)."""
-    if cdt.category == D.FLOAT:
-        return np.asarray(float(value), cdt.np)
-    return np.asarray(int(value), cdt.np)
+    """The Scalar `value` (addcmul's value, lerp's weight) converted to the computation
+    dtype like torch's checked `value.to<opmath_t>()` (0.5 becomes 0 for integers)."""
+    return np.asarray(P.scalar_arg(value, cdt), cdt.np)
 
 
 def addcmul(self, tensor1, tensor2, value=1):
     lay = MB.addcmul_layout(self, tensor1, tensor2, value)
     cdt = _compute_dtype(lay._dtype)
     v = _value(value, cdt)
+    if cdt.category == D.FLOAT:   # torch: fma(value * tensor1, tensor2, self)
+        return _run(lambda s, a, b: PW.fma(v * a, b, s), lay, (self, tensor1, tensor2), cdt)
     return _run(lambda s, a, b: s + v * a * b, lay, (self, tensor1, tensor2), cdt)
 
 
@@ -301,7 +298,7 @@ def _addc_(ufunc, self, tensor1, tensor2, value) -> bool:
     s, a, b = arrays
     with np.errstate(all="ignore"):
         term = np.empty_like(s)
-        np.multiply(np.asarray(float(value), s.dtype), a, out=term)
+        np.multiply(_value(value, self._dtype), a, out=term)
         ufunc(term, b, out=term)
         s += term
     return True

@@ -25,8 +25,9 @@ _NO_DATA = "Cannot copy out of meta tensor; no data!"
 
 def cast_into(dst: np.ndarray, src: np.ndarray, dst_dtype: D.dtype, src_dtype: D.dtype) -> None:
     """dst[...] = src with broadcasting and torch's casts (NaN/inf -> int is undefined in
-    torch too; NumPy's warning about it is silenced)."""
-    if dst_dtype.category == D.INT and src_dtype.category == D.FLOAT:
+    torch too, a float too large for float16 becomes inf; NumPy's warnings are silenced)."""
+    if dst_dtype.itemsize < src_dtype.itemsize or (
+            dst_dtype.category == D.INT and src_dtype.category == D.FLOAT):
         with np.errstate(invalid="ignore", over="ignore"):
             np.copyto(dst, src, casting="unsafe")
     else:

@@ -10,6 +10,7 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.tensor import Tensor, from_array
+from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
 
 from ..meta import linalg as _meta
@@ -39,30 +40,15 @@ def _finish(out, dt):
 
 
 # The C++ types torch names when alpha/beta do not fit the result dtype.
-_CPP_INT = {D.uint8: "uint8_t", D.int8: "int8_t", D.int16: "int16_t", D.int32: "int",
-            D.int64: "int64_t"}
-_F32_MAX = float(np.finfo(np.float32).max)
-
-
 def _scalar(x, dt):
-    """alpha/beta as a number of the result's kind: integers truncate (1.5 -> 1) and wrap
-    (-1 -> 255 for uint8); values the computation type cannot hold raise like torch (half
-    types compute in float)."""
+    """alpha/beta as a number of the result's kind: torch's checked conversion to the
+    computation type (integers truncate and wrap -1 to 255 for uint8; half types compute
+    in float)."""
     if x.__class__ is int and (x == 1 or x == 0):   # the defaults: nothing to check
         return x
     if isinstance(x, Tensor):
         x = x.item()
-    if dt.category == D.INT:
-        info = np.iinfo(dt.np)
-        # torch lets a negative *integer* wrap into an unsigned type (-1 -> 255)
-        lo = -info.max if info.min == 0 and isinstance(x, (int, np.integer)) else info.min
-        if not lo <= x <= info.max:
-            raise RuntimeError(f"value cannot be converted to type {_CPP_INT[dt]} without overflow")
-        return np.array(int(x)).astype(dt.np)[()]
-    x = float(x)
-    if dt is not D.float64 and _F32_MAX < abs(x) < float("inf"):
-        raise RuntimeError("value cannot be converted to type float without overflow")
-    return x
+    return P.scalar_arg(x, P.opmath_dtype(dt))
 
 
 def _product(self, mat2, shape, kernel):

@@ -14,6 +14,7 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
+from ember.core.factory_args import checked_scalar
 from ember.core.tensor import from_array
 
 from ..meta import shape as _m
@@ -155,8 +156,8 @@ def _scatter_into(a, dim, index, src, reduce=None):
     if hasattr(src, "_dtype"):
         s = _as1d(src._np)
         vals = s[tuple(slice(0, n) for n in idx.shape)]
-    else:
-        vals = np.asarray(src).astype(a.dtype)
+    else:  # a Scalar value: torch's checked conversion
+        vals = np.asarray(checked_scalar(src, D.from_numpy_dtype(a.dtype))).astype(a.dtype)
     if reduce is None:
         a[where] = vals
     elif reduce == "add":
@@ -459,8 +460,9 @@ def index_fill_(self, dim, index, value):
     if idx.min() < -n or idx.max() >= n:
         bad = idx[(idx < -n) | (idx >= n)][0]
         raise IndexError(f"index {bad} is out of bounds for dimension {dim} with size {n}")
-    v = value._np if hasattr(value, "_dtype") else value
-    a[_along(dim, idx)] = np.asarray(v).astype(a.dtype)
+    v = value._np if hasattr(value, "_dtype") else checked_scalar(value, self._dtype)
+    with np.errstate(all="ignore"):   # a tensor value is cast like torch's (wraps, inf)
+        a[_along(dim, idx)] = np.asarray(v).astype(a.dtype)
     return self
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
+from ember.core.factory_args import checked_scalar
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
 from ember.kernels.meta.pointwise import Layout
@@ -70,7 +71,7 @@ def hardtanh_bounds(self, min_val, max_val):
     """torch's legacy rule: integral inputs take the bounds truncated to integers (no
     type promotion); unsigned ones refuse negative bounds."""
     if self._dtype.category == D.INT:
-        lo, hi = int(min_val), int(max_val)
+        lo, hi = checked_scalar(min_val, D.int64), checked_scalar(max_val, D.int64)
         if self._dtype is D.uint8 and (lo < 0 or hi < 0):
             raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
         return lo, hi

@@ -14,10 +14,7 @@ from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
 from ember.kernels.meta.pointwise import Layout, _inplace, _layout, _meta, div_mode_layout
 
-# torch's C++ type names (lerp's dtype messages)
-_CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-              "float64": "double", "int64": "long int", "int32": "int", "int16": "short int",
-              "int8": "signed char", "uint8": "unsigned char", "bool": "bool"}
+_CPP_NAMES = P.CPP_NAMES  # (lerp's dtype messages)
 
 ADDCDIV_INT_MESSAGE = (
     "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
@@ -36,7 +33,7 @@ def _dt(x):
 def rsub_dtype(self, other, alpha) -> D.dtype:
     P.check_bool_sub(other, self)
     dt = D.result_type(self, other)
-    P.check_alpha(dt, alpha)
+    P.alpha_value(dt, alpha)
     return dt
 
 

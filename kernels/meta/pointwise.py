@@ -115,7 +115,7 @@ def float_layout(self) -> Layout:
 
 # --- Meta kernels --------------------------------------------------------------------------
 def add(self, other, alpha=1):
-    P.check_alpha(D.result_type(self, other), alpha)
+    P.alpha_value(D.result_type(self, other), alpha)
     return _meta(mul_layout(self, other))
 
 
@@ -165,8 +165,10 @@ def masked_fill(self, mask, value):
 
 # --- in place -------------------------------------------------------------------------
 def add_(self, other, alpha=1):
-    P.check_alpha(self._dtype, alpha)
-    return _inplace(self, D.result_type(self, other), other)
+    dt = D.result_type(self, other)
+    _inplace(self, dt, other)
+    P.alpha_value(dt, alpha)
+    return self
 
 
 def sub_(self, other, alpha=1):
@@ -192,7 +194,9 @@ def pow_(self, exponent):
 
 
 def clamp_(self, min=None, max=None):
-    return _inplace(self, P.clamp_dtype(self, min, max), *P.tensors_of(min, max))
+    P.check_same_device(self, *P.tensors_of(min, max))
+    P.check_inplace(self, P.clamp_dtype(self, min, max), *P.tensors_of(min, max), cpp_name=True)
+    return self
 
 
 def masked_fill_(self, mask, value):
