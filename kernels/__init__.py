@@ -21,3 +21,11 @@
   learn its output layout.
 * Errors use torch's exception types and messages.
 """
+import warnings
+
+# torch computes IEEE results (inf, nan, wrapped casts) without a word; NumPy reports the
+# same floating-point events as RuntimeWarnings, attributed to the module that called it.
+# Silence them for ember's modules only, once, rather than paying for np.errstate on every
+# call. (A filter a program installs later, e.g. `simplefilter("error")`, comes first.)
+warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"ember\.")
+
