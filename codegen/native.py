@@ -11,7 +11,7 @@
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .loader import CodegenError, Entry, Loc
 from .model import (
@@ -48,6 +48,7 @@ class NativeFunction:
     dispatch: tuple[tuple[str, str], ...]      # (key, "folder.module.name")
     tags: tuple[str, ...]
     autogen_of: str | None = None              # for autogen'd out variants: the functional op
+    inplace_of: str | None = None              # in-place ops without dispatch: their functional
     manual_binding: bool = False               # Python binding hand-written (e.g. Tensor.to)
 
     @property
@@ -207,6 +208,7 @@ def _ret_text(rets):
 def parse_native_functions(entries: list[Entry], kernel_index) -> list[NativeFunction]:
     fns: list[NativeFunction] = []
     seen: dict[str, Loc] = {}
+    derived: list[tuple[int, Entry]] = []
 
     def add(fn: NativeFunction):
         q = fn.qualified
@@ -231,7 +233,9 @@ def parse_native_functions(entries: list[Entry], kernel_index) -> list[NativeFun
         check_inplace(schema, loc)
         check_out(schema, loc)
         dispatch = _parse_dispatch(e, kernel_index)
-        if not dispatch:
+        if not dispatch and schema.kind() == "inplace":
+            derived.append((len(fns), e))          # from its functional twin, found below
+        elif not dispatch:
             raise _err(e.loc, f"'{schema.name}' has no dispatch entry (expected 'dispatch:' with "
                        "a kernel per key, or CompositeImplicitAutograd)")
         manual = e.data.get("manual_binding", False)
@@ -246,4 +250,21 @@ def parse_native_functions(entries: list[Entry], kernel_index) -> list[NativeFun
             out = out_schema_for(schema, out_name, e.at("autogen"))
             add(NativeFunction(out, e.at("autogen"), variants, (
                 ("CompositeExplicitAutograd", "@autogen_out"),), tags, autogen_of=fn.qualified))
+    return _derive_inplace(fns, derived)
+
+
+def _derive_inplace(fns: list[NativeFunction], derived) -> list[NativeFunction]:
+    """torch's in-place convention: an in-place overload declared without `dispatch:` runs
+    its functional twin (same name without the `_`, same arguments) and copies the result
+    into self, with torch's in-place checks (ember/dispatch/registration.py)."""
+    functional = {fn.schema.signature_key(): fn for fn in fns if fn.schema.kind() == "functional"}
+    for i, e in derived:
+        fn = fns[i]
+        twin = functional.get(fn.schema.signature_key())
+        if twin is None:
+            raise _err(e.loc, f"in-place op '{fn.qualified}' has no dispatch entry and no "
+                       f"functional twin to derive it from (expected 'dispatch:', or a "
+                       f"functional '{fn.schema.name.base}' with the same arguments)")
+        fns[i] = replace(fn, dispatch=(("CompositeExplicitAutograd", "@autogen_inplace"),),
+                         inplace_of=twin.qualified)
     return fns

@@ -52,6 +52,9 @@ def registration_context(fn: NativeFunction, qualified_index: dict) -> dict:
     for key, kernel in fn.dispatch:
         if kernel == "@autogen_out":
             regs.append({"key": key, "expr": f"_autogen_out(_o.{qualified_index[fn.autogen_of].ident})"})
+        elif kernel == "@autogen_inplace":
+            regs.append({"key": key, "with_keyset": True,
+                         "expr": f"_autogen_inplace(_o.{qualified_index[fn.inplace_of].ident})"})
         else:
             folder, module, name = kernel.split(".")
             regs.append({"key": key, "expr": f"_{folder}_{module}.{name}"})

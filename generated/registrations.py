@@ -2,6 +2,7 @@
 # Do not edit by hand: change the schema or the template and run `make generate`.
 """Registers every kernel named in `dispatch:` at its key (imported once by ember)."""
 from ember._generated import ops as _o
+from ember.dispatch.registration import autogen_inplace as _autogen_inplace
 from ember.dispatch.registration import autogen_out as _autogen_out
 from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
@@ -1627,8 +1628,7 @@ _o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
 _o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!)
-_o.exp2_.register('CPU', _cpu_unary.exp2_)
-_o.exp2_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.exp2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.exp2), with_keyset=True)
 _o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: expm1(Tensor self) -> Tensor

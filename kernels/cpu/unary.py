@@ -123,7 +123,6 @@ sinh = _float(np.sinh)
 cosh = _float(np.cosh)
 erf = _float(special.erf)
 
-exp2_ = _float_(exp2)
 expm1_ = _float_(expm1)
 log2_ = _float_(log2)
 log10_ = _float_(log10)

@@ -123,6 +123,21 @@ def test_inplace_not_returning_self(project, capsys):
     run_expecting_error(project, capsys, start + 1, "in-place op 'myop_' must return self")
 
 
+def test_inplace_without_dispatch_needs_a_functional_twin(project, capsys):
+    start = append_native(project, "\n- func: myop_(Tensor(a!) self, Scalar alpha) -> Tensor(a!)\n")
+    run_expecting_error(project, capsys, start + 1, "in-place op 'myop_' has no dispatch entry",
+                        "functional 'myop' with the same arguments")
+
+
+def test_inplace_without_dispatch_is_derived_from_its_functional(project, capsys):
+    append_native(project, GOOD_OP + "\n- func: myop_(Tensor(a!) self, Scalar alpha) -> Tensor(a!)\n"
+                  "  variants: function, method\n")
+    assert main(["--root", str(project)]) == 0
+    regs = (project / "generated" / "registrations.py").read_text()
+    assert ("_o.myop_.register('CompositeExplicitAutograd', _autogen_inplace(_o.myop), "
+            "with_keyset=True)") in regs
+
+
 def test_derivative_for_undeclared_op(project, capsys):
     (project / "schema" / "derivatives.yaml").write_text(
         "# header\n- name: not_an_op(Tensor self) -> Tensor\n  self: grad\n")
