@@ -4013,46 +4013,46 @@ def _c0_max(self):
     return _entry_max(self)
 
 
-# schema/native_functions.yaml:3483
-def _m1_max(self, dim, keepdim=False):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
-        return (self, dim, keepdim)
-    return None
-
-
-def _c1_max(self, dim, keepdim):
-    return _rt_max._make(_entry_max_dim(self, dim, keepdim))
-
-
 # schema/native_functions.yaml:3495
-def _m2_max(self, other):
+def _m1_max(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
     return None
 
 
-def _c2_max(self, other):
+def _c1_max(self, other):
     return _entry_max_other(self, other)
+
+
+# schema/native_functions.yaml:3483
+def _m2_max(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c2_max(self, dim, keepdim):
+    return _rt_max._make(_entry_max_dim(self, dim, keepdim))
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_max = (
     (_m0_max, _c0_max, 1, frozenset(())),
-    (_m1_max, _c1_max, 3, frozenset(('dim', 'keepdim'))),
-    (_m2_max, _c2_max, 2, frozenset(('other',))),
+    (_m1_max, _c1_max, 2, frozenset(('other',))),
+    (_m2_max, _c2_max, 3, frozenset(('dim', 'keepdim'))),
 )
 _sigs_max = (
     'max(Tensor self) -> Tensor',
-    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     'max.other(Tensor self, Tensor other) -> Tensor',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
 )
 
 
 def max(*args, **kwargs):
     """Overloads:
     max(Tensor self) -> Tensor
-    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     max.other(Tensor self, Tensor other) -> Tensor
+    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     """
     if _tf[0]:
         _r = _htf_any(max, args, kwargs)
@@ -4129,46 +4129,46 @@ def _c0_min(self):
     return _entry_min(self)
 
 
-# schema/native_functions.yaml:3515
-def _m1_min(self, dim, keepdim=False):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
-        return (self, dim, keepdim)
-    return None
-
-
-def _c1_min(self, dim, keepdim):
-    return _rt_min._make(_entry_min_dim(self, dim, keepdim))
-
-
 # schema/native_functions.yaml:3527
-def _m2_min(self, other):
+def _m1_min(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
     return None
 
 
-def _c2_min(self, other):
+def _c1_min(self, other):
     return _entry_min_other(self, other)
+
+
+# schema/native_functions.yaml:3515
+def _m2_min(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c2_min(self, dim, keepdim):
+    return _rt_min._make(_entry_min_dim(self, dim, keepdim))
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_min = (
     (_m0_min, _c0_min, 1, frozenset(())),
-    (_m1_min, _c1_min, 3, frozenset(('dim', 'keepdim'))),
-    (_m2_min, _c2_min, 2, frozenset(('other',))),
+    (_m1_min, _c1_min, 2, frozenset(('other',))),
+    (_m2_min, _c2_min, 3, frozenset(('dim', 'keepdim'))),
 )
 _sigs_min = (
     'min(Tensor self) -> Tensor',
-    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     'min.other(Tensor self, Tensor other) -> Tensor',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
 )
 
 
 def min(*args, **kwargs):
     """Overloads:
     min(Tensor self) -> Tensor
-    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     min.other(Tensor self, Tensor other) -> Tensor
+    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     """
     if _tf[0]:
         _r = _htf_any(min, args, kwargs)
@@ -5869,57 +5869,57 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml:1281
-def _m0_tensor_split(self, sections, dim=0):
-    if _F['Tensor'](self) and _F['SymInt'](sections) and _F['int'](dim):
-        return (self, sections, dim)
-    return None
-
-
-def _c0_tensor_split(self, sections, dim):
-    return _entry_tensor_split_sections(self, sections, dim)
-
-
-# schema/native_functions.yaml:1286
-def _m1_tensor_split(self, indices, dim=0):
-    if _F['Tensor'](self) and _F['SymInt[]'](indices) and _F['int'](dim):
-        return (self, indices, dim)
-    return None
-
-
-def _c1_tensor_split(self, indices, dim):
-    return _entry_tensor_split_indices(self, indices, dim)
-
-
 # schema/native_functions.yaml:1291
-def _m2_tensor_split(self, tensor_indices_or_sections, dim=0):
+def _m0_tensor_split(self, tensor_indices_or_sections, dim=0):
     if _F['Tensor'](self) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
         return (self, tensor_indices_or_sections, dim)
     return None
 
 
-def _c2_tensor_split(self, tensor_indices_or_sections, dim):
+def _c0_tensor_split(self, tensor_indices_or_sections, dim):
     return _entry_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim)
+
+
+# schema/native_functions.yaml:1281
+def _m1_tensor_split(self, sections, dim=0):
+    if _F['Tensor'](self) and _F['SymInt'](sections) and _F['int'](dim):
+        return (self, sections, dim)
+    return None
+
+
+def _c1_tensor_split(self, sections, dim):
+    return _entry_tensor_split_sections(self, sections, dim)
+
+
+# schema/native_functions.yaml:1286
+def _m2_tensor_split(self, indices, dim=0):
+    if _F['Tensor'](self) and _F['SymInt[]'](indices) and _F['int'](dim):
+        return (self, indices, dim)
+    return None
+
+
+def _c2_tensor_split(self, indices, dim):
+    return _entry_tensor_split_indices(self, indices, dim)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_tensor_split = (
-    (_m0_tensor_split, _c0_tensor_split, 3, frozenset(('dim', 'sections'))),
-    (_m1_tensor_split, _c1_tensor_split, 3, frozenset(('dim', 'indices'))),
-    (_m2_tensor_split, _c2_tensor_split, 3, frozenset(('dim', 'tensor_indices_or_sections'))),
+    (_m0_tensor_split, _c0_tensor_split, 3, frozenset(('dim', 'tensor_indices_or_sections'))),
+    (_m1_tensor_split, _c1_tensor_split, 3, frozenset(('dim', 'sections'))),
+    (_m2_tensor_split, _c2_tensor_split, 3, frozenset(('dim', 'indices'))),
 )
 _sigs_tensor_split = (
+    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
     'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
     'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
-    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
 )
 
 
 def tensor_split(*args, **kwargs):
     """Overloads:
+    tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
     tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
     tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
-    tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
     """
     if _tf[0]:
         _r = _htf_any(tensor_split, args, kwargs)
