@@ -1562,8 +1562,8 @@ def amax(input, dim=(), keepdim=False, *, out=None):
         if _r is not _NO:
             return _r
     if out is None:
-        return _entry_amax(input, dim, keepdim)
-    return _entry_amax_out(input, dim, keepdim, out)
+        return _entry_amax(input, (() if dim is None else dim), keepdim)
+    return _entry_amax_out(input, (() if dim is None else dim), keepdim, out)
 
 
 # schema/native_functions.yaml:3462
@@ -1574,8 +1574,8 @@ def amin(input, dim=(), keepdim=False, *, out=None):
         if _r is not _NO:
             return _r
     if out is None:
-        return _entry_amin(input, dim, keepdim)
-    return _entry_amin_out(input, dim, keepdim, out)
+        return _entry_amin(input, (() if dim is None else dim), keepdim)
+    return _entry_amin_out(input, (() if dim is None else dim), keepdim, out)
 
 
 # schema/native_functions.yaml:3676
@@ -2009,8 +2009,8 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
         if _r is not _NO:
             return _r
     if out is None:
-        return _entry_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+        return _entry_avg_pool2d(input, kernel_size, (() if stride is None else stride), padding, ceil_mode, count_include_pad, divisor_override)
+    return _entry_avg_pool2d_out(input, kernel_size, (() if stride is None else stride), padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
 # schema/native_functions.yaml:2401
@@ -5174,7 +5174,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
         _r = _htf(max_pool2d, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
         if _r is not _NO:
             return _r
-    return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _entry_max_pool2d(input, kernel_size, (() if stride is None else stride), padding, dilation, ceil_mode)
 
 
 # schema/native_functions.yaml:2379
@@ -5184,7 +5184,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
         _r = _htf(max_pool2d_with_indices, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
         if _r is not _NO:
             return _r
-    return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _entry_max_pool2d_with_indices(input, kernel_size, (() if stride is None else stride), padding, dilation, ceil_mode)
 
 
 # schema/native_functions.yaml:2385
@@ -6729,8 +6729,8 @@ def roll(input, shifts, dims=(), *, out=None):
         if _r is not _NO:
             return _r
     if out is None:
-        return _entry_roll(input, shifts, dims)
-    return _entry_roll_out(input, shifts, dims, out)
+        return _entry_roll(input, shifts, (() if dims is None else dims))
+    return _entry_roll_out(input, shifts, (() if dims is None else dims), out)
 
 
 # schema/native_functions.yaml:1224

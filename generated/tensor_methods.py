@@ -1120,7 +1120,7 @@ def amax(self, dim=(), keepdim=False):
         _r = _htf(amax, (self,), (self, dim, keepdim), {})
         if _r is not _NO:
             return _r
-    return _entry_amax(self, dim, keepdim)
+    return _entry_amax(self, (() if dim is None else dim), keepdim)
 
 
 # schema/native_functions.yaml:3462
@@ -1130,7 +1130,7 @@ def amin(self, dim=(), keepdim=False):
         _r = _htf(amin, (self,), (self, dim, keepdim), {})
         if _r is not _NO:
             return _r
-    return _entry_amin(self, dim, keepdim)
+    return _entry_amin(self, (() if dim is None else dim), keepdim)
 
 
 # schema/native_functions.yaml:3676
@@ -5026,7 +5026,7 @@ def roll(self, shifts, dims=()):
         _r = _htf(roll, (self,), (self, shifts, dims), {})
         if _r is not _NO:
             return _r
-    return _entry_roll(self, shifts, dims)
+    return _entry_roll(self, shifts, (() if dims is None else dims))
 
 
 # schema/native_functions.yaml:1224

@@ -43,7 +43,7 @@ def test_max_min_dim_and_out(name):
     _same(lambda m: getattr(m, name)(x(m), dim=0, keepdim=True))
 
     def out(m):
-        o = m.empty(5, dtype=m.int64)
+        o = m.empty(0, dtype=m.int64)
         r = getattr(m, name)(x(m), m.tensor(3), out=o)
         assert r is o
         return o
@@ -66,3 +66,62 @@ def test_tensor_split_tensor_sections(sections, dim):
 def test_tensor_split_tensor_errors(bad):
     raises_like(lambda: ember.tensor_split(ember.arange(6), bad(ember)),
                 lambda: torch.tensor_split(torch.arange(6), bad(torch)))
+
+
+# --- topk, roll and stack: 0-d tensors, None dims, strides of transposed inputs --------------
+@pytest.mark.parametrize("k", [0, 1])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_topk_0d(k, largest, dim):
+    _same(lambda m: m.topk(m.tensor(3.5), k, dim, largest=largest))
+
+    def out(m):
+        v, i = m.empty(0), m.empty(0, dtype=m.int64)
+        m.topk(m.tensor(3.5), k, out=(v, i))
+        return v, i
+    _same(out)
+
+
+@pytest.mark.parametrize("k", [-1, 2])
+def test_topk_0d_errors(k):
+    raises_like(lambda: ember.tensor(3.5).topk(k), lambda: torch.tensor(3.5).topk(k),
+                "selected index k out of range")
+
+
+@pytest.mark.parametrize("shifts,dims", [(1, None), (5, None), (-3, 1), (1, 0), ((1, 2), (0, 1)),
+                                         ((2, -1), (1, 1)), (7, ())])
+@pytest.mark.parametrize("view", [lambda x: x, lambda x: x.t(), lambda x: x[:, ::2]])
+def test_roll(shifts, dims, view):
+    x = lambda m: view(m.arange(24.0).reshape(4, 6))
+    _same(lambda m: m.roll(x(m), shifts, dims))
+    _same(lambda m: x(m).roll(shifts, dims=dims))
+
+
+@pytest.mark.parametrize("shifts,dims", [(1, 0), (1, -1), (1, 5), ((1, 2), (0, -1)),
+                                         ((1, 2), (0,))])
+def test_roll_0d_errors(shifts, dims):
+    raises_like(lambda: ember.tensor(2.0).roll(shifts, dims),
+                lambda: torch.tensor(2.0).roll(shifts, dims))
+    if isinstance(shifts, int):
+        with pytest.raises(IndexError, match="Dimension specified as .* but tensor has no dim"):
+            ember.tensor(2.0).roll(shifts, dims)
+
+
+def test_roll_0d_flat():
+    _same(lambda m: m.tensor(2.0).roll(3))
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_stack_transposed(dim):
+    _same(lambda m: m.stack([m.arange(6.0).reshape(2, 3).t()] * 2, dim))
+    _same(lambda m: m.stack([m.arange(6.0).reshape(2, 3).t(), m.arange(6.0).reshape(3, 2)], dim))
+
+
+def test_none_for_empty_int_list_default():
+    """torch's parser takes None for an int list whose default is [] (amax, max_pool2d's
+    stride, roll's dims), not for one without a default."""
+    x = lambda m: m.arange(16.0).reshape(1, 4, 4)
+    _same(lambda m: m.amax(x(m), None))
+    _same(lambda m: m.max_pool2d(x(m), 2, None))
+    _same(lambda m: m.nn.functional.max_pool2d(x(m), 2, None))
+    raises_like(lambda: ember.flip(x(ember), None), lambda: torch.flip(x(torch), None))
