@@ -2,6 +2,7 @@
 (overload choice for 0-d tensors, topk/roll of 0-d tensors, padding, take_along_dim,
 division dunders, huge sizes, ...). Each test compares values, dtypes, shapes, strides and
 errors with torch."""
+import numpy as np
 import pytest
 from helpers import assert_same, raises_like
 
@@ -10,14 +11,15 @@ import ember
 torch = pytest.importorskip("torch")
 
 
-def _both(fn):
-    """fn(ember) and fn(torch)."""
-    return fn(ember), fn(torch)
-
-
 def _same(fn):
-    """fn(ember) matches fn(torch): a tensor or a (nested) tuple/list of tensors."""
-    e, t = _both(fn)
+    """fn(ember) matches fn(torch): a tensor or a tuple/list of tensors, or both raise the
+    same exception type."""
+    try:
+        t = fn(torch)
+    except (RuntimeError, IndexError, TypeError, ValueError):
+        raises_like(lambda: fn(ember), lambda: fn(torch))
+        return
+    e = fn(ember)
     if isinstance(t, (tuple, list)):
         assert len(e) == len(t)
         for a, b in zip(e, t):
@@ -125,3 +127,60 @@ def test_none_for_empty_int_list_default():
     _same(lambda m: m.max_pool2d(x(m), 2, None))
     _same(lambda m: m.nn.functional.max_pool2d(x(m), 2, None))
     raises_like(lambda: ember.flip(x(ember), None), lambda: torch.flip(x(torch), None))
+
+
+# --- padding: negative pads (values, strides), circular wrapping, reflect errors ------------
+_VIEWS = [lambda x: x, lambda x: x.t(), lambda x: x[:, ::2],
+          lambda x: x.unsqueeze(0).expand(2, 3, 4)[:, :, :3]]
+
+
+@pytest.mark.parametrize("pad", [(-1, 0), (0, -1, -1, 0), (-4, 0), (1, -1), (0, 0, -3, 0),
+                                 (-1, -1, -1, -1), (0, 0), (-1, 2), (1, -2, 0, -1)])
+@pytest.mark.parametrize("view", _VIEWS)
+def test_constant_pad_nd_negative(pad, view):
+    x = lambda m: view(m.arange(12.0).reshape(3, 4))
+    _same(lambda m: m.constant_pad_nd(x(m), pad, 7.0))
+    _same(lambda m: m.nn.functional.pad(x(m), pad, value=7.0))
+    _same(lambda m: m.constant_pad_nd(x(m).to("meta"), pad, 7.0))
+
+
+@pytest.mark.parametrize("pad", [(1, 1), (-1, 0), (-1, -1, 1, 0), (0, 0, -2, -1)])
+def test_constant_pad_nd_channels_last(pad):
+    x = lambda m: m.arange(120.0).reshape(2, 3, 4, 5).contiguous(memory_format=m.channels_last)
+    _same(lambda m: m.constant_pad_nd(x(m), pad))
+
+
+@pytest.mark.parametrize("pad", [(-6, 0), (0, 0, -2, -2), (2, -5)])
+def test_constant_pad_nd_negative_errors(pad):
+    raises_like(lambda: ember.constant_pad_nd(ember.zeros(3, 4), pad),
+                lambda: torch.constant_pad_nd(torch.zeros(3, 4), pad))
+
+
+@pytest.mark.parametrize("shape,pad", [((1, 2, 5), (1, 2)), ((1, 2, 5), (-1, 2)), ((1, 2, 5), (2, -1)),
+                                       ((1, 2, 5), (5, 0)), ((2, 5), (-2, -1)),
+                                       ((1, 1, 3, 4), (1, 1, 2, 0)), ((1, 1, 3, 4), (-1, 1, 0, -1)),
+                                       ((3, 4), (-1, 3, 2, -1)), ((1, 1, 2, 3, 4), (1, 1, 1, 1, 1, 1)),
+                                       ((1, 1, 2, 3, 4), (0, -1, 1, 0, 2, -1))])
+def test_pad_circular(shape, pad):
+    n = int(np.prod(shape))
+    _same(lambda m: m.nn.functional.pad(m.arange(float(n)).reshape(shape), pad, mode="circular"))
+
+
+@pytest.mark.parametrize("shape,pad", [((1, 2, 5), (6, 0)), ((1, 1, 3), (-2, 3)),
+                                       ((1, 1, 5), (-3, 4)), ((1, 1, 3), (-3, 0))])
+def test_pad_circular_errors(shape, pad):
+    """Wrapping more than once raises (torch: an error, or uninitialised memory for pads past
+    what negative pads leave, where ember raises torch's wrapping error)."""
+    with pytest.raises(RuntimeError):
+        ember.nn.functional.pad(ember.zeros(shape), pad, mode="circular")
+
+
+@pytest.mark.parametrize("shape,pad", [((1, 2, 5), (5, 0)), ((1, 1, 3, 4), (0, 0, 3, 0)),
+                                       ((1, 1, 2, 3, 4), (0, 0, 0, 0, 2, 0)),
+                                       ((1, 1, 2, 3, 4), (0, 0, 3, 0, 0, 0))])
+def test_pad_reflect_error_names_the_argument(shape, pad):
+    with pytest.raises(RuntimeError) as t:
+        torch.nn.functional.pad(torch.zeros(shape), pad, mode="reflect")
+    with pytest.raises(RuntimeError) as e:
+        ember.nn.functional.pad(ember.zeros(shape), pad, mode="reflect")
+    assert str(e.value) == str(t.value)
