@@ -51,6 +51,11 @@ DUNDERS = {
 }
 
 
+# Python 2 names torch's Tensor still has, as aliases of the dunders above.
+DUNDER_ALIASES = {"__div__": "__truediv__", "__rdiv__": "__rtruediv__",
+                  "__idiv__": "__itruediv__"}
+
+
 # Dunders that write into a temporary operand instead of a fresh result (ember/core/
 # elision.py): dunder -> (in-place overload, whether `other` may be the temporary too).
 ELIDING_DUNDERS = {

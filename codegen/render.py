@@ -286,7 +286,7 @@ def render_all(env, fns: list[NativeFunction], sources: str,
            entries=sorted({op["ident"] for op in ops}), return_types=return_types(func_groups))
     render("tensor_methods.py.j2",
            bindings=[binding_context(n, b, method=True) for n, b in method_groups.items()],
-           dunders=dunder_contexts(fns), entries=sorted({op["ident"] for op in ops}),
+           dunders=dunder_contexts(fns), dunder_aliases=sorted(api.DUNDER_ALIASES.items()), entries=sorted({op["ident"] for op in ops}),
            return_types=return_types(method_groups))
     render("autograd.py.j2", **autograd_context(fns, list(derivs)))
     render("autocast.py.j2", **autocast_context(*autocast))

@@ -7022,8 +7022,18 @@ METHODS = {
 }
 
 
+# alias -> the dunder it names too
+ALIASES = {
+    '__div__': '__truediv__',
+    '__idiv__': '__itruediv__',
+    '__rdiv__': '__rtruediv__',
+}
+
+
 def install(cls):
-    """Attaches every generated method to `cls` (ember.Tensor)."""
+    """Attaches every generated method (and the aliases) to `cls` (ember.Tensor)."""
     for name, fn in METHODS.items():
         fn.__qualname__ = f"Tensor.{name}"
         setattr(cls, name, fn)
+    for alias, name in ALIASES.items():
+        setattr(cls, alias, METHODS[name])

@@ -184,3 +184,64 @@ def test_pad_reflect_error_names_the_argument(shape, pad):
     with pytest.raises(RuntimeError) as e:
         ember.nn.functional.pad(ember.zeros(shape), pad, mode="reflect")
     assert str(e.value) == str(t.value)
+
+
+# --- take_along_dim / gather index rules ------------------------------------------------------
+_X = lambda m: m.arange(12.0).reshape(3, 4)
+
+
+@pytest.mark.parametrize("idx", [[[0, 4]], [[-1, 0]], [[-5, 9], [100, -100], [3, 2]], [[0], [1], [2]]])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_take_along_dim_wraps_indices(idx, dim):
+    """torch wraps take_along_dim's indices around the dim's size (gather does not)."""
+    _same(lambda m: m.take_along_dim(_X(m), m.tensor(idx), dim))
+    _same(lambda m: m.take_along_dim(_X(m).t(), m.tensor(idx), dim))
+    _same(lambda m: m.gather(_X(m), dim, m.tensor(idx)))
+
+
+def test_take_along_dim_grad():
+    def grad(m):
+        x = _X(m).requires_grad_()
+        m.take_along_dim(x, m.tensor([[-1, 5]]), 1).sum().backward()
+        return x.grad
+    _same(grad)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.take_along_dim(_X(m), m.tensor([12])),            # flattened: no wrapping
+    lambda m: m.take_along_dim(_X(m), m.tensor([-1])),
+    lambda m: m.take_along_dim(m.empty(3, 0), m.tensor([[0]]), 1),  # torch: "ZeroDivisionError"
+    lambda m: m.take_along_dim(_X(m), m.tensor([[0]], dtype=m.int32), 1),
+    lambda m: m.take_along_dim(_X(m), m.tensor([0]), 1),
+    lambda m: m.take_along_dim(_X(m), m.tensor([[0], [1]]), 1),
+    lambda m: m.gather(_X(m), 1, m.tensor([[0]], dtype=m.int16)),
+    lambda m: m.gather(_X(m), 1, m.tensor([[4]])),
+    lambda m: m.gather(_X(m), 1, m.tensor([[-1]])),
+    lambda m: m.gather(_X(m), 0, m.tensor([0])),
+    lambda m: m.gather(_X(m), 1, m.tensor([[0]] * 4)),
+])
+def test_take_along_dim_gather_errors(call):
+    raises_like(lambda: call(ember), lambda: call(torch))
+
+
+def test_take_along_dim_empty_and_gather_int32():
+    _same(lambda m: m.take_along_dim(m.empty(3, 0), m.zeros(3, 0, dtype=m.int64), 1))
+    _same(lambda m: m.gather(_X(m), 1, m.tensor([[3, 0]], dtype=m.int32)))
+
+
+# --- Python 2 division names torch's Tensor still has ------------------------------------------
+@pytest.mark.parametrize("name", ["__div__", "__rdiv__", "__truediv__", "__rtruediv__"])
+@pytest.mark.parametrize("other", [lambda m: 2, lambda m: 2.5, lambda m: m.tensor([2, 4])])
+def test_div_dunders(name, other):
+    _same(lambda m: getattr(m.tensor([1, 2]), name)(other(m)))
+
+
+@pytest.mark.parametrize("name", ["__idiv__", "__itruediv__"])
+def test_idiv(name):
+    def run(m):
+        x = m.tensor([1.0, 2.0])
+        assert getattr(x, name)(m.tensor([2.0, 4.0])) is x
+        return x
+    _same(run)
+    raises_like(lambda: getattr(ember.tensor([1, 2]), name)(2),
+                lambda: getattr(torch.tensor([1, 2]), name)(2))
