@@ -4,7 +4,7 @@ division dunders, huge sizes, ...). Each test compares values, dtypes, shapes, s
 errors with torch."""
 import numpy as np
 import pytest
-from helpers import assert_same, raises_like
+from helpers import assert_same, check, raises_like
 
 import ember
 
@@ -245,3 +245,53 @@ def test_idiv(name):
     _same(run)
     raises_like(lambda: getattr(ember.tensor([1, 2]), name)(2),
                 lambda: getattr(torch.tensor([1, 2]), name)(2))
+
+
+# --- batch_norm on (N, C) and (N, C, L); mean(dtype=) gradients ------------------------------
+_TOLS = {"float32": (1e-5, 1e-6), "float16": (1e-3, 1e-3)}
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (4, 3, 5), (1, 3), (2, 3, 4, 5)])
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("momentum", [0.1, None])
+def test_batch_norm(shape, training, affine, momentum):
+    xa = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+
+    def run(m):
+        rm, rv = m.full((3,), 0.5), m.full((3,), 2.0)
+        w, b = (m.tensor([1.0, 2.0, 3.0]), m.tensor([0.5, 0.0, -1.0])) if affine else (None, None)
+        out = m.nn.functional.batch_norm(m.tensor(xa), rm, rv, w, b, training=training,
+                                         momentum=momentum)
+        return out, rm, rv
+    try:
+        t = run(torch)
+    except (TypeError, ValueError):
+        raises_like(lambda: run(ember), lambda: run(torch))
+        return
+    for a, b in zip(run(ember), t):
+        check(a, b, _TOLS)
+
+
+def test_batch_norm_module_cumulative_average():
+    def run(m):
+        bn = m.nn.BatchNorm1d(3, momentum=None)
+        x = m.arange(24.0).reshape(4, 3, 2)
+        bn(x)
+        bn(x * 2)
+        return bn.running_mean, bn.running_var, bn.num_batches_tracked
+    for a, b in zip(run(ember), run(torch)):
+        check(a, b, _TOLS)
+
+
+@pytest.mark.parametrize("src", ["float32", "float16"])
+@pytest.mark.parametrize("dt", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("dim", [None, 1, (0, 1)])
+def test_mean_dtype_grad(src, dt, dim):
+    """The gradient has the input's dtype and is computed in the mean's dtype first."""
+    def run(m):
+        x = m.tensor([[1.0, 2.0, 5.0], [3.0, 4.0, 7.0]], dtype=getattr(m, src), requires_grad=True)
+        y = x.mean(dtype=getattr(m, dt)) if dim is None else x.mean(dim, dtype=getattr(m, dt))
+        y.sum().backward()
+        return x.grad
+    _same(run)
