@@ -9,7 +9,7 @@ import numpy as np
 
 from ember import random as _random
 from ember.core import dtype as D
-from ember.core.alloc import empty_cpu
+from ember.core.alloc import empty_cpu, np_alloc
 from ember.core.factory_args import (
     arange_params,
     check_layout,
@@ -29,7 +29,7 @@ def empty(size, dtype, layout, device, pin_memory, memory_format):
     shape = check_size(size, "empty")
     dt = factory_dtype(dtype)
     if memory_format is None:
-        return from_array(np.empty(shape, dt.np), dt)
+        return from_array(np_alloc(np.empty, shape, dt), dt)
     return empty_cpu(shape, dt, format_strides(shape, memory_format))
 
 
@@ -43,13 +43,13 @@ def empty_strided(size, stride, dtype, layout, device, pin_memory):
 def zeros(size, dtype, layout, device, pin_memory):
     check_layout(layout)
     dt = factory_dtype(dtype)
-    return from_array(np.zeros(check_size(size, "zeros"), dt.np), dt)
+    return from_array(np_alloc(np.zeros, check_size(size, "zeros"), dt), dt)
 
 
 def ones(size, dtype, layout, device, pin_memory):
     check_layout(layout)
     dt = factory_dtype(dtype)
-    return from_array(np.ones(check_size(size, "ones"), dt.np), dt)
+    return from_array(np_alloc(np.ones, check_size(size, "ones"), dt), dt)
 
 
 def full(size, fill_value, dtype, layout, device, pin_memory):
@@ -57,7 +57,7 @@ def full(size, fill_value, dtype, layout, device, pin_memory):
     check_layout(layout)
     dt = scalar_category_dtype(fill_value) if dtype is None else factory_dtype(dtype)
     value = checked_scalar(fill_value, dt)
-    return from_array(np.full(check_size(size, "full"), value, dt.np), dt)
+    return from_array(np_alloc(np.full, check_size(size, "full"), dt, value), dt)
 
 
 def scalar_tensor(s, dtype, layout, device, pin_memory):

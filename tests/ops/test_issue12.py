@@ -295,3 +295,42 @@ def test_mean_dtype_grad(src, dt, dim):
         y.sum().backward()
         return x.grad
     _same(run)
+
+
+# --- sizes too big to allocate: torch's RuntimeErrors, not NumPy's ValueError/MemoryError ----
+_HUGE = [lambda m: m.empty(2 ** 62), lambda m: m.zeros(2 ** 40, 2 ** 40),
+         lambda m: m.ones(2 ** 33, 2 ** 33), lambda m: m.full((2 ** 62,), 1.0),
+         lambda m: m.empty(2 ** 50), lambda m: m.zeros(2 ** 50, dtype=m.int64),
+         lambda m: m.empty_strided((2 ** 50,), (1,)), lambda m: m.zeros(2).new_empty(2 ** 50),
+         lambda m: m.zeros(1).expand(2 ** 50).contiguous()]
+
+
+@pytest.mark.parametrize("call", _HUGE)
+def test_huge_sizes_raise_torch_errors(call):
+    with pytest.raises(RuntimeError) as t:
+        call(torch)
+    with pytest.raises(RuntimeError) as e:
+        call(ember)
+    for phrase in ("Storage size calculation overflowed with sizes=",
+                   "DefaultCPUAllocator: can't allocate memory: you tried to allocate"):
+        if phrase in str(t.value):
+            assert str(e.value).split(phrase)[1][:40] == str(t.value).split(phrase)[1][:40]
+            break
+    else:
+        raise AssertionError(t.value)
+
+
+def test_size_past_int64():
+    for n in (2 ** 63, 2 ** 64):
+        with pytest.raises(TypeError) as t:
+            torch.empty(n)
+        with pytest.raises(TypeError, match="Overflow when unpacking long long") as e:
+            ember.empty(n)
+        assert str(t.value).startswith(str(e.value).rstrip('"'))
+
+
+def test_view_numpy_cannot_hold_is_a_clear_error():
+    """torch allows expand(2**62) (stride 0); ember's NumPy arrays cannot span that many bytes:
+    a RuntimeError that says so, not NumPy's ValueError."""
+    with pytest.raises(RuntimeError, match="ember cannot hold a CPU tensor of sizes"):
+        ember.zeros(1).expand(2 ** 62)
