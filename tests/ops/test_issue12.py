@@ -334,3 +334,66 @@ def test_view_numpy_cannot_hold_is_a_clear_error():
     a RuntimeError that says so, not NumPy's ValueError."""
     with pytest.raises(RuntimeError, match="ember cannot hold a CPU tensor of sizes"):
         ember.zeros(1).expand(2 ** 62)
+
+
+# --- big-endian NumPy arrays ------------------------------------------------------------------
+_BE = [np.arange(4, dtype=">f4"), np.arange(3, dtype=">i8"), np.array(3.0, ">f8"),
+       np.arange(3, dtype=">c8")]
+
+
+@pytest.mark.parametrize("a", _BE)
+@pytest.mark.parametrize("fn", ["tensor", "as_tensor", "from_numpy"])
+def test_big_endian_arrays_raise_torch_error(a, fn):
+    with pytest.raises(ValueError, match="byte order different from the native") as t:
+        getattr(torch, fn)(a)
+    with pytest.raises(ValueError) as e:
+        getattr(ember, fn)(a)
+    assert str(e.value) == str(t.value)
+
+
+def test_big_endian_arrays_in_a_list_are_read_by_value():
+    data = [np.arange(2, dtype=">i8"), np.arange(2, dtype="<i8")]
+    with pytest.warns(UserWarning):
+        t = torch.tensor(data)
+    assert_same(ember.tensor(data), t)
+    be = np.arange(4, dtype=">f4")
+    _same(lambda m: m.tensor([be[0], be[3]]))
+
+
+# --- hooks returning what torch refuses --------------------------------------------------------
+def _backward_with(m, register, ret):
+    x = m.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    register(x, y, ret)
+    y.sum().backward()
+    return x.grad
+
+
+_REGISTER = {
+    "leaf": lambda x, y, ret: x.register_hook(lambda g: ret(g)),
+    "nonleaf": lambda x, y, ret: y.register_hook(lambda g: ret(g)),
+    "node_post": lambda x, y, ret: y.grad_fn.register_hook(lambda gi, go: ret(gi)),
+    "node_pre": lambda x, y, ret: y.grad_fn.register_prehook(lambda go: ret(go)),
+}
+_RETURNS = [lambda g: 3, lambda g: "a", lambda g: None, lambda g: [g], lambda g: (g, g),
+            lambda g: (5,), lambda g: (None,), lambda g: g, lambda g: g[0] * 2,
+            lambda g: (g[0].double(),), lambda g: (g[0][:1],)]
+
+
+@pytest.mark.parametrize("kind", list(_REGISTER))
+@pytest.mark.parametrize("ret", _RETURNS)
+def test_hook_results_checked_like_torch(kind, ret):
+    def run(m):
+        return _backward_with(m, _REGISTER[kind], ret)
+    try:
+        t = run(torch)
+    except (TypeError, RuntimeError, IndexError, AttributeError) as err:
+        with pytest.raises(type(err)) as e:
+            run(ember)
+        assert str(e.value).replace("ember", "torch") == str(err).splitlines()[0]
+        return
+    e = run(ember)
+    if t is None:
+        assert e is None
+    else:
+        check(e, t, _TOLS)
