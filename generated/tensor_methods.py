@@ -6302,11 +6302,14 @@ def __add__(self, other):
         r = _htf(__add__, (self, other), (self, other))
         if r is not _NO:
             return r
-    if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
-        return _entry_add__Tensor(self, other, 1)
-    if _getrefcount(other) == _TEMP_REFS and _reusable(other, self):
-        return _entry_add__Tensor(other, self, 1)
-    return _entry_add_Tensor(self, other, 1)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
+            return _entry_add__Tensor(self, other, 1)
+        if _getrefcount(other) == _TEMP_REFS and _reusable(other, self):
+            return _entry_add__Tensor(other, self, 1)
+        return _entry_add_Tensor(self, other, 1)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2723
@@ -6316,7 +6319,10 @@ def __and__(self, other):
         r = _htf(__and__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_and_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_and_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:364
@@ -6328,7 +6334,10 @@ def __eq__(self, other):
         r = _htf(__eq__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_eq_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_eq_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2549
@@ -6338,7 +6347,10 @@ def __floordiv__(self, other):
         r = _htf(__floordiv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_floor_divide(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_floor_divide(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:428
@@ -6348,7 +6360,10 @@ def __ge__(self, other):
         r = _htf(__ge__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_ge_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_ge_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:412
@@ -6358,7 +6373,10 @@ def __gt__(self, other):
         r = _htf(__gt__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_gt_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_gt_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:222
@@ -6368,7 +6386,10 @@ def __iadd__(self, other):
         r = _htf(__iadd__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_add__Tensor(self, other, 1)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_add__Tensor(self, other, 1)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2747
@@ -6378,7 +6399,10 @@ def __iand__(self, other):
         r = _htf(__iand__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_and__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_and__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2565
@@ -6388,7 +6412,10 @@ def __ifloordiv__(self, other):
         r = _htf(__ifloordiv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_floor_divide__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_floor_divide__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2603
@@ -6398,7 +6425,10 @@ def __imod__(self, other):
         r = _htf(__imod__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_remainder__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_remainder__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:282
@@ -6408,7 +6438,10 @@ def __imul__(self, other):
         r = _htf(__imul__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_mul__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_mul__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2289
@@ -6428,7 +6461,10 @@ def __ior__(self, other):
         r = _htf(__ior__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_or__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_or__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:357
@@ -6438,7 +6474,10 @@ def __ipow__(self, other):
         r = _htf(__ipow__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_pow__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_pow__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:252
@@ -6448,7 +6487,10 @@ def __isub__(self, other):
         r = _htf(__isub__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_sub__Tensor(self, other, 1)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_sub__Tensor(self, other, 1)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:320
@@ -6458,7 +6500,10 @@ def __itruediv__(self, other):
         r = _htf(__itruediv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_div__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_div__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2823
@@ -6468,7 +6513,10 @@ def __ixor__(self, other):
         r = _htf(__ixor__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_xor__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_xor__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:404
@@ -6478,7 +6526,10 @@ def __le__(self, other):
         r = _htf(__le__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_le_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_le_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:388
@@ -6488,7 +6539,10 @@ def __lt__(self, other):
         r = _htf(__lt__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_lt_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_lt_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:667
@@ -6498,7 +6552,10 @@ def __matmul__(self, other):
         r = _htf(__matmul__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_matmul(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_matmul(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2579
@@ -6508,7 +6565,10 @@ def __mod__(self, other):
         r = _htf(__mod__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_remainder_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_remainder_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:266
@@ -6518,11 +6578,14 @@ def __mul__(self, other):
         r = _htf(__mul__, (self, other), (self, other))
         if r is not _NO:
             return r
-    if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
-        return _entry_mul__Tensor(self, other)
-    if _getrefcount(other) == _TEMP_REFS and _reusable(other, self):
-        return _entry_mul__Tensor(other, self)
-    return _entry_mul_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
+            return _entry_mul__Tensor(self, other)
+        if _getrefcount(other) == _TEMP_REFS and _reusable(other, self):
+            return _entry_mul__Tensor(other, self)
+        return _entry_mul_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:380
@@ -6534,7 +6597,10 @@ def __ne__(self, other):
         r = _htf(__ne__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_ne_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_ne_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:498
@@ -6554,7 +6620,10 @@ def __or__(self, other):
         r = _htf(__or__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_or_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_or_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:334
@@ -6564,7 +6633,10 @@ def __pow__(self, other):
         r = _htf(__pow__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_pow_Tensor_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_pow_Tensor_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:206
@@ -6574,7 +6646,10 @@ def __radd__(self, other):
         r = _htf(__radd__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_add_Tensor(self, other, 1)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_add_Tensor(self, other, 1)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2723
@@ -6584,7 +6659,10 @@ def __rand__(self, other):
         r = _htf(__rand__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_and_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_and_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2549
@@ -6594,7 +6672,10 @@ def __rfloordiv__(self, other):
         r = _htf(__rfloordiv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_floor_divide(_wrap(other, self), self)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_floor_divide(_wrap(other, self), self)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:667
@@ -6604,7 +6685,10 @@ def __rmatmul__(self, other):
         r = _htf(__rmatmul__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_matmul(other, self)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_matmul(other, self)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2579
@@ -6614,7 +6698,10 @@ def __rmod__(self, other):
         r = _htf(__rmod__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_remainder_Tensor(_wrap(other, self), self)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_remainder_Tensor(_wrap(other, self), self)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:266
@@ -6624,7 +6711,10 @@ def __rmul__(self, other):
         r = _htf(__rmul__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_mul_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_mul_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2761
@@ -6634,7 +6724,10 @@ def __ror__(self, other):
         r = _htf(__ror__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_or_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_or_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:334
@@ -6644,7 +6737,10 @@ def __rpow__(self, other):
         r = _htf(__rpow__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_pow_Tensor_Tensor(_wrap(other, self), self)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_pow_Tensor_Tensor(_wrap(other, self), self)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:236
@@ -6654,7 +6750,10 @@ def __rsub__(self, other):
         r = _htf(__rsub__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_sub_Tensor(_wrap(other, self), self, 1)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_sub_Tensor(_wrap(other, self), self, 1)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:296
@@ -6664,7 +6763,10 @@ def __rtruediv__(self, other):
         r = _htf(__rtruediv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_div_Tensor(_wrap(other, self), self)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_div_Tensor(_wrap(other, self), self)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2799
@@ -6674,7 +6776,10 @@ def __rxor__(self, other):
         r = _htf(__rxor__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_xor_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_xor_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:236
@@ -6684,9 +6789,12 @@ def __sub__(self, other):
         r = _htf(__sub__, (self, other), (self, other))
         if r is not _NO:
             return r
-    if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
-        return _entry_sub__Tensor(self, other, 1)
-    return _entry_sub_Tensor(self, other, 1)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
+            return _entry_sub__Tensor(self, other, 1)
+        return _entry_sub_Tensor(self, other, 1)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:296
@@ -6696,9 +6804,12 @@ def __truediv__(self, other):
         r = _htf(__truediv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
-        return _entry_div__Tensor(self, other)
-    return _entry_div_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
+            return _entry_div__Tensor(self, other)
+        return _entry_div_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml:2799
@@ -6708,7 +6819,10 @@ def __xor__(self, other):
         r = _htf(__xor__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_xor_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_xor_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 METHODS = {

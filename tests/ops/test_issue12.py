@@ -397,3 +397,20 @@ def test_hook_results_checked_like_torch(kind, ret):
         assert e is None
     else:
         check(e, t, _TOLS)
+
+
+# --- binary dunders give Python NotImplemented on a TypeError, like torch ----------------------
+@pytest.mark.parametrize("expr", [lambda t: t == "x", lambda t: t != "x", lambda t: t == [1.0, 2.0],
+                                  lambda t: t == (1, 2), lambda t: t == object(),
+                                  lambda t: "a" in [t], lambda t: t.__iadd__("x"),
+                                  lambda t: t + "x", lambda t: t < "x", lambda t: "x" + t,
+                                  lambda t: t @ "x", lambda t: t + [1.0, 2.0]])
+def test_binary_dunders_with_foreign_operands(expr):
+    try:
+        t = expr(torch.tensor([1.0, 2.0]))
+    except TypeError as err:
+        with pytest.raises(TypeError) as e:
+            expr(ember.tensor([1.0, 2.0]))
+        assert str(e.value) == str(err)
+        return
+    assert expr(ember.tensor([1.0, 2.0])) == t
