@@ -122,7 +122,7 @@ def rand_generator(size, generator, dtype, layout, device, pin_memory):
     """Uniform on [0, 1) from the generator (PCG64), generated in the target precision."""
     shape, dt, rng = _random_setup(size, generator, dtype, layout, "check_uniform_bounds")
     if dt is D.float64 or dt is D.float32:
-        arr = rng.random(shape, dtype=dt.np)
+        arr = rng.random(out=np_alloc(np.empty, shape, dt), dtype=dt.np)
     else:
         digits = _UNIFORM_DIGITS[dt.name]
         k = rng.integers(0, 1 << digits, shape, dtype=np.int32)
@@ -138,7 +138,7 @@ def randn_generator(size, generator, dtype, layout, device, pin_memory):
     """Standard normal samples from the generator (PCG64)."""
     shape, dt, rng = _random_setup(size, generator, dtype, layout, "normal_kernel_cpu")
     if dt is D.float64 or dt is D.float32:
-        arr = rng.standard_normal(shape, dtype=dt.np)
+        arr = rng.standard_normal(out=np_alloc(np.empty, shape, dt), dtype=dt.np)
     else:
         arr = rng.standard_normal(shape, dtype=np.float32).astype(dt.np)
     return from_array(arr, dt)

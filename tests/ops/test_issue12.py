@@ -302,7 +302,8 @@ _HUGE = [lambda m: m.empty(2 ** 62), lambda m: m.zeros(2 ** 40, 2 ** 40),
          lambda m: m.ones(2 ** 33, 2 ** 33), lambda m: m.full((2 ** 62,), 1.0),
          lambda m: m.empty(2 ** 50), lambda m: m.zeros(2 ** 50, dtype=m.int64),
          lambda m: m.empty_strided((2 ** 50,), (1,)), lambda m: m.zeros(2).new_empty(2 ** 50),
-         lambda m: m.zeros(1).expand(2 ** 50).contiguous()]
+         lambda m: m.zeros(1).expand(2 ** 50).contiguous(), lambda m: m.rand(2 ** 50),
+         lambda m: m.randn(2 ** 62, dtype=m.float64)]
 
 
 @pytest.mark.parametrize("call", _HUGE)
