@@ -62,6 +62,11 @@ DUNDERS = {
 }
 
 
+# Python 2 names torch's Tensor still has, as aliases of the dunders above.
+DUNDER_ALIASES = {"__div__": "__truediv__", "__rdiv__": "__rtruediv__",
+                  "__idiv__": "__itruediv__"}
+
+
 # Dunders that write into a temporary operand instead of a fresh result (ember/core/
 # elision.py): dunder -> (in-place overload, whether `other` may be the temporary too).
 ELIDING_DUNDERS = {
@@ -250,6 +255,26 @@ def out_drops_options(fn: NativeFunction, out_fn: NativeFunction) -> bool:
     return fn.schema.signature_key() != out_fn.schema.signature_key()
 
 
+def _tensor_before_int(a: Binding, b: Binding) -> bool:
+    """Whether a takes a Tensor where b takes an int, at the first argument where they differ."""
+    for x, y in zip(a.fn.schema.arguments.flat(), b.fn.schema.arguments.flat()):
+        if str(x.type) != str(y.type):
+            return str(x.type) == "Tensor" and str(y.type) in ("int", "SymInt")
+    return False
+
+
+def _overload_order(bindings: list[Binding]) -> list[Binding]:
+    """torch's overload order: fewer Scalar arguments first (`add.Tensor` before `add.Scalar`),
+    and an overload taking a Tensor before one taking an int there, so that a 0-d tensor (which
+    torch's parser also takes for an int) picks `max(a, other)`, not `max(a, dim)`."""
+    out: list[Binding] = []
+    for b in sorted(bindings, key=lambda b: sum(str(a.type).startswith("Scalar")
+                                                 for a in b.fn.schema.arguments.flat())):
+        at = next((i for i, o in enumerate(out) if _tensor_before_int(b, o)), len(out))
+        out.insert(at, b)
+    return out
+
+
 def group_bindings(fns: list[NativeFunction], variant: str) -> dict[str, list[Binding]]:
     """Public name -> the overloads a Python call can reach, in declaration order. An out=
     variant pairs with the functional overload of the same arguments, or (factories, like
@@ -281,7 +306,4 @@ def group_bindings(fns: list[NativeFunction], variant: str) -> dict[str, list[Bi
         if variant == "method" and not any(a.name == "self" for a in fn.schema.arguments.positional):
             continue
         groups.setdefault(fn.op_name, []).append(Binding(fn, outs.get(fn.qualified)))
-    for bindings in groups.values():  # like torch: Tensor overloads before Scalar ones
-        bindings.sort(key=lambda b: sum(str(a.type).startswith("Scalar")
-                                        for a in b.fn.schema.arguments.flat()))
-    return dict(sorted(groups.items()))
+    return {name: _overload_order(bindings) for name, bindings in sorted(groups.items())}

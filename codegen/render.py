@@ -82,6 +82,17 @@ def _binding_name(a, method: bool) -> str:
     return api.py_name(a.name)
 
 
+def _none_means_empty(a) -> bool:
+    """torch's parser takes None for an int list whose default is []: `x.roll(1, None)`."""
+    return a.default == "[]" and str(a.type).split("[")[0] in ("int", "SymInt")
+
+
+def _call_exprs(schema, names) -> str:
+    """The entry's arguments: the binding's names, with None for [] where torch takes it."""
+    return ", ".join(f"(() if {n} is None else {n})" if _none_means_empty(a) else n
+                     for n, a in zip(names, schema.arguments.flat()))
+
+
 def _type_checks(fn: NativeFunction, method: bool) -> list[tuple[str, str]]:
     checks = []
     for i, a in enumerate(fn.schema.arguments.flat_non_out()):
@@ -89,6 +100,8 @@ def _type_checks(fn: NativeFunction, method: bool) -> list[tuple[str, str]]:
         t = str(a.type)
         if t == "Tensor" and api.python_accepts_numbers(fn, i):
             t = "Tensor|number"
+        elif _none_means_empty(a):
+            t += "?"
         checks.append((name, t))
     return checks
 
@@ -157,11 +170,11 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             out_arg = "*out" if len(b.out_fn.schema.arguments.out) > 1 else "out"
             if api.out_drops_options(fn, b.out_fn):  # torch: options must agree with out's
                 out_arg = "_out_options(out, dtype, device)"
-            out_call = ", ".join(out_args + [out_arg])
+            out_call = _call_exprs(b.out_fn.schema, out_args + [out_arg])
         cases.append({
             "fn": op_context(fn), "out": op_context(b.out_fn) if b.out_fn and not method else None,
             "out_call": out_call,
-            "params": params, "call": ", ".join(call), "bound": ", ".join(bound),
+            "params": params, "call": _call_exprs(fn.schema, call), "bound": ", ".join(bound),
             "bound_tuple": "(" + ", ".join(bound) + ("," if len(bound) == 1 else "") + ")",
             "varargs": api.py_name(va.name) if va is not None else None,
             "varargs_local": api.varargs_local(va) if va is not None else None,
@@ -194,7 +207,7 @@ def dunder_contexts(fns: list[NativeFunction]) -> list[dict]:
             call.append(given[j] if j < len(given) else default_to_python(a))
         params = "self, other" if len(given) > 1 else "self"
         out.append({"name": dunder, "params": params, "op": op_context(fn),
-                    "call": ", ".join(call), "loc": fn.ref,
+                    "call": _call_exprs(fn.schema, call), "loc": fn.ref,
                     "elide": _elision_context(dunder, by_key)})
     return out
 
@@ -276,7 +289,7 @@ def render_all(env, fns: list[NativeFunction], sources: str,
            entries=sorted({op["ident"] for op in ops}), return_types=return_types(func_groups))
     render("tensor_methods.py.j2",
            bindings=[binding_context(n, b, method=True) for n, b in method_groups.items()],
-           dunders=dunder_contexts(fns), entries=sorted({op["ident"] for op in ops}),
+           dunders=dunder_contexts(fns), dunder_aliases=sorted(api.DUNDER_ALIASES.items()), entries=sorted({op["ident"] for op in ops}),
            return_types=return_types(method_groups))
     render("autograd.py.j2", **autograd_context(fns, list(derivs)))
     render("autocast.py.j2", **autocast_context(*autocast))

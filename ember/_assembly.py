@@ -60,7 +60,7 @@ def assemble() -> None:
                 raise RuntimeError(f"Tensor.{name} from {part} would replace the one in "
                                    "ember/core/tensor.py")
             owner[name] = part
-            if callable(value) and hasattr(value, "__qualname__") and \
-                    getattr(value, "__module__", None) == part:
+            if getattr(value, "__module__", None) == part and \
+                    getattr(value, "__name__", None) == name:      # not for aliases
                 value.__qualname__ = f"Tensor.{name}"
             setattr(Tensor, name, value)

@@ -1556,8 +1556,8 @@ def amax(input, dim=(), keepdim=False, *, out=None):
         if _r is not _NO:
             return _r
     if out is None:
-        return _entry_amax(input, dim, keepdim)
-    return _entry_amax_out(input, dim, keepdim, out)
+        return _entry_amax(input, (() if dim is None else dim), keepdim)
+    return _entry_amax_out(input, (() if dim is None else dim), keepdim, out)
 
 
 # schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -1568,8 +1568,8 @@ def amin(input, dim=(), keepdim=False, *, out=None):
         if _r is not _NO:
             return _r
     if out is None:
-        return _entry_amin(input, dim, keepdim)
-    return _entry_amin_out(input, dim, keepdim, out)
+        return _entry_amin(input, (() if dim is None else dim), keepdim)
+    return _entry_amin_out(input, (() if dim is None else dim), keepdim, out)
 
 
 # schema/native_functions.yaml: any(Tensor self) -> Tensor
@@ -2003,8 +2003,8 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
         if _r is not _NO:
             return _r
     if out is None:
-        return _entry_avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-    return _entry_avg_pool2d_out(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, out)
+        return _entry_avg_pool2d(input, kernel_size, (() if stride is None else stride), padding, ceil_mode, count_include_pad, divisor_override)
+    return _entry_avg_pool2d_out(input, kernel_size, (() if stride is None else stride), padding, ceil_mode, count_include_pad, divisor_override, out)
 
 
 # schema/native_functions.yaml: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
@@ -5077,50 +5077,50 @@ def _c0_max(input, out):
     return _entry_max_unary_out(input, out)
 
 
-# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-def _m1_max(input, dim, keepdim=False, *, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
-        return (input, dim, keepdim, out)
-    return None
-
-
-def _c1_max(input, dim, keepdim, out):
-    if out is None:
-        return _rt_max._make(_entry_max_dim(input, dim, keepdim))
-    return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
-
-
 # schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
-def _m2_max(input, other, *, out=None):
+def _m1_max(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
     return None
 
 
-def _c2_max(input, other, out):
+def _c1_max(input, other, out):
     if out is None:
         return _entry_max_other(input, other)
     return _entry_max_out(input, other, out)
 
 
+# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def _m2_max(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c2_max(input, dim, keepdim, out):
+    if out is None:
+        return _rt_max._make(_entry_max_dim(input, dim, keepdim))
+    return _rt_max_out._make(_entry_max_dim_max(input, dim, keepdim, *out))
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_max = (
     (_m0_max, _c0_max, 1, frozenset(('input', 'out'))),
-    (_m1_max, _c1_max, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
-    (_m2_max, _c2_max, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_max, _c1_max, 2, frozenset(('input', 'other', 'out'))),
+    (_m2_max, _c2_max, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
 )
 _sigs_max = (
     'max(Tensor self) -> Tensor',
-    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     'max.other(Tensor self, Tensor other) -> Tensor',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
 )
 
 
 def max(*args, **kwargs):
     """Overloads:
     max(Tensor self) -> Tensor
-    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     max.other(Tensor self, Tensor other) -> Tensor
+    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     """
     if _tf[0]:
         _r = _htf_any(max, args, kwargs)
@@ -5136,7 +5136,7 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
         _r = _htf(max_pool2d, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
         if _r is not _NO:
             return _r
-    return _entry_max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _entry_max_pool2d(input, kernel_size, (() if stride is None else stride), padding, dilation, ceil_mode)
 
 
 # schema/native_functions.yaml: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
@@ -5146,7 +5146,7 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
         _r = _htf(max_pool2d_with_indices, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
         if _r is not _NO:
             return _r
-    return _entry_max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return _entry_max_pool2d_with_indices(input, kernel_size, (() if stride is None else stride), padding, dilation, ceil_mode)
 
 
 # schema/native_functions.yaml: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
@@ -5233,50 +5233,50 @@ def _c0_min(input, out):
     return _entry_min_unary_out(input, out)
 
 
-# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-def _m1_min(input, dim, keepdim=False, *, out=None):
-    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
-        return (input, dim, keepdim, out)
-    return None
-
-
-def _c1_min(input, dim, keepdim, out):
-    if out is None:
-        return _rt_min._make(_entry_min_dim(input, dim, keepdim))
-    return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
-
-
 # schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
-def _m2_min(input, other, *, out=None):
+def _m1_min(input, other, *, out=None):
     if _F['Tensor'](input) and _F['Tensor'](other):
         return (input, other, out)
     return None
 
 
-def _c2_min(input, other, out):
+def _c1_min(input, other, out):
     if out is None:
         return _entry_min_other(input, other)
     return _entry_min_out(input, other, out)
 
 
+# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def _m2_min(input, dim, keepdim=False, *, out=None):
+    if _F['Tensor'](input) and _F['int'](dim) and _F['bool'](keepdim):
+        return (input, dim, keepdim, out)
+    return None
+
+
+def _c2_min(input, dim, keepdim, out):
+    if out is None:
+        return _rt_min._make(_entry_min_dim(input, dim, keepdim))
+    return _rt_min_out._make(_entry_min_dim_min(input, dim, keepdim, *out))
+
+
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_min = (
     (_m0_min, _c0_min, 1, frozenset(('input', 'out'))),
-    (_m1_min, _c1_min, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
-    (_m2_min, _c2_min, 2, frozenset(('input', 'other', 'out'))),
+    (_m1_min, _c1_min, 2, frozenset(('input', 'other', 'out'))),
+    (_m2_min, _c2_min, 3, frozenset(('dim', 'input', 'keepdim', 'out'))),
 )
 _sigs_min = (
     'min(Tensor self) -> Tensor',
-    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     'min.other(Tensor self, Tensor other) -> Tensor',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
 )
 
 
 def min(*args, **kwargs):
     """Overloads:
     min(Tensor self) -> Tensor
-    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     min.other(Tensor self, Tensor other) -> Tensor
+    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     """
     if _tf[0]:
         _r = _htf_any(min, args, kwargs)
@@ -6186,63 +6186,63 @@ def randint(*args, **kwargs):
     return _resolve(_cases_randint, args, kwargs, 'randint', _sigs_randint)
 
 
-# schema/native_functions.yaml: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
-def _m0_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
-        return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
-    return None
-
-
-def _c0_randint_like(input, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    _r = _entry_randint_like(input, high, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(_r) if requires_grad else _r
-
-
 # schema/native_functions.yaml: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
-def _m1_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+def _m0_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Tensor'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
     return None
 
 
-def _c1_randint_like(input, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
+def _c0_randint_like(input, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
     _r = _entry_randint_like_Tensor(input, high, dtype, layout, device, pin_memory, memory_format)
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
-# schema/native_functions.yaml: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
-def _m2_randint_like(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
-        return (input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
-    return None
-
-
-def _c2_randint_like(input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    _r = _entry_randint_like_low_dtype(input, low, high, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(_r) if requires_grad else _r
-
-
-# schema/native_functions.yaml: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
-def _m3_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
-    if _F['Tensor'](input) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
-        return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
-    return None
-
-
-def _c3_randint_like(input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
-    _r = _entry_randint_like_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(_r) if requires_grad else _r
-
-
 # schema/native_functions.yaml: randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
-def _m4_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+def _m1_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
     if _F['Tensor'](input) and _F['Tensor'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
         return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
     return None
 
 
-def _c4_randint_like(input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
+def _c1_randint_like(input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
     _r = _entry_randint_like_Tensor_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
+
+
+# schema/native_functions.yaml: randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+def _m2_randint_like(input, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c2_randint_like(input, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    _r = _entry_randint_like(input, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
+
+
+# schema/native_functions.yaml: randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+def _m3_randint_like(input, low, high, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['SymInt'](low) and _F['SymInt'](high) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c3_randint_like(input, low, high, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    _r = _entry_randint_like_low_dtype(input, low, high, dtype, layout, device, pin_memory, memory_format)
+    return _factory_requires_grad(_r) if requires_grad else _r
+
+
+# schema/native_functions.yaml: randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+def _m4_randint_like(input, high, *, generator, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None, requires_grad=False):
+    if _F['Tensor'](input) and _F['SymInt'](high) and _F['Generator?'](generator) and _F['ScalarType?'](dtype) and _F['Layout?'](layout) and _F['Device?'](device) and _F['bool?'](pin_memory) and _F['MemoryFormat?'](memory_format):
+        return (input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad)
+    return None
+
+
+def _c4_randint_like(input, high, generator, dtype, layout, device, pin_memory, memory_format, requires_grad):
+    _r = _entry_randint_like_generator(input, high, generator, dtype, layout, device, pin_memory, memory_format)
     return _factory_requires_grad(_r) if requires_grad else _r
 
 
@@ -6261,29 +6261,29 @@ def _c5_randint_like(input, low, high, generator, dtype, layout, device, pin_mem
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_randint_like = (
     (_m0_randint_like, _c0_randint_like, 2, frozenset(('device', 'dtype', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
-    (_m1_randint_like, _c1_randint_like, 2, frozenset(('device', 'dtype', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
-    (_m2_randint_like, _c2_randint_like, 3, frozenset(('device', 'dtype', 'high', 'input', 'layout', 'low', 'memory_format', 'pin_memory', 'requires_grad'))),
-    (_m3_randint_like, _c3_randint_like, 2, frozenset(('device', 'dtype', 'generator', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m1_randint_like, _c1_randint_like, 2, frozenset(('device', 'dtype', 'generator', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m2_randint_like, _c2_randint_like, 2, frozenset(('device', 'dtype', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
+    (_m3_randint_like, _c3_randint_like, 3, frozenset(('device', 'dtype', 'high', 'input', 'layout', 'low', 'memory_format', 'pin_memory', 'requires_grad'))),
     (_m4_randint_like, _c4_randint_like, 2, frozenset(('device', 'dtype', 'generator', 'high', 'input', 'layout', 'memory_format', 'pin_memory', 'requires_grad'))),
     (_m5_randint_like, _c5_randint_like, 3, frozenset(('device', 'dtype', 'generator', 'high', 'input', 'layout', 'low', 'memory_format', 'pin_memory', 'requires_grad'))),
 )
 _sigs_randint_like = (
-    'randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     'randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
+    'randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     'randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     'randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
-    'randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
     'randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor',
 )
 
 
 def randint_like(*args, **kwargs):
     """Overloads:
-    randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
-    randint_like.Tensor_generator(Tensor self, Tensor high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     """
     if _tf[0]:
@@ -6634,8 +6634,8 @@ def roll(input, shifts, dims=(), *, out=None):
         if _r is not _NO:
             return _r
     if out is None:
-        return _entry_roll(input, shifts, dims)
-    return _entry_roll_out(input, shifts, dims, out)
+        return _entry_roll(input, shifts, (() if dims is None else dims))
+    return _entry_roll_out(input, shifts, (() if dims is None else dims), out)
 
 
 # schema/native_functions.yaml: rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
@@ -7712,57 +7712,57 @@ def tanh_backward(grad_output, output, *, out=None):
     return _entry_tanh_backward_grad_input(grad_output, output, out)
 
 
-# schema/native_functions.yaml: tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
-def _m0_tensor_split(input, sections, dim=0):
-    if _F['Tensor'](input) and _F['SymInt'](sections) and _F['int'](dim):
-        return (input, sections, dim)
-    return None
-
-
-def _c0_tensor_split(input, sections, dim):
-    return _entry_tensor_split_sections(input, sections, dim)
-
-
-# schema/native_functions.yaml: tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
-def _m1_tensor_split(input, indices, dim=0):
-    if _F['Tensor'](input) and _F['SymInt[]'](indices) and _F['int'](dim):
-        return (input, indices, dim)
-    return None
-
-
-def _c1_tensor_split(input, indices, dim):
-    return _entry_tensor_split_indices(input, indices, dim)
-
-
 # schema/native_functions.yaml: tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
-def _m2_tensor_split(input, tensor_indices_or_sections, dim=0):
+def _m0_tensor_split(input, tensor_indices_or_sections, dim=0):
     if _F['Tensor'](input) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
         return (input, tensor_indices_or_sections, dim)
     return None
 
 
-def _c2_tensor_split(input, tensor_indices_or_sections, dim):
+def _c0_tensor_split(input, tensor_indices_or_sections, dim):
     return _entry_tensor_split_tensor_indices_or_sections(input, tensor_indices_or_sections, dim)
+
+
+# schema/native_functions.yaml: tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
+def _m1_tensor_split(input, sections, dim=0):
+    if _F['Tensor'](input) and _F['SymInt'](sections) and _F['int'](dim):
+        return (input, sections, dim)
+    return None
+
+
+def _c1_tensor_split(input, sections, dim):
+    return _entry_tensor_split_sections(input, sections, dim)
+
+
+# schema/native_functions.yaml: tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
+def _m2_tensor_split(input, indices, dim=0):
+    if _F['Tensor'](input) and _F['SymInt[]'](indices) and _F['int'](dim):
+        return (input, indices, dim)
+    return None
+
+
+def _c2_tensor_split(input, indices, dim):
+    return _entry_tensor_split_indices(input, indices, dim)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_tensor_split = (
-    (_m0_tensor_split, _c0_tensor_split, 3, frozenset(('dim', 'input', 'sections'))),
-    (_m1_tensor_split, _c1_tensor_split, 3, frozenset(('dim', 'indices', 'input'))),
-    (_m2_tensor_split, _c2_tensor_split, 3, frozenset(('dim', 'input', 'tensor_indices_or_sections'))),
+    (_m0_tensor_split, _c0_tensor_split, 3, frozenset(('dim', 'input', 'tensor_indices_or_sections'))),
+    (_m1_tensor_split, _c1_tensor_split, 3, frozenset(('dim', 'input', 'sections'))),
+    (_m2_tensor_split, _c2_tensor_split, 3, frozenset(('dim', 'indices', 'input'))),
 )
 _sigs_tensor_split = (
+    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
     'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
     'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
-    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
 )
 
 
 def tensor_split(*args, **kwargs):
     """Overloads:
+    tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
     tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
     tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
-    tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
     """
     if _tf[0]:
         _r = _htf_any(tensor_split, args, kwargs)

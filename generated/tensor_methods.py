@@ -1120,7 +1120,7 @@ def amax(self, dim=(), keepdim=False):
         _r = _htf(amax, (self,), (self, dim, keepdim), {})
         if _r is not _NO:
             return _r
-    return _entry_amax(self, dim, keepdim)
+    return _entry_amax(self, (() if dim is None else dim), keepdim)
 
 
 # schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -1130,7 +1130,7 @@ def amin(self, dim=(), keepdim=False):
         _r = _htf(amin, (self,), (self, dim, keepdim), {})
         if _r is not _NO:
             return _r
-    return _entry_amin(self, dim, keepdim)
+    return _entry_amin(self, (() if dim is None else dim), keepdim)
 
 
 # schema/native_functions.yaml: any(Tensor self) -> Tensor
@@ -4013,46 +4013,46 @@ def _c0_max(self):
     return _entry_max(self)
 
 
-# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-def _m1_max(self, dim, keepdim=False):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
-        return (self, dim, keepdim)
-    return None
-
-
-def _c1_max(self, dim, keepdim):
-    return _rt_max._make(_entry_max_dim(self, dim, keepdim))
-
-
 # schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
-def _m2_max(self, other):
+def _m1_max(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
     return None
 
 
-def _c2_max(self, other):
+def _c1_max(self, other):
     return _entry_max_other(self, other)
+
+
+# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def _m2_max(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c2_max(self, dim, keepdim):
+    return _rt_max._make(_entry_max_dim(self, dim, keepdim))
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_max = (
     (_m0_max, _c0_max, 1, frozenset(())),
-    (_m1_max, _c1_max, 3, frozenset(('dim', 'keepdim'))),
-    (_m2_max, _c2_max, 2, frozenset(('other',))),
+    (_m1_max, _c1_max, 2, frozenset(('other',))),
+    (_m2_max, _c2_max, 3, frozenset(('dim', 'keepdim'))),
 )
 _sigs_max = (
     'max(Tensor self) -> Tensor',
-    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     'max.other(Tensor self, Tensor other) -> Tensor',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
 )
 
 
 def max(*args, **kwargs):
     """Overloads:
     max(Tensor self) -> Tensor
-    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     max.other(Tensor self, Tensor other) -> Tensor
+    max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     """
     if _tf[0]:
         _r = _htf_any(max, args, kwargs)
@@ -4129,46 +4129,46 @@ def _c0_min(self):
     return _entry_min(self)
 
 
-# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-def _m1_min(self, dim, keepdim=False):
-    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
-        return (self, dim, keepdim)
-    return None
-
-
-def _c1_min(self, dim, keepdim):
-    return _rt_min._make(_entry_min_dim(self, dim, keepdim))
-
-
 # schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
-def _m2_min(self, other):
+def _m1_min(self, other):
     if _F['Tensor'](self) and _F['Tensor'](other):
         return (self, other)
     return None
 
 
-def _c2_min(self, other):
+def _c1_min(self, other):
     return _entry_min_other(self, other)
+
+
+# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+def _m2_min(self, dim, keepdim=False):
+    if _F['Tensor'](self) and _F['int'](dim) and _F['bool'](keepdim):
+        return (self, dim, keepdim)
+    return None
+
+
+def _c2_min(self, dim, keepdim):
+    return _rt_min._make(_entry_min_dim(self, dim, keepdim))
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_min = (
     (_m0_min, _c0_min, 1, frozenset(())),
-    (_m1_min, _c1_min, 3, frozenset(('dim', 'keepdim'))),
-    (_m2_min, _c2_min, 2, frozenset(('other',))),
+    (_m1_min, _c1_min, 2, frozenset(('other',))),
+    (_m2_min, _c2_min, 3, frozenset(('dim', 'keepdim'))),
 )
 _sigs_min = (
     'min(Tensor self) -> Tensor',
-    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
     'min.other(Tensor self, Tensor other) -> Tensor',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
 )
 
 
 def min(*args, **kwargs):
     """Overloads:
     min(Tensor self) -> Tensor
-    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     min.other(Tensor self, Tensor other) -> Tensor
+    min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
     """
     if _tf[0]:
         _r = _htf_any(min, args, kwargs)
@@ -5016,7 +5016,7 @@ def roll(self, shifts, dims=()):
         _r = _htf(roll, (self,), (self, shifts, dims), {})
         if _r is not _NO:
             return _r
-    return _entry_roll(self, shifts, dims)
+    return _entry_roll(self, shifts, (() if dims is None else dims))
 
 
 # schema/native_functions.yaml: rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
@@ -5859,57 +5859,57 @@ def tanh_(self):
     return _entry_tanh_(self)
 
 
-# schema/native_functions.yaml: tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
-def _m0_tensor_split(self, sections, dim=0):
-    if _F['Tensor'](self) and _F['SymInt'](sections) and _F['int'](dim):
-        return (self, sections, dim)
-    return None
-
-
-def _c0_tensor_split(self, sections, dim):
-    return _entry_tensor_split_sections(self, sections, dim)
-
-
-# schema/native_functions.yaml: tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
-def _m1_tensor_split(self, indices, dim=0):
-    if _F['Tensor'](self) and _F['SymInt[]'](indices) and _F['int'](dim):
-        return (self, indices, dim)
-    return None
-
-
-def _c1_tensor_split(self, indices, dim):
-    return _entry_tensor_split_indices(self, indices, dim)
-
-
 # schema/native_functions.yaml: tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
-def _m2_tensor_split(self, tensor_indices_or_sections, dim=0):
+def _m0_tensor_split(self, tensor_indices_or_sections, dim=0):
     if _F['Tensor'](self) and _F['Tensor'](tensor_indices_or_sections) and _F['int'](dim):
         return (self, tensor_indices_or_sections, dim)
     return None
 
 
-def _c2_tensor_split(self, tensor_indices_or_sections, dim):
+def _c0_tensor_split(self, tensor_indices_or_sections, dim):
     return _entry_tensor_split_tensor_indices_or_sections(self, tensor_indices_or_sections, dim)
+
+
+# schema/native_functions.yaml: tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
+def _m1_tensor_split(self, sections, dim=0):
+    if _F['Tensor'](self) and _F['SymInt'](sections) and _F['int'](dim):
+        return (self, sections, dim)
+    return None
+
+
+def _c1_tensor_split(self, sections, dim):
+    return _entry_tensor_split_sections(self, sections, dim)
+
+
+# schema/native_functions.yaml: tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
+def _m2_tensor_split(self, indices, dim=0):
+    if _F['Tensor'](self) and _F['SymInt[]'](indices) and _F['int'](dim):
+        return (self, indices, dim)
+    return None
+
+
+def _c2_tensor_split(self, indices, dim):
+    return _entry_tensor_split_indices(self, indices, dim)
 
 
 # (matcher, caller, most positional arguments or None for varargs, keyword names)
 _cases_tensor_split = (
-    (_m0_tensor_split, _c0_tensor_split, 3, frozenset(('dim', 'sections'))),
-    (_m1_tensor_split, _c1_tensor_split, 3, frozenset(('dim', 'indices'))),
-    (_m2_tensor_split, _c2_tensor_split, 3, frozenset(('dim', 'tensor_indices_or_sections'))),
+    (_m0_tensor_split, _c0_tensor_split, 3, frozenset(('dim', 'tensor_indices_or_sections'))),
+    (_m1_tensor_split, _c1_tensor_split, 3, frozenset(('dim', 'sections'))),
+    (_m2_tensor_split, _c2_tensor_split, 3, frozenset(('dim', 'indices'))),
 )
 _sigs_tensor_split = (
+    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
     'tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]',
     'tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]',
-    'tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]',
 )
 
 
 def tensor_split(*args, **kwargs):
     """Overloads:
+    tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
     tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
     tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
-    tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
     """
     if _tf[0]:
         _r = _htf_any(tensor_split, args, kwargs)
@@ -6292,11 +6292,14 @@ def __add__(self, other):
         r = _htf(__add__, (self, other), (self, other))
         if r is not _NO:
             return r
-    if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
-        return _entry_add__Tensor(self, other, 1)
-    if _getrefcount(other) == _TEMP_REFS and _reusable(other, self, True):
-        return _entry_add__Tensor(other, self, 1)
-    return _entry_add_Tensor(self, other, 1)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
+            return _entry_add__Tensor(self, other, 1)
+        if _getrefcount(other) == _TEMP_REFS and _reusable(other, self, True):
+            return _entry_add__Tensor(other, self, 1)
+        return _entry_add_Tensor(self, other, 1)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6306,7 +6309,10 @@ def __and__(self, other):
         r = _htf(__and__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_and_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_and_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6318,7 +6324,10 @@ def __eq__(self, other):
         r = _htf(__eq__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_eq_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_eq_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
@@ -6328,7 +6337,10 @@ def __floordiv__(self, other):
         r = _htf(__floordiv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_floor_divide(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_floor_divide(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6338,7 +6350,10 @@ def __ge__(self, other):
         r = _htf(__ge__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_ge_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_ge_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6348,7 +6363,10 @@ def __gt__(self, other):
         r = _htf(__gt__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_gt_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_gt_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
@@ -6358,7 +6376,10 @@ def __iadd__(self, other):
         r = _htf(__iadd__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_add__Tensor(self, other, 1)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_add__Tensor(self, other, 1)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -6368,7 +6389,10 @@ def __iand__(self, other):
         r = _htf(__iand__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_and__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_and__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -6378,7 +6402,10 @@ def __ifloordiv__(self, other):
         r = _htf(__ifloordiv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_floor_divide__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_floor_divide__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -6388,7 +6415,10 @@ def __imod__(self, other):
         r = _htf(__imod__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_remainder__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_remainder__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -6398,7 +6428,10 @@ def __imul__(self, other):
         r = _htf(__imul__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_mul__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_mul__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
@@ -6418,7 +6451,10 @@ def __ior__(self, other):
         r = _htf(__ior__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_or__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_or__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
@@ -6428,7 +6464,10 @@ def __ipow__(self, other):
         r = _htf(__ipow__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_pow__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_pow__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
@@ -6438,7 +6477,10 @@ def __isub__(self, other):
         r = _htf(__isub__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_sub__Tensor(self, other, 1)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_sub__Tensor(self, other, 1)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -6448,7 +6490,10 @@ def __itruediv__(self, other):
         r = _htf(__itruediv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_div__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_div__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -6458,7 +6503,10 @@ def __ixor__(self, other):
         r = _htf(__ixor__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_xor__Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_xor__Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6468,7 +6516,10 @@ def __le__(self, other):
         r = _htf(__le__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_le_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_le_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6478,7 +6529,10 @@ def __lt__(self, other):
         r = _htf(__lt__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_lt_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_lt_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
@@ -6488,7 +6542,10 @@ def __matmul__(self, other):
         r = _htf(__matmul__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_matmul(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_matmul(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6498,7 +6555,10 @@ def __mod__(self, other):
         r = _htf(__mod__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_remainder_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_remainder_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6508,11 +6568,14 @@ def __mul__(self, other):
         r = _htf(__mul__, (self, other), (self, other))
         if r is not _NO:
             return r
-    if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
-        return _entry_mul__Tensor(self, other)
-    if _getrefcount(other) == _TEMP_REFS and _reusable(other, self, True):
-        return _entry_mul__Tensor(other, self)
-    return _entry_mul_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
+            return _entry_mul__Tensor(self, other)
+        if _getrefcount(other) == _TEMP_REFS and _reusable(other, self, True):
+            return _entry_mul__Tensor(other, self)
+        return _entry_mul_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6524,7 +6587,10 @@ def __ne__(self, other):
         r = _htf(__ne__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_ne_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_ne_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: neg(Tensor self) -> Tensor
@@ -6544,7 +6610,10 @@ def __or__(self, other):
         r = _htf(__or__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_or_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_or_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
@@ -6554,7 +6623,10 @@ def __pow__(self, other):
         r = _htf(__pow__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_pow_Tensor_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_pow_Tensor_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -6564,7 +6636,10 @@ def __radd__(self, other):
         r = _htf(__radd__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_add_Tensor(self, other, 1)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_add_Tensor(self, other, 1)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6574,7 +6649,10 @@ def __rand__(self, other):
         r = _htf(__rand__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_and_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_and_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
@@ -6584,7 +6662,10 @@ def __rfloordiv__(self, other):
         r = _htf(__rfloordiv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_floor_divide(_wrap(other, self), self)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_floor_divide(_wrap(other, self), self)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
@@ -6594,7 +6675,10 @@ def __rmatmul__(self, other):
         r = _htf(__rmatmul__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_matmul(other, self)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_matmul(other, self)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
@@ -6604,7 +6688,10 @@ def __rmod__(self, other):
         r = _htf(__rmod__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_remainder_Scalar_Tensor(other, self)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_remainder_Scalar_Tensor(other, self)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6614,7 +6701,10 @@ def __rmul__(self, other):
         r = _htf(__rmul__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_mul_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_mul_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6624,7 +6714,10 @@ def __ror__(self, other):
         r = _htf(__ror__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_or_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_or_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
@@ -6634,7 +6727,10 @@ def __rpow__(self, other):
         r = _htf(__rpow__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_pow_Scalar(other, self)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_pow_Scalar(other, self)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -6644,7 +6740,10 @@ def __rsub__(self, other):
         r = _htf(__rsub__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_sub_Tensor(_wrap(other, self), self, 1)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_sub_Tensor(_wrap(other, self), self, 1)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6654,7 +6753,10 @@ def __rtruediv__(self, other):
         r = _htf(__rtruediv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_mul_Tensor(_entry_reciprocal(self), other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_mul_Tensor(_entry_reciprocal(self), other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6664,7 +6766,10 @@ def __rxor__(self, other):
         r = _htf(__rxor__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_xor_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_xor_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -6674,9 +6779,12 @@ def __sub__(self, other):
         r = _htf(__sub__, (self, other), (self, other))
         if r is not _NO:
             return r
-    if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
-        return _entry_sub__Tensor(self, other, 1)
-    return _entry_sub_Tensor(self, other, 1)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
+            return _entry_sub__Tensor(self, other, 1)
+        return _entry_sub_Tensor(self, other, 1)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6686,9 +6794,12 @@ def __truediv__(self, other):
         r = _htf(__truediv__, (self, other), (self, other))
         if r is not _NO:
             return r
-    if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
-        return _entry_div__Tensor(self, other)
-    return _entry_div_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        if _getrefcount(self) == _TEMP_REFS and _reusable(self, other):   # a large temporary
+            return _entry_div__Tensor(self, other)
+        return _entry_div_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6698,7 +6809,10 @@ def __xor__(self, other):
         r = _htf(__xor__, (self, other), (self, other))
         if r is not _NO:
             return r
-    return _entry_bitwise_xor_Tensor(self, other)
+    try:  # like torch: a TypeError lets Python try `other` (`t == "a"` is False)
+        return _entry_bitwise_xor_Tensor(self, other)
+    except TypeError:
+        return NotImplemented
 
 
 # The generated part of the Tensor class; ember/_assembly.py attaches it.
@@ -7009,4 +7123,7 @@ TENSOR_ATTRIBUTES = {
     '__sub__': __sub__,
     '__truediv__': __truediv__,
     '__xor__': __xor__,
+    '__div__': __truediv__,     # an alias
+    '__idiv__': __itruediv__,     # an alias
+    '__rdiv__': __rtruediv__,     # an alias
 }

@@ -326,7 +326,7 @@ def _run_post_hooks(ex, outputs, buf):
     for hook in ex.post_hooks:
         r = hook(outputs, tuple(buf))
         if r is not None:
-            outputs = tuple(r)
+            outputs = _checked_hook_values(hook, outputs, r)
     return outputs
 
 
@@ -342,15 +342,35 @@ def _materialize(node, buf):
     return out
 
 
+def _hook_name(hook):
+    return getattr(hook, "__name__", type(hook).__name__)
+
+
 def _checked_hook_result(hook, old, new):
-    """torch refuses a tensor hook that changes the gradient's shape or dtype."""
-    name = getattr(hook, "__name__", type(hook).__name__)
+    """torch refuses a hook result that is not a tensor, or changes the gradient's shape or
+    dtype (`old`: the gradient it replaces, or None)."""
+    if not isinstance(new, ember.Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if old is None:
+        return new
+    name = _hook_name(hook)
     if new._shape != old._shape:
         raise RuntimeError(f"hook '{name}' has changed the size of value")
     if new._dtype is not old._dtype:
         raise RuntimeError(f"hook '{name}' has changed the type of value (was {old.type()} got "
                            f"{new.type()})")
     return new
+
+
+def _checked_hook_values(hook, old, new):
+    """torch's checks of a Node hook's result: a tuple of as many values as it replaces, each
+    None or a tensor like the one it replaces."""
+    if not isinstance(new, tuple):
+        raise TypeError(f"expected tuple, but hook returned '{type(new).__name__}'")
+    if len(new) != len(old):
+        raise RuntimeError(f"hook '{_hook_name(hook)}' has returned an incorrect number of "
+                           f"values (got {len(new)}, but expected {len(old)})")
+    return tuple(v if v is None else _checked_hook_result(hook, o, v) for o, v in zip(old, new))
 
 
 def _run_pre_hooks(node, ex, buf):
@@ -371,7 +391,7 @@ def _run_pre_hooks(node, ex, buf):
         for hook in ex.pre_hooks:
             r = hook(tuple(buf))
             if r is not None:
-                buf = list(r)
+                buf = list(_checked_hook_values(hook, buf, r))
     return buf
 
 

@@ -79,6 +79,8 @@ def expand_grad(grad, shape, dims=None, keepdim=True):
 
 def reduced_count(shape, dims):
     """How many input elements fed each output element of a reduction over `dims`."""
+    if isinstance(dims, int):
+        dims = (dims,)
     if dims is None or len(dims) == 0:
         dims = range(len(shape))
     n = 1
@@ -229,9 +231,10 @@ def to_copy_backward(grad, dtype, device):
 
 # --- reductions --------------------------------------------------------------------------------
 def mean_backward(grad, shape, dims, keepdim, dtype):
-    """The gradient of a mean over `dims` (None or []: all): grad / count, broadcast back."""
-    g = expand_grad(grad_to_dtype(grad, dtype), shape, dims, keepdim)
-    return ember.ops.aten.div.Scalar(g, reduced_count(shape, dims))
+    """The gradient of a mean over `dims` (None or []: all): grad / count, broadcast back,
+    computed in grad's dtype (a `mean(dtype=)`'s) and then cast to the input's, like torch."""
+    g = expand_grad(grad, shape, dims, keepdim)
+    return grad_to_dtype(ember.ops.aten.div.Scalar(g, reduced_count(shape, dims)), dtype)
 
 
 def amax_backward(grad, self, result, dims, keepdim):

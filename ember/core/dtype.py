@@ -82,10 +82,15 @@ def _dtype_by_name(name):
 
 
 def from_numpy_dtype(np_dtype) -> dtype:
-    """The ember dtype of a NumPy dtype; TypeError for types ember lacks."""
+    """The ember dtype of a NumPy dtype; torch's ValueError for a non-native byte order,
+    TypeError for types ember lacks."""
     try:
         return _BY_NP[np.dtype(np_dtype)]
     except (KeyError, TypeError):
+        if not np.dtype(np_dtype).isnative:
+            raise ValueError("given numpy array has byte order different from the native byte "
+                             "order. Conversion between byte orders is currently not "
+                             "supported.") from None
         raise TypeError(f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The "
                         "only supported types are: float64, float32, float16, bfloat16, int64, "
                         "int32, int16, int8, uint8, and bool.") from None

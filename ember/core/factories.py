@@ -55,11 +55,7 @@ def from_numpy(ndarray):
     """
     if not isinstance(ndarray, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {_type_name(ndarray)})")
-    dt = _ember_dtype_of_np(ndarray.dtype.newbyteorder("=") if ndarray.dtype.byteorder not in
-                            ("=", "|") else ndarray.dtype)
-    if not ndarray.dtype.isnative:
-        raise ValueError("given numpy array has byte order different from the native byte order. "
-                         "Conversion between byte orders is currently not supported.")
+    dt = _ember_dtype_of_np(ndarray.dtype)
     isz = ndarray.itemsize
     if any(s < 0 for s in ndarray.strides):
         raise ValueError("At least one stride in the given numpy array is negative, and tensors "
@@ -221,8 +217,8 @@ _PY_SCALAR_DTYPES = {bool: lambda: D.bool_, int: lambda: D.int64, float: lambda:
 
 
 def _leaf_dtype(x) -> D.dtype:
-    if isinstance(x, (np.ndarray, np.generic)):
-        return _ember_dtype_of_np(x.dtype)
+    if isinstance(x, (np.ndarray, np.generic)):  # read by value: any byte order (torch)
+        return _ember_dtype_of_np(x.dtype.newbyteorder("="))
     if isinstance(x, bool):
         return D.bool_
     if isinstance(x, int):

@@ -25,7 +25,7 @@ def check_size(size, name="empty") -> tuple:
     >>> check_size([2, 3])
     (2, 3)
     """
-    if size.__class__ is tuple and all(n.__class__ is int and n >= 0 for n in size):
+    if size.__class__ is tuple and all(n.__class__ is int and 0 <= n <= _INT64_MAX for n in size):
         return size  # the common case, already valid
     if isinstance(size, int):
         size = (size,)
@@ -37,11 +37,17 @@ def check_size(size, name="empty") -> tuple:
         raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos {pos} "
                         f"with error \"type must be tuple of ints,but got "
                         f"{type(bad).__name__}\"") from None
-    for n in shape:
+    for i, n in enumerate(shape):
+        if n > _INT64_MAX:  # torch's C++ int64_t cannot hold it
+            raise TypeError(f"{name}(): argument 'size' failed to unpack the object at pos "
+                            f"{i + 1} with error \"Overflow when unpacking long long\"")
         if n < 0:
             raise RuntimeError(f"Trying to create tensor with negative dimension {n}: "
                                f"{list(shape)}")
     return shape
+
+
+_INT64_MAX = 2 ** 63 - 1
 
 
 def is_index(x) -> bool:

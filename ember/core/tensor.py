@@ -11,6 +11,7 @@ core: metadata, conversions, and the constructors kernels use.
 from __future__ import annotations
 
 import functools
+import math
 
 import numpy as np
 
@@ -511,8 +512,12 @@ def make_tensor(storage: Storage, shape, stride, offset, dt: D.dtype, base=None,
         isz = dt.itemsize
         # an empty view may sit past the end of its storage (torch allows it)
         byte_offset = 0 if 0 in tuple(shape) else offset * isz
-        t._np = np.ndarray(shape, dt.np, buffer=storage.bytes, offset=byte_offset,
-                           strides=[s * isz for s in stride])
+        try:
+            t._np = np.ndarray(shape, dt.np, buffer=storage.bytes, offset=byte_offset,
+                               strides=[s * isz for s in stride])
+        except ValueError:
+            _check_np_span(shape, dt)
+            raise
     else:
         t._np = None
     t._shape = tuple(shape)
@@ -545,7 +550,19 @@ def _array_within(a, a_offset, shape, stride, offset, dt):
         byte_strides.append(st * isz)
     if start < 0 or end > a.nbytes or not a.flags.c_contiguous:
         return None                     # reaches outside `a` (NumPy would not always say)
-    return np.ndarray(shape, dt.np, buffer=a, offset=start, strides=byte_strides)
+    try:
+        return np.ndarray(shape, dt.np, buffer=a, offset=start, strides=byte_strides)
+    except ValueError:
+        _check_np_span(shape, dt)
+        raise
+
+
+def _check_np_span(shape, dt):
+    """A clear error for a CPU tensor NumPy cannot make an array of (NumPy's is cryptic)."""
+    if math.prod(shape) * dt.itemsize > 2 ** 63 - 1:
+        raise RuntimeError(f"ember cannot hold a CPU tensor of sizes={list(shape)}: its NumPy "
+                           "array would span more than 2**63 - 1 bytes (torch allows such views "
+                           "of expanded tensors)") from None
 
 
 def make_view(base: Tensor, shape, stride, offset, dt: D.dtype | None = None, arr=None) -> Tensor:

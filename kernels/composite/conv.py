@@ -140,8 +140,11 @@ def _pad_index(n, before, after, mode, device):
     j = ember.arange(-before, n + after, device=device)
     if mode == "replicate":
         return j.clamp(0, n - 1)
-    if mode == "circular":
-        return j - j.div(n, rounding_mode="floor") * n
+    if mode == "circular":  # like torch: wraps within what negative pads leave of the dim
+        lo = max(-before, 0)
+        j = j - lo
+        m = n - lo - max(-after, 0)
+        return lo + j - j.div(m, rounding_mode="floor") * m
     # reflect: -j below 0, 2 (n - 1) - j above n - 1
     j = ember.where(j < 0, -j, j)
     return ember.where(j > n - 1, 2 * (n - 1) - j, j)
@@ -172,10 +175,11 @@ def pad(self, pad, mode, value):
         before, after = pad[2 * i], pad[2 * i + 1]
         n = self.shape[d]
         if mode == "reflect" and (before >= n or after >= n):
-            raise RuntimeError(f"Argument #4: Padding size should be less than the corresponding "
+            raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding "
                                f"input dimension, but got: padding ({before}, {after}) at "
                                f"dimension {d} of input [{', '.join(map(str, self.shape))}]")
-        if mode == "circular" and (before > n or after > n):
+        kept = n - max(-before, 0) - max(-after, 0)  # (torch: garbage or an error past it)
+        if mode == "circular" and (before > n or after > n or max(before, after) > kept):
             raise RuntimeError("Padding value causes wrapping around more than once.")
         if n + before + after < 1:
             raise RuntimeError(f"input (size {n}) is too small. Calculated output size: "

@@ -10,6 +10,7 @@ import math
 
 import ember
 from ember.core import dtype as D
+from ember.dispatch.argcheck import FITS as _FITS
 from ember.kernels.common._errors import not_implemented_for
 from ember.kernels.meta.linalg import CPP_NAMES
 
@@ -419,6 +420,10 @@ def layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable):
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps,
                cudnn_enabled):
     """native_batch_norm's output, after torch's argument checks."""
+    for pos, name, v in ((7, "momentum", momentum), (8, "eps", eps)):
+        if not _FITS["float"](v):  # torch's binding refuses momentum=None (nn.BatchNorm's)
+            raise TypeError(f"batch_norm(): argument '{name}' (position {pos}) must be float, "
+                            f"not {type(v).__name__}")
     if input.dim() >= 2:
         c = input._shape[1]
         for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),

@@ -32,7 +32,8 @@ def argsort_stable(self, stable, dim, descending):
 
 def take_along_dim(self, indices, dim):
     """gather along dim after broadcasting self and indices over the other dims; dim=None
-    reads the flattened self."""
+    reads the flattened self. Like torch, indices along a dim wrap around its size (-1 is
+    the last, size the first)."""
     if dim is None:
         return self.view(-1).gather(0, indices.view(-1))
     dim = dim % self.dim() if self.dim() else 0
@@ -46,8 +47,11 @@ def take_along_dim(self, indices, dim):
     sizes = list(self.shape)
     sizes[dim] = indices.shape[dim]
     shape = list(ember.broadcast_shapes(sizes, indices.shape))
-    idx = indices.expand(shape)
-    shape[dim] = self.shape[dim]
+    n = self.shape[dim]
+    if n == 0 and indices.numel():
+        raise RuntimeError("ZeroDivisionError")
+    idx = indices.expand(shape).remainder(max(n, 1))
+    shape[dim] = n
     return self.expand(shape).gather(dim, idx)
 
 

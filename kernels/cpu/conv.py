@@ -21,6 +21,7 @@ import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
 from ember.core import dtype as D
+from ember.core.alloc import empty_cpu
 from ember.core.tensor import from_array
 
 from ..meta import conv as _meta
@@ -521,18 +522,20 @@ def constant_pad_nd(self, pad, value):
     from ember.core.factory_args import checked_scalar
     shape, plan = _meta.constant_pad_params(self, pad)
     dt = self._dtype
-    out = np.full(shape, checked_scalar(value, dt), dt.np)
+    res = empty_cpu(shape, dt, _meta.constant_pad_strides(self, shape, plan))
+    out = res._np
+    out[...] = checked_scalar(value, dt)
     src = [slice(None)] * len(shape)
     dst = [slice(None)] * len(shape)
     for i, before, after in plan:
         size = self._shape[i]
         lo, hi = max(-before, 0), size - max(-after, 0)
         if hi <= lo:
-            return _finish(out, dt, _meta.channels_last(self))
+            return res
         src[i] = slice(lo, hi)
         dst[i] = slice(max(before, 0), max(before, 0) + hi - lo)
     out[tuple(dst)] = self._np[tuple(src)]
-    return _finish(out, dt, _meta.channels_last(self))
+    return res
 
 
 # ---------------------------------------------------------------- embedding

@@ -9,7 +9,7 @@ import numpy as np
 
 from ember import random as _random
 from ember.core import dtype as D
-from ember.core.alloc import empty_cpu
+from ember.core.alloc import empty_cpu, np_alloc
 from ember.core.factory_args import (
     arange_params,
     check_layout,
@@ -29,7 +29,7 @@ def empty(size, dtype, layout, device, pin_memory, memory_format):
     shape = check_size(size, "empty")
     dt = factory_dtype(dtype)
     if memory_format is None:
-        return from_array(np.empty(shape, dt.np), dt)
+        return from_array(np_alloc(np.empty, shape, dt), dt)
     return empty_cpu(shape, dt, format_strides(shape, memory_format))
 
 
@@ -43,13 +43,13 @@ def empty_strided(size, stride, dtype, layout, device, pin_memory):
 def zeros(size, dtype, layout, device, pin_memory):
     check_layout(layout)
     dt = factory_dtype(dtype)
-    return from_array(np.zeros(check_size(size, "zeros"), dt.np), dt)
+    return from_array(np_alloc(np.zeros, check_size(size, "zeros"), dt), dt)
 
 
 def ones(size, dtype, layout, device, pin_memory):
     check_layout(layout)
     dt = factory_dtype(dtype)
-    return from_array(np.ones(check_size(size, "ones"), dt.np), dt)
+    return from_array(np_alloc(np.ones, check_size(size, "ones"), dt), dt)
 
 
 def full(size, fill_value, dtype, layout, device, pin_memory):
@@ -57,7 +57,7 @@ def full(size, fill_value, dtype, layout, device, pin_memory):
     check_layout(layout)
     dt = scalar_category_dtype(fill_value) if dtype is None else factory_dtype(dtype)
     value = checked_scalar(fill_value, dt)
-    return from_array(np.full(check_size(size, "full"), value, dt.np), dt)
+    return from_array(np_alloc(np.full, check_size(size, "full"), dt, value), dt)
 
 
 def scalar_tensor(s, dtype, layout, device, pin_memory):
@@ -122,7 +122,7 @@ def rand_generator(size, generator, dtype, layout, device, pin_memory):
     """Uniform on [0, 1) from the generator (PCG64), generated in the target precision."""
     shape, dt, rng = _random_setup(size, generator, dtype, layout, "check_uniform_bounds")
     if dt is D.float64 or dt is D.float32:
-        arr = rng.random(shape, dtype=dt.np)
+        arr = rng.random(out=np_alloc(np.empty, shape, dt), dtype=dt.np)
     else:
         digits = _UNIFORM_DIGITS[dt.name]
         k = rng.integers(0, 1 << digits, shape, dtype=np.int32)
@@ -138,7 +138,7 @@ def randn_generator(size, generator, dtype, layout, device, pin_memory):
     """Standard normal samples from the generator (PCG64)."""
     shape, dt, rng = _random_setup(size, generator, dtype, layout, "normal_kernel_cpu")
     if dt is D.float64 or dt is D.float32:
-        arr = rng.standard_normal(shape, dtype=dt.np)
+        arr = rng.standard_normal(out=np_alloc(np.empty, shape, dt), dtype=dt.np)
     else:
         arr = rng.standard_normal(shape, dtype=np.float32).astype(dt.np)
     return from_array(arr, dt)

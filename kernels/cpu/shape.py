@@ -377,10 +377,11 @@ def sort_stable(self, stable, dim, descending):
 
 def topk(self, k, dim, largest, sorted):
     dim, shape = _m.topk_layout(self, k, dim)
-    if 0 in shape or not k:
+    if 0 in shape:
         return empty_cpu(shape, self._dtype), empty_cpu(shape, D.int64)
     vals, idx = _sorted(self, dim, largest)
-    take = tuple(slice(0, k) if d == dim else slice(None) for d in range(vals.ndim))
+    n = shape[dim] if shape else 1  # a 0-d tensor gives its element for k=0 too, like torch
+    take = tuple(slice(0, n) if d == dim else slice(None) for d in range(vals.ndim))
     return (_fresh(vals[take].reshape(shape), self._dtype),
             _fresh(idx[take].reshape(shape).astype(np.int64), D.int64))
 

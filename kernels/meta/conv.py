@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_meta
+from ember.core.factory_args import like_strides
 from ember.core.tensor import channels_last as _CHANNELS_LAST
 from ember.core.tensor import channels_last_strides
 from ember.kernels.common._errors import not_implemented_for
@@ -424,9 +425,18 @@ def constant_pad_params(self, pad):
     return tuple(new), plan
 
 
+def constant_pad_strides(self, shape, plan):
+    """Result strides: with no positive pad torch returns a clone of the narrowed input
+    (its strides kept when dense, also when empty); else a new tensor in the input's
+    suggested memory format."""
+    if all(b <= 0 and a <= 0 for _, b, a in plan):
+        return like_strides(shape, self.stride(), None)
+    return channels_last_strides(shape) if channels_last(self) else None
+
+
 def constant_pad_nd(self, pad, value):
-    shape, _ = constant_pad_params(self, pad)
-    return empty_like_format(shape, self._dtype, channels_last(self))
+    shape, plan = constant_pad_params(self, pad)
+    return empty_meta(shape, self._dtype, constant_pad_strides(self, shape, plan))
 
 
 # ---------------------------------------------------------------- embedding

@@ -66,6 +66,8 @@ def roll_args(self, shifts, dims) -> tuple:
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, "
                            f"dims:{len(dims)}")
     ndim = len(self._shape)
+    if ndim == 0:  # torch reads self.size(dim), which takes no dim of a 0-d tensor
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     return shifts, tuple(wrap(d, ndim) for d in dims)
 
 

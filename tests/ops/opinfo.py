@@ -103,6 +103,12 @@ class OpInfo:
 _rng = np.random.default_rng(20240611)
 
 
+def own_rng(seed=12):
+    """A generator of its own, for samples added after others: they leave the shared stream
+    (so every later sample's data) as it was."""
+    return np.random.default_rng(seed)
+
+
 def make(shape, dtype=F32, *, low=None, high=None, nonzero=False, rng=None):
     """A random array: bools, ints in [low, high) (default [-9, 10), uint8 [0, 10)),
     floats uniform in [low, high) (default [-5, 5)).

@@ -24,6 +24,7 @@ from opinfo import (
     make,
     offset,
     out_of,
+    own_rng,
     register,
     strided,
     transposed,
@@ -147,7 +148,9 @@ def _roll_samples():
             S(transposed((3, 4), F32), [1], [1], name="transposed"),
             S(expanded((3, 4), F32), [1], [0], name="expanded"),
             S(make((3, 4), F32), [1, 2], [0], name="misaligned_error"),
-            S(make((3, 4), F32), [1, 2], name="shifts_without_dims_error")]
+            S(make((3, 4), F32), [1, 2], name="shifts_without_dims_error"),
+            S(make((), F32, rng=own_rng()), [1], [0], name="0d_dim_error"),
+            S(make((), F32, rng=own_rng()), [1, 2], [0, -1], name="0d_dims_error")]
     return out
 
 
@@ -462,6 +465,8 @@ def _topk_samples():
             S(_distinct((3, 4)), 1, 1, True, False, name="unsorted_k_1"),
             S(np.array([1.0, np.nan, -2.0, 3.0], np.float32), 2, name="nan"),
             S(make((), F32), 1, name="0d"),
+            S(make((), F32, rng=own_rng()), 0, name="0d_k_0"),
+            S(make((), I64, rng=own_rng()), 0, 0, False, name="0d_k_0_smallest"),
             S(make((0, 4), F32), 2, name="empty"),
             S(View(_distinct((4, 3)), "transpose.int", (0, 1)), 2, 0, name="transposed"),
             S(_distinct((3, 4)), 5, name="k_too_large_error"),
@@ -705,6 +710,10 @@ def _take_along_dim_samples():
             S(make((3, 1), F32), make((3, 4), I64, low=0, high=1), -1, name="broadcast_self"),
             S(make((3, 4), F32), make((5,), I64, low=0, high=12), name="flattened"),
             S(transposed((3, 4), F32), make((2, 4), I64, low=0, high=3), 0, name="transposed"),
+            S(make((3, 4), F32, rng=own_rng()), make((3, 2), I64, low=-9, high=9, rng=own_rng()), 1,
+              name="wrapped_indices"),
+            S(np.zeros((3, 0), np.float32), np.zeros((3, 1), np.int64), 1, name="empty_dim_error"),
+            S(make((3, 4), F32, rng=own_rng()), np.full((5,), 12), name="flattened_oob_error"),
             S(make((3, 4), F32), make((3, 2), I32, low=0, high=4), 1, name="int32_error"),
             S(make((3, 4), F32), make((3, 2, 1), I64, low=0, high=4), 1, name="rank_error")]
     return out

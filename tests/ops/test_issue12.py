@@ -1,0 +1,417 @@
+"""Regressions from the issue-12 fuzzing session: ember disagreed with torch on these calls
+(overload choice for 0-d tensors, topk/roll of 0-d tensors, padding, take_along_dim,
+division dunders, huge sizes, ...). Each test compares values, dtypes, shapes, strides and
+errors with torch."""
+import numpy as np
+import pytest
+from helpers import assert_same, check, raises_like
+
+import ember
+
+torch = pytest.importorskip("torch")
+
+
+def _same(fn):
+    """fn(ember) matches fn(torch): a tensor or a tuple/list of tensors, or both raise the
+    same exception type."""
+    try:
+        t = fn(torch)
+    except (RuntimeError, IndexError, TypeError, ValueError):
+        raises_like(lambda: fn(ember), lambda: fn(torch))
+        return
+    e = fn(ember)
+    if isinstance(t, (tuple, list)):
+        assert len(e) == len(t)
+        for a, b in zip(e, t):
+            assert_same(a, b)
+    else:
+        assert_same(e, t)
+
+
+# --- a 0-d tensor takes the Tensor overload (torch's parser order), not the int one ---------
+@pytest.mark.parametrize("name", ["max", "min"])
+@pytest.mark.parametrize("other", [lambda m: m.tensor(3), lambda m: m.tensor(3.5),
+                                   lambda m: m.tensor([4, 2]), lambda m: m.zeros(0, 1, 2, dtype=m.int64)])
+def test_max_min_binary_overload(name, other):
+    x = lambda m: m.tensor([[1, 5], [7, 2]])
+    _same(lambda m: getattr(m, name)(x(m), other(m)))
+    _same(lambda m: getattr(x(m), name)(other(m)))
+
+
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_max_min_dim_and_out(name):
+    x = lambda m: m.tensor([[1, 5], [7, 2]])
+    _same(lambda m: getattr(m, name)(x(m), 1))
+    _same(lambda m: getattr(m, name)(x(m), dim=0, keepdim=True))
+
+    def out(m):
+        o = m.empty(0, dtype=m.int64)
+        r = getattr(m, name)(x(m), m.tensor(3), out=o)
+        assert r is o
+        return o
+    _same(out)
+
+
+@pytest.mark.parametrize("sections", [lambda m: m.tensor(3), lambda m: m.tensor(2),
+                                      lambda m: m.tensor([1, 4]), lambda m: m.tensor([5, 1]),
+                                      lambda m: m.tensor([], dtype=m.int64), lambda m: 3,
+                                      lambda m: [1, 4]])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_tensor_split_tensor_sections(sections, dim):
+    x = lambda m: m.arange(24).reshape(4, 6)
+    _same(lambda m: m.tensor_split(x(m), sections(m), dim))
+    _same(lambda m: x(m).t().tensor_split(sections(m), dim=dim))
+
+
+@pytest.mark.parametrize("bad", [lambda m: m.tensor(2.0), lambda m: m.tensor([[1]]),
+                                 lambda m: m.tensor(0)])
+def test_tensor_split_tensor_errors(bad):
+    raises_like(lambda: ember.tensor_split(ember.arange(6), bad(ember)),
+                lambda: torch.tensor_split(torch.arange(6), bad(torch)))
+
+
+# --- topk, roll and stack: 0-d tensors, None dims, strides of transposed inputs --------------
+@pytest.mark.parametrize("k", [0, 1])
+@pytest.mark.parametrize("largest", [True, False])
+@pytest.mark.parametrize("dim", [0, -1])
+def test_topk_0d(k, largest, dim):
+    _same(lambda m: m.topk(m.tensor(3.5), k, dim, largest=largest))
+
+    def out(m):
+        v, i = m.empty(0), m.empty(0, dtype=m.int64)
+        m.topk(m.tensor(3.5), k, out=(v, i))
+        return v, i
+    _same(out)
+
+
+@pytest.mark.parametrize("k", [-1, 2])
+def test_topk_0d_errors(k):
+    raises_like(lambda: ember.tensor(3.5).topk(k), lambda: torch.tensor(3.5).topk(k),
+                "selected index k out of range")
+
+
+@pytest.mark.parametrize("shifts,dims", [(1, None), (5, None), (-3, 1), (1, 0), ((1, 2), (0, 1)),
+                                         ((2, -1), (1, 1)), (7, ())])
+@pytest.mark.parametrize("view", [lambda x: x, lambda x: x.t(), lambda x: x[:, ::2]])
+def test_roll(shifts, dims, view):
+    x = lambda m: view(m.arange(24.0).reshape(4, 6))
+    _same(lambda m: m.roll(x(m), shifts, dims))
+    _same(lambda m: x(m).roll(shifts, dims=dims))
+
+
+@pytest.mark.parametrize("shifts,dims", [(1, 0), (1, -1), (1, 5), ((1, 2), (0, -1)),
+                                         ((1, 2), (0,))])
+def test_roll_0d_errors(shifts, dims):
+    raises_like(lambda: ember.tensor(2.0).roll(shifts, dims),
+                lambda: torch.tensor(2.0).roll(shifts, dims))
+    if isinstance(shifts, int):
+        with pytest.raises(IndexError, match="Dimension specified as .* but tensor has no dim"):
+            ember.tensor(2.0).roll(shifts, dims)
+
+
+def test_roll_0d_flat():
+    _same(lambda m: m.tensor(2.0).roll(3))
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2, -1])
+def test_stack_transposed(dim):
+    _same(lambda m: m.stack([m.arange(6.0).reshape(2, 3).t()] * 2, dim))
+    _same(lambda m: m.stack([m.arange(6.0).reshape(2, 3).t(), m.arange(6.0).reshape(3, 2)], dim))
+
+
+def test_none_for_empty_int_list_default():
+    """torch's parser takes None for an int list whose default is [] (amax, max_pool2d's
+    stride, roll's dims), not for one without a default."""
+    x = lambda m: m.arange(16.0).reshape(1, 4, 4)
+    _same(lambda m: m.amax(x(m), None))
+    _same(lambda m: m.max_pool2d(x(m), 2, None))
+    _same(lambda m: m.nn.functional.max_pool2d(x(m), 2, None))
+    raises_like(lambda: ember.flip(x(ember), None), lambda: torch.flip(x(torch), None))
+
+
+# --- padding: negative pads (values, strides), circular wrapping, reflect errors ------------
+_VIEWS = [lambda x: x, lambda x: x.t(), lambda x: x[:, ::2],
+          lambda x: x.unsqueeze(0).expand(2, 3, 4)[:, :, :3]]
+
+
+@pytest.mark.parametrize("pad", [(-1, 0), (0, -1, -1, 0), (-4, 0), (1, -1), (0, 0, -3, 0),
+                                 (-1, -1, -1, -1), (0, 0), (-1, 2), (1, -2, 0, -1)])
+@pytest.mark.parametrize("view", _VIEWS)
+def test_constant_pad_nd_negative(pad, view):
+    x = lambda m: view(m.arange(12.0).reshape(3, 4))
+    _same(lambda m: m.constant_pad_nd(x(m), pad, 7.0))
+    _same(lambda m: m.nn.functional.pad(x(m), pad, value=7.0))
+    _same(lambda m: m.constant_pad_nd(x(m).to("meta"), pad, 7.0))
+
+
+@pytest.mark.parametrize("pad", [(1, 1), (-1, 0), (-1, -1, 1, 0), (0, 0, -2, -1)])
+def test_constant_pad_nd_channels_last(pad):
+    x = lambda m: m.arange(120.0).reshape(2, 3, 4, 5).contiguous(memory_format=m.channels_last)
+    _same(lambda m: m.constant_pad_nd(x(m), pad))
+
+
+@pytest.mark.parametrize("pad", [(-6, 0), (0, 0, -2, -2), (2, -5)])
+def test_constant_pad_nd_negative_errors(pad):
+    raises_like(lambda: ember.constant_pad_nd(ember.zeros(3, 4), pad),
+                lambda: torch.constant_pad_nd(torch.zeros(3, 4), pad))
+
+
+@pytest.mark.parametrize("shape,pad", [((1, 2, 5), (1, 2)), ((1, 2, 5), (-1, 2)), ((1, 2, 5), (2, -1)),
+                                       ((1, 2, 5), (5, 0)), ((2, 5), (-2, -1)),
+                                       ((1, 1, 3, 4), (1, 1, 2, 0)), ((1, 1, 3, 4), (-1, 1, 0, -1)),
+                                       ((3, 4), (-1, 3, 2, -1)), ((1, 1, 2, 3, 4), (1, 1, 1, 1, 1, 1)),
+                                       ((1, 1, 2, 3, 4), (0, -1, 1, 0, 2, -1))])
+def test_pad_circular(shape, pad):
+    n = int(np.prod(shape))
+    _same(lambda m: m.nn.functional.pad(m.arange(float(n)).reshape(shape), pad, mode="circular"))
+
+
+@pytest.mark.parametrize("shape,pad", [((1, 2, 5), (6, 0)), ((1, 1, 3), (-2, 3)),
+                                       ((1, 1, 5), (-3, 4)), ((1, 1, 3), (-3, 0))])
+def test_pad_circular_errors(shape, pad):
+    """Wrapping more than once raises (torch: an error, or uninitialised memory for pads past
+    what negative pads leave, where ember raises torch's wrapping error)."""
+    with pytest.raises(RuntimeError):
+        ember.nn.functional.pad(ember.zeros(shape), pad, mode="circular")
+
+
+@pytest.mark.parametrize("shape,pad", [((1, 2, 5), (5, 0)), ((1, 1, 3, 4), (0, 0, 3, 0)),
+                                       ((1, 1, 2, 3, 4), (0, 0, 0, 0, 2, 0)),
+                                       ((1, 1, 2, 3, 4), (0, 0, 3, 0, 0, 0))])
+def test_pad_reflect_error_names_the_argument(shape, pad):
+    with pytest.raises(RuntimeError) as t:
+        torch.nn.functional.pad(torch.zeros(shape), pad, mode="reflect")
+    with pytest.raises(RuntimeError) as e:
+        ember.nn.functional.pad(ember.zeros(shape), pad, mode="reflect")
+    assert str(e.value) == str(t.value)
+
+
+# --- take_along_dim / gather index rules ------------------------------------------------------
+_X = lambda m: m.arange(12.0).reshape(3, 4)
+
+
+@pytest.mark.parametrize("idx", [[[0, 4]], [[-1, 0]], [[-5, 9], [100, -100], [3, 2]], [[0], [1], [2]]])
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_take_along_dim_wraps_indices(idx, dim):
+    """torch wraps take_along_dim's indices around the dim's size (gather does not)."""
+    _same(lambda m: m.take_along_dim(_X(m), m.tensor(idx), dim))
+    _same(lambda m: m.take_along_dim(_X(m).t(), m.tensor(idx), dim))
+    _same(lambda m: m.gather(_X(m), dim, m.tensor(idx)))
+
+
+def test_take_along_dim_grad():
+    def grad(m):
+        x = _X(m).requires_grad_()
+        m.take_along_dim(x, m.tensor([[-1, 5]]), 1).sum().backward()
+        return x.grad
+    _same(grad)
+
+
+@pytest.mark.parametrize("call", [
+    lambda m: m.take_along_dim(_X(m), m.tensor([12])),            # flattened: no wrapping
+    lambda m: m.take_along_dim(_X(m), m.tensor([-1])),
+    lambda m: m.take_along_dim(m.empty(3, 0), m.tensor([[0]]), 1),  # torch: "ZeroDivisionError"
+    lambda m: m.take_along_dim(_X(m), m.tensor([[0]], dtype=m.int32), 1),
+    lambda m: m.take_along_dim(_X(m), m.tensor([0]), 1),
+    lambda m: m.take_along_dim(_X(m), m.tensor([[0], [1]]), 1),
+    lambda m: m.gather(_X(m), 1, m.tensor([[0]], dtype=m.int16)),
+    lambda m: m.gather(_X(m), 1, m.tensor([[4]])),
+    lambda m: m.gather(_X(m), 1, m.tensor([[-1]])),
+    lambda m: m.gather(_X(m), 0, m.tensor([0])),
+    lambda m: m.gather(_X(m), 1, m.tensor([[0]] * 4)),
+])
+def test_take_along_dim_gather_errors(call):
+    raises_like(lambda: call(ember), lambda: call(torch))
+
+
+def test_take_along_dim_empty_and_gather_int32():
+    _same(lambda m: m.take_along_dim(m.empty(3, 0), m.zeros(3, 0, dtype=m.int64), 1))
+    _same(lambda m: m.gather(_X(m), 1, m.tensor([[3, 0]], dtype=m.int32)))
+
+
+# --- Python 2 division names torch's Tensor still has ------------------------------------------
+@pytest.mark.parametrize("name", ["__div__", "__rdiv__", "__truediv__", "__rtruediv__"])
+@pytest.mark.parametrize("other", [lambda m: 2, lambda m: 2.5, lambda m: m.tensor([2, 4])])
+def test_div_dunders(name, other):
+    _same(lambda m: getattr(m.tensor([1, 2]), name)(other(m)))
+
+
+@pytest.mark.parametrize("name", ["__idiv__", "__itruediv__"])
+def test_idiv(name):
+    def run(m):
+        x = m.tensor([1.0, 2.0])
+        assert getattr(x, name)(m.tensor([2.0, 4.0])) is x
+        return x
+    _same(run)
+    raises_like(lambda: getattr(ember.tensor([1, 2]), name)(2),
+                lambda: getattr(torch.tensor([1, 2]), name)(2))
+
+
+# --- batch_norm on (N, C) and (N, C, L); mean(dtype=) gradients ------------------------------
+_TOLS = {"float32": (1e-5, 1e-6), "float16": (1e-3, 1e-3)}
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (4, 3, 5), (1, 3), (2, 3, 4, 5)])
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("affine", [True, False])
+@pytest.mark.parametrize("momentum", [0.1, None])
+def test_batch_norm(shape, training, affine, momentum):
+    xa = np.random.default_rng(0).standard_normal(shape).astype(np.float32)
+
+    def run(m):
+        rm, rv = m.full((3,), 0.5), m.full((3,), 2.0)
+        w, b = (m.tensor([1.0, 2.0, 3.0]), m.tensor([0.5, 0.0, -1.0])) if affine else (None, None)
+        out = m.nn.functional.batch_norm(m.tensor(xa), rm, rv, w, b, training=training,
+                                         momentum=momentum)
+        return out, rm, rv
+    try:
+        t = run(torch)
+    except (TypeError, ValueError):
+        raises_like(lambda: run(ember), lambda: run(torch))
+        return
+    for a, b in zip(run(ember), t):
+        check(a, b, _TOLS)
+
+
+def test_batch_norm_module_cumulative_average():
+    def run(m):
+        bn = m.nn.BatchNorm1d(3, momentum=None)
+        x = m.arange(24.0).reshape(4, 3, 2)
+        bn(x)
+        bn(x * 2)
+        return bn.running_mean, bn.running_var, bn.num_batches_tracked
+    for a, b in zip(run(ember), run(torch)):
+        check(a, b, _TOLS)
+
+
+@pytest.mark.parametrize("src", ["float32", "float16"])
+@pytest.mark.parametrize("dt", ["float64", "float32", "float16"])
+@pytest.mark.parametrize("dim", [None, 1, (0, 1)])
+def test_mean_dtype_grad(src, dt, dim):
+    """The gradient has the input's dtype and is computed in the mean's dtype first."""
+    def run(m):
+        x = m.tensor([[1.0, 2.0, 5.0], [3.0, 4.0, 7.0]], dtype=getattr(m, src), requires_grad=True)
+        y = x.mean(dtype=getattr(m, dt)) if dim is None else x.mean(dim, dtype=getattr(m, dt))
+        y.sum().backward()
+        return x.grad
+    _same(run)
+
+
+# --- sizes too big to allocate: torch's RuntimeErrors, not NumPy's ValueError/MemoryError ----
+_HUGE = [lambda m: m.empty(2 ** 62), lambda m: m.zeros(2 ** 40, 2 ** 40),
+         lambda m: m.ones(2 ** 33, 2 ** 33), lambda m: m.full((2 ** 62,), 1.0),
+         lambda m: m.empty(2 ** 50), lambda m: m.zeros(2 ** 50, dtype=m.int64),
+         lambda m: m.empty_strided((2 ** 50,), (1,)), lambda m: m.zeros(2).new_empty(2 ** 50),
+         lambda m: m.zeros(1).expand(2 ** 50).contiguous(), lambda m: m.rand(2 ** 50),
+         lambda m: m.randn(2 ** 62, dtype=m.float64)]
+
+
+@pytest.mark.parametrize("call", _HUGE)
+def test_huge_sizes_raise_torch_errors(call):
+    with pytest.raises(RuntimeError) as t:
+        call(torch)
+    with pytest.raises(RuntimeError) as e:
+        call(ember)
+    for phrase in ("Storage size calculation overflowed with sizes=",
+                   "DefaultCPUAllocator: can't allocate memory: you tried to allocate"):
+        if phrase in str(t.value):
+            assert str(e.value).split(phrase)[1][:40] == str(t.value).split(phrase)[1][:40]
+            break
+    else:
+        raise AssertionError(t.value)
+
+
+def test_size_past_int64():
+    for n in (2 ** 63, 2 ** 64):
+        with pytest.raises(TypeError) as t:
+            torch.empty(n)
+        with pytest.raises(TypeError, match="Overflow when unpacking long long") as e:
+            ember.empty(n)
+        assert str(t.value).startswith(str(e.value).rstrip('"'))
+
+
+def test_view_numpy_cannot_hold_is_a_clear_error():
+    """torch allows expand(2**62) (stride 0); ember's NumPy arrays cannot span that many bytes:
+    a RuntimeError that says so, not NumPy's ValueError."""
+    with pytest.raises(RuntimeError, match="ember cannot hold a CPU tensor of sizes"):
+        ember.zeros(1).expand(2 ** 62)
+
+
+# --- big-endian NumPy arrays ------------------------------------------------------------------
+_BE = [np.arange(4, dtype=">f4"), np.arange(3, dtype=">i8"), np.array(3.0, ">f8"),
+       np.arange(3, dtype=">c8")]
+
+
+@pytest.mark.parametrize("a", _BE)
+@pytest.mark.parametrize("fn", ["tensor", "as_tensor", "from_numpy"])
+def test_big_endian_arrays_raise_torch_error(a, fn):
+    with pytest.raises(ValueError, match="byte order different from the native") as t:
+        getattr(torch, fn)(a)
+    with pytest.raises(ValueError) as e:
+        getattr(ember, fn)(a)
+    assert str(e.value) == str(t.value)
+
+
+def test_big_endian_arrays_in_a_list_are_read_by_value():
+    data = [np.arange(2, dtype=">i8"), np.arange(2, dtype="<i8")]
+    with pytest.warns(UserWarning):
+        t = torch.tensor(data)
+    assert_same(ember.tensor(data), t)
+    be = np.arange(4, dtype=">f4")
+    _same(lambda m: m.tensor([be[0], be[3]]))
+
+
+# --- hooks returning what torch refuses --------------------------------------------------------
+def _backward_with(m, register, ret):
+    x = m.tensor([1.0, 2.0], requires_grad=True)
+    y = x.exp()
+    register(x, y, ret)
+    y.sum().backward()
+    return x.grad
+
+
+_REGISTER = {
+    "leaf": lambda x, y, ret: x.register_hook(lambda g: ret(g)),
+    "nonleaf": lambda x, y, ret: y.register_hook(lambda g: ret(g)),
+    "node_post": lambda x, y, ret: y.grad_fn.register_hook(lambda gi, go: ret(gi)),
+    "node_pre": lambda x, y, ret: y.grad_fn.register_prehook(lambda go: ret(go)),
+}
+_RETURNS = [lambda g: 3, lambda g: "a", lambda g: None, lambda g: [g], lambda g: (g, g),
+            lambda g: (5,), lambda g: (None,), lambda g: g, lambda g: g[0] * 2,
+            lambda g: (g[0].double(),), lambda g: (g[0][:1],)]
+
+
+@pytest.mark.parametrize("kind", list(_REGISTER))
+@pytest.mark.parametrize("ret", _RETURNS)
+def test_hook_results_checked_like_torch(kind, ret):
+    def run(m):
+        return _backward_with(m, _REGISTER[kind], ret)
+    try:
+        t = run(torch)
+    except (TypeError, RuntimeError, IndexError, AttributeError) as err:
+        with pytest.raises(type(err)) as e:
+            run(ember)
+        assert str(e.value).replace("ember", "torch") == str(err).splitlines()[0]
+        return
+    e = run(ember)
+    if t is None:
+        assert e is None
+    else:
+        check(e, t, _TOLS)
+
+
+# --- binary dunders give Python NotImplemented on a TypeError, like torch ----------------------
+@pytest.mark.parametrize("expr", [lambda t: t == "x", lambda t: t != "x", lambda t: t == [1.0, 2.0],
+                                  lambda t: t == (1, 2), lambda t: t == object(),
+                                  lambda t: "a" in [t], lambda t: t.__iadd__("x"),
+                                  lambda t: t + "x", lambda t: t < "x", lambda t: "x" + t,
+                                  lambda t: t @ "x", lambda t: t + [1.0, 2.0]])
+def test_binary_dunders_with_foreign_operands(expr):
+    try:
+        t = expr(torch.tensor([1.0, 2.0]))
+    except TypeError as err:
+        with pytest.raises(TypeError) as e:
+            expr(ember.tensor([1.0, 2.0]))
+        assert str(e.value) == str(err)
+        return
+    assert expr(ember.tensor([1.0, 2.0])) == t
