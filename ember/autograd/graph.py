@@ -24,9 +24,9 @@ from ..core.tensor import Tensor, shallow_copy
 from ..dispatch import keys as K
 from ..dispatch.tls import state as _tls
 from . import meta as M
+from .accumulate import accumulate_grad
 from .meta import AutogradMeta, autograd_meta
 
-_engine = None   # ember.autograd.engine, bound on import (it imports this module)
 _new_meta = object.__new__
 
 AUTOGRAD_BIT = K.AUTOGRAD_BIT
@@ -482,7 +482,7 @@ class AccumulateGrad(Node):
     def apply(self, grads):
         variable = self._variable()
         if variable is not None:
-            _engine.accumulate_grad(variable, grads[0])
+            accumulate_grad(variable, grads[0])
         return ()
 
 

@@ -1,5 +1,5 @@
 """What a reference count proves, shared by temporary elision (elision.py) and by the
-gradient stealing of autograd/engine.py's accumulate_grad.
+gradient stealing of autograd/accumulate.py's accumulate_grad.
 
 EXACT: on CPython 3.11-3.13 with the GIL every owner of an object (a variable, a
 container slot, a C structure, a slot of the interpreter's value stack, a parameter of

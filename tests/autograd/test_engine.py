@@ -488,7 +488,7 @@ def test_user_gradient_of_leaf_root_is_not_aliased():
 def refcounts(request, monkeypatch):
     """Both ways accumulate_grad may run: taking a gradient nothing else holds as is
     (Python 3.11-3.13 with the GIL) or always copying (where counts prove nothing)."""
-    monkeypatch.setattr(ember.autograd.engine, "_EXACT_REFCOUNTS", request.param)
+    monkeypatch.setattr(ember.autograd.accumulate, "_EXACT_REFCOUNTS", request.param)
 
 
 def _kept_and_grad(x, kept):
