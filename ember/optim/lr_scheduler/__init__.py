@@ -12,18 +12,18 @@ Each scheduler computes the new rates in `get_lr()` from `last_epoch` (the numbe
 `step()` calls so far), the groups' current rates and `base_lrs` (their "initial_lr").
 The formulas are torch's recursive ones, so the values match torch's to the last bit.
 
-The schedulers live in modules by family: the base class (base), the schedules of one
-formula (schedules), the schedulers made of schedulers (combinators), ReduceLROnPlateau
-(plateau) and OneCycleLR (one_cycle); import them from here.
+The schedulers live in private modules by family: the base class (_base), the schedules
+of one formula (_schedules), the schedulers made of schedulers (_combinators),
+ReduceLROnPlateau (_plateau) and OneCycleLR (_one_cycle); use them from here.
 """
 # importable from here as before (and as from torch.optim.lr_scheduler), not in __all__
 from ...core.tensor import Tensor  # noqa: F401
 from ..optimizer import Optimizer  # noqa: F401
-from .base import EPOCH_DEPRECATION_WARNING, LRScheduler, _LRScheduler  # noqa: F401
-from .combinators import ChainedScheduler, SequentialLR
-from .one_cycle import OneCycleLR
-from .plateau import ReduceLROnPlateau
-from .schedules import (
+from ._base import EPOCH_DEPRECATION_WARNING, LRScheduler, _LRScheduler  # noqa: F401
+from ._combinators import ChainedScheduler, SequentialLR
+from ._one_cycle import OneCycleLR
+from ._plateau import ReduceLROnPlateau
+from ._schedules import (
     ConstantLR,
     CosineAnnealingLR,
     CosineAnnealingWarmRestarts,

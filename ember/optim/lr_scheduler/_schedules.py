@@ -9,7 +9,7 @@ from bisect import bisect_right
 from collections import Counter
 
 from ..optimizer import Optimizer
-from .base import LRScheduler, _group_values
+from ._base import LRScheduler, _group_values
 
 
 class _LambdaScheduler(LRScheduler):

@@ -5,7 +5,7 @@ import math
 import warnings
 
 from ..optimizer import Optimizer
-from .base import EPOCH_DEPRECATION_WARNING, LRScheduler, _group_values, _set_lr
+from ._base import EPOCH_DEPRECATION_WARNING, LRScheduler, _group_values, _set_lr
 
 
 class ReduceLROnPlateau(LRScheduler):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from bisect import bisect_right
 
 from ..optimizer import Optimizer
-from .base import LRScheduler, _group_values, _set_lr
-from .plateau import ReduceLROnPlateau
+from ._base import LRScheduler, _group_values, _set_lr
+from ._plateau import ReduceLROnPlateau
 
 
 class _SchedulerSequence(LRScheduler):

@@ -4,7 +4,7 @@ from __future__ import annotations
 import math
 
 from ..optimizer import Optimizer
-from .base import LRScheduler
+from ._base import LRScheduler
 
 
 def _per_group(name: str, optimizer: Optimizer, value) -> list:
