@@ -80,3 +80,36 @@ def test_torch_function_mode_sees_the_F_function_of_every_family():
     assert [f.__name__ for f in ember_seen] == [f.__name__ for f in torch_seen]
     assert all(f is getattr(ember_F, f.__name__) for f in ember_seen)
     assert all(f is getattr(torch_F, f.__name__) for f in torch_seen)
+
+
+def test_module_py_keeps_module_and_the_global_hooks():
+    import torch.nn.modules.module as torch_module
+
+    from ember.nn.modules import module
+    assert module.Module.__module__ == "ember.nn.modules.module"  # as torch's, one class there
+    assert ember.nn.Module is module.Module
+    names = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook",
+             "_global_forward_hooks", "_global_forward_pre_hooks",
+             "_global_forward_hooks_with_kwargs", "_global_forward_hooks_always_called",
+             "_IncompatibleKeys", "_addindent"]
+    assert [name for name in names if not hasattr(torch_module, name)] == []
+    assert [name for name in names if not hasattr(module, name)] == []
+
+    def calls(lib, mod):
+        log = []
+        layer = lib.nn.Identity()
+        handles = [mod.register_module_forward_pre_hook(lambda m, a: log.append("pre")),
+                   mod.register_module_forward_hook(lambda m, a, k, o: log.append(("post", k)),
+                                                    with_kwargs=True)]
+        layer.register_forward_hook(lambda m, a, o: log.append("own"))
+        try:
+            tables = (len(mod._global_forward_pre_hooks), len(mod._global_forward_hooks),
+                      len(mod._global_forward_hooks_with_kwargs))
+            layer(lib.ones(1))
+        finally:
+            for handle in handles:
+                handle.remove()
+        return log, tables, len(mod._global_forward_hooks)
+
+    assert calls(ember, module) == calls(torch, torch_module) == (
+        ["pre", ("post", {}), "own"], (1, 1, 1), 0)
