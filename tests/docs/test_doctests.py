@@ -31,6 +31,17 @@ def _modules(package):
 MODULES = sorted({*_modules(ember), *_modules(ember.kernels), *_modules(codegen)}
                  - {"codegen.__main__"})
 
+# Packages split into modules by family where torch has one module: the examples of their
+# modules see the package's names (as torch's see its module's), and torch's twin is the
+# package's.
+FAMILY_PACKAGES = ("ember.optim.lr_scheduler", "ember.nn.functional")
+
+
+def _public_module(name):
+    """`name`, or the family package that `name` is a module of."""
+    package = name.rpartition(".")[0]
+    return package if package in FAMILY_PACKAGES else name
+
 
 def _global_state():
     """What an example could change for every later one (it must put it back)."""
@@ -56,7 +67,8 @@ def _run_examples(name, globs, rewrite=None):
 def test_docstring_examples(name, monkeypatch):
     monkeypatch.chdir(ROOT)
     before = _global_state()
-    own = vars(importlib.import_module(name))
+    own = {**vars(importlib.import_module(_public_module(name))),
+           **vars(importlib.import_module(name))}
     report = _run_examples(name, {**own, "ember": ember, "np": np, "nn": nn, "F": F,
                                   "Path": Path})
     assert not report, report
@@ -82,6 +94,7 @@ TORCH_CHECKED = [
     "ember.return_types", "ember.utils.data", "ember.utils.data.dataloader",
     "ember.utils.data.dataset", "ember.utils.data.sampler", "ember.utils.hooks",
     *(m for m in MODULES if m.startswith("ember.nn.modules.")),
+    *(m for m in MODULES if _public_module(m) != m),
 ]
 
 
@@ -90,7 +103,7 @@ def test_docstring_examples_print_what_torch_prints(name, monkeypatch):
     torch = pytest.importorskip("torch")
     monkeypatch.chdir(ROOT)
     try:
-        twin = importlib.import_module(name.replace("ember", "torch", 1))
+        twin = importlib.import_module(_public_module(name).replace("ember", "torch", 1))
     except ImportError:
         twin = torch
     globs = {**vars(twin), "torch": torch, "np": np, "nn": torch.nn,

@@ -1,5 +1,6 @@
 """`nn.Module`: the base class of every layer, with torch's registration, traversal,
-state_dict, hook and repr semantics.
+state_dict, hook and repr semantics (the running of hooks around `forward`, and the
+global hooks every module runs, are in _hooks.py).
 
     >>> class Net(nn.Module):
     ...     def __init__(self):
@@ -22,43 +23,21 @@ from ...autograd import no_grad
 from ...core.tensor import Tensor
 from ...core.toplevel import typename
 from ...utils._grads import zero_grads
-from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Buffer, Parameter
+from ._hooks import (  # noqa: F401 (the global hook tables stay importable from here, as in torch)
+    _add_hook,
+    _call_with_hooks,
+    _global_forward_hooks,
+    _global_forward_hooks_always_called,
+    _global_forward_hooks_with_kwargs,
+    _global_forward_pre_hooks,
+    register_module_forward_hook,
+    register_module_forward_pre_hook,
+)
 
 __all__ = ["Module", "register_module_forward_hook", "register_module_forward_pre_hook"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
-# hooks every module runs (torch.nn.modules.module.register_module_forward_*hook)
-_global_forward_pre_hooks: OrderedDict = OrderedDict()
-_global_forward_hooks: OrderedDict = OrderedDict()
-_global_forward_hooks_with_kwargs: OrderedDict = OrderedDict()
-_global_forward_hooks_always_called: OrderedDict = OrderedDict()
-
-
-def _add_hook(hooks: OrderedDict, hook, prepend=False, flags=()) -> RemovableHandle:
-    """Registers `hook` in `hooks` (first if `prepend`); `flags` are (dict, on) pairs: the
-    hook's id goes into each dict that is on (with_kwargs, always_call), and its handle
-    removes it from all of them."""
-    handle = RemovableHandle(hooks, extra_dict=[d for d, _ in flags])
-    hooks[handle.id] = hook
-    for d, on in flags:
-        if on:
-            d[handle.id] = True
-    if prepend:
-        hooks.move_to_end(handle.id, last=False)
-    return handle
-
-
-def register_module_forward_pre_hook(hook) -> RemovableHandle:
-    """A forward pre-hook `hook(module, args)` for every module, run before their own."""
-    return _add_hook(_global_forward_pre_hooks, hook)
-
-
-def register_module_forward_hook(hook, *, with_kwargs=False, always_call=False):
-    """A forward hook `hook(module, args, output)` for every module, run before their own."""
-    return _add_hook(_global_forward_hooks, hook, flags=(
-        (_global_forward_hooks_with_kwargs, with_kwargs),
-        (_global_forward_hooks_always_called, always_call)))
 
 
 class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
@@ -131,66 +110,10 @@ class Module:
         if (self._forward_pre_hooks or self._forward_hooks or self._backward_hooks
                 or self._backward_pre_hooks or _global_forward_pre_hooks
                 or _global_forward_hooks):
-            return self._call_with_hooks(args, kwargs)
+            return _call_with_hooks(self, args, kwargs)
         return self.forward(*args, **kwargs)
 
     _call_impl = __call__
-
-    def _call_with_hooks(self, args, kwargs):
-        """`__call__` when hooks are registered: pre-hooks, forward, then forward hooks
-        (global ones first, like torch)."""
-        for hook_id, hook in (*_global_forward_pre_hooks.items(),
-                              *self._forward_pre_hooks.items()):
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                out = hook(self, args, kwargs)
-                if out is not None:
-                    if not (isinstance(out, tuple) and len(out) == 2):
-                        raise RuntimeError("forward pre-hook must return None or a tuple of "
-                                           f"(new_args, new_kwargs), but got {out}.")
-                    args, kwargs = out
-            else:
-                out = hook(self, args)
-                if out is not None:
-                    args = out if isinstance(out, tuple) else (out,)
-        backward_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
-            backward_hook = BackwardHook(self, list(self._backward_hooks.values()),
-                                         list(self._backward_pre_hooks.values()))
-            args = backward_hook.setup_input_hook(args)
-        hooks = (*_global_forward_hooks.items(), *self._forward_hooks.items())
-        called = set()
-        try:
-            result = self.forward(*args, **kwargs)
-            for hook_id, hook in hooks:
-                called.add(hook_id)
-                result = self._run_forward_hook(hook_id, hook, args, kwargs, result)
-        except Exception:
-            for hook_id, hook in hooks:
-                if hook_id not in called and (hook_id in self._forward_hooks_always_called
-                                              or hook_id in _global_forward_hooks_always_called):
-                    try:
-                        self._run_forward_hook(hook_id, hook, args, kwargs, None)
-                    except Exception as e:  # noqa: BLE001 (torch warns, then re-raises forward's)
-                        import warnings
-                        warnings.warn("forward hook with ``always_call=True`` raised an exception "
-                                      "that was silenced as another error was raised in forward: "
-                                      f"{e}", stacklevel=2)
-            raise
-        if backward_hook is not None:
-            if not isinstance(result, (Tensor, tuple)):
-                import warnings
-                warnings.warn("For backward hooks to be called, module output should be a Tensor "
-                              f"or a tuple of Tensors but received {type(result)}", stacklevel=2)
-            result = backward_hook.setup_output_hook(result)
-        return result
-
-    def _run_forward_hook(self, hook_id, hook, args, kwargs, result):
-        if (hook_id in self._forward_hooks_with_kwargs
-                or hook_id in _global_forward_hooks_with_kwargs):
-            out = hook(self, args, kwargs, result)
-        else:
-            out = hook(self, args, result)
-        return result if out is None else out
 
     def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
         """`hook(module, args) -> None or new args` (with_kwargs: `hook(module, args, kwargs)
