@@ -1,0 +1,594 @@
+"""Support for the differential fuzzer (tests/fuzz/test_differential.py).
+
+The ops come from schema/native_functions.yaml through the codegen model: every
+functional or in-place overload tagged `pointwise` or `reduction`, or declared in one of
+the SECTIONS below (the `# ---- <section>` headers of the YAML), minus the SKIP table.
+Arguments are drawn from each argument's schema type, refined by its name (a `dim` is a
+dim of `self`, an `index` holds indices into it, ...), so a new op in those sections is
+fuzzed without touching this file.
+
+A case is plain data (NumPy arrays, views to apply, Python values); `materialize` turns
+it into ember or torch objects, `run_case` calls `ember.ops.aten.<op>.<overload>` and
+`torch.ops.aten.<op>.<overload>` with the same arguments and compares.
+
+    >>> spec = FUZZ_OPS["add.Tensor"]
+    >>> spec.kind, [a.name for a in spec.schema.arguments.flat_non_out()]
+    ('functional', ['self', 'other', 'alpha'])
+"""
+from __future__ import annotations
+
+import math
+import re
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+from helpers import builtin_type, dtype_name, ember_of, to_np, torch_of
+from hypothesis import reject as _reject
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import ember
+from ember.codegen.kernel_index import KernelIndex
+from ember.codegen.loader import load_yaml_list
+from ember.codegen.model import BaseType, ListType, OptionalType
+from ember.codegen.native import NativeFunction, parse_native_functions
+
+ROOT = Path(__file__).resolve().parents[2]
+NATIVE = ROOT / "schema" / "native_functions.yaml"
+
+DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
+          "float32", "float64")
+FLOATS = ("float16", "bfloat16", "float32", "float64")
+SECTIONS = ("pointwise binary", "pointwise unary", "reductions", "views",
+            "joining and indexing", "binary (issue 4)", "unary (issue 4)",
+            "reduction (issue 4)", "shape (issue 4)")
+TAGS = ("pointwise", "reduction")
+
+# Ops in scope that are not fuzzed, and why (one table; kinds and tags are in `skip_reason`).
+SKIP: dict[str, str] = {}
+SKIP_KINDS = {"out": "out= variants: the functional overload is fuzzed here; out= resizing "
+                     "and dtype rules are covered by tests/ops/test_schema_ops.py"}
+SKIP_TAGS = {"nondeterministic_seeded": "random: values depend on the generator",
+             "factory": "factories take no tensor to fuzz (tests/ops covers them)"}
+
+# Known disagreements that other branches are fixing: (op, reason). The fuzz test of each
+# op is xfail (not strict): delete an entry when its fix lands (the test then passes).
+KNOWN: dict[str, str] = {}
+
+
+# --------------------------------------------------------------------------- the schema
+def _sections() -> list[tuple[int, str]]:
+    """(line, name) of each `# ---- name` section header of native_functions.yaml."""
+    lines = NATIVE.read_text().splitlines()
+    return [(i + 1, m.group(1).strip()) for i, line in enumerate(lines)
+            if (m := re.match(r"# -{8,} (.*)", line))]
+
+
+def section_of(fn: NativeFunction, sections) -> str:
+    """The section header above `fn`'s entry."""
+    return [name for line, name in sections if line <= fn.loc.line][-1]
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One schema overload with what the fuzzer needs to know about it."""
+    fn: NativeFunction
+    section: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.fn.op_name}.{self.fn.overload}"
+
+    @property
+    def schema(self):
+        return self.fn.schema
+
+    @property
+    def kind(self) -> str:
+        return self.fn.schema.kind()
+
+    @property
+    def pointwise(self) -> bool:
+        return "pointwise" in self.fn.tags
+
+    @property
+    def reduction(self) -> bool:
+        return "reduction" in self.fn.tags or "reduction" in self.section
+
+
+def skip_reason(spec: OpSpec) -> str | None:
+    """Why `spec` is not fuzzed, or None."""
+    if spec.name in SKIP:
+        return SKIP[spec.name]
+    if spec.kind in SKIP_KINDS:
+        return SKIP_KINDS[spec.kind]
+    return next((SKIP_TAGS[t] for t in spec.fn.tags if t in SKIP_TAGS), None)
+
+
+def in_scope(spec: OpSpec) -> bool:
+    """Pointwise, reduction, indexing and shape ops: by tag, by section, and the padding
+    ops (an `int[] pad` argument) of other sections."""
+    return (spec.section in SECTIONS or any(t in spec.fn.tags for t in TAGS)
+            or any(a.name == "pad" for a in spec.schema.arguments.flat()))
+
+
+def load_ops() -> dict[str, OpSpec]:
+    """'add.Tensor' -> OpSpec for every in-scope overload of the schema."""
+    fns = parse_native_functions(load_yaml_list(NATIVE, "schema/native_functions.yaml"),
+                                 KernelIndex(ROOT / "kernels"))
+    sections = _sections()
+    specs = (OpSpec(fn, section_of(fn, sections)) for fn in fns)
+    return {s.name: s for s in specs if in_scope(s)}
+
+
+SCOPE = load_ops()
+FUZZ_OPS = {name: s for name, s in sorted(SCOPE.items()) if skip_reason(s) is None}
+
+
+# --------------------------------------------------------------------------- case data
+@dataclass(frozen=True)
+class TensorArg:
+    """A tensor argument: `base` (a NumPy array) with `views` applied on both sides, each
+    ("permute", dims), ("slice", dim, start, end, step) or ("expand", sizes)."""
+    base: np.ndarray
+    views: tuple = ()
+
+    def __repr__(self):
+        a = self.base
+        values = np.array2string(a.astype(np.float32) if a.dtype == ml_dtypes.bfloat16 else a,
+                                 separator=",", threshold=12, max_line_width=10**6)
+        views = "".join(f".{v[0]}{tuple(v[1:]) if len(v) > 2 else (v[1],)}" for v in self.views)
+        return f"T({values}, {dtype_name_np(a.dtype)}){views}"
+
+
+@dataclass(frozen=True)
+class DType:
+    """A ScalarType argument, by name."""
+    name: str
+
+    def __repr__(self):
+        return self.name
+
+
+def dtype_name_np(d) -> str:
+    return "bfloat16" if d == ml_dtypes.bfloat16 else np.dtype(d).name
+
+
+def _ember_view(t, view):
+    kind, *args = view
+    aten = ember.ops.aten
+    return {"permute": aten.permute.default, "slice": aten.slice.Tensor,
+            "expand": aten.expand.default}[kind](t, *args)
+
+
+def _torch_view(t, view):
+    import torch
+    kind, *args = view
+    aten = torch.ops.aten
+    return {"permute": aten.permute.default, "slice": aten.slice.Tensor,
+            "expand": aten.expand.default}[kind](t, *args)
+
+
+def materialize(x, side: str):
+    """A case value as ember (side="ember") or torch (side="torch") objects."""
+    if isinstance(x, TensorArg):
+        t = ember_of(x.base) if side == "ember" else torch_of(x.base)
+        for v in x.views:
+            t = _ember_view(t, v) if side == "ember" else _torch_view(t, v)
+        return t
+    if isinstance(x, DType):
+        if side == "ember":
+            return getattr(ember, x.name)
+        import torch
+        return getattr(torch, x.name)
+    if isinstance(x, list):
+        return [materialize(v, side) for v in x]
+    if isinstance(x, dict):
+        return {k: materialize(v, side) for k, v in x.items()}
+    return x
+
+
+@dataclass
+class Case:
+    """One call: positional and keyword arguments as plain data."""
+    args: list
+    kwargs: dict
+
+    def __repr__(self):
+        parts = [repr(a) for a in self.args] + [f"{k}={v!r}" for k, v in self.kwargs.items()]
+        return ", ".join(parts)
+
+
+# --------------------------------------------------------------------------- drawing values
+def draw_array(data, shape, dtype: str, *, low=None, high=None) -> np.ndarray:
+    """Random values of `dtype`: small numbers mostly, dtype extremes and float specials
+    (nan, inf, -0.0, large) sometimes; ints in [low, high) when given."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed"))
+    n = int(np.prod(shape))
+    if dtype == "bool":
+        return rng.random(shape) < 0.5
+    np_dt = np.dtype(ml_dtypes.bfloat16) if dtype == "bfloat16" else np.dtype(dtype)
+    if np_dt.kind in "iu":
+        info = np.iinfo(np_dt)
+        if low is not None:
+            return rng.integers(low, high, shape).astype(np_dt)
+        lo = 0 if np_dt.kind == "u" else -10
+        a = rng.integers(lo, 11, shape).astype(np_dt)
+        if n and rng.random() < 0.2:  # extremes: overflow and wrap-around
+            a.flat[rng.integers(0, n)] = info.max
+            a.flat[rng.integers(0, n)] = info.min
+        return a
+    a = rng.uniform(-5, 5, shape) if low is None else rng.integers(low, high, shape)
+    if n and rng.random() < 0.15:  # exact integers: ties in rounding, sorting, equality
+        a = np.round(a)
+    if n and rng.random() < 0.2:
+        specials = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0, 1e4, -3e5, 1e-6])
+        k = rng.integers(1, n + 1)
+        a.flat[rng.choice(n, k, replace=False)] = rng.choice(specials, k)
+    return np.asarray(a).astype(np_dt)
+
+
+def _layouts(data, shape, dtype, **kw) -> TensorArg:
+    """A tensor of `shape`: contiguous, transposed, a stepped slice or stride-0 expanded."""
+    shape = tuple(shape)
+    kinds = ["contiguous"] + (["transposed", "sliced", "expanded"] if shape else [])
+    kind = data.draw(st.sampled_from(kinds), label="layout")
+    if kind == "transposed":
+        perm = list(range(len(shape)))[::-1]
+        return TensorArg(draw_array(data, shape[::-1], dtype, **kw), (("permute", perm),))
+    if kind == "sliced":
+        d = data.draw(st.integers(0, len(shape) - 1), label="slice dim")
+        base = shape[:d] + (2 * shape[d] + 1,) + shape[d + 1:]
+        return TensorArg(draw_array(data, base, dtype, **kw), (("slice", d, 1, None, 2),))
+    if kind == "expanded":
+        ones = data.draw(st.lists(st.booleans(), min_size=len(shape), max_size=len(shape)))
+        base = tuple(1 if o else n for o, n in zip(ones, shape))
+        return TensorArg(draw_array(data, base, dtype, **kw), (("expand", list(shape)),))
+    return TensorArg(draw_array(data, shape, dtype, **kw))
+
+
+def dtype_st(allowed=DTYPES):
+    return st.sampled_from(allowed)
+
+
+def scalar_st():
+    """A Python bool, int or float: small ones mostly, sometimes past int8/uint8/float16
+    range (checked overflow), nan and inf."""
+    return st.one_of(
+        st.booleans(),
+        st.integers(-5, 5),
+        st.sampled_from([255, 256, -129, 70000, 2**31, -2**40]),
+        st.sampled_from([0.5, -2.5, 1.1, 3.0, 0.0, -0.0, 1e-3]),
+        st.sampled_from([math.nan, math.inf, -math.inf, 1e5, 1e39]),
+    )
+
+
+DIM_NAMES = {"dim", "dim0", "dim1", "dim2", "dimension", "source", "destination", "axis0",
+             "axis1", "start_dim", "end_dim"}
+STRINGS = {"rounding_mode": [None, "trunc", "floor"], "approximate": ["none", "tanh"],
+           "reduce": ["sum", "prod", "mean", "amax", "amin", "add", "multiply"],
+           "side": [None, "left", "right"],
+           "mode": ["constant", "reflect", "replicate", "circular"]}
+INDEX_NAMES = {"index", "indices"}
+SORTED_NAMES = {"sorted_sequence", "boundaries"}
+
+
+def dim_st(ndim, *, list_=False):
+    """A dim of an `ndim`-d tensor (negative ones too; 0-d tensors take -1 and 0), or a
+    list of distinct ones; now and then one out of range."""
+    n = max(ndim, 1)
+    one = st.one_of(st.integers(-n, n - 1), st.integers(-n, n - 1),
+                    st.sampled_from([n, -n - 1]))
+    if not list_:
+        return one
+    return st.one_of(st.permutations(range(ndim)).map(list),
+                     st.lists(st.integers(-n, n - 1), max_size=n, unique_by=lambda d: d % n),
+                     st.lists(one, max_size=3))
+
+
+def sizes_st(shape):
+    """A list of sizes for `shape`: the same numel (maybe with -1), a broadcast target,
+    or small sizes."""
+    numel = int(np.prod(shape))
+    reshapes = st.permutations(_factors(numel)).flatmap(
+        lambda fs: st.integers(0, len(fs)).map(lambda k: _merge(fs, k)))
+    with_infer = reshapes.flatmap(lambda s: st.integers(0, len(s)).map(
+        lambda i: s[:i] + [-1] + s[i + 1:] if i < len(s) else s))
+    broadcast = st.lists(st.integers(1, 3), max_size=2).map(
+        lambda extra: extra + [n if n != 1 else 3 for n in shape])
+    return st.one_of(with_infer, broadcast, st.lists(st.integers(-1, 4), max_size=4))
+
+
+def _factors(n):
+    if n == 0:
+        return [0, 2]
+    out, p = [], 2
+    while n > 1 and p <= n:
+        while n % p == 0:
+            out.append(p)
+            n //= p
+        p += 1
+    return out
+
+
+def _merge(fs, k):
+    """Factors `fs` folded into k + 1 groups (a shape of the same numel)."""
+    if not fs:
+        return [1] * k
+    groups = [1] * (k + 1)
+    for i, f in enumerate(fs):
+        groups[i % (k + 1)] *= f
+    return groups
+
+
+# --------------------------------------------------------------------------- drawing a case
+def draw_case(data, spec: OpSpec) -> Case:
+    """Arguments for `spec` drawn from its schema: tensors for Tensor arguments (pointwise
+    ones broadcastable together), Python scalars for Scalar, dims in range for dims, ..."""
+    flat = spec.schema.arguments.flat_non_out()
+    tensor_args = [a for a in flat if _is_plain_tensor(a) and a.name not in INDEX_NAMES
+                   | SORTED_NAMES | {"src", "source", "repeats", "tensor_indices_or_sections"}]
+    shapes = data.draw(hnp.mutually_broadcastable_shapes(
+        num_shapes=max(len(tensor_args), 1), min_dims=0, max_dims=4, min_side=0, max_side=4),
+        label="shapes")
+    shape_of = dict(zip((a.name for a in tensor_args), shapes.input_shapes))
+    if spec.kind == "inplace" or not spec.pointwise:  # self (or the first) takes the result shape
+        first = next(iter(shape_of), None)
+        if first and data.draw(st.integers(0, 3), label="self is the broadcast shape"):
+            shape_of[first] = shapes.result_shape
+    self_shape = next(iter(shape_of.values()), ())
+    same_dtype = data.draw(st.booleans(), label="same dtype")
+    main_dtype = data.draw(dtype_st(), label="dtype")
+    ctx = {"shape": tuple(self_shape), "dtype": main_dtype}
+    args, kwargs = [], {}
+    for a in flat:
+        if a.default is not None and data.draw(st.integers(0, 2), label=f"{a.name} default") == 0:
+            if a in spec.schema.arguments.kwarg_only:
+                continue
+            if all(b.default is not None for b in flat[flat.index(a):]
+                   if b in spec.schema.arguments.positional):
+                break  # the rest of the positional arguments keep their defaults
+        value = draw_arg(data, a, spec, shape_of, ctx, same_dtype)
+        if a in spec.schema.arguments.kwarg_only:
+            kwargs[a.name] = value
+        else:
+            args.append(value)
+    return Case(args, kwargs)
+
+
+def _is_plain_tensor(a) -> bool:
+    t = a.type.elem if isinstance(a.type, OptionalType) else a.type
+    return t == BaseType("Tensor")
+
+
+def draw_arg(data, a, spec, shape_of, ctx, same_dtype):
+    t, name = a.type, a.name
+    label = name
+    if isinstance(t, OptionalType):
+        if data.draw(st.integers(0, 3), label=f"{name} is None") == 0:
+            return None
+        t = t.elem
+    shape, ndim = ctx["shape"], len(ctx["shape"])
+    if isinstance(t, ListType):
+        base = t.elem.base_name()
+        if base == "Tensor":
+            return draw_tensor_list(data, t, ctx)
+        if base in ("int", "SymInt"):
+            if name in DIM_NAMES or name == "dims" and spec.fn.op_name in ("flip", "permute", "roll",
+                                                                            "rot90"):
+                dims = data.draw(dim_st(ndim, list_=True), label=label)
+                return dims[:1] if t.size == 1 and name == "dims" else dims
+            if name == "pad":
+                return data.draw(st.lists(st.integers(-2, 3), max_size=2 * ndim + 1), label=label)
+            if name == "dim" or name == "dims":
+                return data.draw(dim_st(ndim, list_=True), label=label)
+            return data.draw(sizes_st(shape), label=label)
+        if base == "bool":
+            return data.draw(st.lists(st.booleans(), min_size=t.size or 0, max_size=t.size or 3))
+        raise NotImplementedError(f"{spec.name}: argument type {a.type}")
+    base = t.name
+    if base == "Tensor":
+        return draw_tensor(data, name, spec, shape_of, ctx, same_dtype)
+    if base == "Scalar":
+        return data.draw(scalar_st(), label=label)
+    if base == "bool":
+        return data.draw(st.booleans(), label=label)
+    if base == "float":
+        return data.draw(st.sampled_from([0.0, 0.5, -1.5, 2.0, 1e-5, math.inf, math.nan]),
+                         label=label)
+    if base in ("int", "SymInt"):
+        if name in DIM_NAMES:
+            return data.draw(dim_st(ndim), label=label)
+        return data.draw(st.one_of(st.integers(0, 4), st.integers(-3, 6)), label=label)
+    if base == "ScalarType":
+        return DType(data.draw(dtype_st(), label=label))
+    if base == "str":
+        return data.draw(st.sampled_from(STRINGS.get(name, [None])), label=label)
+    raise NotImplementedError(f"{spec.name}: argument type {a.type}")
+
+
+def draw_tensor(data, name, spec, shape_of, ctx, same_dtype):
+    shape = ctx["shape"]
+    if name in INDEX_NAMES or name == "repeats":
+        return draw_index(data, shape, name)
+    if name in SORTED_NAMES:
+        dt = data.draw(dtype_st(DTYPES[1:]), label=f"{name} dtype")
+        n = data.draw(st.integers(0, 5), label=f"{name} length")
+        lead = shape[:-1] if name == "sorted_sequence" and data.draw(st.booleans()) else ()
+        return TensorArg(np.sort(draw_array(data, lead + (n,), dt), axis=-1))
+    if name == "tensor_indices_or_sections":
+        return TensorArg(np.array(data.draw(st.one_of(
+            st.integers(1, 4), st.lists(st.integers(-1, 5), max_size=3))), np.int64))
+    if name in ("src", "source") and data.draw(st.booleans(), label=f"{name} like index"):
+        src_shape = ctx.get("index_shape", shape)
+    else:
+        src_shape = shape_of.get(name, shape)
+    if name in ("condition", "mask"):
+        dt = "bool" if data.draw(st.integers(0, 7), label=f"{name} bool") else "uint8"
+    elif same_dtype:
+        dt = ctx["dtype"]
+    else:
+        dt = data.draw(dtype_st(), label=f"{name} dtype")
+    return _layouts(data, src_shape, dt)
+
+
+def draw_index(data, shape, name):
+    """Indices into a tensor of `shape`: 1-d or of the same rank (sides at most shape's),
+    values mostly in range (negative ones too), int64 mostly."""
+    ndim = len(shape)
+    if data.draw(st.booleans(), label=f"{name} same rank") and ndim:
+        ishape = tuple(data.draw(st.integers(0, max(n, 0)), label=f"{name} side") for n in shape)
+    else:
+        ishape = (data.draw(st.integers(0, 5), label=f"{name} length"),)
+    bound = max(shape, default=1) if name != "repeats" else 4
+    low = 0 if name == "repeats" else -bound
+    dt = data.draw(st.sampled_from(["int64", "int64", "int64", "int32", "float32"]),
+                   label=f"{name} dtype")
+    dt = "int64" if dt == "float32" and name == "repeats" else dt
+    return _layouts(data, ishape, dt, low=low, high=max(bound, 1))
+
+
+def draw_tensor_list(data, t, ctx):
+    """1 to 3 tensors: Tensor?[] indices get index tensors and Nones; Tensor[] gets tensors
+    of the main shape, sometimes with another size along one dim."""
+    shape = ctx["shape"]
+    if isinstance(t.elem, OptionalType):  # index.Tensor's indices
+        n = data.draw(st.integers(1, max(len(shape), 1) + 1), label="n indices")
+        out = []
+        for _ in range(n):
+            kind = data.draw(st.sampled_from(["index", "index", "none", "mask"]))
+            if kind == "none":
+                out.append(None)
+            elif kind == "mask":
+                out.append(TensorArg(draw_array(data, shape[:1], "bool")))
+            else:
+                out.append(draw_index(data, shape, "indices"))
+        return out
+    n = data.draw(st.integers(1, 3), label="n tensors")
+    out = []
+    for _ in range(n):
+        s = list(shape)
+        if s and data.draw(st.booleans(), label="vary a dim"):
+            d = data.draw(st.integers(0, len(s) - 1))
+            s[d] = data.draw(st.integers(0, 3))
+        dt = ctx["dtype"] if data.draw(st.integers(0, 3)) else data.draw(dtype_st())
+        out.append(_layouts(data, s, dt))
+    return out
+
+
+# --------------------------------------------------------------------------- running
+def call(fn, args, kwargs):
+    """(result, None) or (None, the exception)."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return fn(*args, **kwargs), None
+    except Exception as e:  # noqa: BLE001  (the exception is what the fuzzer compares)
+        return None, e
+
+
+def aten(ops, spec: OpSpec):
+    return getattr(getattr(ops, spec.fn.op_name), spec.fn.overload)
+
+
+# (rtol, atol) by result dtype: pointwise ops, and ops that accumulate (reductions)
+TOLS = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (1.3e-6, 1e-5),
+        "float64": (1e-7, 1e-7)}
+ACCUMULATING_TOLS = {"float16": (1e-2, 5e-2), "bfloat16": (5e-2, 2.5e-1),
+                     "float32": (1e-5, 1e-4), "float64": (1e-7, 1e-7)}
+
+
+class Mismatch(AssertionError):
+    """ember and torch disagree on one case."""
+
+
+def short(x) -> str:
+    """A one-line summary of a result or exception."""
+    if isinstance(x, BaseException):
+        return f"{type(x).__name__}: {str(x).splitlines()[0][:160] if str(x) else ''}"
+    if isinstance(x, (list, tuple)):
+        return "(" + ", ".join(map(short, x)) + ")"
+    if hasattr(x, "dtype") and hasattr(x, "shape"):
+        vals = np.array2string(to_np(x), separator=",", threshold=12, max_line_width=10**6)
+        return f"{vals} {dtype_name(x.dtype)} {tuple(x.shape)} stride={x.stride()}"
+    return repr(x)
+
+
+def _compare(e, t, spec: OpSpec, what: str):
+    import torch
+    if not isinstance(t, torch.Tensor):
+        assert e == t, f"{what}: ember {e!r} torch {t!r}"
+        return
+    assert isinstance(e, ember.Tensor), f"{what}: ember returned {type(e).__name__}"
+    assert tuple(e.shape) == tuple(t.shape), f"{what} shape"
+    assert dtype_name(e.dtype) == dtype_name(t.dtype), f"{what} dtype"
+    if t.numel():
+        if spec.schema.is_view():
+            assert e.stride() == t.stride(), f"{what} strides"
+            assert e.storage_offset() == t.storage_offset(), f"{what} storage offset"
+        else:
+            sig = [(n, s) for n, s in zip(t.shape, t.stride()) if n > 1]
+            assert [(n, s) for n, s in zip(e.shape, e.stride()) if n > 1] == sig, \
+                f"{what} strides (of dims > 1)"
+    name = dtype_name(t.dtype)
+    if name in FLOATS:
+        rtol, atol = (ACCUMULATING_TOLS if spec.reduction else TOLS)[name]
+        ea, ta = to_np(e).astype(np.float64), to_np(t).astype(np.float64)
+        np.testing.assert_allclose(ea, ta, rtol=rtol, atol=atol, equal_nan=True,
+                                   err_msg=f"{what} values")
+    else:
+        np.testing.assert_array_equal(to_np(e), to_np(t), err_msg=f"{what} values")
+
+
+def compare(e, t, spec: OpSpec, what="result"):
+    if isinstance(t, (list, tuple)):
+        assert isinstance(e, (list, tuple)) and len(e) == len(t), f"{what}: {len(t)} results"
+        for i, (x, y) in enumerate(zip(e, t)):
+            _compare(x, y, spec, f"{what}[{i}]")
+    else:
+        _compare(e, t, spec, what)
+
+
+def reject_if(condition: bool):
+    """Drop a case torch itself gets wrong (e.g. expand to [0, -1] gives a size of -1)."""
+    if condition:
+        _reject()
+
+
+def _tensors(res) -> list:
+    import torch
+    res = res if isinstance(res, (list, tuple)) else [res]
+    return [r for r in res if isinstance(r, torch.Tensor)]
+
+
+def run_case(spec: OpSpec, case: Case):
+    """Call ember and torch on `case` and compare: errors (same builtin type), results
+    (shape, dtype, strides, values) and, for in-place ops, the mutated self."""
+    import torch
+    t_args, t_kwargs = materialize(case.args, "torch"), materialize(case.kwargs, "torch")
+    e_args, e_kwargs = materialize(case.args, "ember"), materialize(case.kwargs, "ember")
+    t_res, t_exc = call(aten(torch.ops.aten, spec), t_args, t_kwargs)
+    e_res, e_exc = call(aten(ember.ops.aten, spec), e_args, e_kwargs)
+    head = f"aten.{spec.name}({case!r})"
+    reject_if(any(min(r.shape, default=0) < 0 for r in _tensors(t_res)))  # torch's garbage
+    if t_exc is not None or e_exc is not None:
+        # ember may raise a subclass of torch's builtin type (NotImplementedError for
+        # RuntimeError): `except RuntimeError` catches both
+        same = (t_exc is not None and e_exc is not None
+                and isinstance(e_exc, builtin_type(type(t_exc))))
+        if not same:
+            raise Mismatch(f"{head}\n  ember: {short(e_exc if e_exc else e_res)}"
+                           f"\n  torch: {short(t_exc if t_exc else t_res)}")
+        return
+    try:
+        compare(e_res, t_res, spec)
+        if spec.kind == "inplace":
+            assert e_res is e_args[0], "an in-place op must return self"
+            compare(e_args[0], t_args[0], spec, "self after the call")
+    except AssertionError as err:
+        first = str(err).strip().splitlines()[0]
+        raise Mismatch(f"{head}\n  {first}\n  ember: {short(e_res)}\n  torch: {short(t_res)}") \
+            from None
