@@ -434,12 +434,13 @@ def _shape_scatter_src(data, spec: OpSpec, case: Case):
     view = spec.fn.op_name.removesuffix("_scatter")
     names = [a.name for a in spec.schema.arguments.positional]
     if view == spec.fn.op_name or names[:2] != ["self", "src"] or len(case.args) < 2 or \
+            not hasattr(torch.ops.aten, view) or \
             not data.draw(st.integers(0, 3), label="src fits the view"):
         return
-    view_args = [case.args[0]] + case.args[2:]
-    for overload in torch.ops.aten.__getattr__(view).overloads():
-        res, exc = call(getattr(torch.ops.aten.__getattr__(view), overload),
-                        materialize(view_args, "torch"), materialize(case.kwargs, "torch"))
+    packet = getattr(torch.ops.aten, view)
+    view_args = materialize([case.args[0]] + case.args[2:], "torch")
+    for overload in packet.overloads():
+        res, exc = call(getattr(packet, overload), view_args, materialize(case.kwargs, "torch"))
         if exc is None:
             dt = case.args[1].base.dtype
             case.args[1] = _layouts(data, tuple(res.shape), dtype_name_np(dt))
@@ -501,7 +502,7 @@ def draw_tensor(data, name, ctx):
     shape = ctx["shape"]
     if name in INDEX_NAMES:
         index = draw_index(data, shape, name, ctx.get("dim"))
-        ctx["index_shape"] = tuple(_shape(index))
+        ctx["index_shape"] = tuple(materialize(index, "torch").shape)
         return index
     if name == "repeats":
         n = data.draw(st.sampled_from([1, int(np.prod(shape)), *shape]), label="repeats length")
@@ -531,16 +532,6 @@ def draw_tensor(data, name, ctx):
     else:
         dt = data.draw(dtype_st(), label=f"{name} dtype")
     return _layouts(data, t_shape, dt)
-
-
-def _shape(arg: TensorArg):
-    """The shape of a TensorArg after its views."""
-    shape = arg.base.shape
-    for kind, *args in arg.views:
-        shape = args[0] if kind == "expand" else (
-            [shape[d] for d in args[0]] if kind == "permute" else
-            shape[:args[0]] + ((shape[args[0]] - args[1] + 1) // 2,) + shape[args[0] + 1:])
-    return shape
 
 
 def draw_index(data, shape, name, dim=None):

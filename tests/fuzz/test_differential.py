@@ -4,7 +4,10 @@ overload of the schema, on ember and on torch, compared (issue 12).
 Each op gets EXAMPLES hypothesis examples (random shapes incl. 0-d and empty, broadcasting,
 all ten dtypes, transposed / stepped-slice / stride-0 inputs, Python bool/int/float
 scalars, dims in and out of range); see tests/fuzz/fuzz_support.py for how arguments are
-drawn from the schema. HYPOTHESIS_PROFILE=ci replays the same examples every run.
+drawn from the schema. HYPOTHESIS_PROFILE=ci replays the same examples every run: 380
+overloads x 30 examples = 11,400 cases, about 60 s on one core. A failure prints the
+shrunk case as a one-line repro, `aten.<op>(<args>)` with ember's and torch's outputs.
+Local runs (the default profile) draw new examples each time, and may find new failures.
 
     .venv/bin/python -m pytest tests/fuzz -q -k "add.Tensor"
     EMBER_FUZZ_EXAMPLES=2000 .venv/bin/python -m pytest tests/fuzz -q -x   # a long run
