@@ -194,7 +194,8 @@ class TensorArg:
                                  separator=",", threshold=12, max_line_width=10**6)
         views = "".join(f".{v[0]}{tuple(v[1:]) if len(v) > 2 else (v[1],)}" for v in self.views)
         values = re.sub(r"\s*\n\s*", " ", values)
-        return f"T({values}, {dtype_name_np(a.dtype)}){views}"
+        empty = f", shape={a.shape}" if a.size == 0 else ""
+        return f"T({values}, {dtype_name_np(a.dtype)}{empty}){views}"
 
 
 @dataclass(frozen=True)
