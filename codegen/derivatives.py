@@ -7,7 +7,7 @@ and what the forward pass must save worked out.
 
 A formula is a Python expression over `grad` (`grads[i]`, `grad_<output>` for ops with
 several outputs), the op's inputs, `result` (`result0`, ..., or the output names), the
-helpers of ember/autograd/formulas.py and ember ops. `self.shape`, `self.dtype`,
+helpers of ember/autograd/formulas/ and ember ops. `self.shape`, `self.dtype`,
 `self.dim()`, ... save that value instead of the tensor. `non_differentiable` and
 `not_implemented("why")` mark inputs without a gradient; `raises_if_requires_grad` marks an
 input torch refuses to see requiring grad (in grad mode the op raises torch's "... is not
@@ -125,11 +125,14 @@ class Signature:
 
 
 def helper_names(path: Path) -> tuple[dict[str, Signature], set[str]]:
-    """(every helper with its signature, the @forward_value ones) defined in
-    ember/autograd/formulas.py."""
-    tree = ast.parse(path.read_text(), filename=str(path))
+    """(every helper with its signature, the @forward_value ones) defined in the modules of
+    the package ember/autograd/formulas/ (or in one module, when `path` is a file)."""
+    path = Path(path)
+    files = sorted(p for p in path.glob("*.py") if p.name != "__init__.py") if path.is_dir() \
+        else [path]
+    body = [node for f in files for node in ast.parse(f.read_text(), filename=str(f)).body]
     names, forward = {}, set()
-    for node in tree.body:
+    for node in body:
         if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
             names[node.name] = Signature.of_def(node)
             if any(isinstance(d, ast.Name) and d.id == "forward_value" for d in node.decorator_list):
@@ -402,4 +405,4 @@ class _Rewriter(ast.NodeTransformer):
             return node
         raise self._err(f"unknown name '{n}' in formula (expected grad, grads, grad_<output>, "
                         f"{', '.join(ctx.rets)}, an input ({', '.join(ctx.args)}), a helper from "
-                        "ember/autograd/formulas.py or an ember op)")
+                        "ember/autograd/formulas/ or an ember op)")

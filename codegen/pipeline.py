@@ -21,7 +21,7 @@ from .render import environment, render_all
 NATIVE = "schema/native_functions.yaml"
 DERIVATIVES = "schema/derivatives.yaml"
 AUTOCAST = "schema/autocast.yaml"
-FORMULA_HELPERS = "ember/autograd/formulas.py"
+FORMULA_HELPERS = "ember/autograd/formulas"
 
 
 def generate_files(root: Path) -> dict[str, str]:

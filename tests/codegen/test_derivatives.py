@@ -60,7 +60,7 @@ def _derivs(root, text):
     from codegen.native import parse_native_functions
     fns = parse_native_functions(load_yaml_list(root / "schema" / "native_functions.yaml", "n"),
                                  KernelIndex(root / "kernels"))
-    helpers, fwd = helper_names(root / "ember" / "autograd" / "formulas.py")
+    helpers, fwd = helper_names(root / "ember" / "autograd" / "formulas")
     entries = load_yaml_list(root / "schema" / "derivatives.yaml", "d")
     return parse_derivatives(entries, fns, helpers, fwd), {f.qualified: f for f in fns}
 

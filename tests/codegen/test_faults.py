@@ -25,8 +25,8 @@ def project(tmp_path):
     """A copy of the schemas, templates and kernels with a freshly generated/."""
     for d in ("schema", "templates", "kernels"):
         shutil.copytree(ROOT / d, tmp_path / d)
-    (tmp_path / "ember" / "autograd").mkdir(parents=True)
-    shutil.copy(ROOT / "ember" / "autograd" / "formulas.py", tmp_path / "ember" / "autograd")
+    shutil.copytree(ROOT / "ember" / "autograd" / "formulas",
+                    tmp_path / "ember" / "autograd" / "formulas")
     assert main(["--root", str(tmp_path)]) == 0
     return tmp_path
 

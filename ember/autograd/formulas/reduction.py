@@ -1,0 +1,233 @@
+"""Backward helpers of the reductions: mean, amax/amin, prod, cumulative ops, norms, ..."""
+from __future__ import annotations
+
+import math
+
+import ember
+
+from .common import (
+    expand_grad,
+    grad_to_dtype,
+    grad_where,
+    reduce_to,
+    reduced_count,
+    scalar_value,
+    scale,
+    unsqueeze_to,
+    zero_where,
+)
+
+
+def mean_backward(grad, shape, dims, keepdim, dtype):
+    """The gradient of a mean over `dims` (None or []: all): grad / count, broadcast back,
+    computed in grad's dtype (a `mean(dtype=)`'s) and then cast to the input's, like torch."""
+    g = expand_grad(grad, shape, dims, keepdim)
+    return grad_to_dtype(ember.ops.aten.div.Scalar(g, reduced_count(shape, dims)), dtype)
+
+
+def amax_backward(grad, self, result, dims, keepdim):
+    """The gradient of amax: shared evenly by the elements equal to the maximum."""
+    if not keepdim:
+        grad = unsqueeze_to(grad, dims, self.ndim)
+        result = unsqueeze_to(result, dims, self.ndim)
+    mask = result == self
+    return (grad / mask.sum(dims, keepdim=True)) * mask
+
+
+
+
+def _flip(x, d):
+    """x reversed along dim d (an index op, so it stays differentiable)."""
+    n = x._shape[d]
+    idx = ember.arange(n - 1, -1, -1, device=x.device)
+    return x[(slice(None),) * d + (idx,)]
+
+
+def _isnan(x):
+    return ember.isnan(x)
+
+
+def _abs(x):
+    return x.abs()     # its gradient is sign(x): 0 at 0, like torch's
+
+
+def _sgn(x):
+    """sign(x), whose gradient is zero (torch's sgn)."""
+    return x.sign()
+
+
+def _keep_dims(grad, dims, ndim, keepdim):
+    return grad if keepdim or ndim == 0 else unsqueeze_to(grad, dims, ndim)
+
+
+def _prod_safe_zeros_backward(grad, inp, d):
+    """prod's gradient where the input may hold zeros: the product of the elements before
+    and after each one along `d` (exclusive cumulative products, no division)."""
+    n = inp._shape[d]
+    if inp.numel() == 0:
+        return grad.expand(inp.shape)
+    ones_shape = list(inp.shape)
+    ones_shape[d] = 1
+    ones = inp.new_ones(tuple(ones_shape))
+    before = ember.cat([ones, inp.narrow(d, 0, n - 1)], d).cumprod(d)
+    after = _flip(ember.cat([ones, _flip(inp.narrow(d, 1, n - 1), d)], d).cumprod(d), d)
+    return grad * (before * after)
+
+
+def prod_backward(grad, self, result, dim=None, keepdim=False):
+    """Gradient of prod (torch's prod_backward): grad * result / self when no element is 0;
+    else the product of the other elements (zero where a slice holds two zeros)."""
+    dtype = self.dtype
+    x = grad_to_dtype(self, grad.dtype)
+    result = grad_to_dtype(result, grad.dtype)
+    if x.ndim == 0:
+        return grad_to_dtype(grad, dtype)
+    if dim is None:
+        if bool((x != 0).all()):
+            return grad_to_dtype(grad * (result / x), dtype)
+        if int((x == 0).sum()) > 1:
+            return ember.zeros_like(x, dtype=dtype)
+        g = _prod_safe_zeros_backward(grad, x.reshape(-1), 0).reshape(x.shape)
+        return grad_to_dtype(g, dtype)
+    d = dim % x.ndim
+    if not keepdim:
+        grad, result = grad.unsqueeze(d), result.unsqueeze(d)
+    if bool((x != 0).all()):
+        return grad_to_dtype(grad * (result / x), dtype)
+    return grad_to_dtype(_prod_safe_zeros_backward(grad, x, d), dtype)
+
+
+def value_selecting_reduction_backward(grad, dim, indices, shape, keepdim):
+    """max.dim / min.dim: grad goes to the selected index of each slice, zeros elsewhere."""
+    ndim = len(shape)
+    if ndim == 0:
+        return grad
+    d = dim % ndim
+    if not keepdim:
+        grad, indices = grad.unsqueeze(d), indices.unsqueeze(d)
+    view = [1] * ndim
+    view[d] = shape[d]
+    pos = ember.arange(shape[d], device=grad.device).view(view)
+    return grad_where(pos == indices, grad)
+
+
+def evenly_distribute_backward(grad, self, result):
+    """max() / min(): grad shared evenly by the elements equal to the result (the NaNs
+    when the result is NaN)."""
+    mask = _isnan(self) if bool(_isnan(result)) else (self == result)
+    return grad_where(mask, grad / mask.sum())
+
+
+def minmax_other_backward(grad, self, other, lose, shape, dtype):
+    """max/min(self, other): the gradient is halved at ties, zero where this input lost."""
+    g = ember.where(self == other, grad / 2, grad)
+    return reduce_to(zero_where(lose, g), shape, dtype)
+
+
+def var_backward(grad, self, dim, correction, keepdim):
+    """torch's var_backward: 2 / (N - correction) * grad * (self - mean)."""
+    c = 1.0 if correction is None else float(scalar_value(correction))
+    if self.ndim == 0 or dim is None:
+        dof = self.numel() - c
+        if dof <= 0:
+            special = ember.where(self == self.mean(), self.new_full((), math.nan),
+                                  self.new_full((), math.inf))
+            return grad * special
+        return scale(grad * (self - self.mean()), 2.0 / dof)
+    dims = [dim] if isinstance(dim, int) else list(dim)
+    if not keepdim and self.ndim > 1:
+        grad = unsqueeze_to(grad, dims, self.ndim)
+    n = 1
+    for d in dims:
+        n *= self.shape[d]
+    dof = n - c
+    factor = 2.0 / dof if dof != 0 else math.inf
+    return scale(grad * (self - self.mean(dims, keepdim=True)), factor)
+
+
+def std_backward(result, grad, self, dim, correction, keepdim):
+    """std = sqrt(var): grad / (2 std) (zero where std is 0), then var's gradient."""
+    grad_var = zero_where(result == 0, grad / (result * 2))
+    return var_backward(grad_var, self, dim, correction, keepdim)
+
+
+def var_mean_backward(gvar, gmean, self, dim, correction, keepdim):
+    g = var_backward(gvar, self, dim, correction, keepdim)
+    dims = [dim] if isinstance(dim, int) else dim
+    return g + mean_backward(gmean, self.shape, dims, keepdim, self.dtype)
+
+
+def std_mean_backward(gstd, gmean, self, std, dim, correction, keepdim):
+    g = std_backward(std, gstd, self, dim, correction, keepdim)
+    dims = [dim] if isinstance(dim, int) else dim
+    return g + mean_backward(gmean, self.shape, dims, keepdim, self.dtype)
+
+
+def logsumexp_backward(grad, self, result, dim, keepdim):
+    """grad * exp(self - logsumexp)."""
+    grad = _keep_dims(grad, dim, self.ndim, keepdim)
+    result = _keep_dims(result, dim, self.ndim, keepdim)
+    return grad * (self - result).exp()
+
+
+def norm_backward(grad, self, ord, norm, dim, keepdim):
+    """torch's norm_backward (linalg_vector_norm): subgradient 0 at 0 for every order, the
+    gradient of max/min |x| shared by ties for +-inf, none (None) for ord 0."""
+    p = float(scalar_value(ord))
+    dtype = self.dtype
+    grad = _keep_dims(grad, dim, self.ndim, keepdim)
+    norm = _keep_dims(norm, dim, self.ndim, keepdim)
+    if p == 0.0:
+        return None
+    if p == 1.0:
+        g = _sgn(self) * grad
+    elif p == 2.0:
+        g = grad * zero_where(norm == 0, self / norm)
+    elif math.isinf(p):
+        a = _abs(self)
+        mask = ember.where(_isnan(a), a.new_ones((), dtype=ember.bool), a == norm)
+        sums = mask.sum(dim, keepdim=True) if dim is not None else mask.sum()
+        g = _sgn(self) * ((grad / sums) * mask)
+    elif p < 1.0:
+        zero = self == 0     # |x|^(p-1) is infinite at 0: read 1 there, then zero it
+        safe = ember.where(zero, self.new_ones(()), _abs(self))
+        scaled = zero_where(zero, _sgn(self) * safe.pow(p - 1))
+        g = scaled * grad * norm.pow(1 - p)
+    elif p < 2.0:
+        g = _sgn(self) * _abs(self).pow(p - 1) * zero_where(norm == 0, grad / norm.pow(p - 1))
+    else:
+        g = self * _abs(self).pow(p - 2) * zero_where(norm == 0, grad / norm.pow(p - 1))
+    return grad_to_dtype(g, dtype)
+
+
+def cumsum_backward(grad, dim):
+    """The reversed cumulative sum of grad along dim."""
+    if grad.numel() <= 1 or grad.ndim == 0:
+        return grad
+    d = dim % grad.ndim
+    if grad.shape[d] == 1:
+        return grad
+    return _flip(_flip(grad, d).cumsum(d), d)
+
+
+def cumprod_backward(grad, self, dim, result):
+    """cumprod's gradient: reversed cumsum(result * grad) / self without zeros; with zeros,
+    sum_k grad_k * prod_{j <= k, j != i} x_j computed on an (n, n) product table."""
+    dtype = self.dtype
+    if self.numel() <= 1 or self.ndim == 0:
+        return grad_to_dtype(grad, dtype)
+    d = dim % self.ndim
+    n = self.shape[d]
+    if n == 1:
+        return grad_to_dtype(grad, dtype)
+    x = grad_to_dtype(self, grad.dtype)
+    if bool((x != 0).all()):
+        w = grad_to_dtype(result, grad.dtype) * grad
+        return grad_to_dtype(_flip(_flip(w, d).cumsum(d), d) / x, dtype)
+    xl, gl = x.movedim(d, -1), grad.movedim(d, -1)
+    r = ember.arange(n, device=x.device)
+    table = ember.where(r.view(n, 1) == r.view(1, n), x.new_ones(()), xl.unsqueeze(-2))
+    prods = table.cumprod(-1)        # [..., i, k] = prod of x_j for j <= k, j != i
+    upper = r.view(n, 1) <= r.view(1, n)
+    g = (grad_where(upper, prods) * gl.unsqueeze(-2)).sum(-1)
+    return grad_to_dtype(g.movedim(-1, d), dtype)
