@@ -467,8 +467,7 @@ _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
 _o.neg_out.register("ADInplaceOrView", _inplace_or_view(_o.neg_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: neg_(Tensor(a!) self) -> Tensor(a!)
-_o.neg_.register('CPU', _cpu_pointwise.neg_)
-_o.neg_.register('Meta', _meta_pointwise.neg_)
+_o.neg_.register('CompositeExplicitAutograd', _autogen_inplace(_o.neg), with_keyset=True)
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
@@ -480,8 +479,7 @@ _o.exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp))
 _o.exp_out.register("ADInplaceOrView", _inplace_or_view(_o.exp_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: exp_(Tensor(a!) self) -> Tensor(a!)
-_o.exp_.register('CPU', _cpu_pointwise.exp_)
-_o.exp_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.exp_.register('CompositeExplicitAutograd', _autogen_inplace(_o.exp), with_keyset=True)
 _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log(Tensor self) -> Tensor
@@ -493,8 +491,7 @@ _o.log_out.register('CompositeExplicitAutograd', _autogen_out(_o.log))
 _o.log_out.register("ADInplaceOrView", _inplace_or_view(_o.log_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: log_(Tensor(a!) self) -> Tensor(a!)
-_o.log_.register('CPU', _cpu_pointwise.log_)
-_o.log_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log), with_keyset=True)
 _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: relu(Tensor self) -> Tensor
@@ -523,8 +520,7 @@ _o.sigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid))
 _o.sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sigmoid_(Tensor(a!) self) -> Tensor(a!)
-_o.sigmoid_.register('CPU', _cpu_pointwise.sigmoid_)
-_o.sigmoid_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sigmoid_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sigmoid), with_keyset=True)
 _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: tanh(Tensor self) -> Tensor
@@ -536,8 +532,7 @@ _o.tanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.tanh))
 _o.tanh_out.register("ADInplaceOrView", _inplace_or_view(_o.tanh_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: tanh_(Tensor(a!) self) -> Tensor(a!)
-_o.tanh_.register('CPU', _cpu_pointwise.tanh_)
-_o.tanh_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.tanh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.tanh), with_keyset=True)
 _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -1640,8 +1635,7 @@ _o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
 _o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
-_o.expm1_.register('CPU', _cpu_unary.expm1_)
-_o.expm1_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.expm1_.register('CompositeExplicitAutograd', _autogen_inplace(_o.expm1), with_keyset=True)
 _o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log2(Tensor self) -> Tensor
@@ -1653,8 +1647,7 @@ _o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
 _o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
-_o.log2_.register('CPU', _cpu_unary.log2_)
-_o.log2_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log2), with_keyset=True)
 _o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log10(Tensor self) -> Tensor
@@ -1666,8 +1659,7 @@ _o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
 _o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
-_o.log10_.register('CPU', _cpu_unary.log10_)
-_o.log10_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log10_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log10), with_keyset=True)
 _o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log1p(Tensor self) -> Tensor
@@ -1679,8 +1671,7 @@ _o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
 _o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
-_o.log1p_.register('CPU', _cpu_unary.log1p_)
-_o.log1p_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log1p_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log1p), with_keyset=True)
 _o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
@@ -1692,8 +1683,7 @@ _o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
 _o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
-_o.sqrt_.register('CPU', _cpu_unary.sqrt_)
-_o.sqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sqrt_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sqrt), with_keyset=True)
 _o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
@@ -1705,8 +1695,7 @@ _o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
 _o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
-_o.rsqrt_.register('CPU', _cpu_unary.rsqrt_)
-_o.rsqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.rsqrt_.register('CompositeExplicitAutograd', _autogen_inplace(_o.rsqrt), with_keyset=True)
 _o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
@@ -1718,8 +1707,7 @@ _o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciproc
 _o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
-_o.reciprocal_.register('CPU', _cpu_unary.reciprocal_)
-_o.reciprocal_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.reciprocal_.register('CompositeExplicitAutograd', _autogen_inplace(_o.reciprocal), with_keyset=True)
 _o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sin(Tensor self) -> Tensor
@@ -1731,8 +1719,7 @@ _o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
 _o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
-_o.sin_.register('CPU', _cpu_unary.sin_)
-_o.sin_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sin_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sin), with_keyset=True)
 _o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
@@ -1744,8 +1731,7 @@ _o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
 _o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
-_o.cos_.register('CPU', _cpu_unary.cos_)
-_o.cos_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.cos_.register('CompositeExplicitAutograd', _autogen_inplace(_o.cos), with_keyset=True)
 _o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: tan(Tensor self) -> Tensor
@@ -1757,8 +1743,7 @@ _o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
 _o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
-_o.tan_.register('CPU', _cpu_unary.tan_)
-_o.tan_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.tan_.register('CompositeExplicitAutograd', _autogen_inplace(_o.tan), with_keyset=True)
 _o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: asin(Tensor self) -> Tensor
@@ -1770,8 +1755,7 @@ _o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
 _o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
-_o.asin_.register('CPU', _cpu_unary.asin_)
-_o.asin_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.asin_.register('CompositeExplicitAutograd', _autogen_inplace(_o.asin), with_keyset=True)
 _o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: acos(Tensor self) -> Tensor
@@ -1783,8 +1767,7 @@ _o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
 _o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
-_o.acos_.register('CPU', _cpu_unary.acos_)
-_o.acos_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.acos_.register('CompositeExplicitAutograd', _autogen_inplace(_o.acos), with_keyset=True)
 _o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: atan(Tensor self) -> Tensor
@@ -1796,8 +1779,7 @@ _o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
 _o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
-_o.atan_.register('CPU', _cpu_unary.atan_)
-_o.atan_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.atan_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atan), with_keyset=True)
 _o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sinh(Tensor self) -> Tensor
@@ -1809,8 +1791,7 @@ _o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
 _o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
-_o.sinh_.register('CPU', _cpu_unary.sinh_)
-_o.sinh_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sinh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sinh), with_keyset=True)
 _o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: cosh(Tensor self) -> Tensor
@@ -1822,8 +1803,7 @@ _o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
 _o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
-_o.cosh_.register('CPU', _cpu_unary.cosh_)
-_o.cosh_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.cosh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.cosh), with_keyset=True)
 _o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: erf(Tensor self) -> Tensor
@@ -1835,8 +1815,7 @@ _o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
 _o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
-_o.erf_.register('CPU', _cpu_unary.erf_)
-_o.erf_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.erf_.register('CompositeExplicitAutograd', _autogen_inplace(_o.erf), with_keyset=True)
 _o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: abs(Tensor self) -> Tensor
@@ -1848,8 +1827,7 @@ _o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
 _o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
-_o.abs_.register('CPU', _cpu_unary.abs_)
-_o.abs_.register('Meta', _meta_unary.abs_)
+_o.abs_.register('CompositeExplicitAutograd', _autogen_inplace(_o.abs), with_keyset=True)
 _o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: floor(Tensor self) -> Tensor
@@ -1861,8 +1839,7 @@ _o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
 _o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
-_o.floor_.register('CPU', _cpu_unary.floor_)
-_o.floor_.register('Meta', _meta_unary.floor_)
+_o.floor_.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor), with_keyset=True)
 _o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: ceil(Tensor self) -> Tensor
@@ -1874,8 +1851,7 @@ _o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
 _o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
-_o.ceil_.register('CPU', _cpu_unary.ceil_)
-_o.ceil_.register('Meta', _meta_unary.ceil_)
+_o.ceil_.register('CompositeExplicitAutograd', _autogen_inplace(_o.ceil), with_keyset=True)
 _o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: round(Tensor self) -> Tensor
@@ -1895,13 +1871,11 @@ _o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.roun
 _o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
-_o.round_.register('CPU', _cpu_unary.round_)
-_o.round_.register('Meta', _meta_unary.round_)
+_o.round_.register('CompositeExplicitAutograd', _autogen_inplace(_o.round), with_keyset=True)
 _o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
-_o.round__decimals.register('CPU', _cpu_unary.round_decimals_)
-_o.round__decimals.register('Meta', _meta_unary.round_decimals_)
+_o.round__decimals.register('CompositeExplicitAutograd', _autogen_inplace(_o.round_decimals), with_keyset=True)
 _o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: trunc(Tensor self) -> Tensor
@@ -1913,8 +1887,7 @@ _o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
 _o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
-_o.trunc_.register('CPU', _cpu_unary.trunc_)
-_o.trunc_.register('Meta', _meta_unary.trunc_)
+_o.trunc_.register('CompositeExplicitAutograd', _autogen_inplace(_o.trunc), with_keyset=True)
 _o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: frac(Tensor self) -> Tensor
@@ -1926,8 +1899,7 @@ _o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
 _o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
-_o.frac_.register('CPU', _cpu_unary.frac_)
-_o.frac_.register('Meta', _meta_unary.frac_)
+_o.frac_.register('CompositeExplicitAutograd', _autogen_inplace(_o.frac), with_keyset=True)
 _o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sign(Tensor self) -> Tensor
@@ -1939,8 +1911,7 @@ _o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
 _o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!)
-_o.sign_.register('CPU', _cpu_unary.sign_)
-_o.sign_.register('Meta', _meta_pointwise.unary_inplace)
+_o.sign_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sign), with_keyset=True)
 _o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
@@ -1952,8 +1923,7 @@ _o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical
 _o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_not_(Tensor(a!) self) -> Tensor(a!)
-_o.logical_not_.register('CPU', _cpu_unary.logical_not_)
-_o.logical_not_.register('Meta', _meta_pointwise.unary_inplace)
+_o.logical_not_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_not), with_keyset=True)
 _o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
@@ -1965,8 +1935,7 @@ _o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise
 _o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_not_(Tensor(a!) self) -> Tensor(a!)
-_o.bitwise_not_.register('CPU', _cpu_unary.bitwise_not_)
-_o.bitwise_not_.register('Meta', _meta_unary.bitwise_not_)
+_o.bitwise_not_.register('CompositeExplicitAutograd', _autogen_inplace(_o.bitwise_not), with_keyset=True)
 _o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: isnan(Tensor self) -> Tensor
@@ -2006,8 +1975,7 @@ _o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_n
 _o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
 
 # schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
-_o.nan_to_num_.register('CPU', _cpu_unary.nan_to_num_)
-_o.nan_to_num_.register('Meta', _meta_unary.nan_to_num_)
+_o.nan_to_num_.register('CompositeExplicitAutograd', _autogen_inplace(_o.nan_to_num), with_keyset=True)
 _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor

@@ -62,12 +62,12 @@ def autogen_inplace(functional_op):
 
     def kernel(keyset, self, *rest):
         result = functional_op.redispatch(keyset, self, *rest)
+        if result._shape != self._shape:            # torch checks the shape first
+            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                               f"broadcast shape {list(result._shape)}")
         if not D.can_cast(result._dtype, self._dtype):
             raise RuntimeError(f"result type {result._dtype.scalar_name} can't be cast to the "
                                f"desired output type {self._dtype.scalar_name}")
-        if result._shape != self._shape:
-            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
-                               f"broadcast shape {list(result._shape)}")
         copy_.redispatch(keyset, self, result, False)
         return self
     kernel.__qualname__ = f"autogen_inplace[{functional_op}]"

@@ -553,11 +553,6 @@ log = _unary(np.log, M.float_layout, quiet=True, float_result=True)
 sigmoid = _unary(_sigmoid, M.float_layout, quiet=True, float_result=True)
 tanh = _unary(np.tanh, M.float_layout, float_result=True)
 relu = _unary(_relu, _check_not_bool("relu", M.same_layout), half_in_float=False)
-neg_ = _unary_inplace(neg, M.neg_)
-exp_ = _unary_inplace(exp, M.unary_inplace_float)
-log_ = _unary_inplace(log, M.unary_inplace_float)
-sigmoid_ = _unary_inplace(sigmoid, M.unary_inplace_float)
-tanh_ = _unary_inplace(tanh, M.unary_inplace_float)
 relu_ = _unary_inplace(relu, _check_not_bool("relu", M.unary_inplace))
 
 

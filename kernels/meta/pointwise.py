@@ -214,21 +214,12 @@ def neg(self):
     return _meta(neg_layout(self))
 
 
-def neg_(self):
-    P.check_bool_neg(self)
-    return self
-
-
 def unary_float(self):
     return _meta(float_layout(self))
 
 
 def unary_inplace(self):
     return self
-
-
-def unary_inplace_float(self):
-    return _inplace(self, P.float_result(self._dtype))
 
 
 def threshold_backward(grad_output, self, threshold):
