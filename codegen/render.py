@@ -54,7 +54,8 @@ def registration_context(fn: NativeFunction, qualified_index: dict) -> dict:
             regs.append({"key": key, "expr": f"_autogen_out(_o.{qualified_index[fn.autogen_of].ident})"})
         elif kernel == "@autogen_inplace":
             regs.append({"key": key, "with_keyset": True,
-                         "expr": f"_autogen_inplace(_o.{qualified_index[fn.inplace_of].ident})"})
+                         "expr": f"_autogen_inplace(_o.{qualified_index[fn.inplace_of].ident}"
+                                 f"{', pointwise=True' if 'pointwise' in fn.tags else ''})"})
         else:
             folder, module, name = kernel.split(".")
             regs.append({"key": key, "expr": f"_{folder}_{module}.{name}"})

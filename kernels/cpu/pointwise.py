@@ -379,13 +379,6 @@ def pow_scalar(self, exponent):
     return out
 
 
-def pow_(self, exponent):
-    M.pow_(self, exponent)
-    r = pow(self, exponent)
-    np.copyto(self._np, r._np, casting="unsafe")
-    return self
-
-
 # --- comparisons ------------------------------------------------------------------------
 def _comparison(ufunc):
     def kernel(self, other):
