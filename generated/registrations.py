@@ -2584,8 +2584,7 @@ _o.gelu_out.register('CompositeExplicitAutograd', _autogen_out(_o.gelu))
 _o.gelu_out.register("ADInplaceOrView", _inplace_or_view(_o.gelu_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)
-_o.gelu_.register('CPU', _cpu_activation.gelu_)
-_o.gelu_.register('Meta', _meta_activation.gelu_)
+_o.gelu_.register('CompositeExplicitAutograd', _autogen_inplace(_o.gelu), with_keyset=True)
 _o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor
@@ -2715,8 +2714,7 @@ _o.clamp_min_.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
-_o.clamp_min__Tensor.register('CPU', _cpu_activation.clamp_min_)
-_o.clamp_min__Tensor.register('Meta', _meta_activation.clamp_min_)
+_o.clamp_min__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.clamp_min_Tensor), with_keyset=True)
 _o.clamp_min__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp_max(Tensor self, Scalar max) -> Tensor
@@ -2741,13 +2739,11 @@ _o.clamp_max_.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
-_o.clamp_max__Tensor.register('CPU', _cpu_activation.clamp_max_)
-_o.clamp_max__Tensor.register('Meta', _meta_activation.clamp_max_)
+_o.clamp_max__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.clamp_max_Tensor), with_keyset=True)
 _o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
-_o.clamp__Tensor.register('CPU', _cpu_activation.clamp_tensor_)
-_o.clamp__Tensor.register('Meta', _meta_activation.clamp_tensor_)
+_o.clamp__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.clamp_Tensor, pointwise=True), with_keyset=True)
 _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)
