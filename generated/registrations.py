@@ -327,7 +327,7 @@ _o.pow_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Scal
 _o.pow_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
-_o.pow__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.pow_Tensor_Tensor, pointwise=True), with_keyset=True)
+_o.pow__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.pow_Tensor_Tensor, broadcast=True), with_keyset=True)
 _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
@@ -466,7 +466,7 @@ _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
 _o.neg_out.register("ADInplaceOrView", _inplace_or_view(_o.neg_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: neg_(Tensor(a!) self) -> Tensor(a!)
-_o.neg_.register('CompositeExplicitAutograd', _autogen_inplace(_o.neg, pointwise=True), with_keyset=True)
+_o.neg_.register('CompositeExplicitAutograd', _autogen_inplace(_o.neg), with_keyset=True)
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
@@ -478,7 +478,7 @@ _o.exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp))
 _o.exp_out.register("ADInplaceOrView", _inplace_or_view(_o.exp_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: exp_(Tensor(a!) self) -> Tensor(a!)
-_o.exp_.register('CompositeExplicitAutograd', _autogen_inplace(_o.exp, pointwise=True), with_keyset=True)
+_o.exp_.register('CompositeExplicitAutograd', _autogen_inplace(_o.exp), with_keyset=True)
 _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log(Tensor self) -> Tensor
@@ -490,7 +490,7 @@ _o.log_out.register('CompositeExplicitAutograd', _autogen_out(_o.log))
 _o.log_out.register("ADInplaceOrView", _inplace_or_view(_o.log_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: log_(Tensor(a!) self) -> Tensor(a!)
-_o.log_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log, pointwise=True), with_keyset=True)
+_o.log_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log), with_keyset=True)
 _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: relu(Tensor self) -> Tensor
@@ -519,7 +519,7 @@ _o.sigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid))
 _o.sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sigmoid_(Tensor(a!) self) -> Tensor(a!)
-_o.sigmoid_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sigmoid, pointwise=True), with_keyset=True)
+_o.sigmoid_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sigmoid), with_keyset=True)
 _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: tanh(Tensor self) -> Tensor
@@ -531,7 +531,7 @@ _o.tanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.tanh))
 _o.tanh_out.register("ADInplaceOrView", _inplace_or_view(_o.tanh_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: tanh_(Tensor(a!) self) -> Tensor(a!)
-_o.tanh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.tanh, pointwise=True), with_keyset=True)
+_o.tanh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.tanh), with_keyset=True)
 _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -1622,7 +1622,7 @@ _o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
 _o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!)
-_o.exp2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.exp2, pointwise=True), with_keyset=True)
+_o.exp2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.exp2), with_keyset=True)
 _o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: expm1(Tensor self) -> Tensor
@@ -1634,7 +1634,7 @@ _o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
 _o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
-_o.expm1_.register('CompositeExplicitAutograd', _autogen_inplace(_o.expm1, pointwise=True), with_keyset=True)
+_o.expm1_.register('CompositeExplicitAutograd', _autogen_inplace(_o.expm1), with_keyset=True)
 _o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log2(Tensor self) -> Tensor
@@ -1646,7 +1646,7 @@ _o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
 _o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
-_o.log2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log2, pointwise=True), with_keyset=True)
+_o.log2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log2), with_keyset=True)
 _o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log10(Tensor self) -> Tensor
@@ -1658,7 +1658,7 @@ _o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
 _o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
-_o.log10_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log10, pointwise=True), with_keyset=True)
+_o.log10_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log10), with_keyset=True)
 _o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log1p(Tensor self) -> Tensor
@@ -1670,7 +1670,7 @@ _o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
 _o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
-_o.log1p_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log1p, pointwise=True), with_keyset=True)
+_o.log1p_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log1p), with_keyset=True)
 _o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
@@ -1682,7 +1682,7 @@ _o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
 _o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
-_o.sqrt_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sqrt, pointwise=True), with_keyset=True)
+_o.sqrt_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sqrt), with_keyset=True)
 _o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
@@ -1694,7 +1694,7 @@ _o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
 _o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
-_o.rsqrt_.register('CompositeExplicitAutograd', _autogen_inplace(_o.rsqrt, pointwise=True), with_keyset=True)
+_o.rsqrt_.register('CompositeExplicitAutograd', _autogen_inplace(_o.rsqrt), with_keyset=True)
 _o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
@@ -1706,7 +1706,7 @@ _o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciproc
 _o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
-_o.reciprocal_.register('CompositeExplicitAutograd', _autogen_inplace(_o.reciprocal, pointwise=True), with_keyset=True)
+_o.reciprocal_.register('CompositeExplicitAutograd', _autogen_inplace(_o.reciprocal), with_keyset=True)
 _o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sin(Tensor self) -> Tensor
@@ -1718,7 +1718,7 @@ _o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
 _o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
-_o.sin_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sin, pointwise=True), with_keyset=True)
+_o.sin_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sin), with_keyset=True)
 _o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
@@ -1730,7 +1730,7 @@ _o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
 _o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
-_o.cos_.register('CompositeExplicitAutograd', _autogen_inplace(_o.cos, pointwise=True), with_keyset=True)
+_o.cos_.register('CompositeExplicitAutograd', _autogen_inplace(_o.cos), with_keyset=True)
 _o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: tan(Tensor self) -> Tensor
@@ -1742,7 +1742,7 @@ _o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
 _o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
-_o.tan_.register('CompositeExplicitAutograd', _autogen_inplace(_o.tan, pointwise=True), with_keyset=True)
+_o.tan_.register('CompositeExplicitAutograd', _autogen_inplace(_o.tan), with_keyset=True)
 _o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: asin(Tensor self) -> Tensor
@@ -1754,7 +1754,7 @@ _o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
 _o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
-_o.asin_.register('CompositeExplicitAutograd', _autogen_inplace(_o.asin, pointwise=True), with_keyset=True)
+_o.asin_.register('CompositeExplicitAutograd', _autogen_inplace(_o.asin), with_keyset=True)
 _o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: acos(Tensor self) -> Tensor
@@ -1766,7 +1766,7 @@ _o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
 _o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
-_o.acos_.register('CompositeExplicitAutograd', _autogen_inplace(_o.acos, pointwise=True), with_keyset=True)
+_o.acos_.register('CompositeExplicitAutograd', _autogen_inplace(_o.acos), with_keyset=True)
 _o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: atan(Tensor self) -> Tensor
@@ -1778,7 +1778,7 @@ _o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
 _o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
-_o.atan_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atan, pointwise=True), with_keyset=True)
+_o.atan_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atan), with_keyset=True)
 _o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sinh(Tensor self) -> Tensor
@@ -1790,7 +1790,7 @@ _o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
 _o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
-_o.sinh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sinh, pointwise=True), with_keyset=True)
+_o.sinh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sinh), with_keyset=True)
 _o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: cosh(Tensor self) -> Tensor
@@ -1802,7 +1802,7 @@ _o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
 _o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
-_o.cosh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.cosh, pointwise=True), with_keyset=True)
+_o.cosh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.cosh), with_keyset=True)
 _o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: erf(Tensor self) -> Tensor
@@ -1814,7 +1814,7 @@ _o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
 _o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
-_o.erf_.register('CompositeExplicitAutograd', _autogen_inplace(_o.erf, pointwise=True), with_keyset=True)
+_o.erf_.register('CompositeExplicitAutograd', _autogen_inplace(_o.erf), with_keyset=True)
 _o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: abs(Tensor self) -> Tensor
@@ -1826,7 +1826,7 @@ _o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
 _o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
-_o.abs_.register('CompositeExplicitAutograd', _autogen_inplace(_o.abs, pointwise=True), with_keyset=True)
+_o.abs_.register('CompositeExplicitAutograd', _autogen_inplace(_o.abs), with_keyset=True)
 _o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: floor(Tensor self) -> Tensor
@@ -1838,7 +1838,7 @@ _o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
 _o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
-_o.floor_.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor, pointwise=True), with_keyset=True)
+_o.floor_.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor), with_keyset=True)
 _o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: ceil(Tensor self) -> Tensor
@@ -1850,7 +1850,7 @@ _o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
 _o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
-_o.ceil_.register('CompositeExplicitAutograd', _autogen_inplace(_o.ceil, pointwise=True), with_keyset=True)
+_o.ceil_.register('CompositeExplicitAutograd', _autogen_inplace(_o.ceil), with_keyset=True)
 _o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: round(Tensor self) -> Tensor
@@ -1870,11 +1870,11 @@ _o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.roun
 _o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
-_o.round_.register('CompositeExplicitAutograd', _autogen_inplace(_o.round, pointwise=True), with_keyset=True)
+_o.round_.register('CompositeExplicitAutograd', _autogen_inplace(_o.round), with_keyset=True)
 _o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
-_o.round__decimals.register('CompositeExplicitAutograd', _autogen_inplace(_o.round_decimals, pointwise=True), with_keyset=True)
+_o.round__decimals.register('CompositeExplicitAutograd', _autogen_inplace(_o.round_decimals), with_keyset=True)
 _o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: trunc(Tensor self) -> Tensor
@@ -1886,7 +1886,7 @@ _o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
 _o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
-_o.trunc_.register('CompositeExplicitAutograd', _autogen_inplace(_o.trunc, pointwise=True), with_keyset=True)
+_o.trunc_.register('CompositeExplicitAutograd', _autogen_inplace(_o.trunc), with_keyset=True)
 _o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: frac(Tensor self) -> Tensor
@@ -1898,7 +1898,7 @@ _o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
 _o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
-_o.frac_.register('CompositeExplicitAutograd', _autogen_inplace(_o.frac, pointwise=True), with_keyset=True)
+_o.frac_.register('CompositeExplicitAutograd', _autogen_inplace(_o.frac), with_keyset=True)
 _o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sign(Tensor self) -> Tensor
@@ -1910,7 +1910,7 @@ _o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
 _o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!)
-_o.sign_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sign, pointwise=True), with_keyset=True)
+_o.sign_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sign), with_keyset=True)
 _o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
@@ -1922,7 +1922,7 @@ _o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical
 _o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_not_(Tensor(a!) self) -> Tensor(a!)
-_o.logical_not_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_not, pointwise=True), with_keyset=True)
+_o.logical_not_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_not), with_keyset=True)
 _o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
@@ -1934,7 +1934,7 @@ _o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise
 _o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_not_(Tensor(a!) self) -> Tensor(a!)
-_o.bitwise_not_.register('CompositeExplicitAutograd', _autogen_inplace(_o.bitwise_not, pointwise=True), with_keyset=True)
+_o.bitwise_not_.register('CompositeExplicitAutograd', _autogen_inplace(_o.bitwise_not), with_keyset=True)
 _o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: isnan(Tensor self) -> Tensor
@@ -1974,7 +1974,7 @@ _o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_n
 _o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
 
 # schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
-_o.nan_to_num_.register('CompositeExplicitAutograd', _autogen_inplace(_o.nan_to_num, pointwise=True), with_keyset=True)
+_o.nan_to_num_.register('CompositeExplicitAutograd', _autogen_inplace(_o.nan_to_num), with_keyset=True)
 _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
@@ -2191,11 +2191,11 @@ _o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o
 _o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.floor_divide__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor_divide, pointwise=True), with_keyset=True)
+_o.floor_divide__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor_divide, broadcast=True), with_keyset=True)
 _o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.floor_divide__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor_divide_Scalar, pointwise=True), with_keyset=True)
+_o.floor_divide__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor_divide_Scalar), with_keyset=True)
 _o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2223,11 +2223,11 @@ _o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_ou
 _o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.remainder__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.remainder_Tensor, pointwise=True), with_keyset=True)
+_o.remainder__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.remainder_Tensor, broadcast=True), with_keyset=True)
 _o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.remainder__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.remainder_Scalar, pointwise=True), with_keyset=True)
+_o.remainder__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.remainder_Scalar), with_keyset=True)
 _o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2247,11 +2247,11 @@ _o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Sc
 _o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.fmod__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.fmod_Tensor, pointwise=True), with_keyset=True)
+_o.fmod__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.fmod_Tensor, broadcast=True), with_keyset=True)
 _o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.fmod__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.fmod_Scalar, pointwise=True), with_keyset=True)
+_o.fmod__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.fmod_Scalar), with_keyset=True)
 _o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
@@ -2279,7 +2279,7 @@ _o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
 _o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.atan2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atan2, pointwise=True), with_keyset=True)
+_o.atan2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atan2, broadcast=True), with_keyset=True)
 _o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
@@ -2291,7 +2291,7 @@ _o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical
 _o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.logical_and_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_and, pointwise=True), with_keyset=True)
+_o.logical_and_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_and, broadcast=True), with_keyset=True)
 _o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
@@ -2303,7 +2303,7 @@ _o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_
 _o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.logical_or_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_or, pointwise=True), with_keyset=True)
+_o.logical_or_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_or, broadcast=True), with_keyset=True)
 _o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
@@ -2315,7 +2315,7 @@ _o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical
 _o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.logical_xor_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_xor, pointwise=True), with_keyset=True)
+_o.logical_xor_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_xor, broadcast=True), with_keyset=True)
 _o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2497,51 +2497,51 @@ _o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar
 _o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.eq__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.eq_Tensor, pointwise=True), with_keyset=True)
+_o.eq__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.eq_Tensor, broadcast=True), with_keyset=True)
 _o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.eq__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.eq_Scalar, pointwise=True), with_keyset=True)
+_o.eq__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.eq_Scalar), with_keyset=True)
 _o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.ne__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.ne_Tensor, pointwise=True), with_keyset=True)
+_o.ne__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.ne_Tensor, broadcast=True), with_keyset=True)
 _o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.ne__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.ne_Scalar, pointwise=True), with_keyset=True)
+_o.ne__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.ne_Scalar), with_keyset=True)
 _o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.lt__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.lt_Tensor, pointwise=True), with_keyset=True)
+_o.lt__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.lt_Tensor, broadcast=True), with_keyset=True)
 _o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.lt__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.lt_Scalar, pointwise=True), with_keyset=True)
+_o.lt__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.lt_Scalar), with_keyset=True)
 _o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.le__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.le_Tensor, pointwise=True), with_keyset=True)
+_o.le__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.le_Tensor, broadcast=True), with_keyset=True)
 _o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.le__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.le_Scalar, pointwise=True), with_keyset=True)
+_o.le__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.le_Scalar), with_keyset=True)
 _o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.gt__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.gt_Tensor, pointwise=True), with_keyset=True)
+_o.gt__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.gt_Tensor, broadcast=True), with_keyset=True)
 _o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.gt__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.gt_Scalar, pointwise=True), with_keyset=True)
+_o.gt__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.gt_Scalar), with_keyset=True)
 _o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.ge__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.ge_Tensor, pointwise=True), with_keyset=True)
+_o.ge__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.ge_Tensor, broadcast=True), with_keyset=True)
 _o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.ge__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.ge_Scalar, pointwise=True), with_keyset=True)
+_o.ge__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.ge_Scalar), with_keyset=True)
 _o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
@@ -2563,7 +2563,7 @@ _o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
-_o.pow__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.pow_Tensor_Scalar, pointwise=True), with_keyset=True)
+_o.pow__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.pow_Tensor_Scalar), with_keyset=True)
 _o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
@@ -2743,7 +2743,7 @@ _o.clamp_max__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.c
 _o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
-_o.clamp__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.clamp_Tensor, pointwise=True), with_keyset=True)
+_o.clamp__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.clamp_Tensor, broadcast=True), with_keyset=True)
 _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)

@@ -45,13 +45,14 @@ def autogen_out(functional_op):
     return out_kernel
 
 
-def autogen_inplace(functional_op, pointwise=False):
+def autogen_inplace(functional_op, broadcast=False):
     """The kernel of an in-place op declared without `dispatch:` (torch's convention:
     `abs_` from `abs`). Registered `with_keyset=True` at CompositeExplicitAutograd: runs
     the functional op below the current keys, checks that the result fits self like
     torch's in-place ops (same shape; its dtype castable to self's), and copies it in.
-    A `pointwise` op's shape is checked first, like torch's TensorIterator does (before
-    the kernel's dtype checks): self's shape must be the broadcast of all its tensors.
+    With `broadcast` (pointwise ops with tensors besides self), self's shape must be the
+    broadcast of all tensors, checked first like torch's TensorIterator (before the
+    kernel's dtype checks).
 
         >>> x = ember.tensor([-1.5, 2.0])
         >>> x.abs_() is x, x
@@ -70,7 +71,7 @@ def autogen_inplace(functional_op, pointwise=False):
                                f"broadcast shape {list(shape)}")
 
     def kernel(keyset, self, *rest):
-        if pointwise:
+        if broadcast:
             check_shape(self, broadcast_shapes(self._shape, *(
                 t._shape for t in rest if isinstance(t, Tensor))))
         result = functional_op.redispatch(keyset, self, *rest)
