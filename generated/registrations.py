@@ -6,10 +6,8 @@ from ember.dispatch.registration import autogen_inplace as _autogen_inplace
 from ember.dispatch.registration import autogen_out as _autogen_out
 from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
-from ember.kernels.common import activation as _common_activation
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
-from ember.kernels.common import nn as _common_nn
 from ember.kernels.common import random as _common_random
 from ember.kernels.common import reduction as _common_reduction
 from ember.kernels.common import scatter_views as _common_scatter_views
@@ -509,6 +507,10 @@ _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keys
 # schema/native_functions.yaml: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 _o.threshold_backward.register('CPU', _cpu_pointwise.threshold_backward)
 _o.threshold_backward.register('Meta', _meta_pointwise.threshold_backward)
+
+# schema/native_functions.yaml: threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of threshold_backward)
+_o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.threshold_backward))
+_o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 _o.sigmoid.register('CPU', _cpu_pointwise.sigmoid)
@@ -2146,8 +2148,8 @@ _o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softm
 _o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
 _o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml: _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
+# schema/native_functions.yaml: _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of _softmax_backward_data)
+_o._softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax_backward_data))
 _o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
 
 # schema/native_functions.yaml: _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
@@ -2591,6 +2593,10 @@ _o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keys
 _o.gelu_backward.register('CPU', _cpu_activation.gelu_backward)
 _o.gelu_backward.register('Meta', _meta_activation.gelu_backward)
 
+# schema/native_functions.yaml: gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!) (autogen of gelu_backward)
+_o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.gelu_backward))
+_o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
+
 # schema/native_functions.yaml: silu(Tensor self) -> Tensor
 _o.silu.register('CPU', _cpu_activation.silu)
 _o.silu.register('Meta', _meta_activation.silu)
@@ -2608,6 +2614,10 @@ _o.silu_.register("ADInplaceOrView", _inplace_or_view(_o.silu_, (0,)), with_keys
 _o.silu_backward.register('CPU', _cpu_activation.silu_backward)
 _o.silu_backward.register('Meta', _meta_activation.silu_backward)
 
+# schema/native_functions.yaml: silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of silu_backward)
+_o.silu_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.silu_backward))
+_o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
+
 # schema/native_functions.yaml: softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 _o.softplus.register('CPU', _cpu_activation.softplus)
 _o.softplus.register('Meta', _meta_activation.softplus)
@@ -2619,6 +2629,10 @@ _o.softplus_out.register("ADInplaceOrView", _inplace_or_view(_o.softplus_out, (3
 # schema/native_functions.yaml: softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
 _o.softplus_backward.register('CPU', _cpu_activation.softplus_backward)
 _o.softplus_backward.register('Meta', _meta_activation.softplus_backward)
+
+# schema/native_functions.yaml: softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of softplus_backward)
+_o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.softplus_backward))
+_o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
 
 # schema/native_functions.yaml: leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 _o.leaky_relu.register('CPU', _cpu_activation.leaky_relu)
@@ -2637,6 +2651,10 @@ _o.leaky_relu_.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_, (0,)
 _o.leaky_relu_backward.register('CPU', _cpu_activation.leaky_relu_backward)
 _o.leaky_relu_backward.register('Meta', _meta_activation.leaky_relu_backward)
 
+# schema/native_functions.yaml: leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of leaky_relu_backward)
+_o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.leaky_relu_backward))
+_o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
+
 # schema/native_functions.yaml: elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 _o.elu.register('CPU', _cpu_activation.elu)
 _o.elu.register('Meta', _meta_activation.elu)
@@ -2653,6 +2671,10 @@ _o.elu_.register("ADInplaceOrView", _inplace_or_view(_o.elu_, (0,)), with_keyset
 # schema/native_functions.yaml: elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 _o.elu_backward.register('CPU', _cpu_activation.elu_backward)
 _o.elu_backward.register('Meta', _meta_activation.elu_backward)
+
+# schema/native_functions.yaml: elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of elu_backward)
+_o.elu_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.elu_backward))
+_o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
 
 # schema/native_functions.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 _o.hardtanh.register('CPU', _cpu_activation.hardtanh)
@@ -2671,6 +2693,10 @@ _o.hardtanh_.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_, (0,)), w
 _o.hardtanh_backward.register('CPU', _cpu_activation.hardtanh_backward)
 _o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
 
+# schema/native_functions.yaml: hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of hardtanh_backward)
+_o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.hardtanh_backward))
+_o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
+
 # schema/native_functions.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 _o.threshold.register('CPU', _cpu_activation.threshold)
 _o.threshold.register('Meta', _meta_activation.threshold)
@@ -2688,9 +2714,17 @@ _o.threshold_.register("ADInplaceOrView", _inplace_or_view(_o.threshold_, (0,)),
 _o.sigmoid_backward.register('CPU', _cpu_activation.sigmoid_backward)
 _o.sigmoid_backward.register('Meta', _meta_activation.sigmoid_backward)
 
+# schema/native_functions.yaml: sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of sigmoid_backward)
+_o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid_backward))
+_o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
+
 # schema/native_functions.yaml: tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 _o.tanh_backward.register('CPU', _cpu_activation.tanh_backward)
 _o.tanh_backward.register('Meta', _meta_activation.tanh_backward)
+
+# schema/native_functions.yaml: tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of tanh_backward)
+_o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.tanh_backward))
+_o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp_min(Tensor self, Scalar min) -> Tensor
 _o.clamp_min.register('CPU', _cpu_activation.clamp_min)
@@ -2746,56 +2780,20 @@ _o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__
 _o.clamp__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.clamp_Tensor, broadcast=True), with_keyset=True)
 _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
 
-# schema/native_functions.yaml: gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)
-_o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.gelu_backward_grad_input)
-_o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.silu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.silu_backward_grad_input)
-_o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.softplus_backward_grad_input)
-_o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.leaky_relu_backward_grad_input)
-_o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.elu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.elu_backward_grad_input)
-_o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
-
-# schema/native_functions.yaml: hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.hardtanh_backward_grad_input)
-_o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.threshold_backward_grad_input)
-_o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.sigmoid_backward_grad_input)
-_o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.tanh_backward_grad_input)
-_o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)
-
 # schema/native_functions.yaml: nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 _o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
 _o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
 
-# schema/native_functions.yaml: nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
-_o.nll_loss_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss_forward_output)
+# schema/native_functions.yaml: nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!)) (autogen of nll_loss_forward)
+_o.nll_loss_forward_output.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss_forward))
 _o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_forward_output, (5, 6)), with_keyset=True)
 
 # schema/native_functions.yaml: nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 _o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
 _o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
 
-# schema/native_functions.yaml: nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss_backward_grad_input)
+# schema/native_functions.yaml: nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of nll_loss_backward)
+_o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss_backward))
 _o.nll_loss_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_backward_grad_input, (7,)), with_keyset=True)
 
 # schema/native_functions.yaml: nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
@@ -2833,8 +2831,8 @@ _o.binary_cross_entropy_out.register("ADInplaceOrView", _inplace_or_view(_o.bina
 _o.binary_cross_entropy_backward.register('CPU', _cpu_nn.binary_cross_entropy_backward)
 _o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_backward)
 
-# schema/native_functions.yaml: binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.binary_cross_entropy_backward_grad_input)
+# schema/native_functions.yaml: binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of binary_cross_entropy_backward)
+_o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_backward))
 _o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
 
 # schema/native_functions.yaml: binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor
@@ -2867,8 +2865,8 @@ _o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
 _o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
 _o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
 
-# schema/native_functions.yaml: native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))
-_o.native_batch_norm_out.register('CompositeExplicitAutograd', _common_nn.native_batch_norm_out)
+# schema/native_functions.yaml: native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_batch_norm)
+_o.native_batch_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_batch_norm))
 _o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_out, (8, 9, 10)), with_keyset=True)
 
 # schema/native_functions.yaml: native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
@@ -2889,16 +2887,16 @@ _o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite
 _o.nll_loss2d_forward.register('CPU', _cpu_nn.nll_loss2d_forward)
 _o.nll_loss2d_forward.register('Meta', _meta_nn.nll_loss2d_forward)
 
-# schema/native_functions.yaml: nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
-_o.nll_loss2d_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_forward_output)
+# schema/native_functions.yaml: nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!)) (autogen of nll_loss2d_forward)
+_o.nll_loss2d_forward_output.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d_forward))
 _o.nll_loss2d_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_forward_output, (5, 6)), with_keyset=True)
 
 # schema/native_functions.yaml: nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 _o.nll_loss2d_backward.register('CPU', _cpu_nn.nll_loss2d_backward)
 _o.nll_loss2d_backward.register('Meta', _meta_nn.nll_loss2d_backward)
 
-# schema/native_functions.yaml: nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.nll_loss2d_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_backward_grad_input)
+# schema/native_functions.yaml: nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of nll_loss2d_backward)
+_o.nll_loss2d_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d_backward))
 _o.nll_loss2d_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_backward_grad_input, (7,)), with_keyset=True)
 
 # schema/native_functions.yaml: nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
