@@ -21405,10 +21405,10 @@ max_dim._entry = _entry_max_dim
 _aten._packet('max')._add(max_dim)
 
 
-# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
+# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of max.dim)
 max_dim_max = _Op("aten", 'max', 'dim_max',
     'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
-    ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=())
+    ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=('reduction', 'core'))
 _c_max_dim_max = max_dim_max._cache
 
 
@@ -21581,10 +21581,10 @@ min_dim._entry = _entry_min_dim
 _aten._packet('min')._add(min_dim)
 
 
-# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
+# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of min.dim)
 min_dim_min = _Op("aten", 'min', 'dim_min',
     'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
-    ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=())
+    ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=('reduction', 'core'))
 _c_min_dim_min = min_dim_min._cache
 
 

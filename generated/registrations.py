@@ -2949,8 +2949,8 @@ _o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, 
 _o.max_dim.register('CPU', _cpu_reduction.max_dim)
 _o.max_dim.register('Meta', _meta_reduction.max_dim)
 
-# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
-_o.max_dim_max.register('CompositeExplicitAutograd', _common_reduction.max_dim_max)
+# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of max.dim)
+_o.max_dim_max.register('CompositeExplicitAutograd', _autogen_out(_o.max_dim))
 _o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
 
 # schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
@@ -2973,8 +2973,8 @@ _o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, 
 _o.min_dim.register('CPU', _cpu_reduction.min_dim)
 _o.min_dim.register('Meta', _meta_reduction.min_dim)
 
-# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
-_o.min_dim_min.register('CompositeExplicitAutograd', _common_reduction.min_dim_min)
+# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of min.dim)
+_o.min_dim_min.register('CompositeExplicitAutograd', _autogen_out(_o.min_dim))
 _o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
 
 # schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
