@@ -47,6 +47,12 @@ def op_context(fn: NativeFunction) -> dict:
     }
 
 
+def _broadcasts(fn: NativeFunction) -> bool:
+    """A pointwise op with tensors besides self: self's shape is their broadcast shape."""
+    return "pointwise" in fn.tags and any(
+        str(a.type).startswith("Tensor") for a in fn.schema.arguments.flat()[1:])
+
+
 def registration_context(fn: NativeFunction, qualified_index: dict) -> dict:
     regs = []
     for key, kernel in fn.dispatch:
@@ -54,7 +60,8 @@ def registration_context(fn: NativeFunction, qualified_index: dict) -> dict:
             regs.append({"key": key, "expr": f"_autogen_out(_o.{qualified_index[fn.autogen_of].ident})"})
         elif kernel == "@autogen_inplace":
             regs.append({"key": key, "with_keyset": True,
-                         "expr": f"_autogen_inplace(_o.{qualified_index[fn.inplace_of].ident})"})
+                         "expr": f"_autogen_inplace(_o.{qualified_index[fn.inplace_of].ident}"
+                                 f"{', broadcast=True' if _broadcasts(fn) else ''})"})
         else:
             folder, module, name = kernel.split(".")
             regs.append({"key": key, "expr": f"_{folder}_{module}.{name}"})

@@ -3229,6 +3229,36 @@ threshold_backward._entry = _entry_threshold_backward
 _aten._packet('threshold_backward')._add(threshold_backward)
 
 
+# schema/native_functions.yaml: threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of threshold_backward)
+threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
+    'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=('pointwise',))
+_c_threshold_backward_grad_input = threshold_backward_grad_input._cache
+
+
+def _bind_threshold_backward_grad_input(grad_output, self, threshold, *, grad_input):
+    return (grad_output, self, threshold, grad_input)
+
+
+def _entry_threshold_backward_grad_input(grad_output, self, threshold, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(threshold_backward_grad_input, (grad_output, self, threshold, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_threshold_backward_grad_input.get(ks)
+    if _k is None:
+        _k = threshold_backward_grad_input._fill(ks)
+    return _k(grad_output, self, threshold, grad_input)
+
+
+threshold_backward_grad_input._bind = _bind_threshold_backward_grad_input
+threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
+_aten._packet('threshold_backward')._add(threshold_backward_grad_input)
+
+
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 sigmoid = _Op("aten", 'sigmoid', 'default',
     'sigmoid(Tensor self) -> Tensor',
@@ -15546,7 +15576,7 @@ _softmax_backward_data._entry = _entry__softmax_backward_data
 _aten._packet('_softmax_backward_data')._add(_softmax_backward_data)
 
 
-# schema/native_functions.yaml: _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)
+# schema/native_functions.yaml: _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of _softmax_backward_data)
 _softmax_backward_data_out = _Op("aten", '_softmax_backward_data', 'out',
     '_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'output', 'dim', 'input_dtype', 'grad_input'), 4, tags=())
@@ -18740,6 +18770,36 @@ gelu_backward._entry = _entry_gelu_backward
 _aten._packet('gelu_backward')._add(gelu_backward)
 
 
+# schema/native_functions.yaml: gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!) (autogen of gelu_backward)
+gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
+    'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=('pointwise',))
+_c_gelu_backward_grad_input = gelu_backward_grad_input._cache
+
+
+def _bind_gelu_backward_grad_input(grad_output, self, *, approximate='none', grad_input):
+    return (grad_output, self, approximate, grad_input)
+
+
+def _entry_gelu_backward_grad_input(grad_output, self, approximate, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gelu_backward_grad_input, (grad_output, self, approximate, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_gelu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = gelu_backward_grad_input._fill(ks)
+    return _k(grad_output, self, approximate, grad_input)
+
+
+gelu_backward_grad_input._bind = _bind_gelu_backward_grad_input
+gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
+_aten._packet('gelu_backward')._add(gelu_backward_grad_input)
+
+
 # schema/native_functions.yaml: silu(Tensor self) -> Tensor
 silu = _Op("aten", 'silu', 'default',
     'silu(Tensor self) -> Tensor',
@@ -18856,6 +18916,36 @@ silu_backward._entry = _entry_silu_backward
 _aten._packet('silu_backward')._add(silu_backward)
 
 
+# schema/native_functions.yaml: silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of silu_backward)
+silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
+    'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
+_c_silu_backward_grad_input = silu_backward_grad_input._cache
+
+
+def _bind_silu_backward_grad_input(grad_output, self, *, grad_input):
+    return (grad_output, self, grad_input)
+
+
+def _entry_silu_backward_grad_input(grad_output, self, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(silu_backward_grad_input, (grad_output, self, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_silu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = silu_backward_grad_input._fill(ks)
+    return _k(grad_output, self, grad_input)
+
+
+silu_backward_grad_input._bind = _bind_silu_backward_grad_input
+silu_backward_grad_input._entry = _entry_silu_backward_grad_input
+_aten._packet('silu_backward')._add(silu_backward_grad_input)
+
+
 # schema/native_functions.yaml: softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 softplus = _Op("aten", 'softplus', 'default',
     'softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor',
@@ -18940,6 +19030,36 @@ def _entry_softplus_backward(grad_output, self, beta, threshold):
 softplus_backward._bind = _bind_softplus_backward
 softplus_backward._entry = _entry_softplus_backward
 _aten._packet('softplus_backward')._add(softplus_backward)
+
+
+# schema/native_functions.yaml: softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of softplus_backward)
+softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
+    'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
+_c_softplus_backward_grad_input = softplus_backward_grad_input._cache
+
+
+def _bind_softplus_backward_grad_input(grad_output, self, beta, threshold, *, grad_input):
+    return (grad_output, self, beta, threshold, grad_input)
+
+
+def _entry_softplus_backward_grad_input(grad_output, self, beta, threshold, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(softplus_backward_grad_input, (grad_output, self, beta, threshold, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_softplus_backward_grad_input.get(ks)
+    if _k is None:
+        _k = softplus_backward_grad_input._fill(ks)
+    return _k(grad_output, self, beta, threshold, grad_input)
+
+
+softplus_backward_grad_input._bind = _bind_softplus_backward_grad_input
+softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
+_aten._packet('softplus_backward')._add(softplus_backward_grad_input)
 
 
 # schema/native_functions.yaml: leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
@@ -19058,6 +19178,36 @@ leaky_relu_backward._entry = _entry_leaky_relu_backward
 _aten._packet('leaky_relu_backward')._add(leaky_relu_backward)
 
 
+# schema/native_functions.yaml: leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of leaky_relu_backward)
+leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
+    'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
+_c_leaky_relu_backward_grad_input = leaky_relu_backward_grad_input._cache
+
+
+def _bind_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, *, grad_input):
+    return (grad_output, self, negative_slope, self_is_result, grad_input)
+
+
+def _entry_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(leaky_relu_backward_grad_input, (grad_output, self, negative_slope, self_is_result, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_leaky_relu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = leaky_relu_backward_grad_input._fill(ks)
+    return _k(grad_output, self, negative_slope, self_is_result, grad_input)
+
+
+leaky_relu_backward_grad_input._bind = _bind_leaky_relu_backward_grad_input
+leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
+_aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
+
+
 # schema/native_functions.yaml: elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 elu = _Op("aten", 'elu', 'default',
     'elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor',
@@ -19174,6 +19324,36 @@ elu_backward._entry = _entry_elu_backward
 _aten._packet('elu_backward')._add(elu_backward)
 
 
+# schema/native_functions.yaml: elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of elu_backward)
+elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
+    'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
+_c_elu_backward_grad_input = elu_backward_grad_input._cache
+
+
+def _bind_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, grad_input):
+    return (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
+
+
+def _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self_or_result._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(elu_backward_grad_input, (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_elu_backward_grad_input.get(ks)
+    if _k is None:
+        _k = elu_backward_grad_input._fill(ks)
+    return _k(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
+
+
+elu_backward_grad_input._bind = _bind_elu_backward_grad_input
+elu_backward_grad_input._entry = _entry_elu_backward_grad_input
+_aten._packet('elu_backward')._add(elu_backward_grad_input)
+
+
 # schema/native_functions.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 hardtanh = _Op("aten", 'hardtanh', 'default',
     'hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor',
@@ -19288,6 +19468,36 @@ def _entry_hardtanh_backward(grad_output, self, min_val, max_val):
 hardtanh_backward._bind = _bind_hardtanh_backward
 hardtanh_backward._entry = _entry_hardtanh_backward
 _aten._packet('hardtanh_backward')._add(hardtanh_backward)
+
+
+# schema/native_functions.yaml: hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of hardtanh_backward)
+hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
+    'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
+_c_hardtanh_backward_grad_input = hardtanh_backward_grad_input._cache
+
+
+def _bind_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, *, grad_input):
+    return (grad_output, self, min_val, max_val, grad_input)
+
+
+def _entry_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hardtanh_backward_grad_input, (grad_output, self, min_val, max_val, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_hardtanh_backward_grad_input.get(ks)
+    if _k is None:
+        _k = hardtanh_backward_grad_input._fill(ks)
+    return _k(grad_output, self, min_val, max_val, grad_input)
+
+
+hardtanh_backward_grad_input._bind = _bind_hardtanh_backward_grad_input
+hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
+_aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
 
 
 # schema/native_functions.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
@@ -19407,6 +19617,36 @@ sigmoid_backward._entry = _entry_sigmoid_backward
 _aten._packet('sigmoid_backward')._add(sigmoid_backward)
 
 
+# schema/native_functions.yaml: sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of sigmoid_backward)
+sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
+    'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
+_c_sigmoid_backward_grad_input = sigmoid_backward_grad_input._cache
+
+
+def _bind_sigmoid_backward_grad_input(grad_output, output, *, grad_input):
+    return (grad_output, output, grad_input)
+
+
+def _entry_sigmoid_backward_grad_input(grad_output, output, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sigmoid_backward_grad_input, (grad_output, output, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_sigmoid_backward_grad_input.get(ks)
+    if _k is None:
+        _k = sigmoid_backward_grad_input._fill(ks)
+    return _k(grad_output, output, grad_input)
+
+
+sigmoid_backward_grad_input._bind = _bind_sigmoid_backward_grad_input
+sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
+_aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
+
+
 # schema/native_functions.yaml: tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 tanh_backward = _Op("aten", 'tanh_backward', 'default',
     'tanh_backward(Tensor grad_output, Tensor output) -> Tensor',
@@ -19433,6 +19673,36 @@ def _entry_tanh_backward(grad_output, output):
 tanh_backward._bind = _bind_tanh_backward
 tanh_backward._entry = _entry_tanh_backward
 _aten._packet('tanh_backward')._add(tanh_backward)
+
+
+# schema/native_functions.yaml: tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of tanh_backward)
+tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
+    'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
+    ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
+_c_tanh_backward_grad_input = tanh_backward_grad_input._cache
+
+
+def _bind_tanh_backward_grad_input(grad_output, output, *, grad_input):
+    return (grad_output, output, grad_input)
+
+
+def _entry_tanh_backward_grad_input(grad_output, output, grad_input):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tanh_backward_grad_input, (grad_output, output, grad_input)) from None
+    if not grad_input._ks & _ADINPLACE:
+        _inplace_on_inference(grad_input)
+    _k = _c_tanh_backward_grad_input.get(ks)
+    if _k is None:
+        _k = tanh_backward_grad_input._fill(ks)
+    return _k(grad_output, output, grad_input)
+
+
+tanh_backward_grad_input._bind = _bind_tanh_backward_grad_input
+tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
+_aten._packet('tanh_backward')._add(tanh_backward_grad_input)
 
 
 # schema/native_functions.yaml: clamp_min(Tensor self, Scalar min) -> Tensor
@@ -19817,276 +20087,6 @@ clamp__Tensor._entry = _entry_clamp__Tensor
 _aten._packet('clamp_')._add(clamp__Tensor)
 
 
-# schema/native_functions.yaml: gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)
-gelu_backward_grad_input = _Op("aten", 'gelu_backward', 'grad_input',
-    'gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)',
-    ('grad_output', 'self', 'approximate', 'grad_input'), 2, tags=())
-_c_gelu_backward_grad_input = gelu_backward_grad_input._cache
-
-
-def _bind_gelu_backward_grad_input(grad_output, self, *, approximate='none', grad_input):
-    return (grad_output, self, approximate, grad_input)
-
-
-def _entry_gelu_backward_grad_input(grad_output, self, approximate, grad_input):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(gelu_backward_grad_input, (grad_output, self, approximate, grad_input)) from None
-    if not grad_input._ks & _ADINPLACE:
-        _inplace_on_inference(grad_input)
-    _k = _c_gelu_backward_grad_input.get(ks)
-    if _k is None:
-        _k = gelu_backward_grad_input._fill(ks)
-    return _k(grad_output, self, approximate, grad_input)
-
-
-gelu_backward_grad_input._bind = _bind_gelu_backward_grad_input
-gelu_backward_grad_input._entry = _entry_gelu_backward_grad_input
-_aten._packet('gelu_backward')._add(gelu_backward_grad_input)
-
-
-# schema/native_functions.yaml: silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)
-silu_backward_grad_input = _Op("aten", 'silu_backward', 'grad_input',
-    'silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)',
-    ('grad_output', 'self', 'grad_input'), 2, tags=('pointwise',))
-_c_silu_backward_grad_input = silu_backward_grad_input._cache
-
-
-def _bind_silu_backward_grad_input(grad_output, self, *, grad_input):
-    return (grad_output, self, grad_input)
-
-
-def _entry_silu_backward_grad_input(grad_output, self, grad_input):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (self._ks if self.__class__ is _Tensor else _ks_num(self)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(silu_backward_grad_input, (grad_output, self, grad_input)) from None
-    if not grad_input._ks & _ADINPLACE:
-        _inplace_on_inference(grad_input)
-    _k = _c_silu_backward_grad_input.get(ks)
-    if _k is None:
-        _k = silu_backward_grad_input._fill(ks)
-    return _k(grad_output, self, grad_input)
-
-
-silu_backward_grad_input._bind = _bind_silu_backward_grad_input
-silu_backward_grad_input._entry = _entry_silu_backward_grad_input
-_aten._packet('silu_backward')._add(silu_backward_grad_input)
-
-
-# schema/native_functions.yaml: softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)
-softplus_backward_grad_input = _Op("aten", 'softplus_backward', 'grad_input',
-    'softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
-    ('grad_output', 'self', 'beta', 'threshold', 'grad_input'), 4, tags=())
-_c_softplus_backward_grad_input = softplus_backward_grad_input._cache
-
-
-def _bind_softplus_backward_grad_input(grad_output, self, beta, threshold, *, grad_input):
-    return (grad_output, self, beta, threshold, grad_input)
-
-
-def _entry_softplus_backward_grad_input(grad_output, self, beta, threshold, grad_input):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(softplus_backward_grad_input, (grad_output, self, beta, threshold, grad_input)) from None
-    if not grad_input._ks & _ADINPLACE:
-        _inplace_on_inference(grad_input)
-    _k = _c_softplus_backward_grad_input.get(ks)
-    if _k is None:
-        _k = softplus_backward_grad_input._fill(ks)
-    return _k(grad_output, self, beta, threshold, grad_input)
-
-
-softplus_backward_grad_input._bind = _bind_softplus_backward_grad_input
-softplus_backward_grad_input._entry = _entry_softplus_backward_grad_input
-_aten._packet('softplus_backward')._add(softplus_backward_grad_input)
-
-
-# schema/native_functions.yaml: leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)
-leaky_relu_backward_grad_input = _Op("aten", 'leaky_relu_backward', 'grad_input',
-    'leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
-    ('grad_output', 'self', 'negative_slope', 'self_is_result', 'grad_input'), 4, tags=())
-_c_leaky_relu_backward_grad_input = leaky_relu_backward_grad_input._cache
-
-
-def _bind_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, *, grad_input):
-    return (grad_output, self, negative_slope, self_is_result, grad_input)
-
-
-def _entry_leaky_relu_backward_grad_input(grad_output, self, negative_slope, self_is_result, grad_input):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(leaky_relu_backward_grad_input, (grad_output, self, negative_slope, self_is_result, grad_input)) from None
-    if not grad_input._ks & _ADINPLACE:
-        _inplace_on_inference(grad_input)
-    _k = _c_leaky_relu_backward_grad_input.get(ks)
-    if _k is None:
-        _k = leaky_relu_backward_grad_input._fill(ks)
-    return _k(grad_output, self, negative_slope, self_is_result, grad_input)
-
-
-leaky_relu_backward_grad_input._bind = _bind_leaky_relu_backward_grad_input
-leaky_relu_backward_grad_input._entry = _entry_leaky_relu_backward_grad_input
-_aten._packet('leaky_relu_backward')._add(leaky_relu_backward_grad_input)
-
-
-# schema/native_functions.yaml: elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)
-elu_backward_grad_input = _Op("aten", 'elu_backward', 'grad_input',
-    'elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)',
-    ('grad_output', 'alpha', 'scale', 'input_scale', 'is_result', 'self_or_result', 'grad_input'), 6, tags=())
-_c_elu_backward_grad_input = elu_backward_grad_input._cache
-
-
-def _bind_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, *, grad_input):
-    return (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
-
-
-def _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self_or_result._ks | grad_input._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(elu_backward_grad_input, (grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)) from None
-    if not grad_input._ks & _ADINPLACE:
-        _inplace_on_inference(grad_input)
-    _k = _c_elu_backward_grad_input.get(ks)
-    if _k is None:
-        _k = elu_backward_grad_input._fill(ks)
-    return _k(grad_output, alpha, scale, input_scale, is_result, self_or_result, grad_input)
-
-
-elu_backward_grad_input._bind = _bind_elu_backward_grad_input
-elu_backward_grad_input._entry = _entry_elu_backward_grad_input
-_aten._packet('elu_backward')._add(elu_backward_grad_input)
-
-
-# schema/native_functions.yaml: hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)
-hardtanh_backward_grad_input = _Op("aten", 'hardtanh_backward', 'grad_input',
-    'hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)',
-    ('grad_output', 'self', 'min_val', 'max_val', 'grad_input'), 4, tags=())
-_c_hardtanh_backward_grad_input = hardtanh_backward_grad_input._cache
-
-
-def _bind_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, *, grad_input):
-    return (grad_output, self, min_val, max_val, grad_input)
-
-
-def _entry_hardtanh_backward_grad_input(grad_output, self, min_val, max_val, grad_input):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(hardtanh_backward_grad_input, (grad_output, self, min_val, max_val, grad_input)) from None
-    if not grad_input._ks & _ADINPLACE:
-        _inplace_on_inference(grad_input)
-    _k = _c_hardtanh_backward_grad_input.get(ks)
-    if _k is None:
-        _k = hardtanh_backward_grad_input._fill(ks)
-    return _k(grad_output, self, min_val, max_val, grad_input)
-
-
-hardtanh_backward_grad_input._bind = _bind_hardtanh_backward_grad_input
-hardtanh_backward_grad_input._entry = _entry_hardtanh_backward_grad_input
-_aten._packet('hardtanh_backward')._add(hardtanh_backward_grad_input)
-
-
-# schema/native_functions.yaml: threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)
-threshold_backward_grad_input = _Op("aten", 'threshold_backward', 'grad_input',
-    'threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)',
-    ('grad_output', 'self', 'threshold', 'grad_input'), 3, tags=())
-_c_threshold_backward_grad_input = threshold_backward_grad_input._cache
-
-
-def _bind_threshold_backward_grad_input(grad_output, self, threshold, *, grad_input):
-    return (grad_output, self, threshold, grad_input)
-
-
-def _entry_threshold_backward_grad_input(grad_output, self, threshold, grad_input):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (grad_output._ks | self._ks | grad_input._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(threshold_backward_grad_input, (grad_output, self, threshold, grad_input)) from None
-    if not grad_input._ks & _ADINPLACE:
-        _inplace_on_inference(grad_input)
-    _k = _c_threshold_backward_grad_input.get(ks)
-    if _k is None:
-        _k = threshold_backward_grad_input._fill(ks)
-    return _k(grad_output, self, threshold, grad_input)
-
-
-threshold_backward_grad_input._bind = _bind_threshold_backward_grad_input
-threshold_backward_grad_input._entry = _entry_threshold_backward_grad_input
-_aten._packet('threshold_backward')._add(threshold_backward_grad_input)
-
-
-# schema/native_functions.yaml: sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)
-sigmoid_backward_grad_input = _Op("aten", 'sigmoid_backward', 'grad_input',
-    'sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
-    ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
-_c_sigmoid_backward_grad_input = sigmoid_backward_grad_input._cache
-
-
-def _bind_sigmoid_backward_grad_input(grad_output, output, *, grad_input):
-    return (grad_output, output, grad_input)
-
-
-def _entry_sigmoid_backward_grad_input(grad_output, output, grad_input):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sigmoid_backward_grad_input, (grad_output, output, grad_input)) from None
-    if not grad_input._ks & _ADINPLACE:
-        _inplace_on_inference(grad_input)
-    _k = _c_sigmoid_backward_grad_input.get(ks)
-    if _k is None:
-        _k = sigmoid_backward_grad_input._fill(ks)
-    return _k(grad_output, output, grad_input)
-
-
-sigmoid_backward_grad_input._bind = _bind_sigmoid_backward_grad_input
-sigmoid_backward_grad_input._entry = _entry_sigmoid_backward_grad_input
-_aten._packet('sigmoid_backward')._add(sigmoid_backward_grad_input)
-
-
-# schema/native_functions.yaml: tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)
-tanh_backward_grad_input = _Op("aten", 'tanh_backward', 'grad_input',
-    'tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)',
-    ('grad_output', 'output', 'grad_input'), 2, tags=('pointwise',))
-_c_tanh_backward_grad_input = tanh_backward_grad_input._cache
-
-
-def _bind_tanh_backward_grad_input(grad_output, output, *, grad_input):
-    return (grad_output, output, grad_input)
-
-
-def _entry_tanh_backward_grad_input(grad_output, output, grad_input):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (grad_output._ks | (output._ks if output.__class__ is _Tensor else _ks_num(output)) | (grad_input._ks if grad_input.__class__ is _Tensor else _ks_num(grad_input)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(tanh_backward_grad_input, (grad_output, output, grad_input)) from None
-    if not grad_input._ks & _ADINPLACE:
-        _inplace_on_inference(grad_input)
-    _k = _c_tanh_backward_grad_input.get(ks)
-    if _k is None:
-        _k = tanh_backward_grad_input._fill(ks)
-    return _k(grad_output, output, grad_input)
-
-
-tanh_backward_grad_input._bind = _bind_tanh_backward_grad_input
-tanh_backward_grad_input._entry = _entry_tanh_backward_grad_input
-_aten._packet('tanh_backward')._add(tanh_backward_grad_input)
-
-
 # schema/native_functions.yaml: nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 nll_loss_forward = _Op("aten", 'nll_loss_forward', 'default',
     'nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)',
@@ -20115,7 +20115,7 @@ nll_loss_forward._entry = _entry_nll_loss_forward
 _aten._packet('nll_loss_forward')._add(nll_loss_forward)
 
 
-# schema/native_functions.yaml: nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
+# schema/native_functions.yaml: nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!)) (autogen of nll_loss_forward)
 nll_loss_forward_output = _Op("aten", 'nll_loss_forward', 'output',
     'nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -20175,7 +20175,7 @@ nll_loss_backward._entry = _entry_nll_loss_backward
 _aten._packet('nll_loss_backward')._add(nll_loss_backward)
 
 
-# schema/native_functions.yaml: nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
+# schema/native_functions.yaml: nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of nll_loss_backward)
 nll_loss_backward_grad_input = _Op("aten", 'nll_loss_backward', 'grad_input',
     'nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -20491,7 +20491,7 @@ binary_cross_entropy_backward._entry = _entry_binary_cross_entropy_backward
 _aten._packet('binary_cross_entropy_backward')._add(binary_cross_entropy_backward)
 
 
-# schema/native_functions.yaml: binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)
+# schema/native_functions.yaml: binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of binary_cross_entropy_backward)
 binary_cross_entropy_backward_grad_input = _Op("aten", 'binary_cross_entropy_backward', 'grad_input',
     'binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'grad_input'), 5, tags=())
@@ -20759,7 +20759,7 @@ native_batch_norm._entry = _entry_native_batch_norm
 _aten._packet('native_batch_norm')._add(native_batch_norm)
 
 
-# schema/native_functions.yaml: native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))
+# schema/native_functions.yaml: native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_batch_norm)
 native_batch_norm_out = _Op("aten", 'native_batch_norm', 'out',
     'native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))',
     ('input', 'weight', 'bias', 'running_mean', 'running_var', 'training', 'momentum', 'eps', 'out', 'save_mean', 'save_invstd'), 8, tags=())
@@ -20939,7 +20939,7 @@ nll_loss2d_forward._entry = _entry_nll_loss2d_forward
 _aten._packet('nll_loss2d_forward')._add(nll_loss2d_forward)
 
 
-# schema/native_functions.yaml: nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
+# schema/native_functions.yaml: nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!)) (autogen of nll_loss2d_forward)
 nll_loss2d_forward_output = _Op("aten", 'nll_loss2d_forward', 'output',
     'nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))',
     ('self', 'target', 'weight', 'reduction', 'ignore_index', 'output', 'total_weight'), 5, tags=())
@@ -20999,7 +20999,7 @@ nll_loss2d_backward._entry = _entry_nll_loss2d_backward
 _aten._packet('nll_loss2d_backward')._add(nll_loss2d_backward)
 
 
-# schema/native_functions.yaml: nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
+# schema/native_functions.yaml: nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of nll_loss2d_backward)
 nll_loss2d_backward_grad_input = _Op("aten", 'nll_loss2d_backward', 'grad_input',
     'nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)',
     ('grad_output', 'self', 'target', 'weight', 'reduction', 'ignore_index', 'total_weight', 'grad_input'), 7, tags=())
@@ -21405,10 +21405,10 @@ max_dim._entry = _entry_max_dim
 _aten._packet('max')._add(max_dim)
 
 
-# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
+# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of max.dim)
 max_dim_max = _Op("aten", 'max', 'dim_max',
     'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
-    ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=())
+    ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=('reduction', 'core'))
 _c_max_dim_max = max_dim_max._cache
 
 
@@ -21581,10 +21581,10 @@ min_dim._entry = _entry_min_dim
 _aten._packet('min')._add(min_dim)
 
 
-# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
+# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of min.dim)
 min_dim_min = _Op("aten", 'min', 'dim_min',
     'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
-    ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=())
+    ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=('reduction', 'core'))
 _c_min_dim_min = min_dim_min._cache
 
 

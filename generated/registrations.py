@@ -6,10 +6,8 @@ from ember.dispatch.registration import autogen_inplace as _autogen_inplace
 from ember.dispatch.registration import autogen_out as _autogen_out
 from ember.dispatch.registration import backend_select as _backend_select
 from ember.dispatch.registration import inplace_or_view as _inplace_or_view
-from ember.kernels.common import activation as _common_activation
 from ember.kernels.common import factories_like as _common_factories_like
 from ember.kernels.common import indexing as _common_indexing
-from ember.kernels.common import nn as _common_nn
 from ember.kernels.common import random as _common_random
 from ember.kernels.common import reduction as _common_reduction
 from ember.kernels.common import scatter_views as _common_scatter_views
@@ -327,8 +325,7 @@ _o.pow_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Scal
 _o.pow_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
-_o.pow__Tensor.register('CPU', _cpu_pointwise.pow_)
-_o.pow__Tensor.register('Meta', _meta_pointwise.pow_)
+_o.pow__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.pow_Tensor_Tensor, broadcast=True), with_keyset=True)
 _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
@@ -467,8 +464,7 @@ _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
 _o.neg_out.register("ADInplaceOrView", _inplace_or_view(_o.neg_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: neg_(Tensor(a!) self) -> Tensor(a!)
-_o.neg_.register('CPU', _cpu_pointwise.neg_)
-_o.neg_.register('Meta', _meta_pointwise.neg_)
+_o.neg_.register('CompositeExplicitAutograd', _autogen_inplace(_o.neg), with_keyset=True)
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
@@ -480,8 +476,7 @@ _o.exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp))
 _o.exp_out.register("ADInplaceOrView", _inplace_or_view(_o.exp_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: exp_(Tensor(a!) self) -> Tensor(a!)
-_o.exp_.register('CPU', _cpu_pointwise.exp_)
-_o.exp_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.exp_.register('CompositeExplicitAutograd', _autogen_inplace(_o.exp), with_keyset=True)
 _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log(Tensor self) -> Tensor
@@ -493,8 +488,7 @@ _o.log_out.register('CompositeExplicitAutograd', _autogen_out(_o.log))
 _o.log_out.register("ADInplaceOrView", _inplace_or_view(_o.log_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: log_(Tensor(a!) self) -> Tensor(a!)
-_o.log_.register('CPU', _cpu_pointwise.log_)
-_o.log_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log), with_keyset=True)
 _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: relu(Tensor self) -> Tensor
@@ -514,6 +508,10 @@ _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keys
 _o.threshold_backward.register('CPU', _cpu_pointwise.threshold_backward)
 _o.threshold_backward.register('Meta', _meta_pointwise.threshold_backward)
 
+# schema/native_functions.yaml: threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of threshold_backward)
+_o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.threshold_backward))
+_o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
+
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 _o.sigmoid.register('CPU', _cpu_pointwise.sigmoid)
 _o.sigmoid.register('Meta', _meta_pointwise.unary_float)
@@ -523,8 +521,7 @@ _o.sigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid))
 _o.sigmoid_out.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sigmoid_(Tensor(a!) self) -> Tensor(a!)
-_o.sigmoid_.register('CPU', _cpu_pointwise.sigmoid_)
-_o.sigmoid_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sigmoid_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sigmoid), with_keyset=True)
 _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: tanh(Tensor self) -> Tensor
@@ -536,8 +533,7 @@ _o.tanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.tanh))
 _o.tanh_out.register("ADInplaceOrView", _inplace_or_view(_o.tanh_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: tanh_(Tensor(a!) self) -> Tensor(a!)
-_o.tanh_.register('CPU', _cpu_pointwise.tanh_)
-_o.tanh_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.tanh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.tanh), with_keyset=True)
 _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -1640,8 +1636,7 @@ _o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
 _o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
-_o.expm1_.register('CPU', _cpu_unary.expm1_)
-_o.expm1_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.expm1_.register('CompositeExplicitAutograd', _autogen_inplace(_o.expm1), with_keyset=True)
 _o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log2(Tensor self) -> Tensor
@@ -1653,8 +1648,7 @@ _o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
 _o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
-_o.log2_.register('CPU', _cpu_unary.log2_)
-_o.log2_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log2), with_keyset=True)
 _o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log10(Tensor self) -> Tensor
@@ -1666,8 +1660,7 @@ _o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
 _o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
-_o.log10_.register('CPU', _cpu_unary.log10_)
-_o.log10_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log10_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log10), with_keyset=True)
 _o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log1p(Tensor self) -> Tensor
@@ -1679,8 +1672,7 @@ _o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
 _o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
-_o.log1p_.register('CPU', _cpu_unary.log1p_)
-_o.log1p_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.log1p_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log1p), with_keyset=True)
 _o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
@@ -1692,8 +1684,7 @@ _o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
 _o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
-_o.sqrt_.register('CPU', _cpu_unary.sqrt_)
-_o.sqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sqrt_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sqrt), with_keyset=True)
 _o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
@@ -1705,8 +1696,7 @@ _o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
 _o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
-_o.rsqrt_.register('CPU', _cpu_unary.rsqrt_)
-_o.rsqrt_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.rsqrt_.register('CompositeExplicitAutograd', _autogen_inplace(_o.rsqrt), with_keyset=True)
 _o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
@@ -1718,8 +1708,7 @@ _o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciproc
 _o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
-_o.reciprocal_.register('CPU', _cpu_unary.reciprocal_)
-_o.reciprocal_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.reciprocal_.register('CompositeExplicitAutograd', _autogen_inplace(_o.reciprocal), with_keyset=True)
 _o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sin(Tensor self) -> Tensor
@@ -1731,8 +1720,7 @@ _o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
 _o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
-_o.sin_.register('CPU', _cpu_unary.sin_)
-_o.sin_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sin_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sin), with_keyset=True)
 _o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
@@ -1744,8 +1732,7 @@ _o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
 _o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
-_o.cos_.register('CPU', _cpu_unary.cos_)
-_o.cos_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.cos_.register('CompositeExplicitAutograd', _autogen_inplace(_o.cos), with_keyset=True)
 _o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: tan(Tensor self) -> Tensor
@@ -1757,8 +1744,7 @@ _o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
 _o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
-_o.tan_.register('CPU', _cpu_unary.tan_)
-_o.tan_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.tan_.register('CompositeExplicitAutograd', _autogen_inplace(_o.tan), with_keyset=True)
 _o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: asin(Tensor self) -> Tensor
@@ -1770,8 +1756,7 @@ _o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
 _o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
-_o.asin_.register('CPU', _cpu_unary.asin_)
-_o.asin_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.asin_.register('CompositeExplicitAutograd', _autogen_inplace(_o.asin), with_keyset=True)
 _o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: acos(Tensor self) -> Tensor
@@ -1783,8 +1768,7 @@ _o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
 _o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
-_o.acos_.register('CPU', _cpu_unary.acos_)
-_o.acos_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.acos_.register('CompositeExplicitAutograd', _autogen_inplace(_o.acos), with_keyset=True)
 _o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: atan(Tensor self) -> Tensor
@@ -1796,8 +1780,7 @@ _o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
 _o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
-_o.atan_.register('CPU', _cpu_unary.atan_)
-_o.atan_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.atan_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atan), with_keyset=True)
 _o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sinh(Tensor self) -> Tensor
@@ -1809,8 +1792,7 @@ _o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
 _o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
-_o.sinh_.register('CPU', _cpu_unary.sinh_)
-_o.sinh_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.sinh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sinh), with_keyset=True)
 _o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: cosh(Tensor self) -> Tensor
@@ -1822,8 +1804,7 @@ _o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
 _o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
-_o.cosh_.register('CPU', _cpu_unary.cosh_)
-_o.cosh_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.cosh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.cosh), with_keyset=True)
 _o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: erf(Tensor self) -> Tensor
@@ -1835,8 +1816,7 @@ _o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
 _o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
-_o.erf_.register('CPU', _cpu_unary.erf_)
-_o.erf_.register('Meta', _meta_pointwise.unary_inplace_float)
+_o.erf_.register('CompositeExplicitAutograd', _autogen_inplace(_o.erf), with_keyset=True)
 _o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: abs(Tensor self) -> Tensor
@@ -1848,8 +1828,7 @@ _o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
 _o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
-_o.abs_.register('CPU', _cpu_unary.abs_)
-_o.abs_.register('Meta', _meta_unary.abs_)
+_o.abs_.register('CompositeExplicitAutograd', _autogen_inplace(_o.abs), with_keyset=True)
 _o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: floor(Tensor self) -> Tensor
@@ -1861,8 +1840,7 @@ _o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
 _o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
-_o.floor_.register('CPU', _cpu_unary.floor_)
-_o.floor_.register('Meta', _meta_unary.floor_)
+_o.floor_.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor), with_keyset=True)
 _o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: ceil(Tensor self) -> Tensor
@@ -1874,8 +1852,7 @@ _o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
 _o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
-_o.ceil_.register('CPU', _cpu_unary.ceil_)
-_o.ceil_.register('Meta', _meta_unary.ceil_)
+_o.ceil_.register('CompositeExplicitAutograd', _autogen_inplace(_o.ceil), with_keyset=True)
 _o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: round(Tensor self) -> Tensor
@@ -1895,13 +1872,11 @@ _o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.roun
 _o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
-_o.round_.register('CPU', _cpu_unary.round_)
-_o.round_.register('Meta', _meta_unary.round_)
+_o.round_.register('CompositeExplicitAutograd', _autogen_inplace(_o.round), with_keyset=True)
 _o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
-_o.round__decimals.register('CPU', _cpu_unary.round_decimals_)
-_o.round__decimals.register('Meta', _meta_unary.round_decimals_)
+_o.round__decimals.register('CompositeExplicitAutograd', _autogen_inplace(_o.round_decimals), with_keyset=True)
 _o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: trunc(Tensor self) -> Tensor
@@ -1913,8 +1888,7 @@ _o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
 _o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
-_o.trunc_.register('CPU', _cpu_unary.trunc_)
-_o.trunc_.register('Meta', _meta_unary.trunc_)
+_o.trunc_.register('CompositeExplicitAutograd', _autogen_inplace(_o.trunc), with_keyset=True)
 _o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: frac(Tensor self) -> Tensor
@@ -1926,8 +1900,7 @@ _o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
 _o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
-_o.frac_.register('CPU', _cpu_unary.frac_)
-_o.frac_.register('Meta', _meta_unary.frac_)
+_o.frac_.register('CompositeExplicitAutograd', _autogen_inplace(_o.frac), with_keyset=True)
 _o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sign(Tensor self) -> Tensor
@@ -1939,8 +1912,7 @@ _o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
 _o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!)
-_o.sign_.register('CPU', _cpu_unary.sign_)
-_o.sign_.register('Meta', _meta_pointwise.unary_inplace)
+_o.sign_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sign), with_keyset=True)
 _o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
@@ -1952,8 +1924,7 @@ _o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical
 _o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_not_(Tensor(a!) self) -> Tensor(a!)
-_o.logical_not_.register('CPU', _cpu_unary.logical_not_)
-_o.logical_not_.register('Meta', _meta_pointwise.unary_inplace)
+_o.logical_not_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_not), with_keyset=True)
 _o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
@@ -1965,8 +1936,7 @@ _o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise
 _o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_not_(Tensor(a!) self) -> Tensor(a!)
-_o.bitwise_not_.register('CPU', _cpu_unary.bitwise_not_)
-_o.bitwise_not_.register('Meta', _meta_unary.bitwise_not_)
+_o.bitwise_not_.register('CompositeExplicitAutograd', _autogen_inplace(_o.bitwise_not), with_keyset=True)
 _o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: isnan(Tensor self) -> Tensor
@@ -2006,8 +1976,7 @@ _o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_n
 _o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
 
 # schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
-_o.nan_to_num_.register('CPU', _cpu_unary.nan_to_num_)
-_o.nan_to_num_.register('Meta', _meta_unary.nan_to_num_)
+_o.nan_to_num_.register('CompositeExplicitAutograd', _autogen_inplace(_o.nan_to_num), with_keyset=True)
 _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
@@ -2179,8 +2148,8 @@ _o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softm
 _o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
 _o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
-# schema/native_functions.yaml: _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o._softmax_backward_data_out.register('CompositeExplicitAutograd', _common_nn.softmax_backward_data_out)
+# schema/native_functions.yaml: _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of _softmax_backward_data)
+_o._softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._softmax_backward_data))
 _o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_backward_data_out, (4,)), with_keyset=True)
 
 # schema/native_functions.yaml: _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
@@ -2224,13 +2193,11 @@ _o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o
 _o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.floor_divide__Tensor.register('CPU', _cpu_binary.floor_divide_)
-_o.floor_divide__Tensor.register('Meta', _meta_binary.floor_divide_)
+_o.floor_divide__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor_divide, broadcast=True), with_keyset=True)
 _o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.floor_divide__Scalar.register('CPU', _cpu_binary.floor_divide_)
-_o.floor_divide__Scalar.register('Meta', _meta_binary.floor_divide_)
+_o.floor_divide__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor_divide_Scalar), with_keyset=True)
 _o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2258,13 +2225,11 @@ _o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_ou
 _o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.remainder__Tensor.register('CPU', _cpu_binary.remainder_)
-_o.remainder__Tensor.register('Meta', _meta_binary.remainder_)
+_o.remainder__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.remainder_Tensor, broadcast=True), with_keyset=True)
 _o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.remainder__Scalar.register('CPU', _cpu_binary.remainder_)
-_o.remainder__Scalar.register('Meta', _meta_binary.remainder_)
+_o.remainder__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.remainder_Scalar), with_keyset=True)
 _o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2284,13 +2249,11 @@ _o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Sc
 _o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.fmod__Tensor.register('CPU', _cpu_binary.fmod_)
-_o.fmod__Tensor.register('Meta', _meta_binary.fmod_)
+_o.fmod__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.fmod_Tensor, broadcast=True), with_keyset=True)
 _o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.fmod__Scalar.register('CPU', _cpu_binary.fmod_)
-_o.fmod__Scalar.register('Meta', _meta_binary.fmod_)
+_o.fmod__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.fmod_Scalar), with_keyset=True)
 _o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
@@ -2318,8 +2281,7 @@ _o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
 _o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.atan2_.register('CPU', _cpu_binary.atan2_)
-_o.atan2_.register('Meta', _meta_binary.atan2_)
+_o.atan2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atan2, broadcast=True), with_keyset=True)
 _o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
@@ -2331,8 +2293,7 @@ _o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical
 _o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.logical_and_.register('CPU', _cpu_binary.logical_and_)
-_o.logical_and_.register('Meta', _meta_binary.logical_and_)
+_o.logical_and_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_and, broadcast=True), with_keyset=True)
 _o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
@@ -2344,8 +2305,7 @@ _o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_
 _o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.logical_or_.register('CPU', _cpu_binary.logical_or_)
-_o.logical_or_.register('Meta', _meta_binary.logical_or_)
+_o.logical_or_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_or, broadcast=True), with_keyset=True)
 _o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
@@ -2357,8 +2317,7 @@ _o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical
 _o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.logical_xor_.register('CPU', _cpu_binary.logical_xor_)
-_o.logical_xor_.register('Meta', _meta_binary.logical_xor_)
+_o.logical_xor_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_xor, broadcast=True), with_keyset=True)
 _o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2540,63 +2499,51 @@ _o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar
 _o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.eq__Tensor.register('CPU', _cpu_binary.eq_)
-_o.eq__Tensor.register('Meta', _meta_binary.eq_)
+_o.eq__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.eq_Tensor, broadcast=True), with_keyset=True)
 _o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.eq__Scalar.register('CPU', _cpu_binary.eq_)
-_o.eq__Scalar.register('Meta', _meta_binary.eq_)
+_o.eq__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.eq_Scalar), with_keyset=True)
 _o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.ne__Tensor.register('CPU', _cpu_binary.ne_)
-_o.ne__Tensor.register('Meta', _meta_binary.ne_)
+_o.ne__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.ne_Tensor, broadcast=True), with_keyset=True)
 _o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.ne__Scalar.register('CPU', _cpu_binary.ne_)
-_o.ne__Scalar.register('Meta', _meta_binary.ne_)
+_o.ne__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.ne_Scalar), with_keyset=True)
 _o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.lt__Tensor.register('CPU', _cpu_binary.lt_)
-_o.lt__Tensor.register('Meta', _meta_binary.lt_)
+_o.lt__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.lt_Tensor, broadcast=True), with_keyset=True)
 _o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.lt__Scalar.register('CPU', _cpu_binary.lt_)
-_o.lt__Scalar.register('Meta', _meta_binary.lt_)
+_o.lt__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.lt_Scalar), with_keyset=True)
 _o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.le__Tensor.register('CPU', _cpu_binary.le_)
-_o.le__Tensor.register('Meta', _meta_binary.le_)
+_o.le__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.le_Tensor, broadcast=True), with_keyset=True)
 _o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.le__Scalar.register('CPU', _cpu_binary.le_)
-_o.le__Scalar.register('Meta', _meta_binary.le_)
+_o.le__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.le_Scalar), with_keyset=True)
 _o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.gt__Tensor.register('CPU', _cpu_binary.gt_)
-_o.gt__Tensor.register('Meta', _meta_binary.gt_)
+_o.gt__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.gt_Tensor, broadcast=True), with_keyset=True)
 _o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.gt__Scalar.register('CPU', _cpu_binary.gt_)
-_o.gt__Scalar.register('Meta', _meta_binary.gt_)
+_o.gt__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.gt_Scalar), with_keyset=True)
 _o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.ge__Tensor.register('CPU', _cpu_binary.ge_)
-_o.ge__Tensor.register('Meta', _meta_binary.ge_)
+_o.ge__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.ge_Tensor, broadcast=True), with_keyset=True)
 _o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.ge__Scalar.register('CPU', _cpu_binary.ge_)
-_o.ge__Scalar.register('Meta', _meta_binary.ge_)
+_o.ge__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.ge_Scalar), with_keyset=True)
 _o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
@@ -2618,8 +2565,7 @@ _o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
 _o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
-_o.pow__Scalar.register('CPU', _cpu_pointwise.pow_)
-_o.pow__Scalar.register('Meta', _meta_pointwise.pow_)
+_o.pow__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.pow_Tensor_Scalar), with_keyset=True)
 _o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
@@ -2640,13 +2586,16 @@ _o.gelu_out.register('CompositeExplicitAutograd', _autogen_out(_o.gelu))
 _o.gelu_out.register("ADInplaceOrView", _inplace_or_view(_o.gelu_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)
-_o.gelu_.register('CPU', _cpu_activation.gelu_)
-_o.gelu_.register('Meta', _meta_activation.gelu_)
+_o.gelu_.register('CompositeExplicitAutograd', _autogen_inplace(_o.gelu), with_keyset=True)
 _o.gelu_.register("ADInplaceOrView", _inplace_or_view(_o.gelu_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor
 _o.gelu_backward.register('CPU', _cpu_activation.gelu_backward)
 _o.gelu_backward.register('Meta', _meta_activation.gelu_backward)
+
+# schema/native_functions.yaml: gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!) (autogen of gelu_backward)
+_o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.gelu_backward))
+_o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: silu(Tensor self) -> Tensor
 _o.silu.register('CPU', _cpu_activation.silu)
@@ -2665,6 +2614,10 @@ _o.silu_.register("ADInplaceOrView", _inplace_or_view(_o.silu_, (0,)), with_keys
 _o.silu_backward.register('CPU', _cpu_activation.silu_backward)
 _o.silu_backward.register('Meta', _meta_activation.silu_backward)
 
+# schema/native_functions.yaml: silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of silu_backward)
+_o.silu_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.silu_backward))
+_o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
+
 # schema/native_functions.yaml: softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
 _o.softplus.register('CPU', _cpu_activation.softplus)
 _o.softplus.register('Meta', _meta_activation.softplus)
@@ -2676,6 +2629,10 @@ _o.softplus_out.register("ADInplaceOrView", _inplace_or_view(_o.softplus_out, (3
 # schema/native_functions.yaml: softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
 _o.softplus_backward.register('CPU', _cpu_activation.softplus_backward)
 _o.softplus_backward.register('Meta', _meta_activation.softplus_backward)
+
+# schema/native_functions.yaml: softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of softplus_backward)
+_o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.softplus_backward))
+_o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
 
 # schema/native_functions.yaml: leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
 _o.leaky_relu.register('CPU', _cpu_activation.leaky_relu)
@@ -2694,6 +2651,10 @@ _o.leaky_relu_.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_, (0,)
 _o.leaky_relu_backward.register('CPU', _cpu_activation.leaky_relu_backward)
 _o.leaky_relu_backward.register('Meta', _meta_activation.leaky_relu_backward)
 
+# schema/native_functions.yaml: leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of leaky_relu_backward)
+_o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.leaky_relu_backward))
+_o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
+
 # schema/native_functions.yaml: elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
 _o.elu.register('CPU', _cpu_activation.elu)
 _o.elu.register('Meta', _meta_activation.elu)
@@ -2710,6 +2671,10 @@ _o.elu_.register("ADInplaceOrView", _inplace_or_view(_o.elu_, (0,)), with_keyset
 # schema/native_functions.yaml: elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
 _o.elu_backward.register('CPU', _cpu_activation.elu_backward)
 _o.elu_backward.register('Meta', _meta_activation.elu_backward)
+
+# schema/native_functions.yaml: elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of elu_backward)
+_o.elu_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.elu_backward))
+_o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
 
 # schema/native_functions.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
 _o.hardtanh.register('CPU', _cpu_activation.hardtanh)
@@ -2728,6 +2693,10 @@ _o.hardtanh_.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_, (0,)), w
 _o.hardtanh_backward.register('CPU', _cpu_activation.hardtanh_backward)
 _o.hardtanh_backward.register('Meta', _meta_activation.hardtanh_backward)
 
+# schema/native_functions.yaml: hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of hardtanh_backward)
+_o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.hardtanh_backward))
+_o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
+
 # schema/native_functions.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
 _o.threshold.register('CPU', _cpu_activation.threshold)
 _o.threshold.register('Meta', _meta_activation.threshold)
@@ -2745,9 +2714,17 @@ _o.threshold_.register("ADInplaceOrView", _inplace_or_view(_o.threshold_, (0,)),
 _o.sigmoid_backward.register('CPU', _cpu_activation.sigmoid_backward)
 _o.sigmoid_backward.register('Meta', _meta_activation.sigmoid_backward)
 
+# schema/native_functions.yaml: sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of sigmoid_backward)
+_o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid_backward))
+_o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
+
 # schema/native_functions.yaml: tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 _o.tanh_backward.register('CPU', _cpu_activation.tanh_backward)
 _o.tanh_backward.register('Meta', _meta_activation.tanh_backward)
+
+# schema/native_functions.yaml: tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of tanh_backward)
+_o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.tanh_backward))
+_o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp_min(Tensor self, Scalar min) -> Tensor
 _o.clamp_min.register('CPU', _cpu_activation.clamp_min)
@@ -2771,8 +2748,7 @@ _o.clamp_min_.register('Meta', _meta_activation.clamp_min_)
 _o.clamp_min_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
-_o.clamp_min__Tensor.register('CPU', _cpu_activation.clamp_min_)
-_o.clamp_min__Tensor.register('Meta', _meta_activation.clamp_min_)
+_o.clamp_min__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.clamp_min_Tensor), with_keyset=True)
 _o.clamp_min__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_min__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp_max(Tensor self, Scalar max) -> Tensor
@@ -2797,65 +2773,27 @@ _o.clamp_max_.register('Meta', _meta_activation.clamp_max_)
 _o.clamp_max_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
-_o.clamp_max__Tensor.register('CPU', _cpu_activation.clamp_max_)
-_o.clamp_max__Tensor.register('Meta', _meta_activation.clamp_max_)
+_o.clamp_max__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.clamp_max_Tensor), with_keyset=True)
 _o.clamp_max__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp_max__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
-_o.clamp__Tensor.register('CPU', _cpu_activation.clamp_tensor_)
-_o.clamp__Tensor.register('Meta', _meta_activation.clamp_tensor_)
+_o.clamp__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.clamp_Tensor, broadcast=True), with_keyset=True)
 _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: gelu_backward.grad_input(Tensor grad_output, Tensor self, *, str approximate="none", Tensor(a!) grad_input) -> Tensor(a!)
-_o.gelu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.gelu_backward_grad_input)
-_o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu_backward_grad_input, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: silu_backward.grad_input(Tensor grad_output, Tensor self, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.silu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.silu_backward_grad_input)
-_o.silu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.silu_backward_grad_input, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: softplus_backward.grad_input(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.softplus_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.softplus_backward_grad_input)
-_o.softplus_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.softplus_backward_grad_input, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: leaky_relu_backward.grad_input(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.leaky_relu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.leaky_relu_backward_grad_input)
-_o.leaky_relu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.leaky_relu_backward_grad_input, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: elu_backward.grad_input(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.elu_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.elu_backward_grad_input)
-_o.elu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.elu_backward_grad_input, (6,)), with_keyset=True)
-
-# schema/native_functions.yaml: hardtanh_backward.grad_input(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.hardtanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.hardtanh_backward_grad_input)
-_o.hardtanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.hardtanh_backward_grad_input, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.threshold_backward_grad_input)
-_o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.sigmoid_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.sigmoid_backward_grad_input)
-_o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_backward_grad_input, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.tanh_backward_grad_input.register('CompositeExplicitAutograd', _common_activation.tanh_backward_grad_input)
-_o.tanh_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.tanh_backward_grad_input, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 _o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
 _o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
 
-# schema/native_functions.yaml: nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
-_o.nll_loss_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss_forward_output)
+# schema/native_functions.yaml: nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!)) (autogen of nll_loss_forward)
+_o.nll_loss_forward_output.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss_forward))
 _o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_forward_output, (5, 6)), with_keyset=True)
 
 # schema/native_functions.yaml: nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 _o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
 _o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
 
-# schema/native_functions.yaml: nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss_backward_grad_input)
+# schema/native_functions.yaml: nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of nll_loss_backward)
+_o.nll_loss_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss_backward))
 _o.nll_loss_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss_backward_grad_input, (7,)), with_keyset=True)
 
 # schema/native_functions.yaml: nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
@@ -2893,8 +2831,8 @@ _o.binary_cross_entropy_out.register("ADInplaceOrView", _inplace_or_view(_o.bina
 _o.binary_cross_entropy_backward.register('CPU', _cpu_nn.binary_cross_entropy_backward)
 _o.binary_cross_entropy_backward.register('Meta', _meta_nn.binary_cross_entropy_backward)
 
-# schema/native_functions.yaml: binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.binary_cross_entropy_backward_grad_input)
+# schema/native_functions.yaml: binary_cross_entropy_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of binary_cross_entropy_backward)
+_o.binary_cross_entropy_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.binary_cross_entropy_backward))
 _o.binary_cross_entropy_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.binary_cross_entropy_backward_grad_input, (5,)), with_keyset=True)
 
 # schema/native_functions.yaml: binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor
@@ -2927,8 +2865,8 @@ _o.layer_norm.register('CompositeImplicitAutograd', _composite_nn.layer_norm)
 _o.native_batch_norm.register('CPU', _cpu_nn.native_batch_norm)
 _o.native_batch_norm.register('Meta', _meta_nn.native_batch_norm)
 
-# schema/native_functions.yaml: native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!))
-_o.native_batch_norm_out.register('CompositeExplicitAutograd', _common_nn.native_batch_norm_out)
+# schema/native_functions.yaml: native_batch_norm.out(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, *, Tensor(a!) out, Tensor(b!) save_mean, Tensor(c!) save_invstd) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_batch_norm)
+_o.native_batch_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.native_batch_norm))
 _o.native_batch_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_batch_norm_out, (8, 9, 10)), with_keyset=True)
 
 # schema/native_functions.yaml: native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
@@ -2949,16 +2887,16 @@ _o.scaled_dot_product_attention.register('CompositeImplicitAutograd', _composite
 _o.nll_loss2d_forward.register('CPU', _cpu_nn.nll_loss2d_forward)
 _o.nll_loss2d_forward.register('Meta', _meta_nn.nll_loss2d_forward)
 
-# schema/native_functions.yaml: nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!))
-_o.nll_loss2d_forward_output.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_forward_output)
+# schema/native_functions.yaml: nll_loss2d_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!)) (autogen of nll_loss2d_forward)
+_o.nll_loss2d_forward_output.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d_forward))
 _o.nll_loss2d_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_forward_output, (5, 6)), with_keyset=True)
 
 # schema/native_functions.yaml: nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 _o.nll_loss2d_backward.register('CPU', _cpu_nn.nll_loss2d_backward)
 _o.nll_loss2d_backward.register('Meta', _meta_nn.nll_loss2d_backward)
 
-# schema/native_functions.yaml: nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!)
-_o.nll_loss2d_backward_grad_input.register('CompositeExplicitAutograd', _common_nn.nll_loss2d_backward_grad_input)
+# schema/native_functions.yaml: nll_loss2d_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of nll_loss2d_backward)
+_o.nll_loss2d_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.nll_loss2d_backward))
 _o.nll_loss2d_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.nll_loss2d_backward_grad_input, (7,)), with_keyset=True)
 
 # schema/native_functions.yaml: nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
@@ -3011,8 +2949,8 @@ _o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, 
 _o.max_dim.register('CPU', _cpu_reduction.max_dim)
 _o.max_dim.register('Meta', _meta_reduction.max_dim)
 
-# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
-_o.max_dim_max.register('CompositeExplicitAutograd', _common_reduction.max_dim_max)
+# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of max.dim)
+_o.max_dim_max.register('CompositeExplicitAutograd', _autogen_out(_o.max_dim))
 _o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
 
 # schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
@@ -3035,8 +2973,8 @@ _o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, 
 _o.min_dim.register('CPU', _cpu_reduction.min_dim)
 _o.min_dim.register('Meta', _meta_reduction.min_dim)
 
-# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
-_o.min_dim_min.register('CompositeExplicitAutograd', _common_reduction.min_dim_min)
+# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of min.dim)
+_o.min_dim_min.register('CompositeExplicitAutograd', _autogen_out(_o.min_dim))
 _o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
 
 # schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor

@@ -45,29 +45,40 @@ def autogen_out(functional_op):
     return out_kernel
 
 
-def autogen_inplace(functional_op):
+def autogen_inplace(functional_op, broadcast=False):
     """The kernel of an in-place op declared without `dispatch:` (torch's convention:
     `abs_` from `abs`). Registered `with_keyset=True` at CompositeExplicitAutograd: runs
     the functional op below the current keys, checks that the result fits self like
     torch's in-place ops (same shape; its dtype castable to self's), and copies it in.
+    With `broadcast` (pointwise ops with tensors besides self), self's shape must be the
+    broadcast of all tensors, checked first like torch's TensorIterator (before the
+    kernel's dtype checks).
 
         >>> x = ember.tensor([-1.5, 2.0])
         >>> x.abs_() is x, x
         (True, tensor([1.5000, 2.0000]))
     """
     from ..core import dtype as D
+    from ..core.shapes import broadcast_shapes
+    from ..core.tensor import Tensor
     from .dispatcher import ops
 
     copy_ = ops.aten.copy_.default
 
+    def check_shape(self, shape):
+        if shape != self._shape:
+            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                               f"broadcast shape {list(shape)}")
+
     def kernel(keyset, self, *rest):
+        if broadcast:
+            check_shape(self, broadcast_shapes(self._shape, *(
+                t._shape for t in rest if isinstance(t, Tensor))))
         result = functional_op.redispatch(keyset, self, *rest)
+        check_shape(self, result._shape)
         if not D.can_cast(result._dtype, self._dtype):
             raise RuntimeError(f"result type {result._dtype.scalar_name} can't be cast to the "
                                f"desired output type {self._dtype.scalar_name}")
-        if result._shape != self._shape:
-            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
-                               f"broadcast shape {list(result._shape)}")
         copy_.redispatch(keyset, self, result, False)
         return self
     kernel.__qualname__ = f"autogen_inplace[{functional_op}]"

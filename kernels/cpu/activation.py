@@ -98,10 +98,6 @@ def gelu(self, approximate="none"):
     return _run(M.float_unary_layout(self, "GeluKernelImpl"), _gelu_np(approximate), self)
 
 
-def gelu_(self, approximate="none"):
-    return _write_back(self, gelu(self, approximate))
-
-
 def gelu_backward(grad_output, self, approximate="none"):
     M.check_approximate(approximate)
     layout = M.float_backward_layout(grad_output, self, "GeluBackwardKernelImpl")
@@ -263,9 +259,9 @@ def _clamp_bound(self, bound, name, ufunc):
 
 
 def _clamp_bound_(self, bound, name, ufunc):
-    dt = M.clamp_bound_dtype(self, bound, name)
-    P.check_inplace(self, dt, bound)
-    _check_devices(self, *P.tensors_of(bound))
+    """clamp_min_ / clamp_max_ with a number (not derived: torch's cast error names self's
+    dtype in C++, like clamp_'s)."""
+    dt = M.check_bound_inplace(self, bound, name)
     r = ufunc(_arr(self, dt), _arr(P.scalar_arg(bound, dt), dt))
     np.copyto(self._np, r, casting="unsafe")
     return self
@@ -293,12 +289,3 @@ def clamp_tensor(self, min=None, max=None):
     out = empty_cpu(layout._shape, layout._dtype, layout._stride)
     _clamp_into(out._np, _arr(self, layout._dtype), min, max, layout._dtype)
     return out
-
-
-def clamp_tensor_(self, min=None, max=None):
-    dt = M.clamp_tensor_dtype(self, min, max)
-    P.check_inplace(self, dt, *P.tensors_of(min, max))
-    _check_devices(self, *P.tensors_of(min, max))
-    r = clamp_tensor(self, min, max)
-    np.copyto(self._np, r._np, casting="unsafe")
-    return self

@@ -84,11 +84,6 @@ def floor_divide(self, other):
     return PW.div_mode(self, other, "floor")
 
 
-def floor_divide_(self, other):
-    MB.floor_divide_(self, other)
-    return PW.div_mode_(self, other, "floor")
-
-
 def _remainder(a, b):
     """torch's remainder (fmod, then + b where a nonzero result's sign differs from b's):
     NumPy's, except that a zero keeps fmod's sign (NumPy gives it the divisor's)."""
@@ -113,11 +108,6 @@ def remainder_scalar_tensor(self, other):
     return remainder(self, other)
 
 
-def remainder_(self, other):
-    MB.remainder_(self, other)
-    return _into_self(self, remainder(self, other))
-
-
 def fmod(self, other):
     r = _fast(np.fmod, self, other)
     if r is not None:
@@ -125,11 +115,6 @@ def fmod(self, other):
     lay = MB.fmod_layout(self, other)
     PW.int_div_check(lay, other)
     return _run(np.fmod, lay, (self, other))
-
-
-def fmod_(self, other):
-    MB.fmod_(self, other)
-    return _into_self(self, fmod(self, other))
 
 
 # --- maximum / minimum / atan2 ----------------------------------------------------------------
@@ -148,11 +133,6 @@ def minimum(self, other):
 def atan2(self, other):
     r = _fast(np.arctan2, self, other, quiet=False)
     return r if r is not None else _run(np.arctan2, MB.atan2_layout(self, other), (self, other))
-
-
-def atan2_(self, other):
-    MB.atan2_(self, other)
-    return _into_self(self, atan2(self, other))
 
 
 # --- logical / bitwise --------------------------------------------------------------------------
@@ -175,21 +155,6 @@ def _logical(ufunc):
 logical_and = _logical(np.logical_and)
 logical_or = _logical(np.logical_or)
 logical_xor = _logical(np.logical_xor)
-
-
-def logical_and_(self, other):
-    MB.logical_and_(self, other)
-    return _into_self(self, logical_and(self, other))
-
-
-def logical_or_(self, other):
-    MB.logical_or_(self, other)
-    return _into_self(self, logical_or(self, other))
-
-
-def logical_xor_(self, other):
-    MB.logical_xor_(self, other)
-    return _into_self(self, logical_xor(self, other))
 
 
 def _bitwise(ufunc, layout):
@@ -323,20 +288,3 @@ def addcdiv_(self, tensor1, tensor2, value=1):
         return self
     MB.addcdiv_(self, tensor1, tensor2, value)
     return _into_self(self, addcdiv(self, tensor1, tensor2, value))
-
-
-# --- in-place comparisons ------------------------------------------------------------------------
-def _compare_(functional):
-    def kernel(self, other):
-        MB.compare_(self, other)
-        return _into_self(self, functional(self, other))
-    return kernel
-
-
-eq_ = _compare_(PW.eq)
-ne_ = _compare_(PW.ne)
-lt_ = _compare_(PW.lt)
-le_ = _compare_(PW.le)
-gt_ = _compare_(PW.gt)
-ge_ = _compare_(PW.ge)
-

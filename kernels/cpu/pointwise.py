@@ -379,13 +379,6 @@ def pow_scalar(self, exponent):
     return out
 
 
-def pow_(self, exponent):
-    M.pow_(self, exponent)
-    r = pow(self, exponent)
-    np.copyto(self._np, r._np, casting="unsafe")
-    return self
-
-
 # --- comparisons ------------------------------------------------------------------------
 def _comparison(ufunc):
     def kernel(self, other):
@@ -553,11 +546,6 @@ log = _unary(np.log, M.float_layout, quiet=True, float_result=True)
 sigmoid = _unary(_sigmoid, M.float_layout, quiet=True, float_result=True)
 tanh = _unary(np.tanh, M.float_layout, float_result=True)
 relu = _unary(_relu, _check_not_bool("relu", M.same_layout), half_in_float=False)
-neg_ = _unary_inplace(neg, M.neg_)
-exp_ = _unary_inplace(exp, M.unary_inplace_float)
-log_ = _unary_inplace(log, M.unary_inplace_float)
-sigmoid_ = _unary_inplace(sigmoid, M.unary_inplace_float)
-tanh_ = _unary_inplace(tanh, M.unary_inplace_float)
 relu_ = _unary_inplace(relu, _check_not_bool("relu", M.unary_inplace))
 
 

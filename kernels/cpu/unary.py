@@ -17,7 +17,7 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import from_array
 from ember.kernels.cpu import _special as special
-from ember.kernels.cpu.pointwise import _HALF, _quiet, _unary, _unary_inplace
+from ember.kernels.cpu.pointwise import _HALF, _quiet, _unary
 from ember.kernels.meta import pointwise as M
 from ember.kernels.meta import unary as MU
 
@@ -55,10 +55,6 @@ def _float(fn):
     return _unary(fn, M.float_layout, quiet=True, float_result=True)
 
 
-def _float_(functional):
-    return _unary_inplace(functional, M.unary_inplace_float)
-
-
 def _same(fn, op):
     """A dtype-keeping op with torch's dtype check (`MU.CHECKS[op]`)."""
     k = _unary(fn, lambda self: MU.checked_layout(op, self), quiet=True)
@@ -68,10 +64,6 @@ def _same(fn, op):
         return k(self)
     kernel.__name__ = op
     return kernel
-
-
-def _same_(functional, op):
-    return _unary_inplace(functional, getattr(MU, op + "_"))
 
 
 def _bool(fn):
@@ -123,23 +115,6 @@ sinh = _float(np.sinh)
 cosh = _float(np.cosh)
 erf = _float(special.erf)
 
-expm1_ = _float_(expm1)
-log2_ = _float_(log2)
-log10_ = _float_(log10)
-log1p_ = _float_(log1p)
-sqrt_ = _float_(sqrt)
-rsqrt_ = _float_(rsqrt)
-reciprocal_ = _float_(reciprocal)
-sin_ = _float_(sin)
-cos_ = _float_(cos)
-tan_ = _float_(tan)
-asin_ = _float_(asin)
-acos_ = _float_(acos)
-atan_ = _float_(atan)
-sinh_ = _float_(sinh)
-cosh_ = _float_(cosh)
-erf_ = _float_(erf)
-
 abs = _same(np.abs, "abs")
 floor = _same(_integral_copy(np.floor), "floor")
 ceil = _same(_integral_copy(np.ceil), "ceil")
@@ -149,25 +124,11 @@ frac = _same(_frac, "frac")
 bitwise_not = _same(_bitwise_not, "bitwise_not")
 sign = _unary(_sign, M.same_layout, half_in_float=True)
 
-abs_ = _same_(abs, "abs")
-floor_ = _same_(floor, "floor")
-ceil_ = _same_(ceil, "ceil")
-round_ = _same_(round, "round")
-trunc_ = _same_(trunc, "trunc")
-frac_ = _same_(frac, "frac")
-bitwise_not_ = _same_(bitwise_not, "bitwise_not")
-sign_ = _unary_inplace(sign, M.unary_inplace)
-
 logical_not = _bool(np.logical_not)
 isnan = _bool(_of_floats(np.isnan, _falses))
 isinf = _bool(_of_floats(np.isinf, _falses))
 isfinite = _bool(_of_floats(np.isfinite, _trues))
 signbit = _bool(_of_floats(np.signbit, lambda a: np.less(a, 0)))
-
-
-def logical_not_(self):
-    np.copyto(self._np, logical_not(self)._np, casting="unsafe")
-    return self
 
 
 # --- round(decimals) and nan_to_num ------------------------------------------------------------
@@ -183,12 +144,6 @@ def _round_to(decimals):
 def round_decimals(self, decimals):
     MU.check("round_decimals", self)
     return _unary(_round_to(decimals), MU.layout, quiet=True)(self)
-
-
-def round_decimals_(self, decimals):
-    MU.check("round_decimals", self)
-    np.copyto(self._np, round_decimals(self, decimals)._np, casting="unsafe")
-    return self
 
 
 def _replace_nonfinite(o, dt, nan, posinf, neginf):
@@ -212,9 +167,3 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
     if self._dtype.category == D.FLOAT:
         _replace_nonfinite(out._np, self._dtype, nan, posinf, neginf)
     return out
-
-
-def nan_to_num_(self, nan=None, posinf=None, neginf=None):
-    if self._dtype.category == D.FLOAT:
-        _replace_nonfinite(self._np, self._dtype, nan, posinf, neginf)
-    return self

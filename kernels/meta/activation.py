@@ -113,11 +113,6 @@ def gelu(self, approximate="none"):
     return _meta(float_unary_layout(self, "GeluKernelImpl"))
 
 
-def gelu_(self, approximate="none"):
-    gelu(self, approximate)
-    return self
-
-
 def gelu_backward(grad_output, self, approximate="none"):
     check_approximate(approximate)
     return _meta(float_backward_layout(grad_output, self, "GeluBackwardKernelImpl"))
@@ -212,23 +207,22 @@ def clamp_max(self, max):
     return _meta(clamp_bound_layout(self, max, "clamp_max"))
 
 
+def check_bound_inplace(self, bound, name: str) -> D.dtype:
+    """clamp_min_ / clamp_max_ with a number: the result dtype, castable to self's."""
+    dt = clamp_bound_dtype(self, bound, name)
+    P.check_inplace(self, dt, cpp_name=True)
+    return dt
+
+
 def clamp_min_(self, min):
-    P.check_same_device(self, *P.tensors_of(min))
-    P.check_inplace(self, clamp_bound_dtype(self, min, "clamp_min"), min)
+    check_bound_inplace(self, min, "clamp_min")
     return self
 
 
 def clamp_max_(self, max):
-    P.check_same_device(self, *P.tensors_of(max))
-    P.check_inplace(self, clamp_bound_dtype(self, max, "clamp_max"), max)
+    check_bound_inplace(self, max, "clamp_max")
     return self
 
 
 def clamp_tensor(self, min=None, max=None):
     return _meta(clamp_tensor_layout(self, min, max))
-
-
-def clamp_tensor_(self, min=None, max=None):
-    P.check_same_device(self, *P.tensors_of(min, max))
-    P.check_inplace(self, clamp_tensor_dtype(self, min, max), *P.tensors_of(min, max))
-    return self

@@ -197,36 +197,7 @@ def addcdiv(self, tensor1, tensor2, value=1):
     return _meta(addcdiv_layout(self, tensor1, tensor2, value))
 
 
-# --- in place ------------------------------------------------------------------------------
-def floor_divide_(self, other):
-    P.check_div_mode("floor", D.result_type(self, other))
-    return _inplace(self, D.result_type(self, other), other)
-
-
-def remainder_(self, other):
-    _inplace(self, D.result_type(self, other), other)
-    no_bool_dtype("remainder_cpu", self, other)
-    return self
-
-
-def fmod_(self, other):
-    _inplace(self, D.result_type(self, other), other)
-    no_bool_dtype("fmod_cpu", self, other)
-    return self
-
-
-def atan2_(self, other):
-    return _inplace(self, P.float_result(D.result_type(self, other)), other)
-
-
-def logical_and_(self, other):
-    """The bool result casts into any dtype: only the shapes are checked."""
-    return _inplace(self, D.bool_, other)
-
-
-logical_or_ = logical_xor_ = logical_and_
-
-
+# --- in place (bitwise: torch checks the cast before the dtype) ---------------------------
 def bitwise_and_(self, other):
     _inplace(self, D.result_type(self, other), other)  # cast and shapes are checked first
     bitwise_dtype("bitwise_and_cpu", self, other)
@@ -256,12 +227,3 @@ def addcmul_(self, tensor1, tensor2, value=1):
 
 def addcdiv_(self, tensor1, tensor2, value=1):
     return _inplace(self, addcdiv_dtype(self, tensor1, tensor2), tensor1, tensor2)
-
-
-def compare_(self, other):
-    """eq_ & co.: compared in the promoted dtype, written into self as 0 / 1."""
-    D.result_type(self, other)
-    return _inplace(self, D.bool_, other)
-
-
-eq_ = ne_ = lt_ = le_ = gt_ = ge_ = compare_

@@ -189,10 +189,6 @@ def div_mode_(self, other, rounding_mode):
     return div_(self, other) if rounding_mode is None else mul_(self, other)
 
 
-def pow_(self, exponent):
-    return _inplace(self, P.pow_dtype(self, exponent), exponent)
-
-
 def clamp_(self, min=None, max=None):
     P.check_same_device(self, *P.tensors_of(min, max))
     P.check_inplace(self, P.clamp_dtype(self, min, max), *P.tensors_of(min, max), cpp_name=True)
@@ -214,21 +210,12 @@ def neg(self):
     return _meta(neg_layout(self))
 
 
-def neg_(self):
-    P.check_bool_neg(self)
-    return self
-
-
 def unary_float(self):
     return _meta(float_layout(self))
 
 
 def unary_inplace(self):
     return self
-
-
-def unary_inplace_float(self):
-    return _inplace(self, P.float_result(self._dtype))
 
 
 def threshold_backward(grad_output, self, threshold):

@@ -1,9 +1,9 @@
 """Meta kernels of the unary family: layouts and torch's dtype checks, shared
 with the CPU kernels of kernels/cpu/unary.py so both backends agree.
 
-The float ops (sin, sqrt, erf, ...) use pointwise.py's `unary_float` /
-`unary_inplace_float`; the ops here keep the input's dtype (with torch's dtype
-restrictions) or give a bool result.
+The float ops (sin, sqrt, erf, ...) use pointwise.py's `unary_float`; the ops
+here keep the input's dtype (with torch's dtype restrictions) or give a bool result.
+Their in-place forms are derived by the generator (functional, then copy into self).
 
     >>> floor(empty_meta((2,), D.bool_))
     Traceback (most recent call last):
@@ -67,30 +67,14 @@ def _same(op):
     return kernel
 
 
-def _same_(op):
-    def kernel(self, *args):
-        check(op, self)
-        return self
-    kernel.__name__ = op + "_"
-    return kernel
-
-
 abs = _same("abs")
-abs_ = _same_("abs")
 floor = _same("floor")
-floor_ = _same_("floor")
 ceil = _same("ceil")
-ceil_ = _same_("ceil")
 round = _same("round")
-round_ = _same_("round")
 round_decimals = _same("round_decimals")
-round_decimals_ = _same_("round_decimals")
 trunc = _same("trunc")
-trunc_ = _same_("trunc")
 frac = _same("frac")
-frac_ = _same_("frac")
 bitwise_not = _same("bitwise_not")
-bitwise_not_ = _same_("bitwise_not")
 
 
 def unary_bool(self):
@@ -100,7 +84,3 @@ def unary_bool(self):
 
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _alloc(layout(self))
-
-
-def nan_to_num_(self, nan=None, posinf=None, neginf=None):
-    return self

@@ -138,6 +138,31 @@ def test_inplace_without_dispatch_is_derived_from_its_functional(project, capsys
             "with_keyset=True)") in regs
 
 
+def test_autogen_takes_a_full_out_schema_with_torchs_out_names(project):
+    append_native(project, GOOD_OP + "  autogen:\n    - myop.grad_input(Tensor self, Scalar alpha=1, "
+                  "*, Tensor(a!) grad_input) -> Tensor(a!)\n")
+    assert main(["--root", str(project)]) == 0
+    gen = project / "generated"
+    regs = (gen / "registrations.py").read_text()
+    assert "_o.myop_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.myop))" in regs
+    assert "myop_grad_input = _Op(\"aten\", 'myop', 'grad_input'" in (gen / "ops.py").read_text()
+
+
+@pytest.mark.parametrize("schema,phrase", [
+    ("myop.grad_input(Tensor self, Scalar alpha=2, *, Tensor(a!) grad_input) -> Tensor(a!)",
+     "must take the arguments of 'myop' (expected 'Tensor self, Scalar alpha=1'"),
+    ("myop.grad_input(Tensor self, Scalar alpha=1) -> Tensor", "is not an out= variant"),
+    ("other.grad_input(Tensor self, Scalar alpha=1, *, Tensor(a!) g) -> Tensor(a!)",
+     "must name an overload of 'myop'"),
+    (("myop.grad_input(Tensor self, Scalar alpha=1, *, Tensor(a!) g, Tensor(b!) h) -> "
+      "(Tensor(a!), Tensor(b!))"), "needs one out Tensor per returned Tensor of 'myop' (1)"),
+    ("myop.grad_input(Tensor self", "malformed autogen schema"),
+])
+def test_autogen_out_schema_errors(project, capsys, schema, phrase):
+    start = append_native(project, GOOD_OP + f"  autogen:\n    - {schema}\n")
+    run_expecting_error(project, capsys, start + 6, phrase)   # the autogen: line
+
+
 def test_derivative_for_undeclared_op(project, capsys):
     (project / "schema" / "derivatives.yaml").write_text(
         "# header\n- name: not_an_op(Tensor self) -> Tensor\n  self: grad\n")

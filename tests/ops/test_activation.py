@@ -142,3 +142,18 @@ def test_grad_input_overloads_write_into_grad_input():
     t = torch.ops.aten.gelu_backward(torch.ones(3), torch.tensor([-1.0, 0.5, 2.0]),
                                      approximate="tanh")
     np.testing.assert_allclose(to_np(r), t.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("op", ["clamp_min_", "clamp_max_"])
+@pytest.mark.parametrize("dtype,bound", [("int64", 0.5), ("bool", 0.5), ("bool", 2), ("int32", 1)])
+def test_clamp_bound_inplace_with_a_number_matches_torch(op, dtype, bound):
+    """The cast error names self's dtype in C++ ("long int", "bool"), like torch's."""
+    results = []
+    for lib in (ember, torch):
+        x = lib.tensor([[0, 1], [2, 3]]).to(getattr(lib, dtype)).t()
+        try:
+            getattr(x, op)(bound)
+            results.append((x.tolist(), x.stride(), str(x.dtype)[6:]))
+        except RuntimeError as e:
+            results.append(str(e))
+    assert results[0] == results[1]
