@@ -62,6 +62,49 @@ _c_masked_fill_Scalar = _o.masked_fill_Scalar._cache
 _c_masked_fill_Tensor = _o.masked_fill_Tensor._cache
 _c_masked_fill__Scalar = _o.masked_fill__Scalar._cache
 _c_masked_fill__Tensor = _o.masked_fill__Tensor._cache
+_c_rsub_Tensor = _o.rsub_Tensor._cache
+_c_rsub_Scalar = _o.rsub_Scalar._cache
+_c_floor_divide = _o.floor_divide._cache
+_c_floor_divide_Scalar = _o.floor_divide_Scalar._cache
+_c_floor_divide__Tensor = _o.floor_divide__Tensor._cache
+_c_floor_divide__Scalar = _o.floor_divide__Scalar._cache
+_c_remainder_Tensor = _o.remainder_Tensor._cache
+_c_remainder_Scalar = _o.remainder_Scalar._cache
+_c_remainder_Scalar_Tensor = _o.remainder_Scalar_Tensor._cache
+_c_remainder__Tensor = _o.remainder__Tensor._cache
+_c_remainder__Scalar = _o.remainder__Scalar._cache
+_c_fmod_Tensor = _o.fmod_Tensor._cache
+_c_fmod_Scalar = _o.fmod_Scalar._cache
+_c_fmod__Tensor = _o.fmod__Tensor._cache
+_c_fmod__Scalar = _o.fmod__Scalar._cache
+_c_maximum = _o.maximum._cache
+_c_minimum = _o.minimum._cache
+_c_atan2 = _o.atan2._cache
+_c_atan2_ = _o.atan2_._cache
+_c_lerp_Scalar = _o.lerp_Scalar._cache
+_c_lerp_Tensor = _o.lerp_Tensor._cache
+_c_lerp__Scalar = _o.lerp__Scalar._cache
+_c_lerp__Tensor = _o.lerp__Tensor._cache
+_c_addcmul = _o.addcmul._cache
+_c_addcmul_ = _o.addcmul_._cache
+_c_addcdiv = _o.addcdiv._cache
+_c_addcdiv_ = _o.addcdiv_._cache
+_c_eq__Tensor = _o.eq__Tensor._cache
+_c_eq__Scalar = _o.eq__Scalar._cache
+_c_ne__Tensor = _o.ne__Tensor._cache
+_c_ne__Scalar = _o.ne__Scalar._cache
+_c_lt__Tensor = _o.lt__Tensor._cache
+_c_lt__Scalar = _o.lt__Scalar._cache
+_c_le__Tensor = _o.le__Tensor._cache
+_c_le__Scalar = _o.le__Scalar._cache
+_c_gt__Tensor = _o.gt__Tensor._cache
+_c_gt__Scalar = _o.gt__Scalar._cache
+_c_ge__Tensor = _o.ge__Tensor._cache
+_c_ge__Scalar = _o.ge__Scalar._cache
+_c_div_Scalar_mode = _o.div_Scalar_mode._cache
+_c_div__Scalar = _o.div__Scalar._cache
+_c_div__Scalar_mode = _o.div__Scalar_mode._cache
+_c_pow__Scalar = _o.pow__Scalar._cache
 _c_neg = _o.neg._cache
 _c_neg_ = _o.neg_._cache
 _c_exp = _o.exp._cache
@@ -75,11 +118,95 @@ _c_sigmoid = _o.sigmoid._cache
 _c_sigmoid_ = _o.sigmoid_._cache
 _c_tanh = _o.tanh._cache
 _c_tanh_ = _o.tanh_._cache
+_c_exp2 = _o.exp2._cache
+_c_exp2_ = _o.exp2_._cache
+_c_expm1 = _o.expm1._cache
+_c_expm1_ = _o.expm1_._cache
+_c_log2 = _o.log2._cache
+_c_log2_ = _o.log2_._cache
+_c_log10 = _o.log10._cache
+_c_log10_ = _o.log10_._cache
+_c_log1p = _o.log1p._cache
+_c_log1p_ = _o.log1p_._cache
+_c_sqrt = _o.sqrt._cache
+_c_sqrt_ = _o.sqrt_._cache
+_c_rsqrt = _o.rsqrt._cache
+_c_rsqrt_ = _o.rsqrt_._cache
+_c_reciprocal = _o.reciprocal._cache
+_c_reciprocal_ = _o.reciprocal_._cache
+_c_sin = _o.sin._cache
+_c_sin_ = _o.sin_._cache
+_c_cos = _o.cos._cache
+_c_cos_ = _o.cos_._cache
+_c_tan = _o.tan._cache
+_c_tan_ = _o.tan_._cache
+_c_asin = _o.asin._cache
+_c_asin_ = _o.asin_._cache
+_c_acos = _o.acos._cache
+_c_acos_ = _o.acos_._cache
+_c_atan = _o.atan._cache
+_c_atan_ = _o.atan_._cache
+_c_sinh = _o.sinh._cache
+_c_sinh_ = _o.sinh_._cache
+_c_cosh = _o.cosh._cache
+_c_cosh_ = _o.cosh_._cache
+_c_erf = _o.erf._cache
+_c_erf_ = _o.erf_._cache
+_c_abs = _o.abs._cache
+_c_abs_ = _o.abs_._cache
+_c_floor = _o.floor._cache
+_c_floor_ = _o.floor_._cache
+_c_ceil = _o.ceil._cache
+_c_ceil_ = _o.ceil_._cache
+_c_round = _o.round._cache
+_c_round_decimals = _o.round_decimals._cache
+_c_round_ = _o.round_._cache
+_c_round__decimals = _o.round__decimals._cache
+_c_trunc = _o.trunc._cache
+_c_trunc_ = _o.trunc_._cache
+_c_frac = _o.frac._cache
+_c_frac_ = _o.frac_._cache
+_c_sign = _o.sign._cache
+_c_sign_ = _o.sign_._cache
+_c_nan_to_num = _o.nan_to_num._cache
+_c_nan_to_num_ = _o.nan_to_num_._cache
 _c_sum = _o.sum._cache
 _c_sum_dim_IntList = _o.sum_dim_IntList._cache
 _c_mean = _o.mean._cache
 _c_mean_dim = _o.mean_dim._cache
 _c_amax = _o.amax._cache
+_c_prod = _o.prod._cache
+_c_prod_dim_int = _o.prod_dim_int._cache
+_c_amin = _o.amin._cache
+_c_max = _o.max._cache
+_c_max_dim = _o.max_dim._cache
+_c_max_other = _o.max_other._cache
+_c_min = _o.min._cache
+_c_min_dim = _o.min_dim._cache
+_c_min_other = _o.min_other._cache
+_c_var_correction = _o.var_correction._cache
+_c_std_correction = _o.std_correction._cache
+_c_var_mean_correction = _o.var_mean_correction._cache
+_c_std_mean_correction = _o.std_mean_correction._cache
+_c_logsumexp = _o.logsumexp._cache
+_c_linalg_vector_norm = _o.linalg_vector_norm._cache
+_c_cumsum = _o.cumsum._cache
+_c_cumsum_ = _o.cumsum_._cache
+_c_cumprod = _o.cumprod._cache
+_c_cumprod_ = _o.cumprod_._cache
+_c_copy = _o.copy._cache
+_c_fill_Scalar = _o.fill_Scalar._cache
+_c_fill_Tensor = _o.fill_Tensor._cache
+_c_zero = _o.zero._cache
+_c_uniform = _o.uniform._cache
+_c_exponential = _o.exponential._cache
+_c_geometric = _o.geometric._cache
+_c_log_normal = _o.log_normal._cache
+_c_cauchy = _o.cauchy._cache
+_c_random_from = _o.random_from._cache
+_c_random_to = _o.random_to._cache
+_c_random = _o.random._cache
+_c_normal_functional = _o.normal_functional._cache
 _c_mm = _o.mm._cache
 _c_bmm = _o.bmm._cache
 _c_addmm = _o.addmm._cache
@@ -176,58 +303,6 @@ _c_log_normal_ = _o.log_normal_._cache
 _c_cauchy_ = _o.cauchy_._cache
 _c_geometric_ = _o.geometric_._cache
 _c_poisson = _o.poisson._cache
-_c_exp2 = _o.exp2._cache
-_c_exp2_ = _o.exp2_._cache
-_c_expm1 = _o.expm1._cache
-_c_expm1_ = _o.expm1_._cache
-_c_log2 = _o.log2._cache
-_c_log2_ = _o.log2_._cache
-_c_log10 = _o.log10._cache
-_c_log10_ = _o.log10_._cache
-_c_log1p = _o.log1p._cache
-_c_log1p_ = _o.log1p_._cache
-_c_sqrt = _o.sqrt._cache
-_c_sqrt_ = _o.sqrt_._cache
-_c_rsqrt = _o.rsqrt._cache
-_c_rsqrt_ = _o.rsqrt_._cache
-_c_reciprocal = _o.reciprocal._cache
-_c_reciprocal_ = _o.reciprocal_._cache
-_c_sin = _o.sin._cache
-_c_sin_ = _o.sin_._cache
-_c_cos = _o.cos._cache
-_c_cos_ = _o.cos_._cache
-_c_tan = _o.tan._cache
-_c_tan_ = _o.tan_._cache
-_c_asin = _o.asin._cache
-_c_asin_ = _o.asin_._cache
-_c_acos = _o.acos._cache
-_c_acos_ = _o.acos_._cache
-_c_atan = _o.atan._cache
-_c_atan_ = _o.atan_._cache
-_c_sinh = _o.sinh._cache
-_c_sinh_ = _o.sinh_._cache
-_c_cosh = _o.cosh._cache
-_c_cosh_ = _o.cosh_._cache
-_c_erf = _o.erf._cache
-_c_erf_ = _o.erf_._cache
-_c_abs = _o.abs._cache
-_c_abs_ = _o.abs_._cache
-_c_floor = _o.floor._cache
-_c_floor_ = _o.floor_._cache
-_c_ceil = _o.ceil._cache
-_c_ceil_ = _o.ceil_._cache
-_c_round = _o.round._cache
-_c_round_decimals = _o.round_decimals._cache
-_c_round_ = _o.round_._cache
-_c_round__decimals = _o.round__decimals._cache
-_c_trunc = _o.trunc._cache
-_c_trunc_ = _o.trunc_._cache
-_c_frac = _o.frac._cache
-_c_frac_ = _o.frac_._cache
-_c_sign = _o.sign._cache
-_c_sign_ = _o.sign_._cache
-_c_nan_to_num = _o.nan_to_num._cache
-_c_nan_to_num_ = _o.nan_to_num_._cache
 _c_convolution = _o.convolution._cache
 _c_convolution_backward = _o.convolution_backward._cache
 _c_max_pool2d_with_indices = _o.max_pool2d_with_indices._cache
@@ -247,49 +322,6 @@ _c__softmax = _o._softmax._cache
 _c__log_softmax = _o._log_softmax._cache
 _c__softmax_backward_data = _o._softmax_backward_data._cache
 _c__log_softmax_backward_data = _o._log_softmax_backward_data._cache
-_c_rsub_Tensor = _o.rsub_Tensor._cache
-_c_rsub_Scalar = _o.rsub_Scalar._cache
-_c_floor_divide = _o.floor_divide._cache
-_c_floor_divide_Scalar = _o.floor_divide_Scalar._cache
-_c_floor_divide__Tensor = _o.floor_divide__Tensor._cache
-_c_floor_divide__Scalar = _o.floor_divide__Scalar._cache
-_c_remainder_Tensor = _o.remainder_Tensor._cache
-_c_remainder_Scalar = _o.remainder_Scalar._cache
-_c_remainder_Scalar_Tensor = _o.remainder_Scalar_Tensor._cache
-_c_remainder__Tensor = _o.remainder__Tensor._cache
-_c_remainder__Scalar = _o.remainder__Scalar._cache
-_c_fmod_Tensor = _o.fmod_Tensor._cache
-_c_fmod_Scalar = _o.fmod_Scalar._cache
-_c_fmod__Tensor = _o.fmod__Tensor._cache
-_c_fmod__Scalar = _o.fmod__Scalar._cache
-_c_maximum = _o.maximum._cache
-_c_minimum = _o.minimum._cache
-_c_atan2 = _o.atan2._cache
-_c_atan2_ = _o.atan2_._cache
-_c_lerp_Scalar = _o.lerp_Scalar._cache
-_c_lerp_Tensor = _o.lerp_Tensor._cache
-_c_lerp__Scalar = _o.lerp__Scalar._cache
-_c_lerp__Tensor = _o.lerp__Tensor._cache
-_c_addcmul = _o.addcmul._cache
-_c_addcmul_ = _o.addcmul_._cache
-_c_addcdiv = _o.addcdiv._cache
-_c_addcdiv_ = _o.addcdiv_._cache
-_c_eq__Tensor = _o.eq__Tensor._cache
-_c_eq__Scalar = _o.eq__Scalar._cache
-_c_ne__Tensor = _o.ne__Tensor._cache
-_c_ne__Scalar = _o.ne__Scalar._cache
-_c_lt__Tensor = _o.lt__Tensor._cache
-_c_lt__Scalar = _o.lt__Scalar._cache
-_c_le__Tensor = _o.le__Tensor._cache
-_c_le__Scalar = _o.le__Scalar._cache
-_c_gt__Tensor = _o.gt__Tensor._cache
-_c_gt__Scalar = _o.gt__Scalar._cache
-_c_ge__Tensor = _o.ge__Tensor._cache
-_c_ge__Scalar = _o.ge__Scalar._cache
-_c_div_Scalar_mode = _o.div_Scalar_mode._cache
-_c_div__Scalar = _o.div__Scalar._cache
-_c_div__Scalar_mode = _o.div__Scalar_mode._cache
-_c_pow__Scalar = _o.pow__Scalar._cache
 _c_gelu = _o.gelu._cache
 _c_gelu_ = _o.gelu_._cache
 _c_gelu_backward = _o.gelu_backward._cache
@@ -330,38 +362,6 @@ _c_native_batch_norm = _o.native_batch_norm._cache
 _c_native_batch_norm_backward = _o.native_batch_norm_backward._cache
 _c_nll_loss2d_forward = _o.nll_loss2d_forward._cache
 _c_nll_loss2d_backward = _o.nll_loss2d_backward._cache
-_c_prod = _o.prod._cache
-_c_prod_dim_int = _o.prod_dim_int._cache
-_c_amin = _o.amin._cache
-_c_max = _o.max._cache
-_c_max_dim = _o.max_dim._cache
-_c_max_other = _o.max_other._cache
-_c_min = _o.min._cache
-_c_min_dim = _o.min_dim._cache
-_c_min_other = _o.min_other._cache
-_c_var_correction = _o.var_correction._cache
-_c_std_correction = _o.std_correction._cache
-_c_var_mean_correction = _o.var_mean_correction._cache
-_c_std_mean_correction = _o.std_mean_correction._cache
-_c_logsumexp = _o.logsumexp._cache
-_c_linalg_vector_norm = _o.linalg_vector_norm._cache
-_c_cumsum = _o.cumsum._cache
-_c_cumsum_ = _o.cumsum_._cache
-_c_cumprod = _o.cumprod._cache
-_c_cumprod_ = _o.cumprod_._cache
-_c_copy = _o.copy._cache
-_c_fill_Scalar = _o.fill_Scalar._cache
-_c_fill_Tensor = _o.fill_Tensor._cache
-_c_zero = _o.zero._cache
-_c_uniform = _o.uniform._cache
-_c_exponential = _o.exponential._cache
-_c_geometric = _o.geometric._cache
-_c_log_normal = _o.log_normal._cache
-_c_cauchy = _o.cauchy._cache
-_c_random_from = _o.random_from._cache
-_c_random_to = _o.random_to._cache
-_c_random = _o.random._cache
-_c_normal_functional = _o.normal_functional._cache
 
 
 # schema/derivatives.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -9166,6 +9166,1031 @@ def _ag_masked_fill__Tensor(ks, self, mask, value):
     return _out
 
 
+# schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)
+def _ag_rsub_Tensor(ks, self, other, alpha):
+    _ks = ks & _BELOW
+    _k = _c_rsub_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.rsub_Tensor._fill(_ks)
+    _out = _k(self, other, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(RsubBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None:
+        _node._s_alpha = alpha
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor)
+def _ag_rsub_Scalar(ks, self, other, alpha):
+    _ks = ks & _BELOW
+    _k = _c_rsub_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.rsub_Scalar._fill(_ks)
+    _out = _k(self, other, alpha)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RsubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_alpha = alpha
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: floor_divide(Tensor self, Tensor other) -> Tensor)
+def _ag_floor_divide(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_floor_divide.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(FloorDivideBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_floor_divide_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_floor_divide_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: floor_divide(Tensor self, Tensor other) -> Tensor)
+def _ag_floor_divide__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(FloorDivideBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    _ks = ks & _BELOW
+    _k = _c_floor_divide__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_floor_divide__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_floor_divide__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.floor_divide__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor)
+def _ag_remainder_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_remainder_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.remainder_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_remainder_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_remainder_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.remainder_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor)
+def _ag_remainder_Scalar_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_remainder_Scalar_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.remainder_Scalar_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_other = _edge(other)
+    if not (_e_other is not None):
+        return _out
+    _node = _new_node(RemainderBackward2, (_e_other or _NO_EDGE,), (_e_other is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor)
+def _ag_remainder__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_remainder__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.remainder__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_remainder__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_remainder__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.remainder__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor)
+def _ag_fmod_Tensor(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_fmod_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.fmod_Tensor._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_fmod_Scalar(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_fmod_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.fmod_Scalar._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor)
+def _ag_fmod__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_fmod__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.fmod__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_fmod__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_fmod__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.fmod__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: maximum(Tensor self, Tensor other) -> Tensor)
+def _ag_maximum(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_maximum.get(_ks)
+    if _k is None:
+        _k = _o.maximum._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MaximumBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: minimum(Tensor self, Tensor other) -> Tensor)
+def _ag_minimum(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_minimum.get(_ks)
+    if _k is None:
+        _k = _o.minimum._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MinimumBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: atan2(Tensor self, Tensor other) -> Tensor)
+def _ag_atan2(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_atan2.get(_ks)
+    if _k is None:
+        _k = _o.atan2._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(Atan2Backward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+        _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: atan2(Tensor self, Tensor other) -> Tensor)
+def _ag_atan2_(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(Atan2Backward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_self is not None or _e_other is not None:
+                _node._s_other = _save(other)
+                _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_atan2_.get(_ks)
+    if _k is None:
+        _k = _o.atan2_._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor (derivative: schema/derivatives.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor)
+def _ag_lerp_Scalar(ks, self, end, weight):
+    _ks = ks & _BELOW
+    _k = _c_lerp_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.lerp_Scalar._fill(_ks)
+    _out = _k(self, end, weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_end = _edge(end)
+    if not (_e_self is not None or _e_end is not None):
+        return _out
+    _node = _new_node(LerpBackward0, (_e_self or _NO_EDGE, _e_end or _NO_EDGE), (_e_self is not None, _e_end is not None))
+    if _e_end is not None:
+        _node._s_end_dtype = end._dtype
+        _node._s_end_shape = end._shape
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_self is not None or _e_end is not None:
+        _node._s_weight = weight
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor (derivative: schema/derivatives.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor)
+def _ag_lerp_Tensor(ks, self, end, weight):
+    _ks = ks & _BELOW
+    _k = _c_lerp_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.lerp_Tensor._fill(_ks)
+    _out = _k(self, end, weight)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_end = _edge(end)
+    _e_weight = _edge(weight)
+    if not (_e_self is not None or _e_end is not None or _e_weight is not None):
+        return _out
+    _node = _new_node(LerpBackward1, (_e_self or _NO_EDGE, _e_end or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_end is not None, _e_weight is not None))
+    if _e_weight is not None:
+        _node._s_end = _save(end)
+    if _e_end is not None:
+        _node._s_end_dtype = end._dtype
+        _node._s_end_shape = end._shape
+    if _e_weight is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_self is not None or _e_end is not None:
+        _node._s_weight = _save(weight)
+    if _e_weight is not None:
+        _node._s_weight_dtype = weight._dtype
+        _node._s_weight_shape = weight._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!) (derivative: schema/derivatives.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor)
+def _ag_lerp__Scalar(ks, self, end, weight):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_end = _edge(end)
+        if _e_self is not None or _e_end is not None:
+            _check_inplace(self)
+            _node = _new_node(LerpBackward0, (_e_self or _NO_EDGE, _e_end or _NO_EDGE), (_e_self is not None, _e_end is not None))
+            if _e_end is not None:
+                _node._s_end_dtype = end._dtype
+                _node._s_end_shape = end._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_self is not None or _e_end is not None:
+                _node._s_weight = weight
+    _ks = ks & _BELOW
+    _k = _c_lerp__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.lerp__Scalar._fill(_ks)
+    _out = _k(self, end, weight)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!) (derivative: schema/derivatives.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor)
+def _ag_lerp__Tensor(ks, self, end, weight):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_end = _edge(end)
+        _e_weight = _edge(weight)
+        if _e_self is not None or _e_end is not None or _e_weight is not None:
+            _check_inplace(self)
+            _node = _new_node(LerpBackward1, (_e_self or _NO_EDGE, _e_end or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_end is not None, _e_weight is not None))
+            if _e_weight is not None:
+                _node._s_end = _save(end)
+            if _e_end is not None:
+                _node._s_end_dtype = end._dtype
+                _node._s_end_shape = end._shape
+            if _e_weight is not None:
+                _node._s_self = _save(self.clone())
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_self is not None or _e_end is not None:
+                _node._s_weight = _save(weight)
+            if _e_weight is not None:
+                _node._s_weight_dtype = weight._dtype
+                _node._s_weight_shape = weight._shape
+    _ks = ks & _BELOW
+    _k = _c_lerp__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.lerp__Tensor._fill(_ks)
+    _out = _k(self, end, weight)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor (derivative: schema/derivatives.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)
+def _ag_addcmul(ks, self, tensor1, tensor2, value):
+    _ks = ks & _BELOW
+    _k = _c_addcmul.get(_ks)
+    if _k is None:
+        _k = _o.addcmul._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_tensor1 = _edge(tensor1)
+    _e_tensor2 = _edge(tensor2)
+    if not (_e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None):
+        return _out
+    _node = _new_node(AddcmulBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_tensor2 is not None:
+        _node._s_tensor1 = _save(tensor1)
+    if _e_tensor1 is not None:
+        _node._s_tensor1_dtype = tensor1._dtype
+        _node._s_tensor1_shape = tensor1._shape
+        _node._s_tensor2 = _save(tensor2)
+    if _e_tensor2 is not None:
+        _node._s_tensor2_dtype = tensor2._dtype
+        _node._s_tensor2_shape = tensor2._shape
+    if _e_tensor1 is not None or _e_tensor2 is not None:
+        _node._s_value = value
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)
+def _ag_addcmul_(ks, self, tensor1, tensor2, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_tensor1 = _edge(tensor1)
+        _e_tensor2 = _edge(tensor2)
+        if _e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None:
+            _check_inplace(self)
+            _node = _new_node(AddcmulBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_tensor2 is not None:
+                _node._s_tensor1 = _save(tensor1)
+            if _e_tensor1 is not None:
+                _node._s_tensor1_dtype = tensor1._dtype
+                _node._s_tensor1_shape = tensor1._shape
+                _node._s_tensor2 = _save(tensor2)
+            if _e_tensor2 is not None:
+                _node._s_tensor2_dtype = tensor2._dtype
+                _node._s_tensor2_shape = tensor2._shape
+            if _e_tensor1 is not None or _e_tensor2 is not None:
+                _node._s_value = value
+    _ks = ks & _BELOW
+    _k = _c_addcmul_.get(_ks)
+    if _k is None:
+        _k = _o.addcmul_._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor (derivative: schema/derivatives.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)
+def _ag_addcdiv(ks, self, tensor1, tensor2, value):
+    _ks = ks & _BELOW
+    _k = _c_addcdiv.get(_ks)
+    if _k is None:
+        _k = _o.addcdiv._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_tensor1 = _edge(tensor1)
+    _e_tensor2 = _edge(tensor2)
+    if not (_e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None):
+        return _out
+    _node = _new_node(AddcdivBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    if _e_tensor2 is not None:
+        _node._s_tensor1 = _save(tensor1)
+    if _e_tensor1 is not None:
+        _node._s_tensor1_dtype = tensor1._dtype
+        _node._s_tensor1_shape = tensor1._shape
+    if _e_tensor1 is not None or _e_tensor2 is not None:
+        _node._s_tensor2 = _save(tensor2)
+    if _e_tensor2 is not None:
+        _node._s_tensor2_dtype = tensor2._dtype
+        _node._s_tensor2_shape = tensor2._shape
+    if _e_tensor1 is not None or _e_tensor2 is not None:
+        _node._s_value = value
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)
+def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_tensor1 = _edge(tensor1)
+        _e_tensor2 = _edge(tensor2)
+        if _e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None:
+            _check_inplace(self)
+            _node = _new_node(AddcdivBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+            if _e_tensor2 is not None:
+                _node._s_tensor1 = _save(tensor1)
+            if _e_tensor1 is not None:
+                _node._s_tensor1_dtype = tensor1._dtype
+                _node._s_tensor1_shape = tensor1._shape
+            if _e_tensor1 is not None or _e_tensor2 is not None:
+                _node._s_tensor2 = _save(tensor2)
+            if _e_tensor2 is not None:
+                _node._s_tensor2_dtype = tensor2._dtype
+                _node._s_tensor2_shape = tensor2._shape
+            if _e_tensor1 is not None or _e_tensor2 is not None:
+                _node._s_value = value
+    _ks = ks & _BELOW
+    _k = _c_addcdiv_.get(_ks)
+    if _k is None:
+        _k = _o.addcdiv_._fill(_ks)
+    _out = _k(self, tensor1, tensor2, value)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
+def _ag_eq__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(EqBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_eq__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.eq__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
+def _ag_eq__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(EqBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_eq__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.eq__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
+def _ag_ne__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(NeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ne__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.ne__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
+def _ag_ne__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(NeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ne__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.ne__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
+def _ag_lt__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(LtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_lt__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.lt__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
+def _ag_lt__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_lt__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.lt__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
+def _ag_le__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(LeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_le__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.le__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
+def _ag_le__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(LeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_le__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.le__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
+def _ag_gt__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(GtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_gt__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.gt__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
+def _ag_gt__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_gt__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.gt__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
+def _ag_ge__Tensor(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_other = _edge(other)
+        if _e_self is not None or _e_other is not None:
+            _check_inplace(self)
+            _node = _new_node(GeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+            if _e_other is not None:
+                _node._s_other_dtype = other._dtype
+                _node._s_other_shape = other._shape
+            if _e_self is not None:
+                _node._s_self_dtype = self._dtype
+                _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ge__Tensor.get(_ks)
+    if _k is None:
+        _k = _o.ge__Tensor._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
+def _ag_ge__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(GeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_ge__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.ge__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor (derivative: schema/derivatives.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor)
+def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
+    _ks = ks & _BELOW
+    _k = _c_div_Scalar_mode.get(_ks)
+    if _k is None:
+        _k = _o.div_Scalar_mode._fill(_ks)
+    _out = _k(self, other, rounding_mode)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_other = other
+    _node._s_rounding_mode = rounding_mode
+    _node._s_self_dtype = self._dtype
+    _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor)
+def _ag_div__Scalar(ks, self, other):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_other = other
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_div__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.div__Scalar._fill(_ks)
+    _out = _k(self, other)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!) (derivative: schema/derivatives.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor)
+def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_other = other
+            _node._s_rounding_mode = rounding_mode
+            _node._s_self_dtype = self._dtype
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_div__Scalar_mode.get(_ks)
+    if _k is None:
+        _k = _o.div__Scalar_mode._fill(_ks)
+    _out = _k(self, other, rounding_mode)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!) (derivative: schema/derivatives.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor)
+def _ag_pow__Scalar(ks, self, exponent):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(PowBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_exponent = exponent
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_pow__Scalar.get(_ks)
+    if _k is None:
+        _k = _o.pow__Scalar._fill(_ks)
+    _out = _k(self, exponent)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
 # schema/native_functions.yaml: neg(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: neg(Tensor self) -> Tensor)
 def _ag_neg(ks, self):
     _ks = ks & _BELOW
@@ -9421,6 +10446,966 @@ def _ag_tanh_(ks, self):
     return _out
 
 
+# schema/native_functions.yaml: exp2(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: exp2(Tensor self) -> Tensor)
+def _ag_exp2(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_exp2.get(_ks)
+    if _k is None:
+        _k = _o.exp2._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: exp2(Tensor self) -> Tensor)
+def _ag_exp2_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_exp2_.get(_ks)
+    if _k is None:
+        _k = _o.exp2_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml: expm1(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: expm1(Tensor self) -> Tensor)
+def _ag_expm1(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_expm1.get(_ks)
+    if _k is None:
+        _k = _o.expm1._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: expm1(Tensor self) -> Tensor)
+def _ag_expm1_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_expm1_.get(_ks)
+    if _k is None:
+        _k = _o.expm1_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml: log2(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: log2(Tensor self) -> Tensor)
+def _ag_log2(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log2.get(_ks)
+    if _k is None:
+        _k = _o.log2._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: log2(Tensor self) -> Tensor)
+def _ag_log2_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log2_.get(_ks)
+    if _k is None:
+        _k = _o.log2_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: log10(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: log10(Tensor self) -> Tensor)
+def _ag_log10(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log10.get(_ks)
+    if _k is None:
+        _k = _o.log10._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: log10(Tensor self) -> Tensor)
+def _ag_log10_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log10_.get(_ks)
+    if _k is None:
+        _k = _o.log10_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: log1p(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: log1p(Tensor self) -> Tensor)
+def _ag_log1p(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_log1p.get(_ks)
+    if _k is None:
+        _k = _o.log1p._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(Log1PBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: log1p(Tensor self) -> Tensor)
+def _ag_log1p_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(Log1PBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_log1p_.get(_ks)
+    if _k is None:
+        _k = _o.log1p_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: sqrt(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sqrt(Tensor self) -> Tensor)
+def _ag_sqrt(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sqrt.get(_ks)
+    if _k is None:
+        _k = _o.sqrt._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sqrt(Tensor self) -> Tensor)
+def _ag_sqrt_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_sqrt_.get(_ks)
+    if _k is None:
+        _k = _o.sqrt_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: rsqrt(Tensor self) -> Tensor)
+def _ag_rsqrt(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_rsqrt.get(_ks)
+    if _k is None:
+        _k = _o.rsqrt._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: rsqrt(Tensor self) -> Tensor)
+def _ag_rsqrt_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_rsqrt_.get(_ks)
+    if _k is None:
+        _k = _o.rsqrt_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: reciprocal(Tensor self) -> Tensor)
+def _ag_reciprocal(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_reciprocal.get(_ks)
+    if _k is None:
+        _k = _o.reciprocal._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: reciprocal(Tensor self) -> Tensor)
+def _ag_reciprocal_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_reciprocal_.get(_ks)
+    if _k is None:
+        _k = _o.reciprocal_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml: sin(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sin(Tensor self) -> Tensor)
+def _ag_sin(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sin.get(_ks)
+    if _k is None:
+        _k = _o.sin._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sin(Tensor self) -> Tensor)
+def _ag_sin_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_sin_.get(_ks)
+    if _k is None:
+        _k = _o.sin_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: cos(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: cos(Tensor self) -> Tensor)
+def _ag_cos(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_cos.get(_ks)
+    if _k is None:
+        _k = _o.cos._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: cos(Tensor self) -> Tensor)
+def _ag_cos_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cos_.get(_ks)
+    if _k is None:
+        _k = _o.cos_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: tan(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: tan(Tensor self) -> Tensor)
+def _ag_tan(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_tan.get(_ks)
+    if _k is None:
+        _k = _o.tan._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: tan(Tensor self) -> Tensor)
+def _ag_tan_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_tan_.get(_ks)
+    if _k is None:
+        _k = _o.tan_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml: asin(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: asin(Tensor self) -> Tensor)
+def _ag_asin(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_asin.get(_ks)
+    if _k is None:
+        _k = _o.asin._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: asin(Tensor self) -> Tensor)
+def _ag_asin_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_asin_.get(_ks)
+    if _k is None:
+        _k = _o.asin_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: acos(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: acos(Tensor self) -> Tensor)
+def _ag_acos(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_acos.get(_ks)
+    if _k is None:
+        _k = _o.acos._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: acos(Tensor self) -> Tensor)
+def _ag_acos_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_acos_.get(_ks)
+    if _k is None:
+        _k = _o.acos_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: atan(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: atan(Tensor self) -> Tensor)
+def _ag_atan(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_atan.get(_ks)
+    if _k is None:
+        _k = _o.atan._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: atan(Tensor self) -> Tensor)
+def _ag_atan_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_atan_.get(_ks)
+    if _k is None:
+        _k = _o.atan_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: sinh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sinh(Tensor self) -> Tensor)
+def _ag_sinh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sinh.get(_ks)
+    if _k is None:
+        _k = _o.sinh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sinh(Tensor self) -> Tensor)
+def _ag_sinh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_sinh_.get(_ks)
+    if _k is None:
+        _k = _o.sinh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: cosh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: cosh(Tensor self) -> Tensor)
+def _ag_cosh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_cosh.get(_ks)
+    if _k is None:
+        _k = _o.cosh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: cosh(Tensor self) -> Tensor)
+def _ag_cosh_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cosh_.get(_ks)
+    if _k is None:
+        _k = _o.cosh_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: erf(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: erf(Tensor self) -> Tensor)
+def _ag_erf(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_erf.get(_ks)
+    if _k is None:
+        _k = _o.erf._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: erf(Tensor self) -> Tensor)
+def _ag_erf_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_erf_.get(_ks)
+    if _k is None:
+        _k = _o.erf_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: abs(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: abs(Tensor self) -> Tensor)
+def _ag_abs(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_abs.get(_ks)
+    if _k is None:
+        _k = _o.abs._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: abs(Tensor self) -> Tensor)
+def _ag_abs_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_abs_.get(_ks)
+    if _k is None:
+        _k = _o.abs_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: floor(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: floor(Tensor self) -> Tensor)
+def _ag_floor(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_floor.get(_ks)
+    if _k is None:
+        _k = _o.floor._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: floor(Tensor self) -> Tensor)
+def _ag_floor_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_floor_.get(_ks)
+    if _k is None:
+        _k = _o.floor_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: ceil(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: ceil(Tensor self) -> Tensor)
+def _ag_ceil(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_ceil.get(_ks)
+    if _k is None:
+        _k = _o.ceil._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: ceil(Tensor self) -> Tensor)
+def _ag_ceil_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_ceil_.get(_ks)
+    if _k is None:
+        _k = _o.ceil_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: round(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: round(Tensor self) -> Tensor)
+def _ag_round(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_round.get(_ks)
+    if _k is None:
+        _k = _o.round._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor (derivative: schema/derivatives.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor)
+def _ag_round_decimals(ks, self, decimals):
+    _ks = ks & _BELOW
+    _k = _c_round_decimals.get(_ks)
+    if _k is None:
+        _k = _o.round_decimals._fill(_ks)
+    _out = _k(self, decimals)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: round(Tensor self) -> Tensor)
+def _ag_round_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_round_.get(_ks)
+    if _k is None:
+        _k = _o.round_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!) (derivative: schema/derivatives.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor)
+def _ag_round__decimals(ks, self, decimals):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_round__decimals.get(_ks)
+    if _k is None:
+        _k = _o.round__decimals._fill(_ks)
+    _out = _k(self, decimals)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: trunc(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: trunc(Tensor self) -> Tensor)
+def _ag_trunc(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_trunc.get(_ks)
+    if _k is None:
+        _k = _o.trunc._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: trunc(Tensor self) -> Tensor)
+def _ag_trunc_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_trunc_.get(_ks)
+    if _k is None:
+        _k = _o.trunc_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: frac(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: frac(Tensor self) -> Tensor)
+def _ag_frac(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_frac.get(_ks)
+    if _k is None:
+        _k = _o.frac._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: frac(Tensor self) -> Tensor)
+def _ag_frac_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_frac_.get(_ks)
+    if _k is None:
+        _k = _o.frac_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: sign(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sign(Tensor self) -> Tensor)
+def _ag_sign(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_sign.get(_ks)
+    if _k is None:
+        _k = _o.sign._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sign(Tensor self) -> Tensor)
+def _ag_sign_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_sign_.get(_ks)
+    if _k is None:
+        _k = _o.sign_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor (derivative: schema/derivatives.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor)
+def _ag_nan_to_num(ks, self, nan, posinf, neginf):
+    _ks = ks & _BELOW
+    _k = _c_nan_to_num.get(_ks)
+    if _k is None:
+        _k = _o.nan_to_num._fill(_ks)
+    _out = _k(self, nan, posinf, neginf)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor)
+def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_nan_to_num_.get(_ks)
+    if _k is None:
+        _k = _o.nan_to_num_._fill(_ks)
+    _out = _k(self, nan, posinf, neginf)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor)
 def _ag_sum(ks, self, dtype):
     _ks = ks & _BELOW
@@ -9519,6 +11504,656 @@ def _ag_amax(ks, self, dim, keepdim):
     _node._s_self = _save(self)
     result = _out
     _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor)
+def _ag_prod(ks, self, dtype):
+    _ks = ks & _BELOW
+    _k = _c_prod.get(_ks)
+    if _k is None:
+        _k = _o.prod._fill(_ks)
+    _out = _k(self, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ProdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)
+def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_prod_dim_int.get(_ks)
+    if _k is None:
+        _k = _o.prod_dim_int._fill(_ks)
+    _out = _k(self, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ProdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor)
+def _ag_amin(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_amin.get(_ks)
+    if _k is None:
+        _k = _o.amin._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(AminBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: max(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: max(Tensor self) -> Tensor)
+def _ag_max(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_max.get(_ks)
+    if _k is None:
+        _k = _o.max._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))
+def _ag_max_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_max_dim.get(_ks)
+    if _k is None:
+        _k = _o.max_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: max.other(Tensor self, Tensor other) -> Tensor)
+def _ag_max_other(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_max_other.get(_ks)
+    if _k is None:
+        _k = _o.max_other._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MaxBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: min(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: min(Tensor self) -> Tensor)
+def _ag_min(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_min.get(_ks)
+    if _k is None:
+        _k = _o.min._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MinBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))
+def _ag_min_dim(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_min_dim.get(_ks)
+    if _k is None:
+        _k = _o.min_dim._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(MinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self_shape = self._shape
+    values = _out[0]
+    indices = _out[1]
+    _node._s_indices = _save_output(indices, 1)
+    _set_history_many(_out, _node, (True, False))
+    return _out
+
+
+# schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: min.other(Tensor self, Tensor other) -> Tensor)
+def _ag_min_other(ks, self, other):
+    _ks = ks & _BELOW
+    _k = _c_min_other.get(_ks)
+    if _k is None:
+        _k = _o.min_other._fill(_ks)
+    _out = _k(self, other)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_other = _edge(other)
+    if not (_e_self is not None or _e_other is not None):
+        return _out
+    _node = _new_node(MinBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
+    if _e_self is not None or _e_other is not None:
+        _node._s_other = _save(other)
+    if _e_other is not None:
+        _node._s_other_dtype = other._dtype
+        _node._s_other_shape = other._shape
+    if _e_self is not None or _e_other is not None:
+        _node._s_self = _save(self)
+    if _e_self is not None:
+        _node._s_self_dtype = self._dtype
+        _node._s_self_shape = self._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor)
+def _ag_var_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_var_correction.get(_ks)
+    if _k is None:
+        _k = _o.var_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(VarBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor)
+def _ag_std_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_std_correction.get(_ks)
+    if _k is None:
+        _k = _o.std_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(StdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor))
+def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_var_mean_correction.get(_ks)
+    if _k is None:
+        _k = _o.var_mean_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(VarMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor))
+def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_std_mean_correction.get(_ks)
+    if _k is None:
+        _k = _o.std_mean_correction._fill(_ks)
+    _out = _k(self, dim, correction, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(StdMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_correction = correction
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result0 = _out[0]
+    result1 = _out[1]
+    _node._s_result0 = _save_output(result0, 0)
+    _set_history_many(_out, _node, (True, True))
+    return _out
+
+
+# schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor)
+def _ag_logsumexp(ks, self, dim, keepdim):
+    _ks = ks & _BELOW
+    _k = _c_logsumexp.get(_ks)
+    if _k is None:
+        _k = _o.logsumexp._fill(_ks)
+    _out = _k(self, dim, keepdim)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogsumexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)
+def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_linalg_vector_norm.get(_ks)
+    if _k is None:
+        _k = _o.linalg_vector_norm._fill(_ks)
+    _out = _k(self, ord, dim, keepdim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LinalgVectorNormBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_keepdim = keepdim
+    _node._s_ord = ord
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor)
+def _ag_cumsum(ks, self, dim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_cumsum.get(_ks)
+    if _k is None:
+        _k = _o.cumsum._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self_dtype = self._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor)
+def _ag_cumsum_(ks, self, dim, dtype):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_self_dtype = self._dtype
+    _ks = ks & _BELOW
+    _k = _c_cumsum_.get(_ks)
+    if _k is None:
+        _k = _o.cumsum_._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if _node is not None:
+        _rebase_history(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor)
+def _ag_cumprod(ks, self, dim, dtype):
+    _ks = ks & _BELOW
+    _k = _c_cumprod.get(_ks)
+    if _k is None:
+        _k = _o.cumprod._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _node._s_dim = dim
+    _node._s_self = _save(self)
+    result = _out
+    _node._s_result = _save_output(result, 0)
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor)
+def _ag_cumprod_(ks, self, dim, dtype):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+            _node._s_self = _save(self.clone())
+    _ks = ks & _BELOW
+    _k = _c_cumprod_.get(_ks)
+    if _k is None:
+        _k = _o.cumprod_._fill(_ks)
+    _out = _k(self, dim, dtype)
+    if _node is not None:
+        _rebase_history(self, _node)
+        result = _out
+        _node._s_result = _save_output(result, 0)
+    return _out
+
+
+# schema/native_functions.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor (derivative: schema/derivatives.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor)
+def _ag_copy(ks, self, src, non_blocking):
+    _ks = ks & _BELOW
+    _k = _c_copy.get(_ks)
+    if _k is None:
+        _k = _o.copy._fill(_ks)
+    _out = _k(self, src, non_blocking)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_src = _edge(src)
+    if not (_e_self is not None or _e_src is not None):
+        return _out
+    _node = _new_node(CopyBackward1, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
+    if _e_src is not None:
+        _node._s_src_dtype = src._dtype
+        _node._s_src_shape = src._shape
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor (derivative: schema/derivatives.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor)
+def _ag_fill_Scalar(ks, self, value):
+    _ks = ks & _BELOW
+    _k = _c_fill_Scalar.get(_ks)
+    if _k is None:
+        _k = _o.fill_Scalar._fill(_ks)
+    _out = _k(self, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(FillBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor (derivative: schema/derivatives.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor)
+def _ag_fill_Tensor(ks, self, value):
+    _ks = ks & _BELOW
+    _k = _c_fill_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.fill_Tensor._fill(_ks)
+    _out = _k(self, value)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    _e_value = _edge(value)
+    if not (_e_self is not None or _e_value is not None):
+        return _out
+    _node = _new_node(FillBackward3, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
+    if _e_value is not None:
+        _node._s_value_dtype = value._dtype
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: zero(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: zero(Tensor self) -> Tensor)
+def _ag_zero(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_zero.get(_ks)
+    if _k is None:
+        _k = _o.zero._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ZeroBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor)
+def _ag_uniform(ks, self, from_, to, generator):
+    _ks = ks & _BELOW
+    _k = _c_uniform.get(_ks)
+    if _k is None:
+        _k = _o.uniform._fill(_ks)
+    _out = _k(self, from_, to, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(UniformBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor)
+def _ag_exponential(ks, self, lambd, generator):
+    _ks = ks & _BELOW
+    _k = _c_exponential.get(_ks)
+    if _k is None:
+        _k = _o.exponential._fill(_ks)
+    _out = _k(self, lambd, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(ExponentialBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor)
+def _ag_geometric(ks, self, p, generator):
+    _ks = ks & _BELOW
+    _k = _c_geometric.get(_ks)
+    if _k is None:
+        _k = _o.geometric._fill(_ks)
+    _out = _k(self, p, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(GeometricBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor)
+def _ag_log_normal(ks, self, mean, std, generator):
+    _ks = ks & _BELOW
+    _k = _c_log_normal.get(_ks)
+    if _k is None:
+        _k = _o.log_normal._fill(_ks)
+    _out = _k(self, mean, std, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LogNormalBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor)
+def _ag_cauchy(ks, self, median, sigma, generator):
+    _ks = ks & _BELOW
+    _k = _c_cauchy.get(_ks)
+    if _k is None:
+        _k = _o.cauchy._fill(_ks)
+    _out = _k(self, median, sigma, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(CauchyBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor)
+def _ag_random_from(ks, self, from_, to, generator):
+    _ks = ks & _BELOW
+    _k = _c_random_from.get(_ks)
+    if _k is None:
+        _k = _o.random_from._fill(_ks)
+    _out = _k(self, from_, to, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandomBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor)
+def _ag_random_to(ks, self, to, generator):
+    _ks = ks & _BELOW
+    _k = _c_random_to.get(_ks)
+    if _k is None:
+        _k = _o.random_to._fill(_ks)
+    _out = _k(self, to, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandomBackward4, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor)
+def _ag_random(ks, self, generator):
+    _ks = ks & _BELOW
+    _k = _c_random.get(_ks)
+    if _k is None:
+        _k = _o.random._fill(_ks)
+    _out = _k(self, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(RandomBackward5, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor)
+def _ag_normal_functional(ks, self, mean, std, generator):
+    _ks = ks & _BELOW
+    _k = _c_normal_functional.get(_ks)
+    if _k is None:
+        _k = _o.normal_functional._fill(_ks)
+    _out = _k(self, mean, std, generator)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(NormalFunctionalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
     _set_history_one(_out, _node)
     return _out
 
@@ -11476,966 +14111,6 @@ def _ag_poisson(ks, self, generator):
     return _out
 
 
-# schema/native_functions.yaml: exp2(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: exp2(Tensor self) -> Tensor)
-def _ag_exp2(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_exp2.get(_ks)
-    if _k is None:
-        _k = _o.exp2._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: exp2(Tensor self) -> Tensor)
-def _ag_exp2_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(Exp2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_exp2_.get(_ks)
-    if _k is None:
-        _k = _o.exp2_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-        result = _out
-        _node._s_result = _save_output(result, 0)
-    return _out
-
-
-# schema/native_functions.yaml: expm1(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: expm1(Tensor self) -> Tensor)
-def _ag_expm1(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_expm1.get(_ks)
-    if _k is None:
-        _k = _o.expm1._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: expm1(Tensor self) -> Tensor)
-def _ag_expm1_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(Expm1Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_expm1_.get(_ks)
-    if _k is None:
-        _k = _o.expm1_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-        result = _out
-        _node._s_result = _save_output(result, 0)
-    return _out
-
-
-# schema/native_functions.yaml: log2(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: log2(Tensor self) -> Tensor)
-def _ag_log2(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_log2.get(_ks)
-    if _k is None:
-        _k = _o.log2._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: log2(Tensor self) -> Tensor)
-def _ag_log2_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(Log2Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_log2_.get(_ks)
-    if _k is None:
-        _k = _o.log2_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: log10(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: log10(Tensor self) -> Tensor)
-def _ag_log10(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_log10.get(_ks)
-    if _k is None:
-        _k = _o.log10._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: log10(Tensor self) -> Tensor)
-def _ag_log10_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(Log10Backward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_log10_.get(_ks)
-    if _k is None:
-        _k = _o.log10_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: log1p(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: log1p(Tensor self) -> Tensor)
-def _ag_log1p(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_log1p.get(_ks)
-    if _k is None:
-        _k = _o.log1p._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(Log1PBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: log1p(Tensor self) -> Tensor)
-def _ag_log1p_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(Log1PBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_log1p_.get(_ks)
-    if _k is None:
-        _k = _o.log1p_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: sqrt(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sqrt(Tensor self) -> Tensor)
-def _ag_sqrt(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_sqrt.get(_ks)
-    if _k is None:
-        _k = _o.sqrt._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sqrt(Tensor self) -> Tensor)
-def _ag_sqrt_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(SqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_sqrt_.get(_ks)
-    if _k is None:
-        _k = _o.sqrt_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-        result = _out
-        _node._s_result = _save_output(result, 0)
-    return _out
-
-
-# schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: rsqrt(Tensor self) -> Tensor)
-def _ag_rsqrt(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_rsqrt.get(_ks)
-    if _k is None:
-        _k = _o.rsqrt._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: rsqrt(Tensor self) -> Tensor)
-def _ag_rsqrt_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(RsqrtBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_rsqrt_.get(_ks)
-    if _k is None:
-        _k = _o.rsqrt_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-        result = _out
-        _node._s_result = _save_output(result, 0)
-    return _out
-
-
-# schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: reciprocal(Tensor self) -> Tensor)
-def _ag_reciprocal(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_reciprocal.get(_ks)
-    if _k is None:
-        _k = _o.reciprocal._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: reciprocal(Tensor self) -> Tensor)
-def _ag_reciprocal_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(ReciprocalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_reciprocal_.get(_ks)
-    if _k is None:
-        _k = _o.reciprocal_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-        result = _out
-        _node._s_result = _save_output(result, 0)
-    return _out
-
-
-# schema/native_functions.yaml: sin(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sin(Tensor self) -> Tensor)
-def _ag_sin(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_sin.get(_ks)
-    if _k is None:
-        _k = _o.sin._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sin(Tensor self) -> Tensor)
-def _ag_sin_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(SinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_sin_.get(_ks)
-    if _k is None:
-        _k = _o.sin_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: cos(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: cos(Tensor self) -> Tensor)
-def _ag_cos(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_cos.get(_ks)
-    if _k is None:
-        _k = _o.cos._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: cos(Tensor self) -> Tensor)
-def _ag_cos_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(CosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_cos_.get(_ks)
-    if _k is None:
-        _k = _o.cos_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: tan(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: tan(Tensor self) -> Tensor)
-def _ag_tan(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_tan.get(_ks)
-    if _k is None:
-        _k = _o.tan._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: tan(Tensor self) -> Tensor)
-def _ag_tan_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(TanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_tan_.get(_ks)
-    if _k is None:
-        _k = _o.tan_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-        result = _out
-        _node._s_result = _save_output(result, 0)
-    return _out
-
-
-# schema/native_functions.yaml: asin(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: asin(Tensor self) -> Tensor)
-def _ag_asin(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_asin.get(_ks)
-    if _k is None:
-        _k = _o.asin._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: asin(Tensor self) -> Tensor)
-def _ag_asin_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(AsinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_asin_.get(_ks)
-    if _k is None:
-        _k = _o.asin_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: acos(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: acos(Tensor self) -> Tensor)
-def _ag_acos(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_acos.get(_ks)
-    if _k is None:
-        _k = _o.acos._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: acos(Tensor self) -> Tensor)
-def _ag_acos_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(AcosBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_acos_.get(_ks)
-    if _k is None:
-        _k = _o.acos_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: atan(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: atan(Tensor self) -> Tensor)
-def _ag_atan(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_atan.get(_ks)
-    if _k is None:
-        _k = _o.atan._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: atan(Tensor self) -> Tensor)
-def _ag_atan_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(AtanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_atan_.get(_ks)
-    if _k is None:
-        _k = _o.atan_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: sinh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sinh(Tensor self) -> Tensor)
-def _ag_sinh(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_sinh.get(_ks)
-    if _k is None:
-        _k = _o.sinh._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sinh(Tensor self) -> Tensor)
-def _ag_sinh_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(SinhBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_sinh_.get(_ks)
-    if _k is None:
-        _k = _o.sinh_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: cosh(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: cosh(Tensor self) -> Tensor)
-def _ag_cosh(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_cosh.get(_ks)
-    if _k is None:
-        _k = _o.cosh._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: cosh(Tensor self) -> Tensor)
-def _ag_cosh_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(CoshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_cosh_.get(_ks)
-    if _k is None:
-        _k = _o.cosh_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: erf(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: erf(Tensor self) -> Tensor)
-def _ag_erf(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_erf.get(_ks)
-    if _k is None:
-        _k = _o.erf._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: erf(Tensor self) -> Tensor)
-def _ag_erf_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(ErfBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_erf_.get(_ks)
-    if _k is None:
-        _k = _o.erf_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: abs(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: abs(Tensor self) -> Tensor)
-def _ag_abs(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_abs.get(_ks)
-    if _k is None:
-        _k = _o.abs._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: abs(Tensor self) -> Tensor)
-def _ag_abs_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(AbsBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_abs_.get(_ks)
-    if _k is None:
-        _k = _o.abs_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: floor(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: floor(Tensor self) -> Tensor)
-def _ag_floor(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_floor.get(_ks)
-    if _k is None:
-        _k = _o.floor._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: floor(Tensor self) -> Tensor)
-def _ag_floor_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(FloorBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_floor_.get(_ks)
-    if _k is None:
-        _k = _o.floor_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: ceil(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: ceil(Tensor self) -> Tensor)
-def _ag_ceil(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_ceil.get(_ks)
-    if _k is None:
-        _k = _o.ceil._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: ceil(Tensor self) -> Tensor)
-def _ag_ceil_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(CeilBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_ceil_.get(_ks)
-    if _k is None:
-        _k = _o.ceil_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: round(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: round(Tensor self) -> Tensor)
-def _ag_round(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_round.get(_ks)
-    if _k is None:
-        _k = _o.round._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor (derivative: schema/derivatives.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor)
-def _ag_round_decimals(ks, self, decimals):
-    _ks = ks & _BELOW
-    _k = _c_round_decimals.get(_ks)
-    if _k is None:
-        _k = _o.round_decimals._fill(_ks)
-    _out = _k(self, decimals)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: round(Tensor self) -> Tensor)
-def _ag_round_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(RoundBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_round_.get(_ks)
-    if _k is None:
-        _k = _o.round_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!) (derivative: schema/derivatives.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor)
-def _ag_round__decimals(ks, self, decimals):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(RoundBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_round__decimals.get(_ks)
-    if _k is None:
-        _k = _o.round__decimals._fill(_ks)
-    _out = _k(self, decimals)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: trunc(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: trunc(Tensor self) -> Tensor)
-def _ag_trunc(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_trunc.get(_ks)
-    if _k is None:
-        _k = _o.trunc._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: trunc(Tensor self) -> Tensor)
-def _ag_trunc_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(TruncBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_trunc_.get(_ks)
-    if _k is None:
-        _k = _o.trunc_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: frac(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: frac(Tensor self) -> Tensor)
-def _ag_frac(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_frac.get(_ks)
-    if _k is None:
-        _k = _o.frac._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: frac(Tensor self) -> Tensor)
-def _ag_frac_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(FracBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_frac_.get(_ks)
-    if _k is None:
-        _k = _o.frac_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: sign(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: sign(Tensor self) -> Tensor)
-def _ag_sign(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_sign.get(_ks)
-    if _k is None:
-        _k = _o.sign._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: sign(Tensor self) -> Tensor)
-def _ag_sign_(ks, self):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(SignBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_sign_.get(_ks)
-    if _k is None:
-        _k = _o.sign_._fill(_ks)
-    _out = _k(self)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor (derivative: schema/derivatives.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor)
-def _ag_nan_to_num(ks, self, nan, posinf, neginf):
-    _ks = ks & _BELOW
-    _k = _c_nan_to_num.get(_ks)
-    if _k is None:
-        _k = _o.nan_to_num._fill(_ks)
-    _out = _k(self, nan, posinf, neginf)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor)
-def _ag_nan_to_num_(ks, self, nan, posinf, neginf):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(NanToNumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_nan_to_num_.get(_ks)
-    if _k is None:
-        _k = _o.nan_to_num_._fill(_ks)
-    _out = _k(self, nan, posinf, neginf)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor (derivative: schema/derivatives.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor)
 def _ag_convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     _ks = ks & _BELOW
@@ -12885,1031 +14560,6 @@ def _ag__log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     if _e_grad_output is not None or _e_output is not None:
         _node._s_output = _save(output)
     _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor)
-def _ag_rsub_Tensor(ks, self, other, alpha):
-    _ks = ks & _BELOW
-    _k = _c_rsub_Tensor.get(_ks)
-    if _k is None:
-        _k = _o.rsub_Tensor._fill(_ks)
-    _out = _k(self, other, alpha)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_other = _edge(other)
-    if not (_e_self is not None or _e_other is not None):
-        return _out
-    _node = _new_node(RsubBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-    if _e_self is not None:
-        _node._s_alpha = alpha
-    if _e_other is not None:
-        _node._s_other_dtype = other._dtype
-        _node._s_other_shape = other._shape
-    if _e_self is not None:
-        _node._s_self_dtype = self._dtype
-        _node._s_self_shape = self._shape
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor (derivative: schema/derivatives.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor)
-def _ag_rsub_Scalar(ks, self, other, alpha):
-    _ks = ks & _BELOW
-    _k = _c_rsub_Scalar.get(_ks)
-    if _k is None:
-        _k = _o.rsub_Scalar._fill(_ks)
-    _out = _k(self, other, alpha)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(RsubBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_alpha = alpha
-    _node._s_self_dtype = self._dtype
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: floor_divide(Tensor self, Tensor other) -> Tensor)
-def _ag_floor_divide(ks, self, other):
-    _ks = ks & _BELOW
-    _k = _c_floor_divide.get(_ks)
-    if _k is None:
-        _k = _o.floor_divide._fill(_ks)
-    _out = _k(self, other)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_other = _edge(other)
-    if not (_e_self is not None or _e_other is not None):
-        return _out
-    _node = _new_node(FloorDivideBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor)
-def _ag_floor_divide_Scalar(ks, self, other):
-    _ks = ks & _BELOW
-    _k = _c_floor_divide_Scalar.get(_ks)
-    if _k is None:
-        _k = _o.floor_divide_Scalar._fill(_ks)
-    _out = _k(self, other)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: floor_divide(Tensor self, Tensor other) -> Tensor)
-def _ag_floor_divide__Tensor(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_other = _edge(other)
-        if _e_self is not None or _e_other is not None:
-            _check_inplace(self)
-            _node = _new_node(FloorDivideBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-    _ks = ks & _BELOW
-    _k = _c_floor_divide__Tensor.get(_ks)
-    if _k is None:
-        _k = _o.floor_divide__Tensor._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor)
-def _ag_floor_divide__Scalar(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(FloorDivideBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _ks = ks & _BELOW
-    _k = _c_floor_divide__Scalar.get(_ks)
-    if _k is None:
-        _k = _o.floor_divide__Scalar._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor)
-def _ag_remainder_Tensor(ks, self, other):
-    _ks = ks & _BELOW
-    _k = _c_remainder_Tensor.get(_ks)
-    if _k is None:
-        _k = _o.remainder_Tensor._fill(_ks)
-    _out = _k(self, other)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_other = _edge(other)
-    if not (_e_self is not None or _e_other is not None):
-        return _out
-    _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-    if _e_other is not None:
-        _node._s_other = _save(other)
-        _node._s_other_dtype = other._dtype
-        _node._s_other_shape = other._shape
-        _node._s_self = _save(self)
-    if _e_self is not None:
-        _node._s_self_dtype = self._dtype
-        _node._s_self_shape = self._shape
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor)
-def _ag_remainder_Scalar(ks, self, other):
-    _ks = ks & _BELOW
-    _k = _c_remainder_Scalar.get(_ks)
-    if _k is None:
-        _k = _o.remainder_Scalar._fill(_ks)
-    _out = _k(self, other)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self_dtype = self._dtype
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor)
-def _ag_remainder_Scalar_Tensor(ks, self, other):
-    _ks = ks & _BELOW
-    _k = _c_remainder_Scalar_Tensor.get(_ks)
-    if _k is None:
-        _k = _o.remainder_Scalar_Tensor._fill(_ks)
-    _out = _k(self, other)
-    if not _tls.grad_enabled:
-        return _out
-    _e_other = _edge(other)
-    if not (_e_other is not None):
-        return _out
-    _node = _new_node(RemainderBackward2, (_e_other or _NO_EDGE,), (_e_other is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor)
-def _ag_remainder__Tensor(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_other = _edge(other)
-        if _e_self is not None or _e_other is not None:
-            _check_inplace(self)
-            _node = _new_node(RemainderBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-            if _e_other is not None:
-                _node._s_other = _save(other)
-                _node._s_other_dtype = other._dtype
-                _node._s_other_shape = other._shape
-                _node._s_self = _save(self.clone())
-            if _e_self is not None:
-                _node._s_self_dtype = self._dtype
-                _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_remainder__Tensor.get(_ks)
-    if _k is None:
-        _k = _o.remainder__Tensor._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor)
-def _ag_remainder__Scalar(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(RemainderBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self_dtype = self._dtype
-    _ks = ks & _BELOW
-    _k = _c_remainder__Scalar.get(_ks)
-    if _k is None:
-        _k = _o.remainder__Scalar._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor)
-def _ag_fmod_Tensor(ks, self, other):
-    _ks = ks & _BELOW
-    _k = _c_fmod_Tensor.get(_ks)
-    if _k is None:
-        _k = _o.fmod_Tensor._fill(_ks)
-    _out = _k(self, other)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_other = _edge(other)
-    if not (_e_self is not None or _e_other is not None):
-        return _out
-    _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-    if _e_other is not None:
-        _node._s_other = _save(other)
-        _node._s_other_dtype = other._dtype
-        _node._s_other_shape = other._shape
-        _node._s_self = _save(self)
-    if _e_self is not None:
-        _node._s_self_dtype = self._dtype
-        _node._s_self_shape = self._shape
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor (derivative: schema/derivatives.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor)
-def _ag_fmod_Scalar(ks, self, other):
-    _ks = ks & _BELOW
-    _k = _c_fmod_Scalar.get(_ks)
-    if _k is None:
-        _k = _o.fmod_Scalar._fill(_ks)
-    _out = _k(self, other)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self_dtype = self._dtype
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor)
-def _ag_fmod__Tensor(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_other = _edge(other)
-        if _e_self is not None or _e_other is not None:
-            _check_inplace(self)
-            _node = _new_node(FmodBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-            if _e_other is not None:
-                _node._s_other = _save(other)
-                _node._s_other_dtype = other._dtype
-                _node._s_other_shape = other._shape
-                _node._s_self = _save(self.clone())
-            if _e_self is not None:
-                _node._s_self_dtype = self._dtype
-                _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_fmod__Tensor.get(_ks)
-    if _k is None:
-        _k = _o.fmod__Tensor._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor)
-def _ag_fmod__Scalar(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(FmodBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self_dtype = self._dtype
-    _ks = ks & _BELOW
-    _k = _c_fmod__Scalar.get(_ks)
-    if _k is None:
-        _k = _o.fmod__Scalar._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: maximum(Tensor self, Tensor other) -> Tensor)
-def _ag_maximum(ks, self, other):
-    _ks = ks & _BELOW
-    _k = _c_maximum.get(_ks)
-    if _k is None:
-        _k = _o.maximum._fill(_ks)
-    _out = _k(self, other)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_other = _edge(other)
-    if not (_e_self is not None or _e_other is not None):
-        return _out
-    _node = _new_node(MaximumBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-    if _e_self is not None or _e_other is not None:
-        _node._s_other = _save(other)
-    if _e_other is not None:
-        _node._s_other_dtype = other._dtype
-        _node._s_other_shape = other._shape
-    if _e_self is not None or _e_other is not None:
-        _node._s_self = _save(self)
-    if _e_self is not None:
-        _node._s_self_dtype = self._dtype
-        _node._s_self_shape = self._shape
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: minimum(Tensor self, Tensor other) -> Tensor)
-def _ag_minimum(ks, self, other):
-    _ks = ks & _BELOW
-    _k = _c_minimum.get(_ks)
-    if _k is None:
-        _k = _o.minimum._fill(_ks)
-    _out = _k(self, other)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_other = _edge(other)
-    if not (_e_self is not None or _e_other is not None):
-        return _out
-    _node = _new_node(MinimumBackward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-    if _e_self is not None or _e_other is not None:
-        _node._s_other = _save(other)
-    if _e_other is not None:
-        _node._s_other_dtype = other._dtype
-        _node._s_other_shape = other._shape
-    if _e_self is not None or _e_other is not None:
-        _node._s_self = _save(self)
-    if _e_self is not None:
-        _node._s_self_dtype = self._dtype
-        _node._s_self_shape = self._shape
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: atan2(Tensor self, Tensor other) -> Tensor)
-def _ag_atan2(ks, self, other):
-    _ks = ks & _BELOW
-    _k = _c_atan2.get(_ks)
-    if _k is None:
-        _k = _o.atan2._fill(_ks)
-    _out = _k(self, other)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_other = _edge(other)
-    if not (_e_self is not None or _e_other is not None):
-        return _out
-    _node = _new_node(Atan2Backward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-    if _e_self is not None or _e_other is not None:
-        _node._s_other = _save(other)
-        _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: atan2(Tensor self, Tensor other) -> Tensor)
-def _ag_atan2_(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_other = _edge(other)
-        if _e_self is not None or _e_other is not None:
-            _check_inplace(self)
-            _node = _new_node(Atan2Backward0, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-            if _e_self is not None or _e_other is not None:
-                _node._s_other = _save(other)
-                _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_atan2_.get(_ks)
-    if _k is None:
-        _k = _o.atan2_._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor (derivative: schema/derivatives.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor)
-def _ag_lerp_Scalar(ks, self, end, weight):
-    _ks = ks & _BELOW
-    _k = _c_lerp_Scalar.get(_ks)
-    if _k is None:
-        _k = _o.lerp_Scalar._fill(_ks)
-    _out = _k(self, end, weight)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_end = _edge(end)
-    if not (_e_self is not None or _e_end is not None):
-        return _out
-    _node = _new_node(LerpBackward0, (_e_self or _NO_EDGE, _e_end or _NO_EDGE), (_e_self is not None, _e_end is not None))
-    if _e_end is not None:
-        _node._s_end_dtype = end._dtype
-        _node._s_end_shape = end._shape
-    if _e_self is not None:
-        _node._s_self_dtype = self._dtype
-        _node._s_self_shape = self._shape
-    if _e_self is not None or _e_end is not None:
-        _node._s_weight = weight
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor (derivative: schema/derivatives.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor)
-def _ag_lerp_Tensor(ks, self, end, weight):
-    _ks = ks & _BELOW
-    _k = _c_lerp_Tensor.get(_ks)
-    if _k is None:
-        _k = _o.lerp_Tensor._fill(_ks)
-    _out = _k(self, end, weight)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_end = _edge(end)
-    _e_weight = _edge(weight)
-    if not (_e_self is not None or _e_end is not None or _e_weight is not None):
-        return _out
-    _node = _new_node(LerpBackward1, (_e_self or _NO_EDGE, _e_end or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_end is not None, _e_weight is not None))
-    if _e_weight is not None:
-        _node._s_end = _save(end)
-    if _e_end is not None:
-        _node._s_end_dtype = end._dtype
-        _node._s_end_shape = end._shape
-    if _e_weight is not None:
-        _node._s_self = _save(self)
-    if _e_self is not None:
-        _node._s_self_dtype = self._dtype
-        _node._s_self_shape = self._shape
-    if _e_self is not None or _e_end is not None:
-        _node._s_weight = _save(weight)
-    if _e_weight is not None:
-        _node._s_weight_dtype = weight._dtype
-        _node._s_weight_shape = weight._shape
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!) (derivative: schema/derivatives.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor)
-def _ag_lerp__Scalar(ks, self, end, weight):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_end = _edge(end)
-        if _e_self is not None or _e_end is not None:
-            _check_inplace(self)
-            _node = _new_node(LerpBackward0, (_e_self or _NO_EDGE, _e_end or _NO_EDGE), (_e_self is not None, _e_end is not None))
-            if _e_end is not None:
-                _node._s_end_dtype = end._dtype
-                _node._s_end_shape = end._shape
-            if _e_self is not None:
-                _node._s_self_dtype = self._dtype
-                _node._s_self_shape = self._shape
-            if _e_self is not None or _e_end is not None:
-                _node._s_weight = weight
-    _ks = ks & _BELOW
-    _k = _c_lerp__Scalar.get(_ks)
-    if _k is None:
-        _k = _o.lerp__Scalar._fill(_ks)
-    _out = _k(self, end, weight)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!) (derivative: schema/derivatives.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor)
-def _ag_lerp__Tensor(ks, self, end, weight):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_end = _edge(end)
-        _e_weight = _edge(weight)
-        if _e_self is not None or _e_end is not None or _e_weight is not None:
-            _check_inplace(self)
-            _node = _new_node(LerpBackward1, (_e_self or _NO_EDGE, _e_end or _NO_EDGE, _e_weight or _NO_EDGE), (_e_self is not None, _e_end is not None, _e_weight is not None))
-            if _e_weight is not None:
-                _node._s_end = _save(end)
-            if _e_end is not None:
-                _node._s_end_dtype = end._dtype
-                _node._s_end_shape = end._shape
-            if _e_weight is not None:
-                _node._s_self = _save(self.clone())
-            if _e_self is not None:
-                _node._s_self_dtype = self._dtype
-                _node._s_self_shape = self._shape
-            if _e_self is not None or _e_end is not None:
-                _node._s_weight = _save(weight)
-            if _e_weight is not None:
-                _node._s_weight_dtype = weight._dtype
-                _node._s_weight_shape = weight._shape
-    _ks = ks & _BELOW
-    _k = _c_lerp__Tensor.get(_ks)
-    if _k is None:
-        _k = _o.lerp__Tensor._fill(_ks)
-    _out = _k(self, end, weight)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor (derivative: schema/derivatives.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)
-def _ag_addcmul(ks, self, tensor1, tensor2, value):
-    _ks = ks & _BELOW
-    _k = _c_addcmul.get(_ks)
-    if _k is None:
-        _k = _o.addcmul._fill(_ks)
-    _out = _k(self, tensor1, tensor2, value)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_tensor1 = _edge(tensor1)
-    _e_tensor2 = _edge(tensor2)
-    if not (_e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None):
-        return _out
-    _node = _new_node(AddcmulBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
-    if _e_self is not None:
-        _node._s_self_dtype = self._dtype
-        _node._s_self_shape = self._shape
-    if _e_tensor2 is not None:
-        _node._s_tensor1 = _save(tensor1)
-    if _e_tensor1 is not None:
-        _node._s_tensor1_dtype = tensor1._dtype
-        _node._s_tensor1_shape = tensor1._shape
-        _node._s_tensor2 = _save(tensor2)
-    if _e_tensor2 is not None:
-        _node._s_tensor2_dtype = tensor2._dtype
-        _node._s_tensor2_shape = tensor2._shape
-    if _e_tensor1 is not None or _e_tensor2 is not None:
-        _node._s_value = value
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)
-def _ag_addcmul_(ks, self, tensor1, tensor2, value):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_tensor1 = _edge(tensor1)
-        _e_tensor2 = _edge(tensor2)
-        if _e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None:
-            _check_inplace(self)
-            _node = _new_node(AddcmulBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
-            if _e_self is not None:
-                _node._s_self_dtype = self._dtype
-                _node._s_self_shape = self._shape
-            if _e_tensor2 is not None:
-                _node._s_tensor1 = _save(tensor1)
-            if _e_tensor1 is not None:
-                _node._s_tensor1_dtype = tensor1._dtype
-                _node._s_tensor1_shape = tensor1._shape
-                _node._s_tensor2 = _save(tensor2)
-            if _e_tensor2 is not None:
-                _node._s_tensor2_dtype = tensor2._dtype
-                _node._s_tensor2_shape = tensor2._shape
-            if _e_tensor1 is not None or _e_tensor2 is not None:
-                _node._s_value = value
-    _ks = ks & _BELOW
-    _k = _c_addcmul_.get(_ks)
-    if _k is None:
-        _k = _o.addcmul_._fill(_ks)
-    _out = _k(self, tensor1, tensor2, value)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor (derivative: schema/derivatives.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)
-def _ag_addcdiv(ks, self, tensor1, tensor2, value):
-    _ks = ks & _BELOW
-    _k = _c_addcdiv.get(_ks)
-    if _k is None:
-        _k = _o.addcdiv._fill(_ks)
-    _out = _k(self, tensor1, tensor2, value)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_tensor1 = _edge(tensor1)
-    _e_tensor2 = _edge(tensor2)
-    if not (_e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None):
-        return _out
-    _node = _new_node(AddcdivBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
-    if _e_self is not None:
-        _node._s_self_dtype = self._dtype
-        _node._s_self_shape = self._shape
-    if _e_tensor2 is not None:
-        _node._s_tensor1 = _save(tensor1)
-    if _e_tensor1 is not None:
-        _node._s_tensor1_dtype = tensor1._dtype
-        _node._s_tensor1_shape = tensor1._shape
-    if _e_tensor1 is not None or _e_tensor2 is not None:
-        _node._s_tensor2 = _save(tensor2)
-    if _e_tensor2 is not None:
-        _node._s_tensor2_dtype = tensor2._dtype
-        _node._s_tensor2_shape = tensor2._shape
-    if _e_tensor1 is not None or _e_tensor2 is not None:
-        _node._s_value = value
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!) (derivative: schema/derivatives.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor)
-def _ag_addcdiv_(ks, self, tensor1, tensor2, value):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_tensor1 = _edge(tensor1)
-        _e_tensor2 = _edge(tensor2)
-        if _e_self is not None or _e_tensor1 is not None or _e_tensor2 is not None:
-            _check_inplace(self)
-            _node = _new_node(AddcdivBackward0, (_e_self or _NO_EDGE, _e_tensor1 or _NO_EDGE, _e_tensor2 or _NO_EDGE), (_e_self is not None, _e_tensor1 is not None, _e_tensor2 is not None))
-            if _e_self is not None:
-                _node._s_self_dtype = self._dtype
-                _node._s_self_shape = self._shape
-            if _e_tensor2 is not None:
-                _node._s_tensor1 = _save(tensor1)
-            if _e_tensor1 is not None:
-                _node._s_tensor1_dtype = tensor1._dtype
-                _node._s_tensor1_shape = tensor1._shape
-            if _e_tensor1 is not None or _e_tensor2 is not None:
-                _node._s_tensor2 = _save(tensor2)
-            if _e_tensor2 is not None:
-                _node._s_tensor2_dtype = tensor2._dtype
-                _node._s_tensor2_shape = tensor2._shape
-            if _e_tensor1 is not None or _e_tensor2 is not None:
-                _node._s_value = value
-    _ks = ks & _BELOW
-    _k = _c_addcdiv_.get(_ks)
-    if _k is None:
-        _k = _o.addcdiv_._fill(_ks)
-    _out = _k(self, tensor1, tensor2, value)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
-def _ag_eq__Tensor(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_other = _edge(other)
-        if _e_self is not None or _e_other is not None:
-            _check_inplace(self)
-            _node = _new_node(EqBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-            if _e_other is not None:
-                _node._s_other_dtype = other._dtype
-                _node._s_other_shape = other._shape
-            if _e_self is not None:
-                _node._s_self_dtype = self._dtype
-                _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_eq__Tensor.get(_ks)
-    if _k is None:
-        _k = _o.eq__Tensor._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
-def _ag_eq__Scalar(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(EqBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self_dtype = self._dtype
-            _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_eq__Scalar.get(_ks)
-    if _k is None:
-        _k = _o.eq__Scalar._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
-def _ag_ne__Tensor(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_other = _edge(other)
-        if _e_self is not None or _e_other is not None:
-            _check_inplace(self)
-            _node = _new_node(NeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-            if _e_other is not None:
-                _node._s_other_dtype = other._dtype
-                _node._s_other_shape = other._shape
-            if _e_self is not None:
-                _node._s_self_dtype = self._dtype
-                _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_ne__Tensor.get(_ks)
-    if _k is None:
-        _k = _o.ne__Tensor._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
-def _ag_ne__Scalar(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(NeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self_dtype = self._dtype
-            _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_ne__Scalar.get(_ks)
-    if _k is None:
-        _k = _o.ne__Scalar._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
-def _ag_lt__Tensor(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_other = _edge(other)
-        if _e_self is not None or _e_other is not None:
-            _check_inplace(self)
-            _node = _new_node(LtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-            if _e_other is not None:
-                _node._s_other_dtype = other._dtype
-                _node._s_other_shape = other._shape
-            if _e_self is not None:
-                _node._s_self_dtype = self._dtype
-                _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_lt__Tensor.get(_ks)
-    if _k is None:
-        _k = _o.lt__Tensor._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
-def _ag_lt__Scalar(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(LtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self_dtype = self._dtype
-            _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_lt__Scalar.get(_ks)
-    if _k is None:
-        _k = _o.lt__Scalar._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
-def _ag_le__Tensor(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_other = _edge(other)
-        if _e_self is not None or _e_other is not None:
-            _check_inplace(self)
-            _node = _new_node(LeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-            if _e_other is not None:
-                _node._s_other_dtype = other._dtype
-                _node._s_other_shape = other._shape
-            if _e_self is not None:
-                _node._s_self_dtype = self._dtype
-                _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_le__Tensor.get(_ks)
-    if _k is None:
-        _k = _o.le__Tensor._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
-def _ag_le__Scalar(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(LeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self_dtype = self._dtype
-            _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_le__Scalar.get(_ks)
-    if _k is None:
-        _k = _o.le__Scalar._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
-def _ag_gt__Tensor(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_other = _edge(other)
-        if _e_self is not None or _e_other is not None:
-            _check_inplace(self)
-            _node = _new_node(GtBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-            if _e_other is not None:
-                _node._s_other_dtype = other._dtype
-                _node._s_other_shape = other._shape
-            if _e_self is not None:
-                _node._s_self_dtype = self._dtype
-                _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_gt__Tensor.get(_ks)
-    if _k is None:
-        _k = _o.gt__Tensor._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
-def _ag_gt__Scalar(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(GtBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self_dtype = self._dtype
-            _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_gt__Scalar.get(_ks)
-    if _k is None:
-        _k = _o.gt__Scalar._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!) (derivative: schema/derivatives.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!))
-def _ag_ge__Tensor(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        _e_other = _edge(other)
-        if _e_self is not None or _e_other is not None:
-            _check_inplace(self)
-            _node = _new_node(GeBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-            if _e_other is not None:
-                _node._s_other_dtype = other._dtype
-                _node._s_other_shape = other._shape
-            if _e_self is not None:
-                _node._s_self_dtype = self._dtype
-                _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_ge__Tensor.get(_ks)
-    if _k is None:
-        _k = _o.ge__Tensor._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!))
-def _ag_ge__Scalar(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(GeBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_self_dtype = self._dtype
-            _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_ge__Scalar.get(_ks)
-    if _k is None:
-        _k = _o.ge__Scalar._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor (derivative: schema/derivatives.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor)
-def _ag_div_Scalar_mode(ks, self, other, rounding_mode):
-    _ks = ks & _BELOW
-    _k = _c_div_Scalar_mode.get(_ks)
-    if _k is None:
-        _k = _o.div_Scalar_mode._fill(_ks)
-    _out = _k(self, other, rounding_mode)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_other = other
-    _node._s_rounding_mode = rounding_mode
-    _node._s_self_dtype = self._dtype
-    _node._s_self_shape = self._shape
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!) (derivative: schema/derivatives.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor)
-def _ag_div__Scalar(ks, self, other):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(DivBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_other = other
-            _node._s_self_dtype = self._dtype
-            _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_div__Scalar.get(_ks)
-    if _k is None:
-        _k = _o.div__Scalar._fill(_ks)
-    _out = _k(self, other)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!) (derivative: schema/derivatives.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor)
-def _ag_div__Scalar_mode(ks, self, other, rounding_mode):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(DivBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_other = other
-            _node._s_rounding_mode = rounding_mode
-            _node._s_self_dtype = self._dtype
-            _node._s_self_shape = self._shape
-    _ks = ks & _BELOW
-    _k = _c_div__Scalar_mode.get(_ks)
-    if _k is None:
-        _k = _o.div__Scalar_mode._fill(_ks)
-    _out = _k(self, other, rounding_mode)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!) (derivative: schema/derivatives.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor)
-def _ag_pow__Scalar(ks, self, exponent):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(PowBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_exponent = exponent
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_pow__Scalar.get(_ks)
-    if _k is None:
-        _k = _o.pow__Scalar._fill(_ks)
-    _out = _k(self, exponent)
-    if _node is not None:
-        _rebase_history(self, _node)
     return _out
 
 
@@ -14902,656 +15552,6 @@ def _ag_nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ig
     return _out
 
 
-# schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor)
-def _ag_prod(ks, self, dtype):
-    _ks = ks & _BELOW
-    _k = _c_prod.get(_ks)
-    if _k is None:
-        _k = _o.prod._fill(_ks)
-    _out = _k(self, dtype)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(ProdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)
-def _ag_prod_dim_int(ks, self, dim, keepdim, dtype):
-    _ks = ks & _BELOW
-    _k = _c_prod_dim_int.get(_ks)
-    if _k is None:
-        _k = _o.prod_dim_int._fill(_ks)
-    _out = _k(self, dim, keepdim, dtype)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(ProdBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_dim = dim
-    _node._s_keepdim = keepdim
-    _node._s_self = _save(self)
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor)
-def _ag_amin(ks, self, dim, keepdim):
-    _ks = ks & _BELOW
-    _k = _c_amin.get(_ks)
-    if _k is None:
-        _k = _o.amin._fill(_ks)
-    _out = _k(self, dim, keepdim)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(AminBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_dim = dim
-    _node._s_keepdim = keepdim
-    _node._s_self = _save(self)
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: max(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: max(Tensor self) -> Tensor)
-def _ag_max(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_max.get(_ks)
-    if _k is None:
-        _k = _o.max._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(MaxBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))
-def _ag_max_dim(ks, self, dim, keepdim):
-    _ks = ks & _BELOW
-    _k = _c_max_dim.get(_ks)
-    if _k is None:
-        _k = _o.max_dim._fill(_ks)
-    _out = _k(self, dim, keepdim)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(MaxBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_dim = dim
-    _node._s_keepdim = keepdim
-    _node._s_self_shape = self._shape
-    values = _out[0]
-    indices = _out[1]
-    _node._s_indices = _save_output(indices, 1)
-    _set_history_many(_out, _node, (True, False))
-    return _out
-
-
-# schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: max.other(Tensor self, Tensor other) -> Tensor)
-def _ag_max_other(ks, self, other):
-    _ks = ks & _BELOW
-    _k = _c_max_other.get(_ks)
-    if _k is None:
-        _k = _o.max_other._fill(_ks)
-    _out = _k(self, other)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_other = _edge(other)
-    if not (_e_self is not None or _e_other is not None):
-        return _out
-    _node = _new_node(MaxBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-    if _e_self is not None or _e_other is not None:
-        _node._s_other = _save(other)
-    if _e_other is not None:
-        _node._s_other_dtype = other._dtype
-        _node._s_other_shape = other._shape
-    if _e_self is not None or _e_other is not None:
-        _node._s_self = _save(self)
-    if _e_self is not None:
-        _node._s_self_dtype = self._dtype
-        _node._s_self_shape = self._shape
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: min(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: min(Tensor self) -> Tensor)
-def _ag_min(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_min.get(_ks)
-    if _k is None:
-        _k = _o.min._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(MinBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_self = _save(self)
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices) (derivative: schema/derivatives.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices))
-def _ag_min_dim(ks, self, dim, keepdim):
-    _ks = ks & _BELOW
-    _k = _c_min_dim.get(_ks)
-    if _k is None:
-        _k = _o.min_dim._fill(_ks)
-    _out = _k(self, dim, keepdim)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(MinBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_dim = dim
-    _node._s_keepdim = keepdim
-    _node._s_self_shape = self._shape
-    values = _out[0]
-    indices = _out[1]
-    _node._s_indices = _save_output(indices, 1)
-    _set_history_many(_out, _node, (True, False))
-    return _out
-
-
-# schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor (derivative: schema/derivatives.yaml: min.other(Tensor self, Tensor other) -> Tensor)
-def _ag_min_other(ks, self, other):
-    _ks = ks & _BELOW
-    _k = _c_min_other.get(_ks)
-    if _k is None:
-        _k = _o.min_other._fill(_ks)
-    _out = _k(self, other)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_other = _edge(other)
-    if not (_e_self is not None or _e_other is not None):
-        return _out
-    _node = _new_node(MinBackward2, (_e_self or _NO_EDGE, _e_other or _NO_EDGE), (_e_self is not None, _e_other is not None))
-    if _e_self is not None or _e_other is not None:
-        _node._s_other = _save(other)
-    if _e_other is not None:
-        _node._s_other_dtype = other._dtype
-        _node._s_other_shape = other._shape
-    if _e_self is not None or _e_other is not None:
-        _node._s_self = _save(self)
-    if _e_self is not None:
-        _node._s_self_dtype = self._dtype
-        _node._s_self_shape = self._shape
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor)
-def _ag_var_correction(ks, self, dim, correction, keepdim):
-    _ks = ks & _BELOW
-    _k = _c_var_correction.get(_ks)
-    if _k is None:
-        _k = _o.var_correction._fill(_ks)
-    _out = _k(self, dim, correction, keepdim)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(VarBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_correction = correction
-    _node._s_dim = dim
-    _node._s_keepdim = keepdim
-    _node._s_self = _save(self)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor)
-def _ag_std_correction(ks, self, dim, correction, keepdim):
-    _ks = ks & _BELOW
-    _k = _c_std_correction.get(_ks)
-    if _k is None:
-        _k = _o.std_correction._fill(_ks)
-    _out = _k(self, dim, correction, keepdim)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(StdBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_correction = correction
-    _node._s_dim = dim
-    _node._s_keepdim = keepdim
-    _node._s_self = _save(self)
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor))
-def _ag_var_mean_correction(ks, self, dim, correction, keepdim):
-    _ks = ks & _BELOW
-    _k = _c_var_mean_correction.get(_ks)
-    if _k is None:
-        _k = _o.var_mean_correction._fill(_ks)
-    _out = _k(self, dim, correction, keepdim)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(VarMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_correction = correction
-    _node._s_dim = dim
-    _node._s_keepdim = keepdim
-    _node._s_self = _save(self)
-    _set_history_many(_out, _node, (True, True))
-    return _out
-
-
-# schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor) (derivative: schema/derivatives.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor))
-def _ag_std_mean_correction(ks, self, dim, correction, keepdim):
-    _ks = ks & _BELOW
-    _k = _c_std_mean_correction.get(_ks)
-    if _k is None:
-        _k = _o.std_mean_correction._fill(_ks)
-    _out = _k(self, dim, correction, keepdim)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(StdMeanBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_correction = correction
-    _node._s_dim = dim
-    _node._s_keepdim = keepdim
-    _node._s_self = _save(self)
-    result0 = _out[0]
-    result1 = _out[1]
-    _node._s_result0 = _save_output(result0, 0)
-    _set_history_many(_out, _node, (True, True))
-    return _out
-
-
-# schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor (derivative: schema/derivatives.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor)
-def _ag_logsumexp(ks, self, dim, keepdim):
-    _ks = ks & _BELOW
-    _k = _c_logsumexp.get(_ks)
-    if _k is None:
-        _k = _o.logsumexp._fill(_ks)
-    _out = _k(self, dim, keepdim)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(LogsumexpBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_dim = dim
-    _node._s_keepdim = keepdim
-    _node._s_self = _save(self)
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor)
-def _ag_linalg_vector_norm(ks, self, ord, dim, keepdim, dtype):
-    _ks = ks & _BELOW
-    _k = _c_linalg_vector_norm.get(_ks)
-    if _k is None:
-        _k = _o.linalg_vector_norm._fill(_ks)
-    _out = _k(self, ord, dim, keepdim, dtype)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(LinalgVectorNormBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_dim = dim
-    _node._s_keepdim = keepdim
-    _node._s_ord = ord
-    _node._s_self = _save(self)
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor)
-def _ag_cumsum(ks, self, dim, dtype):
-    _ks = ks & _BELOW
-    _k = _c_cumsum.get(_ks)
-    if _k is None:
-        _k = _o.cumsum._fill(_ks)
-    _out = _k(self, dim, dtype)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_dim = dim
-    _node._s_self_dtype = self._dtype
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor)
-def _ag_cumsum_(ks, self, dim, dtype):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(CumsumBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_dim = dim
-            _node._s_self_dtype = self._dtype
-    _ks = ks & _BELOW
-    _k = _c_cumsum_.get(_ks)
-    if _k is None:
-        _k = _o.cumsum_._fill(_ks)
-    _out = _k(self, dim, dtype)
-    if _node is not None:
-        _rebase_history(self, _node)
-    return _out
-
-
-# schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor (derivative: schema/derivatives.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor)
-def _ag_cumprod(ks, self, dim, dtype):
-    _ks = ks & _BELOW
-    _k = _c_cumprod.get(_ks)
-    if _k is None:
-        _k = _o.cumprod._fill(_ks)
-    _out = _k(self, dim, dtype)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _node._s_dim = dim
-    _node._s_self = _save(self)
-    result = _out
-    _node._s_result = _save_output(result, 0)
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor)
-def _ag_cumprod_(ks, self, dim, dtype):
-    _node = None
-    if _tls.grad_enabled:
-        _e_self = _edge(self)
-        if _e_self is not None:
-            _check_inplace(self)
-            _node = _new_node(CumprodBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-            _node._s_dim = dim
-            _node._s_self = _save(self.clone())
-    _ks = ks & _BELOW
-    _k = _c_cumprod_.get(_ks)
-    if _k is None:
-        _k = _o.cumprod_._fill(_ks)
-    _out = _k(self, dim, dtype)
-    if _node is not None:
-        _rebase_history(self, _node)
-        result = _out
-        _node._s_result = _save_output(result, 0)
-    return _out
-
-
-# schema/native_functions.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor (derivative: schema/derivatives.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor)
-def _ag_copy(ks, self, src, non_blocking):
-    _ks = ks & _BELOW
-    _k = _c_copy.get(_ks)
-    if _k is None:
-        _k = _o.copy._fill(_ks)
-    _out = _k(self, src, non_blocking)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_src = _edge(src)
-    if not (_e_self is not None or _e_src is not None):
-        return _out
-    _node = _new_node(CopyBackward1, (_e_self or _NO_EDGE, _e_src or _NO_EDGE), (_e_self is not None, _e_src is not None))
-    if _e_src is not None:
-        _node._s_src_dtype = src._dtype
-        _node._s_src_shape = src._shape
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor (derivative: schema/derivatives.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor)
-def _ag_fill_Scalar(ks, self, value):
-    _ks = ks & _BELOW
-    _k = _c_fill_Scalar.get(_ks)
-    if _k is None:
-        _k = _o.fill_Scalar._fill(_ks)
-    _out = _k(self, value)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(FillBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor (derivative: schema/derivatives.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor)
-def _ag_fill_Tensor(ks, self, value):
-    _ks = ks & _BELOW
-    _k = _c_fill_Tensor.get(_ks)
-    if _k is None:
-        _k = _o.fill_Tensor._fill(_ks)
-    _out = _k(self, value)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    _e_value = _edge(value)
-    if not (_e_self is not None or _e_value is not None):
-        return _out
-    _node = _new_node(FillBackward3, (_e_self or _NO_EDGE, _e_value or _NO_EDGE), (_e_self is not None, _e_value is not None))
-    if _e_value is not None:
-        _node._s_value_dtype = value._dtype
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: zero(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: zero(Tensor self) -> Tensor)
-def _ag_zero(ks, self):
-    _ks = ks & _BELOW
-    _k = _c_zero.get(_ks)
-    if _k is None:
-        _k = _o.zero._fill(_ks)
-    _out = _k(self)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(ZeroBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor)
-def _ag_uniform(ks, self, from_, to, generator):
-    _ks = ks & _BELOW
-    _k = _c_uniform.get(_ks)
-    if _k is None:
-        _k = _o.uniform._fill(_ks)
-    _out = _k(self, from_, to, generator)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(UniformBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor)
-def _ag_exponential(ks, self, lambd, generator):
-    _ks = ks & _BELOW
-    _k = _c_exponential.get(_ks)
-    if _k is None:
-        _k = _o.exponential._fill(_ks)
-    _out = _k(self, lambd, generator)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(ExponentialBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor)
-def _ag_geometric(ks, self, p, generator):
-    _ks = ks & _BELOW
-    _k = _c_geometric.get(_ks)
-    if _k is None:
-        _k = _o.geometric._fill(_ks)
-    _out = _k(self, p, generator)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(GeometricBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor)
-def _ag_log_normal(ks, self, mean, std, generator):
-    _ks = ks & _BELOW
-    _k = _c_log_normal.get(_ks)
-    if _k is None:
-        _k = _o.log_normal._fill(_ks)
-    _out = _k(self, mean, std, generator)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(LogNormalBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor)
-def _ag_cauchy(ks, self, median, sigma, generator):
-    _ks = ks & _BELOW
-    _k = _c_cauchy.get(_ks)
-    if _k is None:
-        _k = _o.cauchy._fill(_ks)
-    _out = _k(self, median, sigma, generator)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(CauchyBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor)
-def _ag_random_from(ks, self, from_, to, generator):
-    _ks = ks & _BELOW
-    _k = _c_random_from.get(_ks)
-    if _k is None:
-        _k = _o.random_from._fill(_ks)
-    _out = _k(self, from_, to, generator)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(RandomBackward3, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor)
-def _ag_random_to(ks, self, to, generator):
-    _ks = ks & _BELOW
-    _k = _c_random_to.get(_ks)
-    if _k is None:
-        _k = _o.random_to._fill(_ks)
-    _out = _k(self, to, generator)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(RandomBackward4, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor)
-def _ag_random(ks, self, generator):
-    _ks = ks & _BELOW
-    _k = _c_random.get(_ks)
-    if _k is None:
-        _k = _o.random._fill(_ks)
-    _out = _k(self, generator)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(RandomBackward5, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
-# schema/native_functions.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor (derivative: schema/derivatives.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor)
-def _ag_normal_functional(ks, self, mean, std, generator):
-    _ks = ks & _BELOW
-    _k = _c_normal_functional.get(_ks)
-    if _k is None:
-        _k = _o.normal_functional._fill(_ks)
-    _out = _k(self, mean, std, generator)
-    if not _tls.grad_enabled:
-        return _out
-    _e_self = _edge(self)
-    if not (_e_self is not None):
-        return _out
-    _node = _new_node(NormalFunctionalBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
-    _set_history_one(_out, _node)
-    return _out
-
-
 _o.clone.register("Autograd", _ag_clone, with_keyset=True)
 _o.clone_out.register("Autograd", _autograd_out(_o.clone_out), with_keyset=True)
 _o.copy_.register("Autograd", _ag_copy_, with_keyset=True)
@@ -15615,6 +15615,81 @@ _o.masked_fill_Tensor.register("Autograd", _ag_masked_fill_Tensor, with_keyset=T
 _o.masked_fill_Tensor_out.register("Autograd", _autograd_out(_o.masked_fill_Tensor_out), with_keyset=True)
 _o.masked_fill__Scalar.register("Autograd", _ag_masked_fill__Scalar, with_keyset=True)
 _o.masked_fill__Tensor.register("Autograd", _ag_masked_fill__Tensor, with_keyset=True)
+_o.rsub_Tensor.register("Autograd", _ag_rsub_Tensor, with_keyset=True)
+_o.rsub_Tensor_out.register("Autograd", _autograd_out(_o.rsub_Tensor_out), with_keyset=True)
+_o.rsub_Scalar.register("Autograd", _ag_rsub_Scalar, with_keyset=True)
+_o.rsub_Scalar_out.register("Autograd", _autograd_out(_o.rsub_Scalar_out), with_keyset=True)
+_o.floor_divide.register("Autograd", _ag_floor_divide, with_keyset=True)
+_o.floor_divide_out.register("Autograd", _autograd_out(_o.floor_divide_out), with_keyset=True)
+_o.floor_divide_Scalar.register("Autograd", _ag_floor_divide_Scalar, with_keyset=True)
+_o.floor_divide_Scalar_out.register("Autograd", _autograd_out(_o.floor_divide_Scalar_out), with_keyset=True)
+_o.floor_divide__Tensor.register("Autograd", _ag_floor_divide__Tensor, with_keyset=True)
+_o.floor_divide__Scalar.register("Autograd", _ag_floor_divide__Scalar, with_keyset=True)
+_o.remainder_Tensor.register("Autograd", _ag_remainder_Tensor, with_keyset=True)
+_o.remainder_Tensor_out.register("Autograd", _autograd_out(_o.remainder_Tensor_out), with_keyset=True)
+_o.remainder_Scalar.register("Autograd", _ag_remainder_Scalar, with_keyset=True)
+_o.remainder_Scalar_out.register("Autograd", _autograd_out(_o.remainder_Scalar_out), with_keyset=True)
+_o.remainder_Scalar_Tensor.register("Autograd", _ag_remainder_Scalar_Tensor, with_keyset=True)
+_o.remainder_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.remainder_Scalar_Tensor_out), with_keyset=True)
+_o.remainder__Tensor.register("Autograd", _ag_remainder__Tensor, with_keyset=True)
+_o.remainder__Scalar.register("Autograd", _ag_remainder__Scalar, with_keyset=True)
+_o.fmod_Tensor.register("Autograd", _ag_fmod_Tensor, with_keyset=True)
+_o.fmod_Tensor_out.register("Autograd", _autograd_out(_o.fmod_Tensor_out), with_keyset=True)
+_o.fmod_Scalar.register("Autograd", _ag_fmod_Scalar, with_keyset=True)
+_o.fmod_Scalar_out.register("Autograd", _autograd_out(_o.fmod_Scalar_out), with_keyset=True)
+_o.fmod__Tensor.register("Autograd", _ag_fmod__Tensor, with_keyset=True)
+_o.fmod__Scalar.register("Autograd", _ag_fmod__Scalar, with_keyset=True)
+_o.maximum.register("Autograd", _ag_maximum, with_keyset=True)
+_o.maximum_out.register("Autograd", _autograd_out(_o.maximum_out), with_keyset=True)
+_o.minimum.register("Autograd", _ag_minimum, with_keyset=True)
+_o.minimum_out.register("Autograd", _autograd_out(_o.minimum_out), with_keyset=True)
+_o.atan2.register("Autograd", _ag_atan2, with_keyset=True)
+_o.atan2_out.register("Autograd", _autograd_out(_o.atan2_out), with_keyset=True)
+_o.atan2_.register("Autograd", _ag_atan2_, with_keyset=True)
+_o.logical_and_out.register("Autograd", _autograd_out(_o.logical_and_out), with_keyset=True)
+_o.logical_or_out.register("Autograd", _autograd_out(_o.logical_or_out), with_keyset=True)
+_o.logical_xor_out.register("Autograd", _autograd_out(_o.logical_xor_out), with_keyset=True)
+_o.bitwise_and_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_and_Tensor_out), with_keyset=True)
+_o.bitwise_and_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_and_Scalar_out), with_keyset=True)
+_o.bitwise_and_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_and_Scalar_Tensor_out), with_keyset=True)
+_o.bitwise_or_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_or_Tensor_out), with_keyset=True)
+_o.bitwise_or_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_or_Scalar_out), with_keyset=True)
+_o.bitwise_or_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_or_Scalar_Tensor_out), with_keyset=True)
+_o.bitwise_xor_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_xor_Tensor_out), with_keyset=True)
+_o.bitwise_xor_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_xor_Scalar_out), with_keyset=True)
+_o.bitwise_xor_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_xor_Scalar_Tensor_out), with_keyset=True)
+_o.lerp_Scalar.register("Autograd", _ag_lerp_Scalar, with_keyset=True)
+_o.lerp_Scalar_out.register("Autograd", _autograd_out(_o.lerp_Scalar_out), with_keyset=True)
+_o.lerp_Tensor.register("Autograd", _ag_lerp_Tensor, with_keyset=True)
+_o.lerp_Tensor_out.register("Autograd", _autograd_out(_o.lerp_Tensor_out), with_keyset=True)
+_o.lerp__Scalar.register("Autograd", _ag_lerp__Scalar, with_keyset=True)
+_o.lerp__Tensor.register("Autograd", _ag_lerp__Tensor, with_keyset=True)
+_o.addcmul.register("Autograd", _ag_addcmul, with_keyset=True)
+_o.addcmul_out.register("Autograd", _autograd_out(_o.addcmul_out), with_keyset=True)
+_o.addcmul_.register("Autograd", _ag_addcmul_, with_keyset=True)
+_o.addcdiv.register("Autograd", _ag_addcdiv, with_keyset=True)
+_o.addcdiv_out.register("Autograd", _autograd_out(_o.addcdiv_out), with_keyset=True)
+_o.addcdiv_.register("Autograd", _ag_addcdiv_, with_keyset=True)
+_o.ne_Scalar_out.register("Autograd", _autograd_out(_o.ne_Scalar_out), with_keyset=True)
+_o.le_Scalar_out.register("Autograd", _autograd_out(_o.le_Scalar_out), with_keyset=True)
+_o.ge_Scalar_out.register("Autograd", _autograd_out(_o.ge_Scalar_out), with_keyset=True)
+_o.eq__Tensor.register("Autograd", _ag_eq__Tensor, with_keyset=True)
+_o.eq__Scalar.register("Autograd", _ag_eq__Scalar, with_keyset=True)
+_o.ne__Tensor.register("Autograd", _ag_ne__Tensor, with_keyset=True)
+_o.ne__Scalar.register("Autograd", _ag_ne__Scalar, with_keyset=True)
+_o.lt__Tensor.register("Autograd", _ag_lt__Tensor, with_keyset=True)
+_o.lt__Scalar.register("Autograd", _ag_lt__Scalar, with_keyset=True)
+_o.le__Tensor.register("Autograd", _ag_le__Tensor, with_keyset=True)
+_o.le__Scalar.register("Autograd", _ag_le__Scalar, with_keyset=True)
+_o.gt__Tensor.register("Autograd", _ag_gt__Tensor, with_keyset=True)
+_o.gt__Scalar.register("Autograd", _ag_gt__Scalar, with_keyset=True)
+_o.ge__Tensor.register("Autograd", _ag_ge__Tensor, with_keyset=True)
+_o.ge__Scalar.register("Autograd", _ag_ge__Scalar, with_keyset=True)
+_o.div_Scalar_mode.register("Autograd", _ag_div_Scalar_mode, with_keyset=True)
+_o.div_Scalar_mode_out.register("Autograd", _autograd_out(_o.div_Scalar_mode_out), with_keyset=True)
+_o.div__Scalar.register("Autograd", _ag_div__Scalar, with_keyset=True)
+_o.div__Scalar_mode.register("Autograd", _ag_div__Scalar_mode, with_keyset=True)
+_o.pow__Scalar.register("Autograd", _ag_pow__Scalar, with_keyset=True)
 _o.neg.register("Autograd", _ag_neg, with_keyset=True)
 _o.neg_out.register("Autograd", _autograd_out(_o.neg_out), with_keyset=True)
 _o.neg_.register("Autograd", _ag_neg_, with_keyset=True)
@@ -15635,6 +15710,89 @@ _o.sigmoid_.register("Autograd", _ag_sigmoid_, with_keyset=True)
 _o.tanh.register("Autograd", _ag_tanh, with_keyset=True)
 _o.tanh_out.register("Autograd", _autograd_out(_o.tanh_out), with_keyset=True)
 _o.tanh_.register("Autograd", _ag_tanh_, with_keyset=True)
+_o.exp2.register("Autograd", _ag_exp2, with_keyset=True)
+_o.exp2_out.register("Autograd", _autograd_out(_o.exp2_out), with_keyset=True)
+_o.exp2_.register("Autograd", _ag_exp2_, with_keyset=True)
+_o.expm1.register("Autograd", _ag_expm1, with_keyset=True)
+_o.expm1_out.register("Autograd", _autograd_out(_o.expm1_out), with_keyset=True)
+_o.expm1_.register("Autograd", _ag_expm1_, with_keyset=True)
+_o.log2.register("Autograd", _ag_log2, with_keyset=True)
+_o.log2_out.register("Autograd", _autograd_out(_o.log2_out), with_keyset=True)
+_o.log2_.register("Autograd", _ag_log2_, with_keyset=True)
+_o.log10.register("Autograd", _ag_log10, with_keyset=True)
+_o.log10_out.register("Autograd", _autograd_out(_o.log10_out), with_keyset=True)
+_o.log10_.register("Autograd", _ag_log10_, with_keyset=True)
+_o.log1p.register("Autograd", _ag_log1p, with_keyset=True)
+_o.log1p_out.register("Autograd", _autograd_out(_o.log1p_out), with_keyset=True)
+_o.log1p_.register("Autograd", _ag_log1p_, with_keyset=True)
+_o.sqrt.register("Autograd", _ag_sqrt, with_keyset=True)
+_o.sqrt_out.register("Autograd", _autograd_out(_o.sqrt_out), with_keyset=True)
+_o.sqrt_.register("Autograd", _ag_sqrt_, with_keyset=True)
+_o.rsqrt.register("Autograd", _ag_rsqrt, with_keyset=True)
+_o.rsqrt_out.register("Autograd", _autograd_out(_o.rsqrt_out), with_keyset=True)
+_o.rsqrt_.register("Autograd", _ag_rsqrt_, with_keyset=True)
+_o.reciprocal.register("Autograd", _ag_reciprocal, with_keyset=True)
+_o.reciprocal_out.register("Autograd", _autograd_out(_o.reciprocal_out), with_keyset=True)
+_o.reciprocal_.register("Autograd", _ag_reciprocal_, with_keyset=True)
+_o.sin.register("Autograd", _ag_sin, with_keyset=True)
+_o.sin_out.register("Autograd", _autograd_out(_o.sin_out), with_keyset=True)
+_o.sin_.register("Autograd", _ag_sin_, with_keyset=True)
+_o.cos.register("Autograd", _ag_cos, with_keyset=True)
+_o.cos_out.register("Autograd", _autograd_out(_o.cos_out), with_keyset=True)
+_o.cos_.register("Autograd", _ag_cos_, with_keyset=True)
+_o.tan.register("Autograd", _ag_tan, with_keyset=True)
+_o.tan_out.register("Autograd", _autograd_out(_o.tan_out), with_keyset=True)
+_o.tan_.register("Autograd", _ag_tan_, with_keyset=True)
+_o.asin.register("Autograd", _ag_asin, with_keyset=True)
+_o.asin_out.register("Autograd", _autograd_out(_o.asin_out), with_keyset=True)
+_o.asin_.register("Autograd", _ag_asin_, with_keyset=True)
+_o.acos.register("Autograd", _ag_acos, with_keyset=True)
+_o.acos_out.register("Autograd", _autograd_out(_o.acos_out), with_keyset=True)
+_o.acos_.register("Autograd", _ag_acos_, with_keyset=True)
+_o.atan.register("Autograd", _ag_atan, with_keyset=True)
+_o.atan_out.register("Autograd", _autograd_out(_o.atan_out), with_keyset=True)
+_o.atan_.register("Autograd", _ag_atan_, with_keyset=True)
+_o.sinh.register("Autograd", _ag_sinh, with_keyset=True)
+_o.sinh_out.register("Autograd", _autograd_out(_o.sinh_out), with_keyset=True)
+_o.sinh_.register("Autograd", _ag_sinh_, with_keyset=True)
+_o.cosh.register("Autograd", _ag_cosh, with_keyset=True)
+_o.cosh_out.register("Autograd", _autograd_out(_o.cosh_out), with_keyset=True)
+_o.cosh_.register("Autograd", _ag_cosh_, with_keyset=True)
+_o.erf.register("Autograd", _ag_erf, with_keyset=True)
+_o.erf_out.register("Autograd", _autograd_out(_o.erf_out), with_keyset=True)
+_o.erf_.register("Autograd", _ag_erf_, with_keyset=True)
+_o.abs.register("Autograd", _ag_abs, with_keyset=True)
+_o.abs_out.register("Autograd", _autograd_out(_o.abs_out), with_keyset=True)
+_o.abs_.register("Autograd", _ag_abs_, with_keyset=True)
+_o.floor.register("Autograd", _ag_floor, with_keyset=True)
+_o.floor_out.register("Autograd", _autograd_out(_o.floor_out), with_keyset=True)
+_o.floor_.register("Autograd", _ag_floor_, with_keyset=True)
+_o.ceil.register("Autograd", _ag_ceil, with_keyset=True)
+_o.ceil_out.register("Autograd", _autograd_out(_o.ceil_out), with_keyset=True)
+_o.ceil_.register("Autograd", _ag_ceil_, with_keyset=True)
+_o.round.register("Autograd", _ag_round, with_keyset=True)
+_o.round_out.register("Autograd", _autograd_out(_o.round_out), with_keyset=True)
+_o.round_decimals.register("Autograd", _ag_round_decimals, with_keyset=True)
+_o.round_decimals_out.register("Autograd", _autograd_out(_o.round_decimals_out), with_keyset=True)
+_o.round_.register("Autograd", _ag_round_, with_keyset=True)
+_o.round__decimals.register("Autograd", _ag_round__decimals, with_keyset=True)
+_o.trunc.register("Autograd", _ag_trunc, with_keyset=True)
+_o.trunc_out.register("Autograd", _autograd_out(_o.trunc_out), with_keyset=True)
+_o.trunc_.register("Autograd", _ag_trunc_, with_keyset=True)
+_o.frac.register("Autograd", _ag_frac, with_keyset=True)
+_o.frac_out.register("Autograd", _autograd_out(_o.frac_out), with_keyset=True)
+_o.frac_.register("Autograd", _ag_frac_, with_keyset=True)
+_o.sign.register("Autograd", _ag_sign, with_keyset=True)
+_o.sign_out.register("Autograd", _autograd_out(_o.sign_out), with_keyset=True)
+_o.sign_.register("Autograd", _ag_sign_, with_keyset=True)
+_o.logical_not_out.register("Autograd", _autograd_out(_o.logical_not_out), with_keyset=True)
+_o.bitwise_not_out.register("Autograd", _autograd_out(_o.bitwise_not_out), with_keyset=True)
+_o.isnan_out.register("Autograd", _autograd_out(_o.isnan_out), with_keyset=True)
+_o.isinf_out.register("Autograd", _autograd_out(_o.isinf_out), with_keyset=True)
+_o.signbit_out.register("Autograd", _autograd_out(_o.signbit_out), with_keyset=True)
+_o.nan_to_num.register("Autograd", _ag_nan_to_num, with_keyset=True)
+_o.nan_to_num_out.register("Autograd", _autograd_out(_o.nan_to_num_out), with_keyset=True)
+_o.nan_to_num_.register("Autograd", _ag_nan_to_num_, with_keyset=True)
 _o.sum.register("Autograd", _ag_sum, with_keyset=True)
 _o.sum_dim_IntList.register("Autograd", _ag_sum_dim_IntList, with_keyset=True)
 _o.sum_IntList_out.register("Autograd", _autograd_out(_o.sum_IntList_out), with_keyset=True)
@@ -15644,6 +15802,122 @@ _o.mean_out.register("Autograd", _autograd_out(_o.mean_out), with_keyset=True)
 _o.amax.register("Autograd", _ag_amax, with_keyset=True)
 _o.amax_out.register("Autograd", _autograd_out(_o.amax_out), with_keyset=True)
 _o.argmax_out.register("Autograd", _autograd_out(_o.argmax_out), with_keyset=True)
+_o.prod.register("Autograd", _ag_prod, with_keyset=True)
+_o.prod_out.register("Autograd", _autograd_out(_o.prod_out), with_keyset=True)
+_o.prod_dim_int.register("Autograd", _ag_prod_dim_int, with_keyset=True)
+_o.prod_int_out.register("Autograd", _autograd_out(_o.prod_int_out), with_keyset=True)
+_o.amin.register("Autograd", _ag_amin, with_keyset=True)
+_o.amin_out.register("Autograd", _autograd_out(_o.amin_out), with_keyset=True)
+_o.max.register("Autograd", _ag_max, with_keyset=True)
+_o.max_unary_out.register("Autograd", _autograd_out(_o.max_unary_out), with_keyset=True)
+_o.max_dim.register("Autograd", _ag_max_dim, with_keyset=True)
+_o.max_dim_max.register("Autograd", _autograd_out(_o.max_dim_max), with_keyset=True)
+_o.max_other.register("Autograd", _ag_max_other, with_keyset=True)
+_o.max_out.register("Autograd", _autograd_out(_o.max_out), with_keyset=True)
+_o.min.register("Autograd", _ag_min, with_keyset=True)
+_o.min_unary_out.register("Autograd", _autograd_out(_o.min_unary_out), with_keyset=True)
+_o.min_dim.register("Autograd", _ag_min_dim, with_keyset=True)
+_o.min_dim_min.register("Autograd", _autograd_out(_o.min_dim_min), with_keyset=True)
+_o.min_other.register("Autograd", _ag_min_other, with_keyset=True)
+_o.min_out.register("Autograd", _autograd_out(_o.min_out), with_keyset=True)
+_o.argmin_out.register("Autograd", _autograd_out(_o.argmin_out), with_keyset=True)
+_o.var_out.register("Autograd", _autograd_out(_o.var_out), with_keyset=True)
+_o.var_correction.register("Autograd", _ag_var_correction, with_keyset=True)
+_o.var_correction_out.register("Autograd", _autograd_out(_o.var_correction_out), with_keyset=True)
+_o.std_out.register("Autograd", _autograd_out(_o.std_out), with_keyset=True)
+_o.std_correction.register("Autograd", _ag_std_correction, with_keyset=True)
+_o.std_correction_out.register("Autograd", _autograd_out(_o.std_correction_out), with_keyset=True)
+_o.var_mean_correction.register("Autograd", _ag_var_mean_correction, with_keyset=True)
+_o.var_mean_correction_out.register("Autograd", _autograd_out(_o.var_mean_correction_out), with_keyset=True)
+_o.std_mean_correction.register("Autograd", _ag_std_mean_correction, with_keyset=True)
+_o.std_mean_correction_out.register("Autograd", _autograd_out(_o.std_mean_correction_out), with_keyset=True)
+_o.logsumexp.register("Autograd", _ag_logsumexp, with_keyset=True)
+_o.logsumexp_out.register("Autograd", _autograd_out(_o.logsumexp_out), with_keyset=True)
+_o.linalg_vector_norm.register("Autograd", _ag_linalg_vector_norm, with_keyset=True)
+_o.linalg_vector_norm_out.register("Autograd", _autograd_out(_o.linalg_vector_norm_out), with_keyset=True)
+_o.norm_Scalar_out.register("Autograd", _autograd_out(_o.norm_Scalar_out), with_keyset=True)
+_o.norm_out.register("Autograd", _autograd_out(_o.norm_out), with_keyset=True)
+_o.all_all_out.register("Autograd", _autograd_out(_o.all_all_out), with_keyset=True)
+_o.all_out.register("Autograd", _autograd_out(_o.all_out), with_keyset=True)
+_o.all_dims_out.register("Autograd", _autograd_out(_o.all_dims_out), with_keyset=True)
+_o.any_all_out.register("Autograd", _autograd_out(_o.any_all_out), with_keyset=True)
+_o.any_out.register("Autograd", _autograd_out(_o.any_out), with_keyset=True)
+_o.any_dims_out.register("Autograd", _autograd_out(_o.any_dims_out), with_keyset=True)
+_o.cumsum.register("Autograd", _ag_cumsum, with_keyset=True)
+_o.cumsum_out.register("Autograd", _autograd_out(_o.cumsum_out), with_keyset=True)
+_o.cumsum_.register("Autograd", _ag_cumsum_, with_keyset=True)
+_o.cumprod.register("Autograd", _ag_cumprod, with_keyset=True)
+_o.cumprod_out.register("Autograd", _autograd_out(_o.cumprod_out), with_keyset=True)
+_o.cumprod_.register("Autograd", _ag_cumprod_, with_keyset=True)
+_o.count_nonzero_dim_IntList_out.register("Autograd", _autograd_out(_o.count_nonzero_dim_IntList_out), with_keyset=True)
+_o.count_nonzero_out.register("Autograd", _autograd_out(_o.count_nonzero_out), with_keyset=True)
+_o.triu_indices_out.register("Autograd", _autograd_out(_o.triu_indices_out), with_keyset=True)
+_o.copy.register("Autograd", _ag_copy, with_keyset=True)
+_o.copy_out.register("Autograd", _autograd_out(_o.copy_out), with_keyset=True)
+_o.fill_Scalar.register("Autograd", _ag_fill_Scalar, with_keyset=True)
+_o.fill_Scalar_out.register("Autograd", _autograd_out(_o.fill_Scalar_out), with_keyset=True)
+_o.fill_Tensor.register("Autograd", _ag_fill_Tensor, with_keyset=True)
+_o.fill_Tensor_out.register("Autograd", _autograd_out(_o.fill_Tensor_out), with_keyset=True)
+_o.zero.register("Autograd", _ag_zero, with_keyset=True)
+_o.zero_out.register("Autograd", _autograd_out(_o.zero_out), with_keyset=True)
+_o.empty_strided_out.register("Autograd", _autograd_out(_o.empty_strided_out), with_keyset=True)
+_o.new_empty_out.register("Autograd", _autograd_out(_o.new_empty_out), with_keyset=True)
+_o.new_empty_strided_out.register("Autograd", _autograd_out(_o.new_empty_strided_out), with_keyset=True)
+_o.new_full_out.register("Autograd", _autograd_out(_o.new_full_out), with_keyset=True)
+_o.new_zeros_out.register("Autograd", _autograd_out(_o.new_zeros_out), with_keyset=True)
+_o.new_ones_out.register("Autograd", _autograd_out(_o.new_ones_out), with_keyset=True)
+_o.uniform.register("Autograd", _ag_uniform, with_keyset=True)
+_o.uniform_out.register("Autograd", _autograd_out(_o.uniform_out), with_keyset=True)
+_o.exponential.register("Autograd", _ag_exponential, with_keyset=True)
+_o.exponential_out.register("Autograd", _autograd_out(_o.exponential_out), with_keyset=True)
+_o.geometric.register("Autograd", _ag_geometric, with_keyset=True)
+_o.geometric_out.register("Autograd", _autograd_out(_o.geometric_out), with_keyset=True)
+_o.log_normal.register("Autograd", _ag_log_normal, with_keyset=True)
+_o.log_normal_out.register("Autograd", _autograd_out(_o.log_normal_out), with_keyset=True)
+_o.cauchy.register("Autograd", _ag_cauchy, with_keyset=True)
+_o.cauchy_out.register("Autograd", _autograd_out(_o.cauchy_out), with_keyset=True)
+_o.random_from.register("Autograd", _ag_random_from, with_keyset=True)
+_o.random_from_out.register("Autograd", _autograd_out(_o.random_from_out), with_keyset=True)
+_o.random_to.register("Autograd", _ag_random_to, with_keyset=True)
+_o.random_to_out.register("Autograd", _autograd_out(_o.random_to_out), with_keyset=True)
+_o.random.register("Autograd", _ag_random, with_keyset=True)
+_o.random_out.register("Autograd", _autograd_out(_o.random_out), with_keyset=True)
+_o.normal_functional.register("Autograd", _ag_normal_functional, with_keyset=True)
+_o.hann_window_out.register("Autograd", _autograd_out(_o.hann_window_out), with_keyset=True)
+_o.hann_window_periodic_out.register("Autograd", _autograd_out(_o.hann_window_periodic_out), with_keyset=True)
+_o.hamming_window_out.register("Autograd", _autograd_out(_o.hamming_window_out), with_keyset=True)
+_o.hamming_window_periodic_out.register("Autograd", _autograd_out(_o.hamming_window_periodic_out), with_keyset=True)
+_o.hamming_window_periodic_alpha_out.register("Autograd", _autograd_out(_o.hamming_window_periodic_alpha_out), with_keyset=True)
+_o.hamming_window_periodic_alpha_beta_out.register("Autograd", _autograd_out(_o.hamming_window_periodic_alpha_beta_out), with_keyset=True)
+_o.blackman_window_out.register("Autograd", _autograd_out(_o.blackman_window_out), with_keyset=True)
+_o.blackman_window_periodic_out.register("Autograd", _autograd_out(_o.blackman_window_periodic_out), with_keyset=True)
+_o.bartlett_window_out.register("Autograd", _autograd_out(_o.bartlett_window_out), with_keyset=True)
+_o.bartlett_window_periodic_out.register("Autograd", _autograd_out(_o.bartlett_window_periodic_out), with_keyset=True)
+_o.kaiser_window_out.register("Autograd", _autograd_out(_o.kaiser_window_out), with_keyset=True)
+_o.kaiser_window_periodic_out.register("Autograd", _autograd_out(_o.kaiser_window_periodic_out), with_keyset=True)
+_o.kaiser_window_beta_out.register("Autograd", _autograd_out(_o.kaiser_window_beta_out), with_keyset=True)
+_o.empty_out.register("Autograd", _autograd_out(_o.empty_out), with_keyset=True)
+_o.zeros_out.register("Autograd", _autograd_out(_o.zeros_out), with_keyset=True)
+_o.ones_out.register("Autograd", _autograd_out(_o.ones_out), with_keyset=True)
+_o.full_out.register("Autograd", _autograd_out(_o.full_out), with_keyset=True)
+_o.scalar_tensor_out.register("Autograd", _autograd_out(_o.scalar_tensor_out), with_keyset=True)
+_o.arange_out.register("Autograd", _autograd_out(_o.arange_out), with_keyset=True)
+_o.arange_start_out.register("Autograd", _autograd_out(_o.arange_start_out), with_keyset=True)
+_o.empty_like_out.register("Autograd", _autograd_out(_o.empty_like_out), with_keyset=True)
+_o.zeros_like_out.register("Autograd", _autograd_out(_o.zeros_like_out), with_keyset=True)
+_o.ones_like_out.register("Autograd", _autograd_out(_o.ones_like_out), with_keyset=True)
+_o.full_like_out.register("Autograd", _autograd_out(_o.full_like_out), with_keyset=True)
+_o.rand_like_out.register("Autograd", _autograd_out(_o.rand_like_out), with_keyset=True)
+_o.rand_like_generator_out.register("Autograd", _autograd_out(_o.rand_like_generator_out), with_keyset=True)
+_o.randn_like_out.register("Autograd", _autograd_out(_o.randn_like_out), with_keyset=True)
+_o.randn_like_generator_out.register("Autograd", _autograd_out(_o.randn_like_generator_out), with_keyset=True)
+_o.randint_like_out.register("Autograd", _autograd_out(_o.randint_like_out), with_keyset=True)
+_o.randint_like_generator_out.register("Autograd", _autograd_out(_o.randint_like_generator_out), with_keyset=True)
+_o.randint_like_Tensor_out.register("Autograd", _autograd_out(_o.randint_like_Tensor_out), with_keyset=True)
+_o.randint_like_Tensor_generator_out.register("Autograd", _autograd_out(_o.randint_like_Tensor_generator_out), with_keyset=True)
+_o.randint_like_low_dtype_out.register("Autograd", _autograd_out(_o.randint_like_low_dtype_out), with_keyset=True)
+_o.randint_like_low_generator_dtype_out.register("Autograd", _autograd_out(_o.randint_like_low_generator_dtype_out), with_keyset=True)
+_o.bernoulli_float_out.register("Autograd", _autograd_out(_o.bernoulli_float_out), with_keyset=True)
 _o.mm.register("Autograd", _ag_mm, with_keyset=True)
 _o.mm_out.register("Autograd", _autograd_out(_o.mm_out), with_keyset=True)
 _o.bmm.register("Autograd", _ag_bmm, with_keyset=True)
@@ -15822,89 +16096,6 @@ _o.logspace_out.register("Autograd", _autograd_out(_o.logspace_out), with_keyset
 _o.empty_permuted_out.register("Autograd", _autograd_out(_o.empty_permuted_out), with_keyset=True)
 _o.tril_indices_out.register("Autograd", _autograd_out(_o.tril_indices_out), with_keyset=True)
 _o.block_diag_out.register("Autograd", _autograd_out(_o.block_diag_out), with_keyset=True)
-_o.exp2.register("Autograd", _ag_exp2, with_keyset=True)
-_o.exp2_out.register("Autograd", _autograd_out(_o.exp2_out), with_keyset=True)
-_o.exp2_.register("Autograd", _ag_exp2_, with_keyset=True)
-_o.expm1.register("Autograd", _ag_expm1, with_keyset=True)
-_o.expm1_out.register("Autograd", _autograd_out(_o.expm1_out), with_keyset=True)
-_o.expm1_.register("Autograd", _ag_expm1_, with_keyset=True)
-_o.log2.register("Autograd", _ag_log2, with_keyset=True)
-_o.log2_out.register("Autograd", _autograd_out(_o.log2_out), with_keyset=True)
-_o.log2_.register("Autograd", _ag_log2_, with_keyset=True)
-_o.log10.register("Autograd", _ag_log10, with_keyset=True)
-_o.log10_out.register("Autograd", _autograd_out(_o.log10_out), with_keyset=True)
-_o.log10_.register("Autograd", _ag_log10_, with_keyset=True)
-_o.log1p.register("Autograd", _ag_log1p, with_keyset=True)
-_o.log1p_out.register("Autograd", _autograd_out(_o.log1p_out), with_keyset=True)
-_o.log1p_.register("Autograd", _ag_log1p_, with_keyset=True)
-_o.sqrt.register("Autograd", _ag_sqrt, with_keyset=True)
-_o.sqrt_out.register("Autograd", _autograd_out(_o.sqrt_out), with_keyset=True)
-_o.sqrt_.register("Autograd", _ag_sqrt_, with_keyset=True)
-_o.rsqrt.register("Autograd", _ag_rsqrt, with_keyset=True)
-_o.rsqrt_out.register("Autograd", _autograd_out(_o.rsqrt_out), with_keyset=True)
-_o.rsqrt_.register("Autograd", _ag_rsqrt_, with_keyset=True)
-_o.reciprocal.register("Autograd", _ag_reciprocal, with_keyset=True)
-_o.reciprocal_out.register("Autograd", _autograd_out(_o.reciprocal_out), with_keyset=True)
-_o.reciprocal_.register("Autograd", _ag_reciprocal_, with_keyset=True)
-_o.sin.register("Autograd", _ag_sin, with_keyset=True)
-_o.sin_out.register("Autograd", _autograd_out(_o.sin_out), with_keyset=True)
-_o.sin_.register("Autograd", _ag_sin_, with_keyset=True)
-_o.cos.register("Autograd", _ag_cos, with_keyset=True)
-_o.cos_out.register("Autograd", _autograd_out(_o.cos_out), with_keyset=True)
-_o.cos_.register("Autograd", _ag_cos_, with_keyset=True)
-_o.tan.register("Autograd", _ag_tan, with_keyset=True)
-_o.tan_out.register("Autograd", _autograd_out(_o.tan_out), with_keyset=True)
-_o.tan_.register("Autograd", _ag_tan_, with_keyset=True)
-_o.asin.register("Autograd", _ag_asin, with_keyset=True)
-_o.asin_out.register("Autograd", _autograd_out(_o.asin_out), with_keyset=True)
-_o.asin_.register("Autograd", _ag_asin_, with_keyset=True)
-_o.acos.register("Autograd", _ag_acos, with_keyset=True)
-_o.acos_out.register("Autograd", _autograd_out(_o.acos_out), with_keyset=True)
-_o.acos_.register("Autograd", _ag_acos_, with_keyset=True)
-_o.atan.register("Autograd", _ag_atan, with_keyset=True)
-_o.atan_out.register("Autograd", _autograd_out(_o.atan_out), with_keyset=True)
-_o.atan_.register("Autograd", _ag_atan_, with_keyset=True)
-_o.sinh.register("Autograd", _ag_sinh, with_keyset=True)
-_o.sinh_out.register("Autograd", _autograd_out(_o.sinh_out), with_keyset=True)
-_o.sinh_.register("Autograd", _ag_sinh_, with_keyset=True)
-_o.cosh.register("Autograd", _ag_cosh, with_keyset=True)
-_o.cosh_out.register("Autograd", _autograd_out(_o.cosh_out), with_keyset=True)
-_o.cosh_.register("Autograd", _ag_cosh_, with_keyset=True)
-_o.erf.register("Autograd", _ag_erf, with_keyset=True)
-_o.erf_out.register("Autograd", _autograd_out(_o.erf_out), with_keyset=True)
-_o.erf_.register("Autograd", _ag_erf_, with_keyset=True)
-_o.abs.register("Autograd", _ag_abs, with_keyset=True)
-_o.abs_out.register("Autograd", _autograd_out(_o.abs_out), with_keyset=True)
-_o.abs_.register("Autograd", _ag_abs_, with_keyset=True)
-_o.floor.register("Autograd", _ag_floor, with_keyset=True)
-_o.floor_out.register("Autograd", _autograd_out(_o.floor_out), with_keyset=True)
-_o.floor_.register("Autograd", _ag_floor_, with_keyset=True)
-_o.ceil.register("Autograd", _ag_ceil, with_keyset=True)
-_o.ceil_out.register("Autograd", _autograd_out(_o.ceil_out), with_keyset=True)
-_o.ceil_.register("Autograd", _ag_ceil_, with_keyset=True)
-_o.round.register("Autograd", _ag_round, with_keyset=True)
-_o.round_out.register("Autograd", _autograd_out(_o.round_out), with_keyset=True)
-_o.round_decimals.register("Autograd", _ag_round_decimals, with_keyset=True)
-_o.round_decimals_out.register("Autograd", _autograd_out(_o.round_decimals_out), with_keyset=True)
-_o.round_.register("Autograd", _ag_round_, with_keyset=True)
-_o.round__decimals.register("Autograd", _ag_round__decimals, with_keyset=True)
-_o.trunc.register("Autograd", _ag_trunc, with_keyset=True)
-_o.trunc_out.register("Autograd", _autograd_out(_o.trunc_out), with_keyset=True)
-_o.trunc_.register("Autograd", _ag_trunc_, with_keyset=True)
-_o.frac.register("Autograd", _ag_frac, with_keyset=True)
-_o.frac_out.register("Autograd", _autograd_out(_o.frac_out), with_keyset=True)
-_o.frac_.register("Autograd", _ag_frac_, with_keyset=True)
-_o.sign.register("Autograd", _ag_sign, with_keyset=True)
-_o.sign_out.register("Autograd", _autograd_out(_o.sign_out), with_keyset=True)
-_o.sign_.register("Autograd", _ag_sign_, with_keyset=True)
-_o.logical_not_out.register("Autograd", _autograd_out(_o.logical_not_out), with_keyset=True)
-_o.bitwise_not_out.register("Autograd", _autograd_out(_o.bitwise_not_out), with_keyset=True)
-_o.isnan_out.register("Autograd", _autograd_out(_o.isnan_out), with_keyset=True)
-_o.isinf_out.register("Autograd", _autograd_out(_o.isinf_out), with_keyset=True)
-_o.signbit_out.register("Autograd", _autograd_out(_o.signbit_out), with_keyset=True)
-_o.nan_to_num.register("Autograd", _ag_nan_to_num, with_keyset=True)
-_o.nan_to_num_out.register("Autograd", _autograd_out(_o.nan_to_num_out), with_keyset=True)
-_o.nan_to_num_.register("Autograd", _ag_nan_to_num_, with_keyset=True)
 _o.convolution.register("Autograd", _ag_convolution, with_keyset=True)
 _o.convolution_out.register("Autograd", _autograd_out(_o.convolution_out), with_keyset=True)
 _o.convolution_backward.register("Autograd", _ag_convolution_backward, with_keyset=True)
@@ -15940,81 +16131,6 @@ _o._softmax_backward_data.register("Autograd", _ag__softmax_backward_data, with_
 _o._softmax_backward_data_out.register("Autograd", _autograd_out(_o._softmax_backward_data_out), with_keyset=True)
 _o._log_softmax_backward_data.register("Autograd", _ag__log_softmax_backward_data, with_keyset=True)
 _o._log_softmax_backward_data_out.register("Autograd", _autograd_out(_o._log_softmax_backward_data_out), with_keyset=True)
-_o.rsub_Tensor.register("Autograd", _ag_rsub_Tensor, with_keyset=True)
-_o.rsub_Tensor_out.register("Autograd", _autograd_out(_o.rsub_Tensor_out), with_keyset=True)
-_o.rsub_Scalar.register("Autograd", _ag_rsub_Scalar, with_keyset=True)
-_o.rsub_Scalar_out.register("Autograd", _autograd_out(_o.rsub_Scalar_out), with_keyset=True)
-_o.floor_divide.register("Autograd", _ag_floor_divide, with_keyset=True)
-_o.floor_divide_out.register("Autograd", _autograd_out(_o.floor_divide_out), with_keyset=True)
-_o.floor_divide_Scalar.register("Autograd", _ag_floor_divide_Scalar, with_keyset=True)
-_o.floor_divide_Scalar_out.register("Autograd", _autograd_out(_o.floor_divide_Scalar_out), with_keyset=True)
-_o.floor_divide__Tensor.register("Autograd", _ag_floor_divide__Tensor, with_keyset=True)
-_o.floor_divide__Scalar.register("Autograd", _ag_floor_divide__Scalar, with_keyset=True)
-_o.remainder_Tensor.register("Autograd", _ag_remainder_Tensor, with_keyset=True)
-_o.remainder_Tensor_out.register("Autograd", _autograd_out(_o.remainder_Tensor_out), with_keyset=True)
-_o.remainder_Scalar.register("Autograd", _ag_remainder_Scalar, with_keyset=True)
-_o.remainder_Scalar_out.register("Autograd", _autograd_out(_o.remainder_Scalar_out), with_keyset=True)
-_o.remainder_Scalar_Tensor.register("Autograd", _ag_remainder_Scalar_Tensor, with_keyset=True)
-_o.remainder_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.remainder_Scalar_Tensor_out), with_keyset=True)
-_o.remainder__Tensor.register("Autograd", _ag_remainder__Tensor, with_keyset=True)
-_o.remainder__Scalar.register("Autograd", _ag_remainder__Scalar, with_keyset=True)
-_o.fmod_Tensor.register("Autograd", _ag_fmod_Tensor, with_keyset=True)
-_o.fmod_Tensor_out.register("Autograd", _autograd_out(_o.fmod_Tensor_out), with_keyset=True)
-_o.fmod_Scalar.register("Autograd", _ag_fmod_Scalar, with_keyset=True)
-_o.fmod_Scalar_out.register("Autograd", _autograd_out(_o.fmod_Scalar_out), with_keyset=True)
-_o.fmod__Tensor.register("Autograd", _ag_fmod__Tensor, with_keyset=True)
-_o.fmod__Scalar.register("Autograd", _ag_fmod__Scalar, with_keyset=True)
-_o.maximum.register("Autograd", _ag_maximum, with_keyset=True)
-_o.maximum_out.register("Autograd", _autograd_out(_o.maximum_out), with_keyset=True)
-_o.minimum.register("Autograd", _ag_minimum, with_keyset=True)
-_o.minimum_out.register("Autograd", _autograd_out(_o.minimum_out), with_keyset=True)
-_o.atan2.register("Autograd", _ag_atan2, with_keyset=True)
-_o.atan2_out.register("Autograd", _autograd_out(_o.atan2_out), with_keyset=True)
-_o.atan2_.register("Autograd", _ag_atan2_, with_keyset=True)
-_o.logical_and_out.register("Autograd", _autograd_out(_o.logical_and_out), with_keyset=True)
-_o.logical_or_out.register("Autograd", _autograd_out(_o.logical_or_out), with_keyset=True)
-_o.logical_xor_out.register("Autograd", _autograd_out(_o.logical_xor_out), with_keyset=True)
-_o.bitwise_and_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_and_Tensor_out), with_keyset=True)
-_o.bitwise_and_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_and_Scalar_out), with_keyset=True)
-_o.bitwise_and_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_and_Scalar_Tensor_out), with_keyset=True)
-_o.bitwise_or_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_or_Tensor_out), with_keyset=True)
-_o.bitwise_or_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_or_Scalar_out), with_keyset=True)
-_o.bitwise_or_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_or_Scalar_Tensor_out), with_keyset=True)
-_o.bitwise_xor_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_xor_Tensor_out), with_keyset=True)
-_o.bitwise_xor_Scalar_out.register("Autograd", _autograd_out(_o.bitwise_xor_Scalar_out), with_keyset=True)
-_o.bitwise_xor_Scalar_Tensor_out.register("Autograd", _autograd_out(_o.bitwise_xor_Scalar_Tensor_out), with_keyset=True)
-_o.lerp_Scalar.register("Autograd", _ag_lerp_Scalar, with_keyset=True)
-_o.lerp_Scalar_out.register("Autograd", _autograd_out(_o.lerp_Scalar_out), with_keyset=True)
-_o.lerp_Tensor.register("Autograd", _ag_lerp_Tensor, with_keyset=True)
-_o.lerp_Tensor_out.register("Autograd", _autograd_out(_o.lerp_Tensor_out), with_keyset=True)
-_o.lerp__Scalar.register("Autograd", _ag_lerp__Scalar, with_keyset=True)
-_o.lerp__Tensor.register("Autograd", _ag_lerp__Tensor, with_keyset=True)
-_o.addcmul.register("Autograd", _ag_addcmul, with_keyset=True)
-_o.addcmul_out.register("Autograd", _autograd_out(_o.addcmul_out), with_keyset=True)
-_o.addcmul_.register("Autograd", _ag_addcmul_, with_keyset=True)
-_o.addcdiv.register("Autograd", _ag_addcdiv, with_keyset=True)
-_o.addcdiv_out.register("Autograd", _autograd_out(_o.addcdiv_out), with_keyset=True)
-_o.addcdiv_.register("Autograd", _ag_addcdiv_, with_keyset=True)
-_o.ne_Scalar_out.register("Autograd", _autograd_out(_o.ne_Scalar_out), with_keyset=True)
-_o.le_Scalar_out.register("Autograd", _autograd_out(_o.le_Scalar_out), with_keyset=True)
-_o.ge_Scalar_out.register("Autograd", _autograd_out(_o.ge_Scalar_out), with_keyset=True)
-_o.eq__Tensor.register("Autograd", _ag_eq__Tensor, with_keyset=True)
-_o.eq__Scalar.register("Autograd", _ag_eq__Scalar, with_keyset=True)
-_o.ne__Tensor.register("Autograd", _ag_ne__Tensor, with_keyset=True)
-_o.ne__Scalar.register("Autograd", _ag_ne__Scalar, with_keyset=True)
-_o.lt__Tensor.register("Autograd", _ag_lt__Tensor, with_keyset=True)
-_o.lt__Scalar.register("Autograd", _ag_lt__Scalar, with_keyset=True)
-_o.le__Tensor.register("Autograd", _ag_le__Tensor, with_keyset=True)
-_o.le__Scalar.register("Autograd", _ag_le__Scalar, with_keyset=True)
-_o.gt__Tensor.register("Autograd", _ag_gt__Tensor, with_keyset=True)
-_o.gt__Scalar.register("Autograd", _ag_gt__Scalar, with_keyset=True)
-_o.ge__Tensor.register("Autograd", _ag_ge__Tensor, with_keyset=True)
-_o.ge__Scalar.register("Autograd", _ag_ge__Scalar, with_keyset=True)
-_o.div_Scalar_mode.register("Autograd", _ag_div_Scalar_mode, with_keyset=True)
-_o.div_Scalar_mode_out.register("Autograd", _autograd_out(_o.div_Scalar_mode_out), with_keyset=True)
-_o.div__Scalar.register("Autograd", _ag_div__Scalar, with_keyset=True)
-_o.div__Scalar_mode.register("Autograd", _ag_div__Scalar_mode, with_keyset=True)
-_o.pow__Scalar.register("Autograd", _ag_pow__Scalar, with_keyset=True)
 _o.gelu.register("Autograd", _ag_gelu, with_keyset=True)
 _o.gelu_out.register("Autograd", _autograd_out(_o.gelu_out), with_keyset=True)
 _o.gelu_.register("Autograd", _ag_gelu_, with_keyset=True)
@@ -16088,119 +16204,3 @@ _o.nll_loss2d_forward_output.register("Autograd", _autograd_out(_o.nll_loss2d_fo
 _o.nll_loss2d_backward.register("Autograd", _ag_nll_loss2d_backward, with_keyset=True)
 _o.nll_loss2d_backward_grad_input.register("Autograd", _autograd_out(_o.nll_loss2d_backward_grad_input), with_keyset=True)
 _o.nll_loss2d_out.register("Autograd", _autograd_out(_o.nll_loss2d_out), with_keyset=True)
-_o.prod.register("Autograd", _ag_prod, with_keyset=True)
-_o.prod_out.register("Autograd", _autograd_out(_o.prod_out), with_keyset=True)
-_o.prod_dim_int.register("Autograd", _ag_prod_dim_int, with_keyset=True)
-_o.prod_int_out.register("Autograd", _autograd_out(_o.prod_int_out), with_keyset=True)
-_o.amin.register("Autograd", _ag_amin, with_keyset=True)
-_o.amin_out.register("Autograd", _autograd_out(_o.amin_out), with_keyset=True)
-_o.max.register("Autograd", _ag_max, with_keyset=True)
-_o.max_unary_out.register("Autograd", _autograd_out(_o.max_unary_out), with_keyset=True)
-_o.max_dim.register("Autograd", _ag_max_dim, with_keyset=True)
-_o.max_dim_max.register("Autograd", _autograd_out(_o.max_dim_max), with_keyset=True)
-_o.max_other.register("Autograd", _ag_max_other, with_keyset=True)
-_o.max_out.register("Autograd", _autograd_out(_o.max_out), with_keyset=True)
-_o.min.register("Autograd", _ag_min, with_keyset=True)
-_o.min_unary_out.register("Autograd", _autograd_out(_o.min_unary_out), with_keyset=True)
-_o.min_dim.register("Autograd", _ag_min_dim, with_keyset=True)
-_o.min_dim_min.register("Autograd", _autograd_out(_o.min_dim_min), with_keyset=True)
-_o.min_other.register("Autograd", _ag_min_other, with_keyset=True)
-_o.min_out.register("Autograd", _autograd_out(_o.min_out), with_keyset=True)
-_o.argmin_out.register("Autograd", _autograd_out(_o.argmin_out), with_keyset=True)
-_o.var_out.register("Autograd", _autograd_out(_o.var_out), with_keyset=True)
-_o.var_correction.register("Autograd", _ag_var_correction, with_keyset=True)
-_o.var_correction_out.register("Autograd", _autograd_out(_o.var_correction_out), with_keyset=True)
-_o.std_out.register("Autograd", _autograd_out(_o.std_out), with_keyset=True)
-_o.std_correction.register("Autograd", _ag_std_correction, with_keyset=True)
-_o.std_correction_out.register("Autograd", _autograd_out(_o.std_correction_out), with_keyset=True)
-_o.var_mean_correction.register("Autograd", _ag_var_mean_correction, with_keyset=True)
-_o.var_mean_correction_out.register("Autograd", _autograd_out(_o.var_mean_correction_out), with_keyset=True)
-_o.std_mean_correction.register("Autograd", _ag_std_mean_correction, with_keyset=True)
-_o.std_mean_correction_out.register("Autograd", _autograd_out(_o.std_mean_correction_out), with_keyset=True)
-_o.logsumexp.register("Autograd", _ag_logsumexp, with_keyset=True)
-_o.logsumexp_out.register("Autograd", _autograd_out(_o.logsumexp_out), with_keyset=True)
-_o.linalg_vector_norm.register("Autograd", _ag_linalg_vector_norm, with_keyset=True)
-_o.linalg_vector_norm_out.register("Autograd", _autograd_out(_o.linalg_vector_norm_out), with_keyset=True)
-_o.norm_Scalar_out.register("Autograd", _autograd_out(_o.norm_Scalar_out), with_keyset=True)
-_o.norm_out.register("Autograd", _autograd_out(_o.norm_out), with_keyset=True)
-_o.all_all_out.register("Autograd", _autograd_out(_o.all_all_out), with_keyset=True)
-_o.all_out.register("Autograd", _autograd_out(_o.all_out), with_keyset=True)
-_o.all_dims_out.register("Autograd", _autograd_out(_o.all_dims_out), with_keyset=True)
-_o.any_all_out.register("Autograd", _autograd_out(_o.any_all_out), with_keyset=True)
-_o.any_out.register("Autograd", _autograd_out(_o.any_out), with_keyset=True)
-_o.any_dims_out.register("Autograd", _autograd_out(_o.any_dims_out), with_keyset=True)
-_o.cumsum.register("Autograd", _ag_cumsum, with_keyset=True)
-_o.cumsum_out.register("Autograd", _autograd_out(_o.cumsum_out), with_keyset=True)
-_o.cumsum_.register("Autograd", _ag_cumsum_, with_keyset=True)
-_o.cumprod.register("Autograd", _ag_cumprod, with_keyset=True)
-_o.cumprod_out.register("Autograd", _autograd_out(_o.cumprod_out), with_keyset=True)
-_o.cumprod_.register("Autograd", _ag_cumprod_, with_keyset=True)
-_o.count_nonzero_dim_IntList_out.register("Autograd", _autograd_out(_o.count_nonzero_dim_IntList_out), with_keyset=True)
-_o.count_nonzero_out.register("Autograd", _autograd_out(_o.count_nonzero_out), with_keyset=True)
-_o.triu_indices_out.register("Autograd", _autograd_out(_o.triu_indices_out), with_keyset=True)
-_o.copy.register("Autograd", _ag_copy, with_keyset=True)
-_o.copy_out.register("Autograd", _autograd_out(_o.copy_out), with_keyset=True)
-_o.fill_Scalar.register("Autograd", _ag_fill_Scalar, with_keyset=True)
-_o.fill_Scalar_out.register("Autograd", _autograd_out(_o.fill_Scalar_out), with_keyset=True)
-_o.fill_Tensor.register("Autograd", _ag_fill_Tensor, with_keyset=True)
-_o.fill_Tensor_out.register("Autograd", _autograd_out(_o.fill_Tensor_out), with_keyset=True)
-_o.zero.register("Autograd", _ag_zero, with_keyset=True)
-_o.zero_out.register("Autograd", _autograd_out(_o.zero_out), with_keyset=True)
-_o.empty_strided_out.register("Autograd", _autograd_out(_o.empty_strided_out), with_keyset=True)
-_o.new_empty_out.register("Autograd", _autograd_out(_o.new_empty_out), with_keyset=True)
-_o.new_empty_strided_out.register("Autograd", _autograd_out(_o.new_empty_strided_out), with_keyset=True)
-_o.new_full_out.register("Autograd", _autograd_out(_o.new_full_out), with_keyset=True)
-_o.new_zeros_out.register("Autograd", _autograd_out(_o.new_zeros_out), with_keyset=True)
-_o.new_ones_out.register("Autograd", _autograd_out(_o.new_ones_out), with_keyset=True)
-_o.uniform.register("Autograd", _ag_uniform, with_keyset=True)
-_o.uniform_out.register("Autograd", _autograd_out(_o.uniform_out), with_keyset=True)
-_o.exponential.register("Autograd", _ag_exponential, with_keyset=True)
-_o.exponential_out.register("Autograd", _autograd_out(_o.exponential_out), with_keyset=True)
-_o.geometric.register("Autograd", _ag_geometric, with_keyset=True)
-_o.geometric_out.register("Autograd", _autograd_out(_o.geometric_out), with_keyset=True)
-_o.log_normal.register("Autograd", _ag_log_normal, with_keyset=True)
-_o.log_normal_out.register("Autograd", _autograd_out(_o.log_normal_out), with_keyset=True)
-_o.cauchy.register("Autograd", _ag_cauchy, with_keyset=True)
-_o.cauchy_out.register("Autograd", _autograd_out(_o.cauchy_out), with_keyset=True)
-_o.random_from.register("Autograd", _ag_random_from, with_keyset=True)
-_o.random_from_out.register("Autograd", _autograd_out(_o.random_from_out), with_keyset=True)
-_o.random_to.register("Autograd", _ag_random_to, with_keyset=True)
-_o.random_to_out.register("Autograd", _autograd_out(_o.random_to_out), with_keyset=True)
-_o.random.register("Autograd", _ag_random, with_keyset=True)
-_o.random_out.register("Autograd", _autograd_out(_o.random_out), with_keyset=True)
-_o.normal_functional.register("Autograd", _ag_normal_functional, with_keyset=True)
-_o.hann_window_out.register("Autograd", _autograd_out(_o.hann_window_out), with_keyset=True)
-_o.hann_window_periodic_out.register("Autograd", _autograd_out(_o.hann_window_periodic_out), with_keyset=True)
-_o.hamming_window_out.register("Autograd", _autograd_out(_o.hamming_window_out), with_keyset=True)
-_o.hamming_window_periodic_out.register("Autograd", _autograd_out(_o.hamming_window_periodic_out), with_keyset=True)
-_o.hamming_window_periodic_alpha_out.register("Autograd", _autograd_out(_o.hamming_window_periodic_alpha_out), with_keyset=True)
-_o.hamming_window_periodic_alpha_beta_out.register("Autograd", _autograd_out(_o.hamming_window_periodic_alpha_beta_out), with_keyset=True)
-_o.blackman_window_out.register("Autograd", _autograd_out(_o.blackman_window_out), with_keyset=True)
-_o.blackman_window_periodic_out.register("Autograd", _autograd_out(_o.blackman_window_periodic_out), with_keyset=True)
-_o.bartlett_window_out.register("Autograd", _autograd_out(_o.bartlett_window_out), with_keyset=True)
-_o.bartlett_window_periodic_out.register("Autograd", _autograd_out(_o.bartlett_window_periodic_out), with_keyset=True)
-_o.kaiser_window_out.register("Autograd", _autograd_out(_o.kaiser_window_out), with_keyset=True)
-_o.kaiser_window_periodic_out.register("Autograd", _autograd_out(_o.kaiser_window_periodic_out), with_keyset=True)
-_o.kaiser_window_beta_out.register("Autograd", _autograd_out(_o.kaiser_window_beta_out), with_keyset=True)
-_o.empty_out.register("Autograd", _autograd_out(_o.empty_out), with_keyset=True)
-_o.zeros_out.register("Autograd", _autograd_out(_o.zeros_out), with_keyset=True)
-_o.ones_out.register("Autograd", _autograd_out(_o.ones_out), with_keyset=True)
-_o.full_out.register("Autograd", _autograd_out(_o.full_out), with_keyset=True)
-_o.scalar_tensor_out.register("Autograd", _autograd_out(_o.scalar_tensor_out), with_keyset=True)
-_o.arange_out.register("Autograd", _autograd_out(_o.arange_out), with_keyset=True)
-_o.arange_start_out.register("Autograd", _autograd_out(_o.arange_start_out), with_keyset=True)
-_o.empty_like_out.register("Autograd", _autograd_out(_o.empty_like_out), with_keyset=True)
-_o.zeros_like_out.register("Autograd", _autograd_out(_o.zeros_like_out), with_keyset=True)
-_o.ones_like_out.register("Autograd", _autograd_out(_o.ones_like_out), with_keyset=True)
-_o.full_like_out.register("Autograd", _autograd_out(_o.full_like_out), with_keyset=True)
-_o.rand_like_out.register("Autograd", _autograd_out(_o.rand_like_out), with_keyset=True)
-_o.rand_like_generator_out.register("Autograd", _autograd_out(_o.rand_like_generator_out), with_keyset=True)
-_o.randn_like_out.register("Autograd", _autograd_out(_o.randn_like_out), with_keyset=True)
-_o.randn_like_generator_out.register("Autograd", _autograd_out(_o.randn_like_generator_out), with_keyset=True)
-_o.randint_like_out.register("Autograd", _autograd_out(_o.randint_like_out), with_keyset=True)
-_o.randint_like_generator_out.register("Autograd", _autograd_out(_o.randint_like_generator_out), with_keyset=True)
-_o.randint_like_Tensor_out.register("Autograd", _autograd_out(_o.randint_like_Tensor_out), with_keyset=True)
-_o.randint_like_Tensor_generator_out.register("Autograd", _autograd_out(_o.randint_like_Tensor_generator_out), with_keyset=True)
-_o.randint_like_low_dtype_out.register("Autograd", _autograd_out(_o.randint_like_low_dtype_out), with_keyset=True)
-_o.randint_like_low_generator_dtype_out.register("Autograd", _autograd_out(_o.randint_like_low_generator_dtype_out), with_keyset=True)
-_o.bernoulli_float_out.register("Autograd", _autograd_out(_o.bernoulli_float_out), with_keyset=True)

@@ -2849,6 +2849,2996 @@ masked_fill__Tensor._entry = _entry_masked_fill__Tensor
 _aten._packet('masked_fill_')._add(masked_fill__Tensor)
 
 
+# schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
+    'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
+    ('self', 'other', 'alpha'), 2, tags=('pointwise',))
+_c_rsub_Tensor = rsub_Tensor._cache
+
+
+def _bind_rsub_Tensor(self, other, *, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_rsub_Tensor(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Tensor, (self, other, alpha)) from None
+    _k = _c_rsub_Tensor.get(ks)
+    if _k is None:
+        _k = rsub_Tensor._fill(ks)
+    return _k(self, other, alpha)
+
+
+rsub_Tensor._bind = _bind_rsub_Tensor
+rsub_Tensor._entry = _entry_rsub_Tensor
+_aten._packet('rsub')._add(rsub_Tensor)
+
+
+# schema/native_functions.yaml: rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Tensor)
+rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
+    'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
+_c_rsub_Tensor_out = rsub_Tensor_out._cache
+
+
+def _bind_rsub_Tensor_out(self, other, *, alpha=1, out):
+    return (self, other, alpha, out)
+
+
+def _entry_rsub_Tensor_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Tensor_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rsub_Tensor_out.get(ks)
+    if _k is None:
+        _k = rsub_Tensor_out._fill(ks)
+    return _k(self, other, alpha, out)
+
+
+rsub_Tensor_out._bind = _bind_rsub_Tensor_out
+rsub_Tensor_out._entry = _entry_rsub_Tensor_out
+_aten._packet('rsub')._add(rsub_Tensor_out)
+
+
+# schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
+    'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
+    ('self', 'other', 'alpha'), 3, tags=('pointwise',))
+_c_rsub_Scalar = rsub_Scalar._cache
+
+
+def _bind_rsub_Scalar(self, other, alpha=1):
+    return (self, other, alpha)
+
+
+def _entry_rsub_Scalar(self, other, alpha):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Scalar, (self, other, alpha)) from None
+    _k = _c_rsub_Scalar.get(ks)
+    if _k is None:
+        _k = rsub_Scalar._fill(ks)
+    return _k(self, other, alpha)
+
+
+rsub_Scalar._bind = _bind_rsub_Scalar
+rsub_Scalar._entry = _entry_rsub_Scalar
+_aten._packet('rsub')._add(rsub_Scalar)
+
+
+# schema/native_functions.yaml: rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Scalar)
+rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
+    'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
+_c_rsub_Scalar_out = rsub_Scalar_out._cache
+
+
+def _bind_rsub_Scalar_out(self, other, alpha=1, *, out):
+    return (self, other, alpha, out)
+
+
+def _entry_rsub_Scalar_out(self, other, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsub_Scalar_out, (self, other, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rsub_Scalar_out.get(ks)
+    if _k is None:
+        _k = rsub_Scalar_out._fill(ks)
+    return _k(self, other, alpha, out)
+
+
+rsub_Scalar_out._bind = _bind_rsub_Scalar_out
+rsub_Scalar_out._entry = _entry_rsub_Scalar_out
+_aten._packet('rsub')._add(rsub_Scalar_out)
+
+
+# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
+floor_divide = _Op("aten", 'floor_divide', 'default',
+    'floor_divide(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide = floor_divide._cache
+
+
+def _bind_floor_divide(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide, (self, other)) from None
+    _k = _c_floor_divide.get(ks)
+    if _k is None:
+        _k = floor_divide._fill(ks)
+    return _k(self, other)
+
+
+floor_divide._bind = _bind_floor_divide
+floor_divide._entry = _entry_floor_divide
+_aten._packet('floor_divide')._add(floor_divide)
+
+
+# schema/native_functions.yaml: floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor_divide)
+floor_divide_out = _Op("aten", 'floor_divide', 'out',
+    'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_floor_divide_out = floor_divide_out._cache
+
+
+def _bind_floor_divide_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_floor_divide_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_floor_divide_out.get(ks)
+    if _k is None:
+        _k = floor_divide_out._fill(ks)
+    return _k(self, other, out)
+
+
+floor_divide_out._bind = _bind_floor_divide_out
+floor_divide_out._entry = _entry_floor_divide_out
+_aten._packet('floor_divide')._add(floor_divide_out)
+
+
+# schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
+    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide_Scalar = floor_divide_Scalar._cache
+
+
+def _bind_floor_divide_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_Scalar, (self, other)) from None
+    _k = _c_floor_divide_Scalar.get(ks)
+    if _k is None:
+        _k = floor_divide_Scalar._fill(ks)
+    return _k(self, other)
+
+
+floor_divide_Scalar._bind = _bind_floor_divide_Scalar
+floor_divide_Scalar._entry = _entry_floor_divide_Scalar
+_aten._packet('floor_divide')._add(floor_divide_Scalar)
+
+
+# schema/native_functions.yaml: floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor_divide.Scalar)
+floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
+    'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_floor_divide_Scalar_out = floor_divide_Scalar_out._cache
+
+
+def _bind_floor_divide_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_floor_divide_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_floor_divide_Scalar_out.get(ks)
+    if _k is None:
+        _k = floor_divide_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+floor_divide_Scalar_out._bind = _bind_floor_divide_Scalar_out
+floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
+_aten._packet('floor_divide')._add(floor_divide_Scalar_out)
+
+
+# schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
+    'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide__Tensor = floor_divide__Tensor._cache
+
+
+def _bind_floor_divide__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_floor_divide__Tensor.get(ks)
+    if _k is None:
+        _k = floor_divide__Tensor._fill(ks)
+    return _k(self, other)
+
+
+floor_divide__Tensor._bind = _bind_floor_divide__Tensor
+floor_divide__Tensor._entry = _entry_floor_divide__Tensor
+_aten._packet('floor_divide_')._add(floor_divide__Tensor)
+
+
+# schema/native_functions.yaml: floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
+    'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_floor_divide__Scalar = floor_divide__Scalar._cache
+
+
+def _bind_floor_divide__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_floor_divide__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_divide__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_floor_divide__Scalar.get(ks)
+    if _k is None:
+        _k = floor_divide__Scalar._fill(ks)
+    return _k(self, other)
+
+
+floor_divide__Scalar._bind = _bind_floor_divide__Scalar
+floor_divide__Scalar._entry = _entry_floor_divide__Scalar
+_aten._packet('floor_divide_')._add(floor_divide__Scalar)
+
+
+# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
+remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
+    'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Tensor = remainder_Tensor._cache
+
+
+def _bind_remainder_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Tensor, (self, other)) from None
+    _k = _c_remainder_Tensor.get(ks)
+    if _k is None:
+        _k = remainder_Tensor._fill(ks)
+    return _k(self, other)
+
+
+remainder_Tensor._bind = _bind_remainder_Tensor
+remainder_Tensor._entry = _entry_remainder_Tensor
+_aten._packet('remainder')._add(remainder_Tensor)
+
+
+# schema/native_functions.yaml: remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Tensor)
+remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
+    'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Tensor_out = remainder_Tensor_out._cache
+
+
+def _bind_remainder_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_remainder_Tensor_out.get(ks)
+    if _k is None:
+        _k = remainder_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+remainder_Tensor_out._bind = _bind_remainder_Tensor_out
+remainder_Tensor_out._entry = _entry_remainder_Tensor_out
+_aten._packet('remainder')._add(remainder_Tensor_out)
+
+
+# schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
+remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
+    'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Scalar = remainder_Scalar._cache
+
+
+def _bind_remainder_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar, (self, other)) from None
+    _k = _c_remainder_Scalar.get(ks)
+    if _k is None:
+        _k = remainder_Scalar._fill(ks)
+    return _k(self, other)
+
+
+remainder_Scalar._bind = _bind_remainder_Scalar
+remainder_Scalar._entry = _entry_remainder_Scalar
+_aten._packet('remainder')._add(remainder_Scalar)
+
+
+# schema/native_functions.yaml: remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar)
+remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
+    'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Scalar_out = remainder_Scalar_out._cache
+
+
+def _bind_remainder_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_remainder_Scalar_out.get(ks)
+    if _k is None:
+        _k = remainder_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+remainder_Scalar_out._bind = _bind_remainder_Scalar_out
+remainder_Scalar_out._entry = _entry_remainder_Scalar_out
+_aten._packet('remainder')._add(remainder_Scalar_out)
+
+
+# schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
+    'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder_Scalar_Tensor = remainder_Scalar_Tensor._cache
+
+
+def _bind_remainder_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_Tensor, (self, other)) from None
+    _k = _c_remainder_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = remainder_Scalar_Tensor._fill(ks)
+    return _k(self, other)
+
+
+remainder_Scalar_Tensor._bind = _bind_remainder_Scalar_Tensor
+remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
+_aten._packet('remainder')._add(remainder_Scalar_Tensor)
+
+
+# schema/native_functions.yaml: remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar_Tensor)
+remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
+    'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_remainder_Scalar_Tensor_out = remainder_Scalar_Tensor_out._cache
+
+
+def _bind_remainder_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_remainder_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_remainder_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = remainder_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+remainder_Scalar_Tensor_out._bind = _bind_remainder_Scalar_Tensor_out
+remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
+_aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
+    'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder__Tensor = remainder__Tensor._cache
+
+
+def _bind_remainder__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_remainder__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_remainder__Tensor.get(ks)
+    if _k is None:
+        _k = remainder__Tensor._fill(ks)
+    return _k(self, other)
+
+
+remainder__Tensor._bind = _bind_remainder__Tensor
+remainder__Tensor._entry = _entry_remainder__Tensor
+_aten._packet('remainder_')._add(remainder__Tensor)
+
+
+# schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
+    'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_remainder__Scalar = remainder__Scalar._cache
+
+
+def _bind_remainder__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_remainder__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(remainder__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_remainder__Scalar.get(ks)
+    if _k is None:
+        _k = remainder__Scalar._fill(ks)
+    return _k(self, other)
+
+
+remainder__Scalar._bind = _bind_remainder__Scalar
+remainder__Scalar._entry = _entry_remainder__Scalar
+_aten._packet('remainder_')._add(remainder__Scalar)
+
+
+# schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
+fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
+    'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod_Tensor = fmod_Tensor._cache
+
+
+def _bind_fmod_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_fmod_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Tensor, (self, other)) from None
+    _k = _c_fmod_Tensor.get(ks)
+    if _k is None:
+        _k = fmod_Tensor._fill(ks)
+    return _k(self, other)
+
+
+fmod_Tensor._bind = _bind_fmod_Tensor
+fmod_Tensor._entry = _entry_fmod_Tensor
+_aten._packet('fmod')._add(fmod_Tensor)
+
+
+# schema/native_functions.yaml: fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Tensor)
+fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
+    'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmod_Tensor_out = fmod_Tensor_out._cache
+
+
+def _bind_fmod_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmod_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fmod_Tensor_out.get(ks)
+    if _k is None:
+        _k = fmod_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+fmod_Tensor_out._bind = _bind_fmod_Tensor_out
+fmod_Tensor_out._entry = _entry_fmod_Tensor_out
+_aten._packet('fmod')._add(fmod_Tensor_out)
+
+
+# schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
+fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
+    'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod_Scalar = fmod_Scalar._cache
+
+
+def _bind_fmod_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_fmod_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Scalar, (self, other)) from None
+    _k = _c_fmod_Scalar.get(ks)
+    if _k is None:
+        _k = fmod_Scalar._fill(ks)
+    return _k(self, other)
+
+
+fmod_Scalar._bind = _bind_fmod_Scalar
+fmod_Scalar._entry = _entry_fmod_Scalar
+_aten._packet('fmod')._add(fmod_Scalar)
+
+
+# schema/native_functions.yaml: fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Scalar)
+fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
+    'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_fmod_Scalar_out = fmod_Scalar_out._cache
+
+
+def _bind_fmod_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_fmod_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fmod_Scalar_out.get(ks)
+    if _k is None:
+        _k = fmod_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+fmod_Scalar_out._bind = _bind_fmod_Scalar_out
+fmod_Scalar_out._entry = _entry_fmod_Scalar_out
+_aten._packet('fmod')._add(fmod_Scalar_out)
+
+
+# schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
+    'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod__Tensor = fmod__Tensor._cache
+
+
+def _bind_fmod__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_fmod__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_fmod__Tensor.get(ks)
+    if _k is None:
+        _k = fmod__Tensor._fill(ks)
+    return _k(self, other)
+
+
+fmod__Tensor._bind = _bind_fmod__Tensor
+fmod__Tensor._entry = _entry_fmod__Tensor
+_aten._packet('fmod_')._add(fmod__Tensor)
+
+
+# schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
+    'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_fmod__Scalar = fmod__Scalar._cache
+
+
+def _bind_fmod__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_fmod__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fmod__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_fmod__Scalar.get(ks)
+    if _k is None:
+        _k = fmod__Scalar._fill(ks)
+    return _k(self, other)
+
+
+fmod__Scalar._bind = _bind_fmod__Scalar
+fmod__Scalar._entry = _entry_fmod__Scalar
+_aten._packet('fmod_')._add(fmod__Scalar)
+
+
+# schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
+maximum = _Op("aten", 'maximum', 'default',
+    'maximum(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_maximum = maximum._cache
+
+
+def _bind_maximum(self, other):
+    return (self, other)
+
+
+def _entry_maximum(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(maximum, (self, other)) from None
+    _k = _c_maximum.get(ks)
+    if _k is None:
+        _k = maximum._fill(ks)
+    return _k(self, other)
+
+
+maximum._bind = _bind_maximum
+maximum._entry = _entry_maximum
+_aten._packet('maximum')._add(maximum)
+
+
+# schema/native_functions.yaml: maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of maximum)
+maximum_out = _Op("aten", 'maximum', 'out',
+    'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_maximum_out = maximum_out._cache
+
+
+def _bind_maximum_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_maximum_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(maximum_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_maximum_out.get(ks)
+    if _k is None:
+        _k = maximum_out._fill(ks)
+    return _k(self, other, out)
+
+
+maximum_out._bind = _bind_maximum_out
+maximum_out._entry = _entry_maximum_out
+_aten._packet('maximum')._add(maximum_out)
+
+
+# schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
+minimum = _Op("aten", 'minimum', 'default',
+    'minimum(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_minimum = minimum._cache
+
+
+def _bind_minimum(self, other):
+    return (self, other)
+
+
+def _entry_minimum(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(minimum, (self, other)) from None
+    _k = _c_minimum.get(ks)
+    if _k is None:
+        _k = minimum._fill(ks)
+    return _k(self, other)
+
+
+minimum._bind = _bind_minimum
+minimum._entry = _entry_minimum
+_aten._packet('minimum')._add(minimum)
+
+
+# schema/native_functions.yaml: minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of minimum)
+minimum_out = _Op("aten", 'minimum', 'out',
+    'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_minimum_out = minimum_out._cache
+
+
+def _bind_minimum_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_minimum_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(minimum_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_minimum_out.get(ks)
+    if _k is None:
+        _k = minimum_out._fill(ks)
+    return _k(self, other, out)
+
+
+minimum_out._bind = _bind_minimum_out
+minimum_out._entry = _entry_minimum_out
+_aten._packet('minimum')._add(minimum_out)
+
+
+# schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
+atan2 = _Op("aten", 'atan2', 'default',
+    'atan2(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_atan2 = atan2._cache
+
+
+def _bind_atan2(self, other):
+    return (self, other)
+
+
+def _entry_atan2(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2, (self, other)) from None
+    _k = _c_atan2.get(ks)
+    if _k is None:
+        _k = atan2._fill(ks)
+    return _k(self, other)
+
+
+atan2._bind = _bind_atan2
+atan2._entry = _entry_atan2
+_aten._packet('atan2')._add(atan2)
+
+
+# schema/native_functions.yaml: atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan2)
+atan2_out = _Op("aten", 'atan2', 'out',
+    'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_atan2_out = atan2_out._cache
+
+
+def _bind_atan2_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_atan2_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_atan2_out.get(ks)
+    if _k is None:
+        _k = atan2_out._fill(ks)
+    return _k(self, other, out)
+
+
+atan2_out._bind = _bind_atan2_out
+atan2_out._entry = _entry_atan2_out
+_aten._packet('atan2')._add(atan2_out)
+
+
+# schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+atan2_ = _Op("aten", 'atan2_', 'default',
+    'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_atan2_ = atan2_._cache
+
+
+def _bind_atan2_(self, other):
+    return (self, other)
+
+
+def _entry_atan2_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan2_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_atan2_.get(ks)
+    if _k is None:
+        _k = atan2_._fill(ks)
+    return _k(self, other)
+
+
+atan2_._bind = _bind_atan2_
+atan2_._entry = _entry_atan2_
+_aten._packet('atan2_')._add(atan2_)
+
+
+# schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
+logical_and = _Op("aten", 'logical_and', 'default',
+    'logical_and(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_and = logical_and._cache
+
+
+def _bind_logical_and(self, other):
+    return (self, other)
+
+
+def _entry_logical_and(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and, (self, other)) from None
+    _k = _c_logical_and.get(ks)
+    if _k is None:
+        _k = logical_and._fill(ks)
+    return _k(self, other)
+
+
+logical_and._bind = _bind_logical_and
+logical_and._entry = _entry_logical_and
+_aten._packet('logical_and')._add(logical_and)
+
+
+# schema/native_functions.yaml: logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_and)
+logical_and_out = _Op("aten", 'logical_and', 'out',
+    'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_and_out = logical_and_out._cache
+
+
+def _bind_logical_and_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_and_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logical_and_out.get(ks)
+    if _k is None:
+        _k = logical_and_out._fill(ks)
+    return _k(self, other, out)
+
+
+logical_and_out._bind = _bind_logical_and_out
+logical_and_out._entry = _entry_logical_and_out
+_aten._packet('logical_and')._add(logical_and_out)
+
+
+# schema/native_functions.yaml: logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+logical_and_ = _Op("aten", 'logical_and_', 'default',
+    'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_and_ = logical_and_._cache
+
+
+def _bind_logical_and_(self, other):
+    return (self, other)
+
+
+def _entry_logical_and_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_and_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logical_and_.get(ks)
+    if _k is None:
+        _k = logical_and_._fill(ks)
+    return _k(self, other)
+
+
+logical_and_._bind = _bind_logical_and_
+logical_and_._entry = _entry_logical_and_
+_aten._packet('logical_and_')._add(logical_and_)
+
+
+# schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
+logical_or = _Op("aten", 'logical_or', 'default',
+    'logical_or(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_or = logical_or._cache
+
+
+def _bind_logical_or(self, other):
+    return (self, other)
+
+
+def _entry_logical_or(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or, (self, other)) from None
+    _k = _c_logical_or.get(ks)
+    if _k is None:
+        _k = logical_or._fill(ks)
+    return _k(self, other)
+
+
+logical_or._bind = _bind_logical_or
+logical_or._entry = _entry_logical_or
+_aten._packet('logical_or')._add(logical_or)
+
+
+# schema/native_functions.yaml: logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_or)
+logical_or_out = _Op("aten", 'logical_or', 'out',
+    'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_or_out = logical_or_out._cache
+
+
+def _bind_logical_or_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_or_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logical_or_out.get(ks)
+    if _k is None:
+        _k = logical_or_out._fill(ks)
+    return _k(self, other, out)
+
+
+logical_or_out._bind = _bind_logical_or_out
+logical_or_out._entry = _entry_logical_or_out
+_aten._packet('logical_or')._add(logical_or_out)
+
+
+# schema/native_functions.yaml: logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+logical_or_ = _Op("aten", 'logical_or_', 'default',
+    'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_or_ = logical_or_._cache
+
+
+def _bind_logical_or_(self, other):
+    return (self, other)
+
+
+def _entry_logical_or_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_or_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logical_or_.get(ks)
+    if _k is None:
+        _k = logical_or_._fill(ks)
+    return _k(self, other)
+
+
+logical_or_._bind = _bind_logical_or_
+logical_or_._entry = _entry_logical_or_
+_aten._packet('logical_or_')._add(logical_or_)
+
+
+# schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
+logical_xor = _Op("aten", 'logical_xor', 'default',
+    'logical_xor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_xor = logical_xor._cache
+
+
+def _bind_logical_xor(self, other):
+    return (self, other)
+
+
+def _entry_logical_xor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor, (self, other)) from None
+    _k = _c_logical_xor.get(ks)
+    if _k is None:
+        _k = logical_xor._fill(ks)
+    return _k(self, other)
+
+
+logical_xor._bind = _bind_logical_xor
+logical_xor._entry = _entry_logical_xor
+_aten._packet('logical_xor')._add(logical_xor)
+
+
+# schema/native_functions.yaml: logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_xor)
+logical_xor_out = _Op("aten", 'logical_xor', 'out',
+    'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_logical_xor_out = logical_xor_out._cache
+
+
+def _bind_logical_xor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_logical_xor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logical_xor_out.get(ks)
+    if _k is None:
+        _k = logical_xor_out._fill(ks)
+    return _k(self, other, out)
+
+
+logical_xor_out._bind = _bind_logical_xor_out
+logical_xor_out._entry = _entry_logical_xor_out
+_aten._packet('logical_xor')._add(logical_xor_out)
+
+
+# schema/native_functions.yaml: logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+logical_xor_ = _Op("aten", 'logical_xor_', 'default',
+    'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_logical_xor_ = logical_xor_._cache
+
+
+def _bind_logical_xor_(self, other):
+    return (self, other)
+
+
+def _entry_logical_xor_(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_xor_, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logical_xor_.get(ks)
+    if _k is None:
+        _k = logical_xor_._fill(ks)
+    return _k(self, other)
+
+
+logical_xor_._bind = _bind_logical_xor_
+logical_xor_._entry = _entry_logical_xor_
+_aten._packet('logical_xor_')._add(logical_xor_)
+
+
+# schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
+    'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Tensor = bitwise_and_Tensor._cache
+
+
+def _bind_bitwise_and_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Tensor, (self, other)) from None
+    _k = _c_bitwise_and_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_and_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and_Tensor._bind = _bind_bitwise_and_Tensor
+bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
+_aten._packet('bitwise_and')._add(bitwise_and_Tensor)
+
+
+# schema/native_functions.yaml: bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Tensor)
+bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
+    'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Tensor_out = bitwise_and_Tensor_out._cache
+
+
+def _bind_bitwise_and_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_and_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_and_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_and_Tensor_out._bind = _bind_bitwise_and_Tensor_out
+bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
+_aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
+
+
+# schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
+bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
+    'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar = bitwise_and_Scalar._cache
+
+
+def _bind_bitwise_and_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar, (self, other)) from None
+    _k = _c_bitwise_and_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and_Scalar._bind = _bind_bitwise_and_Scalar
+bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar)
+
+
+# schema/native_functions.yaml: bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar)
+bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
+    'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_out = bitwise_and_Scalar_out._cache
+
+
+def _bind_bitwise_and_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_and_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_and_Scalar_out._bind = _bind_bitwise_and_Scalar_out
+bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
+
+
+# schema/native_functions.yaml: bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
+    'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_Tensor = bitwise_and_Scalar_Tensor._cache
+
+
+def _bind_bitwise_and_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_Tensor, (self, other)) from None
+    _k = _c_bitwise_and_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and_Scalar_Tensor._bind = _bind_bitwise_and_Scalar_Tensor
+bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
+
+
+# schema/native_functions.yaml: bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar_Tensor)
+bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
+    'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_and_Scalar_Tensor_out = bitwise_and_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_and_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_and_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_and_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_and_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_and_Scalar_Tensor_out._bind = _bind_bitwise_and_Scalar_Tensor_out
+bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
+_aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
+    'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and__Tensor = bitwise_and__Tensor._cache
+
+
+def _bind_bitwise_and__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_and__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_and__Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and__Tensor._bind = _bind_bitwise_and__Tensor
+bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
+_aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
+
+
+# schema/native_functions.yaml: bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
+    'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_and__Scalar = bitwise_and__Scalar._cache
+
+
+def _bind_bitwise_and__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_and__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_and__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_and__Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_and__Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_and__Scalar._bind = _bind_bitwise_and__Scalar
+bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
+_aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
+
+
+# schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
+    'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Tensor = bitwise_or_Tensor._cache
+
+
+def _bind_bitwise_or_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Tensor, (self, other)) from None
+    _k = _c_bitwise_or_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_or_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or_Tensor._bind = _bind_bitwise_or_Tensor
+bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
+_aten._packet('bitwise_or')._add(bitwise_or_Tensor)
+
+
+# schema/native_functions.yaml: bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Tensor)
+bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
+    'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Tensor_out = bitwise_or_Tensor_out._cache
+
+
+def _bind_bitwise_or_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_or_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_or_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_or_Tensor_out._bind = _bind_bitwise_or_Tensor_out
+bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
+_aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
+
+
+# schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
+bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
+    'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar = bitwise_or_Scalar._cache
+
+
+def _bind_bitwise_or_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar, (self, other)) from None
+    _k = _c_bitwise_or_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or_Scalar._bind = _bind_bitwise_or_Scalar
+bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar)
+
+
+# schema/native_functions.yaml: bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar)
+bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
+    'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_out = bitwise_or_Scalar_out._cache
+
+
+def _bind_bitwise_or_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_or_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_or_Scalar_out._bind = _bind_bitwise_or_Scalar_out
+bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
+
+
+# schema/native_functions.yaml: bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
+    'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_Tensor = bitwise_or_Scalar_Tensor._cache
+
+
+def _bind_bitwise_or_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_Tensor, (self, other)) from None
+    _k = _c_bitwise_or_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or_Scalar_Tensor._bind = _bind_bitwise_or_Scalar_Tensor
+bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
+
+
+# schema/native_functions.yaml: bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar_Tensor)
+bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
+    'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_or_Scalar_Tensor_out = bitwise_or_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_or_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_or_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_or_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_or_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_or_Scalar_Tensor_out._bind = _bind_bitwise_or_Scalar_Tensor_out
+bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
+_aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
+    'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or__Tensor = bitwise_or__Tensor._cache
+
+
+def _bind_bitwise_or__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_or__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_or__Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or__Tensor._bind = _bind_bitwise_or__Tensor
+bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
+_aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
+
+
+# schema/native_functions.yaml: bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
+    'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_or__Scalar = bitwise_or__Scalar._cache
+
+
+def _bind_bitwise_or__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_or__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_or__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_or__Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_or__Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_or__Scalar._bind = _bind_bitwise_or__Scalar
+bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
+_aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
+
+
+# schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
+    'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Tensor = bitwise_xor_Tensor._cache
+
+
+def _bind_bitwise_xor_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Tensor, (self, other)) from None
+    _k = _c_bitwise_xor_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor_Tensor._bind = _bind_bitwise_xor_Tensor
+bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
+_aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
+
+
+# schema/native_functions.yaml: bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Tensor)
+bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
+    'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Tensor_out = bitwise_xor_Tensor_out._cache
+
+
+def _bind_bitwise_xor_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_xor_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_xor_Tensor_out._bind = _bind_bitwise_xor_Tensor_out
+bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
+
+
+# schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
+bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
+    'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar = bitwise_xor_Scalar._cache
+
+
+def _bind_bitwise_xor_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar, (self, other)) from None
+    _k = _c_bitwise_xor_Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor_Scalar._bind = _bind_bitwise_xor_Scalar
+bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
+
+
+# schema/native_functions.yaml: bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar)
+bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
+    'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_out = bitwise_xor_Scalar_out._cache
+
+
+def _bind_bitwise_xor_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_xor_Scalar_out.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_xor_Scalar_out._bind = _bind_bitwise_xor_Scalar_out
+bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
+
+
+# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
+    'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_Tensor = bitwise_xor_Scalar_Tensor._cache
+
+
+def _bind_bitwise_xor_Scalar_Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor_Scalar_Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_Tensor, (self, other)) from None
+    _k = _c_bitwise_xor_Scalar_Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar_Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor_Scalar_Tensor._bind = _bind_bitwise_xor_Scalar_Tensor
+bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
+
+
+# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar_Tensor)
+bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
+    'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise',))
+_c_bitwise_xor_Scalar_Tensor_out = bitwise_xor_Scalar_Tensor_out._cache
+
+
+def _bind_bitwise_xor_Scalar_Tensor_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_bitwise_xor_Scalar_Tensor_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor_Scalar_Tensor_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_xor_Scalar_Tensor_out.get(ks)
+    if _k is None:
+        _k = bitwise_xor_Scalar_Tensor_out._fill(ks)
+    return _k(self, other, out)
+
+
+bitwise_xor_Scalar_Tensor_out._bind = _bind_bitwise_xor_Scalar_Tensor_out
+bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
+_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
+
+
+# schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
+    'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor__Tensor = bitwise_xor__Tensor._cache
+
+
+def _bind_bitwise_xor__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_xor__Tensor.get(ks)
+    if _k is None:
+        _k = bitwise_xor__Tensor._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor__Tensor._bind = _bind_bitwise_xor__Tensor
+bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
+_aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
+
+
+# schema/native_functions.yaml: bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
+    'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_bitwise_xor__Scalar = bitwise_xor__Scalar._cache
+
+
+def _bind_bitwise_xor__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_bitwise_xor__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_xor__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_xor__Scalar.get(ks)
+    if _k is None:
+        _k = bitwise_xor__Scalar._fill(ks)
+    return _k(self, other)
+
+
+bitwise_xor__Scalar._bind = _bind_bitwise_xor__Scalar
+bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
+_aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
+
+
+# schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
+    'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp_Scalar = lerp_Scalar._cache
+
+
+def _bind_lerp_Scalar(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp_Scalar(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Scalar, (self, end, weight)) from None
+    _k = _c_lerp_Scalar.get(ks)
+    if _k is None:
+        _k = lerp_Scalar._fill(ks)
+    return _k(self, end, weight)
+
+
+lerp_Scalar._bind = _bind_lerp_Scalar
+lerp_Scalar._entry = _entry_lerp_Scalar
+_aten._packet('lerp')._add(lerp_Scalar)
+
+
+# schema/native_functions.yaml: lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Scalar)
+lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
+    'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
+_c_lerp_Scalar_out = lerp_Scalar_out._cache
+
+
+def _bind_lerp_Scalar_out(self, end, weight, *, out):
+    return (self, end, weight, out)
+
+
+def _entry_lerp_Scalar_out(self, end, weight, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Scalar_out, (self, end, weight, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lerp_Scalar_out.get(ks)
+    if _k is None:
+        _k = lerp_Scalar_out._fill(ks)
+    return _k(self, end, weight, out)
+
+
+lerp_Scalar_out._bind = _bind_lerp_Scalar_out
+lerp_Scalar_out._entry = _entry_lerp_Scalar_out
+_aten._packet('lerp')._add(lerp_Scalar_out)
+
+
+# schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
+    'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp_Tensor = lerp_Tensor._cache
+
+
+def _bind_lerp_Tensor(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp_Tensor(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Tensor, (self, end, weight)) from None
+    _k = _c_lerp_Tensor.get(ks)
+    if _k is None:
+        _k = lerp_Tensor._fill(ks)
+    return _k(self, end, weight)
+
+
+lerp_Tensor._bind = _bind_lerp_Tensor
+lerp_Tensor._entry = _entry_lerp_Tensor
+_aten._packet('lerp')._add(lerp_Tensor)
+
+
+# schema/native_functions.yaml: lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Tensor)
+lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
+    'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
+_c_lerp_Tensor_out = lerp_Tensor_out._cache
+
+
+def _bind_lerp_Tensor_out(self, end, weight, *, out):
+    return (self, end, weight, out)
+
+
+def _entry_lerp_Tensor_out(self, end, weight, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp_Tensor_out, (self, end, weight, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_lerp_Tensor_out.get(ks)
+    if _k is None:
+        _k = lerp_Tensor_out._fill(ks)
+    return _k(self, end, weight, out)
+
+
+lerp_Tensor_out._bind = _bind_lerp_Tensor_out
+lerp_Tensor_out._entry = _entry_lerp_Tensor_out
+_aten._packet('lerp')._add(lerp_Tensor_out)
+
+
+# schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
+    'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp__Scalar = lerp__Scalar._cache
+
+
+def _bind_lerp__Scalar(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp__Scalar(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp__Scalar, (self, end, weight)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lerp__Scalar.get(ks)
+    if _k is None:
+        _k = lerp__Scalar._fill(ks)
+    return _k(self, end, weight)
+
+
+lerp__Scalar._bind = _bind_lerp__Scalar
+lerp__Scalar._entry = _entry_lerp__Scalar
+_aten._packet('lerp_')._add(lerp__Scalar)
+
+
+# schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
+    'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
+    ('self', 'end', 'weight'), 3, tags=('pointwise',))
+_c_lerp__Tensor = lerp__Tensor._cache
+
+
+def _bind_lerp__Tensor(self, end, weight):
+    return (self, end, weight)
+
+
+def _entry_lerp__Tensor(self, end, weight):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lerp__Tensor, (self, end, weight)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lerp__Tensor.get(ks)
+    if _k is None:
+        _k = lerp__Tensor._fill(ks)
+    return _k(self, end, weight)
+
+
+lerp__Tensor._bind = _bind_lerp__Tensor
+lerp__Tensor._entry = _entry_lerp__Tensor
+_aten._packet('lerp_')._add(lerp__Tensor)
+
+
+# schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+addcmul = _Op("aten", 'addcmul', 'default',
+    'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcmul = addcmul._cache
+
+
+def _bind_addcmul(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcmul(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul, (self, tensor1, tensor2, value)) from None
+    _k = _c_addcmul.get(ks)
+    if _k is None:
+        _k = addcmul._fill(ks)
+    return _k(self, tensor1, tensor2, value)
+
+
+addcmul._bind = _bind_addcmul
+addcmul._entry = _entry_addcmul
+_aten._packet('addcmul')._add(addcmul)
+
+
+# schema/native_functions.yaml: addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcmul)
+addcmul_out = _Op("aten", 'addcmul', 'out',
+    'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
+_c_addcmul_out = addcmul_out._cache
+
+
+def _bind_addcmul_out(self, tensor1, tensor2, *, value=1, out):
+    return (self, tensor1, tensor2, value, out)
+
+
+def _entry_addcmul_out(self, tensor1, tensor2, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul_out, (self, tensor1, tensor2, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_addcmul_out.get(ks)
+    if _k is None:
+        _k = addcmul_out._fill(ks)
+    return _k(self, tensor1, tensor2, value, out)
+
+
+addcmul_out._bind = _bind_addcmul_out
+addcmul_out._entry = _entry_addcmul_out
+_aten._packet('addcmul')._add(addcmul_out)
+
+
+# schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+addcmul_ = _Op("aten", 'addcmul_', 'default',
+    'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcmul_ = addcmul_._cache
+
+
+def _bind_addcmul_(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcmul_(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcmul_, (self, tensor1, tensor2, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_addcmul_.get(ks)
+    if _k is None:
+        _k = addcmul_._fill(ks)
+    return _k(self, tensor1, tensor2, value)
+
+
+addcmul_._bind = _bind_addcmul_
+addcmul_._entry = _entry_addcmul_
+_aten._packet('addcmul_')._add(addcmul_)
+
+
+# schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+addcdiv = _Op("aten", 'addcdiv', 'default',
+    'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcdiv = addcdiv._cache
+
+
+def _bind_addcdiv(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcdiv(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv, (self, tensor1, tensor2, value)) from None
+    _k = _c_addcdiv.get(ks)
+    if _k is None:
+        _k = addcdiv._fill(ks)
+    return _k(self, tensor1, tensor2, value)
+
+
+addcdiv._bind = _bind_addcdiv
+addcdiv._entry = _entry_addcdiv
+_aten._packet('addcdiv')._add(addcdiv)
+
+
+# schema/native_functions.yaml: addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcdiv)
+addcdiv_out = _Op("aten", 'addcdiv', 'out',
+    'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
+_c_addcdiv_out = addcdiv_out._cache
+
+
+def _bind_addcdiv_out(self, tensor1, tensor2, *, value=1, out):
+    return (self, tensor1, tensor2, value, out)
+
+
+def _entry_addcdiv_out(self, tensor1, tensor2, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv_out, (self, tensor1, tensor2, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_addcdiv_out.get(ks)
+    if _k is None:
+        _k = addcdiv_out._fill(ks)
+    return _k(self, tensor1, tensor2, value, out)
+
+
+addcdiv_out._bind = _bind_addcdiv_out
+addcdiv_out._entry = _entry_addcdiv_out
+_aten._packet('addcdiv')._add(addcdiv_out)
+
+
+# schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+addcdiv_ = _Op("aten", 'addcdiv_', 'default',
+    'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
+    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
+_c_addcdiv_ = addcdiv_._cache
+
+
+def _bind_addcdiv_(self, tensor1, tensor2, *, value=1):
+    return (self, tensor1, tensor2, value)
+
+
+def _entry_addcdiv_(self, tensor1, tensor2, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(addcdiv_, (self, tensor1, tensor2, value)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_addcdiv_.get(ks)
+    if _k is None:
+        _k = addcdiv_._fill(ks)
+    return _k(self, tensor1, tensor2, value)
+
+
+addcdiv_._bind = _bind_addcdiv_
+addcdiv_._entry = _entry_addcdiv_
+_aten._packet('addcdiv_')._add(addcdiv_)
+
+
+# schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
+ne_Scalar = _Op("aten", 'ne', 'Scalar',
+    'ne.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_ne_Scalar = ne_Scalar._cache
+
+
+def _bind_ne_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ne_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne_Scalar, (self, other)) from None
+    _k = _c_ne_Scalar.get(ks)
+    if _k is None:
+        _k = ne_Scalar._fill(ks)
+    return _k(self, other)
+
+
+ne_Scalar._bind = _bind_ne_Scalar
+ne_Scalar._entry = _entry_ne_Scalar
+_aten._packet('ne')._add(ne_Scalar)
+
+
+# schema/native_functions.yaml: ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Scalar)
+ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
+    'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_ne_Scalar_out = ne_Scalar_out._cache
+
+
+def _bind_ne_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_ne_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ne_Scalar_out.get(ks)
+    if _k is None:
+        _k = ne_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+ne_Scalar_out._bind = _bind_ne_Scalar_out
+ne_Scalar_out._entry = _entry_ne_Scalar_out
+_aten._packet('ne')._add(ne_Scalar_out)
+
+
+# schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
+le_Scalar = _Op("aten", 'le', 'Scalar',
+    'le.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_le_Scalar = le_Scalar._cache
+
+
+def _bind_le_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_le_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le_Scalar, (self, other)) from None
+    _k = _c_le_Scalar.get(ks)
+    if _k is None:
+        _k = le_Scalar._fill(ks)
+    return _k(self, other)
+
+
+le_Scalar._bind = _bind_le_Scalar
+le_Scalar._entry = _entry_le_Scalar
+_aten._packet('le')._add(le_Scalar)
+
+
+# schema/native_functions.yaml: le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Scalar)
+le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
+    'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_le_Scalar_out = le_Scalar_out._cache
+
+
+def _bind_le_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_le_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_le_Scalar_out.get(ks)
+    if _k is None:
+        _k = le_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+le_Scalar_out._bind = _bind_le_Scalar_out
+le_Scalar_out._entry = _entry_le_Scalar_out
+_aten._packet('le')._add(le_Scalar_out)
+
+
+# schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
+ge_Scalar = _Op("aten", 'ge', 'Scalar',
+    'ge.Scalar(Tensor self, Scalar other) -> Tensor',
+    ('self', 'other'), 2, tags=('pointwise', 'core'))
+_c_ge_Scalar = ge_Scalar._cache
+
+
+def _bind_ge_Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ge_Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge_Scalar, (self, other)) from None
+    _k = _c_ge_Scalar.get(ks)
+    if _k is None:
+        _k = ge_Scalar._fill(ks)
+    return _k(self, other)
+
+
+ge_Scalar._bind = _bind_ge_Scalar
+ge_Scalar._entry = _entry_ge_Scalar
+_aten._packet('ge')._add(ge_Scalar)
+
+
+# schema/native_functions.yaml: ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Scalar)
+ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
+    'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
+_c_ge_Scalar_out = ge_Scalar_out._cache
+
+
+def _bind_ge_Scalar_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_ge_Scalar_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge_Scalar_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ge_Scalar_out.get(ks)
+    if _k is None:
+        _k = ge_Scalar_out._fill(ks)
+    return _k(self, other, out)
+
+
+ge_Scalar_out._bind = _bind_ge_Scalar_out
+ge_Scalar_out._entry = _entry_ge_Scalar_out
+_aten._packet('ge')._add(ge_Scalar_out)
+
+
+# schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+eq__Tensor = _Op("aten", 'eq_', 'Tensor',
+    'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_eq__Tensor = eq__Tensor._cache
+
+
+def _bind_eq__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_eq__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_eq__Tensor.get(ks)
+    if _k is None:
+        _k = eq__Tensor._fill(ks)
+    return _k(self, other)
+
+
+eq__Tensor._bind = _bind_eq__Tensor
+eq__Tensor._entry = _entry_eq__Tensor
+_aten._packet('eq_')._add(eq__Tensor)
+
+
+# schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+eq__Scalar = _Op("aten", 'eq_', 'Scalar',
+    'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_eq__Scalar = eq__Scalar._cache
+
+
+def _bind_eq__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_eq__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(eq__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_eq__Scalar.get(ks)
+    if _k is None:
+        _k = eq__Scalar._fill(ks)
+    return _k(self, other)
+
+
+eq__Scalar._bind = _bind_eq__Scalar
+eq__Scalar._entry = _entry_eq__Scalar
+_aten._packet('eq_')._add(eq__Scalar)
+
+
+# schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+ne__Tensor = _Op("aten", 'ne_', 'Tensor',
+    'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ne__Tensor = ne__Tensor._cache
+
+
+def _bind_ne__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_ne__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ne__Tensor.get(ks)
+    if _k is None:
+        _k = ne__Tensor._fill(ks)
+    return _k(self, other)
+
+
+ne__Tensor._bind = _bind_ne__Tensor
+ne__Tensor._entry = _entry_ne__Tensor
+_aten._packet('ne_')._add(ne__Tensor)
+
+
+# schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+ne__Scalar = _Op("aten", 'ne_', 'Scalar',
+    'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ne__Scalar = ne__Scalar._cache
+
+
+def _bind_ne__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ne__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ne__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ne__Scalar.get(ks)
+    if _k is None:
+        _k = ne__Scalar._fill(ks)
+    return _k(self, other)
+
+
+ne__Scalar._bind = _bind_ne__Scalar
+ne__Scalar._entry = _entry_ne__Scalar
+_aten._packet('ne_')._add(ne__Scalar)
+
+
+# schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+lt__Tensor = _Op("aten", 'lt_', 'Tensor',
+    'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lt__Tensor = lt__Tensor._cache
+
+
+def _bind_lt__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_lt__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lt__Tensor.get(ks)
+    if _k is None:
+        _k = lt__Tensor._fill(ks)
+    return _k(self, other)
+
+
+lt__Tensor._bind = _bind_lt__Tensor
+lt__Tensor._entry = _entry_lt__Tensor
+_aten._packet('lt_')._add(lt__Tensor)
+
+
+# schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+lt__Scalar = _Op("aten", 'lt_', 'Scalar',
+    'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_lt__Scalar = lt__Scalar._cache
+
+
+def _bind_lt__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_lt__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lt__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_lt__Scalar.get(ks)
+    if _k is None:
+        _k = lt__Scalar._fill(ks)
+    return _k(self, other)
+
+
+lt__Scalar._bind = _bind_lt__Scalar
+lt__Scalar._entry = _entry_lt__Scalar
+_aten._packet('lt_')._add(lt__Scalar)
+
+
+# schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+le__Tensor = _Op("aten", 'le_', 'Tensor',
+    'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_le__Tensor = le__Tensor._cache
+
+
+def _bind_le__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_le__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_le__Tensor.get(ks)
+    if _k is None:
+        _k = le__Tensor._fill(ks)
+    return _k(self, other)
+
+
+le__Tensor._bind = _bind_le__Tensor
+le__Tensor._entry = _entry_le__Tensor
+_aten._packet('le_')._add(le__Tensor)
+
+
+# schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+le__Scalar = _Op("aten", 'le_', 'Scalar',
+    'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_le__Scalar = le__Scalar._cache
+
+
+def _bind_le__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_le__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(le__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_le__Scalar.get(ks)
+    if _k is None:
+        _k = le__Scalar._fill(ks)
+    return _k(self, other)
+
+
+le__Scalar._bind = _bind_le__Scalar
+le__Scalar._entry = _entry_le__Scalar
+_aten._packet('le_')._add(le__Scalar)
+
+
+# schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+gt__Tensor = _Op("aten", 'gt_', 'Tensor',
+    'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gt__Tensor = gt__Tensor._cache
+
+
+def _bind_gt__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_gt__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_gt__Tensor.get(ks)
+    if _k is None:
+        _k = gt__Tensor._fill(ks)
+    return _k(self, other)
+
+
+gt__Tensor._bind = _bind_gt__Tensor
+gt__Tensor._entry = _entry_gt__Tensor
+_aten._packet('gt_')._add(gt__Tensor)
+
+
+# schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+gt__Scalar = _Op("aten", 'gt_', 'Scalar',
+    'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_gt__Scalar = gt__Scalar._cache
+
+
+def _bind_gt__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_gt__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(gt__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_gt__Scalar.get(ks)
+    if _k is None:
+        _k = gt__Scalar._fill(ks)
+    return _k(self, other)
+
+
+gt__Scalar._bind = _bind_gt__Scalar
+gt__Scalar._entry = _entry_gt__Scalar
+_aten._packet('gt_')._add(gt__Scalar)
+
+
+# schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+ge__Tensor = _Op("aten", 'ge_', 'Tensor',
+    'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ge__Tensor = ge__Tensor._cache
+
+
+def _bind_ge__Tensor(self, other):
+    return (self, other)
+
+
+def _entry_ge__Tensor(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge__Tensor, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ge__Tensor.get(ks)
+    if _k is None:
+        _k = ge__Tensor._fill(ks)
+    return _k(self, other)
+
+
+ge__Tensor._bind = _bind_ge__Tensor
+ge__Tensor._entry = _entry_ge__Tensor
+_aten._packet('ge_')._add(ge__Tensor)
+
+
+# schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+ge__Scalar = _Op("aten", 'ge_', 'Scalar',
+    'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_ge__Scalar = ge__Scalar._cache
+
+
+def _bind_ge__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_ge__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ge__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ge__Scalar.get(ks)
+    if _k is None:
+        _k = ge__Scalar._fill(ks)
+    return _k(self, other)
+
+
+ge__Scalar._bind = _bind_ge__Scalar
+ge__Scalar._entry = _entry_ge__Scalar
+_aten._packet('ge_')._add(ge__Scalar)
+
+
+# schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
+    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_mode = div_Scalar_mode._cache
+
+
+def _bind_div_Scalar_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_div_Scalar_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_mode, (self, other, rounding_mode)) from None
+    _k = _c_div_Scalar_mode.get(ks)
+    if _k is None:
+        _k = div_Scalar_mode._fill(ks)
+    return _k(self, other, rounding_mode)
+
+
+div_Scalar_mode._bind = _bind_div_Scalar_mode
+div_Scalar_mode._entry = _entry_div_Scalar_mode
+_aten._packet('div')._add(div_Scalar_mode)
+
+
+# schema/native_functions.yaml: div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar_mode)
+div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
+    'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
+_c_div_Scalar_mode_out = div_Scalar_mode_out._cache
+
+
+def _bind_div_Scalar_mode_out(self, other, *, rounding_mode, out):
+    return (self, other, rounding_mode, out)
+
+
+def _entry_div_Scalar_mode_out(self, other, rounding_mode, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div_Scalar_mode_out, (self, other, rounding_mode, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_div_Scalar_mode_out.get(ks)
+    if _k is None:
+        _k = div_Scalar_mode_out._fill(ks)
+    return _k(self, other, rounding_mode, out)
+
+
+div_Scalar_mode_out._bind = _bind_div_Scalar_mode_out
+div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
+_aten._packet('div')._add(div_Scalar_mode_out)
+
+
+# schema/native_functions.yaml: div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+div__Scalar = _Op("aten", 'div_', 'Scalar',
+    'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
+    ('self', 'other'), 2, tags=('pointwise',))
+_c_div__Scalar = div__Scalar._cache
+
+
+def _bind_div__Scalar(self, other):
+    return (self, other)
+
+
+def _entry_div__Scalar(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div__Scalar, (self, other)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_div__Scalar.get(ks)
+    if _k is None:
+        _k = div__Scalar._fill(ks)
+    return _k(self, other)
+
+
+div__Scalar._bind = _bind_div__Scalar
+div__Scalar._entry = _entry_div__Scalar
+_aten._packet('div_')._add(div__Scalar)
+
+
+# schema/native_functions.yaml: div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
+div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
+    'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
+    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
+_c_div__Scalar_mode = div__Scalar_mode._cache
+
+
+def _bind_div__Scalar_mode(self, other, *, rounding_mode):
+    return (self, other, rounding_mode)
+
+
+def _entry_div__Scalar_mode(self, other, rounding_mode):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(div__Scalar_mode, (self, other, rounding_mode)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_div__Scalar_mode.get(ks)
+    if _k is None:
+        _k = div__Scalar_mode._fill(ks)
+    return _k(self, other, rounding_mode)
+
+
+div__Scalar_mode._bind = _bind_div__Scalar_mode
+div__Scalar_mode._entry = _entry_div__Scalar_mode
+_aten._packet('div_')._add(div__Scalar_mode)
+
+
+# schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+pow__Scalar = _Op("aten", 'pow_', 'Scalar',
+    'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
+    ('self', 'exponent'), 2, tags=('pointwise',))
+_c_pow__Scalar = pow__Scalar._cache
+
+
+def _bind_pow__Scalar(self, exponent):
+    return (self, exponent)
+
+
+def _entry_pow__Scalar(self, exponent):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(pow__Scalar, (self, exponent)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_pow__Scalar.get(ks)
+    if _k is None:
+        _k = pow__Scalar._fill(ks)
+    return _k(self, exponent)
+
+
+pow__Scalar._bind = _bind_pow__Scalar
+pow__Scalar._entry = _entry_pow__Scalar
+_aten._packet('pow_')._add(pow__Scalar)
+
+
+# schema/native_functions.yaml: where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
+    'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_ScalarSelf = where_ScalarSelf._cache
+
+
+def _bind_where_ScalarSelf(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_ScalarSelf(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_ScalarSelf, (condition, self, other)) from None
+    _k = _c_where_ScalarSelf.get(ks)
+    if _k is None:
+        _k = where_ScalarSelf._fill(ks)
+    return _k(condition, self, other)
+
+
+where_ScalarSelf._bind = _bind_where_ScalarSelf
+where_ScalarSelf._entry = _entry_where_ScalarSelf
+_aten._packet('where')._add(where_ScalarSelf)
+
+
+# schema/native_functions.yaml: where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
+    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_ScalarOther = where_ScalarOther._cache
+
+
+def _bind_where_ScalarOther(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_ScalarOther(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_ScalarOther, (condition, self, other)) from None
+    _k = _c_where_ScalarOther.get(ks)
+    if _k is None:
+        _k = where_ScalarOther._fill(ks)
+    return _k(condition, self, other)
+
+
+where_ScalarOther._bind = _bind_where_ScalarOther
+where_ScalarOther._entry = _entry_where_ScalarOther
+_aten._packet('where')._add(where_ScalarOther)
+
+
+# schema/native_functions.yaml: where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+where_Scalar = _Op("aten", 'where', 'Scalar',
+    'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
+    ('condition', 'self', 'other'), 3, tags=())
+_c_where_Scalar = where_Scalar._cache
+
+
+def _bind_where_Scalar(condition, self, other):
+    return (condition, self, other)
+
+
+def _entry_where_Scalar(condition, self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (condition._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(where_Scalar, (condition, self, other)) from None
+    _k = _c_where_Scalar.get(ks)
+    if _k is None:
+        _k = where_Scalar._fill(ks)
+    return _k(condition, self, other)
+
+
+where_Scalar._bind = _bind_where_Scalar
+where_Scalar._entry = _entry_where_Scalar
+_aten._packet('where')._add(where_Scalar)
+
+
 # schema/native_functions.yaml: neg(Tensor self) -> Tensor
 neg = _Op("aten", 'neg', 'default',
     'neg(Tensor self) -> Tensor',
@@ -3435,6 +6425,2672 @@ tanh_._entry = _entry_tanh_
 _aten._packet('tanh_')._add(tanh_)
 
 
+# schema/native_functions.yaml: exp2(Tensor self) -> Tensor
+exp2 = _Op("aten", 'exp2', 'default',
+    'exp2(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_exp2 = exp2._cache
+
+
+def _bind_exp2(self):
+    return (self,)
+
+
+def _entry_exp2(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exp2, (self,)) from None
+    _k = _c_exp2.get(ks)
+    if _k is None:
+        _k = exp2._fill(ks)
+    return _k(self)
+
+
+exp2._bind = _bind_exp2
+exp2._entry = _entry_exp2
+_aten._packet('exp2')._add(exp2)
+
+
+# schema/native_functions.yaml: exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp2)
+exp2_out = _Op("aten", 'exp2', 'out',
+    'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_exp2_out = exp2_out._cache
+
+
+def _bind_exp2_out(self, *, out):
+    return (self, out)
+
+
+def _entry_exp2_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exp2_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_exp2_out.get(ks)
+    if _k is None:
+        _k = exp2_out._fill(ks)
+    return _k(self, out)
+
+
+exp2_out._bind = _bind_exp2_out
+exp2_out._entry = _entry_exp2_out
+_aten._packet('exp2')._add(exp2_out)
+
+
+# schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!)
+exp2_ = _Op("aten", 'exp2_', 'default',
+    'exp2_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_exp2_ = exp2_._cache
+
+
+def _bind_exp2_(self):
+    return (self,)
+
+
+def _entry_exp2_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exp2_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_exp2_.get(ks)
+    if _k is None:
+        _k = exp2_._fill(ks)
+    return _k(self)
+
+
+exp2_._bind = _bind_exp2_
+exp2_._entry = _entry_exp2_
+_aten._packet('exp2_')._add(exp2_)
+
+
+# schema/native_functions.yaml: expm1(Tensor self) -> Tensor
+expm1 = _Op("aten", 'expm1', 'default',
+    'expm1(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_expm1 = expm1._cache
+
+
+def _bind_expm1(self):
+    return (self,)
+
+
+def _entry_expm1(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expm1, (self,)) from None
+    _k = _c_expm1.get(ks)
+    if _k is None:
+        _k = expm1._fill(ks)
+    return _k(self)
+
+
+expm1._bind = _bind_expm1
+expm1._entry = _entry_expm1
+_aten._packet('expm1')._add(expm1)
+
+
+# schema/native_functions.yaml: expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of expm1)
+expm1_out = _Op("aten", 'expm1', 'out',
+    'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_expm1_out = expm1_out._cache
+
+
+def _bind_expm1_out(self, *, out):
+    return (self, out)
+
+
+def _entry_expm1_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expm1_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_expm1_out.get(ks)
+    if _k is None:
+        _k = expm1_out._fill(ks)
+    return _k(self, out)
+
+
+expm1_out._bind = _bind_expm1_out
+expm1_out._entry = _entry_expm1_out
+_aten._packet('expm1')._add(expm1_out)
+
+
+# schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
+expm1_ = _Op("aten", 'expm1_', 'default',
+    'expm1_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_expm1_ = expm1_._cache
+
+
+def _bind_expm1_(self):
+    return (self,)
+
+
+def _entry_expm1_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(expm1_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_expm1_.get(ks)
+    if _k is None:
+        _k = expm1_._fill(ks)
+    return _k(self)
+
+
+expm1_._bind = _bind_expm1_
+expm1_._entry = _entry_expm1_
+_aten._packet('expm1_')._add(expm1_)
+
+
+# schema/native_functions.yaml: log2(Tensor self) -> Tensor
+log2 = _Op("aten", 'log2', 'default',
+    'log2(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_log2 = log2._cache
+
+
+def _bind_log2(self):
+    return (self,)
+
+
+def _entry_log2(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log2, (self,)) from None
+    _k = _c_log2.get(ks)
+    if _k is None:
+        _k = log2._fill(ks)
+    return _k(self)
+
+
+log2._bind = _bind_log2
+log2._entry = _entry_log2
+_aten._packet('log2')._add(log2)
+
+
+# schema/native_functions.yaml: log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log2)
+log2_out = _Op("aten", 'log2', 'out',
+    'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_log2_out = log2_out._cache
+
+
+def _bind_log2_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log2_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log2_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log2_out.get(ks)
+    if _k is None:
+        _k = log2_out._fill(ks)
+    return _k(self, out)
+
+
+log2_out._bind = _bind_log2_out
+log2_out._entry = _entry_log2_out
+_aten._packet('log2')._add(log2_out)
+
+
+# schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
+log2_ = _Op("aten", 'log2_', 'default',
+    'log2_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_log2_ = log2_._cache
+
+
+def _bind_log2_(self):
+    return (self,)
+
+
+def _entry_log2_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log2_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_log2_.get(ks)
+    if _k is None:
+        _k = log2_._fill(ks)
+    return _k(self)
+
+
+log2_._bind = _bind_log2_
+log2_._entry = _entry_log2_
+_aten._packet('log2_')._add(log2_)
+
+
+# schema/native_functions.yaml: log10(Tensor self) -> Tensor
+log10 = _Op("aten", 'log10', 'default',
+    'log10(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_log10 = log10._cache
+
+
+def _bind_log10(self):
+    return (self,)
+
+
+def _entry_log10(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log10, (self,)) from None
+    _k = _c_log10.get(ks)
+    if _k is None:
+        _k = log10._fill(ks)
+    return _k(self)
+
+
+log10._bind = _bind_log10
+log10._entry = _entry_log10
+_aten._packet('log10')._add(log10)
+
+
+# schema/native_functions.yaml: log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log10)
+log10_out = _Op("aten", 'log10', 'out',
+    'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_log10_out = log10_out._cache
+
+
+def _bind_log10_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log10_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log10_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log10_out.get(ks)
+    if _k is None:
+        _k = log10_out._fill(ks)
+    return _k(self, out)
+
+
+log10_out._bind = _bind_log10_out
+log10_out._entry = _entry_log10_out
+_aten._packet('log10')._add(log10_out)
+
+
+# schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
+log10_ = _Op("aten", 'log10_', 'default',
+    'log10_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_log10_ = log10_._cache
+
+
+def _bind_log10_(self):
+    return (self,)
+
+
+def _entry_log10_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log10_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_log10_.get(ks)
+    if _k is None:
+        _k = log10_._fill(ks)
+    return _k(self)
+
+
+log10_._bind = _bind_log10_
+log10_._entry = _entry_log10_
+_aten._packet('log10_')._add(log10_)
+
+
+# schema/native_functions.yaml: log1p(Tensor self) -> Tensor
+log1p = _Op("aten", 'log1p', 'default',
+    'log1p(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_log1p = log1p._cache
+
+
+def _bind_log1p(self):
+    return (self,)
+
+
+def _entry_log1p(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log1p, (self,)) from None
+    _k = _c_log1p.get(ks)
+    if _k is None:
+        _k = log1p._fill(ks)
+    return _k(self)
+
+
+log1p._bind = _bind_log1p
+log1p._entry = _entry_log1p
+_aten._packet('log1p')._add(log1p)
+
+
+# schema/native_functions.yaml: log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log1p)
+log1p_out = _Op("aten", 'log1p', 'out',
+    'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_log1p_out = log1p_out._cache
+
+
+def _bind_log1p_out(self, *, out):
+    return (self, out)
+
+
+def _entry_log1p_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log1p_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log1p_out.get(ks)
+    if _k is None:
+        _k = log1p_out._fill(ks)
+    return _k(self, out)
+
+
+log1p_out._bind = _bind_log1p_out
+log1p_out._entry = _entry_log1p_out
+_aten._packet('log1p')._add(log1p_out)
+
+
+# schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
+log1p_ = _Op("aten", 'log1p_', 'default',
+    'log1p_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_log1p_ = log1p_._cache
+
+
+def _bind_log1p_(self):
+    return (self,)
+
+
+def _entry_log1p_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log1p_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_log1p_.get(ks)
+    if _k is None:
+        _k = log1p_._fill(ks)
+    return _k(self)
+
+
+log1p_._bind = _bind_log1p_
+log1p_._entry = _entry_log1p_
+_aten._packet('log1p_')._add(log1p_)
+
+
+# schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
+sqrt = _Op("aten", 'sqrt', 'default',
+    'sqrt(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sqrt = sqrt._cache
+
+
+def _bind_sqrt(self):
+    return (self,)
+
+
+def _entry_sqrt(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sqrt, (self,)) from None
+    _k = _c_sqrt.get(ks)
+    if _k is None:
+        _k = sqrt._fill(ks)
+    return _k(self)
+
+
+sqrt._bind = _bind_sqrt
+sqrt._entry = _entry_sqrt
+_aten._packet('sqrt')._add(sqrt)
+
+
+# schema/native_functions.yaml: sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sqrt)
+sqrt_out = _Op("aten", 'sqrt', 'out',
+    'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sqrt_out = sqrt_out._cache
+
+
+def _bind_sqrt_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sqrt_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sqrt_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sqrt_out.get(ks)
+    if _k is None:
+        _k = sqrt_out._fill(ks)
+    return _k(self, out)
+
+
+sqrt_out._bind = _bind_sqrt_out
+sqrt_out._entry = _entry_sqrt_out
+_aten._packet('sqrt')._add(sqrt_out)
+
+
+# schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
+sqrt_ = _Op("aten", 'sqrt_', 'default',
+    'sqrt_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sqrt_ = sqrt_._cache
+
+
+def _bind_sqrt_(self):
+    return (self,)
+
+
+def _entry_sqrt_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sqrt_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sqrt_.get(ks)
+    if _k is None:
+        _k = sqrt_._fill(ks)
+    return _k(self)
+
+
+sqrt_._bind = _bind_sqrt_
+sqrt_._entry = _entry_sqrt_
+_aten._packet('sqrt_')._add(sqrt_)
+
+
+# schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
+rsqrt = _Op("aten", 'rsqrt', 'default',
+    'rsqrt(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_rsqrt = rsqrt._cache
+
+
+def _bind_rsqrt(self):
+    return (self,)
+
+
+def _entry_rsqrt(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsqrt, (self,)) from None
+    _k = _c_rsqrt.get(ks)
+    if _k is None:
+        _k = rsqrt._fill(ks)
+    return _k(self)
+
+
+rsqrt._bind = _bind_rsqrt
+rsqrt._entry = _entry_rsqrt
+_aten._packet('rsqrt')._add(rsqrt)
+
+
+# schema/native_functions.yaml: rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsqrt)
+rsqrt_out = _Op("aten", 'rsqrt', 'out',
+    'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_rsqrt_out = rsqrt_out._cache
+
+
+def _bind_rsqrt_out(self, *, out):
+    return (self, out)
+
+
+def _entry_rsqrt_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsqrt_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rsqrt_out.get(ks)
+    if _k is None:
+        _k = rsqrt_out._fill(ks)
+    return _k(self, out)
+
+
+rsqrt_out._bind = _bind_rsqrt_out
+rsqrt_out._entry = _entry_rsqrt_out
+_aten._packet('rsqrt')._add(rsqrt_out)
+
+
+# schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
+rsqrt_ = _Op("aten", 'rsqrt_', 'default',
+    'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_rsqrt_ = rsqrt_._cache
+
+
+def _bind_rsqrt_(self):
+    return (self,)
+
+
+def _entry_rsqrt_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rsqrt_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_rsqrt_.get(ks)
+    if _k is None:
+        _k = rsqrt_._fill(ks)
+    return _k(self)
+
+
+rsqrt_._bind = _bind_rsqrt_
+rsqrt_._entry = _entry_rsqrt_
+_aten._packet('rsqrt_')._add(rsqrt_)
+
+
+# schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
+reciprocal = _Op("aten", 'reciprocal', 'default',
+    'reciprocal(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_reciprocal = reciprocal._cache
+
+
+def _bind_reciprocal(self):
+    return (self,)
+
+
+def _entry_reciprocal(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(reciprocal, (self,)) from None
+    _k = _c_reciprocal.get(ks)
+    if _k is None:
+        _k = reciprocal._fill(ks)
+    return _k(self)
+
+
+reciprocal._bind = _bind_reciprocal
+reciprocal._entry = _entry_reciprocal
+_aten._packet('reciprocal')._add(reciprocal)
+
+
+# schema/native_functions.yaml: reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of reciprocal)
+reciprocal_out = _Op("aten", 'reciprocal', 'out',
+    'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_reciprocal_out = reciprocal_out._cache
+
+
+def _bind_reciprocal_out(self, *, out):
+    return (self, out)
+
+
+def _entry_reciprocal_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(reciprocal_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_reciprocal_out.get(ks)
+    if _k is None:
+        _k = reciprocal_out._fill(ks)
+    return _k(self, out)
+
+
+reciprocal_out._bind = _bind_reciprocal_out
+reciprocal_out._entry = _entry_reciprocal_out
+_aten._packet('reciprocal')._add(reciprocal_out)
+
+
+# schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
+reciprocal_ = _Op("aten", 'reciprocal_', 'default',
+    'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_reciprocal_ = reciprocal_._cache
+
+
+def _bind_reciprocal_(self):
+    return (self,)
+
+
+def _entry_reciprocal_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(reciprocal_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_reciprocal_.get(ks)
+    if _k is None:
+        _k = reciprocal_._fill(ks)
+    return _k(self)
+
+
+reciprocal_._bind = _bind_reciprocal_
+reciprocal_._entry = _entry_reciprocal_
+_aten._packet('reciprocal_')._add(reciprocal_)
+
+
+# schema/native_functions.yaml: sin(Tensor self) -> Tensor
+sin = _Op("aten", 'sin', 'default',
+    'sin(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sin = sin._cache
+
+
+def _bind_sin(self):
+    return (self,)
+
+
+def _entry_sin(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sin, (self,)) from None
+    _k = _c_sin.get(ks)
+    if _k is None:
+        _k = sin._fill(ks)
+    return _k(self)
+
+
+sin._bind = _bind_sin
+sin._entry = _entry_sin
+_aten._packet('sin')._add(sin)
+
+
+# schema/native_functions.yaml: sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sin)
+sin_out = _Op("aten", 'sin', 'out',
+    'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sin_out = sin_out._cache
+
+
+def _bind_sin_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sin_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sin_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sin_out.get(ks)
+    if _k is None:
+        _k = sin_out._fill(ks)
+    return _k(self, out)
+
+
+sin_out._bind = _bind_sin_out
+sin_out._entry = _entry_sin_out
+_aten._packet('sin')._add(sin_out)
+
+
+# schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
+sin_ = _Op("aten", 'sin_', 'default',
+    'sin_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sin_ = sin_._cache
+
+
+def _bind_sin_(self):
+    return (self,)
+
+
+def _entry_sin_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sin_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sin_.get(ks)
+    if _k is None:
+        _k = sin_._fill(ks)
+    return _k(self)
+
+
+sin_._bind = _bind_sin_
+sin_._entry = _entry_sin_
+_aten._packet('sin_')._add(sin_)
+
+
+# schema/native_functions.yaml: cos(Tensor self) -> Tensor
+cos = _Op("aten", 'cos', 'default',
+    'cos(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_cos = cos._cache
+
+
+def _bind_cos(self):
+    return (self,)
+
+
+def _entry_cos(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cos, (self,)) from None
+    _k = _c_cos.get(ks)
+    if _k is None:
+        _k = cos._fill(ks)
+    return _k(self)
+
+
+cos._bind = _bind_cos
+cos._entry = _entry_cos
+_aten._packet('cos')._add(cos)
+
+
+# schema/native_functions.yaml: cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cos)
+cos_out = _Op("aten", 'cos', 'out',
+    'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_cos_out = cos_out._cache
+
+
+def _bind_cos_out(self, *, out):
+    return (self, out)
+
+
+def _entry_cos_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cos_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cos_out.get(ks)
+    if _k is None:
+        _k = cos_out._fill(ks)
+    return _k(self, out)
+
+
+cos_out._bind = _bind_cos_out
+cos_out._entry = _entry_cos_out
+_aten._packet('cos')._add(cos_out)
+
+
+# schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
+cos_ = _Op("aten", 'cos_', 'default',
+    'cos_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_cos_ = cos_._cache
+
+
+def _bind_cos_(self):
+    return (self,)
+
+
+def _entry_cos_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cos_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cos_.get(ks)
+    if _k is None:
+        _k = cos_._fill(ks)
+    return _k(self)
+
+
+cos_._bind = _bind_cos_
+cos_._entry = _entry_cos_
+_aten._packet('cos_')._add(cos_)
+
+
+# schema/native_functions.yaml: tan(Tensor self) -> Tensor
+tan = _Op("aten", 'tan', 'default',
+    'tan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_tan = tan._cache
+
+
+def _bind_tan(self):
+    return (self,)
+
+
+def _entry_tan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tan, (self,)) from None
+    _k = _c_tan.get(ks)
+    if _k is None:
+        _k = tan._fill(ks)
+    return _k(self)
+
+
+tan._bind = _bind_tan
+tan._entry = _entry_tan
+_aten._packet('tan')._add(tan)
+
+
+# schema/native_functions.yaml: tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tan)
+tan_out = _Op("aten", 'tan', 'out',
+    'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_tan_out = tan_out._cache
+
+
+def _bind_tan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_tan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_tan_out.get(ks)
+    if _k is None:
+        _k = tan_out._fill(ks)
+    return _k(self, out)
+
+
+tan_out._bind = _bind_tan_out
+tan_out._entry = _entry_tan_out
+_aten._packet('tan')._add(tan_out)
+
+
+# schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
+tan_ = _Op("aten", 'tan_', 'default',
+    'tan_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_tan_ = tan_._cache
+
+
+def _bind_tan_(self):
+    return (self,)
+
+
+def _entry_tan_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(tan_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_tan_.get(ks)
+    if _k is None:
+        _k = tan_._fill(ks)
+    return _k(self)
+
+
+tan_._bind = _bind_tan_
+tan_._entry = _entry_tan_
+_aten._packet('tan_')._add(tan_)
+
+
+# schema/native_functions.yaml: asin(Tensor self) -> Tensor
+asin = _Op("aten", 'asin', 'default',
+    'asin(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_asin = asin._cache
+
+
+def _bind_asin(self):
+    return (self,)
+
+
+def _entry_asin(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asin, (self,)) from None
+    _k = _c_asin.get(ks)
+    if _k is None:
+        _k = asin._fill(ks)
+    return _k(self)
+
+
+asin._bind = _bind_asin
+asin._entry = _entry_asin
+_aten._packet('asin')._add(asin)
+
+
+# schema/native_functions.yaml: asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asin)
+asin_out = _Op("aten", 'asin', 'out',
+    'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_asin_out = asin_out._cache
+
+
+def _bind_asin_out(self, *, out):
+    return (self, out)
+
+
+def _entry_asin_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asin_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_asin_out.get(ks)
+    if _k is None:
+        _k = asin_out._fill(ks)
+    return _k(self, out)
+
+
+asin_out._bind = _bind_asin_out
+asin_out._entry = _entry_asin_out
+_aten._packet('asin')._add(asin_out)
+
+
+# schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
+asin_ = _Op("aten", 'asin_', 'default',
+    'asin_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_asin_ = asin_._cache
+
+
+def _bind_asin_(self):
+    return (self,)
+
+
+def _entry_asin_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(asin_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_asin_.get(ks)
+    if _k is None:
+        _k = asin_._fill(ks)
+    return _k(self)
+
+
+asin_._bind = _bind_asin_
+asin_._entry = _entry_asin_
+_aten._packet('asin_')._add(asin_)
+
+
+# schema/native_functions.yaml: acos(Tensor self) -> Tensor
+acos = _Op("aten", 'acos', 'default',
+    'acos(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_acos = acos._cache
+
+
+def _bind_acos(self):
+    return (self,)
+
+
+def _entry_acos(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acos, (self,)) from None
+    _k = _c_acos.get(ks)
+    if _k is None:
+        _k = acos._fill(ks)
+    return _k(self)
+
+
+acos._bind = _bind_acos
+acos._entry = _entry_acos
+_aten._packet('acos')._add(acos)
+
+
+# schema/native_functions.yaml: acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acos)
+acos_out = _Op("aten", 'acos', 'out',
+    'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_acos_out = acos_out._cache
+
+
+def _bind_acos_out(self, *, out):
+    return (self, out)
+
+
+def _entry_acos_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acos_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_acos_out.get(ks)
+    if _k is None:
+        _k = acos_out._fill(ks)
+    return _k(self, out)
+
+
+acos_out._bind = _bind_acos_out
+acos_out._entry = _entry_acos_out
+_aten._packet('acos')._add(acos_out)
+
+
+# schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
+acos_ = _Op("aten", 'acos_', 'default',
+    'acos_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_acos_ = acos_._cache
+
+
+def _bind_acos_(self):
+    return (self,)
+
+
+def _entry_acos_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(acos_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_acos_.get(ks)
+    if _k is None:
+        _k = acos_._fill(ks)
+    return _k(self)
+
+
+acos_._bind = _bind_acos_
+acos_._entry = _entry_acos_
+_aten._packet('acos_')._add(acos_)
+
+
+# schema/native_functions.yaml: atan(Tensor self) -> Tensor
+atan = _Op("aten", 'atan', 'default',
+    'atan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_atan = atan._cache
+
+
+def _bind_atan(self):
+    return (self,)
+
+
+def _entry_atan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan, (self,)) from None
+    _k = _c_atan.get(ks)
+    if _k is None:
+        _k = atan._fill(ks)
+    return _k(self)
+
+
+atan._bind = _bind_atan
+atan._entry = _entry_atan
+_aten._packet('atan')._add(atan)
+
+
+# schema/native_functions.yaml: atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan)
+atan_out = _Op("aten", 'atan', 'out',
+    'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_atan_out = atan_out._cache
+
+
+def _bind_atan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_atan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_atan_out.get(ks)
+    if _k is None:
+        _k = atan_out._fill(ks)
+    return _k(self, out)
+
+
+atan_out._bind = _bind_atan_out
+atan_out._entry = _entry_atan_out
+_aten._packet('atan')._add(atan_out)
+
+
+# schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
+atan_ = _Op("aten", 'atan_', 'default',
+    'atan_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_atan_ = atan_._cache
+
+
+def _bind_atan_(self):
+    return (self,)
+
+
+def _entry_atan_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(atan_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_atan_.get(ks)
+    if _k is None:
+        _k = atan_._fill(ks)
+    return _k(self)
+
+
+atan_._bind = _bind_atan_
+atan_._entry = _entry_atan_
+_aten._packet('atan_')._add(atan_)
+
+
+# schema/native_functions.yaml: sinh(Tensor self) -> Tensor
+sinh = _Op("aten", 'sinh', 'default',
+    'sinh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sinh = sinh._cache
+
+
+def _bind_sinh(self):
+    return (self,)
+
+
+def _entry_sinh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinh, (self,)) from None
+    _k = _c_sinh.get(ks)
+    if _k is None:
+        _k = sinh._fill(ks)
+    return _k(self)
+
+
+sinh._bind = _bind_sinh
+sinh._entry = _entry_sinh
+_aten._packet('sinh')._add(sinh)
+
+
+# schema/native_functions.yaml: sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinh)
+sinh_out = _Op("aten", 'sinh', 'out',
+    'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sinh_out = sinh_out._cache
+
+
+def _bind_sinh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sinh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sinh_out.get(ks)
+    if _k is None:
+        _k = sinh_out._fill(ks)
+    return _k(self, out)
+
+
+sinh_out._bind = _bind_sinh_out
+sinh_out._entry = _entry_sinh_out
+_aten._packet('sinh')._add(sinh_out)
+
+
+# schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
+sinh_ = _Op("aten", 'sinh_', 'default',
+    'sinh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sinh_ = sinh_._cache
+
+
+def _bind_sinh_(self):
+    return (self,)
+
+
+def _entry_sinh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sinh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sinh_.get(ks)
+    if _k is None:
+        _k = sinh_._fill(ks)
+    return _k(self)
+
+
+sinh_._bind = _bind_sinh_
+sinh_._entry = _entry_sinh_
+_aten._packet('sinh_')._add(sinh_)
+
+
+# schema/native_functions.yaml: cosh(Tensor self) -> Tensor
+cosh = _Op("aten", 'cosh', 'default',
+    'cosh(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_cosh = cosh._cache
+
+
+def _bind_cosh(self):
+    return (self,)
+
+
+def _entry_cosh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cosh, (self,)) from None
+    _k = _c_cosh.get(ks)
+    if _k is None:
+        _k = cosh._fill(ks)
+    return _k(self)
+
+
+cosh._bind = _bind_cosh
+cosh._entry = _entry_cosh
+_aten._packet('cosh')._add(cosh)
+
+
+# schema/native_functions.yaml: cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cosh)
+cosh_out = _Op("aten", 'cosh', 'out',
+    'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_cosh_out = cosh_out._cache
+
+
+def _bind_cosh_out(self, *, out):
+    return (self, out)
+
+
+def _entry_cosh_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cosh_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cosh_out.get(ks)
+    if _k is None:
+        _k = cosh_out._fill(ks)
+    return _k(self, out)
+
+
+cosh_out._bind = _bind_cosh_out
+cosh_out._entry = _entry_cosh_out
+_aten._packet('cosh')._add(cosh_out)
+
+
+# schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
+cosh_ = _Op("aten", 'cosh_', 'default',
+    'cosh_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_cosh_ = cosh_._cache
+
+
+def _bind_cosh_(self):
+    return (self,)
+
+
+def _entry_cosh_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cosh_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cosh_.get(ks)
+    if _k is None:
+        _k = cosh_._fill(ks)
+    return _k(self)
+
+
+cosh_._bind = _bind_cosh_
+cosh_._entry = _entry_cosh_
+_aten._packet('cosh_')._add(cosh_)
+
+
+# schema/native_functions.yaml: erf(Tensor self) -> Tensor
+erf = _Op("aten", 'erf', 'default',
+    'erf(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_erf = erf._cache
+
+
+def _bind_erf(self):
+    return (self,)
+
+
+def _entry_erf(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erf, (self,)) from None
+    _k = _c_erf.get(ks)
+    if _k is None:
+        _k = erf._fill(ks)
+    return _k(self)
+
+
+erf._bind = _bind_erf
+erf._entry = _entry_erf
+_aten._packet('erf')._add(erf)
+
+
+# schema/native_functions.yaml: erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erf)
+erf_out = _Op("aten", 'erf', 'out',
+    'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_erf_out = erf_out._cache
+
+
+def _bind_erf_out(self, *, out):
+    return (self, out)
+
+
+def _entry_erf_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erf_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_erf_out.get(ks)
+    if _k is None:
+        _k = erf_out._fill(ks)
+    return _k(self, out)
+
+
+erf_out._bind = _bind_erf_out
+erf_out._entry = _entry_erf_out
+_aten._packet('erf')._add(erf_out)
+
+
+# schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
+erf_ = _Op("aten", 'erf_', 'default',
+    'erf_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_erf_ = erf_._cache
+
+
+def _bind_erf_(self):
+    return (self,)
+
+
+def _entry_erf_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(erf_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_erf_.get(ks)
+    if _k is None:
+        _k = erf_._fill(ks)
+    return _k(self)
+
+
+erf_._bind = _bind_erf_
+erf_._entry = _entry_erf_
+_aten._packet('erf_')._add(erf_)
+
+
+# schema/native_functions.yaml: abs(Tensor self) -> Tensor
+abs = _Op("aten", 'abs', 'default',
+    'abs(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_abs = abs._cache
+
+
+def _bind_abs(self):
+    return (self,)
+
+
+def _entry_abs(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(abs, (self,)) from None
+    _k = _c_abs.get(ks)
+    if _k is None:
+        _k = abs._fill(ks)
+    return _k(self)
+
+
+abs._bind = _bind_abs
+abs._entry = _entry_abs
+_aten._packet('abs')._add(abs)
+
+
+# schema/native_functions.yaml: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of abs)
+abs_out = _Op("aten", 'abs', 'out',
+    'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_abs_out = abs_out._cache
+
+
+def _bind_abs_out(self, *, out):
+    return (self, out)
+
+
+def _entry_abs_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(abs_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_abs_out.get(ks)
+    if _k is None:
+        _k = abs_out._fill(ks)
+    return _k(self, out)
+
+
+abs_out._bind = _bind_abs_out
+abs_out._entry = _entry_abs_out
+_aten._packet('abs')._add(abs_out)
+
+
+# schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
+abs_ = _Op("aten", 'abs_', 'default',
+    'abs_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_abs_ = abs_._cache
+
+
+def _bind_abs_(self):
+    return (self,)
+
+
+def _entry_abs_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(abs_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_abs_.get(ks)
+    if _k is None:
+        _k = abs_._fill(ks)
+    return _k(self)
+
+
+abs_._bind = _bind_abs_
+abs_._entry = _entry_abs_
+_aten._packet('abs_')._add(abs_)
+
+
+# schema/native_functions.yaml: floor(Tensor self) -> Tensor
+floor = _Op("aten", 'floor', 'default',
+    'floor(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_floor = floor._cache
+
+
+def _bind_floor(self):
+    return (self,)
+
+
+def _entry_floor(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor, (self,)) from None
+    _k = _c_floor.get(ks)
+    if _k is None:
+        _k = floor._fill(ks)
+    return _k(self)
+
+
+floor._bind = _bind_floor
+floor._entry = _entry_floor
+_aten._packet('floor')._add(floor)
+
+
+# schema/native_functions.yaml: floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor)
+floor_out = _Op("aten", 'floor', 'out',
+    'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_floor_out = floor_out._cache
+
+
+def _bind_floor_out(self, *, out):
+    return (self, out)
+
+
+def _entry_floor_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_floor_out.get(ks)
+    if _k is None:
+        _k = floor_out._fill(ks)
+    return _k(self, out)
+
+
+floor_out._bind = _bind_floor_out
+floor_out._entry = _entry_floor_out
+_aten._packet('floor')._add(floor_out)
+
+
+# schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
+floor_ = _Op("aten", 'floor_', 'default',
+    'floor_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_floor_ = floor_._cache
+
+
+def _bind_floor_(self):
+    return (self,)
+
+
+def _entry_floor_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(floor_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_floor_.get(ks)
+    if _k is None:
+        _k = floor_._fill(ks)
+    return _k(self)
+
+
+floor_._bind = _bind_floor_
+floor_._entry = _entry_floor_
+_aten._packet('floor_')._add(floor_)
+
+
+# schema/native_functions.yaml: ceil(Tensor self) -> Tensor
+ceil = _Op("aten", 'ceil', 'default',
+    'ceil(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_ceil = ceil._cache
+
+
+def _bind_ceil(self):
+    return (self,)
+
+
+def _entry_ceil(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ceil, (self,)) from None
+    _k = _c_ceil.get(ks)
+    if _k is None:
+        _k = ceil._fill(ks)
+    return _k(self)
+
+
+ceil._bind = _bind_ceil
+ceil._entry = _entry_ceil
+_aten._packet('ceil')._add(ceil)
+
+
+# schema/native_functions.yaml: ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of ceil)
+ceil_out = _Op("aten", 'ceil', 'out',
+    'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_ceil_out = ceil_out._cache
+
+
+def _bind_ceil_out(self, *, out):
+    return (self, out)
+
+
+def _entry_ceil_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ceil_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ceil_out.get(ks)
+    if _k is None:
+        _k = ceil_out._fill(ks)
+    return _k(self, out)
+
+
+ceil_out._bind = _bind_ceil_out
+ceil_out._entry = _entry_ceil_out
+_aten._packet('ceil')._add(ceil_out)
+
+
+# schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
+ceil_ = _Op("aten", 'ceil_', 'default',
+    'ceil_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_ceil_ = ceil_._cache
+
+
+def _bind_ceil_(self):
+    return (self,)
+
+
+def _entry_ceil_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ceil_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_ceil_.get(ks)
+    if _k is None:
+        _k = ceil_._fill(ks)
+    return _k(self)
+
+
+ceil_._bind = _bind_ceil_
+ceil_._entry = _entry_ceil_
+_aten._packet('ceil_')._add(ceil_)
+
+
+# schema/native_functions.yaml: round(Tensor self) -> Tensor
+round = _Op("aten", 'round', 'default',
+    'round(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_round = round._cache
+
+
+def _bind_round(self):
+    return (self,)
+
+
+def _entry_round(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round, (self,)) from None
+    _k = _c_round.get(ks)
+    if _k is None:
+        _k = round._fill(ks)
+    return _k(self)
+
+
+round._bind = _bind_round
+round._entry = _entry_round
+_aten._packet('round')._add(round)
+
+
+# schema/native_functions.yaml: round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of round)
+round_out = _Op("aten", 'round', 'out',
+    'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_round_out = round_out._cache
+
+
+def _bind_round_out(self, *, out):
+    return (self, out)
+
+
+def _entry_round_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_round_out.get(ks)
+    if _k is None:
+        _k = round_out._fill(ks)
+    return _k(self, out)
+
+
+round_out._bind = _bind_round_out
+round_out._entry = _entry_round_out
+_aten._packet('round')._add(round_out)
+
+
+# schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor
+round_decimals = _Op("aten", 'round', 'decimals',
+    'round.decimals(Tensor self, *, int decimals) -> Tensor',
+    ('self', 'decimals'), 1, tags=('pointwise',))
+_c_round_decimals = round_decimals._cache
+
+
+def _bind_round_decimals(self, *, decimals):
+    return (self, decimals)
+
+
+def _entry_round_decimals(self, decimals):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_decimals, (self, decimals)) from None
+    _k = _c_round_decimals.get(ks)
+    if _k is None:
+        _k = round_decimals._fill(ks)
+    return _k(self, decimals)
+
+
+round_decimals._bind = _bind_round_decimals
+round_decimals._entry = _entry_round_decimals
+_aten._packet('round')._add(round_decimals)
+
+
+# schema/native_functions.yaml: round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!) (autogen of round.decimals)
+round_decimals_out = _Op("aten", 'round', 'decimals_out',
+    'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'decimals', 'out'), 1, tags=('pointwise',))
+_c_round_decimals_out = round_decimals_out._cache
+
+
+def _bind_round_decimals_out(self, *, decimals, out):
+    return (self, decimals, out)
+
+
+def _entry_round_decimals_out(self, decimals, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_decimals_out, (self, decimals, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_round_decimals_out.get(ks)
+    if _k is None:
+        _k = round_decimals_out._fill(ks)
+    return _k(self, decimals, out)
+
+
+round_decimals_out._bind = _bind_round_decimals_out
+round_decimals_out._entry = _entry_round_decimals_out
+_aten._packet('round')._add(round_decimals_out)
+
+
+# schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
+round_ = _Op("aten", 'round_', 'default',
+    'round_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_round_ = round_._cache
+
+
+def _bind_round_(self):
+    return (self,)
+
+
+def _entry_round_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_round_.get(ks)
+    if _k is None:
+        _k = round_._fill(ks)
+    return _k(self)
+
+
+round_._bind = _bind_round_
+round_._entry = _entry_round_
+_aten._packet('round_')._add(round_)
+
+
+# schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+round__decimals = _Op("aten", 'round_', 'decimals',
+    'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
+    ('self', 'decimals'), 1, tags=('pointwise',))
+_c_round__decimals = round__decimals._cache
+
+
+def _bind_round__decimals(self, *, decimals):
+    return (self, decimals)
+
+
+def _entry_round__decimals(self, decimals):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(round__decimals, (self, decimals)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_round__decimals.get(ks)
+    if _k is None:
+        _k = round__decimals._fill(ks)
+    return _k(self, decimals)
+
+
+round__decimals._bind = _bind_round__decimals
+round__decimals._entry = _entry_round__decimals
+_aten._packet('round_')._add(round__decimals)
+
+
+# schema/native_functions.yaml: trunc(Tensor self) -> Tensor
+trunc = _Op("aten", 'trunc', 'default',
+    'trunc(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_trunc = trunc._cache
+
+
+def _bind_trunc(self):
+    return (self,)
+
+
+def _entry_trunc(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trunc, (self,)) from None
+    _k = _c_trunc.get(ks)
+    if _k is None:
+        _k = trunc._fill(ks)
+    return _k(self)
+
+
+trunc._bind = _bind_trunc
+trunc._entry = _entry_trunc
+_aten._packet('trunc')._add(trunc)
+
+
+# schema/native_functions.yaml: trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of trunc)
+trunc_out = _Op("aten", 'trunc', 'out',
+    'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_trunc_out = trunc_out._cache
+
+
+def _bind_trunc_out(self, *, out):
+    return (self, out)
+
+
+def _entry_trunc_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trunc_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_trunc_out.get(ks)
+    if _k is None:
+        _k = trunc_out._fill(ks)
+    return _k(self, out)
+
+
+trunc_out._bind = _bind_trunc_out
+trunc_out._entry = _entry_trunc_out
+_aten._packet('trunc')._add(trunc_out)
+
+
+# schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
+trunc_ = _Op("aten", 'trunc_', 'default',
+    'trunc_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_trunc_ = trunc_._cache
+
+
+def _bind_trunc_(self):
+    return (self,)
+
+
+def _entry_trunc_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(trunc_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_trunc_.get(ks)
+    if _k is None:
+        _k = trunc_._fill(ks)
+    return _k(self)
+
+
+trunc_._bind = _bind_trunc_
+trunc_._entry = _entry_trunc_
+_aten._packet('trunc_')._add(trunc_)
+
+
+# schema/native_functions.yaml: frac(Tensor self) -> Tensor
+frac = _Op("aten", 'frac', 'default',
+    'frac(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_frac = frac._cache
+
+
+def _bind_frac(self):
+    return (self,)
+
+
+def _entry_frac(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frac, (self,)) from None
+    _k = _c_frac.get(ks)
+    if _k is None:
+        _k = frac._fill(ks)
+    return _k(self)
+
+
+frac._bind = _bind_frac
+frac._entry = _entry_frac
+_aten._packet('frac')._add(frac)
+
+
+# schema/native_functions.yaml: frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of frac)
+frac_out = _Op("aten", 'frac', 'out',
+    'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_frac_out = frac_out._cache
+
+
+def _bind_frac_out(self, *, out):
+    return (self, out)
+
+
+def _entry_frac_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frac_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_frac_out.get(ks)
+    if _k is None:
+        _k = frac_out._fill(ks)
+    return _k(self, out)
+
+
+frac_out._bind = _bind_frac_out
+frac_out._entry = _entry_frac_out
+_aten._packet('frac')._add(frac_out)
+
+
+# schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
+frac_ = _Op("aten", 'frac_', 'default',
+    'frac_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_frac_ = frac_._cache
+
+
+def _bind_frac_(self):
+    return (self,)
+
+
+def _entry_frac_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(frac_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_frac_.get(ks)
+    if _k is None:
+        _k = frac_._fill(ks)
+    return _k(self)
+
+
+frac_._bind = _bind_frac_
+frac_._entry = _entry_frac_
+_aten._packet('frac_')._add(frac_)
+
+
+# schema/native_functions.yaml: sign(Tensor self) -> Tensor
+sign = _Op("aten", 'sign', 'default',
+    'sign(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_sign = sign._cache
+
+
+def _bind_sign(self):
+    return (self,)
+
+
+def _entry_sign(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sign, (self,)) from None
+    _k = _c_sign.get(ks)
+    if _k is None:
+        _k = sign._fill(ks)
+    return _k(self)
+
+
+sign._bind = _bind_sign
+sign._entry = _entry_sign
+_aten._packet('sign')._add(sign)
+
+
+# schema/native_functions.yaml: sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sign)
+sign_out = _Op("aten", 'sign', 'out',
+    'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_sign_out = sign_out._cache
+
+
+def _bind_sign_out(self, *, out):
+    return (self, out)
+
+
+def _entry_sign_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sign_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_sign_out.get(ks)
+    if _k is None:
+        _k = sign_out._fill(ks)
+    return _k(self, out)
+
+
+sign_out._bind = _bind_sign_out
+sign_out._entry = _entry_sign_out
+_aten._packet('sign')._add(sign_out)
+
+
+# schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!)
+sign_ = _Op("aten", 'sign_', 'default',
+    'sign_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_sign_ = sign_._cache
+
+
+def _bind_sign_(self):
+    return (self,)
+
+
+def _entry_sign_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(sign_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_sign_.get(ks)
+    if _k is None:
+        _k = sign_._fill(ks)
+    return _k(self)
+
+
+sign_._bind = _bind_sign_
+sign_._entry = _entry_sign_
+_aten._packet('sign_')._add(sign_)
+
+
+# schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
+logical_not = _Op("aten", 'logical_not', 'default',
+    'logical_not(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_logical_not = logical_not._cache
+
+
+def _bind_logical_not(self):
+    return (self,)
+
+
+def _entry_logical_not(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_not, (self,)) from None
+    _k = _c_logical_not.get(ks)
+    if _k is None:
+        _k = logical_not._fill(ks)
+    return _k(self)
+
+
+logical_not._bind = _bind_logical_not
+logical_not._entry = _entry_logical_not
+_aten._packet('logical_not')._add(logical_not)
+
+
+# schema/native_functions.yaml: logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_not)
+logical_not_out = _Op("aten", 'logical_not', 'out',
+    'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_logical_not_out = logical_not_out._cache
+
+
+def _bind_logical_not_out(self, *, out):
+    return (self, out)
+
+
+def _entry_logical_not_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_not_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logical_not_out.get(ks)
+    if _k is None:
+        _k = logical_not_out._fill(ks)
+    return _k(self, out)
+
+
+logical_not_out._bind = _bind_logical_not_out
+logical_not_out._entry = _entry_logical_not_out
+_aten._packet('logical_not')._add(logical_not_out)
+
+
+# schema/native_functions.yaml: logical_not_(Tensor(a!) self) -> Tensor(a!)
+logical_not_ = _Op("aten", 'logical_not_', 'default',
+    'logical_not_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_logical_not_ = logical_not_._cache
+
+
+def _bind_logical_not_(self):
+    return (self,)
+
+
+def _entry_logical_not_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logical_not_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_logical_not_.get(ks)
+    if _k is None:
+        _k = logical_not_._fill(ks)
+    return _k(self)
+
+
+logical_not_._bind = _bind_logical_not_
+logical_not_._entry = _entry_logical_not_
+_aten._packet('logical_not_')._add(logical_not_)
+
+
+# schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
+bitwise_not = _Op("aten", 'bitwise_not', 'default',
+    'bitwise_not(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_bitwise_not = bitwise_not._cache
+
+
+def _bind_bitwise_not(self):
+    return (self,)
+
+
+def _entry_bitwise_not(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_not, (self,)) from None
+    _k = _c_bitwise_not.get(ks)
+    if _k is None:
+        _k = bitwise_not._fill(ks)
+    return _k(self)
+
+
+bitwise_not._bind = _bind_bitwise_not
+bitwise_not._entry = _entry_bitwise_not
+_aten._packet('bitwise_not')._add(bitwise_not)
+
+
+# schema/native_functions.yaml: bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_not)
+bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
+    'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_bitwise_not_out = bitwise_not_out._cache
+
+
+def _bind_bitwise_not_out(self, *, out):
+    return (self, out)
+
+
+def _entry_bitwise_not_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_not_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bitwise_not_out.get(ks)
+    if _k is None:
+        _k = bitwise_not_out._fill(ks)
+    return _k(self, out)
+
+
+bitwise_not_out._bind = _bind_bitwise_not_out
+bitwise_not_out._entry = _entry_bitwise_not_out
+_aten._packet('bitwise_not')._add(bitwise_not_out)
+
+
+# schema/native_functions.yaml: bitwise_not_(Tensor(a!) self) -> Tensor(a!)
+bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
+    'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('pointwise',))
+_c_bitwise_not_ = bitwise_not_._cache
+
+
+def _bind_bitwise_not_(self):
+    return (self,)
+
+
+def _entry_bitwise_not_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bitwise_not_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_bitwise_not_.get(ks)
+    if _k is None:
+        _k = bitwise_not_._fill(ks)
+    return _k(self)
+
+
+bitwise_not_._bind = _bind_bitwise_not_
+bitwise_not_._entry = _entry_bitwise_not_
+_aten._packet('bitwise_not_')._add(bitwise_not_)
+
+
+# schema/native_functions.yaml: isnan(Tensor self) -> Tensor
+isnan = _Op("aten", 'isnan', 'default',
+    'isnan(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_isnan = isnan._cache
+
+
+def _bind_isnan(self):
+    return (self,)
+
+
+def _entry_isnan(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isnan, (self,)) from None
+    _k = _c_isnan.get(ks)
+    if _k is None:
+        _k = isnan._fill(ks)
+    return _k(self)
+
+
+isnan._bind = _bind_isnan
+isnan._entry = _entry_isnan
+_aten._packet('isnan')._add(isnan)
+
+
+# schema/native_functions.yaml: isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isnan)
+isnan_out = _Op("aten", 'isnan', 'out',
+    'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_isnan_out = isnan_out._cache
+
+
+def _bind_isnan_out(self, *, out):
+    return (self, out)
+
+
+def _entry_isnan_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isnan_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_isnan_out.get(ks)
+    if _k is None:
+        _k = isnan_out._fill(ks)
+    return _k(self, out)
+
+
+isnan_out._bind = _bind_isnan_out
+isnan_out._entry = _entry_isnan_out
+_aten._packet('isnan')._add(isnan_out)
+
+
+# schema/native_functions.yaml: isinf(Tensor self) -> Tensor
+isinf = _Op("aten", 'isinf', 'default',
+    'isinf(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise', 'core'))
+_c_isinf = isinf._cache
+
+
+def _bind_isinf(self):
+    return (self,)
+
+
+def _entry_isinf(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isinf, (self,)) from None
+    _k = _c_isinf.get(ks)
+    if _k is None:
+        _k = isinf._fill(ks)
+    return _k(self)
+
+
+isinf._bind = _bind_isinf
+isinf._entry = _entry_isinf
+_aten._packet('isinf')._add(isinf)
+
+
+# schema/native_functions.yaml: isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isinf)
+isinf_out = _Op("aten", 'isinf', 'out',
+    'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise', 'core'))
+_c_isinf_out = isinf_out._cache
+
+
+def _bind_isinf_out(self, *, out):
+    return (self, out)
+
+
+def _entry_isinf_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isinf_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_isinf_out.get(ks)
+    if _k is None:
+        _k = isinf_out._fill(ks)
+    return _k(self, out)
+
+
+isinf_out._bind = _bind_isinf_out
+isinf_out._entry = _entry_isinf_out
+_aten._packet('isinf')._add(isinf_out)
+
+
+# schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
+isfinite = _Op("aten", 'isfinite', 'default',
+    'isfinite(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_isfinite = isfinite._cache
+
+
+def _bind_isfinite(self):
+    return (self,)
+
+
+def _entry_isfinite(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(isfinite, (self,)) from None
+    _k = _c_isfinite.get(ks)
+    if _k is None:
+        _k = isfinite._fill(ks)
+    return _k(self)
+
+
+isfinite._bind = _bind_isfinite
+isfinite._entry = _entry_isfinite
+_aten._packet('isfinite')._add(isfinite)
+
+
+# schema/native_functions.yaml: signbit(Tensor self) -> Tensor
+signbit = _Op("aten", 'signbit', 'default',
+    'signbit(Tensor self) -> Tensor',
+    ('self',), 1, tags=('pointwise',))
+_c_signbit = signbit._cache
+
+
+def _bind_signbit(self):
+    return (self,)
+
+
+def _entry_signbit(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(signbit, (self,)) from None
+    _k = _c_signbit.get(ks)
+    if _k is None:
+        _k = signbit._fill(ks)
+    return _k(self)
+
+
+signbit._bind = _bind_signbit
+signbit._entry = _entry_signbit
+_aten._packet('signbit')._add(signbit)
+
+
+# schema/native_functions.yaml: signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of signbit)
+signbit_out = _Op("aten", 'signbit', 'out',
+    'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=('pointwise',))
+_c_signbit_out = signbit_out._cache
+
+
+def _bind_signbit_out(self, *, out):
+    return (self, out)
+
+
+def _entry_signbit_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(signbit_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_signbit_out.get(ks)
+    if _k is None:
+        _k = signbit_out._fill(ks)
+    return _k(self, out)
+
+
+signbit_out._bind = _bind_signbit_out
+signbit_out._entry = _entry_signbit_out
+_aten._packet('signbit')._add(signbit_out)
+
+
+# schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+nan_to_num = _Op("aten", 'nan_to_num', 'default',
+    'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
+    ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
+_c_nan_to_num = nan_to_num._cache
+
+
+def _bind_nan_to_num(self, nan=None, posinf=None, neginf=None):
+    return (self, nan, posinf, neginf)
+
+
+def _entry_nan_to_num(self, nan, posinf, neginf):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nan_to_num, (self, nan, posinf, neginf)) from None
+    _k = _c_nan_to_num.get(ks)
+    if _k is None:
+        _k = nan_to_num._fill(ks)
+    return _k(self, nan, posinf, neginf)
+
+
+nan_to_num._bind = _bind_nan_to_num
+nan_to_num._entry = _entry_nan_to_num
+_aten._packet('nan_to_num')._add(nan_to_num)
+
+
+# schema/native_functions.yaml: nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of nan_to_num)
+nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
+    'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
+_c_nan_to_num_out = nan_to_num_out._cache
+
+
+def _bind_nan_to_num_out(self, nan=None, posinf=None, neginf=None, *, out):
+    return (self, nan, posinf, neginf, out)
+
+
+def _entry_nan_to_num_out(self, nan, posinf, neginf, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nan_to_num_out, (self, nan, posinf, neginf, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_nan_to_num_out.get(ks)
+    if _k is None:
+        _k = nan_to_num_out._fill(ks)
+    return _k(self, nan, posinf, neginf, out)
+
+
+nan_to_num_out._bind = _bind_nan_to_num_out
+nan_to_num_out._entry = _entry_nan_to_num_out
+_aten._packet('nan_to_num')._add(nan_to_num_out)
+
+
+# schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
+nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
+    'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
+    ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
+_c_nan_to_num_ = nan_to_num_._cache
+
+
+def _bind_nan_to_num_(self, nan=None, posinf=None, neginf=None):
+    return (self, nan, posinf, neginf)
+
+
+def _entry_nan_to_num_(self, nan, posinf, neginf):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(nan_to_num_, (self, nan, posinf, neginf)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_nan_to_num_.get(ks)
+    if _k is None:
+        _k = nan_to_num_._fill(ks)
+    return _k(self, nan, posinf, neginf)
+
+
+nan_to_num_._bind = _bind_nan_to_num_
+nan_to_num_._entry = _entry_nan_to_num_
+_aten._packet('nan_to_num_')._add(nan_to_num_)
+
+
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 sum = _Op("aten", 'sum', 'default',
     'sum(Tensor self, *, ScalarType? dtype=None) -> Tensor',
@@ -3721,6 +9377,4291 @@ def _entry_argmax_out(self, dim, keepdim, out):
 argmax_out._bind = _bind_argmax_out
 argmax_out._entry = _entry_argmax_out
 _aten._packet('argmax')._add(argmax_out)
+
+
+# schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+prod = _Op("aten", 'prod', 'default',
+    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dtype'), 1, tags=('reduction', 'core'))
+_c_prod = prod._cache
+
+
+def _bind_prod(self, *, dtype=None):
+    return (self, dtype)
+
+
+def _entry_prod(self, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod, (self, dtype)) from None
+    _k = _c_prod.get(ks)
+    if _k is None:
+        _k = prod._fill(ks)
+    return _k(self, dtype)
+
+
+prod._bind = _bind_prod
+prod._entry = _entry_prod
+_aten._packet('prod')._add(prod)
+
+
+# schema/native_functions.yaml: prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod)
+prod_out = _Op("aten", 'prod', 'out',
+    'prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dtype', 'out'), 1, tags=('reduction', 'core'))
+_c_prod_out = prod_out._cache
+
+
+def _bind_prod_out(self, *, dtype=None, out):
+    return (self, dtype, out)
+
+
+def _entry_prod_out(self, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_out, (self, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_prod_out.get(ks)
+    if _k is None:
+        _k = prod_out._fill(ks)
+    return _k(self, dtype, out)
+
+
+prod_out._bind = _bind_prod_out
+prod_out._entry = _entry_prod_out
+_aten._packet('prod')._add(prod_out)
+
+
+# schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+prod_dim_int = _Op("aten", 'prod', 'dim_int',
+    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
+_c_prod_dim_int = prod_dim_int._cache
+
+
+def _bind_prod_dim_int(self, dim, keepdim=False, *, dtype=None):
+    return (self, dim, keepdim, dtype)
+
+
+def _entry_prod_dim_int(self, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_dim_int, (self, dim, keepdim, dtype)) from None
+    _k = _c_prod_dim_int.get(ks)
+    if _k is None:
+        _k = prod_dim_int._fill(ks)
+    return _k(self, dim, keepdim, dtype)
+
+
+prod_dim_int._bind = _bind_prod_dim_int
+prod_dim_int._entry = _entry_prod_dim_int
+_aten._packet('prod')._add(prod_dim_int)
+
+
+# schema/native_functions.yaml: prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod.dim_int)
+prod_int_out = _Op("aten", 'prod', 'int_out',
+    'prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
+_c_prod_int_out = prod_int_out._cache
+
+
+def _bind_prod_int_out(self, dim, keepdim=False, *, dtype=None, out):
+    return (self, dim, keepdim, dtype, out)
+
+
+def _entry_prod_int_out(self, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(prod_int_out, (self, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_prod_int_out.get(ks)
+    if _k is None:
+        _k = prod_int_out._fill(ks)
+    return _k(self, dim, keepdim, dtype, out)
+
+
+prod_int_out._bind = _bind_prod_int_out
+prod_int_out._entry = _entry_prod_int_out
+_aten._packet('prod')._add(prod_int_out)
+
+
+# schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+amin = _Op("aten", 'amin', 'default',
+    'amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_amin = amin._cache
+
+
+def _bind_amin(self, dim=(), keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_amin(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(amin, (self, dim, keepdim)) from None
+    _k = _c_amin.get(ks)
+    if _k is None:
+        _k = amin._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+amin._bind = _bind_amin
+amin._entry = _entry_amin
+_aten._packet('amin')._add(amin)
+
+
+# schema/native_functions.yaml: amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amin)
+amin_out = _Op("aten", 'amin', 'out',
+    'amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+_c_amin_out = amin_out._cache
+
+
+def _bind_amin_out(self, dim=(), keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_amin_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(amin_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_amin_out.get(ks)
+    if _k is None:
+        _k = amin_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+amin_out._bind = _bind_amin_out
+amin_out._entry = _entry_amin_out
+_aten._packet('amin')._add(amin_out)
+
+
+# schema/native_functions.yaml: max(Tensor self) -> Tensor
+max = _Op("aten", 'max', 'default',
+    'max(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_max = max._cache
+
+
+def _bind_max(self):
+    return (self,)
+
+
+def _entry_max(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max, (self,)) from None
+    _k = _c_max.get(ks)
+    if _k is None:
+        _k = max._fill(ks)
+    return _k(self)
+
+
+max._bind = _bind_max
+max._entry = _entry_max
+_aten._packet('max')._add(max)
+
+
+# schema/native_functions.yaml: max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+max_unary_out = _Op("aten", 'max', 'unary_out',
+    'max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_max_unary_out = max_unary_out._cache
+
+
+def _bind_max_unary_out(self, *, out):
+    return (self, out)
+
+
+def _entry_max_unary_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_unary_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_max_unary_out.get(ks)
+    if _k is None:
+        _k = max_unary_out._fill(ks)
+    return _k(self, out)
+
+
+max_unary_out._bind = _bind_max_unary_out
+max_unary_out._entry = _entry_max_unary_out
+_aten._packet('max')._add(max_unary_out)
+
+
+# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+max_dim = _Op("aten", 'max', 'dim',
+    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_max_dim = max_dim._cache
+
+
+def _bind_max_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_max_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_dim, (self, dim, keepdim)) from None
+    _k = _c_max_dim.get(ks)
+    if _k is None:
+        _k = max_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+max_dim._bind = _bind_max_dim
+max_dim._entry = _entry_max_dim
+_aten._packet('max')._add(max_dim)
+
+
+# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of max.dim)
+max_dim_max = _Op("aten", 'max', 'dim_max',
+    'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=('reduction', 'core'))
+_c_max_dim_max = max_dim_max._cache
+
+
+def _bind_max_dim_max(self, dim, keepdim=False, *, max, max_values):
+    return (self, dim, keepdim, max, max_values)
+
+
+def _entry_max_dim_max(self, dim, keepdim, max, max_values):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | max._ks | max_values._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_dim_max, (self, dim, keepdim, max, max_values)) from None
+    if not max._ks & _ADINPLACE:
+        _inplace_on_inference(max)
+    if not max_values._ks & _ADINPLACE:
+        _inplace_on_inference(max_values)
+    _k = _c_max_dim_max.get(ks)
+    if _k is None:
+        _k = max_dim_max._fill(ks)
+    return _k(self, dim, keepdim, max, max_values)
+
+
+max_dim_max._bind = _bind_max_dim_max
+max_dim_max._entry = _entry_max_dim_max
+_aten._packet('max')._add(max_dim_max)
+
+
+# schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
+max_other = _Op("aten", 'max', 'other',
+    'max.other(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_max_other = max_other._cache
+
+
+def _bind_max_other(self, other):
+    return (self, other)
+
+
+def _entry_max_other(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_other, (self, other)) from None
+    _k = _c_max_other.get(ks)
+    if _k is None:
+        _k = max_other._fill(ks)
+    return _k(self, other)
+
+
+max_other._bind = _bind_max_other
+max_other._entry = _entry_max_other
+_aten._packet('max')._add(max_other)
+
+
+# schema/native_functions.yaml: max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of max.other)
+max_out = _Op("aten", 'max', 'out',
+    'max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_max_out = max_out._cache
+
+
+def _bind_max_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_max_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(max_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_max_out.get(ks)
+    if _k is None:
+        _k = max_out._fill(ks)
+    return _k(self, other, out)
+
+
+max_out._bind = _bind_max_out
+max_out._entry = _entry_max_out
+_aten._packet('max')._add(max_out)
+
+
+# schema/native_functions.yaml: min(Tensor self) -> Tensor
+min = _Op("aten", 'min', 'default',
+    'min(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_min = min._cache
+
+
+def _bind_min(self):
+    return (self,)
+
+
+def _entry_min(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min, (self,)) from None
+    _k = _c_min.get(ks)
+    if _k is None:
+        _k = min._fill(ks)
+    return _k(self)
+
+
+min._bind = _bind_min
+min._entry = _entry_min
+_aten._packet('min')._add(min)
+
+
+# schema/native_functions.yaml: min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+min_unary_out = _Op("aten", 'min', 'unary_out',
+    'min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_min_unary_out = min_unary_out._cache
+
+
+def _bind_min_unary_out(self, *, out):
+    return (self, out)
+
+
+def _entry_min_unary_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_unary_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_min_unary_out.get(ks)
+    if _k is None:
+        _k = min_unary_out._fill(ks)
+    return _k(self, out)
+
+
+min_unary_out._bind = _bind_min_unary_out
+min_unary_out._entry = _entry_min_unary_out
+_aten._packet('min')._add(min_unary_out)
+
+
+# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+min_dim = _Op("aten", 'min', 'dim',
+    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_min_dim = min_dim._cache
+
+
+def _bind_min_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_min_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_dim, (self, dim, keepdim)) from None
+    _k = _c_min_dim.get(ks)
+    if _k is None:
+        _k = min_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+min_dim._bind = _bind_min_dim
+min_dim._entry = _entry_min_dim
+_aten._packet('min')._add(min_dim)
+
+
+# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of min.dim)
+min_dim_min = _Op("aten", 'min', 'dim_min',
+    'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
+    ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=('reduction', 'core'))
+_c_min_dim_min = min_dim_min._cache
+
+
+def _bind_min_dim_min(self, dim, keepdim=False, *, min, min_indices):
+    return (self, dim, keepdim, min, min_indices)
+
+
+def _entry_min_dim_min(self, dim, keepdim, min, min_indices):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | min._ks | min_indices._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_dim_min, (self, dim, keepdim, min, min_indices)) from None
+    if not min._ks & _ADINPLACE:
+        _inplace_on_inference(min)
+    if not min_indices._ks & _ADINPLACE:
+        _inplace_on_inference(min_indices)
+    _k = _c_min_dim_min.get(ks)
+    if _k is None:
+        _k = min_dim_min._fill(ks)
+    return _k(self, dim, keepdim, min, min_indices)
+
+
+min_dim_min._bind = _bind_min_dim_min
+min_dim_min._entry = _entry_min_dim_min
+_aten._packet('min')._add(min_dim_min)
+
+
+# schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
+min_other = _Op("aten", 'min', 'other',
+    'min.other(Tensor self, Tensor other) -> Tensor',
+    ('self', 'other'), 2, tags=())
+_c_min_other = min_other._cache
+
+
+def _bind_min_other(self, other):
+    return (self, other)
+
+
+def _entry_min_other(self, other):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_other, (self, other)) from None
+    _k = _c_min_other.get(ks)
+    if _k is None:
+        _k = min_other._fill(ks)
+    return _k(self, other)
+
+
+min_other._bind = _bind_min_other
+min_other._entry = _entry_min_other
+_aten._packet('min')._add(min_other)
+
+
+# schema/native_functions.yaml: min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of min.other)
+min_out = _Op("aten", 'min', 'out',
+    'min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'other', 'out'), 2, tags=())
+_c_min_out = min_out._cache
+
+
+def _bind_min_out(self, other, *, out):
+    return (self, other, out)
+
+
+def _entry_min_out(self, other, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | other._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(min_out, (self, other, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_min_out.get(ks)
+    if _k is None:
+        _k = min_out._fill(ks)
+    return _k(self, other, out)
+
+
+min_out._bind = _bind_min_out
+min_out._entry = _entry_min_out
+_aten._packet('min')._add(min_out)
+
+
+# schema/native_functions.yaml: argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+argmin = _Op("aten", 'argmin', 'default',
+    'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
+_c_argmin = argmin._cache
+
+
+def _bind_argmin(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_argmin(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argmin, (self, dim, keepdim)) from None
+    _k = _c_argmin.get(ks)
+    if _k is None:
+        _k = argmin._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+argmin._bind = _bind_argmin
+argmin._entry = _entry_argmin
+_aten._packet('argmin')._add(argmin)
+
+
+# schema/native_functions.yaml: argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmin)
+argmin_out = _Op("aten", 'argmin', 'out',
+    'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
+_c_argmin_out = argmin_out._cache
+
+
+def _bind_argmin_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_argmin_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(argmin_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_argmin_out.get(ks)
+    if _k is None:
+        _k = argmin_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+argmin_out._bind = _bind_argmin_out
+argmin_out._entry = _entry_argmin_out
+_aten._packet('argmin')._add(argmin_out)
+
+
+# schema/native_functions.yaml: var(Tensor self, bool unbiased=True) -> Tensor
+var = _Op("aten", 'var', 'default',
+    'var(Tensor self, bool unbiased=True) -> Tensor',
+    ('self', 'unbiased'), 2, tags=())
+_c_var = var._cache
+
+
+def _bind_var(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_var(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var, (self, unbiased)) from None
+    _k = _c_var.get(ks)
+    if _k is None:
+        _k = var._fill(ks)
+    return _k(self, unbiased)
+
+
+var._bind = _bind_var
+var._entry = _entry_var
+_aten._packet('var')._add(var)
+
+
+# schema/native_functions.yaml: var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+var_dim = _Op("aten", 'var', 'dim',
+    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_var_dim = var_dim._cache
+
+
+def _bind_var_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_var_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_dim, (self, dim, unbiased, keepdim)) from None
+    _k = _c_var_dim.get(ks)
+    if _k is None:
+        _k = var_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
+
+
+var_dim._bind = _bind_var_dim
+var_dim._entry = _entry_var_dim
+_aten._packet('var')._add(var_dim)
+
+
+# schema/native_functions.yaml: var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of var.dim)
+var_out = _Op("aten", 'var', 'out',
+    'var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
+_c_var_out = var_out._cache
+
+
+def _bind_var_out(self, dim, unbiased=True, keepdim=False, *, out):
+    return (self, dim, unbiased, keepdim, out)
+
+
+def _entry_var_out(self, dim, unbiased, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_out, (self, dim, unbiased, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_var_out.get(ks)
+    if _k is None:
+        _k = var_out._fill(ks)
+    return _k(self, dim, unbiased, keepdim, out)
+
+
+var_out._bind = _bind_var_out
+var_out._entry = _entry_var_out
+_aten._packet('var')._add(var_out)
+
+
+# schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+var_correction = _Op("aten", 'var', 'correction',
+    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
+_c_var_correction = var_correction._cache
+
+
+def _bind_var_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_var_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_correction, (self, dim, correction, keepdim)) from None
+    _k = _c_var_correction.get(ks)
+    if _k is None:
+        _k = var_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
+
+
+var_correction._bind = _bind_var_correction
+var_correction._entry = _entry_var_correction
+_aten._packet('var')._add(var_correction)
+
+
+# schema/native_functions.yaml: var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of var.correction)
+var_correction_out = _Op("aten", 'var', 'correction_out',
+    'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
+_c_var_correction_out = var_correction_out._cache
+
+
+def _bind_var_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    return (self, dim, correction, keepdim, out)
+
+
+def _entry_var_correction_out(self, dim, correction, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_correction_out, (self, dim, correction, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_var_correction_out.get(ks)
+    if _k is None:
+        _k = var_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out)
+
+
+var_correction_out._bind = _bind_var_correction_out
+var_correction_out._entry = _entry_var_correction_out
+_aten._packet('var')._add(var_correction_out)
+
+
+# schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
+std = _Op("aten", 'std', 'default',
+    'std(Tensor self, bool unbiased=True) -> Tensor',
+    ('self', 'unbiased'), 2, tags=())
+_c_std = std._cache
+
+
+def _bind_std(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_std(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std, (self, unbiased)) from None
+    _k = _c_std.get(ks)
+    if _k is None:
+        _k = std._fill(ks)
+    return _k(self, unbiased)
+
+
+std._bind = _bind_std
+std._entry = _entry_std
+_aten._packet('std')._add(std)
+
+
+# schema/native_functions.yaml: std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+std_dim = _Op("aten", 'std', 'dim',
+    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_std_dim = std_dim._cache
+
+
+def _bind_std_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_std_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_dim, (self, dim, unbiased, keepdim)) from None
+    _k = _c_std_dim.get(ks)
+    if _k is None:
+        _k = std_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
+
+
+std_dim._bind = _bind_std_dim
+std_dim._entry = _entry_std_dim
+_aten._packet('std')._add(std_dim)
+
+
+# schema/native_functions.yaml: std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of std.dim)
+std_out = _Op("aten", 'std', 'out',
+    'std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
+_c_std_out = std_out._cache
+
+
+def _bind_std_out(self, dim, unbiased=True, keepdim=False, *, out):
+    return (self, dim, unbiased, keepdim, out)
+
+
+def _entry_std_out(self, dim, unbiased, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_out, (self, dim, unbiased, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_std_out.get(ks)
+    if _k is None:
+        _k = std_out._fill(ks)
+    return _k(self, dim, unbiased, keepdim, out)
+
+
+std_out._bind = _bind_std_out
+std_out._entry = _entry_std_out
+_aten._packet('std')._add(std_out)
+
+
+# schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+std_correction = _Op("aten", 'std', 'correction',
+    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
+_c_std_correction = std_correction._cache
+
+
+def _bind_std_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_std_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_correction, (self, dim, correction, keepdim)) from None
+    _k = _c_std_correction.get(ks)
+    if _k is None:
+        _k = std_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
+
+
+std_correction._bind = _bind_std_correction
+std_correction._entry = _entry_std_correction
+_aten._packet('std')._add(std_correction)
+
+
+# schema/native_functions.yaml: std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of std.correction)
+std_correction_out = _Op("aten", 'std', 'correction_out',
+    'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
+_c_std_correction_out = std_correction_out._cache
+
+
+def _bind_std_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
+    return (self, dim, correction, keepdim, out)
+
+
+def _entry_std_correction_out(self, dim, correction, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_correction_out, (self, dim, correction, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_std_correction_out.get(ks)
+    if _k is None:
+        _k = std_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out)
+
+
+std_correction_out._bind = _bind_std_correction_out
+std_correction_out._entry = _entry_std_correction_out
+_aten._packet('std')._add(std_correction_out)
+
+
+# schema/native_functions.yaml: var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+var_mean = _Op("aten", 'var_mean', 'default',
+    'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    ('self', 'unbiased'), 2, tags=())
+_c_var_mean = var_mean._cache
+
+
+def _bind_var_mean(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_var_mean(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean, (self, unbiased)) from None
+    _k = _c_var_mean.get(ks)
+    if _k is None:
+        _k = var_mean._fill(ks)
+    return _k(self, unbiased)
+
+
+var_mean._bind = _bind_var_mean
+var_mean._entry = _entry_var_mean
+_aten._packet('var_mean')._add(var_mean)
+
+
+# schema/native_functions.yaml: var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+var_mean_dim = _Op("aten", 'var_mean', 'dim',
+    'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_var_mean_dim = var_mean_dim._cache
+
+
+def _bind_var_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_var_mean_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_dim, (self, dim, unbiased, keepdim)) from None
+    _k = _c_var_mean_dim.get(ks)
+    if _k is None:
+        _k = var_mean_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
+
+
+var_mean_dim._bind = _bind_var_mean_dim
+var_mean_dim._entry = _entry_var_mean_dim
+_aten._packet('var_mean')._add(var_mean_dim)
+
+
+# schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+var_mean_correction = _Op("aten", 'var_mean', 'correction',
+    'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
+_c_var_mean_correction = var_mean_correction._cache
+
+
+def _bind_var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_var_mean_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_correction, (self, dim, correction, keepdim)) from None
+    _k = _c_var_mean_correction.get(ks)
+    if _k is None:
+        _k = var_mean_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
+
+
+var_mean_correction._bind = _bind_var_mean_correction
+var_mean_correction._entry = _entry_var_mean_correction
+_aten._packet('var_mean')._add(var_mean_correction)
+
+
+# schema/native_functions.yaml: var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of var_mean.correction)
+var_mean_correction_out = _Op("aten", 'var_mean', 'correction_out',
+    'var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
+_c_var_mean_correction_out = var_mean_correction_out._cache
+
+
+def _bind_var_mean_correction_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
+    return (self, dim, correction, keepdim, out0, out1)
+
+
+def _entry_var_mean_correction_out(self, dim, correction, keepdim, out0, out1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(var_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    _k = _c_var_mean_correction_out.get(ks)
+    if _k is None:
+        _k = var_mean_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out0, out1)
+
+
+var_mean_correction_out._bind = _bind_var_mean_correction_out
+var_mean_correction_out._entry = _entry_var_mean_correction_out
+_aten._packet('var_mean')._add(var_mean_correction_out)
+
+
+# schema/native_functions.yaml: std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+std_mean = _Op("aten", 'std_mean', 'default',
+    'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
+    ('self', 'unbiased'), 2, tags=())
+_c_std_mean = std_mean._cache
+
+
+def _bind_std_mean(self, unbiased=True):
+    return (self, unbiased)
+
+
+def _entry_std_mean(self, unbiased):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean, (self, unbiased)) from None
+    _k = _c_std_mean.get(ks)
+    if _k is None:
+        _k = std_mean._fill(ks)
+    return _k(self, unbiased)
+
+
+std_mean._bind = _bind_std_mean
+std_mean._entry = _entry_std_mean
+_aten._packet('std_mean')._add(std_mean)
+
+
+# schema/native_functions.yaml: std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+std_mean_dim = _Op("aten", 'std_mean', 'dim',
+    'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
+_c_std_mean_dim = std_mean_dim._cache
+
+
+def _bind_std_mean_dim(self, dim, unbiased=True, keepdim=False):
+    return (self, dim, unbiased, keepdim)
+
+
+def _entry_std_mean_dim(self, dim, unbiased, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_dim, (self, dim, unbiased, keepdim)) from None
+    _k = _c_std_mean_dim.get(ks)
+    if _k is None:
+        _k = std_mean_dim._fill(ks)
+    return _k(self, dim, unbiased, keepdim)
+
+
+std_mean_dim._bind = _bind_std_mean_dim
+std_mean_dim._entry = _entry_std_mean_dim
+_aten._packet('std_mean')._add(std_mean_dim)
+
+
+# schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+std_mean_correction = _Op("aten", 'std_mean', 'correction',
+    'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
+    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
+_c_std_mean_correction = std_mean_correction._cache
+
+
+def _bind_std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
+    return (self, dim, correction, keepdim)
+
+
+def _entry_std_mean_correction(self, dim, correction, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_correction, (self, dim, correction, keepdim)) from None
+    _k = _c_std_mean_correction.get(ks)
+    if _k is None:
+        _k = std_mean_correction._fill(ks)
+    return _k(self, dim, correction, keepdim)
+
+
+std_mean_correction._bind = _bind_std_mean_correction
+std_mean_correction._entry = _entry_std_mean_correction
+_aten._packet('std_mean')._add(std_mean_correction)
+
+
+# schema/native_functions.yaml: std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of std_mean.correction)
+std_mean_correction_out = _Op("aten", 'std_mean', 'correction_out',
+    'std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
+    ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
+_c_std_mean_correction_out = std_mean_correction_out._cache
+
+
+def _bind_std_mean_correction_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
+    return (self, dim, correction, keepdim, out0, out1)
+
+
+def _entry_std_mean_correction_out(self, dim, correction, keepdim, out0, out1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(std_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
+    if not out0._ks & _ADINPLACE:
+        _inplace_on_inference(out0)
+    if not out1._ks & _ADINPLACE:
+        _inplace_on_inference(out1)
+    _k = _c_std_mean_correction_out.get(ks)
+    if _k is None:
+        _k = std_mean_correction_out._fill(ks)
+    return _k(self, dim, correction, keepdim, out0, out1)
+
+
+std_mean_correction_out._bind = _bind_std_mean_correction_out
+std_mean_correction_out._entry = _entry_std_mean_correction_out
+_aten._packet('std_mean')._add(std_mean_correction_out)
+
+
+# schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+logsumexp = _Op("aten", 'logsumexp', 'default',
+    'logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_logsumexp = logsumexp._cache
+
+
+def _bind_logsumexp(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_logsumexp(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logsumexp, (self, dim, keepdim)) from None
+    _k = _c_logsumexp.get(ks)
+    if _k is None:
+        _k = logsumexp._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+logsumexp._bind = _bind_logsumexp
+logsumexp._entry = _entry_logsumexp
+_aten._packet('logsumexp')._add(logsumexp)
+
+
+# schema/native_functions.yaml: logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of logsumexp)
+logsumexp_out = _Op("aten", 'logsumexp', 'out',
+    'logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
+_c_logsumexp_out = logsumexp_out._cache
+
+
+def _bind_logsumexp_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_logsumexp_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(logsumexp_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_logsumexp_out.get(ks)
+    if _k is None:
+        _k = logsumexp_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+logsumexp_out._bind = _bind_logsumexp_out
+logsumexp_out._entry = _entry_logsumexp_out
+_aten._packet('logsumexp')._add(logsumexp_out)
+
+
+# schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+linalg_vector_norm = _Op("aten", 'linalg_vector_norm', 'default',
+    'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=('reduction',))
+_c_linalg_vector_norm = linalg_vector_norm._cache
+
+
+def _bind_linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    return (self, ord, dim, keepdim, dtype)
+
+
+def _entry_linalg_vector_norm(self, ord, dim, keepdim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vector_norm, (self, ord, dim, keepdim, dtype)) from None
+    _k = _c_linalg_vector_norm.get(ks)
+    if _k is None:
+        _k = linalg_vector_norm._fill(ks)
+    return _k(self, ord, dim, keepdim, dtype)
+
+
+linalg_vector_norm._bind = _bind_linalg_vector_norm
+linalg_vector_norm._entry = _entry_linalg_vector_norm
+_aten._packet('linalg_vector_norm')._add(linalg_vector_norm)
+
+
+# schema/native_functions.yaml: linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_vector_norm)
+linalg_vector_norm_out = _Op("aten", 'linalg_vector_norm', 'out',
+    'linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=('reduction',))
+_c_linalg_vector_norm_out = linalg_vector_norm_out._cache
+
+
+def _bind_linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
+    return (self, ord, dim, keepdim, dtype, out)
+
+
+def _entry_linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(linalg_vector_norm_out, (self, ord, dim, keepdim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_linalg_vector_norm_out.get(ks)
+    if _k is None:
+        _k = linalg_vector_norm_out._fill(ks)
+    return _k(self, ord, dim, keepdim, dtype, out)
+
+
+linalg_vector_norm_out._bind = _bind_linalg_vector_norm_out
+linalg_vector_norm_out._entry = _entry_linalg_vector_norm_out
+_aten._packet('linalg_vector_norm')._add(linalg_vector_norm_out)
+
+
+# schema/native_functions.yaml: norm.Scalar(Tensor self, Scalar p=2) -> Tensor
+norm_Scalar = _Op("aten", 'norm', 'Scalar',
+    'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
+    ('self', 'p'), 2, tags=())
+_c_norm_Scalar = norm_Scalar._cache
+
+
+def _bind_norm_Scalar(self, p=2):
+    return (self, p)
+
+
+def _entry_norm_Scalar(self, p):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_Scalar, (self, p)) from None
+    _k = _c_norm_Scalar.get(ks)
+    if _k is None:
+        _k = norm_Scalar._fill(ks)
+    return _k(self, p)
+
+
+norm_Scalar._bind = _bind_norm_Scalar
+norm_Scalar._entry = _entry_norm_Scalar
+_aten._packet('norm')._add(norm_Scalar)
+
+
+# schema/native_functions.yaml: norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!) (autogen of norm.Scalar)
+norm_Scalar_out = _Op("aten", 'norm', 'Scalar_out',
+    'norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'out'), 2, tags=())
+_c_norm_Scalar_out = norm_Scalar_out._cache
+
+
+def _bind_norm_Scalar_out(self, p=2, *, out):
+    return (self, p, out)
+
+
+def _entry_norm_Scalar_out(self, p, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_Scalar_out, (self, p, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_norm_Scalar_out.get(ks)
+    if _k is None:
+        _k = norm_Scalar_out._fill(ks)
+    return _k(self, p, out)
+
+
+norm_Scalar_out._bind = _bind_norm_Scalar_out
+norm_Scalar_out._entry = _entry_norm_Scalar_out
+_aten._packet('norm')._add(norm_Scalar_out)
+
+
+# schema/native_functions.yaml: norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+norm_ScalarOpt_dim = _Op("aten", 'norm', 'ScalarOpt_dim',
+    'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
+    ('self', 'p', 'dim', 'keepdim'), 4, tags=())
+_c_norm_ScalarOpt_dim = norm_ScalarOpt_dim._cache
+
+
+def _bind_norm_ScalarOpt_dim(self, p, dim, keepdim=False):
+    return (self, p, dim, keepdim)
+
+
+def _entry_norm_ScalarOpt_dim(self, p, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_ScalarOpt_dim, (self, p, dim, keepdim)) from None
+    _k = _c_norm_ScalarOpt_dim.get(ks)
+    if _k is None:
+        _k = norm_ScalarOpt_dim._fill(ks)
+    return _k(self, p, dim, keepdim)
+
+
+norm_ScalarOpt_dim._bind = _bind_norm_ScalarOpt_dim
+norm_ScalarOpt_dim._entry = _entry_norm_ScalarOpt_dim
+_aten._packet('norm')._add(norm_ScalarOpt_dim)
+
+
+# schema/native_functions.yaml: norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of norm.ScalarOpt_dim)
+norm_out = _Op("aten", 'norm', 'out',
+    'norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'dim', 'keepdim', 'out'), 4, tags=())
+_c_norm_out = norm_out._cache
+
+
+def _bind_norm_out(self, p, dim, keepdim=False, *, out):
+    return (self, p, dim, keepdim, out)
+
+
+def _entry_norm_out(self, p, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(norm_out, (self, p, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_norm_out.get(ks)
+    if _k is None:
+        _k = norm_out._fill(ks)
+    return _k(self, p, dim, keepdim, out)
+
+
+norm_out._bind = _bind_norm_out
+norm_out._entry = _entry_norm_out
+_aten._packet('norm')._add(norm_out)
+
+
+# schema/native_functions.yaml: all(Tensor self) -> Tensor
+all = _Op("aten", 'all', 'default',
+    'all(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_all = all._cache
+
+
+def _bind_all(self):
+    return (self,)
+
+
+def _entry_all(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all, (self,)) from None
+    _k = _c_all.get(ks)
+    if _k is None:
+        _k = all._fill(ks)
+    return _k(self)
+
+
+all._bind = _bind_all
+all._entry = _entry_all
+_aten._packet('all')._add(all)
+
+
+# schema/native_functions.yaml: all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+all_dim = _Op("aten", 'all', 'dim',
+    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_all_dim = all_dim._cache
+
+
+def _bind_all_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_all_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dim, (self, dim, keepdim)) from None
+    _k = _c_all_dim.get(ks)
+    if _k is None:
+        _k = all_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+all_dim._bind = _bind_all_dim
+all_dim._entry = _entry_all_dim
+_aten._packet('all')._add(all_dim)
+
+
+# schema/native_functions.yaml: all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+all_dims = _Op("aten", 'all', 'dims',
+    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_all_dims = all_dims._cache
+
+
+def _bind_all_dims(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_all_dims(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dims, (self, dim, keepdim)) from None
+    _k = _c_all_dims.get(ks)
+    if _k is None:
+        _k = all_dims._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+all_dims._bind = _bind_all_dims
+all_dims._entry = _entry_all_dims
+_aten._packet('all')._add(all_dims)
+
+
+# schema/native_functions.yaml: all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+all_all_out = _Op("aten", 'all', 'all_out',
+    'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_all_all_out = all_all_out._cache
+
+
+def _bind_all_all_out(self, *, out):
+    return (self, out)
+
+
+def _entry_all_all_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_all_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_all_all_out.get(ks)
+    if _k is None:
+        _k = all_all_out._fill(ks)
+    return _k(self, out)
+
+
+all_all_out._bind = _bind_all_all_out
+all_all_out._entry = _entry_all_all_out
+_aten._packet('all')._add(all_all_out)
+
+
+# schema/native_functions.yaml: all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+all_out = _Op("aten", 'all', 'out',
+    'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_all_out = all_out._cache
+
+
+def _bind_all_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_all_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_all_out.get(ks)
+    if _k is None:
+        _k = all_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+all_out._bind = _bind_all_out
+all_out._entry = _entry_all_out
+_aten._packet('all')._add(all_out)
+
+
+# schema/native_functions.yaml: all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+all_dims_out = _Op("aten", 'all', 'dims_out',
+    'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_all_dims_out = all_dims_out._cache
+
+
+def _bind_all_dims_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_all_dims_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(all_dims_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_all_dims_out.get(ks)
+    if _k is None:
+        _k = all_dims_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+all_dims_out._bind = _bind_all_dims_out
+all_dims_out._entry = _entry_all_dims_out
+_aten._packet('all')._add(all_dims_out)
+
+
+# schema/native_functions.yaml: any(Tensor self) -> Tensor
+any = _Op("aten", 'any', 'default',
+    'any(Tensor self) -> Tensor',
+    ('self',), 1, tags=('reduction',))
+_c_any = any._cache
+
+
+def _bind_any(self):
+    return (self,)
+
+
+def _entry_any(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any, (self,)) from None
+    _k = _c_any.get(ks)
+    if _k is None:
+        _k = any._fill(ks)
+    return _k(self)
+
+
+any._bind = _bind_any
+any._entry = _entry_any
+_aten._packet('any')._add(any)
+
+
+# schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+any_dim = _Op("aten", 'any', 'dim',
+    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_any_dim = any_dim._cache
+
+
+def _bind_any_dim(self, dim, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_any_dim(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dim, (self, dim, keepdim)) from None
+    _k = _c_any_dim.get(ks)
+    if _k is None:
+        _k = any_dim._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+any_dim._bind = _bind_any_dim
+any_dim._entry = _entry_any_dim
+_aten._packet('any')._add(any_dim)
+
+
+# schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+any_dims = _Op("aten", 'any', 'dims',
+    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
+    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
+_c_any_dims = any_dims._cache
+
+
+def _bind_any_dims(self, dim=None, keepdim=False):
+    return (self, dim, keepdim)
+
+
+def _entry_any_dims(self, dim, keepdim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dims, (self, dim, keepdim)) from None
+    _k = _c_any_dims.get(ks)
+    if _k is None:
+        _k = any_dims._fill(ks)
+    return _k(self, dim, keepdim)
+
+
+any_dims._bind = _bind_any_dims
+any_dims._entry = _entry_any_dims
+_aten._packet('any')._add(any_dims)
+
+
+# schema/native_functions.yaml: any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+any_all_out = _Op("aten", 'any', 'all_out',
+    'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_any_all_out = any_all_out._cache
+
+
+def _bind_any_all_out(self, *, out):
+    return (self, out)
+
+
+def _entry_any_all_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_all_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_any_all_out.get(ks)
+    if _k is None:
+        _k = any_all_out._fill(ks)
+    return _k(self, out)
+
+
+any_all_out._bind = _bind_any_all_out
+any_all_out._entry = _entry_any_all_out
+_aten._packet('any')._add(any_all_out)
+
+
+# schema/native_functions.yaml: any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+any_out = _Op("aten", 'any', 'out',
+    'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_any_out = any_out._cache
+
+
+def _bind_any_out(self, dim, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_any_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_any_out.get(ks)
+    if _k is None:
+        _k = any_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+any_out._bind = _bind_any_out
+any_out._entry = _entry_any_out
+_aten._packet('any')._add(any_out)
+
+
+# schema/native_functions.yaml: any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+any_dims_out = _Op("aten", 'any', 'dims_out',
+    'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
+_c_any_dims_out = any_dims_out._cache
+
+
+def _bind_any_dims_out(self, dim=None, keepdim=False, *, out):
+    return (self, dim, keepdim, out)
+
+
+def _entry_any_dims_out(self, dim, keepdim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(any_dims_out, (self, dim, keepdim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_any_dims_out.get(ks)
+    if _k is None:
+        _k = any_dims_out._fill(ks)
+    return _k(self, dim, keepdim, out)
+
+
+any_dims_out._bind = _bind_any_dims_out
+any_dims_out._entry = _entry_any_dims_out
+_aten._packet('any')._add(any_dims_out)
+
+
+# schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+cumsum = _Op("aten", 'cumsum', 'default',
+    'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 2, tags=('core',))
+_c_cumsum = cumsum._cache
+
+
+def _bind_cumsum(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumsum(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum, (self, dim, dtype)) from None
+    _k = _c_cumsum.get(ks)
+    if _k is None:
+        _k = cumsum._fill(ks)
+    return _k(self, dim, dtype)
+
+
+cumsum._bind = _bind_cumsum
+cumsum._entry = _entry_cumsum
+_aten._packet('cumsum')._add(cumsum)
+
+
+# schema/native_functions.yaml: cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumsum)
+cumsum_out = _Op("aten", 'cumsum', 'out',
+    'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
+_c_cumsum_out = cumsum_out._cache
+
+
+def _bind_cumsum_out(self, dim, *, dtype=None, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_cumsum_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cumsum_out.get(ks)
+    if _k is None:
+        _k = cumsum_out._fill(ks)
+    return _k(self, dim, dtype, out)
+
+
+cumsum_out._bind = _bind_cumsum_out
+cumsum_out._entry = _entry_cumsum_out
+_aten._packet('cumsum')._add(cumsum_out)
+
+
+# schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+cumsum_ = _Op("aten", 'cumsum_', 'default',
+    'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumsum_ = cumsum_._cache
+
+
+def _bind_cumsum_(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumsum_(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumsum_, (self, dim, dtype)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cumsum_.get(ks)
+    if _k is None:
+        _k = cumsum_._fill(ks)
+    return _k(self, dim, dtype)
+
+
+cumsum_._bind = _bind_cumsum_
+cumsum_._entry = _entry_cumsum_
+_aten._packet('cumsum_')._add(cumsum_)
+
+
+# schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+cumprod = _Op("aten", 'cumprod', 'default',
+    'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumprod = cumprod._cache
+
+
+def _bind_cumprod(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumprod(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod, (self, dim, dtype)) from None
+    _k = _c_cumprod.get(ks)
+    if _k is None:
+        _k = cumprod._fill(ks)
+    return _k(self, dim, dtype)
+
+
+cumprod._bind = _bind_cumprod
+cumprod._entry = _entry_cumprod
+_aten._packet('cumprod')._add(cumprod)
+
+
+# schema/native_functions.yaml: cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumprod)
+cumprod_out = _Op("aten", 'cumprod', 'out',
+    'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'dtype', 'out'), 2, tags=())
+_c_cumprod_out = cumprod_out._cache
+
+
+def _bind_cumprod_out(self, dim, *, dtype=None, out):
+    return (self, dim, dtype, out)
+
+
+def _entry_cumprod_out(self, dim, dtype, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod_out, (self, dim, dtype, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cumprod_out.get(ks)
+    if _k is None:
+        _k = cumprod_out._fill(ks)
+    return _k(self, dim, dtype, out)
+
+
+cumprod_out._bind = _bind_cumprod_out
+cumprod_out._entry = _entry_cumprod_out
+_aten._packet('cumprod')._add(cumprod_out)
+
+
+# schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+cumprod_ = _Op("aten", 'cumprod_', 'default',
+    'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
+    ('self', 'dim', 'dtype'), 2, tags=())
+_c_cumprod_ = cumprod_._cache
+
+
+def _bind_cumprod_(self, dim, *, dtype=None):
+    return (self, dim, dtype)
+
+
+def _entry_cumprod_(self, dim, dtype):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cumprod_, (self, dim, dtype)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_cumprod_.get(ks)
+    if _k is None:
+        _k = cumprod_._fill(ks)
+    return _k(self, dim, dtype)
+
+
+cumprod_._bind = _bind_cumprod_
+cumprod_._entry = _entry_cumprod_
+_aten._packet('cumprod_')._add(cumprod_)
+
+
+# schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
+    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_count_nonzero_dim_IntList = count_nonzero_dim_IntList._cache
+
+
+def _bind_count_nonzero_dim_IntList(self, dim):
+    return (self, dim)
+
+
+def _entry_count_nonzero_dim_IntList(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_dim_IntList, (self, dim)) from None
+    _k = _c_count_nonzero_dim_IntList.get(ks)
+    if _k is None:
+        _k = count_nonzero_dim_IntList._fill(ks)
+    return _k(self, dim)
+
+
+count_nonzero_dim_IntList._bind = _bind_count_nonzero_dim_IntList
+count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
+_aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
+
+
+# schema/native_functions.yaml: count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!) (autogen of count_nonzero.dim_IntList)
+count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
+    'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_c_count_nonzero_dim_IntList_out = count_nonzero_dim_IntList_out._cache
+
+
+def _bind_count_nonzero_dim_IntList_out(self, dim, *, out):
+    return (self, dim, out)
+
+
+def _entry_count_nonzero_dim_IntList_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_dim_IntList_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_count_nonzero_dim_IntList_out.get(ks)
+    if _k is None:
+        _k = count_nonzero_dim_IntList_out._fill(ks)
+    return _k(self, dim, out)
+
+
+count_nonzero_dim_IntList_out._bind = _bind_count_nonzero_dim_IntList_out
+count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
+_aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
+
+
+# schema/native_functions.yaml: count_nonzero(Tensor self, int? dim=None) -> Tensor
+count_nonzero = _Op("aten", 'count_nonzero', 'default',
+    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
+    ('self', 'dim'), 2, tags=())
+_c_count_nonzero = count_nonzero._cache
+
+
+def _bind_count_nonzero(self, dim=None):
+    return (self, dim)
+
+
+def _entry_count_nonzero(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero, (self, dim)) from None
+    _k = _c_count_nonzero.get(ks)
+    if _k is None:
+        _k = count_nonzero._fill(ks)
+    return _k(self, dim)
+
+
+count_nonzero._bind = _bind_count_nonzero
+count_nonzero._entry = _entry_count_nonzero
+_aten._packet('count_nonzero')._add(count_nonzero)
+
+
+# schema/native_functions.yaml: count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of count_nonzero)
+count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
+    'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'dim', 'out'), 2, tags=())
+_c_count_nonzero_out = count_nonzero_out._cache
+
+
+def _bind_count_nonzero_out(self, dim=None, *, out):
+    return (self, dim, out)
+
+
+def _entry_count_nonzero_out(self, dim, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(count_nonzero_out, (self, dim, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_count_nonzero_out.get(ks)
+    if _k is None:
+        _k = count_nonzero_out._fill(ks)
+    return _k(self, dim, out)
+
+
+count_nonzero_out._bind = _bind_count_nonzero_out
+count_nonzero_out._entry = _entry_count_nonzero_out
+_aten._packet('count_nonzero')._add(count_nonzero_out)
+
+
+# schema/native_functions.yaml: triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)
+triu_indices_out = _Op("aten", 'triu_indices', 'out',
+    'triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
+    ('row', 'col', 'offset', 'out'), 3, tags=())
+_c_triu_indices_out = triu_indices_out._cache
+
+
+def _bind_triu_indices_out(row, col, offset=0, *, out):
+    return (row, col, offset, out)
+
+
+def _entry_triu_indices_out(row, col, offset, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(triu_indices_out, (row, col, offset, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_triu_indices_out.get(ks)
+    if _k is None:
+        _k = triu_indices_out._fill(ks)
+    return _k(row, col, offset, out)
+
+
+triu_indices_out._bind = _bind_triu_indices_out
+triu_indices_out._entry = _entry_triu_indices_out
+_aten._packet('triu_indices')._add(triu_indices_out)
+
+
+# schema/native_functions.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor
+copy = _Op("aten", 'copy', 'default',
+    'copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor',
+    ('self', 'src', 'non_blocking'), 3, tags=('core',))
+_c_copy = copy._cache
+
+
+def _bind_copy(self, src, non_blocking=False):
+    return (self, src, non_blocking)
+
+
+def _entry_copy(self, src, non_blocking):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copy, (self, src, non_blocking)) from None
+    _k = _c_copy.get(ks)
+    if _k is None:
+        _k = copy._fill(ks)
+    return _k(self, src, non_blocking)
+
+
+copy._bind = _bind_copy
+copy._entry = _entry_copy
+_aten._packet('copy')._add(copy)
+
+
+# schema/native_functions.yaml: copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)
+copy_out = _Op("aten", 'copy', 'out',
+    'copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'src', 'non_blocking', 'out'), 3, tags=())
+_c_copy_out = copy_out._cache
+
+
+def _bind_copy_out(self, src, non_blocking=False, *, out):
+    return (self, src, non_blocking, out)
+
+
+def _entry_copy_out(self, src, non_blocking, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | src._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(copy_out, (self, src, non_blocking, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_copy_out.get(ks)
+    if _k is None:
+        _k = copy_out._fill(ks)
+    return _k(self, src, non_blocking, out)
+
+
+copy_out._bind = _bind_copy_out
+copy_out._entry = _entry_copy_out
+_aten._packet('copy')._add(copy_out)
+
+
+# schema/native_functions.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
+fill_Scalar = _Op("aten", 'fill', 'Scalar',
+    'fill.Scalar(Tensor self, Scalar value) -> Tensor',
+    ('self', 'value'), 2, tags=('core',))
+_c_fill_Scalar = fill_Scalar._cache
+
+
+def _bind_fill_Scalar(self, value):
+    return (self, value)
+
+
+def _entry_fill_Scalar(self, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_Scalar, (self, value)) from None
+    _k = _c_fill_Scalar.get(ks)
+    if _k is None:
+        _k = fill_Scalar._fill(ks)
+    return _k(self, value)
+
+
+fill_Scalar._bind = _bind_fill_Scalar
+fill_Scalar._entry = _entry_fill_Scalar
+_aten._packet('fill')._add(fill_Scalar)
+
+
+# schema/native_functions.yaml: fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+fill_Scalar_out = _Op("aten", 'fill', 'Scalar_out',
+    'fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'value', 'out'), 2, tags=())
+_c_fill_Scalar_out = fill_Scalar_out._cache
+
+
+def _bind_fill_Scalar_out(self, value, *, out):
+    return (self, value, out)
+
+
+def _entry_fill_Scalar_out(self, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_Scalar_out, (self, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fill_Scalar_out.get(ks)
+    if _k is None:
+        _k = fill_Scalar_out._fill(ks)
+    return _k(self, value, out)
+
+
+fill_Scalar_out._bind = _bind_fill_Scalar_out
+fill_Scalar_out._entry = _entry_fill_Scalar_out
+_aten._packet('fill')._add(fill_Scalar_out)
+
+
+# schema/native_functions.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
+fill_Tensor = _Op("aten", 'fill', 'Tensor',
+    'fill.Tensor(Tensor self, Tensor value) -> Tensor',
+    ('self', 'value'), 2, tags=())
+_c_fill_Tensor = fill_Tensor._cache
+
+
+def _bind_fill_Tensor(self, value):
+    return (self, value)
+
+
+def _entry_fill_Tensor(self, value):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | value._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_Tensor, (self, value)) from None
+    _k = _c_fill_Tensor.get(ks)
+    if _k is None:
+        _k = fill_Tensor._fill(ks)
+    return _k(self, value)
+
+
+fill_Tensor._bind = _bind_fill_Tensor
+fill_Tensor._entry = _entry_fill_Tensor
+_aten._packet('fill')._add(fill_Tensor)
+
+
+# schema/native_functions.yaml: fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)
+fill_Tensor_out = _Op("aten", 'fill', 'Tensor_out',
+    'fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'value', 'out'), 2, tags=())
+_c_fill_Tensor_out = fill_Tensor_out._cache
+
+
+def _bind_fill_Tensor_out(self, value, *, out):
+    return (self, value, out)
+
+
+def _entry_fill_Tensor_out(self, value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | value._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(fill_Tensor_out, (self, value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_fill_Tensor_out.get(ks)
+    if _k is None:
+        _k = fill_Tensor_out._fill(ks)
+    return _k(self, value, out)
+
+
+fill_Tensor_out._bind = _bind_fill_Tensor_out
+fill_Tensor_out._entry = _entry_fill_Tensor_out
+_aten._packet('fill')._add(fill_Tensor_out)
+
+
+# schema/native_functions.yaml: zero(Tensor self) -> Tensor
+zero = _Op("aten", 'zero', 'default',
+    'zero(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_zero = zero._cache
+
+
+def _bind_zero(self):
+    return (self,)
+
+
+def _entry_zero(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zero, (self,)) from None
+    _k = _c_zero.get(ks)
+    if _k is None:
+        _k = zero._fill(ks)
+    return _k(self)
+
+
+zero._bind = _bind_zero
+zero._entry = _entry_zero
+_aten._packet('zero')._add(zero)
+
+
+# schema/native_functions.yaml: zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+zero_out = _Op("aten", 'zero', 'out',
+    'zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'out'), 1, tags=())
+_c_zero_out = zero_out._cache
+
+
+def _bind_zero_out(self, *, out):
+    return (self, out)
+
+
+def _entry_zero_out(self, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zero_out, (self, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_zero_out.get(ks)
+    if _k is None:
+        _k = zero_out._fill(ks)
+    return _k(self, out)
+
+
+zero_out._bind = _bind_zero_out
+zero_out._entry = _entry_zero_out
+_aten._packet('zero')._add(zero_out)
+
+
+# schema/native_functions.yaml: empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)
+empty_strided_out = _Op("aten", 'empty_strided', 'out',
+    'empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'stride', 'out'), 2, tags=())
+_c_empty_strided_out = empty_strided_out._cache
+
+
+def _bind_empty_strided_out(size, stride, *, out):
+    return (size, stride, out)
+
+
+def _entry_empty_strided_out(size, stride, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_strided_out, (size, stride, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_empty_strided_out.get(ks)
+    if _k is None:
+        _k = empty_strided_out._fill(ks)
+    return _k(size, stride, out)
+
+
+empty_strided_out._bind = _bind_empty_strided_out
+empty_strided_out._entry = _entry_empty_strided_out
+_aten._packet('empty_strided')._add(empty_strided_out)
+
+
+# schema/native_functions.yaml: new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+new_empty_out = _Op("aten", 'new_empty', 'out',
+    'new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'out'), 2, tags=())
+_c_new_empty_out = new_empty_out._cache
+
+
+def _bind_new_empty_out(self, size, *, out):
+    return (self, size, out)
+
+
+def _entry_new_empty_out(self, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_empty_out, (self, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_new_empty_out.get(ks)
+    if _k is None:
+        _k = new_empty_out._fill(ks)
+    return _k(self, size, out)
+
+
+new_empty_out._bind = _bind_new_empty_out
+new_empty_out._entry = _entry_new_empty_out
+_aten._packet('new_empty')._add(new_empty_out)
+
+
+# schema/native_functions.yaml: new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)
+new_empty_strided_out = _Op("aten", 'new_empty_strided', 'out',
+    'new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'stride', 'out'), 3, tags=())
+_c_new_empty_strided_out = new_empty_strided_out._cache
+
+
+def _bind_new_empty_strided_out(self, size, stride, *, out):
+    return (self, size, stride, out)
+
+
+def _entry_new_empty_strided_out(self, size, stride, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_empty_strided_out, (self, size, stride, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_new_empty_strided_out.get(ks)
+    if _k is None:
+        _k = new_empty_strided_out._fill(ks)
+    return _k(self, size, stride, out)
+
+
+new_empty_strided_out._bind = _bind_new_empty_strided_out
+new_empty_strided_out._entry = _entry_new_empty_strided_out
+_aten._packet('new_empty_strided')._add(new_empty_strided_out)
+
+
+# schema/native_functions.yaml: new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
+new_full_out = _Op("aten", 'new_full', 'out',
+    'new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'fill_value', 'out'), 3, tags=())
+_c_new_full_out = new_full_out._cache
+
+
+def _bind_new_full_out(self, size, fill_value, *, out):
+    return (self, size, fill_value, out)
+
+
+def _entry_new_full_out(self, size, fill_value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_full_out, (self, size, fill_value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_new_full_out.get(ks)
+    if _k is None:
+        _k = new_full_out._fill(ks)
+    return _k(self, size, fill_value, out)
+
+
+new_full_out._bind = _bind_new_full_out
+new_full_out._entry = _entry_new_full_out
+_aten._packet('new_full')._add(new_full_out)
+
+
+# schema/native_functions.yaml: new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+new_zeros_out = _Op("aten", 'new_zeros', 'out',
+    'new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'out'), 2, tags=())
+_c_new_zeros_out = new_zeros_out._cache
+
+
+def _bind_new_zeros_out(self, size, *, out):
+    return (self, size, out)
+
+
+def _entry_new_zeros_out(self, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_zeros_out, (self, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_new_zeros_out.get(ks)
+    if _k is None:
+        _k = new_zeros_out._fill(ks)
+    return _k(self, size, out)
+
+
+new_zeros_out._bind = _bind_new_zeros_out
+new_zeros_out._entry = _entry_new_zeros_out
+_aten._packet('new_zeros')._add(new_zeros_out)
+
+
+# schema/native_functions.yaml: new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+new_ones_out = _Op("aten", 'new_ones', 'out',
+    'new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'size', 'out'), 2, tags=())
+_c_new_ones_out = new_ones_out._cache
+
+
+def _bind_new_ones_out(self, size, *, out):
+    return (self, size, out)
+
+
+def _entry_new_ones_out(self, size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(new_ones_out, (self, size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_new_ones_out.get(ks)
+    if _k is None:
+        _k = new_ones_out._fill(ks)
+    return _k(self, size, out)
+
+
+new_ones_out._bind = _bind_new_ones_out
+new_ones_out._entry = _entry_new_ones_out
+_aten._packet('new_ones')._add(new_ones_out)
+
+
+# schema/native_functions.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor
+uniform = _Op("aten", 'uniform', 'default',
+    'uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor',
+    ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_uniform = uniform._cache
+
+
+def _bind_uniform(self, from_=0.0, to=1.0, *, generator=None):
+    return (self, from_, to, generator)
+
+
+def _entry_uniform(self, from_, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(uniform, (self, from_, to, generator)) from None
+    _k = _c_uniform.get(ks)
+    if _k is None:
+        _k = uniform._fill(ks)
+    return _k(self, from_, to, generator)
+
+
+uniform._bind = _bind_uniform
+uniform._entry = _entry_uniform
+_aten._packet('uniform')._add(uniform)
+
+
+# schema/native_functions.yaml: uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+uniform_out = _Op("aten", 'uniform', 'out',
+    'uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_uniform_out = uniform_out._cache
+
+
+def _bind_uniform_out(self, from_=0.0, to=1.0, *, generator=None, out):
+    return (self, from_, to, generator, out)
+
+
+def _entry_uniform_out(self, from_, to, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(uniform_out, (self, from_, to, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_uniform_out.get(ks)
+    if _k is None:
+        _k = uniform_out._fill(ks)
+    return _k(self, from_, to, generator, out)
+
+
+uniform_out._bind = _bind_uniform_out
+uniform_out._entry = _entry_uniform_out
+_aten._packet('uniform')._add(uniform_out)
+
+
+# schema/native_functions.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor
+exponential = _Op("aten", 'exponential', 'default',
+    'exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor',
+    ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_exponential = exponential._cache
+
+
+def _bind_exponential(self, lambd=1.0, *, generator=None):
+    return (self, lambd, generator)
+
+
+def _entry_exponential(self, lambd, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exponential, (self, lambd, generator)) from None
+    _k = _c_exponential.get(ks)
+    if _k is None:
+        _k = exponential._fill(ks)
+    return _k(self, lambd, generator)
+
+
+exponential._bind = _bind_exponential
+exponential._entry = _entry_exponential
+_aten._packet('exponential')._add(exponential)
+
+
+# schema/native_functions.yaml: exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+exponential_out = _Op("aten", 'exponential', 'out',
+    'exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'lambd', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_exponential_out = exponential_out._cache
+
+
+def _bind_exponential_out(self, lambd=1.0, *, generator=None, out):
+    return (self, lambd, generator, out)
+
+
+def _entry_exponential_out(self, lambd, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(exponential_out, (self, lambd, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_exponential_out.get(ks)
+    if _k is None:
+        _k = exponential_out._fill(ks)
+    return _k(self, lambd, generator, out)
+
+
+exponential_out._bind = _bind_exponential_out
+exponential_out._entry = _entry_exponential_out
+_aten._packet('exponential')._add(exponential_out)
+
+
+# schema/native_functions.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor
+geometric = _Op("aten", 'geometric', 'default',
+    'geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor',
+    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_geometric = geometric._cache
+
+
+def _bind_geometric(self, p, *, generator=None):
+    return (self, p, generator)
+
+
+def _entry_geometric(self, p, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(geometric, (self, p, generator)) from None
+    _k = _c_geometric.get(ks)
+    if _k is None:
+        _k = geometric._fill(ks)
+    return _k(self, p, generator)
+
+
+geometric._bind = _bind_geometric
+geometric._entry = _entry_geometric
+_aten._packet('geometric')._add(geometric)
+
+
+# schema/native_functions.yaml: geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+geometric_out = _Op("aten", 'geometric', 'out',
+    'geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_geometric_out = geometric_out._cache
+
+
+def _bind_geometric_out(self, p, *, generator=None, out):
+    return (self, p, generator, out)
+
+
+def _entry_geometric_out(self, p, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(geometric_out, (self, p, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_geometric_out.get(ks)
+    if _k is None:
+        _k = geometric_out._fill(ks)
+    return _k(self, p, generator, out)
+
+
+geometric_out._bind = _bind_geometric_out
+geometric_out._entry = _entry_geometric_out
+_aten._packet('geometric')._add(geometric_out)
+
+
+# schema/native_functions.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor
+log_normal = _Op("aten", 'log_normal', 'default',
+    'log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor',
+    ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_log_normal = log_normal._cache
+
+
+def _bind_log_normal(self, mean=1.0, std=2.0, *, generator=None):
+    return (self, mean, std, generator)
+
+
+def _entry_log_normal(self, mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_normal, (self, mean, std, generator)) from None
+    _k = _c_log_normal.get(ks)
+    if _k is None:
+        _k = log_normal._fill(ks)
+    return _k(self, mean, std, generator)
+
+
+log_normal._bind = _bind_log_normal
+log_normal._entry = _entry_log_normal
+_aten._packet('log_normal')._add(log_normal)
+
+
+# schema/native_functions.yaml: log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+log_normal_out = _Op("aten", 'log_normal', 'out',
+    'log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'mean', 'std', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_log_normal_out = log_normal_out._cache
+
+
+def _bind_log_normal_out(self, mean=1.0, std=2.0, *, generator=None, out):
+    return (self, mean, std, generator, out)
+
+
+def _entry_log_normal_out(self, mean, std, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(log_normal_out, (self, mean, std, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_log_normal_out.get(ks)
+    if _k is None:
+        _k = log_normal_out._fill(ks)
+    return _k(self, mean, std, generator, out)
+
+
+log_normal_out._bind = _bind_log_normal_out
+log_normal_out._entry = _entry_log_normal_out
+_aten._packet('log_normal')._add(log_normal_out)
+
+
+# schema/native_functions.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor
+cauchy = _Op("aten", 'cauchy', 'default',
+    'cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor',
+    ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_cauchy = cauchy._cache
+
+
+def _bind_cauchy(self, median=0.0, sigma=1.0, *, generator=None):
+    return (self, median, sigma, generator)
+
+
+def _entry_cauchy(self, median, sigma, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cauchy, (self, median, sigma, generator)) from None
+    _k = _c_cauchy.get(ks)
+    if _k is None:
+        _k = cauchy._fill(ks)
+    return _k(self, median, sigma, generator)
+
+
+cauchy._bind = _bind_cauchy
+cauchy._entry = _entry_cauchy
+_aten._packet('cauchy')._add(cauchy)
+
+
+# schema/native_functions.yaml: cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+cauchy_out = _Op("aten", 'cauchy', 'out',
+    'cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'median', 'sigma', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_cauchy_out = cauchy_out._cache
+
+
+def _bind_cauchy_out(self, median=0.0, sigma=1.0, *, generator=None, out):
+    return (self, median, sigma, generator, out)
+
+
+def _entry_cauchy_out(self, median, sigma, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(cauchy_out, (self, median, sigma, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_cauchy_out.get(ks)
+    if _k is None:
+        _k = cauchy_out._fill(ks)
+    return _k(self, median, sigma, generator, out)
+
+
+cauchy_out._bind = _bind_cauchy_out
+cauchy_out._entry = _entry_cauchy_out
+_aten._packet('cauchy')._add(cauchy_out)
+
+
+# schema/native_functions.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
+random_from = _Op("aten", 'random', 'from',
+    'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
+    ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_random_from = random_from._cache
+
+
+def _bind_random_from(self, from_, to, *, generator=None):
+    return (self, from_, to, generator)
+
+
+def _entry_random_from(self, from_, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_from, (self, from_, to, generator)) from None
+    _k = _c_random_from.get(ks)
+    if _k is None:
+        _k = random_from._fill(ks)
+    return _k(self, from_, to, generator)
+
+
+random_from._bind = _bind_random_from
+random_from._entry = _entry_random_from
+_aten._packet('random')._add(random_from)
+
+
+# schema/native_functions.yaml: random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+random_from_out = _Op("aten", 'random', 'from_out',
+    'random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_random_from_out = random_from_out._cache
+
+
+def _bind_random_from_out(self, from_, to, *, generator=None, out):
+    return (self, from_, to, generator, out)
+
+
+def _entry_random_from_out(self, from_, to, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_from_out, (self, from_, to, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_random_from_out.get(ks)
+    if _k is None:
+        _k = random_from_out._fill(ks)
+    return _k(self, from_, to, generator, out)
+
+
+random_from_out._bind = _bind_random_from_out
+random_from_out._entry = _entry_random_from_out
+_aten._packet('random')._add(random_from_out)
+
+
+# schema/native_functions.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
+random_to = _Op("aten", 'random', 'to',
+    'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
+    ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
+_c_random_to = random_to._cache
+
+
+def _bind_random_to(self, to, *, generator=None):
+    return (self, to, generator)
+
+
+def _entry_random_to(self, to, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_to, (self, to, generator)) from None
+    _k = _c_random_to.get(ks)
+    if _k is None:
+        _k = random_to._fill(ks)
+    return _k(self, to, generator)
+
+
+random_to._bind = _bind_random_to
+random_to._entry = _entry_random_to
+_aten._packet('random')._add(random_to)
+
+
+# schema/native_functions.yaml: random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+random_to_out = _Op("aten", 'random', 'to_out',
+    'random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'to', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_random_to_out = random_to_out._cache
+
+
+def _bind_random_to_out(self, to, *, generator=None, out):
+    return (self, to, generator, out)
+
+
+def _entry_random_to_out(self, to, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_to_out, (self, to, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_random_to_out.get(ks)
+    if _k is None:
+        _k = random_to_out._fill(ks)
+    return _k(self, to, generator, out)
+
+
+random_to_out._bind = _bind_random_to_out
+random_to_out._entry = _entry_random_to_out
+_aten._packet('random')._add(random_to_out)
+
+
+# schema/native_functions.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor
+random = _Op("aten", 'random', 'default',
+    'random(Tensor self, *, Generator? generator=None) -> Tensor',
+    ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
+_c_random = random._cache
+
+
+def _bind_random(self, *, generator=None):
+    return (self, generator)
+
+
+def _entry_random(self, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random, (self, generator)) from None
+    _k = _c_random.get(ks)
+    if _k is None:
+        _k = random._fill(ks)
+    return _k(self, generator)
+
+
+random._bind = _bind_random
+random._entry = _entry_random
+_aten._packet('random')._add(random)
+
+
+# schema/native_functions.yaml: random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+random_out = _Op("aten", 'random', 'out',
+    'random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_random_out = random_out._cache
+
+
+def _bind_random_out(self, *, generator=None, out):
+    return (self, generator, out)
+
+
+def _entry_random_out(self, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(random_out, (self, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_random_out.get(ks)
+    if _k is None:
+        _k = random_out._fill(ks)
+    return _k(self, generator, out)
+
+
+random_out._bind = _bind_random_out
+random_out._entry = _entry_random_out
+_aten._packet('random')._add(random_out)
+
+
+# schema/native_functions.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor
+normal_functional = _Op("aten", 'normal_functional', 'default',
+    'normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor',
+    ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
+_c_normal_functional = normal_functional._cache
+
+
+def _bind_normal_functional(self, mean=0.0, std=1.0, *, generator=None):
+    return (self, mean, std, generator)
+
+
+def _entry_normal_functional(self, mean, std, generator):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(normal_functional, (self, mean, std, generator)) from None
+    _k = _c_normal_functional.get(ks)
+    if _k is None:
+        _k = normal_functional._fill(ks)
+    return _k(self, mean, std, generator)
+
+
+normal_functional._bind = _bind_normal_functional
+normal_functional._entry = _entry_normal_functional
+_aten._packet('normal_functional')._add(normal_functional)
+
+
+# schema/native_functions.yaml: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+hann_window = _Op("aten", 'hann_window', 'default',
+    'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+_c_hann_window = hann_window._cache
+
+
+def _bind_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, dtype, layout, device, pin_memory)
+
+
+def _entry_hann_window(window_length, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_hann_window.get(ks)
+    if _k is None:
+        _k = hann_window._fill(ks)
+    return _k(window_length, dtype, layout, device, pin_memory)
+
+
+hann_window._bind = _bind_hann_window
+hann_window._entry = _entry_hann_window
+_aten._packet('hann_window')._add(hann_window)
+
+
+# schema/native_functions.yaml: hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
+hann_window_out = _Op("aten", 'hann_window', 'out',
+    'hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'out'), 1, tags=())
+_c_hann_window_out = hann_window_out._cache
+
+
+def _bind_hann_window_out(window_length, *, out):
+    return (window_length, out)
+
+
+def _entry_hann_window_out(window_length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hann_window_out, (window_length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hann_window_out.get(ks)
+    if _k is None:
+        _k = hann_window_out._fill(ks)
+    return _k(window_length, out)
+
+
+hann_window_out._bind = _bind_hann_window_out
+hann_window_out._entry = _entry_hann_window_out
+_aten._packet('hann_window')._add(hann_window_out)
+
+
+# schema/native_functions.yaml: hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+hann_window_periodic = _Op("aten", 'hann_window', 'periodic',
+    'hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_hann_window_periodic = hann_window_periodic._cache
+
+
+def _bind_hann_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def _entry_hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_hann_window_periodic.get(ks)
+    if _k is None:
+        _k = hann_window_periodic._fill(ks)
+    return _k(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+hann_window_periodic._bind = _bind_hann_window_periodic
+hann_window_periodic._entry = _entry_hann_window_periodic
+_aten._packet('hann_window')._add(hann_window_periodic)
+
+
+# schema/native_functions.yaml: hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
+hann_window_periodic_out = _Op("aten", 'hann_window', 'periodic_out',
+    'hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'out'), 2, tags=())
+_c_hann_window_periodic_out = hann_window_periodic_out._cache
+
+
+def _bind_hann_window_periodic_out(window_length, periodic, *, out):
+    return (window_length, periodic, out)
+
+
+def _entry_hann_window_periodic_out(window_length, periodic, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hann_window_periodic_out, (window_length, periodic, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hann_window_periodic_out.get(ks)
+    if _k is None:
+        _k = hann_window_periodic_out._fill(ks)
+    return _k(window_length, periodic, out)
+
+
+hann_window_periodic_out._bind = _bind_hann_window_periodic_out
+hann_window_periodic_out._entry = _entry_hann_window_periodic_out
+_aten._packet('hann_window')._add(hann_window_periodic_out)
+
+
+# schema/native_functions.yaml: hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+hamming_window = _Op("aten", 'hamming_window', 'default',
+    'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+_c_hamming_window = hamming_window._cache
+
+
+def _bind_hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, dtype, layout, device, pin_memory)
+
+
+def _entry_hamming_window(window_length, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_hamming_window.get(ks)
+    if _k is None:
+        _k = hamming_window._fill(ks)
+    return _k(window_length, dtype, layout, device, pin_memory)
+
+
+hamming_window._bind = _bind_hamming_window
+hamming_window._entry = _entry_hamming_window
+_aten._packet('hamming_window')._add(hamming_window)
+
+
+# schema/native_functions.yaml: hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
+hamming_window_out = _Op("aten", 'hamming_window', 'out',
+    'hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'out'), 1, tags=())
+_c_hamming_window_out = hamming_window_out._cache
+
+
+def _bind_hamming_window_out(window_length, *, out):
+    return (window_length, out)
+
+
+def _entry_hamming_window_out(window_length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hamming_window_out, (window_length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hamming_window_out.get(ks)
+    if _k is None:
+        _k = hamming_window_out._fill(ks)
+    return _k(window_length, out)
+
+
+hamming_window_out._bind = _bind_hamming_window_out
+hamming_window_out._entry = _entry_hamming_window_out
+_aten._packet('hamming_window')._add(hamming_window_out)
+
+
+# schema/native_functions.yaml: hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+hamming_window_periodic = _Op("aten", 'hamming_window', 'periodic',
+    'hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_hamming_window_periodic = hamming_window_periodic._cache
+
+
+def _bind_hamming_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def _entry_hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_hamming_window_periodic.get(ks)
+    if _k is None:
+        _k = hamming_window_periodic._fill(ks)
+    return _k(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+hamming_window_periodic._bind = _bind_hamming_window_periodic
+hamming_window_periodic._entry = _entry_hamming_window_periodic
+_aten._packet('hamming_window')._add(hamming_window_periodic)
+
+
+# schema/native_functions.yaml: hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
+hamming_window_periodic_out = _Op("aten", 'hamming_window', 'periodic_out',
+    'hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'out'), 2, tags=())
+_c_hamming_window_periodic_out = hamming_window_periodic_out._cache
+
+
+def _bind_hamming_window_periodic_out(window_length, periodic, *, out):
+    return (window_length, periodic, out)
+
+
+def _entry_hamming_window_periodic_out(window_length, periodic, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hamming_window_periodic_out, (window_length, periodic, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hamming_window_periodic_out.get(ks)
+    if _k is None:
+        _k = hamming_window_periodic_out._fill(ks)
+    return _k(window_length, periodic, out)
+
+
+hamming_window_periodic_out._bind = _bind_hamming_window_periodic_out
+hamming_window_periodic_out._entry = _entry_hamming_window_periodic_out
+_aten._packet('hamming_window')._add(hamming_window_periodic_out)
+
+
+# schema/native_functions.yaml: hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+hamming_window_periodic_alpha = _Op("aten", 'hamming_window', 'periodic_alpha',
+    'hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'alpha', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+_c_hamming_window_periodic_alpha = hamming_window_periodic_alpha._cache
+
+
+def _bind_hamming_window_periodic_alpha(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, alpha, dtype, layout, device, pin_memory)
+
+
+def _entry_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_hamming_window_periodic_alpha.get(ks)
+    if _k is None:
+        _k = hamming_window_periodic_alpha._fill(ks)
+    return _k(window_length, periodic, alpha, dtype, layout, device, pin_memory)
+
+
+hamming_window_periodic_alpha._bind = _bind_hamming_window_periodic_alpha
+hamming_window_periodic_alpha._entry = _entry_hamming_window_periodic_alpha
+_aten._packet('hamming_window')._add(hamming_window_periodic_alpha)
+
+
+# schema/native_functions.yaml: hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)
+hamming_window_periodic_alpha_out = _Op("aten", 'hamming_window', 'periodic_alpha_out',
+    'hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'alpha', 'out'), 3, tags=())
+_c_hamming_window_periodic_alpha_out = hamming_window_periodic_alpha_out._cache
+
+
+def _bind_hamming_window_periodic_alpha_out(window_length, periodic, alpha, *, out):
+    return (window_length, periodic, alpha, out)
+
+
+def _entry_hamming_window_periodic_alpha_out(window_length, periodic, alpha, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hamming_window_periodic_alpha_out, (window_length, periodic, alpha, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hamming_window_periodic_alpha_out.get(ks)
+    if _k is None:
+        _k = hamming_window_periodic_alpha_out._fill(ks)
+    return _k(window_length, periodic, alpha, out)
+
+
+hamming_window_periodic_alpha_out._bind = _bind_hamming_window_periodic_alpha_out
+hamming_window_periodic_alpha_out._entry = _entry_hamming_window_periodic_alpha_out
+_aten._packet('hamming_window')._add(hamming_window_periodic_alpha_out)
+
+
+# schema/native_functions.yaml: hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+hamming_window_periodic_alpha_beta = _Op("aten", 'hamming_window', 'periodic_alpha_beta',
+    'hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'alpha', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 4, tags=('factory',))
+_c_hamming_window_periodic_alpha_beta = hamming_window_periodic_alpha_beta._cache
+
+
+def _bind_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)
+
+
+def _entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_hamming_window_periodic_alpha_beta.get(ks)
+    if _k is None:
+        _k = hamming_window_periodic_alpha_beta._fill(ks)
+    return _k(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)
+
+
+hamming_window_periodic_alpha_beta._bind = _bind_hamming_window_periodic_alpha_beta
+hamming_window_periodic_alpha_beta._entry = _entry_hamming_window_periodic_alpha_beta
+_aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta)
+
+
+# schema/native_functions.yaml: hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)
+hamming_window_periodic_alpha_beta_out = _Op("aten", 'hamming_window', 'periodic_alpha_beta_out',
+    'hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'alpha', 'beta', 'out'), 4, tags=())
+_c_hamming_window_periodic_alpha_beta_out = hamming_window_periodic_alpha_beta_out._cache
+
+
+def _bind_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, *, out):
+    return (window_length, periodic, alpha, beta, out)
+
+
+def _entry_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(hamming_window_periodic_alpha_beta_out, (window_length, periodic, alpha, beta, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_hamming_window_periodic_alpha_beta_out.get(ks)
+    if _k is None:
+        _k = hamming_window_periodic_alpha_beta_out._fill(ks)
+    return _k(window_length, periodic, alpha, beta, out)
+
+
+hamming_window_periodic_alpha_beta_out._bind = _bind_hamming_window_periodic_alpha_beta_out
+hamming_window_periodic_alpha_beta_out._entry = _entry_hamming_window_periodic_alpha_beta_out
+_aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta_out)
+
+
+# schema/native_functions.yaml: blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+blackman_window = _Op("aten", 'blackman_window', 'default',
+    'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+_c_blackman_window = blackman_window._cache
+
+
+def _bind_blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, dtype, layout, device, pin_memory)
+
+
+def _entry_blackman_window(window_length, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_blackman_window.get(ks)
+    if _k is None:
+        _k = blackman_window._fill(ks)
+    return _k(window_length, dtype, layout, device, pin_memory)
+
+
+blackman_window._bind = _bind_blackman_window
+blackman_window._entry = _entry_blackman_window
+_aten._packet('blackman_window')._add(blackman_window)
+
+
+# schema/native_functions.yaml: blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
+blackman_window_out = _Op("aten", 'blackman_window', 'out',
+    'blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'out'), 1, tags=())
+_c_blackman_window_out = blackman_window_out._cache
+
+
+def _bind_blackman_window_out(window_length, *, out):
+    return (window_length, out)
+
+
+def _entry_blackman_window_out(window_length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(blackman_window_out, (window_length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_blackman_window_out.get(ks)
+    if _k is None:
+        _k = blackman_window_out._fill(ks)
+    return _k(window_length, out)
+
+
+blackman_window_out._bind = _bind_blackman_window_out
+blackman_window_out._entry = _entry_blackman_window_out
+_aten._packet('blackman_window')._add(blackman_window_out)
+
+
+# schema/native_functions.yaml: blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+blackman_window_periodic = _Op("aten", 'blackman_window', 'periodic',
+    'blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_blackman_window_periodic = blackman_window_periodic._cache
+
+
+def _bind_blackman_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def _entry_blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_blackman_window_periodic.get(ks)
+    if _k is None:
+        _k = blackman_window_periodic._fill(ks)
+    return _k(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+blackman_window_periodic._bind = _bind_blackman_window_periodic
+blackman_window_periodic._entry = _entry_blackman_window_periodic
+_aten._packet('blackman_window')._add(blackman_window_periodic)
+
+
+# schema/native_functions.yaml: blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
+blackman_window_periodic_out = _Op("aten", 'blackman_window', 'periodic_out',
+    'blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'out'), 2, tags=())
+_c_blackman_window_periodic_out = blackman_window_periodic_out._cache
+
+
+def _bind_blackman_window_periodic_out(window_length, periodic, *, out):
+    return (window_length, periodic, out)
+
+
+def _entry_blackman_window_periodic_out(window_length, periodic, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(blackman_window_periodic_out, (window_length, periodic, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_blackman_window_periodic_out.get(ks)
+    if _k is None:
+        _k = blackman_window_periodic_out._fill(ks)
+    return _k(window_length, periodic, out)
+
+
+blackman_window_periodic_out._bind = _bind_blackman_window_periodic_out
+blackman_window_periodic_out._entry = _entry_blackman_window_periodic_out
+_aten._packet('blackman_window')._add(blackman_window_periodic_out)
+
+
+# schema/native_functions.yaml: bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+bartlett_window = _Op("aten", 'bartlett_window', 'default',
+    'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+_c_bartlett_window = bartlett_window._cache
+
+
+def _bind_bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, dtype, layout, device, pin_memory)
+
+
+def _entry_bartlett_window(window_length, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_bartlett_window.get(ks)
+    if _k is None:
+        _k = bartlett_window._fill(ks)
+    return _k(window_length, dtype, layout, device, pin_memory)
+
+
+bartlett_window._bind = _bind_bartlett_window
+bartlett_window._entry = _entry_bartlett_window
+_aten._packet('bartlett_window')._add(bartlett_window)
+
+
+# schema/native_functions.yaml: bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
+bartlett_window_out = _Op("aten", 'bartlett_window', 'out',
+    'bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'out'), 1, tags=())
+_c_bartlett_window_out = bartlett_window_out._cache
+
+
+def _bind_bartlett_window_out(window_length, *, out):
+    return (window_length, out)
+
+
+def _entry_bartlett_window_out(window_length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bartlett_window_out, (window_length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bartlett_window_out.get(ks)
+    if _k is None:
+        _k = bartlett_window_out._fill(ks)
+    return _k(window_length, out)
+
+
+bartlett_window_out._bind = _bind_bartlett_window_out
+bartlett_window_out._entry = _entry_bartlett_window_out
+_aten._packet('bartlett_window')._add(bartlett_window_out)
+
+
+# schema/native_functions.yaml: bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+bartlett_window_periodic = _Op("aten", 'bartlett_window', 'periodic',
+    'bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_bartlett_window_periodic = bartlett_window_periodic._cache
+
+
+def _bind_bartlett_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def _entry_bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_bartlett_window_periodic.get(ks)
+    if _k is None:
+        _k = bartlett_window_periodic._fill(ks)
+    return _k(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+bartlett_window_periodic._bind = _bind_bartlett_window_periodic
+bartlett_window_periodic._entry = _entry_bartlett_window_periodic
+_aten._packet('bartlett_window')._add(bartlett_window_periodic)
+
+
+# schema/native_functions.yaml: bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
+bartlett_window_periodic_out = _Op("aten", 'bartlett_window', 'periodic_out',
+    'bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'out'), 2, tags=())
+_c_bartlett_window_periodic_out = bartlett_window_periodic_out._cache
+
+
+def _bind_bartlett_window_periodic_out(window_length, periodic, *, out):
+    return (window_length, periodic, out)
+
+
+def _entry_bartlett_window_periodic_out(window_length, periodic, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bartlett_window_periodic_out, (window_length, periodic, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bartlett_window_periodic_out.get(ks)
+    if _k is None:
+        _k = bartlett_window_periodic_out._fill(ks)
+    return _k(window_length, periodic, out)
+
+
+bartlett_window_periodic_out._bind = _bind_bartlett_window_periodic_out
+bartlett_window_periodic_out._entry = _entry_bartlett_window_periodic_out
+_aten._packet('bartlett_window')._add(bartlett_window_periodic_out)
+
+
+# schema/native_functions.yaml: kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+kaiser_window = _Op("aten", 'kaiser_window', 'default',
+    'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
+_c_kaiser_window = kaiser_window._cache
+
+
+def _bind_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, dtype, layout, device, pin_memory)
+
+
+def _entry_kaiser_window(window_length, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_kaiser_window.get(ks)
+    if _k is None:
+        _k = kaiser_window._fill(ks)
+    return _k(window_length, dtype, layout, device, pin_memory)
+
+
+kaiser_window._bind = _bind_kaiser_window
+kaiser_window._entry = _entry_kaiser_window
+_aten._packet('kaiser_window')._add(kaiser_window)
+
+
+# schema/native_functions.yaml: kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
+kaiser_window_out = _Op("aten", 'kaiser_window', 'out',
+    'kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'out'), 1, tags=())
+_c_kaiser_window_out = kaiser_window_out._cache
+
+
+def _bind_kaiser_window_out(window_length, *, out):
+    return (window_length, out)
+
+
+def _entry_kaiser_window_out(window_length, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kaiser_window_out, (window_length, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_kaiser_window_out.get(ks)
+    if _k is None:
+        _k = kaiser_window_out._fill(ks)
+    return _k(window_length, out)
+
+
+kaiser_window_out._bind = _bind_kaiser_window_out
+kaiser_window_out._entry = _entry_kaiser_window_out
+_aten._packet('kaiser_window')._add(kaiser_window_out)
+
+
+# schema/native_functions.yaml: kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+kaiser_window_periodic = _Op("aten", 'kaiser_window', 'periodic',
+    'kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
+_c_kaiser_window_periodic = kaiser_window_periodic._cache
+
+
+def _bind_kaiser_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, dtype, layout, device, pin_memory)
+
+
+def _entry_kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_kaiser_window_periodic.get(ks)
+    if _k is None:
+        _k = kaiser_window_periodic._fill(ks)
+    return _k(window_length, periodic, dtype, layout, device, pin_memory)
+
+
+kaiser_window_periodic._bind = _bind_kaiser_window_periodic
+kaiser_window_periodic._entry = _entry_kaiser_window_periodic
+_aten._packet('kaiser_window')._add(kaiser_window_periodic)
+
+
+# schema/native_functions.yaml: kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
+kaiser_window_periodic_out = _Op("aten", 'kaiser_window', 'periodic_out',
+    'kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'out'), 2, tags=())
+_c_kaiser_window_periodic_out = kaiser_window_periodic_out._cache
+
+
+def _bind_kaiser_window_periodic_out(window_length, periodic, *, out):
+    return (window_length, periodic, out)
+
+
+def _entry_kaiser_window_periodic_out(window_length, periodic, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kaiser_window_periodic_out, (window_length, periodic, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_kaiser_window_periodic_out.get(ks)
+    if _k is None:
+        _k = kaiser_window_periodic_out._fill(ks)
+    return _k(window_length, periodic, out)
+
+
+kaiser_window_periodic_out._bind = _bind_kaiser_window_periodic_out
+kaiser_window_periodic_out._entry = _entry_kaiser_window_periodic_out
+_aten._packet('kaiser_window')._add(kaiser_window_periodic_out)
+
+
+# schema/native_functions.yaml: kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+kaiser_window_beta = _Op("aten", 'kaiser_window', 'beta',
+    'kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
+    ('window_length', 'periodic', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
+_c_kaiser_window_beta = kaiser_window_beta._cache
+
+
+def _bind_kaiser_window_beta(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return (window_length, periodic, beta, dtype, layout, device, pin_memory)
+
+
+def _entry_kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory):
+    _inc, _keep = _tls.masks
+    ks = (_BACKEND_SELECT | _inc) & _keep
+    _k = _c_kaiser_window_beta.get(ks)
+    if _k is None:
+        _k = kaiser_window_beta._fill(ks)
+    return _k(window_length, periodic, beta, dtype, layout, device, pin_memory)
+
+
+kaiser_window_beta._bind = _bind_kaiser_window_beta
+kaiser_window_beta._entry = _entry_kaiser_window_beta
+_aten._packet('kaiser_window')._add(kaiser_window_beta)
+
+
+# schema/native_functions.yaml: kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)
+kaiser_window_beta_out = _Op("aten", 'kaiser_window', 'beta_out',
+    'kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)',
+    ('window_length', 'periodic', 'beta', 'out'), 3, tags=())
+_c_kaiser_window_beta_out = kaiser_window_beta_out._cache
+
+
+def _bind_kaiser_window_beta_out(window_length, periodic, beta, *, out):
+    return (window_length, periodic, beta, out)
+
+
+def _entry_kaiser_window_beta_out(window_length, periodic, beta, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(kaiser_window_beta_out, (window_length, periodic, beta, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_kaiser_window_beta_out.get(ks)
+    if _k is None:
+        _k = kaiser_window_beta_out._fill(ks)
+    return _k(window_length, periodic, beta, out)
+
+
+kaiser_window_beta_out._bind = _bind_kaiser_window_beta_out
+kaiser_window_beta_out._entry = _entry_kaiser_window_beta_out
+_aten._packet('kaiser_window')._add(kaiser_window_beta_out)
+
+
+# schema/native_functions.yaml: empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+empty_out = _Op("aten", 'empty', 'out',
+    'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'memory_format', 'out'), 1, tags=())
+_c_empty_out = empty_out._cache
+
+
+def _bind_empty_out(size, *, memory_format=None, out):
+    return (size, memory_format, out)
+
+
+def _entry_empty_out(size, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_out, (size, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_empty_out.get(ks)
+    if _k is None:
+        _k = empty_out._fill(ks)
+    return _k(size, memory_format, out)
+
+
+empty_out._bind = _bind_empty_out
+empty_out._entry = _entry_empty_out
+_aten._packet('empty')._add(empty_out)
+
+
+# schema/native_functions.yaml: zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+zeros_out = _Op("aten", 'zeros', 'out',
+    'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'out'), 1, tags=())
+_c_zeros_out = zeros_out._cache
+
+
+def _bind_zeros_out(size, *, out):
+    return (size, out)
+
+
+def _entry_zeros_out(size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zeros_out, (size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_zeros_out.get(ks)
+    if _k is None:
+        _k = zeros_out._fill(ks)
+    return _k(size, out)
+
+
+zeros_out._bind = _bind_zeros_out
+zeros_out._entry = _entry_zeros_out
+_aten._packet('zeros')._add(zeros_out)
+
+
+# schema/native_functions.yaml: ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+ones_out = _Op("aten", 'ones', 'out',
+    'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'out'), 1, tags=())
+_c_ones_out = ones_out._cache
+
+
+def _bind_ones_out(size, *, out):
+    return (size, out)
+
+
+def _entry_ones_out(size, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ones_out, (size, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ones_out.get(ks)
+    if _k is None:
+        _k = ones_out._fill(ks)
+    return _k(size, out)
+
+
+ones_out._bind = _bind_ones_out
+ones_out._entry = _entry_ones_out
+_aten._packet('ones')._add(ones_out)
+
+
+# schema/native_functions.yaml: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
+full_out = _Op("aten", 'full', 'out',
+    'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
+    ('size', 'fill_value', 'out'), 2, tags=())
+_c_full_out = full_out._cache
+
+
+def _bind_full_out(size, fill_value, *, out):
+    return (size, fill_value, out)
+
+
+def _entry_full_out(size, fill_value, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(full_out, (size, fill_value, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_full_out.get(ks)
+    if _k is None:
+        _k = full_out._fill(ks)
+    return _k(size, fill_value, out)
+
+
+full_out._bind = _bind_full_out
+full_out._entry = _entry_full_out
+_aten._packet('full')._add(full_out)
+
+
+# schema/native_functions.yaml: scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)
+scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
+    'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
+    ('s', 'out'), 1, tags=())
+_c_scalar_tensor_out = scalar_tensor_out._cache
+
+
+def _bind_scalar_tensor_out(s, *, out):
+    return (s, out)
+
+
+def _entry_scalar_tensor_out(s, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(scalar_tensor_out, (s, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_scalar_tensor_out.get(ks)
+    if _k is None:
+        _k = scalar_tensor_out._fill(ks)
+    return _k(s, out)
+
+
+scalar_tensor_out._bind = _bind_scalar_tensor_out
+scalar_tensor_out._entry = _entry_scalar_tensor_out
+_aten._packet('scalar_tensor')._add(scalar_tensor_out)
+
+
+# schema/native_functions.yaml: arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)
+arange_out = _Op("aten", 'arange', 'out',
+    'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
+    ('end', 'out'), 1, tags=())
+_c_arange_out = arange_out._cache
+
+
+def _bind_arange_out(end, *, out):
+    return (end, out)
+
+
+def _entry_arange_out(end, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arange_out, (end, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_arange_out.get(ks)
+    if _k is None:
+        _k = arange_out._fill(ks)
+    return _k(end, out)
+
+
+arange_out._bind = _bind_arange_out
+arange_out._entry = _entry_arange_out
+_aten._packet('arange')._add(arange_out)
+
+
+# schema/native_functions.yaml: arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
+arange_start_out = _Op("aten", 'arange', 'start_out',
+    'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
+    ('start', 'end', 'step', 'out'), 3, tags=())
+_c_arange_start_out = arange_start_out._cache
+
+
+def _bind_arange_start_out(start, end, step=1, *, out):
+    return (start, end, step, out)
+
+
+def _entry_arange_start_out(start, end, step, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(arange_start_out, (start, end, step, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_arange_start_out.get(ks)
+    if _k is None:
+        _k = arange_start_out._fill(ks)
+    return _k(start, end, step, out)
+
+
+arange_start_out._bind = _bind_arange_start_out
+arange_start_out._entry = _entry_arange_start_out
+_aten._packet('arange')._add(arange_start_out)
+
+
+# schema/native_functions.yaml: empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+empty_like_out = _Op("aten", 'empty_like', 'out',
+    'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=())
+_c_empty_like_out = empty_like_out._cache
+
+
+def _bind_empty_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_empty_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(empty_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_empty_like_out.get(ks)
+    if _k is None:
+        _k = empty_like_out._fill(ks)
+    return _k(self, memory_format, out)
+
+
+empty_like_out._bind = _bind_empty_like_out
+empty_like_out._entry = _entry_empty_like_out
+_aten._packet('empty_like')._add(empty_like_out)
+
+
+# schema/native_functions.yaml: zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+zeros_like_out = _Op("aten", 'zeros_like', 'out',
+    'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=())
+_c_zeros_like_out = zeros_like_out._cache
+
+
+def _bind_zeros_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_zeros_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(zeros_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_zeros_like_out.get(ks)
+    if _k is None:
+        _k = zeros_like_out._fill(ks)
+    return _k(self, memory_format, out)
+
+
+zeros_like_out._bind = _bind_zeros_like_out
+zeros_like_out._entry = _entry_zeros_like_out
+_aten._packet('zeros_like')._add(zeros_like_out)
+
+
+# schema/native_functions.yaml: ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+ones_like_out = _Op("aten", 'ones_like', 'out',
+    'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=())
+_c_ones_like_out = ones_like_out._cache
+
+
+def _bind_ones_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_ones_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(ones_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_ones_like_out.get(ks)
+    if _k is None:
+        _k = ones_like_out._fill(ks)
+    return _k(self, memory_format, out)
+
+
+ones_like_out._bind = _bind_ones_like_out
+ones_like_out._entry = _entry_ones_like_out
+_aten._packet('ones_like')._add(ones_like_out)
+
+
+# schema/native_functions.yaml: full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+full_like_out = _Op("aten", 'full_like', 'out',
+    'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
+_c_full_like_out = full_like_out._cache
+
+
+def _bind_full_like_out(self, fill_value, *, memory_format=None, out):
+    return (self, fill_value, memory_format, out)
+
+
+def _entry_full_like_out(self, fill_value, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(full_like_out, (self, fill_value, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_full_like_out.get(ks)
+    if _k is None:
+        _k = full_like_out._fill(ks)
+    return _k(self, fill_value, memory_format, out)
+
+
+full_like_out._bind = _bind_full_like_out
+full_like_out._entry = _entry_full_like_out
+_aten._packet('full_like')._add(full_like_out)
+
+
+# schema/native_functions.yaml: rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+rand_like_out = _Op("aten", 'rand_like', 'out',
+    'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_rand_like_out = rand_like_out._cache
+
+
+def _bind_rand_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_rand_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rand_like_out.get(ks)
+    if _k is None:
+        _k = rand_like_out._fill(ks)
+    return _k(self, memory_format, out)
+
+
+rand_like_out._bind = _bind_rand_like_out
+rand_like_out._entry = _entry_rand_like_out
+_aten._packet('rand_like')._add(rand_like_out)
+
+
+# schema/native_functions.yaml: rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
+    'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_rand_like_generator_out = rand_like_generator_out._cache
+
+
+def _bind_rand_like_generator_out(self, *, generator, memory_format=None, out):
+    return (self, generator, memory_format, out)
+
+
+def _entry_rand_like_generator_out(self, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(rand_like_generator_out, (self, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_rand_like_generator_out.get(ks)
+    if _k is None:
+        _k = rand_like_generator_out._fill(ks)
+    return _k(self, generator, memory_format, out)
+
+
+rand_like_generator_out._bind = _bind_rand_like_generator_out
+rand_like_generator_out._entry = _entry_rand_like_generator_out
+_aten._packet('rand_like')._add(rand_like_generator_out)
+
+
+# schema/native_functions.yaml: randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+randn_like_out = _Op("aten", 'randn_like', 'out',
+    'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randn_like_out = randn_like_out._cache
+
+
+def _bind_randn_like_out(self, *, memory_format=None, out):
+    return (self, memory_format, out)
+
+
+def _entry_randn_like_out(self, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_like_out, (self, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randn_like_out.get(ks)
+    if _k is None:
+        _k = randn_like_out._fill(ks)
+    return _k(self, memory_format, out)
+
+
+randn_like_out._bind = _bind_randn_like_out
+randn_like_out._entry = _entry_randn_like_out
+_aten._packet('randn_like')._add(randn_like_out)
+
+
+# schema/native_functions.yaml: randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
+    'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
+_c_randn_like_generator_out = randn_like_generator_out._cache
+
+
+def _bind_randn_like_generator_out(self, *, generator, memory_format=None, out):
+    return (self, generator, memory_format, out)
+
+
+def _entry_randn_like_generator_out(self, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randn_like_generator_out, (self, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randn_like_generator_out.get(ks)
+    if _k is None:
+        _k = randn_like_generator_out._fill(ks)
+    return _k(self, generator, memory_format, out)
+
+
+randn_like_generator_out._bind = _bind_randn_like_generator_out
+randn_like_generator_out._entry = _entry_randn_like_generator_out
+_aten._packet('randn_like')._add(randn_like_generator_out)
+
+
+# schema/native_functions.yaml: randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+randint_like_out = _Op("aten", 'randint_like', 'out',
+    'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_out = randint_like_out._cache
+
+
+def _bind_randint_like_out(self, high, *, memory_format=None, out):
+    return (self, high, memory_format, out)
+
+
+def _entry_randint_like_out(self, high, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_out, (self, high, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_like_out.get(ks)
+    if _k is None:
+        _k = randint_like_out._fill(ks)
+    return _k(self, high, memory_format, out)
+
+
+randint_like_out._bind = _bind_randint_like_out
+randint_like_out._entry = _entry_randint_like_out
+_aten._packet('randint_like')._add(randint_like_out)
+
+
+# schema/native_functions.yaml: randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
+    'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_generator_out = randint_like_generator_out._cache
+
+
+def _bind_randint_like_generator_out(self, high, *, generator, memory_format=None, out):
+    return (self, high, generator, memory_format, out)
+
+
+def _entry_randint_like_generator_out(self, high, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_generator_out, (self, high, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_like_generator_out.get(ks)
+    if _k is None:
+        _k = randint_like_generator_out._fill(ks)
+    return _k(self, high, generator, memory_format, out)
+
+
+randint_like_generator_out._bind = _bind_randint_like_generator_out
+randint_like_generator_out._entry = _entry_randint_like_generator_out
+_aten._packet('randint_like')._add(randint_like_generator_out)
+
+
+# schema/native_functions.yaml: randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
+    'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_Tensor_out = randint_like_Tensor_out._cache
+
+
+def _bind_randint_like_Tensor_out(self, high, *, memory_format=None, out):
+    return (self, high, memory_format, out)
+
+
+def _entry_randint_like_Tensor_out(self, high, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | high._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_Tensor_out, (self, high, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_like_Tensor_out.get(ks)
+    if _k is None:
+        _k = randint_like_Tensor_out._fill(ks)
+    return _k(self, high, memory_format, out)
+
+
+randint_like_Tensor_out._bind = _bind_randint_like_Tensor_out
+randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
+_aten._packet('randint_like')._add(randint_like_Tensor_out)
+
+
+# schema/native_functions.yaml: randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
+    'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_randint_like_Tensor_generator_out = randint_like_Tensor_generator_out._cache
+
+
+def _bind_randint_like_Tensor_generator_out(self, high, *, generator, memory_format=None, out):
+    return (self, high, generator, memory_format, out)
+
+
+def _entry_randint_like_Tensor_generator_out(self, high, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | high._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_Tensor_generator_out, (self, high, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_like_Tensor_generator_out.get(ks)
+    if _k is None:
+        _k = randint_like_Tensor_generator_out._fill(ks)
+    return _k(self, high, generator, memory_format, out)
+
+
+randint_like_Tensor_generator_out._bind = _bind_randint_like_Tensor_generator_out
+randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_out
+_aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
+
+
+# schema/native_functions.yaml: randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
+    'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_randint_like_low_dtype_out = randint_like_low_dtype_out._cache
+
+
+def _bind_randint_like_low_dtype_out(self, low, high, *, memory_format=None, out):
+    return (self, low, high, memory_format, out)
+
+
+def _entry_randint_like_low_dtype_out(self, low, high, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_low_dtype_out, (self, low, high, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_like_low_dtype_out.get(ks)
+    if _k is None:
+        _k = randint_like_low_dtype_out._fill(ks)
+    return _k(self, low, high, memory_format, out)
+
+
+randint_like_low_dtype_out._bind = _bind_randint_like_low_dtype_out
+randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
+_aten._packet('randint_like')._add(randint_like_low_dtype_out)
+
+
+# schema/native_functions.yaml: randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
+    'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
+_c_randint_like_low_generator_dtype_out = randint_like_low_generator_dtype_out._cache
+
+
+def _bind_randint_like_low_generator_dtype_out(self, low, high, *, generator, memory_format=None, out):
+    return (self, low, high, generator, memory_format, out)
+
+
+def _entry_randint_like_low_generator_dtype_out(self, low, high, generator, memory_format, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(randint_like_low_generator_dtype_out, (self, low, high, generator, memory_format, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_randint_like_low_generator_dtype_out.get(ks)
+    if _k is None:
+        _k = randint_like_low_generator_dtype_out._fill(ks)
+    return _k(self, low, high, generator, memory_format, out)
+
+
+randint_like_low_generator_dtype_out._bind = _bind_randint_like_low_generator_dtype_out
+randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_dtype_out
+_aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
+
+
+# schema/native_functions.yaml: bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
+    'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
+    ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
+_c_bernoulli_float_out = bernoulli_float_out._cache
+
+
+def _bind_bernoulli_float_out(self, p=0.5, *, generator=None, out):
+    return (self, p, generator, out)
+
+
+def _entry_bernoulli_float_out(self, p, generator, out):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | out._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(bernoulli_float_out, (self, p, generator, out)) from None
+    if not out._ks & _ADINPLACE:
+        _inplace_on_inference(out)
+    _k = _c_bernoulli_float_out.get(ks)
+    if _k is None:
+        _k = bernoulli_float_out._fill(ks)
+    return _k(self, p, generator, out)
+
+
+bernoulli_float_out._bind = _bind_bernoulli_float_out
+bernoulli_float_out._entry = _entry_bernoulli_float_out
+_aten._packet('bernoulli')._add(bernoulli_float_out)
 
 
 # schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
@@ -11617,2672 +21558,6 @@ combinations._entry = _entry_combinations
 _aten._packet('combinations')._add(combinations)
 
 
-# schema/native_functions.yaml: exp2(Tensor self) -> Tensor
-exp2 = _Op("aten", 'exp2', 'default',
-    'exp2(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise',))
-_c_exp2 = exp2._cache
-
-
-def _bind_exp2(self):
-    return (self,)
-
-
-def _entry_exp2(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(exp2, (self,)) from None
-    _k = _c_exp2.get(ks)
-    if _k is None:
-        _k = exp2._fill(ks)
-    return _k(self)
-
-
-exp2._bind = _bind_exp2
-exp2._entry = _entry_exp2
-_aten._packet('exp2')._add(exp2)
-
-
-# schema/native_functions.yaml: exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp2)
-exp2_out = _Op("aten", 'exp2', 'out',
-    'exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise',))
-_c_exp2_out = exp2_out._cache
-
-
-def _bind_exp2_out(self, *, out):
-    return (self, out)
-
-
-def _entry_exp2_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(exp2_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_exp2_out.get(ks)
-    if _k is None:
-        _k = exp2_out._fill(ks)
-    return _k(self, out)
-
-
-exp2_out._bind = _bind_exp2_out
-exp2_out._entry = _entry_exp2_out
-_aten._packet('exp2')._add(exp2_out)
-
-
-# schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!)
-exp2_ = _Op("aten", 'exp2_', 'default',
-    'exp2_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_exp2_ = exp2_._cache
-
-
-def _bind_exp2_(self):
-    return (self,)
-
-
-def _entry_exp2_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(exp2_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_exp2_.get(ks)
-    if _k is None:
-        _k = exp2_._fill(ks)
-    return _k(self)
-
-
-exp2_._bind = _bind_exp2_
-exp2_._entry = _entry_exp2_
-_aten._packet('exp2_')._add(exp2_)
-
-
-# schema/native_functions.yaml: expm1(Tensor self) -> Tensor
-expm1 = _Op("aten", 'expm1', 'default',
-    'expm1(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_expm1 = expm1._cache
-
-
-def _bind_expm1(self):
-    return (self,)
-
-
-def _entry_expm1(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(expm1, (self,)) from None
-    _k = _c_expm1.get(ks)
-    if _k is None:
-        _k = expm1._fill(ks)
-    return _k(self)
-
-
-expm1._bind = _bind_expm1
-expm1._entry = _entry_expm1
-_aten._packet('expm1')._add(expm1)
-
-
-# schema/native_functions.yaml: expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of expm1)
-expm1_out = _Op("aten", 'expm1', 'out',
-    'expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_expm1_out = expm1_out._cache
-
-
-def _bind_expm1_out(self, *, out):
-    return (self, out)
-
-
-def _entry_expm1_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(expm1_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_expm1_out.get(ks)
-    if _k is None:
-        _k = expm1_out._fill(ks)
-    return _k(self, out)
-
-
-expm1_out._bind = _bind_expm1_out
-expm1_out._entry = _entry_expm1_out
-_aten._packet('expm1')._add(expm1_out)
-
-
-# schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
-expm1_ = _Op("aten", 'expm1_', 'default',
-    'expm1_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_expm1_ = expm1_._cache
-
-
-def _bind_expm1_(self):
-    return (self,)
-
-
-def _entry_expm1_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(expm1_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_expm1_.get(ks)
-    if _k is None:
-        _k = expm1_._fill(ks)
-    return _k(self)
-
-
-expm1_._bind = _bind_expm1_
-expm1_._entry = _entry_expm1_
-_aten._packet('expm1_')._add(expm1_)
-
-
-# schema/native_functions.yaml: log2(Tensor self) -> Tensor
-log2 = _Op("aten", 'log2', 'default',
-    'log2(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_log2 = log2._cache
-
-
-def _bind_log2(self):
-    return (self,)
-
-
-def _entry_log2(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(log2, (self,)) from None
-    _k = _c_log2.get(ks)
-    if _k is None:
-        _k = log2._fill(ks)
-    return _k(self)
-
-
-log2._bind = _bind_log2
-log2._entry = _entry_log2
-_aten._packet('log2')._add(log2)
-
-
-# schema/native_functions.yaml: log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log2)
-log2_out = _Op("aten", 'log2', 'out',
-    'log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_log2_out = log2_out._cache
-
-
-def _bind_log2_out(self, *, out):
-    return (self, out)
-
-
-def _entry_log2_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(log2_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_log2_out.get(ks)
-    if _k is None:
-        _k = log2_out._fill(ks)
-    return _k(self, out)
-
-
-log2_out._bind = _bind_log2_out
-log2_out._entry = _entry_log2_out
-_aten._packet('log2')._add(log2_out)
-
-
-# schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
-log2_ = _Op("aten", 'log2_', 'default',
-    'log2_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_log2_ = log2_._cache
-
-
-def _bind_log2_(self):
-    return (self,)
-
-
-def _entry_log2_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(log2_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_log2_.get(ks)
-    if _k is None:
-        _k = log2_._fill(ks)
-    return _k(self)
-
-
-log2_._bind = _bind_log2_
-log2_._entry = _entry_log2_
-_aten._packet('log2_')._add(log2_)
-
-
-# schema/native_functions.yaml: log10(Tensor self) -> Tensor
-log10 = _Op("aten", 'log10', 'default',
-    'log10(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_log10 = log10._cache
-
-
-def _bind_log10(self):
-    return (self,)
-
-
-def _entry_log10(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(log10, (self,)) from None
-    _k = _c_log10.get(ks)
-    if _k is None:
-        _k = log10._fill(ks)
-    return _k(self)
-
-
-log10._bind = _bind_log10
-log10._entry = _entry_log10
-_aten._packet('log10')._add(log10)
-
-
-# schema/native_functions.yaml: log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log10)
-log10_out = _Op("aten", 'log10', 'out',
-    'log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_log10_out = log10_out._cache
-
-
-def _bind_log10_out(self, *, out):
-    return (self, out)
-
-
-def _entry_log10_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(log10_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_log10_out.get(ks)
-    if _k is None:
-        _k = log10_out._fill(ks)
-    return _k(self, out)
-
-
-log10_out._bind = _bind_log10_out
-log10_out._entry = _entry_log10_out
-_aten._packet('log10')._add(log10_out)
-
-
-# schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
-log10_ = _Op("aten", 'log10_', 'default',
-    'log10_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_log10_ = log10_._cache
-
-
-def _bind_log10_(self):
-    return (self,)
-
-
-def _entry_log10_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(log10_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_log10_.get(ks)
-    if _k is None:
-        _k = log10_._fill(ks)
-    return _k(self)
-
-
-log10_._bind = _bind_log10_
-log10_._entry = _entry_log10_
-_aten._packet('log10_')._add(log10_)
-
-
-# schema/native_functions.yaml: log1p(Tensor self) -> Tensor
-log1p = _Op("aten", 'log1p', 'default',
-    'log1p(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_log1p = log1p._cache
-
-
-def _bind_log1p(self):
-    return (self,)
-
-
-def _entry_log1p(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(log1p, (self,)) from None
-    _k = _c_log1p.get(ks)
-    if _k is None:
-        _k = log1p._fill(ks)
-    return _k(self)
-
-
-log1p._bind = _bind_log1p
-log1p._entry = _entry_log1p
-_aten._packet('log1p')._add(log1p)
-
-
-# schema/native_functions.yaml: log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log1p)
-log1p_out = _Op("aten", 'log1p', 'out',
-    'log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_log1p_out = log1p_out._cache
-
-
-def _bind_log1p_out(self, *, out):
-    return (self, out)
-
-
-def _entry_log1p_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(log1p_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_log1p_out.get(ks)
-    if _k is None:
-        _k = log1p_out._fill(ks)
-    return _k(self, out)
-
-
-log1p_out._bind = _bind_log1p_out
-log1p_out._entry = _entry_log1p_out
-_aten._packet('log1p')._add(log1p_out)
-
-
-# schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
-log1p_ = _Op("aten", 'log1p_', 'default',
-    'log1p_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_log1p_ = log1p_._cache
-
-
-def _bind_log1p_(self):
-    return (self,)
-
-
-def _entry_log1p_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(log1p_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_log1p_.get(ks)
-    if _k is None:
-        _k = log1p_._fill(ks)
-    return _k(self)
-
-
-log1p_._bind = _bind_log1p_
-log1p_._entry = _entry_log1p_
-_aten._packet('log1p_')._add(log1p_)
-
-
-# schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
-sqrt = _Op("aten", 'sqrt', 'default',
-    'sqrt(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_sqrt = sqrt._cache
-
-
-def _bind_sqrt(self):
-    return (self,)
-
-
-def _entry_sqrt(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sqrt, (self,)) from None
-    _k = _c_sqrt.get(ks)
-    if _k is None:
-        _k = sqrt._fill(ks)
-    return _k(self)
-
-
-sqrt._bind = _bind_sqrt
-sqrt._entry = _entry_sqrt
-_aten._packet('sqrt')._add(sqrt)
-
-
-# schema/native_functions.yaml: sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sqrt)
-sqrt_out = _Op("aten", 'sqrt', 'out',
-    'sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_sqrt_out = sqrt_out._cache
-
-
-def _bind_sqrt_out(self, *, out):
-    return (self, out)
-
-
-def _entry_sqrt_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sqrt_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_sqrt_out.get(ks)
-    if _k is None:
-        _k = sqrt_out._fill(ks)
-    return _k(self, out)
-
-
-sqrt_out._bind = _bind_sqrt_out
-sqrt_out._entry = _entry_sqrt_out
-_aten._packet('sqrt')._add(sqrt_out)
-
-
-# schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
-sqrt_ = _Op("aten", 'sqrt_', 'default',
-    'sqrt_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_sqrt_ = sqrt_._cache
-
-
-def _bind_sqrt_(self):
-    return (self,)
-
-
-def _entry_sqrt_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sqrt_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_sqrt_.get(ks)
-    if _k is None:
-        _k = sqrt_._fill(ks)
-    return _k(self)
-
-
-sqrt_._bind = _bind_sqrt_
-sqrt_._entry = _entry_sqrt_
-_aten._packet('sqrt_')._add(sqrt_)
-
-
-# schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
-rsqrt = _Op("aten", 'rsqrt', 'default',
-    'rsqrt(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_rsqrt = rsqrt._cache
-
-
-def _bind_rsqrt(self):
-    return (self,)
-
-
-def _entry_rsqrt(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(rsqrt, (self,)) from None
-    _k = _c_rsqrt.get(ks)
-    if _k is None:
-        _k = rsqrt._fill(ks)
-    return _k(self)
-
-
-rsqrt._bind = _bind_rsqrt
-rsqrt._entry = _entry_rsqrt
-_aten._packet('rsqrt')._add(rsqrt)
-
-
-# schema/native_functions.yaml: rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsqrt)
-rsqrt_out = _Op("aten", 'rsqrt', 'out',
-    'rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_rsqrt_out = rsqrt_out._cache
-
-
-def _bind_rsqrt_out(self, *, out):
-    return (self, out)
-
-
-def _entry_rsqrt_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(rsqrt_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_rsqrt_out.get(ks)
-    if _k is None:
-        _k = rsqrt_out._fill(ks)
-    return _k(self, out)
-
-
-rsqrt_out._bind = _bind_rsqrt_out
-rsqrt_out._entry = _entry_rsqrt_out
-_aten._packet('rsqrt')._add(rsqrt_out)
-
-
-# schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
-rsqrt_ = _Op("aten", 'rsqrt_', 'default',
-    'rsqrt_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_rsqrt_ = rsqrt_._cache
-
-
-def _bind_rsqrt_(self):
-    return (self,)
-
-
-def _entry_rsqrt_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(rsqrt_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_rsqrt_.get(ks)
-    if _k is None:
-        _k = rsqrt_._fill(ks)
-    return _k(self)
-
-
-rsqrt_._bind = _bind_rsqrt_
-rsqrt_._entry = _entry_rsqrt_
-_aten._packet('rsqrt_')._add(rsqrt_)
-
-
-# schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
-reciprocal = _Op("aten", 'reciprocal', 'default',
-    'reciprocal(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_reciprocal = reciprocal._cache
-
-
-def _bind_reciprocal(self):
-    return (self,)
-
-
-def _entry_reciprocal(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(reciprocal, (self,)) from None
-    _k = _c_reciprocal.get(ks)
-    if _k is None:
-        _k = reciprocal._fill(ks)
-    return _k(self)
-
-
-reciprocal._bind = _bind_reciprocal
-reciprocal._entry = _entry_reciprocal
-_aten._packet('reciprocal')._add(reciprocal)
-
-
-# schema/native_functions.yaml: reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of reciprocal)
-reciprocal_out = _Op("aten", 'reciprocal', 'out',
-    'reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_reciprocal_out = reciprocal_out._cache
-
-
-def _bind_reciprocal_out(self, *, out):
-    return (self, out)
-
-
-def _entry_reciprocal_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(reciprocal_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_reciprocal_out.get(ks)
-    if _k is None:
-        _k = reciprocal_out._fill(ks)
-    return _k(self, out)
-
-
-reciprocal_out._bind = _bind_reciprocal_out
-reciprocal_out._entry = _entry_reciprocal_out
-_aten._packet('reciprocal')._add(reciprocal_out)
-
-
-# schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
-reciprocal_ = _Op("aten", 'reciprocal_', 'default',
-    'reciprocal_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_reciprocal_ = reciprocal_._cache
-
-
-def _bind_reciprocal_(self):
-    return (self,)
-
-
-def _entry_reciprocal_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(reciprocal_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_reciprocal_.get(ks)
-    if _k is None:
-        _k = reciprocal_._fill(ks)
-    return _k(self)
-
-
-reciprocal_._bind = _bind_reciprocal_
-reciprocal_._entry = _entry_reciprocal_
-_aten._packet('reciprocal_')._add(reciprocal_)
-
-
-# schema/native_functions.yaml: sin(Tensor self) -> Tensor
-sin = _Op("aten", 'sin', 'default',
-    'sin(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_sin = sin._cache
-
-
-def _bind_sin(self):
-    return (self,)
-
-
-def _entry_sin(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sin, (self,)) from None
-    _k = _c_sin.get(ks)
-    if _k is None:
-        _k = sin._fill(ks)
-    return _k(self)
-
-
-sin._bind = _bind_sin
-sin._entry = _entry_sin
-_aten._packet('sin')._add(sin)
-
-
-# schema/native_functions.yaml: sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sin)
-sin_out = _Op("aten", 'sin', 'out',
-    'sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_sin_out = sin_out._cache
-
-
-def _bind_sin_out(self, *, out):
-    return (self, out)
-
-
-def _entry_sin_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sin_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_sin_out.get(ks)
-    if _k is None:
-        _k = sin_out._fill(ks)
-    return _k(self, out)
-
-
-sin_out._bind = _bind_sin_out
-sin_out._entry = _entry_sin_out
-_aten._packet('sin')._add(sin_out)
-
-
-# schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
-sin_ = _Op("aten", 'sin_', 'default',
-    'sin_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_sin_ = sin_._cache
-
-
-def _bind_sin_(self):
-    return (self,)
-
-
-def _entry_sin_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sin_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_sin_.get(ks)
-    if _k is None:
-        _k = sin_._fill(ks)
-    return _k(self)
-
-
-sin_._bind = _bind_sin_
-sin_._entry = _entry_sin_
-_aten._packet('sin_')._add(sin_)
-
-
-# schema/native_functions.yaml: cos(Tensor self) -> Tensor
-cos = _Op("aten", 'cos', 'default',
-    'cos(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_cos = cos._cache
-
-
-def _bind_cos(self):
-    return (self,)
-
-
-def _entry_cos(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cos, (self,)) from None
-    _k = _c_cos.get(ks)
-    if _k is None:
-        _k = cos._fill(ks)
-    return _k(self)
-
-
-cos._bind = _bind_cos
-cos._entry = _entry_cos
-_aten._packet('cos')._add(cos)
-
-
-# schema/native_functions.yaml: cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cos)
-cos_out = _Op("aten", 'cos', 'out',
-    'cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_cos_out = cos_out._cache
-
-
-def _bind_cos_out(self, *, out):
-    return (self, out)
-
-
-def _entry_cos_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cos_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_cos_out.get(ks)
-    if _k is None:
-        _k = cos_out._fill(ks)
-    return _k(self, out)
-
-
-cos_out._bind = _bind_cos_out
-cos_out._entry = _entry_cos_out
-_aten._packet('cos')._add(cos_out)
-
-
-# schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
-cos_ = _Op("aten", 'cos_', 'default',
-    'cos_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_cos_ = cos_._cache
-
-
-def _bind_cos_(self):
-    return (self,)
-
-
-def _entry_cos_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cos_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_cos_.get(ks)
-    if _k is None:
-        _k = cos_._fill(ks)
-    return _k(self)
-
-
-cos_._bind = _bind_cos_
-cos_._entry = _entry_cos_
-_aten._packet('cos_')._add(cos_)
-
-
-# schema/native_functions.yaml: tan(Tensor self) -> Tensor
-tan = _Op("aten", 'tan', 'default',
-    'tan(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_tan = tan._cache
-
-
-def _bind_tan(self):
-    return (self,)
-
-
-def _entry_tan(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(tan, (self,)) from None
-    _k = _c_tan.get(ks)
-    if _k is None:
-        _k = tan._fill(ks)
-    return _k(self)
-
-
-tan._bind = _bind_tan
-tan._entry = _entry_tan
-_aten._packet('tan')._add(tan)
-
-
-# schema/native_functions.yaml: tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tan)
-tan_out = _Op("aten", 'tan', 'out',
-    'tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_tan_out = tan_out._cache
-
-
-def _bind_tan_out(self, *, out):
-    return (self, out)
-
-
-def _entry_tan_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(tan_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_tan_out.get(ks)
-    if _k is None:
-        _k = tan_out._fill(ks)
-    return _k(self, out)
-
-
-tan_out._bind = _bind_tan_out
-tan_out._entry = _entry_tan_out
-_aten._packet('tan')._add(tan_out)
-
-
-# schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
-tan_ = _Op("aten", 'tan_', 'default',
-    'tan_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_tan_ = tan_._cache
-
-
-def _bind_tan_(self):
-    return (self,)
-
-
-def _entry_tan_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(tan_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_tan_.get(ks)
-    if _k is None:
-        _k = tan_._fill(ks)
-    return _k(self)
-
-
-tan_._bind = _bind_tan_
-tan_._entry = _entry_tan_
-_aten._packet('tan_')._add(tan_)
-
-
-# schema/native_functions.yaml: asin(Tensor self) -> Tensor
-asin = _Op("aten", 'asin', 'default',
-    'asin(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_asin = asin._cache
-
-
-def _bind_asin(self):
-    return (self,)
-
-
-def _entry_asin(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(asin, (self,)) from None
-    _k = _c_asin.get(ks)
-    if _k is None:
-        _k = asin._fill(ks)
-    return _k(self)
-
-
-asin._bind = _bind_asin
-asin._entry = _entry_asin
-_aten._packet('asin')._add(asin)
-
-
-# schema/native_functions.yaml: asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asin)
-asin_out = _Op("aten", 'asin', 'out',
-    'asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_asin_out = asin_out._cache
-
-
-def _bind_asin_out(self, *, out):
-    return (self, out)
-
-
-def _entry_asin_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(asin_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_asin_out.get(ks)
-    if _k is None:
-        _k = asin_out._fill(ks)
-    return _k(self, out)
-
-
-asin_out._bind = _bind_asin_out
-asin_out._entry = _entry_asin_out
-_aten._packet('asin')._add(asin_out)
-
-
-# schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
-asin_ = _Op("aten", 'asin_', 'default',
-    'asin_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_asin_ = asin_._cache
-
-
-def _bind_asin_(self):
-    return (self,)
-
-
-def _entry_asin_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(asin_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_asin_.get(ks)
-    if _k is None:
-        _k = asin_._fill(ks)
-    return _k(self)
-
-
-asin_._bind = _bind_asin_
-asin_._entry = _entry_asin_
-_aten._packet('asin_')._add(asin_)
-
-
-# schema/native_functions.yaml: acos(Tensor self) -> Tensor
-acos = _Op("aten", 'acos', 'default',
-    'acos(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_acos = acos._cache
-
-
-def _bind_acos(self):
-    return (self,)
-
-
-def _entry_acos(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(acos, (self,)) from None
-    _k = _c_acos.get(ks)
-    if _k is None:
-        _k = acos._fill(ks)
-    return _k(self)
-
-
-acos._bind = _bind_acos
-acos._entry = _entry_acos
-_aten._packet('acos')._add(acos)
-
-
-# schema/native_functions.yaml: acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acos)
-acos_out = _Op("aten", 'acos', 'out',
-    'acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_acos_out = acos_out._cache
-
-
-def _bind_acos_out(self, *, out):
-    return (self, out)
-
-
-def _entry_acos_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(acos_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_acos_out.get(ks)
-    if _k is None:
-        _k = acos_out._fill(ks)
-    return _k(self, out)
-
-
-acos_out._bind = _bind_acos_out
-acos_out._entry = _entry_acos_out
-_aten._packet('acos')._add(acos_out)
-
-
-# schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
-acos_ = _Op("aten", 'acos_', 'default',
-    'acos_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_acos_ = acos_._cache
-
-
-def _bind_acos_(self):
-    return (self,)
-
-
-def _entry_acos_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(acos_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_acos_.get(ks)
-    if _k is None:
-        _k = acos_._fill(ks)
-    return _k(self)
-
-
-acos_._bind = _bind_acos_
-acos_._entry = _entry_acos_
-_aten._packet('acos_')._add(acos_)
-
-
-# schema/native_functions.yaml: atan(Tensor self) -> Tensor
-atan = _Op("aten", 'atan', 'default',
-    'atan(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_atan = atan._cache
-
-
-def _bind_atan(self):
-    return (self,)
-
-
-def _entry_atan(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(atan, (self,)) from None
-    _k = _c_atan.get(ks)
-    if _k is None:
-        _k = atan._fill(ks)
-    return _k(self)
-
-
-atan._bind = _bind_atan
-atan._entry = _entry_atan
-_aten._packet('atan')._add(atan)
-
-
-# schema/native_functions.yaml: atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan)
-atan_out = _Op("aten", 'atan', 'out',
-    'atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_atan_out = atan_out._cache
-
-
-def _bind_atan_out(self, *, out):
-    return (self, out)
-
-
-def _entry_atan_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(atan_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_atan_out.get(ks)
-    if _k is None:
-        _k = atan_out._fill(ks)
-    return _k(self, out)
-
-
-atan_out._bind = _bind_atan_out
-atan_out._entry = _entry_atan_out
-_aten._packet('atan')._add(atan_out)
-
-
-# schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
-atan_ = _Op("aten", 'atan_', 'default',
-    'atan_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_atan_ = atan_._cache
-
-
-def _bind_atan_(self):
-    return (self,)
-
-
-def _entry_atan_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(atan_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_atan_.get(ks)
-    if _k is None:
-        _k = atan_._fill(ks)
-    return _k(self)
-
-
-atan_._bind = _bind_atan_
-atan_._entry = _entry_atan_
-_aten._packet('atan_')._add(atan_)
-
-
-# schema/native_functions.yaml: sinh(Tensor self) -> Tensor
-sinh = _Op("aten", 'sinh', 'default',
-    'sinh(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_sinh = sinh._cache
-
-
-def _bind_sinh(self):
-    return (self,)
-
-
-def _entry_sinh(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sinh, (self,)) from None
-    _k = _c_sinh.get(ks)
-    if _k is None:
-        _k = sinh._fill(ks)
-    return _k(self)
-
-
-sinh._bind = _bind_sinh
-sinh._entry = _entry_sinh
-_aten._packet('sinh')._add(sinh)
-
-
-# schema/native_functions.yaml: sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinh)
-sinh_out = _Op("aten", 'sinh', 'out',
-    'sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_sinh_out = sinh_out._cache
-
-
-def _bind_sinh_out(self, *, out):
-    return (self, out)
-
-
-def _entry_sinh_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sinh_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_sinh_out.get(ks)
-    if _k is None:
-        _k = sinh_out._fill(ks)
-    return _k(self, out)
-
-
-sinh_out._bind = _bind_sinh_out
-sinh_out._entry = _entry_sinh_out
-_aten._packet('sinh')._add(sinh_out)
-
-
-# schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
-sinh_ = _Op("aten", 'sinh_', 'default',
-    'sinh_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_sinh_ = sinh_._cache
-
-
-def _bind_sinh_(self):
-    return (self,)
-
-
-def _entry_sinh_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sinh_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_sinh_.get(ks)
-    if _k is None:
-        _k = sinh_._fill(ks)
-    return _k(self)
-
-
-sinh_._bind = _bind_sinh_
-sinh_._entry = _entry_sinh_
-_aten._packet('sinh_')._add(sinh_)
-
-
-# schema/native_functions.yaml: cosh(Tensor self) -> Tensor
-cosh = _Op("aten", 'cosh', 'default',
-    'cosh(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_cosh = cosh._cache
-
-
-def _bind_cosh(self):
-    return (self,)
-
-
-def _entry_cosh(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cosh, (self,)) from None
-    _k = _c_cosh.get(ks)
-    if _k is None:
-        _k = cosh._fill(ks)
-    return _k(self)
-
-
-cosh._bind = _bind_cosh
-cosh._entry = _entry_cosh
-_aten._packet('cosh')._add(cosh)
-
-
-# schema/native_functions.yaml: cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cosh)
-cosh_out = _Op("aten", 'cosh', 'out',
-    'cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_cosh_out = cosh_out._cache
-
-
-def _bind_cosh_out(self, *, out):
-    return (self, out)
-
-
-def _entry_cosh_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cosh_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_cosh_out.get(ks)
-    if _k is None:
-        _k = cosh_out._fill(ks)
-    return _k(self, out)
-
-
-cosh_out._bind = _bind_cosh_out
-cosh_out._entry = _entry_cosh_out
-_aten._packet('cosh')._add(cosh_out)
-
-
-# schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
-cosh_ = _Op("aten", 'cosh_', 'default',
-    'cosh_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_cosh_ = cosh_._cache
-
-
-def _bind_cosh_(self):
-    return (self,)
-
-
-def _entry_cosh_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cosh_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_cosh_.get(ks)
-    if _k is None:
-        _k = cosh_._fill(ks)
-    return _k(self)
-
-
-cosh_._bind = _bind_cosh_
-cosh_._entry = _entry_cosh_
-_aten._packet('cosh_')._add(cosh_)
-
-
-# schema/native_functions.yaml: erf(Tensor self) -> Tensor
-erf = _Op("aten", 'erf', 'default',
-    'erf(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_erf = erf._cache
-
-
-def _bind_erf(self):
-    return (self,)
-
-
-def _entry_erf(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(erf, (self,)) from None
-    _k = _c_erf.get(ks)
-    if _k is None:
-        _k = erf._fill(ks)
-    return _k(self)
-
-
-erf._bind = _bind_erf
-erf._entry = _entry_erf
-_aten._packet('erf')._add(erf)
-
-
-# schema/native_functions.yaml: erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erf)
-erf_out = _Op("aten", 'erf', 'out',
-    'erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_erf_out = erf_out._cache
-
-
-def _bind_erf_out(self, *, out):
-    return (self, out)
-
-
-def _entry_erf_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(erf_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_erf_out.get(ks)
-    if _k is None:
-        _k = erf_out._fill(ks)
-    return _k(self, out)
-
-
-erf_out._bind = _bind_erf_out
-erf_out._entry = _entry_erf_out
-_aten._packet('erf')._add(erf_out)
-
-
-# schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
-erf_ = _Op("aten", 'erf_', 'default',
-    'erf_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_erf_ = erf_._cache
-
-
-def _bind_erf_(self):
-    return (self,)
-
-
-def _entry_erf_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(erf_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_erf_.get(ks)
-    if _k is None:
-        _k = erf_._fill(ks)
-    return _k(self)
-
-
-erf_._bind = _bind_erf_
-erf_._entry = _entry_erf_
-_aten._packet('erf_')._add(erf_)
-
-
-# schema/native_functions.yaml: abs(Tensor self) -> Tensor
-abs = _Op("aten", 'abs', 'default',
-    'abs(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_abs = abs._cache
-
-
-def _bind_abs(self):
-    return (self,)
-
-
-def _entry_abs(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(abs, (self,)) from None
-    _k = _c_abs.get(ks)
-    if _k is None:
-        _k = abs._fill(ks)
-    return _k(self)
-
-
-abs._bind = _bind_abs
-abs._entry = _entry_abs
-_aten._packet('abs')._add(abs)
-
-
-# schema/native_functions.yaml: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of abs)
-abs_out = _Op("aten", 'abs', 'out',
-    'abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_abs_out = abs_out._cache
-
-
-def _bind_abs_out(self, *, out):
-    return (self, out)
-
-
-def _entry_abs_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(abs_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_abs_out.get(ks)
-    if _k is None:
-        _k = abs_out._fill(ks)
-    return _k(self, out)
-
-
-abs_out._bind = _bind_abs_out
-abs_out._entry = _entry_abs_out
-_aten._packet('abs')._add(abs_out)
-
-
-# schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
-abs_ = _Op("aten", 'abs_', 'default',
-    'abs_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_abs_ = abs_._cache
-
-
-def _bind_abs_(self):
-    return (self,)
-
-
-def _entry_abs_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(abs_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_abs_.get(ks)
-    if _k is None:
-        _k = abs_._fill(ks)
-    return _k(self)
-
-
-abs_._bind = _bind_abs_
-abs_._entry = _entry_abs_
-_aten._packet('abs_')._add(abs_)
-
-
-# schema/native_functions.yaml: floor(Tensor self) -> Tensor
-floor = _Op("aten", 'floor', 'default',
-    'floor(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_floor = floor._cache
-
-
-def _bind_floor(self):
-    return (self,)
-
-
-def _entry_floor(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(floor, (self,)) from None
-    _k = _c_floor.get(ks)
-    if _k is None:
-        _k = floor._fill(ks)
-    return _k(self)
-
-
-floor._bind = _bind_floor
-floor._entry = _entry_floor
-_aten._packet('floor')._add(floor)
-
-
-# schema/native_functions.yaml: floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor)
-floor_out = _Op("aten", 'floor', 'out',
-    'floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_floor_out = floor_out._cache
-
-
-def _bind_floor_out(self, *, out):
-    return (self, out)
-
-
-def _entry_floor_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(floor_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_floor_out.get(ks)
-    if _k is None:
-        _k = floor_out._fill(ks)
-    return _k(self, out)
-
-
-floor_out._bind = _bind_floor_out
-floor_out._entry = _entry_floor_out
-_aten._packet('floor')._add(floor_out)
-
-
-# schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
-floor_ = _Op("aten", 'floor_', 'default',
-    'floor_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_floor_ = floor_._cache
-
-
-def _bind_floor_(self):
-    return (self,)
-
-
-def _entry_floor_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(floor_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_floor_.get(ks)
-    if _k is None:
-        _k = floor_._fill(ks)
-    return _k(self)
-
-
-floor_._bind = _bind_floor_
-floor_._entry = _entry_floor_
-_aten._packet('floor_')._add(floor_)
-
-
-# schema/native_functions.yaml: ceil(Tensor self) -> Tensor
-ceil = _Op("aten", 'ceil', 'default',
-    'ceil(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_ceil = ceil._cache
-
-
-def _bind_ceil(self):
-    return (self,)
-
-
-def _entry_ceil(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ceil, (self,)) from None
-    _k = _c_ceil.get(ks)
-    if _k is None:
-        _k = ceil._fill(ks)
-    return _k(self)
-
-
-ceil._bind = _bind_ceil
-ceil._entry = _entry_ceil
-_aten._packet('ceil')._add(ceil)
-
-
-# schema/native_functions.yaml: ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of ceil)
-ceil_out = _Op("aten", 'ceil', 'out',
-    'ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_ceil_out = ceil_out._cache
-
-
-def _bind_ceil_out(self, *, out):
-    return (self, out)
-
-
-def _entry_ceil_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ceil_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_ceil_out.get(ks)
-    if _k is None:
-        _k = ceil_out._fill(ks)
-    return _k(self, out)
-
-
-ceil_out._bind = _bind_ceil_out
-ceil_out._entry = _entry_ceil_out
-_aten._packet('ceil')._add(ceil_out)
-
-
-# schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
-ceil_ = _Op("aten", 'ceil_', 'default',
-    'ceil_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_ceil_ = ceil_._cache
-
-
-def _bind_ceil_(self):
-    return (self,)
-
-
-def _entry_ceil_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ceil_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_ceil_.get(ks)
-    if _k is None:
-        _k = ceil_._fill(ks)
-    return _k(self)
-
-
-ceil_._bind = _bind_ceil_
-ceil_._entry = _entry_ceil_
-_aten._packet('ceil_')._add(ceil_)
-
-
-# schema/native_functions.yaml: round(Tensor self) -> Tensor
-round = _Op("aten", 'round', 'default',
-    'round(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_round = round._cache
-
-
-def _bind_round(self):
-    return (self,)
-
-
-def _entry_round(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(round, (self,)) from None
-    _k = _c_round.get(ks)
-    if _k is None:
-        _k = round._fill(ks)
-    return _k(self)
-
-
-round._bind = _bind_round
-round._entry = _entry_round
-_aten._packet('round')._add(round)
-
-
-# schema/native_functions.yaml: round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of round)
-round_out = _Op("aten", 'round', 'out',
-    'round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_round_out = round_out._cache
-
-
-def _bind_round_out(self, *, out):
-    return (self, out)
-
-
-def _entry_round_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(round_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_round_out.get(ks)
-    if _k is None:
-        _k = round_out._fill(ks)
-    return _k(self, out)
-
-
-round_out._bind = _bind_round_out
-round_out._entry = _entry_round_out
-_aten._packet('round')._add(round_out)
-
-
-# schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor
-round_decimals = _Op("aten", 'round', 'decimals',
-    'round.decimals(Tensor self, *, int decimals) -> Tensor',
-    ('self', 'decimals'), 1, tags=('pointwise',))
-_c_round_decimals = round_decimals._cache
-
-
-def _bind_round_decimals(self, *, decimals):
-    return (self, decimals)
-
-
-def _entry_round_decimals(self, decimals):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(round_decimals, (self, decimals)) from None
-    _k = _c_round_decimals.get(ks)
-    if _k is None:
-        _k = round_decimals._fill(ks)
-    return _k(self, decimals)
-
-
-round_decimals._bind = _bind_round_decimals
-round_decimals._entry = _entry_round_decimals
-_aten._packet('round')._add(round_decimals)
-
-
-# schema/native_functions.yaml: round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!) (autogen of round.decimals)
-round_decimals_out = _Op("aten", 'round', 'decimals_out',
-    'round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'decimals', 'out'), 1, tags=('pointwise',))
-_c_round_decimals_out = round_decimals_out._cache
-
-
-def _bind_round_decimals_out(self, *, decimals, out):
-    return (self, decimals, out)
-
-
-def _entry_round_decimals_out(self, decimals, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(round_decimals_out, (self, decimals, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_round_decimals_out.get(ks)
-    if _k is None:
-        _k = round_decimals_out._fill(ks)
-    return _k(self, decimals, out)
-
-
-round_decimals_out._bind = _bind_round_decimals_out
-round_decimals_out._entry = _entry_round_decimals_out
-_aten._packet('round')._add(round_decimals_out)
-
-
-# schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
-round_ = _Op("aten", 'round_', 'default',
-    'round_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_round_ = round_._cache
-
-
-def _bind_round_(self):
-    return (self,)
-
-
-def _entry_round_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(round_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_round_.get(ks)
-    if _k is None:
-        _k = round_._fill(ks)
-    return _k(self)
-
-
-round_._bind = _bind_round_
-round_._entry = _entry_round_
-_aten._packet('round_')._add(round_)
-
-
-# schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
-round__decimals = _Op("aten", 'round_', 'decimals',
-    'round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)',
-    ('self', 'decimals'), 1, tags=('pointwise',))
-_c_round__decimals = round__decimals._cache
-
-
-def _bind_round__decimals(self, *, decimals):
-    return (self, decimals)
-
-
-def _entry_round__decimals(self, decimals):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(round__decimals, (self, decimals)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_round__decimals.get(ks)
-    if _k is None:
-        _k = round__decimals._fill(ks)
-    return _k(self, decimals)
-
-
-round__decimals._bind = _bind_round__decimals
-round__decimals._entry = _entry_round__decimals
-_aten._packet('round_')._add(round__decimals)
-
-
-# schema/native_functions.yaml: trunc(Tensor self) -> Tensor
-trunc = _Op("aten", 'trunc', 'default',
-    'trunc(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_trunc = trunc._cache
-
-
-def _bind_trunc(self):
-    return (self,)
-
-
-def _entry_trunc(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(trunc, (self,)) from None
-    _k = _c_trunc.get(ks)
-    if _k is None:
-        _k = trunc._fill(ks)
-    return _k(self)
-
-
-trunc._bind = _bind_trunc
-trunc._entry = _entry_trunc
-_aten._packet('trunc')._add(trunc)
-
-
-# schema/native_functions.yaml: trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of trunc)
-trunc_out = _Op("aten", 'trunc', 'out',
-    'trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_trunc_out = trunc_out._cache
-
-
-def _bind_trunc_out(self, *, out):
-    return (self, out)
-
-
-def _entry_trunc_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(trunc_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_trunc_out.get(ks)
-    if _k is None:
-        _k = trunc_out._fill(ks)
-    return _k(self, out)
-
-
-trunc_out._bind = _bind_trunc_out
-trunc_out._entry = _entry_trunc_out
-_aten._packet('trunc')._add(trunc_out)
-
-
-# schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
-trunc_ = _Op("aten", 'trunc_', 'default',
-    'trunc_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_trunc_ = trunc_._cache
-
-
-def _bind_trunc_(self):
-    return (self,)
-
-
-def _entry_trunc_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(trunc_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_trunc_.get(ks)
-    if _k is None:
-        _k = trunc_._fill(ks)
-    return _k(self)
-
-
-trunc_._bind = _bind_trunc_
-trunc_._entry = _entry_trunc_
-_aten._packet('trunc_')._add(trunc_)
-
-
-# schema/native_functions.yaml: frac(Tensor self) -> Tensor
-frac = _Op("aten", 'frac', 'default',
-    'frac(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise',))
-_c_frac = frac._cache
-
-
-def _bind_frac(self):
-    return (self,)
-
-
-def _entry_frac(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(frac, (self,)) from None
-    _k = _c_frac.get(ks)
-    if _k is None:
-        _k = frac._fill(ks)
-    return _k(self)
-
-
-frac._bind = _bind_frac
-frac._entry = _entry_frac
-_aten._packet('frac')._add(frac)
-
-
-# schema/native_functions.yaml: frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of frac)
-frac_out = _Op("aten", 'frac', 'out',
-    'frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise',))
-_c_frac_out = frac_out._cache
-
-
-def _bind_frac_out(self, *, out):
-    return (self, out)
-
-
-def _entry_frac_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(frac_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_frac_out.get(ks)
-    if _k is None:
-        _k = frac_out._fill(ks)
-    return _k(self, out)
-
-
-frac_out._bind = _bind_frac_out
-frac_out._entry = _entry_frac_out
-_aten._packet('frac')._add(frac_out)
-
-
-# schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
-frac_ = _Op("aten", 'frac_', 'default',
-    'frac_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_frac_ = frac_._cache
-
-
-def _bind_frac_(self):
-    return (self,)
-
-
-def _entry_frac_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(frac_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_frac_.get(ks)
-    if _k is None:
-        _k = frac_._fill(ks)
-    return _k(self)
-
-
-frac_._bind = _bind_frac_
-frac_._entry = _entry_frac_
-_aten._packet('frac_')._add(frac_)
-
-
-# schema/native_functions.yaml: sign(Tensor self) -> Tensor
-sign = _Op("aten", 'sign', 'default',
-    'sign(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_sign = sign._cache
-
-
-def _bind_sign(self):
-    return (self,)
-
-
-def _entry_sign(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sign, (self,)) from None
-    _k = _c_sign.get(ks)
-    if _k is None:
-        _k = sign._fill(ks)
-    return _k(self)
-
-
-sign._bind = _bind_sign
-sign._entry = _entry_sign
-_aten._packet('sign')._add(sign)
-
-
-# schema/native_functions.yaml: sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sign)
-sign_out = _Op("aten", 'sign', 'out',
-    'sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_sign_out = sign_out._cache
-
-
-def _bind_sign_out(self, *, out):
-    return (self, out)
-
-
-def _entry_sign_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sign_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_sign_out.get(ks)
-    if _k is None:
-        _k = sign_out._fill(ks)
-    return _k(self, out)
-
-
-sign_out._bind = _bind_sign_out
-sign_out._entry = _entry_sign_out
-_aten._packet('sign')._add(sign_out)
-
-
-# schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!)
-sign_ = _Op("aten", 'sign_', 'default',
-    'sign_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_sign_ = sign_._cache
-
-
-def _bind_sign_(self):
-    return (self,)
-
-
-def _entry_sign_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(sign_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_sign_.get(ks)
-    if _k is None:
-        _k = sign_._fill(ks)
-    return _k(self)
-
-
-sign_._bind = _bind_sign_
-sign_._entry = _entry_sign_
-_aten._packet('sign_')._add(sign_)
-
-
-# schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
-logical_not = _Op("aten", 'logical_not', 'default',
-    'logical_not(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_logical_not = logical_not._cache
-
-
-def _bind_logical_not(self):
-    return (self,)
-
-
-def _entry_logical_not(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logical_not, (self,)) from None
-    _k = _c_logical_not.get(ks)
-    if _k is None:
-        _k = logical_not._fill(ks)
-    return _k(self)
-
-
-logical_not._bind = _bind_logical_not
-logical_not._entry = _entry_logical_not
-_aten._packet('logical_not')._add(logical_not)
-
-
-# schema/native_functions.yaml: logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_not)
-logical_not_out = _Op("aten", 'logical_not', 'out',
-    'logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_logical_not_out = logical_not_out._cache
-
-
-def _bind_logical_not_out(self, *, out):
-    return (self, out)
-
-
-def _entry_logical_not_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logical_not_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_logical_not_out.get(ks)
-    if _k is None:
-        _k = logical_not_out._fill(ks)
-    return _k(self, out)
-
-
-logical_not_out._bind = _bind_logical_not_out
-logical_not_out._entry = _entry_logical_not_out
-_aten._packet('logical_not')._add(logical_not_out)
-
-
-# schema/native_functions.yaml: logical_not_(Tensor(a!) self) -> Tensor(a!)
-logical_not_ = _Op("aten", 'logical_not_', 'default',
-    'logical_not_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_logical_not_ = logical_not_._cache
-
-
-def _bind_logical_not_(self):
-    return (self,)
-
-
-def _entry_logical_not_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logical_not_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_logical_not_.get(ks)
-    if _k is None:
-        _k = logical_not_._fill(ks)
-    return _k(self)
-
-
-logical_not_._bind = _bind_logical_not_
-logical_not_._entry = _entry_logical_not_
-_aten._packet('logical_not_')._add(logical_not_)
-
-
-# schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
-bitwise_not = _Op("aten", 'bitwise_not', 'default',
-    'bitwise_not(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_bitwise_not = bitwise_not._cache
-
-
-def _bind_bitwise_not(self):
-    return (self,)
-
-
-def _entry_bitwise_not(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_not, (self,)) from None
-    _k = _c_bitwise_not.get(ks)
-    if _k is None:
-        _k = bitwise_not._fill(ks)
-    return _k(self)
-
-
-bitwise_not._bind = _bind_bitwise_not
-bitwise_not._entry = _entry_bitwise_not
-_aten._packet('bitwise_not')._add(bitwise_not)
-
-
-# schema/native_functions.yaml: bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_not)
-bitwise_not_out = _Op("aten", 'bitwise_not', 'out',
-    'bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_bitwise_not_out = bitwise_not_out._cache
-
-
-def _bind_bitwise_not_out(self, *, out):
-    return (self, out)
-
-
-def _entry_bitwise_not_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_not_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bitwise_not_out.get(ks)
-    if _k is None:
-        _k = bitwise_not_out._fill(ks)
-    return _k(self, out)
-
-
-bitwise_not_out._bind = _bind_bitwise_not_out
-bitwise_not_out._entry = _entry_bitwise_not_out
-_aten._packet('bitwise_not')._add(bitwise_not_out)
-
-
-# schema/native_functions.yaml: bitwise_not_(Tensor(a!) self) -> Tensor(a!)
-bitwise_not_ = _Op("aten", 'bitwise_not_', 'default',
-    'bitwise_not_(Tensor(a!) self) -> Tensor(a!)',
-    ('self',), 1, tags=('pointwise',))
-_c_bitwise_not_ = bitwise_not_._cache
-
-
-def _bind_bitwise_not_(self):
-    return (self,)
-
-
-def _entry_bitwise_not_(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_not_, (self,)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_bitwise_not_.get(ks)
-    if _k is None:
-        _k = bitwise_not_._fill(ks)
-    return _k(self)
-
-
-bitwise_not_._bind = _bind_bitwise_not_
-bitwise_not_._entry = _entry_bitwise_not_
-_aten._packet('bitwise_not_')._add(bitwise_not_)
-
-
-# schema/native_functions.yaml: isnan(Tensor self) -> Tensor
-isnan = _Op("aten", 'isnan', 'default',
-    'isnan(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_isnan = isnan._cache
-
-
-def _bind_isnan(self):
-    return (self,)
-
-
-def _entry_isnan(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(isnan, (self,)) from None
-    _k = _c_isnan.get(ks)
-    if _k is None:
-        _k = isnan._fill(ks)
-    return _k(self)
-
-
-isnan._bind = _bind_isnan
-isnan._entry = _entry_isnan
-_aten._packet('isnan')._add(isnan)
-
-
-# schema/native_functions.yaml: isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isnan)
-isnan_out = _Op("aten", 'isnan', 'out',
-    'isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_isnan_out = isnan_out._cache
-
-
-def _bind_isnan_out(self, *, out):
-    return (self, out)
-
-
-def _entry_isnan_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(isnan_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_isnan_out.get(ks)
-    if _k is None:
-        _k = isnan_out._fill(ks)
-    return _k(self, out)
-
-
-isnan_out._bind = _bind_isnan_out
-isnan_out._entry = _entry_isnan_out
-_aten._packet('isnan')._add(isnan_out)
-
-
-# schema/native_functions.yaml: isinf(Tensor self) -> Tensor
-isinf = _Op("aten", 'isinf', 'default',
-    'isinf(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise', 'core'))
-_c_isinf = isinf._cache
-
-
-def _bind_isinf(self):
-    return (self,)
-
-
-def _entry_isinf(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(isinf, (self,)) from None
-    _k = _c_isinf.get(ks)
-    if _k is None:
-        _k = isinf._fill(ks)
-    return _k(self)
-
-
-isinf._bind = _bind_isinf
-isinf._entry = _entry_isinf
-_aten._packet('isinf')._add(isinf)
-
-
-# schema/native_functions.yaml: isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isinf)
-isinf_out = _Op("aten", 'isinf', 'out',
-    'isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise', 'core'))
-_c_isinf_out = isinf_out._cache
-
-
-def _bind_isinf_out(self, *, out):
-    return (self, out)
-
-
-def _entry_isinf_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(isinf_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_isinf_out.get(ks)
-    if _k is None:
-        _k = isinf_out._fill(ks)
-    return _k(self, out)
-
-
-isinf_out._bind = _bind_isinf_out
-isinf_out._entry = _entry_isinf_out
-_aten._packet('isinf')._add(isinf_out)
-
-
-# schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
-isfinite = _Op("aten", 'isfinite', 'default',
-    'isfinite(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise',))
-_c_isfinite = isfinite._cache
-
-
-def _bind_isfinite(self):
-    return (self,)
-
-
-def _entry_isfinite(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(isfinite, (self,)) from None
-    _k = _c_isfinite.get(ks)
-    if _k is None:
-        _k = isfinite._fill(ks)
-    return _k(self)
-
-
-isfinite._bind = _bind_isfinite
-isfinite._entry = _entry_isfinite
-_aten._packet('isfinite')._add(isfinite)
-
-
-# schema/native_functions.yaml: signbit(Tensor self) -> Tensor
-signbit = _Op("aten", 'signbit', 'default',
-    'signbit(Tensor self) -> Tensor',
-    ('self',), 1, tags=('pointwise',))
-_c_signbit = signbit._cache
-
-
-def _bind_signbit(self):
-    return (self,)
-
-
-def _entry_signbit(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(signbit, (self,)) from None
-    _k = _c_signbit.get(ks)
-    if _k is None:
-        _k = signbit._fill(ks)
-    return _k(self)
-
-
-signbit._bind = _bind_signbit
-signbit._entry = _entry_signbit
-_aten._packet('signbit')._add(signbit)
-
-
-# schema/native_functions.yaml: signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of signbit)
-signbit_out = _Op("aten", 'signbit', 'out',
-    'signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=('pointwise',))
-_c_signbit_out = signbit_out._cache
-
-
-def _bind_signbit_out(self, *, out):
-    return (self, out)
-
-
-def _entry_signbit_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(signbit_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_signbit_out.get(ks)
-    if _k is None:
-        _k = signbit_out._fill(ks)
-    return _k(self, out)
-
-
-signbit_out._bind = _bind_signbit_out
-signbit_out._entry = _entry_signbit_out
-_aten._packet('signbit')._add(signbit_out)
-
-
-# schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
-nan_to_num = _Op("aten", 'nan_to_num', 'default',
-    'nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor',
-    ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
-_c_nan_to_num = nan_to_num._cache
-
-
-def _bind_nan_to_num(self, nan=None, posinf=None, neginf=None):
-    return (self, nan, posinf, neginf)
-
-
-def _entry_nan_to_num(self, nan, posinf, neginf):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(nan_to_num, (self, nan, posinf, neginf)) from None
-    _k = _c_nan_to_num.get(ks)
-    if _k is None:
-        _k = nan_to_num._fill(ks)
-    return _k(self, nan, posinf, neginf)
-
-
-nan_to_num._bind = _bind_nan_to_num
-nan_to_num._entry = _entry_nan_to_num
-_aten._packet('nan_to_num')._add(nan_to_num)
-
-
-# schema/native_functions.yaml: nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of nan_to_num)
-nan_to_num_out = _Op("aten", 'nan_to_num', 'out',
-    'nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'nan', 'posinf', 'neginf', 'out'), 4, tags=('pointwise',))
-_c_nan_to_num_out = nan_to_num_out._cache
-
-
-def _bind_nan_to_num_out(self, nan=None, posinf=None, neginf=None, *, out):
-    return (self, nan, posinf, neginf, out)
-
-
-def _entry_nan_to_num_out(self, nan, posinf, neginf, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(nan_to_num_out, (self, nan, posinf, neginf, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_nan_to_num_out.get(ks)
-    if _k is None:
-        _k = nan_to_num_out._fill(ks)
-    return _k(self, nan, posinf, neginf, out)
-
-
-nan_to_num_out._bind = _bind_nan_to_num_out
-nan_to_num_out._entry = _entry_nan_to_num_out
-_aten._packet('nan_to_num')._add(nan_to_num_out)
-
-
-# schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
-nan_to_num_ = _Op("aten", 'nan_to_num_', 'default',
-    'nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)',
-    ('self', 'nan', 'posinf', 'neginf'), 4, tags=('pointwise',))
-_c_nan_to_num_ = nan_to_num_._cache
-
-
-def _bind_nan_to_num_(self, nan=None, posinf=None, neginf=None):
-    return (self, nan, posinf, neginf)
-
-
-def _entry_nan_to_num_(self, nan, posinf, neginf):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(nan_to_num_, (self, nan, posinf, neginf)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_nan_to_num_.get(ks)
-    if _k is None:
-        _k = nan_to_num_._fill(ks)
-    return _k(self, nan, posinf, neginf)
-
-
-nan_to_num_._bind = _bind_nan_to_num_
-nan_to_num_._entry = _entry_nan_to_num_
-_aten._packet('nan_to_num_')._add(nan_to_num_)
-
-
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 convolution = _Op("aten", 'convolution', 'default',
     'convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor',
@@ -15662,2996 +22937,6 @@ def _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype,
 _log_softmax_backward_data_out._bind = _bind__log_softmax_backward_data_out
 _log_softmax_backward_data_out._entry = _entry__log_softmax_backward_data_out
 _aten._packet('_log_softmax_backward_data')._add(_log_softmax_backward_data_out)
-
-
-# schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-rsub_Tensor = _Op("aten", 'rsub', 'Tensor',
-    'rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
-    ('self', 'other', 'alpha'), 2, tags=('pointwise',))
-_c_rsub_Tensor = rsub_Tensor._cache
-
-
-def _bind_rsub_Tensor(self, other, *, alpha=1):
-    return (self, other, alpha)
-
-
-def _entry_rsub_Tensor(self, other, alpha):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(rsub_Tensor, (self, other, alpha)) from None
-    _k = _c_rsub_Tensor.get(ks)
-    if _k is None:
-        _k = rsub_Tensor._fill(ks)
-    return _k(self, other, alpha)
-
-
-rsub_Tensor._bind = _bind_rsub_Tensor
-rsub_Tensor._entry = _entry_rsub_Tensor
-_aten._packet('rsub')._add(rsub_Tensor)
-
-
-# schema/native_functions.yaml: rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Tensor)
-rsub_Tensor_out = _Op("aten", 'rsub', 'Tensor_out',
-    'rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'alpha', 'out'), 2, tags=('pointwise',))
-_c_rsub_Tensor_out = rsub_Tensor_out._cache
-
-
-def _bind_rsub_Tensor_out(self, other, *, alpha=1, out):
-    return (self, other, alpha, out)
-
-
-def _entry_rsub_Tensor_out(self, other, alpha, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(rsub_Tensor_out, (self, other, alpha, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_rsub_Tensor_out.get(ks)
-    if _k is None:
-        _k = rsub_Tensor_out._fill(ks)
-    return _k(self, other, alpha, out)
-
-
-rsub_Tensor_out._bind = _bind_rsub_Tensor_out
-rsub_Tensor_out._entry = _entry_rsub_Tensor_out
-_aten._packet('rsub')._add(rsub_Tensor_out)
-
-
-# schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-rsub_Scalar = _Op("aten", 'rsub', 'Scalar',
-    'rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor',
-    ('self', 'other', 'alpha'), 3, tags=('pointwise',))
-_c_rsub_Scalar = rsub_Scalar._cache
-
-
-def _bind_rsub_Scalar(self, other, alpha=1):
-    return (self, other, alpha)
-
-
-def _entry_rsub_Scalar(self, other, alpha):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(rsub_Scalar, (self, other, alpha)) from None
-    _k = _c_rsub_Scalar.get(ks)
-    if _k is None:
-        _k = rsub_Scalar._fill(ks)
-    return _k(self, other, alpha)
-
-
-rsub_Scalar._bind = _bind_rsub_Scalar
-rsub_Scalar._entry = _entry_rsub_Scalar
-_aten._packet('rsub')._add(rsub_Scalar)
-
-
-# schema/native_functions.yaml: rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Scalar)
-rsub_Scalar_out = _Op("aten", 'rsub', 'Scalar_out',
-    'rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'alpha', 'out'), 3, tags=('pointwise',))
-_c_rsub_Scalar_out = rsub_Scalar_out._cache
-
-
-def _bind_rsub_Scalar_out(self, other, alpha=1, *, out):
-    return (self, other, alpha, out)
-
-
-def _entry_rsub_Scalar_out(self, other, alpha, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(rsub_Scalar_out, (self, other, alpha, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_rsub_Scalar_out.get(ks)
-    if _k is None:
-        _k = rsub_Scalar_out._fill(ks)
-    return _k(self, other, alpha, out)
-
-
-rsub_Scalar_out._bind = _bind_rsub_Scalar_out
-rsub_Scalar_out._entry = _entry_rsub_Scalar_out
-_aten._packet('rsub')._add(rsub_Scalar_out)
-
-
-# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
-floor_divide = _Op("aten", 'floor_divide', 'default',
-    'floor_divide(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_floor_divide = floor_divide._cache
-
-
-def _bind_floor_divide(self, other):
-    return (self, other)
-
-
-def _entry_floor_divide(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(floor_divide, (self, other)) from None
-    _k = _c_floor_divide.get(ks)
-    if _k is None:
-        _k = floor_divide._fill(ks)
-    return _k(self, other)
-
-
-floor_divide._bind = _bind_floor_divide
-floor_divide._entry = _entry_floor_divide
-_aten._packet('floor_divide')._add(floor_divide)
-
-
-# schema/native_functions.yaml: floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor_divide)
-floor_divide_out = _Op("aten", 'floor_divide', 'out',
-    'floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_floor_divide_out = floor_divide_out._cache
-
-
-def _bind_floor_divide_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_floor_divide_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(floor_divide_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_floor_divide_out.get(ks)
-    if _k is None:
-        _k = floor_divide_out._fill(ks)
-    return _k(self, other, out)
-
-
-floor_divide_out._bind = _bind_floor_divide_out
-floor_divide_out._entry = _entry_floor_divide_out
-_aten._packet('floor_divide')._add(floor_divide_out)
-
-
-# schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
-floor_divide_Scalar = _Op("aten", 'floor_divide', 'Scalar',
-    'floor_divide.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_floor_divide_Scalar = floor_divide_Scalar._cache
-
-
-def _bind_floor_divide_Scalar(self, other):
-    return (self, other)
-
-
-def _entry_floor_divide_Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(floor_divide_Scalar, (self, other)) from None
-    _k = _c_floor_divide_Scalar.get(ks)
-    if _k is None:
-        _k = floor_divide_Scalar._fill(ks)
-    return _k(self, other)
-
-
-floor_divide_Scalar._bind = _bind_floor_divide_Scalar
-floor_divide_Scalar._entry = _entry_floor_divide_Scalar
-_aten._packet('floor_divide')._add(floor_divide_Scalar)
-
-
-# schema/native_functions.yaml: floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor_divide.Scalar)
-floor_divide_Scalar_out = _Op("aten", 'floor_divide', 'Scalar_out',
-    'floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_floor_divide_Scalar_out = floor_divide_Scalar_out._cache
-
-
-def _bind_floor_divide_Scalar_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_floor_divide_Scalar_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(floor_divide_Scalar_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_floor_divide_Scalar_out.get(ks)
-    if _k is None:
-        _k = floor_divide_Scalar_out._fill(ks)
-    return _k(self, other, out)
-
-
-floor_divide_Scalar_out._bind = _bind_floor_divide_Scalar_out
-floor_divide_Scalar_out._entry = _entry_floor_divide_Scalar_out
-_aten._packet('floor_divide')._add(floor_divide_Scalar_out)
-
-
-# schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-floor_divide__Tensor = _Op("aten", 'floor_divide_', 'Tensor',
-    'floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_floor_divide__Tensor = floor_divide__Tensor._cache
-
-
-def _bind_floor_divide__Tensor(self, other):
-    return (self, other)
-
-
-def _entry_floor_divide__Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(floor_divide__Tensor, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_floor_divide__Tensor.get(ks)
-    if _k is None:
-        _k = floor_divide__Tensor._fill(ks)
-    return _k(self, other)
-
-
-floor_divide__Tensor._bind = _bind_floor_divide__Tensor
-floor_divide__Tensor._entry = _entry_floor_divide__Tensor
-_aten._packet('floor_divide_')._add(floor_divide__Tensor)
-
-
-# schema/native_functions.yaml: floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-floor_divide__Scalar = _Op("aten", 'floor_divide_', 'Scalar',
-    'floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_floor_divide__Scalar = floor_divide__Scalar._cache
-
-
-def _bind_floor_divide__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_floor_divide__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(floor_divide__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_floor_divide__Scalar.get(ks)
-    if _k is None:
-        _k = floor_divide__Scalar._fill(ks)
-    return _k(self, other)
-
-
-floor_divide__Scalar._bind = _bind_floor_divide__Scalar
-floor_divide__Scalar._entry = _entry_floor_divide__Scalar
-_aten._packet('floor_divide_')._add(floor_divide__Scalar)
-
-
-# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
-remainder_Tensor = _Op("aten", 'remainder', 'Tensor',
-    'remainder.Tensor(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_remainder_Tensor = remainder_Tensor._cache
-
-
-def _bind_remainder_Tensor(self, other):
-    return (self, other)
-
-
-def _entry_remainder_Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(remainder_Tensor, (self, other)) from None
-    _k = _c_remainder_Tensor.get(ks)
-    if _k is None:
-        _k = remainder_Tensor._fill(ks)
-    return _k(self, other)
-
-
-remainder_Tensor._bind = _bind_remainder_Tensor
-remainder_Tensor._entry = _entry_remainder_Tensor
-_aten._packet('remainder')._add(remainder_Tensor)
-
-
-# schema/native_functions.yaml: remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Tensor)
-remainder_Tensor_out = _Op("aten", 'remainder', 'Tensor_out',
-    'remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_remainder_Tensor_out = remainder_Tensor_out._cache
-
-
-def _bind_remainder_Tensor_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_remainder_Tensor_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(remainder_Tensor_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_remainder_Tensor_out.get(ks)
-    if _k is None:
-        _k = remainder_Tensor_out._fill(ks)
-    return _k(self, other, out)
-
-
-remainder_Tensor_out._bind = _bind_remainder_Tensor_out
-remainder_Tensor_out._entry = _entry_remainder_Tensor_out
-_aten._packet('remainder')._add(remainder_Tensor_out)
-
-
-# schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
-remainder_Scalar = _Op("aten", 'remainder', 'Scalar',
-    'remainder.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_remainder_Scalar = remainder_Scalar._cache
-
-
-def _bind_remainder_Scalar(self, other):
-    return (self, other)
-
-
-def _entry_remainder_Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(remainder_Scalar, (self, other)) from None
-    _k = _c_remainder_Scalar.get(ks)
-    if _k is None:
-        _k = remainder_Scalar._fill(ks)
-    return _k(self, other)
-
-
-remainder_Scalar._bind = _bind_remainder_Scalar
-remainder_Scalar._entry = _entry_remainder_Scalar
-_aten._packet('remainder')._add(remainder_Scalar)
-
-
-# schema/native_functions.yaml: remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar)
-remainder_Scalar_out = _Op("aten", 'remainder', 'Scalar_out',
-    'remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_remainder_Scalar_out = remainder_Scalar_out._cache
-
-
-def _bind_remainder_Scalar_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_remainder_Scalar_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(remainder_Scalar_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_remainder_Scalar_out.get(ks)
-    if _k is None:
-        _k = remainder_Scalar_out._fill(ks)
-    return _k(self, other, out)
-
-
-remainder_Scalar_out._bind = _bind_remainder_Scalar_out
-remainder_Scalar_out._entry = _entry_remainder_Scalar_out
-_aten._packet('remainder')._add(remainder_Scalar_out)
-
-
-# schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-remainder_Scalar_Tensor = _Op("aten", 'remainder', 'Scalar_Tensor',
-    'remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_remainder_Scalar_Tensor = remainder_Scalar_Tensor._cache
-
-
-def _bind_remainder_Scalar_Tensor(self, other):
-    return (self, other)
-
-
-def _entry_remainder_Scalar_Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(remainder_Scalar_Tensor, (self, other)) from None
-    _k = _c_remainder_Scalar_Tensor.get(ks)
-    if _k is None:
-        _k = remainder_Scalar_Tensor._fill(ks)
-    return _k(self, other)
-
-
-remainder_Scalar_Tensor._bind = _bind_remainder_Scalar_Tensor
-remainder_Scalar_Tensor._entry = _entry_remainder_Scalar_Tensor
-_aten._packet('remainder')._add(remainder_Scalar_Tensor)
-
-
-# schema/native_functions.yaml: remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar_Tensor)
-remainder_Scalar_Tensor_out = _Op("aten", 'remainder', 'Scalar_Tensor_out',
-    'remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_remainder_Scalar_Tensor_out = remainder_Scalar_Tensor_out._cache
-
-
-def _bind_remainder_Scalar_Tensor_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_remainder_Scalar_Tensor_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(remainder_Scalar_Tensor_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_remainder_Scalar_Tensor_out.get(ks)
-    if _k is None:
-        _k = remainder_Scalar_Tensor_out._fill(ks)
-    return _k(self, other, out)
-
-
-remainder_Scalar_Tensor_out._bind = _bind_remainder_Scalar_Tensor_out
-remainder_Scalar_Tensor_out._entry = _entry_remainder_Scalar_Tensor_out
-_aten._packet('remainder')._add(remainder_Scalar_Tensor_out)
-
-
-# schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-remainder__Tensor = _Op("aten", 'remainder_', 'Tensor',
-    'remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_remainder__Tensor = remainder__Tensor._cache
-
-
-def _bind_remainder__Tensor(self, other):
-    return (self, other)
-
-
-def _entry_remainder__Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(remainder__Tensor, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_remainder__Tensor.get(ks)
-    if _k is None:
-        _k = remainder__Tensor._fill(ks)
-    return _k(self, other)
-
-
-remainder__Tensor._bind = _bind_remainder__Tensor
-remainder__Tensor._entry = _entry_remainder__Tensor
-_aten._packet('remainder_')._add(remainder__Tensor)
-
-
-# schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-remainder__Scalar = _Op("aten", 'remainder_', 'Scalar',
-    'remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_remainder__Scalar = remainder__Scalar._cache
-
-
-def _bind_remainder__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_remainder__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(remainder__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_remainder__Scalar.get(ks)
-    if _k is None:
-        _k = remainder__Scalar._fill(ks)
-    return _k(self, other)
-
-
-remainder__Scalar._bind = _bind_remainder__Scalar
-remainder__Scalar._entry = _entry_remainder__Scalar
-_aten._packet('remainder_')._add(remainder__Scalar)
-
-
-# schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
-fmod_Tensor = _Op("aten", 'fmod', 'Tensor',
-    'fmod.Tensor(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_fmod_Tensor = fmod_Tensor._cache
-
-
-def _bind_fmod_Tensor(self, other):
-    return (self, other)
-
-
-def _entry_fmod_Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(fmod_Tensor, (self, other)) from None
-    _k = _c_fmod_Tensor.get(ks)
-    if _k is None:
-        _k = fmod_Tensor._fill(ks)
-    return _k(self, other)
-
-
-fmod_Tensor._bind = _bind_fmod_Tensor
-fmod_Tensor._entry = _entry_fmod_Tensor
-_aten._packet('fmod')._add(fmod_Tensor)
-
-
-# schema/native_functions.yaml: fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Tensor)
-fmod_Tensor_out = _Op("aten", 'fmod', 'Tensor_out',
-    'fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_fmod_Tensor_out = fmod_Tensor_out._cache
-
-
-def _bind_fmod_Tensor_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_fmod_Tensor_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(fmod_Tensor_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_fmod_Tensor_out.get(ks)
-    if _k is None:
-        _k = fmod_Tensor_out._fill(ks)
-    return _k(self, other, out)
-
-
-fmod_Tensor_out._bind = _bind_fmod_Tensor_out
-fmod_Tensor_out._entry = _entry_fmod_Tensor_out
-_aten._packet('fmod')._add(fmod_Tensor_out)
-
-
-# schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
-fmod_Scalar = _Op("aten", 'fmod', 'Scalar',
-    'fmod.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_fmod_Scalar = fmod_Scalar._cache
-
-
-def _bind_fmod_Scalar(self, other):
-    return (self, other)
-
-
-def _entry_fmod_Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(fmod_Scalar, (self, other)) from None
-    _k = _c_fmod_Scalar.get(ks)
-    if _k is None:
-        _k = fmod_Scalar._fill(ks)
-    return _k(self, other)
-
-
-fmod_Scalar._bind = _bind_fmod_Scalar
-fmod_Scalar._entry = _entry_fmod_Scalar
-_aten._packet('fmod')._add(fmod_Scalar)
-
-
-# schema/native_functions.yaml: fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Scalar)
-fmod_Scalar_out = _Op("aten", 'fmod', 'Scalar_out',
-    'fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_fmod_Scalar_out = fmod_Scalar_out._cache
-
-
-def _bind_fmod_Scalar_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_fmod_Scalar_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(fmod_Scalar_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_fmod_Scalar_out.get(ks)
-    if _k is None:
-        _k = fmod_Scalar_out._fill(ks)
-    return _k(self, other, out)
-
-
-fmod_Scalar_out._bind = _bind_fmod_Scalar_out
-fmod_Scalar_out._entry = _entry_fmod_Scalar_out
-_aten._packet('fmod')._add(fmod_Scalar_out)
-
-
-# schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-fmod__Tensor = _Op("aten", 'fmod_', 'Tensor',
-    'fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_fmod__Tensor = fmod__Tensor._cache
-
-
-def _bind_fmod__Tensor(self, other):
-    return (self, other)
-
-
-def _entry_fmod__Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(fmod__Tensor, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_fmod__Tensor.get(ks)
-    if _k is None:
-        _k = fmod__Tensor._fill(ks)
-    return _k(self, other)
-
-
-fmod__Tensor._bind = _bind_fmod__Tensor
-fmod__Tensor._entry = _entry_fmod__Tensor
-_aten._packet('fmod_')._add(fmod__Tensor)
-
-
-# schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-fmod__Scalar = _Op("aten", 'fmod_', 'Scalar',
-    'fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_fmod__Scalar = fmod__Scalar._cache
-
-
-def _bind_fmod__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_fmod__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(fmod__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_fmod__Scalar.get(ks)
-    if _k is None:
-        _k = fmod__Scalar._fill(ks)
-    return _k(self, other)
-
-
-fmod__Scalar._bind = _bind_fmod__Scalar
-fmod__Scalar._entry = _entry_fmod__Scalar
-_aten._packet('fmod_')._add(fmod__Scalar)
-
-
-# schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
-maximum = _Op("aten", 'maximum', 'default',
-    'maximum(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_maximum = maximum._cache
-
-
-def _bind_maximum(self, other):
-    return (self, other)
-
-
-def _entry_maximum(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(maximum, (self, other)) from None
-    _k = _c_maximum.get(ks)
-    if _k is None:
-        _k = maximum._fill(ks)
-    return _k(self, other)
-
-
-maximum._bind = _bind_maximum
-maximum._entry = _entry_maximum
-_aten._packet('maximum')._add(maximum)
-
-
-# schema/native_functions.yaml: maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of maximum)
-maximum_out = _Op("aten", 'maximum', 'out',
-    'maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_maximum_out = maximum_out._cache
-
-
-def _bind_maximum_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_maximum_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(maximum_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_maximum_out.get(ks)
-    if _k is None:
-        _k = maximum_out._fill(ks)
-    return _k(self, other, out)
-
-
-maximum_out._bind = _bind_maximum_out
-maximum_out._entry = _entry_maximum_out
-_aten._packet('maximum')._add(maximum_out)
-
-
-# schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
-minimum = _Op("aten", 'minimum', 'default',
-    'minimum(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_minimum = minimum._cache
-
-
-def _bind_minimum(self, other):
-    return (self, other)
-
-
-def _entry_minimum(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(minimum, (self, other)) from None
-    _k = _c_minimum.get(ks)
-    if _k is None:
-        _k = minimum._fill(ks)
-    return _k(self, other)
-
-
-minimum._bind = _bind_minimum
-minimum._entry = _entry_minimum
-_aten._packet('minimum')._add(minimum)
-
-
-# schema/native_functions.yaml: minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of minimum)
-minimum_out = _Op("aten", 'minimum', 'out',
-    'minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_minimum_out = minimum_out._cache
-
-
-def _bind_minimum_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_minimum_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(minimum_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_minimum_out.get(ks)
-    if _k is None:
-        _k = minimum_out._fill(ks)
-    return _k(self, other, out)
-
-
-minimum_out._bind = _bind_minimum_out
-minimum_out._entry = _entry_minimum_out
-_aten._packet('minimum')._add(minimum_out)
-
-
-# schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
-atan2 = _Op("aten", 'atan2', 'default',
-    'atan2(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_atan2 = atan2._cache
-
-
-def _bind_atan2(self, other):
-    return (self, other)
-
-
-def _entry_atan2(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(atan2, (self, other)) from None
-    _k = _c_atan2.get(ks)
-    if _k is None:
-        _k = atan2._fill(ks)
-    return _k(self, other)
-
-
-atan2._bind = _bind_atan2
-atan2._entry = _entry_atan2
-_aten._packet('atan2')._add(atan2)
-
-
-# schema/native_functions.yaml: atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan2)
-atan2_out = _Op("aten", 'atan2', 'out',
-    'atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_atan2_out = atan2_out._cache
-
-
-def _bind_atan2_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_atan2_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(atan2_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_atan2_out.get(ks)
-    if _k is None:
-        _k = atan2_out._fill(ks)
-    return _k(self, other, out)
-
-
-atan2_out._bind = _bind_atan2_out
-atan2_out._entry = _entry_atan2_out
-_aten._packet('atan2')._add(atan2_out)
-
-
-# schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-atan2_ = _Op("aten", 'atan2_', 'default',
-    'atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_atan2_ = atan2_._cache
-
-
-def _bind_atan2_(self, other):
-    return (self, other)
-
-
-def _entry_atan2_(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(atan2_, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_atan2_.get(ks)
-    if _k is None:
-        _k = atan2_._fill(ks)
-    return _k(self, other)
-
-
-atan2_._bind = _bind_atan2_
-atan2_._entry = _entry_atan2_
-_aten._packet('atan2_')._add(atan2_)
-
-
-# schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
-logical_and = _Op("aten", 'logical_and', 'default',
-    'logical_and(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_logical_and = logical_and._cache
-
-
-def _bind_logical_and(self, other):
-    return (self, other)
-
-
-def _entry_logical_and(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logical_and, (self, other)) from None
-    _k = _c_logical_and.get(ks)
-    if _k is None:
-        _k = logical_and._fill(ks)
-    return _k(self, other)
-
-
-logical_and._bind = _bind_logical_and
-logical_and._entry = _entry_logical_and
-_aten._packet('logical_and')._add(logical_and)
-
-
-# schema/native_functions.yaml: logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_and)
-logical_and_out = _Op("aten", 'logical_and', 'out',
-    'logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_logical_and_out = logical_and_out._cache
-
-
-def _bind_logical_and_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_logical_and_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logical_and_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_logical_and_out.get(ks)
-    if _k is None:
-        _k = logical_and_out._fill(ks)
-    return _k(self, other, out)
-
-
-logical_and_out._bind = _bind_logical_and_out
-logical_and_out._entry = _entry_logical_and_out
-_aten._packet('logical_and')._add(logical_and_out)
-
-
-# schema/native_functions.yaml: logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-logical_and_ = _Op("aten", 'logical_and_', 'default',
-    'logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_logical_and_ = logical_and_._cache
-
-
-def _bind_logical_and_(self, other):
-    return (self, other)
-
-
-def _entry_logical_and_(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logical_and_, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_logical_and_.get(ks)
-    if _k is None:
-        _k = logical_and_._fill(ks)
-    return _k(self, other)
-
-
-logical_and_._bind = _bind_logical_and_
-logical_and_._entry = _entry_logical_and_
-_aten._packet('logical_and_')._add(logical_and_)
-
-
-# schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
-logical_or = _Op("aten", 'logical_or', 'default',
-    'logical_or(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_logical_or = logical_or._cache
-
-
-def _bind_logical_or(self, other):
-    return (self, other)
-
-
-def _entry_logical_or(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logical_or, (self, other)) from None
-    _k = _c_logical_or.get(ks)
-    if _k is None:
-        _k = logical_or._fill(ks)
-    return _k(self, other)
-
-
-logical_or._bind = _bind_logical_or
-logical_or._entry = _entry_logical_or
-_aten._packet('logical_or')._add(logical_or)
-
-
-# schema/native_functions.yaml: logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_or)
-logical_or_out = _Op("aten", 'logical_or', 'out',
-    'logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_logical_or_out = logical_or_out._cache
-
-
-def _bind_logical_or_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_logical_or_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logical_or_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_logical_or_out.get(ks)
-    if _k is None:
-        _k = logical_or_out._fill(ks)
-    return _k(self, other, out)
-
-
-logical_or_out._bind = _bind_logical_or_out
-logical_or_out._entry = _entry_logical_or_out
-_aten._packet('logical_or')._add(logical_or_out)
-
-
-# schema/native_functions.yaml: logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-logical_or_ = _Op("aten", 'logical_or_', 'default',
-    'logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_logical_or_ = logical_or_._cache
-
-
-def _bind_logical_or_(self, other):
-    return (self, other)
-
-
-def _entry_logical_or_(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logical_or_, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_logical_or_.get(ks)
-    if _k is None:
-        _k = logical_or_._fill(ks)
-    return _k(self, other)
-
-
-logical_or_._bind = _bind_logical_or_
-logical_or_._entry = _entry_logical_or_
-_aten._packet('logical_or_')._add(logical_or_)
-
-
-# schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
-logical_xor = _Op("aten", 'logical_xor', 'default',
-    'logical_xor(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_logical_xor = logical_xor._cache
-
-
-def _bind_logical_xor(self, other):
-    return (self, other)
-
-
-def _entry_logical_xor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logical_xor, (self, other)) from None
-    _k = _c_logical_xor.get(ks)
-    if _k is None:
-        _k = logical_xor._fill(ks)
-    return _k(self, other)
-
-
-logical_xor._bind = _bind_logical_xor
-logical_xor._entry = _entry_logical_xor
-_aten._packet('logical_xor')._add(logical_xor)
-
-
-# schema/native_functions.yaml: logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_xor)
-logical_xor_out = _Op("aten", 'logical_xor', 'out',
-    'logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_logical_xor_out = logical_xor_out._cache
-
-
-def _bind_logical_xor_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_logical_xor_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logical_xor_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_logical_xor_out.get(ks)
-    if _k is None:
-        _k = logical_xor_out._fill(ks)
-    return _k(self, other, out)
-
-
-logical_xor_out._bind = _bind_logical_xor_out
-logical_xor_out._entry = _entry_logical_xor_out
-_aten._packet('logical_xor')._add(logical_xor_out)
-
-
-# schema/native_functions.yaml: logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-logical_xor_ = _Op("aten", 'logical_xor_', 'default',
-    'logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_logical_xor_ = logical_xor_._cache
-
-
-def _bind_logical_xor_(self, other):
-    return (self, other)
-
-
-def _entry_logical_xor_(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logical_xor_, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_logical_xor_.get(ks)
-    if _k is None:
-        _k = logical_xor_._fill(ks)
-    return _k(self, other)
-
-
-logical_xor_._bind = _bind_logical_xor_
-logical_xor_._entry = _entry_logical_xor_
-_aten._packet('logical_xor_')._add(logical_xor_)
-
-
-# schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
-bitwise_and_Tensor = _Op("aten", 'bitwise_and', 'Tensor',
-    'bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_and_Tensor = bitwise_and_Tensor._cache
-
-
-def _bind_bitwise_and_Tensor(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_and_Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_and_Tensor, (self, other)) from None
-    _k = _c_bitwise_and_Tensor.get(ks)
-    if _k is None:
-        _k = bitwise_and_Tensor._fill(ks)
-    return _k(self, other)
-
-
-bitwise_and_Tensor._bind = _bind_bitwise_and_Tensor
-bitwise_and_Tensor._entry = _entry_bitwise_and_Tensor
-_aten._packet('bitwise_and')._add(bitwise_and_Tensor)
-
-
-# schema/native_functions.yaml: bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Tensor)
-bitwise_and_Tensor_out = _Op("aten", 'bitwise_and', 'Tensor_out',
-    'bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_bitwise_and_Tensor_out = bitwise_and_Tensor_out._cache
-
-
-def _bind_bitwise_and_Tensor_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_bitwise_and_Tensor_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_and_Tensor_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bitwise_and_Tensor_out.get(ks)
-    if _k is None:
-        _k = bitwise_and_Tensor_out._fill(ks)
-    return _k(self, other, out)
-
-
-bitwise_and_Tensor_out._bind = _bind_bitwise_and_Tensor_out
-bitwise_and_Tensor_out._entry = _entry_bitwise_and_Tensor_out
-_aten._packet('bitwise_and')._add(bitwise_and_Tensor_out)
-
-
-# schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
-bitwise_and_Scalar = _Op("aten", 'bitwise_and', 'Scalar',
-    'bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_and_Scalar = bitwise_and_Scalar._cache
-
-
-def _bind_bitwise_and_Scalar(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_and_Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_and_Scalar, (self, other)) from None
-    _k = _c_bitwise_and_Scalar.get(ks)
-    if _k is None:
-        _k = bitwise_and_Scalar._fill(ks)
-    return _k(self, other)
-
-
-bitwise_and_Scalar._bind = _bind_bitwise_and_Scalar
-bitwise_and_Scalar._entry = _entry_bitwise_and_Scalar
-_aten._packet('bitwise_and')._add(bitwise_and_Scalar)
-
-
-# schema/native_functions.yaml: bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar)
-bitwise_and_Scalar_out = _Op("aten", 'bitwise_and', 'Scalar_out',
-    'bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_bitwise_and_Scalar_out = bitwise_and_Scalar_out._cache
-
-
-def _bind_bitwise_and_Scalar_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_bitwise_and_Scalar_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_and_Scalar_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bitwise_and_Scalar_out.get(ks)
-    if _k is None:
-        _k = bitwise_and_Scalar_out._fill(ks)
-    return _k(self, other, out)
-
-
-bitwise_and_Scalar_out._bind = _bind_bitwise_and_Scalar_out
-bitwise_and_Scalar_out._entry = _entry_bitwise_and_Scalar_out
-_aten._packet('bitwise_and')._add(bitwise_and_Scalar_out)
-
-
-# schema/native_functions.yaml: bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-bitwise_and_Scalar_Tensor = _Op("aten", 'bitwise_and', 'Scalar_Tensor',
-    'bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_and_Scalar_Tensor = bitwise_and_Scalar_Tensor._cache
-
-
-def _bind_bitwise_and_Scalar_Tensor(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_and_Scalar_Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_and_Scalar_Tensor, (self, other)) from None
-    _k = _c_bitwise_and_Scalar_Tensor.get(ks)
-    if _k is None:
-        _k = bitwise_and_Scalar_Tensor._fill(ks)
-    return _k(self, other)
-
-
-bitwise_and_Scalar_Tensor._bind = _bind_bitwise_and_Scalar_Tensor
-bitwise_and_Scalar_Tensor._entry = _entry_bitwise_and_Scalar_Tensor
-_aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor)
-
-
-# schema/native_functions.yaml: bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar_Tensor)
-bitwise_and_Scalar_Tensor_out = _Op("aten", 'bitwise_and', 'Scalar_Tensor_out',
-    'bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_bitwise_and_Scalar_Tensor_out = bitwise_and_Scalar_Tensor_out._cache
-
-
-def _bind_bitwise_and_Scalar_Tensor_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_bitwise_and_Scalar_Tensor_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_and_Scalar_Tensor_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bitwise_and_Scalar_Tensor_out.get(ks)
-    if _k is None:
-        _k = bitwise_and_Scalar_Tensor_out._fill(ks)
-    return _k(self, other, out)
-
-
-bitwise_and_Scalar_Tensor_out._bind = _bind_bitwise_and_Scalar_Tensor_out
-bitwise_and_Scalar_Tensor_out._entry = _entry_bitwise_and_Scalar_Tensor_out
-_aten._packet('bitwise_and')._add(bitwise_and_Scalar_Tensor_out)
-
-
-# schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-bitwise_and__Tensor = _Op("aten", 'bitwise_and_', 'Tensor',
-    'bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_and__Tensor = bitwise_and__Tensor._cache
-
-
-def _bind_bitwise_and__Tensor(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_and__Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_and__Tensor, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_bitwise_and__Tensor.get(ks)
-    if _k is None:
-        _k = bitwise_and__Tensor._fill(ks)
-    return _k(self, other)
-
-
-bitwise_and__Tensor._bind = _bind_bitwise_and__Tensor
-bitwise_and__Tensor._entry = _entry_bitwise_and__Tensor
-_aten._packet('bitwise_and_')._add(bitwise_and__Tensor)
-
-
-# schema/native_functions.yaml: bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-bitwise_and__Scalar = _Op("aten", 'bitwise_and_', 'Scalar',
-    'bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_and__Scalar = bitwise_and__Scalar._cache
-
-
-def _bind_bitwise_and__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_and__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_and__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_bitwise_and__Scalar.get(ks)
-    if _k is None:
-        _k = bitwise_and__Scalar._fill(ks)
-    return _k(self, other)
-
-
-bitwise_and__Scalar._bind = _bind_bitwise_and__Scalar
-bitwise_and__Scalar._entry = _entry_bitwise_and__Scalar
-_aten._packet('bitwise_and_')._add(bitwise_and__Scalar)
-
-
-# schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
-bitwise_or_Tensor = _Op("aten", 'bitwise_or', 'Tensor',
-    'bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_or_Tensor = bitwise_or_Tensor._cache
-
-
-def _bind_bitwise_or_Tensor(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_or_Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_or_Tensor, (self, other)) from None
-    _k = _c_bitwise_or_Tensor.get(ks)
-    if _k is None:
-        _k = bitwise_or_Tensor._fill(ks)
-    return _k(self, other)
-
-
-bitwise_or_Tensor._bind = _bind_bitwise_or_Tensor
-bitwise_or_Tensor._entry = _entry_bitwise_or_Tensor
-_aten._packet('bitwise_or')._add(bitwise_or_Tensor)
-
-
-# schema/native_functions.yaml: bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Tensor)
-bitwise_or_Tensor_out = _Op("aten", 'bitwise_or', 'Tensor_out',
-    'bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_bitwise_or_Tensor_out = bitwise_or_Tensor_out._cache
-
-
-def _bind_bitwise_or_Tensor_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_bitwise_or_Tensor_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_or_Tensor_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bitwise_or_Tensor_out.get(ks)
-    if _k is None:
-        _k = bitwise_or_Tensor_out._fill(ks)
-    return _k(self, other, out)
-
-
-bitwise_or_Tensor_out._bind = _bind_bitwise_or_Tensor_out
-bitwise_or_Tensor_out._entry = _entry_bitwise_or_Tensor_out
-_aten._packet('bitwise_or')._add(bitwise_or_Tensor_out)
-
-
-# schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
-bitwise_or_Scalar = _Op("aten", 'bitwise_or', 'Scalar',
-    'bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_or_Scalar = bitwise_or_Scalar._cache
-
-
-def _bind_bitwise_or_Scalar(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_or_Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_or_Scalar, (self, other)) from None
-    _k = _c_bitwise_or_Scalar.get(ks)
-    if _k is None:
-        _k = bitwise_or_Scalar._fill(ks)
-    return _k(self, other)
-
-
-bitwise_or_Scalar._bind = _bind_bitwise_or_Scalar
-bitwise_or_Scalar._entry = _entry_bitwise_or_Scalar
-_aten._packet('bitwise_or')._add(bitwise_or_Scalar)
-
-
-# schema/native_functions.yaml: bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar)
-bitwise_or_Scalar_out = _Op("aten", 'bitwise_or', 'Scalar_out',
-    'bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_bitwise_or_Scalar_out = bitwise_or_Scalar_out._cache
-
-
-def _bind_bitwise_or_Scalar_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_bitwise_or_Scalar_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_or_Scalar_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bitwise_or_Scalar_out.get(ks)
-    if _k is None:
-        _k = bitwise_or_Scalar_out._fill(ks)
-    return _k(self, other, out)
-
-
-bitwise_or_Scalar_out._bind = _bind_bitwise_or_Scalar_out
-bitwise_or_Scalar_out._entry = _entry_bitwise_or_Scalar_out
-_aten._packet('bitwise_or')._add(bitwise_or_Scalar_out)
-
-
-# schema/native_functions.yaml: bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-bitwise_or_Scalar_Tensor = _Op("aten", 'bitwise_or', 'Scalar_Tensor',
-    'bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_or_Scalar_Tensor = bitwise_or_Scalar_Tensor._cache
-
-
-def _bind_bitwise_or_Scalar_Tensor(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_or_Scalar_Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_or_Scalar_Tensor, (self, other)) from None
-    _k = _c_bitwise_or_Scalar_Tensor.get(ks)
-    if _k is None:
-        _k = bitwise_or_Scalar_Tensor._fill(ks)
-    return _k(self, other)
-
-
-bitwise_or_Scalar_Tensor._bind = _bind_bitwise_or_Scalar_Tensor
-bitwise_or_Scalar_Tensor._entry = _entry_bitwise_or_Scalar_Tensor
-_aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor)
-
-
-# schema/native_functions.yaml: bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar_Tensor)
-bitwise_or_Scalar_Tensor_out = _Op("aten", 'bitwise_or', 'Scalar_Tensor_out',
-    'bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_bitwise_or_Scalar_Tensor_out = bitwise_or_Scalar_Tensor_out._cache
-
-
-def _bind_bitwise_or_Scalar_Tensor_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_bitwise_or_Scalar_Tensor_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_or_Scalar_Tensor_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bitwise_or_Scalar_Tensor_out.get(ks)
-    if _k is None:
-        _k = bitwise_or_Scalar_Tensor_out._fill(ks)
-    return _k(self, other, out)
-
-
-bitwise_or_Scalar_Tensor_out._bind = _bind_bitwise_or_Scalar_Tensor_out
-bitwise_or_Scalar_Tensor_out._entry = _entry_bitwise_or_Scalar_Tensor_out
-_aten._packet('bitwise_or')._add(bitwise_or_Scalar_Tensor_out)
-
-
-# schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-bitwise_or__Tensor = _Op("aten", 'bitwise_or_', 'Tensor',
-    'bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_or__Tensor = bitwise_or__Tensor._cache
-
-
-def _bind_bitwise_or__Tensor(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_or__Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_or__Tensor, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_bitwise_or__Tensor.get(ks)
-    if _k is None:
-        _k = bitwise_or__Tensor._fill(ks)
-    return _k(self, other)
-
-
-bitwise_or__Tensor._bind = _bind_bitwise_or__Tensor
-bitwise_or__Tensor._entry = _entry_bitwise_or__Tensor
-_aten._packet('bitwise_or_')._add(bitwise_or__Tensor)
-
-
-# schema/native_functions.yaml: bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-bitwise_or__Scalar = _Op("aten", 'bitwise_or_', 'Scalar',
-    'bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_or__Scalar = bitwise_or__Scalar._cache
-
-
-def _bind_bitwise_or__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_or__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_or__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_bitwise_or__Scalar.get(ks)
-    if _k is None:
-        _k = bitwise_or__Scalar._fill(ks)
-    return _k(self, other)
-
-
-bitwise_or__Scalar._bind = _bind_bitwise_or__Scalar
-bitwise_or__Scalar._entry = _entry_bitwise_or__Scalar
-_aten._packet('bitwise_or_')._add(bitwise_or__Scalar)
-
-
-# schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-bitwise_xor_Tensor = _Op("aten", 'bitwise_xor', 'Tensor',
-    'bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_xor_Tensor = bitwise_xor_Tensor._cache
-
-
-def _bind_bitwise_xor_Tensor(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_xor_Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_xor_Tensor, (self, other)) from None
-    _k = _c_bitwise_xor_Tensor.get(ks)
-    if _k is None:
-        _k = bitwise_xor_Tensor._fill(ks)
-    return _k(self, other)
-
-
-bitwise_xor_Tensor._bind = _bind_bitwise_xor_Tensor
-bitwise_xor_Tensor._entry = _entry_bitwise_xor_Tensor
-_aten._packet('bitwise_xor')._add(bitwise_xor_Tensor)
-
-
-# schema/native_functions.yaml: bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Tensor)
-bitwise_xor_Tensor_out = _Op("aten", 'bitwise_xor', 'Tensor_out',
-    'bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_bitwise_xor_Tensor_out = bitwise_xor_Tensor_out._cache
-
-
-def _bind_bitwise_xor_Tensor_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_bitwise_xor_Tensor_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_xor_Tensor_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bitwise_xor_Tensor_out.get(ks)
-    if _k is None:
-        _k = bitwise_xor_Tensor_out._fill(ks)
-    return _k(self, other, out)
-
-
-bitwise_xor_Tensor_out._bind = _bind_bitwise_xor_Tensor_out
-bitwise_xor_Tensor_out._entry = _entry_bitwise_xor_Tensor_out
-_aten._packet('bitwise_xor')._add(bitwise_xor_Tensor_out)
-
-
-# schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
-bitwise_xor_Scalar = _Op("aten", 'bitwise_xor', 'Scalar',
-    'bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_xor_Scalar = bitwise_xor_Scalar._cache
-
-
-def _bind_bitwise_xor_Scalar(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_xor_Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_xor_Scalar, (self, other)) from None
-    _k = _c_bitwise_xor_Scalar.get(ks)
-    if _k is None:
-        _k = bitwise_xor_Scalar._fill(ks)
-    return _k(self, other)
-
-
-bitwise_xor_Scalar._bind = _bind_bitwise_xor_Scalar
-bitwise_xor_Scalar._entry = _entry_bitwise_xor_Scalar
-_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar)
-
-
-# schema/native_functions.yaml: bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar)
-bitwise_xor_Scalar_out = _Op("aten", 'bitwise_xor', 'Scalar_out',
-    'bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_bitwise_xor_Scalar_out = bitwise_xor_Scalar_out._cache
-
-
-def _bind_bitwise_xor_Scalar_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_bitwise_xor_Scalar_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_xor_Scalar_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bitwise_xor_Scalar_out.get(ks)
-    if _k is None:
-        _k = bitwise_xor_Scalar_out._fill(ks)
-    return _k(self, other, out)
-
-
-bitwise_xor_Scalar_out._bind = _bind_bitwise_xor_Scalar_out
-bitwise_xor_Scalar_out._entry = _entry_bitwise_xor_Scalar_out
-_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_out)
-
-
-# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-bitwise_xor_Scalar_Tensor = _Op("aten", 'bitwise_xor', 'Scalar_Tensor',
-    'bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_xor_Scalar_Tensor = bitwise_xor_Scalar_Tensor._cache
-
-
-def _bind_bitwise_xor_Scalar_Tensor(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_xor_Scalar_Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_xor_Scalar_Tensor, (self, other)) from None
-    _k = _c_bitwise_xor_Scalar_Tensor.get(ks)
-    if _k is None:
-        _k = bitwise_xor_Scalar_Tensor._fill(ks)
-    return _k(self, other)
-
-
-bitwise_xor_Scalar_Tensor._bind = _bind_bitwise_xor_Scalar_Tensor
-bitwise_xor_Scalar_Tensor._entry = _entry_bitwise_xor_Scalar_Tensor
-_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor)
-
-
-# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar_Tensor)
-bitwise_xor_Scalar_Tensor_out = _Op("aten", 'bitwise_xor', 'Scalar_Tensor_out',
-    'bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise',))
-_c_bitwise_xor_Scalar_Tensor_out = bitwise_xor_Scalar_Tensor_out._cache
-
-
-def _bind_bitwise_xor_Scalar_Tensor_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_bitwise_xor_Scalar_Tensor_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = ((other._ks if other.__class__ is _Tensor else _ks_num(other)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_xor_Scalar_Tensor_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bitwise_xor_Scalar_Tensor_out.get(ks)
-    if _k is None:
-        _k = bitwise_xor_Scalar_Tensor_out._fill(ks)
-    return _k(self, other, out)
-
-
-bitwise_xor_Scalar_Tensor_out._bind = _bind_bitwise_xor_Scalar_Tensor_out
-bitwise_xor_Scalar_Tensor_out._entry = _entry_bitwise_xor_Scalar_Tensor_out
-_aten._packet('bitwise_xor')._add(bitwise_xor_Scalar_Tensor_out)
-
-
-# schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-bitwise_xor__Tensor = _Op("aten", 'bitwise_xor_', 'Tensor',
-    'bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_xor__Tensor = bitwise_xor__Tensor._cache
-
-
-def _bind_bitwise_xor__Tensor(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_xor__Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_xor__Tensor, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_bitwise_xor__Tensor.get(ks)
-    if _k is None:
-        _k = bitwise_xor__Tensor._fill(ks)
-    return _k(self, other)
-
-
-bitwise_xor__Tensor._bind = _bind_bitwise_xor__Tensor
-bitwise_xor__Tensor._entry = _entry_bitwise_xor__Tensor
-_aten._packet('bitwise_xor_')._add(bitwise_xor__Tensor)
-
-
-# schema/native_functions.yaml: bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-bitwise_xor__Scalar = _Op("aten", 'bitwise_xor_', 'Scalar',
-    'bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_bitwise_xor__Scalar = bitwise_xor__Scalar._cache
-
-
-def _bind_bitwise_xor__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_bitwise_xor__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bitwise_xor__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_bitwise_xor__Scalar.get(ks)
-    if _k is None:
-        _k = bitwise_xor__Scalar._fill(ks)
-    return _k(self, other)
-
-
-bitwise_xor__Scalar._bind = _bind_bitwise_xor__Scalar
-bitwise_xor__Scalar._entry = _entry_bitwise_xor__Scalar
-_aten._packet('bitwise_xor_')._add(bitwise_xor__Scalar)
-
-
-# schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
-lerp_Scalar = _Op("aten", 'lerp', 'Scalar',
-    'lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor',
-    ('self', 'end', 'weight'), 3, tags=('pointwise',))
-_c_lerp_Scalar = lerp_Scalar._cache
-
-
-def _bind_lerp_Scalar(self, end, weight):
-    return (self, end, weight)
-
-
-def _entry_lerp_Scalar(self, end, weight):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(lerp_Scalar, (self, end, weight)) from None
-    _k = _c_lerp_Scalar.get(ks)
-    if _k is None:
-        _k = lerp_Scalar._fill(ks)
-    return _k(self, end, weight)
-
-
-lerp_Scalar._bind = _bind_lerp_Scalar
-lerp_Scalar._entry = _entry_lerp_Scalar
-_aten._packet('lerp')._add(lerp_Scalar)
-
-
-# schema/native_functions.yaml: lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Scalar)
-lerp_Scalar_out = _Op("aten", 'lerp', 'Scalar_out',
-    'lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
-_c_lerp_Scalar_out = lerp_Scalar_out._cache
-
-
-def _bind_lerp_Scalar_out(self, end, weight, *, out):
-    return (self, end, weight, out)
-
-
-def _entry_lerp_Scalar_out(self, end, weight, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(lerp_Scalar_out, (self, end, weight, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_lerp_Scalar_out.get(ks)
-    if _k is None:
-        _k = lerp_Scalar_out._fill(ks)
-    return _k(self, end, weight, out)
-
-
-lerp_Scalar_out._bind = _bind_lerp_Scalar_out
-lerp_Scalar_out._entry = _entry_lerp_Scalar_out
-_aten._packet('lerp')._add(lerp_Scalar_out)
-
-
-# schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-lerp_Tensor = _Op("aten", 'lerp', 'Tensor',
-    'lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor',
-    ('self', 'end', 'weight'), 3, tags=('pointwise',))
-_c_lerp_Tensor = lerp_Tensor._cache
-
-
-def _bind_lerp_Tensor(self, end, weight):
-    return (self, end, weight)
-
-
-def _entry_lerp_Tensor(self, end, weight):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(lerp_Tensor, (self, end, weight)) from None
-    _k = _c_lerp_Tensor.get(ks)
-    if _k is None:
-        _k = lerp_Tensor._fill(ks)
-    return _k(self, end, weight)
-
-
-lerp_Tensor._bind = _bind_lerp_Tensor
-lerp_Tensor._entry = _entry_lerp_Tensor
-_aten._packet('lerp')._add(lerp_Tensor)
-
-
-# schema/native_functions.yaml: lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Tensor)
-lerp_Tensor_out = _Op("aten", 'lerp', 'Tensor_out',
-    'lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'end', 'weight', 'out'), 3, tags=('pointwise',))
-_c_lerp_Tensor_out = lerp_Tensor_out._cache
-
-
-def _bind_lerp_Tensor_out(self, end, weight, *, out):
-    return (self, end, weight, out)
-
-
-def _entry_lerp_Tensor_out(self, end, weight, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(lerp_Tensor_out, (self, end, weight, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_lerp_Tensor_out.get(ks)
-    if _k is None:
-        _k = lerp_Tensor_out._fill(ks)
-    return _k(self, end, weight, out)
-
-
-lerp_Tensor_out._bind = _bind_lerp_Tensor_out
-lerp_Tensor_out._entry = _entry_lerp_Tensor_out
-_aten._packet('lerp')._add(lerp_Tensor_out)
-
-
-# schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
-lerp__Scalar = _Op("aten", 'lerp_', 'Scalar',
-    'lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)',
-    ('self', 'end', 'weight'), 3, tags=('pointwise',))
-_c_lerp__Scalar = lerp__Scalar._cache
-
-
-def _bind_lerp__Scalar(self, end, weight):
-    return (self, end, weight)
-
-
-def _entry_lerp__Scalar(self, end, weight):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(lerp__Scalar, (self, end, weight)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_lerp__Scalar.get(ks)
-    if _k is None:
-        _k = lerp__Scalar._fill(ks)
-    return _k(self, end, weight)
-
-
-lerp__Scalar._bind = _bind_lerp__Scalar
-lerp__Scalar._entry = _entry_lerp__Scalar
-_aten._packet('lerp_')._add(lerp__Scalar)
-
-
-# schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
-lerp__Tensor = _Op("aten", 'lerp_', 'Tensor',
-    'lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)',
-    ('self', 'end', 'weight'), 3, tags=('pointwise',))
-_c_lerp__Tensor = lerp__Tensor._cache
-
-
-def _bind_lerp__Tensor(self, end, weight):
-    return (self, end, weight)
-
-
-def _entry_lerp__Tensor(self, end, weight):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (end._ks if end.__class__ is _Tensor else _ks_num(end)) | (weight._ks if weight.__class__ is _Tensor else _ks_num(weight)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(lerp__Tensor, (self, end, weight)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_lerp__Tensor.get(ks)
-    if _k is None:
-        _k = lerp__Tensor._fill(ks)
-    return _k(self, end, weight)
-
-
-lerp__Tensor._bind = _bind_lerp__Tensor
-lerp__Tensor._entry = _entry_lerp__Tensor
-_aten._packet('lerp_')._add(lerp__Tensor)
-
-
-# schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-addcmul = _Op("aten", 'addcmul', 'default',
-    'addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
-    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
-_c_addcmul = addcmul._cache
-
-
-def _bind_addcmul(self, tensor1, tensor2, *, value=1):
-    return (self, tensor1, tensor2, value)
-
-
-def _entry_addcmul(self, tensor1, tensor2, value):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(addcmul, (self, tensor1, tensor2, value)) from None
-    _k = _c_addcmul.get(ks)
-    if _k is None:
-        _k = addcmul._fill(ks)
-    return _k(self, tensor1, tensor2, value)
-
-
-addcmul._bind = _bind_addcmul
-addcmul._entry = _entry_addcmul
-_aten._packet('addcmul')._add(addcmul)
-
-
-# schema/native_functions.yaml: addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcmul)
-addcmul_out = _Op("aten", 'addcmul', 'out',
-    'addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
-_c_addcmul_out = addcmul_out._cache
-
-
-def _bind_addcmul_out(self, tensor1, tensor2, *, value=1, out):
-    return (self, tensor1, tensor2, value, out)
-
-
-def _entry_addcmul_out(self, tensor1, tensor2, value, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(addcmul_out, (self, tensor1, tensor2, value, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_addcmul_out.get(ks)
-    if _k is None:
-        _k = addcmul_out._fill(ks)
-    return _k(self, tensor1, tensor2, value, out)
-
-
-addcmul_out._bind = _bind_addcmul_out
-addcmul_out._entry = _entry_addcmul_out
-_aten._packet('addcmul')._add(addcmul_out)
-
-
-# schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
-addcmul_ = _Op("aten", 'addcmul_', 'default',
-    'addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
-    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
-_c_addcmul_ = addcmul_._cache
-
-
-def _bind_addcmul_(self, tensor1, tensor2, *, value=1):
-    return (self, tensor1, tensor2, value)
-
-
-def _entry_addcmul_(self, tensor1, tensor2, value):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(addcmul_, (self, tensor1, tensor2, value)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_addcmul_.get(ks)
-    if _k is None:
-        _k = addcmul_._fill(ks)
-    return _k(self, tensor1, tensor2, value)
-
-
-addcmul_._bind = _bind_addcmul_
-addcmul_._entry = _entry_addcmul_
-_aten._packet('addcmul_')._add(addcmul_)
-
-
-# schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-addcdiv = _Op("aten", 'addcdiv', 'default',
-    'addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor',
-    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
-_c_addcdiv = addcdiv._cache
-
-
-def _bind_addcdiv(self, tensor1, tensor2, *, value=1):
-    return (self, tensor1, tensor2, value)
-
-
-def _entry_addcdiv(self, tensor1, tensor2, value):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(addcdiv, (self, tensor1, tensor2, value)) from None
-    _k = _c_addcdiv.get(ks)
-    if _k is None:
-        _k = addcdiv._fill(ks)
-    return _k(self, tensor1, tensor2, value)
-
-
-addcdiv._bind = _bind_addcdiv
-addcdiv._entry = _entry_addcdiv
-_aten._packet('addcdiv')._add(addcdiv)
-
-
-# schema/native_functions.yaml: addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcdiv)
-addcdiv_out = _Op("aten", 'addcdiv', 'out',
-    'addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'tensor1', 'tensor2', 'value', 'out'), 3, tags=('pointwise',))
-_c_addcdiv_out = addcdiv_out._cache
-
-
-def _bind_addcdiv_out(self, tensor1, tensor2, *, value=1, out):
-    return (self, tensor1, tensor2, value, out)
-
-
-def _entry_addcdiv_out(self, tensor1, tensor2, value, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(addcdiv_out, (self, tensor1, tensor2, value, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_addcdiv_out.get(ks)
-    if _k is None:
-        _k = addcdiv_out._fill(ks)
-    return _k(self, tensor1, tensor2, value, out)
-
-
-addcdiv_out._bind = _bind_addcdiv_out
-addcdiv_out._entry = _entry_addcdiv_out
-_aten._packet('addcdiv')._add(addcdiv_out)
-
-
-# schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
-addcdiv_ = _Op("aten", 'addcdiv_', 'default',
-    'addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)',
-    ('self', 'tensor1', 'tensor2', 'value'), 3, tags=('pointwise',))
-_c_addcdiv_ = addcdiv_._cache
-
-
-def _bind_addcdiv_(self, tensor1, tensor2, *, value=1):
-    return (self, tensor1, tensor2, value)
-
-
-def _entry_addcdiv_(self, tensor1, tensor2, value):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (tensor1._ks if tensor1.__class__ is _Tensor else _ks_num(tensor1)) | (tensor2._ks if tensor2.__class__ is _Tensor else _ks_num(tensor2)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(addcdiv_, (self, tensor1, tensor2, value)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_addcdiv_.get(ks)
-    if _k is None:
-        _k = addcdiv_._fill(ks)
-    return _k(self, tensor1, tensor2, value)
-
-
-addcdiv_._bind = _bind_addcdiv_
-addcdiv_._entry = _entry_addcdiv_
-_aten._packet('addcdiv_')._add(addcdiv_)
-
-
-# schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
-ne_Scalar = _Op("aten", 'ne', 'Scalar',
-    'ne.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise', 'core'))
-_c_ne_Scalar = ne_Scalar._cache
-
-
-def _bind_ne_Scalar(self, other):
-    return (self, other)
-
-
-def _entry_ne_Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ne_Scalar, (self, other)) from None
-    _k = _c_ne_Scalar.get(ks)
-    if _k is None:
-        _k = ne_Scalar._fill(ks)
-    return _k(self, other)
-
-
-ne_Scalar._bind = _bind_ne_Scalar
-ne_Scalar._entry = _entry_ne_Scalar
-_aten._packet('ne')._add(ne_Scalar)
-
-
-# schema/native_functions.yaml: ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Scalar)
-ne_Scalar_out = _Op("aten", 'ne', 'Scalar_out',
-    'ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
-_c_ne_Scalar_out = ne_Scalar_out._cache
-
-
-def _bind_ne_Scalar_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_ne_Scalar_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ne_Scalar_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_ne_Scalar_out.get(ks)
-    if _k is None:
-        _k = ne_Scalar_out._fill(ks)
-    return _k(self, other, out)
-
-
-ne_Scalar_out._bind = _bind_ne_Scalar_out
-ne_Scalar_out._entry = _entry_ne_Scalar_out
-_aten._packet('ne')._add(ne_Scalar_out)
-
-
-# schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
-le_Scalar = _Op("aten", 'le', 'Scalar',
-    'le.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise', 'core'))
-_c_le_Scalar = le_Scalar._cache
-
-
-def _bind_le_Scalar(self, other):
-    return (self, other)
-
-
-def _entry_le_Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(le_Scalar, (self, other)) from None
-    _k = _c_le_Scalar.get(ks)
-    if _k is None:
-        _k = le_Scalar._fill(ks)
-    return _k(self, other)
-
-
-le_Scalar._bind = _bind_le_Scalar
-le_Scalar._entry = _entry_le_Scalar
-_aten._packet('le')._add(le_Scalar)
-
-
-# schema/native_functions.yaml: le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Scalar)
-le_Scalar_out = _Op("aten", 'le', 'Scalar_out',
-    'le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
-_c_le_Scalar_out = le_Scalar_out._cache
-
-
-def _bind_le_Scalar_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_le_Scalar_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(le_Scalar_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_le_Scalar_out.get(ks)
-    if _k is None:
-        _k = le_Scalar_out._fill(ks)
-    return _k(self, other, out)
-
-
-le_Scalar_out._bind = _bind_le_Scalar_out
-le_Scalar_out._entry = _entry_le_Scalar_out
-_aten._packet('le')._add(le_Scalar_out)
-
-
-# schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
-ge_Scalar = _Op("aten", 'ge', 'Scalar',
-    'ge.Scalar(Tensor self, Scalar other) -> Tensor',
-    ('self', 'other'), 2, tags=('pointwise', 'core'))
-_c_ge_Scalar = ge_Scalar._cache
-
-
-def _bind_ge_Scalar(self, other):
-    return (self, other)
-
-
-def _entry_ge_Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ge_Scalar, (self, other)) from None
-    _k = _c_ge_Scalar.get(ks)
-    if _k is None:
-        _k = ge_Scalar._fill(ks)
-    return _k(self, other)
-
-
-ge_Scalar._bind = _bind_ge_Scalar
-ge_Scalar._entry = _entry_ge_Scalar
-_aten._packet('ge')._add(ge_Scalar)
-
-
-# schema/native_functions.yaml: ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Scalar)
-ge_Scalar_out = _Op("aten", 'ge', 'Scalar_out',
-    'ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=('pointwise', 'core'))
-_c_ge_Scalar_out = ge_Scalar_out._cache
-
-
-def _bind_ge_Scalar_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_ge_Scalar_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ge_Scalar_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_ge_Scalar_out.get(ks)
-    if _k is None:
-        _k = ge_Scalar_out._fill(ks)
-    return _k(self, other, out)
-
-
-ge_Scalar_out._bind = _bind_ge_Scalar_out
-ge_Scalar_out._entry = _entry_ge_Scalar_out
-_aten._packet('ge')._add(ge_Scalar_out)
-
-
-# schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-eq__Tensor = _Op("aten", 'eq_', 'Tensor',
-    'eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_eq__Tensor = eq__Tensor._cache
-
-
-def _bind_eq__Tensor(self, other):
-    return (self, other)
-
-
-def _entry_eq__Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(eq__Tensor, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_eq__Tensor.get(ks)
-    if _k is None:
-        _k = eq__Tensor._fill(ks)
-    return _k(self, other)
-
-
-eq__Tensor._bind = _bind_eq__Tensor
-eq__Tensor._entry = _entry_eq__Tensor
-_aten._packet('eq_')._add(eq__Tensor)
-
-
-# schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-eq__Scalar = _Op("aten", 'eq_', 'Scalar',
-    'eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_eq__Scalar = eq__Scalar._cache
-
-
-def _bind_eq__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_eq__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(eq__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_eq__Scalar.get(ks)
-    if _k is None:
-        _k = eq__Scalar._fill(ks)
-    return _k(self, other)
-
-
-eq__Scalar._bind = _bind_eq__Scalar
-eq__Scalar._entry = _entry_eq__Scalar
-_aten._packet('eq_')._add(eq__Scalar)
-
-
-# schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-ne__Tensor = _Op("aten", 'ne_', 'Tensor',
-    'ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_ne__Tensor = ne__Tensor._cache
-
-
-def _bind_ne__Tensor(self, other):
-    return (self, other)
-
-
-def _entry_ne__Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ne__Tensor, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_ne__Tensor.get(ks)
-    if _k is None:
-        _k = ne__Tensor._fill(ks)
-    return _k(self, other)
-
-
-ne__Tensor._bind = _bind_ne__Tensor
-ne__Tensor._entry = _entry_ne__Tensor
-_aten._packet('ne_')._add(ne__Tensor)
-
-
-# schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-ne__Scalar = _Op("aten", 'ne_', 'Scalar',
-    'ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_ne__Scalar = ne__Scalar._cache
-
-
-def _bind_ne__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_ne__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ne__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_ne__Scalar.get(ks)
-    if _k is None:
-        _k = ne__Scalar._fill(ks)
-    return _k(self, other)
-
-
-ne__Scalar._bind = _bind_ne__Scalar
-ne__Scalar._entry = _entry_ne__Scalar
-_aten._packet('ne_')._add(ne__Scalar)
-
-
-# schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-lt__Tensor = _Op("aten", 'lt_', 'Tensor',
-    'lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_lt__Tensor = lt__Tensor._cache
-
-
-def _bind_lt__Tensor(self, other):
-    return (self, other)
-
-
-def _entry_lt__Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(lt__Tensor, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_lt__Tensor.get(ks)
-    if _k is None:
-        _k = lt__Tensor._fill(ks)
-    return _k(self, other)
-
-
-lt__Tensor._bind = _bind_lt__Tensor
-lt__Tensor._entry = _entry_lt__Tensor
-_aten._packet('lt_')._add(lt__Tensor)
-
-
-# schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-lt__Scalar = _Op("aten", 'lt_', 'Scalar',
-    'lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_lt__Scalar = lt__Scalar._cache
-
-
-def _bind_lt__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_lt__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(lt__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_lt__Scalar.get(ks)
-    if _k is None:
-        _k = lt__Scalar._fill(ks)
-    return _k(self, other)
-
-
-lt__Scalar._bind = _bind_lt__Scalar
-lt__Scalar._entry = _entry_lt__Scalar
-_aten._packet('lt_')._add(lt__Scalar)
-
-
-# schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-le__Tensor = _Op("aten", 'le_', 'Tensor',
-    'le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_le__Tensor = le__Tensor._cache
-
-
-def _bind_le__Tensor(self, other):
-    return (self, other)
-
-
-def _entry_le__Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(le__Tensor, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_le__Tensor.get(ks)
-    if _k is None:
-        _k = le__Tensor._fill(ks)
-    return _k(self, other)
-
-
-le__Tensor._bind = _bind_le__Tensor
-le__Tensor._entry = _entry_le__Tensor
-_aten._packet('le_')._add(le__Tensor)
-
-
-# schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-le__Scalar = _Op("aten", 'le_', 'Scalar',
-    'le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_le__Scalar = le__Scalar._cache
-
-
-def _bind_le__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_le__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(le__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_le__Scalar.get(ks)
-    if _k is None:
-        _k = le__Scalar._fill(ks)
-    return _k(self, other)
-
-
-le__Scalar._bind = _bind_le__Scalar
-le__Scalar._entry = _entry_le__Scalar
-_aten._packet('le_')._add(le__Scalar)
-
-
-# schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-gt__Tensor = _Op("aten", 'gt_', 'Tensor',
-    'gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_gt__Tensor = gt__Tensor._cache
-
-
-def _bind_gt__Tensor(self, other):
-    return (self, other)
-
-
-def _entry_gt__Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(gt__Tensor, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_gt__Tensor.get(ks)
-    if _k is None:
-        _k = gt__Tensor._fill(ks)
-    return _k(self, other)
-
-
-gt__Tensor._bind = _bind_gt__Tensor
-gt__Tensor._entry = _entry_gt__Tensor
-_aten._packet('gt_')._add(gt__Tensor)
-
-
-# schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-gt__Scalar = _Op("aten", 'gt_', 'Scalar',
-    'gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_gt__Scalar = gt__Scalar._cache
-
-
-def _bind_gt__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_gt__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(gt__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_gt__Scalar.get(ks)
-    if _k is None:
-        _k = gt__Scalar._fill(ks)
-    return _k(self, other)
-
-
-gt__Scalar._bind = _bind_gt__Scalar
-gt__Scalar._entry = _entry_gt__Scalar
-_aten._packet('gt_')._add(gt__Scalar)
-
-
-# schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-ge__Tensor = _Op("aten", 'ge_', 'Tensor',
-    'ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_ge__Tensor = ge__Tensor._cache
-
-
-def _bind_ge__Tensor(self, other):
-    return (self, other)
-
-
-def _entry_ge__Tensor(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (other._ks if other.__class__ is _Tensor else _ks_num(other)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ge__Tensor, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_ge__Tensor.get(ks)
-    if _k is None:
-        _k = ge__Tensor._fill(ks)
-    return _k(self, other)
-
-
-ge__Tensor._bind = _bind_ge__Tensor
-ge__Tensor._entry = _entry_ge__Tensor
-_aten._packet('ge_')._add(ge__Tensor)
-
-
-# schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-ge__Scalar = _Op("aten", 'ge_', 'Scalar',
-    'ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_ge__Scalar = ge__Scalar._cache
-
-
-def _bind_ge__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_ge__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ge__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_ge__Scalar.get(ks)
-    if _k is None:
-        _k = ge__Scalar._fill(ks)
-    return _k(self, other)
-
-
-ge__Scalar._bind = _bind_ge__Scalar
-ge__Scalar._entry = _entry_ge__Scalar
-_aten._packet('ge_')._add(ge__Scalar)
-
-
-# schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
-div_Scalar_mode = _Op("aten", 'div', 'Scalar_mode',
-    'div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor',
-    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise', 'core'))
-_c_div_Scalar_mode = div_Scalar_mode._cache
-
-
-def _bind_div_Scalar_mode(self, other, *, rounding_mode):
-    return (self, other, rounding_mode)
-
-
-def _entry_div_Scalar_mode(self, other, rounding_mode):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(div_Scalar_mode, (self, other, rounding_mode)) from None
-    _k = _c_div_Scalar_mode.get(ks)
-    if _k is None:
-        _k = div_Scalar_mode._fill(ks)
-    return _k(self, other, rounding_mode)
-
-
-div_Scalar_mode._bind = _bind_div_Scalar_mode
-div_Scalar_mode._entry = _entry_div_Scalar_mode
-_aten._packet('div')._add(div_Scalar_mode)
-
-
-# schema/native_functions.yaml: div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar_mode)
-div_Scalar_mode_out = _Op("aten", 'div', 'Scalar_mode_out',
-    'div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'rounding_mode', 'out'), 2, tags=('pointwise', 'core'))
-_c_div_Scalar_mode_out = div_Scalar_mode_out._cache
-
-
-def _bind_div_Scalar_mode_out(self, other, *, rounding_mode, out):
-    return (self, other, rounding_mode, out)
-
-
-def _entry_div_Scalar_mode_out(self, other, rounding_mode, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | (out._ks if out.__class__ is _Tensor else _ks_num(out)) | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(div_Scalar_mode_out, (self, other, rounding_mode, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_div_Scalar_mode_out.get(ks)
-    if _k is None:
-        _k = div_Scalar_mode_out._fill(ks)
-    return _k(self, other, rounding_mode, out)
-
-
-div_Scalar_mode_out._bind = _bind_div_Scalar_mode_out
-div_Scalar_mode_out._entry = _entry_div_Scalar_mode_out
-_aten._packet('div')._add(div_Scalar_mode_out)
-
-
-# schema/native_functions.yaml: div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-div__Scalar = _Op("aten", 'div_', 'Scalar',
-    'div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)',
-    ('self', 'other'), 2, tags=('pointwise',))
-_c_div__Scalar = div__Scalar._cache
-
-
-def _bind_div__Scalar(self, other):
-    return (self, other)
-
-
-def _entry_div__Scalar(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(div__Scalar, (self, other)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_div__Scalar.get(ks)
-    if _k is None:
-        _k = div__Scalar._fill(ks)
-    return _k(self, other)
-
-
-div__Scalar._bind = _bind_div__Scalar
-div__Scalar._entry = _entry_div__Scalar
-_aten._packet('div_')._add(div__Scalar)
-
-
-# schema/native_functions.yaml: div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
-div__Scalar_mode = _Op("aten", 'div_', 'Scalar_mode',
-    'div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)',
-    ('self', 'other', 'rounding_mode'), 2, tags=('pointwise',))
-_c_div__Scalar_mode = div__Scalar_mode._cache
-
-
-def _bind_div__Scalar_mode(self, other, *, rounding_mode):
-    return (self, other, rounding_mode)
-
-
-def _entry_div__Scalar_mode(self, other, rounding_mode):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(div__Scalar_mode, (self, other, rounding_mode)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_div__Scalar_mode.get(ks)
-    if _k is None:
-        _k = div__Scalar_mode._fill(ks)
-    return _k(self, other, rounding_mode)
-
-
-div__Scalar_mode._bind = _bind_div__Scalar_mode
-div__Scalar_mode._entry = _entry_div__Scalar_mode
-_aten._packet('div_')._add(div__Scalar_mode)
-
-
-# schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
-pow__Scalar = _Op("aten", 'pow_', 'Scalar',
-    'pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)',
-    ('self', 'exponent'), 2, tags=('pointwise',))
-_c_pow__Scalar = pow__Scalar._cache
-
-
-def _bind_pow__Scalar(self, exponent):
-    return (self, exponent)
-
-
-def _entry_pow__Scalar(self, exponent):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(pow__Scalar, (self, exponent)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_pow__Scalar.get(ks)
-    if _k is None:
-        _k = pow__Scalar._fill(ks)
-    return _k(self, exponent)
-
-
-pow__Scalar._bind = _bind_pow__Scalar
-pow__Scalar._entry = _entry_pow__Scalar
-_aten._packet('pow_')._add(pow__Scalar)
-
-
-# schema/native_functions.yaml: where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
-where_ScalarSelf = _Op("aten", 'where', 'ScalarSelf',
-    'where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor',
-    ('condition', 'self', 'other'), 3, tags=())
-_c_where_ScalarSelf = where_ScalarSelf._cache
-
-
-def _bind_where_ScalarSelf(condition, self, other):
-    return (condition, self, other)
-
-
-def _entry_where_ScalarSelf(condition, self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (condition._ks | other._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(where_ScalarSelf, (condition, self, other)) from None
-    _k = _c_where_ScalarSelf.get(ks)
-    if _k is None:
-        _k = where_ScalarSelf._fill(ks)
-    return _k(condition, self, other)
-
-
-where_ScalarSelf._bind = _bind_where_ScalarSelf
-where_ScalarSelf._entry = _entry_where_ScalarSelf
-_aten._packet('where')._add(where_ScalarSelf)
-
-
-# schema/native_functions.yaml: where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
-where_ScalarOther = _Op("aten", 'where', 'ScalarOther',
-    'where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor',
-    ('condition', 'self', 'other'), 3, tags=())
-_c_where_ScalarOther = where_ScalarOther._cache
-
-
-def _bind_where_ScalarOther(condition, self, other):
-    return (condition, self, other)
-
-
-def _entry_where_ScalarOther(condition, self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (condition._ks | self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(where_ScalarOther, (condition, self, other)) from None
-    _k = _c_where_ScalarOther.get(ks)
-    if _k is None:
-        _k = where_ScalarOther._fill(ks)
-    return _k(condition, self, other)
-
-
-where_ScalarOther._bind = _bind_where_ScalarOther
-where_ScalarOther._entry = _entry_where_ScalarOther
-_aten._packet('where')._add(where_ScalarOther)
-
-
-# schema/native_functions.yaml: where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
-where_Scalar = _Op("aten", 'where', 'Scalar',
-    'where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor',
-    ('condition', 'self', 'other'), 3, tags=())
-_c_where_Scalar = where_Scalar._cache
-
-
-def _bind_where_Scalar(condition, self, other):
-    return (condition, self, other)
-
-
-def _entry_where_Scalar(condition, self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (condition._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(where_Scalar, (condition, self, other)) from None
-    _k = _c_where_Scalar.get(ks)
-    if _k is None:
-        _k = where_Scalar._fill(ks)
-    return _k(condition, self, other)
-
-
-where_Scalar._bind = _bind_where_Scalar
-where_Scalar._entry = _entry_where_Scalar
-_aten._packet('where')._add(where_Scalar)
 
 
 # schema/native_functions.yaml: gelu(Tensor self, *, str approximate="none") -> Tensor
@@ -21143,4288 +25428,3 @@ def _entry_ger_out(self, vec2, out):
 ger_out._bind = _bind_ger_out
 ger_out._entry = _entry_ger_out
 _aten._packet('ger')._add(ger_out)
-
-
-# schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
-prod = _Op("aten", 'prod', 'default',
-    'prod(Tensor self, *, ScalarType? dtype=None) -> Tensor',
-    ('self', 'dtype'), 1, tags=('reduction', 'core'))
-_c_prod = prod._cache
-
-
-def _bind_prod(self, *, dtype=None):
-    return (self, dtype)
-
-
-def _entry_prod(self, dtype):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(prod, (self, dtype)) from None
-    _k = _c_prod.get(ks)
-    if _k is None:
-        _k = prod._fill(ks)
-    return _k(self, dtype)
-
-
-prod._bind = _bind_prod
-prod._entry = _entry_prod
-_aten._packet('prod')._add(prod)
-
-
-# schema/native_functions.yaml: prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod)
-prod_out = _Op("aten", 'prod', 'out',
-    'prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dtype', 'out'), 1, tags=('reduction', 'core'))
-_c_prod_out = prod_out._cache
-
-
-def _bind_prod_out(self, *, dtype=None, out):
-    return (self, dtype, out)
-
-
-def _entry_prod_out(self, dtype, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(prod_out, (self, dtype, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_prod_out.get(ks)
-    if _k is None:
-        _k = prod_out._fill(ks)
-    return _k(self, dtype, out)
-
-
-prod_out._bind = _bind_prod_out
-prod_out._entry = _entry_prod_out
-_aten._packet('prod')._add(prod_out)
-
-
-# schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-prod_dim_int = _Op("aten", 'prod', 'dim_int',
-    'prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
-    ('self', 'dim', 'keepdim', 'dtype'), 3, tags=('reduction', 'core'))
-_c_prod_dim_int = prod_dim_int._cache
-
-
-def _bind_prod_dim_int(self, dim, keepdim=False, *, dtype=None):
-    return (self, dim, keepdim, dtype)
-
-
-def _entry_prod_dim_int(self, dim, keepdim, dtype):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(prod_dim_int, (self, dim, keepdim, dtype)) from None
-    _k = _c_prod_dim_int.get(ks)
-    if _k is None:
-        _k = prod_dim_int._fill(ks)
-    return _k(self, dim, keepdim, dtype)
-
-
-prod_dim_int._bind = _bind_prod_dim_int
-prod_dim_int._entry = _entry_prod_dim_int
-_aten._packet('prod')._add(prod_dim_int)
-
-
-# schema/native_functions.yaml: prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod.dim_int)
-prod_int_out = _Op("aten", 'prod', 'int_out',
-    'prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'dtype', 'out'), 3, tags=('reduction', 'core'))
-_c_prod_int_out = prod_int_out._cache
-
-
-def _bind_prod_int_out(self, dim, keepdim=False, *, dtype=None, out):
-    return (self, dim, keepdim, dtype, out)
-
-
-def _entry_prod_int_out(self, dim, keepdim, dtype, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(prod_int_out, (self, dim, keepdim, dtype, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_prod_int_out.get(ks)
-    if _k is None:
-        _k = prod_int_out._fill(ks)
-    return _k(self, dim, keepdim, dtype, out)
-
-
-prod_int_out._bind = _bind_prod_int_out
-prod_int_out._entry = _entry_prod_int_out
-_aten._packet('prod')._add(prod_int_out)
-
-
-# schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-amin = _Op("aten", 'amin', 'default',
-    'amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
-_c_amin = amin._cache
-
-
-def _bind_amin(self, dim=(), keepdim=False):
-    return (self, dim, keepdim)
-
-
-def _entry_amin(self, dim, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(amin, (self, dim, keepdim)) from None
-    _k = _c_amin.get(ks)
-    if _k is None:
-        _k = amin._fill(ks)
-    return _k(self, dim, keepdim)
-
-
-amin._bind = _bind_amin
-amin._entry = _entry_amin
-_aten._packet('amin')._add(amin)
-
-
-# schema/native_functions.yaml: amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amin)
-amin_out = _Op("aten", 'amin', 'out',
-    'amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
-_c_amin_out = amin_out._cache
-
-
-def _bind_amin_out(self, dim=(), keepdim=False, *, out):
-    return (self, dim, keepdim, out)
-
-
-def _entry_amin_out(self, dim, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(amin_out, (self, dim, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_amin_out.get(ks)
-    if _k is None:
-        _k = amin_out._fill(ks)
-    return _k(self, dim, keepdim, out)
-
-
-amin_out._bind = _bind_amin_out
-amin_out._entry = _entry_amin_out
-_aten._packet('amin')._add(amin_out)
-
-
-# schema/native_functions.yaml: max(Tensor self) -> Tensor
-max = _Op("aten", 'max', 'default',
-    'max(Tensor self) -> Tensor',
-    ('self',), 1, tags=('reduction',))
-_c_max = max._cache
-
-
-def _bind_max(self):
-    return (self,)
-
-
-def _entry_max(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(max, (self,)) from None
-    _k = _c_max.get(ks)
-    if _k is None:
-        _k = max._fill(ks)
-    return _k(self)
-
-
-max._bind = _bind_max
-max._entry = _entry_max
-_aten._packet('max')._add(max)
-
-
-# schema/native_functions.yaml: max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-max_unary_out = _Op("aten", 'max', 'unary_out',
-    'max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=())
-_c_max_unary_out = max_unary_out._cache
-
-
-def _bind_max_unary_out(self, *, out):
-    return (self, out)
-
-
-def _entry_max_unary_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(max_unary_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_max_unary_out.get(ks)
-    if _k is None:
-        _k = max_unary_out._fill(ks)
-    return _k(self, out)
-
-
-max_unary_out._bind = _bind_max_unary_out
-max_unary_out._entry = _entry_max_unary_out
-_aten._packet('max')._add(max_unary_out)
-
-
-# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-max_dim = _Op("aten", 'max', 'dim',
-    'max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
-    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
-_c_max_dim = max_dim._cache
-
-
-def _bind_max_dim(self, dim, keepdim=False):
-    return (self, dim, keepdim)
-
-
-def _entry_max_dim(self, dim, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(max_dim, (self, dim, keepdim)) from None
-    _k = _c_max_dim.get(ks)
-    if _k is None:
-        _k = max_dim._fill(ks)
-    return _k(self, dim, keepdim)
-
-
-max_dim._bind = _bind_max_dim
-max_dim._entry = _entry_max_dim
-_aten._packet('max')._add(max_dim)
-
-
-# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of max.dim)
-max_dim_max = _Op("aten", 'max', 'dim_max',
-    'max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)',
-    ('self', 'dim', 'keepdim', 'max', 'max_values'), 3, tags=('reduction', 'core'))
-_c_max_dim_max = max_dim_max._cache
-
-
-def _bind_max_dim_max(self, dim, keepdim=False, *, max, max_values):
-    return (self, dim, keepdim, max, max_values)
-
-
-def _entry_max_dim_max(self, dim, keepdim, max, max_values):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | max._ks | max_values._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(max_dim_max, (self, dim, keepdim, max, max_values)) from None
-    if not max._ks & _ADINPLACE:
-        _inplace_on_inference(max)
-    if not max_values._ks & _ADINPLACE:
-        _inplace_on_inference(max_values)
-    _k = _c_max_dim_max.get(ks)
-    if _k is None:
-        _k = max_dim_max._fill(ks)
-    return _k(self, dim, keepdim, max, max_values)
-
-
-max_dim_max._bind = _bind_max_dim_max
-max_dim_max._entry = _entry_max_dim_max
-_aten._packet('max')._add(max_dim_max)
-
-
-# schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
-max_other = _Op("aten", 'max', 'other',
-    'max.other(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=())
-_c_max_other = max_other._cache
-
-
-def _bind_max_other(self, other):
-    return (self, other)
-
-
-def _entry_max_other(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | other._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(max_other, (self, other)) from None
-    _k = _c_max_other.get(ks)
-    if _k is None:
-        _k = max_other._fill(ks)
-    return _k(self, other)
-
-
-max_other._bind = _bind_max_other
-max_other._entry = _entry_max_other
-_aten._packet('max')._add(max_other)
-
-
-# schema/native_functions.yaml: max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of max.other)
-max_out = _Op("aten", 'max', 'out',
-    'max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=())
-_c_max_out = max_out._cache
-
-
-def _bind_max_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_max_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | other._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(max_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_max_out.get(ks)
-    if _k is None:
-        _k = max_out._fill(ks)
-    return _k(self, other, out)
-
-
-max_out._bind = _bind_max_out
-max_out._entry = _entry_max_out
-_aten._packet('max')._add(max_out)
-
-
-# schema/native_functions.yaml: min(Tensor self) -> Tensor
-min = _Op("aten", 'min', 'default',
-    'min(Tensor self) -> Tensor',
-    ('self',), 1, tags=('reduction',))
-_c_min = min._cache
-
-
-def _bind_min(self):
-    return (self,)
-
-
-def _entry_min(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(min, (self,)) from None
-    _k = _c_min.get(ks)
-    if _k is None:
-        _k = min._fill(ks)
-    return _k(self)
-
-
-min._bind = _bind_min
-min._entry = _entry_min
-_aten._packet('min')._add(min)
-
-
-# schema/native_functions.yaml: min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-min_unary_out = _Op("aten", 'min', 'unary_out',
-    'min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=())
-_c_min_unary_out = min_unary_out._cache
-
-
-def _bind_min_unary_out(self, *, out):
-    return (self, out)
-
-
-def _entry_min_unary_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(min_unary_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_min_unary_out.get(ks)
-    if _k is None:
-        _k = min_unary_out._fill(ks)
-    return _k(self, out)
-
-
-min_unary_out._bind = _bind_min_unary_out
-min_unary_out._entry = _entry_min_unary_out
-_aten._packet('min')._add(min_unary_out)
-
-
-# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-min_dim = _Op("aten", 'min', 'dim',
-    'min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)',
-    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
-_c_min_dim = min_dim._cache
-
-
-def _bind_min_dim(self, dim, keepdim=False):
-    return (self, dim, keepdim)
-
-
-def _entry_min_dim(self, dim, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(min_dim, (self, dim, keepdim)) from None
-    _k = _c_min_dim.get(ks)
-    if _k is None:
-        _k = min_dim._fill(ks)
-    return _k(self, dim, keepdim)
-
-
-min_dim._bind = _bind_min_dim
-min_dim._entry = _entry_min_dim
-_aten._packet('min')._add(min_dim)
-
-
-# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of min.dim)
-min_dim_min = _Op("aten", 'min', 'dim_min',
-    'min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)',
-    ('self', 'dim', 'keepdim', 'min', 'min_indices'), 3, tags=('reduction', 'core'))
-_c_min_dim_min = min_dim_min._cache
-
-
-def _bind_min_dim_min(self, dim, keepdim=False, *, min, min_indices):
-    return (self, dim, keepdim, min, min_indices)
-
-
-def _entry_min_dim_min(self, dim, keepdim, min, min_indices):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | min._ks | min_indices._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(min_dim_min, (self, dim, keepdim, min, min_indices)) from None
-    if not min._ks & _ADINPLACE:
-        _inplace_on_inference(min)
-    if not min_indices._ks & _ADINPLACE:
-        _inplace_on_inference(min_indices)
-    _k = _c_min_dim_min.get(ks)
-    if _k is None:
-        _k = min_dim_min._fill(ks)
-    return _k(self, dim, keepdim, min, min_indices)
-
-
-min_dim_min._bind = _bind_min_dim_min
-min_dim_min._entry = _entry_min_dim_min
-_aten._packet('min')._add(min_dim_min)
-
-
-# schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
-min_other = _Op("aten", 'min', 'other',
-    'min.other(Tensor self, Tensor other) -> Tensor',
-    ('self', 'other'), 2, tags=())
-_c_min_other = min_other._cache
-
-
-def _bind_min_other(self, other):
-    return (self, other)
-
-
-def _entry_min_other(self, other):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | other._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(min_other, (self, other)) from None
-    _k = _c_min_other.get(ks)
-    if _k is None:
-        _k = min_other._fill(ks)
-    return _k(self, other)
-
-
-min_other._bind = _bind_min_other
-min_other._entry = _entry_min_other
-_aten._packet('min')._add(min_other)
-
-
-# schema/native_functions.yaml: min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of min.other)
-min_out = _Op("aten", 'min', 'out',
-    'min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'other', 'out'), 2, tags=())
-_c_min_out = min_out._cache
-
-
-def _bind_min_out(self, other, *, out):
-    return (self, other, out)
-
-
-def _entry_min_out(self, other, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | other._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(min_out, (self, other, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_min_out.get(ks)
-    if _k is None:
-        _k = min_out._fill(ks)
-    return _k(self, other, out)
-
-
-min_out._bind = _bind_min_out
-min_out._entry = _entry_min_out
-_aten._packet('min')._add(min_out)
-
-
-# schema/native_functions.yaml: argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-argmin = _Op("aten", 'argmin', 'default',
-    'argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'keepdim'), 3, tags=('reduction', 'core'))
-_c_argmin = argmin._cache
-
-
-def _bind_argmin(self, dim=None, keepdim=False):
-    return (self, dim, keepdim)
-
-
-def _entry_argmin(self, dim, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(argmin, (self, dim, keepdim)) from None
-    _k = _c_argmin.get(ks)
-    if _k is None:
-        _k = argmin._fill(ks)
-    return _k(self, dim, keepdim)
-
-
-argmin._bind = _bind_argmin
-argmin._entry = _entry_argmin
-_aten._packet('argmin')._add(argmin)
-
-
-# schema/native_functions.yaml: argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmin)
-argmin_out = _Op("aten", 'argmin', 'out',
-    'argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction', 'core'))
-_c_argmin_out = argmin_out._cache
-
-
-def _bind_argmin_out(self, dim=None, keepdim=False, *, out):
-    return (self, dim, keepdim, out)
-
-
-def _entry_argmin_out(self, dim, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(argmin_out, (self, dim, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_argmin_out.get(ks)
-    if _k is None:
-        _k = argmin_out._fill(ks)
-    return _k(self, dim, keepdim, out)
-
-
-argmin_out._bind = _bind_argmin_out
-argmin_out._entry = _entry_argmin_out
-_aten._packet('argmin')._add(argmin_out)
-
-
-# schema/native_functions.yaml: var(Tensor self, bool unbiased=True) -> Tensor
-var = _Op("aten", 'var', 'default',
-    'var(Tensor self, bool unbiased=True) -> Tensor',
-    ('self', 'unbiased'), 2, tags=())
-_c_var = var._cache
-
-
-def _bind_var(self, unbiased=True):
-    return (self, unbiased)
-
-
-def _entry_var(self, unbiased):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(var, (self, unbiased)) from None
-    _k = _c_var.get(ks)
-    if _k is None:
-        _k = var._fill(ks)
-    return _k(self, unbiased)
-
-
-var._bind = _bind_var
-var._entry = _entry_var
-_aten._packet('var')._add(var)
-
-
-# schema/native_functions.yaml: var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
-var_dim = _Op("aten", 'var', 'dim',
-    'var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
-_c_var_dim = var_dim._cache
-
-
-def _bind_var_dim(self, dim, unbiased=True, keepdim=False):
-    return (self, dim, unbiased, keepdim)
-
-
-def _entry_var_dim(self, dim, unbiased, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(var_dim, (self, dim, unbiased, keepdim)) from None
-    _k = _c_var_dim.get(ks)
-    if _k is None:
-        _k = var_dim._fill(ks)
-    return _k(self, dim, unbiased, keepdim)
-
-
-var_dim._bind = _bind_var_dim
-var_dim._entry = _entry_var_dim
-_aten._packet('var')._add(var_dim)
-
-
-# schema/native_functions.yaml: var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of var.dim)
-var_out = _Op("aten", 'var', 'out',
-    'var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
-_c_var_out = var_out._cache
-
-
-def _bind_var_out(self, dim, unbiased=True, keepdim=False, *, out):
-    return (self, dim, unbiased, keepdim, out)
-
-
-def _entry_var_out(self, dim, unbiased, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(var_out, (self, dim, unbiased, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_var_out.get(ks)
-    if _k is None:
-        _k = var_out._fill(ks)
-    return _k(self, dim, unbiased, keepdim, out)
-
-
-var_out._bind = _bind_var_out
-var_out._entry = _entry_var_out
-_aten._packet('var')._add(var_out)
-
-
-# schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
-var_correction = _Op("aten", 'var', 'correction',
-    'var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
-_c_var_correction = var_correction._cache
-
-
-def _bind_var_correction(self, dim=None, *, correction=None, keepdim=False):
-    return (self, dim, correction, keepdim)
-
-
-def _entry_var_correction(self, dim, correction, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(var_correction, (self, dim, correction, keepdim)) from None
-    _k = _c_var_correction.get(ks)
-    if _k is None:
-        _k = var_correction._fill(ks)
-    return _k(self, dim, correction, keepdim)
-
-
-var_correction._bind = _bind_var_correction
-var_correction._entry = _entry_var_correction
-_aten._packet('var')._add(var_correction)
-
-
-# schema/native_functions.yaml: var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of var.correction)
-var_correction_out = _Op("aten", 'var', 'correction_out',
-    'var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
-_c_var_correction_out = var_correction_out._cache
-
-
-def _bind_var_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
-    return (self, dim, correction, keepdim, out)
-
-
-def _entry_var_correction_out(self, dim, correction, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(var_correction_out, (self, dim, correction, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_var_correction_out.get(ks)
-    if _k is None:
-        _k = var_correction_out._fill(ks)
-    return _k(self, dim, correction, keepdim, out)
-
-
-var_correction_out._bind = _bind_var_correction_out
-var_correction_out._entry = _entry_var_correction_out
-_aten._packet('var')._add(var_correction_out)
-
-
-# schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
-std = _Op("aten", 'std', 'default',
-    'std(Tensor self, bool unbiased=True) -> Tensor',
-    ('self', 'unbiased'), 2, tags=())
-_c_std = std._cache
-
-
-def _bind_std(self, unbiased=True):
-    return (self, unbiased)
-
-
-def _entry_std(self, unbiased):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(std, (self, unbiased)) from None
-    _k = _c_std.get(ks)
-    if _k is None:
-        _k = std._fill(ks)
-    return _k(self, unbiased)
-
-
-std._bind = _bind_std
-std._entry = _entry_std
-_aten._packet('std')._add(std)
-
-
-# schema/native_functions.yaml: std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
-std_dim = _Op("aten", 'std', 'dim',
-    'std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
-_c_std_dim = std_dim._cache
-
-
-def _bind_std_dim(self, dim, unbiased=True, keepdim=False):
-    return (self, dim, unbiased, keepdim)
-
-
-def _entry_std_dim(self, dim, unbiased, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(std_dim, (self, dim, unbiased, keepdim)) from None
-    _k = _c_std_dim.get(ks)
-    if _k is None:
-        _k = std_dim._fill(ks)
-    return _k(self, dim, unbiased, keepdim)
-
-
-std_dim._bind = _bind_std_dim
-std_dim._entry = _entry_std_dim
-_aten._packet('std')._add(std_dim)
-
-
-# schema/native_functions.yaml: std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of std.dim)
-std_out = _Op("aten", 'std', 'out',
-    'std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'unbiased', 'keepdim', 'out'), 4, tags=())
-_c_std_out = std_out._cache
-
-
-def _bind_std_out(self, dim, unbiased=True, keepdim=False, *, out):
-    return (self, dim, unbiased, keepdim, out)
-
-
-def _entry_std_out(self, dim, unbiased, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(std_out, (self, dim, unbiased, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_std_out.get(ks)
-    if _k is None:
-        _k = std_out._fill(ks)
-    return _k(self, dim, unbiased, keepdim, out)
-
-
-std_out._bind = _bind_std_out
-std_out._entry = _entry_std_out
-_aten._packet('std')._add(std_out)
-
-
-# schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
-std_correction = _Op("aten", 'std', 'correction',
-    'std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction', 'core'))
-_c_std_correction = std_correction._cache
-
-
-def _bind_std_correction(self, dim=None, *, correction=None, keepdim=False):
-    return (self, dim, correction, keepdim)
-
-
-def _entry_std_correction(self, dim, correction, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(std_correction, (self, dim, correction, keepdim)) from None
-    _k = _c_std_correction.get(ks)
-    if _k is None:
-        _k = std_correction._fill(ks)
-    return _k(self, dim, correction, keepdim)
-
-
-std_correction._bind = _bind_std_correction
-std_correction._entry = _entry_std_correction
-_aten._packet('std')._add(std_correction)
-
-
-# schema/native_functions.yaml: std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of std.correction)
-std_correction_out = _Op("aten", 'std', 'correction_out',
-    'std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'correction', 'keepdim', 'out'), 2, tags=('reduction', 'core'))
-_c_std_correction_out = std_correction_out._cache
-
-
-def _bind_std_correction_out(self, dim=None, *, correction=None, keepdim=False, out):
-    return (self, dim, correction, keepdim, out)
-
-
-def _entry_std_correction_out(self, dim, correction, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(std_correction_out, (self, dim, correction, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_std_correction_out.get(ks)
-    if _k is None:
-        _k = std_correction_out._fill(ks)
-    return _k(self, dim, correction, keepdim, out)
-
-
-std_correction_out._bind = _bind_std_correction_out
-std_correction_out._entry = _entry_std_correction_out
-_aten._packet('std')._add(std_correction_out)
-
-
-# schema/native_functions.yaml: var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
-var_mean = _Op("aten", 'var_mean', 'default',
-    'var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
-    ('self', 'unbiased'), 2, tags=())
-_c_var_mean = var_mean._cache
-
-
-def _bind_var_mean(self, unbiased=True):
-    return (self, unbiased)
-
-
-def _entry_var_mean(self, unbiased):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(var_mean, (self, unbiased)) from None
-    _k = _c_var_mean.get(ks)
-    if _k is None:
-        _k = var_mean._fill(ks)
-    return _k(self, unbiased)
-
-
-var_mean._bind = _bind_var_mean
-var_mean._entry = _entry_var_mean
-_aten._packet('var_mean')._add(var_mean)
-
-
-# schema/native_functions.yaml: var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
-var_mean_dim = _Op("aten", 'var_mean', 'dim',
-    'var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
-    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
-_c_var_mean_dim = var_mean_dim._cache
-
-
-def _bind_var_mean_dim(self, dim, unbiased=True, keepdim=False):
-    return (self, dim, unbiased, keepdim)
-
-
-def _entry_var_mean_dim(self, dim, unbiased, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(var_mean_dim, (self, dim, unbiased, keepdim)) from None
-    _k = _c_var_mean_dim.get(ks)
-    if _k is None:
-        _k = var_mean_dim._fill(ks)
-    return _k(self, dim, unbiased, keepdim)
-
-
-var_mean_dim._bind = _bind_var_mean_dim
-var_mean_dim._entry = _entry_var_mean_dim
-_aten._packet('var_mean')._add(var_mean_dim)
-
-
-# schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
-var_mean_correction = _Op("aten", 'var_mean', 'correction',
-    'var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
-    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
-_c_var_mean_correction = var_mean_correction._cache
-
-
-def _bind_var_mean_correction(self, dim=None, *, correction=None, keepdim=False):
-    return (self, dim, correction, keepdim)
-
-
-def _entry_var_mean_correction(self, dim, correction, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(var_mean_correction, (self, dim, correction, keepdim)) from None
-    _k = _c_var_mean_correction.get(ks)
-    if _k is None:
-        _k = var_mean_correction._fill(ks)
-    return _k(self, dim, correction, keepdim)
-
-
-var_mean_correction._bind = _bind_var_mean_correction
-var_mean_correction._entry = _entry_var_mean_correction
-_aten._packet('var_mean')._add(var_mean_correction)
-
-
-# schema/native_functions.yaml: var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of var_mean.correction)
-var_mean_correction_out = _Op("aten", 'var_mean', 'correction_out',
-    'var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
-    ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
-_c_var_mean_correction_out = var_mean_correction_out._cache
-
-
-def _bind_var_mean_correction_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
-    return (self, dim, correction, keepdim, out0, out1)
-
-
-def _entry_var_mean_correction_out(self, dim, correction, keepdim, out0, out1):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(var_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
-    if not out0._ks & _ADINPLACE:
-        _inplace_on_inference(out0)
-    if not out1._ks & _ADINPLACE:
-        _inplace_on_inference(out1)
-    _k = _c_var_mean_correction_out.get(ks)
-    if _k is None:
-        _k = var_mean_correction_out._fill(ks)
-    return _k(self, dim, correction, keepdim, out0, out1)
-
-
-var_mean_correction_out._bind = _bind_var_mean_correction_out
-var_mean_correction_out._entry = _entry_var_mean_correction_out
-_aten._packet('var_mean')._add(var_mean_correction_out)
-
-
-# schema/native_functions.yaml: std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
-std_mean = _Op("aten", 'std_mean', 'default',
-    'std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)',
-    ('self', 'unbiased'), 2, tags=())
-_c_std_mean = std_mean._cache
-
-
-def _bind_std_mean(self, unbiased=True):
-    return (self, unbiased)
-
-
-def _entry_std_mean(self, unbiased):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(std_mean, (self, unbiased)) from None
-    _k = _c_std_mean.get(ks)
-    if _k is None:
-        _k = std_mean._fill(ks)
-    return _k(self, unbiased)
-
-
-std_mean._bind = _bind_std_mean
-std_mean._entry = _entry_std_mean
-_aten._packet('std_mean')._add(std_mean)
-
-
-# schema/native_functions.yaml: std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
-std_mean_dim = _Op("aten", 'std_mean', 'dim',
-    'std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)',
-    ('self', 'dim', 'unbiased', 'keepdim'), 4, tags=())
-_c_std_mean_dim = std_mean_dim._cache
-
-
-def _bind_std_mean_dim(self, dim, unbiased=True, keepdim=False):
-    return (self, dim, unbiased, keepdim)
-
-
-def _entry_std_mean_dim(self, dim, unbiased, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(std_mean_dim, (self, dim, unbiased, keepdim)) from None
-    _k = _c_std_mean_dim.get(ks)
-    if _k is None:
-        _k = std_mean_dim._fill(ks)
-    return _k(self, dim, unbiased, keepdim)
-
-
-std_mean_dim._bind = _bind_std_mean_dim
-std_mean_dim._entry = _entry_std_mean_dim
-_aten._packet('std_mean')._add(std_mean_dim)
-
-
-# schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
-std_mean_correction = _Op("aten", 'std_mean', 'correction',
-    'std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)',
-    ('self', 'dim', 'correction', 'keepdim'), 2, tags=('reduction',))
-_c_std_mean_correction = std_mean_correction._cache
-
-
-def _bind_std_mean_correction(self, dim=None, *, correction=None, keepdim=False):
-    return (self, dim, correction, keepdim)
-
-
-def _entry_std_mean_correction(self, dim, correction, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(std_mean_correction, (self, dim, correction, keepdim)) from None
-    _k = _c_std_mean_correction.get(ks)
-    if _k is None:
-        _k = std_mean_correction._fill(ks)
-    return _k(self, dim, correction, keepdim)
-
-
-std_mean_correction._bind = _bind_std_mean_correction
-std_mean_correction._entry = _entry_std_mean_correction
-_aten._packet('std_mean')._add(std_mean_correction)
-
-
-# schema/native_functions.yaml: std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of std_mean.correction)
-std_mean_correction_out = _Op("aten", 'std_mean', 'correction_out',
-    'std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!))',
-    ('self', 'dim', 'correction', 'keepdim', 'out0', 'out1'), 2, tags=('reduction',))
-_c_std_mean_correction_out = std_mean_correction_out._cache
-
-
-def _bind_std_mean_correction_out(self, dim=None, *, correction=None, keepdim=False, out0, out1):
-    return (self, dim, correction, keepdim, out0, out1)
-
-
-def _entry_std_mean_correction_out(self, dim, correction, keepdim, out0, out1):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out0._ks | out1._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(std_mean_correction_out, (self, dim, correction, keepdim, out0, out1)) from None
-    if not out0._ks & _ADINPLACE:
-        _inplace_on_inference(out0)
-    if not out1._ks & _ADINPLACE:
-        _inplace_on_inference(out1)
-    _k = _c_std_mean_correction_out.get(ks)
-    if _k is None:
-        _k = std_mean_correction_out._fill(ks)
-    return _k(self, dim, correction, keepdim, out0, out1)
-
-
-std_mean_correction_out._bind = _bind_std_mean_correction_out
-std_mean_correction_out._entry = _entry_std_mean_correction_out
-_aten._packet('std_mean')._add(std_mean_correction_out)
-
-
-# schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
-logsumexp = _Op("aten", 'logsumexp', 'default',
-    'logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
-_c_logsumexp = logsumexp._cache
-
-
-def _bind_logsumexp(self, dim, keepdim=False):
-    return (self, dim, keepdim)
-
-
-def _entry_logsumexp(self, dim, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logsumexp, (self, dim, keepdim)) from None
-    _k = _c_logsumexp.get(ks)
-    if _k is None:
-        _k = logsumexp._fill(ks)
-    return _k(self, dim, keepdim)
-
-
-logsumexp._bind = _bind_logsumexp
-logsumexp._entry = _entry_logsumexp
-_aten._packet('logsumexp')._add(logsumexp)
-
-
-# schema/native_functions.yaml: logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of logsumexp)
-logsumexp_out = _Op("aten", 'logsumexp', 'out',
-    'logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=('reduction',))
-_c_logsumexp_out = logsumexp_out._cache
-
-
-def _bind_logsumexp_out(self, dim, keepdim=False, *, out):
-    return (self, dim, keepdim, out)
-
-
-def _entry_logsumexp_out(self, dim, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(logsumexp_out, (self, dim, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_logsumexp_out.get(ks)
-    if _k is None:
-        _k = logsumexp_out._fill(ks)
-    return _k(self, dim, keepdim, out)
-
-
-logsumexp_out._bind = _bind_logsumexp_out
-logsumexp_out._entry = _entry_logsumexp_out
-_aten._packet('logsumexp')._add(logsumexp_out)
-
-
-# schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-linalg_vector_norm = _Op("aten", 'linalg_vector_norm', 'default',
-    'linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor',
-    ('self', 'ord', 'dim', 'keepdim', 'dtype'), 4, tags=('reduction',))
-_c_linalg_vector_norm = linalg_vector_norm._cache
-
-
-def _bind_linalg_vector_norm(self, ord=2, dim=None, keepdim=False, *, dtype=None):
-    return (self, ord, dim, keepdim, dtype)
-
-
-def _entry_linalg_vector_norm(self, ord, dim, keepdim, dtype):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(linalg_vector_norm, (self, ord, dim, keepdim, dtype)) from None
-    _k = _c_linalg_vector_norm.get(ks)
-    if _k is None:
-        _k = linalg_vector_norm._fill(ks)
-    return _k(self, ord, dim, keepdim, dtype)
-
-
-linalg_vector_norm._bind = _bind_linalg_vector_norm
-linalg_vector_norm._entry = _entry_linalg_vector_norm
-_aten._packet('linalg_vector_norm')._add(linalg_vector_norm)
-
-
-# schema/native_functions.yaml: linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_vector_norm)
-linalg_vector_norm_out = _Op("aten", 'linalg_vector_norm', 'out',
-    'linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'ord', 'dim', 'keepdim', 'dtype', 'out'), 4, tags=('reduction',))
-_c_linalg_vector_norm_out = linalg_vector_norm_out._cache
-
-
-def _bind_linalg_vector_norm_out(self, ord=2, dim=None, keepdim=False, *, dtype=None, out):
-    return (self, ord, dim, keepdim, dtype, out)
-
-
-def _entry_linalg_vector_norm_out(self, ord, dim, keepdim, dtype, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(linalg_vector_norm_out, (self, ord, dim, keepdim, dtype, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_linalg_vector_norm_out.get(ks)
-    if _k is None:
-        _k = linalg_vector_norm_out._fill(ks)
-    return _k(self, ord, dim, keepdim, dtype, out)
-
-
-linalg_vector_norm_out._bind = _bind_linalg_vector_norm_out
-linalg_vector_norm_out._entry = _entry_linalg_vector_norm_out
-_aten._packet('linalg_vector_norm')._add(linalg_vector_norm_out)
-
-
-# schema/native_functions.yaml: norm.Scalar(Tensor self, Scalar p=2) -> Tensor
-norm_Scalar = _Op("aten", 'norm', 'Scalar',
-    'norm.Scalar(Tensor self, Scalar p=2) -> Tensor',
-    ('self', 'p'), 2, tags=())
-_c_norm_Scalar = norm_Scalar._cache
-
-
-def _bind_norm_Scalar(self, p=2):
-    return (self, p)
-
-
-def _entry_norm_Scalar(self, p):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(norm_Scalar, (self, p)) from None
-    _k = _c_norm_Scalar.get(ks)
-    if _k is None:
-        _k = norm_Scalar._fill(ks)
-    return _k(self, p)
-
-
-norm_Scalar._bind = _bind_norm_Scalar
-norm_Scalar._entry = _entry_norm_Scalar
-_aten._packet('norm')._add(norm_Scalar)
-
-
-# schema/native_functions.yaml: norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!) (autogen of norm.Scalar)
-norm_Scalar_out = _Op("aten", 'norm', 'Scalar_out',
-    'norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'p', 'out'), 2, tags=())
-_c_norm_Scalar_out = norm_Scalar_out._cache
-
-
-def _bind_norm_Scalar_out(self, p=2, *, out):
-    return (self, p, out)
-
-
-def _entry_norm_Scalar_out(self, p, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(norm_Scalar_out, (self, p, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_norm_Scalar_out.get(ks)
-    if _k is None:
-        _k = norm_Scalar_out._fill(ks)
-    return _k(self, p, out)
-
-
-norm_Scalar_out._bind = _bind_norm_Scalar_out
-norm_Scalar_out._entry = _entry_norm_Scalar_out
-_aten._packet('norm')._add(norm_Scalar_out)
-
-
-# schema/native_functions.yaml: norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
-norm_ScalarOpt_dim = _Op("aten", 'norm', 'ScalarOpt_dim',
-    'norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor',
-    ('self', 'p', 'dim', 'keepdim'), 4, tags=())
-_c_norm_ScalarOpt_dim = norm_ScalarOpt_dim._cache
-
-
-def _bind_norm_ScalarOpt_dim(self, p, dim, keepdim=False):
-    return (self, p, dim, keepdim)
-
-
-def _entry_norm_ScalarOpt_dim(self, p, dim, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(norm_ScalarOpt_dim, (self, p, dim, keepdim)) from None
-    _k = _c_norm_ScalarOpt_dim.get(ks)
-    if _k is None:
-        _k = norm_ScalarOpt_dim._fill(ks)
-    return _k(self, p, dim, keepdim)
-
-
-norm_ScalarOpt_dim._bind = _bind_norm_ScalarOpt_dim
-norm_ScalarOpt_dim._entry = _entry_norm_ScalarOpt_dim
-_aten._packet('norm')._add(norm_ScalarOpt_dim)
-
-
-# schema/native_functions.yaml: norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of norm.ScalarOpt_dim)
-norm_out = _Op("aten", 'norm', 'out',
-    'norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'p', 'dim', 'keepdim', 'out'), 4, tags=())
-_c_norm_out = norm_out._cache
-
-
-def _bind_norm_out(self, p, dim, keepdim=False, *, out):
-    return (self, p, dim, keepdim, out)
-
-
-def _entry_norm_out(self, p, dim, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(norm_out, (self, p, dim, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_norm_out.get(ks)
-    if _k is None:
-        _k = norm_out._fill(ks)
-    return _k(self, p, dim, keepdim, out)
-
-
-norm_out._bind = _bind_norm_out
-norm_out._entry = _entry_norm_out
-_aten._packet('norm')._add(norm_out)
-
-
-# schema/native_functions.yaml: all(Tensor self) -> Tensor
-all = _Op("aten", 'all', 'default',
-    'all(Tensor self) -> Tensor',
-    ('self',), 1, tags=('reduction',))
-_c_all = all._cache
-
-
-def _bind_all(self):
-    return (self,)
-
-
-def _entry_all(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(all, (self,)) from None
-    _k = _c_all.get(ks)
-    if _k is None:
-        _k = all._fill(ks)
-    return _k(self)
-
-
-all._bind = _bind_all
-all._entry = _entry_all
-_aten._packet('all')._add(all)
-
-
-# schema/native_functions.yaml: all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
-all_dim = _Op("aten", 'all', 'dim',
-    'all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
-_c_all_dim = all_dim._cache
-
-
-def _bind_all_dim(self, dim, keepdim=False):
-    return (self, dim, keepdim)
-
-
-def _entry_all_dim(self, dim, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(all_dim, (self, dim, keepdim)) from None
-    _k = _c_all_dim.get(ks)
-    if _k is None:
-        _k = all_dim._fill(ks)
-    return _k(self, dim, keepdim)
-
-
-all_dim._bind = _bind_all_dim
-all_dim._entry = _entry_all_dim
-_aten._packet('all')._add(all_dim)
-
-
-# schema/native_functions.yaml: all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
-all_dims = _Op("aten", 'all', 'dims',
-    'all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
-_c_all_dims = all_dims._cache
-
-
-def _bind_all_dims(self, dim=None, keepdim=False):
-    return (self, dim, keepdim)
-
-
-def _entry_all_dims(self, dim, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(all_dims, (self, dim, keepdim)) from None
-    _k = _c_all_dims.get(ks)
-    if _k is None:
-        _k = all_dims._fill(ks)
-    return _k(self, dim, keepdim)
-
-
-all_dims._bind = _bind_all_dims
-all_dims._entry = _entry_all_dims
-_aten._packet('all')._add(all_dims)
-
-
-# schema/native_functions.yaml: all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-all_all_out = _Op("aten", 'all', 'all_out',
-    'all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=())
-_c_all_all_out = all_all_out._cache
-
-
-def _bind_all_all_out(self, *, out):
-    return (self, out)
-
-
-def _entry_all_all_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(all_all_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_all_all_out.get(ks)
-    if _k is None:
-        _k = all_all_out._fill(ks)
-    return _k(self, out)
-
-
-all_all_out._bind = _bind_all_all_out
-all_all_out._entry = _entry_all_all_out
-_aten._packet('all')._add(all_all_out)
-
-
-# schema/native_functions.yaml: all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-all_out = _Op("aten", 'all', 'out',
-    'all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
-_c_all_out = all_out._cache
-
-
-def _bind_all_out(self, dim, keepdim=False, *, out):
-    return (self, dim, keepdim, out)
-
-
-def _entry_all_out(self, dim, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(all_out, (self, dim, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_all_out.get(ks)
-    if _k is None:
-        _k = all_out._fill(ks)
-    return _k(self, dim, keepdim, out)
-
-
-all_out._bind = _bind_all_out
-all_out._entry = _entry_all_out
-_aten._packet('all')._add(all_out)
-
-
-# schema/native_functions.yaml: all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-all_dims_out = _Op("aten", 'all', 'dims_out',
-    'all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
-_c_all_dims_out = all_dims_out._cache
-
-
-def _bind_all_dims_out(self, dim=None, keepdim=False, *, out):
-    return (self, dim, keepdim, out)
-
-
-def _entry_all_dims_out(self, dim, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(all_dims_out, (self, dim, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_all_dims_out.get(ks)
-    if _k is None:
-        _k = all_dims_out._fill(ks)
-    return _k(self, dim, keepdim, out)
-
-
-all_dims_out._bind = _bind_all_dims_out
-all_dims_out._entry = _entry_all_dims_out
-_aten._packet('all')._add(all_dims_out)
-
-
-# schema/native_functions.yaml: any(Tensor self) -> Tensor
-any = _Op("aten", 'any', 'default',
-    'any(Tensor self) -> Tensor',
-    ('self',), 1, tags=('reduction',))
-_c_any = any._cache
-
-
-def _bind_any(self):
-    return (self,)
-
-
-def _entry_any(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(any, (self,)) from None
-    _k = _c_any.get(ks)
-    if _k is None:
-        _k = any._fill(ks)
-    return _k(self)
-
-
-any._bind = _bind_any
-any._entry = _entry_any
-_aten._packet('any')._add(any)
-
-
-# schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
-any_dim = _Op("aten", 'any', 'dim',
-    'any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
-_c_any_dim = any_dim._cache
-
-
-def _bind_any_dim(self, dim, keepdim=False):
-    return (self, dim, keepdim)
-
-
-def _entry_any_dim(self, dim, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(any_dim, (self, dim, keepdim)) from None
-    _k = _c_any_dim.get(ks)
-    if _k is None:
-        _k = any_dim._fill(ks)
-    return _k(self, dim, keepdim)
-
-
-any_dim._bind = _bind_any_dim
-any_dim._entry = _entry_any_dim
-_aten._packet('any')._add(any_dim)
-
-
-# schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
-any_dims = _Op("aten", 'any', 'dims',
-    'any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor',
-    ('self', 'dim', 'keepdim'), 3, tags=('reduction',))
-_c_any_dims = any_dims._cache
-
-
-def _bind_any_dims(self, dim=None, keepdim=False):
-    return (self, dim, keepdim)
-
-
-def _entry_any_dims(self, dim, keepdim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(any_dims, (self, dim, keepdim)) from None
-    _k = _c_any_dims.get(ks)
-    if _k is None:
-        _k = any_dims._fill(ks)
-    return _k(self, dim, keepdim)
-
-
-any_dims._bind = _bind_any_dims
-any_dims._entry = _entry_any_dims
-_aten._packet('any')._add(any_dims)
-
-
-# schema/native_functions.yaml: any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-any_all_out = _Op("aten", 'any', 'all_out',
-    'any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=())
-_c_any_all_out = any_all_out._cache
-
-
-def _bind_any_all_out(self, *, out):
-    return (self, out)
-
-
-def _entry_any_all_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(any_all_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_any_all_out.get(ks)
-    if _k is None:
-        _k = any_all_out._fill(ks)
-    return _k(self, out)
-
-
-any_all_out._bind = _bind_any_all_out
-any_all_out._entry = _entry_any_all_out
-_aten._packet('any')._add(any_all_out)
-
-
-# schema/native_functions.yaml: any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-any_out = _Op("aten", 'any', 'out',
-    'any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
-_c_any_out = any_out._cache
-
-
-def _bind_any_out(self, dim, keepdim=False, *, out):
-    return (self, dim, keepdim, out)
-
-
-def _entry_any_out(self, dim, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(any_out, (self, dim, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_any_out.get(ks)
-    if _k is None:
-        _k = any_out._fill(ks)
-    return _k(self, dim, keepdim, out)
-
-
-any_out._bind = _bind_any_out
-any_out._entry = _entry_any_out
-_aten._packet('any')._add(any_out)
-
-
-# schema/native_functions.yaml: any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-any_dims_out = _Op("aten", 'any', 'dims_out',
-    'any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'keepdim', 'out'), 3, tags=())
-_c_any_dims_out = any_dims_out._cache
-
-
-def _bind_any_dims_out(self, dim=None, keepdim=False, *, out):
-    return (self, dim, keepdim, out)
-
-
-def _entry_any_dims_out(self, dim, keepdim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(any_dims_out, (self, dim, keepdim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_any_dims_out.get(ks)
-    if _k is None:
-        _k = any_dims_out._fill(ks)
-    return _k(self, dim, keepdim, out)
-
-
-any_dims_out._bind = _bind_any_dims_out
-any_dims_out._entry = _entry_any_dims_out
-_aten._packet('any')._add(any_dims_out)
-
-
-# schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-cumsum = _Op("aten", 'cumsum', 'default',
-    'cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
-    ('self', 'dim', 'dtype'), 2, tags=('core',))
-_c_cumsum = cumsum._cache
-
-
-def _bind_cumsum(self, dim, *, dtype=None):
-    return (self, dim, dtype)
-
-
-def _entry_cumsum(self, dim, dtype):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cumsum, (self, dim, dtype)) from None
-    _k = _c_cumsum.get(ks)
-    if _k is None:
-        _k = cumsum._fill(ks)
-    return _k(self, dim, dtype)
-
-
-cumsum._bind = _bind_cumsum
-cumsum._entry = _entry_cumsum
-_aten._packet('cumsum')._add(cumsum)
-
-
-# schema/native_functions.yaml: cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumsum)
-cumsum_out = _Op("aten", 'cumsum', 'out',
-    'cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'dtype', 'out'), 2, tags=('core',))
-_c_cumsum_out = cumsum_out._cache
-
-
-def _bind_cumsum_out(self, dim, *, dtype=None, out):
-    return (self, dim, dtype, out)
-
-
-def _entry_cumsum_out(self, dim, dtype, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cumsum_out, (self, dim, dtype, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_cumsum_out.get(ks)
-    if _k is None:
-        _k = cumsum_out._fill(ks)
-    return _k(self, dim, dtype, out)
-
-
-cumsum_out._bind = _bind_cumsum_out
-cumsum_out._entry = _entry_cumsum_out
-_aten._packet('cumsum')._add(cumsum_out)
-
-
-# schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
-cumsum_ = _Op("aten", 'cumsum_', 'default',
-    'cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
-    ('self', 'dim', 'dtype'), 2, tags=())
-_c_cumsum_ = cumsum_._cache
-
-
-def _bind_cumsum_(self, dim, *, dtype=None):
-    return (self, dim, dtype)
-
-
-def _entry_cumsum_(self, dim, dtype):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cumsum_, (self, dim, dtype)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_cumsum_.get(ks)
-    if _k is None:
-        _k = cumsum_._fill(ks)
-    return _k(self, dim, dtype)
-
-
-cumsum_._bind = _bind_cumsum_
-cumsum_._entry = _entry_cumsum_
-_aten._packet('cumsum_')._add(cumsum_)
-
-
-# schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-cumprod = _Op("aten", 'cumprod', 'default',
-    'cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor',
-    ('self', 'dim', 'dtype'), 2, tags=())
-_c_cumprod = cumprod._cache
-
-
-def _bind_cumprod(self, dim, *, dtype=None):
-    return (self, dim, dtype)
-
-
-def _entry_cumprod(self, dim, dtype):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cumprod, (self, dim, dtype)) from None
-    _k = _c_cumprod.get(ks)
-    if _k is None:
-        _k = cumprod._fill(ks)
-    return _k(self, dim, dtype)
-
-
-cumprod._bind = _bind_cumprod
-cumprod._entry = _entry_cumprod
-_aten._packet('cumprod')._add(cumprod)
-
-
-# schema/native_functions.yaml: cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumprod)
-cumprod_out = _Op("aten", 'cumprod', 'out',
-    'cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'dtype', 'out'), 2, tags=())
-_c_cumprod_out = cumprod_out._cache
-
-
-def _bind_cumprod_out(self, dim, *, dtype=None, out):
-    return (self, dim, dtype, out)
-
-
-def _entry_cumprod_out(self, dim, dtype, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cumprod_out, (self, dim, dtype, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_cumprod_out.get(ks)
-    if _k is None:
-        _k = cumprod_out._fill(ks)
-    return _k(self, dim, dtype, out)
-
-
-cumprod_out._bind = _bind_cumprod_out
-cumprod_out._entry = _entry_cumprod_out
-_aten._packet('cumprod')._add(cumprod_out)
-
-
-# schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
-cumprod_ = _Op("aten", 'cumprod_', 'default',
-    'cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)',
-    ('self', 'dim', 'dtype'), 2, tags=())
-_c_cumprod_ = cumprod_._cache
-
-
-def _bind_cumprod_(self, dim, *, dtype=None):
-    return (self, dim, dtype)
-
-
-def _entry_cumprod_(self, dim, dtype):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cumprod_, (self, dim, dtype)) from None
-    if not self._ks & _ADINPLACE:
-        _inplace_on_inference(self)
-    _k = _c_cumprod_.get(ks)
-    if _k is None:
-        _k = cumprod_._fill(ks)
-    return _k(self, dim, dtype)
-
-
-cumprod_._bind = _bind_cumprod_
-cumprod_._entry = _entry_cumprod_
-_aten._packet('cumprod_')._add(cumprod_)
-
-
-# schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
-count_nonzero_dim_IntList = _Op("aten", 'count_nonzero', 'dim_IntList',
-    'count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor',
-    ('self', 'dim'), 2, tags=())
-_c_count_nonzero_dim_IntList = count_nonzero_dim_IntList._cache
-
-
-def _bind_count_nonzero_dim_IntList(self, dim):
-    return (self, dim)
-
-
-def _entry_count_nonzero_dim_IntList(self, dim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(count_nonzero_dim_IntList, (self, dim)) from None
-    _k = _c_count_nonzero_dim_IntList.get(ks)
-    if _k is None:
-        _k = count_nonzero_dim_IntList._fill(ks)
-    return _k(self, dim)
-
-
-count_nonzero_dim_IntList._bind = _bind_count_nonzero_dim_IntList
-count_nonzero_dim_IntList._entry = _entry_count_nonzero_dim_IntList
-_aten._packet('count_nonzero')._add(count_nonzero_dim_IntList)
-
-
-# schema/native_functions.yaml: count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!) (autogen of count_nonzero.dim_IntList)
-count_nonzero_dim_IntList_out = _Op("aten", 'count_nonzero', 'dim_IntList_out',
-    'count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'out'), 2, tags=())
-_c_count_nonzero_dim_IntList_out = count_nonzero_dim_IntList_out._cache
-
-
-def _bind_count_nonzero_dim_IntList_out(self, dim, *, out):
-    return (self, dim, out)
-
-
-def _entry_count_nonzero_dim_IntList_out(self, dim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(count_nonzero_dim_IntList_out, (self, dim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_count_nonzero_dim_IntList_out.get(ks)
-    if _k is None:
-        _k = count_nonzero_dim_IntList_out._fill(ks)
-    return _k(self, dim, out)
-
-
-count_nonzero_dim_IntList_out._bind = _bind_count_nonzero_dim_IntList_out
-count_nonzero_dim_IntList_out._entry = _entry_count_nonzero_dim_IntList_out
-_aten._packet('count_nonzero')._add(count_nonzero_dim_IntList_out)
-
-
-# schema/native_functions.yaml: count_nonzero(Tensor self, int? dim=None) -> Tensor
-count_nonzero = _Op("aten", 'count_nonzero', 'default',
-    'count_nonzero(Tensor self, int? dim=None) -> Tensor',
-    ('self', 'dim'), 2, tags=())
-_c_count_nonzero = count_nonzero._cache
-
-
-def _bind_count_nonzero(self, dim=None):
-    return (self, dim)
-
-
-def _entry_count_nonzero(self, dim):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(count_nonzero, (self, dim)) from None
-    _k = _c_count_nonzero.get(ks)
-    if _k is None:
-        _k = count_nonzero._fill(ks)
-    return _k(self, dim)
-
-
-count_nonzero._bind = _bind_count_nonzero
-count_nonzero._entry = _entry_count_nonzero
-_aten._packet('count_nonzero')._add(count_nonzero)
-
-
-# schema/native_functions.yaml: count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of count_nonzero)
-count_nonzero_out = _Op("aten", 'count_nonzero', 'out',
-    'count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'dim', 'out'), 2, tags=())
-_c_count_nonzero_out = count_nonzero_out._cache
-
-
-def _bind_count_nonzero_out(self, dim=None, *, out):
-    return (self, dim, out)
-
-
-def _entry_count_nonzero_out(self, dim, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(count_nonzero_out, (self, dim, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_count_nonzero_out.get(ks)
-    if _k is None:
-        _k = count_nonzero_out._fill(ks)
-    return _k(self, dim, out)
-
-
-count_nonzero_out._bind = _bind_count_nonzero_out
-count_nonzero_out._entry = _entry_count_nonzero_out
-_aten._packet('count_nonzero')._add(count_nonzero_out)
-
-
-# schema/native_functions.yaml: triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)
-triu_indices_out = _Op("aten", 'triu_indices', 'out',
-    'triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)',
-    ('row', 'col', 'offset', 'out'), 3, tags=())
-_c_triu_indices_out = triu_indices_out._cache
-
-
-def _bind_triu_indices_out(row, col, offset=0, *, out):
-    return (row, col, offset, out)
-
-
-def _entry_triu_indices_out(row, col, offset, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(triu_indices_out, (row, col, offset, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_triu_indices_out.get(ks)
-    if _k is None:
-        _k = triu_indices_out._fill(ks)
-    return _k(row, col, offset, out)
-
-
-triu_indices_out._bind = _bind_triu_indices_out
-triu_indices_out._entry = _entry_triu_indices_out
-_aten._packet('triu_indices')._add(triu_indices_out)
-
-
-# schema/native_functions.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor
-copy = _Op("aten", 'copy', 'default',
-    'copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor',
-    ('self', 'src', 'non_blocking'), 3, tags=('core',))
-_c_copy = copy._cache
-
-
-def _bind_copy(self, src, non_blocking=False):
-    return (self, src, non_blocking)
-
-
-def _entry_copy(self, src, non_blocking):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | src._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(copy, (self, src, non_blocking)) from None
-    _k = _c_copy.get(ks)
-    if _k is None:
-        _k = copy._fill(ks)
-    return _k(self, src, non_blocking)
-
-
-copy._bind = _bind_copy
-copy._entry = _entry_copy
-_aten._packet('copy')._add(copy)
-
-
-# schema/native_functions.yaml: copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)
-copy_out = _Op("aten", 'copy', 'out',
-    'copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'src', 'non_blocking', 'out'), 3, tags=())
-_c_copy_out = copy_out._cache
-
-
-def _bind_copy_out(self, src, non_blocking=False, *, out):
-    return (self, src, non_blocking, out)
-
-
-def _entry_copy_out(self, src, non_blocking, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | src._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(copy_out, (self, src, non_blocking, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_copy_out.get(ks)
-    if _k is None:
-        _k = copy_out._fill(ks)
-    return _k(self, src, non_blocking, out)
-
-
-copy_out._bind = _bind_copy_out
-copy_out._entry = _entry_copy_out
-_aten._packet('copy')._add(copy_out)
-
-
-# schema/native_functions.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
-fill_Scalar = _Op("aten", 'fill', 'Scalar',
-    'fill.Scalar(Tensor self, Scalar value) -> Tensor',
-    ('self', 'value'), 2, tags=('core',))
-_c_fill_Scalar = fill_Scalar._cache
-
-
-def _bind_fill_Scalar(self, value):
-    return (self, value)
-
-
-def _entry_fill_Scalar(self, value):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(fill_Scalar, (self, value)) from None
-    _k = _c_fill_Scalar.get(ks)
-    if _k is None:
-        _k = fill_Scalar._fill(ks)
-    return _k(self, value)
-
-
-fill_Scalar._bind = _bind_fill_Scalar
-fill_Scalar._entry = _entry_fill_Scalar
-_aten._packet('fill')._add(fill_Scalar)
-
-
-# schema/native_functions.yaml: fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
-fill_Scalar_out = _Op("aten", 'fill', 'Scalar_out',
-    'fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'value', 'out'), 2, tags=())
-_c_fill_Scalar_out = fill_Scalar_out._cache
-
-
-def _bind_fill_Scalar_out(self, value, *, out):
-    return (self, value, out)
-
-
-def _entry_fill_Scalar_out(self, value, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(fill_Scalar_out, (self, value, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_fill_Scalar_out.get(ks)
-    if _k is None:
-        _k = fill_Scalar_out._fill(ks)
-    return _k(self, value, out)
-
-
-fill_Scalar_out._bind = _bind_fill_Scalar_out
-fill_Scalar_out._entry = _entry_fill_Scalar_out
-_aten._packet('fill')._add(fill_Scalar_out)
-
-
-# schema/native_functions.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
-fill_Tensor = _Op("aten", 'fill', 'Tensor',
-    'fill.Tensor(Tensor self, Tensor value) -> Tensor',
-    ('self', 'value'), 2, tags=())
-_c_fill_Tensor = fill_Tensor._cache
-
-
-def _bind_fill_Tensor(self, value):
-    return (self, value)
-
-
-def _entry_fill_Tensor(self, value):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | value._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(fill_Tensor, (self, value)) from None
-    _k = _c_fill_Tensor.get(ks)
-    if _k is None:
-        _k = fill_Tensor._fill(ks)
-    return _k(self, value)
-
-
-fill_Tensor._bind = _bind_fill_Tensor
-fill_Tensor._entry = _entry_fill_Tensor
-_aten._packet('fill')._add(fill_Tensor)
-
-
-# schema/native_functions.yaml: fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)
-fill_Tensor_out = _Op("aten", 'fill', 'Tensor_out',
-    'fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'value', 'out'), 2, tags=())
-_c_fill_Tensor_out = fill_Tensor_out._cache
-
-
-def _bind_fill_Tensor_out(self, value, *, out):
-    return (self, value, out)
-
-
-def _entry_fill_Tensor_out(self, value, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | value._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(fill_Tensor_out, (self, value, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_fill_Tensor_out.get(ks)
-    if _k is None:
-        _k = fill_Tensor_out._fill(ks)
-    return _k(self, value, out)
-
-
-fill_Tensor_out._bind = _bind_fill_Tensor_out
-fill_Tensor_out._entry = _entry_fill_Tensor_out
-_aten._packet('fill')._add(fill_Tensor_out)
-
-
-# schema/native_functions.yaml: zero(Tensor self) -> Tensor
-zero = _Op("aten", 'zero', 'default',
-    'zero(Tensor self) -> Tensor',
-    ('self',), 1, tags=())
-_c_zero = zero._cache
-
-
-def _bind_zero(self):
-    return (self,)
-
-
-def _entry_zero(self):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(zero, (self,)) from None
-    _k = _c_zero.get(ks)
-    if _k is None:
-        _k = zero._fill(ks)
-    return _k(self)
-
-
-zero._bind = _bind_zero
-zero._entry = _entry_zero
-_aten._packet('zero')._add(zero)
-
-
-# schema/native_functions.yaml: zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-zero_out = _Op("aten", 'zero', 'out',
-    'zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'out'), 1, tags=())
-_c_zero_out = zero_out._cache
-
-
-def _bind_zero_out(self, *, out):
-    return (self, out)
-
-
-def _entry_zero_out(self, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(zero_out, (self, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_zero_out.get(ks)
-    if _k is None:
-        _k = zero_out._fill(ks)
-    return _k(self, out)
-
-
-zero_out._bind = _bind_zero_out
-zero_out._entry = _entry_zero_out
-_aten._packet('zero')._add(zero_out)
-
-
-# schema/native_functions.yaml: empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)
-empty_strided_out = _Op("aten", 'empty_strided', 'out',
-    'empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
-    ('size', 'stride', 'out'), 2, tags=())
-_c_empty_strided_out = empty_strided_out._cache
-
-
-def _bind_empty_strided_out(size, stride, *, out):
-    return (size, stride, out)
-
-
-def _entry_empty_strided_out(size, stride, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(empty_strided_out, (size, stride, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_empty_strided_out.get(ks)
-    if _k is None:
-        _k = empty_strided_out._fill(ks)
-    return _k(size, stride, out)
-
-
-empty_strided_out._bind = _bind_empty_strided_out
-empty_strided_out._entry = _entry_empty_strided_out
-_aten._packet('empty_strided')._add(empty_strided_out)
-
-
-# schema/native_functions.yaml: new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
-new_empty_out = _Op("aten", 'new_empty', 'out',
-    'new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'size', 'out'), 2, tags=())
-_c_new_empty_out = new_empty_out._cache
-
-
-def _bind_new_empty_out(self, size, *, out):
-    return (self, size, out)
-
-
-def _entry_new_empty_out(self, size, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(new_empty_out, (self, size, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_new_empty_out.get(ks)
-    if _k is None:
-        _k = new_empty_out._fill(ks)
-    return _k(self, size, out)
-
-
-new_empty_out._bind = _bind_new_empty_out
-new_empty_out._entry = _entry_new_empty_out
-_aten._packet('new_empty')._add(new_empty_out)
-
-
-# schema/native_functions.yaml: new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)
-new_empty_strided_out = _Op("aten", 'new_empty_strided', 'out',
-    'new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'size', 'stride', 'out'), 3, tags=())
-_c_new_empty_strided_out = new_empty_strided_out._cache
-
-
-def _bind_new_empty_strided_out(self, size, stride, *, out):
-    return (self, size, stride, out)
-
-
-def _entry_new_empty_strided_out(self, size, stride, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(new_empty_strided_out, (self, size, stride, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_new_empty_strided_out.get(ks)
-    if _k is None:
-        _k = new_empty_strided_out._fill(ks)
-    return _k(self, size, stride, out)
-
-
-new_empty_strided_out._bind = _bind_new_empty_strided_out
-new_empty_strided_out._entry = _entry_new_empty_strided_out
-_aten._packet('new_empty_strided')._add(new_empty_strided_out)
-
-
-# schema/native_functions.yaml: new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
-new_full_out = _Op("aten", 'new_full', 'out',
-    'new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'size', 'fill_value', 'out'), 3, tags=())
-_c_new_full_out = new_full_out._cache
-
-
-def _bind_new_full_out(self, size, fill_value, *, out):
-    return (self, size, fill_value, out)
-
-
-def _entry_new_full_out(self, size, fill_value, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(new_full_out, (self, size, fill_value, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_new_full_out.get(ks)
-    if _k is None:
-        _k = new_full_out._fill(ks)
-    return _k(self, size, fill_value, out)
-
-
-new_full_out._bind = _bind_new_full_out
-new_full_out._entry = _entry_new_full_out
-_aten._packet('new_full')._add(new_full_out)
-
-
-# schema/native_functions.yaml: new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
-new_zeros_out = _Op("aten", 'new_zeros', 'out',
-    'new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'size', 'out'), 2, tags=())
-_c_new_zeros_out = new_zeros_out._cache
-
-
-def _bind_new_zeros_out(self, size, *, out):
-    return (self, size, out)
-
-
-def _entry_new_zeros_out(self, size, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(new_zeros_out, (self, size, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_new_zeros_out.get(ks)
-    if _k is None:
-        _k = new_zeros_out._fill(ks)
-    return _k(self, size, out)
-
-
-new_zeros_out._bind = _bind_new_zeros_out
-new_zeros_out._entry = _entry_new_zeros_out
-_aten._packet('new_zeros')._add(new_zeros_out)
-
-
-# schema/native_functions.yaml: new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
-new_ones_out = _Op("aten", 'new_ones', 'out',
-    'new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'size', 'out'), 2, tags=())
-_c_new_ones_out = new_ones_out._cache
-
-
-def _bind_new_ones_out(self, size, *, out):
-    return (self, size, out)
-
-
-def _entry_new_ones_out(self, size, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(new_ones_out, (self, size, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_new_ones_out.get(ks)
-    if _k is None:
-        _k = new_ones_out._fill(ks)
-    return _k(self, size, out)
-
-
-new_ones_out._bind = _bind_new_ones_out
-new_ones_out._entry = _entry_new_ones_out
-_aten._packet('new_ones')._add(new_ones_out)
-
-
-# schema/native_functions.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor
-uniform = _Op("aten", 'uniform', 'default',
-    'uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor',
-    ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
-_c_uniform = uniform._cache
-
-
-def _bind_uniform(self, from_=0.0, to=1.0, *, generator=None):
-    return (self, from_, to, generator)
-
-
-def _entry_uniform(self, from_, to, generator):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(uniform, (self, from_, to, generator)) from None
-    _k = _c_uniform.get(ks)
-    if _k is None:
-        _k = uniform._fill(ks)
-    return _k(self, from_, to, generator)
-
-
-uniform._bind = _bind_uniform
-uniform._entry = _entry_uniform
-_aten._packet('uniform')._add(uniform)
-
-
-# schema/native_functions.yaml: uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-uniform_out = _Op("aten", 'uniform', 'out',
-    'uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
-_c_uniform_out = uniform_out._cache
-
-
-def _bind_uniform_out(self, from_=0.0, to=1.0, *, generator=None, out):
-    return (self, from_, to, generator, out)
-
-
-def _entry_uniform_out(self, from_, to, generator, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(uniform_out, (self, from_, to, generator, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_uniform_out.get(ks)
-    if _k is None:
-        _k = uniform_out._fill(ks)
-    return _k(self, from_, to, generator, out)
-
-
-uniform_out._bind = _bind_uniform_out
-uniform_out._entry = _entry_uniform_out
-_aten._packet('uniform')._add(uniform_out)
-
-
-# schema/native_functions.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor
-exponential = _Op("aten", 'exponential', 'default',
-    'exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor',
-    ('self', 'lambd', 'generator'), 2, tags=('nondeterministic_seeded',))
-_c_exponential = exponential._cache
-
-
-def _bind_exponential(self, lambd=1.0, *, generator=None):
-    return (self, lambd, generator)
-
-
-def _entry_exponential(self, lambd, generator):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(exponential, (self, lambd, generator)) from None
-    _k = _c_exponential.get(ks)
-    if _k is None:
-        _k = exponential._fill(ks)
-    return _k(self, lambd, generator)
-
-
-exponential._bind = _bind_exponential
-exponential._entry = _entry_exponential
-_aten._packet('exponential')._add(exponential)
-
-
-# schema/native_functions.yaml: exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-exponential_out = _Op("aten", 'exponential', 'out',
-    'exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'lambd', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
-_c_exponential_out = exponential_out._cache
-
-
-def _bind_exponential_out(self, lambd=1.0, *, generator=None, out):
-    return (self, lambd, generator, out)
-
-
-def _entry_exponential_out(self, lambd, generator, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(exponential_out, (self, lambd, generator, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_exponential_out.get(ks)
-    if _k is None:
-        _k = exponential_out._fill(ks)
-    return _k(self, lambd, generator, out)
-
-
-exponential_out._bind = _bind_exponential_out
-exponential_out._entry = _entry_exponential_out
-_aten._packet('exponential')._add(exponential_out)
-
-
-# schema/native_functions.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor
-geometric = _Op("aten", 'geometric', 'default',
-    'geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor',
-    ('self', 'p', 'generator'), 2, tags=('nondeterministic_seeded',))
-_c_geometric = geometric._cache
-
-
-def _bind_geometric(self, p, *, generator=None):
-    return (self, p, generator)
-
-
-def _entry_geometric(self, p, generator):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(geometric, (self, p, generator)) from None
-    _k = _c_geometric.get(ks)
-    if _k is None:
-        _k = geometric._fill(ks)
-    return _k(self, p, generator)
-
-
-geometric._bind = _bind_geometric
-geometric._entry = _entry_geometric
-_aten._packet('geometric')._add(geometric)
-
-
-# schema/native_functions.yaml: geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-geometric_out = _Op("aten", 'geometric', 'out',
-    'geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
-_c_geometric_out = geometric_out._cache
-
-
-def _bind_geometric_out(self, p, *, generator=None, out):
-    return (self, p, generator, out)
-
-
-def _entry_geometric_out(self, p, generator, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(geometric_out, (self, p, generator, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_geometric_out.get(ks)
-    if _k is None:
-        _k = geometric_out._fill(ks)
-    return _k(self, p, generator, out)
-
-
-geometric_out._bind = _bind_geometric_out
-geometric_out._entry = _entry_geometric_out
-_aten._packet('geometric')._add(geometric_out)
-
-
-# schema/native_functions.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor
-log_normal = _Op("aten", 'log_normal', 'default',
-    'log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor',
-    ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
-_c_log_normal = log_normal._cache
-
-
-def _bind_log_normal(self, mean=1.0, std=2.0, *, generator=None):
-    return (self, mean, std, generator)
-
-
-def _entry_log_normal(self, mean, std, generator):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(log_normal, (self, mean, std, generator)) from None
-    _k = _c_log_normal.get(ks)
-    if _k is None:
-        _k = log_normal._fill(ks)
-    return _k(self, mean, std, generator)
-
-
-log_normal._bind = _bind_log_normal
-log_normal._entry = _entry_log_normal
-_aten._packet('log_normal')._add(log_normal)
-
-
-# schema/native_functions.yaml: log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-log_normal_out = _Op("aten", 'log_normal', 'out',
-    'log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'mean', 'std', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
-_c_log_normal_out = log_normal_out._cache
-
-
-def _bind_log_normal_out(self, mean=1.0, std=2.0, *, generator=None, out):
-    return (self, mean, std, generator, out)
-
-
-def _entry_log_normal_out(self, mean, std, generator, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(log_normal_out, (self, mean, std, generator, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_log_normal_out.get(ks)
-    if _k is None:
-        _k = log_normal_out._fill(ks)
-    return _k(self, mean, std, generator, out)
-
-
-log_normal_out._bind = _bind_log_normal_out
-log_normal_out._entry = _entry_log_normal_out
-_aten._packet('log_normal')._add(log_normal_out)
-
-
-# schema/native_functions.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor
-cauchy = _Op("aten", 'cauchy', 'default',
-    'cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor',
-    ('self', 'median', 'sigma', 'generator'), 3, tags=('nondeterministic_seeded',))
-_c_cauchy = cauchy._cache
-
-
-def _bind_cauchy(self, median=0.0, sigma=1.0, *, generator=None):
-    return (self, median, sigma, generator)
-
-
-def _entry_cauchy(self, median, sigma, generator):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cauchy, (self, median, sigma, generator)) from None
-    _k = _c_cauchy.get(ks)
-    if _k is None:
-        _k = cauchy._fill(ks)
-    return _k(self, median, sigma, generator)
-
-
-cauchy._bind = _bind_cauchy
-cauchy._entry = _entry_cauchy
-_aten._packet('cauchy')._add(cauchy)
-
-
-# schema/native_functions.yaml: cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-cauchy_out = _Op("aten", 'cauchy', 'out',
-    'cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'median', 'sigma', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
-_c_cauchy_out = cauchy_out._cache
-
-
-def _bind_cauchy_out(self, median=0.0, sigma=1.0, *, generator=None, out):
-    return (self, median, sigma, generator, out)
-
-
-def _entry_cauchy_out(self, median, sigma, generator, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(cauchy_out, (self, median, sigma, generator, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_cauchy_out.get(ks)
-    if _k is None:
-        _k = cauchy_out._fill(ks)
-    return _k(self, median, sigma, generator, out)
-
-
-cauchy_out._bind = _bind_cauchy_out
-cauchy_out._entry = _entry_cauchy_out
-_aten._packet('cauchy')._add(cauchy_out)
-
-
-# schema/native_functions.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
-random_from = _Op("aten", 'random', 'from',
-    'random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor',
-    ('self', 'from', 'to', 'generator'), 3, tags=('nondeterministic_seeded',))
-_c_random_from = random_from._cache
-
-
-def _bind_random_from(self, from_, to, *, generator=None):
-    return (self, from_, to, generator)
-
-
-def _entry_random_from(self, from_, to, generator):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(random_from, (self, from_, to, generator)) from None
-    _k = _c_random_from.get(ks)
-    if _k is None:
-        _k = random_from._fill(ks)
-    return _k(self, from_, to, generator)
-
-
-random_from._bind = _bind_random_from
-random_from._entry = _entry_random_from
-_aten._packet('random')._add(random_from)
-
-
-# schema/native_functions.yaml: random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-random_from_out = _Op("aten", 'random', 'from_out',
-    'random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'from', 'to', 'generator', 'out'), 3, tags=('nondeterministic_seeded',))
-_c_random_from_out = random_from_out._cache
-
-
-def _bind_random_from_out(self, from_, to, *, generator=None, out):
-    return (self, from_, to, generator, out)
-
-
-def _entry_random_from_out(self, from_, to, generator, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(random_from_out, (self, from_, to, generator, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_random_from_out.get(ks)
-    if _k is None:
-        _k = random_from_out._fill(ks)
-    return _k(self, from_, to, generator, out)
-
-
-random_from_out._bind = _bind_random_from_out
-random_from_out._entry = _entry_random_from_out
-_aten._packet('random')._add(random_from_out)
-
-
-# schema/native_functions.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
-random_to = _Op("aten", 'random', 'to',
-    'random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor',
-    ('self', 'to', 'generator'), 2, tags=('nondeterministic_seeded',))
-_c_random_to = random_to._cache
-
-
-def _bind_random_to(self, to, *, generator=None):
-    return (self, to, generator)
-
-
-def _entry_random_to(self, to, generator):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(random_to, (self, to, generator)) from None
-    _k = _c_random_to.get(ks)
-    if _k is None:
-        _k = random_to._fill(ks)
-    return _k(self, to, generator)
-
-
-random_to._bind = _bind_random_to
-random_to._entry = _entry_random_to
-_aten._packet('random')._add(random_to)
-
-
-# schema/native_functions.yaml: random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-random_to_out = _Op("aten", 'random', 'to_out',
-    'random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'to', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
-_c_random_to_out = random_to_out._cache
-
-
-def _bind_random_to_out(self, to, *, generator=None, out):
-    return (self, to, generator, out)
-
-
-def _entry_random_to_out(self, to, generator, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(random_to_out, (self, to, generator, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_random_to_out.get(ks)
-    if _k is None:
-        _k = random_to_out._fill(ks)
-    return _k(self, to, generator, out)
-
-
-random_to_out._bind = _bind_random_to_out
-random_to_out._entry = _entry_random_to_out
-_aten._packet('random')._add(random_to_out)
-
-
-# schema/native_functions.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor
-random = _Op("aten", 'random', 'default',
-    'random(Tensor self, *, Generator? generator=None) -> Tensor',
-    ('self', 'generator'), 1, tags=('nondeterministic_seeded',))
-_c_random = random._cache
-
-
-def _bind_random(self, *, generator=None):
-    return (self, generator)
-
-
-def _entry_random(self, generator):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(random, (self, generator)) from None
-    _k = _c_random.get(ks)
-    if _k is None:
-        _k = random._fill(ks)
-    return _k(self, generator)
-
-
-random._bind = _bind_random
-random._entry = _entry_random
-_aten._packet('random')._add(random)
-
-
-# schema/native_functions.yaml: random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-random_out = _Op("aten", 'random', 'out',
-    'random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'generator', 'out'), 1, tags=('nondeterministic_seeded',))
-_c_random_out = random_out._cache
-
-
-def _bind_random_out(self, *, generator=None, out):
-    return (self, generator, out)
-
-
-def _entry_random_out(self, generator, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(random_out, (self, generator, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_random_out.get(ks)
-    if _k is None:
-        _k = random_out._fill(ks)
-    return _k(self, generator, out)
-
-
-random_out._bind = _bind_random_out
-random_out._entry = _entry_random_out
-_aten._packet('random')._add(random_out)
-
-
-# schema/native_functions.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor
-normal_functional = _Op("aten", 'normal_functional', 'default',
-    'normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor',
-    ('self', 'mean', 'std', 'generator'), 3, tags=('nondeterministic_seeded',))
-_c_normal_functional = normal_functional._cache
-
-
-def _bind_normal_functional(self, mean=0.0, std=1.0, *, generator=None):
-    return (self, mean, std, generator)
-
-
-def _entry_normal_functional(self, mean, std, generator):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(normal_functional, (self, mean, std, generator)) from None
-    _k = _c_normal_functional.get(ks)
-    if _k is None:
-        _k = normal_functional._fill(ks)
-    return _k(self, mean, std, generator)
-
-
-normal_functional._bind = _bind_normal_functional
-normal_functional._entry = _entry_normal_functional
-_aten._packet('normal_functional')._add(normal_functional)
-
-
-# schema/native_functions.yaml: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-hann_window = _Op("aten", 'hann_window', 'default',
-    'hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
-_c_hann_window = hann_window._cache
-
-
-def _bind_hann_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, dtype, layout, device, pin_memory)
-
-
-def _entry_hann_window(window_length, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_hann_window.get(ks)
-    if _k is None:
-        _k = hann_window._fill(ks)
-    return _k(window_length, dtype, layout, device, pin_memory)
-
-
-hann_window._bind = _bind_hann_window
-hann_window._entry = _entry_hann_window
-_aten._packet('hann_window')._add(hann_window)
-
-
-# schema/native_functions.yaml: hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
-hann_window_out = _Op("aten", 'hann_window', 'out',
-    'hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'out'), 1, tags=())
-_c_hann_window_out = hann_window_out._cache
-
-
-def _bind_hann_window_out(window_length, *, out):
-    return (window_length, out)
-
-
-def _entry_hann_window_out(window_length, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(hann_window_out, (window_length, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_hann_window_out.get(ks)
-    if _k is None:
-        _k = hann_window_out._fill(ks)
-    return _k(window_length, out)
-
-
-hann_window_out._bind = _bind_hann_window_out
-hann_window_out._entry = _entry_hann_window_out
-_aten._packet('hann_window')._add(hann_window_out)
-
-
-# schema/native_functions.yaml: hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-hann_window_periodic = _Op("aten", 'hann_window', 'periodic',
-    'hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
-_c_hann_window_periodic = hann_window_periodic._cache
-
-
-def _bind_hann_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, periodic, dtype, layout, device, pin_memory)
-
-
-def _entry_hann_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_hann_window_periodic.get(ks)
-    if _k is None:
-        _k = hann_window_periodic._fill(ks)
-    return _k(window_length, periodic, dtype, layout, device, pin_memory)
-
-
-hann_window_periodic._bind = _bind_hann_window_periodic
-hann_window_periodic._entry = _entry_hann_window_periodic
-_aten._packet('hann_window')._add(hann_window_periodic)
-
-
-# schema/native_functions.yaml: hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
-hann_window_periodic_out = _Op("aten", 'hann_window', 'periodic_out',
-    'hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'periodic', 'out'), 2, tags=())
-_c_hann_window_periodic_out = hann_window_periodic_out._cache
-
-
-def _bind_hann_window_periodic_out(window_length, periodic, *, out):
-    return (window_length, periodic, out)
-
-
-def _entry_hann_window_periodic_out(window_length, periodic, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(hann_window_periodic_out, (window_length, periodic, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_hann_window_periodic_out.get(ks)
-    if _k is None:
-        _k = hann_window_periodic_out._fill(ks)
-    return _k(window_length, periodic, out)
-
-
-hann_window_periodic_out._bind = _bind_hann_window_periodic_out
-hann_window_periodic_out._entry = _entry_hann_window_periodic_out
-_aten._packet('hann_window')._add(hann_window_periodic_out)
-
-
-# schema/native_functions.yaml: hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-hamming_window = _Op("aten", 'hamming_window', 'default',
-    'hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
-_c_hamming_window = hamming_window._cache
-
-
-def _bind_hamming_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, dtype, layout, device, pin_memory)
-
-
-def _entry_hamming_window(window_length, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_hamming_window.get(ks)
-    if _k is None:
-        _k = hamming_window._fill(ks)
-    return _k(window_length, dtype, layout, device, pin_memory)
-
-
-hamming_window._bind = _bind_hamming_window
-hamming_window._entry = _entry_hamming_window
-_aten._packet('hamming_window')._add(hamming_window)
-
-
-# schema/native_functions.yaml: hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
-hamming_window_out = _Op("aten", 'hamming_window', 'out',
-    'hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'out'), 1, tags=())
-_c_hamming_window_out = hamming_window_out._cache
-
-
-def _bind_hamming_window_out(window_length, *, out):
-    return (window_length, out)
-
-
-def _entry_hamming_window_out(window_length, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(hamming_window_out, (window_length, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_hamming_window_out.get(ks)
-    if _k is None:
-        _k = hamming_window_out._fill(ks)
-    return _k(window_length, out)
-
-
-hamming_window_out._bind = _bind_hamming_window_out
-hamming_window_out._entry = _entry_hamming_window_out
-_aten._packet('hamming_window')._add(hamming_window_out)
-
-
-# schema/native_functions.yaml: hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-hamming_window_periodic = _Op("aten", 'hamming_window', 'periodic',
-    'hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
-_c_hamming_window_periodic = hamming_window_periodic._cache
-
-
-def _bind_hamming_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, periodic, dtype, layout, device, pin_memory)
-
-
-def _entry_hamming_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_hamming_window_periodic.get(ks)
-    if _k is None:
-        _k = hamming_window_periodic._fill(ks)
-    return _k(window_length, periodic, dtype, layout, device, pin_memory)
-
-
-hamming_window_periodic._bind = _bind_hamming_window_periodic
-hamming_window_periodic._entry = _entry_hamming_window_periodic
-_aten._packet('hamming_window')._add(hamming_window_periodic)
-
-
-# schema/native_functions.yaml: hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
-hamming_window_periodic_out = _Op("aten", 'hamming_window', 'periodic_out',
-    'hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'periodic', 'out'), 2, tags=())
-_c_hamming_window_periodic_out = hamming_window_periodic_out._cache
-
-
-def _bind_hamming_window_periodic_out(window_length, periodic, *, out):
-    return (window_length, periodic, out)
-
-
-def _entry_hamming_window_periodic_out(window_length, periodic, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(hamming_window_periodic_out, (window_length, periodic, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_hamming_window_periodic_out.get(ks)
-    if _k is None:
-        _k = hamming_window_periodic_out._fill(ks)
-    return _k(window_length, periodic, out)
-
-
-hamming_window_periodic_out._bind = _bind_hamming_window_periodic_out
-hamming_window_periodic_out._entry = _entry_hamming_window_periodic_out
-_aten._packet('hamming_window')._add(hamming_window_periodic_out)
-
-
-# schema/native_functions.yaml: hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-hamming_window_periodic_alpha = _Op("aten", 'hamming_window', 'periodic_alpha',
-    'hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'periodic', 'alpha', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
-_c_hamming_window_periodic_alpha = hamming_window_periodic_alpha._cache
-
-
-def _bind_hamming_window_periodic_alpha(window_length, periodic, alpha, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, periodic, alpha, dtype, layout, device, pin_memory)
-
-
-def _entry_hamming_window_periodic_alpha(window_length, periodic, alpha, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_hamming_window_periodic_alpha.get(ks)
-    if _k is None:
-        _k = hamming_window_periodic_alpha._fill(ks)
-    return _k(window_length, periodic, alpha, dtype, layout, device, pin_memory)
-
-
-hamming_window_periodic_alpha._bind = _bind_hamming_window_periodic_alpha
-hamming_window_periodic_alpha._entry = _entry_hamming_window_periodic_alpha
-_aten._packet('hamming_window')._add(hamming_window_periodic_alpha)
-
-
-# schema/native_functions.yaml: hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)
-hamming_window_periodic_alpha_out = _Op("aten", 'hamming_window', 'periodic_alpha_out',
-    'hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'periodic', 'alpha', 'out'), 3, tags=())
-_c_hamming_window_periodic_alpha_out = hamming_window_periodic_alpha_out._cache
-
-
-def _bind_hamming_window_periodic_alpha_out(window_length, periodic, alpha, *, out):
-    return (window_length, periodic, alpha, out)
-
-
-def _entry_hamming_window_periodic_alpha_out(window_length, periodic, alpha, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(hamming_window_periodic_alpha_out, (window_length, periodic, alpha, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_hamming_window_periodic_alpha_out.get(ks)
-    if _k is None:
-        _k = hamming_window_periodic_alpha_out._fill(ks)
-    return _k(window_length, periodic, alpha, out)
-
-
-hamming_window_periodic_alpha_out._bind = _bind_hamming_window_periodic_alpha_out
-hamming_window_periodic_alpha_out._entry = _entry_hamming_window_periodic_alpha_out
-_aten._packet('hamming_window')._add(hamming_window_periodic_alpha_out)
-
-
-# schema/native_functions.yaml: hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-hamming_window_periodic_alpha_beta = _Op("aten", 'hamming_window', 'periodic_alpha_beta',
-    'hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'periodic', 'alpha', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 4, tags=('factory',))
-_c_hamming_window_periodic_alpha_beta = hamming_window_periodic_alpha_beta._cache
-
-
-def _bind_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)
-
-
-def _entry_hamming_window_periodic_alpha_beta(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_hamming_window_periodic_alpha_beta.get(ks)
-    if _k is None:
-        _k = hamming_window_periodic_alpha_beta._fill(ks)
-    return _k(window_length, periodic, alpha, beta, dtype, layout, device, pin_memory)
-
-
-hamming_window_periodic_alpha_beta._bind = _bind_hamming_window_periodic_alpha_beta
-hamming_window_periodic_alpha_beta._entry = _entry_hamming_window_periodic_alpha_beta
-_aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta)
-
-
-# schema/native_functions.yaml: hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)
-hamming_window_periodic_alpha_beta_out = _Op("aten", 'hamming_window', 'periodic_alpha_beta_out',
-    'hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'periodic', 'alpha', 'beta', 'out'), 4, tags=())
-_c_hamming_window_periodic_alpha_beta_out = hamming_window_periodic_alpha_beta_out._cache
-
-
-def _bind_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, *, out):
-    return (window_length, periodic, alpha, beta, out)
-
-
-def _entry_hamming_window_periodic_alpha_beta_out(window_length, periodic, alpha, beta, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(hamming_window_periodic_alpha_beta_out, (window_length, periodic, alpha, beta, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_hamming_window_periodic_alpha_beta_out.get(ks)
-    if _k is None:
-        _k = hamming_window_periodic_alpha_beta_out._fill(ks)
-    return _k(window_length, periodic, alpha, beta, out)
-
-
-hamming_window_periodic_alpha_beta_out._bind = _bind_hamming_window_periodic_alpha_beta_out
-hamming_window_periodic_alpha_beta_out._entry = _entry_hamming_window_periodic_alpha_beta_out
-_aten._packet('hamming_window')._add(hamming_window_periodic_alpha_beta_out)
-
-
-# schema/native_functions.yaml: blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-blackman_window = _Op("aten", 'blackman_window', 'default',
-    'blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
-_c_blackman_window = blackman_window._cache
-
-
-def _bind_blackman_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, dtype, layout, device, pin_memory)
-
-
-def _entry_blackman_window(window_length, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_blackman_window.get(ks)
-    if _k is None:
-        _k = blackman_window._fill(ks)
-    return _k(window_length, dtype, layout, device, pin_memory)
-
-
-blackman_window._bind = _bind_blackman_window
-blackman_window._entry = _entry_blackman_window
-_aten._packet('blackman_window')._add(blackman_window)
-
-
-# schema/native_functions.yaml: blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
-blackman_window_out = _Op("aten", 'blackman_window', 'out',
-    'blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'out'), 1, tags=())
-_c_blackman_window_out = blackman_window_out._cache
-
-
-def _bind_blackman_window_out(window_length, *, out):
-    return (window_length, out)
-
-
-def _entry_blackman_window_out(window_length, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(blackman_window_out, (window_length, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_blackman_window_out.get(ks)
-    if _k is None:
-        _k = blackman_window_out._fill(ks)
-    return _k(window_length, out)
-
-
-blackman_window_out._bind = _bind_blackman_window_out
-blackman_window_out._entry = _entry_blackman_window_out
-_aten._packet('blackman_window')._add(blackman_window_out)
-
-
-# schema/native_functions.yaml: blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-blackman_window_periodic = _Op("aten", 'blackman_window', 'periodic',
-    'blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
-_c_blackman_window_periodic = blackman_window_periodic._cache
-
-
-def _bind_blackman_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, periodic, dtype, layout, device, pin_memory)
-
-
-def _entry_blackman_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_blackman_window_periodic.get(ks)
-    if _k is None:
-        _k = blackman_window_periodic._fill(ks)
-    return _k(window_length, periodic, dtype, layout, device, pin_memory)
-
-
-blackman_window_periodic._bind = _bind_blackman_window_periodic
-blackman_window_periodic._entry = _entry_blackman_window_periodic
-_aten._packet('blackman_window')._add(blackman_window_periodic)
-
-
-# schema/native_functions.yaml: blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
-blackman_window_periodic_out = _Op("aten", 'blackman_window', 'periodic_out',
-    'blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'periodic', 'out'), 2, tags=())
-_c_blackman_window_periodic_out = blackman_window_periodic_out._cache
-
-
-def _bind_blackman_window_periodic_out(window_length, periodic, *, out):
-    return (window_length, periodic, out)
-
-
-def _entry_blackman_window_periodic_out(window_length, periodic, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(blackman_window_periodic_out, (window_length, periodic, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_blackman_window_periodic_out.get(ks)
-    if _k is None:
-        _k = blackman_window_periodic_out._fill(ks)
-    return _k(window_length, periodic, out)
-
-
-blackman_window_periodic_out._bind = _bind_blackman_window_periodic_out
-blackman_window_periodic_out._entry = _entry_blackman_window_periodic_out
-_aten._packet('blackman_window')._add(blackman_window_periodic_out)
-
-
-# schema/native_functions.yaml: bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-bartlett_window = _Op("aten", 'bartlett_window', 'default',
-    'bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
-_c_bartlett_window = bartlett_window._cache
-
-
-def _bind_bartlett_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, dtype, layout, device, pin_memory)
-
-
-def _entry_bartlett_window(window_length, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_bartlett_window.get(ks)
-    if _k is None:
-        _k = bartlett_window._fill(ks)
-    return _k(window_length, dtype, layout, device, pin_memory)
-
-
-bartlett_window._bind = _bind_bartlett_window
-bartlett_window._entry = _entry_bartlett_window
-_aten._packet('bartlett_window')._add(bartlett_window)
-
-
-# schema/native_functions.yaml: bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
-bartlett_window_out = _Op("aten", 'bartlett_window', 'out',
-    'bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'out'), 1, tags=())
-_c_bartlett_window_out = bartlett_window_out._cache
-
-
-def _bind_bartlett_window_out(window_length, *, out):
-    return (window_length, out)
-
-
-def _entry_bartlett_window_out(window_length, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bartlett_window_out, (window_length, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bartlett_window_out.get(ks)
-    if _k is None:
-        _k = bartlett_window_out._fill(ks)
-    return _k(window_length, out)
-
-
-bartlett_window_out._bind = _bind_bartlett_window_out
-bartlett_window_out._entry = _entry_bartlett_window_out
-_aten._packet('bartlett_window')._add(bartlett_window_out)
-
-
-# schema/native_functions.yaml: bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-bartlett_window_periodic = _Op("aten", 'bartlett_window', 'periodic',
-    'bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
-_c_bartlett_window_periodic = bartlett_window_periodic._cache
-
-
-def _bind_bartlett_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, periodic, dtype, layout, device, pin_memory)
-
-
-def _entry_bartlett_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_bartlett_window_periodic.get(ks)
-    if _k is None:
-        _k = bartlett_window_periodic._fill(ks)
-    return _k(window_length, periodic, dtype, layout, device, pin_memory)
-
-
-bartlett_window_periodic._bind = _bind_bartlett_window_periodic
-bartlett_window_periodic._entry = _entry_bartlett_window_periodic
-_aten._packet('bartlett_window')._add(bartlett_window_periodic)
-
-
-# schema/native_functions.yaml: bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
-bartlett_window_periodic_out = _Op("aten", 'bartlett_window', 'periodic_out',
-    'bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'periodic', 'out'), 2, tags=())
-_c_bartlett_window_periodic_out = bartlett_window_periodic_out._cache
-
-
-def _bind_bartlett_window_periodic_out(window_length, periodic, *, out):
-    return (window_length, periodic, out)
-
-
-def _entry_bartlett_window_periodic_out(window_length, periodic, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bartlett_window_periodic_out, (window_length, periodic, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bartlett_window_periodic_out.get(ks)
-    if _k is None:
-        _k = bartlett_window_periodic_out._fill(ks)
-    return _k(window_length, periodic, out)
-
-
-bartlett_window_periodic_out._bind = _bind_bartlett_window_periodic_out
-bartlett_window_periodic_out._entry = _entry_bartlett_window_periodic_out
-_aten._packet('bartlett_window')._add(bartlett_window_periodic_out)
-
-
-# schema/native_functions.yaml: kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-kaiser_window = _Op("aten", 'kaiser_window', 'default',
-    'kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'dtype', 'layout', 'device', 'pin_memory'), 1, tags=('factory',))
-_c_kaiser_window = kaiser_window._cache
-
-
-def _bind_kaiser_window(window_length, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, dtype, layout, device, pin_memory)
-
-
-def _entry_kaiser_window(window_length, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_kaiser_window.get(ks)
-    if _k is None:
-        _k = kaiser_window._fill(ks)
-    return _k(window_length, dtype, layout, device, pin_memory)
-
-
-kaiser_window._bind = _bind_kaiser_window
-kaiser_window._entry = _entry_kaiser_window
-_aten._packet('kaiser_window')._add(kaiser_window)
-
-
-# schema/native_functions.yaml: kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
-kaiser_window_out = _Op("aten", 'kaiser_window', 'out',
-    'kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'out'), 1, tags=())
-_c_kaiser_window_out = kaiser_window_out._cache
-
-
-def _bind_kaiser_window_out(window_length, *, out):
-    return (window_length, out)
-
-
-def _entry_kaiser_window_out(window_length, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(kaiser_window_out, (window_length, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_kaiser_window_out.get(ks)
-    if _k is None:
-        _k = kaiser_window_out._fill(ks)
-    return _k(window_length, out)
-
-
-kaiser_window_out._bind = _bind_kaiser_window_out
-kaiser_window_out._entry = _entry_kaiser_window_out
-_aten._packet('kaiser_window')._add(kaiser_window_out)
-
-
-# schema/native_functions.yaml: kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-kaiser_window_periodic = _Op("aten", 'kaiser_window', 'periodic',
-    'kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'periodic', 'dtype', 'layout', 'device', 'pin_memory'), 2, tags=('factory',))
-_c_kaiser_window_periodic = kaiser_window_periodic._cache
-
-
-def _bind_kaiser_window_periodic(window_length, periodic, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, periodic, dtype, layout, device, pin_memory)
-
-
-def _entry_kaiser_window_periodic(window_length, periodic, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_kaiser_window_periodic.get(ks)
-    if _k is None:
-        _k = kaiser_window_periodic._fill(ks)
-    return _k(window_length, periodic, dtype, layout, device, pin_memory)
-
-
-kaiser_window_periodic._bind = _bind_kaiser_window_periodic
-kaiser_window_periodic._entry = _entry_kaiser_window_periodic
-_aten._packet('kaiser_window')._add(kaiser_window_periodic)
-
-
-# schema/native_functions.yaml: kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
-kaiser_window_periodic_out = _Op("aten", 'kaiser_window', 'periodic_out',
-    'kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'periodic', 'out'), 2, tags=())
-_c_kaiser_window_periodic_out = kaiser_window_periodic_out._cache
-
-
-def _bind_kaiser_window_periodic_out(window_length, periodic, *, out):
-    return (window_length, periodic, out)
-
-
-def _entry_kaiser_window_periodic_out(window_length, periodic, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(kaiser_window_periodic_out, (window_length, periodic, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_kaiser_window_periodic_out.get(ks)
-    if _k is None:
-        _k = kaiser_window_periodic_out._fill(ks)
-    return _k(window_length, periodic, out)
-
-
-kaiser_window_periodic_out._bind = _bind_kaiser_window_periodic_out
-kaiser_window_periodic_out._entry = _entry_kaiser_window_periodic_out
-_aten._packet('kaiser_window')._add(kaiser_window_periodic_out)
-
-
-# schema/native_functions.yaml: kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-kaiser_window_beta = _Op("aten", 'kaiser_window', 'beta',
-    'kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor',
-    ('window_length', 'periodic', 'beta', 'dtype', 'layout', 'device', 'pin_memory'), 3, tags=('factory',))
-_c_kaiser_window_beta = kaiser_window_beta._cache
-
-
-def _bind_kaiser_window_beta(window_length, periodic, beta, *, dtype=None, layout=None, device=None, pin_memory=None):
-    return (window_length, periodic, beta, dtype, layout, device, pin_memory)
-
-
-def _entry_kaiser_window_beta(window_length, periodic, beta, dtype, layout, device, pin_memory):
-    _inc, _keep = _tls.masks
-    ks = (_BACKEND_SELECT | _inc) & _keep
-    _k = _c_kaiser_window_beta.get(ks)
-    if _k is None:
-        _k = kaiser_window_beta._fill(ks)
-    return _k(window_length, periodic, beta, dtype, layout, device, pin_memory)
-
-
-kaiser_window_beta._bind = _bind_kaiser_window_beta
-kaiser_window_beta._entry = _entry_kaiser_window_beta
-_aten._packet('kaiser_window')._add(kaiser_window_beta)
-
-
-# schema/native_functions.yaml: kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)
-kaiser_window_beta_out = _Op("aten", 'kaiser_window', 'beta_out',
-    'kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)',
-    ('window_length', 'periodic', 'beta', 'out'), 3, tags=())
-_c_kaiser_window_beta_out = kaiser_window_beta_out._cache
-
-
-def _bind_kaiser_window_beta_out(window_length, periodic, beta, *, out):
-    return (window_length, periodic, beta, out)
-
-
-def _entry_kaiser_window_beta_out(window_length, periodic, beta, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(kaiser_window_beta_out, (window_length, periodic, beta, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_kaiser_window_beta_out.get(ks)
-    if _k is None:
-        _k = kaiser_window_beta_out._fill(ks)
-    return _k(window_length, periodic, beta, out)
-
-
-kaiser_window_beta_out._bind = _bind_kaiser_window_beta_out
-kaiser_window_beta_out._entry = _entry_kaiser_window_beta_out
-_aten._packet('kaiser_window')._add(kaiser_window_beta_out)
-
-
-# schema/native_functions.yaml: empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-empty_out = _Op("aten", 'empty', 'out',
-    'empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('size', 'memory_format', 'out'), 1, tags=())
-_c_empty_out = empty_out._cache
-
-
-def _bind_empty_out(size, *, memory_format=None, out):
-    return (size, memory_format, out)
-
-
-def _entry_empty_out(size, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(empty_out, (size, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_empty_out.get(ks)
-    if _k is None:
-        _k = empty_out._fill(ks)
-    return _k(size, memory_format, out)
-
-
-empty_out._bind = _bind_empty_out
-empty_out._entry = _entry_empty_out
-_aten._packet('empty')._add(empty_out)
-
-
-# schema/native_functions.yaml: zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
-zeros_out = _Op("aten", 'zeros', 'out',
-    'zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
-    ('size', 'out'), 1, tags=())
-_c_zeros_out = zeros_out._cache
-
-
-def _bind_zeros_out(size, *, out):
-    return (size, out)
-
-
-def _entry_zeros_out(size, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(zeros_out, (size, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_zeros_out.get(ks)
-    if _k is None:
-        _k = zeros_out._fill(ks)
-    return _k(size, out)
-
-
-zeros_out._bind = _bind_zeros_out
-zeros_out._entry = _entry_zeros_out
-_aten._packet('zeros')._add(zeros_out)
-
-
-# schema/native_functions.yaml: ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
-ones_out = _Op("aten", 'ones', 'out',
-    'ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)',
-    ('size', 'out'), 1, tags=())
-_c_ones_out = ones_out._cache
-
-
-def _bind_ones_out(size, *, out):
-    return (size, out)
-
-
-def _entry_ones_out(size, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ones_out, (size, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_ones_out.get(ks)
-    if _k is None:
-        _k = ones_out._fill(ks)
-    return _k(size, out)
-
-
-ones_out._bind = _bind_ones_out
-ones_out._entry = _entry_ones_out
-_aten._packet('ones')._add(ones_out)
-
-
-# schema/native_functions.yaml: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
-full_out = _Op("aten", 'full', 'out',
-    'full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)',
-    ('size', 'fill_value', 'out'), 2, tags=())
-_c_full_out = full_out._cache
-
-
-def _bind_full_out(size, fill_value, *, out):
-    return (size, fill_value, out)
-
-
-def _entry_full_out(size, fill_value, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(full_out, (size, fill_value, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_full_out.get(ks)
-    if _k is None:
-        _k = full_out._fill(ks)
-    return _k(size, fill_value, out)
-
-
-full_out._bind = _bind_full_out
-full_out._entry = _entry_full_out
-_aten._packet('full')._add(full_out)
-
-
-# schema/native_functions.yaml: scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)
-scalar_tensor_out = _Op("aten", 'scalar_tensor', 'out',
-    'scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)',
-    ('s', 'out'), 1, tags=())
-_c_scalar_tensor_out = scalar_tensor_out._cache
-
-
-def _bind_scalar_tensor_out(s, *, out):
-    return (s, out)
-
-
-def _entry_scalar_tensor_out(s, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(scalar_tensor_out, (s, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_scalar_tensor_out.get(ks)
-    if _k is None:
-        _k = scalar_tensor_out._fill(ks)
-    return _k(s, out)
-
-
-scalar_tensor_out._bind = _bind_scalar_tensor_out
-scalar_tensor_out._entry = _entry_scalar_tensor_out
-_aten._packet('scalar_tensor')._add(scalar_tensor_out)
-
-
-# schema/native_functions.yaml: arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)
-arange_out = _Op("aten", 'arange', 'out',
-    'arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)',
-    ('end', 'out'), 1, tags=())
-_c_arange_out = arange_out._cache
-
-
-def _bind_arange_out(end, *, out):
-    return (end, out)
-
-
-def _entry_arange_out(end, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(arange_out, (end, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_arange_out.get(ks)
-    if _k is None:
-        _k = arange_out._fill(ks)
-    return _k(end, out)
-
-
-arange_out._bind = _bind_arange_out
-arange_out._entry = _entry_arange_out
-_aten._packet('arange')._add(arange_out)
-
-
-# schema/native_functions.yaml: arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
-arange_start_out = _Op("aten", 'arange', 'start_out',
-    'arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)',
-    ('start', 'end', 'step', 'out'), 3, tags=())
-_c_arange_start_out = arange_start_out._cache
-
-
-def _bind_arange_start_out(start, end, step=1, *, out):
-    return (start, end, step, out)
-
-
-def _entry_arange_start_out(start, end, step, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(arange_start_out, (start, end, step, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_arange_start_out.get(ks)
-    if _k is None:
-        _k = arange_start_out._fill(ks)
-    return _k(start, end, step, out)
-
-
-arange_start_out._bind = _bind_arange_start_out
-arange_start_out._entry = _entry_arange_start_out
-_aten._packet('arange')._add(arange_start_out)
-
-
-# schema/native_functions.yaml: empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-empty_like_out = _Op("aten", 'empty_like', 'out',
-    'empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'memory_format', 'out'), 1, tags=())
-_c_empty_like_out = empty_like_out._cache
-
-
-def _bind_empty_like_out(self, *, memory_format=None, out):
-    return (self, memory_format, out)
-
-
-def _entry_empty_like_out(self, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(empty_like_out, (self, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_empty_like_out.get(ks)
-    if _k is None:
-        _k = empty_like_out._fill(ks)
-    return _k(self, memory_format, out)
-
-
-empty_like_out._bind = _bind_empty_like_out
-empty_like_out._entry = _entry_empty_like_out
-_aten._packet('empty_like')._add(empty_like_out)
-
-
-# schema/native_functions.yaml: zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-zeros_like_out = _Op("aten", 'zeros_like', 'out',
-    'zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'memory_format', 'out'), 1, tags=())
-_c_zeros_like_out = zeros_like_out._cache
-
-
-def _bind_zeros_like_out(self, *, memory_format=None, out):
-    return (self, memory_format, out)
-
-
-def _entry_zeros_like_out(self, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(zeros_like_out, (self, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_zeros_like_out.get(ks)
-    if _k is None:
-        _k = zeros_like_out._fill(ks)
-    return _k(self, memory_format, out)
-
-
-zeros_like_out._bind = _bind_zeros_like_out
-zeros_like_out._entry = _entry_zeros_like_out
-_aten._packet('zeros_like')._add(zeros_like_out)
-
-
-# schema/native_functions.yaml: ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-ones_like_out = _Op("aten", 'ones_like', 'out',
-    'ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'memory_format', 'out'), 1, tags=())
-_c_ones_like_out = ones_like_out._cache
-
-
-def _bind_ones_like_out(self, *, memory_format=None, out):
-    return (self, memory_format, out)
-
-
-def _entry_ones_like_out(self, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(ones_like_out, (self, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_ones_like_out.get(ks)
-    if _k is None:
-        _k = ones_like_out._fill(ks)
-    return _k(self, memory_format, out)
-
-
-ones_like_out._bind = _bind_ones_like_out
-ones_like_out._entry = _entry_ones_like_out
-_aten._packet('ones_like')._add(ones_like_out)
-
-
-# schema/native_functions.yaml: full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-full_like_out = _Op("aten", 'full_like', 'out',
-    'full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'fill_value', 'memory_format', 'out'), 2, tags=())
-_c_full_like_out = full_like_out._cache
-
-
-def _bind_full_like_out(self, fill_value, *, memory_format=None, out):
-    return (self, fill_value, memory_format, out)
-
-
-def _entry_full_like_out(self, fill_value, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(full_like_out, (self, fill_value, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_full_like_out.get(ks)
-    if _k is None:
-        _k = full_like_out._fill(ks)
-    return _k(self, fill_value, memory_format, out)
-
-
-full_like_out._bind = _bind_full_like_out
-full_like_out._entry = _entry_full_like_out
-_aten._packet('full_like')._add(full_like_out)
-
-
-# schema/native_functions.yaml: rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-rand_like_out = _Op("aten", 'rand_like', 'out',
-    'rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
-_c_rand_like_out = rand_like_out._cache
-
-
-def _bind_rand_like_out(self, *, memory_format=None, out):
-    return (self, memory_format, out)
-
-
-def _entry_rand_like_out(self, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(rand_like_out, (self, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_rand_like_out.get(ks)
-    if _k is None:
-        _k = rand_like_out._fill(ks)
-    return _k(self, memory_format, out)
-
-
-rand_like_out._bind = _bind_rand_like_out
-rand_like_out._entry = _entry_rand_like_out
-_aten._packet('rand_like')._add(rand_like_out)
-
-
-# schema/native_functions.yaml: rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-rand_like_generator_out = _Op("aten", 'rand_like', 'generator_out',
-    'rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
-_c_rand_like_generator_out = rand_like_generator_out._cache
-
-
-def _bind_rand_like_generator_out(self, *, generator, memory_format=None, out):
-    return (self, generator, memory_format, out)
-
-
-def _entry_rand_like_generator_out(self, generator, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(rand_like_generator_out, (self, generator, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_rand_like_generator_out.get(ks)
-    if _k is None:
-        _k = rand_like_generator_out._fill(ks)
-    return _k(self, generator, memory_format, out)
-
-
-rand_like_generator_out._bind = _bind_rand_like_generator_out
-rand_like_generator_out._entry = _entry_rand_like_generator_out
-_aten._packet('rand_like')._add(rand_like_generator_out)
-
-
-# schema/native_functions.yaml: randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-randn_like_out = _Op("aten", 'randn_like', 'out',
-    'randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
-_c_randn_like_out = randn_like_out._cache
-
-
-def _bind_randn_like_out(self, *, memory_format=None, out):
-    return (self, memory_format, out)
-
-
-def _entry_randn_like_out(self, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(randn_like_out, (self, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_randn_like_out.get(ks)
-    if _k is None:
-        _k = randn_like_out._fill(ks)
-    return _k(self, memory_format, out)
-
-
-randn_like_out._bind = _bind_randn_like_out
-randn_like_out._entry = _entry_randn_like_out
-_aten._packet('randn_like')._add(randn_like_out)
-
-
-# schema/native_functions.yaml: randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-randn_like_generator_out = _Op("aten", 'randn_like', 'generator_out',
-    'randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'generator', 'memory_format', 'out'), 1, tags=('nondeterministic_seeded',))
-_c_randn_like_generator_out = randn_like_generator_out._cache
-
-
-def _bind_randn_like_generator_out(self, *, generator, memory_format=None, out):
-    return (self, generator, memory_format, out)
-
-
-def _entry_randn_like_generator_out(self, generator, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(randn_like_generator_out, (self, generator, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_randn_like_generator_out.get(ks)
-    if _k is None:
-        _k = randn_like_generator_out._fill(ks)
-    return _k(self, generator, memory_format, out)
-
-
-randn_like_generator_out._bind = _bind_randn_like_generator_out
-randn_like_generator_out._entry = _entry_randn_like_generator_out
-_aten._packet('randn_like')._add(randn_like_generator_out)
-
-
-# schema/native_functions.yaml: randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-randint_like_out = _Op("aten", 'randint_like', 'out',
-    'randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
-_c_randint_like_out = randint_like_out._cache
-
-
-def _bind_randint_like_out(self, high, *, memory_format=None, out):
-    return (self, high, memory_format, out)
-
-
-def _entry_randint_like_out(self, high, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(randint_like_out, (self, high, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_randint_like_out.get(ks)
-    if _k is None:
-        _k = randint_like_out._fill(ks)
-    return _k(self, high, memory_format, out)
-
-
-randint_like_out._bind = _bind_randint_like_out
-randint_like_out._entry = _entry_randint_like_out
-_aten._packet('randint_like')._add(randint_like_out)
-
-
-# schema/native_functions.yaml: randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-randint_like_generator_out = _Op("aten", 'randint_like', 'generator_out',
-    'randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
-_c_randint_like_generator_out = randint_like_generator_out._cache
-
-
-def _bind_randint_like_generator_out(self, high, *, generator, memory_format=None, out):
-    return (self, high, generator, memory_format, out)
-
-
-def _entry_randint_like_generator_out(self, high, generator, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(randint_like_generator_out, (self, high, generator, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_randint_like_generator_out.get(ks)
-    if _k is None:
-        _k = randint_like_generator_out._fill(ks)
-    return _k(self, high, generator, memory_format, out)
-
-
-randint_like_generator_out._bind = _bind_randint_like_generator_out
-randint_like_generator_out._entry = _entry_randint_like_generator_out
-_aten._packet('randint_like')._add(randint_like_generator_out)
-
-
-# schema/native_functions.yaml: randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-randint_like_Tensor_out = _Op("aten", 'randint_like', 'Tensor_out',
-    'randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'high', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
-_c_randint_like_Tensor_out = randint_like_Tensor_out._cache
-
-
-def _bind_randint_like_Tensor_out(self, high, *, memory_format=None, out):
-    return (self, high, memory_format, out)
-
-
-def _entry_randint_like_Tensor_out(self, high, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | high._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(randint_like_Tensor_out, (self, high, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_randint_like_Tensor_out.get(ks)
-    if _k is None:
-        _k = randint_like_Tensor_out._fill(ks)
-    return _k(self, high, memory_format, out)
-
-
-randint_like_Tensor_out._bind = _bind_randint_like_Tensor_out
-randint_like_Tensor_out._entry = _entry_randint_like_Tensor_out
-_aten._packet('randint_like')._add(randint_like_Tensor_out)
-
-
-# schema/native_functions.yaml: randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-randint_like_Tensor_generator_out = _Op("aten", 'randint_like', 'Tensor_generator_out',
-    'randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'high', 'generator', 'memory_format', 'out'), 2, tags=('nondeterministic_seeded',))
-_c_randint_like_Tensor_generator_out = randint_like_Tensor_generator_out._cache
-
-
-def _bind_randint_like_Tensor_generator_out(self, high, *, generator, memory_format=None, out):
-    return (self, high, generator, memory_format, out)
-
-
-def _entry_randint_like_Tensor_generator_out(self, high, generator, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | high._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(randint_like_Tensor_generator_out, (self, high, generator, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_randint_like_Tensor_generator_out.get(ks)
-    if _k is None:
-        _k = randint_like_Tensor_generator_out._fill(ks)
-    return _k(self, high, generator, memory_format, out)
-
-
-randint_like_Tensor_generator_out._bind = _bind_randint_like_Tensor_generator_out
-randint_like_Tensor_generator_out._entry = _entry_randint_like_Tensor_generator_out
-_aten._packet('randint_like')._add(randint_like_Tensor_generator_out)
-
-
-# schema/native_functions.yaml: randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-randint_like_low_dtype_out = _Op("aten", 'randint_like', 'low_dtype_out',
-    'randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'low', 'high', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
-_c_randint_like_low_dtype_out = randint_like_low_dtype_out._cache
-
-
-def _bind_randint_like_low_dtype_out(self, low, high, *, memory_format=None, out):
-    return (self, low, high, memory_format, out)
-
-
-def _entry_randint_like_low_dtype_out(self, low, high, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(randint_like_low_dtype_out, (self, low, high, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_randint_like_low_dtype_out.get(ks)
-    if _k is None:
-        _k = randint_like_low_dtype_out._fill(ks)
-    return _k(self, low, high, memory_format, out)
-
-
-randint_like_low_dtype_out._bind = _bind_randint_like_low_dtype_out
-randint_like_low_dtype_out._entry = _entry_randint_like_low_dtype_out
-_aten._packet('randint_like')._add(randint_like_low_dtype_out)
-
-
-# schema/native_functions.yaml: randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-randint_like_low_generator_dtype_out = _Op("aten", 'randint_like', 'low_generator_dtype_out',
-    'randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'low', 'high', 'generator', 'memory_format', 'out'), 3, tags=('nondeterministic_seeded',))
-_c_randint_like_low_generator_dtype_out = randint_like_low_generator_dtype_out._cache
-
-
-def _bind_randint_like_low_generator_dtype_out(self, low, high, *, generator, memory_format=None, out):
-    return (self, low, high, generator, memory_format, out)
-
-
-def _entry_randint_like_low_generator_dtype_out(self, low, high, generator, memory_format, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(randint_like_low_generator_dtype_out, (self, low, high, generator, memory_format, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_randint_like_low_generator_dtype_out.get(ks)
-    if _k is None:
-        _k = randint_like_low_generator_dtype_out._fill(ks)
-    return _k(self, low, high, generator, memory_format, out)
-
-
-randint_like_low_generator_dtype_out._bind = _bind_randint_like_low_generator_dtype_out
-randint_like_low_generator_dtype_out._entry = _entry_randint_like_low_generator_dtype_out
-_aten._packet('randint_like')._add(randint_like_low_generator_dtype_out)
-
-
-# schema/native_functions.yaml: bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-bernoulli_float_out = _Op("aten", 'bernoulli', 'float_out',
-    'bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)',
-    ('self', 'p', 'generator', 'out'), 2, tags=('nondeterministic_seeded',))
-_c_bernoulli_float_out = bernoulli_float_out._cache
-
-
-def _bind_bernoulli_float_out(self, p=0.5, *, generator=None, out):
-    return (self, p, generator, out)
-
-
-def _entry_bernoulli_float_out(self, p, generator, out):
-    try:
-        _inc, _keep = _tls.masks
-        ks = (self._ks | out._ks | _inc) & _keep
-    except AttributeError:
-        raise _arg_error(bernoulli_float_out, (self, p, generator, out)) from None
-    if not out._ks & _ADINPLACE:
-        _inplace_on_inference(out)
-    _k = _c_bernoulli_float_out.get(ks)
-    if _k is None:
-        _k = bernoulli_float_out._fill(ks)
-    return _k(self, p, generator, out)
-
-
-bernoulli_float_out._bind = _bind_bernoulli_float_out
-bernoulli_float_out._entry = _entry_bernoulli_float_out
-_aten._packet('bernoulli')._add(bernoulli_float_out)

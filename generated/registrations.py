@@ -455,8 +455,425 @@ _o.masked_fill__Tensor.register('CPU', _cpu_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Tensor, (0,)), with_keyset=True)
 
+# schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+_o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
+_o.rsub_Tensor.register('Meta', _meta_binary.rsub)
+
+# schema/native_functions.yaml: rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Tensor)
+_o.rsub_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Tensor))
+_o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+_o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
+_o.rsub_Scalar.register('Meta', _meta_binary.rsub)
+
+# schema/native_functions.yaml: rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Scalar)
+_o.rsub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Scalar))
+_o.rsub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
+_o.floor_divide.register('CPU', _cpu_binary.floor_divide)
+_o.floor_divide.register('Meta', _meta_binary.floor_divide)
+
+# schema/native_functions.yaml: floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor_divide)
+_o.floor_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide))
+_o.floor_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+_o.floor_divide_Scalar.register('CPU', _cpu_binary.floor_divide)
+_o.floor_divide_Scalar.register('Meta', _meta_binary.floor_divide)
+
+# schema/native_functions.yaml: floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor_divide.Scalar)
+_o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide_Scalar))
+_o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.floor_divide__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor_divide, broadcast=True), with_keyset=True)
+_o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.floor_divide__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor_divide_Scalar), with_keyset=True)
+_o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
+_o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
+_o.remainder_Tensor.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml: remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Tensor)
+_o.remainder_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Tensor))
+_o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
+_o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
+_o.remainder_Scalar.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml: remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar)
+_o.remainder_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar))
+_o.remainder_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+_o.remainder_Scalar_Tensor.register('CPU', _cpu_binary.remainder_scalar_tensor)
+_o.remainder_Scalar_Tensor.register('Meta', _meta_binary.remainder)
+
+# schema/native_functions.yaml: remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar_Tensor)
+_o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar_Tensor))
+_o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.remainder__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.remainder_Tensor, broadcast=True), with_keyset=True)
+_o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.remainder__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.remainder_Scalar), with_keyset=True)
+_o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
+_o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
+_o.fmod_Tensor.register('Meta', _meta_binary.fmod)
+
+# schema/native_functions.yaml: fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Tensor)
+_o.fmod_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Tensor))
+_o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
+_o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
+_o.fmod_Scalar.register('Meta', _meta_binary.fmod)
+
+# schema/native_functions.yaml: fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Scalar)
+_o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Scalar))
+_o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.fmod__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.fmod_Tensor, broadcast=True), with_keyset=True)
+_o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.fmod__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.fmod_Scalar), with_keyset=True)
+_o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
+_o.maximum.register('CPU', _cpu_binary.maximum)
+_o.maximum.register('Meta', _meta_binary.maximum)
+
+# schema/native_functions.yaml: maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of maximum)
+_o.maximum_out.register('CompositeExplicitAutograd', _autogen_out(_o.maximum))
+_o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
+_o.minimum.register('CPU', _cpu_binary.minimum)
+_o.minimum.register('Meta', _meta_binary.minimum)
+
+# schema/native_functions.yaml: minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of minimum)
+_o.minimum_out.register('CompositeExplicitAutograd', _autogen_out(_o.minimum))
+_o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
+_o.atan2.register('CPU', _cpu_binary.atan2)
+_o.atan2.register('Meta', _meta_binary.atan2)
+
+# schema/native_functions.yaml: atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan2)
+_o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
+_o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.atan2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atan2, broadcast=True), with_keyset=True)
+_o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
+_o.logical_and.register('CPU', _cpu_binary.logical_and)
+_o.logical_and.register('Meta', _meta_binary.logical_and)
+
+# schema/native_functions.yaml: logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_and)
+_o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_and))
+_o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.logical_and_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_and, broadcast=True), with_keyset=True)
+_o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
+_o.logical_or.register('CPU', _cpu_binary.logical_or)
+_o.logical_or.register('Meta', _meta_binary.logical_or)
+
+# schema/native_functions.yaml: logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_or)
+_o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_or))
+_o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.logical_or_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_or, broadcast=True), with_keyset=True)
+_o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
+_o.logical_xor.register('CPU', _cpu_binary.logical_xor)
+_o.logical_xor.register('Meta', _meta_binary.logical_xor)
+
+# schema/native_functions.yaml: logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_xor)
+_o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_xor))
+_o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.logical_xor_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_xor, broadcast=True), with_keyset=True)
+_o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+_o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml: bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Tensor)
+_o.bitwise_and_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Tensor))
+_o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
+_o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml: bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar)
+_o.bitwise_and_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar))
+_o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+_o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
+
+# schema/native_functions.yaml: bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar_Tensor)
+_o.bitwise_and_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar_Tensor))
+_o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
+_o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
+_o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+_o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml: bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Tensor)
+_o.bitwise_or_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Tensor))
+_o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
+_o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml: bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar)
+_o.bitwise_or_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar))
+_o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+_o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
+
+# schema/native_functions.yaml: bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar_Tensor)
+_o.bitwise_or_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar_Tensor))
+_o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
+_o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
+_o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+_o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml: bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Tensor)
+_o.bitwise_xor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Tensor))
+_o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
+_o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml: bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar)
+_o.bitwise_xor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar))
+_o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+_o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
+
+# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar_Tensor)
+_o.bitwise_xor_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar_Tensor))
+_o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
+_o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
+_o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+_o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
+_o.lerp_Scalar.register('Meta', _meta_binary.lerp)
+
+# schema/native_functions.yaml: lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Scalar)
+_o.lerp_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Scalar))
+_o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+_o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
+_o.lerp_Tensor.register('Meta', _meta_binary.lerp)
+
+# schema/native_functions.yaml: lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Tensor)
+_o.lerp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Tensor))
+_o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+_o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
+_o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+_o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
+_o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
+_o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+_o.addcmul.register('CPU', _cpu_binary.addcmul)
+_o.addcmul.register('Meta', _meta_binary.addcmul)
+
+# schema/native_functions.yaml: addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcmul)
+_o.addcmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcmul))
+_o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+_o.addcmul_.register('CPU', _cpu_binary.addcmul_)
+_o.addcmul_.register('Meta', _meta_binary.addcmul_)
+_o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+_o.addcdiv.register('CPU', _cpu_binary.addcdiv)
+_o.addcdiv.register('Meta', _meta_binary.addcdiv)
+
+# schema/native_functions.yaml: addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcdiv)
+_o.addcdiv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcdiv))
+_o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+_o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
+_o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
+_o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
+_o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
+_o.ne_Scalar.register('Meta', _meta_pointwise.ne)
+
+# schema/native_functions.yaml: ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Scalar)
+_o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
+_o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
+_o.le_Scalar.register('CPU', _cpu_pointwise.le)
+_o.le_Scalar.register('Meta', _meta_pointwise.le)
+
+# schema/native_functions.yaml: le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Scalar)
+_o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
+_o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
+_o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
+_o.ge_Scalar.register('Meta', _meta_pointwise.ge)
+
+# schema/native_functions.yaml: ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Scalar)
+_o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
+_o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.eq__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.eq_Tensor, broadcast=True), with_keyset=True)
+_o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.eq__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.eq_Scalar), with_keyset=True)
+_o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.ne__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.ne_Tensor, broadcast=True), with_keyset=True)
+_o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.ne__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.ne_Scalar), with_keyset=True)
+_o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.lt__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.lt_Tensor, broadcast=True), with_keyset=True)
+_o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.lt__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.lt_Scalar), with_keyset=True)
+_o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.le__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.le_Tensor, broadcast=True), with_keyset=True)
+_o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.le__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.le_Scalar), with_keyset=True)
+_o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.gt__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.gt_Tensor, broadcast=True), with_keyset=True)
+_o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.gt__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.gt_Scalar), with_keyset=True)
+_o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+_o.ge__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.ge_Tensor, broadcast=True), with_keyset=True)
+_o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.ge__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.ge_Scalar), with_keyset=True)
+_o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+_o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
+_o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
+
+# schema/native_functions.yaml: div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar_mode)
+_o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
+_o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+_o.div__Scalar.register('CPU', _cpu_pointwise.div_)
+_o.div__Scalar.register('Meta', _meta_pointwise.div_)
+_o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
+_o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
+_o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
+_o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+_o.pow__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.pow_Tensor_Scalar), with_keyset=True)
+_o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+_o.where_ScalarSelf.register('CompositeImplicitAutograd', _composite_binary.where_scalar_self)
+
+# schema/native_functions.yaml: where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+_o.where_ScalarOther.register('CompositeImplicitAutograd', _composite_binary.where_scalar_other)
+
+# schema/native_functions.yaml: where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+_o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_scalar)
+
 # schema/native_functions.yaml: neg(Tensor self) -> Tensor
-_o.neg.register('CPU', _cpu_pointwise.neg)
+_o.neg.register('CPU', _cpu_unary.neg)
 _o.neg.register('Meta', _meta_pointwise.neg)
 
 # schema/native_functions.yaml: neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of neg)
@@ -468,7 +885,7 @@ _o.neg_.register('CompositeExplicitAutograd', _autogen_inplace(_o.neg), with_key
 _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
-_o.exp.register('CPU', _cpu_pointwise.exp)
+_o.exp.register('CPU', _cpu_unary.exp)
 _o.exp.register('Meta', _meta_pointwise.unary_float)
 
 # schema/native_functions.yaml: exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp)
@@ -480,7 +897,7 @@ _o.exp_.register('CompositeExplicitAutograd', _autogen_inplace(_o.exp), with_key
 _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: log(Tensor self) -> Tensor
-_o.log.register('CPU', _cpu_pointwise.log)
+_o.log.register('CPU', _cpu_unary.log)
 _o.log.register('Meta', _meta_pointwise.unary_float)
 
 # schema/native_functions.yaml: log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log)
@@ -492,7 +909,7 @@ _o.log_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log), with_key
 _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: relu(Tensor self) -> Tensor
-_o.relu.register('CPU', _cpu_pointwise.relu)
+_o.relu.register('CPU', _cpu_activation.relu)
 _o.relu.register('Meta', _meta_pointwise.unary_same)
 
 # schema/native_functions.yaml: relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of relu)
@@ -500,12 +917,12 @@ _o.relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.relu))
 _o.relu_out.register("ADInplaceOrView", _inplace_or_view(_o.relu_out, (1,)), with_keyset=True)
 
 # schema/native_functions.yaml: relu_(Tensor(a!) self) -> Tensor(a!)
-_o.relu_.register('CPU', _cpu_pointwise.relu_)
+_o.relu_.register('CPU', _cpu_activation.relu_)
 _o.relu_.register('Meta', _meta_pointwise.unary_inplace)
 _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
-_o.threshold_backward.register('CPU', _cpu_pointwise.threshold_backward)
+_o.threshold_backward.register('CPU', _cpu_activation.threshold_backward)
 _o.threshold_backward.register('Meta', _meta_pointwise.threshold_backward)
 
 # schema/native_functions.yaml: threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of threshold_backward)
@@ -513,7 +930,7 @@ _o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _autogen_
 _o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.threshold_backward_grad_input, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
-_o.sigmoid.register('CPU', _cpu_pointwise.sigmoid)
+_o.sigmoid.register('CPU', _cpu_unary.sigmoid)
 _o.sigmoid.register('Meta', _meta_pointwise.unary_float)
 
 # schema/native_functions.yaml: sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sigmoid)
@@ -525,7 +942,7 @@ _o.sigmoid_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sigmoid), 
 _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: tanh(Tensor self) -> Tensor
-_o.tanh.register('CPU', _cpu_pointwise.tanh)
+_o.tanh.register('CPU', _cpu_unary.tanh)
 _o.tanh.register('Meta', _meta_pointwise.unary_float)
 
 # schema/native_functions.yaml: tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tanh)
@@ -535,6 +952,370 @@ _o.tanh_out.register("ADInplaceOrView", _inplace_or_view(_o.tanh_out, (1,)), wit
 # schema/native_functions.yaml: tanh_(Tensor(a!) self) -> Tensor(a!)
 _o.tanh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.tanh), with_keyset=True)
 _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: exp2(Tensor self) -> Tensor
+_o.exp2.register('CPU', _cpu_unary.exp2)
+_o.exp2.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp2)
+_o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
+_o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!)
+_o.exp2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.exp2), with_keyset=True)
+_o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: expm1(Tensor self) -> Tensor
+_o.expm1.register('CPU', _cpu_unary.expm1)
+_o.expm1.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of expm1)
+_o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
+_o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
+_o.expm1_.register('CompositeExplicitAutograd', _autogen_inplace(_o.expm1), with_keyset=True)
+_o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: log2(Tensor self) -> Tensor
+_o.log2.register('CPU', _cpu_unary.log2)
+_o.log2.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log2)
+_o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
+_o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
+_o.log2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log2), with_keyset=True)
+_o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: log10(Tensor self) -> Tensor
+_o.log10.register('CPU', _cpu_unary.log10)
+_o.log10.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log10)
+_o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
+_o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
+_o.log10_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log10), with_keyset=True)
+_o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: log1p(Tensor self) -> Tensor
+_o.log1p.register('CPU', _cpu_unary.log1p)
+_o.log1p.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log1p)
+_o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
+_o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
+_o.log1p_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log1p), with_keyset=True)
+_o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
+_o.sqrt.register('CPU', _cpu_unary.sqrt)
+_o.sqrt.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sqrt)
+_o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
+_o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
+_o.sqrt_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sqrt), with_keyset=True)
+_o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
+_o.rsqrt.register('CPU', _cpu_unary.rsqrt)
+_o.rsqrt.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsqrt)
+_o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
+_o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
+_o.rsqrt_.register('CompositeExplicitAutograd', _autogen_inplace(_o.rsqrt), with_keyset=True)
+_o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
+_o.reciprocal.register('CPU', _cpu_unary.reciprocal)
+_o.reciprocal.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of reciprocal)
+_o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciprocal))
+_o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
+_o.reciprocal_.register('CompositeExplicitAutograd', _autogen_inplace(_o.reciprocal), with_keyset=True)
+_o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: sin(Tensor self) -> Tensor
+_o.sin.register('CPU', _cpu_unary.sin)
+_o.sin.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sin)
+_o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
+_o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
+_o.sin_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sin), with_keyset=True)
+_o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: cos(Tensor self) -> Tensor
+_o.cos.register('CPU', _cpu_unary.cos)
+_o.cos.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cos)
+_o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
+_o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
+_o.cos_.register('CompositeExplicitAutograd', _autogen_inplace(_o.cos), with_keyset=True)
+_o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: tan(Tensor self) -> Tensor
+_o.tan.register('CPU', _cpu_unary.tan)
+_o.tan.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tan)
+_o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
+_o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
+_o.tan_.register('CompositeExplicitAutograd', _autogen_inplace(_o.tan), with_keyset=True)
+_o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: asin(Tensor self) -> Tensor
+_o.asin.register('CPU', _cpu_unary.asin)
+_o.asin.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asin)
+_o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
+_o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
+_o.asin_.register('CompositeExplicitAutograd', _autogen_inplace(_o.asin), with_keyset=True)
+_o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: acos(Tensor self) -> Tensor
+_o.acos.register('CPU', _cpu_unary.acos)
+_o.acos.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acos)
+_o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
+_o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
+_o.acos_.register('CompositeExplicitAutograd', _autogen_inplace(_o.acos), with_keyset=True)
+_o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: atan(Tensor self) -> Tensor
+_o.atan.register('CPU', _cpu_unary.atan)
+_o.atan.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan)
+_o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
+_o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
+_o.atan_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atan), with_keyset=True)
+_o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: sinh(Tensor self) -> Tensor
+_o.sinh.register('CPU', _cpu_unary.sinh)
+_o.sinh.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinh)
+_o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
+_o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
+_o.sinh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sinh), with_keyset=True)
+_o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: cosh(Tensor self) -> Tensor
+_o.cosh.register('CPU', _cpu_unary.cosh)
+_o.cosh.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cosh)
+_o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
+_o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
+_o.cosh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.cosh), with_keyset=True)
+_o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: erf(Tensor self) -> Tensor
+_o.erf.register('CPU', _cpu_unary.erf)
+_o.erf.register('Meta', _meta_pointwise.unary_float)
+
+# schema/native_functions.yaml: erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erf)
+_o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
+_o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
+_o.erf_.register('CompositeExplicitAutograd', _autogen_inplace(_o.erf), with_keyset=True)
+_o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: abs(Tensor self) -> Tensor
+_o.abs.register('CPU', _cpu_unary.abs)
+_o.abs.register('Meta', _meta_unary.abs)
+
+# schema/native_functions.yaml: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of abs)
+_o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
+_o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
+_o.abs_.register('CompositeExplicitAutograd', _autogen_inplace(_o.abs), with_keyset=True)
+_o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: floor(Tensor self) -> Tensor
+_o.floor.register('CPU', _cpu_unary.floor)
+_o.floor.register('Meta', _meta_unary.floor)
+
+# schema/native_functions.yaml: floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor)
+_o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
+_o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
+_o.floor_.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor), with_keyset=True)
+_o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: ceil(Tensor self) -> Tensor
+_o.ceil.register('CPU', _cpu_unary.ceil)
+_o.ceil.register('Meta', _meta_unary.ceil)
+
+# schema/native_functions.yaml: ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of ceil)
+_o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
+_o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
+_o.ceil_.register('CompositeExplicitAutograd', _autogen_inplace(_o.ceil), with_keyset=True)
+_o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: round(Tensor self) -> Tensor
+_o.round.register('CPU', _cpu_unary.round)
+_o.round.register('Meta', _meta_unary.round)
+
+# schema/native_functions.yaml: round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of round)
+_o.round_out.register('CompositeExplicitAutograd', _autogen_out(_o.round))
+_o.round_out.register("ADInplaceOrView", _inplace_or_view(_o.round_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor
+_o.round_decimals.register('CPU', _cpu_unary.round_decimals)
+_o.round_decimals.register('Meta', _meta_unary.round_decimals)
+
+# schema/native_functions.yaml: round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!) (autogen of round.decimals)
+_o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.round_decimals))
+_o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
+_o.round_.register('CompositeExplicitAutograd', _autogen_inplace(_o.round), with_keyset=True)
+_o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+_o.round__decimals.register('CompositeExplicitAutograd', _autogen_inplace(_o.round_decimals), with_keyset=True)
+_o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: trunc(Tensor self) -> Tensor
+_o.trunc.register('CPU', _cpu_unary.trunc)
+_o.trunc.register('Meta', _meta_unary.trunc)
+
+# schema/native_functions.yaml: trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of trunc)
+_o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
+_o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
+_o.trunc_.register('CompositeExplicitAutograd', _autogen_inplace(_o.trunc), with_keyset=True)
+_o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: frac(Tensor self) -> Tensor
+_o.frac.register('CPU', _cpu_unary.frac)
+_o.frac.register('Meta', _meta_unary.frac)
+
+# schema/native_functions.yaml: frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of frac)
+_o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
+_o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
+_o.frac_.register('CompositeExplicitAutograd', _autogen_inplace(_o.frac), with_keyset=True)
+_o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: sign(Tensor self) -> Tensor
+_o.sign.register('CPU', _cpu_unary.sign)
+_o.sign.register('Meta', _meta_pointwise.unary_same)
+
+# schema/native_functions.yaml: sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sign)
+_o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
+_o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!)
+_o.sign_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sign), with_keyset=True)
+_o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
+_o.logical_not.register('CPU', _cpu_unary.logical_not)
+_o.logical_not.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml: logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_not)
+_o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_not))
+_o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: logical_not_(Tensor(a!) self) -> Tensor(a!)
+_o.logical_not_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_not), with_keyset=True)
+_o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
+_o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
+_o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
+
+# schema/native_functions.yaml: bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_not)
+_o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_not))
+_o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: bitwise_not_(Tensor(a!) self) -> Tensor(a!)
+_o.bitwise_not_.register('CompositeExplicitAutograd', _autogen_inplace(_o.bitwise_not), with_keyset=True)
+_o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: isnan(Tensor self) -> Tensor
+_o.isnan.register('CPU', _cpu_unary.isnan)
+_o.isnan.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml: isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isnan)
+_o.isnan_out.register('CompositeExplicitAutograd', _autogen_out(_o.isnan))
+_o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: isinf(Tensor self) -> Tensor
+_o.isinf.register('CPU', _cpu_unary.isinf)
+_o.isinf.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml: isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isinf)
+_o.isinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isinf))
+_o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
+_o.isfinite.register('CPU', _cpu_unary.isfinite)
+_o.isfinite.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml: signbit(Tensor self) -> Tensor
+_o.signbit.register('CPU', _cpu_unary.signbit)
+_o.signbit.register('Meta', _meta_unary.unary_bool)
+
+# schema/native_functions.yaml: signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of signbit)
+_o.signbit_out.register('CompositeExplicitAutograd', _autogen_out(_o.signbit))
+_o.signbit_out.register("ADInplaceOrView", _inplace_or_view(_o.signbit_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+_o.nan_to_num.register('CPU', _cpu_unary.nan_to_num)
+_o.nan_to_num.register('Meta', _meta_unary.nan_to_num)
+
+# schema/native_functions.yaml: nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of nan_to_num)
+_o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_num))
+_o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
+_o.nan_to_num_.register('CompositeExplicitAutograd', _autogen_inplace(_o.nan_to_num), with_keyset=True)
+_o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 _o.sum.register('CPU', _cpu_reduction.sum)
@@ -575,6 +1356,590 @@ _o.argmax.register('Meta', _meta_reduction.argmax)
 # schema/native_functions.yaml: argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmax)
 _o.argmax_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmax))
 _o.argmax_out.register("ADInplaceOrView", _inplace_or_view(_o.argmax_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+_o.prod.register('CPU', _cpu_reduction.prod)
+_o.prod.register('Meta', _meta_reduction.prod)
+
+# schema/native_functions.yaml: prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod)
+_o.prod_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod))
+_o.prod_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+_o.prod_dim_int.register('CPU', _cpu_reduction.prod_dim)
+_o.prod_dim_int.register('Meta', _meta_reduction.prod_dim)
+
+# schema/native_functions.yaml: prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod.dim_int)
+_o.prod_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod_dim_int))
+_o.prod_int_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_int_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+_o.amin.register('CPU', _cpu_reduction.amin)
+_o.amin.register('Meta', _meta_reduction.amin)
+
+# schema/native_functions.yaml: amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amin)
+_o.amin_out.register('CompositeExplicitAutograd', _autogen_out(_o.amin))
+_o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: max(Tensor self) -> Tensor
+_o.max.register('CPU', _cpu_reduction.max_all)
+_o.max.register('Meta', _meta_reduction.max_all)
+
+# schema/native_functions.yaml: max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+_o.max_unary_out.register('CompositeExplicitAutograd', _common_reduction.max_unary_out)
+_o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+_o.max_dim.register('CPU', _cpu_reduction.max_dim)
+_o.max_dim.register('Meta', _meta_reduction.max_dim)
+
+# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of max.dim)
+_o.max_dim_max.register('CompositeExplicitAutograd', _autogen_out(_o.max_dim))
+_o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
+
+# schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
+_o.max_other.register('CPU', _cpu_reduction.max_other)
+_o.max_other.register('Meta', _meta_reduction.max_other)
+
+# schema/native_functions.yaml: max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of max.other)
+_o.max_out.register('CompositeExplicitAutograd', _autogen_out(_o.max_other))
+_o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: min(Tensor self) -> Tensor
+_o.min.register('CPU', _cpu_reduction.min_all)
+_o.min.register('Meta', _meta_reduction.min_all)
+
+# schema/native_functions.yaml: min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+_o.min_unary_out.register('CompositeExplicitAutograd', _common_reduction.min_unary_out)
+_o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+_o.min_dim.register('CPU', _cpu_reduction.min_dim)
+_o.min_dim.register('Meta', _meta_reduction.min_dim)
+
+# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of min.dim)
+_o.min_dim_min.register('CompositeExplicitAutograd', _autogen_out(_o.min_dim))
+_o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
+
+# schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
+_o.min_other.register('CPU', _cpu_reduction.min_other)
+_o.min_other.register('Meta', _meta_reduction.min_other)
+
+# schema/native_functions.yaml: min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of min.other)
+_o.min_out.register('CompositeExplicitAutograd', _autogen_out(_o.min_other))
+_o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+_o.argmin.register('CPU', _cpu_reduction.argmin)
+_o.argmin.register('Meta', _meta_reduction.argmin)
+
+# schema/native_functions.yaml: argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmin)
+_o.argmin_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmin))
+_o.argmin_out.register("ADInplaceOrView", _inplace_or_view(_o.argmin_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: var(Tensor self, bool unbiased=True) -> Tensor
+_o.var.register('CompositeImplicitAutograd', _composite_reduction.var)
+
+# schema/native_functions.yaml: var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+_o.var_dim.register('CompositeImplicitAutograd', _composite_reduction.var_dim)
+
+# schema/native_functions.yaml: var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of var.dim)
+_o.var_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_dim))
+_o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+_o.var_correction.register('CPU', _cpu_reduction.var_correction)
+_o.var_correction.register('Meta', _meta_reduction.var_correction)
+
+# schema/native_functions.yaml: var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of var.correction)
+_o.var_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_correction))
+_o.var_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_correction_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
+_o.std.register('CompositeImplicitAutograd', _composite_reduction.std)
+
+# schema/native_functions.yaml: std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+_o.std_dim.register('CompositeImplicitAutograd', _composite_reduction.std_dim)
+
+# schema/native_functions.yaml: std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of std.dim)
+_o.std_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_dim))
+_o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+_o.std_correction.register('CPU', _cpu_reduction.std_correction)
+_o.std_correction.register('Meta', _meta_reduction.std_correction)
+
+# schema/native_functions.yaml: std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of std.correction)
+_o.std_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_correction))
+_o.std_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_correction_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+_o.var_mean.register('CompositeImplicitAutograd', _composite_reduction.var_mean)
+
+# schema/native_functions.yaml: var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+_o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_mean_dim)
+
+# schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+_o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
+_o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
+
+# schema/native_functions.yaml: var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of var_mean.correction)
+_o.var_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_mean_correction))
+_o.var_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_mean_correction_out, (4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml: std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+_o.std_mean.register('CompositeImplicitAutograd', _composite_reduction.std_mean)
+
+# schema/native_functions.yaml: std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+_o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_mean_dim)
+
+# schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+_o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
+_o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
+
+# schema/native_functions.yaml: std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of std_mean.correction)
+_o.std_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_mean_correction))
+_o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_mean_correction_out, (4, 5)), with_keyset=True)
+
+# schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+_o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
+_o.logsumexp.register('Meta', _meta_reduction.logsumexp)
+
+# schema/native_functions.yaml: logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of logsumexp)
+_o.logsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logsumexp))
+_o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+_o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
+_o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
+
+# schema/native_functions.yaml: linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_vector_norm)
+_o.linalg_vector_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_vector_norm))
+_o.linalg_vector_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_vector_norm_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml: norm.Scalar(Tensor self, Scalar p=2) -> Tensor
+_o.norm_Scalar.register('CompositeImplicitAutograd', _composite_reduction.norm_scalar)
+
+# schema/native_functions.yaml: norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!) (autogen of norm.Scalar)
+_o.norm_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_Scalar))
+_o.norm_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+_o.norm_ScalarOpt_dim.register('CompositeImplicitAutograd', _composite_reduction.norm_scalaropt_dim)
+
+# schema/native_functions.yaml: norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of norm.ScalarOpt_dim)
+_o.norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_ScalarOpt_dim))
+_o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: all(Tensor self) -> Tensor
+_o.all.register('CPU', _cpu_reduction.all_all)
+_o.all.register('Meta', _meta_reduction.all_any)
+
+# schema/native_functions.yaml: all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+_o.all_dim.register('CPU', _cpu_reduction.all_dim)
+_o.all_dim.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml: all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+_o.all_dims.register('CPU', _cpu_reduction.all_dim)
+_o.all_dims.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml: all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+_o.all_all_out.register('CompositeExplicitAutograd', _common_reduction.all_all_out)
+_o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+_o.all_out.register('CompositeExplicitAutograd', _common_reduction.all_dim_out)
+_o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+_o.all_dims_out.register('CompositeExplicitAutograd', _common_reduction.all_dims_out)
+_o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: any(Tensor self) -> Tensor
+_o.any.register('CPU', _cpu_reduction.any_all)
+_o.any.register('Meta', _meta_reduction.all_any)
+
+# schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+_o.any_dim.register('CPU', _cpu_reduction.any_dim)
+_o.any_dim.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+_o.any_dims.register('CPU', _cpu_reduction.any_dim)
+_o.any_dims.register('Meta', _meta_reduction.all_any_dim)
+
+# schema/native_functions.yaml: any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+_o.any_all_out.register('CompositeExplicitAutograd', _common_reduction.any_all_out)
+_o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+_o.any_out.register('CompositeExplicitAutograd', _common_reduction.any_dim_out)
+_o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+_o.any_dims_out.register('CompositeExplicitAutograd', _common_reduction.any_dims_out)
+_o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+_o.cumsum.register('CPU', _cpu_reduction.cumsum)
+_o.cumsum.register('Meta', _meta_reduction.cumsum)
+
+# schema/native_functions.yaml: cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumsum)
+_o.cumsum_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumsum))
+_o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+_o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
+_o.cumsum_.register('Meta', _meta_reduction.cumsum_)
+_o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+_o.cumprod.register('CPU', _cpu_reduction.cumprod)
+_o.cumprod.register('Meta', _meta_reduction.cumsum)
+
+# schema/native_functions.yaml: cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumprod)
+_o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
+_o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+_o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
+_o.cumprod_.register('Meta', _meta_reduction.cumprod_)
+_o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+_o.count_nonzero_dim_IntList.register('CPU', _cpu_reduction.count_nonzero)
+_o.count_nonzero_dim_IntList.register('Meta', _meta_reduction.count_nonzero)
+
+# schema/native_functions.yaml: count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!) (autogen of count_nonzero.dim_IntList)
+_o.count_nonzero_dim_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero_dim_IntList))
+_o.count_nonzero_dim_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_dim_IntList_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: count_nonzero(Tensor self, int? dim=None) -> Tensor
+_o.count_nonzero.register('CPU', _cpu_reduction.count_nonzero)
+_o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
+
+# schema/native_functions.yaml: count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of count_nonzero)
+_o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
+_o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)
+_o.triu_indices_out.register('CompositeExplicitAutograd', _common_random.triu_indices_out)
+_o.triu_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_indices_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor
+_o.copy.register('CompositeExplicitAutograd', _common_random.copy)
+
+# schema/native_functions.yaml: copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)
+_o.copy_out.register('CompositeExplicitAutograd', _common_random.copy_out)
+_o.copy_out.register("ADInplaceOrView", _inplace_or_view(_o.copy_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
+_o.fill_Scalar.register('CompositeExplicitAutograd', _common_random.fill_scalar)
+
+# schema/native_functions.yaml: fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+_o.fill_Scalar_out.register('CompositeExplicitAutograd', _common_random.fill_scalar_out)
+_o.fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Scalar_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
+_o.fill_Tensor.register('CompositeExplicitAutograd', _common_random.fill_tensor)
+
+# schema/native_functions.yaml: fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)
+_o.fill_Tensor_out.register('CompositeExplicitAutograd', _common_random.fill_tensor_out)
+_o.fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Tensor_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: zero(Tensor self) -> Tensor
+_o.zero.register('CompositeExplicitAutograd', _common_random.zero)
+
+# schema/native_functions.yaml: zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+_o.zero_out.register('CompositeExplicitAutograd', _common_random.zero_out)
+_o.zero_out.register("ADInplaceOrView", _inplace_or_view(_o.zero_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)
+_o.empty_strided_out.register('CompositeExplicitAutograd', _common_random.empty_strided_out)
+_o.empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_strided_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+_o.new_empty_out.register('CompositeExplicitAutograd', _common_random.new_empty_out)
+_o.new_empty_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)
+_o.new_empty_strided_out.register('CompositeExplicitAutograd', _common_random.new_empty_strided_out)
+_o.new_empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_strided_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
+_o.new_full_out.register('CompositeExplicitAutograd', _common_random.new_full_out)
+_o.new_full_out.register("ADInplaceOrView", _inplace_or_view(_o.new_full_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+_o.new_zeros_out.register('CompositeExplicitAutograd', _common_random.new_zeros_out)
+_o.new_zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.new_zeros_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+_o.new_ones_out.register('CompositeExplicitAutograd', _common_random.new_ones_out)
+_o.new_ones_out.register("ADInplaceOrView", _inplace_or_view(_o.new_ones_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor
+_o.uniform.register('CompositeExplicitAutograd', _common_random.uniform_sampled)
+
+# schema/native_functions.yaml: uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+_o.uniform_out.register('CompositeExplicitAutograd', _common_random.uniform_out_sampled)
+_o.uniform_out.register("ADInplaceOrView", _inplace_or_view(_o.uniform_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor
+_o.exponential.register('CompositeExplicitAutograd', _common_random.exponential_sampled)
+
+# schema/native_functions.yaml: exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+_o.exponential_out.register('CompositeExplicitAutograd', _common_random.exponential_out_sampled)
+_o.exponential_out.register("ADInplaceOrView", _inplace_or_view(_o.exponential_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor
+_o.geometric.register('CompositeExplicitAutograd', _common_random.geometric_sampled)
+
+# schema/native_functions.yaml: geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+_o.geometric_out.register('CompositeExplicitAutograd', _common_random.geometric_out_sampled)
+_o.geometric_out.register("ADInplaceOrView", _inplace_or_view(_o.geometric_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor
+_o.log_normal.register('CompositeExplicitAutograd', _common_random.log_normal_sampled)
+
+# schema/native_functions.yaml: log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+_o.log_normal_out.register('CompositeExplicitAutograd', _common_random.log_normal_out_sampled)
+_o.log_normal_out.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor
+_o.cauchy.register('CompositeExplicitAutograd', _common_random.cauchy_sampled)
+
+# schema/native_functions.yaml: cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+_o.cauchy_out.register('CompositeExplicitAutograd', _common_random.cauchy_out_sampled)
+_o.cauchy_out.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
+_o.random_from.register('CompositeExplicitAutograd', _common_random.random_from_sampled)
+
+# schema/native_functions.yaml: random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+_o.random_from_out.register('CompositeExplicitAutograd', _common_random.random_from_out_sampled)
+_o.random_from_out.register("ADInplaceOrView", _inplace_or_view(_o.random_from_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
+_o.random_to.register('CompositeExplicitAutograd', _common_random.random_to_sampled)
+
+# schema/native_functions.yaml: random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+_o.random_to_out.register('CompositeExplicitAutograd', _common_random.random_to_out_sampled)
+_o.random_to_out.register("ADInplaceOrView", _inplace_or_view(_o.random_to_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor
+_o.random.register('CompositeExplicitAutograd', _common_random.random_sampled)
+
+# schema/native_functions.yaml: random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+_o.random_out.register('CompositeExplicitAutograd', _common_random.random_out_sampled)
+_o.random_out.register("ADInplaceOrView", _inplace_or_view(_o.random_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor
+_o.normal_functional.register('CompositeExplicitAutograd', _common_random.normal_functional_sampled)
+
+# schema/native_functions.yaml: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.hann_window.register('CPU', _cpu_random.hann_window)
+_o.hann_window.register('Meta', _meta_random.hann_window)
+_o.hann_window.register("BackendSelect", _backend_select(_o.hann_window, 3), with_keyset=True)
+
+# schema/native_functions.yaml: hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
+_o.hann_window_out.register('CompositeExplicitAutograd', _common_random.hann_window_out)
+_o.hann_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.hann_window_periodic.register('CPU', _cpu_random.hann_window_periodic)
+_o.hann_window_periodic.register('Meta', _meta_random.hann_window_periodic)
+_o.hann_window_periodic.register("BackendSelect", _backend_select(_o.hann_window_periodic, 4), with_keyset=True)
+
+# schema/native_functions.yaml: hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
+_o.hann_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hann_window_periodic_out)
+_o.hann_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_periodic_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.hamming_window.register('CPU', _cpu_random.hamming_window)
+_o.hamming_window.register('Meta', _meta_random.hamming_window)
+_o.hamming_window.register("BackendSelect", _backend_select(_o.hamming_window, 3), with_keyset=True)
+
+# schema/native_functions.yaml: hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
+_o.hamming_window_out.register('CompositeExplicitAutograd', _common_random.hamming_window_out)
+_o.hamming_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.hamming_window_periodic.register('CPU', _cpu_random.hamming_window_periodic)
+_o.hamming_window_periodic.register('Meta', _meta_random.hamming_window_periodic)
+_o.hamming_window_periodic.register("BackendSelect", _backend_select(_o.hamming_window_periodic, 4), with_keyset=True)
+
+# schema/native_functions.yaml: hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
+_o.hamming_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_out)
+_o.hamming_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.hamming_window_periodic_alpha.register('CPU', _cpu_random.hamming_window_periodic_alpha)
+_o.hamming_window_periodic_alpha.register('Meta', _meta_random.hamming_window_periodic_alpha)
+_o.hamming_window_periodic_alpha.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha, 5), with_keyset=True)
+
+# schema/native_functions.yaml: hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)
+_o.hamming_window_periodic_alpha_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_out)
+_o.hamming_window_periodic_alpha_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.hamming_window_periodic_alpha_beta.register('CPU', _cpu_random.hamming_window_periodic_alpha_beta)
+_o.hamming_window_periodic_alpha_beta.register('Meta', _meta_random.hamming_window_periodic_alpha_beta)
+_o.hamming_window_periodic_alpha_beta.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha_beta, 6), with_keyset=True)
+
+# schema/native_functions.yaml: hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)
+_o.hamming_window_periodic_alpha_beta_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_beta_out)
+_o.hamming_window_periodic_alpha_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_beta_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.blackman_window.register('CPU', _cpu_random.blackman_window)
+_o.blackman_window.register('Meta', _meta_random.blackman_window)
+_o.blackman_window.register("BackendSelect", _backend_select(_o.blackman_window, 3), with_keyset=True)
+
+# schema/native_functions.yaml: blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
+_o.blackman_window_out.register('CompositeExplicitAutograd', _common_random.blackman_window_out)
+_o.blackman_window_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.blackman_window_periodic.register('CPU', _cpu_random.blackman_window_periodic)
+_o.blackman_window_periodic.register('Meta', _meta_random.blackman_window_periodic)
+_o.blackman_window_periodic.register("BackendSelect", _backend_select(_o.blackman_window_periodic, 4), with_keyset=True)
+
+# schema/native_functions.yaml: blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
+_o.blackman_window_periodic_out.register('CompositeExplicitAutograd', _common_random.blackman_window_periodic_out)
+_o.blackman_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_periodic_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.bartlett_window.register('CPU', _cpu_random.bartlett_window)
+_o.bartlett_window.register('Meta', _meta_random.bartlett_window)
+_o.bartlett_window.register("BackendSelect", _backend_select(_o.bartlett_window, 3), with_keyset=True)
+
+# schema/native_functions.yaml: bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
+_o.bartlett_window_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_out)
+_o.bartlett_window_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.bartlett_window_periodic.register('CPU', _cpu_random.bartlett_window_periodic)
+_o.bartlett_window_periodic.register('Meta', _meta_random.bartlett_window_periodic)
+_o.bartlett_window_periodic.register("BackendSelect", _backend_select(_o.bartlett_window_periodic, 4), with_keyset=True)
+
+# schema/native_functions.yaml: bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
+_o.bartlett_window_periodic_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_periodic_out)
+_o.bartlett_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_periodic_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.kaiser_window.register('CPU', _cpu_random.kaiser_window)
+_o.kaiser_window.register('Meta', _meta_random.kaiser_window)
+_o.kaiser_window.register("BackendSelect", _backend_select(_o.kaiser_window, 3), with_keyset=True)
+
+# schema/native_functions.yaml: kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
+_o.kaiser_window_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_out)
+_o.kaiser_window_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.kaiser_window_periodic.register('CPU', _cpu_random.kaiser_window_periodic)
+_o.kaiser_window_periodic.register('Meta', _meta_random.kaiser_window_periodic)
+_o.kaiser_window_periodic.register("BackendSelect", _backend_select(_o.kaiser_window_periodic, 4), with_keyset=True)
+
+# schema/native_functions.yaml: kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
+_o.kaiser_window_periodic_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_periodic_out)
+_o.kaiser_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_periodic_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+_o.kaiser_window_beta.register('CPU', _cpu_random.kaiser_window_beta)
+_o.kaiser_window_beta.register('Meta', _meta_random.kaiser_window_beta)
+_o.kaiser_window_beta.register("BackendSelect", _backend_select(_o.kaiser_window_beta, 5), with_keyset=True)
+
+# schema/native_functions.yaml: kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)
+_o.kaiser_window_beta_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_beta_out)
+_o.kaiser_window_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_beta_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
+_o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+_o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
+_o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+_o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
+_o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
+_o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
+_o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)
+_o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
+_o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)
+_o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
+_o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
+
+# schema/native_functions.yaml: arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
+_o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
+_o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
+_o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
+_o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
+_o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
+_o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
+_o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
+_o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
+_o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
+
+# schema/native_functions.yaml: randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
+_o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
+_o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
+_o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
+_o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
+
+# schema/native_functions.yaml: randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
+_o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
+_o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
+
+# schema/native_functions.yaml: randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
+_o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
+_o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
+
+# schema/native_functions.yaml: bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+_o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
+_o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
 _o.mm.register('CPU', _cpu_linalg.mm)
@@ -1615,370 +2980,6 @@ _o.block_diag_out.register("ADInplaceOrView", _inplace_or_view(_o.block_diag_out
 # schema/native_functions.yaml: combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
 _o.combinations.register('CompositeImplicitAutograd', _composite_shape.combinations)
 
-# schema/native_functions.yaml: exp2(Tensor self) -> Tensor
-_o.exp2.register('CPU', _cpu_unary.exp2)
-_o.exp2.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp2)
-_o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
-_o.exp2_out.register("ADInplaceOrView", _inplace_or_view(_o.exp2_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!)
-_o.exp2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.exp2), with_keyset=True)
-_o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: expm1(Tensor self) -> Tensor
-_o.expm1.register('CPU', _cpu_unary.expm1)
-_o.expm1.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of expm1)
-_o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
-_o.expm1_out.register("ADInplaceOrView", _inplace_or_view(_o.expm1_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
-_o.expm1_.register('CompositeExplicitAutograd', _autogen_inplace(_o.expm1), with_keyset=True)
-_o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: log2(Tensor self) -> Tensor
-_o.log2.register('CPU', _cpu_unary.log2)
-_o.log2.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log2)
-_o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
-_o.log2_out.register("ADInplaceOrView", _inplace_or_view(_o.log2_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
-_o.log2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log2), with_keyset=True)
-_o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: log10(Tensor self) -> Tensor
-_o.log10.register('CPU', _cpu_unary.log10)
-_o.log10.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log10)
-_o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
-_o.log10_out.register("ADInplaceOrView", _inplace_or_view(_o.log10_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
-_o.log10_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log10), with_keyset=True)
-_o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: log1p(Tensor self) -> Tensor
-_o.log1p.register('CPU', _cpu_unary.log1p)
-_o.log1p.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log1p)
-_o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
-_o.log1p_out.register("ADInplaceOrView", _inplace_or_view(_o.log1p_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
-_o.log1p_.register('CompositeExplicitAutograd', _autogen_inplace(_o.log1p), with_keyset=True)
-_o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
-_o.sqrt.register('CPU', _cpu_unary.sqrt)
-_o.sqrt.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sqrt)
-_o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
-_o.sqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
-_o.sqrt_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sqrt), with_keyset=True)
-_o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
-_o.rsqrt.register('CPU', _cpu_unary.rsqrt)
-_o.rsqrt.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsqrt)
-_o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
-_o.rsqrt_out.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
-_o.rsqrt_.register('CompositeExplicitAutograd', _autogen_inplace(_o.rsqrt), with_keyset=True)
-_o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
-_o.reciprocal.register('CPU', _cpu_unary.reciprocal)
-_o.reciprocal.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of reciprocal)
-_o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciprocal))
-_o.reciprocal_out.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
-_o.reciprocal_.register('CompositeExplicitAutograd', _autogen_inplace(_o.reciprocal), with_keyset=True)
-_o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: sin(Tensor self) -> Tensor
-_o.sin.register('CPU', _cpu_unary.sin)
-_o.sin.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sin)
-_o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
-_o.sin_out.register("ADInplaceOrView", _inplace_or_view(_o.sin_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
-_o.sin_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sin), with_keyset=True)
-_o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: cos(Tensor self) -> Tensor
-_o.cos.register('CPU', _cpu_unary.cos)
-_o.cos.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cos)
-_o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
-_o.cos_out.register("ADInplaceOrView", _inplace_or_view(_o.cos_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
-_o.cos_.register('CompositeExplicitAutograd', _autogen_inplace(_o.cos), with_keyset=True)
-_o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: tan(Tensor self) -> Tensor
-_o.tan.register('CPU', _cpu_unary.tan)
-_o.tan.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tan)
-_o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
-_o.tan_out.register("ADInplaceOrView", _inplace_or_view(_o.tan_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
-_o.tan_.register('CompositeExplicitAutograd', _autogen_inplace(_o.tan), with_keyset=True)
-_o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: asin(Tensor self) -> Tensor
-_o.asin.register('CPU', _cpu_unary.asin)
-_o.asin.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asin)
-_o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
-_o.asin_out.register("ADInplaceOrView", _inplace_or_view(_o.asin_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
-_o.asin_.register('CompositeExplicitAutograd', _autogen_inplace(_o.asin), with_keyset=True)
-_o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: acos(Tensor self) -> Tensor
-_o.acos.register('CPU', _cpu_unary.acos)
-_o.acos.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acos)
-_o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
-_o.acos_out.register("ADInplaceOrView", _inplace_or_view(_o.acos_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
-_o.acos_.register('CompositeExplicitAutograd', _autogen_inplace(_o.acos), with_keyset=True)
-_o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: atan(Tensor self) -> Tensor
-_o.atan.register('CPU', _cpu_unary.atan)
-_o.atan.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan)
-_o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
-_o.atan_out.register("ADInplaceOrView", _inplace_or_view(_o.atan_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
-_o.atan_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atan), with_keyset=True)
-_o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: sinh(Tensor self) -> Tensor
-_o.sinh.register('CPU', _cpu_unary.sinh)
-_o.sinh.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinh)
-_o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
-_o.sinh_out.register("ADInplaceOrView", _inplace_or_view(_o.sinh_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
-_o.sinh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sinh), with_keyset=True)
-_o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: cosh(Tensor self) -> Tensor
-_o.cosh.register('CPU', _cpu_unary.cosh)
-_o.cosh.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cosh)
-_o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
-_o.cosh_out.register("ADInplaceOrView", _inplace_or_view(_o.cosh_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
-_o.cosh_.register('CompositeExplicitAutograd', _autogen_inplace(_o.cosh), with_keyset=True)
-_o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: erf(Tensor self) -> Tensor
-_o.erf.register('CPU', _cpu_unary.erf)
-_o.erf.register('Meta', _meta_pointwise.unary_float)
-
-# schema/native_functions.yaml: erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erf)
-_o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
-_o.erf_out.register("ADInplaceOrView", _inplace_or_view(_o.erf_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
-_o.erf_.register('CompositeExplicitAutograd', _autogen_inplace(_o.erf), with_keyset=True)
-_o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: abs(Tensor self) -> Tensor
-_o.abs.register('CPU', _cpu_unary.abs)
-_o.abs.register('Meta', _meta_unary.abs)
-
-# schema/native_functions.yaml: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of abs)
-_o.abs_out.register('CompositeExplicitAutograd', _autogen_out(_o.abs))
-_o.abs_out.register("ADInplaceOrView", _inplace_or_view(_o.abs_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
-_o.abs_.register('CompositeExplicitAutograd', _autogen_inplace(_o.abs), with_keyset=True)
-_o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: floor(Tensor self) -> Tensor
-_o.floor.register('CPU', _cpu_unary.floor)
-_o.floor.register('Meta', _meta_unary.floor)
-
-# schema/native_functions.yaml: floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor)
-_o.floor_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor))
-_o.floor_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
-_o.floor_.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor), with_keyset=True)
-_o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: ceil(Tensor self) -> Tensor
-_o.ceil.register('CPU', _cpu_unary.ceil)
-_o.ceil.register('Meta', _meta_unary.ceil)
-
-# schema/native_functions.yaml: ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of ceil)
-_o.ceil_out.register('CompositeExplicitAutograd', _autogen_out(_o.ceil))
-_o.ceil_out.register("ADInplaceOrView", _inplace_or_view(_o.ceil_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
-_o.ceil_.register('CompositeExplicitAutograd', _autogen_inplace(_o.ceil), with_keyset=True)
-_o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: round(Tensor self) -> Tensor
-_o.round.register('CPU', _cpu_unary.round)
-_o.round.register('Meta', _meta_unary.round)
-
-# schema/native_functions.yaml: round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of round)
-_o.round_out.register('CompositeExplicitAutograd', _autogen_out(_o.round))
-_o.round_out.register("ADInplaceOrView", _inplace_or_view(_o.round_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: round.decimals(Tensor self, *, int decimals) -> Tensor
-_o.round_decimals.register('CPU', _cpu_unary.round_decimals)
-_o.round_decimals.register('Meta', _meta_unary.round_decimals)
-
-# schema/native_functions.yaml: round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!) (autogen of round.decimals)
-_o.round_decimals_out.register('CompositeExplicitAutograd', _autogen_out(_o.round_decimals))
-_o.round_decimals_out.register("ADInplaceOrView", _inplace_or_view(_o.round_decimals_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
-_o.round_.register('CompositeExplicitAutograd', _autogen_inplace(_o.round), with_keyset=True)
-_o.round_.register("ADInplaceOrView", _inplace_or_view(_o.round_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
-_o.round__decimals.register('CompositeExplicitAutograd', _autogen_inplace(_o.round_decimals), with_keyset=True)
-_o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decimals, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: trunc(Tensor self) -> Tensor
-_o.trunc.register('CPU', _cpu_unary.trunc)
-_o.trunc.register('Meta', _meta_unary.trunc)
-
-# schema/native_functions.yaml: trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of trunc)
-_o.trunc_out.register('CompositeExplicitAutograd', _autogen_out(_o.trunc))
-_o.trunc_out.register("ADInplaceOrView", _inplace_or_view(_o.trunc_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
-_o.trunc_.register('CompositeExplicitAutograd', _autogen_inplace(_o.trunc), with_keyset=True)
-_o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: frac(Tensor self) -> Tensor
-_o.frac.register('CPU', _cpu_unary.frac)
-_o.frac.register('Meta', _meta_unary.frac)
-
-# schema/native_functions.yaml: frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of frac)
-_o.frac_out.register('CompositeExplicitAutograd', _autogen_out(_o.frac))
-_o.frac_out.register("ADInplaceOrView", _inplace_or_view(_o.frac_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
-_o.frac_.register('CompositeExplicitAutograd', _autogen_inplace(_o.frac), with_keyset=True)
-_o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: sign(Tensor self) -> Tensor
-_o.sign.register('CPU', _cpu_unary.sign)
-_o.sign.register('Meta', _meta_pointwise.unary_same)
-
-# schema/native_functions.yaml: sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sign)
-_o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))
-_o.sign_out.register("ADInplaceOrView", _inplace_or_view(_o.sign_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!)
-_o.sign_.register('CompositeExplicitAutograd', _autogen_inplace(_o.sign), with_keyset=True)
-_o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
-_o.logical_not.register('CPU', _cpu_unary.logical_not)
-_o.logical_not.register('Meta', _meta_unary.unary_bool)
-
-# schema/native_functions.yaml: logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_not)
-_o.logical_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_not))
-_o.logical_not_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: logical_not_(Tensor(a!) self) -> Tensor(a!)
-_o.logical_not_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_not), with_keyset=True)
-_o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
-_o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
-_o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
-
-# schema/native_functions.yaml: bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_not)
-_o.bitwise_not_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_not))
-_o.bitwise_not_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_not_(Tensor(a!) self) -> Tensor(a!)
-_o.bitwise_not_.register('CompositeExplicitAutograd', _autogen_inplace(_o.bitwise_not), with_keyset=True)
-_o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: isnan(Tensor self) -> Tensor
-_o.isnan.register('CPU', _cpu_unary.isnan)
-_o.isnan.register('Meta', _meta_unary.unary_bool)
-
-# schema/native_functions.yaml: isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isnan)
-_o.isnan_out.register('CompositeExplicitAutograd', _autogen_out(_o.isnan))
-_o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: isinf(Tensor self) -> Tensor
-_o.isinf.register('CPU', _cpu_unary.isinf)
-_o.isinf.register('Meta', _meta_unary.unary_bool)
-
-# schema/native_functions.yaml: isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isinf)
-_o.isinf_out.register('CompositeExplicitAutograd', _autogen_out(_o.isinf))
-_o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
-_o.isfinite.register('CPU', _cpu_unary.isfinite)
-_o.isfinite.register('Meta', _meta_unary.unary_bool)
-
-# schema/native_functions.yaml: signbit(Tensor self) -> Tensor
-_o.signbit.register('CPU', _cpu_unary.signbit)
-_o.signbit.register('Meta', _meta_unary.unary_bool)
-
-# schema/native_functions.yaml: signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of signbit)
-_o.signbit_out.register('CompositeExplicitAutograd', _autogen_out(_o.signbit))
-_o.signbit_out.register("ADInplaceOrView", _inplace_or_view(_o.signbit_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
-_o.nan_to_num.register('CPU', _cpu_unary.nan_to_num)
-_o.nan_to_num.register('Meta', _meta_unary.nan_to_num)
-
-# schema/native_functions.yaml: nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of nan_to_num)
-_o.nan_to_num_out.register('CompositeExplicitAutograd', _autogen_out(_o.nan_to_num))
-_o.nan_to_num_out.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
-_o.nan_to_num_.register('CompositeExplicitAutograd', _autogen_inplace(_o.nan_to_num), with_keyset=True)
-_o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)), with_keyset=True)
-
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
 _o.convolution.register('CPU', _cpu_conv.convolution)
 _o.convolution.register('Meta', _meta_conv.convolution)
@@ -2159,423 +3160,6 @@ _o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 # schema/native_functions.yaml: _log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!) (autogen of _log_softmax_backward_data)
 _o._log_softmax_backward_data_out.register('CompositeExplicitAutograd', _autogen_out(_o._log_softmax_backward_data))
 _o._log_softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._log_softmax_backward_data_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-_o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
-_o.rsub_Tensor.register('Meta', _meta_binary.rsub)
-
-# schema/native_functions.yaml: rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Tensor)
-_o.rsub_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Tensor))
-_o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-_o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
-_o.rsub_Scalar.register('Meta', _meta_binary.rsub)
-
-# schema/native_functions.yaml: rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Scalar)
-_o.rsub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsub_Scalar))
-_o.rsub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Scalar_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
-_o.floor_divide.register('CPU', _cpu_binary.floor_divide)
-_o.floor_divide.register('Meta', _meta_binary.floor_divide)
-
-# schema/native_functions.yaml: floor_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor_divide)
-_o.floor_divide_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide))
-_o.floor_divide_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
-_o.floor_divide_Scalar.register('CPU', _cpu_binary.floor_divide)
-_o.floor_divide_Scalar.register('Meta', _meta_binary.floor_divide)
-
-# schema/native_functions.yaml: floor_divide.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor_divide.Scalar)
-_o.floor_divide_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.floor_divide_Scalar))
-_o.floor_divide_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide_Scalar_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.floor_divide__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor_divide, broadcast=True), with_keyset=True)
-_o.floor_divide__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.floor_divide__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.floor_divide_Scalar), with_keyset=True)
-_o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_divide__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
-_o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
-_o.remainder_Tensor.register('Meta', _meta_binary.remainder)
-
-# schema/native_functions.yaml: remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Tensor)
-_o.remainder_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Tensor))
-_o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Tensor_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
-_o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
-_o.remainder_Scalar.register('Meta', _meta_binary.remainder)
-
-# schema/native_functions.yaml: remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar)
-_o.remainder_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar))
-_o.remainder_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-_o.remainder_Scalar_Tensor.register('CPU', _cpu_binary.remainder_scalar_tensor)
-_o.remainder_Scalar_Tensor.register('Meta', _meta_binary.remainder)
-
-# schema/native_functions.yaml: remainder.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar_Tensor)
-_o.remainder_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.remainder_Scalar_Tensor))
-_o.remainder_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainder_Scalar_Tensor_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.remainder__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.remainder_Tensor, broadcast=True), with_keyset=True)
-_o.remainder__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.remainder__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.remainder_Scalar), with_keyset=True)
-_o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
-_o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
-_o.fmod_Tensor.register('Meta', _meta_binary.fmod)
-
-# schema/native_functions.yaml: fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Tensor)
-_o.fmod_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Tensor))
-_o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
-_o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
-_o.fmod_Scalar.register('Meta', _meta_binary.fmod)
-
-# schema/native_functions.yaml: fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Scalar)
-_o.fmod_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.fmod_Scalar))
-_o.fmod_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Scalar_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.fmod__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.fmod_Tensor, broadcast=True), with_keyset=True)
-_o.fmod__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.fmod__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.fmod_Scalar), with_keyset=True)
-_o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
-_o.maximum.register('CPU', _cpu_binary.maximum)
-_o.maximum.register('Meta', _meta_binary.maximum)
-
-# schema/native_functions.yaml: maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of maximum)
-_o.maximum_out.register('CompositeExplicitAutograd', _autogen_out(_o.maximum))
-_o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
-_o.minimum.register('CPU', _cpu_binary.minimum)
-_o.minimum.register('Meta', _meta_binary.minimum)
-
-# schema/native_functions.yaml: minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of minimum)
-_o.minimum_out.register('CompositeExplicitAutograd', _autogen_out(_o.minimum))
-_o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
-_o.atan2.register('CPU', _cpu_binary.atan2)
-_o.atan2.register('Meta', _meta_binary.atan2)
-
-# schema/native_functions.yaml: atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan2)
-_o.atan2_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan2))
-_o.atan2_out.register("ADInplaceOrView", _inplace_or_view(_o.atan2_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.atan2_.register('CompositeExplicitAutograd', _autogen_inplace(_o.atan2, broadcast=True), with_keyset=True)
-_o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
-_o.logical_and.register('CPU', _cpu_binary.logical_and)
-_o.logical_and.register('Meta', _meta_binary.logical_and)
-
-# schema/native_functions.yaml: logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_and)
-_o.logical_and_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_and))
-_o.logical_and_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.logical_and_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_and, broadcast=True), with_keyset=True)
-_o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
-_o.logical_or.register('CPU', _cpu_binary.logical_or)
-_o.logical_or.register('Meta', _meta_binary.logical_or)
-
-# schema/native_functions.yaml: logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_or)
-_o.logical_or_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_or))
-_o.logical_or_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.logical_or_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_or, broadcast=True), with_keyset=True)
-_o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
-_o.logical_xor.register('CPU', _cpu_binary.logical_xor)
-_o.logical_xor.register('Meta', _meta_binary.logical_xor)
-
-# schema/native_functions.yaml: logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_xor)
-_o.logical_xor_out.register('CompositeExplicitAutograd', _autogen_out(_o.logical_xor))
-_o.logical_xor_out.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.logical_xor_.register('CompositeExplicitAutograd', _autogen_inplace(_o.logical_xor, broadcast=True), with_keyset=True)
-_o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
-_o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
-_o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
-
-# schema/native_functions.yaml: bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Tensor)
-_o.bitwise_and_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Tensor))
-_o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Tensor_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
-_o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
-_o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
-
-# schema/native_functions.yaml: bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar)
-_o.bitwise_and_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar))
-_o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-_o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
-_o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
-
-# schema/native_functions.yaml: bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar_Tensor)
-_o.bitwise_and_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_and_Scalar_Tensor))
-_o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and_Scalar_Tensor_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
-_o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
-_o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
-_o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
-_o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
-_o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
-_o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
-
-# schema/native_functions.yaml: bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Tensor)
-_o.bitwise_or_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Tensor))
-_o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Tensor_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
-_o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
-_o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
-
-# schema/native_functions.yaml: bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar)
-_o.bitwise_or_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar))
-_o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-_o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
-_o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
-
-# schema/native_functions.yaml: bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar_Tensor)
-_o.bitwise_or_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_or_Scalar_Tensor))
-_o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or_Scalar_Tensor_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
-_o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
-_o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
-_o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
-_o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-_o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
-_o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
-
-# schema/native_functions.yaml: bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Tensor)
-_o.bitwise_xor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Tensor))
-_o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Tensor_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
-_o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
-_o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
-
-# schema/native_functions.yaml: bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar)
-_o.bitwise_xor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar))
-_o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
-_o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
-_o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
-
-# schema/native_functions.yaml: bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar_Tensor)
-_o.bitwise_xor_Scalar_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.bitwise_xor_Scalar_Tensor))
-_o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor_Scalar_Tensor_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
-_o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
-_o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
-_o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
-_o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
-_o.lerp_Scalar.register('CPU', _cpu_binary.lerp)
-_o.lerp_Scalar.register('Meta', _meta_binary.lerp)
-
-# schema/native_functions.yaml: lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Scalar)
-_o.lerp_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Scalar))
-_o.lerp_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Scalar_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-_o.lerp_Tensor.register('CPU', _cpu_binary.lerp)
-_o.lerp_Tensor.register('Meta', _meta_binary.lerp)
-
-# schema/native_functions.yaml: lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!) (autogen of lerp.Tensor)
-_o.lerp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lerp_Tensor))
-_o.lerp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lerp_Tensor_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
-_o.lerp__Scalar.register('CPU', _cpu_binary.lerp_)
-_o.lerp__Scalar.register('Meta', _meta_binary.lerp_)
-_o.lerp__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
-_o.lerp__Tensor.register('CPU', _cpu_binary.lerp_)
-_o.lerp__Tensor.register('Meta', _meta_binary.lerp_)
-_o.lerp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lerp__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-_o.addcmul.register('CPU', _cpu_binary.addcmul)
-_o.addcmul.register('Meta', _meta_binary.addcmul)
-
-# schema/native_functions.yaml: addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcmul)
-_o.addcmul_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcmul))
-_o.addcmul_out.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
-_o.addcmul_.register('CPU', _cpu_binary.addcmul_)
-_o.addcmul_.register('Meta', _meta_binary.addcmul_)
-_o.addcmul_.register("ADInplaceOrView", _inplace_or_view(_o.addcmul_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
-_o.addcdiv.register('CPU', _cpu_binary.addcdiv)
-_o.addcdiv.register('Meta', _meta_binary.addcdiv)
-
-# schema/native_functions.yaml: addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!) (autogen of addcdiv)
-_o.addcdiv_out.register('CompositeExplicitAutograd', _autogen_out(_o.addcdiv))
-_o.addcdiv_out.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
-_o.addcdiv_.register('CPU', _cpu_binary.addcdiv_)
-_o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
-_o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
-_o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
-_o.ne_Scalar.register('Meta', _meta_pointwise.ne)
-
-# schema/native_functions.yaml: ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Scalar)
-_o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
-_o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
-_o.le_Scalar.register('CPU', _cpu_pointwise.le)
-_o.le_Scalar.register('Meta', _meta_pointwise.le)
-
-# schema/native_functions.yaml: le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Scalar)
-_o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
-_o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
-_o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
-_o.ge_Scalar.register('Meta', _meta_pointwise.ge)
-
-# schema/native_functions.yaml: ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Scalar)
-_o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
-_o.ge_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Scalar_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.eq__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.eq_Tensor, broadcast=True), with_keyset=True)
-_o.eq__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.eq__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.eq__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.eq_Scalar), with_keyset=True)
-_o.eq__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.eq__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.ne__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.ne_Tensor, broadcast=True), with_keyset=True)
-_o.ne__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ne__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.ne__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.ne_Scalar), with_keyset=True)
-_o.ne__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ne__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.lt__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.lt_Tensor, broadcast=True), with_keyset=True)
-_o.lt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.lt__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.lt__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.lt_Scalar), with_keyset=True)
-_o.lt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.lt__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.le__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.le_Tensor, broadcast=True), with_keyset=True)
-_o.le__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.le__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.le__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.le_Scalar), with_keyset=True)
-_o.le__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.le__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.gt__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.gt_Tensor, broadcast=True), with_keyset=True)
-_o.gt__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.gt__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.gt__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.gt_Scalar), with_keyset=True)
-_o.gt__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.gt__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.ge__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.ge_Tensor, broadcast=True), with_keyset=True)
-_o.ge__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.ge__Tensor, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.ge__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.ge_Scalar), with_keyset=True)
-_o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
-_o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
-_o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
-
-# schema/native_functions.yaml: div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar_mode)
-_o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
-_o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.div__Scalar.register('CPU', _cpu_pointwise.div_)
-_o.div__Scalar.register('Meta', _meta_pointwise.div_)
-_o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
-_o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
-_o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
-_o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
-_o.pow__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.pow_Tensor_Scalar), with_keyset=True)
-_o.pow__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.pow__Scalar, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
-_o.where_ScalarSelf.register('CompositeImplicitAutograd', _composite_binary.where_scalar_self)
-
-# schema/native_functions.yaml: where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
-_o.where_ScalarOther.register('CompositeImplicitAutograd', _composite_binary.where_scalar_other)
-
-# schema/native_functions.yaml: where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
-_o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_scalar)
 
 # schema/native_functions.yaml: gelu(Tensor self, *, str approximate="none") -> Tensor
 _o.gelu.register('CPU', _cpu_activation.gelu)
@@ -2912,587 +3496,3 @@ _o.ger.register('CompositeImplicitAutograd', _composite_nn.outer)
 # schema/native_functions.yaml: ger.out(Tensor self, Tensor vec2, *, Tensor(a!) out) -> Tensor(a!)
 _o.ger_out.register('CompositeImplicitAutograd', _composite_nn.outer_out)
 _o.ger_out.register("ADInplaceOrView", _inplace_or_view(_o.ger_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
-_o.prod.register('CPU', _cpu_reduction.prod)
-_o.prod.register('Meta', _meta_reduction.prod)
-
-# schema/native_functions.yaml: prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod)
-_o.prod_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod))
-_o.prod_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-_o.prod_dim_int.register('CPU', _cpu_reduction.prod_dim)
-_o.prod_dim_int.register('Meta', _meta_reduction.prod_dim)
-
-# schema/native_functions.yaml: prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod.dim_int)
-_o.prod_int_out.register('CompositeExplicitAutograd', _autogen_out(_o.prod_dim_int))
-_o.prod_int_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_int_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-_o.amin.register('CPU', _cpu_reduction.amin)
-_o.amin.register('Meta', _meta_reduction.amin)
-
-# schema/native_functions.yaml: amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amin)
-_o.amin_out.register('CompositeExplicitAutograd', _autogen_out(_o.amin))
-_o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: max(Tensor self) -> Tensor
-_o.max.register('CPU', _cpu_reduction.max_all)
-_o.max.register('Meta', _meta_reduction.max_all)
-
-# schema/native_functions.yaml: max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-_o.max_unary_out.register('CompositeExplicitAutograd', _common_reduction.max_unary_out)
-_o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-_o.max_dim.register('CPU', _cpu_reduction.max_dim)
-_o.max_dim.register('Meta', _meta_reduction.max_dim)
-
-# schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of max.dim)
-_o.max_dim_max.register('CompositeExplicitAutograd', _autogen_out(_o.max_dim))
-_o.max_dim_max.register("ADInplaceOrView", _inplace_or_view(_o.max_dim_max, (3, 4)), with_keyset=True)
-
-# schema/native_functions.yaml: max.other(Tensor self, Tensor other) -> Tensor
-_o.max_other.register('CPU', _cpu_reduction.max_other)
-_o.max_other.register('Meta', _meta_reduction.max_other)
-
-# schema/native_functions.yaml: max.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of max.other)
-_o.max_out.register('CompositeExplicitAutograd', _autogen_out(_o.max_other))
-_o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: min(Tensor self) -> Tensor
-_o.min.register('CPU', _cpu_reduction.min_all)
-_o.min.register('Meta', _meta_reduction.min_all)
-
-# schema/native_functions.yaml: min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-_o.min_unary_out.register('CompositeExplicitAutograd', _common_reduction.min_unary_out)
-_o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-_o.min_dim.register('CPU', _cpu_reduction.min_dim)
-_o.min_dim.register('Meta', _meta_reduction.min_dim)
-
-# schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of min.dim)
-_o.min_dim_min.register('CompositeExplicitAutograd', _autogen_out(_o.min_dim))
-_o.min_dim_min.register("ADInplaceOrView", _inplace_or_view(_o.min_dim_min, (3, 4)), with_keyset=True)
-
-# schema/native_functions.yaml: min.other(Tensor self, Tensor other) -> Tensor
-_o.min_other.register('CPU', _cpu_reduction.min_other)
-_o.min_other.register('Meta', _meta_reduction.min_other)
-
-# schema/native_functions.yaml: min.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of min.other)
-_o.min_out.register('CompositeExplicitAutograd', _autogen_out(_o.min_other))
-_o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-_o.argmin.register('CPU', _cpu_reduction.argmin)
-_o.argmin.register('Meta', _meta_reduction.argmin)
-
-# schema/native_functions.yaml: argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmin)
-_o.argmin_out.register('CompositeExplicitAutograd', _autogen_out(_o.argmin))
-_o.argmin_out.register("ADInplaceOrView", _inplace_or_view(_o.argmin_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: var(Tensor self, bool unbiased=True) -> Tensor
-_o.var.register('CompositeImplicitAutograd', _composite_reduction.var)
-
-# schema/native_functions.yaml: var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
-_o.var_dim.register('CompositeImplicitAutograd', _composite_reduction.var_dim)
-
-# schema/native_functions.yaml: var.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of var.dim)
-_o.var_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_dim))
-_o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
-_o.var_correction.register('CPU', _cpu_reduction.var_correction)
-_o.var_correction.register('Meta', _meta_reduction.var_correction)
-
-# schema/native_functions.yaml: var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of var.correction)
-_o.var_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_correction))
-_o.var_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_correction_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
-_o.std.register('CompositeImplicitAutograd', _composite_reduction.std)
-
-# schema/native_functions.yaml: std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
-_o.std_dim.register('CompositeImplicitAutograd', _composite_reduction.std_dim)
-
-# schema/native_functions.yaml: std.out(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of std.dim)
-_o.std_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_dim))
-_o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
-_o.std_correction.register('CPU', _cpu_reduction.std_correction)
-_o.std_correction.register('Meta', _meta_reduction.std_correction)
-
-# schema/native_functions.yaml: std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of std.correction)
-_o.std_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_correction))
-_o.std_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_correction_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
-_o.var_mean.register('CompositeImplicitAutograd', _composite_reduction.var_mean)
-
-# schema/native_functions.yaml: var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
-_o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_mean_dim)
-
-# schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
-_o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
-_o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
-
-# schema/native_functions.yaml: var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of var_mean.correction)
-_o.var_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.var_mean_correction))
-_o.var_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.var_mean_correction_out, (4, 5)), with_keyset=True)
-
-# schema/native_functions.yaml: std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
-_o.std_mean.register('CompositeImplicitAutograd', _composite_reduction.std_mean)
-
-# schema/native_functions.yaml: std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
-_o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_mean_dim)
-
-# schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
-_o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
-_o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
-
-# schema/native_functions.yaml: std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of std_mean.correction)
-_o.std_mean_correction_out.register('CompositeExplicitAutograd', _autogen_out(_o.std_mean_correction))
-_o.std_mean_correction_out.register("ADInplaceOrView", _inplace_or_view(_o.std_mean_correction_out, (4, 5)), with_keyset=True)
-
-# schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
-_o.logsumexp.register('CPU', _cpu_reduction.logsumexp)
-_o.logsumexp.register('Meta', _meta_reduction.logsumexp)
-
-# schema/native_functions.yaml: logsumexp.out(Tensor self, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of logsumexp)
-_o.logsumexp_out.register('CompositeExplicitAutograd', _autogen_out(_o.logsumexp))
-_o.logsumexp_out.register("ADInplaceOrView", _inplace_or_view(_o.logsumexp_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-_o.linalg_vector_norm.register('CPU', _cpu_reduction.linalg_vector_norm)
-_o.linalg_vector_norm.register('Meta', _meta_reduction.linalg_vector_norm)
-
-# schema/native_functions.yaml: linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of linalg_vector_norm)
-_o.linalg_vector_norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.linalg_vector_norm))
-_o.linalg_vector_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.linalg_vector_norm_out, (5,)), with_keyset=True)
-
-# schema/native_functions.yaml: norm.Scalar(Tensor self, Scalar p=2) -> Tensor
-_o.norm_Scalar.register('CompositeImplicitAutograd', _composite_reduction.norm_scalar)
-
-# schema/native_functions.yaml: norm.Scalar_out(Tensor self, Scalar p=2, *, Tensor(a!) out) -> Tensor(a!) (autogen of norm.Scalar)
-_o.norm_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_Scalar))
-_o.norm_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_Scalar_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
-_o.norm_ScalarOpt_dim.register('CompositeImplicitAutograd', _composite_reduction.norm_scalaropt_dim)
-
-# schema/native_functions.yaml: norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of norm.ScalarOpt_dim)
-_o.norm_out.register('CompositeExplicitAutograd', _autogen_out(_o.norm_ScalarOpt_dim))
-_o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: all(Tensor self) -> Tensor
-_o.all.register('CPU', _cpu_reduction.all_all)
-_o.all.register('Meta', _meta_reduction.all_any)
-
-# schema/native_functions.yaml: all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
-_o.all_dim.register('CPU', _cpu_reduction.all_dim)
-_o.all_dim.register('Meta', _meta_reduction.all_any_dim)
-
-# schema/native_functions.yaml: all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
-_o.all_dims.register('CPU', _cpu_reduction.all_dim)
-_o.all_dims.register('Meta', _meta_reduction.all_any_dim)
-
-# schema/native_functions.yaml: all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-_o.all_all_out.register('CompositeExplicitAutograd', _common_reduction.all_all_out)
-_o.all_all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_all_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-_o.all_out.register('CompositeExplicitAutograd', _common_reduction.all_dim_out)
-_o.all_out.register("ADInplaceOrView", _inplace_or_view(_o.all_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-_o.all_dims_out.register('CompositeExplicitAutograd', _common_reduction.all_dims_out)
-_o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: any(Tensor self) -> Tensor
-_o.any.register('CPU', _cpu_reduction.any_all)
-_o.any.register('Meta', _meta_reduction.all_any)
-
-# schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
-_o.any_dim.register('CPU', _cpu_reduction.any_dim)
-_o.any_dim.register('Meta', _meta_reduction.all_any_dim)
-
-# schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
-_o.any_dims.register('CPU', _cpu_reduction.any_dim)
-_o.any_dims.register('Meta', _meta_reduction.all_any_dim)
-
-# schema/native_functions.yaml: any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-_o.any_all_out.register('CompositeExplicitAutograd', _common_reduction.any_all_out)
-_o.any_all_out.register("ADInplaceOrView", _inplace_or_view(_o.any_all_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-_o.any_out.register('CompositeExplicitAutograd', _common_reduction.any_dim_out)
-_o.any_out.register("ADInplaceOrView", _inplace_or_view(_o.any_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
-_o.any_dims_out.register('CompositeExplicitAutograd', _common_reduction.any_dims_out)
-_o.any_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.any_dims_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-_o.cumsum.register('CPU', _cpu_reduction.cumsum)
-_o.cumsum.register('Meta', _meta_reduction.cumsum)
-
-# schema/native_functions.yaml: cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumsum)
-_o.cumsum_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumsum))
-_o.cumsum_out.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
-_o.cumsum_.register('CPU', _cpu_reduction.cumsum_)
-_o.cumsum_.register('Meta', _meta_reduction.cumsum_)
-_o.cumsum_.register("ADInplaceOrView", _inplace_or_view(_o.cumsum_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-_o.cumprod.register('CPU', _cpu_reduction.cumprod)
-_o.cumprod.register('Meta', _meta_reduction.cumsum)
-
-# schema/native_functions.yaml: cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of cumprod)
-_o.cumprod_out.register('CompositeExplicitAutograd', _autogen_out(_o.cumprod))
-_o.cumprod_out.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
-_o.cumprod_.register('CPU', _cpu_reduction.cumprod_)
-_o.cumprod_.register('Meta', _meta_reduction.cumprod_)
-_o.cumprod_.register("ADInplaceOrView", _inplace_or_view(_o.cumprod_, (0,)), with_keyset=True)
-
-# schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
-_o.count_nonzero_dim_IntList.register('CPU', _cpu_reduction.count_nonzero)
-_o.count_nonzero_dim_IntList.register('Meta', _meta_reduction.count_nonzero)
-
-# schema/native_functions.yaml: count_nonzero.dim_IntList_out(Tensor self, int[] dim, *, Tensor(a!) out) -> Tensor(a!) (autogen of count_nonzero.dim_IntList)
-_o.count_nonzero_dim_IntList_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero_dim_IntList))
-_o.count_nonzero_dim_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_dim_IntList_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: count_nonzero(Tensor self, int? dim=None) -> Tensor
-_o.count_nonzero.register('CPU', _cpu_reduction.count_nonzero)
-_o.count_nonzero.register('Meta', _meta_reduction.count_nonzero)
-
-# schema/native_functions.yaml: count_nonzero.out(Tensor self, int? dim=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of count_nonzero)
-_o.count_nonzero_out.register('CompositeExplicitAutograd', _autogen_out(_o.count_nonzero))
-_o.count_nonzero_out.register("ADInplaceOrView", _inplace_or_view(_o.count_nonzero_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: triu_indices.out(int row, int col, int offset=0, *, Tensor(a!) out) -> Tensor(a!)
-_o.triu_indices_out.register('CompositeExplicitAutograd', _common_random.triu_indices_out)
-_o.triu_indices_out.register("ADInplaceOrView", _inplace_or_view(_o.triu_indices_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor
-_o.copy.register('CompositeExplicitAutograd', _common_random.copy)
-
-# schema/native_functions.yaml: copy.out(Tensor self, Tensor src, bool non_blocking=False, *, Tensor(a!) out) -> Tensor(a!)
-_o.copy_out.register('CompositeExplicitAutograd', _common_random.copy_out)
-_o.copy_out.register("ADInplaceOrView", _inplace_or_view(_o.copy_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: fill.Scalar(Tensor self, Scalar value) -> Tensor
-_o.fill_Scalar.register('CompositeExplicitAutograd', _common_random.fill_scalar)
-
-# schema/native_functions.yaml: fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
-_o.fill_Scalar_out.register('CompositeExplicitAutograd', _common_random.fill_scalar_out)
-_o.fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Scalar_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
-_o.fill_Tensor.register('CompositeExplicitAutograd', _common_random.fill_tensor)
-
-# schema/native_functions.yaml: fill.Tensor_out(Tensor self, Tensor value, *, Tensor(a!) out) -> Tensor(a!)
-_o.fill_Tensor_out.register('CompositeExplicitAutograd', _common_random.fill_tensor_out)
-_o.fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fill_Tensor_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: zero(Tensor self) -> Tensor
-_o.zero.register('CompositeExplicitAutograd', _common_random.zero)
-
-# schema/native_functions.yaml: zero.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
-_o.zero_out.register('CompositeExplicitAutograd', _common_random.zero_out)
-_o.zero_out.register("ADInplaceOrView", _inplace_or_view(_o.zero_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: empty_strided.out(SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)
-_o.empty_strided_out.register('CompositeExplicitAutograd', _common_random.empty_strided_out)
-_o.empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_strided_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: new_empty.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
-_o.new_empty_out.register('CompositeExplicitAutograd', _common_random.new_empty_out)
-_o.new_empty_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: new_empty_strided.out(Tensor self, SymInt[] size, SymInt[] stride, *, Tensor(a!) out) -> Tensor(a!)
-_o.new_empty_strided_out.register('CompositeExplicitAutograd', _common_random.new_empty_strided_out)
-_o.new_empty_strided_out.register("ADInplaceOrView", _inplace_or_view(_o.new_empty_strided_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: new_full.out(Tensor self, SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
-_o.new_full_out.register('CompositeExplicitAutograd', _common_random.new_full_out)
-_o.new_full_out.register("ADInplaceOrView", _inplace_or_view(_o.new_full_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: new_zeros.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
-_o.new_zeros_out.register('CompositeExplicitAutograd', _common_random.new_zeros_out)
-_o.new_zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.new_zeros_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: new_ones.out(Tensor self, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
-_o.new_ones_out.register('CompositeExplicitAutograd', _common_random.new_ones_out)
-_o.new_ones_out.register("ADInplaceOrView", _inplace_or_view(_o.new_ones_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: uniform(Tensor self, float from=0., float to=1., *, Generator? generator=None) -> Tensor
-_o.uniform.register('CompositeExplicitAutograd', _common_random.uniform_sampled)
-
-# schema/native_functions.yaml: uniform.out(Tensor self, float from=0., float to=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-_o.uniform_out.register('CompositeExplicitAutograd', _common_random.uniform_out_sampled)
-_o.uniform_out.register("ADInplaceOrView", _inplace_or_view(_o.uniform_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: exponential(Tensor self, float lambd=1., *, Generator? generator=None) -> Tensor
-_o.exponential.register('CompositeExplicitAutograd', _common_random.exponential_sampled)
-
-# schema/native_functions.yaml: exponential.out(Tensor self, float lambd=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-_o.exponential_out.register('CompositeExplicitAutograd', _common_random.exponential_out_sampled)
-_o.exponential_out.register("ADInplaceOrView", _inplace_or_view(_o.exponential_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: geometric(Tensor self, float p, *, Generator? generator=None) -> Tensor
-_o.geometric.register('CompositeExplicitAutograd', _common_random.geometric_sampled)
-
-# schema/native_functions.yaml: geometric.out(Tensor self, float p, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-_o.geometric_out.register('CompositeExplicitAutograd', _common_random.geometric_out_sampled)
-_o.geometric_out.register("ADInplaceOrView", _inplace_or_view(_o.geometric_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: log_normal(Tensor self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor
-_o.log_normal.register('CompositeExplicitAutograd', _common_random.log_normal_sampled)
-
-# schema/native_functions.yaml: log_normal.out(Tensor self, float mean=1., float std=2., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-_o.log_normal_out.register('CompositeExplicitAutograd', _common_random.log_normal_out_sampled)
-_o.log_normal_out.register("ADInplaceOrView", _inplace_or_view(_o.log_normal_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: cauchy(Tensor self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor
-_o.cauchy.register('CompositeExplicitAutograd', _common_random.cauchy_sampled)
-
-# schema/native_functions.yaml: cauchy.out(Tensor self, float median=0., float sigma=1., *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-_o.cauchy_out.register('CompositeExplicitAutograd', _common_random.cauchy_out_sampled)
-_o.cauchy_out.register("ADInplaceOrView", _inplace_or_view(_o.cauchy_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: random.from(Tensor self, int from, int? to, *, Generator? generator=None) -> Tensor
-_o.random_from.register('CompositeExplicitAutograd', _common_random.random_from_sampled)
-
-# schema/native_functions.yaml: random.from_out(Tensor self, int from, int? to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-_o.random_from_out.register('CompositeExplicitAutograd', _common_random.random_from_out_sampled)
-_o.random_from_out.register("ADInplaceOrView", _inplace_or_view(_o.random_from_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: random.to(Tensor self, int to, *, Generator? generator=None) -> Tensor
-_o.random_to.register('CompositeExplicitAutograd', _common_random.random_to_sampled)
-
-# schema/native_functions.yaml: random.to_out(Tensor self, int to, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-_o.random_to_out.register('CompositeExplicitAutograd', _common_random.random_to_out_sampled)
-_o.random_to_out.register("ADInplaceOrView", _inplace_or_view(_o.random_to_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: random(Tensor self, *, Generator? generator=None) -> Tensor
-_o.random.register('CompositeExplicitAutograd', _common_random.random_sampled)
-
-# schema/native_functions.yaml: random.out(Tensor self, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-_o.random_out.register('CompositeExplicitAutograd', _common_random.random_out_sampled)
-_o.random_out.register("ADInplaceOrView", _inplace_or_view(_o.random_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: normal_functional(Tensor self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor
-_o.normal_functional.register('CompositeExplicitAutograd', _common_random.normal_functional_sampled)
-
-# schema/native_functions.yaml: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.hann_window.register('CPU', _cpu_random.hann_window)
-_o.hann_window.register('Meta', _meta_random.hann_window)
-_o.hann_window.register("BackendSelect", _backend_select(_o.hann_window, 3), with_keyset=True)
-
-# schema/native_functions.yaml: hann_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
-_o.hann_window_out.register('CompositeExplicitAutograd', _common_random.hann_window_out)
-_o.hann_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: hann_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.hann_window_periodic.register('CPU', _cpu_random.hann_window_periodic)
-_o.hann_window_periodic.register('Meta', _meta_random.hann_window_periodic)
-_o.hann_window_periodic.register("BackendSelect", _backend_select(_o.hann_window_periodic, 4), with_keyset=True)
-
-# schema/native_functions.yaml: hann_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
-_o.hann_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hann_window_periodic_out)
-_o.hann_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hann_window_periodic_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.hamming_window.register('CPU', _cpu_random.hamming_window)
-_o.hamming_window.register('Meta', _meta_random.hamming_window)
-_o.hamming_window.register("BackendSelect", _backend_select(_o.hamming_window, 3), with_keyset=True)
-
-# schema/native_functions.yaml: hamming_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
-_o.hamming_window_out.register('CompositeExplicitAutograd', _common_random.hamming_window_out)
-_o.hamming_window_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: hamming_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.hamming_window_periodic.register('CPU', _cpu_random.hamming_window_periodic)
-_o.hamming_window_periodic.register('Meta', _meta_random.hamming_window_periodic)
-_o.hamming_window_periodic.register("BackendSelect", _backend_select(_o.hamming_window_periodic, 4), with_keyset=True)
-
-# schema/native_functions.yaml: hamming_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
-_o.hamming_window_periodic_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_out)
-_o.hamming_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: hamming_window.periodic_alpha(int window_length, bool periodic, float alpha, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.hamming_window_periodic_alpha.register('CPU', _cpu_random.hamming_window_periodic_alpha)
-_o.hamming_window_periodic_alpha.register('Meta', _meta_random.hamming_window_periodic_alpha)
-_o.hamming_window_periodic_alpha.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha, 5), with_keyset=True)
-
-# schema/native_functions.yaml: hamming_window.periodic_alpha_out(int window_length, bool periodic, float alpha, *, Tensor(a!) out) -> Tensor(a!)
-_o.hamming_window_periodic_alpha_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_out)
-_o.hamming_window_periodic_alpha_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: hamming_window.periodic_alpha_beta(int window_length, bool periodic, float alpha, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.hamming_window_periodic_alpha_beta.register('CPU', _cpu_random.hamming_window_periodic_alpha_beta)
-_o.hamming_window_periodic_alpha_beta.register('Meta', _meta_random.hamming_window_periodic_alpha_beta)
-_o.hamming_window_periodic_alpha_beta.register("BackendSelect", _backend_select(_o.hamming_window_periodic_alpha_beta, 6), with_keyset=True)
-
-# schema/native_functions.yaml: hamming_window.periodic_alpha_beta_out(int window_length, bool periodic, float alpha, float beta, *, Tensor(a!) out) -> Tensor(a!)
-_o.hamming_window_periodic_alpha_beta_out.register('CompositeExplicitAutograd', _common_random.hamming_window_periodic_alpha_beta_out)
-_o.hamming_window_periodic_alpha_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.hamming_window_periodic_alpha_beta_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.blackman_window.register('CPU', _cpu_random.blackman_window)
-_o.blackman_window.register('Meta', _meta_random.blackman_window)
-_o.blackman_window.register("BackendSelect", _backend_select(_o.blackman_window, 3), with_keyset=True)
-
-# schema/native_functions.yaml: blackman_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
-_o.blackman_window_out.register('CompositeExplicitAutograd', _common_random.blackman_window_out)
-_o.blackman_window_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: blackman_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.blackman_window_periodic.register('CPU', _cpu_random.blackman_window_periodic)
-_o.blackman_window_periodic.register('Meta', _meta_random.blackman_window_periodic)
-_o.blackman_window_periodic.register("BackendSelect", _backend_select(_o.blackman_window_periodic, 4), with_keyset=True)
-
-# schema/native_functions.yaml: blackman_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
-_o.blackman_window_periodic_out.register('CompositeExplicitAutograd', _common_random.blackman_window_periodic_out)
-_o.blackman_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.blackman_window_periodic_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.bartlett_window.register('CPU', _cpu_random.bartlett_window)
-_o.bartlett_window.register('Meta', _meta_random.bartlett_window)
-_o.bartlett_window.register("BackendSelect", _backend_select(_o.bartlett_window, 3), with_keyset=True)
-
-# schema/native_functions.yaml: bartlett_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
-_o.bartlett_window_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_out)
-_o.bartlett_window_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: bartlett_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.bartlett_window_periodic.register('CPU', _cpu_random.bartlett_window_periodic)
-_o.bartlett_window_periodic.register('Meta', _meta_random.bartlett_window_periodic)
-_o.bartlett_window_periodic.register("BackendSelect", _backend_select(_o.bartlett_window_periodic, 4), with_keyset=True)
-
-# schema/native_functions.yaml: bartlett_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
-_o.bartlett_window_periodic_out.register('CompositeExplicitAutograd', _common_random.bartlett_window_periodic_out)
-_o.bartlett_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.bartlett_window_periodic_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.kaiser_window.register('CPU', _cpu_random.kaiser_window)
-_o.kaiser_window.register('Meta', _meta_random.kaiser_window)
-_o.kaiser_window.register("BackendSelect", _backend_select(_o.kaiser_window, 3), with_keyset=True)
-
-# schema/native_functions.yaml: kaiser_window.out(int window_length, *, Tensor(a!) out) -> Tensor(a!)
-_o.kaiser_window_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_out)
-_o.kaiser_window_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: kaiser_window.periodic(int window_length, bool periodic, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.kaiser_window_periodic.register('CPU', _cpu_random.kaiser_window_periodic)
-_o.kaiser_window_periodic.register('Meta', _meta_random.kaiser_window_periodic)
-_o.kaiser_window_periodic.register("BackendSelect", _backend_select(_o.kaiser_window_periodic, 4), with_keyset=True)
-
-# schema/native_functions.yaml: kaiser_window.periodic_out(int window_length, bool periodic, *, Tensor(a!) out) -> Tensor(a!)
-_o.kaiser_window_periodic_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_periodic_out)
-_o.kaiser_window_periodic_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_periodic_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: kaiser_window.beta(int window_length, bool periodic, float beta, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-_o.kaiser_window_beta.register('CPU', _cpu_random.kaiser_window_beta)
-_o.kaiser_window_beta.register('Meta', _meta_random.kaiser_window_beta)
-_o.kaiser_window_beta.register("BackendSelect", _backend_select(_o.kaiser_window_beta, 5), with_keyset=True)
-
-# schema/native_functions.yaml: kaiser_window.beta_out(int window_length, bool periodic, float beta, *, Tensor(a!) out) -> Tensor(a!)
-_o.kaiser_window_beta_out.register('CompositeExplicitAutograd', _common_random.kaiser_window_beta_out)
-_o.kaiser_window_beta_out.register("ADInplaceOrView", _inplace_or_view(_o.kaiser_window_beta_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: empty.out(SymInt[] size, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.empty_out.register('CompositeExplicitAutograd', _common_random.empty_out)
-_o.empty_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
-_o.zeros_out.register('CompositeExplicitAutograd', _common_random.zeros_out)
-_o.zeros_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
-_o.ones_out.register('CompositeExplicitAutograd', _common_random.ones_out)
-_o.ones_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
-_o.full_out.register('CompositeExplicitAutograd', _common_random.full_out)
-_o.full_out.register("ADInplaceOrView", _inplace_or_view(_o.full_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: scalar_tensor.out(Scalar s, *, Tensor(a!) out) -> Tensor(a!)
-_o.scalar_tensor_out.register('CompositeExplicitAutograd', _common_random.scalar_tensor_out)
-_o.scalar_tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.scalar_tensor_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)
-_o.arange_out.register('CompositeExplicitAutograd', _common_random.arange_out)
-_o.arange_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_out, (1,)), with_keyset=True)
-
-# schema/native_functions.yaml: arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
-_o.arange_start_out.register('CompositeExplicitAutograd', _common_random.arange_start_out)
-_o.arange_start_out.register("ADInplaceOrView", _inplace_or_view(_o.arange_start_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: empty_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.empty_like_out.register('CompositeExplicitAutograd', _common_random.empty_like_out)
-_o.empty_like_out.register("ADInplaceOrView", _inplace_or_view(_o.empty_like_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: zeros_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.zeros_like_out.register('CompositeExplicitAutograd', _common_random.zeros_like_out)
-_o.zeros_like_out.register("ADInplaceOrView", _inplace_or_view(_o.zeros_like_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: ones_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.ones_like_out.register('CompositeExplicitAutograd', _common_random.ones_like_out)
-_o.ones_like_out.register("ADInplaceOrView", _inplace_or_view(_o.ones_like_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: full_like.out(Tensor self, Scalar fill_value, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.full_like_out.register('CompositeExplicitAutograd', _common_random.full_like_out)
-_o.full_like_out.register("ADInplaceOrView", _inplace_or_view(_o.full_like_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: rand_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.rand_like_out.register('CompositeExplicitAutograd', _common_random.rand_like_out)
-_o.rand_like_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: rand_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.rand_like_generator_out.register('CompositeExplicitAutograd', _common_random.rand_like_generator_out)
-_o.rand_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.rand_like_generator_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: randn_like.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.randn_like_out.register('CompositeExplicitAutograd', _common_random.randn_like_out)
-_o.randn_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_out, (2,)), with_keyset=True)
-
-# schema/native_functions.yaml: randn_like.generator_out(Tensor self, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.randn_like_generator_out.register('CompositeExplicitAutograd', _common_random.randn_like_generator_out)
-_o.randn_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randn_like_generator_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: randint_like.out(Tensor self, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.randint_like_out.register('CompositeExplicitAutograd', _common_random.randint_like_out)
-_o.randint_like_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: randint_like.generator_out(Tensor self, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.randint_like_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_generator_out)
-_o.randint_like_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_generator_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: randint_like.Tensor_out(Tensor self, Tensor high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.randint_like_Tensor_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_out)
-_o.randint_like_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_out, (3,)), with_keyset=True)
-
-# schema/native_functions.yaml: randint_like.Tensor_generator_out(Tensor self, Tensor high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.randint_like_Tensor_generator_out.register('CompositeExplicitAutograd', _common_random.randint_like_tensor_generator_out)
-_o.randint_like_Tensor_generator_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_Tensor_generator_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: randint_like.low_dtype_out(Tensor self, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.randint_like_low_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_dtype_out)
-_o.randint_like_low_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_dtype_out, (4,)), with_keyset=True)
-
-# schema/native_functions.yaml: randint_like.low_generator_dtype_out(Tensor self, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
-_o.randint_like_low_generator_dtype_out.register('CompositeExplicitAutograd', _common_random.randint_like_low_generator_dtype_out)
-_o.randint_like_low_generator_dtype_out.register("ADInplaceOrView", _inplace_or_view(_o.randint_like_low_generator_dtype_out, (5,)), with_keyset=True)
-
-# schema/native_functions.yaml: bernoulli.float_out(Tensor self, float p=0.5, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
-_o.bernoulli_float_out.register('CompositeExplicitAutograd', _common_random.bernoulli_float_out)
-_o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_float_out, (3,)), with_keyset=True)

@@ -18,7 +18,9 @@ from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
 from ember.kernels.cpu import _special as special
 from ember.kernels.cpu.pointwise import _arr, _check_devices, _clamp_into
+from ember.kernels.cpu.unary import _unary, _unary_inplace
 from ember.kernels.meta import activation as M
+from ember.kernels.meta import pointwise as MP
 
 _HALF = (D.float16, D.bfloat16)
 _SQRT_PI = math.sqrt(math.pi)
@@ -289,3 +291,63 @@ def clamp_tensor(self, min=None, max=None):
     out = empty_cpu(layout._shape, layout._dtype, layout._stride)
     _clamp_into(out._np, _arr(self, layout._dtype), min, max, layout._dtype)
     return out
+
+
+# --- relu and its backward -------------------------------------------------------------
+def _relu(a):
+    return np.maximum(a, 0, dtype=a.dtype)
+
+
+def _check_not_bool(name, meta):
+    def checked(self):
+        if self._dtype is D.bool_:
+            raise RuntimeError(f"Boolean inputs not supported for {name}")
+        return meta(self)
+    return checked
+
+
+relu = _unary(_relu, _check_not_bool("relu", MP.same_layout), half_in_float=False)
+relu_ = _unary_inplace(relu, _check_not_bool("relu", MP.unary_inplace))
+
+
+def threshold_backward(grad_output, self, threshold):
+    """relu's backward: grad_output where self > threshold, else 0 (also for NaN grads).
+
+    >>> threshold_backward(from_array(np.ones(2)), from_array(np.array([-1., 2.])), 0)
+    tensor([0., 1.], dtype=ember.float64)
+    """
+    g, x = grad_output._np, self._np
+    # (a C-contiguous self gives a C-contiguous result whatever the gradient's strides:
+    # torch's TensorIterator lays the output out like self, its first operand)
+    if grad_output._dtype is self._dtype and self._dtype.category == D.FLOAT and \
+            g is not None and x is not None and g.shape == x.shape and x.flags.c_contiguous:
+        return from_array(_zero_where_at_most(g, x, threshold), self._dtype)
+    layout = MP.threshold_backward_layout(grad_output, self)
+    dt = layout._dtype
+    g, x = _arr(grad_output, dt), _arr(self, dt)
+    thr = np.asarray(threshold).astype(dt.np)[()] if dt.category == D.INT else threshold
+    r = np.where(x <= thr, np.zeros((), dt.np), g)
+    if r.shape == layout._shape and layout._stride == _np_contiguous(r):
+        return from_array(r, dt)
+    out = empty_cpu(layout._shape, dt, layout._stride)
+    np.copyto(out._np, r)
+    return out
+
+
+_INT_OF_ITEMSIZE = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def _zero_where_at_most(g, x, threshold):
+    """`np.where(x <= threshold, 0, g)` for float arrays of one shape and dtype, in a third
+    of the time on a random mask (relu's backward, every training step): g's bits ANDed
+    with a mask of all ones (kept) or zeros (dropped), which also zeroes NaN gradients
+    (g * mask would keep them, torch does not)."""
+    it = _INT_OF_ITEMSIZE[g.itemsize]
+    mask = np.less_equal(x, threshold, out=np.empty(g.shape, it))   # 1: gradient dropped
+    np.subtract(mask, 1, out=mask)                       # 0 there, -1 (all bits set) elsewhere
+    np.bitwise_and(mask, g.view(it), out=mask)
+    return mask.view(g.dtype)
+
+
+def _np_contiguous(a) -> tuple:
+    return tuple(s // a.itemsize for s in a.strides) if a.flags.c_contiguous else ()

@@ -17,9 +17,69 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import from_array
 from ember.kernels.cpu import _special as special
-from ember.kernels.cpu.pointwise import _HALF, _quiet, _unary
+from ember.kernels.cpu.pointwise import _HALF, _quiet
 from ember.kernels.meta import pointwise as M
 from ember.kernels.meta import unary as MU
+
+
+# --- the unary machinery: one NumPy call for contiguous inputs, else Meta's layout -------
+def _unary(fn, meta, half_in_float=True, quiet=False, float_result=False):
+    """A unary kernel: contiguous inputs take one NumPy call; others get Meta's layout."""
+    def kernel(self):
+        a = self._np
+        dt = self._dtype
+        if a is None or dt is D.bool_ or not a.flags.c_contiguous:
+            return _unary_general(fn, meta(self), self, half_in_float, quiet)
+        if float_result and dt.category != D.FLOAT:
+            dt = D.get_default_dtype()
+            a = a.astype(dt.np)
+        elif half_in_float and dt in _HALF:
+            a = a.astype(np.float32)
+        if quiet:
+            with _quiet(all="ignore"):
+                r = fn(a)
+        else:
+            r = fn(a)
+        return from_array(r if r.dtype == dt.np else r.astype(dt.np), dt)
+    kernel.__name__ = getattr(fn, "__name__", "unary")
+    return kernel
+
+
+def _unary_general(fn, out_meta, self, half_in_float, quiet):
+    dt = out_meta._dtype
+    a = self._np
+    if half_in_float and dt in _HALF:
+        a = a.astype(np.float32)
+    elif a.dtype != dt.np:
+        a = a.astype(dt.np)
+    out = empty_cpu(out_meta._shape, dt, out_meta._stride)
+    if quiet:
+        with _quiet(all="ignore"):
+            np.copyto(out._np, fn(a), casting="unsafe")
+    else:
+        np.copyto(out._np, fn(a), casting="unsafe")
+    return out
+
+
+def _unary_inplace(functional, meta):
+    def kernel(self):
+        meta(self)
+        r = functional(self)
+        np.copyto(self._np, r._np, casting="unsafe")
+        return self
+    return kernel
+
+
+def _sigmoid(a):
+    e = np.exp(-np.abs(a))
+    return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
+
+
+neg = _unary(np.negative, M.neg_layout, half_in_float=False)
+exp = _unary(np.exp, M.float_layout, quiet=True, float_result=True)
+log = _unary(np.log, M.float_layout, quiet=True, float_result=True)
+sigmoid = _unary(_sigmoid, M.float_layout, quiet=True, float_result=True)
+tanh = _unary(np.tanh, M.float_layout, float_result=True)
 
 
 # --- NumPy functions torch computes differently or NumPy lacks --------------------------

@@ -43,8 +43,8 @@ NATIVE = ROOT / "schema" / "native_functions.yaml"
 DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16",
           "float32", "float64")
 FLOATS = ("float16", "bfloat16", "float32", "float64")
-SECTIONS = ("pointwise binary", "pointwise unary", "reductions", "views",
-            "joining and indexing", "binary", "unary", "reduction", "shape")
+SECTIONS = ("binary", "unary", "reduction", "views",
+            "joining and indexing", "shape")
 TAGS = ("pointwise", "reduction")
 
 # What is in scope but not fuzzed, and why, in one table: by overload ("add.out"), by
