@@ -710,29 +710,6 @@ register("masked_fill_.Scalar", _masked_fill_samples(False, True))
 register("masked_fill_.Tensor", _masked_fill_samples(True, True))
 
 
-# ---- pointwise unary ---------------------------------------------------------------
-def _unary(name, *, out=True, extra=(), **mk):
-    register(f"{name}.default", lambda: unary_samples(**mk) + [s() for s in extra])
-    if out:
-        out_of(f"{name}.out", f"{name}.default")
-    register(f"{name}_.default", lambda: unary_samples(inplace=True, **mk) + (
-        [S(expanded((3, 4), F32, **mk), name="expanded_overlap_error")] if name == "neg" else []))
-
-
-_unary("neg")
-_unary("exp")
-_unary("log", low=0.1, high=5, extra=(
-    lambda: S(np.array([0.0, -1.0, np.inf, np.nan], np.float32), name="special_values"),
-    lambda: S(make((3, 4), I64, low=1, high=9), name="int64_positive")))
-_unary("relu", out=False)
-register("threshold_backward.default", lambda: [
-    S(make((3, 4), F32), make((3, 4), F32), 0, name="float32"),
-    S(make((3, 4), F64), make((4,), F32), 0.5, name="broadcast_promote"),
-    S(make((3, 4), F32).T, make((4, 3), F32), -1, name="noncontiguous")])
-_unary("sigmoid")
-_unary("tanh")
-
-
 # ---- reductions --------------------------------------------------------------------
 _RED_TOLS = {"float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2), "float32": (1e-5, 1e-5)}
 

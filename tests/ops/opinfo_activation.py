@@ -108,6 +108,15 @@ out_of("hardtanh.out", "hardtanh.default")
 register("hardtanh_.default", _hardtanh_samples(True))
 
 
+# ---- relu and its backward -------------------------------------------------------------------
+register("relu.default", lambda: unary_samples())
+register("relu_.default", lambda: unary_samples(inplace=True))
+register("threshold_backward.default", lambda: [
+    S(make((3, 4), F32), make((3, 4), F32), 0, name="float32"),
+    S(make((3, 4), F64), make((4,), F32), 0.5, name="broadcast_promote"),
+    S(make((3, 4), F32).T, make((4, 3), F32), -1, name="noncontiguous")])
+
+
 # ---- threshold -------------------------------------------------------------------------------
 def _threshold_samples(inplace=False):
     def samples():

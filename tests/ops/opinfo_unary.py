@@ -1,4 +1,4 @@
-"""Samples for the unary op family (issue 4), registered into `opinfo.OPS`.
+"""Samples for the unary op family, registered into `opinfo.OPS`.
 
 opinfo.py imports this module at its end; `grad_extra()` adds gradient samples to
 tests/autograd/grad_samples.py's EXTRA (called with opinfo's random generator seeded).
@@ -28,6 +28,7 @@ from opinfo import (
 )
 
 _INF, _NAN = np.inf, np.nan
+_POSITIVE_DOMAIN = {"low": 0.1, "high": 5}
 # zeros, signed zeros, infinities, NaN, tiny and large values, halves (rounding ties)
 _SPECIAL = (0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 1e-30, 100.0, -100.0,
             _INF, -_INF, _NAN)
@@ -61,7 +62,16 @@ def _unary_op(name, *, out=True, inplace=True, extra=None, **mk):
         register(f"{name}_.default", in_place)
 
 
+# ---- neg (bool raises, like torch; an expanded self cannot be written) -------------------
+register("neg.default", lambda: unary_samples())
+out_of("neg.out", "neg.default")
+register("neg_.default", lambda: unary_samples(inplace=True) + [
+    S(expanded((3, 4), F32), name="expanded_overlap_error")])
+
+
 # ---- float ops (integral and bool inputs give the default float dtype) ----------------
+for _name, _mk in [("exp", {}), ("log", _POSITIVE_DOMAIN), ("sigmoid", {}), ("tanh", {})]:
+    _unary_op(_name, **_mk)
 _POSITIVE = {"low": 0.1, "high": 5}
 for _name, _mk in [("exp2", {}), ("expm1", {}), ("log2", _POSITIVE), ("log10", _POSITIVE),
                    ("log1p", {"low": -0.9, "high": 5}), ("sqrt", _POSITIVE), ("rsqrt", _POSITIVE),
