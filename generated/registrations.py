@@ -874,7 +874,7 @@ _o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_sc
 
 # schema/native_functions.yaml: neg(Tensor self) -> Tensor
 _o.neg.register('CPU', _cpu_unary.neg)
-_o.neg.register('Meta', _meta_pointwise.neg)
+_o.neg.register('Meta', _meta_unary.neg)
 
 # schema/native_functions.yaml: neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of neg)
 _o.neg_out.register('CompositeExplicitAutograd', _autogen_out(_o.neg))
@@ -886,7 +886,7 @@ _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset
 
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
 _o.exp.register('CPU', _cpu_unary.exp)
-_o.exp.register('Meta', _meta_pointwise.unary_float)
+_o.exp.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp)
 _o.exp_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp))
@@ -898,7 +898,7 @@ _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset
 
 # schema/native_functions.yaml: log(Tensor self) -> Tensor
 _o.log.register('CPU', _cpu_unary.log)
-_o.log.register('Meta', _meta_pointwise.unary_float)
+_o.log.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log)
 _o.log_out.register('CompositeExplicitAutograd', _autogen_out(_o.log))
@@ -910,7 +910,7 @@ _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset
 
 # schema/native_functions.yaml: relu(Tensor self) -> Tensor
 _o.relu.register('CPU', _cpu_activation.relu)
-_o.relu.register('Meta', _meta_pointwise.unary_same)
+_o.relu.register('Meta', _meta_unary.unary_same)
 
 # schema/native_functions.yaml: relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of relu)
 _o.relu_out.register('CompositeExplicitAutograd', _autogen_out(_o.relu))
@@ -918,12 +918,12 @@ _o.relu_out.register("ADInplaceOrView", _inplace_or_view(_o.relu_out, (1,)), wit
 
 # schema/native_functions.yaml: relu_(Tensor(a!) self) -> Tensor(a!)
 _o.relu_.register('CPU', _cpu_activation.relu_)
-_o.relu_.register('Meta', _meta_pointwise.unary_inplace)
+_o.relu_.register('Meta', _meta_unary.unary_inplace)
 _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 _o.threshold_backward.register('CPU', _cpu_activation.threshold_backward)
-_o.threshold_backward.register('Meta', _meta_pointwise.threshold_backward)
+_o.threshold_backward.register('Meta', _meta_activation.threshold_backward)
 
 # schema/native_functions.yaml: threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of threshold_backward)
 _o.threshold_backward_grad_input.register('CompositeExplicitAutograd', _autogen_out(_o.threshold_backward))
@@ -931,7 +931,7 @@ _o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o
 
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 _o.sigmoid.register('CPU', _cpu_unary.sigmoid)
-_o.sigmoid.register('Meta', _meta_pointwise.unary_float)
+_o.sigmoid.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sigmoid)
 _o.sigmoid_out.register('CompositeExplicitAutograd', _autogen_out(_o.sigmoid))
@@ -943,7 +943,7 @@ _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), wit
 
 # schema/native_functions.yaml: tanh(Tensor self) -> Tensor
 _o.tanh.register('CPU', _cpu_unary.tanh)
-_o.tanh.register('Meta', _meta_pointwise.unary_float)
+_o.tanh.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tanh)
 _o.tanh_out.register('CompositeExplicitAutograd', _autogen_out(_o.tanh))
@@ -955,7 +955,7 @@ _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keys
 
 # schema/native_functions.yaml: exp2(Tensor self) -> Tensor
 _o.exp2.register('CPU', _cpu_unary.exp2)
-_o.exp2.register('Meta', _meta_pointwise.unary_float)
+_o.exp2.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp2)
 _o.exp2_out.register('CompositeExplicitAutograd', _autogen_out(_o.exp2))
@@ -967,7 +967,7 @@ _o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keys
 
 # schema/native_functions.yaml: expm1(Tensor self) -> Tensor
 _o.expm1.register('CPU', _cpu_unary.expm1)
-_o.expm1.register('Meta', _meta_pointwise.unary_float)
+_o.expm1.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of expm1)
 _o.expm1_out.register('CompositeExplicitAutograd', _autogen_out(_o.expm1))
@@ -979,7 +979,7 @@ _o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_ke
 
 # schema/native_functions.yaml: log2(Tensor self) -> Tensor
 _o.log2.register('CPU', _cpu_unary.log2)
-_o.log2.register('Meta', _meta_pointwise.unary_float)
+_o.log2.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log2)
 _o.log2_out.register('CompositeExplicitAutograd', _autogen_out(_o.log2))
@@ -991,7 +991,7 @@ _o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keys
 
 # schema/native_functions.yaml: log10(Tensor self) -> Tensor
 _o.log10.register('CPU', _cpu_unary.log10)
-_o.log10.register('Meta', _meta_pointwise.unary_float)
+_o.log10.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log10)
 _o.log10_out.register('CompositeExplicitAutograd', _autogen_out(_o.log10))
@@ -1003,7 +1003,7 @@ _o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_ke
 
 # schema/native_functions.yaml: log1p(Tensor self) -> Tensor
 _o.log1p.register('CPU', _cpu_unary.log1p)
-_o.log1p.register('Meta', _meta_pointwise.unary_float)
+_o.log1p.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log1p)
 _o.log1p_out.register('CompositeExplicitAutograd', _autogen_out(_o.log1p))
@@ -1015,7 +1015,7 @@ _o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_ke
 
 # schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
 _o.sqrt.register('CPU', _cpu_unary.sqrt)
-_o.sqrt.register('Meta', _meta_pointwise.unary_float)
+_o.sqrt.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sqrt)
 _o.sqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.sqrt))
@@ -1027,7 +1027,7 @@ _o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keys
 
 # schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
 _o.rsqrt.register('CPU', _cpu_unary.rsqrt)
-_o.rsqrt.register('Meta', _meta_pointwise.unary_float)
+_o.rsqrt.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsqrt)
 _o.rsqrt_out.register('CompositeExplicitAutograd', _autogen_out(_o.rsqrt))
@@ -1039,7 +1039,7 @@ _o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_ke
 
 # schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
 _o.reciprocal.register('CPU', _cpu_unary.reciprocal)
-_o.reciprocal.register('Meta', _meta_pointwise.unary_float)
+_o.reciprocal.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of reciprocal)
 _o.reciprocal_out.register('CompositeExplicitAutograd', _autogen_out(_o.reciprocal))
@@ -1051,7 +1051,7 @@ _o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)
 
 # schema/native_functions.yaml: sin(Tensor self) -> Tensor
 _o.sin.register('CPU', _cpu_unary.sin)
-_o.sin.register('Meta', _meta_pointwise.unary_float)
+_o.sin.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sin)
 _o.sin_out.register('CompositeExplicitAutograd', _autogen_out(_o.sin))
@@ -1063,7 +1063,7 @@ _o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset
 
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
 _o.cos.register('CPU', _cpu_unary.cos)
-_o.cos.register('Meta', _meta_pointwise.unary_float)
+_o.cos.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cos)
 _o.cos_out.register('CompositeExplicitAutograd', _autogen_out(_o.cos))
@@ -1075,7 +1075,7 @@ _o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset
 
 # schema/native_functions.yaml: tan(Tensor self) -> Tensor
 _o.tan.register('CPU', _cpu_unary.tan)
-_o.tan.register('Meta', _meta_pointwise.unary_float)
+_o.tan.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tan)
 _o.tan_out.register('CompositeExplicitAutograd', _autogen_out(_o.tan))
@@ -1087,7 +1087,7 @@ _o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset
 
 # schema/native_functions.yaml: asin(Tensor self) -> Tensor
 _o.asin.register('CPU', _cpu_unary.asin)
-_o.asin.register('Meta', _meta_pointwise.unary_float)
+_o.asin.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asin)
 _o.asin_out.register('CompositeExplicitAutograd', _autogen_out(_o.asin))
@@ -1099,7 +1099,7 @@ _o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keys
 
 # schema/native_functions.yaml: acos(Tensor self) -> Tensor
 _o.acos.register('CPU', _cpu_unary.acos)
-_o.acos.register('Meta', _meta_pointwise.unary_float)
+_o.acos.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acos)
 _o.acos_out.register('CompositeExplicitAutograd', _autogen_out(_o.acos))
@@ -1111,7 +1111,7 @@ _o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keys
 
 # schema/native_functions.yaml: atan(Tensor self) -> Tensor
 _o.atan.register('CPU', _cpu_unary.atan)
-_o.atan.register('Meta', _meta_pointwise.unary_float)
+_o.atan.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan)
 _o.atan_out.register('CompositeExplicitAutograd', _autogen_out(_o.atan))
@@ -1123,7 +1123,7 @@ _o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keys
 
 # schema/native_functions.yaml: sinh(Tensor self) -> Tensor
 _o.sinh.register('CPU', _cpu_unary.sinh)
-_o.sinh.register('Meta', _meta_pointwise.unary_float)
+_o.sinh.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinh)
 _o.sinh_out.register('CompositeExplicitAutograd', _autogen_out(_o.sinh))
@@ -1135,7 +1135,7 @@ _o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keys
 
 # schema/native_functions.yaml: cosh(Tensor self) -> Tensor
 _o.cosh.register('CPU', _cpu_unary.cosh)
-_o.cosh.register('Meta', _meta_pointwise.unary_float)
+_o.cosh.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cosh)
 _o.cosh_out.register('CompositeExplicitAutograd', _autogen_out(_o.cosh))
@@ -1147,7 +1147,7 @@ _o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keys
 
 # schema/native_functions.yaml: erf(Tensor self) -> Tensor
 _o.erf.register('CPU', _cpu_unary.erf)
-_o.erf.register('Meta', _meta_pointwise.unary_float)
+_o.erf.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erf)
 _o.erf_out.register('CompositeExplicitAutograd', _autogen_out(_o.erf))
@@ -1243,7 +1243,7 @@ _o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keys
 
 # schema/native_functions.yaml: sign(Tensor self) -> Tensor
 _o.sign.register('CPU', _cpu_unary.sign)
-_o.sign.register('Meta', _meta_pointwise.unary_same)
+_o.sign.register('Meta', _meta_unary.unary_same)
 
 # schema/native_functions.yaml: sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sign)
 _o.sign_out.register('CompositeExplicitAutograd', _autogen_out(_o.sign))

@@ -20,7 +20,7 @@ from ember.kernels.cpu import _special as special
 from ember.kernels.cpu.pointwise import _arr, _check_devices, _clamp_into
 from ember.kernels.cpu.unary import _unary, _unary_inplace
 from ember.kernels.meta import activation as M
-from ember.kernels.meta import pointwise as MP
+from ember.kernels.meta import unary as MU
 
 _HALF = (D.float16, D.bfloat16)
 _SQRT_PI = math.sqrt(math.pi)
@@ -306,8 +306,8 @@ def _check_not_bool(name, meta):
     return checked
 
 
-relu = _unary(_relu, _check_not_bool("relu", MP.same_layout), half_in_float=False)
-relu_ = _unary_inplace(relu, _check_not_bool("relu", MP.unary_inplace))
+relu = _unary(_relu, _check_not_bool("relu", MU.same_layout), half_in_float=False)
+relu_ = _unary_inplace(relu, _check_not_bool("relu", MU.unary_inplace))
 
 
 def threshold_backward(grad_output, self, threshold):
@@ -322,7 +322,7 @@ def threshold_backward(grad_output, self, threshold):
     if grad_output._dtype is self._dtype and self._dtype.category == D.FLOAT and \
             g is not None and x is not None and g.shape == x.shape and x.flags.c_contiguous:
         return from_array(_zero_where_at_most(g, x, threshold), self._dtype)
-    layout = MP.threshold_backward_layout(grad_output, self)
+    layout = M.threshold_backward_layout(grad_output, self)
     dt = layout._dtype
     g, x = _arr(grad_output, dt), _arr(self, dt)
     thr = np.asarray(threshold).astype(dt.np)[()] if dt.category == D.INT else threshold

@@ -18,7 +18,6 @@ from ember.core.alloc import empty_cpu
 from ember.core.tensor import from_array
 from ember.kernels.cpu import _special as special
 from ember.kernels.cpu.pointwise import _HALF, _quiet
-from ember.kernels.meta import pointwise as M
 from ember.kernels.meta import unary as MU
 
 
@@ -75,11 +74,11 @@ def _sigmoid(a):
     return np.where(a >= 0, 1 / (1 + e), e / (1 + e)).astype(a.dtype, copy=False)
 
 
-neg = _unary(np.negative, M.neg_layout, half_in_float=False)
-exp = _unary(np.exp, M.float_layout, quiet=True, float_result=True)
-log = _unary(np.log, M.float_layout, quiet=True, float_result=True)
-sigmoid = _unary(_sigmoid, M.float_layout, quiet=True, float_result=True)
-tanh = _unary(np.tanh, M.float_layout, float_result=True)
+neg = _unary(np.negative, MU.neg_layout, half_in_float=False)
+exp = _unary(np.exp, MU.float_layout, quiet=True, float_result=True)
+log = _unary(np.log, MU.float_layout, quiet=True, float_result=True)
+sigmoid = _unary(_sigmoid, MU.float_layout, quiet=True, float_result=True)
+tanh = _unary(np.tanh, MU.float_layout, float_result=True)
 
 
 # --- NumPy functions torch computes differently or NumPy lacks --------------------------
@@ -112,7 +111,7 @@ def _bitwise_not(a):
 
 # --- kernel makers ----------------------------------------------------------------------------
 def _float(fn):
-    return _unary(fn, M.float_layout, quiet=True, float_result=True)
+    return _unary(fn, MU.float_layout, quiet=True, float_result=True)
 
 
 def _same(fn, op):
@@ -182,7 +181,7 @@ round = _same(_integral_copy(np.rint), "round")
 trunc = _same(_integral_copy(np.trunc), "trunc")
 frac = _same(_frac, "frac")
 bitwise_not = _same(_bitwise_not, "bitwise_not")
-sign = _unary(_sign, M.same_layout, half_in_float=True)
+sign = _unary(_sign, MU.same_layout, half_in_float=True)
 
 logical_not = _bool(np.logical_not)
 isnan = _bool(_of_floats(np.isnan, _falses))

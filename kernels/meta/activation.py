@@ -3,27 +3,16 @@ threshold, clamp_min/clamp_max and their backward helpers): torch's checks, resu
 dtype and TensorIterator layout. The CPU kernels (kernels/cpu/activation.py) call the
 same `*_layout` functions, so both backends agree and raise the same errors.
 
-    >>> gelu(empty_meta((2, 3), ember.float32), "none").shape
+    >>> gelu(ember.empty(2, 3, device="meta"), "none").shape
     ember.Size([2, 3])
 """
 from __future__ import annotations
 
 from ember.core import dtype as D
-from ember.core.alloc import empty_meta
 from ember.core.factory_args import checked_scalar
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
-from ember.kernels.meta.pointwise import Layout
-
-
-def _layout(dt, *operands) -> Layout:
-    P.check_same_device(*P.tensors_of(*operands))
-    shape, stride = P.out_layout(*operands)
-    return Layout(shape, stride, dt)
-
-
-def _meta(layout: Layout):
-    return empty_meta(layout._shape, layout._dtype, layout._stride)
+from ember.kernels.meta.pointwise import Layout, _layout, _meta
 
 
 def _float_dtype(kernel: str, *operands) -> D.dtype:
@@ -226,3 +215,15 @@ def clamp_max_(self, max):
 
 def clamp_tensor(self, min=None, max=None):
     return _meta(clamp_tensor_layout(self, min, max))
+
+
+# --- relu's backward ---------------------------------------------------------------
+def threshold_backward_layout(grad_output, self) -> Layout:
+    dt = D.result_type(grad_output, self)
+    if dt is D.bool_:
+        raise P.not_implemented_for("threshold_cpu", dt)
+    return _layout(dt, self, grad_output)   # torch's TensorIterator lists self first
+
+
+def threshold_backward(grad_output, self, threshold):
+    return _meta(threshold_backward_layout(grad_output, self))

@@ -48,13 +48,6 @@ def mul_layout(self, other) -> Layout:
     return _layout(D.result_type(self, other), self, other)
 
 
-def threshold_backward_layout(grad_output, self) -> Layout:
-    dt = D.result_type(grad_output, self)
-    if dt is D.bool_:
-        raise P.not_implemented_for("threshold_cpu", dt)
-    return _layout(dt, self, grad_output)   # torch's TensorIterator lists self first
-
-
 def div_layout(self, other) -> Layout:
     return _layout(P.float_result(D.result_type(self, other)), self, other)
 
@@ -96,21 +89,6 @@ def masked_fill_layout(self, mask, value) -> Layout:
     P.check_same_device(self, mask)
     shape = P.broadcast_shapes(self._shape, mask._shape)
     return Layout(shape, contiguous_strides(shape), self._dtype)
-
-
-def same_layout(self) -> Layout:
-    """relu-like unary ops: same dtype and layout as the input."""
-    return _layout(self._dtype, self)
-
-
-def neg_layout(self) -> Layout:
-    P.check_bool_neg(self)
-    return _layout(self._dtype, self)
-
-
-def float_layout(self) -> Layout:
-    """exp, log, sigmoid, tanh: integral inputs give the default float dtype."""
-    return _layout(P.float_result(self._dtype), self)
 
 
 # --- Meta kernels --------------------------------------------------------------------------
@@ -199,24 +177,3 @@ def masked_fill_(self, mask, value):
     P.check_bool_mask(mask)
     P.check_fill_value(value)
     return _inplace(self, self._dtype, mask)
-
-
-# --- unary ------------------------------------------------------------------------------
-def unary_same(self):
-    return _meta(same_layout(self))
-
-
-def neg(self):
-    return _meta(neg_layout(self))
-
-
-def unary_float(self):
-    return _meta(float_layout(self))
-
-
-def unary_inplace(self):
-    return self
-
-
-def threshold_backward(grad_output, self, threshold):
-    return _meta(threshold_backward_layout(grad_output, self))

@@ -1,8 +1,7 @@
 """Meta kernels of the unary family: layouts and torch's dtype checks, shared
 with the CPU kernels of kernels/cpu/unary.py so both backends agree.
 
-The float ops (sin, sqrt, erf, ...) use pointwise.py's `unary_float`; the ops
-here keep the input's dtype (with torch's dtype restrictions) or give a bool result.
+The float ops (exp, log, sin, sqrt, erf, ...) use `unary_float`; the others keep the input's dtype (with torch's dtype restrictions) or give a bool result.
 Their in-place forms are derived by the generator (functional, then copy into self).
 
     >>> floor(empty_meta((2,), D.bool_))
@@ -15,7 +14,7 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
-from ember.kernels.meta.pointwise import Layout
+from ember.kernels.meta.pointwise import Layout, _layout, _meta
 
 _FLOATS = frozenset(d for d in D.ALL_DTYPES if d.category == D.FLOAT)
 _NOT_FLOAT = frozenset(D.ALL_DTYPES) - _FLOATS
@@ -84,3 +83,35 @@ def unary_bool(self):
 
 def nan_to_num(self, nan=None, posinf=None, neginf=None):
     return _alloc(layout(self))
+
+
+# --- layouts and kernels shared by the elementwise unary ops -------------------------
+def same_layout(self) -> Layout:
+    """relu-like unary ops: same dtype and layout as the input."""
+    return _layout(self._dtype, self)
+
+
+def neg_layout(self) -> Layout:
+    P.check_bool_neg(self)
+    return _layout(self._dtype, self)
+
+
+def float_layout(self) -> Layout:
+    """exp, log, sigmoid, tanh: integral inputs give the default float dtype."""
+    return _layout(P.float_result(self._dtype), self)
+
+
+def unary_same(self):
+    return _meta(same_layout(self))
+
+
+def neg(self):
+    return _meta(neg_layout(self))
+
+
+def unary_float(self):
+    return _meta(float_layout(self))
+
+
+def unary_inplace(self):
+    return self
