@@ -1,9 +1,24 @@
-"""Writing results into `out=` tensors, with torch's checks."""
+"""Writing results into `out=` tensors and into self (in-place ops), with torch's checks."""
 from __future__ import annotations
 
 import warnings
 
 from .dtype import can_cast
+
+
+def check_cast(result_dtype, out_dtype, out_name=None) -> None:
+    """torch's check that a result can be written into a tensor of `out_dtype` (in-place
+    ops and out=); `out_name` overrides how the message names out_dtype."""
+    if not can_cast(result_dtype, out_dtype):
+        raise RuntimeError(f"result type {result_dtype.scalar_name} can't be cast to the desired "
+                           f"output type {out_name or out_dtype.scalar_name}")
+
+
+def check_output_shape(self, shape) -> None:
+    """An in-place op's result (the broadcast `shape`) must have self's shape."""
+    if tuple(shape) != tuple(self._shape):
+        raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
+                           f"broadcast shape {list(shape)}")
 
 
 def copy_to_out(result, out):
@@ -12,9 +27,7 @@ def copy_to_out(result, out):
     if result.device != out.device:
         raise RuntimeError(f"Expected out tensor to have device {result.device}, but got "
                            f"{out.device} instead")
-    if not can_cast(result.dtype, out.dtype):
-        raise RuntimeError(f"result type {result.dtype.scalar_name} can't be cast to the desired "
-                           f"output type {out.dtype.scalar_name}")
+    check_cast(result.dtype, out.dtype)
     if out.shape != result.shape:
         if out.numel() != 0:
             warnings.warn(f"An output with one or more elements was resized since it had shape "

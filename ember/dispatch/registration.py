@@ -58,27 +58,20 @@ def autogen_inplace(functional_op, broadcast=False):
         >>> x.abs_() is x, x
         (True, tensor([1.5000, 2.0000]))
     """
-    from ..core import dtype as D
+    from ..core.outputs import check_cast, check_output_shape
     from ..core.shapes import broadcast_shapes
     from ..core.tensor import Tensor
     from .dispatcher import ops
 
     copy_ = ops.aten.copy_.default
 
-    def check_shape(self, shape):
-        if shape != self._shape:
-            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
-                               f"broadcast shape {list(shape)}")
-
     def kernel(keyset, self, *rest):
         if broadcast:
-            check_shape(self, broadcast_shapes(self._shape, *(
+            check_output_shape(self, broadcast_shapes(self._shape, *(
                 t._shape for t in rest if isinstance(t, Tensor))))
         result = functional_op.redispatch(keyset, self, *rest)
-        check_shape(self, result._shape)
-        if not D.can_cast(result._dtype, self._dtype):
-            raise RuntimeError(f"result type {result._dtype.scalar_name} can't be cast to the "
-                               f"desired output type {self._dtype.scalar_name}")
+        check_output_shape(self, result._shape)
+        check_cast(result._dtype, self._dtype)
         copy_.redispatch(keyset, self, result, False)
         return self
     kernel.__qualname__ = f"autogen_inplace[{functional_op}]"

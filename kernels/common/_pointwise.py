@@ -7,6 +7,7 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.factory_args import checked_scalar
+from ember.core.outputs import check_cast, check_output_shape
 from ember.core.shapes import broadcast_shapes, elementwise_strides
 from ember.core.tensor import Tensor, contiguous_strides
 from ember.kernels.common._errors import not_implemented_for
@@ -107,16 +108,10 @@ CPP_NAMES = {"float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "fl
 def check_inplace(self, result_dtype: D.dtype, *others, cpp_name=False) -> None:
     """An in-place op must keep self's shape and be able to cast the result to self's dtype
     (`cpp_name`: the message names self's dtype in C++, like torch's clamp_ with numbers)."""
-    if not D.can_cast(result_dtype, self._dtype):
-        name = CPP_NAMES[self._dtype.name] if cpp_name else self._dtype.scalar_name
-        raise RuntimeError(f"result type {result_dtype.scalar_name} can't be cast to the desired "
-                           f"output type {name}")
+    check_cast(result_dtype, self._dtype, CPP_NAMES[self._dtype.name] if cpp_name else None)
     ts = tensors_of(*others)
     if ts:
-        shape = broadcast_shapes(self._shape, *(t._shape for t in ts))
-        if shape != tuple(self._shape):
-            raise RuntimeError(f"output with shape {list(self._shape)} doesn't match the "
-                               f"broadcast shape {list(shape)}")
+        check_output_shape(self, broadcast_shapes(self._shape, *(t._shape for t in ts)))
 
 
 def check_bool_mask(mask, op="masked_fill_") -> None:

@@ -28,7 +28,8 @@ def _arr(x, dt):
     """The NumPy operand for a tensor or Python number, in the computation dtype (a
     wrapped number, see argcheck.wrap_number, is its Python number)."""
     if isinstance(x, Tensor):
-        if not getattr(x, "_wrapped_number", False):
+        # (wrapped numbers are 0-d: only those read the slot, which is unset on the rest)
+        if x._shape or not getattr(x, "_wrapped_number", False):
             a = x._np
             return a if a.dtype == dt.np else a.astype(dt.np)
         x = x._np.item()
