@@ -51,16 +51,23 @@ def assemble() -> None:
     from .core import autograd_hooks
     autograd_hooks.register(**CORE_HOOKS)
     from .core.tensor import Tensor
+    attach(Tensor, {part: importlib.import_module(part).TENSOR_ATTRIBUTES
+                    for part in TENSOR_PARTS})
+
+
+def attach(cls, parts: dict[str, dict]) -> None:
+    """Sets every part's attributes on `cls` ({module name: TENSOR_ATTRIBUTES}, in order);
+    a name two parts give, or one `cls` defines itself, is an error."""
     owner: dict[str, str] = {}
-    for part in TENSOR_PARTS:
-        for name, value in importlib.import_module(part).TENSOR_ATTRIBUTES.items():
+    for part, attributes in parts.items():
+        for name, value in attributes.items():
             if name in owner:
                 raise RuntimeError(f"Tensor.{name} is defined by both {owner[name]} and {part}")
-            if name in vars(Tensor):
+            if name in vars(cls):
                 raise RuntimeError(f"Tensor.{name} from {part} would replace the one in "
-                                   "ember/core/tensor.py")
+                                   f"{cls.__module__}")
             owner[name] = part
             if getattr(value, "__module__", None) == part and \
                     getattr(value, "__name__", None) == name:      # not for aliases
-                value.__qualname__ = f"Tensor.{name}"
-            setattr(Tensor, name, value)
+                value.__qualname__ = f"{cls.__name__}.{name}"
+            setattr(cls, name, value)

@@ -219,3 +219,13 @@ def test_readme_add_an_op_example_generates(project):
     assert "_o.square.register('CPU', _cpu_pointwise.square)" in regs
     assert "_o.square_out.register('CompositeExplicitAutograd', _autogen_out(_o.square))" in regs
     assert "square_out = _Op(\"aten\", 'square', 'out'" in (gen / "ops.py").read_text()
+
+
+def test_where_resolves_keys_and_reports_no_match(capsys):
+    from codegen.__main__ import main as codegen_main
+    assert codegen_main(["where", "# schema/native_functions.yaml: neg(Tensor self) -> Tensor",
+                         "--root", str(ROOT)]) == 0
+    out = capsys.readouterr().out
+    assert "schema/native_functions.yaml:" in out and "schema/derivatives.yaml:" in out
+    assert codegen_main(["where", "no_such_op", "--root", str(ROOT)]) == 1
+    assert "no schema entry matches 'no_such_op'" in capsys.readouterr().err
