@@ -48,6 +48,7 @@ import sys
 import numpy as np
 
 from .core import dtype as D
+from .core.alloc import storage_nbytes
 from .core.device import device as _device
 from .core.tensor import Size, Tensor, contiguous_strides, from_array, make_tensor
 
@@ -175,7 +176,7 @@ def _storages(tensors: list) -> tuple[dict, list]:
                 raise RuntimeError("Cannot save multiple tensors or storages that view the "
                                    "same data as different types")
             begin = min(t.storage_offset() for t in group)
-            end = max(t.storage_offset() + _extent(t.shape, t.stride()) for t in group)
+            end = max(t.storage_offset() + storage_nbytes(t.shape, t.stride(), 1) for t in group)
             cover = next((i for i, t in zip(members, group) if t.storage_offset() == begin
                           and t.numel() == end - begin and t.is_contiguous()), None)
             base = tensors[members[0]][0] + "#storage" if cover is None else tensors[cover][0]
@@ -192,11 +193,6 @@ def _storages(tensors: list) -> tuple[dict, list]:
         if _is_parameter(t):
             record["parameter"] = True
     return entries, records
-
-
-def _extent(shape, stride) -> int:
-    """How many elements from its first one a non-empty strided layout spans."""
-    return 1 + sum((n - 1) * s for n, s in zip(shape, stride))
 
 
 def _container_tag(obj) -> str | None:
@@ -441,7 +437,7 @@ class _Reader:
         numel, size = math.prod(shape), math.prod(entry_shape)
         if numel * dt.itemsize > sys.maxsize:
             raise self.fail(f"a view of tensor {name!r} has shape {shape}: too large")
-        if numel and offset + _extent(shape, stride) > size:
+        if numel and offset + storage_nbytes(shape, stride, 1) > size:
             raise self.fail(f"a view of tensor {name!r} (offset {offset}, shape {shape}, "
                             f"stride {stride}) reaches past its {size} elements")
         t = make_tensor(self.storage(name, record.get("device", "cpu")), shape, stride,
