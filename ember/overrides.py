@@ -17,11 +17,26 @@ from .dispatch.tls import state as _tls
 NO_OVERRIDE = object()
 tf_state = [False]
 _subclass_count = [0]
+_objects_live = [0]     # tracers whose non-Tensor proxies take part (ember.fx.Proxy)
 _disabled = [0]
 
 
 def _refresh():
-    tf_state[0] = bool(_subclass_count[0] or _tls.function_modes) and not _disabled[0]
+    tf_state[0] = bool(_subclass_count[0] or _objects_live[0]
+                       or _tls.function_modes) and not _disabled[0]
+
+
+class objects_take_part:
+    """While active, every binding looks for `__torch_function__` on its arguments, so
+    non-Tensor objects (FX's Proxy) are intercepted without first failing a type check."""
+
+    def __enter__(self):
+        _objects_live[0] += 1
+        _refresh()
+
+    def __exit__(self, *exc):
+        _objects_live[0] -= 1
+        _refresh()
 
 
 def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
@@ -62,16 +77,42 @@ def tensors_in(args):
                     yield b
 
 
-def overloaded_types(args, accept) -> list:
-    """The distinct types of the tensors in `args` that `accept` admits, subclasses before
-    their bases and otherwise in argument order (the protocol's calling order)."""
+def _flat(args):
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            yield from a
+        else:
+            yield a
+
+
+def _is_torch_function_object(x) -> bool:
+    """A non-Tensor argument that overrides ember functions (FX's Proxy, a TensorLike)."""
+    return not isinstance(x, Tensor) and hasattr(type(x), "__torch_function__")
+
+
+def _distinct_in_order(objects, accept) -> list:
+    """The distinct types of `objects` that `accept` admits, subclasses before their
+    bases and otherwise in argument order (the protocol's calling order)."""
     out: list = []
-    for t in tensors_in(args):
+    for t in objects:
         c = type(t)
         if c in out or not accept(c):
             continue
         out.insert(next((i for i, o in enumerate(out) if issubclass(c, o)), len(out)), c)
     return out
+
+
+def overloaded_types(args, accept) -> list:
+    """`_distinct_in_order` over the tensors in `args` (the __torch_dispatch__ protocol)."""
+    return _distinct_in_order(tensors_in(args), accept)
+
+
+def _torch_function_types(args) -> list:
+    """Types whose __torch_function__ applies: Tensor subclasses that opt in and any
+    non-Tensor object that defines it."""
+    return _distinct_in_order(
+        (a for a in _flat(args) if isinstance(a, Tensor) or _is_torch_function_object(a)),
+        lambda c: not issubclass(c, Tensor) or _opts_in(c))
 
 
 def handle_torch_function(public, relevant, args, kwargs=None):
@@ -88,7 +129,7 @@ def handle_torch_function(public, relevant, args, kwargs=None):
         finally:
             _tls.function_modes.append(mode)
             _refresh()
-    overloaded = overloaded_types(relevant, _opts_in)
+    overloaded = _torch_function_types(relevant)
     if not overloaded:
         return NO_OVERRIDE
     types = tuple(overloaded)
@@ -102,6 +143,20 @@ def handle_torch_function(public, relevant, args, kwargs=None):
 
 def handle_torch_function_any(public, args, kwargs):
     return handle_torch_function(public, tuple(args) + tuple(kwargs.values()), args, kwargs)
+
+
+def handle_rejected_arguments(public, relevant, args, kwargs=None):
+    """A binding's type check failed: if the culprit is a non-Tensor object with
+    `__torch_function__`, run the protocol (torch's argument parser does the same);
+    NO_OVERRIDE otherwise, and the binding re-raises its TypeError. Costs nothing on the
+    fast path: bindings call it from their `except TypeError`."""
+    if tf_state[0] or _disabled[0] or not any(map(_is_torch_function_object, _flat(relevant))):
+        return NO_OVERRIDE
+    return handle_torch_function(public, relevant, args, kwargs)
+
+
+def handle_rejected_arguments_any(public, args, kwargs):
+    return handle_rejected_arguments(public, tuple(args) + tuple(kwargs.values()), args, kwargs)
 
 
 class DisableTorchFunction:
@@ -152,4 +207,4 @@ class TorchFunctionMode:
 
 
 def has_torch_function(args) -> bool:
-    return any(_opts_in(type(a)) for a in tensors_in(args)) or bool(_tls.function_modes)
+    return bool(_torch_function_types(args)) or bool(_tls.function_modes)

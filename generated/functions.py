@@ -12,6 +12,8 @@ from ember.dispatch.argcheck import resolve as _resolve
 from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
+from ember.overrides import handle_rejected_arguments as _hra
+from ember.overrides import handle_rejected_arguments_any as _hra_any
 from ember.overrides import tf_state as _tf
 from ember.return_types import return_type as _return_type
 from ember._generated.ops import (  # noqa: F401
@@ -1245,9 +1247,16 @@ def _adaptive_avg_pool2d(input, output_size, *, out=None):
         _r = _htf(_adaptive_avg_pool2d, (input,), (input, output_size), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry__adaptive_avg_pool2d(input, output_size)
-    return _entry__adaptive_avg_pool2d_out(input, output_size, out)
+    try:
+        if out is None:
+            return _entry__adaptive_avg_pool2d(input, output_size)
+        return _entry__adaptive_avg_pool2d_out(input, output_size, out)
+
+    except TypeError:
+        _r = _hra(_adaptive_avg_pool2d, (input,), (input, output_size), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: _adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor
@@ -1257,9 +1266,16 @@ def _adaptive_avg_pool2d_backward(grad_output, input, *, out=None):
         _r = _htf(_adaptive_avg_pool2d_backward, (grad_output, input), (grad_output, input), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry__adaptive_avg_pool2d_backward(grad_output, input)
-    return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
+    try:
+        if out is None:
+            return _entry__adaptive_avg_pool2d_backward(grad_output, input)
+        return _entry__adaptive_avg_pool2d_backward_out(grad_output, input, out)
+
+    except TypeError:
+        _r = _hra(_adaptive_avg_pool2d_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -1269,9 +1285,16 @@ def _log_softmax(input, dim, half_to_float, *, out=None):
         _r = _htf(_log_softmax, (input,), (input, dim, half_to_float), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry__log_softmax(input, dim, half_to_float)
-    return _entry__log_softmax_out(input, dim, half_to_float, out)
+    try:
+        if out is None:
+            return _entry__log_softmax(input, dim, half_to_float)
+        return _entry__log_softmax_out(input, dim, half_to_float, out)
+
+    except TypeError:
+        _r = _hra(_log_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
@@ -1281,9 +1304,16 @@ def _log_softmax_backward_data(grad_output, output, dim, input_dtype, *, out=Non
         _r = _htf(_log_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype)
-    return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
+    try:
+        if out is None:
+            return _entry__log_softmax_backward_data(grad_output, output, dim, input_dtype)
+        return _entry__log_softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
+
+    except TypeError:
+        _r = _hra(_log_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
@@ -1293,9 +1323,16 @@ def _softmax(input, dim, half_to_float, *, out=None):
         _r = _htf(_softmax, (input,), (input, dim, half_to_float), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry__softmax(input, dim, half_to_float)
-    return _entry__softmax_out(input, dim, half_to_float, out)
+    try:
+        if out is None:
+            return _entry__softmax(input, dim, half_to_float)
+        return _entry__softmax_out(input, dim, half_to_float, out)
+
+    except TypeError:
+        _r = _hra(_softmax, (input,), (input, dim, half_to_float), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
@@ -1305,9 +1342,16 @@ def _softmax_backward_data(grad_output, output, dim, input_dtype, *, out=None):
         _r = _htf(_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry__softmax_backward_data(grad_output, output, dim, input_dtype)
-    return _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
+    try:
+        if out is None:
+            return _entry__softmax_backward_data(grad_output, output, dim, input_dtype)
+        return _entry__softmax_backward_data_out(grad_output, output, dim, input_dtype, out)
+
+    except TypeError:
+        _r = _hra(_softmax_backward_data, (grad_output, output), (grad_output, output, dim, input_dtype), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
@@ -1317,8 +1361,15 @@ def _to_copy(input, *, dtype=None, layout=None, device=None, pin_memory=None, no
         _r = _htf(_to_copy, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'non_blocking': non_blocking, 'memory_format': memory_format, 'out': out})
         if _r is not _NO:
             return _r
-    _r = _entry__to_copy(input, dtype, layout, device, pin_memory, non_blocking, memory_format) if out is None else _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry__to_copy(input, dtype, layout, device, pin_memory, non_blocking, memory_format) if out is None else _entry__to_copy_out(input, dtype, layout, device, pin_memory, non_blocking, memory_format, out)
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(_to_copy, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'non_blocking': non_blocking, 'memory_format': memory_format, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: _unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
@@ -1328,9 +1379,16 @@ def _unique2(input, sorted=True, return_inverse=False, return_counts=False, *, o
         _r = _htf(_unique2, (input,), (input, sorted, return_inverse, return_counts), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry__unique2(input, sorted, return_inverse, return_counts)
-    return _entry__unique2_out(input, sorted, return_inverse, return_counts, *out)
+    try:
+        if out is None:
+            return _entry__unique2(input, sorted, return_inverse, return_counts)
+        return _entry__unique2_out(input, sorted, return_inverse, return_counts, *out)
+
+    except TypeError:
+        _r = _hra(_unique2, (input,), (input, sorted, return_inverse, return_counts), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: abs(Tensor self) -> Tensor
@@ -1340,9 +1398,16 @@ def abs(input, *, out=None):
         _r = _htf(abs, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_abs(input)
-    return _entry_abs_out(input, out)
+    try:
+        if out is None:
+            return _entry_abs(input)
+        return _entry_abs_out(input, out)
+
+    except TypeError:
+        _r = _hra(abs, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
@@ -1352,7 +1417,14 @@ def abs_(input):
         _r = _htf(abs_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_abs_(input)
+    try:
+        return _entry_abs_(input)
+
+    except TypeError:
+        _r = _hra(abs_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: acos(Tensor self) -> Tensor
@@ -1362,9 +1434,16 @@ def acos(input, *, out=None):
         _r = _htf(acos, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_acos(input)
-    return _entry_acos_out(input, out)
+    try:
+        if out is None:
+            return _entry_acos(input)
+        return _entry_acos_out(input, out)
+
+    except TypeError:
+        _r = _hra(acos, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
@@ -1374,7 +1453,14 @@ def acos_(input):
         _r = _htf(acos_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_acos_(input)
+    try:
+        return _entry_acos_(input)
+
+    except TypeError:
+        _r = _hra(acos_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
@@ -1384,7 +1470,14 @@ def adaptive_avg_pool2d(input, output_size):
         _r = _htf(adaptive_avg_pool2d, (input,), (input, output_size), {})
         if _r is not _NO:
             return _r
-    return _entry_adaptive_avg_pool2d(input, output_size)
+    try:
+        return _entry_adaptive_avg_pool2d(input, output_size)
+
+    except TypeError:
+        _r = _hra(adaptive_avg_pool2d, (input,), (input, output_size), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -1394,41 +1487,62 @@ def add(input, other, *, alpha=1, out=None):
         _r = _htf(add, (input, other), (input, other), {'alpha': alpha, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_add_Tensor(input, other, alpha)
-    return _entry_add_out(input, other, alpha, out)
+    try:
+        if out is None:
+            return _entry_add_Tensor(input, other, alpha)
+        return _entry_add_out(input, other, alpha, out)
+
+    except TypeError:
+        _r = _hra(add, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def addcdiv(input, tensor1, tensor2, *, value=1, out=None):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
-    if not isinstance(tensor1, _Tensor):
-        raise _not_tensor('addcdiv', 'tensor1', 2, tensor1)
-    if not isinstance(tensor2, _Tensor):
-        raise _not_tensor('addcdiv', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcdiv, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_addcdiv(input, tensor1, tensor2, value)
-    return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
+    try:
+        if not isinstance(tensor1, _Tensor):
+            raise _not_tensor('addcdiv', 'tensor1', 2, tensor1)
+        if not isinstance(tensor2, _Tensor):
+            raise _not_tensor('addcdiv', 'tensor2', 3, tensor2)
+        if out is None:
+            return _entry_addcdiv(input, tensor1, tensor2, value)
+        return _entry_addcdiv_out(input, tensor1, tensor2, value, out)
+
+    except TypeError:
+        _r = _hra(addcdiv, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def addcmul(input, tensor1, tensor2, *, value=1, out=None):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
-    if not isinstance(tensor1, _Tensor):
-        raise _not_tensor('addcmul', 'tensor1', 2, tensor1)
-    if not isinstance(tensor2, _Tensor):
-        raise _not_tensor('addcmul', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcmul, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_addcmul(input, tensor1, tensor2, value)
-    return _entry_addcmul_out(input, tensor1, tensor2, value, out)
+    try:
+        if not isinstance(tensor1, _Tensor):
+            raise _not_tensor('addcmul', 'tensor1', 2, tensor1)
+        if not isinstance(tensor2, _Tensor):
+            raise _not_tensor('addcmul', 'tensor2', 3, tensor2)
+        if out is None:
+            return _entry_addcmul(input, tensor1, tensor2, value)
+        return _entry_addcmul_out(input, tensor1, tensor2, value, out)
+
+    except TypeError:
+        _r = _hra(addcmul, (input, tensor1, tensor2), (input, tensor1, tensor2), {'value': value, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -1438,9 +1552,16 @@ def addmm(input, mat1, mat2, *, beta=1, alpha=1, out=None):
         _r = _htf(addmm, (input, mat1, mat2), (input, mat1, mat2), {'beta': beta, 'alpha': alpha, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_addmm(input, mat1, mat2, beta, alpha)
-    return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
+    try:
+        if out is None:
+            return _entry_addmm(input, mat1, mat2, beta, alpha)
+        return _entry_addmm_out(input, mat1, mat2, beta, alpha, out)
+
+    except TypeError:
+        _r = _hra(addmm, (input, mat1, mat2), (input, mat1, mat2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: adjoint(Tensor(a) self) -> Tensor(a)
@@ -1450,7 +1571,14 @@ def adjoint(input):
         _r = _htf(adjoint, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_adjoint(input)
+    try:
+        return _entry_adjoint(input)
+
+    except TypeError:
+        _r = _hra(adjoint, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: alias(Tensor(a) self) -> Tensor(a)
@@ -1460,7 +1588,14 @@ def alias(input):
         _r = _htf(alias, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_alias(input)
+    try:
+        return _entry_alias(input)
+
+    except TypeError:
+        _r = _hra(alias, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: all(Tensor self) -> Tensor
@@ -1525,7 +1660,13 @@ def all(*args, **kwargs):
         _r = _htf_any(all, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
+    try:
+        return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
+    except TypeError:
+        _r = _hra_any(all, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: alpha_dropout(Tensor input, float p, bool train) -> Tensor
@@ -1535,7 +1676,14 @@ def alpha_dropout(input, p, train):
         _r = _htf(alpha_dropout, (input,), (input, p, train), {})
         if _r is not _NO:
             return _r
-    return _entry_alpha_dropout(input, p, train)
+    try:
+        return _entry_alpha_dropout(input, p, train)
+
+    except TypeError:
+        _r = _hra(alpha_dropout, (input,), (input, p, train), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
@@ -1545,7 +1693,14 @@ def alpha_dropout_(input, p, train):
         _r = _htf(alpha_dropout_, (input,), (input, p, train), {})
         if _r is not _NO:
             return _r
-    return _entry_alpha_dropout_(input, p, train)
+    try:
+        return _entry_alpha_dropout_(input, p, train)
+
+    except TypeError:
+        _r = _hra(alpha_dropout_, (input,), (input, p, train), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -1555,9 +1710,16 @@ def amax(input, dim=(), keepdim=False, *, out=None):
         _r = _htf(amax, (input,), (input, dim, keepdim), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_amax(input, (() if dim is None else dim), keepdim)
-    return _entry_amax_out(input, (() if dim is None else dim), keepdim, out)
+    try:
+        if out is None:
+            return _entry_amax(input, (() if dim is None else dim), keepdim)
+        return _entry_amax_out(input, (() if dim is None else dim), keepdim, out)
+
+    except TypeError:
+        _r = _hra(amax, (input,), (input, dim, keepdim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -1567,9 +1729,16 @@ def amin(input, dim=(), keepdim=False, *, out=None):
         _r = _htf(amin, (input,), (input, dim, keepdim), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_amin(input, (() if dim is None else dim), keepdim)
-    return _entry_amin_out(input, (() if dim is None else dim), keepdim, out)
+    try:
+        if out is None:
+            return _entry_amin(input, (() if dim is None else dim), keepdim)
+        return _entry_amin_out(input, (() if dim is None else dim), keepdim, out)
+
+    except TypeError:
+        _r = _hra(amin, (input,), (input, dim, keepdim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: any(Tensor self) -> Tensor
@@ -1634,7 +1803,13 @@ def any(*args, **kwargs):
         _r = _htf_any(any, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
+    try:
+        return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
+    except TypeError:
+        _r = _hra_any(any, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -1696,7 +1871,13 @@ def arange(*args, **kwargs):
         _r = _htf_any(arange, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
+    try:
+        return _resolve(_cases_arange, args, kwargs, 'arange', _sigs_arange)
+    except TypeError:
+        _r = _hra_any(arange, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -1706,9 +1887,16 @@ def argmax(input, dim=None, keepdim=False, *, out=None):
         _r = _htf(argmax, (input,), (input, dim, keepdim), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_argmax(input, dim, keepdim)
-    return _entry_argmax_out(input, dim, keepdim, out)
+    try:
+        if out is None:
+            return _entry_argmax(input, dim, keepdim)
+        return _entry_argmax_out(input, dim, keepdim, out)
+
+    except TypeError:
+        _r = _hra(argmax, (input,), (input, dim, keepdim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -1718,9 +1906,16 @@ def argmin(input, dim=None, keepdim=False, *, out=None):
         _r = _htf(argmin, (input,), (input, dim, keepdim), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_argmin(input, dim, keepdim)
-    return _entry_argmin_out(input, dim, keepdim, out)
+    try:
+        if out is None:
+            return _entry_argmin(input, dim, keepdim)
+        return _entry_argmin_out(input, dim, keepdim, out)
+
+    except TypeError:
+        _r = _hra(argmin, (input,), (input, dim, keepdim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
@@ -1767,7 +1962,13 @@ def argsort(*args, **kwargs):
         _r = _htf_any(argsort, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
+    try:
+        return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
+    except TypeError:
+        _r = _hra_any(argsort, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: argwhere(Tensor self) -> Tensor
@@ -1777,7 +1978,14 @@ def argwhere(input):
         _r = _htf(argwhere, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_argwhere(input)
+    try:
+        return _entry_argwhere(input)
+
+    except TypeError:
+        _r = _hra(argwhere, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
@@ -1787,7 +1995,14 @@ def as_strided(input, size, stride, storage_offset=None):
         _r = _htf(as_strided, (input,), (input, size, stride, storage_offset), {})
         if _r is not _NO:
             return _r
-    return _entry_as_strided(input, size, stride, storage_offset)
+    try:
+        return _entry_as_strided(input, size, stride, storage_offset)
+
+    except TypeError:
+        _r = _hra(as_strided, (input,), (input, size, stride, storage_offset), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
@@ -1797,9 +2012,16 @@ def as_strided_scatter(input, src, size, stride, storage_offset=None, *, out=Non
         _r = _htf(as_strided_scatter, (input, src), (input, src, size, stride, storage_offset), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_as_strided_scatter(input, src, size, stride, storage_offset)
-    return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
+    try:
+        if out is None:
+            return _entry_as_strided_scatter(input, src, size, stride, storage_offset)
+        return _entry_as_strided_scatter_out(input, src, size, stride, storage_offset, out)
+
+    except TypeError:
+        _r = _hra(as_strided_scatter, (input, src), (input, src, size, stride, storage_offset), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: asin(Tensor self) -> Tensor
@@ -1809,9 +2031,16 @@ def asin(input, *, out=None):
         _r = _htf(asin, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_asin(input)
-    return _entry_asin_out(input, out)
+    try:
+        if out is None:
+            return _entry_asin(input)
+        return _entry_asin_out(input, out)
+
+    except TypeError:
+        _r = _hra(asin, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
@@ -1821,7 +2050,14 @@ def asin_(input):
         _r = _htf(asin_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_asin_(input)
+    try:
+        return _entry_asin_(input)
+
+    except TypeError:
+        _r = _hra(asin_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: atan(Tensor self) -> Tensor
@@ -1831,23 +2067,37 @@ def atan(input, *, out=None):
         _r = _htf(atan, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_atan(input)
-    return _entry_atan_out(input, out)
+    try:
+        if out is None:
+            return _entry_atan(input)
+        return _entry_atan_out(input, out)
+
+    except TypeError:
+        _r = _hra(atan, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
 def atan2(input, other, *, out=None):
     """atan2(Tensor self, Tensor other) -> Tensor"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('atan2', 'other', 2, other)
     if _tf[0]:
         _r = _htf(atan2, (input, other), (input, other), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_atan2(input, other)
-    return _entry_atan2_out(input, other, out)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('atan2', 'other', 2, other)
+        if out is None:
+            return _entry_atan2(input, other)
+        return _entry_atan2_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(atan2, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
@@ -1857,7 +2107,14 @@ def atan_(input):
         _r = _htf(atan_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_atan_(input)
+    try:
+        return _entry_atan_(input)
+
+    except TypeError:
+        _r = _hra(atan_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: atleast_1d(Tensor self) -> Tensor
@@ -1902,7 +2159,13 @@ def atleast_1d(*args, **kwargs):
         _r = _htf_any(atleast_1d, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_atleast_1d, args, kwargs, 'atleast_1d', _sigs_atleast_1d)
+    try:
+        return _resolve(_cases_atleast_1d, args, kwargs, 'atleast_1d', _sigs_atleast_1d)
+    except TypeError:
+        _r = _hra_any(atleast_1d, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: atleast_2d(Tensor self) -> Tensor
@@ -1947,7 +2210,13 @@ def atleast_2d(*args, **kwargs):
         _r = _htf_any(atleast_2d, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_atleast_2d, args, kwargs, 'atleast_2d', _sigs_atleast_2d)
+    try:
+        return _resolve(_cases_atleast_2d, args, kwargs, 'atleast_2d', _sigs_atleast_2d)
+    except TypeError:
+        _r = _hra_any(atleast_2d, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: atleast_3d(Tensor self) -> Tensor
@@ -1992,7 +2261,13 @@ def atleast_3d(*args, **kwargs):
         _r = _htf_any(atleast_3d, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
+    try:
+        return _resolve(_cases_atleast_3d, args, kwargs, 'atleast_3d', _sigs_atleast_3d)
+    except TypeError:
+        _r = _hra_any(atleast_3d, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: avg_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, bool ceil_mode=False, bool count_include_pad=True, int? divisor_override=None) -> Tensor
@@ -2002,9 +2277,16 @@ def avg_pool2d(input, kernel_size, stride=(), padding=(0, 0), ceil_mode=False, c
         _r = _htf(avg_pool2d, (input,), (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_avg_pool2d(input, kernel_size, (() if stride is None else stride), padding, ceil_mode, count_include_pad, divisor_override)
-    return _entry_avg_pool2d_out(input, kernel_size, (() if stride is None else stride), padding, ceil_mode, count_include_pad, divisor_override, out)
+    try:
+        if out is None:
+            return _entry_avg_pool2d(input, kernel_size, (() if stride is None else stride), padding, ceil_mode, count_include_pad, divisor_override)
+        return _entry_avg_pool2d_out(input, kernel_size, (() if stride is None else stride), padding, ceil_mode, count_include_pad, divisor_override, out)
+
+    except TypeError:
+        _r = _hra(avg_pool2d, (input,), (input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor
@@ -2014,7 +2296,14 @@ def avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_m
         _r = _htf(avg_pool2d_backward, (grad_output, input), (grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {})
         if _r is not _NO:
             return _r
-    return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    try:
+        return _entry_avg_pool2d_backward(grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+    except TypeError:
+        _r = _hra(avg_pool2d_backward, (grad_output, input), (grad_output, input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -2024,9 +2313,16 @@ def baddbmm(input, batch1, batch2, *, beta=1, alpha=1, out=None):
         _r = _htf(baddbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_baddbmm(input, batch1, batch2, beta, alpha)
-    return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
+    try:
+        if out is None:
+            return _entry_baddbmm(input, batch1, batch2, beta, alpha)
+        return _entry_baddbmm_out(input, batch1, batch2, beta, alpha, out)
+
+    except TypeError:
+        _r = _hra(baddbmm, (input, batch1, batch2), (input, batch1, batch2), {'beta': beta, 'alpha': alpha, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bartlett_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -2073,7 +2369,13 @@ def bartlett_window(*args, **kwargs):
         _r = _htf_any(bartlett_window, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bartlett_window, args, kwargs, 'bartlett_window', _sigs_bartlett_window)
+    try:
+        return _resolve(_cases_bartlett_window, args, kwargs, 'bartlett_window', _sigs_bartlett_window)
+    except TypeError:
+        _r = _hra_any(bartlett_window, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
@@ -2083,7 +2385,14 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
         _r = _htf(batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled), {})
         if _r is not _NO:
             return _r
-    return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+    try:
+        return _entry_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled)
+
+    except TypeError:
+        _r = _hra(batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
@@ -2148,7 +2457,13 @@ def bernoulli(*args, **kwargs):
         _r = _htf_any(bernoulli, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
+    try:
+        return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
+    except TypeError:
+        _r = _hra_any(bernoulli, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
@@ -2158,9 +2473,16 @@ def binary_cross_entropy(input, target, weight=None, reduction=1, *, out=None):
         _r = _htf(binary_cross_entropy, (input, target, weight), (input, target, weight, reduction), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_binary_cross_entropy(input, target, weight, reduction)
-    return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
+    try:
+        if out is None:
+            return _entry_binary_cross_entropy(input, target, weight, reduction)
+        return _entry_binary_cross_entropy_out(input, target, weight, reduction, out)
+
+    except TypeError:
+        _r = _hra(binary_cross_entropy, (input, target, weight), (input, target, weight, reduction), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor
@@ -2170,9 +2492,16 @@ def binary_cross_entropy_backward(grad_output, input, target, weight=None, reduc
         _r = _htf(binary_cross_entropy_backward, (grad_output, input, target, weight), (grad_output, input, target, weight, reduction), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_binary_cross_entropy_backward(grad_output, input, target, weight, reduction)
-    return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
+    try:
+        if out is None:
+            return _entry_binary_cross_entropy_backward(grad_output, input, target, weight, reduction)
+        return _entry_binary_cross_entropy_backward_grad_input(grad_output, input, target, weight, reduction, out)
+
+    except TypeError:
+        _r = _hra(binary_cross_entropy_backward, (grad_output, input, target, weight), (grad_output, input, target, weight, reduction), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor
@@ -2182,9 +2511,16 @@ def binary_cross_entropy_with_logits(input, target, weight=None, pos_weight=None
         _r = _htf(binary_cross_entropy_with_logits, (input, target, weight, pos_weight), (input, target, weight, pos_weight, reduction), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
-    return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
+    try:
+        if out is None:
+            return _entry_binary_cross_entropy_with_logits(input, target, weight, pos_weight, reduction)
+        return _entry_binary_cross_entropy_with_logits_out(input, target, weight, pos_weight, reduction, out)
+
+    except TypeError:
+        _r = _hra(binary_cross_entropy_with_logits, (input, target, weight, pos_weight), (input, target, weight, pos_weight, reduction), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2249,7 +2585,13 @@ def bitwise_and(*args, **kwargs):
         _r = _htf_any(bitwise_and, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
+    try:
+        return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
+    except TypeError:
+        _r = _hra_any(bitwise_and, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
@@ -2259,9 +2601,16 @@ def bitwise_not(input, *, out=None):
         _r = _htf(bitwise_not, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_bitwise_not(input)
-    return _entry_bitwise_not_out(input, out)
+    try:
+        if out is None:
+            return _entry_bitwise_not(input)
+        return _entry_bitwise_not_out(input, out)
+
+    except TypeError:
+        _r = _hra(bitwise_not, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2326,7 +2675,13 @@ def bitwise_or(*args, **kwargs):
         _r = _htf_any(bitwise_or, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
+    try:
+        return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
+    except TypeError:
+        _r = _hra_any(bitwise_or, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2391,7 +2746,13 @@ def bitwise_xor(*args, **kwargs):
         _r = _htf_any(bitwise_xor, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
+    try:
+        return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
+    except TypeError:
+        _r = _hra_any(bitwise_xor, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: blackman_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -2438,7 +2799,13 @@ def blackman_window(*args, **kwargs):
         _r = _htf_any(blackman_window, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_blackman_window, args, kwargs, 'blackman_window', _sigs_blackman_window)
+    try:
+        return _resolve(_cases_blackman_window, args, kwargs, 'blackman_window', _sigs_blackman_window)
+    except TypeError:
+        _r = _hra_any(blackman_window, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bmm(Tensor self, Tensor mat2) -> Tensor
@@ -2448,9 +2815,16 @@ def bmm(input, mat2, *, out=None):
         _r = _htf(bmm, (input, mat2), (input, mat2), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_bmm(input, mat2)
-    return _entry_bmm_out(input, mat2, out)
+    try:
+        if out is None:
+            return _entry_bmm(input, mat2)
+        return _entry_bmm_out(input, mat2, out)
+
+    except TypeError:
+        _r = _hra(bmm, (input, mat2), (input, mat2), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
@@ -2460,7 +2834,14 @@ def broadcast_to(input, size):
         _r = _htf(broadcast_to, (input,), (input, size), {})
         if _r is not _NO:
             return _r
-    return _entry_broadcast_to(input, size)
+    try:
+        return _entry_broadcast_to(input, size)
+
+    except TypeError:
+        _r = _hra(broadcast_to, (input,), (input, size), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
@@ -2509,7 +2890,13 @@ def bucketize(*args, **kwargs):
         _r = _htf_any(bucketize, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
+    try:
+        return _resolve(_cases_bucketize, args, kwargs, 'bucketize', _sigs_bucketize)
+    except TypeError:
+        _r = _hra_any(bucketize, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor
@@ -2519,9 +2906,16 @@ def cat(tensors, dim=0, *, out=None):
         _r = _htf(cat, (tensors,), (tensors, dim), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_cat(tensors, dim)
-    return _entry_cat_out(tensors, dim, out)
+    try:
+        if out is None:
+            return _entry_cat(tensors, dim)
+        return _entry_cat_out(tensors, dim, out)
+
+    except TypeError:
+        _r = _hra(cat, (tensors,), (tensors, dim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ceil(Tensor self) -> Tensor
@@ -2531,9 +2925,16 @@ def ceil(input, *, out=None):
         _r = _htf(ceil, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_ceil(input)
-    return _entry_ceil_out(input, out)
+    try:
+        if out is None:
+            return _entry_ceil(input)
+        return _entry_ceil_out(input, out)
+
+    except TypeError:
+        _r = _hra(ceil, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
@@ -2543,7 +2944,14 @@ def ceil_(input):
         _r = _htf(ceil_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_ceil_(input)
+    try:
+        return _entry_ceil_(input)
+
+    except TypeError:
+        _r = _hra(ceil_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
@@ -2553,7 +2961,14 @@ def chunk(input, chunks, dim=0):
         _r = _htf(chunk, (input,), (input, chunks, dim), {})
         if _r is not _NO:
             return _r
-    return _entry_chunk(input, chunks, dim)
+    try:
+        return _entry_chunk(input, chunks, dim)
+
+    except TypeError:
+        _r = _hra(chunk, (input,), (input, chunks, dim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
@@ -2602,7 +3017,13 @@ def clamp(*args, **kwargs):
         _r = _htf_any(clamp, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
+    try:
+        return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
+    except TypeError:
+        _r = _hra_any(clamp, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
@@ -2647,7 +3068,13 @@ def clamp_(*args, **kwargs):
         _r = _htf_any(clamp_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
+    try:
+        return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
+    except TypeError:
+        _r = _hra_any(clamp_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
@@ -2696,7 +3123,13 @@ def clamp_max(*args, **kwargs):
         _r = _htf_any(clamp_max, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
+    try:
+        return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
+    except TypeError:
+        _r = _hra_any(clamp_max, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
@@ -2741,7 +3174,13 @@ def clamp_max_(*args, **kwargs):
         _r = _htf_any(clamp_max_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
+    try:
+        return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
+    except TypeError:
+        _r = _hra_any(clamp_max_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
@@ -2790,7 +3229,13 @@ def clamp_min(*args, **kwargs):
         _r = _htf_any(clamp_min, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
+    try:
+        return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
+    except TypeError:
+        _r = _hra_any(clamp_min, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
@@ -2835,7 +3280,13 @@ def clamp_min_(*args, **kwargs):
         _r = _htf_any(clamp_min_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
+    try:
+        return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
+    except TypeError:
+        _r = _hra_any(clamp_min_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -2845,9 +3296,16 @@ def clone(input, *, memory_format=None, out=None):
         _r = _htf(clone, (input,), (input,), {'memory_format': memory_format, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_clone(input, memory_format)
-    return _entry_clone_out(input, memory_format, out)
+    try:
+        if out is None:
+            return _entry_clone(input, memory_format)
+        return _entry_clone_out(input, memory_format, out)
+
+    except TypeError:
+        _r = _hra(clone, (input,), (input,), {'memory_format': memory_format, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: column_stack(Tensor[] tensors) -> Tensor
@@ -2857,9 +3315,16 @@ def column_stack(tensors, *, out=None):
         _r = _htf(column_stack, (tensors,), (tensors,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_column_stack(tensors)
-    return _entry_column_stack_out(tensors, out)
+    try:
+        if out is None:
+            return _entry_column_stack(tensors)
+        return _entry_column_stack_out(tensors, out)
+
+    except TypeError:
+        _r = _hra(column_stack, (tensors,), (tensors,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: combinations(Tensor self, int r=2, bool with_replacement=False) -> Tensor
@@ -2869,7 +3334,14 @@ def combinations(input, r=2, with_replacement=False):
         _r = _htf(combinations, (input,), (input, r, with_replacement), {})
         if _r is not _NO:
             return _r
-    return _entry_combinations(input, r, with_replacement)
+    try:
+        return _entry_combinations(input, r, with_replacement)
+
+    except TypeError:
+        _r = _hra(combinations, (input,), (input, r, with_replacement), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
@@ -2879,9 +3351,16 @@ def constant_pad_nd(input, pad, value=0, *, out=None):
         _r = _htf(constant_pad_nd, (input,), (input, pad, value), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_constant_pad_nd(input, pad, value)
-    return _entry_constant_pad_nd_out(input, pad, value, out)
+    try:
+        if out is None:
+            return _entry_constant_pad_nd(input, pad, value)
+        return _entry_constant_pad_nd_out(input, pad, value, out)
+
+    except TypeError:
+        _r = _hra(constant_pad_nd, (input,), (input, pad, value), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
@@ -2926,7 +3405,13 @@ def conv1d(*args, **kwargs):
         _r = _htf_any(conv1d, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
+    try:
+        return _resolve(_cases_conv1d, args, kwargs, 'conv1d', _sigs_conv1d)
+    except TypeError:
+        _r = _hra_any(conv1d, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
@@ -2971,7 +3456,13 @@ def conv2d(*args, **kwargs):
         _r = _htf_any(conv2d, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
+    try:
+        return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
+    except TypeError:
+        _r = _hra_any(conv2d, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
@@ -2981,9 +3472,16 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         _r = _htf(convolution, (input, weight, bias), (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
-    return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+    try:
+        if out is None:
+            return _entry_convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+        return _entry_convolution_out(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups, out)
+
+    except TypeError:
+        _r = _hra(convolution, (input, weight, bias), (input, weight, bias, stride, padding, dilation, transposed, output_padding, groups), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
@@ -2993,7 +3491,14 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         _r = _htf(convolution_backward, (grad_output, input, weight), (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask), {})
         if _r is not _NO:
             return _r
-    return _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    try:
+        return _entry_convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+
+    except TypeError:
+        _r = _hra(convolution_backward, (grad_output, input, weight), (grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
@@ -3003,7 +3508,14 @@ def copy_(input, src, non_blocking=False):
         _r = _htf(copy_, (input, src), (input, src, non_blocking), {})
         if _r is not _NO:
             return _r
-    return _entry_copy_(input, src, non_blocking)
+    try:
+        return _entry_copy_(input, src, non_blocking)
+
+    except TypeError:
+        _r = _hra(copy_, (input, src), (input, src, non_blocking), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
@@ -3013,9 +3525,16 @@ def cos(input, *, out=None):
         _r = _htf(cos, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_cos(input)
-    return _entry_cos_out(input, out)
+    try:
+        if out is None:
+            return _entry_cos(input)
+        return _entry_cos_out(input, out)
+
+    except TypeError:
+        _r = _hra(cos, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
@@ -3025,7 +3544,14 @@ def cos_(input):
         _r = _htf(cos_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_cos_(input)
+    try:
+        return _entry_cos_(input)
+
+    except TypeError:
+        _r = _hra(cos_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cosh(Tensor self) -> Tensor
@@ -3035,9 +3561,16 @@ def cosh(input, *, out=None):
         _r = _htf(cosh, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_cosh(input)
-    return _entry_cosh_out(input, out)
+    try:
+        if out is None:
+            return _entry_cosh(input)
+        return _entry_cosh_out(input, out)
+
+    except TypeError:
+        _r = _hra(cosh, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
@@ -3047,7 +3580,14 @@ def cosh_(input):
         _r = _htf(cosh_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_cosh_(input)
+    try:
+        return _entry_cosh_(input)
+
+    except TypeError:
+        _r = _hra(cosh_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
@@ -3096,7 +3636,13 @@ def count_nonzero(*args, **kwargs):
         _r = _htf_any(count_nonzero, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
+    try:
+        return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
+    except TypeError:
+        _r = _hra_any(count_nonzero, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cross_entropy_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100, float label_smoothing=0.0) -> Tensor
@@ -3106,7 +3652,14 @@ def cross_entropy_loss(input, target, weight=None, reduction=1, ignore_index=-10
         _r = _htf(cross_entropy_loss, (input, target, weight), (input, target, weight, reduction, ignore_index, label_smoothing), {})
         if _r is not _NO:
             return _r
-    return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
+    try:
+        return _entry_cross_entropy_loss(input, target, weight, reduction, ignore_index, label_smoothing)
+
+    except TypeError:
+        _r = _hra(cross_entropy_loss, (input, target, weight), (input, target, weight, reduction, ignore_index, label_smoothing), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
@@ -3116,9 +3669,16 @@ def cumprod(input, dim, *, dtype=None, out=None):
         _r = _htf(cumprod, (input,), (input, dim), {'dtype': dtype, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_cumprod(input, dim, dtype)
-    return _entry_cumprod_out(input, dim, dtype, out)
+    try:
+        if out is None:
+            return _entry_cumprod(input, dim, dtype)
+        return _entry_cumprod_out(input, dim, dtype, out)
+
+    except TypeError:
+        _r = _hra(cumprod, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
@@ -3128,9 +3688,16 @@ def cumsum(input, dim, *, dtype=None, out=None):
         _r = _htf(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_cumsum(input, dim, dtype)
-    return _entry_cumsum_out(input, dim, dtype, out)
+    try:
+        if out is None:
+            return _entry_cumsum(input, dim, dtype)
+        return _entry_cumsum_out(input, dim, dtype, out)
+
+    except TypeError:
+        _r = _hra(cumsum, (input,), (input, dim), {'dtype': dtype, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: detach(Tensor(a) self) -> Tensor(a)
@@ -3140,7 +3707,14 @@ def detach(input):
         _r = _htf(detach, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_detach(input)
+    try:
+        return _entry_detach(input)
+
+    except TypeError:
+        _r = _hra(detach, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: diag(Tensor self, int diagonal=0) -> Tensor
@@ -3150,9 +3724,16 @@ def diag(input, diagonal=0, *, out=None):
         _r = _htf(diag, (input,), (input, diagonal), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_diag(input, diagonal)
-    return _entry_diag_out(input, diagonal, out)
+    try:
+        if out is None:
+            return _entry_diag(input, diagonal)
+        return _entry_diag_out(input, diagonal, out)
+
+    except TypeError:
+        _r = _hra(diag, (input,), (input, diagonal), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
@@ -3162,9 +3743,16 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1, *, out=None):
         _r = _htf(diag_embed, (input,), (input, offset, dim1, dim2), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_diag_embed(input, offset, dim1, dim2)
-    return _entry_diag_embed_out(input, offset, dim1, dim2, out)
+    try:
+        if out is None:
+            return _entry_diag_embed(input, offset, dim1, dim2)
+        return _entry_diag_embed_out(input, offset, dim1, dim2, out)
+
+    except TypeError:
+        _r = _hra(diag_embed, (input,), (input, offset, dim1, dim2), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: diagflat(Tensor self, int offset=0) -> Tensor
@@ -3174,7 +3762,14 @@ def diagflat(input, offset=0):
         _r = _htf(diagflat, (input,), (input, offset), {})
         if _r is not _NO:
             return _r
-    return _entry_diagflat(input, offset)
+    try:
+        return _entry_diagflat(input, offset)
+
+    except TypeError:
+        _r = _hra(diagflat, (input,), (input, offset), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
@@ -3184,7 +3779,14 @@ def diagonal(input, offset=0, dim1=0, dim2=1):
         _r = _htf(diagonal, (input,), (input, offset, dim1, dim2), {})
         if _r is not _NO:
             return _r
-    return _entry_diagonal(input, offset, dim1, dim2)
+    try:
+        return _entry_diagonal(input, offset, dim1, dim2)
+
+    except TypeError:
+        _r = _hra(diagonal, (input,), (input, offset, dim1, dim2), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
@@ -3194,9 +3796,16 @@ def diagonal_scatter(input, src, offset=0, dim1=0, dim2=1, *, out=None):
         _r = _htf(diagonal_scatter, (input, src), (input, src, offset, dim1, dim2), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_diagonal_scatter(input, src, offset, dim1, dim2)
-    return _entry_diagonal_scatter_out(input, src, offset, dim1, dim2, out)
+    try:
+        if out is None:
+            return _entry_diagonal_scatter(input, src, offset, dim1, dim2)
+        return _entry_diagonal_scatter_out(input, src, offset, dim1, dim2, out)
+
+    except TypeError:
+        _r = _hra(diagonal_scatter, (input, src), (input, src, offset, dim1, dim2), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
@@ -3261,7 +3870,13 @@ def div(*args, **kwargs):
         _r = _htf_any(div, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
+    try:
+        return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
+    except TypeError:
+        _r = _hra_any(div, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: dot(Tensor self, Tensor tensor) -> Tensor
@@ -3271,9 +3886,16 @@ def dot(input, tensor, *, out=None):
         _r = _htf(dot, (input, tensor), (input, tensor), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_dot(input, tensor)
-    return _entry_dot_out(input, tensor, out)
+    try:
+        if out is None:
+            return _entry_dot(input, tensor)
+        return _entry_dot_out(input, tensor, out)
+
+    except TypeError:
+        _r = _hra(dot, (input, tensor), (input, tensor), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: dropout(Tensor input, float p, bool train) -> Tensor
@@ -3283,7 +3905,14 @@ def dropout(input, p, train):
         _r = _htf(dropout, (input,), (input, p, train), {})
         if _r is not _NO:
             return _r
-    return _entry_dropout(input, p, train)
+    try:
+        return _entry_dropout(input, p, train)
+
+    except TypeError:
+        _r = _hra(dropout, (input,), (input, p, train), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
@@ -3293,7 +3922,14 @@ def dropout_(input, p, train):
         _r = _htf(dropout_, (input,), (input, p, train), {})
         if _r is not _NO:
             return _r
-    return _entry_dropout_(input, p, train)
+    try:
+        return _entry_dropout_(input, p, train)
+
+    except TypeError:
+        _r = _hra(dropout_, (input,), (input, p, train), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
@@ -3338,7 +3974,13 @@ def dsplit(*args, **kwargs):
         _r = _htf_any(dsplit, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
+    try:
+        return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
+    except TypeError:
+        _r = _hra_any(dsplit, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: dstack(Tensor[] tensors) -> Tensor
@@ -3348,9 +3990,16 @@ def dstack(tensors, *, out=None):
         _r = _htf(dstack, (tensors,), (tensors,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_dstack(tensors)
-    return _entry_dstack_out(tensors, out)
+    try:
+        if out is None:
+            return _entry_dstack(tensors)
+        return _entry_dstack_out(tensors, out)
+
+    except TypeError:
+        _r = _hra(dstack, (tensors,), (tensors,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor
@@ -3360,9 +4009,16 @@ def elu(input, alpha=1, scale=1, input_scale=1, *, out=None):
         _r = _htf(elu, (input,), (input, alpha, scale, input_scale), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_elu(input, alpha, scale, input_scale)
-    return _entry_elu_out(input, alpha, scale, input_scale, out)
+    try:
+        if out is None:
+            return _entry_elu(input, alpha, scale, input_scale)
+        return _entry_elu_out(input, alpha, scale, input_scale, out)
+
+    except TypeError:
+        _r = _hra(elu, (input,), (input, alpha, scale, input_scale), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)
@@ -3372,7 +4028,14 @@ def elu_(input, alpha=1, scale=1, input_scale=1):
         _r = _htf(elu_, (input,), (input, alpha, scale, input_scale), {})
         if _r is not _NO:
             return _r
-    return _entry_elu_(input, alpha, scale, input_scale)
+    try:
+        return _entry_elu_(input, alpha, scale, input_scale)
+
+    except TypeError:
+        _r = _hra(elu_, (input,), (input, alpha, scale, input_scale), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor
@@ -3382,9 +4045,16 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
         _r = _htf(elu_backward, (grad_output, self_or_result), (grad_output, alpha, scale, input_scale, is_result, self_or_result), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
-    return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
+    try:
+        if out is None:
+            return _entry_elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result)
+        return _entry_elu_backward_grad_input(grad_output, alpha, scale, input_scale, is_result, self_or_result, out)
+
+    except TypeError:
+        _r = _hra(elu_backward, (grad_output, self_or_result), (grad_output, alpha, scale, input_scale, is_result, self_or_result), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
@@ -3394,9 +4064,16 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
         _r = _htf(embedding, (weight, indices), (weight, indices, padding_idx, scale_grad_by_freq, sparse), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
-    return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+    try:
+        if out is None:
+            return _entry_embedding(weight, indices, padding_idx, scale_grad_by_freq, sparse)
+        return _entry_embedding_out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out)
+
+    except TypeError:
+        _r = _hra(embedding, (weight, indices), (weight, indices, padding_idx, scale_grad_by_freq, sparse), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor
@@ -3406,9 +4083,16 @@ def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, sca
         _r = _htf(embedding_dense_backward, (grad_output, indices), (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
-    return _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
+    try:
+        if out is None:
+            return _entry_embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+        return _entry_embedding_dense_backward_out(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq, out)
+
+    except TypeError:
+        _r = _hra(embedding_dense_backward, (grad_output, indices), (grad_output, indices, num_weights, padding_idx, scale_grad_by_freq), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -3419,8 +4103,15 @@ def empty(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=No
         _r = _htf(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format, 'out': out})
         if _r is not _NO:
             return _r
-    _r = _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format) if out is None else _entry_empty_out(size, memory_format, _out_options(out, dtype, device))
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_empty_memory_format(size, dtype, layout, device, pin_memory, memory_format) if out is None else _entry_empty_out(size, memory_format, _out_options(out, dtype, device))
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(empty, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -3430,8 +4121,15 @@ def empty_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
         _r = _htf(empty_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if _r is not _NO:
             return _r
-    _r = _entry_empty_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_empty_like(input, dtype, layout, device, pin_memory, memory_format)
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(empty_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: empty_permuted(SymInt[] size, int[] physical_layout, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -3441,8 +4139,15 @@ def empty_permuted(size, physical_layout, *, dtype=None, layout=None, device=Non
         _r = _htf(empty_permuted, (), (size, physical_layout), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:
             return _r
-    _r = _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memory) if out is None else _entry_empty_permuted_out(size, physical_layout, _out_options(out, dtype, device))
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_empty_permuted(size, physical_layout, dtype, layout, device, pin_memory) if out is None else _entry_empty_permuted_out(size, physical_layout, _out_options(out, dtype, device))
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(empty_permuted, (), (size, physical_layout), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -3452,8 +4157,15 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         _r = _htf(empty_strided, (), (size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:
             return _r
-    _r = _entry_empty_strided(size, stride, dtype, layout, device, pin_memory) if out is None else _entry_empty_strided_out(size, stride, _out_options(out, dtype, device))
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_empty_strided(size, stride, dtype, layout, device, pin_memory) if out is None else _entry_empty_strided_out(size, stride, _out_options(out, dtype, device))
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(empty_strided, (), (size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
@@ -3502,7 +4214,13 @@ def eq(*args, **kwargs):
         _r = _htf_any(eq, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_eq, args, kwargs, 'eq', _sigs_eq)
+    try:
+        return _resolve(_cases_eq, args, kwargs, 'eq', _sigs_eq)
+    except TypeError:
+        _r = _hra_any(eq, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: erf(Tensor self) -> Tensor
@@ -3512,9 +4230,16 @@ def erf(input, *, out=None):
         _r = _htf(erf, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_erf(input)
-    return _entry_erf_out(input, out)
+    try:
+        if out is None:
+            return _entry_erf(input)
+        return _entry_erf_out(input, out)
+
+    except TypeError:
+        _r = _hra(erf, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
@@ -3524,7 +4249,14 @@ def erf_(input):
         _r = _htf(erf_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_erf_(input)
+    try:
+        return _entry_erf_(input)
+
+    except TypeError:
+        _r = _hra(erf_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
@@ -3534,9 +4266,16 @@ def exp(input, *, out=None):
         _r = _htf(exp, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_exp(input)
-    return _entry_exp_out(input, out)
+    try:
+        if out is None:
+            return _entry_exp(input)
+        return _entry_exp_out(input, out)
+
+    except TypeError:
+        _r = _hra(exp, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: exp2(Tensor self) -> Tensor
@@ -3546,9 +4285,16 @@ def exp2(input, *, out=None):
         _r = _htf(exp2, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_exp2(input)
-    return _entry_exp2_out(input, out)
+    try:
+        if out is None:
+            return _entry_exp2(input)
+        return _entry_exp2_out(input, out)
+
+    except TypeError:
+        _r = _hra(exp2, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!)
@@ -3558,7 +4304,14 @@ def exp2_(input):
         _r = _htf(exp2_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_exp2_(input)
+    try:
+        return _entry_exp2_(input)
+
+    except TypeError:
+        _r = _hra(exp2_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: exp_(Tensor(a!) self) -> Tensor(a!)
@@ -3568,7 +4321,14 @@ def exp_(input):
         _r = _htf(exp_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_exp_(input)
+    try:
+        return _entry_exp_(input)
+
+    except TypeError:
+        _r = _hra(exp_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: expm1(Tensor self) -> Tensor
@@ -3578,9 +4338,16 @@ def expm1(input, *, out=None):
         _r = _htf(expm1, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_expm1(input)
-    return _entry_expm1_out(input, out)
+    try:
+        if out is None:
+            return _entry_expm1(input)
+        return _entry_expm1_out(input, out)
+
+    except TypeError:
+        _r = _hra(expm1, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
@@ -3590,7 +4357,14 @@ def expm1_(input):
         _r = _htf(expm1_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_expm1_(input)
+    try:
+        return _entry_expm1_(input)
+
+    except TypeError:
+        _r = _hra(expm1_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -3637,7 +4411,13 @@ def eye(*args, **kwargs):
         _r = _htf_any(eye, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_eye, args, kwargs, 'eye', _sigs_eye)
+    try:
+        return _resolve(_cases_eye, args, kwargs, 'eye', _sigs_eye)
+    except TypeError:
+        _r = _hra_any(eye, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: feature_alpha_dropout(Tensor input, float p, bool train) -> Tensor
@@ -3647,7 +4427,14 @@ def feature_alpha_dropout(input, p, train):
         _r = _htf(feature_alpha_dropout, (input,), (input, p, train), {})
         if _r is not _NO:
             return _r
-    return _entry_feature_alpha_dropout(input, p, train)
+    try:
+        return _entry_feature_alpha_dropout(input, p, train)
+
+    except TypeError:
+        _r = _hra(feature_alpha_dropout, (input,), (input, p, train), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: feature_alpha_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
@@ -3657,7 +4444,14 @@ def feature_alpha_dropout_(input, p, train):
         _r = _htf(feature_alpha_dropout_, (input,), (input, p, train), {})
         if _r is not _NO:
             return _r
-    return _entry_feature_alpha_dropout_(input, p, train)
+    try:
+        return _entry_feature_alpha_dropout_(input, p, train)
+
+    except TypeError:
+        _r = _hra(feature_alpha_dropout_, (input,), (input, p, train), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: feature_dropout(Tensor input, float p, bool train) -> Tensor
@@ -3667,7 +4461,14 @@ def feature_dropout(input, p, train):
         _r = _htf(feature_dropout, (input,), (input, p, train), {})
         if _r is not _NO:
             return _r
-    return _entry_feature_dropout(input, p, train)
+    try:
+        return _entry_feature_dropout(input, p, train)
+
+    except TypeError:
+        _r = _hra(feature_dropout, (input,), (input, p, train), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
@@ -3677,7 +4478,14 @@ def feature_dropout_(input, p, train):
         _r = _htf(feature_dropout_, (input,), (input, p, train), {})
         if _r is not _NO:
             return _r
-    return _entry_feature_dropout_(input, p, train)
+    try:
+        return _entry_feature_dropout_(input, p, train)
+
+    except TypeError:
+        _r = _hra(feature_dropout_, (input,), (input, p, train), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: fill.Tensor(Tensor self, Tensor value) -> Tensor
@@ -3726,7 +4534,13 @@ def fill(*args, **kwargs):
         _r = _htf_any(fill, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_fill, args, kwargs, 'fill', _sigs_fill)
+    try:
+        return _resolve(_cases_fill, args, kwargs, 'fill', _sigs_fill)
+    except TypeError:
+        _r = _hra_any(fill, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
@@ -3771,7 +4585,13 @@ def fill_(*args, **kwargs):
         _r = _htf_any(fill_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
+    try:
+        return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
+    except TypeError:
+        _r = _hra_any(fill_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
@@ -3781,7 +4601,14 @@ def flatten(input, start_dim=0, end_dim=-1):
         _r = _htf(flatten, (input,), (input, start_dim, end_dim), {})
         if _r is not _NO:
             return _r
-    return _entry_flatten_using_ints(input, start_dim, end_dim)
+    try:
+        return _entry_flatten_using_ints(input, start_dim, end_dim)
+
+    except TypeError:
+        _r = _hra(flatten, (input,), (input, start_dim, end_dim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor
@@ -3791,9 +4618,16 @@ def flip(input, dims, *, out=None):
         _r = _htf(flip, (input,), (input, dims), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_flip(input, dims)
-    return _entry_flip_out(input, dims, out)
+    try:
+        if out is None:
+            return _entry_flip(input, dims)
+        return _entry_flip_out(input, dims, out)
+
+    except TypeError:
+        _r = _hra(flip, (input,), (input, dims), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: fliplr(Tensor self) -> Tensor
@@ -3803,7 +4637,14 @@ def fliplr(input):
         _r = _htf(fliplr, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_fliplr(input)
+    try:
+        return _entry_fliplr(input)
+
+    except TypeError:
+        _r = _hra(fliplr, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: flipud(Tensor self) -> Tensor
@@ -3813,7 +4654,14 @@ def flipud(input):
         _r = _htf(flipud, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_flipud(input)
+    try:
+        return _entry_flipud(input)
+
+    except TypeError:
+        _r = _hra(flipud, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: floor(Tensor self) -> Tensor
@@ -3823,9 +4671,16 @@ def floor(input, *, out=None):
         _r = _htf(floor, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_floor(input)
-    return _entry_floor_out(input, out)
+    try:
+        if out is None:
+            return _entry_floor(input)
+        return _entry_floor_out(input, out)
+
+    except TypeError:
+        _r = _hra(floor, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
@@ -3835,7 +4690,14 @@ def floor_(input):
         _r = _htf(floor_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_floor_(input)
+    try:
+        return _entry_floor_(input)
+
+    except TypeError:
+        _r = _hra(floor_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
@@ -3884,7 +4746,13 @@ def floor_divide(*args, **kwargs):
         _r = _htf_any(floor_divide, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
+    try:
+        return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
+    except TypeError:
+        _r = _hra_any(floor_divide, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
@@ -3933,7 +4801,13 @@ def fmod(*args, **kwargs):
         _r = _htf_any(fmod, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_fmod, args, kwargs, 'fmod', _sigs_fmod)
+    try:
+        return _resolve(_cases_fmod, args, kwargs, 'fmod', _sigs_fmod)
+    except TypeError:
+        _r = _hra_any(fmod, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: frac(Tensor self) -> Tensor
@@ -3943,9 +4817,16 @@ def frac(input, *, out=None):
         _r = _htf(frac, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_frac(input)
-    return _entry_frac_out(input, out)
+    try:
+        if out is None:
+            return _entry_frac(input)
+        return _entry_frac_out(input, out)
+
+    except TypeError:
+        _r = _hra(frac, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
@@ -3955,7 +4836,14 @@ def frac_(input):
         _r = _htf(frac_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_frac_(input)
+    try:
+        return _entry_frac_(input)
+
+    except TypeError:
+        _r = _hra(frac_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -3965,8 +4853,15 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
         _r = _htf(full, (), (size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:
             return _r
-    _r = _entry_full(size, fill_value, dtype, layout, device, pin_memory) if out is None else _entry_full_out(size, fill_value, _out_options(out, dtype, device))
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_full(size, fill_value, dtype, layout, device, pin_memory) if out is None else _entry_full_out(size, fill_value, _out_options(out, dtype, device))
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(full, (), (size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -3976,8 +4871,15 @@ def full_like(input, fill_value, *, dtype=None, layout=None, device=None, pin_me
         _r = _htf(full_like, (input,), (input, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if _r is not _NO:
             return _r
-    _r = _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_full_like(input, fill_value, dtype, layout, device, pin_memory, memory_format)
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(full_like, (input,), (input, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
@@ -3987,9 +4889,16 @@ def gather(input, dim, index, *, sparse_grad=False, out=None):
         _r = _htf(gather, (input, index), (input, dim, index), {'sparse_grad': sparse_grad, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_gather(input, dim, index, sparse_grad)
-    return _entry_gather_out(input, dim, index, sparse_grad, out)
+    try:
+        if out is None:
+            return _entry_gather(input, dim, index, sparse_grad)
+        return _entry_gather_out(input, dim, index, sparse_grad, out)
+
+    except TypeError:
+        _r = _hra(gather, (input, index), (input, dim, index), {'sparse_grad': sparse_grad, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
@@ -4038,7 +4947,13 @@ def ge(*args, **kwargs):
         _r = _htf_any(ge, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_ge, args, kwargs, 'ge', _sigs_ge)
+    try:
+        return _resolve(_cases_ge, args, kwargs, 'ge', _sigs_ge)
+    except TypeError:
+        _r = _hra_any(ge, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: gelu(Tensor self, *, str approximate="none") -> Tensor
@@ -4048,9 +4963,16 @@ def gelu(input, *, approximate='none', out=None):
         _r = _htf(gelu, (input,), (input,), {'approximate': approximate, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_gelu(input, approximate)
-    return _entry_gelu_out(input, approximate, out)
+    try:
+        if out is None:
+            return _entry_gelu(input, approximate)
+        return _entry_gelu_out(input, approximate, out)
+
+    except TypeError:
+        _r = _hra(gelu, (input,), (input,), {'approximate': approximate, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)
@@ -4060,21 +4982,35 @@ def gelu_(input, *, approximate='none'):
         _r = _htf(gelu_, (input,), (input,), {'approximate': approximate})
         if _r is not _NO:
             return _r
-    return _entry_gelu_(input, approximate)
+    try:
+        return _entry_gelu_(input, approximate)
+
+    except TypeError:
+        _r = _hra(gelu_, (input,), (input,), {'approximate': approximate})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor
 def gelu_backward(grad_output, input, *, approximate='none', out=None):
     """gelu_backward(Tensor grad_output, Tensor self, *, str approximate="none") -> Tensor"""
-    if not isinstance(input, _Tensor):
-        raise _not_tensor('gelu_backward', 'self', 2, input)
     if _tf[0]:
         _r = _htf(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_gelu_backward(grad_output, input, approximate)
-    return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
+    try:
+        if not isinstance(input, _Tensor):
+            raise _not_tensor('gelu_backward', 'self', 2, input)
+        if out is None:
+            return _entry_gelu_backward(grad_output, input, approximate)
+        return _entry_gelu_backward_grad_input(grad_output, input, approximate, out)
+
+    except TypeError:
+        _r = _hra(gelu_backward, (grad_output, input), (grad_output, input), {'approximate': approximate, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ger(Tensor self, Tensor vec2) -> Tensor
@@ -4084,9 +5020,16 @@ def ger(input, vec2, *, out=None):
         _r = _htf(ger, (input, vec2), (input, vec2), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_ger(input, vec2)
-    return _entry_ger_out(input, vec2, out)
+    try:
+        if out is None:
+            return _entry_ger(input, vec2)
+        return _entry_ger_out(input, vec2, out)
+
+    except TypeError:
+        _r = _hra(ger, (input, vec2), (input, vec2), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
@@ -4135,7 +5078,13 @@ def gt(*args, **kwargs):
         _r = _htf_any(gt, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_gt, args, kwargs, 'gt', _sigs_gt)
+    try:
+        return _resolve(_cases_gt, args, kwargs, 'gt', _sigs_gt)
+    except TypeError:
+        _r = _hra_any(gt, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: hamming_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -4212,7 +5161,13 @@ def hamming_window(*args, **kwargs):
         _r = _htf_any(hamming_window, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_hamming_window, args, kwargs, 'hamming_window', _sigs_hamming_window)
+    try:
+        return _resolve(_cases_hamming_window, args, kwargs, 'hamming_window', _sigs_hamming_window)
+    except TypeError:
+        _r = _hra_any(hamming_window, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: hann_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -4259,7 +5214,13 @@ def hann_window(*args, **kwargs):
         _r = _htf_any(hann_window, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_hann_window, args, kwargs, 'hann_window', _sigs_hann_window)
+    try:
+        return _resolve(_cases_hann_window, args, kwargs, 'hann_window', _sigs_hann_window)
+    except TypeError:
+        _r = _hra_any(hann_window, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor
@@ -4269,9 +5230,16 @@ def hardtanh(input, min_val=-1, max_val=1, *, out=None):
         _r = _htf(hardtanh, (input,), (input, min_val, max_val), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_hardtanh(input, min_val, max_val)
-    return _entry_hardtanh_out(input, min_val, max_val, out)
+    try:
+        if out is None:
+            return _entry_hardtanh(input, min_val, max_val)
+        return _entry_hardtanh_out(input, min_val, max_val, out)
+
+    except TypeError:
+        _r = _hra(hardtanh, (input,), (input, min_val, max_val), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: hardtanh_(Tensor(a!) self, Scalar min_val=-1, Scalar max_val=1) -> Tensor(a!)
@@ -4281,7 +5249,14 @@ def hardtanh_(input, min_val=-1, max_val=1):
         _r = _htf(hardtanh_, (input,), (input, min_val, max_val), {})
         if _r is not _NO:
             return _r
-    return _entry_hardtanh_(input, min_val, max_val)
+    try:
+        return _entry_hardtanh_(input, min_val, max_val)
+
+    except TypeError:
+        _r = _hra(hardtanh_, (input,), (input, min_val, max_val), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor
@@ -4291,9 +5266,16 @@ def hardtanh_backward(grad_output, input, min_val, max_val, *, out=None):
         _r = _htf(hardtanh_backward, (grad_output, input), (grad_output, input, min_val, max_val), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_hardtanh_backward(grad_output, input, min_val, max_val)
-    return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
+    try:
+        if out is None:
+            return _entry_hardtanh_backward(grad_output, input, min_val, max_val)
+        return _entry_hardtanh_backward_grad_input(grad_output, input, min_val, max_val, out)
+
+    except TypeError:
+        _r = _hra(hardtanh_backward, (grad_output, input), (grad_output, input, min_val, max_val), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
@@ -4338,7 +5320,13 @@ def hsplit(*args, **kwargs):
         _r = _htf_any(hsplit, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
+    try:
+        return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
+    except TypeError:
+        _r = _hra_any(hsplit, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: hstack(Tensor[] tensors) -> Tensor
@@ -4348,9 +5336,16 @@ def hstack(tensors, *, out=None):
         _r = _htf(hstack, (tensors,), (tensors,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_hstack(tensors)
-    return _entry_hstack_out(tensors, out)
+    try:
+        if out is None:
+            return _entry_hstack(tensors)
+        return _entry_hstack_out(tensors, out)
+
+    except TypeError:
+        _r = _hra(hstack, (tensors,), (tensors,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
@@ -4360,9 +5355,16 @@ def index(input, indices, *, out=None):
         _r = _htf(index, (input, indices), (input, indices), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_index_Tensor(input, indices)
-    return _entry_index_Tensor_out(input, indices, out)
+    try:
+        if out is None:
+            return _entry_index_Tensor(input, indices)
+        return _entry_index_Tensor_out(input, indices, out)
+
+    except TypeError:
+        _r = _hra(index, (input, indices), (input, indices), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
@@ -4372,9 +5374,16 @@ def index_add(input, dim, index, source, *, alpha=1, out=None):
         _r = _htf(index_add, (input, index, source), (input, dim, index, source), {'alpha': alpha, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_index_add(input, dim, index, source, alpha)
-    return _entry_index_add_out(input, dim, index, source, alpha, out)
+    try:
+        if out is None:
+            return _entry_index_add(input, dim, index, source, alpha)
+        return _entry_index_add_out(input, dim, index, source, alpha, out)
+
+    except TypeError:
+        _r = _hra(index_add, (input, index, source), (input, dim, index, source), {'alpha': alpha, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
@@ -4384,9 +5393,16 @@ def index_copy(input, dim, index, source, *, out=None):
         _r = _htf(index_copy, (input, index, source), (input, dim, index, source), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_index_copy(input, dim, index, source)
-    return _entry_index_copy_out(input, dim, index, source, out)
+    try:
+        if out is None:
+            return _entry_index_copy(input, dim, index, source)
+        return _entry_index_copy_out(input, dim, index, source, out)
+
+    except TypeError:
+        _r = _hra(index_copy, (input, index, source), (input, dim, index, source), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
@@ -4435,7 +5451,13 @@ def index_fill(*args, **kwargs):
         _r = _htf_any(index_fill, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
+    try:
+        return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
+    except TypeError:
+        _r = _hra_any(index_fill, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
@@ -4445,7 +5467,14 @@ def index_put(input, indices, values, accumulate=False):
         _r = _htf(index_put, (input, indices, values), (input, indices, values, accumulate), {})
         if _r is not _NO:
             return _r
-    return _entry_index_put(input, indices, values, accumulate)
+    try:
+        return _entry_index_put(input, indices, values, accumulate)
+
+    except TypeError:
+        _r = _hra(index_put, (input, indices, values), (input, indices, values, accumulate), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
@@ -4455,7 +5484,14 @@ def index_put_(input, indices, values, accumulate=False):
         _r = _htf(index_put_, (input, indices, values), (input, indices, values, accumulate), {})
         if _r is not _NO:
             return _r
-    return _entry_index_put_(input, indices, values, accumulate)
+    try:
+        return _entry_index_put_(input, indices, values, accumulate)
+
+    except TypeError:
+        _r = _hra(index_put_, (input, indices, values), (input, indices, values, accumulate), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_select(Tensor self, int dim, Tensor index) -> Tensor
@@ -4465,9 +5501,16 @@ def index_select(input, dim, index, *, out=None):
         _r = _htf(index_select, (input, index), (input, dim, index), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_index_select(input, dim, index)
-    return _entry_index_select_out(input, dim, index, out)
+    try:
+        if out is None:
+            return _entry_index_select(input, dim, index)
+        return _entry_index_select_out(input, dim, index, out)
+
+    except TypeError:
+        _r = _hra(index_select, (input, index), (input, dim, index), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
@@ -4477,7 +5520,14 @@ def isfinite(input):
         _r = _htf(isfinite, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_isfinite(input)
+    try:
+        return _entry_isfinite(input)
+
+    except TypeError:
+        _r = _hra(isfinite, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: isinf(Tensor self) -> Tensor
@@ -4487,9 +5537,16 @@ def isinf(input, *, out=None):
         _r = _htf(isinf, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_isinf(input)
-    return _entry_isinf_out(input, out)
+    try:
+        if out is None:
+            return _entry_isinf(input)
+        return _entry_isinf_out(input, out)
+
+    except TypeError:
+        _r = _hra(isinf, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: isnan(Tensor self) -> Tensor
@@ -4499,9 +5556,16 @@ def isnan(input, *, out=None):
         _r = _htf(isnan, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_isnan(input)
-    return _entry_isnan_out(input, out)
+    try:
+        if out is None:
+            return _entry_isnan(input)
+        return _entry_isnan_out(input, out)
+
+    except TypeError:
+        _r = _hra(isnan, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: kaiser_window(int window_length, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -4563,7 +5627,13 @@ def kaiser_window(*args, **kwargs):
         _r = _htf_any(kaiser_window, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_kaiser_window, args, kwargs, 'kaiser_window', _sigs_kaiser_window)
+    try:
+        return _resolve(_cases_kaiser_window, args, kwargs, 'kaiser_window', _sigs_kaiser_window)
+    except TypeError:
+        _r = _hra_any(kaiser_window, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: l1_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
@@ -4573,7 +5643,14 @@ def l1_loss(input, target, reduction=1):
         _r = _htf(l1_loss, (input, target), (input, target, reduction), {})
         if _r is not _NO:
             return _r
-    return _entry_l1_loss(input, target, reduction)
+    try:
+        return _entry_l1_loss(input, target, reduction)
+
+    except TypeError:
+        _r = _hra(l1_loss, (input, target), (input, target, reduction), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
@@ -4583,7 +5660,14 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-05, cudnn
         _r = _htf(layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps, cudnn_enable), {})
         if _r is not _NO:
             return _r
-    return _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
+    try:
+        return _entry_layer_norm(input, normalized_shape, weight, bias, eps, cudnn_enable)
+
+    except TypeError:
+        _r = _hra(layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps, cudnn_enable), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
@@ -4632,7 +5716,13 @@ def le(*args, **kwargs):
         _r = _htf_any(le, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_le, args, kwargs, 'le', _sigs_le)
+    try:
+        return _resolve(_cases_le, args, kwargs, 'le', _sigs_le)
+    except TypeError:
+        _r = _hra_any(le, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor
@@ -4642,9 +5732,16 @@ def leaky_relu(input, negative_slope=0.01, *, out=None):
         _r = _htf(leaky_relu, (input,), (input, negative_slope), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_leaky_relu(input, negative_slope)
-    return _entry_leaky_relu_out(input, negative_slope, out)
+    try:
+        if out is None:
+            return _entry_leaky_relu(input, negative_slope)
+        return _entry_leaky_relu_out(input, negative_slope, out)
+
+    except TypeError:
+        _r = _hra(leaky_relu, (input,), (input, negative_slope), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)
@@ -4654,7 +5751,14 @@ def leaky_relu_(input, negative_slope=0.01):
         _r = _htf(leaky_relu_, (input,), (input, negative_slope), {})
         if _r is not _NO:
             return _r
-    return _entry_leaky_relu_(input, negative_slope)
+    try:
+        return _entry_leaky_relu_(input, negative_slope)
+
+    except TypeError:
+        _r = _hra(leaky_relu_, (input,), (input, negative_slope), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor
@@ -4664,9 +5768,16 @@ def leaky_relu_backward(grad_output, input, negative_slope, self_is_result, *, o
         _r = _htf(leaky_relu_backward, (grad_output, input), (grad_output, input, negative_slope, self_is_result), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_leaky_relu_backward(grad_output, input, negative_slope, self_is_result)
-    return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
+    try:
+        if out is None:
+            return _entry_leaky_relu_backward(grad_output, input, negative_slope, self_is_result)
+        return _entry_leaky_relu_backward_grad_input(grad_output, input, negative_slope, self_is_result, out)
+
+    except TypeError:
+        _r = _hra(leaky_relu_backward, (grad_output, input), (grad_output, input, negative_slope, self_is_result), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
@@ -4715,7 +5826,13 @@ def lerp(*args, **kwargs):
         _r = _htf_any(lerp, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
+    try:
+        return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
+    except TypeError:
+        _r = _hra_any(lerp, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
@@ -4725,9 +5842,16 @@ def linalg_vector_norm(input, ord=2, dim=None, keepdim=False, *, dtype=None, out
         _r = _htf(linalg_vector_norm, (input,), (input, ord, dim, keepdim), {'dtype': dtype, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_linalg_vector_norm(input, ord, dim, keepdim, dtype)
-    return _entry_linalg_vector_norm_out(input, ord, dim, keepdim, dtype, out)
+    try:
+        if out is None:
+            return _entry_linalg_vector_norm(input, ord, dim, keepdim, dtype)
+        return _entry_linalg_vector_norm_out(input, ord, dim, keepdim, dtype, out)
+
+    except TypeError:
+        _r = _hra(linalg_vector_norm, (input,), (input, ord, dim, keepdim), {'dtype': dtype, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: linear(Tensor input, Tensor weight, Tensor? bias=None) -> Tensor
@@ -4737,9 +5861,16 @@ def linear(input, weight, bias=None, *, out=None):
         _r = _htf(linear, (input, weight, bias), (input, weight, bias), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_linear(input, weight, bias)
-    return _entry_linear_out(input, weight, bias, out)
+    try:
+        if out is None:
+            return _entry_linear(input, weight, bias)
+        return _entry_linear_out(input, weight, bias, out)
+
+    except TypeError:
+        _r = _hra(linear, (input, weight, bias), (input, weight, bias), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -4749,8 +5880,15 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
         _r = _htf(linspace, (), (start, end, steps), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:
             return _r
-    _r = _entry_linspace(start, end, steps, dtype, layout, device, pin_memory) if out is None else _entry_linspace_out(start, end, steps, _out_options(out, dtype, device))
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_linspace(start, end, steps, dtype, layout, device, pin_memory) if out is None else _entry_linspace_out(start, end, steps, _out_options(out, dtype, device))
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(linspace, (), (start, end, steps), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log(Tensor self) -> Tensor
@@ -4760,9 +5898,16 @@ def log(input, *, out=None):
         _r = _htf(log, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_log(input)
-    return _entry_log_out(input, out)
+    try:
+        if out is None:
+            return _entry_log(input)
+        return _entry_log_out(input, out)
+
+    except TypeError:
+        _r = _hra(log, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log10(Tensor self) -> Tensor
@@ -4772,9 +5917,16 @@ def log10(input, *, out=None):
         _r = _htf(log10, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_log10(input)
-    return _entry_log10_out(input, out)
+    try:
+        if out is None:
+            return _entry_log10(input)
+        return _entry_log10_out(input, out)
+
+    except TypeError:
+        _r = _hra(log10, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
@@ -4784,7 +5936,14 @@ def log10_(input):
         _r = _htf(log10_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_log10_(input)
+    try:
+        return _entry_log10_(input)
+
+    except TypeError:
+        _r = _hra(log10_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log1p(Tensor self) -> Tensor
@@ -4794,9 +5953,16 @@ def log1p(input, *, out=None):
         _r = _htf(log1p, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_log1p(input)
-    return _entry_log1p_out(input, out)
+    try:
+        if out is None:
+            return _entry_log1p(input)
+        return _entry_log1p_out(input, out)
+
+    except TypeError:
+        _r = _hra(log1p, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
@@ -4806,7 +5972,14 @@ def log1p_(input):
         _r = _htf(log1p_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_log1p_(input)
+    try:
+        return _entry_log1p_(input)
+
+    except TypeError:
+        _r = _hra(log1p_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log2(Tensor self) -> Tensor
@@ -4816,9 +5989,16 @@ def log2(input, *, out=None):
         _r = _htf(log2, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_log2(input)
-    return _entry_log2_out(input, out)
+    try:
+        if out is None:
+            return _entry_log2(input)
+        return _entry_log2_out(input, out)
+
+    except TypeError:
+        _r = _hra(log2, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
@@ -4828,7 +6008,14 @@ def log2_(input):
         _r = _htf(log2_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_log2_(input)
+    try:
+        return _entry_log2_(input)
+
+    except TypeError:
+        _r = _hra(log2_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log_(Tensor(a!) self) -> Tensor(a!)
@@ -4838,7 +6025,14 @@ def log_(input):
         _r = _htf(log_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_log_(input)
+    try:
+        return _entry_log_(input)
+
+    except TypeError:
+        _r = _hra(log_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
@@ -4848,23 +6042,37 @@ def log_softmax(input, dim, dtype=None, *, out=None):
         _r = _htf(log_softmax, (input,), (input, dim, dtype), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_log_softmax_int(input, dim, dtype)
-    return _entry_log_softmax_int_out(input, dim, dtype, out)
+    try:
+        if out is None:
+            return _entry_log_softmax_int(input, dim, dtype)
+        return _entry_log_softmax_int_out(input, dim, dtype, out)
+
+    except TypeError:
+        _r = _hra(log_softmax, (input,), (input, dim, dtype), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 def logical_and(input, other, *, out=None):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('logical_and', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_and, (input, other), (input, other), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_logical_and(input, other)
-    return _entry_logical_and_out(input, other, out)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logical_and', 'other', 2, other)
+        if out is None:
+            return _entry_logical_and(input, other)
+        return _entry_logical_and_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(logical_and, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
@@ -4874,37 +6082,58 @@ def logical_not(input, *, out=None):
         _r = _htf(logical_not, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_logical_not(input)
-    return _entry_logical_not_out(input, out)
+    try:
+        if out is None:
+            return _entry_logical_not(input)
+        return _entry_logical_not_out(input, out)
+
+    except TypeError:
+        _r = _hra(logical_not, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
 def logical_or(input, other, *, out=None):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('logical_or', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_or, (input, other), (input, other), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_logical_or(input, other)
-    return _entry_logical_or_out(input, other, out)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logical_or', 'other', 2, other)
+        if out is None:
+            return _entry_logical_or(input, other)
+        return _entry_logical_or_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(logical_or, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
 def logical_xor(input, other, *, out=None):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('logical_xor', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_xor, (input, other), (input, other), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_logical_xor(input, other)
-    return _entry_logical_xor_out(input, other, out)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logical_xor', 'other', 2, other)
+        if out is None:
+            return _entry_logical_xor(input, other)
+        return _entry_logical_xor_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(logical_xor, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logspace(Scalar start, Scalar end, int steps, float base=10., *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -4914,8 +6143,15 @@ def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=No
         _r = _htf(logspace, (), (start, end, steps, base), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:
             return _r
-    _r = _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory) if out is None else _entry_logspace_out(start, end, steps, base, _out_options(out, dtype, device))
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_logspace(start, end, steps, base, dtype, layout, device, pin_memory) if out is None else _entry_logspace_out(start, end, steps, base, _out_options(out, dtype, device))
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(logspace, (), (start, end, steps, base), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
@@ -4925,9 +6161,16 @@ def logsumexp(input, dim, keepdim=False, *, out=None):
         _r = _htf(logsumexp, (input,), (input, dim, keepdim), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_logsumexp(input, dim, keepdim)
-    return _entry_logsumexp_out(input, dim, keepdim, out)
+    try:
+        if out is None:
+            return _entry_logsumexp(input, dim, keepdim)
+        return _entry_logsumexp_out(input, dim, keepdim, out)
+
+    except TypeError:
+        _r = _hra(logsumexp, (input,), (input, dim, keepdim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
@@ -4976,7 +6219,13 @@ def lt(*args, **kwargs):
         _r = _htf_any(lt, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_lt, args, kwargs, 'lt', _sigs_lt)
+    try:
+        return _resolve(_cases_lt, args, kwargs, 'lt', _sigs_lt)
+    except TypeError:
+        _r = _hra_any(lt, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
@@ -5025,7 +6274,13 @@ def masked_fill(*args, **kwargs):
         _r = _htf_any(masked_fill, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_masked_fill, args, kwargs, 'masked_fill', _sigs_masked_fill)
+    try:
+        return _resolve(_cases_masked_fill, args, kwargs, 'masked_fill', _sigs_masked_fill)
+    except TypeError:
+        _r = _hra_any(masked_fill, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
@@ -5035,9 +6290,16 @@ def masked_scatter(input, mask, source, *, out=None):
         _r = _htf(masked_scatter, (input, mask, source), (input, mask, source), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_masked_scatter(input, mask, source)
-    return _entry_masked_scatter_out(input, mask, source, out)
+    try:
+        if out is None:
+            return _entry_masked_scatter(input, mask, source)
+        return _entry_masked_scatter_out(input, mask, source, out)
+
+    except TypeError:
+        _r = _hra(masked_scatter, (input, mask, source), (input, mask, source), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: masked_select(Tensor self, Tensor mask) -> Tensor
@@ -5047,9 +6309,16 @@ def masked_select(input, mask, *, out=None):
         _r = _htf(masked_select, (input, mask), (input, mask), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_masked_select(input, mask)
-    return _entry_masked_select_out(input, mask, out)
+    try:
+        if out is None:
+            return _entry_masked_select(input, mask)
+        return _entry_masked_select_out(input, mask, out)
+
+    except TypeError:
+        _r = _hra(masked_select, (input, mask), (input, mask), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
@@ -5059,9 +6328,16 @@ def matmul(input, other, *, out=None):
         _r = _htf(matmul, (input, other), (input, other), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_matmul(input, other)
-    return _entry_matmul_out(input, other, out)
+    try:
+        if out is None:
+            return _entry_matmul(input, other)
+        return _entry_matmul_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(matmul, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: max(Tensor self) -> Tensor
@@ -5126,7 +6402,13 @@ def max(*args, **kwargs):
         _r = _htf_any(max, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
+    try:
+        return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
+    except TypeError:
+        _r = _hra_any(max, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
@@ -5136,7 +6418,14 @@ def max_pool2d(input, kernel_size, stride=(), padding=(0, 0), dilation=(1, 1), c
         _r = _htf(max_pool2d, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
         if _r is not _NO:
             return _r
-    return _entry_max_pool2d(input, kernel_size, (() if stride is None else stride), padding, dilation, ceil_mode)
+    try:
+        return _entry_max_pool2d(input, kernel_size, (() if stride is None else stride), padding, dilation, ceil_mode)
+
+    except TypeError:
+        _r = _hra(max_pool2d, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
@@ -5146,7 +6435,14 @@ def max_pool2d_with_indices(input, kernel_size, stride=(), padding=(0, 0), dilat
         _r = _htf(max_pool2d_with_indices, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
         if _r is not _NO:
             return _r
-    return _entry_max_pool2d_with_indices(input, kernel_size, (() if stride is None else stride), padding, dilation, ceil_mode)
+    try:
+        return _entry_max_pool2d_with_indices(input, kernel_size, (() if stride is None else stride), padding, dilation, ceil_mode)
+
+    except TypeError:
+        _r = _hra(max_pool2d_with_indices, (input,), (input, kernel_size, stride, padding, dilation, ceil_mode), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor
@@ -5156,21 +6452,35 @@ def max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, pa
         _r = _htf(max_pool2d_with_indices_backward, (grad_output, input, indices), (grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices), {})
         if _r is not _NO:
             return _r
-    return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    try:
+        return _entry_max_pool2d_with_indices_backward(grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices)
+
+    except TypeError:
+        _r = _hra(max_pool2d_with_indices_backward, (grad_output, input, indices), (grad_output, input, kernel_size, stride, padding, dilation, ceil_mode, indices), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
 def maximum(input, other, *, out=None):
     """maximum(Tensor self, Tensor other) -> Tensor"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('maximum', 'other', 2, other)
     if _tf[0]:
         _r = _htf(maximum, (input, other), (input, other), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_maximum(input, other)
-    return _entry_maximum_out(input, other, out)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('maximum', 'other', 2, other)
+        if out is None:
+            return _entry_maximum(input, other)
+        return _entry_maximum_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(maximum, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -5217,7 +6527,13 @@ def mean(*args, **kwargs):
         _r = _htf_any(mean, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
+    try:
+        return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
+    except TypeError:
+        _r = _hra_any(mean, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: min(Tensor self) -> Tensor
@@ -5282,21 +6598,34 @@ def min(*args, **kwargs):
         _r = _htf_any(min, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
+    try:
+        return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
+    except TypeError:
+        _r = _hra_any(min, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
 def minimum(input, other, *, out=None):
     """minimum(Tensor self, Tensor other) -> Tensor"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('minimum', 'other', 2, other)
     if _tf[0]:
         _r = _htf(minimum, (input, other), (input, other), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_minimum(input, other)
-    return _entry_minimum_out(input, other, out)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('minimum', 'other', 2, other)
+        if out is None:
+            return _entry_minimum(input, other)
+        return _entry_minimum_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(minimum, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
@@ -5306,9 +6635,16 @@ def mm(input, mat2, *, out=None):
         _r = _htf(mm, (input, mat2), (input, mat2), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_mm(input, mat2)
-    return _entry_mm_out(input, mat2, out)
+    try:
+        if out is None:
+            return _entry_mm(input, mat2)
+        return _entry_mm_out(input, mat2, out)
+
+    except TypeError:
+        _r = _hra(mm, (input, mat2), (input, mat2), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
@@ -5353,7 +6689,13 @@ def moveaxis(*args, **kwargs):
         _r = _htf_any(moveaxis, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
+    try:
+        return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
+    except TypeError:
+        _r = _hra_any(moveaxis, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
@@ -5398,7 +6740,13 @@ def movedim(*args, **kwargs):
         _r = _htf_any(movedim, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
+    try:
+        return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
+    except TypeError:
+        _r = _hra_any(movedim, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor
@@ -5408,9 +6756,16 @@ def mse_loss(input, target, reduction=1, *, out=None):
         _r = _htf(mse_loss, (input, target), (input, target, reduction), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_mse_loss(input, target, reduction)
-    return _entry_mse_loss_out(input, target, reduction, out)
+    try:
+        if out is None:
+            return _entry_mse_loss(input, target, reduction)
+        return _entry_mse_loss_out(input, target, reduction, out)
+
+    except TypeError:
+        _r = _hra(mse_loss, (input, target), (input, target, reduction), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: msort(Tensor self) -> Tensor
@@ -5420,9 +6775,16 @@ def msort(input, *, out=None):
         _r = _htf(msort, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_msort(input)
-    return _entry_msort_out(input, out)
+    try:
+        if out is None:
+            return _entry_msort(input)
+        return _entry_msort_out(input, out)
+
+    except TypeError:
+        _r = _hra(msort, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -5432,9 +6794,16 @@ def mul(input, other, *, out=None):
         _r = _htf(mul, (input, other), (input, other), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_mul_Tensor(input, other)
-    return _entry_mul_out(input, other, out)
+    try:
+        if out is None:
+            return _entry_mul_Tensor(input, other)
+        return _entry_mul_out(input, other, out)
+
+    except TypeError:
+        _r = _hra(mul, (input, other), (input, other), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
@@ -5444,9 +6813,16 @@ def multinomial(input, num_samples, replacement=False, *, generator=None, out=No
         _r = _htf(multinomial, (input,), (input, num_samples, replacement), {'generator': generator, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_multinomial(input, num_samples, replacement, generator)
-    return _entry_multinomial_out(input, num_samples, replacement, generator, out)
+    try:
+        if out is None:
+            return _entry_multinomial(input, num_samples, replacement, generator)
+        return _entry_multinomial_out(input, num_samples, replacement, generator, out)
+
+    except TypeError:
+        _r = _hra(multinomial, (input,), (input, num_samples, replacement), {'generator': generator, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: mv(Tensor self, Tensor vec) -> Tensor
@@ -5456,9 +6832,16 @@ def mv(input, vec, *, out=None):
         _r = _htf(mv, (input, vec), (input, vec), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_mv(input, vec)
-    return _entry_mv_out(input, vec, out)
+    try:
+        if out is None:
+            return _entry_mv(input, vec)
+        return _entry_mv_out(input, vec, out)
+
+    except TypeError:
+        _r = _hra(mv, (input, vec), (input, vec), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
@@ -5468,9 +6851,16 @@ def nan_to_num(input, nan=None, posinf=None, neginf=None, *, out=None):
         _r = _htf(nan_to_num, (input,), (input, nan, posinf, neginf), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_nan_to_num(input, nan, posinf, neginf)
-    return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
+    try:
+        if out is None:
+            return _entry_nan_to_num(input, nan, posinf, neginf)
+        return _entry_nan_to_num_out(input, nan, posinf, neginf, out)
+
+    except TypeError:
+        _r = _hra(nan_to_num, (input,), (input, nan, posinf, neginf), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
@@ -5480,7 +6870,14 @@ def nan_to_num_(input, nan=None, posinf=None, neginf=None):
         _r = _htf(nan_to_num_, (input,), (input, nan, posinf, neginf), {})
         if _r is not _NO:
             return _r
-    return _entry_nan_to_num_(input, nan, posinf, neginf)
+    try:
+        return _entry_nan_to_num_(input, nan, posinf, neginf)
+
+    except TypeError:
+        _r = _hra(nan_to_num_, (input,), (input, nan, posinf, neginf), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
@@ -5490,7 +6887,14 @@ def narrow(input, dim, start, length):
         _r = _htf(narrow, (input,), (input, dim, start, length), {})
         if _r is not _NO:
             return _r
-    return _entry_narrow(input, dim, start, length)
+    try:
+        return _entry_narrow(input, dim, start, length)
+
+    except TypeError:
+        _r = _hra(narrow, (input,), (input, dim, start, length), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor
@@ -5500,9 +6904,16 @@ def narrow_copy(input, dim, start, length, *, out=None):
         _r = _htf(narrow_copy, (input,), (input, dim, start, length), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_narrow_copy(input, dim, start, length)
-    return _entry_narrow_copy_out(input, dim, start, length, out)
+    try:
+        if out is None:
+            return _entry_narrow_copy(input, dim, start, length)
+        return _entry_narrow_copy_out(input, dim, start, length, out)
+
+    except TypeError:
+        _r = _hra(narrow_copy, (input,), (input, dim, start, length), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
@@ -5512,9 +6923,16 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         _r = _htf(native_batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
-    return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *out)
+    try:
+        if out is None:
+            return _entry_native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps)
+        return _entry_native_batch_norm_out(input, weight, bias, running_mean, running_var, training, momentum, eps, *out)
+
+    except TypeError:
+        _r = _hra(native_batch_norm, (input, weight, bias, running_mean, running_var), (input, weight, bias, running_mean, running_var, training, momentum, eps), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
@@ -5524,9 +6942,16 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
         _r = _htf(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd), (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
-    return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *out)
+    try:
+        if out is None:
+            return _entry_native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+        return _entry_native_batch_norm_backward_out(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask, *out)
+
+    except TypeError:
+        _r = _hra(native_batch_norm_backward, (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd), (grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
@@ -5536,21 +6961,35 @@ def native_dropout(input, p, train):
         _r = _htf(native_dropout, (input,), (input, p, train), {})
         if _r is not _NO:
             return _r
-    return _entry_native_dropout(input, p, train)
+    try:
+        return _entry_native_dropout(input, p, train)
+
+    except TypeError:
+        _r = _hra(native_dropout, (input,), (input, p, train), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
 def native_dropout_backward(grad_output, mask, scale, *, out=None):
     """native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor"""
-    if not isinstance(mask, _Tensor):
-        raise _not_tensor('native_dropout_backward', 'mask', 2, mask)
     if _tf[0]:
         _r = _htf(native_dropout_backward, (grad_output, mask), (grad_output, mask, scale), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_native_dropout_backward(grad_output, mask, scale)
-    return _entry_native_dropout_backward_out(grad_output, mask, scale, out)
+    try:
+        if not isinstance(mask, _Tensor):
+            raise _not_tensor('native_dropout_backward', 'mask', 2, mask)
+        if out is None:
+            return _entry_native_dropout_backward(grad_output, mask, scale)
+        return _entry_native_dropout_backward_out(grad_output, mask, scale, out)
+
+    except TypeError:
+        _r = _hra(native_dropout_backward, (grad_output, mask), (grad_output, mask, scale), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
@@ -5560,9 +6999,16 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps, *, out=None):
         _r = _htf(native_layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_native_layer_norm(input, normalized_shape, weight, bias, eps)
-    return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *out)
+    try:
+        if out is None:
+            return _entry_native_layer_norm(input, normalized_shape, weight, bias, eps)
+        return _entry_native_layer_norm_out(input, normalized_shape, weight, bias, eps, *out)
+
+    except TypeError:
+        _r = _hra(native_layer_norm, (input, weight, bias), (input, normalized_shape, weight, bias, eps), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
@@ -5572,9 +7018,16 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
         _r = _htf(native_layer_norm_backward, (grad_out, input, mean, rstd, weight, bias), (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
-    return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *out)
+    try:
+        if out is None:
+            return _entry_native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+        return _entry_native_layer_norm_backward_out(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask, *out)
+
+    except TypeError:
+        _r = _hra(native_layer_norm_backward, (grad_out, input, mean, rstd, weight, bias), (grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
@@ -5623,7 +7076,13 @@ def ne(*args, **kwargs):
         _r = _htf_any(ne, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_ne, args, kwargs, 'ne', _sigs_ne)
+    try:
+        return _resolve(_cases_ne, args, kwargs, 'ne', _sigs_ne)
+    except TypeError:
+        _r = _hra_any(ne, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: neg(Tensor self) -> Tensor
@@ -5633,9 +7092,16 @@ def neg(input, *, out=None):
         _r = _htf(neg, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_neg(input)
-    return _entry_neg_out(input, out)
+    try:
+        if out is None:
+            return _entry_neg(input)
+        return _entry_neg_out(input, out)
+
+    except TypeError:
+        _r = _hra(neg, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: neg_(Tensor(a!) self) -> Tensor(a!)
@@ -5645,7 +7111,14 @@ def neg_(input):
         _r = _htf(neg_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_neg_(input)
+    try:
+        return _entry_neg_(input)
+
+    except TypeError:
+        _r = _hra(neg_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: nll_loss(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
@@ -5655,9 +7128,16 @@ def nll_loss(input, target, weight=None, reduction=1, ignore_index=-100, *, out=
         _r = _htf(nll_loss, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_nll_loss(input, target, weight, reduction, ignore_index)
-    return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
+    try:
+        if out is None:
+            return _entry_nll_loss(input, target, weight, reduction, ignore_index)
+        return _entry_nll_loss_out(input, target, weight, reduction, ignore_index, out)
+
+    except TypeError:
+        _r = _hra(nll_loss, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: nll_loss2d(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
@@ -5667,9 +7147,16 @@ def nll_loss2d(input, target, weight=None, reduction=1, ignore_index=-100, *, ou
         _r = _htf(nll_loss2d, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_nll_loss2d(input, target, weight, reduction, ignore_index)
-    return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
+    try:
+        if out is None:
+            return _entry_nll_loss2d(input, target, weight, reduction, ignore_index)
+        return _entry_nll_loss2d_out(input, target, weight, reduction, ignore_index, out)
+
+    except TypeError:
+        _r = _hra(nll_loss2d, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
@@ -5679,9 +7166,16 @@ def nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_in
         _r = _htf(nll_loss2d_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
-    return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
+    try:
+        if out is None:
+            return _entry_nll_loss2d_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
+        return _entry_nll_loss2d_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
+
+    except TypeError:
+        _r = _hra(nll_loss2d_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
@@ -5691,9 +7185,16 @@ def nll_loss2d_forward(input, target, weight, reduction, ignore_index, *, out=No
         _r = _htf(nll_loss2d_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _rt_nll_loss2d_forward._make(_entry_nll_loss2d_forward(input, target, weight, reduction, ignore_index))
-    return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, *out)
+    try:
+        if out is None:
+            return _rt_nll_loss2d_forward._make(_entry_nll_loss2d_forward(input, target, weight, reduction, ignore_index))
+        return _entry_nll_loss2d_forward_output(input, target, weight, reduction, ignore_index, *out)
+
+    except TypeError:
+        _r = _hra(nll_loss2d_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
@@ -5703,9 +7204,16 @@ def nll_loss_backward(grad_output, input, target, weight, reduction, ignore_inde
         _r = _htf(nll_loss_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
-    return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
+    try:
+        if out is None:
+            return _entry_nll_loss_backward(grad_output, input, target, weight, reduction, ignore_index, total_weight)
+        return _entry_nll_loss_backward_grad_input(grad_output, input, target, weight, reduction, ignore_index, total_weight, out)
+
+    except TypeError:
+        _r = _hra(nll_loss_backward, (grad_output, input, target, weight, total_weight), (grad_output, input, target, weight, reduction, ignore_index, total_weight), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
@@ -5715,9 +7223,16 @@ def nll_loss_forward(input, target, weight, reduction, ignore_index, *, out=None
         _r = _htf(nll_loss_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _rt_nll_loss_forward._make(_entry_nll_loss_forward(input, target, weight, reduction, ignore_index))
-    return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, *out)
+    try:
+        if out is None:
+            return _rt_nll_loss_forward._make(_entry_nll_loss_forward(input, target, weight, reduction, ignore_index))
+        return _entry_nll_loss_forward_output(input, target, weight, reduction, ignore_index, *out)
+
+    except TypeError:
+        _r = _hra(nll_loss_forward, (input, target, weight), (input, target, weight, reduction, ignore_index), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: nll_loss_nd(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean, SymInt ignore_index=-100) -> Tensor
@@ -5727,7 +7242,14 @@ def nll_loss_nd(input, target, weight=None, reduction=1, ignore_index=-100):
         _r = _htf(nll_loss_nd, (input, target, weight), (input, target, weight, reduction, ignore_index), {})
         if _r is not _NO:
             return _r
-    return _entry_nll_loss_nd(input, target, weight, reduction, ignore_index)
+    try:
+        return _entry_nll_loss_nd(input, target, weight, reduction, ignore_index)
+
+    except TypeError:
+        _r = _hra(nll_loss_nd, (input, target, weight), (input, target, weight, reduction, ignore_index), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: normal.Tensor_float(Tensor mean, float std=1., *, Generator? generator=None) -> Tensor
@@ -5807,7 +7329,13 @@ def normal(*args, **kwargs):
         _r = _htf_any(normal, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
+    try:
+        return _resolve(_cases_normal, args, kwargs, 'normal', _sigs_normal)
+    except TypeError:
+        _r = _hra_any(normal, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: one_hot(Tensor self, int num_classes=-1) -> Tensor
@@ -5817,7 +7345,14 @@ def one_hot(input, num_classes=-1):
         _r = _htf(one_hot, (input,), (input, num_classes), {})
         if _r is not _NO:
             return _r
-    return _entry_one_hot(input, num_classes)
+    try:
+        return _entry_one_hot(input, num_classes)
+
+    except TypeError:
+        _r = _hra(one_hot, (input,), (input, num_classes), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -5828,8 +7363,15 @@ def ones(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=Non
         _r = _htf(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:
             return _r
-    _r = _entry_ones(size, dtype, layout, device, pin_memory) if out is None else _entry_ones_out(size, _out_options(out, dtype, device))
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_ones(size, dtype, layout, device, pin_memory) if out is None else _entry_ones_out(size, _out_options(out, dtype, device))
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(ones, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -5839,8 +7381,15 @@ def ones_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, m
         _r = _htf(ones_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if _r is not _NO:
             return _r
-    _r = _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_ones_like(input, dtype, layout, device, pin_memory, memory_format)
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(ones_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: outer(Tensor self, Tensor vec2) -> Tensor
@@ -5850,9 +7399,16 @@ def outer(input, vec2, *, out=None):
         _r = _htf(outer, (input, vec2), (input, vec2), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_outer(input, vec2)
-    return _entry_outer_out(input, vec2, out)
+    try:
+        if out is None:
+            return _entry_outer(input, vec2)
+        return _entry_outer_out(input, vec2, out)
+
+    except TypeError:
+        _r = _hra(outer, (input, vec2), (input, vec2), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor
@@ -5862,7 +7418,14 @@ def pad(input, pad, mode='constant', value=None):
         _r = _htf(pad, (input,), (input, pad, mode, value), {})
         if _r is not _NO:
             return _r
-    return _entry_pad(input, pad, mode, value)
+    try:
+        return _entry_pad(input, pad, mode, value)
+
+    except TypeError:
+        _r = _hra(pad, (input,), (input, pad, mode, value), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
@@ -5872,7 +7435,14 @@ def permute(input, dims):
         _r = _htf(permute, (input,), (input, dims), {})
         if _r is not _NO:
             return _r
-    return _entry_permute(input, dims)
+    try:
+        return _entry_permute(input, dims)
+
+    except TypeError:
+        _r = _hra(permute, (input,), (input, dims), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: poisson(Tensor self, Generator? generator=None) -> Tensor
@@ -5882,9 +7452,16 @@ def poisson(input, generator=None, *, out=None):
         _r = _htf(poisson, (input,), (input, generator), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_poisson(input, generator)
-    return _entry_poisson_out(input, generator, out)
+    try:
+        if out is None:
+            return _entry_poisson(input, generator)
+        return _entry_poisson_out(input, generator, out)
+
+    except TypeError:
+        _r = _hra(poisson, (input,), (input, generator), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
@@ -5949,7 +7526,13 @@ def pow(*args, **kwargs):
         _r = _htf_any(pow, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
+    try:
+        return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
+    except TypeError:
+        _r = _hra_any(pow, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -5998,7 +7581,13 @@ def prod(*args, **kwargs):
         _r = _htf_any(prod, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
+    try:
+        return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
+    except TypeError:
+        _r = _hra_any(prod, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
@@ -6008,9 +7597,16 @@ def put(input, index, source, accumulate=False, *, out=None):
         _r = _htf(put, (input, index, source), (input, index, source, accumulate), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_put(input, index, source, accumulate)
-    return _entry_put_out(input, index, source, accumulate, out)
+    try:
+        if out is None:
+            return _entry_put(input, index, source, accumulate)
+        return _entry_put_out(input, index, source, accumulate, out)
+
+    except TypeError:
+        _r = _hra(put, (input, index, source), (input, index, source, accumulate), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -6059,7 +7655,13 @@ def rand(*args, **kwargs):
         _r = _htf_any(rand, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_rand, args, kwargs, 'rand', _sigs_rand)
+    try:
+        return _resolve(_cases_rand, args, kwargs, 'rand', _sigs_rand)
+    except TypeError:
+        _r = _hra_any(rand, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -6106,7 +7708,13 @@ def rand_like(*args, **kwargs):
         _r = _htf_any(rand_like, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_rand_like, args, kwargs, 'rand_like', _sigs_rand_like)
+    try:
+        return _resolve(_cases_rand_like, args, kwargs, 'rand_like', _sigs_rand_like)
+    except TypeError:
+        _r = _hra_any(rand_like, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -6183,7 +7791,13 @@ def randint(*args, **kwargs):
         _r = _htf_any(randint, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_randint, args, kwargs, 'randint', _sigs_randint)
+    try:
+        return _resolve(_cases_randint, args, kwargs, 'randint', _sigs_randint)
+    except TypeError:
+        _r = _hra_any(randint, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: randint_like.Tensor(Tensor self, Tensor high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -6290,7 +7904,13 @@ def randint_like(*args, **kwargs):
         _r = _htf_any(randint_like, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_randint_like, args, kwargs, 'randint_like', _sigs_randint_like)
+    try:
+        return _resolve(_cases_randint_like, args, kwargs, 'randint_like', _sigs_randint_like)
+    except TypeError:
+        _r = _hra_any(randint_like, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -6339,7 +7959,13 @@ def randn(*args, **kwargs):
         _r = _htf_any(randn, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_randn, args, kwargs, 'randn', _sigs_randn)
+    try:
+        return _resolve(_cases_randn, args, kwargs, 'randn', _sigs_randn)
+    except TypeError:
+        _r = _hra_any(randn, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -6386,7 +8012,13 @@ def randn_like(*args, **kwargs):
         _r = _htf_any(randn_like, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
+    try:
+        return _resolve(_cases_randn_like, args, kwargs, 'randn_like', _sigs_randn_like)
+    except TypeError:
+        _r = _hra_any(randn_like, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -6433,7 +8065,13 @@ def randperm(*args, **kwargs):
         _r = _htf_any(randperm, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_randperm, args, kwargs, 'randperm', _sigs_randperm)
+    try:
+        return _resolve(_cases_randperm, args, kwargs, 'randperm', _sigs_randperm)
+    except TypeError:
+        _r = _hra_any(randperm, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ravel(Tensor(a) self) -> Tensor(a)
@@ -6443,7 +8081,14 @@ def ravel(input):
         _r = _htf(ravel, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_ravel(input)
+    try:
+        return _entry_ravel(input)
+
+    except TypeError:
+        _r = _hra(ravel, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
@@ -6453,9 +8098,16 @@ def reciprocal(input, *, out=None):
         _r = _htf(reciprocal, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_reciprocal(input)
-    return _entry_reciprocal_out(input, out)
+    try:
+        if out is None:
+            return _entry_reciprocal(input)
+        return _entry_reciprocal_out(input, out)
+
+    except TypeError:
+        _r = _hra(reciprocal, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
@@ -6465,7 +8117,14 @@ def reciprocal_(input):
         _r = _htf(reciprocal_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_reciprocal_(input)
+    try:
+        return _entry_reciprocal_(input)
+
+    except TypeError:
+        _r = _hra(reciprocal_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: relu(Tensor self) -> Tensor
@@ -6475,9 +8134,16 @@ def relu(input, *, out=None):
         _r = _htf(relu, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_relu(input)
-    return _entry_relu_out(input, out)
+    try:
+        if out is None:
+            return _entry_relu(input)
+        return _entry_relu_out(input, out)
+
+    except TypeError:
+        _r = _hra(relu, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: relu_(Tensor(a!) self) -> Tensor(a!)
@@ -6487,7 +8153,14 @@ def relu_(input):
         _r = _htf(relu_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_relu_(input)
+    try:
+        return _entry_relu_(input)
+
+    except TypeError:
+        _r = _hra(relu_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
@@ -6552,7 +8225,13 @@ def remainder(*args, **kwargs):
         _r = _htf_any(remainder, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
+    try:
+        return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
+    except TypeError:
+        _r = _hra_any(remainder, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
@@ -6613,7 +8292,13 @@ def repeat_interleave(*args, **kwargs):
         _r = _htf_any(repeat_interleave, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
+    try:
+        return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
+    except TypeError:
+        _r = _hra_any(repeat_interleave, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
@@ -6623,7 +8308,14 @@ def reshape(input, shape):
         _r = _htf(reshape, (input,), (input, shape), {})
         if _r is not _NO:
             return _r
-    return _entry_reshape(input, shape)
+    try:
+        return _entry_reshape(input, shape)
+
+    except TypeError:
+        _r = _hra(reshape, (input,), (input, shape), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
@@ -6633,9 +8325,16 @@ def roll(input, shifts, dims=(), *, out=None):
         _r = _htf(roll, (input,), (input, shifts, dims), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_roll(input, shifts, (() if dims is None else dims))
-    return _entry_roll_out(input, shifts, (() if dims is None else dims), out)
+    try:
+        if out is None:
+            return _entry_roll(input, shifts, (() if dims is None else dims))
+        return _entry_roll_out(input, shifts, (() if dims is None else dims), out)
+
+    except TypeError:
+        _r = _hra(roll, (input,), (input, shifts, dims), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
@@ -6645,9 +8344,16 @@ def rot90(input, k=1, dims=(0, 1), *, out=None):
         _r = _htf(rot90, (input,), (input, k, dims), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_rot90(input, k, dims)
-    return _entry_rot90_out(input, k, dims, out)
+    try:
+        if out is None:
+            return _entry_rot90(input, k, dims)
+        return _entry_rot90_out(input, k, dims, out)
+
+    except TypeError:
+        _r = _hra(rot90, (input,), (input, k, dims), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: round(Tensor self) -> Tensor
@@ -6696,7 +8402,13 @@ def round(*args, **kwargs):
         _r = _htf_any(round, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
+    try:
+        return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
+    except TypeError:
+        _r = _hra_any(round, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
@@ -6741,7 +8453,13 @@ def round_(*args, **kwargs):
         _r = _htf_any(round_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
+    try:
+        return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
+    except TypeError:
+        _r = _hra_any(round_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: row_stack(Tensor[] tensors) -> Tensor
@@ -6751,9 +8469,16 @@ def row_stack(tensors, *, out=None):
         _r = _htf(row_stack, (tensors,), (tensors,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_row_stack(tensors)
-    return _entry_row_stack_out(tensors, out)
+    try:
+        if out is None:
+            return _entry_row_stack(tensors)
+        return _entry_row_stack_out(tensors, out)
+
+    except TypeError:
+        _r = _hra(row_stack, (tensors,), (tensors,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
@@ -6763,9 +8488,16 @@ def rsqrt(input, *, out=None):
         _r = _htf(rsqrt, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_rsqrt(input)
-    return _entry_rsqrt_out(input, out)
+    try:
+        if out is None:
+            return _entry_rsqrt(input)
+        return _entry_rsqrt_out(input, out)
+
+    except TypeError:
+        _r = _hra(rsqrt, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
@@ -6775,7 +8507,14 @@ def rsqrt_(input):
         _r = _htf(rsqrt_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_rsqrt_(input)
+    try:
+        return _entry_rsqrt_(input)
+
+    except TypeError:
+        _r = _hra(rsqrt_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -6824,7 +8563,13 @@ def rsub(*args, **kwargs):
         _r = _htf_any(rsub, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_rsub, args, kwargs, 'rsub', _sigs_rsub)
+    try:
+        return _resolve(_cases_rsub, args, kwargs, 'rsub', _sigs_rsub)
+    except TypeError:
+        _r = _hra_any(rsub, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -6834,8 +8579,15 @@ def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None, o
         _r = _htf(scalar_tensor, (), (s,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:
             return _r
-    _r = _entry_scalar_tensor(s, dtype, layout, device, pin_memory) if out is None else _entry_scalar_tensor_out(s, _out_options(out, dtype, device))
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_scalar_tensor(s, dtype, layout, device, pin_memory) if out is None else _entry_scalar_tensor_out(s, _out_options(out, dtype, device))
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(scalar_tensor, (), (s,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: scaled_dot_product_attention(Tensor query, Tensor key, Tensor value, Tensor? attn_mask=None, float dropout_p=0., bool is_causal=False, *, float? scale=None, bool enable_gqa=False) -> Tensor
@@ -6845,7 +8597,14 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         _r = _htf(scaled_dot_product_attention, (query, key, value, attn_mask), (query, key, value, attn_mask, dropout_p, is_causal), {'scale': scale, 'enable_gqa': enable_gqa})
         if _r is not _NO:
             return _r
-    return _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+    try:
+        return _entry_scaled_dot_product_attention(query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+    except TypeError:
+        _r = _hra(scaled_dot_product_attention, (query, key, value, attn_mask), (query, key, value, attn_mask, dropout_p, is_causal), {'scale': scale, 'enable_gqa': enable_gqa})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
@@ -6926,7 +8685,13 @@ def scatter(*args, **kwargs):
         _r = _htf_any(scatter, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
+    try:
+        return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
+    except TypeError:
+        _r = _hra_any(scatter, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
@@ -6936,9 +8701,16 @@ def scatter_add(input, dim, index, src, *, out=None):
         _r = _htf(scatter_add, (input, index, src), (input, dim, index, src), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_scatter_add(input, dim, index, src)
-    return _entry_scatter_add_out(input, dim, index, src, out)
+    try:
+        if out is None:
+            return _entry_scatter_add(input, dim, index, src)
+        return _entry_scatter_add_out(input, dim, index, src, out)
+
+    except TypeError:
+        _r = _hra(scatter_add, (input, index, src), (input, dim, index, src), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
@@ -6948,9 +8720,16 @@ def scatter_reduce(input, dim, index, src, reduce, *, include_self=True, out=Non
         _r = _htf(scatter_reduce, (input, index, src), (input, dim, index, src, reduce), {'include_self': include_self, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_scatter_reduce_two(input, dim, index, src, reduce, include_self)
-    return _entry_scatter_reduce_two_out(input, dim, index, src, reduce, include_self, out)
+    try:
+        if out is None:
+            return _entry_scatter_reduce_two(input, dim, index, src, reduce, include_self)
+        return _entry_scatter_reduce_two_out(input, dim, index, src, reduce, include_self, out)
+
+    except TypeError:
+        _r = _hra(scatter_reduce, (input, index, src), (input, dim, index, src, reduce), {'include_self': include_self, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
@@ -6999,7 +8778,13 @@ def searchsorted(*args, **kwargs):
         _r = _htf_any(searchsorted, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_searchsorted, args, kwargs, 'searchsorted', _sigs_searchsorted)
+    try:
+        return _resolve(_cases_searchsorted, args, kwargs, 'searchsorted', _sigs_searchsorted)
+    except TypeError:
+        _r = _hra_any(searchsorted, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
@@ -7009,7 +8794,14 @@ def select(input, dim, index):
         _r = _htf(select, (input,), (input, dim, index), {})
         if _r is not _NO:
             return _r
-    return _entry_select_int(input, dim, index)
+    try:
+        return _entry_select_int(input, dim, index)
+
+    except TypeError:
+        _r = _hra(select, (input,), (input, dim, index), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
@@ -7019,9 +8811,16 @@ def select_scatter(input, src, dim, index, *, out=None):
         _r = _htf(select_scatter, (input, src), (input, src, dim, index), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_select_scatter(input, src, dim, index)
-    return _entry_select_scatter_out(input, src, dim, index, out)
+    try:
+        if out is None:
+            return _entry_select_scatter(input, src, dim, index)
+        return _entry_select_scatter_out(input, src, dim, index, out)
+
+    except TypeError:
+        _r = _hra(select_scatter, (input, src), (input, src, dim, index), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
@@ -7031,9 +8830,16 @@ def sigmoid(input, *, out=None):
         _r = _htf(sigmoid, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_sigmoid(input)
-    return _entry_sigmoid_out(input, out)
+    try:
+        if out is None:
+            return _entry_sigmoid(input)
+        return _entry_sigmoid_out(input, out)
+
+    except TypeError:
+        _r = _hra(sigmoid, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sigmoid_(Tensor(a!) self) -> Tensor(a!)
@@ -7043,21 +8849,35 @@ def sigmoid_(input):
         _r = _htf(sigmoid_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_sigmoid_(input)
+    try:
+        return _entry_sigmoid_(input)
+
+    except TypeError:
+        _r = _hra(sigmoid_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 def sigmoid_backward(grad_output, output, *, out=None):
     """sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor"""
-    if not isinstance(output, _Tensor):
-        raise _not_tensor('sigmoid_backward', 'output', 2, output)
     if _tf[0]:
         _r = _htf(sigmoid_backward, (grad_output, output), (grad_output, output), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_sigmoid_backward(grad_output, output)
-    return _entry_sigmoid_backward_grad_input(grad_output, output, out)
+    try:
+        if not isinstance(output, _Tensor):
+            raise _not_tensor('sigmoid_backward', 'output', 2, output)
+        if out is None:
+            return _entry_sigmoid_backward(grad_output, output)
+        return _entry_sigmoid_backward_grad_input(grad_output, output, out)
+
+    except TypeError:
+        _r = _hra(sigmoid_backward, (grad_output, output), (grad_output, output), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sign(Tensor self) -> Tensor
@@ -7067,9 +8887,16 @@ def sign(input, *, out=None):
         _r = _htf(sign, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_sign(input)
-    return _entry_sign_out(input, out)
+    try:
+        if out is None:
+            return _entry_sign(input)
+        return _entry_sign_out(input, out)
+
+    except TypeError:
+        _r = _hra(sign, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: signbit(Tensor self) -> Tensor
@@ -7079,9 +8906,16 @@ def signbit(input, *, out=None):
         _r = _htf(signbit, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_signbit(input)
-    return _entry_signbit_out(input, out)
+    try:
+        if out is None:
+            return _entry_signbit(input)
+        return _entry_signbit_out(input, out)
+
+    except TypeError:
+        _r = _hra(signbit, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: silu(Tensor self) -> Tensor
@@ -7091,9 +8925,16 @@ def silu(input, *, out=None):
         _r = _htf(silu, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_silu(input)
-    return _entry_silu_out(input, out)
+    try:
+        if out is None:
+            return _entry_silu(input)
+        return _entry_silu_out(input, out)
+
+    except TypeError:
+        _r = _hra(silu, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: silu_(Tensor(a!) self) -> Tensor(a!)
@@ -7103,21 +8944,35 @@ def silu_(input):
         _r = _htf(silu_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_silu_(input)
+    try:
+        return _entry_silu_(input)
+
+    except TypeError:
+        _r = _hra(silu_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: silu_backward(Tensor grad_output, Tensor self) -> Tensor
 def silu_backward(grad_output, input, *, out=None):
     """silu_backward(Tensor grad_output, Tensor self) -> Tensor"""
-    if not isinstance(input, _Tensor):
-        raise _not_tensor('silu_backward', 'self', 2, input)
     if _tf[0]:
         _r = _htf(silu_backward, (grad_output, input), (grad_output, input), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_silu_backward(grad_output, input)
-    return _entry_silu_backward_grad_input(grad_output, input, out)
+    try:
+        if not isinstance(input, _Tensor):
+            raise _not_tensor('silu_backward', 'self', 2, input)
+        if out is None:
+            return _entry_silu_backward(grad_output, input)
+        return _entry_silu_backward_grad_input(grad_output, input, out)
+
+    except TypeError:
+        _r = _hra(silu_backward, (grad_output, input), (grad_output, input), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sin(Tensor self) -> Tensor
@@ -7127,9 +8982,16 @@ def sin(input, *, out=None):
         _r = _htf(sin, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_sin(input)
-    return _entry_sin_out(input, out)
+    try:
+        if out is None:
+            return _entry_sin(input)
+        return _entry_sin_out(input, out)
+
+    except TypeError:
+        _r = _hra(sin, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
@@ -7139,7 +9001,14 @@ def sin_(input):
         _r = _htf(sin_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_sin_(input)
+    try:
+        return _entry_sin_(input)
+
+    except TypeError:
+        _r = _hra(sin_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sinh(Tensor self) -> Tensor
@@ -7149,9 +9018,16 @@ def sinh(input, *, out=None):
         _r = _htf(sinh, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_sinh(input)
-    return _entry_sinh_out(input, out)
+    try:
+        if out is None:
+            return _entry_sinh(input)
+        return _entry_sinh_out(input, out)
+
+    except TypeError:
+        _r = _hra(sinh, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
@@ -7161,7 +9037,14 @@ def sinh_(input):
         _r = _htf(sinh_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_sinh_(input)
+    try:
+        return _entry_sinh_(input)
+
+    except TypeError:
+        _r = _hra(sinh_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
@@ -7171,7 +9054,14 @@ def slice(input, dim=0, start=None, end=None, step=1):
         _r = _htf(slice, (input,), (input, dim, start, end, step), {})
         if _r is not _NO:
             return _r
-    return _entry_slice_Tensor(input, dim, start, end, step)
+    try:
+        return _entry_slice_Tensor(input, dim, start, end, step)
+
+    except TypeError:
+        _r = _hra(slice, (input,), (input, dim, start, end, step), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
@@ -7181,9 +9071,16 @@ def slice_scatter(input, src, dim=0, start=None, end=None, step=1, *, out=None):
         _r = _htf(slice_scatter, (input, src), (input, src, dim, start, end, step), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_slice_scatter(input, src, dim, start, end, step)
-    return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
+    try:
+        if out is None:
+            return _entry_slice_scatter(input, src, dim, start, end, step)
+        return _entry_slice_scatter_out(input, src, dim, start, end, step, out)
+
+    except TypeError:
+        _r = _hra(slice_scatter, (input, src), (input, src, dim, start, end, step), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
@@ -7193,9 +9090,16 @@ def softmax(input, dim, dtype=None, *, out=None):
         _r = _htf(softmax, (input,), (input, dim, dtype), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_softmax_int(input, dim, dtype)
-    return _entry_softmax_int_out(input, dim, dtype, out)
+    try:
+        if out is None:
+            return _entry_softmax_int(input, dim, dtype)
+        return _entry_softmax_int_out(input, dim, dtype, out)
+
+    except TypeError:
+        _r = _hra(softmax, (input,), (input, dim, dtype), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
@@ -7205,9 +9109,16 @@ def softplus(input, beta=1, threshold=20, *, out=None):
         _r = _htf(softplus, (input,), (input, beta, threshold), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_softplus(input, beta, threshold)
-    return _entry_softplus_out(input, beta, threshold, out)
+    try:
+        if out is None:
+            return _entry_softplus(input, beta, threshold)
+        return _entry_softplus_out(input, beta, threshold, out)
+
+    except TypeError:
+        _r = _hra(softplus, (input,), (input, beta, threshold), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor
@@ -7217,9 +9128,16 @@ def softplus_backward(grad_output, input, beta, threshold, *, out=None):
         _r = _htf(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_softplus_backward(grad_output, input, beta, threshold)
-    return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
+    try:
+        if out is None:
+            return _entry_softplus_backward(grad_output, input, beta, threshold)
+        return _entry_softplus_backward_grad_input(grad_output, input, beta, threshold, out)
+
+    except TypeError:
+        _r = _hra(softplus_backward, (grad_output, input), (grad_output, input, beta, threshold), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
@@ -7268,7 +9186,13 @@ def sort(*args, **kwargs):
         _r = _htf_any(sort, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
+    try:
+        return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
+    except TypeError:
+        _r = _hra_any(sort, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
@@ -7313,7 +9237,13 @@ def split(*args, **kwargs):
         _r = _htf_any(split, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
+    try:
+        return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
+    except TypeError:
+        _r = _hra_any(split, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
@@ -7323,7 +9253,14 @@ def split_with_sizes(input, split_sizes, dim=0):
         _r = _htf(split_with_sizes, (input,), (input, split_sizes, dim), {})
         if _r is not _NO:
             return _r
-    return _entry_split_with_sizes(input, split_sizes, dim)
+    try:
+        return _entry_split_with_sizes(input, split_sizes, dim)
+
+    except TypeError:
+        _r = _hra(split_with_sizes, (input,), (input, split_sizes, dim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
@@ -7333,9 +9270,16 @@ def sqrt(input, *, out=None):
         _r = _htf(sqrt, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_sqrt(input)
-    return _entry_sqrt_out(input, out)
+    try:
+        if out is None:
+            return _entry_sqrt(input)
+        return _entry_sqrt_out(input, out)
+
+    except TypeError:
+        _r = _hra(sqrt, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
@@ -7345,7 +9289,14 @@ def sqrt_(input):
         _r = _htf(sqrt_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_sqrt_(input)
+    try:
+        return _entry_sqrt_(input)
+
+    except TypeError:
+        _r = _hra(sqrt_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a)
@@ -7404,7 +9355,13 @@ def squeeze(*args, **kwargs):
         _r = _htf_any(squeeze, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
+    try:
+        return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
+    except TypeError:
+        _r = _hra_any(squeeze, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: stack(Tensor[] tensors, int dim=0) -> Tensor
@@ -7414,7 +9371,14 @@ def stack(tensors, dim=0):
         _r = _htf(stack, (tensors,), (tensors, dim), {})
         if _r is not _NO:
             return _r
-    return _entry_stack(tensors, dim)
+    try:
+        return _entry_stack(tensors, dim)
+
+    except TypeError:
+        _r = _hra(stack, (tensors,), (tensors, dim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
@@ -7477,7 +9441,13 @@ def std(*args, **kwargs):
         _r = _htf_any(std, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
+    try:
+        return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
+    except TypeError:
+        _r = _hra_any(std, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
@@ -7538,7 +9508,13 @@ def std_mean(*args, **kwargs):
         _r = _htf_any(std_mean, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_std_mean, args, kwargs, 'std_mean', _sigs_std_mean)
+    try:
+        return _resolve(_cases_std_mean, args, kwargs, 'std_mean', _sigs_std_mean)
+    except TypeError:
+        _r = _hra_any(std_mean, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -7548,9 +9524,16 @@ def sub(input, other, *, alpha=1, out=None):
         _r = _htf(sub, (input, other), (input, other), {'alpha': alpha, 'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_sub_Tensor(input, other, alpha)
-    return _entry_sub_out(input, other, alpha, out)
+    try:
+        if out is None:
+            return _entry_sub_Tensor(input, other, alpha)
+        return _entry_sub_out(input, other, alpha, out)
+
+    except TypeError:
+        _r = _hra(sub, (input, other), (input, other), {'alpha': alpha, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -7597,7 +9580,13 @@ def sum(*args, **kwargs):
         _r = _htf_any(sum, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
+    try:
+        return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
+    except TypeError:
+        _r = _hra_any(sum, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
@@ -7607,7 +9596,14 @@ def swapaxes(input, axis0, axis1):
         _r = _htf(swapaxes, (input,), (input, axis0, axis1), {})
         if _r is not _NO:
             return _r
-    return _entry_swapaxes(input, axis0, axis1)
+    try:
+        return _entry_swapaxes(input, axis0, axis1)
+
+    except TypeError:
+        _r = _hra(swapaxes, (input,), (input, axis0, axis1), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
@@ -7617,7 +9613,14 @@ def swapdims(input, dim0, dim1):
         _r = _htf(swapdims, (input,), (input, dim0, dim1), {})
         if _r is not _NO:
             return _r
-    return _entry_swapdims(input, dim0, dim1)
+    try:
+        return _entry_swapdims(input, dim0, dim1)
+
+    except TypeError:
+        _r = _hra(swapdims, (input,), (input, dim0, dim1), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: t(Tensor(a) self) -> Tensor(a)
@@ -7627,7 +9630,14 @@ def t(input):
         _r = _htf(t, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_t(input)
+    try:
+        return _entry_t(input)
+
+    except TypeError:
+        _r = _hra(t, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: take(Tensor self, Tensor index) -> Tensor
@@ -7637,9 +9647,16 @@ def take(input, index, *, out=None):
         _r = _htf(take, (input, index), (input, index), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_take(input, index)
-    return _entry_take_out(input, index, out)
+    try:
+        if out is None:
+            return _entry_take(input, index)
+        return _entry_take_out(input, index, out)
+
+    except TypeError:
+        _r = _hra(take, (input, index), (input, index), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
@@ -7649,9 +9666,16 @@ def take_along_dim(input, indices, dim=None, *, out=None):
         _r = _htf(take_along_dim, (input, indices), (input, indices, dim), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_take_along_dim(input, indices, dim)
-    return _entry_take_along_dim_out(input, indices, dim, out)
+    try:
+        if out is None:
+            return _entry_take_along_dim(input, indices, dim)
+        return _entry_take_along_dim_out(input, indices, dim, out)
+
+    except TypeError:
+        _r = _hra(take_along_dim, (input, indices), (input, indices, dim), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tan(Tensor self) -> Tensor
@@ -7661,9 +9685,16 @@ def tan(input, *, out=None):
         _r = _htf(tan, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_tan(input)
-    return _entry_tan_out(input, out)
+    try:
+        if out is None:
+            return _entry_tan(input)
+        return _entry_tan_out(input, out)
+
+    except TypeError:
+        _r = _hra(tan, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
@@ -7673,7 +9704,14 @@ def tan_(input):
         _r = _htf(tan_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_tan_(input)
+    try:
+        return _entry_tan_(input)
+
+    except TypeError:
+        _r = _hra(tan_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tanh(Tensor self) -> Tensor
@@ -7683,9 +9721,16 @@ def tanh(input, *, out=None):
         _r = _htf(tanh, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_tanh(input)
-    return _entry_tanh_out(input, out)
+    try:
+        if out is None:
+            return _entry_tanh(input)
+        return _entry_tanh_out(input, out)
+
+    except TypeError:
+        _r = _hra(tanh, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tanh_(Tensor(a!) self) -> Tensor(a!)
@@ -7695,21 +9740,35 @@ def tanh_(input):
         _r = _htf(tanh_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_tanh_(input)
+    try:
+        return _entry_tanh_(input)
+
+    except TypeError:
+        _r = _hra(tanh_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 def tanh_backward(grad_output, output, *, out=None):
     """tanh_backward(Tensor grad_output, Tensor output) -> Tensor"""
-    if not isinstance(output, _Tensor):
-        raise _not_tensor('tanh_backward', 'output', 2, output)
     if _tf[0]:
         _r = _htf(tanh_backward, (grad_output, output), (grad_output, output), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_tanh_backward(grad_output, output)
-    return _entry_tanh_backward_grad_input(grad_output, output, out)
+    try:
+        if not isinstance(output, _Tensor):
+            raise _not_tensor('tanh_backward', 'output', 2, output)
+        if out is None:
+            return _entry_tanh_backward(grad_output, output)
+        return _entry_tanh_backward_grad_input(grad_output, output, out)
+
+    except TypeError:
+        _r = _hra(tanh_backward, (grad_output, output), (grad_output, output), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
@@ -7768,7 +9827,13 @@ def tensor_split(*args, **kwargs):
         _r = _htf_any(tensor_split, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
+    try:
+        return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
+    except TypeError:
+        _r = _hra_any(tensor_split, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
@@ -7778,9 +9843,16 @@ def threshold(input, threshold, value, *, out=None):
         _r = _htf(threshold, (input,), (input, threshold, value), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_threshold(input, threshold, value)
-    return _entry_threshold_out(input, threshold, value, out)
+    try:
+        if out is None:
+            return _entry_threshold(input, threshold, value)
+        return _entry_threshold_out(input, threshold, value, out)
+
+    except TypeError:
+        _r = _hra(threshold, (input,), (input, threshold, value), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
@@ -7790,21 +9862,35 @@ def threshold_(input, threshold, value):
         _r = _htf(threshold_, (input,), (input, threshold, value), {})
         if _r is not _NO:
             return _r
-    return _entry_threshold_(input, threshold, value)
+    try:
+        return _entry_threshold_(input, threshold, value)
+
+    except TypeError:
+        _r = _hra(threshold_, (input,), (input, threshold, value), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 def threshold_backward(grad_output, input, threshold, *, out=None):
     """threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor"""
-    if not isinstance(input, _Tensor):
-        raise _not_tensor('threshold_backward', 'self', 2, input)
     if _tf[0]:
         _r = _htf(threshold_backward, (grad_output, input), (grad_output, input, threshold), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_threshold_backward(grad_output, input, threshold)
-    return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
+    try:
+        if not isinstance(input, _Tensor):
+            raise _not_tensor('threshold_backward', 'self', 2, input)
+        if out is None:
+            return _entry_threshold_backward(grad_output, input, threshold)
+        return _entry_threshold_backward_grad_input(grad_output, input, threshold, out)
+
+    except TypeError:
+        _r = _hra(threshold_backward, (grad_output, input), (grad_output, input, threshold), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tile(Tensor self, SymInt[] dims) -> Tensor
@@ -7814,7 +9900,14 @@ def tile(input, dims):
         _r = _htf(tile, (input,), (input, dims), {})
         if _r is not _NO:
             return _r
-    return _entry_tile(input, dims)
+    try:
+        return _entry_tile(input, dims)
+
+    except TypeError:
+        _r = _hra(tile, (input,), (input, dims), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
@@ -7824,9 +9917,16 @@ def topk(input, k, dim=-1, largest=True, sorted=True, *, out=None):
         _r = _htf(topk, (input,), (input, k, dim, largest, sorted), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _rt_topk._make(_entry_topk(input, k, dim, largest, sorted))
-    return _rt_topk_out._make(_entry_topk_values(input, k, dim, largest, sorted, *out))
+    try:
+        if out is None:
+            return _rt_topk._make(_entry_topk(input, k, dim, largest, sorted))
+        return _rt_topk_out._make(_entry_topk_values(input, k, dim, largest, sorted, *out))
+
+    except TypeError:
+        _r = _hra(topk, (input,), (input, k, dim, largest, sorted), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
@@ -7836,7 +9936,14 @@ def transpose(input, dim0, dim1):
         _r = _htf(transpose, (input,), (input, dim0, dim1), {})
         if _r is not _NO:
             return _r
-    return _entry_transpose_int(input, dim0, dim1)
+    try:
+        return _entry_transpose_int(input, dim0, dim1)
+
+    except TypeError:
+        _r = _hra(transpose, (input,), (input, dim0, dim1), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tril(Tensor self, SymInt diagonal=0) -> Tensor
@@ -7846,9 +9953,16 @@ def tril(input, diagonal=0, *, out=None):
         _r = _htf(tril, (input,), (input, diagonal), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_tril(input, diagonal)
-    return _entry_tril_out(input, diagonal, out)
+    try:
+        if out is None:
+            return _entry_tril(input, diagonal)
+        return _entry_tril_out(input, diagonal, out)
+
+    except TypeError:
+        _r = _hra(tril, (input,), (input, diagonal), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -7858,8 +9972,15 @@ def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
         _r = _htf(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:
             return _r
-    _r = _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_tril_indices_out(row, col, offset, _out_options(out, dtype, device))
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_tril_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_tril_indices_out(row, col, offset, _out_options(out, dtype, device))
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(tril_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: triu(Tensor self, SymInt diagonal=0) -> Tensor
@@ -7869,9 +9990,16 @@ def triu(input, diagonal=0, *, out=None):
         _r = _htf(triu, (input,), (input, diagonal), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_triu(input, diagonal)
-    return _entry_triu_out(input, diagonal, out)
+    try:
+        if out is None:
+            return _entry_triu(input, diagonal)
+        return _entry_triu_out(input, diagonal, out)
+
+    except TypeError:
+        _r = _hra(triu, (input,), (input, diagonal), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -7881,8 +10009,15 @@ def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pi
         _r = _htf(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:
             return _r
-    _r = _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_triu_indices_out(row, col, offset, _out_options(out, dtype, device))
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_triu_indices(row, col, offset, dtype, layout, device, pin_memory) if out is None else _entry_triu_indices_out(row, col, offset, _out_options(out, dtype, device))
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(triu_indices, (), (row, col, offset), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: trunc(Tensor self) -> Tensor
@@ -7892,9 +10027,16 @@ def trunc(input, *, out=None):
         _r = _htf(trunc, (input,), (input,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_trunc(input)
-    return _entry_trunc_out(input, out)
+    try:
+        if out is None:
+            return _entry_trunc(input)
+        return _entry_trunc_out(input, out)
+
+    except TypeError:
+        _r = _hra(trunc, (input,), (input,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
@@ -7904,7 +10046,14 @@ def trunc_(input):
         _r = _htf(trunc_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_trunc_(input)
+    try:
+        return _entry_trunc_(input)
+
+    except TypeError:
+        _r = _hra(trunc_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
@@ -7914,7 +10063,14 @@ def unbind(input, dim=0):
         _r = _htf(unbind, (input,), (input, dim), {})
         if _r is not _NO:
             return _r
-    return _entry_unbind_int(input, dim)
+    try:
+        return _entry_unbind_int(input, dim)
+
+    except TypeError:
+        _r = _hra(unbind, (input,), (input, dim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
@@ -7924,7 +10080,14 @@ def unflatten(input, dim, sizes):
         _r = _htf(unflatten, (input,), (input, dim, sizes), {})
         if _r is not _NO:
             return _r
-    return _entry_unflatten_int(input, dim, sizes)
+    try:
+        return _entry_unflatten_int(input, dim, sizes)
+
+    except TypeError:
+        _r = _hra(unflatten, (input,), (input, dim, sizes), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
@@ -7934,9 +10097,16 @@ def unique_dim(input, dim, sorted=True, return_inverse=False, return_counts=Fals
         _r = _htf(unique_dim, (input,), (input, dim, sorted, return_inverse, return_counts), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_unique_dim(input, dim, sorted, return_inverse, return_counts)
-    return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *out)
+    try:
+        if out is None:
+            return _entry_unique_dim(input, dim, sorted, return_inverse, return_counts)
+        return _entry_unique_dim_out(input, dim, sorted, return_inverse, return_counts, *out)
+
+    except TypeError:
+        _r = _hra(unique_dim, (input,), (input, dim, sorted, return_inverse, return_counts), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
@@ -7946,7 +10116,14 @@ def unsqueeze(input, dim):
         _r = _htf(unsqueeze, (input,), (input, dim), {})
         if _r is not _NO:
             return _r
-    return _entry_unsqueeze(input, dim)
+    try:
+        return _entry_unsqueeze(input, dim)
+
+    except TypeError:
+        _r = _hra(unsqueeze, (input,), (input, dim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: var(Tensor self, bool unbiased=True) -> Tensor
@@ -8009,7 +10186,13 @@ def var(*args, **kwargs):
         _r = _htf_any(var, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
+    try:
+        return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
+    except TypeError:
+        _r = _hra_any(var, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
@@ -8070,7 +10253,13 @@ def var_mean(*args, **kwargs):
         _r = _htf_any(var_mean, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
+    try:
+        return _resolve(_cases_var_mean, args, kwargs, 'var_mean', _sigs_var_mean)
+    except TypeError:
+        _r = _hra_any(var_mean, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
@@ -8115,7 +10304,13 @@ def vsplit(*args, **kwargs):
         _r = _htf_any(vsplit, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
+    try:
+        return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
+    except TypeError:
+        _r = _hra_any(vsplit, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: vstack(Tensor[] tensors) -> Tensor
@@ -8125,9 +10320,16 @@ def vstack(tensors, *, out=None):
         _r = _htf(vstack, (tensors,), (tensors,), {'out': out})
         if _r is not _NO:
             return _r
-    if out is None:
-        return _entry_vstack(tensors)
-    return _entry_vstack_out(tensors, out)
+    try:
+        if out is None:
+            return _entry_vstack(tensors)
+        return _entry_vstack_out(tensors, out)
+
+    except TypeError:
+        _r = _hra(vstack, (tensors,), (tensors,), {'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
@@ -8202,7 +10404,13 @@ def where(*args, **kwargs):
         _r = _htf_any(where, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
+    try:
+        return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
+    except TypeError:
+        _r = _hra_any(where, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: zero_(Tensor(a!) self) -> Tensor(a!)
@@ -8212,7 +10420,14 @@ def zero_(input):
         _r = _htf(zero_, (input,), (input,), {})
         if _r is not _NO:
             return _r
-    return _entry_zero_(input)
+    try:
+        return _entry_zero_(input)
+
+    except TypeError:
+        _r = _hra(zero_, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -8223,8 +10438,15 @@ def zeros(*_size, size=None, dtype=None, layout=None, device=None, pin_memory=No
         _r = _htf(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
         if _r is not _NO:
             return _r
-    _r = _entry_zeros(size, dtype, layout, device, pin_memory) if out is None else _entry_zeros_out(size, _out_options(out, dtype, device))
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_zeros(size, dtype, layout, device, pin_memory) if out is None else _entry_zeros_out(size, _out_options(out, dtype, device))
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(zeros, (), (size,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'out': out})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
@@ -8234,6 +10456,12 @@ def zeros_like(input, *, dtype=None, layout=None, device=None, pin_memory=None, 
         _r = _htf(zeros_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
         if _r is not _NO:
             return _r
-    _r = _entry_zeros_like(input, dtype, layout, device, pin_memory, memory_format)
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_zeros_like(input, dtype, layout, device, pin_memory, memory_format)
+        return _factory_requires_grad(_r) if requires_grad else _r
 
+    except TypeError:
+        _r = _hra(zeros_like, (input,), (input,), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory, 'memory_format': memory_format})
+        if _r is _NO:
+            raise
+        return _r

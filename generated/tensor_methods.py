@@ -16,6 +16,8 @@ from ember.dispatch.argcheck import wrap_number as _wrap
 from ember.overrides import NO_OVERRIDE as _NO
 from ember.overrides import handle_torch_function as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
+from ember.overrides import handle_rejected_arguments as _hra
+from ember.overrides import handle_rejected_arguments_any as _hra_any
 from ember.overrides import tf_state as _tf
 from ember.return_types import return_type as _return_type
 from ember._generated.ops import (  # noqa: F401
@@ -915,7 +917,14 @@ def abs(self):
         _r = _htf(abs, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_abs(self)
+    try:
+        return _entry_abs(self)
+
+    except TypeError:
+        _r = _hra(abs, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: abs_(Tensor(a!) self) -> Tensor(a!)
@@ -925,7 +934,14 @@ def abs_(self):
         _r = _htf(abs_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_abs_(self)
+    try:
+        return _entry_abs_(self)
+
+    except TypeError:
+        _r = _hra(abs_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: acos(Tensor self) -> Tensor
@@ -935,7 +951,14 @@ def acos(self):
         _r = _htf(acos, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_acos(self)
+    try:
+        return _entry_acos(self)
+
+    except TypeError:
+        _r = _hra(acos, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: acos_(Tensor(a!) self) -> Tensor(a!)
@@ -945,7 +968,14 @@ def acos_(self):
         _r = _htf(acos_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_acos_(self)
+    try:
+        return _entry_acos_(self)
+
+    except TypeError:
+        _r = _hra(acos_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -955,7 +985,14 @@ def add(self, other, *, alpha=1):
         _r = _htf(add, (self, other), (self, other), {'alpha': alpha})
         if _r is not _NO:
             return _r
-    return _entry_add_Tensor(self, other, alpha)
+    try:
+        return _entry_add_Tensor(self, other, alpha)
+
+    except TypeError:
+        _r = _hra(add, (self, other), (self, other), {'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
@@ -965,63 +1002,98 @@ def add_(self, other, *, alpha=1):
         _r = _htf(add_, (self, other), (self, other), {'alpha': alpha})
         if _r is not _NO:
             return _r
-    return _entry_add__Tensor(self, other, alpha)
+    try:
+        return _entry_add__Tensor(self, other, alpha)
+
+    except TypeError:
+        _r = _hra(add_, (self, other), (self, other), {'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def addcdiv(self, tensor1, tensor2, *, value=1):
     """addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
-    if not isinstance(tensor1, _Tensor):
-        raise _not_tensor('addcdiv', 'tensor1', 2, tensor1)
-    if not isinstance(tensor2, _Tensor):
-        raise _not_tensor('addcdiv', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcdiv, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
         if _r is not _NO:
             return _r
-    return _entry_addcdiv(self, tensor1, tensor2, value)
+    try:
+        if not isinstance(tensor1, _Tensor):
+            raise _not_tensor('addcdiv', 'tensor1', 2, tensor1)
+        if not isinstance(tensor2, _Tensor):
+            raise _not_tensor('addcdiv', 'tensor2', 3, tensor2)
+        return _entry_addcdiv(self, tensor1, tensor2, value)
+
+    except TypeError:
+        _r = _hra(addcdiv, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 def addcdiv_(self, tensor1, tensor2, *, value=1):
     """addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
-    if not isinstance(tensor1, _Tensor):
-        raise _not_tensor('addcdiv_', 'tensor1', 2, tensor1)
-    if not isinstance(tensor2, _Tensor):
-        raise _not_tensor('addcdiv_', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcdiv_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
         if _r is not _NO:
             return _r
-    return _entry_addcdiv_(self, tensor1, tensor2, value)
+    try:
+        if not isinstance(tensor1, _Tensor):
+            raise _not_tensor('addcdiv_', 'tensor1', 2, tensor1)
+        if not isinstance(tensor2, _Tensor):
+            raise _not_tensor('addcdiv_', 'tensor2', 3, tensor2)
+        return _entry_addcdiv_(self, tensor1, tensor2, value)
+
+    except TypeError:
+        _r = _hra(addcdiv_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
 def addcmul(self, tensor1, tensor2, *, value=1):
     """addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor"""
-    if not isinstance(tensor1, _Tensor):
-        raise _not_tensor('addcmul', 'tensor1', 2, tensor1)
-    if not isinstance(tensor2, _Tensor):
-        raise _not_tensor('addcmul', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcmul, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
         if _r is not _NO:
             return _r
-    return _entry_addcmul(self, tensor1, tensor2, value)
+    try:
+        if not isinstance(tensor1, _Tensor):
+            raise _not_tensor('addcmul', 'tensor1', 2, tensor1)
+        if not isinstance(tensor2, _Tensor):
+            raise _not_tensor('addcmul', 'tensor2', 3, tensor2)
+        return _entry_addcmul(self, tensor1, tensor2, value)
+
+    except TypeError:
+        _r = _hra(addcmul, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
 def addcmul_(self, tensor1, tensor2, *, value=1):
     """addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)"""
-    if not isinstance(tensor1, _Tensor):
-        raise _not_tensor('addcmul_', 'tensor1', 2, tensor1)
-    if not isinstance(tensor2, _Tensor):
-        raise _not_tensor('addcmul_', 'tensor2', 3, tensor2)
     if _tf[0]:
         _r = _htf(addcmul_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
         if _r is not _NO:
             return _r
-    return _entry_addcmul_(self, tensor1, tensor2, value)
+    try:
+        if not isinstance(tensor1, _Tensor):
+            raise _not_tensor('addcmul_', 'tensor1', 2, tensor1)
+        if not isinstance(tensor2, _Tensor):
+            raise _not_tensor('addcmul_', 'tensor2', 3, tensor2)
+        return _entry_addcmul_(self, tensor1, tensor2, value)
+
+    except TypeError:
+        _r = _hra(addcmul_, (self, tensor1, tensor2), (self, tensor1, tensor2), {'value': value})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -1031,7 +1103,14 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         _r = _htf(addmm, (self, mat1, mat2), (self, mat1, mat2), {'beta': beta, 'alpha': alpha})
         if _r is not _NO:
             return _r
-    return _entry_addmm(self, mat1, mat2, beta, alpha)
+    try:
+        return _entry_addmm(self, mat1, mat2, beta, alpha)
+
+    except TypeError:
+        _r = _hra(addmm, (self, mat1, mat2), (self, mat1, mat2), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: adjoint(Tensor(a) self) -> Tensor(a)
@@ -1041,7 +1120,14 @@ def adjoint(self):
         _r = _htf(adjoint, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_adjoint(self)
+    try:
+        return _entry_adjoint(self)
+
+    except TypeError:
+        _r = _hra(adjoint, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: alias(Tensor(a) self) -> Tensor(a)
@@ -1051,7 +1137,14 @@ def alias(self):
         _r = _htf(alias, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_alias(self)
+    try:
+        return _entry_alias(self)
+
+    except TypeError:
+        _r = _hra(alias, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: all(Tensor self) -> Tensor
@@ -1110,7 +1203,13 @@ def all(*args, **kwargs):
         _r = _htf_any(all, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
+    try:
+        return _resolve(_cases_all, args, kwargs, 'all', _sigs_all)
+    except TypeError:
+        _r = _hra_any(all, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -1120,7 +1219,14 @@ def amax(self, dim=(), keepdim=False):
         _r = _htf(amax, (self,), (self, dim, keepdim), {})
         if _r is not _NO:
             return _r
-    return _entry_amax(self, (() if dim is None else dim), keepdim)
+    try:
+        return _entry_amax(self, (() if dim is None else dim), keepdim)
+
+    except TypeError:
+        _r = _hra(amax, (self,), (self, dim, keepdim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
@@ -1130,7 +1236,14 @@ def amin(self, dim=(), keepdim=False):
         _r = _htf(amin, (self,), (self, dim, keepdim), {})
         if _r is not _NO:
             return _r
-    return _entry_amin(self, (() if dim is None else dim), keepdim)
+    try:
+        return _entry_amin(self, (() if dim is None else dim), keepdim)
+
+    except TypeError:
+        _r = _hra(amin, (self,), (self, dim, keepdim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: any(Tensor self) -> Tensor
@@ -1189,7 +1302,13 @@ def any(*args, **kwargs):
         _r = _htf_any(any, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
+    try:
+        return _resolve(_cases_any, args, kwargs, 'any', _sigs_any)
+    except TypeError:
+        _r = _hra_any(any, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -1199,7 +1318,14 @@ def argmax(self, dim=None, keepdim=False):
         _r = _htf(argmax, (self,), (self, dim, keepdim), {})
         if _r is not _NO:
             return _r
-    return _entry_argmax(self, dim, keepdim)
+    try:
+        return _entry_argmax(self, dim, keepdim)
+
+    except TypeError:
+        _r = _hra(argmax, (self,), (self, dim, keepdim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
@@ -1209,7 +1335,14 @@ def argmin(self, dim=None, keepdim=False):
         _r = _htf(argmin, (self,), (self, dim, keepdim), {})
         if _r is not _NO:
             return _r
-    return _entry_argmin(self, dim, keepdim)
+    try:
+        return _entry_argmin(self, dim, keepdim)
+
+    except TypeError:
+        _r = _hra(argmin, (self,), (self, dim, keepdim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
@@ -1254,7 +1387,13 @@ def argsort(*args, **kwargs):
         _r = _htf_any(argsort, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
+    try:
+        return _resolve(_cases_argsort, args, kwargs, 'argsort', _sigs_argsort)
+    except TypeError:
+        _r = _hra_any(argsort, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: argwhere(Tensor self) -> Tensor
@@ -1264,7 +1403,14 @@ def argwhere(self):
         _r = _htf(argwhere, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_argwhere(self)
+    try:
+        return _entry_argwhere(self)
+
+    except TypeError:
+        _r = _hra(argwhere, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
@@ -1274,7 +1420,14 @@ def as_strided(self, size, stride, storage_offset=None):
         _r = _htf(as_strided, (self,), (self, size, stride, storage_offset), {})
         if _r is not _NO:
             return _r
-    return _entry_as_strided(self, size, stride, storage_offset)
+    try:
+        return _entry_as_strided(self, size, stride, storage_offset)
+
+    except TypeError:
+        _r = _hra(as_strided, (self,), (self, size, stride, storage_offset), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
@@ -1284,7 +1437,14 @@ def as_strided_scatter(self, src, size, stride, storage_offset=None):
         _r = _htf(as_strided_scatter, (self, src), (self, src, size, stride, storage_offset), {})
         if _r is not _NO:
             return _r
-    return _entry_as_strided_scatter(self, src, size, stride, storage_offset)
+    try:
+        return _entry_as_strided_scatter(self, src, size, stride, storage_offset)
+
+    except TypeError:
+        _r = _hra(as_strided_scatter, (self, src), (self, src, size, stride, storage_offset), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: asin(Tensor self) -> Tensor
@@ -1294,7 +1454,14 @@ def asin(self):
         _r = _htf(asin, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_asin(self)
+    try:
+        return _entry_asin(self)
+
+    except TypeError:
+        _r = _hra(asin, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: asin_(Tensor(a!) self) -> Tensor(a!)
@@ -1304,7 +1471,14 @@ def asin_(self):
         _r = _htf(asin_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_asin_(self)
+    try:
+        return _entry_asin_(self)
+
+    except TypeError:
+        _r = _hra(asin_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: atan(Tensor self) -> Tensor
@@ -1314,31 +1488,52 @@ def atan(self):
         _r = _htf(atan, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_atan(self)
+    try:
+        return _entry_atan(self)
+
+    except TypeError:
+        _r = _hra(atan, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
 def atan2(self, other):
     """atan2(Tensor self, Tensor other) -> Tensor"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('atan2', 'other', 2, other)
     if _tf[0]:
         _r = _htf(atan2, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_atan2(self, other)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('atan2', 'other', 2, other)
+        return _entry_atan2(self, other)
+
+    except TypeError:
+        _r = _hra(atan2, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def atan2_(self, other):
     """atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('atan2_', 'other', 2, other)
     if _tf[0]:
         _r = _htf(atan2_, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_atan2_(self, other)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('atan2_', 'other', 2, other)
+        return _entry_atan2_(self, other)
+
+    except TypeError:
+        _r = _hra(atan2_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: atan_(Tensor(a!) self) -> Tensor(a!)
@@ -1348,7 +1543,14 @@ def atan_(self):
         _r = _htf(atan_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_atan_(self)
+    try:
+        return _entry_atan_(self)
+
+    except TypeError:
+        _r = _hra(atan_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
@@ -1358,7 +1560,14 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
         _r = _htf(baddbmm, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
         if _r is not _NO:
             return _r
-    return _entry_baddbmm(self, batch1, batch2, beta, alpha)
+    try:
+        return _entry_baddbmm(self, batch1, batch2, beta, alpha)
+
+    except TypeError:
+        _r = _hra(baddbmm, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
@@ -1368,7 +1577,14 @@ def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
         _r = _htf(baddbmm_, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
         if _r is not _NO:
             return _r
-    return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
+    try:
+        return _entry_baddbmm_(self, batch1, batch2, beta, alpha)
+
+    except TypeError:
+        _r = _hra(baddbmm_, (self, batch1, batch2), (self, batch1, batch2), {'beta': beta, 'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
@@ -1413,7 +1629,13 @@ def bernoulli(*args, **kwargs):
         _r = _htf_any(bernoulli, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
+    try:
+        return _resolve(_cases_bernoulli, args, kwargs, 'bernoulli', _sigs_bernoulli)
+    except TypeError:
+        _r = _hra_any(bernoulli, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
@@ -1458,7 +1680,13 @@ def bernoulli_(*args, **kwargs):
         _r = _htf_any(bernoulli_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
+    try:
+        return _resolve(_cases_bernoulli_, args, kwargs, 'bernoulli_', _sigs_bernoulli_)
+    except TypeError:
+        _r = _hra_any(bernoulli_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
@@ -1503,7 +1731,13 @@ def bitwise_and(*args, **kwargs):
         _r = _htf_any(bitwise_and, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
+    try:
+        return _resolve(_cases_bitwise_and, args, kwargs, 'bitwise_and', _sigs_bitwise_and)
+    except TypeError:
+        _r = _hra_any(bitwise_and, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -1548,7 +1782,13 @@ def bitwise_and_(*args, **kwargs):
         _r = _htf_any(bitwise_and_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bitwise_and_, args, kwargs, 'bitwise_and_', _sigs_bitwise_and_)
+    try:
+        return _resolve(_cases_bitwise_and_, args, kwargs, 'bitwise_and_', _sigs_bitwise_and_)
+    except TypeError:
+        _r = _hra_any(bitwise_and_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
@@ -1558,7 +1798,14 @@ def bitwise_not(self):
         _r = _htf(bitwise_not, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_bitwise_not(self)
+    try:
+        return _entry_bitwise_not(self)
+
+    except TypeError:
+        _r = _hra(bitwise_not, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bitwise_not_(Tensor(a!) self) -> Tensor(a!)
@@ -1568,7 +1815,14 @@ def bitwise_not_(self):
         _r = _htf(bitwise_not_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_bitwise_not_(self)
+    try:
+        return _entry_bitwise_not_(self)
+
+    except TypeError:
+        _r = _hra(bitwise_not_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
@@ -1613,7 +1867,13 @@ def bitwise_or(*args, **kwargs):
         _r = _htf_any(bitwise_or, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
+    try:
+        return _resolve(_cases_bitwise_or, args, kwargs, 'bitwise_or', _sigs_bitwise_or)
+    except TypeError:
+        _r = _hra_any(bitwise_or, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -1658,7 +1918,13 @@ def bitwise_or_(*args, **kwargs):
         _r = _htf_any(bitwise_or_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bitwise_or_, args, kwargs, 'bitwise_or_', _sigs_bitwise_or_)
+    try:
+        return _resolve(_cases_bitwise_or_, args, kwargs, 'bitwise_or_', _sigs_bitwise_or_)
+    except TypeError:
+        _r = _hra_any(bitwise_or_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
@@ -1703,7 +1969,13 @@ def bitwise_xor(*args, **kwargs):
         _r = _htf_any(bitwise_xor, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
+    try:
+        return _resolve(_cases_bitwise_xor, args, kwargs, 'bitwise_xor', _sigs_bitwise_xor)
+    except TypeError:
+        _r = _hra_any(bitwise_xor, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -1748,7 +2020,13 @@ def bitwise_xor_(*args, **kwargs):
         _r = _htf_any(bitwise_xor_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_bitwise_xor_, args, kwargs, 'bitwise_xor_', _sigs_bitwise_xor_)
+    try:
+        return _resolve(_cases_bitwise_xor_, args, kwargs, 'bitwise_xor_', _sigs_bitwise_xor_)
+    except TypeError:
+        _r = _hra_any(bitwise_xor_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: bmm(Tensor self, Tensor mat2) -> Tensor
@@ -1758,7 +2036,14 @@ def bmm(self, mat2):
         _r = _htf(bmm, (self, mat2), (self, mat2), {})
         if _r is not _NO:
             return _r
-    return _entry_bmm(self, mat2)
+    try:
+        return _entry_bmm(self, mat2)
+
+    except TypeError:
+        _r = _hra(bmm, (self, mat2), (self, mat2), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: broadcast_to(Tensor(a) self, SymInt[] size) -> Tensor(a)
@@ -1769,7 +2054,14 @@ def broadcast_to(self, *_size, size=None):
         _r = _htf(broadcast_to, (self,), (self, size), {})
         if _r is not _NO:
             return _r
-    return _entry_broadcast_to(self, size)
+    try:
+        return _entry_broadcast_to(self, size)
+
+    except TypeError:
+        _r = _hra(broadcast_to, (self,), (self, size), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cauchy_(Tensor(a!) self, float median=0., float sigma=1., *, Generator? generator=None) -> Tensor(a!)
@@ -1779,7 +2071,14 @@ def cauchy_(self, median=0.0, sigma=1.0, *, generator=None):
         _r = _htf(cauchy_, (self,), (self, median, sigma), {'generator': generator})
         if _r is not _NO:
             return _r
-    return _entry_cauchy_(self, median, sigma, generator)
+    try:
+        return _entry_cauchy_(self, median, sigma, generator)
+
+    except TypeError:
+        _r = _hra(cauchy_, (self,), (self, median, sigma), {'generator': generator})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ceil(Tensor self) -> Tensor
@@ -1789,7 +2088,14 @@ def ceil(self):
         _r = _htf(ceil, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_ceil(self)
+    try:
+        return _entry_ceil(self)
+
+    except TypeError:
+        _r = _hra(ceil, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ceil_(Tensor(a!) self) -> Tensor(a!)
@@ -1799,7 +2105,14 @@ def ceil_(self):
         _r = _htf(ceil_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_ceil_(self)
+    try:
+        return _entry_ceil_(self)
+
+    except TypeError:
+        _r = _hra(ceil_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
@@ -1809,7 +2122,14 @@ def chunk(self, chunks, dim=0):
         _r = _htf(chunk, (self,), (self, chunks, dim), {})
         if _r is not _NO:
             return _r
-    return _entry_chunk(self, chunks, dim)
+    try:
+        return _entry_chunk(self, chunks, dim)
+
+    except TypeError:
+        _r = _hra(chunk, (self,), (self, chunks, dim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
@@ -1854,7 +2174,13 @@ def clamp(*args, **kwargs):
         _r = _htf_any(clamp, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
+    try:
+        return _resolve(_cases_clamp, args, kwargs, 'clamp', _sigs_clamp)
+    except TypeError:
+        _r = _hra_any(clamp, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
@@ -1899,7 +2225,13 @@ def clamp_(*args, **kwargs):
         _r = _htf_any(clamp_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
+    try:
+        return _resolve(_cases_clamp_, args, kwargs, 'clamp_', _sigs_clamp_)
+    except TypeError:
+        _r = _hra_any(clamp_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
@@ -1944,7 +2276,13 @@ def clamp_max(*args, **kwargs):
         _r = _htf_any(clamp_max, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
+    try:
+        return _resolve(_cases_clamp_max, args, kwargs, 'clamp_max', _sigs_clamp_max)
+    except TypeError:
+        _r = _hra_any(clamp_max, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
@@ -1989,7 +2327,13 @@ def clamp_max_(*args, **kwargs):
         _r = _htf_any(clamp_max_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
+    try:
+        return _resolve(_cases_clamp_max_, args, kwargs, 'clamp_max_', _sigs_clamp_max_)
+    except TypeError:
+        _r = _hra_any(clamp_max_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
@@ -2034,7 +2378,13 @@ def clamp_min(*args, **kwargs):
         _r = _htf_any(clamp_min, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
+    try:
+        return _resolve(_cases_clamp_min, args, kwargs, 'clamp_min', _sigs_clamp_min)
+    except TypeError:
+        _r = _hra_any(clamp_min, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
@@ -2079,7 +2429,13 @@ def clamp_min_(*args, **kwargs):
         _r = _htf_any(clamp_min_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
+    try:
+        return _resolve(_cases_clamp_min_, args, kwargs, 'clamp_min_', _sigs_clamp_min_)
+    except TypeError:
+        _r = _hra_any(clamp_min_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
@@ -2089,7 +2445,14 @@ def clone(self, *, memory_format=None):
         _r = _htf(clone, (self,), (self,), {'memory_format': memory_format})
         if _r is not _NO:
             return _r
-    return _entry_clone(self, memory_format)
+    try:
+        return _entry_clone(self, memory_format)
+
+    except TypeError:
+        _r = _hra(clone, (self,), (self,), {'memory_format': memory_format})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: contiguous(Tensor(a) self, *, MemoryFormat memory_format=contiguous_format) -> Tensor(a)
@@ -2099,7 +2462,14 @@ def contiguous(self, *, memory_format='contiguous_format'):
         _r = _htf(contiguous, (self,), (self,), {'memory_format': memory_format})
         if _r is not _NO:
             return _r
-    return _entry_contiguous(self, memory_format)
+    try:
+        return _entry_contiguous(self, memory_format)
+
+    except TypeError:
+        _r = _hra(contiguous, (self,), (self,), {'memory_format': memory_format})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
@@ -2109,7 +2479,14 @@ def copy_(self, src, non_blocking=False):
         _r = _htf(copy_, (self, src), (self, src, non_blocking), {})
         if _r is not _NO:
             return _r
-    return _entry_copy_(self, src, non_blocking)
+    try:
+        return _entry_copy_(self, src, non_blocking)
+
+    except TypeError:
+        _r = _hra(copy_, (self, src), (self, src, non_blocking), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
@@ -2119,7 +2496,14 @@ def cos(self):
         _r = _htf(cos, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_cos(self)
+    try:
+        return _entry_cos(self)
+
+    except TypeError:
+        _r = _hra(cos, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cos_(Tensor(a!) self) -> Tensor(a!)
@@ -2129,7 +2513,14 @@ def cos_(self):
         _r = _htf(cos_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_cos_(self)
+    try:
+        return _entry_cos_(self)
+
+    except TypeError:
+        _r = _hra(cos_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cosh(Tensor self) -> Tensor
@@ -2139,7 +2530,14 @@ def cosh(self):
         _r = _htf(cosh, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_cosh(self)
+    try:
+        return _entry_cosh(self)
+
+    except TypeError:
+        _r = _hra(cosh, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cosh_(Tensor(a!) self) -> Tensor(a!)
@@ -2149,7 +2547,14 @@ def cosh_(self):
         _r = _htf(cosh_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_cosh_(self)
+    try:
+        return _entry_cosh_(self)
+
+    except TypeError:
+        _r = _hra(cosh_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
@@ -2195,7 +2600,13 @@ def count_nonzero(*args, **kwargs):
         _r = _htf_any(count_nonzero, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
+    try:
+        return _resolve(_cases_count_nonzero, args, kwargs, 'count_nonzero', _sigs_count_nonzero)
+    except TypeError:
+        _r = _hra_any(count_nonzero, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
@@ -2205,7 +2616,14 @@ def cumprod(self, dim, *, dtype=None):
         _r = _htf(cumprod, (self,), (self, dim), {'dtype': dtype})
         if _r is not _NO:
             return _r
-    return _entry_cumprod(self, dim, dtype)
+    try:
+        return _entry_cumprod(self, dim, dtype)
+
+    except TypeError:
+        _r = _hra(cumprod, (self,), (self, dim), {'dtype': dtype})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
@@ -2215,7 +2633,14 @@ def cumprod_(self, dim, *, dtype=None):
         _r = _htf(cumprod_, (self,), (self, dim), {'dtype': dtype})
         if _r is not _NO:
             return _r
-    return _entry_cumprod_(self, dim, dtype)
+    try:
+        return _entry_cumprod_(self, dim, dtype)
+
+    except TypeError:
+        _r = _hra(cumprod_, (self,), (self, dim), {'dtype': dtype})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
@@ -2225,7 +2650,14 @@ def cumsum(self, dim, *, dtype=None):
         _r = _htf(cumsum, (self,), (self, dim), {'dtype': dtype})
         if _r is not _NO:
             return _r
-    return _entry_cumsum(self, dim, dtype)
+    try:
+        return _entry_cumsum(self, dim, dtype)
+
+    except TypeError:
+        _r = _hra(cumsum, (self,), (self, dim), {'dtype': dtype})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
@@ -2235,7 +2667,14 @@ def cumsum_(self, dim, *, dtype=None):
         _r = _htf(cumsum_, (self,), (self, dim), {'dtype': dtype})
         if _r is not _NO:
             return _r
-    return _entry_cumsum_(self, dim, dtype)
+    try:
+        return _entry_cumsum_(self, dim, dtype)
+
+    except TypeError:
+        _r = _hra(cumsum_, (self,), (self, dim), {'dtype': dtype})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: detach(Tensor(a) self) -> Tensor(a)
@@ -2245,7 +2684,14 @@ def detach(self):
         _r = _htf(detach, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_detach(self)
+    try:
+        return _entry_detach(self)
+
+    except TypeError:
+        _r = _hra(detach, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: diag(Tensor self, int diagonal=0) -> Tensor
@@ -2255,7 +2701,14 @@ def diag(self, diagonal=0):
         _r = _htf(diag, (self,), (self, diagonal), {})
         if _r is not _NO:
             return _r
-    return _entry_diag(self, diagonal)
+    try:
+        return _entry_diag(self, diagonal)
+
+    except TypeError:
+        _r = _hra(diag, (self,), (self, diagonal), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
@@ -2265,7 +2718,14 @@ def diag_embed(self, offset=0, dim1=-2, dim2=-1):
         _r = _htf(diag_embed, (self,), (self, offset, dim1, dim2), {})
         if _r is not _NO:
             return _r
-    return _entry_diag_embed(self, offset, dim1, dim2)
+    try:
+        return _entry_diag_embed(self, offset, dim1, dim2)
+
+    except TypeError:
+        _r = _hra(diag_embed, (self,), (self, offset, dim1, dim2), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: diagflat(Tensor self, int offset=0) -> Tensor
@@ -2275,7 +2735,14 @@ def diagflat(self, offset=0):
         _r = _htf(diagflat, (self,), (self, offset), {})
         if _r is not _NO:
             return _r
-    return _entry_diagflat(self, offset)
+    try:
+        return _entry_diagflat(self, offset)
+
+    except TypeError:
+        _r = _hra(diagflat, (self,), (self, offset), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
@@ -2285,7 +2752,14 @@ def diagonal(self, offset=0, dim1=0, dim2=1):
         _r = _htf(diagonal, (self,), (self, offset, dim1, dim2), {})
         if _r is not _NO:
             return _r
-    return _entry_diagonal(self, offset, dim1, dim2)
+    try:
+        return _entry_diagonal(self, offset, dim1, dim2)
+
+    except TypeError:
+        _r = _hra(diagonal, (self,), (self, offset, dim1, dim2), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
@@ -2295,7 +2769,14 @@ def diagonal_scatter(self, src, offset=0, dim1=0, dim2=1):
         _r = _htf(diagonal_scatter, (self, src), (self, src, offset, dim1, dim2), {})
         if _r is not _NO:
             return _r
-    return _entry_diagonal_scatter(self, src, offset, dim1, dim2)
+    try:
+        return _entry_diagonal_scatter(self, src, offset, dim1, dim2)
+
+    except TypeError:
+        _r = _hra(diagonal_scatter, (self, src), (self, src, offset, dim1, dim2), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2354,7 +2835,13 @@ def div(*args, **kwargs):
         _r = _htf_any(div, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
+    try:
+        return _resolve(_cases_div, args, kwargs, 'div', _sigs_div)
+    except TypeError:
+        _r = _hra_any(div, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -2413,7 +2900,13 @@ def div_(*args, **kwargs):
         _r = _htf_any(div_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
+    try:
+        return _resolve(_cases_div_, args, kwargs, 'div_', _sigs_div_)
+    except TypeError:
+        _r = _hra_any(div_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: dot(Tensor self, Tensor tensor) -> Tensor
@@ -2423,7 +2916,14 @@ def dot(self, tensor):
         _r = _htf(dot, (self, tensor), (self, tensor), {})
         if _r is not _NO:
             return _r
-    return _entry_dot(self, tensor)
+    try:
+        return _entry_dot(self, tensor)
+
+    except TypeError:
+        _r = _hra(dot, (self, tensor), (self, tensor), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
@@ -2469,7 +2969,13 @@ def dsplit(*args, **kwargs):
         _r = _htf_any(dsplit, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
+    try:
+        return _resolve(_cases_dsplit, args, kwargs, 'dsplit', _sigs_dsplit)
+    except TypeError:
+        _r = _hra_any(dsplit, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2514,7 +3020,13 @@ def eq(*args, **kwargs):
         _r = _htf_any(eq, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_eq, args, kwargs, 'eq', _sigs_eq)
+    try:
+        return _resolve(_cases_eq, args, kwargs, 'eq', _sigs_eq)
+    except TypeError:
+        _r = _hra_any(eq, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -2559,7 +3071,13 @@ def eq_(*args, **kwargs):
         _r = _htf_any(eq_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_eq_, args, kwargs, 'eq_', _sigs_eq_)
+    try:
+        return _resolve(_cases_eq_, args, kwargs, 'eq_', _sigs_eq_)
+    except TypeError:
+        _r = _hra_any(eq_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: erf(Tensor self) -> Tensor
@@ -2569,7 +3087,14 @@ def erf(self):
         _r = _htf(erf, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_erf(self)
+    try:
+        return _entry_erf(self)
+
+    except TypeError:
+        _r = _hra(erf, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: erf_(Tensor(a!) self) -> Tensor(a!)
@@ -2579,7 +3104,14 @@ def erf_(self):
         _r = _htf(erf_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_erf_(self)
+    try:
+        return _entry_erf_(self)
+
+    except TypeError:
+        _r = _hra(erf_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
@@ -2589,7 +3121,14 @@ def exp(self):
         _r = _htf(exp, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_exp(self)
+    try:
+        return _entry_exp(self)
+
+    except TypeError:
+        _r = _hra(exp, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: exp2(Tensor self) -> Tensor
@@ -2599,7 +3138,14 @@ def exp2(self):
         _r = _htf(exp2, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_exp2(self)
+    try:
+        return _entry_exp2(self)
+
+    except TypeError:
+        _r = _hra(exp2, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: exp2_(Tensor(a!) self) -> Tensor(a!)
@@ -2609,7 +3155,14 @@ def exp2_(self):
         _r = _htf(exp2_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_exp2_(self)
+    try:
+        return _entry_exp2_(self)
+
+    except TypeError:
+        _r = _hra(exp2_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: exp_(Tensor(a!) self) -> Tensor(a!)
@@ -2619,7 +3172,14 @@ def exp_(self):
         _r = _htf(exp_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_exp_(self)
+    try:
+        return _entry_exp_(self)
+
+    except TypeError:
+        _r = _hra(exp_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
@@ -2630,7 +3190,14 @@ def expand(self, *_size, size=None, implicit=False):
         _r = _htf(expand, (self,), (self, size), {'implicit': implicit})
         if _r is not _NO:
             return _r
-    return _entry_expand(self, size, implicit)
+    try:
+        return _entry_expand(self, size, implicit)
+
+    except TypeError:
+        _r = _hra(expand, (self,), (self, size), {'implicit': implicit})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: expand_as(Tensor(a) self, Tensor other) -> Tensor(a)
@@ -2640,7 +3207,14 @@ def expand_as(self, other):
         _r = _htf(expand_as, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_expand_as(self, other)
+    try:
+        return _entry_expand_as(self, other)
+
+    except TypeError:
+        _r = _hra(expand_as, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: expm1(Tensor self) -> Tensor
@@ -2650,7 +3224,14 @@ def expm1(self):
         _r = _htf(expm1, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_expm1(self)
+    try:
+        return _entry_expm1(self)
+
+    except TypeError:
+        _r = _hra(expm1, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: expm1_(Tensor(a!) self) -> Tensor(a!)
@@ -2660,7 +3241,14 @@ def expm1_(self):
         _r = _htf(expm1_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_expm1_(self)
+    try:
+        return _entry_expm1_(self)
+
+    except TypeError:
+        _r = _hra(expm1_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: exponential_(Tensor(a!) self, float lambd=1., *, Generator? generator=None) -> Tensor(a!)
@@ -2670,7 +3258,14 @@ def exponential_(self, lambd=1.0, *, generator=None):
         _r = _htf(exponential_, (self,), (self, lambd), {'generator': generator})
         if _r is not _NO:
             return _r
-    return _entry_exponential_(self, lambd, generator)
+    try:
+        return _entry_exponential_(self, lambd, generator)
+
+    except TypeError:
+        _r = _hra(exponential_, (self,), (self, lambd), {'generator': generator})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
@@ -2715,7 +3310,13 @@ def fill_(*args, **kwargs):
         _r = _htf_any(fill_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
+    try:
+        return _resolve(_cases_fill_, args, kwargs, 'fill_', _sigs_fill_)
+    except TypeError:
+        _r = _hra_any(fill_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
@@ -2725,7 +3326,14 @@ def flatten(self, start_dim=0, end_dim=-1):
         _r = _htf(flatten, (self,), (self, start_dim, end_dim), {})
         if _r is not _NO:
             return _r
-    return _entry_flatten_using_ints(self, start_dim, end_dim)
+    try:
+        return _entry_flatten_using_ints(self, start_dim, end_dim)
+
+    except TypeError:
+        _r = _hra(flatten, (self,), (self, start_dim, end_dim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: flip(Tensor self, int[] dims) -> Tensor
@@ -2736,7 +3344,14 @@ def flip(self, *_dims, dims=None):
         _r = _htf(flip, (self,), (self, dims), {})
         if _r is not _NO:
             return _r
-    return _entry_flip(self, dims)
+    try:
+        return _entry_flip(self, dims)
+
+    except TypeError:
+        _r = _hra(flip, (self,), (self, dims), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: fliplr(Tensor self) -> Tensor
@@ -2746,7 +3361,14 @@ def fliplr(self):
         _r = _htf(fliplr, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_fliplr(self)
+    try:
+        return _entry_fliplr(self)
+
+    except TypeError:
+        _r = _hra(fliplr, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: flipud(Tensor self) -> Tensor
@@ -2756,7 +3378,14 @@ def flipud(self):
         _r = _htf(flipud, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_flipud(self)
+    try:
+        return _entry_flipud(self)
+
+    except TypeError:
+        _r = _hra(flipud, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: floor(Tensor self) -> Tensor
@@ -2766,7 +3395,14 @@ def floor(self):
         _r = _htf(floor, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_floor(self)
+    try:
+        return _entry_floor(self)
+
+    except TypeError:
+        _r = _hra(floor, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: floor_(Tensor(a!) self) -> Tensor(a!)
@@ -2776,7 +3412,14 @@ def floor_(self):
         _r = _htf(floor_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_floor_(self)
+    try:
+        return _entry_floor_(self)
+
+    except TypeError:
+        _r = _hra(floor_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: floor_divide(Tensor self, Tensor other) -> Tensor
@@ -2821,7 +3464,13 @@ def floor_divide(*args, **kwargs):
         _r = _htf_any(floor_divide, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
+    try:
+        return _resolve(_cases_floor_divide, args, kwargs, 'floor_divide', _sigs_floor_divide)
+    except TypeError:
+        _r = _hra_any(floor_divide, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -2831,7 +3480,14 @@ def floor_divide_(self, other):
         _r = _htf(floor_divide_, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_floor_divide__Tensor(self, other)
+    try:
+        return _entry_floor_divide__Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(floor_divide_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2876,7 +3532,13 @@ def fmod(*args, **kwargs):
         _r = _htf_any(fmod, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_fmod, args, kwargs, 'fmod', _sigs_fmod)
+    try:
+        return _resolve(_cases_fmod, args, kwargs, 'fmod', _sigs_fmod)
+    except TypeError:
+        _r = _hra_any(fmod, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -2921,7 +3583,13 @@ def fmod_(*args, **kwargs):
         _r = _htf_any(fmod_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_fmod_, args, kwargs, 'fmod_', _sigs_fmod_)
+    try:
+        return _resolve(_cases_fmod_, args, kwargs, 'fmod_', _sigs_fmod_)
+    except TypeError:
+        _r = _hra_any(fmod_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: frac(Tensor self) -> Tensor
@@ -2931,7 +3599,14 @@ def frac(self):
         _r = _htf(frac, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_frac(self)
+    try:
+        return _entry_frac(self)
+
+    except TypeError:
+        _r = _hra(frac, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: frac_(Tensor(a!) self) -> Tensor(a!)
@@ -2941,7 +3616,14 @@ def frac_(self):
         _r = _htf(frac_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_frac_(self)
+    try:
+        return _entry_frac_(self)
+
+    except TypeError:
+        _r = _hra(frac_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
@@ -2951,7 +3633,14 @@ def gather(self, dim, index, *, sparse_grad=False):
         _r = _htf(gather, (self, index), (self, dim, index), {'sparse_grad': sparse_grad})
         if _r is not _NO:
             return _r
-    return _entry_gather(self, dim, index, sparse_grad)
+    try:
+        return _entry_gather(self, dim, index, sparse_grad)
+
+    except TypeError:
+        _r = _hra(gather, (self, index), (self, dim, index), {'sparse_grad': sparse_grad})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
@@ -2996,7 +3685,13 @@ def ge(*args, **kwargs):
         _r = _htf_any(ge, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_ge, args, kwargs, 'ge', _sigs_ge)
+    try:
+        return _resolve(_cases_ge, args, kwargs, 'ge', _sigs_ge)
+    except TypeError:
+        _r = _hra_any(ge, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -3041,7 +3736,13 @@ def ge_(*args, **kwargs):
         _r = _htf_any(ge_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_ge_, args, kwargs, 'ge_', _sigs_ge_)
+    try:
+        return _resolve(_cases_ge_, args, kwargs, 'ge_', _sigs_ge_)
+    except TypeError:
+        _r = _hra_any(ge_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: geometric_(Tensor(a!) self, float p, *, Generator? generator=None) -> Tensor(a!)
@@ -3051,7 +3752,14 @@ def geometric_(self, p, *, generator=None):
         _r = _htf(geometric_, (self,), (self, p), {'generator': generator})
         if _r is not _NO:
             return _r
-    return _entry_geometric_(self, p, generator)
+    try:
+        return _entry_geometric_(self, p, generator)
+
+    except TypeError:
+        _r = _hra(geometric_, (self,), (self, p), {'generator': generator})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ger(Tensor self, Tensor vec2) -> Tensor
@@ -3061,7 +3769,14 @@ def ger(self, vec2):
         _r = _htf(ger, (self, vec2), (self, vec2), {})
         if _r is not _NO:
             return _r
-    return _entry_ger(self, vec2)
+    try:
+        return _entry_ger(self, vec2)
+
+    except TypeError:
+        _r = _hra(ger, (self, vec2), (self, vec2), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
@@ -3106,7 +3821,13 @@ def gt(*args, **kwargs):
         _r = _htf_any(gt, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_gt, args, kwargs, 'gt', _sigs_gt)
+    try:
+        return _resolve(_cases_gt, args, kwargs, 'gt', _sigs_gt)
+    except TypeError:
+        _r = _hra_any(gt, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -3151,7 +3872,13 @@ def gt_(*args, **kwargs):
         _r = _htf_any(gt_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_gt_, args, kwargs, 'gt_', _sigs_gt_)
+    try:
+        return _resolve(_cases_gt_, args, kwargs, 'gt_', _sigs_gt_)
+    except TypeError:
+        _r = _hra_any(gt_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
@@ -3197,7 +3924,13 @@ def hsplit(*args, **kwargs):
         _r = _htf_any(hsplit, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
+    try:
+        return _resolve(_cases_hsplit, args, kwargs, 'hsplit', _sigs_hsplit)
+    except TypeError:
+        _r = _hra_any(hsplit, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
@@ -3207,7 +3940,14 @@ def index(self, indices):
         _r = _htf(index, (self, indices), (self, indices), {})
         if _r is not _NO:
             return _r
-    return _entry_index_Tensor(self, indices)
+    try:
+        return _entry_index_Tensor(self, indices)
+
+    except TypeError:
+        _r = _hra(index, (self, indices), (self, indices), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
@@ -3217,7 +3957,14 @@ def index_add(self, dim, index, source, *, alpha=1):
         _r = _htf(index_add, (self, index, source), (self, dim, index, source), {'alpha': alpha})
         if _r is not _NO:
             return _r
-    return _entry_index_add(self, dim, index, source, alpha)
+    try:
+        return _entry_index_add(self, dim, index, source, alpha)
+
+    except TypeError:
+        _r = _hra(index_add, (self, index, source), (self, dim, index, source), {'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)
@@ -3227,7 +3974,14 @@ def index_add_(self, dim, index, source, *, alpha=1):
         _r = _htf(index_add_, (self, index, source), (self, dim, index, source), {'alpha': alpha})
         if _r is not _NO:
             return _r
-    return _entry_index_add_(self, dim, index, source, alpha)
+    try:
+        return _entry_index_add_(self, dim, index, source, alpha)
+
+    except TypeError:
+        _r = _hra(index_add_, (self, index, source), (self, dim, index, source), {'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
@@ -3237,7 +3991,14 @@ def index_copy(self, dim, index, source):
         _r = _htf(index_copy, (self, index, source), (self, dim, index, source), {})
         if _r is not _NO:
             return _r
-    return _entry_index_copy(self, dim, index, source)
+    try:
+        return _entry_index_copy(self, dim, index, source)
+
+    except TypeError:
+        _r = _hra(index_copy, (self, index, source), (self, dim, index, source), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)
@@ -3247,7 +4008,14 @@ def index_copy_(self, dim, index, source):
         _r = _htf(index_copy_, (self, index, source), (self, dim, index, source), {})
         if _r is not _NO:
             return _r
-    return _entry_index_copy_(self, dim, index, source)
+    try:
+        return _entry_index_copy_(self, dim, index, source)
+
+    except TypeError:
+        _r = _hra(index_copy_, (self, index, source), (self, dim, index, source), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
@@ -3292,7 +4060,13 @@ def index_fill(*args, **kwargs):
         _r = _htf_any(index_fill, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
+    try:
+        return _resolve(_cases_index_fill, args, kwargs, 'index_fill', _sigs_index_fill)
+    except TypeError:
+        _r = _hra_any(index_fill, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
@@ -3337,7 +4111,13 @@ def index_fill_(*args, **kwargs):
         _r = _htf_any(index_fill_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_index_fill_, args, kwargs, 'index_fill_', _sigs_index_fill_)
+    try:
+        return _resolve(_cases_index_fill_, args, kwargs, 'index_fill_', _sigs_index_fill_)
+    except TypeError:
+        _r = _hra_any(index_fill_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
@@ -3347,7 +4127,14 @@ def index_put(self, indices, values, accumulate=False):
         _r = _htf(index_put, (self, indices, values), (self, indices, values, accumulate), {})
         if _r is not _NO:
             return _r
-    return _entry_index_put(self, indices, values, accumulate)
+    try:
+        return _entry_index_put(self, indices, values, accumulate)
+
+    except TypeError:
+        _r = _hra(index_put, (self, indices, values), (self, indices, values, accumulate), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
@@ -3357,7 +4144,14 @@ def index_put_(self, indices, values, accumulate=False):
         _r = _htf(index_put_, (self, indices, values), (self, indices, values, accumulate), {})
         if _r is not _NO:
             return _r
-    return _entry_index_put_(self, indices, values, accumulate)
+    try:
+        return _entry_index_put_(self, indices, values, accumulate)
+
+    except TypeError:
+        _r = _hra(index_put_, (self, indices, values), (self, indices, values, accumulate), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: index_select(Tensor self, int dim, Tensor index) -> Tensor
@@ -3367,7 +4161,14 @@ def index_select(self, dim, index):
         _r = _htf(index_select, (self, index), (self, dim, index), {})
         if _r is not _NO:
             return _r
-    return _entry_index_select(self, dim, index)
+    try:
+        return _entry_index_select(self, dim, index)
+
+    except TypeError:
+        _r = _hra(index_select, (self, index), (self, dim, index), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
@@ -3377,7 +4178,14 @@ def isfinite(self):
         _r = _htf(isfinite, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_isfinite(self)
+    try:
+        return _entry_isfinite(self)
+
+    except TypeError:
+        _r = _hra(isfinite, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: isinf(Tensor self) -> Tensor
@@ -3387,7 +4195,14 @@ def isinf(self):
         _r = _htf(isinf, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_isinf(self)
+    try:
+        return _entry_isinf(self)
+
+    except TypeError:
+        _r = _hra(isinf, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: isnan(Tensor self) -> Tensor
@@ -3397,7 +4212,14 @@ def isnan(self):
         _r = _htf(isnan, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_isnan(self)
+    try:
+        return _entry_isnan(self)
+
+    except TypeError:
+        _r = _hra(isnan, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
@@ -3442,7 +4264,13 @@ def le(*args, **kwargs):
         _r = _htf_any(le, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_le, args, kwargs, 'le', _sigs_le)
+    try:
+        return _resolve(_cases_le, args, kwargs, 'le', _sigs_le)
+    except TypeError:
+        _r = _hra_any(le, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -3487,7 +4315,13 @@ def le_(*args, **kwargs):
         _r = _htf_any(le_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_le_, args, kwargs, 'le_', _sigs_le_)
+    try:
+        return _resolve(_cases_le_, args, kwargs, 'le_', _sigs_le_)
+    except TypeError:
+        _r = _hra_any(le_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
@@ -3532,7 +4366,13 @@ def lerp(*args, **kwargs):
         _r = _htf_any(lerp, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
+    try:
+        return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
+    except TypeError:
+        _r = _hra_any(lerp, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
@@ -3577,7 +4417,13 @@ def lerp_(*args, **kwargs):
         _r = _htf_any(lerp_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_lerp_, args, kwargs, 'lerp_', _sigs_lerp_)
+    try:
+        return _resolve(_cases_lerp_, args, kwargs, 'lerp_', _sigs_lerp_)
+    except TypeError:
+        _r = _hra_any(lerp_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log(Tensor self) -> Tensor
@@ -3587,7 +4433,14 @@ def log(self):
         _r = _htf(log, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_log(self)
+    try:
+        return _entry_log(self)
+
+    except TypeError:
+        _r = _hra(log, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log10(Tensor self) -> Tensor
@@ -3597,7 +4450,14 @@ def log10(self):
         _r = _htf(log10, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_log10(self)
+    try:
+        return _entry_log10(self)
+
+    except TypeError:
+        _r = _hra(log10, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log10_(Tensor(a!) self) -> Tensor(a!)
@@ -3607,7 +4467,14 @@ def log10_(self):
         _r = _htf(log10_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_log10_(self)
+    try:
+        return _entry_log10_(self)
+
+    except TypeError:
+        _r = _hra(log10_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log1p(Tensor self) -> Tensor
@@ -3617,7 +4484,14 @@ def log1p(self):
         _r = _htf(log1p, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_log1p(self)
+    try:
+        return _entry_log1p(self)
+
+    except TypeError:
+        _r = _hra(log1p, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log1p_(Tensor(a!) self) -> Tensor(a!)
@@ -3627,7 +4501,14 @@ def log1p_(self):
         _r = _htf(log1p_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_log1p_(self)
+    try:
+        return _entry_log1p_(self)
+
+    except TypeError:
+        _r = _hra(log1p_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log2(Tensor self) -> Tensor
@@ -3637,7 +4518,14 @@ def log2(self):
         _r = _htf(log2, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_log2(self)
+    try:
+        return _entry_log2(self)
+
+    except TypeError:
+        _r = _hra(log2, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log2_(Tensor(a!) self) -> Tensor(a!)
@@ -3647,7 +4535,14 @@ def log2_(self):
         _r = _htf(log2_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_log2_(self)
+    try:
+        return _entry_log2_(self)
+
+    except TypeError:
+        _r = _hra(log2_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log_(Tensor(a!) self) -> Tensor(a!)
@@ -3657,7 +4552,14 @@ def log_(self):
         _r = _htf(log_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_log_(self)
+    try:
+        return _entry_log_(self)
+
+    except TypeError:
+        _r = _hra(log_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log_normal_(Tensor(a!) self, float mean=1., float std=2., *, Generator? generator=None) -> Tensor(a!)
@@ -3667,7 +4569,14 @@ def log_normal_(self, mean=1.0, std=2.0, *, generator=None):
         _r = _htf(log_normal_, (self,), (self, mean, std), {'generator': generator})
         if _r is not _NO:
             return _r
-    return _entry_log_normal_(self, mean, std, generator)
+    try:
+        return _entry_log_normal_(self, mean, std, generator)
+
+    except TypeError:
+        _r = _hra(log_normal_, (self,), (self, mean, std), {'generator': generator})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
@@ -3677,31 +4586,52 @@ def log_softmax(self, dim, dtype=None):
         _r = _htf(log_softmax, (self,), (self, dim, dtype), {})
         if _r is not _NO:
             return _r
-    return _entry_log_softmax_int(self, dim, dtype)
+    try:
+        return _entry_log_softmax_int(self, dim, dtype)
+
+    except TypeError:
+        _r = _hra(log_softmax, (self,), (self, dim, dtype), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 def logical_and(self, other):
     """logical_and(Tensor self, Tensor other) -> Tensor"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('logical_and', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_and, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_logical_and(self, other)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logical_and', 'other', 2, other)
+        return _entry_logical_and(self, other)
+
+    except TypeError:
+        _r = _hra(logical_and, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def logical_and_(self, other):
     """logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('logical_and_', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_and_, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_logical_and_(self, other)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logical_and_', 'other', 2, other)
+        return _entry_logical_and_(self, other)
+
+    except TypeError:
+        _r = _hra(logical_and_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
@@ -3711,7 +4641,14 @@ def logical_not(self):
         _r = _htf(logical_not, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_logical_not(self)
+    try:
+        return _entry_logical_not(self)
+
+    except TypeError:
+        _r = _hra(logical_not, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logical_not_(Tensor(a!) self) -> Tensor(a!)
@@ -3721,55 +4658,90 @@ def logical_not_(self):
         _r = _htf(logical_not_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_logical_not_(self)
+    try:
+        return _entry_logical_not_(self)
+
+    except TypeError:
+        _r = _hra(logical_not_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
 def logical_or(self, other):
     """logical_or(Tensor self, Tensor other) -> Tensor"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('logical_or', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_or, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_logical_or(self, other)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logical_or', 'other', 2, other)
+        return _entry_logical_or(self, other)
+
+    except TypeError:
+        _r = _hra(logical_or, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def logical_or_(self, other):
     """logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('logical_or_', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_or_, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_logical_or_(self, other)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logical_or_', 'other', 2, other)
+        return _entry_logical_or_(self, other)
+
+    except TypeError:
+        _r = _hra(logical_or_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
 def logical_xor(self, other):
     """logical_xor(Tensor self, Tensor other) -> Tensor"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('logical_xor', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_xor, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_logical_xor(self, other)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logical_xor', 'other', 2, other)
+        return _entry_logical_xor(self, other)
+
+    except TypeError:
+        _r = _hra(logical_xor, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
 def logical_xor_(self, other):
     """logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('logical_xor_', 'other', 2, other)
     if _tf[0]:
         _r = _htf(logical_xor_, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_logical_xor_(self, other)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('logical_xor_', 'other', 2, other)
+        return _entry_logical_xor_(self, other)
+
+    except TypeError:
+        _r = _hra(logical_xor_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
@@ -3779,7 +4751,14 @@ def logsumexp(self, dim, keepdim=False):
         _r = _htf(logsumexp, (self,), (self, dim, keepdim), {})
         if _r is not _NO:
             return _r
-    return _entry_logsumexp(self, dim, keepdim)
+    try:
+        return _entry_logsumexp(self, dim, keepdim)
+
+    except TypeError:
+        _r = _hra(logsumexp, (self,), (self, dim, keepdim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
@@ -3824,7 +4803,13 @@ def lt(*args, **kwargs):
         _r = _htf_any(lt, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_lt, args, kwargs, 'lt', _sigs_lt)
+    try:
+        return _resolve(_cases_lt, args, kwargs, 'lt', _sigs_lt)
+    except TypeError:
+        _r = _hra_any(lt, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -3869,7 +4854,13 @@ def lt_(*args, **kwargs):
         _r = _htf_any(lt_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_lt_, args, kwargs, 'lt_', _sigs_lt_)
+    try:
+        return _resolve(_cases_lt_, args, kwargs, 'lt_', _sigs_lt_)
+    except TypeError:
+        _r = _hra_any(lt_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
@@ -3914,7 +4905,13 @@ def masked_fill(*args, **kwargs):
         _r = _htf_any(masked_fill, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_masked_fill, args, kwargs, 'masked_fill', _sigs_masked_fill)
+    try:
+        return _resolve(_cases_masked_fill, args, kwargs, 'masked_fill', _sigs_masked_fill)
+    except TypeError:
+        _r = _hra_any(masked_fill, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
@@ -3959,7 +4956,13 @@ def masked_fill_(*args, **kwargs):
         _r = _htf_any(masked_fill_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_masked_fill_, args, kwargs, 'masked_fill_', _sigs_masked_fill_)
+    try:
+        return _resolve(_cases_masked_fill_, args, kwargs, 'masked_fill_', _sigs_masked_fill_)
+    except TypeError:
+        _r = _hra_any(masked_fill_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
@@ -3969,7 +4972,14 @@ def masked_scatter(self, mask, source):
         _r = _htf(masked_scatter, (self, mask, source), (self, mask, source), {})
         if _r is not _NO:
             return _r
-    return _entry_masked_scatter(self, mask, source)
+    try:
+        return _entry_masked_scatter(self, mask, source)
+
+    except TypeError:
+        _r = _hra(masked_scatter, (self, mask, source), (self, mask, source), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
@@ -3979,7 +4989,14 @@ def masked_scatter_(self, mask, source):
         _r = _htf(masked_scatter_, (self, mask, source), (self, mask, source), {})
         if _r is not _NO:
             return _r
-    return _entry_masked_scatter_(self, mask, source)
+    try:
+        return _entry_masked_scatter_(self, mask, source)
+
+    except TypeError:
+        _r = _hra(masked_scatter_, (self, mask, source), (self, mask, source), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: masked_select(Tensor self, Tensor mask) -> Tensor
@@ -3989,7 +5006,14 @@ def masked_select(self, mask):
         _r = _htf(masked_select, (self, mask), (self, mask), {})
         if _r is not _NO:
             return _r
-    return _entry_masked_select(self, mask)
+    try:
+        return _entry_masked_select(self, mask)
+
+    except TypeError:
+        _r = _hra(masked_select, (self, mask), (self, mask), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: matmul(Tensor self, Tensor other) -> Tensor
@@ -3999,7 +5023,14 @@ def matmul(self, other):
         _r = _htf(matmul, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_matmul(self, other)
+    try:
+        return _entry_matmul(self, other)
+
+    except TypeError:
+        _r = _hra(matmul, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: max(Tensor self) -> Tensor
@@ -4058,19 +5089,32 @@ def max(*args, **kwargs):
         _r = _htf_any(max, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
+    try:
+        return _resolve(_cases_max, args, kwargs, 'max', _sigs_max)
+    except TypeError:
+        _r = _hra_any(max, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
 def maximum(self, other):
     """maximum(Tensor self, Tensor other) -> Tensor"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('maximum', 'other', 2, other)
     if _tf[0]:
         _r = _htf(maximum, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_maximum(self, other)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('maximum', 'other', 2, other)
+        return _entry_maximum(self, other)
+
+    except TypeError:
+        _r = _hra(maximum, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -4115,7 +5159,13 @@ def mean(*args, **kwargs):
         _r = _htf_any(mean, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
+    try:
+        return _resolve(_cases_mean, args, kwargs, 'mean', _sigs_mean)
+    except TypeError:
+        _r = _hra_any(mean, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: min(Tensor self) -> Tensor
@@ -4174,19 +5224,32 @@ def min(*args, **kwargs):
         _r = _htf_any(min, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
+    try:
+        return _resolve(_cases_min, args, kwargs, 'min', _sigs_min)
+    except TypeError:
+        _r = _hra_any(min, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
 def minimum(self, other):
     """minimum(Tensor self, Tensor other) -> Tensor"""
-    if not isinstance(other, _Tensor):
-        raise _not_tensor('minimum', 'other', 2, other)
     if _tf[0]:
         _r = _htf(minimum, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_minimum(self, other)
+    try:
+        if not isinstance(other, _Tensor):
+            raise _not_tensor('minimum', 'other', 2, other)
+        return _entry_minimum(self, other)
+
+    except TypeError:
+        _r = _hra(minimum, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
@@ -4196,7 +5259,14 @@ def mm(self, mat2):
         _r = _htf(mm, (self, mat2), (self, mat2), {})
         if _r is not _NO:
             return _r
-    return _entry_mm(self, mat2)
+    try:
+        return _entry_mm(self, mat2)
+
+    except TypeError:
+        _r = _hra(mm, (self, mat2), (self, mat2), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
@@ -4241,7 +5311,13 @@ def moveaxis(*args, **kwargs):
         _r = _htf_any(moveaxis, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
+    try:
+        return _resolve(_cases_moveaxis, args, kwargs, 'moveaxis', _sigs_moveaxis)
+    except TypeError:
+        _r = _hra_any(moveaxis, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
@@ -4286,7 +5362,13 @@ def movedim(*args, **kwargs):
         _r = _htf_any(movedim, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
+    try:
+        return _resolve(_cases_movedim, args, kwargs, 'movedim', _sigs_movedim)
+    except TypeError:
+        _r = _hra_any(movedim, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: msort(Tensor self) -> Tensor
@@ -4296,7 +5378,14 @@ def msort(self):
         _r = _htf(msort, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_msort(self)
+    try:
+        return _entry_msort(self)
+
+    except TypeError:
+        _r = _hra(msort, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
@@ -4306,7 +5395,14 @@ def mul(self, other):
         _r = _htf(mul, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_mul_Tensor(self, other)
+    try:
+        return _entry_mul_Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(mul, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -4316,7 +5412,14 @@ def mul_(self, other):
         _r = _htf(mul_, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_mul__Tensor(self, other)
+    try:
+        return _entry_mul__Tensor(self, other)
+
+    except TypeError:
+        _r = _hra(mul_, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
@@ -4326,7 +5429,14 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
         _r = _htf(multinomial, (self,), (self, num_samples, replacement), {'generator': generator})
         if _r is not _NO:
             return _r
-    return _entry_multinomial(self, num_samples, replacement, generator)
+    try:
+        return _entry_multinomial(self, num_samples, replacement, generator)
+
+    except TypeError:
+        _r = _hra(multinomial, (self,), (self, num_samples, replacement), {'generator': generator})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: mv(Tensor self, Tensor vec) -> Tensor
@@ -4336,7 +5446,14 @@ def mv(self, vec):
         _r = _htf(mv, (self, vec), (self, vec), {})
         if _r is not _NO:
             return _r
-    return _entry_mv(self, vec)
+    try:
+        return _entry_mv(self, vec)
+
+    except TypeError:
+        _r = _hra(mv, (self, vec), (self, vec), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
@@ -4346,7 +5463,14 @@ def nan_to_num(self, nan=None, posinf=None, neginf=None):
         _r = _htf(nan_to_num, (self,), (self, nan, posinf, neginf), {})
         if _r is not _NO:
             return _r
-    return _entry_nan_to_num(self, nan, posinf, neginf)
+    try:
+        return _entry_nan_to_num(self, nan, posinf, neginf)
+
+    except TypeError:
+        _r = _hra(nan_to_num, (self,), (self, nan, posinf, neginf), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
@@ -4356,7 +5480,14 @@ def nan_to_num_(self, nan=None, posinf=None, neginf=None):
         _r = _htf(nan_to_num_, (self,), (self, nan, posinf, neginf), {})
         if _r is not _NO:
             return _r
-    return _entry_nan_to_num_(self, nan, posinf, neginf)
+    try:
+        return _entry_nan_to_num_(self, nan, posinf, neginf)
+
+    except TypeError:
+        _r = _hra(nan_to_num_, (self,), (self, nan, posinf, neginf), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
@@ -4366,7 +5497,14 @@ def narrow(self, dim, start, length):
         _r = _htf(narrow, (self,), (self, dim, start, length), {})
         if _r is not _NO:
             return _r
-    return _entry_narrow(self, dim, start, length)
+    try:
+        return _entry_narrow(self, dim, start, length)
+
+    except TypeError:
+        _r = _hra(narrow, (self,), (self, dim, start, length), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: narrow_copy(Tensor self, int dim, SymInt start, SymInt length) -> Tensor
@@ -4376,7 +5514,14 @@ def narrow_copy(self, dim, start, length):
         _r = _htf(narrow_copy, (self,), (self, dim, start, length), {})
         if _r is not _NO:
             return _r
-    return _entry_narrow_copy(self, dim, start, length)
+    try:
+        return _entry_narrow_copy(self, dim, start, length)
+
+    except TypeError:
+        _r = _hra(narrow_copy, (self,), (self, dim, start, length), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
@@ -4421,7 +5566,13 @@ def ne(*args, **kwargs):
         _r = _htf_any(ne, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_ne, args, kwargs, 'ne', _sigs_ne)
+    try:
+        return _resolve(_cases_ne, args, kwargs, 'ne', _sigs_ne)
+    except TypeError:
+        _r = _hra_any(ne, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -4466,7 +5617,13 @@ def ne_(*args, **kwargs):
         _r = _htf_any(ne_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_ne_, args, kwargs, 'ne_', _sigs_ne_)
+    try:
+        return _resolve(_cases_ne_, args, kwargs, 'ne_', _sigs_ne_)
+    except TypeError:
+        _r = _hra_any(ne_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: neg(Tensor self) -> Tensor
@@ -4476,7 +5633,14 @@ def neg(self):
         _r = _htf(neg, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_neg(self)
+    try:
+        return _entry_neg(self)
+
+    except TypeError:
+        _r = _hra(neg, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: neg_(Tensor(a!) self) -> Tensor(a!)
@@ -4486,7 +5650,14 @@ def neg_(self):
         _r = _htf(neg_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_neg_(self)
+    try:
+        return _entry_neg_(self)
+
+    except TypeError:
+        _r = _hra(neg_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -4497,8 +5668,15 @@ def new_empty(self, *_size, size=None, dtype=None, layout=None, device=None, pin
         _r = _htf(new_empty, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
             return _r
-    _r = _entry_new_empty(self, size, dtype, layout, device, pin_memory)
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_new_empty(self, size, dtype, layout, device, pin_memory)
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(new_empty, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -4508,8 +5686,15 @@ def new_empty_strided(self, size, stride, *, dtype=None, layout=None, device=Non
         _r = _htf(new_empty_strided, (self,), (self, size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
             return _r
-    _r = _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memory)
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_new_empty_strided(self, size, stride, dtype, layout, device, pin_memory)
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(new_empty_strided, (self,), (self, size, stride), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -4519,8 +5704,15 @@ def new_full(self, size, fill_value, *, dtype=None, layout=None, device=None, pi
         _r = _htf(new_full, (self,), (self, size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
             return _r
-    _r = _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory)
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_new_full(self, size, fill_value, dtype, layout, device, pin_memory)
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(new_full, (self,), (self, size, fill_value), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -4531,8 +5723,15 @@ def new_ones(self, *_size, size=None, dtype=None, layout=None, device=None, pin_
         _r = _htf(new_ones, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
             return _r
-    _r = _entry_new_ones(self, size, dtype, layout, device, pin_memory)
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_new_ones(self, size, dtype, layout, device, pin_memory)
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(new_ones, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
@@ -4543,8 +5742,15 @@ def new_zeros(self, *_size, size=None, dtype=None, layout=None, device=None, pin
         _r = _htf(new_zeros, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
         if _r is not _NO:
             return _r
-    _r = _entry_new_zeros(self, size, dtype, layout, device, pin_memory)
-    return _factory_requires_grad(_r) if requires_grad else _r
+    try:
+        _r = _entry_new_zeros(self, size, dtype, layout, device, pin_memory)
+        return _factory_requires_grad(_r) if requires_grad else _r
+
+    except TypeError:
+        _r = _hra(new_zeros, (self,), (self, size), {'dtype': dtype, 'layout': layout, 'device': device, 'pin_memory': pin_memory})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)
@@ -4554,7 +5760,14 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
         _r = _htf(normal_, (self,), (self, mean, std), {'generator': generator})
         if _r is not _NO:
             return _r
-    return _entry_normal_(self, mean, std, generator)
+    try:
+        return _entry_normal_(self, mean, std, generator)
+
+    except TypeError:
+        _r = _hra(normal_, (self,), (self, mean, std), {'generator': generator})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: outer(Tensor self, Tensor vec2) -> Tensor
@@ -4564,7 +5777,14 @@ def outer(self, vec2):
         _r = _htf(outer, (self, vec2), (self, vec2), {})
         if _r is not _NO:
             return _r
-    return _entry_outer(self, vec2)
+    try:
+        return _entry_outer(self, vec2)
+
+    except TypeError:
+        _r = _hra(outer, (self, vec2), (self, vec2), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: permute(Tensor(a) self, int[] dims) -> Tensor(a)
@@ -4575,7 +5795,14 @@ def permute(self, *_dims, dims=None):
         _r = _htf(permute, (self,), (self, dims), {})
         if _r is not _NO:
             return _r
-    return _entry_permute(self, dims)
+    try:
+        return _entry_permute(self, dims)
+
+    except TypeError:
+        _r = _hra(permute, (self,), (self, dims), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
@@ -4620,7 +5847,13 @@ def pow(*args, **kwargs):
         _r = _htf_any(pow, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
+    try:
+        return _resolve(_cases_pow, args, kwargs, 'pow', _sigs_pow)
+    except TypeError:
+        _r = _hra_any(pow, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
@@ -4665,7 +5898,13 @@ def pow_(*args, **kwargs):
         _r = _htf_any(pow_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_pow_, args, kwargs, 'pow_', _sigs_pow_)
+    try:
+        return _resolve(_cases_pow_, args, kwargs, 'pow_', _sigs_pow_)
+    except TypeError:
+        _r = _hra_any(pow_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -4710,7 +5949,13 @@ def prod(*args, **kwargs):
         _r = _htf_any(prod, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
+    try:
+        return _resolve(_cases_prod, args, kwargs, 'prod', _sigs_prod)
+    except TypeError:
+        _r = _hra_any(prod, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: put(Tensor self, Tensor index, Tensor source, bool accumulate=False) -> Tensor
@@ -4720,7 +5965,14 @@ def put(self, index, source, accumulate=False):
         _r = _htf(put, (self, index, source), (self, index, source, accumulate), {})
         if _r is not _NO:
             return _r
-    return _entry_put(self, index, source, accumulate)
+    try:
+        return _entry_put(self, index, source, accumulate)
+
+    except TypeError:
+        _r = _hra(put, (self, index, source), (self, index, source, accumulate), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: put_(Tensor(a!) self, Tensor index, Tensor source, bool accumulate=False) -> Tensor(a!)
@@ -4730,7 +5982,14 @@ def put_(self, index, source, accumulate=False):
         _r = _htf(put_, (self, index, source), (self, index, source, accumulate), {})
         if _r is not _NO:
             return _r
-    return _entry_put_(self, index, source, accumulate)
+    try:
+        return _entry_put_(self, index, source, accumulate)
+
+    except TypeError:
+        _r = _hra(put_, (self, index, source), (self, index, source, accumulate), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
@@ -4789,7 +6048,13 @@ def random_(*args, **kwargs):
         _r = _htf_any(random_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_random_, args, kwargs, 'random_', _sigs_random_)
+    try:
+        return _resolve(_cases_random_, args, kwargs, 'random_', _sigs_random_)
+    except TypeError:
+        _r = _hra_any(random_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: ravel(Tensor(a) self) -> Tensor(a)
@@ -4799,7 +6064,14 @@ def ravel(self):
         _r = _htf(ravel, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_ravel(self)
+    try:
+        return _entry_ravel(self)
+
+    except TypeError:
+        _r = _hra(ravel, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
@@ -4809,7 +6081,14 @@ def reciprocal(self):
         _r = _htf(reciprocal, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_reciprocal(self)
+    try:
+        return _entry_reciprocal(self)
+
+    except TypeError:
+        _r = _hra(reciprocal, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: reciprocal_(Tensor(a!) self) -> Tensor(a!)
@@ -4819,7 +6098,14 @@ def reciprocal_(self):
         _r = _htf(reciprocal_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_reciprocal_(self)
+    try:
+        return _entry_reciprocal_(self)
+
+    except TypeError:
+        _r = _hra(reciprocal_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: relu(Tensor self) -> Tensor
@@ -4829,7 +6115,14 @@ def relu(self):
         _r = _htf(relu, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_relu(self)
+    try:
+        return _entry_relu(self)
+
+    except TypeError:
+        _r = _hra(relu, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: relu_(Tensor(a!) self) -> Tensor(a!)
@@ -4839,7 +6132,14 @@ def relu_(self):
         _r = _htf(relu_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_relu_(self)
+    try:
+        return _entry_relu_(self)
+
+    except TypeError:
+        _r = _hra(relu_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
@@ -4884,7 +6184,13 @@ def remainder(*args, **kwargs):
         _r = _htf_any(remainder, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
+    try:
+        return _resolve(_cases_remainder, args, kwargs, 'remainder', _sigs_remainder)
+    except TypeError:
+        _r = _hra_any(remainder, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
@@ -4929,7 +6235,13 @@ def remainder_(*args, **kwargs):
         _r = _htf_any(remainder_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_remainder_, args, kwargs, 'remainder_', _sigs_remainder_)
+    try:
+        return _resolve(_cases_remainder_, args, kwargs, 'remainder_', _sigs_remainder_)
+    except TypeError:
+        _r = _hra_any(remainder_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: repeat(Tensor self, SymInt[] repeats) -> Tensor
@@ -4940,7 +6252,14 @@ def repeat(self, *_repeats, repeats=None):
         _r = _htf(repeat, (self,), (self, repeats), {})
         if _r is not _NO:
             return _r
-    return _entry_repeat(self, repeats)
+    try:
+        return _entry_repeat(self, repeats)
+
+    except TypeError:
+        _r = _hra(repeat, (self,), (self, repeats), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
@@ -4985,7 +6304,13 @@ def repeat_interleave(*args, **kwargs):
         _r = _htf_any(repeat_interleave, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
+    try:
+        return _resolve(_cases_repeat_interleave, args, kwargs, 'repeat_interleave', _sigs_repeat_interleave)
+    except TypeError:
+        _r = _hra_any(repeat_interleave, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
@@ -4996,7 +6321,14 @@ def reshape(self, *_shape, shape=None):
         _r = _htf(reshape, (self,), (self, shape), {})
         if _r is not _NO:
             return _r
-    return _entry_reshape(self, shape)
+    try:
+        return _entry_reshape(self, shape)
+
+    except TypeError:
+        _r = _hra(reshape, (self,), (self, shape), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: reshape_as(Tensor(a) self, Tensor other) -> Tensor(a)
@@ -5006,7 +6338,14 @@ def reshape_as(self, other):
         _r = _htf(reshape_as, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_reshape_as(self, other)
+    try:
+        return _entry_reshape_as(self, other)
+
+    except TypeError:
+        _r = _hra(reshape_as, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
@@ -5016,7 +6355,14 @@ def roll(self, shifts, dims=()):
         _r = _htf(roll, (self,), (self, shifts, dims), {})
         if _r is not _NO:
             return _r
-    return _entry_roll(self, shifts, (() if dims is None else dims))
+    try:
+        return _entry_roll(self, shifts, (() if dims is None else dims))
+
+    except TypeError:
+        _r = _hra(roll, (self,), (self, shifts, dims), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
@@ -5026,7 +6372,14 @@ def rot90(self, k=1, dims=(0, 1)):
         _r = _htf(rot90, (self,), (self, k, dims), {})
         if _r is not _NO:
             return _r
-    return _entry_rot90(self, k, dims)
+    try:
+        return _entry_rot90(self, k, dims)
+
+    except TypeError:
+        _r = _hra(rot90, (self,), (self, k, dims), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: round(Tensor self) -> Tensor
@@ -5071,7 +6424,13 @@ def round(*args, **kwargs):
         _r = _htf_any(round, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
+    try:
+        return _resolve(_cases_round, args, kwargs, 'round', _sigs_round)
+    except TypeError:
+        _r = _hra_any(round, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: round_(Tensor(a!) self) -> Tensor(a!)
@@ -5116,7 +6475,13 @@ def round_(*args, **kwargs):
         _r = _htf_any(round_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
+    try:
+        return _resolve(_cases_round_, args, kwargs, 'round_', _sigs_round_)
+    except TypeError:
+        _r = _hra_any(round_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
@@ -5126,7 +6491,14 @@ def rsqrt(self):
         _r = _htf(rsqrt, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_rsqrt(self)
+    try:
+        return _entry_rsqrt(self)
+
+    except TypeError:
+        _r = _hra(rsqrt, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: rsqrt_(Tensor(a!) self) -> Tensor(a!)
@@ -5136,7 +6508,14 @@ def rsqrt_(self):
         _r = _htf(rsqrt_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_rsqrt_(self)
+    try:
+        return _entry_rsqrt_(self)
+
+    except TypeError:
+        _r = _hra(rsqrt_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
@@ -5209,7 +6588,13 @@ def scatter(*args, **kwargs):
         _r = _htf_any(scatter, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
+    try:
+        return _resolve(_cases_scatter, args, kwargs, 'scatter', _sigs_scatter)
+    except TypeError:
+        _r = _hra_any(scatter, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
@@ -5282,7 +6667,13 @@ def scatter_(*args, **kwargs):
         _r = _htf_any(scatter_, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_scatter_, args, kwargs, 'scatter_', _sigs_scatter_)
+    try:
+        return _resolve(_cases_scatter_, args, kwargs, 'scatter_', _sigs_scatter_)
+    except TypeError:
+        _r = _hra_any(scatter_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
@@ -5292,7 +6683,14 @@ def scatter_add(self, dim, index, src):
         _r = _htf(scatter_add, (self, index, src), (self, dim, index, src), {})
         if _r is not _NO:
             return _r
-    return _entry_scatter_add(self, dim, index, src)
+    try:
+        return _entry_scatter_add(self, dim, index, src)
+
+    except TypeError:
+        _r = _hra(scatter_add, (self, index, src), (self, dim, index, src), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
@@ -5302,7 +6700,14 @@ def scatter_add_(self, dim, index, src):
         _r = _htf(scatter_add_, (self, index, src), (self, dim, index, src), {})
         if _r is not _NO:
             return _r
-    return _entry_scatter_add_(self, dim, index, src)
+    try:
+        return _entry_scatter_add_(self, dim, index, src)
+
+    except TypeError:
+        _r = _hra(scatter_add_, (self, index, src), (self, dim, index, src), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
@@ -5312,7 +6717,14 @@ def scatter_reduce(self, dim, index, src, reduce, *, include_self=True):
         _r = _htf(scatter_reduce, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
         if _r is not _NO:
             return _r
-    return _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self)
+    try:
+        return _entry_scatter_reduce_two(self, dim, index, src, reduce, include_self)
+
+    except TypeError:
+        _r = _hra(scatter_reduce, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)
@@ -5322,7 +6734,14 @@ def scatter_reduce_(self, dim, index, src, reduce, *, include_self=True):
         _r = _htf(scatter_reduce_, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
         if _r is not _NO:
             return _r
-    return _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self)
+    try:
+        return _entry_scatter_reduce__two(self, dim, index, src, reduce, include_self)
+
+    except TypeError:
+        _r = _hra(scatter_reduce_, (self, index, src), (self, dim, index, src, reduce), {'include_self': include_self})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)
@@ -5332,7 +6751,14 @@ def select(self, dim, index):
         _r = _htf(select, (self,), (self, dim, index), {})
         if _r is not _NO:
             return _r
-    return _entry_select_int(self, dim, index)
+    try:
+        return _entry_select_int(self, dim, index)
+
+    except TypeError:
+        _r = _hra(select, (self,), (self, dim, index), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
@@ -5342,7 +6768,14 @@ def select_scatter(self, src, dim, index):
         _r = _htf(select_scatter, (self, src), (self, src, dim, index), {})
         if _r is not _NO:
             return _r
-    return _entry_select_scatter(self, src, dim, index)
+    try:
+        return _entry_select_scatter(self, src, dim, index)
+
+    except TypeError:
+        _r = _hra(select_scatter, (self, src), (self, src, dim, index), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
@@ -5352,7 +6785,14 @@ def sigmoid(self):
         _r = _htf(sigmoid, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_sigmoid(self)
+    try:
+        return _entry_sigmoid(self)
+
+    except TypeError:
+        _r = _hra(sigmoid, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sigmoid_(Tensor(a!) self) -> Tensor(a!)
@@ -5362,7 +6802,14 @@ def sigmoid_(self):
         _r = _htf(sigmoid_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_sigmoid_(self)
+    try:
+        return _entry_sigmoid_(self)
+
+    except TypeError:
+        _r = _hra(sigmoid_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sign(Tensor self) -> Tensor
@@ -5372,7 +6819,14 @@ def sign(self):
         _r = _htf(sign, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_sign(self)
+    try:
+        return _entry_sign(self)
+
+    except TypeError:
+        _r = _hra(sign, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sign_(Tensor(a!) self) -> Tensor(a!)
@@ -5382,7 +6836,14 @@ def sign_(self):
         _r = _htf(sign_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_sign_(self)
+    try:
+        return _entry_sign_(self)
+
+    except TypeError:
+        _r = _hra(sign_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: signbit(Tensor self) -> Tensor
@@ -5392,7 +6853,14 @@ def signbit(self):
         _r = _htf(signbit, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_signbit(self)
+    try:
+        return _entry_signbit(self)
+
+    except TypeError:
+        _r = _hra(signbit, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sin(Tensor self) -> Tensor
@@ -5402,7 +6870,14 @@ def sin(self):
         _r = _htf(sin, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_sin(self)
+    try:
+        return _entry_sin(self)
+
+    except TypeError:
+        _r = _hra(sin, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sin_(Tensor(a!) self) -> Tensor(a!)
@@ -5412,7 +6887,14 @@ def sin_(self):
         _r = _htf(sin_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_sin_(self)
+    try:
+        return _entry_sin_(self)
+
+    except TypeError:
+        _r = _hra(sin_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sinh(Tensor self) -> Tensor
@@ -5422,7 +6904,14 @@ def sinh(self):
         _r = _htf(sinh, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_sinh(self)
+    try:
+        return _entry_sinh(self)
+
+    except TypeError:
+        _r = _hra(sinh, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sinh_(Tensor(a!) self) -> Tensor(a!)
@@ -5432,7 +6921,14 @@ def sinh_(self):
         _r = _htf(sinh_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_sinh_(self)
+    try:
+        return _entry_sinh_(self)
+
+    except TypeError:
+        _r = _hra(sinh_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)
@@ -5442,7 +6938,14 @@ def slice(self, dim=0, start=None, end=None, step=1):
         _r = _htf(slice, (self,), (self, dim, start, end, step), {})
         if _r is not _NO:
             return _r
-    return _entry_slice_Tensor(self, dim, start, end, step)
+    try:
+        return _entry_slice_Tensor(self, dim, start, end, step)
+
+    except TypeError:
+        _r = _hra(slice, (self,), (self, dim, start, end, step), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
@@ -5452,7 +6955,14 @@ def slice_scatter(self, src, dim=0, start=None, end=None, step=1):
         _r = _htf(slice_scatter, (self, src), (self, src, dim, start, end, step), {})
         if _r is not _NO:
             return _r
-    return _entry_slice_scatter(self, src, dim, start, end, step)
+    try:
+        return _entry_slice_scatter(self, src, dim, start, end, step)
+
+    except TypeError:
+        _r = _hra(slice_scatter, (self, src), (self, src, dim, start, end, step), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
@@ -5462,7 +6972,14 @@ def softmax(self, dim, dtype=None):
         _r = _htf(softmax, (self,), (self, dim, dtype), {})
         if _r is not _NO:
             return _r
-    return _entry_softmax_int(self, dim, dtype)
+    try:
+        return _entry_softmax_int(self, dim, dtype)
+
+    except TypeError:
+        _r = _hra(softmax, (self,), (self, dim, dtype), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
@@ -5507,7 +7024,13 @@ def sort(*args, **kwargs):
         _r = _htf_any(sort, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
+    try:
+        return _resolve(_cases_sort, args, kwargs, 'sort', _sigs_sort)
+    except TypeError:
+        _r = _hra_any(sort, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
@@ -5552,7 +7075,13 @@ def split(*args, **kwargs):
         _r = _htf_any(split, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
+    try:
+        return _resolve(_cases_split, args, kwargs, 'split', _sigs_split)
+    except TypeError:
+        _r = _hra_any(split, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
@@ -5562,7 +7091,14 @@ def split_with_sizes(self, split_sizes, dim=0):
         _r = _htf(split_with_sizes, (self,), (self, split_sizes, dim), {})
         if _r is not _NO:
             return _r
-    return _entry_split_with_sizes(self, split_sizes, dim)
+    try:
+        return _entry_split_with_sizes(self, split_sizes, dim)
+
+    except TypeError:
+        _r = _hra(split_with_sizes, (self,), (self, split_sizes, dim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
@@ -5572,7 +7108,14 @@ def sqrt(self):
         _r = _htf(sqrt, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_sqrt(self)
+    try:
+        return _entry_sqrt(self)
+
+    except TypeError:
+        _r = _hra(sqrt, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sqrt_(Tensor(a!) self) -> Tensor(a!)
@@ -5582,7 +7125,14 @@ def sqrt_(self):
         _r = _htf(sqrt_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_sqrt_(self)
+    try:
+        return _entry_sqrt_(self)
+
+    except TypeError:
+        _r = _hra(sqrt_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: squeeze(Tensor(a) self) -> Tensor(a)
@@ -5642,7 +7192,13 @@ def squeeze(*args, **kwargs):
         _r = _htf_any(squeeze, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
+    try:
+        return _resolve(_cases_squeeze, args, kwargs, 'squeeze', _sigs_squeeze)
+    except TypeError:
+        _r = _hra_any(squeeze, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
@@ -5701,7 +7257,13 @@ def std(*args, **kwargs):
         _r = _htf_any(std, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
+    try:
+        return _resolve(_cases_std, args, kwargs, 'std', _sigs_std)
+    except TypeError:
+        _r = _hra_any(std, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -5711,7 +7273,14 @@ def sub(self, other, *, alpha=1):
         _r = _htf(sub, (self, other), (self, other), {'alpha': alpha})
         if _r is not _NO:
             return _r
-    return _entry_sub_Tensor(self, other, alpha)
+    try:
+        return _entry_sub_Tensor(self, other, alpha)
+
+    except TypeError:
+        _r = _hra(sub, (self, other), (self, other), {'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
@@ -5721,7 +7290,14 @@ def sub_(self, other, *, alpha=1):
         _r = _htf(sub_, (self, other), (self, other), {'alpha': alpha})
         if _r is not _NO:
             return _r
-    return _entry_sub__Tensor(self, other, alpha)
+    try:
+        return _entry_sub__Tensor(self, other, alpha)
+
+    except TypeError:
+        _r = _hra(sub_, (self, other), (self, other), {'alpha': alpha})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
@@ -5766,7 +7342,13 @@ def sum(*args, **kwargs):
         _r = _htf_any(sum, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
+    try:
+        return _resolve(_cases_sum, args, kwargs, 'sum', _sigs_sum)
+    except TypeError:
+        _r = _hra_any(sum, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
@@ -5776,7 +7358,14 @@ def swapaxes(self, axis0, axis1):
         _r = _htf(swapaxes, (self,), (self, axis0, axis1), {})
         if _r is not _NO:
             return _r
-    return _entry_swapaxes(self, axis0, axis1)
+    try:
+        return _entry_swapaxes(self, axis0, axis1)
+
+    except TypeError:
+        _r = _hra(swapaxes, (self,), (self, axis0, axis1), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
@@ -5786,7 +7375,14 @@ def swapdims(self, dim0, dim1):
         _r = _htf(swapdims, (self,), (self, dim0, dim1), {})
         if _r is not _NO:
             return _r
-    return _entry_swapdims(self, dim0, dim1)
+    try:
+        return _entry_swapdims(self, dim0, dim1)
+
+    except TypeError:
+        _r = _hra(swapdims, (self,), (self, dim0, dim1), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: t(Tensor(a) self) -> Tensor(a)
@@ -5796,7 +7392,14 @@ def t(self):
         _r = _htf(t, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_t(self)
+    try:
+        return _entry_t(self)
+
+    except TypeError:
+        _r = _hra(t, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: take(Tensor self, Tensor index) -> Tensor
@@ -5806,7 +7409,14 @@ def take(self, index):
         _r = _htf(take, (self, index), (self, index), {})
         if _r is not _NO:
             return _r
-    return _entry_take(self, index)
+    try:
+        return _entry_take(self, index)
+
+    except TypeError:
+        _r = _hra(take, (self, index), (self, index), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
@@ -5816,7 +7426,14 @@ def take_along_dim(self, indices, dim=None):
         _r = _htf(take_along_dim, (self, indices), (self, indices, dim), {})
         if _r is not _NO:
             return _r
-    return _entry_take_along_dim(self, indices, dim)
+    try:
+        return _entry_take_along_dim(self, indices, dim)
+
+    except TypeError:
+        _r = _hra(take_along_dim, (self, indices), (self, indices, dim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tan(Tensor self) -> Tensor
@@ -5826,7 +7443,14 @@ def tan(self):
         _r = _htf(tan, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_tan(self)
+    try:
+        return _entry_tan(self)
+
+    except TypeError:
+        _r = _hra(tan, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tan_(Tensor(a!) self) -> Tensor(a!)
@@ -5836,7 +7460,14 @@ def tan_(self):
         _r = _htf(tan_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_tan_(self)
+    try:
+        return _entry_tan_(self)
+
+    except TypeError:
+        _r = _hra(tan_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tanh(Tensor self) -> Tensor
@@ -5846,7 +7477,14 @@ def tanh(self):
         _r = _htf(tanh, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_tanh(self)
+    try:
+        return _entry_tanh(self)
+
+    except TypeError:
+        _r = _hra(tanh, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tanh_(Tensor(a!) self) -> Tensor(a!)
@@ -5856,7 +7494,14 @@ def tanh_(self):
         _r = _htf(tanh_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_tanh_(self)
+    try:
+        return _entry_tanh_(self)
+
+    except TypeError:
+        _r = _hra(tanh_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
@@ -5915,7 +7560,13 @@ def tensor_split(*args, **kwargs):
         _r = _htf_any(tensor_split, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
+    try:
+        return _resolve(_cases_tensor_split, args, kwargs, 'tensor_split', _sigs_tensor_split)
+    except TypeError:
+        _r = _hra_any(tensor_split, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tile(Tensor self, SymInt[] dims) -> Tensor
@@ -5926,7 +7577,14 @@ def tile(self, *_dims, dims=None):
         _r = _htf(tile, (self,), (self, dims), {})
         if _r is not _NO:
             return _r
-    return _entry_tile(self, dims)
+    try:
+        return _entry_tile(self, dims)
+
+    except TypeError:
+        _r = _hra(tile, (self,), (self, dims), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
@@ -5936,7 +7594,14 @@ def topk(self, k, dim=-1, largest=True, sorted=True):
         _r = _htf(topk, (self,), (self, k, dim, largest, sorted), {})
         if _r is not _NO:
             return _r
-    return _rt_topk._make(_entry_topk(self, k, dim, largest, sorted))
+    try:
+        return _rt_topk._make(_entry_topk(self, k, dim, largest, sorted))
+
+    except TypeError:
+        _r = _hra(topk, (self,), (self, k, dim, largest, sorted), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
@@ -5946,7 +7611,14 @@ def transpose(self, dim0, dim1):
         _r = _htf(transpose, (self,), (self, dim0, dim1), {})
         if _r is not _NO:
             return _r
-    return _entry_transpose_int(self, dim0, dim1)
+    try:
+        return _entry_transpose_int(self, dim0, dim1)
+
+    except TypeError:
+        _r = _hra(transpose, (self,), (self, dim0, dim1), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tril(Tensor self, SymInt diagonal=0) -> Tensor
@@ -5956,7 +7628,14 @@ def tril(self, diagonal=0):
         _r = _htf(tril, (self,), (self, diagonal), {})
         if _r is not _NO:
             return _r
-    return _entry_tril(self, diagonal)
+    try:
+        return _entry_tril(self, diagonal)
+
+    except TypeError:
+        _r = _hra(tril, (self,), (self, diagonal), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
@@ -5966,7 +7645,14 @@ def tril_(self, diagonal=0):
         _r = _htf(tril_, (self,), (self, diagonal), {})
         if _r is not _NO:
             return _r
-    return _entry_tril_(self, diagonal)
+    try:
+        return _entry_tril_(self, diagonal)
+
+    except TypeError:
+        _r = _hra(tril_, (self,), (self, diagonal), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: triu(Tensor self, SymInt diagonal=0) -> Tensor
@@ -5976,7 +7662,14 @@ def triu(self, diagonal=0):
         _r = _htf(triu, (self,), (self, diagonal), {})
         if _r is not _NO:
             return _r
-    return _entry_triu(self, diagonal)
+    try:
+        return _entry_triu(self, diagonal)
+
+    except TypeError:
+        _r = _hra(triu, (self,), (self, diagonal), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
@@ -5986,7 +7679,14 @@ def triu_(self, diagonal=0):
         _r = _htf(triu_, (self,), (self, diagonal), {})
         if _r is not _NO:
             return _r
-    return _entry_triu_(self, diagonal)
+    try:
+        return _entry_triu_(self, diagonal)
+
+    except TypeError:
+        _r = _hra(triu_, (self,), (self, diagonal), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: trunc(Tensor self) -> Tensor
@@ -5996,7 +7696,14 @@ def trunc(self):
         _r = _htf(trunc, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_trunc(self)
+    try:
+        return _entry_trunc(self)
+
+    except TypeError:
+        _r = _hra(trunc, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: trunc_(Tensor(a!) self) -> Tensor(a!)
@@ -6006,7 +7713,14 @@ def trunc_(self):
         _r = _htf(trunc_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_trunc_(self)
+    try:
+        return _entry_trunc_(self)
+
+    except TypeError:
+        _r = _hra(trunc_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
@@ -6016,7 +7730,14 @@ def unbind(self, dim=0):
         _r = _htf(unbind, (self,), (self, dim), {})
         if _r is not _NO:
             return _r
-    return _entry_unbind_int(self, dim)
+    try:
+        return _entry_unbind_int(self, dim)
+
+    except TypeError:
+        _r = _hra(unbind, (self,), (self, dim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: unflatten.int(Tensor(a) self, int dim, SymInt[] sizes) -> Tensor(a)
@@ -6026,7 +7747,14 @@ def unflatten(self, dim, sizes):
         _r = _htf(unflatten, (self,), (self, dim, sizes), {})
         if _r is not _NO:
             return _r
-    return _entry_unflatten_int(self, dim, sizes)
+    try:
+        return _entry_unflatten_int(self, dim, sizes)
+
+    except TypeError:
+        _r = _hra(unflatten, (self,), (self, dim, sizes), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)
@@ -6036,7 +7764,14 @@ def unfold(self, dimension, size, step):
         _r = _htf(unfold, (self,), (self, dimension, size, step), {})
         if _r is not _NO:
             return _r
-    return _entry_unfold(self, dimension, size, step)
+    try:
+        return _entry_unfold(self, dimension, size, step)
+
+    except TypeError:
+        _r = _hra(unfold, (self,), (self, dimension, size, step), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)
@@ -6046,7 +7781,14 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
         _r = _htf(uniform_, (self,), (self, from_, to), {'generator': generator})
         if _r is not _NO:
             return _r
-    return _entry_uniform_(self, from_, to, generator)
+    try:
+        return _entry_uniform_(self, from_, to, generator)
+
+    except TypeError:
+        _r = _hra(uniform_, (self,), (self, from_, to), {'generator': generator})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
@@ -6056,7 +7798,14 @@ def unsqueeze(self, dim):
         _r = _htf(unsqueeze, (self,), (self, dim), {})
         if _r is not _NO:
             return _r
-    return _entry_unsqueeze(self, dim)
+    try:
+        return _entry_unsqueeze(self, dim)
+
+    except TypeError:
+        _r = _hra(unsqueeze, (self,), (self, dim), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: var(Tensor self, bool unbiased=True) -> Tensor
@@ -6115,7 +7864,13 @@ def var(*args, **kwargs):
         _r = _htf_any(var, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
+    try:
+        return _resolve(_cases_var, args, kwargs, 'var', _sigs_var)
+    except TypeError:
+        _r = _hra_any(var, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: view(Tensor(a) self, SymInt[] size) -> Tensor(a)
@@ -6161,7 +7916,13 @@ def view(*args, **kwargs):
         _r = _htf_any(view, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
+    try:
+        return _resolve(_cases_view, args, kwargs, 'view', _sigs_view)
+    except TypeError:
+        _r = _hra_any(view, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: view_as(Tensor(a) self, Tensor other) -> Tensor(a)
@@ -6171,7 +7932,14 @@ def view_as(self, other):
         _r = _htf(view_as, (self, other), (self, other), {})
         if _r is not _NO:
             return _r
-    return _entry_view_as(self, other)
+    try:
+        return _entry_view_as(self, other)
+
+    except TypeError:
+        _r = _hra(view_as, (self, other), (self, other), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
@@ -6217,7 +7985,13 @@ def vsplit(*args, **kwargs):
         _r = _htf_any(vsplit, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
+    try:
+        return _resolve(_cases_vsplit, args, kwargs, 'vsplit', _sigs_vsplit)
+    except TypeError:
+        _r = _hra_any(vsplit, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
@@ -6262,7 +8036,13 @@ def where(*args, **kwargs):
         _r = _htf_any(where, args, kwargs)
         if _r is not _NO:
             return _r
-    return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
+    try:
+        return _resolve(_cases_where, args, kwargs, 'where', _sigs_where)
+    except TypeError:
+        _r = _hra_any(where, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: zero_(Tensor(a!) self) -> Tensor(a!)
@@ -6272,7 +8052,14 @@ def zero_(self):
         _r = _htf(zero_, (self,), (self,), {})
         if _r is not _NO:
             return _r
-    return _entry_zero_(self)
+    try:
+        return _entry_zero_(self)
+
+    except TypeError:
+        _r = _hra(zero_, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
 
 
 # schema/native_functions.yaml: abs(Tensor self) -> Tensor

@@ -36,6 +36,7 @@ for _k in (K.ADInplaceOrView, K.AutocastCPU, K.AutocastCUDA, K.Functionalize,
     _fallbacks[_k] = FALLTHROUGH
 
 _all_ops: list[OpOverload] = []
+_DECOMPOSING_KEYS = (K.Autograd, K.ADInplaceOrView, K.Functionalize, K.Python)
 _trace = [os.environ.get("EMBER_SHOW_DISPATCH_TRACE", "") not in ("", "0")]
 
 
@@ -200,7 +201,9 @@ class OpOverload:
                 return self._composite_explicit
             if self._composite_implicit is not None:
                 return self._composite_implicit
-        elif key == K.Autograd and self._composite_implicit is not None:
+        elif key in _DECOMPOSING_KEYS and self._composite_implicit is not None:
+            # torch decomposes at Autograd, a key every torch tensor carries; an ember tensor
+            # carries it only when it requires grad, so the first key reached below it does.
             return self._composite_implicit
         fb = _fallbacks.get(key)
         if fb is None:

@@ -8,21 +8,23 @@ higher priority, so the key to run is `keyset.bit_length() - 1`.
 """
 from __future__ import annotations
 
-# Low to high priority. Names follow PyTorch's DispatchKey.
+# Low to high priority, as torch's DispatchKey (c10/core/DispatchKey.h): modes and
+# __torch_dispatch__ subclasses (Python) see ops after autocast and autograd have run,
+# so they see the decomposed, cast, recorded calls (aten.t + aten.addmm for F.linear).
 KEY_NAMES = (
     "Meta", "CUDA", "CPU",            # backends
     "BackendSelect",                  # factories: pick the backend from device=
+    "Python",                         # __torch_dispatch__ subclasses and modes
+    "Functionalize",                  # mutations and views rewritten as functional ops
     "ADInplaceOrView",                # version bumps and view bookkeeping
     "Autograd",                       # records the backward graph
-    # Above Autograd, as in torch: autocast's casts are recorded (grads reach float32
-    # weights) and composite ops (linear) are cast before they decompose.
+    # Above Autograd: autocast's casts are recorded (grads reach float32 weights) and
+    # composite ops (linear) are cast before they decompose.
     "AutocastCUDA", "AutocastCPU",
-    "Functionalize",
-    "PreDispatch",
-    "Python",                         # __torch_dispatch__ subclasses and modes
+    "PreDispatch",                    # make_fx(pre_dispatch=True) sees ops before all else
 )
-(Meta, CUDA, CPU, BackendSelect, ADInplaceOrView, Autograd, AutocastCUDA, AutocastCPU,
- Functionalize, PreDispatch, Python) = range(len(KEY_NAMES))
+(Meta, CUDA, CPU, BackendSelect, Python, Functionalize, ADInplaceOrView, Autograd,
+ AutocastCUDA, AutocastCPU, PreDispatch) = range(len(KEY_NAMES))
 NUM_KEYS = len(KEY_NAMES)
 KEY_BY_NAME = {n: i for i, n in enumerate(KEY_NAMES)}
 

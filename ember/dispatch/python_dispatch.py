@@ -39,6 +39,11 @@ TENSOR_ATTRIBUTES = {"__torch_dispatch__": classmethod(_default_torch_dispatch)}
 
 from ..core.tensor import _has_python_dispatch as has_python_dispatch
 
+# The keys above Python have already run for this call (autocast cast, autograd
+# recorded); while a handler runs they are excluded, so its `func(*args)` goes on from
+# the Python key down, as torch's guards (AutoDispatchBelowADInplaceOrView, ...) do.
+_HANDLED_ABOVE = K.FULL & ~K.below(K.Python + 1)
+
 
 def python_fallback(op, keyset, *args):
     """The boxed kernel at the Python key for every op."""
@@ -46,11 +51,14 @@ def python_fallback(op, keyset, *args):
     if _tls.dispatch_modes:
         mode = _tls.dispatch_modes.pop()
         _sync_python_key()
+        saved = _tls.masks
+        _tls.masks = (saved[0], saved[1] & ~_HANDLED_ABOVE)
         try:
             types = tuple(dict.fromkeys(type(t) for t in _tensor_args(args)
                                         if has_python_dispatch(type(t))))
             r = mode.__torch_dispatch__(op, types, a, kw)
         finally:
+            _tls.masks = (_tls.masks[0], saved[1])
             _tls.dispatch_modes.append(mode)
             _sync_python_key()
         if r is NotImplemented:
@@ -61,10 +69,11 @@ def python_fallback(op, keyset, *args):
     if not overloaded:
         return op.redispatch(keyset & K.below(K.Python), *args)
     types = tuple(overloaded)
-    for c in overloaded:
-        r = c.__torch_dispatch__(op, types, a, kw)
-        if r is not NotImplemented:
-            return r
+    with excluding(_HANDLED_ABOVE):
+        for c in overloaded:
+            r = c.__torch_dispatch__(op, types, a, kw)
+            if r is not NotImplemented:
+                return r
     raise TypeError(f"Multiple dispatch failed for '{op}'; all __torch_dispatch__ handlers "
                     f"returned NotImplemented: {[c.__name__ for c in types]}")
 

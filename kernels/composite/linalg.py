@@ -77,12 +77,12 @@ def linear(input, weight, bias):
     >>> ember.linear(ember.ones(5, 3), ember.ones(4, 3), ember.zeros(4)).shape
     ember.Size([5, 4])
     """
-    wt = weight.t()
     if bias is not None:
         if input.dim() == 2:
-            return ember.addmm(bias, input, wt)
+            return ember.addmm(bias, input, weight.t())
         if input.dim() >= 3 and input.is_contiguous() and (input.dim() == 3 or bias.dim() == 1):
-            out = ember.addmm(bias, input.flatten(0, -2), wt)
+            flat = input.flatten(0, -2)
+            out = ember.addmm(bias, flat, weight.t())
             return out.view(input.shape[:-1] + (weight._shape[0],))
-    out = ember.matmul(input, wt)
+    out = ember.matmul(input, weight.t())
     return out if bias is None else ember.add(out, bias)

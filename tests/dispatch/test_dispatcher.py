@@ -23,12 +23,14 @@ def arr(*shape, dtype=np.float32):
 
 
 def test_keys_are_ordered_by_priority():
-    order = ["Python", "Functionalize", "AutocastCPU", "AutocastCUDA", "Autograd",
-             "ADInplaceOrView", "BackendSelect", "CPU", "CUDA", "Meta"]
+    # torch's order (c10/core/DispatchKey.h), highest first
+    order = ["PreDispatch", "AutocastCPU", "AutocastCUDA", "Autograd", "ADInplaceOrView",
+             "Functionalize", "Python", "BackendSelect", "CPU", "CUDA", "Meta"]
     bits = [K.key_of(n) for n in order]
     assert bits == sorted(bits, reverse=True)
     assert K.highest(K.CPU_BIT | K.AUTOGRAD_BIT | K.META_BIT) == K.Autograd
     assert K.names(K.CPU_BIT | K.PYTHON_BIT) == ["Python", "CPU"]
+    assert K.highest(K.PYTHON_BIT | K.AUTOGRAD_BIT | K.CPU_BIT) == K.Autograd
 
 
 def test_tensor_keysets():
