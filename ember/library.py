@@ -148,7 +148,7 @@ class Library:
             K.key_of(key)
         op = self._resolve(op_name)
         if op.namespace != self.ns and self.ns != "_":
-            raise RuntimeError(f"impl of {op} in a Library for namespace '{self.ns}'")
+            raise RuntimeError(f"impl of {op._cpp_name} in a Library for namespace '{self.ns}'")
         prev = op.register(key, fn, with_keyset=with_keyset)
         self._registrations.append((op, key, prev))
 

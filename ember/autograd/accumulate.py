@@ -100,7 +100,8 @@ def _copy_like(g, variable):
     """A copy of `g` with the leaf's strides when the leaf is dense (torch's layout
     contract for .grad), else contiguous."""
     v, a = variable._np, g._np
-    if v is not None and a is not None and v.flags.c_contiguous and not g._ks & AUTOGRAD_BIT:
+    if v is not None and a is not None and v.flags.c_contiguous and not g._ks & AUTOGRAD_BIT \
+            and not _tls.dispatch_modes:
         return from_array(a.copy(order="C"), g._dtype)     # the usual case: a plain copy
     if variable.is_contiguous() or not is_non_overlapping_and_dense(variable._shape,
                                                                     variable.stride()):

@@ -50,7 +50,8 @@ def make_grads(outputs, grads):
     if not grads and len(outputs) == 1:
         t = outputs[0]
         if t._shape == () and t._ks & AUTOGRAD_BIT and t._np is not None \
-                and t._dtype.is_floating_point:       # `loss.backward()`: the usual case
+                and t._dtype.is_floating_point and not _tls.dispatch_modes:
+            # `loss.backward()`, the usual case (a mode sees the dispatched ones_like below)
             one = _ONES.get(t._dtype)
             if one is None:
                 one = _ONES[t._dtype] = np.ones((), t._dtype.np)
@@ -71,7 +72,7 @@ def make_grads(outputs, grads):
                 if not t.is_floating_point():
                     raise RuntimeError(f"grad can be implicitly created only for real scalar "
                                        f"outputs but got {t.dtype}")
-                g = ember.ones(t.shape, dtype=t.dtype, device=t.device)
+                g = ember.ones_like(t, memory_format=ember.preserve_format)
         elif g.shape != t.shape:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and "
                                f"output[{i}] has a shape of {t.shape}.")

@@ -219,7 +219,8 @@ def save(t) -> SavedTensor | None:
 
 def save_output(t, nr: int = 0) -> SavedTensor:
     s = SavedTensor()
-    s.data = shallow_copy(t)
+    # an alias without grad_fn; dispatched (aten.detach) when a mode records the program
+    s.data = t.detach() if _tls.dispatch_modes else shallow_copy(t)
     s.version = s.data._storage._version
     s.output_nr = nr
     return s

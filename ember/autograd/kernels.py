@@ -37,7 +37,7 @@ def autograd_out(op):
             raise RuntimeError(f"{op.name}(): functions with out=... arguments don't support "
                                "automatic differentiation, but one of the arguments requires grad.")
         return op.redispatch(ks & _BELOW, *args)
-    kernel.__qualname__ = f"autograd_out[{op}]"
+    kernel.__qualname__ = f"autograd_out[{op._cpp_name}]"
     return kernel
 
 
@@ -53,7 +53,7 @@ def autograd_not_implemented(op):
                     G.check_inplace(args[0])
                 node = G.new_node(G.NotImplementedNode, tuple(e or G.NO_EDGE for e in edges),
                                   tuple(e is not None for e in edges))
-                node.op_name = str(op).split(".")[0]
+                node.op_name = op._cpp_name.split(".")[0]
         out = op.redispatch(ks & _BELOW, *args)
         if node is not None:
             if inplace:
@@ -63,5 +63,5 @@ def autograd_not_implemented(op):
             else:
                 G.set_history_many(out, node)
         return out
-    kernel.__qualname__ = f"autograd_not_implemented[{op}]"
+    kernel.__qualname__ = f"autograd_not_implemented[{op._cpp_name}]"
     return kernel

@@ -107,6 +107,11 @@ class OpOverload:
         return f"{self.namespace}::{self.name}"
 
     def __str__(self):
+        return self._opname()    # torch's: aten.add.Tensor (a graph prints this)
+
+    @property
+    def _cpp_name(self) -> str:
+        """`aten::add.Tensor`, as torch's C++ errors name the overload."""
         ov = "" if self.overload_name == "default" else f".{self.overload_name}"
         return f"{self.namespace}::{self.name}{ov}"
 
@@ -153,7 +158,7 @@ class OpOverload:
     def _kernel_for(self, key):
         entry = self._resolve(key)
         if entry is None or entry is FALLTHROUGH:
-            raise NotImplementedError(f"no kernel for {self} at {K.KEY_NAMES[key]}")
+            raise NotImplementedError(f"no kernel for {self._cpp_name} at {K.KEY_NAMES[key]}")
         fn, with_ks = entry
         return partial(fn, K.bit(key) | K.below(key)) if with_ks else fn
 
@@ -228,13 +233,13 @@ class OpOverload:
                 kernel = _traced(self, keyset, key, kernel)
             self._cache[keyset] = kernel
             return kernel
-        raise NotImplementedError(f"There were no tensor arguments to {self} and no device, "
+        raise NotImplementedError(f"There were no tensor arguments to {self._cpp_name} and no device, "
                                   "so no kernel could be chosen")
 
 
 def _missing_kernel_message(op, key, keyset):
-    return (f"Could not run '{op}' with arguments from the '{K.KEY_NAMES[key]}' backend. "
-            f"'{op}' is only available for these backends: "
+    return (f"Could not run '{op._cpp_name}' with arguments from the '{K.KEY_NAMES[key]}' "
+            f"backend. '{op._cpp_name}' is only available for these backends: "
             f"[{', '.join(_available(op))}]. (dispatch keys of the call: {K.names(keyset)})")
 
 
@@ -252,7 +257,7 @@ def _traced(op, keyset, key, kernel):
                                                               "__qualname__", repr(kernel))
 
     def run(*args):
-        print(f"[dispatch] {op}  keys={K.names(keyset)}  -> {K.KEY_NAMES[key]}: {name}",
+        print(f"[dispatch] {op._cpp_name}  keys={K.names(keyset)}  -> {K.KEY_NAMES[key]}: {name}",
               file=sys.stderr)
         return kernel(*args)
     return run

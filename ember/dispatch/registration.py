@@ -24,7 +24,7 @@ def backend_select(op, device_index: int):
         elif dev.__class__ is not _device:
             dev = _device(dev)
         return op.redispatch((keyset & below) | backend_bit[dev.type], *args)
-    select.__qualname__ = f"backend_select[{op}]"
+    select.__qualname__ = f"backend_select[{op._cpp_name}]"
     return select
 
 
@@ -94,7 +94,7 @@ def inplace_or_view(op, mutated: tuple[int, ...]):
             if t._ks & K.ADINPLACE_BIT:
                 t.untyped_storage()._version += 1
         return result
-    kernel.__qualname__ = f"ADInplaceOrView[{op}]"
+    kernel.__qualname__ = f"ADInplaceOrView[{op._cpp_name}]"
     return kernel
 
 

@@ -361,9 +361,9 @@ class _CodeGen:
             return ("-inf" if a < 0 else "inf") if math.isinf(a) else "nan"
         if a is None or a is Ellipsis or isinstance(a, (bool, int, float, complex, str)):
             return repr(a)
-        if isinstance(a, ember.dtype):
+        if isinstance(a, (ember.dtype, type(ember.contiguous_format))):
             self.globals["ember"] = ember
-            return f"ember.{a.name}" if hasattr(a, "name") else repr(a)
+            return f"ember.{a.name}"
         if isinstance(a, ember.device):
             self.globals["ember"] = ember
             return f"ember.device({str(a)!r})"

@@ -1,0 +1,1 @@
+"""`ember.fx.experimental`: make_fx (proxy_tensor)."""

@@ -1,0 +1,181 @@
+"""make_fx: record the ATen ops a function runs, through the dispatcher, as an FX graph.
+
+A TorchDispatchMode on the Python key sees every op after autocast, autograd and
+composite decomposition, so the graph holds the backend-level ops (`aten.t` +
+`aten.addmm` for `F.linear`), and a `.backward()` inside the function shows up as its
+backward ops:
+
+    >>> def f(x, y):
+    ...     return ember.tanh(x @ y)
+    >>> gm = make_fx(f)(ember.ones(2, 3), ember.ones(3, 4))
+    >>> [str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+    ['aten.mm.default', 'aten.tanh.default']
+"""
+from __future__ import annotations
+
+import functools
+import inspect
+import math
+import operator
+from typing import Any, Callable
+
+import ember
+from ember.core.tensor import Tensor
+from ember.utils._python_dispatch import TorchDispatchMode
+
+from ..graph import Graph
+from ..graph_module import GraphModule
+from ..node import Node, map_aggregate
+from ..passes.shape_prop import _extract_tensor_metadata
+
+
+def _meta_val(t: Tensor) -> Tensor:
+    """A data-free stand-in with t's shape, strides and dtype (the fake-tensor work will
+    put real FakeTensors here)."""
+    return ember.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
+
+
+class _ProxyMode(TorchDispatchMode):
+    """Runs each op for real and records it; tensors are mapped to the nodes that made
+    them (an in-place op moves its tensor to the new node)."""
+
+    def __init__(self, graph: Graph, constants: dict[str, Tensor],
+                 decomposition_table: dict | None):
+        super().__init__()
+        self.graph = graph
+        self.constants = constants
+        self.decompositions = decomposition_table or {}
+        self.nodes: dict[int, tuple[Tensor, Node]] = {}   # id(tensor) -> (tensor, node)
+
+    def track(self, t: Tensor, node: Node) -> None:
+        self.nodes[id(t)] = (t, node)
+        node.meta["val"] = _meta_val(t)
+        node.meta["tensor_meta"] = _extract_tensor_metadata(t)
+
+    def arg(self, a):
+        """A value as a node argument: tracked tensors become their node, others lifted
+        as constants."""
+        def one(x):
+            if not isinstance(x, Tensor):
+                return x
+            hit = self.nodes.get(id(x))
+            if hit is not None and hit[0] is x:
+                return hit[1]
+            node = self._same_view(x)
+            if node is not None:
+                return node
+            name = f"_tensor_constant{len(self.constants)}"
+            self.constants[name] = x
+            node = self.graph.get_attr(name)
+            self.track(x, node)
+            return node
+        return map_aggregate(a, one)
+
+    def _same_view(self, x: Tensor) -> Node | None:
+        """The node of a tracked tensor that `x` is an alias of with the same view
+        (a Python-level alias ember's runtime made without an op), if any."""
+        st = x._storage
+        if st is None:
+            return None
+        key = (x._shape, x.stride(), x.storage_offset(), x._dtype)
+        for t, node in reversed(list(self.nodes.values())):
+            if t._storage is st and (t._shape, t.stride(), t.storage_offset(), t._dtype) == key:
+                return node
+        return None
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        decomposition = self.decompositions.get(func)
+        if decomposition is not None:
+            with self:
+                return decomposition(*args, **kwargs)
+        out = func(*args, **kwargs)
+        args, kwargs = _without_defaults(func, tuple(args), kwargs)
+        node = self.graph.call_function(func, self.arg(args), self.arg(kwargs))
+        if isinstance(out, Tensor):
+            self.track(out, node)
+        elif isinstance(out, (tuple, list)):
+            for i, o in enumerate(out):
+                if isinstance(o, Tensor):
+                    self.track(o, self.graph.call_function(operator.getitem, (node, i)))
+        return out
+
+
+@functools.lru_cache(maxsize=None)
+def _schema_defaults(func) -> dict[str, Any]:
+    """The Python values of an overload's schema defaults (those that are literals)."""
+    from ember.codegen.model import default_to_python
+    out = {}
+    for a in func.schema.arguments.flat():
+        if a.default is not None:
+            try:
+                out[a.name] = eval(default_to_python(a), {"inf": math.inf})  # noqa: S307
+            except Exception:  # noqa: BLE001 - a non-literal default is simply kept
+                continue
+    return out
+
+
+def _same_value(v, d) -> bool:
+    if isinstance(v, (list, tuple)) and isinstance(d, (list, tuple)):
+        return len(v) == len(d) and all(_same_value(a, b) for a, b in zip(v, d))
+    return v is d or (type(v) is type(d) and v == d)
+
+
+def _without_defaults(func, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+    """Trailing positional arguments and keyword arguments at their schema default are
+    left out of the node, as torch's graphs do (`aten.max.dim(x, 0)`)."""
+    defaults = _schema_defaults(func)
+    names = func._arg_names
+    n = len(args)
+    while n and names[n - 1] in defaults and _same_value(args[n - 1], defaults[names[n - 1]]):
+        n -= 1
+    kwargs = {k: v for k, v in kwargs.items()
+              if not (k in defaults and _same_value(v, defaults[k]))}
+    return args[:n], kwargs
+
+
+def _placeholder_names(f: Callable, n: int) -> list[str]:
+    try:
+        params = list(inspect.signature(f).parameters.values())
+    except (TypeError, ValueError):
+        params = []
+    if len(params) >= n and all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                                for p in params[:n]):
+        return [f"{p.name}_1" for p in params[:n]]
+    return [f"arg{i}_1" for i in range(n)]
+
+
+def make_fx(f: Callable, decomposition_table: dict | None = None,
+            tracing_mode: str = "real", _allow_non_fake_inputs: bool = False, *,
+            pre_dispatch: bool = False, record_module_stack: bool = False,
+            _allow_fake_constant: bool = False, _error_on_data_dependent_ops: bool = True):
+    """`make_fx(f)(*args)` runs `f(*args)` once and returns a GraphModule of the aten
+    overloads it ran (`decomposition_table` maps an overload to a function that replaces
+    it while tracing)."""
+    if tracing_mode not in ("real", "fake", "symbolic"):
+        raise AssertionError(f"Unexpected tracing type: {tracing_mode}")
+    if tracing_mode != "real":
+        raise NotImplementedError(
+            f"make_fx(tracing_mode={tracing_mode!r}) needs fake tensors "
+            "(ember._subclasses.fake_tensor.FakeTensorMode), which ember does not have yet; "
+            "use tracing_mode='real'")
+    if pre_dispatch:
+        raise NotImplementedError("make_fx(pre_dispatch=True) is not supported yet: ember "
+                                  "records ops at the Python key, below autograd")
+
+    def wrapped(*args):
+        graph = Graph()
+        constants: dict[str, Tensor] = {}
+        mode = _ProxyMode(graph, constants, decomposition_table)
+        for name, a in zip(_placeholder_names(f, len(args)), args):
+            node = graph.placeholder(name)
+            if isinstance(a, Tensor):
+                mode.track(a, node)
+        with mode:
+            out = f(*args)
+        graph.output(mode.arg(out))
+        return GraphModule(constants, graph)
+    return wrapped
+
+
+__all__ = ["make_fx"]
