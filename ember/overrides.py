@@ -11,6 +11,9 @@ subclass exists or a mode is active; only then do they look for overrides.
 """
 from __future__ import annotations
 
+import functools
+import inspect
+
 from .core.tensor import Tensor
 from .dispatch.tls import state as _tls
 
@@ -141,6 +144,30 @@ def handle_torch_function(public, relevant, args, kwargs=None):
                     f"types that implement __torch_function__: {list(types)}")
 
 
+@functools.cache
+def _defaults(fn) -> dict:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return {}
+    return {p.name: p.default for p in params if p.default is not p.empty}
+
+
+def _given(fn, kwargs: dict) -> dict:
+    """The keyword arguments a caller wrote: a generated binding has every keyword at
+    hand, defaults included (`out=None`), where torch's argument parser passes the
+    protocol only those given."""
+    defaults = _defaults(fn)
+    return {k: v for k, v in kwargs.items()
+            if k not in defaults or not (v is defaults[k] or (
+                type(v) is type(defaults[k]) and v == defaults[k]))}
+
+
+def handle_torch_function_given(public, relevant, args, kwargs=None):
+    """`handle_torch_function` for a generated binding (which passes every keyword)."""
+    return handle_torch_function(public, relevant, args, _given(public, kwargs or {}))
+
+
 def handle_torch_function_any(public, args, kwargs):
     return handle_torch_function(public, tuple(args) + tuple(kwargs.values()), args, kwargs)
 
@@ -152,11 +179,16 @@ def handle_rejected_arguments(public, relevant, args, kwargs=None):
     fast path: bindings call it from their `except TypeError`."""
     if tf_state[0] or _disabled[0] or not any(map(_is_torch_function_object, _flat(relevant))):
         return NO_OVERRIDE
-    return handle_torch_function(public, relevant, args, kwargs)
+    return handle_torch_function(public, relevant, args, _given(public, kwargs or {}))
 
 
 def handle_rejected_arguments_any(public, args, kwargs):
-    return handle_rejected_arguments(public, tuple(args) + tuple(kwargs.values()), args, kwargs)
+    if tf_state[0] or _disabled[0]:
+        return NO_OVERRIDE
+    relevant = tuple(args) + tuple(kwargs.values())
+    if not any(map(_is_torch_function_object, _flat(relevant))):
+        return NO_OVERRIDE
+    return handle_torch_function(public, relevant, args, kwargs)
 
 
 class DisableTorchFunction:

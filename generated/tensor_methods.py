@@ -14,7 +14,7 @@ from ember.dispatch.argcheck import not_tensor as _not_tensor
 from ember.dispatch.argcheck import resolve as _resolve
 from ember.dispatch.argcheck import wrap_number as _wrap
 from ember.overrides import NO_OVERRIDE as _NO
-from ember.overrides import handle_torch_function as _htf
+from ember.overrides import handle_torch_function_given as _htf
 from ember.overrides import handle_torch_function_any as _htf_any
 from ember.overrides import handle_rejected_arguments as _hra
 from ember.overrides import handle_rejected_arguments_any as _hra_any

@@ -18,7 +18,7 @@ from .graph_module import GraphModule
 from .interpreter import Interpreter, Transformer
 from .node import Node, has_side_effect, map_arg
 from .proxy import Proxy, TraceError
-# from .subgraph_rewriter import replace_pattern
+from .subgraph_rewriter import replace_pattern
 
 __all__ = ["Graph", "GraphModule", "Interpreter", "Node", "Proxy", "PythonCode", "TraceError",
            "Tracer", "Transformer", "has_side_effect", "map_arg", "replace_pattern",

@@ -16,7 +16,8 @@ import functools
 import inspect
 import math
 import operator
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ember import nn
 from ember.core.tensor import Tensor
@@ -271,13 +272,13 @@ class Tracer(TracerBase):
         node = self.create_node("placeholder", f"{name}_1", (), {})
         if value is None:
             self.create_proxy("call_function", _assert_is_none,
-                              (self.proxy(node), f"{name} has been specialized to have value "
-                               "None but got another value"), {})
+                              (self.proxy(node), (f"{name} has been specialized to have value "
+                                                  "None but got another value")), {})
         elif isinstance(value, (bool, int, float, str)):
             eq = self.create_proxy("call_function", operator.eq, (self.proxy(node), value), {})
             self.create_proxy("call_function", _assert,
-                              (eq, f"{name} has been specialized to have value {value} but "
-                               "got another value"), {})
+                              (eq, (f"{name} has been specialized to have value {value} but "
+                                    "got another value")), {})
         return value
 
 

@@ -20,8 +20,9 @@ import keyword
 import math
 import operator
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from .node import Node, _fetch_attr, _format_arg, _qualified_name, map_arg
 
@@ -327,6 +328,8 @@ class _CodeGen:
         """A dotted name that reaches `target` from a module kept in globals, or a global
         holding the object itself."""
         qual = _qualified_name(target)
+        if qual.startswith("builtins.") and getattr(builtins, qual[9:], None) is target:
+            return qual[9:]
         head, *rest = qual.split(".")
         if rest:
             try:
@@ -377,7 +380,7 @@ class _CodeGen:
         expr = self.root
         for atom in target.split("."):
             expr = f"{expr}.{atom}" if atom.isidentifier() and not keyword.iskeyword(atom) \
-                else f"getattr({expr}, {atom!r})"
+                else f'getattr({expr}, "{atom}")'
         return expr
 
     def statement(self, n: Node) -> str | None:
@@ -406,19 +409,21 @@ class _CodeGen:
 
     def run(self) -> PythonCode:
         nodes = list(self.graph.nodes)
-        last_use: dict[Node, Node] = {}
-        for n in nodes:
+        seen: set[Node] = set()
+        frees: dict[Node, list[Node]] = {}      # node -> the values it uses last
+        for n in reversed(nodes):
             for i in n.all_input_nodes:
-                last_use[i] = n
-        frees: dict[Node, list[Node]] = {}
-        for value, user in last_use.items():
-            frees.setdefault(user, []).append(value)
+                if i not in seen:
+                    seen.add(i)
+                    frees.setdefault(n, []).append(i)
         params, body = [], []
         for n in nodes:
             if n.op == "placeholder":
                 default = f" = {self.arg(n.args[0])}" if n.args else ""
                 params.append(f"{n.target}{default}" if not n.target.startswith("*")
                               else n.target)
+                if n.name != n.target.lstrip("*"):     # `input` is a builtin: input_1
+                    body.append(f"{n.name} = {n.target.lstrip('*')}")
                 continue
             line = self.statement(n)
             dead = [v.name for v in frees.get(n, []) if n.op != "output"]

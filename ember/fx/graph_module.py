@@ -9,11 +9,14 @@
 from __future__ import annotations
 
 import copy
+import io
 import linecache
+import pickle
 from pathlib import Path
 from typing import Any
 
 from ember import nn
+from ember.core.tensor import Tensor
 
 from .graph import Graph, PythonCode
 from .node import _fetch_attr
@@ -26,7 +29,7 @@ def _exec_with_source(src: str, globals_: dict) -> None:
     _counter[0] += 1
     key = f"<eval_with_key>.{_counter[0]}"
     linecache.cache[key] = (len(src), None, src.splitlines(True), key)
-    exec(compile(src, key, "exec"), globals_)
+    exec(compile(src, key, "exec"), globals_)  # noqa: S102 - the code a graph generated
 
 
 def _copy_attr(from_module, to_module, target: str) -> None:
@@ -43,7 +46,6 @@ def _copy_attr(from_module, to_module, target: str) -> None:
             setattr(to_module, item, t)
         from_module, to_module = f, t
     orig = getattr(from_module, field)
-    from ember.core.tensor import Tensor
     if isinstance(orig, Tensor) and not isinstance(orig, nn.Parameter) and \
             field in getattr(from_module, "_buffers", {}):
         to_module.register_buffer(field, orig)
@@ -59,7 +61,6 @@ def _assign_attr(from_obj, to_module, target: str) -> None:
             t = nn.Module()
             setattr(to_module, item, t)
         to_module = t
-    from ember.core.tensor import Tensor
     if isinstance(from_obj, Tensor) and not isinstance(from_obj, nn.Parameter):
         to_module.register_buffer(field, from_obj)
     else:
@@ -73,9 +74,10 @@ class GraphModule(nn.Module):
 
     def __new__(cls, *args, **kwargs):
         # each instance gets its own class, so `forward` can be set per instance
+        own = cls
         if "_ember_fx_generated" not in cls.__dict__:
-            cls = type(cls.__name__, (cls,), {"_ember_fx_generated": True})
-        return super().__new__(cls)
+            own = type(cls.__name__, (cls,), {"_ember_fx_generated": True})
+        return super().__new__(own)
 
     def __init__(self, root, graph: Graph, class_name: str = "GraphModule"):
         super().__init__()
@@ -95,7 +97,7 @@ class GraphModule(nn.Module):
                                            "that target was not provided in ``root``!")
                     _assign_attr(root[node.target], self, node.target)
         else:
-            raise RuntimeError("Unsupported type " + str(root) + " passed for root!")
+            raise RuntimeError(f"Unsupported type {root} passed for root!")  # noqa: TRY004 - torch's
         self.meta: dict[str, Any] = {}
         self.graph = graph
 
@@ -206,7 +208,9 @@ class GraphModule(nn.Module):
 
     def __reduce__(self):
         state = {k: v for k, v in self.__dict__.items() if k not in ("_graph", "_code")}
-        return (_rebuild_graph_module, (state, _GraphState(self._graph), type(self).__name__))
+        payload = io.BytesIO()
+        _TensorPickler(payload).dump((state, _GraphState(self._graph), type(self).__name__))
+        return (_unpickle_graph_module, (payload.getvalue(),))
 
     # --- files --------------------------------------------------------------------------------
     def to_folder(self, folder, module_name: str = "FxModule") -> None:
@@ -216,10 +220,19 @@ class GraphModule(nn.Module):
         folder = Path(folder)
         folder.mkdir(parents=True, exist_ok=True)
         ember.save(self.state_dict(), folder / "state_dict.pt")
-        submodules = [f"        self.{name} = {_module_repr(m)}"
-                      for name, m in self.named_children()]
+        submodules = []
+        for name, m in self.named_children():
+            r = repr(m)
+            if "\n" not in r:      # a leaf ember.nn module: its repr rebuilds it
+                submodules.append(f"        self.add_module({name!r}, nn.{r})")
+                continue
+            with open(folder / f"{name}.pkl", "wb") as f:
+                _TensorPickler(f).dump(m)
+            submodules.append(f"        self.add_module({name!r}, pickle.load(open("
+                              f"__file__.rsplit('/', 1)[0] + '/{name}.pkl', 'rb')))")
         code = self._code.strip("\n").rstrip()
-        src = ["import ember", "import math", "import operator", "from ember import nn",
+        src = ["import math", "import operator", "import pickle", "", "import ember",
+               "from ember import nn",
                "inf = math.inf", "nan = math.nan", "", "",
                f"class {module_name}(nn.Module):", "    def __init__(self):",
                "        super().__init__()", *submodules]
@@ -229,19 +242,11 @@ class GraphModule(nn.Module):
         for name, p in self.named_parameters(recurse=False):
             src.append(f"        self.{name} = nn.Parameter(ember.empty({list(p.shape)}, "
                        f"dtype=ember.{p.dtype.name}))")
-        src += ["        self.load_state_dict(ember.load(__file__.rsplit('/', 1)[0] + "
-                "'/state_dict.pt'))", ""]
+        src += [("        self.load_state_dict(ember.load(__file__.rsplit('/', 1)[0] + "
+                 "'/state_dict.pt'))"), ""]
         src += ["    " + line if line else line for line in code.splitlines()]
         (folder / "module.py").write_text("\n".join(src) + "\n")
         (folder / "__init__.py").write_text(f"from .module import {module_name}\n")
-
-
-def _module_repr(m) -> str:
-    r = repr(m)
-    if "\n" in r:
-        raise RuntimeError(f"Could not write {type(m).__name__} to a folder: only modules "
-                           "whose repr rebuilds them (leaf ember.nn modules) can be written")
-    return "nn." + r
 
 
 class _GraphState:
@@ -276,15 +281,38 @@ class _NodeRef:
 
 
 def _picklable_meta(meta: dict) -> dict:
-    import pickle
     out = {}
     for k, v in meta.items():
         try:
-            pickle.dumps(v)
-        except Exception:  # noqa: BLE001 - a meta entry that cannot be pickled is dropped
+            _TensorPickler(io.BytesIO()).dump(v)
+        except Exception:  # noqa: BLE001, S112 - a meta entry that cannot be pickled is dropped
             continue
         out[k] = v
     return out
+
+
+class _TensorPickler(pickle.Pickler):
+    """Pickles the tensors inside a GraphModule by value (ember tensors refuse plain
+    pickling so that checkpoints go through ember.save)."""
+
+    def reducer_override(self, obj):
+        if isinstance(obj, Tensor):
+            kind = "parameter" if isinstance(obj, nn.Parameter) else "tensor"
+            return (_rebuild_tensor, (obj.detach().numpy().copy(), obj.dtype.name,
+                                      obj.requires_grad, kind))
+        return NotImplemented
+
+
+def _rebuild_tensor(array, dtype_name: str, requires_grad: bool, kind: str):
+    import ember
+    t = ember.tensor(array, dtype=getattr(ember, dtype_name))
+    if kind == "parameter":
+        return nn.Parameter(t, requires_grad=requires_grad)
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def _unpickle_graph_module(payload: bytes):
+    return _rebuild_graph_module(*pickle.loads(payload))
 
 
 def _rebuild_graph_module(state: dict, graph_state: _GraphState, class_name: str):

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import builtins
 import operator
-from typing import Any, Callable
+import sys
+from collections.abc import Callable
+from typing import Any
 
 OPS = ("placeholder", "get_attr", "call_function", "call_method", "call_module", "output",
        "root")
@@ -73,12 +75,18 @@ def _qualified_name(target) -> str:
         return target
     name = getattr(target, "__name__", None) or repr(target)
     module = getattr(target, "__module__", None)
-    if module in (None, "builtins", "_operator"):
-        module = "operator" if getattr(operator, name, None) is target else module
-    if module is None or module == "builtins":
+    if getattr(operator, name, None) is target:
+        return f"operator.{name}"
+    if module is None:
         return name
-    if module.startswith("ember.") and module.split(".")[1] in ("_generated",):
-        module = "ember"
+    # the public home of a function defined in a private module: ember.relu for
+    # ember._generated.functions.relu, ember.nn.functional.relu for its _activation
+    parts = module.split(".")
+    public = next((i for i, p in enumerate(parts) if p.startswith("_")), len(parts))
+    for i in range(public, 0, -1):
+        home = sys.modules.get(".".join(parts[:i]))
+        if home is not None and getattr(home, name, None) is target:
+            return f"{'.'.join(parts[:i])}.{name}"
     return f"{module}.{name}"
 
 

@@ -12,11 +12,11 @@ records a Node. `TracerBase` turns Python values into node arguments.
 from __future__ import annotations
 
 import dis
-import functools
 import inspect
 import operator
 import traceback
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from .graph import Graph
 from .node import Node, map_aggregate
@@ -163,29 +163,10 @@ class Proxy:
                                f"trying to trace operations {orig_method}")
         tracer = next(iter(tracers))
         from ember.core.tensor import Tensor
-        kwargs = _explicit_kwargs(orig_method, kwargs)
         name = getattr(orig_method, "__name__", None)
         if name is not None and getattr(Tensor, name, None) is orig_method:
             return tracer.create_proxy("call_method", name, args, kwargs)
         return tracer.create_proxy("call_function", orig_method, args, kwargs)
-
-
-@functools.lru_cache(maxsize=None)
-def _defaults(fn) -> dict:
-    try:
-        params = inspect.signature(fn).parameters.values()
-    except (TypeError, ValueError):
-        return {}
-    return {p.name: p.default for p in params if p.default is not p.empty}
-
-
-def _explicit_kwargs(fn, kwargs: dict) -> dict:
-    """The keyword arguments a caller wrote: ember's bindings hand every keyword to the
-    protocol, defaults included (`out=None`); a graph records only the others."""
-    defaults = _defaults(fn)
-    return {k: v for k, v in kwargs.items()
-            if k not in defaults or not (v is defaults[k] or (
-                type(v) is type(defaults[k]) and v == defaults[k]))}
 
 
 class Attribute(Proxy):

@@ -17,7 +17,8 @@ import functools
 import inspect
 import math
 import operator
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import ember
 from ember.core.tensor import Tensor
@@ -101,7 +102,7 @@ class _ProxyMode(TorchDispatchMode):
         return out
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _schema_defaults(func) -> dict[str, Any]:
     """The Python values of an overload's schema defaults (those that are literals)."""
     from ember.codegen.model import default_to_python
@@ -109,8 +110,8 @@ def _schema_defaults(func) -> dict[str, Any]:
     for a in func.schema.arguments.flat():
         if a.default is not None:
             try:
-                out[a.name] = eval(default_to_python(a), {"inf": math.inf})  # noqa: S307
-            except Exception:  # noqa: BLE001 - a non-literal default is simply kept
+                out[a.name] = eval(default_to_python(a), {"inf": math.inf})
+            except Exception:  # noqa: BLE001, S112 - a non-literal default is simply kept
                 continue
     return out
 

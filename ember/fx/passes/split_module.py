@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 import operator
-from typing import Callable
+from collections.abc import Callable
 
 from ..graph import Graph
 from ..graph_module import GraphModule
@@ -60,9 +60,7 @@ def split_module(m: GraphModule, root_m, split_callback: Callable[[Node], int],
     base = Graph()
     env: dict[Node, Node] = {}
     for node in m.graph.nodes:
-        if node.op == "placeholder":
-            env[node] = base.node_copy(node)
-        elif node.op == "get_attr" and any(u not in owner for u in node.users):
+        if node.op == "placeholder" or node.op == "get_attr" and any(u not in owner for u in node.users):
             env[node] = base.node_copy(node)
     for part in order:
         sub = Graph()
@@ -73,7 +71,7 @@ def split_module(m: GraphModule, root_m, split_callback: Callable[[Node], int],
             for used in node.all_input_nodes:
                 if used.op == "get_attr" and used not in sub_env:
                     sub_env[used] = sub.node_copy(used)
-            sub_env[node] = sub.node_copy(node, lambda n: sub_env[n])
+            sub_env[node] = sub.node_copy(node, sub_env.__getitem__)
         outs = list(part.outputs)
         sub.output(sub_env[outs[0]] if len(outs) == 1 else tuple(sub_env[o] for o in outs))
         part.submodule = GraphModule(root_m, sub)
