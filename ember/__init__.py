@@ -120,3 +120,13 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
 
 # Subpackages built on the names above (they import them from `ember`): imported last.
 from . import amp, cuda, library, nn, optim, utils
+
+# Subpackages imported on first use (torch has them after `import torch`): ember.fx.
+_LAZY_SUBMODULES = ("fx",)
+
+
+def __getattr__(name):
+    if name in _LAZY_SUBMODULES:
+        import importlib
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'ember' has no attribute '{name}'")

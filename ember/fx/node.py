@@ -12,7 +12,6 @@ buffer or constant of the module), `call_function`, `call_method`, `call_module`
 """
 from __future__ import annotations
 
-import builtins
 import operator
 import sys
 from collections.abc import Callable
@@ -22,7 +21,7 @@ OPS = ("placeholder", "get_attr", "call_function", "call_method", "call_module",
        "root")
 
 # Functions whose calls stay in a graph even when nothing uses their result.
-_side_effectful_functions: set = {builtins.print}
+_side_effectful_functions: set = set()
 
 
 def has_side_effect(fn: Callable) -> Callable:
@@ -217,8 +216,9 @@ class Node:
         self.meta["stack_trace"] = trace
 
     def is_impure(self) -> bool:
-        """Placeholders, outputs, in-place method calls and side-effectful functions stay
-        in the graph even when unused."""
+        """Placeholders, outputs, calls of functions marked with `has_side_effect`, of
+        mutating aten overloads and of modules marked `_is_impure` stay in the graph even
+        when unused (torch's rule: method calls and print do not)."""
         if self.op in ("placeholder", "output"):
             return True
         if self.op == "call_function":
@@ -226,8 +226,6 @@ class Node:
             if isinstance(self.target, OpOverload):
                 return "!" in self.target._schema_str    # it writes an argument
             return self.target in _side_effectful_functions
-        if self.op == "call_method":
-            return self.target.endswith("_") and not self.target.endswith("__")
         if self.op == "call_module":
             mod = self.graph.owning_module
             sub = _fetch_attr(mod, self.target) if mod is not None else None

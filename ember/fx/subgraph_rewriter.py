@@ -22,7 +22,7 @@ from .node import Node
 
 
 class Match(NamedTuple):
-    anchor: Node                   # the target node matched to the pattern's output
+    anchor: Node                   # the pattern's output node
     nodes_map: dict[Node, Node]    # pattern node -> target node
 
 
@@ -144,7 +144,7 @@ def replace_pattern_with_filters(gm: GraphModule, pattern, replacement,
         return v
     for m in matcher.matches(graph):
         anchors = [m[a] for a in matcher.anchors]
-        match = Match(anchors[0], m)
+        match = Match(matcher.anchors[0], m)
         if match_filters and not all(f(match, graph, pattern_graph) for f in match_filters):
             continue
         inputs = [current(m[p]) for p in matcher.placeholders]
@@ -170,7 +170,7 @@ def replace_pattern_with_filters(gm: GraphModule, pattern, replacement,
             if not t.users:
                 graph.erase_node(t)
         added = [n for n in graph.nodes if n not in before]
-        results.append(ReplacedPatterns(anchors[0], m, added))
+        results.append(ReplacedPatterns(matcher.anchors[0], m, added))
     gm.recompile()
     return results
 

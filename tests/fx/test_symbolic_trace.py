@@ -232,3 +232,14 @@ def test_graph_module_from_a_dict_root():
     with pytest.raises(RuntimeError, match="referenced target w but that target was not "
                        "provided"):
         ember.fx.GraphModule({}, g)
+
+
+def test_fx_is_reachable_from_import_ember_like_torch():
+    import subprocess
+    import sys
+    code = "import ember; print(ember.fx.symbolic_trace.__module__)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True)
+    assert out.stdout.strip() == "ember.fx._symbolic_trace"
+    with pytest.raises(AttributeError, match="module 'ember' has no attribute 'fxx'"):
+        ember.fxx  # noqa: B018
