@@ -1,10 +1,11 @@
 """`GraphModule`: an `nn.Module` whose `forward` is the Python code generated from a Graph.
 
-    >>> gm = ember.fx.symbolic_trace(ember.nn.ReLU())
+    >>> gm = ember.fx.symbolic_trace(lambda x: ember.relu(x) + 1)
     >>> print(gm.code.strip())
-    def forward(self, input):
-        relu = ember.nn.functional.relu(input, inplace = False);  input = None
-        return relu
+    def forward(self, x):
+        relu = ember.relu(x);  x = None
+        add = relu + 1;  relu = None
+        return add
 """
 from __future__ import annotations
 

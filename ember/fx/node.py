@@ -4,7 +4,7 @@ A node is one of six ops: `placeholder` (a function input), `get_attr` (a parame
 buffer or constant of the module), `call_function`, `call_method`, `call_module` and
 `output`. Its `args`/`kwargs` may hold other nodes; each node knows its `users`.
 
-    >>> g = Graph()
+    >>> g = ember.fx.Graph()
     >>> x = g.placeholder("x")
     >>> y = g.call_function(operator.add, (x, 1))
     >>> list(x.users) == [y], y.all_input_nodes == [x]
