@@ -29,17 +29,25 @@ def _refresh():
                        or _tls.function_modes) and not _disabled[0]
 
 
-class objects_take_part:
-    """While active, every binding looks for `__torch_function__` on its arguments, so
-    non-Tensor objects (FX's Proxy) are intercepted without first failing a type check."""
+class _Counting:
+    """A context manager that counts itself into `counter` while active."""
+
+    counter: list
 
     def __enter__(self):
-        _objects_live[0] += 1
+        self.counter[0] += 1
         _refresh()
 
     def __exit__(self, *exc):
-        _objects_live[0] -= 1
+        self.counter[0] -= 1
         _refresh()
+
+
+class objects_take_part(_Counting):
+    """While active, every binding looks for `__torch_function__` on its arguments, so
+    non-Tensor objects (FX's Proxy) are intercepted without first failing a type check."""
+
+    counter = _objects_live
 
 
 def _disabled_torch_function_impl(func, types, args=(), kwargs=None):
@@ -191,16 +199,10 @@ def handle_rejected_arguments_any(public, args, kwargs):
     return handle_torch_function(public, relevant, args, kwargs)
 
 
-class DisableTorchFunction:
+class DisableTorchFunction(_Counting):
     """Inside this block bindings skip __torch_function__ (like torch._C.DisableTorchFunction)."""
 
-    def __enter__(self):
-        _disabled[0] += 1
-        _refresh()
-
-    def __exit__(self, *exc):
-        _disabled[0] -= 1
-        _refresh()
+    counter = _disabled
 
 
 def _convert(ret, cls):
