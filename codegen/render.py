@@ -182,6 +182,10 @@ def binding_context(name: str, bindings: list, method: bool) -> dict:
             "fn": op_context(fn), "out": op_context(b.out_fn) if b.out_fn and not method else None,
             "out_call": out_call,
             "params": params, "call": _call_exprs(fn.schema, call), "bound": ", ".join(bound),
+            # the binding itself, for the __torch_function__ protocol: by name, unless a
+            # parameter shadows it (F.pad's `pad`)
+            "self_ref": name if name not in re.findall(r"(?:^|,\s*)\**(\w+)", params)
+            else f"globals()[{name!r}]",
             "bound_tuple": "(" + ", ".join(bound) + ("," if len(bound) == 1 else "") + ")",
             "varargs": api.py_name(va.name) if va is not None else None,
             "varargs_local": api.varargs_local(va) if va is not None else None,

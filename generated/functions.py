@@ -7415,14 +7415,14 @@ def outer(input, vec2, *, out=None):
 def pad(input, pad, mode='constant', value=None):
     """pad(Tensor self, SymInt[] pad, str mode="constant", float? value=None) -> Tensor"""
     if _tf[0]:
-        _r = _htf(pad, (input,), (input, pad, mode, value), {})
+        _r = _htf(globals()['pad'], (input,), (input, pad, mode, value), {})
         if _r is not _NO:
             return _r
     try:
         return _entry_pad(input, pad, mode, value)
 
     except TypeError:
-        _r = _hra(pad, (input,), (input, pad, mode, value), {})
+        _r = _hra(globals()['pad'], (input,), (input, pad, mode, value), {})
         if _r is _NO:
             raise
         return _r
@@ -9840,7 +9840,7 @@ def tensor_split(*args, **kwargs):
 def threshold(input, threshold, value, *, out=None):
     """threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor"""
     if _tf[0]:
-        _r = _htf(threshold, (input,), (input, threshold, value), {'out': out})
+        _r = _htf(globals()['threshold'], (input,), (input, threshold, value), {'out': out})
         if _r is not _NO:
             return _r
     try:
@@ -9849,7 +9849,7 @@ def threshold(input, threshold, value, *, out=None):
         return _entry_threshold_out(input, threshold, value, out)
 
     except TypeError:
-        _r = _hra(threshold, (input,), (input, threshold, value), {'out': out})
+        _r = _hra(globals()['threshold'], (input,), (input, threshold, value), {'out': out})
         if _r is _NO:
             raise
         return _r

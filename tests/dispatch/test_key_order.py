@@ -210,3 +210,22 @@ def test_objects_without_torch_function_still_raise_type_error():
             lib.add(Plain(), 2)
         with pytest.raises(TypeError):
             lib.cat([Plain()])
+
+
+def test_function_mode_gets_the_function_when_a_parameter_shadows_its_name():
+    """F.pad's `pad` and threshold's `threshold` parameters shadow the bindings' names."""
+    from ember.overrides import TorchFunctionMode
+
+    class Seen(TorchFunctionMode):
+        def __init__(self):
+            self.funcs = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            self.funcs.append(func)
+            return func(*args, **(kwargs or {}))
+    with Seen() as mode:
+        out = ember.nn.functional.pad(ember.ones(1, 2, 3), [2, 2], mode="reflect")
+        ember.threshold(ember.ones(2), 0.5, 0.0)
+    assert out.shape == (1, 2, 7)
+    assert [f.__name__ for f in mode.funcs if callable(f)] == ["pad", "threshold"]
+    assert all(callable(f) for f in mode.funcs)
