@@ -2,7 +2,7 @@
 
     >>> from codegen.loader import Loc
     >>> KernelIndex(Path("kernels")).find("CPU", "add", Loc("schema/native_functions.yaml", 1))
-    'cpu.pointwise.add'
+    'cpu.binary.add'
 """
 from __future__ import annotations
 

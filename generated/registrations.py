@@ -30,7 +30,6 @@ from ember.kernels.cpu import factories as _cpu_factories
 from ember.kernels.cpu import indexing as _cpu_indexing
 from ember.kernels.cpu import linalg as _cpu_linalg
 from ember.kernels.cpu import nn as _cpu_nn
-from ember.kernels.cpu import pointwise as _cpu_pointwise
 from ember.kernels.cpu import random as _cpu_random
 from ember.kernels.cpu import reduction as _cpu_reduction
 from ember.kernels.cpu import shape as _cpu_shape
@@ -43,7 +42,6 @@ from ember.kernels.meta import factories as _meta_factories
 from ember.kernels.meta import indexing as _meta_indexing
 from ember.kernels.meta import linalg as _meta_linalg
 from ember.kernels.meta import nn as _meta_nn
-from ember.kernels.meta import pointwise as _meta_pointwise
 from ember.kernels.meta import random as _meta_random
 from ember.kernels.meta import reduction as _meta_reduction
 from ember.kernels.meta import shape as _meta_shape
@@ -189,136 +187,136 @@ _o.zero_.register('Meta', _meta_copy.zero_)
 _o.zero_.register("ADInplaceOrView", _inplace_or_view(_o.zero_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-_o.add_Tensor.register('CPU', _cpu_pointwise.add)
-_o.add_Tensor.register('Meta', _meta_pointwise.add)
+_o.add_Tensor.register('CPU', _cpu_binary.add)
+_o.add_Tensor.register('Meta', _meta_binary.add)
 
 # schema/native_functions.yaml: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of add.Tensor)
 _o.add_out.register('CompositeExplicitAutograd', _autogen_out(_o.add_Tensor))
 _o.add_out.register("ADInplaceOrView", _inplace_or_view(_o.add_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-_o.add_Scalar.register('CPU', _cpu_pointwise.add)
-_o.add_Scalar.register('Meta', _meta_pointwise.add)
+_o.add_Scalar.register('CPU', _cpu_binary.add)
+_o.add_Scalar.register('Meta', _meta_binary.add)
 
 # schema/native_functions.yaml: add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of add.Scalar)
 _o.add_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.add_Scalar))
 _o.add_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.add_Scalar_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-_o.add__Tensor.register('CPU', _cpu_pointwise.add_)
-_o.add__Tensor.register('Meta', _meta_pointwise.add_)
+_o.add__Tensor.register('CPU', _cpu_binary.add_)
+_o.add__Tensor.register('Meta', _meta_binary.add_)
 _o.add__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.add__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
-_o.add__Scalar.register('CPU', _cpu_pointwise.add_)
-_o.add__Scalar.register('Meta', _meta_pointwise.add_)
+_o.add__Scalar.register('CPU', _cpu_binary.add_)
+_o.add__Scalar.register('Meta', _meta_binary.add_)
 _o.add__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.add__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-_o.sub_Tensor.register('CPU', _cpu_pointwise.sub)
-_o.sub_Tensor.register('Meta', _meta_pointwise.sub)
+_o.sub_Tensor.register('CPU', _cpu_binary.sub)
+_o.sub_Tensor.register('Meta', _meta_binary.sub)
 
 # schema/native_functions.yaml: sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of sub.Tensor)
 _o.sub_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Tensor))
 _o.sub_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-_o.sub_Scalar.register('CPU', _cpu_pointwise.sub)
-_o.sub_Scalar.register('Meta', _meta_pointwise.sub)
+_o.sub_Scalar.register('CPU', _cpu_binary.sub)
+_o.sub_Scalar.register('Meta', _meta_binary.sub)
 
 # schema/native_functions.yaml: sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of sub.Scalar)
 _o.sub_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.sub_Scalar))
 _o.sub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_Scalar_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-_o.sub__Tensor.register('CPU', _cpu_pointwise.sub_)
-_o.sub__Tensor.register('Meta', _meta_pointwise.sub_)
+_o.sub__Tensor.register('CPU', _cpu_binary.sub_)
+_o.sub__Tensor.register('Meta', _meta_binary.sub_)
 _o.sub__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.sub__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
-_o.sub__Scalar.register('CPU', _cpu_pointwise.sub_)
-_o.sub__Scalar.register('Meta', _meta_pointwise.sub_)
+_o.sub__Scalar.register('CPU', _cpu_binary.sub_)
+_o.sub__Scalar.register('Meta', _meta_binary.sub_)
 _o.sub__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.sub__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
-_o.mul_Tensor.register('CPU', _cpu_pointwise.mul)
-_o.mul_Tensor.register('Meta', _meta_pointwise.mul)
+_o.mul_Tensor.register('CPU', _cpu_binary.mul)
+_o.mul_Tensor.register('Meta', _meta_binary.mul)
 
 # schema/native_functions.yaml: mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of mul.Tensor)
 _o.mul_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Tensor))
 _o.mul_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: mul.Scalar(Tensor self, Scalar other) -> Tensor
-_o.mul_Scalar.register('CPU', _cpu_pointwise.mul)
-_o.mul_Scalar.register('Meta', _meta_pointwise.mul)
+_o.mul_Scalar.register('CPU', _cpu_binary.mul)
+_o.mul_Scalar.register('Meta', _meta_binary.mul)
 
 # schema/native_functions.yaml: mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of mul.Scalar)
 _o.mul_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.mul_Scalar))
 _o.mul_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.mul__Tensor.register('CPU', _cpu_pointwise.mul_)
-_o.mul__Tensor.register('Meta', _meta_pointwise.mul_)
+_o.mul__Tensor.register('CPU', _cpu_binary.mul_)
+_o.mul__Tensor.register('Meta', _meta_binary.mul_)
 _o.mul__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.mul__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.mul__Scalar.register('CPU', _cpu_pointwise.mul_)
-_o.mul__Scalar.register('Meta', _meta_pointwise.mul_)
+_o.mul__Scalar.register('CPU', _cpu_binary.mul_)
+_o.mul__Scalar.register('Meta', _meta_binary.mul_)
 _o.mul__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.mul__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
-_o.div_Tensor.register('CPU', _cpu_pointwise.div)
-_o.div_Tensor.register('Meta', _meta_pointwise.div)
+_o.div_Tensor.register('CPU', _cpu_binary.div)
+_o.div_Tensor.register('Meta', _meta_binary.div)
 
 # schema/native_functions.yaml: div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of div.Tensor)
 _o.div_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor))
 _o.div_out.register("ADInplaceOrView", _inplace_or_view(_o.div_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
-_o.div_Tensor_mode.register('CPU', _cpu_pointwise.div_mode)
-_o.div_Tensor_mode.register('Meta', _meta_pointwise.div_mode)
+_o.div_Tensor_mode.register('CPU', _cpu_binary.div_mode)
+_o.div_Tensor_mode.register('Meta', _meta_binary.div_mode)
 
 # schema/native_functions.yaml: div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of div.Tensor_mode)
 _o.div_out_mode.register('CompositeExplicitAutograd', _autogen_out(_o.div_Tensor_mode))
 _o.div_out_mode.register("ADInplaceOrView", _inplace_or_view(_o.div_out_mode, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor
-_o.div_Scalar.register('CPU', _cpu_pointwise.div)
-_o.div_Scalar.register('Meta', _meta_pointwise.div)
+_o.div_Scalar.register('CPU', _cpu_binary.div)
+_o.div_Scalar.register('Meta', _meta_binary.div)
 
 # schema/native_functions.yaml: div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar)
 _o.div_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar))
 _o.div_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-_o.div__Tensor.register('CPU', _cpu_pointwise.div_)
-_o.div__Tensor.register('Meta', _meta_pointwise.div_)
+_o.div__Tensor.register('CPU', _cpu_binary.div_)
+_o.div__Tensor.register('Meta', _meta_binary.div_)
 _o.div__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
-_o.div__Tensor_mode.register('CPU', _cpu_pointwise.div_mode_)
-_o.div__Tensor_mode.register('Meta', _meta_pointwise.div_mode_)
+_o.div__Tensor_mode.register('CPU', _cpu_binary.div_mode_)
+_o.div__Tensor_mode.register('Meta', _meta_binary.div_mode_)
 _o.div__Tensor_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor_mode, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-_o.pow_Tensor_Tensor.register('CPU', _cpu_pointwise.pow)
-_o.pow_Tensor_Tensor.register('Meta', _meta_pointwise.pow)
+_o.pow_Tensor_Tensor.register('CPU', _cpu_binary.pow)
+_o.pow_Tensor_Tensor.register('Meta', _meta_binary.pow)
 
 # schema/native_functions.yaml: pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Tensor_Tensor)
 _o.pow_Tensor_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Tensor))
 _o.pow_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Tensor_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-_o.pow_Tensor_Scalar.register('CPU', _cpu_pointwise.pow)
-_o.pow_Tensor_Scalar.register('Meta', _meta_pointwise.pow)
+_o.pow_Tensor_Scalar.register('CPU', _cpu_binary.pow)
+_o.pow_Tensor_Scalar.register('Meta', _meta_binary.pow)
 
 # schema/native_functions.yaml: pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Tensor_Scalar)
 _o.pow_Tensor_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Tensor_Scalar))
 _o.pow_Tensor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Tensor_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: pow.Scalar(Scalar self, Tensor exponent) -> Tensor
-_o.pow_Scalar.register('CPU', _cpu_pointwise.pow_scalar)
-_o.pow_Scalar.register('Meta', _meta_pointwise.pow_scalar)
+_o.pow_Scalar.register('CPU', _cpu_binary.pow_scalar)
+_o.pow_Scalar.register('Meta', _meta_binary.pow_scalar)
 
 # schema/native_functions.yaml: pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Scalar)
 _o.pow_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.pow_Scalar))
@@ -329,88 +327,88 @@ _o.pow__Tensor.register('CompositeExplicitAutograd', _autogen_inplace(_o.pow_Ten
 _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
-_o.eq_Tensor.register('CPU', _cpu_pointwise.eq)
-_o.eq_Tensor.register('Meta', _meta_pointwise.eq)
+_o.eq_Tensor.register('CPU', _cpu_binary.eq)
+_o.eq_Tensor.register('Meta', _meta_binary.eq)
 
 # schema/native_functions.yaml: eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of eq.Tensor)
 _o.eq_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Tensor))
 _o.eq_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Tensor_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: eq.Scalar(Tensor self, Scalar other) -> Tensor
-_o.eq_Scalar.register('CPU', _cpu_pointwise.eq)
-_o.eq_Scalar.register('Meta', _meta_pointwise.eq)
+_o.eq_Scalar.register('CPU', _cpu_binary.eq)
+_o.eq_Scalar.register('Meta', _meta_binary.eq)
 
 # schema/native_functions.yaml: eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of eq.Scalar)
 _o.eq_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.eq_Scalar))
 _o.eq_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
-_o.ne_Tensor.register('CPU', _cpu_pointwise.ne)
-_o.ne_Tensor.register('Meta', _meta_pointwise.ne)
+_o.ne_Tensor.register('CPU', _cpu_binary.ne)
+_o.ne_Tensor.register('Meta', _meta_binary.ne)
 
 # schema/native_functions.yaml: ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Tensor)
 _o.ne_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Tensor))
 _o.ne_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Tensor_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
-_o.lt_Tensor.register('CPU', _cpu_pointwise.lt)
-_o.lt_Tensor.register('Meta', _meta_pointwise.lt)
+_o.lt_Tensor.register('CPU', _cpu_binary.lt)
+_o.lt_Tensor.register('Meta', _meta_binary.lt)
 
 # schema/native_functions.yaml: lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lt.Tensor)
 _o.lt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Tensor))
 _o.lt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Tensor_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: lt.Scalar(Tensor self, Scalar other) -> Tensor
-_o.lt_Scalar.register('CPU', _cpu_pointwise.lt)
-_o.lt_Scalar.register('Meta', _meta_pointwise.lt)
+_o.lt_Scalar.register('CPU', _cpu_binary.lt)
+_o.lt_Scalar.register('Meta', _meta_binary.lt)
 
 # schema/native_functions.yaml: lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lt.Scalar)
 _o.lt_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.lt_Scalar))
 _o.lt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
-_o.le_Tensor.register('CPU', _cpu_pointwise.le)
-_o.le_Tensor.register('Meta', _meta_pointwise.le)
+_o.le_Tensor.register('CPU', _cpu_binary.le)
+_o.le_Tensor.register('Meta', _meta_binary.le)
 
 # schema/native_functions.yaml: le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Tensor)
 _o.le_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Tensor))
 _o.le_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Tensor_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
-_o.gt_Tensor.register('CPU', _cpu_pointwise.gt)
-_o.gt_Tensor.register('Meta', _meta_pointwise.gt)
+_o.gt_Tensor.register('CPU', _cpu_binary.gt)
+_o.gt_Tensor.register('Meta', _meta_binary.gt)
 
 # schema/native_functions.yaml: gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gt.Tensor)
 _o.gt_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Tensor))
 _o.gt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Tensor_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: gt.Scalar(Tensor self, Scalar other) -> Tensor
-_o.gt_Scalar.register('CPU', _cpu_pointwise.gt)
-_o.gt_Scalar.register('Meta', _meta_pointwise.gt)
+_o.gt_Scalar.register('CPU', _cpu_binary.gt)
+_o.gt_Scalar.register('Meta', _meta_binary.gt)
 
 # schema/native_functions.yaml: gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gt.Scalar)
 _o.gt_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.gt_Scalar))
 _o.gt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
-_o.ge_Tensor.register('CPU', _cpu_pointwise.ge)
-_o.ge_Tensor.register('Meta', _meta_pointwise.ge)
+_o.ge_Tensor.register('CPU', _cpu_binary.ge)
+_o.ge_Tensor.register('Meta', _meta_binary.ge)
 
 # schema/native_functions.yaml: ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Tensor)
 _o.ge_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Tensor))
 _o.ge_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Tensor_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-_o.where_self.register('CPU', _cpu_pointwise.where)
-_o.where_self.register('Meta', _meta_pointwise.where)
+_o.where_self.register('CPU', _cpu_binary.where)
+_o.where_self.register('Meta', _meta_binary.where)
 
 # schema/native_functions.yaml: where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of where.self)
 _o.where_self_out.register('CompositeExplicitAutograd', _autogen_out(_o.where_self))
 _o.where_self_out.register("ADInplaceOrView", _inplace_or_view(_o.where_self_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-_o.clamp.register('CPU', _cpu_pointwise.clamp)
-_o.clamp.register('Meta', _meta_pointwise.clamp)
+_o.clamp.register('CPU', _cpu_binary.clamp)
+_o.clamp.register('Meta', _meta_binary.clamp)
 
 # schema/native_functions.yaml: clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp)
 _o.clamp_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp))
@@ -425,34 +423,34 @@ _o.clamp_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.clamp_
 _o.clamp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_Tensor_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
-_o.clamp_.register('CPU', _cpu_pointwise.clamp_)
-_o.clamp_.register('Meta', _meta_pointwise.clamp_)
+_o.clamp_.register('CPU', _cpu_binary.clamp_)
+_o.clamp_.register('Meta', _meta_binary.clamp_)
 _o.clamp_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
-_o.masked_fill_Scalar.register('CPU', _cpu_pointwise.masked_fill)
-_o.masked_fill_Scalar.register('Meta', _meta_pointwise.masked_fill)
+_o.masked_fill_Scalar.register('CPU', _cpu_binary.masked_fill)
+_o.masked_fill_Scalar.register('Meta', _meta_binary.masked_fill)
 
 # schema/native_functions.yaml: masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_fill.Scalar)
 _o.masked_fill_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_fill_Scalar))
 _o.masked_fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill_Scalar_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
-_o.masked_fill_Tensor.register('CPU', _cpu_pointwise.masked_fill)
-_o.masked_fill_Tensor.register('Meta', _meta_pointwise.masked_fill)
+_o.masked_fill_Tensor.register('CPU', _cpu_binary.masked_fill)
+_o.masked_fill_Tensor.register('Meta', _meta_binary.masked_fill)
 
 # schema/native_functions.yaml: masked_fill.Tensor_out(Tensor self, Tensor mask, Tensor value, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_fill.Tensor)
 _o.masked_fill_Tensor_out.register('CompositeExplicitAutograd', _autogen_out(_o.masked_fill_Tensor))
 _o.masked_fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill_Tensor_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
-_o.masked_fill__Scalar.register('CPU', _cpu_pointwise.masked_fill_)
-_o.masked_fill__Scalar.register('Meta', _meta_pointwise.masked_fill_)
+_o.masked_fill__Scalar.register('CPU', _cpu_binary.masked_fill_)
+_o.masked_fill__Scalar.register('Meta', _meta_binary.masked_fill_)
 _o.masked_fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
-_o.masked_fill__Tensor.register('CPU', _cpu_pointwise.masked_fill_)
-_o.masked_fill__Tensor.register('Meta', _meta_pointwise.masked_fill_)
+_o.masked_fill__Tensor.register('CPU', _cpu_binary.masked_fill_)
+_o.masked_fill__Tensor.register('Meta', _meta_binary.masked_fill_)
 _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -770,24 +768,24 @@ _o.addcdiv_.register('Meta', _meta_binary.addcdiv_)
 _o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
-_o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
-_o.ne_Scalar.register('Meta', _meta_pointwise.ne)
+_o.ne_Scalar.register('CPU', _cpu_binary.ne)
+_o.ne_Scalar.register('Meta', _meta_binary.ne)
 
 # schema/native_functions.yaml: ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Scalar)
 _o.ne_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ne_Scalar))
 _o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
-_o.le_Scalar.register('CPU', _cpu_pointwise.le)
-_o.le_Scalar.register('Meta', _meta_pointwise.le)
+_o.le_Scalar.register('CPU', _cpu_binary.le)
+_o.le_Scalar.register('Meta', _meta_binary.le)
 
 # schema/native_functions.yaml: le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Scalar)
 _o.le_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.le_Scalar))
 _o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, (2,)), with_keyset=True)
 
 # schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
-_o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
-_o.ge_Scalar.register('Meta', _meta_pointwise.ge)
+_o.ge_Scalar.register('CPU', _cpu_binary.ge)
+_o.ge_Scalar.register('Meta', _meta_binary.ge)
 
 # schema/native_functions.yaml: ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Scalar)
 _o.ge_Scalar_out.register('CompositeExplicitAutograd', _autogen_out(_o.ge_Scalar))
@@ -842,21 +840,21 @@ _o.ge__Scalar.register('CompositeExplicitAutograd', _autogen_inplace(_o.ge_Scala
 _o.ge__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.ge__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
-_o.div_Scalar_mode.register('CPU', _cpu_pointwise.div_mode)
-_o.div_Scalar_mode.register('Meta', _meta_pointwise.div_mode)
+_o.div_Scalar_mode.register('CPU', _cpu_binary.div_mode)
+_o.div_Scalar_mode.register('Meta', _meta_binary.div_mode)
 
 # schema/native_functions.yaml: div.Scalar_mode_out(Tensor self, Scalar other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar_mode)
 _o.div_Scalar_mode_out.register('CompositeExplicitAutograd', _autogen_out(_o.div_Scalar_mode))
 _o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_mode_out, (3,)), with_keyset=True)
 
 # schema/native_functions.yaml: div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
-_o.div__Scalar.register('CPU', _cpu_pointwise.div_)
-_o.div__Scalar.register('Meta', _meta_pointwise.div_)
+_o.div__Scalar.register('CPU', _cpu_binary.div_)
+_o.div__Scalar.register('Meta', _meta_binary.div_)
 _o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
-_o.div__Scalar_mode.register('CPU', _cpu_pointwise.div_mode_)
-_o.div__Scalar_mode.register('Meta', _meta_pointwise.div_mode_)
+_o.div__Scalar_mode.register('CPU', _cpu_binary.div_mode_)
+_o.div__Scalar_mode.register('Meta', _meta_binary.div_mode_)
 _o.div__Scalar_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar_mode, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)

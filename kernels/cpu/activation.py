@@ -17,7 +17,7 @@ from ember.core.alloc import empty_cpu
 from ember.core.tensor import Tensor, contiguous_strides, from_array
 from ember.kernels.common import _pointwise as P
 from ember.kernels.cpu import _special as special
-from ember.kernels.cpu.pointwise import _arr, _check_devices, _clamp_into
+from ember.kernels.cpu._pointwise import _arr, _check_devices, _clamp_into
 from ember.kernels.cpu.unary import _unary, _unary_inplace
 from ember.kernels.meta import activation as M
 from ember.kernels.meta import unary as MU

@@ -1,10 +1,15 @@
-"""CPU kernels of the binary family, over NumPy.
+"""CPU kernels of the binary family, over NumPy: add, sub, mul, div, pow, comparisons,
+where, clamp, masked_fill, rsub, floor_divide, remainder, fmod, maximum/minimum, atan2,
+logical_*, bitwise_*, lerp, addcmul/addcdiv.
 
-Every kernel takes its layout (shape, strides, dtype, torch's errors) from
-kernels/meta/binary.py, computes in the promoted dtype (float16/bfloat16 in float32,
-like torch's opmath) and writes into a tensor of that layout; in-place kernels run the
-functional kernel and copy into self.
+Each kernel takes its layout (shape, strides, dtype, torch's errors) from
+kernels/meta/binary.py, which the Meta kernels share; the fast paths and the general
+path are the pointwise machinery of _pointwise.py (float16/bfloat16 computed in float32,
+like torch's opmath). In-place kernels run in place when NumPy can, else the functional
+kernel's result is copied into self.
 
+    >>> add(from_array(np.ones(3, np.float32)), 2, 1).numpy()
+    array([3., 3., 3.], dtype=float32)
     >>> remainder(from_array(np.array([5, -5])), 3).tolist()
     [2, 1]
 """
@@ -14,55 +19,291 @@ import numpy as np
 
 from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
-from ember.core.tensor import Tensor, contiguous_strides, from_array
+from ember.core.tensor import Tensor, from_array
 from ember.kernels.common import _pointwise as P
-from ember.kernels.cpu import pointwise as PW
-from ember.kernels.meta import binary as MB
+from ember.kernels.meta import binary as M
 
-_HALF = PW._HALF
+from ._pointwise import (
+    _HALF,
+    _arr,
+    _binary,
+    _check_devices,
+    _clamp_into,
+    _compute_dtype,
+    _fast_same_shape,
+    _general,
+    _inplace,
+    _np_strides,
+    _opmath_args,
+    _quiet,
+    _run,
+    _scalar_fast,
+)
+
+# --- add / sub / mul / div ------------------------------------------------------------
+_add = _binary(np.add, M.mul_layout)
+_sub = _binary(np.subtract, M.mul_layout)
+mul = _binary(np.multiply, M.mul_layout, exact_other=True)
+_add_ = _inplace(np.add, M.mul_, _add)
+_sub_ = _inplace(np.subtract, M.mul_, _sub)
+mul_ = _inplace(np.multiply, M.mul_, mul)
 
 
-def _compute_dtype(dt):
-    return D.float32 if dt in _HALF else dt
+def _no_alpha(alpha) -> bool:
+    return alpha == 1 and alpha is not True
 
 
-def _run(fn, layout, operands, cdt=None):
-    """fn(*arrays) broadcast into a fresh tensor of `layout` (casting unsafely)."""
-    PW._check_devices(*operands)
-    cdt = cdt or _compute_dtype(layout._dtype)
-    if layout._dtype in _HALF and cdt is D.float32:
-        args = PW._opmath_args(operands, layout._dtype)
+def fma(x, y, z):
+    """x * y + z for float arrays, rounded once like the fused multiply-adds of torch's
+    kernels: computed in a wider type (float64 for float32, the opmath type of float16 and
+    bfloat16; long double for float64)."""
+    dt = np.result_type(x, y, z)
+    wide = np.longdouble if dt == np.float64 else np.float64
+    return np.add(np.multiply(x, y, dtype=wide), z).astype(dt)
+
+
+def scaled_op(ufunc, layout, a, b, alpha):
+    """`ufunc(a, alpha * b)` like torch's add/sub/rsub: alpha converted to the result
+    dtype (P.alpha_value), computed in it (floats: one fused multiply-add)."""
+    alpha = P.alpha_value(layout._dtype, alpha)
+    if layout._dtype.category == D.FLOAT:
+        sign = 1 if ufunc is np.add else -1
+        return _general(lambda x, y: fma(y, sign * alpha, x), layout, (a, b))
+    return _general(lambda x, y: ufunc(x, np.multiply(y, alpha)), layout, (a, b))
+
+
+def add(self, other, alpha=1):
+    if _no_alpha(alpha):
+        return _add(self, other)
+    return scaled_op(np.add, M.mul_layout(self, other), self, other, alpha)
+
+
+def sub(self, other, alpha=1):
+    P.check_bool_sub(self, other)
+    if _no_alpha(alpha):
+        return _sub(self, other)
+    return scaled_op(np.subtract, M.mul_layout(self, other), self, other, alpha)
+
+
+def _update_fast(ufunc, self, other, alpha) -> bool:
+    """`self = ufunc(self, alpha * other)` straight on the arrays, for float32/float64
+    tensors of one dtype and shape and a float or int alpha (an optimizer's update, every
+    step: no intermediate tensor for `alpha * other`); False when the general path is
+    needed."""
+    a = self._np
+    dt = self._dtype
+    if other.__class__ is not Tensor or other._dtype is not dt or a is None or \
+            other._shape != self._shape or (dt is not D.float32 and dt is not D.float64) or \
+            alpha.__class__ not in (float, int):
+        return False
+    b = other._np
+    if b is None:
+        return False
+    ufunc(a, b if alpha == 1 else np.multiply(b, P.alpha_value(dt, alpha)), out=a)
+    return True
+
+
+def _scaled_(ufunc, inplace, functional):
+    """add_/sub_: the fast update, the plain in-place kernel, or the functional result."""
+    def kernel(self, other, alpha=1):
+        if _update_fast(ufunc, self, other, alpha):
+            return self
+        if ufunc is np.subtract:
+            P.check_bool_sub(self, other)
+        if _no_alpha(alpha):
+            return inplace(self, other)
+        M.add_(self, other, alpha)
+        np.copyto(self._np, functional(self, other, alpha)._np, casting="unsafe")
+        return self
+    return kernel
+
+
+add_ = _scaled_(np.add, _add_, add)
+sub_ = _scaled_(np.subtract, _sub_, sub)
+
+
+div = _binary(np.true_divide, M.div_layout, quiet=True, float_only=True, exact_other=True)
+
+
+div_ = _inplace(np.true_divide, M.div_, div, quiet=True, float_result=True)
+
+
+def int_div_check(layout, divisor):
+    """torch's integer division (//, %, fmod, div with rounding) raises on a zero divisor,
+    also a number that wraps to 0 in the result dtype (256 for uint8), not for an empty
+    result."""
+    dt = layout._dtype
+    if dt.category != D.FLOAT and 0 not in layout._shape and np.any(np.asarray(
+            _arr(divisor, dt)) == 0):
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _trunc_divide(a, b, out=None, casting=None):
+    if np.issubdtype(np.result_type(a, b), np.integer):
+        q = np.floor_divide(a, b)
+        fix = (np.remainder(a, b) != 0) & ((np.asarray(a) < 0) != (np.asarray(b) < 0))
+        r = q + fix
     else:
-        args = [PW._arr(x, cdt) for x in operands]
-    with np.errstate(all="ignore"):
-        r = fn(*args)
-        dt = layout._dtype
-        if isinstance(r, np.ndarray) and r.flags.owndata and r.flags.c_contiguous and \
-                r.dtype == dt.np and r.shape == tuple(layout._shape) and \
-                tuple(layout._stride) == contiguous_strides(r.shape):
-            return from_array(r, dt)  # NumPy's result already has the layout: no copy
-        out = empty_cpu(layout._shape, dt, layout._stride)
+        r = np.trunc(np.true_divide(a, b))
+    if out is not None:
+        np.copyto(out, r, casting="unsafe")
+        return out
+    return r
+
+
+def div_mode(self, other, rounding_mode):
+    meta = M.div_mode_layout(self, other, rounding_mode)
+    if rounding_mode is None:
+        return div(self, other)
+    int_div_check(meta, other)
+    fn = np.floor_divide if rounding_mode == "floor" else _trunc_divide
+    return _general(fn, meta, (self, other), exact_other=True)
+
+
+def div_mode_(self, other, rounding_mode):
+    M.div_mode_(self, other, rounding_mode)
+    if rounding_mode is None:
+        return div_(self, other)
+    r = div_mode(self, other, rounding_mode)
+    np.copyto(self._np, r._np, casting="unsafe")
+    return self
+
+
+# --- pow ------------------------------------------------------------------------------
+def _power(a, b, out=None, casting=None):
+    """np.power, plus torch's integer rule for negative exponents in a tensor:
+    1 ** -n = 1, (-1) ** -n = +-1, anything else ** -n = 0."""
+    b_arr = np.asarray(b)
+    if b_arr.dtype.kind in "iu" and np.asarray(a).dtype.kind in "iu" and (b_arr < 0).any():
+        neg = b_arr < 0
+        r = np.power(a, np.where(neg, 0, b_arr))
+        odd = (b_arr % 2) == 1
+        r = np.where(neg, np.where(a == 1, 1, np.where(a == -1, np.where(odd, -1, 1), 0)), r)
+    elif np.result_type(a, b) == np.float32:  # NumPy's float32 power is less accurate
+        a64, b64 = (np.asarray(x, np.float32).astype(np.float64) for x in (a, b))
+        r = np.power(a64, b64).astype(np.float32)
+    else:
+        r = np.power(a, b)
+    if out is None:
+        return r
+    np.copyto(out, r, casting="unsafe")
+    return out
+
+
+def pow(self, exponent):
+    meta = M.pow_layout(self, exponent)
+    if meta._dtype is not D.float32:  # (float32 takes the exponent as a double)
+        P.scalar_arg(exponent, meta._dtype)
+    if not isinstance(exponent, Tensor) and exponent in (0, 1):  # torch: fill 1 / copy
+        out = empty_cpu(meta._shape, meta._dtype, meta._stride)
+        np.copyto(out._np, 1 if exponent == 0 else self._np, casting="unsafe")
+        return out
+    if exponent.__class__ is float or exponent.__class__ is int:
+        a = self._np
+        if exponent == 2 and meta._dtype is self._dtype:
+            return from_array(np.multiply(a, a), meta._dtype) if a.flags.c_contiguous else \
+                _general(np.multiply, meta, (self, self))
+        special = _POW_SPECIAL.get(exponent)
+        if special is not None and meta._dtype.category == D.FLOAT:
+            return _general(special, meta, (self,))
+    return _general(_power, meta, (self, exponent))
+
+
+# torch's pow_tensor_scalar_optimized_kernel: these float exponents are not std::pow
+_POW_SPECIAL = {0.5: np.sqrt, 3: lambda x: x * x * x, -0.5: lambda x: 1 / np.sqrt(x),
+                -1: lambda x: 1 / x, -2: lambda x: 1 / (x * x)}
+
+
+def pow_scalar(self, exponent):
+    meta = M.pow_scalar_layout(self, exponent)
+    dt = meta._dtype
+    if dt in _HALF:
+        base, exp = _opmath_args((self, exponent), dt)
+    else:
+        base, exp = np.asarray(_arr(self, dt), dt.np), _arr(exponent, dt)
+    out = empty_cpu(meta._shape, dt, meta._stride)
+    with _quiet(all="ignore"):
+        _power(base, exp, out=out._np)
+    return out
+
+
+# --- comparisons ------------------------------------------------------------------------
+def _comparison(ufunc):
+    def kernel(self, other):
+        is_tensor = isinstance(other, Tensor)
+        # (ml_dtypes' bfloat16 comparisons warn on NaN: the general path compares in float32)
+        if is_tensor and self._dtype is other._dtype and self._dtype is not D.bfloat16 and \
+                self._np is not None and other._np is not None and \
+                self._np.flags.c_contiguous and other._np.flags.c_contiguous and \
+                self._shape == other._shape:
+            return from_array(ufunc(self._np, other._np), D.bool_)
+        if not is_tensor and self._np.flags.c_contiguous and \
+                _scalar_fast(self, other) and not (other.__class__ is float and
+                                                   self._dtype.category != D.FLOAT):
+            return from_array(ufunc(self._np, other), D.bool_)
+        meta = M.compare_layout(self, other)
+        return _general(ufunc, meta, (self, other))
+    kernel.__name__ = ufunc.__name__
+    return kernel
+
+
+eq = _comparison(np.equal)
+ne = _comparison(np.not_equal)
+lt = _comparison(np.less)
+le = _comparison(np.less_equal)
+gt = _comparison(np.greater)
+ge = _comparison(np.greater_equal)
+
+
+# --- where / clamp / masked_fill ----------------------------------------------------------
+def where(condition, self, other):
+    meta = M.where_layout(condition, self, other)
+    _check_devices(condition, self, other)
+    dt = meta._dtype
+    cond = condition._np if condition._dtype is D.bool_ else condition._np.astype(bool)
+    # torch checks a number's conversion, except into float16/bfloat16 (it rounds to inf)
+    a, b = (_arr(x if dt in _HALF else P.scalar_arg(x, dt), dt) for x in (self, other))
+    with _quiet(over="ignore"):
+        r = np.where(cond, a, b)
+        if r.dtype == dt.np and r.strides == _np_strides(meta):  # NumPy already laid it out
+            return from_array(r, dt)
+        out = empty_cpu(meta._shape, dt, meta._stride)
         np.copyto(out._np, r, casting="unsafe")
     return out
 
 
-def _fast(fn, self, other, quiet=True):
-    """`fn` straight on the ready arrays when NumPy's result already is torch's: two
-    contiguous float32/float64 tensors of one dtype and shape. None otherwise. Narrower than
-    pointwise._fast on purpose: no wrapped numbers and no half dtypes, whose operand
-    rounding these ops must take from `_run`."""
-    if not (isinstance(other, Tensor) and isinstance(self, Tensor)):
-        return None
-    dt = self._dtype
-    a, b = self._np, other._np
-    if dt is not other._dtype or (dt is not D.float32 and dt is not D.float64) or \
-            a is None or b is None or self._shape != other._shape or \
-            not (a.flags.c_contiguous and b.flags.c_contiguous):
-        return None
-    if quiet:
-        with np.errstate(all="ignore"):
-            return from_array(fn(a, b), dt)
-    return from_array(fn(a, b), dt)
+def clamp(self, min=None, max=None):
+    meta = M.clamp_layout(self, min, max)
+    _check_devices(self, *P.tensors_of(min, max))
+    out = empty_cpu(meta._shape, meta._dtype, meta._stride)
+    _clamp_into(out._np, _arr(self, meta._dtype), min, max, meta._dtype)
+    return out
+
+
+def clamp_(self, min=None, max=None):
+    M.clamp_(self, min, max)
+    _check_devices(self, *P.tensors_of(min, max))
+    dt = P.clamp_dtype(self, min, max)
+    _clamp_into(self._np, _arr(self, dt), min, max, dt)
+    return self
+
+
+def masked_fill(self, mask, value):
+    meta = M.masked_fill_layout(self, mask, value)
+    _check_devices(self, mask, *P.tensors_of(value))
+    out = empty_cpu(meta._shape, meta._dtype, meta._stride)
+    np.copyto(out._np, self._np)
+    return masked_fill_(out, mask, value)
+
+
+def masked_fill_(self, mask, value):
+    M.masked_fill_(self, mask, value)
+    _check_devices(self, mask)
+    v = value.item() if isinstance(value, Tensor) else P.scalar_arg(value, self._dtype)
+    with _quiet(all="ignore"):  # a 0-dim tensor's value is cast like torch's (wraps, inf)
+        np.copyto(self._np, np.asarray(v).astype(self._dtype.np), where=mask._np,
+                  casting="unsafe")
+    return self
 
 
 def _into_self(self, result):
@@ -73,15 +314,15 @@ def _into_self(self, result):
 # --- rsub -------------------------------------------------------------------------------------
 def rsub(self, other, alpha=1):
     """other - alpha * self."""
-    lay = MB.rsub_layout(self, other, alpha)
+    lay = M.rsub_layout(self, other, alpha)
     if alpha == 1 and alpha is not True:
         return _run(np.subtract, lay, (other, self))
-    return PW.scaled_op(np.subtract, lay, other, self, alpha)
+    return scaled_op(np.subtract, lay, other, self, alpha)
 
 
 # --- floor_divide / remainder / fmod ----------------------------------------------------------
 def floor_divide(self, other):
-    return PW.div_mode(self, other, "floor")
+    return div_mode(self, other, "floor")
 
 
 def _remainder(a, b):
@@ -95,11 +336,11 @@ def _remainder(a, b):
 
 def remainder(self, other):
     """Python's modulo (the divisor's sign)."""
-    r = _fast(_remainder, self, other)
+    r = _fast_same_shape(_remainder, self, other)
     if r is not None:
         return r
-    lay = MB.remainder_layout(self, other)
-    PW.int_div_check(lay, other)
+    lay = M.remainder_layout(self, other)
+    int_div_check(lay, other)
     return _run(_remainder, lay, (self, other))
 
 
@@ -109,30 +350,30 @@ def remainder_scalar_tensor(self, other):
 
 
 def fmod(self, other):
-    r = _fast(np.fmod, self, other)
+    r = _fast_same_shape(np.fmod, self, other)
     if r is not None:
         return r
-    lay = MB.fmod_layout(self, other)
-    PW.int_div_check(lay, other)
+    lay = M.fmod_layout(self, other)
+    int_div_check(lay, other)
     return _run(np.fmod, lay, (self, other))
 
 
 # --- maximum / minimum / atan2 ----------------------------------------------------------------
 def maximum(self, other):
-    r = _fast(np.maximum, self, other, quiet=False)
-    return r if r is not None else _run(np.maximum, MB.promote_layout(self, other),
+    r = _fast_same_shape(np.maximum, self, other, quiet=False)
+    return r if r is not None else _run(np.maximum, M.promote_layout(self, other),
                                         (self, other))
 
 
 def minimum(self, other):
-    r = _fast(np.minimum, self, other, quiet=False)
-    return r if r is not None else _run(np.minimum, MB.promote_layout(self, other),
+    r = _fast_same_shape(np.minimum, self, other, quiet=False)
+    return r if r is not None else _run(np.minimum, M.promote_layout(self, other),
                                         (self, other))
 
 
 def atan2(self, other):
-    r = _fast(np.arctan2, self, other, quiet=False)
-    return r if r is not None else _run(np.arctan2, MB.atan2_layout(self, other), (self, other))
+    r = _fast_same_shape(np.arctan2, self, other, quiet=False)
+    return r if r is not None else _run(np.arctan2, M.atan2_layout(self, other), (self, other))
 
 
 # --- logical / bitwise --------------------------------------------------------------------------
@@ -144,8 +385,8 @@ def _truth(x):
 
 def _logical(ufunc):
     def kernel(self, other):
-        lay = MB.logical_layout(self, other)
-        PW._check_devices(self, other)
+        lay = M.logical_layout(self, other)
+        _check_devices(self, other)
         out = empty_cpu(lay._shape, lay._dtype, lay._stride)
         np.copyto(out._np, ufunc(_truth(self), _truth(other)))
         return out
@@ -164,23 +405,23 @@ def _bitwise(ufunc, layout):
     return kernel
 
 
-bitwise_and = _bitwise(np.bitwise_and, MB.bitwise_and_layout)
-bitwise_or = _bitwise(np.bitwise_or, MB.bitwise_or_layout)
-bitwise_xor = _bitwise(np.bitwise_xor, MB.bitwise_xor_layout)
+bitwise_and = _bitwise(np.bitwise_and, M.bitwise_and_layout)
+bitwise_or = _bitwise(np.bitwise_or, M.bitwise_or_layout)
+bitwise_xor = _bitwise(np.bitwise_xor, M.bitwise_xor_layout)
 
 
 def bitwise_and_(self, other):
-    MB.bitwise_and_(self, other)
+    M.bitwise_and_(self, other)
     return _into_self(self, bitwise_and(self, other))
 
 
 def bitwise_or_(self, other):
-    MB.bitwise_or_(self, other)
+    M.bitwise_or_(self, other)
     return _into_self(self, bitwise_or(self, other))
 
 
 def bitwise_xor_(self, other):
-    MB.bitwise_xor_(self, other)
+    M.bitwise_xor_(self, other)
     return _into_self(self, bitwise_xor(self, other))
 
 
@@ -192,7 +433,7 @@ def _lerp(a, b, w):
 
 
 def lerp(self, end, weight):
-    lay = MB.lerp_layout(self, end, weight)
+    lay = M.lerp_layout(self, end, weight)
     cdt = _compute_dtype(lay._dtype)
     if isinstance(weight, Tensor):
         w = weight._np.astype(cdt.np) if weight.dim() else float(weight._np.item())
@@ -235,7 +476,7 @@ def lerp_(self, end, weight):
                 d *= 1 - w
                 np.subtract(b, d, out=a)
         return self
-    MB.lerp_(self, end, weight)
+    M.lerp_(self, end, weight)
     return _into_self(self, lerp(self, end, weight))
 
 
@@ -246,11 +487,11 @@ def _value(value, cdt):
 
 
 def addcmul(self, tensor1, tensor2, value=1):
-    lay = MB.addcmul_layout(self, tensor1, tensor2, value)
+    lay = M.addcmul_layout(self, tensor1, tensor2, value)
     cdt = _compute_dtype(lay._dtype)
     v = _value(value, cdt)
     if cdt.category == D.FLOAT:   # torch: fma(value * tensor1, tensor2, self)
-        return _run(lambda s, a, b: PW.fma(v * a, b, s), lay, (self, tensor1, tensor2), cdt)
+        return _run(lambda s, a, b: fma(v * a, b, s), lay, (self, tensor1, tensor2), cdt)
     return _run(lambda s, a, b: s + v * a * b, lay, (self, tensor1, tensor2), cdt)
 
 
@@ -272,12 +513,12 @@ def _addc_(ufunc, self, tensor1, tensor2, value) -> bool:
 def addcmul_(self, tensor1, tensor2, value=1):
     if _addc_(np.multiply, self, tensor1, tensor2, value):
         return self
-    MB.addcmul_(self, tensor1, tensor2, value)
+    M.addcmul_(self, tensor1, tensor2, value)
     return _into_self(self, addcmul(self, tensor1, tensor2, value))
 
 
 def addcdiv(self, tensor1, tensor2, value=1):
-    lay = MB.addcdiv_layout(self, tensor1, tensor2, value)
+    lay = M.addcdiv_layout(self, tensor1, tensor2, value)
     cdt = _compute_dtype(lay._dtype)
     v = _value(value, cdt)
     return _run(lambda s, a, b: s + v * a / b, lay, (self, tensor1, tensor2), cdt)
@@ -286,5 +527,5 @@ def addcdiv(self, tensor1, tensor2, value=1):
 def addcdiv_(self, tensor1, tensor2, value=1):
     if _addc_(np.divide, self, tensor1, tensor2, value):
         return self
-    MB.addcdiv_(self, tensor1, tensor2, value)
+    M.addcdiv_(self, tensor1, tensor2, value)
     return _into_self(self, addcdiv(self, tensor1, tensor2, value))

@@ -192,8 +192,8 @@ def min_dim(self, dim, keepdim):
 
 
 def _other(ufunc):
-    from ..meta.pointwise import mul_layout
-    from .pointwise import _binary
+    from ..meta.binary import mul_layout
+    from ._pointwise import _binary
     return _binary(ufunc, mul_layout)
 
 

@@ -17,7 +17,7 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_cpu
 from ember.core.tensor import from_array
 from ember.kernels.cpu import _special as special
-from ember.kernels.cpu.pointwise import _HALF, _quiet
+from ember.kernels.cpu._pointwise import _HALF, _quiet
 from ember.kernels.meta import unary as MU
 
 

@@ -12,7 +12,7 @@ from ember.core import dtype as D
 from ember.core.factory_args import checked_scalar
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
-from ember.kernels.meta.pointwise import Layout, _layout, _meta
+from ember.kernels.meta._pointwise import Layout, _layout, _meta
 
 
 def _float_dtype(kernel: str, *operands) -> D.dtype:

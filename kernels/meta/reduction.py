@@ -245,7 +245,8 @@ def min_dim(self, dim, keepdim):
 
 
 def max_other(self, other):
-    from ember.kernels.meta.pointwise import _meta, mul_layout
+    from ember.kernels.meta._pointwise import _meta
+    from ember.kernels.meta.binary import mul_layout
     return _meta(mul_layout(self, other))
 
 

@@ -14,7 +14,7 @@ from ember.core import dtype as D
 from ember.core.alloc import empty_meta
 from ember.kernels.common import _pointwise as P
 from ember.kernels.common._errors import not_implemented_for
-from ember.kernels.meta.pointwise import Layout, _layout, _meta
+from ember.kernels.meta._pointwise import Layout, _layout, _meta
 
 _FLOATS = frozenset(d for d in D.ALL_DTYPES if d.category == D.FLOAT)
 _NOT_FLOAT = frozenset(D.ALL_DTYPES) - _FLOATS

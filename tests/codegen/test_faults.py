@@ -208,7 +208,7 @@ def test_readme_add_an_op_example_generates(project):
   autogen: square.out
   tags: [pointwise]
 """)
-    kernels = project / "kernels" / "cpu" / "pointwise.py"
+    kernels = project / "kernels" / "cpu" / "unary.py"
     kernels.write_text(kernels.read_text() + "\n\ndef square(self):\n"
                        "    return from_array(np.square(self._np), self._dtype)\n")
     assert main(["--root", str(project)]) == 0
@@ -216,7 +216,7 @@ def test_readme_add_an_op_example_generates(project):
     assert "def square(input, *, out=None):" in (gen / "functions.py").read_text()
     assert "def square(self):" in (gen / "tensor_methods.py").read_text()
     regs = (gen / "registrations.py").read_text()
-    assert "_o.square.register('CPU', _cpu_pointwise.square)" in regs
+    assert "_o.square.register('CPU', _cpu_unary.square)" in regs
     assert "_o.square_out.register('CompositeExplicitAutograd', _autogen_out(_o.square))" in regs
     assert "square_out = _Op(\"aten\", 'square', 'out'" in (gen / "ops.py").read_text()
 

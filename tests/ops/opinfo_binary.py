@@ -1,4 +1,6 @@
-"""Samples for the binary op family (issue 4), registered into `opinfo.OPS`.
+"""Samples for the binary op family (schema section "binary"; kernels in
+kernels/cpu/binary.py and kernels/meta/binary.py, formulas in
+ember/autograd/formulas/binary.py), registered into `opinfo.OPS`.
 
 opinfo.py imports this module at its end; `grad_extra()` adds gradient samples to
 tests/autograd/grad_samples.py's EXTRA (called with opinfo's random generator seeded).
@@ -17,6 +19,7 @@ from opinfo import (
     FLOATS,
     I32,
     I64,
+    NUMERIC,
     U8,
     S,
     binary_samples,
@@ -32,6 +35,210 @@ from opinfo import (
 )
 
 _NZ = {"nonzero": True}
+
+
+# ---- arithmetic core: add, sub, mul, div, pow, comparisons, where, clamp, masked_fill ----
+def _alpha_samples(inplace=False):
+    def samples():
+        out = (inplace_binary_samples() if inplace else binary_samples())
+        out += [S(make((3, 4), F32), make((3, 4), F32), alpha=2, name="alpha_int"),
+                S(make((3, 4), F64), make((4,), F64), alpha=0.5, name="alpha_float"),
+                S(make((3, 4), I64), make((3, 4), I64), alpha=3, name="int64_alpha_int"),
+                S(make((3, 4), I64), make((3, 4), I64), alpha=0.5, name="int64_alpha_float_error"),
+                S(make((3, 4), BOOL), make((3, 4), BOOL), alpha=True, name="bool_alpha_bool")]
+        return out
+    return samples
+
+
+def _alpha_scalar_samples(inplace=False):
+    def samples():
+        out = scalar_samples()
+        out += [S(make((3, 4), F32), 3, 2, name="alpha_int"),
+                S(make((3, 4), I64), 3, 2, name="int64_alpha_int"),
+                S(make((3, 4), F32), 1.5, 0.5, name="alpha_float")]
+        if inplace:
+            out += [S(make((3, 4), I64), 2.5, name="int64_float_error"),
+                    S(make((3, 4), BOOL), 2, name="bool_int_error")]
+        return out
+    return samples
+
+
+for _op in ("add", "sub"):
+    register(f"{_op}.Tensor", _alpha_samples())
+    out_of(f"{_op}.out", f"{_op}.Tensor")
+    register(f"{_op}.Scalar", _alpha_scalar_samples())
+    register(f"{_op}_.Tensor", _alpha_samples(inplace=True))
+    register(f"{_op}_.Scalar", _alpha_scalar_samples(inplace=True))
+
+register("mul.Tensor", binary_samples)
+out_of("mul.out", "mul.Tensor")
+register("mul.Scalar", scalar_samples)
+register("mul_.Tensor", inplace_binary_samples)
+register("mul_.Scalar", lambda: scalar_samples() + [
+    S(make((3, 4), I32), 2.5, name="int32_float_error")])
+
+register("div.Tensor", lambda: binary_samples(rhs=_NZ, scalars=(2, 2.5, True)))
+out_of("div.out", "div.Tensor")
+
+
+def _div_mode_samples(inplace=False):
+    def samples():
+        out = []
+        for mode in ("trunc", "floor", None):
+            for dt in (U8, I32, I64, F16, BF16, F32, F64):
+                out.append(S(make((3, 4), dt), make((3, 4), dt, nonzero=True), rounding_mode=mode,
+                             name=f"{dtname(dt)}_{mode}"))
+        out += [S(make((3, 4), I64), make((4,), I64, nonzero=True), rounding_mode="floor",
+                  name="int64_floor_broadcast"),
+                S(make((3, 4), I32), make((3, 4), F32, nonzero=True), rounding_mode="trunc",
+                  name="int32_float32_trunc"),
+                S(transposed((3, 4), F32), make((3, 4), F32, nonzero=True), rounding_mode="floor",
+                  name="transposed_floor"),
+                S(make((3, 4), I64), make((3, 4), I64, nonzero=True), rounding_mode="round",
+                  name="bad_mode_error"),
+                S(make((3, 4), BOOL), make((3, 4), BOOL), rounding_mode="trunc", name="bool_trunc")]
+        if inplace:
+            out += [S(make((3, 4), I64), make((3, 4), I64, nonzero=True), rounding_mode=None,
+                      name="int64_true_div_error")]
+        else:
+            out += [S(make((), F32), make((), F32, nonzero=True), rounding_mode="floor", name="0d"),
+                    S(make((0, 4), F32), make((4,), F32, nonzero=True), rounding_mode="trunc",
+                      name="empty"),
+                    S(make((3, 1), I32), 2, rounding_mode="floor", name="int32_with_int")]
+        return out
+    return samples
+
+
+register("div.Tensor_mode", _div_mode_samples())
+out_of("div.out_mode", "div.Tensor_mode")
+register("div.Scalar", lambda: scalar_samples(values=(2, 2.5, True)) + [
+    S(make((3, 4), I64), 0, name="int64_by_zero")])
+register("div_.Tensor", lambda: inplace_binary_samples(dtypes=FLOATS, rhs=_NZ) + [
+    S(make((3, 4), I64), make((3, 4), I64, nonzero=True), name="int64_error")])
+register("div_.Tensor_mode", _div_mode_samples(inplace=True))
+
+_POW_BASE = {"low": 0, "high": 4}
+_POW_EXP = {"low": 0, "high": 3}
+register("pow.Tensor_Tensor", lambda: binary_samples(lhs=_POW_BASE, rhs=_POW_EXP,
+                                                    scalars=(2, 0.5, True)) + [
+    S(make((3, 4), F32, low=0.5, high=3), make((3, 4), F32, low=-2, high=2),
+      name="float_negative_exp"),
+    S(make((3,), I64), np.array([-1, 0, 2], np.int64), name="int64_negative_exp_tensor")])
+out_of("pow.Tensor_Tensor_out", "pow.Tensor_Tensor")
+register("pow.Tensor_Scalar", lambda: scalar_samples(lhs=_POW_BASE, values=(2, 0.5, True)) + [
+    S(make((3, 4), F32, low=0.5, high=3), -1, name="float32_exp_-1"),
+    S(make((3, 4), I64, low=0, high=4), 0, name="int64_exp_0"),
+    S(make((3, 4), I64, low=0, high=4), 3, name="int64_exp_3"),
+    S(make((3, 4), I64), -2, name="int64_negative_exp_error"),
+    S(make((3, 4), F16, low=0, high=3), 1.5, name="float16_exp_1.5")])
+register("pow.Scalar", lambda: [
+    S(2, make((3, 4), dt, low=0, high=4), name=f"2_{dtname(dt)}") for dt in ALL] + [
+    S(2.5, make((3, 4), I64, low=0, high=4), name="float_base_int64"),
+    S(True, make((3, 4), F32, low=-2, high=2), name="bool_base"),
+    S(3, make((), F32), name="0d"), S(2, make((0, 2), I32), name="empty"),
+    S(1.5, transposed((3, 4), F64), name="transposed")])
+register("pow_.Tensor", lambda: inplace_binary_samples(lhs=_POW_BASE, rhs=_POW_EXP))
+
+_CMP = ("eq", "ne", "lt", "le", "gt", "ge")
+for _op in _CMP:
+    register(f"{_op}.Tensor", lambda: binary_samples() + [
+        S(make((3, 4), F32), np.array([np.nan, 1.0, -np.inf, np.inf], np.float32), name="nan_inf")])
+    out_of(f"{_op}.Tensor_out", f"{_op}.Tensor")
+for _op in ("eq", "lt", "gt"):
+    register(f"{_op}.Scalar", lambda: scalar_samples(values=(2, -1.5, True)))
+
+
+def _where_samples():
+    out = [S(make((3, 4), BOOL), make((3, 4), dt), make((3, 4), dt), name=dtname(dt)) for dt in ALL]
+    out += [S(make((3, 1), BOOL), make((1, 4), F32), make((4,), F32), name="broadcast"),
+            S(make((3, 4), BOOL), make((3, 4), I32), make((3, 4), F64), name="int32_float64"),
+            S(make((3, 4), BOOL), make((3, 4), F16), make((), F64), name="float16_with_0d_float64"),
+            S(make((), BOOL), make((), I64), make((), I64), name="0d"),
+            S(make((0, 4), BOOL), make((4,), F32), make((0, 1), F32), name="empty"),
+            S(transposed((3, 4), BOOL), strided((3, 4), F32), offset((3, 4), F32),
+              name="noncontiguous"),
+            S(make((3, 4), U8, low=0, high=2), make((3, 4), F32), make((3, 4), F32),
+              name="uint8_cond_deprecated"),
+            S(make((3, 4), BOOL), make((3, 4), F32), make((2, 4), F32), name="shape_error")]
+    return out
+
+
+register("where.self", _where_samples)
+out_of("where.self_out", "where.self")
+
+
+def _clamp_samples(inplace=False):
+    def samples():
+        out = [S(make((3, 4), dt), -2, 3, name=dtname(dt)) for dt in NUMERIC]
+        out += [S(make((3, 4), F32), -1.5, name="min_only"),
+                S(make((3, 4), F32), None, 1.5, name="max_only"),
+                S(make((3, 4), F32), 2, -2, name="min_gt_max"),
+                S(make((3, 4), F32), name="none_error"),
+                S(make((3, 4), F32), 0.5, 0.5, name="equal_bounds"),
+                S(make((3, 4), BOOL), False, True, name="bool"),
+                S(make((), F64), -1, 1, name="0d"), S(make((0, 3), F32), -1, 1, name="empty"),
+                S(transposed((3, 4), F32), -1, 1, name="transposed"),
+                S(np.array([np.nan, 1, -7, 7], np.float32), -2, 2, name="nan")]
+        if inplace:
+            out.append(S(make((3, 4), I64), -1.5, 2.5, name="int64_float_bounds_error"))
+        else:
+            out.append(S(make((3, 4), I64), -1.5, 2.5, name="int64_float_bounds"))
+        return out
+    return samples
+
+
+register("clamp.default", _clamp_samples())
+out_of("clamp.out", "clamp.default")
+register("clamp.Tensor", lambda: [
+    S(make((3, 4), dt), make((3, 4), dt), make((3, 4), dt), name=dtname(dt))
+    for dt in (U8, I64, F16, F32)] + [
+    S(make((3, 4), F32), make((4,), F32, low=-5, high=0), make((3, 1), F32, low=0, high=5),
+      name="broadcast"),
+    S(make((3, 4), F32), make((), F32), None, name="min_only"),
+    S(make((3, 4), F32), None, make((4,), F32), name="max_only"),
+    S(make((3, 4), I32), make((3, 4), F32, low=-5, high=0), None, name="int32_float_min"),
+    S(make((3, 4), F32), None, None, name="none_error"),
+    S(transposed((3, 4), F32), strided((3, 4), F32, high=0), offset((3, 4), F32, low=0),
+      name="noncontiguous"),
+    S(make((0, 2), F32), make((2,), F32), make((2,), F32), name="empty")])
+register("clamp_.default", _clamp_samples(inplace=True))
+
+
+def _masked_fill_samples(tensor_value, inplace=False):
+    def val(v, dt=None):
+        if not tensor_value:
+            return v
+        return np.array(v, dt or np.result_type(type(v)))
+
+    def samples():
+        out = [S(make((3, 4), dt), make((3, 4), BOOL), val(2), name=dtname(dt)) for dt in ALL]
+        out += [S(make((3, 4), F32), make((4,), BOOL), val(-1.5), name="broadcast_mask"),
+                S(make((3, 4), I32), make((3, 4), BOOL), val(2.5), name="float_value_into_int32"),
+                S(make((3, 4), F16), make((3, 4), BOOL), val(True), name="bool_value"),
+                S(make((), F32), make((), BOOL), val(7), name="0d"),
+                S(make((0, 3), F32), make((3,), BOOL), val(1), name="empty"),
+                S(transposed((3, 4), F32), strided((3, 4), BOOL), val(0), name="noncontiguous"),
+                S(make((3, 4), F32), make((3, 4), U8), val(1), name="uint8_mask_error")]
+        if inplace:
+            out.append(S(make((4,), F32), make((3, 4), BOOL), val(1), name="mask_larger_error"))
+        else:
+            out.append(S(make((4,), F32), make((3, 4), BOOL), val(1), name="broadcast_self"))
+        if tensor_value:
+            out += [S(make((3, 4), F32), make((3, 4), BOOL), make((2,), F32),
+                      name="1d_value_error"),
+                    S(make((3, 4), I64), make((3, 4), BOOL), np.array(2.5, F64),
+                      name="float64_0d_into_int64")]
+        return out
+    return samples
+
+
+register("masked_fill.Scalar", _masked_fill_samples(False))
+register("masked_fill.Tensor", _masked_fill_samples(True))
+register("masked_fill_.Scalar", _masked_fill_samples(False, True))
+register("masked_fill_.Tensor", _masked_fill_samples(True, True))
+
+
+# ---- the rest of the family ----------------------------------------------------------
 _NUMBER = (bool, int, float)
 
 

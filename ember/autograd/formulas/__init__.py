@@ -1,5 +1,5 @@
 """Helpers that backward formulas in schema/derivatives.yaml may call, one module per op
-family (common, pointwise, reduction, shape, conv, activation, nn, random), re-exported here.
+family (common, binary, reduction, shape, conv, activation, nn, random), re-exported here.
 
 Formulas are Python expressions over ember ops, so every helper here is written in
 ember ops too: backward stays differentiable (double backward by construction).
@@ -11,10 +11,10 @@ its arguments are inputs, and only its result is saved (e.g. `to_args_sizes(tens
     tensor([2., 2., 2.])
 """
 from .activation import *
+from .binary import *
 from .common import *
 from .conv import *
 from .nn import *
-from .pointwise import *
 from .random import *
 from .reduction import *
 from .shape import *

@@ -120,3 +120,10 @@ def zero_where(mask, grad):
 def zeros_for(grad, shape, dtype):
     """A zero gradient for an input of `shape` and `dtype` (no dependence on grad)."""
     return grad.new_zeros(tuple(shape), dtype=dtype)
+
+
+def to_copy_backward(grad, dtype, device):
+    """_to_copy's gradient: grad back to the input's dtype and device."""
+    if grad.dtype == dtype and grad.device == device:
+        return grad
+    return grad.to(device=device, dtype=dtype)

@@ -1,5 +1,4 @@
-"""Backward helpers of the pointwise ops (unary and binary): div, pow, clamp, to_copy,
-maximum/minimum, atan2."""
+"""Backward helpers of the binary family: div, pow, clamp, maximum/minimum, atan2."""
 from __future__ import annotations
 
 import math
@@ -101,15 +100,6 @@ def clamp_backward_min_max(grad, self, min, max):
     if g_max is not None:
         g_max = reduce_to(g_max, max.shape, max.dtype)
     return g_self, g_min, g_max
-
-
-def to_copy_backward(grad, dtype, device):
-    """_to_copy's gradient: grad back to the input's dtype and device."""
-    if grad.dtype == dtype and grad.device == device:
-        return grad
-    return grad.to(device=device, dtype=dtype)
-
-
 
 
 def max_min_backward(grad, self, other, loses):

@@ -1,0 +1,253 @@
+"""The pointwise machinery of the CPU backend, shared by the unary, binary and activation
+families: operands as NumPy arrays in the computation dtype (float16/bfloat16 widened like
+torch's opmath), the fast paths (one ufunc call when NumPy's result already is torch's),
+and the general path that writes into the Meta kernel's layout, so CPU and Meta always
+agree on shape, dtype and strides. The kernels themselves live in the family modules
+(binary.py, unary.py, activation.py).
+
+    >>> _fast(np.add, from_array(np.ones(3, np.float32)), 2).numpy()
+    array([3., 3., 3.], dtype=float32)
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ember.core import dtype as D
+from ember.core.alloc import empty_cpu
+from ember.core.tensor import Tensor, contiguous_strides, from_array
+from ember.kernels.common import _pointwise as P
+
+_quiet = np.errstate  # ops that may divide by zero / overflow run under _quiet(all="ignore")
+_HALF = P.HALF
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _arr(x, dt):
+    """The NumPy operand for a tensor or Python number, in the computation dtype (a
+    wrapped number, see argcheck.wrap_number, is its Python number)."""
+    if isinstance(x, Tensor):
+        # (wrapped numbers are 0-d: only those read the slot, which is unset on the rest)
+        if x._shape or not getattr(x, "_wrapped_number", False):
+            a = x._np
+            return a if a.dtype == dt.np else a.astype(dt.np)
+        x = x._np.item()
+    if isinstance(x, bool) and dt is not D.bool_:
+        return int(x)
+    if x.__class__ is int and dt.category == D.INT:
+        info = np.iinfo(dt.np)
+        if not info.min <= x <= info.max:  # torch wraps Python ints into the dtype
+            return np.array(D.check_int_range(x)).astype(dt.np)
+    return x
+
+
+def _opmath_args(operands, half, exact_other=False):
+    """float32 operands of an op whose result is `half` (float16/bfloat16), computed like
+    torch's opmath: tensors are cast to `half`, then widened exactly; numbers are rounded
+    to `half` too (through float, like c10::Half(double)), except a number given as the
+    last operand of the ops whose kernels read it as float (`exact_other`: mul, div), so
+    the result is rounded once."""
+    args = []
+    last = len(operands) - 1
+    with _quiet(over="ignore"):
+        for i, x in enumerate(operands):
+            a = _arr(x, half)
+            if not isinstance(a, np.ndarray):
+                a = np.float32(a)
+                if not (exact_other and i == last):
+                    a = a.astype(half.np)
+            args.append(np.asarray(a).astype(np.float32) if a.dtype != np.float32 else a)
+    return args
+
+
+def _check_devices(*xs):
+    first = None
+    for x in xs:
+        if isinstance(x, Tensor):
+            if first is None:
+                first = x
+            elif x._device is not first._device:
+                P.check_same_device(first, x)
+    if first is not None and first._device.type != "cpu":
+        raise RuntimeError(f"expected CPU tensors, got {first._device}")
+
+
+def _scalar_fast(self, other) -> bool:
+    """Whether `ufunc(self._np, other)` already has torch's result for a Python number:
+    NumPy 2 treats Python numbers as weak like torch, except that it refuses ints out of
+    the dtype's range (torch wraps them) and computes int-vs-float in float64."""
+    t = other.__class__
+    cat = self._dtype.category
+    if self._dtype in _HALF:  # torch's opmath rounding: see _opmath_args
+        return False
+    if t is float:  # (NumPy warns when the number overflows float32: torch gives inf)
+        return cat == D.FLOAT and (self._dtype is D.float64 or -_F32_MAX <= other <= _F32_MAX)
+    if t is int and cat != D.BOOL:
+        if cat == D.FLOAT:
+            return D.check_int_range(other) is other
+        info = np.iinfo(self._np.dtype)
+        return info.min <= other <= info.max
+    return False
+
+
+def _fast(ufunc, self, other, float_only=False):
+    """The ufunc straight on the ready arrays when NumPy's result already is torch's: both
+    operands contiguous with one dtype, or one of them a Python number or 0-d tensor of no
+    higher category (a "wrapped number"). None when the general path is needed.
+    `float_only`: the result dtype must be floating (true division of integers is not)."""
+    if isinstance(other, Tensor):  # subclasses too (nn.Parameter)
+        a, b = self._np, other._np
+        if a is None or b is None:
+            return None
+        if self._dtype is other._dtype and a.flags.c_contiguous and b.flags.c_contiguous:
+            dt, x, y = self._dtype, a, b
+        elif not other._shape and self._shape and a.flags.c_contiguous and \
+                other._dtype.category <= self._dtype.category and _scalar_fast(self, b.item()):
+            dt, x, y = self._dtype, a, b.item()
+        elif not self._shape and other._shape and b.flags.c_contiguous and \
+                self._dtype.category <= other._dtype.category and _scalar_fast(other, a.item()):
+            dt, x, y = other._dtype, a.item(), b
+        else:
+            return None
+    elif self._np.flags.c_contiguous and _scalar_fast(self, other):
+        dt, x, y = self._dtype, self._np, other
+    else:
+        return None
+    if float_only and dt.category != D.FLOAT:
+        return None
+    return from_array(ufunc(x, y), dt)
+
+
+def _binary(ufunc, layout, quiet=False, float_only=False, exact_other=False):
+    """A functional kernel `k(self, other)` for a NumPy ufunc: `_fast` when it applies,
+    else `layout` (shape, strides, dtype and torch's errors) and the general path.
+    `exact_other`: see _opmath_args."""
+
+    def kernel(self, other):
+        try:
+            if quiet:
+                with _quiet(all="ignore"):
+                    r = _fast(ufunc, self, other, float_only)
+            else:
+                r = _fast(ufunc, self, other, float_only)
+        except ValueError:  # shapes do not broadcast: torch's error from the layout
+            layout(self, other)
+            raise
+        if r is not None:
+            return r
+        out = layout(self, other)
+        compute = out._dtype if out._dtype.category == D.FLOAT or not float_only else None
+        return _general(ufunc, out, (self, other), compute_dt=compute,
+                        exact_other=exact_other)
+    return kernel
+
+
+def _general(ufunc, out_meta, operands, compute_dt=None, exact_other=False):
+    """Slow path: allocate the Meta layout, compute in the promoted dtype (float16 and
+    bfloat16 in float32, see _opmath_args), write into it. NumPy's warnings are muted:
+    overflow gives inf or wraps like torch, and torch's errors are raised before."""
+    _check_devices(*operands)
+    dt = out_meta._dtype
+    cdt = compute_dt or (D.result_type(*operands) if len(operands) > 1 else operands[0]._dtype)
+    if cdt.category != D.FLOAT and dt.category == D.FLOAT:
+        cdt = dt
+    out = empty_cpu(out_meta._shape, dt, out_meta._stride)
+    if cdt in _HALF:
+        args, np_cdt = _opmath_args(operands, cdt, exact_other), np.float32
+    else:
+        args, np_cdt = [_arr(x, cdt) for x in operands], cdt.np
+    o = out._np
+    with _quiet(all="ignore"):
+        if isinstance(ufunc, np.ufunc) and (o.dtype == np_cdt or o.dtype == np.bool_):
+            ufunc(*args, out=o, casting="unsafe")
+        else:
+            np.copyto(o, ufunc(*args), casting="unsafe")
+    return out
+
+
+def _inplace(ufunc, meta, functional, quiet=False, float_result=False):
+    """An in-place kernel `k_(self, other)`: ufunc(out=self) when NumPy's result is torch's,
+    else torch's checks and the `functional` kernel's result copied into self.
+    `float_result` ops (true division) keep an integral self on the checked slow path."""
+
+    def kernel(self, other):
+        a = self._np
+        if a is not None and (not float_result or self._dtype.category == D.FLOAT):
+            if isinstance(other, Tensor):
+                fast = other._dtype is self._dtype and other._shape == self._shape and \
+                    other._np is not None
+                b = other._np
+            else:
+                fast, b = _scalar_fast(self, other), other
+            if fast:
+                if quiet:
+                    with _quiet(all="ignore"):
+                        ufunc(a, b, out=a)
+                else:
+                    ufunc(a, b, out=a)
+                return self
+        meta(self, other)
+        if a is None:
+            raise RuntimeError(f"expected a CPU tensor, got {self._device}")
+        np.copyto(a, functional(self, other)._np, casting="unsafe")
+        return self
+    return kernel
+
+
+def _np_strides(t) -> tuple:
+    isz = t._dtype.itemsize
+    return tuple(s * isz for s in t._stride)
+
+
+def _clamp_into(out_np, a, lo, hi, dt):
+    lo = None if lo is None else _arr(P.scalar_arg(lo, dt), dt)
+    hi = None if hi is None else _arr(P.scalar_arg(hi, dt), dt)
+    if lo is not None and hi is not None:
+        # torch: min(max(x, lo), hi), NaN in x propagates
+        np.minimum(np.maximum(a, lo), hi, out=out_np, casting="unsafe")
+    elif lo is not None:
+        np.maximum(a, lo, out=out_np, casting="unsafe")
+    else:
+        np.minimum(a, hi, out=out_np, casting="unsafe")
+
+
+def _compute_dtype(dt):
+    return D.float32 if dt in _HALF else dt
+
+
+def _run(fn, layout, operands, cdt=None):
+    """fn(*arrays) broadcast into a fresh tensor of `layout` (casting unsafely)."""
+    _check_devices(*operands)
+    cdt = cdt or _compute_dtype(layout._dtype)
+    if layout._dtype in _HALF and cdt is D.float32:
+        args = _opmath_args(operands, layout._dtype)
+    else:
+        args = [_arr(x, cdt) for x in operands]
+    with np.errstate(all="ignore"):
+        r = fn(*args)
+        dt = layout._dtype
+        if isinstance(r, np.ndarray) and r.flags.owndata and r.flags.c_contiguous and \
+                r.dtype == dt.np and r.shape == tuple(layout._shape) and \
+                tuple(layout._stride) == contiguous_strides(r.shape):
+            return from_array(r, dt)  # NumPy's result already has the layout: no copy
+        out = empty_cpu(layout._shape, dt, layout._stride)
+        np.copyto(out._np, r, casting="unsafe")
+    return out
+
+
+def _fast_same_shape(fn, self, other, quiet=True):
+    """`fn` straight on the ready arrays when NumPy's result already is torch's: two
+    contiguous float32/float64 tensors of one dtype and shape. None otherwise. Narrower than
+    _fast on purpose: no wrapped numbers and no half dtypes, whose operand
+    rounding these ops must take from `_run`."""
+    if not (isinstance(other, Tensor) and isinstance(self, Tensor)):
+        return None
+    dt = self._dtype
+    a, b = self._np, other._np
+    if dt is not other._dtype or (dt is not D.float32 and dt is not D.float64) or \
+            a is None or b is None or self._shape != other._shape or \
+            not (a.flags.c_contiguous and b.flags.c_contiguous):
+        return None
+    if quiet:
+        with np.errstate(all="ignore"):
+            return from_array(fn(a, b), dt)
+    return from_array(fn(a, b), dt)
