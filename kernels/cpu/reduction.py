@@ -215,7 +215,8 @@ def argmin(self, dim, keepdim):
 
 def _var_mean(self, dim, correction, keepdim, name, op):
     """(variance, mean) arrays computed in float64, torch's degrees of freedom:
-    max(0, N - correction) (a zero divisor gives inf or nan, as in torch, which warns)."""
+    max(0, N - correction) (a zero divisor gives inf or nan, as in torch, which warns; an
+    empty reduction gives nan, whatever the correction)."""
     _meta.var_dtype(self, name)
     axis, shape = _meta.reduce_layout(self, dim, keepdim)
     c = 1.0 if correction is None else float(correction)
@@ -228,7 +229,8 @@ def _var_mean(self, dim, correction, keepdim, name, op):
     with np.errstate(all="ignore"):
         mean = np.add.reduce(a, axis=axis, keepdims=True) / n
         dev = a - mean
-        var = np.add.reduce(dev * dev, axis=axis, keepdims=True) / max(0.0, n - c)
+        var = np.add.reduce(dev * dev, axis=axis, keepdims=True) / (max(0.0, n - c) if n
+                                                                     else np.nan)
     return var.reshape(shape), mean.reshape(shape)
 
 

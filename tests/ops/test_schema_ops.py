@@ -2,7 +2,8 @@
 
 For each (op, sample) of tests/ops/opinfo.py:
   * test_matches_torch: values, dtype, shape and strides vs `torch.ops.aten.<op>` on the
-    CPU; the same aliasing as torch (views share storage, fresh results do not); inputs
+    CPU (float values within the op's tolerance in eps of the dtype, which is checked to
+    reject a zeroed answer and one 5% off for every sample); the same aliasing as torch (views share storage, fresh results do not); inputs
     left untouched; in-place ops return self, out= ops return out. When torch raises,
     ember raises the same exception type.
   * test_meta_matches_cpu: the op on Meta copies of the inputs gives the CPU result's
@@ -20,8 +21,14 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 from helpers import (
+    ACCUMULATING_ULPS,
+    EPS,
+    FLOATS,
+    assert_close_ulps,
+    assert_rejects_wrong_answers,
     aten_op,
     builtin_type,
+    close_ulps,
     dtype_name,
     ember_of,
     meta_of,
@@ -234,12 +241,13 @@ def assert_layout(a, b, exact, what, names):
 
 
 def assert_values(e, t, info: OpInfo):
+    """Floats within the op's tolerance (helpers.tolerance), which must reject a zeroed
+    answer and one 5% off; other dtypes exactly."""
     ea, ta = to_np(e), to_np(t)
     name = dtype_name(t.dtype)
-    if name in ("float16", "bfloat16", "float32", "float64"):
-        rtol, atol = info.tolerance(name)
-        np.testing.assert_allclose(ea.astype(np.float64), ta.astype(np.float64), rtol=rtol,
-                                   atol=atol, equal_nan=True)
+    if name in FLOATS:
+        assert_close_ulps(ea, ta, name, info.ulps(name))
+        assert_rejects_wrong_answers(ta, name, info.ulps(name))
     else:
         np.testing.assert_array_equal(ea, ta)
 
@@ -358,6 +366,22 @@ def test_every_op_has_samples():
     for name, info in OPS.items():
         assert info.samples(), f"{name} has no samples"
         assert callable(info.ref or torch_op(name))
+
+
+@pytest.mark.parametrize("name,ref,ulps", [
+    ("prod.default", np.array(1.2e-3, np.float16), ACCUMULATING_ULPS["float16"]),
+    ("nll_loss2d_forward.default", np.array([0.4, -2.1]), ACCUMULATING_ULPS["bfloat16"]),
+    ("native_layer_norm.default", np.array([-1.5, 0.2, 1.3]), ACCUMULATING_ULPS["bfloat16"]),
+], ids=["prod_float16", "nll_loss2d_bfloat16", "layer_norm_bfloat16"])
+def test_tolerance_rejects_wrong_answers(name, ref, ulps):
+    """The results the old fixed tolerances let through (issue 24): zeros, 5% and 20% off."""
+    dt = "float16" if ref.dtype == np.float16 else "bfloat16"
+    assert OPS[name].ulps(dt) == ulps
+    assert close_ulps(ref, ref, dt, ulps)
+    for wrong in (ref * 0, ref * 1.05, ref * 0.95, ref * 1.2):
+        assert not close_ulps(wrong, ref, dt, ulps), wrong
+    with pytest.raises(AssertionError, match="accepts a zeroed answer"):
+        assert_rejects_wrong_answers(ref, dt, 1 / EPS[dt])
 
 
 @pytest.mark.parametrize("name,sample,out_mode", CASES)
