@@ -754,7 +754,8 @@ register("amax.default", lambda: [S(make((3, 4), dt), [1], name=dtname(dt)) for 
     S(make((0, 3), F32), [1], name="empty_kept"),
     S(make((0, 3), F32), [0], name="empty_reduced_error"),
     S(make((), F32), name="0d"), S(transposed((3, 4), BF16), [0], name="transposed"),
-    S(np.array([[1, np.nan], [2, 3]], np.float32), [1], name="nan")])
+    S(np.array([[1, np.nan], [2, 3]], np.float32), [1], name="nan"),
+    S(np.zeros((2, 0, 0), F32), [1, -1], name="empty_negative_dim_error")])
 out_of("amax.out", "amax.default")
 register("argmax.default", lambda: [S(make((3, 4), dt), 1, name=dtname(dt)) for dt in ALL] + [
     S(make((3, 4), I32, low=0, high=3), name="dim_none_ties"),

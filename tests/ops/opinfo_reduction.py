@@ -77,7 +77,8 @@ register("amin.default", lambda: [S(make((3, 4), dt), [1], name=dtname(dt)) for 
     S(make((0, 3), F32), name="empty_all_error"),
     S(make((), F32), name="0d"), S(transposed((3, 4), BF16), [0], name="transposed"),
     S(_a([1, NAN], [2, 3]), [1], name="nan"),
-    S(make((2, 3), F32), [0, -2], name="repeated_dim_error")])
+    S(make((2, 3), F32), [0, -2], name="repeated_dim_error"),
+    S(np.zeros((2, 0, 0), F32), [1, -1], name="empty_negative_dim_error")])
 out_of("amin.out", "amin.default")
 
 
