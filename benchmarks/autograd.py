@@ -1,6 +1,6 @@
 """Autograd round trip and grad-mode costs: ember next to torch and NumPy by hand.
 
-    .venv/bin/python benchmarks/autograd.py [--json out.json]
+    .venv/bin/python benchmarks/autograd.py [--json out.json] [--threads 1]
 
 Rows: forward + backward of `relu(x*w + b).sum()` on (4,) and (64, 64) (leaves x, w,
 b require grad; their .grad is reset each time), and `a + b` on (4,) under no_grad
@@ -9,6 +9,9 @@ and under inference_mode. The NumPy column is the same computation written by ha
 """
 from __future__ import annotations
 
+import threads  # noqa: F401  (first: pins the BLAS threads before NumPy loads)
+
+# isort: split
 import argparse
 
 import numpy as np
@@ -75,6 +78,8 @@ def inside(mode_e, mode_t, a, b, ta, tb, a_np, b_np, number, **timing):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--json", help="also write the results to this JSON file")
+    ap.add_argument("--threads", type=int, help="threads of torch and of NumPy's BLAS "
+                    "(read by threads.py; default: OPENBLAS_NUM_THREADS & co., else 1)")
     ap.add_argument("--number", type=int, default=3000)
     args = ap.parse_args(argv)
     table = Table(36)

@@ -71,8 +71,8 @@ def main(argv=None):
     ap.add_argument("--json", help="also write the results to this JSON file")
     ap.add_argument("--number", type=int, default=3)
     ap.add_argument("--repeat", type=int, default=9)
-    ap.add_argument("--threads", type=int, default=1,
-                    help="threads of torch and of NumPy's BLAS (default 1)")
+    ap.add_argument("--threads", type=int, help="threads of torch and of NumPy's BLAS "
+                    "(read by threads.py; default: OPENBLAS_NUM_THREADS & co., else 1)")
     ap.add_argument("--timer", choices=("wall", "cpu"), default="wall")
     args = ap.parse_args(argv)
     warm_allocator()

@@ -1,6 +1,6 @@
 """Per-op overhead of small ops: ember next to NumPy and torch in the same run.
 
-    make bench            # or: .venv/bin/python benchmarks/overhead.py [--json out.json]
+    .venv/bin/python benchmarks/overhead.py [--json out.json] [--threads 1]
 
 Each case is timed in many repetitions of a tight loop; the table shows the median
 microseconds per call (min-max over repetitions) and the ratios ember/torch and
@@ -8,6 +8,9 @@ ember/NumPy. Timings are never asserted in tests; they are reported here.
 """
 from __future__ import annotations
 
+import threads  # noqa: F401  (first: pins the BLAS threads before NumPy loads)
+
+# isort: split
 import argparse
 
 import numpy as np
@@ -59,6 +62,8 @@ def cases():
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--json", help="also write the results to this JSON file")
+    ap.add_argument("--threads", type=int, help="threads of torch and of NumPy's BLAS "
+                    "(read by threads.py; default: OPENBLAS_NUM_THREADS & co., else 1)")
     ap.add_argument("--number", type=int, default=20000)
     args = ap.parse_args(argv)
     table = Table(28)

@@ -2,7 +2,7 @@
 table (median with min-max of many repetitions, ember/torch and ember/NumPy ratios) and
 JSON (benchmarks/last_run_suite.json).
 
-    .venv/bin/python benchmarks/suite.py [--threads 1] [--timer wall|cpu] [--quick]
+    .venv/bin/python benchmarks/suite.py [--threads 1] [--timer wall|cpu] [--repeat 15]
 
 Rows: tiny-op overhead (add on (4,) and (64, 64); inside no_grad and inference_mode;
 a forward that records a graph), the autograd round trip relu(x*w+b).sum() forward +
@@ -225,8 +225,8 @@ def main(argv=None):
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--json", default=os.path.join(os.path.dirname(__file__),
                                                    "last_run_suite.json"))
-    ap.add_argument("--threads", type=int, default=1,
-                    help="threads of torch and of NumPy's BLAS (default 1)")
+    ap.add_argument("--threads", type=int, help="threads of torch and of NumPy's BLAS "
+                    "(read by threads.py; default: OPENBLAS_NUM_THREADS & co., else 1)")
     ap.add_argument("--timer", choices=tuple(TIMERS), default="wall",
                     help="cpu: the process's CPU time (steadier on a busy machine)")
     ap.add_argument("--repeat", type=int, default=15, help="repetitions per case")

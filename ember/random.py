@@ -133,7 +133,7 @@ def set_rng_state(new_state) -> None:
 
 @contextlib.contextmanager
 def fork_rng(devices=None, enabled=True, _caller="fork_rng", _devices_kw="devices",
-             device_type="cuda"):
+             device_type=None):
     """Restores the default generator's state on exit (torch.random.fork_rng; ember has
     only the CPU generator, so `devices` is accepted and ignored).
 

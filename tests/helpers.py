@@ -147,6 +147,59 @@ def check(e, t, tols=None, *, empty_strides=False):
         np.testing.assert_array_equal(to_np(e), to_np(t))
 
 
+# --- tolerances ----------------------------------------------------------------------------
+EPS = {name: float(ml_dtypes.finfo(np_dtype(name)).eps) for name in FLOATS}
+# the allowed error in eps of the result dtype: pointwise ops, and ops that accumulate
+ULPS = {"float16": 2, "bfloat16": 2, "float32": 8, "float64": 8}
+ACCUMULATING_ULPS = {"float16": 8, "bfloat16": 3, "float32": 64, "float64": 64}
+EXACT = dict.fromkeys(FLOATS, 0)  # ops that move data without computing
+# float64 results computed in float32 (as torch does for some mixed-dtype ops)
+FLOAT32_IN_FLOAT64 = 4 * round(EPS["float32"] / EPS["float64"])
+
+
+def tolerance(name, ref, ulps, floor=None):
+    """(rtol, atol) for a result of dtype `name` against the reference array `ref`:
+    rtol = ulps * eps and atol = rtol * max|ref| (finite values), max|ref| taken as at
+    least `floor` (default eps; 1 for sums of values of order 1 that may cancel). A zeroed
+    answer, or one 5% off, fails whenever rtol < 2.5% (bfloat16: 3 ulps) and max|ref| >=
+    floor (see assert_rejects_wrong_answers)."""
+    rtol = ulps * EPS[name]
+    finite = np.abs(ref[np.isfinite(ref)])
+    return rtol, rtol * max(float(finite.max(initial=0.0)), EPS[name] if floor is None else floor)
+
+
+def close_ulps(actual, ref, name, ulps, floor=None) -> bool:
+    """Whether arrays `actual` and `ref` of float dtype `name` agree within
+    tolerance(name, ref, ulps, floor) (NaNs equal, infinities exactly)."""
+    ref = np.asarray(ref, np.float64)
+    rtol, atol = tolerance(name, ref, ulps, floor)
+    return bool(np.isclose(np.asarray(actual, np.float64), ref, rtol, atol, equal_nan=True).all())
+
+
+def assert_close_ulps(actual, ref, name, ulps, floor=None, err_msg=""):
+    """close_ulps, with NumPy's report of the mismatch when it fails."""
+    if not close_ulps(actual, ref, name, ulps, floor):
+        rtol, atol = tolerance(name, np.asarray(ref, np.float64), ulps, floor)
+        np.testing.assert_allclose(np.asarray(actual, np.float64), np.asarray(ref, np.float64),
+                                   rtol=rtol, atol=atol, equal_nan=True, err_msg=err_msg)
+
+
+def assert_rejects_wrong_answers(ref, name, ulps):
+    """The comparison of a `name` result against `ref` fails for a zeroed answer and for
+    one 5% off (when `ref` has a finite nonzero value): the tolerance can catch a wrong
+    answer."""
+    ref = np.asarray(ref, np.float64)
+    if not np.any(np.isfinite(ref) & (ref != 0)):
+        return
+    with np.errstate(over="ignore"):
+        off = ref * 1.05
+    for what, wrong in (("a zeroed answer", np.where(np.isfinite(ref), 0.0, ref)),
+                        ("an answer 5% off", off)):
+        if not np.array_equal(wrong, ref, equal_nan=True):  # (equal: subnormal values)
+            assert not close_ulps(wrong, ref, name, ulps), \
+                f"the {name} tolerance ({ulps} ulps) accepts {what}"
+
+
 def assert_same(e, t):
     """check(e, t), comparing the strides of empty tensors too."""
     check(e, t, empty_strides=True)

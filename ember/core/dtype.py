@@ -103,7 +103,7 @@ def get_default_dtype() -> dtype:
     return _default[0]
 
 
-def set_default_dtype(d: dtype) -> None:
+def set_default_dtype(d: dtype, /) -> None:
     """Sets the dtype of float factories and Python floats; floating types only."""
     if not isinstance(d, dtype) or d.category != FLOAT:
         raise TypeError(f"only floating-point types are supported as the default type, got {d}")

@@ -39,8 +39,8 @@ def get_default_device():
     return _default_device[0]
 
 
-def set_default_device(d):
-    _default_device[0] = _device(d) if d is not None else CPU
+def set_default_device(device):
+    _default_device[0] = _device(device) if device is not None else CPU
 
 
 # --- ember.tensor and friends -------------------------------------------------------------
@@ -80,20 +80,26 @@ def _type_name(x) -> str:
     return t.__name__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__name__}"
 
 
-def from_dlpack(ext_tensor):
+def from_dlpack(ext_tensor, *, device=None, copy=None):
     """A tensor sharing the memory of any object with `__dlpack__` (NumPy arrays, torch
-    CPU tensors, ember tensors).
+    CPU tensors, ember tensors); copy=True gives a copy instead, on `device` (the CPU: the
+    one device with memory ember can share).
 
     >>> t = ember.from_dlpack(np.arange(3))
     """
+    if device is not None and _device(device) != CPU:
+        raise RuntimeError(f"from_dlpack: ember shares memory on the CPU only, got device "
+                           f"{_device(device)}")
     if isinstance(ext_tensor, Tensor):
         if ext_tensor.requires_grad:
             raise RuntimeError("Can't export tensors that require gradient, use tensor.detach()")
-        return shallow_copy(ext_tensor)
-    if not hasattr(ext_tensor, "__dlpack__"):
+        out = shallow_copy(ext_tensor)
+    elif not hasattr(ext_tensor, "__dlpack__"):
         raise TypeError(f"from_dlpack: expected an object with __dlpack__, got "
                         f"{_type_name(ext_tensor)}")
-    return from_numpy(np.from_dlpack(ext_tensor))
+    else:
+        out = from_numpy(np.from_dlpack(ext_tensor))
+    return out.clone() if copy else out
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=False):

@@ -196,7 +196,8 @@ class Tensor:
         return not self._ks & K.ADINPLACE_BIT
 
     def get_device(self) -> int:
-        return -1 if self._device.type == "cpu" else (self._device.index or 0)
+        """The device index; -1 on the CPU and Meta, which have none (torch's)."""
+        return -1 if self._device.type in ("cpu", "meta") else (self._device.index or 0)
 
     def untyped_storage(self) -> Storage:
         st = self._storage

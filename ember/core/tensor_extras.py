@@ -94,6 +94,12 @@ def _nonzero(self, *, as_tuple=False):
     return nonzero(self, as_tuple=as_tuple)
 
 
+def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    """`x.norm(p="fro", dim=None, keepdim=False, dtype=None)`: ember.norm without out=
+    (torch.Tensor.norm's signature)."""
+    return python_norm(self, p, dim, keepdim, dtype=dtype)
+
+
 TENSOR_ATTRIBUTES = {
     "T": property(_T), "mT": property(_mT), "H": property(_T), "mH": property(_mT),
     "__getitem__": getitem, "__setitem__": setitem,
@@ -103,7 +109,7 @@ TENSOR_ATTRIBUTES = {
     # tensor, ...); the to.* overloads are declared with `manual_binding: true`.
     "to": tensor_to,
     # torch.functional.norm is Python too (p="fro", dim=None, ...); manual bindings as well
-    "norm": python_norm,
+    "norm": _norm,
     "__deepcopy__": _deepcopy,
     "unique": _unique, "nonzero": _nonzero, "unique_consecutive": _unique_consecutive,
 }

@@ -5,7 +5,7 @@ from .shapes import broadcast_shapes as _broadcast_shapes
 from .tensor import Size, Tensor
 
 
-def is_tensor(obj) -> bool:
+def is_tensor(obj, /) -> bool:
     """Whether `obj` is an ember Tensor (subclasses included)."""
     return isinstance(obj, Tensor)
 
@@ -123,7 +123,7 @@ def einsum(equation, *operands, path=None):
     return ops.aten.einsum.default(equation, list(operands), path=path)
 
 
-def typename(obj) -> str:
+def typename(obj, /) -> str:
     """torch.typename: 'ember.FloatTensor' for a tensor, the qualified type name otherwise.
 
     >>> ember.typename(ember.ones(2)), ember.typename(3)

@@ -117,7 +117,7 @@ def check_inplace(self, result_dtype: D.dtype, *others, cpp_name=False) -> None:
 def check_bool_mask(mask, op="masked_fill_") -> None:
     if mask._dtype is not D.bool_:
         raise RuntimeError(f"{op} only supports boolean masks, but got mask with dtype "
-                           f"{mask._dtype.name}")
+                           f"{CPP_NAMES[mask._dtype.name]}")
 
 
 def check_fill_value(value, op="masked_fill_") -> None:
@@ -143,7 +143,7 @@ def where_dtype(self, other) -> D.dtype:
 
 def clamp_dtype(self, lo, hi) -> D.dtype:
     if lo is None and hi is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("ember.clamp: At least one of 'min' or 'max' must not be None")
     dt = D.result_type(self, *[v for v in (lo, hi) if v is not None])
     if dt is D.bool_:
         name = "clamp" if lo is not None and hi is not None else "clamp_min" if hi is None \

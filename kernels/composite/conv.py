@@ -9,6 +9,7 @@ from __future__ import annotations
 import warnings
 
 import ember
+from ember.kernels.common._pointwise import CPP_NAMES
 
 
 def _batchify(input, spatial, name):
@@ -23,8 +24,8 @@ def _batchify(input, spatial, name):
 
 def _check_bias(input, bias):
     if bias is not None and bias.dtype is not input.dtype:
-        raise RuntimeError(f"Input type ({input.dtype.scalar_name}) and bias type "
-                           f"({bias.dtype.scalar_name}) should be the same")
+        raise RuntimeError(f"Input type ({CPP_NAMES[input.dtype.name]}) and bias type "
+                           f"({CPP_NAMES[bias.dtype.name]}) should be the same")
 
 
 def _conv(input, weight, bias, stride, padding, dilation, groups, spatial, name):

@@ -275,13 +275,14 @@ def l1_loss(self, target, reduction):
 
 
 def _log_sigmoid(x):
-    """log(sigmoid(x)) = min(x, 0) - log(1 + exp(-|x|)), in float32 for half types."""
+    """log(sigmoid(x)) = min(x, 0) - log1p(exp(-|x|)) (torch's kernel), in float32 for
+    half types."""
     if x._dtype.category != D.FLOAT:
         raise not_implemented_for("log_sigmoid_cpu", x._dtype)
     half = x._dtype in (D.float16, D.bfloat16)
     y = x.to(D.float32) if half else x
     m = y.clamp(max=0)
-    out = m - ((m * 2 - y).exp() + 1).log()
+    out = m - (m * 2 - y).exp().log1p()
     return out.to(x._dtype) if half else out
 
 

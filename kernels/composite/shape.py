@@ -38,11 +38,11 @@ def take_along_dim(self, indices, dim):
         return self.view(-1).gather(0, indices.view(-1))
     dim = dim % self.dim() if self.dim() else 0
     if self.dim() != indices.dim():
-        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number "
+        raise RuntimeError("ember.take_along_dim(): input and indices should have the same number "
                            f"of dimensions, but got {self.dim()} dimensions for input, and "
                            f"{indices.dim()} dimensions for indices")
     if indices.dtype is not ember.int64:
-        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
+        raise RuntimeError("ember.take_along_dim(): dtype of indices should be Long but got "
                            f"{indices.dtype.scalar_name}")
     sizes = list(self.shape)
     sizes[dim] = indices.shape[dim]
@@ -175,10 +175,10 @@ def tensor_split_tensor(self, tensor_indices_or_sections, dim):
 
 def _xsplit_check(self, name, ndim, dim, sections=None):
     if self.dim() < ndim:
-        raise RuntimeError(f"torch.{name} requires a tensor with at least {ndim} dimension, but "
+        raise RuntimeError(f"ember.{name} requires a tensor with at least {ndim} dimension, but "
                            f"got a tensor with {self.dim()} dimensions!")
     if sections is not None and (sections == 0 or self.shape[dim] % sections != 0):
-        raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size "
+        raise RuntimeError(f"ember.{name} attempted to split along dimension {dim}, but the size "
                            f"of the dimension {self.shape[dim]} is not divisible by the split_size "
                            f"{sections}!")
 
@@ -328,7 +328,7 @@ def repeat_interleave_self_int(self, repeats, dim, output_size):
 
 # --- meshgrid ------------------------------------------------------------------------------------
 def meshgrid(tensors):
-    warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the "
+    warnings.warn("ember.meshgrid: in an upcoming release, it will be required to pass the "
                   "indexing argument.", UserWarning, stacklevel=4)
     return meshgrid_indexing(tensors, "ij")
 
@@ -347,13 +347,13 @@ def meshgrid_indexing(tensors, indexing):
     refs = list(tensors)
     swap = indexing == "xy" and n >= 2
     if indexing not in ("xy", "ij"):
-        raise RuntimeError('torch.meshgrid: indexing must be one of "xy" or "ij", but received: '
+        raise RuntimeError('ember.meshgrid: indexing must be one of "xy" or "ij", but received: '
                            f"{indexing}")
     if swap:
         refs[0], refs[1] = refs[1], refs[0]
     for t in refs:
         if t.dim() > 1:
-            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but "
+            raise RuntimeError("ember.meshgrid: Expected 0D or 1D tensor in the tensor list but "
                                f"got: {t}")
     shape = [t.numel() for t in refs]
     grids = []
@@ -378,11 +378,9 @@ def broadcast_tensors(tensors):
 
 def cartesian_prod(tensors):
     """Every combination of one element from each 1-d tensor, as rows."""
-    for i, t in enumerate(tensors):
+    for t in tensors:
         if t.dim() != 1:
-            raise RuntimeError(f"Expected 1-dimensional tensor, but got {t.dim()}-dimensional "
-                               f"tensor for argument #{i + 1} 'tensors' (while checking arguments "
-                               "for cartesian_prod)")
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
     if len(tensors) == 1:
         return tensors[0]
     grids = meshgrid_indexing(tensors, "ij")
@@ -398,7 +396,7 @@ def block_diag(tensors):
     mats = []
     for i, t in enumerate(tensors):
         if t.dim() > 2:
-            raise RuntimeError("torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+            raise RuntimeError("ember.block_diag: Input tensors must have 2 or fewer dimensions. "
                                f"Input {i} has {t.dim()} dimensions")
         mats.append(t.reshape(1, 1) if t.dim() == 0 else t.reshape(1, -1) if t.dim() == 1 else t)
     dt = mats[0].dtype

@@ -86,7 +86,7 @@ def mean_dim(self, dim, keepdim, dtype):
 def amax(self, dim, keepdim):
     """`x.amax(dim=[], keepdim=False)`: the maximum over `dim` (all dims for []); NaN wins."""
     axis, shape = _meta.reduce_layout(self, dim, keepdim)
-    _meta.check_no_identity(self, "amax", dim, axis)
+    _meta.check_no_identity(self, "amax", dim)
     out = np.empty(shape, self._dtype.np)
     np.maximum.reduce(self._np, axis=axis, out=out, keepdims=keepdim)
     return from_array(out, self._dtype)
@@ -146,14 +146,14 @@ def prod_dim(self, dim, keepdim, dtype):
 def amin(self, dim, keepdim):
     """`x.amin(dim=[], keepdim=False)`: the minimum over `dim` (all dims for []); NaN wins."""
     axis, shape = _meta.reduce_layout(self, dim, keepdim)
-    _meta.check_no_identity(self, "amin", dim, axis)
+    _meta.check_no_identity(self, "amin", dim)
     out = np.empty(shape, self._dtype.np)
     np.minimum.reduce(self._np, axis=axis, out=out, keepdims=keepdim)
     return from_array(out, self._dtype)
 
 
 def _full_extreme(self, name, ufunc):
-    _meta.check_no_identity(self, name, None, ())
+    _meta.check_no_identity(self, name, None)
     a = self._np
     return from_array(np.array(ufunc.reduce(a, axis=None) if a.ndim else a, copy=True),
                       self._dtype)
@@ -215,7 +215,8 @@ def argmin(self, dim, keepdim):
 
 def _var_mean(self, dim, correction, keepdim, name, op):
     """(variance, mean) arrays computed in float64, torch's degrees of freedom:
-    max(0, N - correction) (a zero divisor gives inf or nan, as in torch, which warns)."""
+    max(0, N - correction) (a zero divisor gives inf or nan, as in torch, which warns; an
+    empty reduction gives nan, whatever the correction)."""
     _meta.var_dtype(self, name)
     axis, shape = _meta.reduce_layout(self, dim, keepdim)
     c = 1.0 if correction is None else float(correction)
@@ -228,7 +229,8 @@ def _var_mean(self, dim, correction, keepdim, name, op):
     with np.errstate(all="ignore"):
         mean = np.add.reduce(a, axis=axis, keepdims=True) / n
         dev = a - mean
-        var = np.add.reduce(dev * dev, axis=axis, keepdims=True) / max(0.0, n - c)
+        var = np.add.reduce(dev * dev, axis=axis, keepdims=True) / (max(0.0, n - c) if n
+                                                                     else np.nan)
     return var.reshape(shape), mean.reshape(shape)
 
 

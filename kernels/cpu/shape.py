@@ -563,7 +563,7 @@ def _searchsorted_np(seq, vals, right, sorter, dtype):
     if sorter is not None:
         idx = sorter._np
         if idx.size and (idx.min() < 0 or idx.max() >= seq.shape[-1]):
-            raise RuntimeError("torch.searchsorted(): sorter index out of range")
+            raise RuntimeError("ember.searchsorted(): sorter index out of range")
         seq = np.take_along_axis(seq, idx, -1)
     ct = np.result_type(seq.dtype, vals.dtype)
     if ct.kind not in "iuf" or ct.itemsize < 4:   # bool mixes, float16, bfloat16

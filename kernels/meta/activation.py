@@ -88,7 +88,7 @@ def clamp_bound_layout(self, bound, name: str) -> Layout:
 def clamp_tensor_dtype(self, lo, hi) -> D.dtype:
     """clamp.Tensor: promoted with the tensor bounds (bool stays bool)."""
     if lo is None and hi is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        raise RuntimeError("ember.clamp: At least one of 'min' or 'max' must not be None")
     return D.result_type(self, *[v for v in (lo, hi) if v is not None])
 
 

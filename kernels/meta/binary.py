@@ -27,7 +27,7 @@ _CPP_NAMES = P.CPP_NAMES  # (lerp's dtype messages)
 ADDCDIV_INT_MESSAGE = (
     "Integer division with addcdiv is no longer supported, and in a future  release addcdiv "
     "will perform a true division of tensor1 and tensor2. The historic addcdiv behavior can "
-    "be implemented as (input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for "
+    "be implemented as (input + value * ember.trunc(tensor1 / tensor2)).to(input.dtype) for "
     "integer inputs and as (input + value * tensor1 / tensor2) for float inputs. The future "
     "addcdiv behavior is just the latter implementation: (input + value * tensor1 / tensor2), "
     "for all dtypes.")

@@ -17,6 +17,7 @@ from ember.core.factory_args import like_strides
 from ember.core.tensor import channels_last as _CHANNELS_LAST
 from ember.core.tensor import channels_last_strides
 from ember.kernels.common._errors import not_implemented_for
+from ember.kernels.common._pointwise import CPP_NAMES
 
 
 def channels_last(*tensors) -> bool:
@@ -289,10 +290,9 @@ def max_pool2d_with_indices(self, kernel_size, stride, padding, dilation, ceil_m
 
 
 def check_pool_backward(grad_output, self, p: PoolParams):
-    from .linalg import CPP_NAMES
     if grad_output._dtype is not self._dtype:
-        raise RuntimeError(f"expected dtype {CPP_NAMES[self._dtype]} for `gradOutput` but got "
-                           f"dtype {CPP_NAMES[grad_output._dtype]}")
+        raise RuntimeError(f"expected dtype {CPP_NAMES[self._dtype.name]} for `gradOutput` but "
+                           f"got dtype {CPP_NAMES[grad_output._dtype.name]}")
     if tuple(grad_output._shape) != tuple(p.shape):
         raise RuntimeError(f"Expected grad_output of size {_sizes(p.shape)}, but got "
                            f"{_sizes(grad_output._shape)}")
@@ -376,8 +376,9 @@ def check_adaptive_backward(grad_output, self):
         raise RuntimeError("adaptive_avg_pool2d_backward(): Expected 3D or 4D tensor, but got "
                            f"{_sizes(self._shape)}")
     if self._dtype is not grad_output._dtype:
-        raise RuntimeError(f"expected dtype {self._dtype.name} for `grad_output` but got dtype "
-                           f"{grad_output._dtype.name}")
+        raise RuntimeError("adaptive_avg_pool2d_backward_out_cpu_template: Expected dtype "
+                           f"{CPP_NAMES[self._dtype.name]} for `grad_output` but got dtype "
+                           f"{CPP_NAMES[grad_output._dtype.name]}")
     if not self._dtype.is_floating_point:
         raise not_implemented_for("adaptive_avg_pool2d_backward_cpu", self._dtype)
 

@@ -34,7 +34,7 @@ def cat_layout(tensors, dim, meta=False):
 
     meta: raise like torch's Meta kernel, an IndexError when the first tensor is 0-d."""
     if len(tensors) == 0:
-        raise ValueError("cat(): expected a non-empty list of Tensors")
+        raise ValueError("ember.cat(): expected a non-empty list of Tensors")
     dev = tensors[0]._device
     for i, t in enumerate(tensors):
         if t._device is not dev and t._device != dev:

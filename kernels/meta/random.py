@@ -64,8 +64,9 @@ def _generator(generator) -> None:
 
 
 # --------------------------------------------------------------------------- linspace, eye
-def linspace_params(start, end, steps, dtype) -> tuple:
-    """(steps, dtype) after torch's checks; the default dtype is the float one."""
+def linspace_params(start, end, steps, dtype, name="linspace") -> tuple:
+    """(steps, dtype) after torch's checks for `name` (linspace, logspace); the default
+    dtype is the float one."""
     scalar_value(start)
     scalar_value(end)
     steps = int(steps)
@@ -73,7 +74,7 @@ def linspace_params(start, end, steps, dtype) -> tuple:
         raise RuntimeError("number of steps must be non-negative")
     dt = factory_dtype(dtype)
     if dt is D.bool_:
-        raise not_implemented_for("linspace_cpu", dt)
+        raise not_implemented_for(f"{name}_cpu", dt)
     return steps, dt
 
 
@@ -372,7 +373,8 @@ def check_p_tensor(self_shape, p) -> None:
         raise not_implemented_for("bernoulli_tensor_cpu_p_", p._dtype)
     ps, ss = tuple(p._shape), tuple(self_shape)
     if len(ps) > len(ss):
-        raise RuntimeError(f"expand({p._dtype.scalar_name}Tensor{{{list(ps)}}}, size={list(ss)}): "
+        raise RuntimeError(f"expand(ember.{p._dtype.scalar_name}Tensor{{{list(ps)}}}, "
+                           f"size={list(ss)}): "
                            f"the number of sizes provided ({len(ss)}) must be greater or equal "
                            f"to the number of dimensions in the tensor ({len(ps)})")
     for i in range(1, len(ps) + 1):
@@ -553,9 +555,7 @@ def poisson(self, generator):
 # --------------------------------------------------------------------------- more factories
 def logspace(start, end, steps, base, dtype, layout, device, pin_memory):
     check_layout(layout)
-    steps, dt = linspace_params(start, end, steps, dtype)
-    if dt is D.bool_:
-        raise not_implemented_for("logspace_cpu", dt)
+    steps, dt = linspace_params(start, end, steps, dtype, "logspace")
     return empty_meta((steps,), dt)
 
 
@@ -624,8 +624,8 @@ def window_checks(name, window_length, dtype) -> D.dtype:
     dt = factory_dtype(dtype)
     if dt.category != D.FLOAT:
         raise RuntimeError(f"{name} expects floating point dtypes, got: TensorOptions(dtype="
-                           f"{_TYPE_NAMES[dt.name]}, device=cpu, layout=Strided (default), "
-                           "requires_grad=false (default), pinned_memory=false, "
+                           f"{_TYPE_NAMES[dt.name]}, device=cpu (default), layout=Strided (default), "
+                           "requires_grad=false (default), pinned_memory=false (default), "
                            "memory_format=(nullopt))")
     if int(window_length) < 0:
         raise RuntimeError(f"{name} requires non-negative window_length, got "

@@ -94,8 +94,8 @@ def mean_dim(self, dim, keepdim, dtype):
 
 
 def amax(self, dim, keepdim):
-    dims, shape = reduce_layout(self, dim, keepdim)
-    check_no_identity(self, "amax", dim, dims, meta=True)
+    _, shape = reduce_layout(self, dim, keepdim)
+    check_no_identity(self, "amax", dim, meta=True)
     return empty_meta(shape, self._dtype)
 
 
@@ -111,17 +111,18 @@ _CPP_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char",
               "bfloat16": "c10::BFloat16", "float32": "float", "float64": "double"}
 
 
-def check_no_identity(self, name, dim, dims, meta=False):
+def check_no_identity(self, name, dim, meta=False):
     """amax/amin/max/min have no identity, so reducing an empty dim is an error (torch's
-    messages; its Meta kernel raises a RuntimeError of its own)."""
+    messages, naming the first empty dim as given; its Meta kernel raises a RuntimeError of
+    its own)."""
     shape = self._shape
     if 0 not in shape:
         return
     if dim is None or (isinstance(dim, (list, tuple)) and not dim):
         raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() "
                            "== 0. Specify the reduction dim with the 'dim' argument.")
-    for d in sorted(dims):
-        if shape[d] == 0:
+    for d in dim if isinstance(dim, (list, tuple)) else (dim,):
+        if shape[d % len(shape)] == 0:
             if meta:
                 raise RuntimeError("reducing over zero-size dimension for reduction "
                                    "operation without identity")
@@ -219,18 +220,18 @@ def prod_dim(self, dim, keepdim, dtype):
 
 
 def amin(self, dim, keepdim):
-    dims, shape = reduce_layout(self, dim, keepdim)
-    check_no_identity(self, "amin", dim, dims, meta=True)
+    _, shape = reduce_layout(self, dim, keepdim)
+    check_no_identity(self, "amin", dim, meta=True)
     return empty_meta(shape, self._dtype)
 
 
 def max_all(self):
-    check_no_identity(self, "max", None, (), meta=True)
+    check_no_identity(self, "max", None, meta=True)
     return empty_meta((), self._dtype)
 
 
 def min_all(self):
-    check_no_identity(self, "min", None, (), meta=True)
+    check_no_identity(self, "min", None, meta=True)
     return empty_meta((), self._dtype)
 
 

@@ -249,7 +249,7 @@ def _dynamic(op):
 def check_masked_select(self, mask) -> tuple:
     if mask._dtype is not D.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
-    return broadcast_shapes(self._shape, mask._shape)
+    return broadcast_shapes(mask._shape, self._shape)  # (torch's order, for its message)
 
 
 def masked_select(self, mask):
@@ -495,26 +495,26 @@ def check_searchsorted(sorted_sequence, self_shape, out_int32, right, side, sort
     """torch's searchsorted checks; whether to search from the right."""
     if side is not None:
         if side not in ("left", "right"):
-            raise RuntimeError("torch.searchsorted(): side can only be 'left' or 'right' but got "
+            raise RuntimeError("ember.searchsorted(): side can only be 'left' or 'right' but got "
                                f"{side}")
         if side == "left" and right:
-            raise RuntimeError("torch.searchsorted(): side and right can't be set to opposites, "
+            raise RuntimeError("ember.searchsorted(): side and right can't be set to opposites, "
                                "got side of left while right was True")
     seq = sorted_sequence._shape
     if not seq:
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should have positive "
+        raise RuntimeError("ember.searchsorted(): boundaries tensor should have positive "
                            "dimension, but got 0 dimension")
     if len(seq) != 1 and (len(seq) != len(self_shape) or seq[:-1] != tuple(self_shape)[:-1]):
-        raise RuntimeError("torch.searchsorted(): boundaries tensor should be 1 dimension or the "
+        raise RuntimeError("ember.searchsorted(): boundaries tensor should be 1 dimension or the "
                            "first N-1 dimensions of boundaries tensor and input value tensor must "
                            f"match, but we got boundaries tensor {list(seq)} and input value "
                            f"tensor {list(self_shape)}")
     if sorter is not None:
         if sorter._dtype is not D.int64:
-            raise RuntimeError("torch.searchsorted(): sorter must be a tensor of long dtype but "
+            raise RuntimeError("ember.searchsorted(): sorter must be a tensor of long dtype but "
                                f"got dtype {sorter._dtype.scalar_name}")
         if sorter._shape != seq:
-            raise RuntimeError("torch.searchsorted(): boundary and sorter must have the same "
+            raise RuntimeError("ember.searchsorted(): boundary and sorter must have the same "
                                f"size, but got boundary tensor {list(seq)}and got sorter tensor "
                                f"{list(sorter._shape)}")
     if sorted_sequence._dtype is D.bool_:

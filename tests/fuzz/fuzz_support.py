@@ -26,7 +26,17 @@ from pathlib import Path
 
 import ml_dtypes
 import numpy as np
-from helpers import builtin_type, dtype_name, ember_of, from_torch, to_np, torch_of
+from helpers import (
+    ACCUMULATING_ULPS,
+    ULPS,
+    assert_close_ulps,
+    builtin_type,
+    dtype_name,
+    ember_of,
+    from_torch,
+    to_np,
+    torch_of,
+)
 from hypothesis import reject as _reject
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -581,13 +591,6 @@ def aten(ops, spec: OpSpec):
     return getattr(getattr(ops, spec.fn.op_name), spec.fn.overload)
 
 
-# (rtol, atol) by result dtype: pointwise ops, and ops that accumulate (reductions)
-TOLS = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2), "float32": (1.3e-6, 1e-5),
-        "float64": (1e-7, 1e-7)}
-ACCUMULATING_TOLS = {"float16": (1e-2, 5e-2), "bfloat16": (5e-2, 2.5e-1),
-                     "float32": (1e-5, 1e-4), "float64": (1e-7, 1e-7)}
-
-
 class Mismatch(AssertionError):
     """ember and torch disagree on one case."""
 
@@ -623,10 +626,9 @@ def _compare(e, t, spec: OpSpec, what: str):
                 f"{what} strides (of dims > 1)"
     name = dtype_name(t.dtype)
     if name in FLOATS:
-        rtol, atol = (ACCUMULATING_TOLS if spec.reduction else TOLS)[name]
-        ea, ta = to_np(e).astype(np.float64), to_np(t).astype(np.float64)
-        np.testing.assert_allclose(ea, ta, rtol=rtol, atol=atol, equal_nan=True,
-                                   err_msg=f"{what} values")
+        # reductions of values of order 1 may cancel: their error is relative to 1
+        ulps, floor = (ACCUMULATING_ULPS[name], 1.0) if spec.reduction else (ULPS[name], None)
+        assert_close_ulps(to_np(e), to_np(t), name, ulps, floor, err_msg=f"{what} values")
     else:
         np.testing.assert_array_equal(to_np(e), to_np(t), err_msg=f"{what} values")
 

@@ -27,7 +27,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
-from helpers import DTYPES, np_dtype
+from helpers import ACCUMULATING_ULPS, DTYPES, EXACT, ULPS, np_dtype
 
 import ember
 
@@ -36,11 +36,9 @@ BOOL, U8, I32, I64, F16, BF16, F32, F64 = ALL
 FLOATS = (F16, BF16, F32, F64)
 NUMERIC = ALL[1:]
 
-# (rtol, atol) by result dtype name; OpInfo.tols overrides per op.
-DEFAULT_TOLS = {"float16": (2e-3, 1e-3), "bfloat16": (1.6e-2, 1e-2),
-                "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}
-ACCUMULATING_TOLS = {"float16": (1e-2, 5e-2), "bfloat16": (5e-2, 2.5e-1),
-                     "float32": (1e-5, 1e-4), "float64": (1e-7, 1e-7)}
+# The allowed error of float results, in eps of the result dtype, relative to each element
+# and to the reference's largest |value| (helpers.tolerance): ULPS by default; OpInfo.tols
+# overrides it per op (ACCUMULATING_ULPS for reductions, matmuls, norms and losses).
 
 
 # --------------------------------------------------------------------------- records
@@ -91,12 +89,13 @@ class OpInfo:
     kind: str = "functional"
     values: bool = True
     exact_strides: bool = False
-    tols: dict = field(default_factory=dict)
+    tols: dict = field(default_factory=dict)  # result dtype name -> ulps (see ULPS)
     ref: Callable | None = None
     functional: str | None = None  # for kind == "out": the overload computing the result
 
-    def tolerance(self, dtype_name):
-        return self.tols.get(dtype_name, DEFAULT_TOLS.get(dtype_name, (0, 0)))
+    def ulps(self, dtype_name):
+        """The allowed error of a float result of dtype `dtype_name`, in its eps."""
+        return self.tols.get(dtype_name, ULPS[dtype_name])
 
 
 # --------------------------------------------------------------------------- makers
@@ -509,7 +508,6 @@ register("zero_.default", lambda: [S(make((3, 4), dt), name=dtname(dt)) for dt i
 
 
 # ---- reductions --------------------------------------------------------------------
-_RED_TOLS = {"float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2), "float32": (1e-5, 1e-5)}
 
 
 def _full_reduction_samples(dtypes):
@@ -541,11 +539,11 @@ def _dim_reduction_samples(dtypes):
     return samples
 
 
-register("sum.default", _full_reduction_samples(ALL), tols=_RED_TOLS)
-register("sum.dim_IntList", _dim_reduction_samples(ALL), tols=_RED_TOLS)
+register("sum.default", _full_reduction_samples(ALL), tols=ACCUMULATING_ULPS)
+register("sum.dim_IntList", _dim_reduction_samples(ALL), tols=ACCUMULATING_ULPS)
 out_of("sum.IntList_out", "sum.dim_IntList")
-register("mean.default", _full_reduction_samples((I64,) + FLOATS), tols=_RED_TOLS)
-register("mean.dim", _dim_reduction_samples((I64, U8) + FLOATS), tols=_RED_TOLS)
+register("mean.default", _full_reduction_samples((I64,) + FLOATS), tols=ACCUMULATING_ULPS)
+register("mean.dim", _dim_reduction_samples((I64, U8) + FLOATS), tols=ACCUMULATING_ULPS)
 out_of("mean.out", "mean.dim")
 register("amax.default", lambda: [S(make((3, 4), dt), [1], name=dtname(dt)) for dt in ALL] + [
     S(make((2, 3, 4), F32), name="default_all_dims"),
@@ -554,7 +552,8 @@ register("amax.default", lambda: [S(make((3, 4), dt), [1], name=dtname(dt)) for 
     S(make((0, 3), F32), [1], name="empty_kept"),
     S(make((0, 3), F32), [0], name="empty_reduced_error"),
     S(make((), F32), name="0d"), S(transposed((3, 4), BF16), [0], name="transposed"),
-    S(np.array([[1, np.nan], [2, 3]], np.float32), [1], name="nan")])
+    S(np.array([[1, np.nan], [2, 3]], np.float32), [1], name="nan"),
+    S(np.zeros((2, 0, 0), F32), [1, -1], name="empty_negative_dim_error")])
 out_of("amax.out", "amax.default")
 register("argmax.default", lambda: [S(make((3, 4), dt), 1, name=dtname(dt)) for dt in ALL] + [
     S(make((3, 4), I32, low=0, high=3), name="dim_none_ties"),
@@ -585,7 +584,7 @@ def _mm_samples():
         S(make((4,), F32), make((4, 5), F32), name="1d_error")]
 
 
-register("mm.default", _mm_samples, tols=ACCUMULATING_TOLS)
+register("mm.default", _mm_samples, tols=ACCUMULATING_ULPS)
 out_of("mm.out", "mm.default")
 register("bmm.default", lambda: [
     S(make((2, 3, 4), dt, **_LA), make((2, 4, 5), dt, **_LA), name=dtname(dt))
@@ -594,7 +593,7 @@ register("bmm.default", lambda: [
     S(make((2, 3, 0), F32), make((2, 0, 5), F32), name="empty_k"),
     S(transposed((2, 3, 4), F32), transposed((2, 4, 5), F32), name="transposed"),
     S(make((2, 3, 4), F32), make((3, 4, 5), F32), name="batch_mismatch_error"),
-    S(make((3, 4), F32), make((4, 5), F32), name="2d_error")], tols=ACCUMULATING_TOLS)
+    S(make((3, 4), F32), make((4, 5), F32), name="2d_error")], tols=ACCUMULATING_ULPS)
 out_of("bmm.out", "bmm.default")
 register("addmm.default", lambda: [
     S(make((5,), dt, **_LA), make((3, 4), dt, **_LA), make((4, 5), dt, **_LA), name=dtname(dt))
@@ -609,7 +608,7 @@ register("addmm.default", lambda: [
     S(make((5,), F32), make((3, 0), F32), make((0, 5), F32), name="empty_k"),
     S(make((), F32), transposed((3, 4), F32), transposed((4, 5), F32), name="0d_self_transposed"),
     S(make((4,), F32), make((3, 4), F32), make((4, 5), F32), name="self_broadcast_error")],
-    tols=ACCUMULATING_TOLS)
+    tols=ACCUMULATING_ULPS)
 out_of("addmm.out", "addmm.default")
 register("matmul.default", lambda: [
     S(make((4,), F32), make((4,), F32), name="dot"),
@@ -623,7 +622,7 @@ register("matmul.default", lambda: [
     S(transposed((3, 4), F32), make((4, 2), F32), name="transposed"),
     S(make((0, 4), F32), make((4, 3), F32), name="empty"),
     S(make((3, 4), F32), make((3, 4), F32), name="mismatch_error"),
-    S(make((), F32), make((3,), F32), name="0d_error")], tols=ACCUMULATING_TOLS)
+    S(make((), F32), make((3,), F32), name="0d_error")], tols=ACCUMULATING_ULPS)
 register("linear.default", lambda: [
     S(make((3, 4), F32), make((5, 4), F32), make((5,), F32), name="bias"),
     S(make((3, 4), F32), make((5, 4), F32), name="no_bias"),
@@ -632,12 +631,12 @@ register("linear.default", lambda: [
     S(make((3, 4), BF16, **_LA), make((2, 4), BF16, **_LA), make((2,), BF16), name="bfloat16"),
     S(transposed((3, 4), F32), transposed((5, 4), F32), name="transposed"),
     S(make((0, 4), F32), make((5, 4), F32), make((5,), F32), name="empty_batch"),
-    S(make((3, 4), F32), make((5, 3), F32), name="mismatch_error")], tols=ACCUMULATING_TOLS)
+    S(make((3, 4), F32), make((5, 3), F32), name="mismatch_error")], tols=ACCUMULATING_ULPS)
 
 
 # ---- views -------------------------------------------------------------------------
 def _view(name, samples):
-    register(name, samples, exact_strides=True)
+    register(name, samples, exact_strides=True, tols=EXACT)
 
 
 def _X(dt=F32):

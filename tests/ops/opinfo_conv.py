@@ -6,8 +6,8 @@ tests/autograd/grad_samples.py's EXTRA (called with opinfo's random generator se
 from __future__ import annotations
 
 import numpy as np
+from helpers import ACCUMULATING_ULPS
 from opinfo import (
-    ACCUMULATING_TOLS,
     ALL,
     BF16,
     BOOL,
@@ -102,7 +102,7 @@ def _conv_samples():
     return out
 
 
-register("convolution.default", _conv_samples, tols=ACCUMULATING_TOLS)
+register("convolution.default", _conv_samples, tols=ACCUMULATING_ULPS)
 out_of("convolution.out", "convolution.default")
 
 
@@ -138,7 +138,7 @@ def _conv_backward_samples():
     return out
 
 
-register("convolution_backward.default", _conv_backward_samples, tols=ACCUMULATING_TOLS)
+register("convolution_backward.default", _conv_backward_samples, tols=ACCUMULATING_ULPS)
 
 
 def _conv_nd_samples(nd):
@@ -188,11 +188,11 @@ def _torch_fn(name):
     return ref
 
 
-register("conv1d.default", _conv_nd_samples(1), tols=ACCUMULATING_TOLS, ref=_torch_fn("conv1d"))
-register("conv2d.default", _conv_nd_samples(2), tols=ACCUMULATING_TOLS, ref=_torch_fn("conv2d"))
-register("conv1d.padding", _conv_padding_samples(1), tols=ACCUMULATING_TOLS,
+register("conv1d.default", _conv_nd_samples(1), tols=ACCUMULATING_ULPS, ref=_torch_fn("conv1d"))
+register("conv2d.default", _conv_nd_samples(2), tols=ACCUMULATING_ULPS, ref=_torch_fn("conv2d"))
+register("conv1d.padding", _conv_padding_samples(1), tols=ACCUMULATING_ULPS,
          ref=_torch_fn("conv1d"))
-register("conv2d.padding", _conv_padding_samples(2), tols=ACCUMULATING_TOLS,
+register("conv2d.padding", _conv_padding_samples(2), tols=ACCUMULATING_ULPS,
          ref=_torch_fn("conv2d"))
 
 
@@ -309,7 +309,7 @@ def _avg_pool_samples():
     return out
 
 
-register("avg_pool2d.default", _avg_pool_samples, tols=ACCUMULATING_TOLS)
+register("avg_pool2d.default", _avg_pool_samples, tols=ACCUMULATING_ULPS)
 out_of("avg_pool2d.out", "avg_pool2d.default")
 
 
@@ -334,7 +334,7 @@ def _avg_pool_backward_samples():
     ]
 
 
-register("avg_pool2d_backward.default", _avg_pool_backward_samples, tols=ACCUMULATING_TOLS)
+register("avg_pool2d_backward.default", _avg_pool_backward_samples, tols=ACCUMULATING_ULPS)
 
 
 def _adaptive_samples():
@@ -480,7 +480,7 @@ def _embedding_backward_samples():
 
 
 register("embedding_dense_backward.default", _embedding_backward_samples,
-         tols=ACCUMULATING_TOLS)
+         tols=ACCUMULATING_ULPS)
 out_of("embedding_dense_backward.out", "embedding_dense_backward.default")
 
 

@@ -6,6 +6,7 @@ tests/autograd/grad_samples.py's EXTRA (called with opinfo's random generator se
 from __future__ import annotations
 
 import numpy as np
+from helpers import ACCUMULATING_ULPS
 from opinfo import (
     ALL,
     BF16,
@@ -31,7 +32,6 @@ from opinfo import (
 
 NAN = np.nan
 INF = np.inf
-_TOLS = {"float16": (1e-2, 1e-2), "bfloat16": (5e-2, 5e-2), "float32": (1e-5, 1e-5)}
 
 
 def _a(*rows, dtype=F32):
@@ -61,9 +61,9 @@ def _prod_dim_samples():
         S(x, 3, name="dim_out_of_range_error")]
 
 
-register("prod.default", _prod_samples, tols=_TOLS)
+register("prod.default", _prod_samples, tols=ACCUMULATING_ULPS)
 out_of("prod.out", "prod.default")
-register("prod.dim_int", _prod_dim_samples, tols=_TOLS)
+register("prod.dim_int", _prod_dim_samples, tols=ACCUMULATING_ULPS)
 out_of("prod.int_out", "prod.dim_int")
 
 
@@ -77,7 +77,8 @@ register("amin.default", lambda: [S(make((3, 4), dt), [1], name=dtname(dt)) for 
     S(make((0, 3), F32), name="empty_all_error"),
     S(make((), F32), name="0d"), S(transposed((3, 4), BF16), [0], name="transposed"),
     S(_a([1, NAN], [2, 3]), [1], name="nan"),
-    S(make((2, 3), F32), [0, -2], name="repeated_dim_error")])
+    S(make((2, 3), F32), [0, -2], name="repeated_dim_error"),
+    S(np.zeros((2, 0, 0), F32), [1, -1], name="empty_negative_dim_error")])
 out_of("amin.out", "amin.default")
 
 
@@ -140,6 +141,7 @@ def _var_correction_samples():
         S(make((), F64), name="0d"), S(make((), F32), [0], keepdim=True, name="0d_dim"),
         S(make((0, 3), F32), name="empty"), S(make((0, 3), F32), [0], name="empty_reduced"),
         S(make((0, 3), F32), [1], name="empty_kept"), S(make((1,), F32), name="one_element"),
+        S(np.zeros((0, 3), F32), [0], correction=-1, name="empty_negative_correction"),
         S(transposed((3, 4), F64), [0], name="transposed"),
         S(offset((3, 4), F16), [1], name="offset_float16"),
         S(_a([1, NAN, 3], [1, 2, 3]), [1], name="nan"),
@@ -162,12 +164,12 @@ for _op in ("var", "std"):
     register(f"{_op}.default", _var_samples)
     register(f"{_op}.dim", _var_dim_samples)
     out_of(f"{_op}.out", f"{_op}.dim")
-    register(f"{_op}.correction", _var_correction_samples, tols=_TOLS)
+    register(f"{_op}.correction", _var_correction_samples, tols=ACCUMULATING_ULPS)
     out_of(f"{_op}.correction_out", f"{_op}.correction")
 for _op in ("var_mean", "std_mean"):
     register(f"{_op}.default", _var_samples)
     register(f"{_op}.dim", _var_dim_samples)
-    register(f"{_op}.correction", _var_correction_samples, tols=_TOLS)
+    register(f"{_op}.correction", _var_correction_samples, tols=ACCUMULATING_ULPS)
     out_of(f"{_op}.correction_out", f"{_op}.correction")
 
 
@@ -180,7 +182,7 @@ register("logsumexp.default", lambda: [S(make((3, 4), dt), [1], name=dtname(dt))
     S(make((2, 3), F32), [], name="no_dims_error"),
     S(transposed((3, 4), F64), [0], name="transposed"),
     S(_a([1, NAN, 3], [INF, 1, 2], [-INF, -INF, -INF]), [1], name="nan_inf"),
-    S(_a([1000.0, 1000.0], [-1000, 0]), [1], name="large")], tols=_TOLS)
+    S(_a([1000.0, 1000.0], [-1000, 0]), [1], name="large")], tols=ACCUMULATING_ULPS)
 out_of("logsumexp.out", "logsumexp.default")
 
 
@@ -208,13 +210,13 @@ def _vector_norm_samples():
     return out
 
 
-register("linalg_vector_norm.default", _vector_norm_samples, tols=_TOLS)
+register("linalg_vector_norm.default", _vector_norm_samples, tols=ACCUMULATING_ULPS)
 out_of("linalg_vector_norm.out", "linalg_vector_norm.default")
 register("norm.Scalar", lambda: [S(make((3, 4), dt), name=dtname(dt)) for dt in ALL] + [
     S(make((3, 4), F32), 1, name="p1"), S(make((3, 4), F32), INF, name="inf"),
     S(make((3, 4), F32), 0, name="p0"), S(make((3, 4), F32), 3.5, name="p3_5"),
     S(make((), F64), name="0d"), S(make((0, 2), F32), name="empty"),
-    S(transposed((3, 4), F32), name="transposed")], tols=_TOLS)
+    S(transposed((3, 4), F32), name="transposed")], tols=ACCUMULATING_ULPS)
 out_of("norm.Scalar_out", "norm.Scalar")
 register("norm.ScalarOpt_dim", lambda: [
     S(make((3, 4), dt), 2, [1], name=dtname(dt)) for dt in ALL] + [
@@ -222,7 +224,7 @@ register("norm.ScalarOpt_dim", lambda: [
     S(make((2, 3, 4), F32), 1, -1, True, name="p1_keepdim"),
     S(make((2, 3, 4), F32), -INF, [1], name="minus_inf"),
     S(make((0, 3), F32), 2, [0], name="empty_reduced"),
-    S(transposed((3, 4), F64), 0.5, [0], name="transposed")], tols=_TOLS)
+    S(transposed((3, 4), F64), 0.5, [0], name="transposed")], tols=ACCUMULATING_ULPS)
 out_of("norm.out", "norm.ScalarOpt_dim")
 
 
@@ -287,9 +289,9 @@ def _cum_samples(inplace=False):
 
 
 for _op in ("cumsum", "cumprod"):
-    register(f"{_op}.default", _cum_samples(), tols=_TOLS)
+    register(f"{_op}.default", _cum_samples(), tols=ACCUMULATING_ULPS)
     out_of(f"{_op}.out", f"{_op}.default")
-    register(f"{_op}_.default", _cum_samples(inplace=True), tols=_TOLS)
+    register(f"{_op}_.default", _cum_samples(inplace=True), tols=ACCUMULATING_ULPS)
 
 
 # ---- count_nonzero ------------------------------------------------------------------------

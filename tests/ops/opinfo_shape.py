@@ -6,6 +6,8 @@ tests/autograd/grad_samples.py's EXTRA (called with opinfo's random generator se
 from __future__ import annotations
 
 import numpy as np
+import opinfo
+from helpers import ACCUMULATING_ULPS, EXACT
 from opinfo import (
     ALL,
     BF16,
@@ -25,10 +27,15 @@ from opinfo import (
     offset,
     out_of,
     own_rng,
-    register,
     strided,
     transposed,
 )
+
+
+def register(name, samples, **flags):
+    """opinfo.register, comparing float values exactly: the family moves data, it does not
+    compute (the ops that add up values pass ACCUMULATING_ULPS)."""
+    opinfo.register(name, samples, **{"tols": EXACT, **flags})
 
 
 def grad_extra() -> dict:
@@ -290,12 +297,12 @@ def _scatter_value_reduce_samples():
 
 register("scatter.src", _scatter_src_samples)
 register("scatter.value", _scatter_value_samples)
-register("scatter.reduce", _with_reduce(_scatter_reduce_src_samples))
-register("scatter.value_reduce", _with_reduce(_scatter_value_reduce_samples))
+register("scatter.reduce", _with_reduce(_scatter_reduce_src_samples), tols=ACCUMULATING_ULPS)
+register("scatter.value_reduce", _with_reduce(_scatter_value_reduce_samples), tols=ACCUMULATING_ULPS)
 register("scatter_.src", _scatter_src_samples)
 register("scatter_.value", _scatter_value_samples)
-register("scatter_.reduce", _with_reduce(_scatter_reduce_src_samples))
-register("scatter_.value_reduce", _with_reduce(_scatter_value_reduce_samples))
+register("scatter_.reduce", _with_reduce(_scatter_reduce_src_samples), tols=ACCUMULATING_ULPS)
+register("scatter_.value_reduce", _with_reduce(_scatter_value_reduce_samples), tols=ACCUMULATING_ULPS)
 out_of("scatter.src_out", "scatter.src")
 out_of("scatter.value_out", "scatter.value")
 out_of("scatter.reduce_out", "scatter.reduce")
@@ -306,8 +313,8 @@ def _scatter_add_samples():
     return _scatter_reduce_src_samples()
 
 
-register("scatter_add.default", _scatter_add_samples)
-register("scatter_add_.default", _scatter_add_samples)
+register("scatter_add.default", _scatter_add_samples, tols=ACCUMULATING_ULPS)
+register("scatter_add_.default", _scatter_add_samples, tols=ACCUMULATING_ULPS)
 out_of("scatter_add.out", "scatter_add.default")
 
 _REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
@@ -328,8 +335,8 @@ def _scatter_reduce_two_samples():
     return out
 
 
-register("scatter_reduce.two", _scatter_reduce_two_samples)
-register("scatter_reduce_.two", _scatter_reduce_two_samples)
+register("scatter_reduce.two", _scatter_reduce_two_samples, tols=ACCUMULATING_ULPS)
+register("scatter_reduce_.two", _scatter_reduce_two_samples, tols=ACCUMULATING_ULPS)
 out_of("scatter_reduce.two_out", "scatter_reduce.two")
 
 
@@ -565,8 +572,8 @@ def _index_add_samples():
     return out
 
 
-register("index_add.default", _index_add_samples)
-register("index_add_.default", _index_add_samples)
+register("index_add.default", _index_add_samples, tols=ACCUMULATING_ULPS)
+register("index_add_.default", _index_add_samples, tols=ACCUMULATING_ULPS)
 out_of("index_add.out", "index_add.default")
 
 

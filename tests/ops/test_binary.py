@@ -101,7 +101,7 @@ def test_errors_match_torch(call):
         eval(call, {"M": torch, "x": tx, "f": tf})
     with pytest.raises(type(t_info.value)) as e_info:
         eval(call, {"M": ember, "x": ex, "f": ef})
-    assert str(e_info.value) == str(t_info.value)
+    assert str(e_info.value) == str(t_info.value).replace("torch.", "ember.")
 
 
 # --- gradients at special points ---------------------------------------------------------------

@@ -103,15 +103,20 @@ def test_norm_backward_output_mask(mask):
 
 
 def test_layer_norm_backward_with_mask_is_differentiable():
-    """Undefined outputs (output_mask False) do not break the autograd graph."""
+    """Undefined outputs (output_mask False) do not break the autograd graph, and the
+    derivatives of grad_input are right (gradcheck, with mean and rstd as given: torch's
+    formula instead differentiates them as the statistics of input, which these are not)."""
     x = ember.randn(2, 3, dtype=ember.float64, requires_grad=True)
     g = ember.randn(2, 3, dtype=ember.float64, requires_grad=True)
     m, r = ember.zeros(2, 1, dtype=ember.float64), ember.ones(2, 1, dtype=ember.float64)
-    dx, dw, db = ember.native_layer_norm_backward(g, x, [3], m, r, None, None,
-                                                  [True, False, False])
-    assert dw is None and db is None
-    gx, gg = ember.autograd.grad(dx.sum(), [x, g])
-    assert gx.shape == x.shape and gg.shape == g.shape
+
+    def grad_input(g, x):
+        dx, dw, db = ember.native_layer_norm_backward(g, x, [3], m, r, None, None,
+                                                      [True, False, False])
+        assert dw is None and db is None
+        return dx
+    assert ember.autograd.gradcheck(grad_input, (g, x))
+    assert ember.autograd.gradgradcheck(grad_input, (g, x))
 
 
 # --------------------------------------------------------------------------- messages
@@ -188,6 +193,22 @@ def test_sdpa_dropout():
     assert np.isfinite(vals).all() and not np.allclose(vals, 1.0)   # rows no longer sum to 1
     out.sum().backward()
     assert q.grad.shape == q.shape
+
+
+def test_sdpa_dropout_gradients():
+    """With the dropout mask fixed by the seed, the gradients and second derivatives match
+    finite differences (gradcheck, gradgradcheck)."""
+    rng = np.random.default_rng(4)
+    q, k, v = (ember_of(rng.standard_normal(s)).requires_grad_()
+               for s in ((2, 4, 3), (2, 5, 3), (2, 5, 2)))
+
+    def f(q, k, v):
+        ember.manual_seed(7)
+        return ember.scaled_dot_product_attention(q, k, v, dropout_p=0.5)
+    assert not np.allclose(f(q, k, v).detach().numpy(),
+                           ember.scaled_dot_product_attention(q, k, v).detach().numpy())
+    assert ember.autograd.gradcheck(f, (q, k, v))
+    assert ember.autograd.gradgradcheck(f, (q, k, v))
 
 
 def test_einsum_takes_operands_as_arguments_or_one_list_like_torch():

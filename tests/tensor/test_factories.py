@@ -505,6 +505,21 @@ def test_from_dlpack():
         ember.from_dlpack([1, 2])
 
 
+@pytest.mark.parametrize("src", ["numpy", "ember"])
+def test_from_dlpack_copy_and_device_like_torch(src):
+    """copy=True gives memory of its own, copy=None/False shares; device="cpu" is accepted."""
+    for copy in (None, False, True):
+        a = np.arange(3.0)
+        x = ember.from_numpy(a) if src == "ember" else a
+        e = ember.from_dlpack(x, device="cpu", copy=copy)
+        t = torch.from_dlpack(a.copy(), device="cpu", copy=copy)
+        assert_same(e, t)
+        e[0] = 9
+        assert (a[0] == 9) == (not copy)
+    with pytest.raises(RuntimeError, match="CPU only"):
+        ember.from_dlpack(np.arange(3.0), device="meta")
+
+
 # --- ember.Tensor(...) ---------------------------------------------------------------------
 def test_legacy_constructor():
     assert_same(ember.Tensor([1, 2]), torch.Tensor([1, 2]))

@@ -175,12 +175,7 @@ def run(fn, x_e, x_t):
 
 def check_op(fn, shape, dtype="float32", layout="contiguous", seed=0):
     e_root, x_e, t_root, x_t, m_x, tm_x = make_inputs(shape, dtype, layout, seed)
-    try:
-        e_out, t_out = run(fn, x_e, x_t)
-    except NotImplementedError as exc:   # a placeholder kernel of another engineer (clone)
-        if "not written yet" not in str(exc):
-            raise
-        pytest.skip(str(exc))
+    e_out, t_out = run(fn, x_e, x_t)
     if t_out is None:
         return False
     check_result(e_out, t_out, e_root, t_root, dtype, seed)
@@ -363,10 +358,7 @@ def test_reshape_copies_only_when_needed():
     e_root, x_e, _, x_t, _, _ = make_inputs((2, 3), "float32", "contiguous")
     r = x_e.reshape(3, 2)
     assert r._base is e_root
-    try:
-        c = x_e.t().reshape(6)
-    except NotImplementedError as exc:  # clone is written by another engineer
-        pytest.skip(str(exc))
+    c = x_e.t().reshape(6)
     tc = x_t.t().reshape(6)
     check_layout(c, tc)
     np.testing.assert_array_equal(c.numpy(), tc.numpy())
