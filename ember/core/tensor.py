@@ -180,6 +180,18 @@ class Tensor:
         return self._device.type == "meta"
 
     @property
+    def is_xpu(self) -> bool:
+        return self._device.type == "xpu"
+
+    @property
+    def is_mps(self) -> bool:
+        return self._device.type == "mps"
+
+    @property
+    def is_quantized(self) -> bool:
+        return False  # (ember has no quantized dtypes)
+
+    @property
     def layout(self):
         return "strided"
 

@@ -94,6 +94,15 @@ def _nonzero(self, *, as_tuple=False):
     return nonzero(self, as_tuple=as_tuple)
 
 
+def _comparison(name: str):
+    """The Tensor method of ember.isclose / allclose / equal."""
+    def method(self, other, *args, **kwargs):
+        from . import toplevel
+        return getattr(toplevel, name)(self, other, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
 TENSOR_ATTRIBUTES = {
     "T": property(_T), "mT": property(_mT), "H": property(_T), "mH": property(_mT),
     "__getitem__": getitem, "__setitem__": setitem,
@@ -106,4 +115,6 @@ TENSOR_ATTRIBUTES = {
     "norm": python_norm,
     "__deepcopy__": _deepcopy,
     "unique": _unique, "nonzero": _nonzero, "unique_consecutive": _unique_consecutive,
+    "isclose": _comparison("isclose"), "allclose": _comparison("allclose"),
+    "equal": _comparison("equal"),
 }
