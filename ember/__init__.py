@@ -135,5 +135,18 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
 ]
 
 # Subpackages built on the names above (they import them from `ember`): imported last.
-from . import accelerator, amp, backends, cuda, functional, library, nn, onnx, optim, storage, utils
+from . import (
+    accelerator,
+    amp,
+    backends,
+    cuda,
+    distributions,
+    functional,
+    library,
+    nn,
+    onnx,
+    optim,
+    storage,
+    utils,
+)
 from .nn.functional import bilinear  # torch.bilinear is F.bilinear (torch's path for it)

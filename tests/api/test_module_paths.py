@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 PACKAGES = ["", "nn", "nn.modules", "nn.utils", "nn.init", "nn.functional", "nn.parallel",
             "optim", "optim.lr_scheduler", "utils.data", "utils.checkpoint", "amp", "autograd",
             "autograd.graph", "serialization", "backends.cudnn", "backends.cuda", "accelerator",
-            "onnx"]
+            "onnx", "distributions", "distributions.constraints"]
 OWNED_ELSEWHERE = ("torch.cuda",)  # (ember.cuda belongs to the CUDA work)
 
 
