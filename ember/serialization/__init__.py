@@ -25,6 +25,7 @@ import pickle
 from . import _safetensors, _torch_zip
 from ._files import is_file_object, write_atomically
 
+_LEGACY_MAGIC = b"\x80\x02\x8a\x0a"  # torch's legacy format: a pickle starting with its magic number
 __all__ = ["add_safe_globals", "clear_safe_globals", "get_safe_globals", "load",
            "safe_globals", "save"]
 
@@ -49,7 +50,7 @@ def save(obj, f, pickle_module=None, pickle_protocol=2, _use_new_zipfile_seriali
     if not _use_new_zipfile_serialization:
         raise ValueError("ember.save does not write torch's legacy format "
                          "(_use_new_zipfile_serialization=False)")
-    name = getattr(f, "name", f) if is_file_object(f, "write") else os.fspath(f)
+    name = getattr(f, "name", f) if is_file_object(f, "write") else os.fsdecode(os.fspath(f))
     if isinstance(name, (str, bytes)) and os.fsdecode(name).endswith(".safetensors"):
         _safetensors.save(obj, f)
     elif is_file_object(f, "write"):
@@ -96,7 +97,7 @@ def _load_file(file, name, map_location, weights_only, mmap):
     file.seek(start)
     if magic == b"PK\x03\x04":
         return _torch_zip.load(file, str(name), map_location, weights_only, bool(mmap))
-    if magic[:1] == b"\x80":
+    if magic == _LEGACY_MAGIC:
         raise RuntimeError(f"ember.load: {str(name)!r} is in torch's legacy format "
                            "(_use_new_zipfile_serialization=False), which ember does not read")
     return _safetensors.load(file.read(), str(name), map_location)

@@ -164,10 +164,12 @@ def test_paths_and_file_objects(tmp_path):
     with open(tmp_path / "c.safetensors", "rb") as f:
         assert_bit_exact(ember.load(f), t)
     assert (tmp_path / "c.safetensors").read_bytes()[:4] != b"PK\x03\x04"
-    for path in (tmp_path / "d.pt", str(tmp_path / "e")):  # torch's format elsewhere
-        ember.save({"t": t}, path)
+    for path in (tmp_path / "d.pt", str(tmp_path / "e"), os.fsencode(tmp_path / "f.pt")):
+        ember.save({"t": t}, path)  # torch's format elsewhere
         assert_bit_exact(ember.load(path)["t"], t)
-        assert pathlib.Path(path).read_bytes()[:4] == b"PK\x03\x04"
+        assert pathlib.Path(os.fsdecode(path)).read_bytes()[:4] == b"PK\x03\x04"
+    assert sorted(os.listdir(tmp_path)) == ["a.safetensors", "b.safetensors",
+                                            "c.safetensors", "d.pt", "e", "f.pt"]
 
 
 @pytest.mark.parametrize("name", ["t.safetensors", "t.pt"])
