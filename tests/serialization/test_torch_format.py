@@ -347,3 +347,49 @@ def test_what_pickle_cannot_store_raises():
         torch.save({"f": lambda: 0}, io.BytesIO())
     with pytest.raises((pickle.PicklingError, AttributeError), match="local"):
         ember.save({"f": lambda: 0}, io.BytesIO())
+
+
+def language_model(lib):
+    """word_language_model's pattern: a user Module class holding library layers."""
+    class Model(lib.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.encoder = lib.nn.Embedding(10, 4)
+            self.drop = lib.nn.Dropout(0.1)
+            self.attention = lib.nn.MultiheadAttention(4, 2)
+            self.decoder = lib.nn.Linear(4, 3)
+
+        def forward(self, x):
+            h = self.drop(self.encoder(x))
+            return self.decoder(self.attention(h, h, h)[0])
+    Model.__qualname__ = Model.__name__ = f"Model_{lib.__name__}"
+    globals()[Model.__name__] = Model  # (picklable by name, as a script's class is)
+    return Model().eval()
+
+
+def test_whole_models_load_under_safe_globals_like_torch():
+    """torch.save(model) / torch.load under safe_globals listing the classes used; without
+    NonDynamicallyQuantizableLinear (inside MultiheadAttention) both refuse, naming it."""
+    from torch.nn.modules.linear import NonDynamicallyQuantizableLinear as TNDQL
+
+    from ember.nn.modules.activation import NonDynamicallyQuantizableLinear as ENDQL
+    results = []
+    for lib, save, load, save_globals, ndql in [
+            (ember, ember.save, ember.load, ember.serialization.safe_globals, ENDQL),
+            (torch, torch.save, torch.load, torch.serialization.safe_globals, TNDQL)]:
+        model = language_model(lib)
+        buffer = io.BytesIO()
+        save(model, buffer)
+        classes = [type(model), lib.nn.Embedding, lib.nn.Dropout, lib.nn.MultiheadAttention,
+                   lib.nn.Linear]
+        buffer.seek(0)
+        with save_globals(classes), pytest.raises(pickle.UnpicklingError) as refused:
+            load(buffer)
+        assert "NonDynamicallyQuantizableLinear" in str(refused.value)
+        buffer.seek(0)
+        with save_globals([*classes, ndql]):
+            loaded = load(buffer)
+        x = lib.tensor([[1, 2, 3]])
+        assert type(loaded) is type(model) and lib.equal(loaded(x), model(x))
+        results.append(sorted(name for name, _ in loaded.named_parameters()))
+    assert results[0] == results[1]
