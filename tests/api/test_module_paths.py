@@ -57,7 +57,7 @@ def test_torchs_module_path_exists_in_ember(where, name, path):
 
 
 def test_the_paths_named_in_the_issue():
-    from ember.nn.modules.linear import Linear
+    from ember.nn.modules.linear import Linear, NonDynamicallyQuantizableLinear
     from ember.nn.modules.loss import MSELoss
     from ember.optim.adam import Adam
     from ember.optim.lr_scheduler import StepLR
@@ -66,3 +66,4 @@ def test_the_paths_named_in_the_issue():
     assert (Linear, MSELoss, Adam, StepLR, DataLoader, RandomSampler) == (
         ember.nn.Linear, ember.nn.MSELoss, ember.optim.Adam, ember.optim.lr_scheduler.StepLR,
         ember.utils.data.DataLoader, ember.utils.data.RandomSampler)
+    assert type(ember.nn.MultiheadAttention(4, 2).out_proj) is NonDynamicallyQuantizableLinear

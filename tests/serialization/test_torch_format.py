@@ -372,7 +372,7 @@ def test_whole_models_load_under_safe_globals_like_torch():
     NonDynamicallyQuantizableLinear (inside MultiheadAttention) both refuse, naming it."""
     from torch.nn.modules.linear import NonDynamicallyQuantizableLinear as TNDQL
 
-    from ember.nn.modules.activation import NonDynamicallyQuantizableLinear as ENDQL
+    from ember.nn.modules.linear import NonDynamicallyQuantizableLinear as ENDQL
     results = []
     for lib, save, load, save_globals, ndql in [
             (ember, ember.save, ember.load, ember.serialization.safe_globals, ENDQL),
