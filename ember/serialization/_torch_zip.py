@@ -203,14 +203,20 @@ class _Unpickler(pickle.Unpickler):
         return super().find_class(module, name)
 
 
+def _ember_name(full: str) -> str:
+    """ember's name for a global of torch's ("torch.nn.Linear" -> "ember.nn.Linear")."""
+    return "ember" + full[len("torch"):] if full.startswith("torch.") else full
+
+
 class _WeightsOnlyUnpickler(_Unpickler):
     """Allows only the globals of tensors, containers and dtypes, and those allowed with
     `add_safe_globals` (as torch's weights_only unpickler)."""
 
     def find_other(self, module, name, full):
         allowed = user_allowed_globals()
-        if full in allowed:
-            return allowed[full]
+        for candidate in (full, _ember_name(full)):  # (torch's class: its ember twin allowed)
+            if candidate in allowed:
+                return allowed[candidate]
         raise pickle.UnpicklingError(
             f"Unsupported global: GLOBAL {full} was not an allowed global by default. "
             f"Please use `ember.serialization.add_safe_globals([{full}])` or the "

@@ -393,3 +393,21 @@ def test_whole_models_load_under_safe_globals_like_torch():
         assert type(loaded) is type(model) and lib.equal(loaded(x), model(x))
         results.append(sorted(name for name, _ in loaded.named_parameters()))
     assert results[0] == results[1]
+
+
+def test_whole_torch_modules_load_as_embers():
+    """A module torch.save pickled loads as ember's classes (torch.nn.X means ember.nn.X):
+    with weights_only=False, or with ember's classes allowed as safe globals."""
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(3, 2), torch.nn.ReLU())
+    x = [[1.0, 2.0, 3.0]]
+    loaded = ember.load(to_torch_file(model), weights_only=False)
+    assert type(loaded) is ember.nn.Sequential and type(loaded[0]) is ember.nn.Linear
+    np.testing.assert_allclose(loaded(ember.tensor(x)).detach().numpy(),
+                               model(torch.tensor(x)).detach().numpy(), rtol=1e-6)
+    with pytest.raises(pickle.UnpicklingError, match="torch.nn.modules.container.Sequential"):
+        ember.load(to_torch_file(model))
+    with ember.serialization.safe_globals([ember.nn.Sequential, ember.nn.Linear,
+                                           ember.nn.ReLU]):
+        again = ember.load(to_torch_file(model))
+    assert again(ember.tensor(x)).tolist() == loaded(ember.tensor(x)).tolist()
