@@ -67,17 +67,29 @@ from .core.factories import (
     set_default_device,
     tensor,
 )
+from .core.flags import (
+    are_deterministic_algorithms_enabled,
+    get_deterministic_debug_mode,
+    get_float32_matmul_precision,
+    is_deterministic_algorithms_warn_only_enabled,
+    set_deterministic_debug_mode,
+    set_float32_matmul_precision,
+    use_deterministic_algorithms,
+)
 from .core.printing import get_printoptions, set_printoptions
 from .core.storage import Storage as UntypedStorage
 from .core.tensor import Size, Tensor, channels_last, contiguous_format, preserve_format
 from .core.toplevel import (
+    allclose,
     block_diag,
     broadcast_shapes,
     broadcast_tensors,
     cartesian_prod,
     einsum,
+    equal,
     is_floating_point,
     is_tensor,
+    isclose,
     meshgrid,
     nonzero,
     numel,
@@ -111,6 +123,10 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
     "broadcast_shapes", "finfo", "iinfo", "is_floating_point", "is_tensor", "numel",
     "set_printoptions", "get_printoptions", "norm", "einsum", "unique", "unique_consecutive",
     "meshgrid", "broadcast_tensors", "cartesian_prod", "nonzero", "block_diag", "typename",
+    "isclose", "allclose", "equal", "set_float32_matmul_precision",
+    "get_float32_matmul_precision", "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
+    "set_deterministic_debug_mode", "get_deterministic_debug_mode",
     "autocast", "is_autocast_enabled", "get_autocast_dtype", "set_autocast_enabled",
     "set_autocast_dtype", "is_autocast_cache_enabled", "set_autocast_cache_enabled",
     "clear_autocast_cache",
@@ -119,7 +135,21 @@ __all__ = [  # noqa: PLE0604  (hand-written names, then the generated ones)
 ]
 
 # Subpackages built on the names above (they import them from `ember`): imported last.
-from . import amp, cuda, library, nn, optim, utils
+from . import (
+    accelerator,
+    amp,
+    backends,
+    cuda,
+    distributions,
+    functional,
+    library,
+    nn,
+    onnx,
+    optim,
+    storage,
+    utils,
+)
+from .nn.functional import bilinear  # torch.bilinear is F.bilinear (torch's path for it)
 
 # Subpackages imported on first use (torch has them after `import torch`): ember.fx.
 _LAZY_SUBMODULES = ("fx",)

@@ -22,6 +22,7 @@ from .autocast_mode import (  # noqa: F401
     autocast_increment_nesting,
     clear_autocast_cache,
     get_autocast_dtype,
+    is_autocast_available,
     is_autocast_cache_enabled,
     is_autocast_enabled,
     set_autocast_cache_enabled,
@@ -30,7 +31,3 @@ from .autocast_mode import (  # noqa: F401
 )
 from .grad_scaler import GradScaler  # noqa: F401
 
-
-def is_autocast_available(device_type: str) -> bool:
-    """Whether autocast supports `device_type` ("cpu" and "cuda")."""
-    return device_type in ("cpu", "cuda")

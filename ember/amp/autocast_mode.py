@@ -240,3 +240,8 @@ def promote_dtype(device_type: str, *args):
             elif not (current is lower and nxt is lower):
                 raise RuntimeError("Unexpected floating ScalarType in at::autocast::prioritize")
     return current
+
+
+def is_autocast_available(device_type: str) -> bool:
+    """Whether autocast supports `device_type` ("cpu" and "cuda")."""
+    return device_type in ("cpu", "cuda")

@@ -111,3 +111,7 @@ class set_grad_enabled(_GradModeContext):
 
     def __exit__(self, *exc):
         _tls.grad_enabled = self.prev
+
+
+# torch.autograd.grad_mode also holds inference_mode (imported last: it builds on the above)
+from .inference_mode import inference_mode  # noqa: F401

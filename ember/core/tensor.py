@@ -180,6 +180,18 @@ class Tensor:
         return self._device.type == "meta"
 
     @property
+    def is_xpu(self) -> bool:
+        return self._device.type == "xpu"
+
+    @property
+    def is_mps(self) -> bool:
+        return self._device.type == "mps"
+
+    @property
+    def is_quantized(self) -> bool:
+        return False  # (ember has no quantized dtypes)
+
+    @property
     def layout(self):
         return "strided"
 
@@ -220,7 +232,8 @@ class Tensor:
     def is_contiguous(self, memory_format=None) -> bool:
         shape, st = self._shape, self.stride()
         if memory_format in (None, "contiguous_format", contiguous_format):
-            return _is_contiguous(shape, st, range(len(shape) - 1, -1, -1))
+            # (an empty tensor is contiguous whatever its strides, as in torch)
+            return 0 in shape or _is_contiguous(shape, st, range(len(shape) - 1, -1, -1))
         if memory_format in ("channels_last", channels_last):
             return len(shape) == 4 and _is_contiguous(shape, st, (1, 3, 2, 0))
         if memory_format in ("preserve_format", preserve_format):
@@ -397,11 +410,11 @@ MEMORY_FORMATS = {"contiguous_format": contiguous_format, "channels_last": chann
 
 
 def _is_contiguous(shape, stride, order) -> bool:
+    """Whether the sizes other than 1, taken in `order`, have dense strides (torch's rule:
+    for channels_last an empty tensor gets no pass)."""
     expected = 1
     for d in order:
         n = shape[d]
-        if n == 0:
-            return True
         if n != 1 and stride[d] != expected:
             return False
         expected *= n

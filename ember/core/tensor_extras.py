@@ -100,6 +100,15 @@ def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     return python_norm(self, p, dim, keepdim, dtype=dtype)
 
 
+def _comparison(name: str):
+    """The Tensor method of ember.isclose / allclose / equal."""
+    def method(self, other, *args, **kwargs):
+        from . import toplevel
+        return getattr(toplevel, name)(self, other, *args, **kwargs)
+    method.__name__ = name
+    return method
+
+
 TENSOR_ATTRIBUTES = {
     "T": property(_T), "mT": property(_mT), "H": property(_T), "mH": property(_mT),
     "__getitem__": getitem, "__setitem__": setitem,
@@ -112,4 +121,6 @@ TENSOR_ATTRIBUTES = {
     "norm": _norm,
     "__deepcopy__": _deepcopy,
     "unique": _unique, "nonzero": _nonzero, "unique_consecutive": _unique_consecutive,
+    "isclose": _comparison("isclose"), "allclose": _comparison("allclose"),
+    "equal": _comparison("equal"),
 }

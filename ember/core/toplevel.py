@@ -134,3 +134,50 @@ def typename(obj, /) -> str:
     cls = type(obj)
     module = cls.__module__
     return cls.__qualname__ if module in ("builtins", None) else f"{module}.{cls.__qualname__}"
+
+
+def _check_tensors(name: str, input, other) -> None:
+    """torch's TypeError for a non-tensor argument of a tensor-comparing function."""
+    for position, (arg, value) in enumerate((("input", input), ("other", other)), 1):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"{name}(): argument '{arg}' (position {position}) must be Tensor, "
+                            f"not {type(value).__name__}")
+
+
+def isclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> Tensor:
+    """torch.isclose: where |input - other| <= atol + rtol * |other| (or they are equal;
+    NaNs equal with `equal_nan`); integers are compared in the default dtype.
+
+    >>> ember.isclose(ember.tensor([1.0, 2.0]), ember.tensor([1.0 + 1e-9, 2.1]))
+    tensor([ True, False])
+    """
+    _check_tensors("isclose", input, other)
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"{input.dtype.scalar_name} did not match {other.dtype.scalar_name}")
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if value < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got "
+                               f"{value:g}")
+    close = input == other
+    if equal_nan and input.is_floating_point():
+        close = close | (input.isnan() & other.isnan())
+    if rtol == 0 and atol == 0:
+        return close
+    if not input.is_floating_point():
+        from .dtype import get_default_dtype
+        input, other = input.to(get_default_dtype()), other.to(get_default_dtype())
+    allowed = atol + (rtol * other).abs()
+    actual = (input - other).abs()
+    return close | (actual.isfinite() & (actual <= allowed))
+
+
+def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False) -> bool:
+    """torch.allclose: whether `isclose` holds everywhere (after broadcasting)."""
+    _check_tensors("allclose", input, other)
+    return bool(isclose(input, other, rtol, atol, equal_nan).all())
+
+
+def equal(input, other) -> bool:
+    """torch.equal: same shape and same values (NaN is unequal to itself; dtypes promote)."""
+    _check_tensors("equal", input, other)
+    return input.shape == other.shape and bool((input == other).all())

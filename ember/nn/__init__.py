@@ -27,8 +27,9 @@ __all__ = [
 ]
 
 # --- functional and layers (nnlayers) ---
-from . import functional, modules
+from . import functional, modules, parallel
 from .modules import *  # the layer classes, listed in ember.nn.modules.__all__
+from .parallel import DataParallel
 
-__all__ += ["functional"]
+__all__ += ["DataParallel", "functional", "parallel"]
 __all__ += [name for name in modules.__all__ if name not in __all__]

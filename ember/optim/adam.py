@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .. import float32, float64, get_default_dtype, maximum, tensor, zeros_like
 from ..core.tensor import Tensor
-from .optimizer import Optimizer, _check_hyper, _check_unsupported, _to_float
+from .optimizer import Optimizer, _check_betas, _check_hyper, _check_unsupported, _to_float
 
 __all__ = ["Adam"]
 
@@ -47,8 +47,7 @@ class Adam(Optimizer):
         for i, beta in enumerate(betas):
             if isinstance(beta, Tensor) and beta.numel() != 1:
                 raise ValueError(f"Tensor betas[{i}] must be 1-element")
-            if not 0.0 <= beta < 1.0:
-                raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        _check_betas(betas)
         _check_hyper(weight_decay, "weight_decay", "weight_decay value")
         if not (all(isinstance(b, float) for b in betas)
                 or all(isinstance(b, Tensor) for b in betas)):

@@ -49,6 +49,13 @@ def _check_hyper(value, name: str, message: str) -> None:
         raise ValueError(f"Invalid {message}: {value}")
 
 
+def _check_betas(betas) -> None:
+    """torch's `Invalid beta parameter` ValueError unless 0 <= beta < 1."""
+    for i, beta in enumerate(betas):
+        if not 0.0 <= beta < 1.0:
+            raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+
+
 def _check_unsupported(defaults: dict) -> None:
     """ember runs every optimizer one tensor at a time: `foreach` is accepted (same
     result), `fused`, `capturable` and `differentiable` are not implemented."""

@@ -1,5 +1,8 @@
 """ember.utils.data samplers: torch's orders where they are deterministic, seeded
 permutations (ember's PCG64 stream, not torch's) otherwise, torch's errors."""
+import itertools
+import time
+
 import pytest
 
 import ember
@@ -91,3 +94,38 @@ def test_subset_random_sampler():
 def test_sampler_base():
     with pytest.raises(NotImplementedError):
         iter(ed.Sampler())
+
+
+def test_random_sampler_with_replacement_draws_lazily_like_torch():
+    """num_samples=10**10 (minGPT, makemore): nothing is drawn up front, and indices come
+    32 per draw, as from torch's sampler, which is as lazy."""
+    big = 10**10
+    start = time.perf_counter()
+    e_it = iter(ed.RandomSampler(range(7), replacement=True, num_samples=big, generator=seeded(3)))
+    t_it = iter(td.RandomSampler(range(7), replacement=True, num_samples=big,
+                                 generator=torch.Generator().manual_seed(3)))
+    e_head, t_head = list(itertools.islice(e_it, 100)), list(itertools.islice(t_it, 100))
+    assert time.perf_counter() - start < 5 and len(e_head) == len(t_head) == 100
+    assert len(ed.RandomSampler(range(7), replacement=True, num_samples=big)) == big
+    g = seeded(3)
+    chunks = [ember.randint(high=7, size=(32,), dtype=ember.int64, generator=g).tolist()
+              for _ in range(4)]
+    assert e_head == list(itertools.chain.from_iterable(chunks))[:100]
+    assert all(0 <= i < 7 for i in e_head + t_head)
+
+
+@pytest.mark.parametrize("num_samples", [1, 31, 32, 33, 70])
+def test_random_sampler_with_replacement_yields_num_samples(num_samples):
+    e = ed.RandomSampler(range(5), replacement=True, num_samples=num_samples, generator=seeded(0))
+    t = td.RandomSampler(range(5), replacement=True, num_samples=num_samples)
+    assert len(list(e)) == len(list(t)) == len(e) == len(t) == num_samples
+
+
+def test_random_sampler_seeds_at_the_first_index_like_torch():
+    """torch's __iter__ is a generator: the global RNG is read at the first next()."""
+    ember.manual_seed(5)
+    it = iter(ed.RandomSampler(range(10)))
+    ember.manual_seed(9)
+    first = list(it)
+    ember.manual_seed(9)
+    assert list(ed.RandomSampler(range(10))) == first

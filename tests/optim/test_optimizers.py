@@ -127,6 +127,40 @@ GRID = {
         {"lr": 0.01, "momentum": 0.5, "centered": True, "weight_decay": 0.1},
         {"lr": 0.01, "maximize": True, "eps": 1e-4},
     ],
+    "Adadelta": [
+        {},
+        {"lr": 0.5, "rho": 0.8, "eps": 1e-4},
+        {"weight_decay": 0.1},
+        {"maximize": True, "weight_decay": 0.05},
+    ],
+    "Adamax": [
+        {},
+        {"lr": 0.01, "betas": (0.8, 0.99), "eps": 1e-6},
+        {"lr": 0.01, "weight_decay": 0.1, "maximize": True},
+    ],
+    "NAdam": [
+        {},
+        {"lr": 0.01, "momentum_decay": 0.01, "betas": (0.8, 0.99)},
+        {"lr": 0.01, "weight_decay": 0.1},
+        {"lr": 0.01, "weight_decay": 0.1, "decoupled_weight_decay": True, "maximize": True},
+    ],
+    "RAdam": [
+        {},
+        {"lr": 0.01, "betas": (0.5, 0.9)},
+        {"lr": 0.01, "betas": (0.8, 0.9), "weight_decay": 0.1},
+        {"lr": 0.01, "betas": (0.8, 0.9), "weight_decay": 0.1, "decoupled_weight_decay": True,
+         "maximize": True},
+    ],
+    "ASGD": [
+        {},
+        {"lr": 0.05, "lambd": 1e-2, "alpha": 0.5, "t0": 5},
+        {"lr": 0.05, "t0": 0, "weight_decay": 0.1, "maximize": True},
+    ],
+    "Rprop": [
+        {},
+        {"lr": 0.05, "etas": (0.3, 1.5), "step_sizes": (1e-3, 0.2)},
+        {"lr": 0.02, "maximize": True},
+    ],
 }
 CASES = [(name, kw) for name, grid in GRID.items() for kw in grid]
 
@@ -141,7 +175,8 @@ def test_trajectory_and_state_match_torch(name, kwargs):
 @pytest.mark.parametrize(("name", "kwargs"), CASES, ids=[f"{n}-{kw}" for n, kw in CASES])
 def test_state_dict_round_trip_continues_the_trajectory(name, kwargs):
     """Save mid-run, load into a fresh optimizer over copies of the parameters, continue
-    both: the same trajectory, which is also torch's."""
+    both: the same trajectory and state as torch's optimizer reloaded the same way (loading
+    casts floating state other than "step" to the parameter's dtype, as NAdam's mu_product)."""
     opt, topt, ours, theirs = build(name, kwargs)
     run_both(opt, topt, ours, theirs, steps=10)
     saved = copy.deepcopy(opt.state_dict())
@@ -149,26 +184,39 @@ def test_state_dict_round_trip_continues_the_trajectory(name, kwargs):
     fresh = [p.detach().clone().requires_grad_(True) for p in ours]
     reloaded = getattr(ember.optim, name)(fresh, **kwargs)
     reloaded.load_state_dict(saved)
-    assert_same_state(reloaded, topt)
+    tfresh = [q.detach().clone().requires_grad_(True) for q in theirs]
+    treloaded = getattr(torch.optim, name)(tfresh, **kwargs)
+    treloaded.load_state_dict(copy.deepcopy(topt.state_dict()))
+    assert_same_state(reloaded, treloaded)
 
     rng = np.random.default_rng(7)
     for _ in range(10):
         feed_grads(ours, theirs, rng)
         for p, q in zip(fresh, ours):
             p.grad = q.grad.clone()
+        for p, q in zip(tfresh, theirs):
+            p.grad = q.grad.clone()
         opt.step()
         reloaded.step()
         topt.step()
-        for p, q, r in zip(ours, theirs, fresh):
+        treloaded.step()
+        for p, q, r, tr in zip(ours, theirs, fresh, tfresh):
             assert_close(p, q)
-            np.testing.assert_array_equal(r.detach().numpy(), p.detach().numpy())
+            assert_close(r, tr)
+    assert_same_state(reloaded, treloaded)
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop"])
+LOADED_FROM_TORCH = {"SGD": {"lr": 0.1, "momentum": 0.9}, "Adam": {"lr": 0.01, "amsgrad": True},
+                     "RMSprop": {"lr": 0.01, "centered": True, "momentum": 0.5},
+                     "Adadelta": {"weight_decay": 0.1}, "Adamax": {"lr": 0.01},
+                     "NAdam": {"lr": 0.01}, "RAdam": {"lr": 0.01, "betas": (0.5, 0.9)},
+                     "ASGD": {"lr": 0.05, "t0": 2}, "Rprop": {"lr": 0.05}}
+
+
+@pytest.mark.parametrize("name", list(LOADED_FROM_TORCH))
 def test_loads_a_state_dict_saved_by_torch(name):
     """torch's state_dict, tensors converted through NumPy, continues torch's run."""
-    kwargs = {"SGD": {"lr": 0.1, "momentum": 0.9}, "Adam": {"lr": 0.01, "amsgrad": True},
-              "RMSprop": {"lr": 0.01, "centered": True, "momentum": 0.5}}[name]
+    kwargs = LOADED_FROM_TORCH[name]
     opt, topt, ours, theirs = build(name, kwargs)
     run_both(opt, topt, ours, theirs, steps=5)
     converted = copy.deepcopy(topt.state_dict())
@@ -313,7 +361,9 @@ def test_named_parameters_give_param_names():
 # --- repr ---------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("name", "kwargs"), [("SGD", {"lr": 0.1, "momentum": 0.9}),
                                               ("Adam", {}), ("AdamW", {"amsgrad": True}),
-                                              ("RMSprop", {"centered": True})])
+                                              ("RMSprop", {"centered": True}),
+                                              ("Adadelta", {}), ("Adamax", {}), ("NAdam", {}),
+                                              ("RAdam", {}), ("ASGD", {}), ("Rprop", {})])
 def test_repr_is_torchs(name, kwargs):
     opt, topt, _, _ = build(name, kwargs)
     opt.add_param_group({"params": [ember.zeros(2, requires_grad=True)], "lr": 0.5})
@@ -332,6 +382,12 @@ def raises_like_torch(make_ours, make_theirs):
 
 def param(lib):
     return lib.zeros(2, requires_grad=True)
+
+
+def sparse_adam_step(lib, O):
+    p = param(lib)
+    p.grad = lib.ones(2)
+    O.SparseAdam([p]).step()
 
 
 def in_two_groups(p, O):
@@ -356,6 +412,19 @@ ERRORS = {
     "adamw lr": lambda lib, O: O.AdamW([param(lib)], lr=-1.0),
     "rmsprop alpha": lambda lib, O: O.RMSprop([param(lib)], alpha=-0.5),
     "rmsprop momentum": lambda lib, O: O.RMSprop([param(lib)], momentum=-0.5),
+    "adadelta rho": lambda lib, O: O.Adadelta([param(lib)], rho=1.5),
+    "adadelta eps": lambda lib, O: O.Adadelta([param(lib)], eps=-1.0),
+    "adamax beta": lambda lib, O: O.Adamax([param(lib)], betas=(0.9, 1.0)),
+    "nadam momentum_decay": lambda lib, O: O.NAdam([param(lib)], momentum_decay=-0.1),
+    "radam weight_decay": lambda lib, O: O.RAdam([param(lib)], weight_decay=-0.1),
+    "asgd lr": lambda lib, O: O.ASGD([param(lib)], lr=-0.1),
+    "rprop etas": lambda lib, O: O.Rprop([param(lib)], etas=(0.5, 0.9)),
+    "lbfgs groups": lambda lib, O: O.LBFGS([{"params": [param(lib)]}, {"params": [param(lib)]}]),
+    "lbfgs lr": lambda lib, O: O.LBFGS([param(lib)], lr=-1),
+    "sparse adam lr": lambda lib, O: O.SparseAdam([param(lib)], lr=0.0),
+    "sparse adam eps": lambda lib, O: O.SparseAdam([param(lib)], eps=0.0),
+    "sparse adam betas": lambda lib, O: O.SparseAdam([param(lib)], betas=(1.0, 0.9)),
+    "sparse adam dense grad": lambda lib, O: sparse_adam_step(lib, O),
     "group not a dict": lambda lib, O: O.SGD([param(lib)]).add_param_group([param(lib)]),
     "in two groups": lambda lib, O: in_two_groups(param(lib), O),
     "names missing": lambda lib, O: O.SGD([("a", param(lib)), param(lib)]),
@@ -465,7 +534,8 @@ def test_moment_update_ops_in_place_with_aliased_operands_match_torch(dtype):
                                    "float32" else 1e-14, atol=1e-6 if dtype == "float32" else 0)
 
 
-@pytest.mark.parametrize("name", ["Adam", "RMSprop"])
+@pytest.mark.parametrize("name", ["Adam", "RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam",
+                                  "ASGD", "Rprop"])
 def test_a_saved_python_number_step_becomes_a_tensor_like_torch(name):
     opt, topt, ours, theirs = build(name, {"lr": 0.01})
     run_both(opt, topt, ours, theirs, steps=4)

@@ -1,6 +1,8 @@
-"""ember.save / ember.load: bit-exact round trips of every dtype and layout, nested
+"""ember.save / ember.load in both formats (torch's zip, the default, and safetensors, for
+`*.safetensors` paths): bit-exact round trips of every dtype and layout, nested
 structures, file objects and paths, shared storage kept as torch keeps it, atomic
-writes, interop with the safetensors library, and clear errors for corrupt files."""
+writes, interop with the safetensors library, and clear errors for corrupt files.
+Interop with torch.save / torch.load is in test_torch_format.py."""
 import collections
 import doctest
 import io
@@ -16,13 +18,18 @@ from helpers import ALL_DTYPES, check, raises_like
 
 import ember
 import ember.serialization
+from ember.serialization import _safetensors
 
 safetensors_numpy = pytest.importorskip("safetensors.numpy")
 
 
-def round_trip(obj, **load_options):
+FORMATS = ["torch", "safetensors"]
+
+
+def round_trip(obj, fmt="torch", **load_options):
+    """`obj` saved in format `fmt` to a buffer and loaded."""
     buffer = io.BytesIO()
-    ember.save(obj, buffer)
+    (ember.save if fmt == "torch" else _safetensors.save)(obj, buffer)
     buffer.seek(0)
     return ember.load(buffer, **load_options)
 
@@ -51,16 +58,18 @@ def assert_bit_exact(loaded, original):
 
 @pytest.mark.parametrize("dt", ALL_DTYPES, ids=str)
 @pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 0, 2), (4, 7), (2, 3, 5)], ids=str)
-def test_every_dtype_round_trips_bit_exact(dt, shape):
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_dtype_round_trips_bit_exact(dt, shape, fmt):
     t = random_tensor(dt, shape, seed=len(shape))
-    assert_bit_exact(round_trip(t), t)
+    assert_bit_exact(round_trip(t, fmt), t)
 
 
 @pytest.mark.parametrize("dt", [ember.float16, ember.bfloat16, ember.float32, ember.float64],
                          ids=str)
-def test_special_float_values(dt):
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_special_float_values(dt, fmt):
     t = ember.tensor([0.0, -0.0, math.inf, -math.inf, math.nan, 1e-40, 65504.0]).to(dt)
-    assert_bit_exact(round_trip({"x": t})["x"], t)
+    assert_bit_exact(round_trip({"x": t}, fmt)["x"], t)
 
 
 @pytest.mark.parametrize("view", [
@@ -71,21 +80,23 @@ def test_special_float_values(dt):
     lambda b: b.unsqueeze(1).expand(4, 3, 6),
     lambda b: b[::2, 1:5:2],
 ])
-def test_views_and_non_contiguous_tensors_are_saved_as_values(view):
+def test_views_and_non_contiguous_tensors_are_saved_as_values_in_safetensors(view):
     base = random_tensor(ember.float32, (4, 6), seed=3)
     v = view(base)
-    loaded = round_trip({"v": v})["v"]
+    loaded = round_trip({"v": v}, "safetensors")["v"]
     assert_bit_exact(loaded, v)
 
 
-def test_loaded_tensors_are_fresh_and_writable():
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_loaded_tensors_are_fresh_and_writable(fmt):
     t = ember.arange(4, dtype=ember.int32)
-    loaded = round_trip(t)
+    loaded = round_trip(t, fmt)
     loaded += 1
     assert loaded.tolist() == [1, 2, 3, 4] and t.tolist() == [0, 1, 2, 3]
 
 
-def test_nested_structure_round_trips():
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_nested_structure_round_trips(fmt):
     w = random_tensor(ember.float64, (2, 2))
     obj = {
         "model": collections.OrderedDict([("fc.weight", w), ("fc.bias", ember.zeros(2))]),
@@ -97,7 +108,7 @@ def test_nested_structure_round_trips():
         (1, "pair"): "tuple key", 2.5: "float key", None: "none key",
         "shape": ember.Size([3, 4]), "dtype": ember.bfloat16, "device": ember.device("cpu"),
     }
-    loaded = round_trip(obj)
+    loaded = round_trip(obj, fmt)
     assert list(loaded) == list(obj)
     assert type(loaded["model"]) is collections.OrderedDict
     assert list(loaded["model"]) == ["fc.weight", "fc.bias"]
@@ -119,23 +130,26 @@ def test_nested_structure_round_trips():
     assert loaded["dtype"] is ember.bfloat16 and loaded["device"] == ember.device("cpu")
 
 
-def test_clashing_tensor_names_get_unique_ones():
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_clashing_tensor_names_get_unique_ones(fmt):
     obj = {"a.b": ember.zeros(1), "a": {"b": ember.ones(1)}, "a.b#1": ember.full((1,), 2.0)}
-    loaded = round_trip(obj)
+    loaded = round_trip(obj, fmt)
     assert [loaded["a.b"].item(), loaded["a"]["b"].item(), loaded["a.b#1"].item()] == [0, 1, 2]
 
 
-def test_requires_grad_is_restored():
-    loaded = round_trip({"w": ember.ones(2, requires_grad=True), "x": ember.ones(2)})
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_requires_grad_is_restored(fmt):
+    loaded = round_trip({"w": ember.ones(2, requires_grad=True), "x": ember.ones(2)}, fmt)
     assert loaded["w"].requires_grad and loaded["w"].is_leaf
     assert not loaded["x"].requires_grad
     loaded["w"].sum().backward()
     assert loaded["w"].grad.tolist() == [1.0, 1.0]
 
 
-def test_a_tensor_that_is_a_graph_output_saves_its_values():
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_tensor_that_is_a_graph_output_saves_its_values(fmt):
     x = ember.ones(3, requires_grad=True)
-    loaded = round_trip(x * 2)
+    loaded = round_trip(x * 2, fmt)
     assert loaded.tolist() == [2.0, 2.0, 2.0] and loaded.requires_grad and loaded.is_leaf
 
 
@@ -149,27 +163,42 @@ def test_paths_and_file_objects(tmp_path):
         ember.save(t, f)
     with open(tmp_path / "c.safetensors", "rb") as f:
         assert_bit_exact(ember.load(f), t)
+    assert (tmp_path / "c.safetensors").read_bytes()[:4] != b"PK\x03\x04"
+    for path in (tmp_path / "d.pt", str(tmp_path / "e"), os.fsencode(tmp_path / "f.pt")):
+        ember.save({"t": t}, path)  # torch's format elsewhere
+        assert_bit_exact(ember.load(path)["t"], t)
+        assert pathlib.Path(os.fsdecode(path)).read_bytes()[:4] == b"PK\x03\x04"
+    assert sorted(os.listdir(tmp_path)) == ["a.safetensors", "b.safetensors",
+                                            "c.safetensors", "d.pt", "e", "f.pt"]
 
 
-def test_text_mode_file_raises(tmp_path):
-    ember.save(ember.ones(2), tmp_path / "t.safetensors")
-    with open(tmp_path / "t.safetensors", encoding="latin-1") as f, \
+@pytest.mark.parametrize("name", ["t.safetensors", "t.pt"])
+def test_text_mode_file_raises(name, tmp_path):
+    ember.save(ember.ones(2), tmp_path / name)
+    with open(tmp_path / name, encoding="latin-1") as f, \
             pytest.raises(TypeError, match="binary mode"):
         ember.load(f)
 
 
-def test_map_location_and_torch_compatible_options():
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_map_location_and_torch_compatible_options(fmt):
     t = ember.arange(3.)
     for where in (None, "cpu", ember.device("cpu"), {"cpu": "cpu"}):
-        assert round_trip(t, map_location=where).device == ember.device("cpu")
-    meta = round_trip({"t": t}, map_location="meta")["t"]
+        assert round_trip(t, fmt, map_location=where).device == ember.device("cpu")
+    meta = round_trip({"t": t}, fmt, map_location="meta")["t"]
     assert meta.device.type == "meta" and meta.shape == (3,)
-    assert round_trip(t, map_location={"cuda:0": "cpu"}).tolist() == [0.0, 1.0, 2.0]
-    assert round_trip(t, weights_only=True).tolist() == round_trip(t, weights_only=False).tolist()
+    assert round_trip(t, fmt, map_location={"cuda:0": "cpu"}).tolist() == [0.0, 1.0, 2.0]
+    assert (round_trip(t, fmt, weights_only=True).tolist()
+            == round_trip(t, fmt, weights_only=False).tolist())
+    with pytest.raises(RuntimeError, match="explicit pickle_module"):
+        round_trip(t, fmt, pickle_module=json, weights_only=True)
+    with pytest.raises(ValueError, match="pickle module only"):
+        round_trip(t, fmt, pickle_module=json)
+
+
+def test_map_location_functions_in_safetensors_files_raise():
     with pytest.raises(TypeError, match="map_location must be a device"):
-        round_trip(t, map_location=lambda storage, loc: storage)
-    with pytest.raises(ValueError, match="never unpickles"):
-        round_trip(t, pickle_module=json)
+        round_trip(ember.ones(1), "safetensors", map_location=lambda storage, loc: storage)
 
 
 @pytest.mark.parametrize("obj, phrase", [
@@ -179,14 +208,14 @@ def test_map_location_and_torch_compatible_options():
     ({"s": {1, 2}}, "object of type set"),
     ({ember.ones(1): 1}, "dict key of type Tensor"),
 ])
-def test_unsupported_objects_raise_type_error(obj, phrase):
+def test_unsupported_objects_raise_type_error_in_safetensors(obj, phrase):
     with pytest.raises(TypeError, match=phrase):
-        ember.save(obj, io.BytesIO())
+        _safetensors.save(obj, io.BytesIO())
 
 
-def test_meta_tensors_cannot_be_saved():
+def test_meta_tensors_cannot_be_saved_in_safetensors():
     with pytest.raises(RuntimeError, match="meta tensor at 'w'"):
-        ember.save({"w": ember.empty(2, device="meta")}, io.BytesIO())
+        _safetensors.save({"w": ember.empty(2, device="meta")}, io.BytesIO())
 
 
 # --- shared storage, as torch.save / torch.load keep it ------------------------------------
@@ -230,26 +259,28 @@ def assert_loaded_like_torch(loaded, expected):
 
 
 @pytest.mark.parametrize("case", list(shared_structures(ember)))
-def test_shared_storage_loads_as_with_torch(case):
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_shared_storage_loads_as_with_torch(case, fmt):
     torch = pytest.importorskip("torch")
     buffer = io.BytesIO()
     torch.save(shared_structures(torch)[case], buffer)
     buffer.seek(0)
-    assert_loaded_like_torch(round_trip(shared_structures(ember)[case]), torch.load(buffer))
+    assert_loaded_like_torch(round_trip(shared_structures(ember)[case], fmt), torch.load(buffer))
 
 
-def test_shared_storage_at_any_depth_and_in_dicts():
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_shared_storage_at_any_depth_and_in_dicts(fmt):
     t = ember.arange(6.)
-    loaded = round_trip({"a": t, "nested": {"b": [t], "v": t[2:]}})
+    loaded = round_trip({"a": t, "nested": {"b": [t], "v": t[2:]}}, fmt)
     assert loaded["a"] is loaded["nested"]["b"][0]
     loaded["a"][3] = 100.0
     assert loaded["nested"]["v"].tolist() == [2.0, 100.0, 4.0, 5.0] and t[3].item() == 3.0
 
 
-def test_a_storage_is_stored_once():
+def test_a_storage_is_stored_once_in_safetensors():
     def size_of(obj):
         buffer = io.BytesIO()
-        ember.save(obj, buffer)
+        _safetensors.save(obj, buffer)
         return len(buffer.getvalue())
 
     big = ember.zeros(1000, 100)
@@ -259,10 +290,12 @@ def test_a_storage_is_stored_once():
     assert size_of([big[7], big[7, :3]]) < 1_000  # the span they cover, not all of big
 
 
-def test_tensors_viewing_one_storage_as_different_dtypes_raise_like_torch():
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_tensors_viewing_one_storage_as_different_dtypes_raise_like_torch(fmt):
     torch = pytest.importorskip("torch")
     e, t = ember.ones(2), torch.ones(2)
-    raises_like(lambda: ember.save([e, e.view(ember.int32)], io.BytesIO()),
+    save = ember.save if fmt == "torch" else _safetensors.save
+    raises_like(lambda: save([e, e.view(ember.int32)], io.BytesIO()),
                 lambda: torch.save([t, t.view(torch.int32)], io.BytesIO()),
                 "Cannot save multiple tensors or storages that view the same data as different "
                 "types")
@@ -371,19 +404,19 @@ def nested(depth):
 
 
 def test_nesting_up_to_the_limit_round_trips():
-    limit = ember.serialization._MAX_DEPTH
-    assert round_trip(nested(limit)) == nested(limit)
-    assert round_trip({"a": nested(limit - 1)}) == {"a": nested(limit - 1)}
+    limit = _safetensors._MAX_DEPTH
+    assert round_trip(nested(limit), "safetensors") == nested(limit)
+    assert round_trip({"a": nested(limit - 1)}, "safetensors") == {"a": nested(limit - 1)}
 
 
 def test_saving_deeper_nesting_raises():
     """torch.save raises RecursionError there, a RuntimeError too."""
     with pytest.raises(RuntimeError, match="nests deeper than 100 levels"):
-        ember.save(nested(101), io.BytesIO())
+        _safetensors.save(nested(101), io.BytesIO())
     loop = []
     loop.append(loop)
     with pytest.raises(RuntimeError, match="does a container hold itself"):
-        ember.save({"a": loop}, io.BytesIO())
+        _safetensors.save({"a": loop}, io.BytesIO())
 
 
 @pytest.mark.parametrize("depth, phrase", [
@@ -414,7 +447,7 @@ def test_a_failed_save_leaves_the_old_file_and_no_temporary_file(tmp_path, monke
         out.write(header)
         raise OSError("No space left on device")
 
-    monkeypatch.setattr(ember.serialization, "_write", write_then_fail)
+    monkeypatch.setattr(_safetensors, "_write", write_then_fail)
     with pytest.raises(OSError, match="No space left"):
         ember.save({"w": ember.zeros(1000)}, path)
     with pytest.raises(OSError, match="No space left"):
@@ -544,7 +577,6 @@ STRUCTURE = {"ember.structure": json.dumps({"version": 1, "root": {"tensor": "x"
         {"version": 1, "root": {"a": 1, "b": 2}})}}), "bad structure node"),
     (file_of({"__metadata__": {"ember.structure": json.dumps(
         {"version": 1, "root": {"dtype": "complex64"}})}}), "bad structure node"),
-    (b"PK\x03\x04" + bytes(100), "zip archive (a torch.save file?)"),
 ])
 def test_corrupt_files_raise_naming_the_file(data, phrase, tmp_path):
     with pytest.raises(RuntimeError, match="broken.safetensors") as info:
@@ -560,7 +592,7 @@ def test_good_crafted_file_loads(tmp_path):
 
 def test_every_truncation_of_a_saved_file_raises(tmp_path):
     buffer = io.BytesIO()
-    ember.save({"w": ember.ones(3, 2), "b": [ember.zeros(2, dtype=ember.int64), 1]}, buffer)
+    _safetensors.save({"w": ember.ones(3, 2), "b": [ember.zeros(2, dtype=ember.int64), 1]}, buffer)
     data = buffer.getvalue()
     for cut in range(len(data)):
         with pytest.raises(RuntimeError, match="broken.safetensors"):
@@ -572,7 +604,7 @@ def test_flipped_header_bytes_raise_only_the_clear_error(tmp_path):
     """Any byte of the header flipped: the load succeeds (the flip hit a name or a
     string) or raises RuntimeError naming the file, never another exception."""
     buffer = io.BytesIO()
-    ember.save({"w": ember.arange(4.), "n": [3, (None, 2.5)]}, buffer)
+    _safetensors.save({"w": ember.arange(4.), "n": [3, (None, 2.5)]}, buffer)
     data = buffer.getvalue()
     header_end = 8 + struct.unpack("<Q", data[:8])[0]
     failures = 0
@@ -587,34 +619,30 @@ def test_flipped_header_bytes_raise_only_the_clear_error(tmp_path):
     assert failures > header_end // 2
 
 
-def test_torch_save_file_gives_a_clear_error(tmp_path):
-    torch = pytest.importorskip("torch")
-    torch.save({"w": torch.ones(2)}, tmp_path / "broken.safetensors")
-    with pytest.raises(RuntimeError, match="zip archive"):
-        ember.load(tmp_path / "broken.safetensors")
-
-
 def test_missing_file_raises_file_not_found(tmp_path):
     with pytest.raises(FileNotFoundError):
         ember.load(pathlib.Path(tmp_path) / "absent.safetensors")
 
 
 def test_docstring_examples():
-    result = doctest.testmod(ember.serialization, extraglobs={"ember": ember})
-    assert result.attempted > 0 and result.failed == 0
+    for module in (ember.serialization, _safetensors):
+        result = doctest.testmod(module, extraglobs={"ember": ember, "save": _safetensors.save})
+        assert result.attempted > 0 and result.failed == 0
 
 
 # --- nn and optim objects -------------------------------------------------------------------
-def test_parameters_come_back_as_parameters():
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_parameters_come_back_as_parameters(fmt):
     layer = ember.nn.Linear(3, 2)
     frozen = ember.nn.Parameter(ember.ones(2), requires_grad=False)
-    loaded = round_trip({"w": layer.weight, "frozen": frozen, "all": list(layer.parameters())})
+    loaded = round_trip({"w": layer.weight, "frozen": frozen, "all": list(layer.parameters())}, fmt)
     assert type(loaded["w"]) is ember.nn.Parameter and loaded["w"].requires_grad
     assert type(loaded["frozen"]) is ember.nn.Parameter and not loaded["frozen"].requires_grad
     assert bits(loaded["all"][1]) == bits(layer.bias)
 
 
-def test_model_and_optimizer_state_round_trip():
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_model_and_optimizer_state_round_trip(fmt):
     """Training resumed from a saved model + optimizer state follows the uninterrupted run."""
     def make():
         ember.manual_seed(0)
@@ -630,7 +658,7 @@ def test_model_and_optimizer_state_round_trip():
     model, optimizer = make()
     for k in range(3):
         step(model, optimizer, k)
-    saved = round_trip({"model": model.state_dict(), "optimizer": optimizer.state_dict()})
+    saved = round_trip({"model": model.state_dict(), "optimizer": optimizer.state_dict()}, fmt)
     resumed, resumed_optimizer = make()
     resumed.load_state_dict(saved["model"])
     resumed_optimizer.load_state_dict(saved["optimizer"])

@@ -144,3 +144,17 @@ def test_typename_like_torch():
              (3, 3), ("s", "s"), (ember.nn.Linear(2, 2), torch.nn.Linear(2, 2))]
     for e, t in pairs:
         assert ember.typename(e) == torch.typename(t).replace("torch", "ember")
+
+
+@pytest.mark.parametrize("shape, stride", [
+    ((3, 0, 2), (0, 0, 0)), ((3, 0, 2), (5, 7, 9)), ((0,), (3,)),
+    ((2, 0, 3, 4), (1, 2, 3, 4)), ((2, 0, 3, 4), (0, 1, 0, 0)), ((2, 3, 0, 4), (0, 1, 0, 3)),
+    ((2, 1, 0, 4), (0, 1, 0, 3)), ((2, 3, 4, 5), (60, 1, 15, 3)),
+])
+def test_is_contiguous_of_empty_tensors_as_torch(shape, stride):
+    """An empty tensor is contiguous whatever its strides; channels_last gives it no pass."""
+    e, t = ember.empty_strided(shape, stride), torch.empty_strided(shape, stride)
+    assert e.is_contiguous() == t.is_contiguous()
+    if len(shape) == 4:
+        assert (e.is_contiguous(memory_format=ember.channels_last)
+                == t.is_contiguous(memory_format=torch.channels_last))

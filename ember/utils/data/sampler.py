@@ -56,6 +56,9 @@ def _seeded_generator(generator):
     return ember.Generator().manual_seed(seed)
 
 
+_DRAWS_AT_ONCE = 32  # indices RandomSampler draws per call with replacement (torch's)
+
+
 class RandomSampler(Sampler):
     """A random permutation of the indices (repeated or cut to `num_samples`), or with
     `replacement=True`, `num_samples` independent uniform draws.
@@ -83,19 +86,22 @@ class RandomSampler(Sampler):
         return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def __iter__(self):
+        """Draws lazily, as torch: with replacement 32 indices at a time, else one
+        permutation at a time (so `num_samples=10**10` costs nothing up front); the
+        generator is seeded at the first index."""
         n = len(self.data_source)
         generator = _seeded_generator(self.generator)
         if self.replacement:
-            return iter(ember.randint(high=n, size=(self.num_samples,), dtype=ember.int64,
-                                      generator=generator).tolist())
-        return itertools.chain.from_iterable(self._permutations(n, generator))
-
-    def _permutations(self, n: int, generator):
-        """Whole permutations of range(n), then the head of one, `num_samples` in all."""
+            for _ in range(self.num_samples // _DRAWS_AT_ONCE):
+                yield from ember.randint(high=n, size=(_DRAWS_AT_ONCE,), dtype=ember.int64,
+                                         generator=generator).tolist()
+            yield from ember.randint(high=n, size=(self.num_samples % _DRAWS_AT_ONCE,),
+                                     dtype=ember.int64, generator=generator).tolist()
+            return
         for _ in range(self.num_samples // n):
-            yield ember.randperm(n, generator=generator).tolist()
+            yield from ember.randperm(n, generator=generator).tolist()
         if self.num_samples % n:
-            yield ember.randperm(n, generator=generator).tolist()[:self.num_samples % n]
+            yield from ember.randperm(n, generator=generator).tolist()[:self.num_samples % n]
 
     def __len__(self) -> int:
         return self.num_samples

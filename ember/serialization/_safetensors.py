@@ -1,8 +1,9 @@
-"""`ember.save` / `ember.load`: tensors and nested containers of them in a safetensors file.
+"""The safetensors format of `ember.save` (for `*.safetensors` paths) and of the files
+ember wrote before it used torch's zip format: tensors and nested containers of them.
 
     >>> import io
     >>> buffer = io.BytesIO()
-    >>> ember.save({"w": ember.ones(2), "step": 3, "names": ("a", None)}, buffer)
+    >>> save({"w": ember.ones(2), "step": 3, "names": ("a", None)}, buffer)
     >>> _ = buffer.seek(0)
     >>> ember.load(buffer)
     {'w': tensor([1., 1.]), 'step': 3, 'names': ('a', None)}
@@ -37,22 +38,19 @@ restored.
 from __future__ import annotations
 
 import collections
-import contextlib
 import json
 import math
 import os
-import secrets
 import struct
 import sys
 
 import numpy as np
 
-from .core import dtype as D
-from .core.alloc import storage_nbytes
-from .core.device import device as _device
-from .core.tensor import Size, Tensor, contiguous_strides, from_array, make_tensor
-
-__all__ = ["load", "save"]
+from ..core import dtype as D
+from ..core.alloc import storage_nbytes
+from ..core.device import device as _device
+from ..core.tensor import Size, Tensor, contiguous_strides, from_array, make_tensor
+from ._files import is_file_object, write_atomically
 
 STRUCTURE_KEY = "ember.structure"  # the __metadata__ entry holding the JSON structure
 FORMAT_VERSION = 2  # 1: no sharing, a tensor node names its entry (still read)
@@ -75,7 +73,7 @@ def save(obj, f) -> None:
 
     >>> import tempfile, pathlib
     >>> path = pathlib.Path(tempfile.mkdtemp()) / "state.safetensors"
-    >>> ember.save({"weight": ember.eye(2)}, path)
+    >>> save({"weight": ember.eye(2)}, path)
     >>> ember.load(path)["weight"]
     tensor([[1., 0.],
             [0., 1.]])
@@ -86,10 +84,10 @@ def save(obj, f) -> None:
     metadata = {STRUCTURE_KEY: json.dumps(
         {"version": FORMAT_VERSION, "root": root, "tensors": records}, separators=(",", ":"))}
     header, arrays = _layout(entries, metadata)
-    if _is_file_object(f, "write"):
+    if is_file_object(f, "write"):
         _write(f, header, arrays)
     else:
-        _write_atomically(os.fspath(f), header, arrays)
+        write_atomically(os.fspath(f), lambda out: _write(out, header, arrays))
 
 
 class _Encoder:
@@ -212,7 +210,7 @@ def _describe(path: tuple) -> str:
 
 
 def _is_parameter(t) -> bool:
-    from .nn import Parameter  # (ember.nn is imported after this module)
+    from ..nn import Parameter  # (ember.nn is imported after this module)
     return isinstance(t, Parameter)
 
 
@@ -242,63 +240,15 @@ def _write(out, header: bytes, arrays) -> None:
         out.write(array.data)
 
 
-def _write_atomically(path: str, header: bytes, arrays) -> None:
-    """Writes a temporary file in the target's directory, syncs it to disk and renames
-    it over the target (following a symlink to it); special files such as /dev/null
-    are written in place."""
-    path = os.path.realpath(path)
-    if os.path.exists(path) and not os.path.isfile(path):
-        with open(path, "wb") as out:
-            _write(out, header, arrays)
-        return
-    temp = f"{path}.{secrets.token_hex(4)}.tmp"
-    try:  # created like open(path, "wb") would (mode 0o666 less the umask), but never reused
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0),
-                     0o666)
-    except OSError as e:  # (a missing or read-only directory): name the file asked for
-        raise type(e)(e.errno, e.strerror, path) from None
-    try:
-        with open(fd, "wb") as out:
-            _write(out, header, arrays)
-            out.flush()
-            os.fsync(out.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
-        raise
-
-
-def _is_file_object(f, method: str) -> bool:
-    return not isinstance(f, (str, bytes, os.PathLike)) and hasattr(f, method)
-
-
 # --- load ----------------------------------------------------------------------------------
-def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None):
-    """Reads what `ember.save` wrote to `f` (a path or a binary file object); a
-    safetensors file written by another library loads as a dict of tensors.
-
-    `map_location` puts the tensors on a device (a string or `ember.device`), or maps
-    saved device names to new ones (a dict); by default they go back where they were.
-    `weights_only` and `mmap` are accepted for torch compatibility: ember never unpickles,
-    so every load is weights-only, and the file is read into fresh tensors.
-    A truncated or corrupt file raises RuntimeError naming the file.
-    """
-    if pickle_module is not None:
-        raise ValueError("ember.load never unpickles: pickle_module is not supported")
+def load(data: bytes, name: str, map_location):
+    """The object in a safetensors file's bytes `data` (read from the file `name`); a
+    file written by another library loads as a dict of tensors. A truncated or corrupt
+    file raises RuntimeError naming the file."""
     if callable(map_location):
         raise TypeError("ember.load: map_location must be a device, a device string or a dict "
-                        "of device strings, not a function")
-    if _is_file_object(f, "read"):
-        name, data = getattr(f, "name", type(f).__name__), f.read()
-        if not isinstance(data, (bytes, bytearray)):
-            raise TypeError(f"ember.load needs a file opened in binary mode ('rb'); {name!r} "
-                            f"gave {type(data).__name__}")
-    else:
-        name = os.fspath(f)
-        with open(name, "rb") as file:
-            data = file.read()
-    return _Reader(data, str(name), map_location).read()
+                        "of device strings for a safetensors file, not a function")
+    return _Reader(data, name, map_location).read()
 
 
 class _Reader:
@@ -347,9 +297,6 @@ class _Reader:
 
     def header(self):
         data = self.data
-        if data[:4] == b"PK\x03\x04":
-            raise self.fail("it is a zip archive (a torch.save file?); ember.load reads the "
-                            "safetensors files that ember.save writes")
         if len(data) < 8:
             raise self.fail(f"the file has {len(data)} bytes, fewer than the 8 of the header "
                             "length")
@@ -443,7 +390,7 @@ class _Reader:
         t = make_tensor(self.storage(name, record.get("device", "cpu")), shape, stride,
                         offset, dt)
         if record.get("parameter"):
-            from .nn import Parameter
+            from ..nn import Parameter
             return Parameter(t, requires_grad=bool(record.get("requires_grad")))
         return t.requires_grad_() if record.get("requires_grad") else t
 
