@@ -40,11 +40,15 @@ from .dropout import Dropout, Dropout1d, Dropout2d
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .normalization import GroupNorm, LayerNorm
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 
 __all__ += [
     "ELU",
     "GELU",
+    "GRU",
+    "LSTM",
+    "RNN",
     "AdaptiveAvgPool2d",
     "AvgPool2d",
     "BCELoss",
@@ -58,9 +62,11 @@ __all__ += [
     "Dropout1d",
     "Dropout2d",
     "Embedding",
+    "GRUCell",
     "GroupNorm",
     "Hardtanh",
     "L1Loss",
+    "LSTMCell",
     "LayerNorm",
     "LeakyReLU",
     "LogSoftmax",
@@ -68,6 +74,9 @@ __all__ += [
     "MaxPool2d",
     "MultiheadAttention",
     "NLLLoss",
+    "RNNBase",
+    "RNNCell",
+    "RNNCellBase",
     "ReLU",
     "SiLU",
     "Sigmoid",

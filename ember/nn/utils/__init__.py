@@ -1,4 +1,5 @@
-"""ember.nn.utils: gradient clipping and parameter/vector conversion."""
+"""ember.nn.utils: gradient clipping, parameter/vector conversion, packed sequences (rnn)."""
+from . import rnn
 from .clip_grad import (
     clip_grad_norm,
     clip_grad_norm_,
@@ -9,4 +10,4 @@ from .clip_grad import (
 from .convert_parameters import parameters_to_vector, vector_to_parameters
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
-           "get_total_norm", "parameters_to_vector", "vector_to_parameters"]
+           "get_total_norm", "parameters_to_vector", "rnn", "vector_to_parameters"]
