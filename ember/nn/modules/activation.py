@@ -8,7 +8,7 @@ import ember
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
-from .linear import Linear
+from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = [
@@ -184,10 +184,6 @@ class LogSoftmax(Softmax):
 
     def forward(self, input):
         return F.log_softmax(input, self.dim, _stacklevel=5)
-
-
-class NonDynamicallyQuantizableLinear(Linear):
-    """The Linear MultiheadAttention keeps as out_proj (torch's name, shown by repr)."""
 
 
 class MultiheadAttention(Module):
