@@ -32,6 +32,7 @@ bench: setup
 	$(VPY) benchmarks/suite.py
 	$(VPY) benchmarks/conv.py
 	$(VPY) benchmarks/amp.py
+	$(VPY) benchmarks/nn.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples
