@@ -53,7 +53,15 @@ from ._attention import (
     scaled_dot_product_attention,
 )
 from ._common import _override
-from ._conv import conv1d, conv2d, pad
+from ._conv import (
+    conv1d,
+    conv2d,
+    conv3d,
+    conv_transpose1d,
+    conv_transpose2d,
+    conv_transpose3d,
+    pad,
+)
 from ._dropout import _check_probability, _feature_dropout, dropout, dropout1d, dropout2d
 from ._linear import bilinear, linear
 from ._loss import (
@@ -75,7 +83,8 @@ from ._sparse import _embedding_renorm_, embedding, one_hot
 
 __all__ = [
     "adaptive_avg_pool2d", "avg_pool2d", "batch_norm", "bilinear", "binary_cross_entropy",
-    "binary_cross_entropy_with_logits", "conv1d", "conv2d", "cross_entropy", "dropout",
+    "binary_cross_entropy_with_logits", "conv1d", "conv2d", "conv3d", "conv_transpose1d",
+    "conv_transpose2d", "conv_transpose3d", "cross_entropy", "dropout",
     "dropout1d", "dropout2d", "elu", "elu_", "embedding", "gelu", "group_norm", "hardtanh",
     "hardtanh_", "l1_loss", "layer_norm", "leaky_relu", "leaky_relu_", "linear", "log_softmax",
     "max_pool2d", "max_pool2d_with_indices", "mse_loss", "multi_head_attention_forward",
