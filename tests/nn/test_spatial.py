@@ -93,3 +93,186 @@ def test_conv_transpose_output_size_and_errors():
                lambda: EF.conv_transpose2d(ember.zeros(1, 2, 3, 3), to_ember(w), stride=2,
                                            output_padding=2))
     assert ember.conv_transpose2d is not None and ember.conv3d is not None
+
+
+# ---------------------------------------------------------------- pooling
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("name, args, kwargs, shape", [
+    ("max_pool1d", (3,), {"stride": 2, "padding": 1, "return_indices": True}, (2, 3, 9)),
+    ("max_pool1d", (2,), {"dilation": 2, "ceil_mode": True}, (3, 8)),
+    ("max_pool3d", (3,), {"stride": 2, "padding": 1, "return_indices": True}, (2, 2, 5, 6, 7)),
+    ("max_pool3d", ((2, 3, 2),), {"stride": (1, 2, 2), "dilation": (2, 1, 1),
+                                  "ceil_mode": True, "return_indices": True}, (2, 6, 7, 5)),
+    ("avg_pool1d", (3,), {"stride": 2, "padding": 1, "count_include_pad": False}, (2, 3, 8)),
+    ("avg_pool1d", (2,), {"ceil_mode": True}, (3, 7)),
+    ("avg_pool3d", (3,), {"stride": 2, "padding": 1}, (2, 2, 5, 6, 7)),
+    ("avg_pool3d", (3,), {"stride": 2, "padding": 1, "ceil_mode": True,
+                          "count_include_pad": False}, (2, 6, 7, 5)),
+    ("avg_pool3d", ((2, 2, 3),), {"divisor_override": 5}, (1, 2, 4, 4, 6)),
+    ("adaptive_max_pool1d", (4,), {"return_indices": True}, (2, 3, 10)),
+    ("adaptive_max_pool2d", ((3, 4),), {"return_indices": True}, (2, 3, 7, 9)),
+    ("adaptive_max_pool2d", ((None, 2),), {}, (3, 5, 5)),
+    ("adaptive_max_pool3d", (2,), {"return_indices": True}, (1, 2, 5, 3, 7)),
+    ("adaptive_avg_pool1d", (3,), {}, (2, 3, 10)),
+    ("adaptive_avg_pool3d", ((2, 3, 4),), {}, (2, 2, 5, 7, 9)),
+    ("adaptive_avg_pool3d", (1,), {}, (2, 3, 4, 5)),
+    ("lp_pool1d", (2.0, 3), {"stride": 2}, (2, 3, 9)),
+    ("lp_pool2d", (3.0, 2), {}, (2, 3, 6, 6)),
+    ("lp_pool3d", (2.0, 2), {"ceil_mode": True}, (1, 2, 5, 4, 5)),
+])
+def test_pooling_functions(name, args, kwargs, shape, dtype):
+    low = 0.1 if name.startswith("lp_pool") else None
+    check(lambda x: getattr(TF, name)(x, *args, **kwargs),
+          lambda x: getattr(EF, name)(x, *args, **kwargs), shape, dtype, low=low,
+          high=2.0 if low else None)
+
+
+def test_max_pooling_ties_and_nan_follow_torch():
+    """Ties send the gradient to torch's pick (the first maximum); NaN wins a window."""
+    t = torch.tensor([[[[[1.0, 1.0], [1.0, 0.0]], [[0.0, 1.0], [float("nan"), 1.0]]]]],
+                     dtype=torch.float64, requires_grad=True)
+    e = to_ember(t)
+    for fn in ("max_pool3d", "adaptive_max_pool3d"):
+        arg = (1,) if fn.startswith("adaptive") else ((1, 2, 2),)
+        tv, ti = getattr(TF, fn)(t, *arg, return_indices=True)
+        ev, ei = getattr(EF, fn)(e, *arg, return_indices=True)
+        assert_close(ei, ti)
+        assert_close(ev, tv)
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda nn: nn.MaxPool1d(3, 2, 1, return_indices=True), (2, 3, 9)),
+    (lambda nn: nn.MaxPool3d(2, ceil_mode=True), (1, 2, 5, 5, 5)),
+    (lambda nn: nn.AvgPool1d(3, padding=1), (2, 3, 9)),
+    (lambda nn: nn.AvgPool3d(2, stride=1, count_include_pad=False), (1, 2, 4, 4, 4)),
+    (lambda nn: nn.AdaptiveMaxPool1d(3), (2, 3, 8)),
+    (lambda nn: nn.AdaptiveMaxPool2d((2, None), return_indices=True), (2, 3, 8, 5)),
+    (lambda nn: nn.AdaptiveMaxPool3d(2), (1, 2, 4, 5, 6)),
+    (lambda nn: nn.AdaptiveAvgPool1d(5), (2, 3, 8)),
+    (lambda nn: nn.AdaptiveAvgPool3d((1, 2, 3)), (1, 2, 4, 5, 6)),
+    (lambda nn: nn.LPPool2d(2, 3, stride=2), (1, 2, 7, 7)),
+    (lambda nn: nn.LPPool1d(1.5, 2), (1, 2, 7)),
+])
+def test_pooling_modules(make, shape):
+    t_mod, e_mod = make(tnn), make(ember.nn)
+    assert repr(e_mod) == repr(t_mod)
+    check(t_mod, e_mod, shape, torch.float64, low=0.1, high=2.0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, T: F.max_pool3d(T.zeros(1, 1, 4, 4, 4), 3, padding=2),
+    lambda F, T: F.max_pool3d(T.zeros(1, 1, 2, 2, 2), 3),
+    lambda F, T: F.max_pool3d(T.zeros(4, 4), 2),
+    lambda F, T: F.avg_pool3d(T.zeros(1, 1, 4, 4, 4), 3, padding=2),
+    lambda F, T: F.max_pool1d(T.zeros(4), 2),
+    lambda F, T: F.avg_pool1d(T.zeros(4), 2),
+    lambda F, T: F.adaptive_max_pool2d(T.zeros(4), 2),
+    lambda F, T: F.adaptive_max_pool3d(T.zeros(1, 4, 4), 2),
+    lambda F, T: F.adaptive_max_pool1d(T.zeros(1, 1, 4), (2, 2)),
+    lambda F, T: F.adaptive_avg_pool3d(T.zeros(1, 4, 4), 2),
+    lambda F, T: F.adaptive_avg_pool1d(T.zeros(4), 2),
+])
+def test_pooling_errors_match_torch(call):
+    same_error(lambda: call(TF, torch), lambda: call(EF, ember))
+
+
+# ---------------------------------------------------------------- vision
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("shape, kwargs", [
+    ((2, 3, 5), {"scale_factor": 2}),
+    ((2, 3, 5), {"size": 7, "mode": "nearest-exact"}),
+    ((2, 3, 5, 4), {"size": (7, 3)}),
+    ((2, 3, 5, 4), {"scale_factor": 1.7, "mode": "nearest-exact"}),
+    ((1, 2, 3, 4, 5), {"scale_factor": (2, 1.5, 0.5)}),
+    ((2, 3, 5), {"scale_factor": 2.5, "mode": "linear"}),
+    ((2, 3, 5), {"size": 9, "mode": "linear", "align_corners": True}),
+    ((2, 3, 5, 4), {"size": (8, 9), "mode": "bilinear"}),
+    ((2, 3, 5, 4), {"size": (3, 2), "mode": "bilinear"}),
+    ((2, 3, 5, 4), {"scale_factor": 2, "mode": "bilinear", "align_corners": True}),
+    ((2, 3, 5, 4), {"scale_factor": (1.6, 2.3), "mode": "bilinear",
+                    "recompute_scale_factor": True}),
+    ((2, 3, 5, 4), {"size": (8, 9), "mode": "bicubic"}),
+    ((2, 3, 5, 6), {"scale_factor": 0.6, "mode": "bicubic", "align_corners": True}),
+    ((1, 2, 3, 4, 5), {"size": (5, 6, 2), "mode": "trilinear"}),
+    ((1, 2, 3, 4, 5), {"scale_factor": 2, "mode": "trilinear", "align_corners": True}),
+    ((2, 3, 5, 7), {"size": (3, 2), "mode": "area"}),
+    ((1, 2, 6, 4, 5), {"scale_factor": 0.5, "mode": "area"}),
+])
+def test_interpolate(shape, kwargs, dtype):
+    check(lambda x: TF.interpolate(x, **kwargs), lambda x: EF.interpolate(x, **kwargs), shape,
+          dtype)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, scale_factor=2),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4)),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=(3, 3)),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4), scale_factor=(2, 2)),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, align_corners=True),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, mode="bilinear"),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4, 4), size=3, mode="linear"),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, mode="linear", antialias=True),
+    lambda F, T: F.interpolate(T.zeros(4), size=3),
+    lambda F, T: F.interpolate(T.zeros(1, 1, 4), size=3, recompute_scale_factor=True),
+])
+def test_interpolate_errors_match_torch(call):
+    same_error(lambda: call(TF, torch), lambda: call(EF, ember))
+
+
+@pytest.mark.parametrize("make, shape", [
+    (lambda nn: nn.Upsample(scale_factor=2, mode="bilinear"), (1, 2, 3, 4)),
+    (lambda nn: nn.Upsample(size=(5, 6)), (1, 2, 3, 4)),
+    (lambda nn: nn.UpsamplingNearest2d(scale_factor=3), (1, 2, 3, 4)),
+    (lambda nn: nn.UpsamplingBilinear2d(size=(7, 5)), (1, 2, 3, 4)),
+    (lambda nn: nn.PixelShuffle(2), (2, 8, 3, 4)),
+    (lambda nn: nn.PixelShuffle(3), (9, 2, 3)),
+    (lambda nn: nn.PixelUnshuffle(2), (2, 3, 4, 6)),
+    (lambda nn: nn.Unfold((2, 3), dilation=(1, 2), padding=1, stride=(2, 1)), (2, 3, 5, 6)),
+    (lambda nn: nn.Unfold(2), (3, 4, 4)),
+    (lambda nn: nn.Fold((5, 6), (2, 3), dilation=(1, 2), padding=1, stride=(2, 1)),
+     (2, 18, 12)),
+    (lambda nn: nn.Fold(4, 2, stride=1), (8, 9)),
+])
+def test_vision_modules(make, shape):
+    t_mod, e_mod = make(tnn), make(ember.nn)
+    assert repr(e_mod) == repr(t_mod)
+    for dtype in DTYPES:
+        check(t_mod, e_mod, shape, dtype)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, T: F.pixel_shuffle(T.zeros(4, 4), 2),
+    lambda F, T: F.pixel_shuffle(T.zeros(5, 4, 4), 2),
+    lambda F, T: F.pixel_unshuffle(T.zeros(1, 5, 4), 2),
+    lambda F, T: F.unfold(T.zeros(1, 1, 1, 4, 4), 2),
+    lambda F, T: F.unfold(T.zeros(1, 1, 2, 2), 3),
+    lambda F, T: F.fold(T.zeros(1, 5, 9), 4, 2),
+    lambda F, T: F.fold(T.zeros(1, 4, 8), 4, 2),
+    lambda F, T: F.fold(T.zeros(4), 4, 2),
+])
+def test_vision_errors_match_torch(call):
+    same_error(lambda: call(TF, torch), lambda: call(EF, ember))
+
+
+def test_dcgan_generator_step():
+    """dcgan's generator pattern: ConvTranspose2d + BatchNorm2d + ReLU/Tanh, BCELoss through
+    a discriminator; 5 SGD steps give torch's losses."""
+    def make(nn, dt):
+        return nn.Sequential(
+            nn.ConvTranspose2d(6, 8, 4, 1, 0, bias=False, dtype=dt), nn.BatchNorm2d(8, dtype=dt),
+            nn.ReLU(True), nn.ConvTranspose2d(8, 3, 4, 2, 1, bias=False, dtype=dt), nn.Tanh(),
+            nn.Conv2d(3, 1, 8, 1, 0, bias=False, dtype=dt), nn.Sigmoid(), nn.Flatten(0))
+    t_mod, e_mod = twins(make, torch.float32)
+    noise = torch.randn(4, 6, 1, 1, generator=torch.Generator().manual_seed(0))
+    label = torch.ones(4)
+    for _ in range(5):
+        losses = []
+        for T, mod, conv in ((torch, t_mod, lambda a: a), (ember, e_mod, to_ember)):
+            mod.zero_grad()
+            loss = T.nn.BCELoss()(mod(conv(noise)), conv(label))
+            loss.backward()
+            with T.no_grad():
+                for p in mod.parameters():
+                    p.sub_(0.1 * p.grad)
+            losses.append(float(loss.detach()))
+        assert abs(losses[0] - losses[1]) <= 1e-5 * abs(losses[0]) + 1e-6

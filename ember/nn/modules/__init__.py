@@ -39,7 +39,23 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Conv
 from .dropout import Dropout, Dropout1d, Dropout2d
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .normalization import GroupNorm, LayerNorm
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
+    AdaptiveMaxPool1d,
+    AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
+    AvgPool1d,
+    AvgPool2d,
+    AvgPool3d,
+    LPPool1d,
+    LPPool2d,
+    LPPool3d,
+    MaxPool1d,
+    MaxPool2d,
+    MaxPool3d,
+)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
 from .transformer import (
@@ -49,6 +65,15 @@ from .transformer import (
     TransformerEncoder,
     TransformerEncoderLayer,
 )
+from .vision import (
+    Fold,
+    PixelShuffle,
+    PixelUnshuffle,
+    Unfold,
+    Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
+)
 
 __all__ += [
     "ELU",
@@ -56,8 +81,15 @@ __all__ += [
     "GRU",
     "LSTM",
     "RNN",
+    "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
+    "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "BCELoss",
     "BCEWithLogitsLoss",
     "BatchNorm1d",
@@ -73,18 +105,26 @@ __all__ += [
     "Dropout1d",
     "Dropout2d",
     "Embedding",
+    "Fold",
     "GRUCell",
     "GroupNorm",
     "Hardtanh",
     "L1Loss",
+    "LPPool1d",
+    "LPPool2d",
+    "LPPool3d",
     "LSTMCell",
     "LayerNorm",
     "LeakyReLU",
     "LogSoftmax",
     "MSELoss",
+    "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
     "MultiheadAttention",
     "NLLLoss",
+    "PixelShuffle",
+    "PixelUnshuffle",
     "RNNBase",
     "RNNCell",
     "RNNCellBase",
@@ -100,4 +140,8 @@ __all__ += [
     "TransformerDecoderLayer",
     "TransformerEncoder",
     "TransformerEncoderLayer",
+    "Unfold",
+    "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
 ]
