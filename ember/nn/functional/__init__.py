@@ -81,7 +81,16 @@ from ._conv import (
     conv_transpose3d,
     pad,
 )
-from ._dropout import _check_probability, _feature_dropout, dropout, dropout1d, dropout2d
+from ._dropout import (
+    _check_probability,
+    _feature_dropout,
+    alpha_dropout,
+    dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from ._linear import bilinear, linear
 from ._loss import (
     _REDUCTIONS,
@@ -114,7 +123,16 @@ from ._loss import (
     triplet_margin_loss,
     triplet_margin_with_distance_loss,
 )
-from ._normalization import _check_batch_size, batch_norm, group_norm, layer_norm, normalize
+from ._normalization import (
+    _check_batch_size,
+    batch_norm,
+    group_norm,
+    instance_norm,
+    layer_norm,
+    local_response_norm,
+    normalize,
+    rms_norm,
+)
 from ._pooling import (
     _tuple,
     adaptive_avg_pool1d,
@@ -139,7 +157,7 @@ from ._pooling import (
     max_pool3d,
     max_pool3d_with_indices,
 )
-from ._sparse import _embedding_renorm_, embedding, one_hot
+from ._sparse import _embedding_renorm_, embedding, embedding_bag, one_hot
 from ._vision import (
     fold,
     interpolate,
@@ -161,6 +179,7 @@ __all__ = [
     "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d",
     "adaptive_max_pool3d_with_indices",
+    "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
@@ -183,9 +202,12 @@ __all__ = [
     "dropout",
     "dropout1d",
     "dropout2d",
+    "dropout3d",
     "elu",
     "elu_",
     "embedding",
+    "embedding_bag",
+    "feature_alpha_dropout",
     "gaussian_nll_loss",
     "gelu",
     "glu",
@@ -198,12 +220,14 @@ __all__ = [
     "hardtanh_",
     "hinge_embedding_loss",
     "huber_loss",
+    "instance_norm",
     "kl_div",
     "l1_loss",
     "layer_norm",
     "leaky_relu",
     "leaky_relu_",
     "linear",
+    "local_response_norm",
     "log_softmax",
     "logsigmoid",
     "lp_pool1d",
@@ -232,6 +256,7 @@ __all__ = [
     "relu",
     "relu6",
     "relu_",
+    "rms_norm",
     "rrelu",
     "rrelu_",
     "scaled_dot_product_attention",

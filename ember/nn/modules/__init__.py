@@ -50,10 +50,18 @@ from .activation import (
     Tanhshrink,
     Threshold,
 )
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .distance import CosineSimilarity, PairwiseDistance
-from .dropout import Dropout, Dropout1d, Dropout2d
+from .dropout import (
+    AlphaDropout,
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+)
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -77,7 +85,7 @@ from .loss import (
     TripletMarginLoss,
     TripletMarginWithDistanceLoss,
 )
-from .normalization import GroupNorm, LayerNorm
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -96,7 +104,7 @@ from .pooling import (
     MaxPool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from .sparse import Embedding
+from .sparse import Embedding, EmbeddingBag
 from .transformer import (
     Transformer,
     TransformerDecoder,
@@ -129,6 +137,7 @@ __all__ += [
     "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d",
     "AdaptiveMaxPool3d",
+    "AlphaDropout",
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
@@ -136,6 +145,7 @@ __all__ += [
     "BCEWithLogitsLoss",
     "BatchNorm1d",
     "BatchNorm2d",
+    "BatchNorm3d",
     "CTCLoss",
     "Conv1d",
     "Conv2d",
@@ -149,7 +159,10 @@ __all__ += [
     "Dropout",
     "Dropout1d",
     "Dropout2d",
+    "Dropout3d",
     "Embedding",
+    "EmbeddingBag",
+    "FeatureAlphaDropout",
     "Fold",
     "GRUCell",
     "GaussianNLLLoss",
@@ -160,6 +173,9 @@ __all__ += [
     "Hardtanh",
     "HingeEmbeddingLoss",
     "HuberLoss",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "InstanceNorm3d",
     "KLDivLoss",
     "L1Loss",
     "LPPool1d",
@@ -168,6 +184,7 @@ __all__ += [
     "LSTMCell",
     "LayerNorm",
     "LeakyReLU",
+    "LocalResponseNorm",
     "LogSigmoid",
     "LogSoftmax",
     "MSELoss",
@@ -186,6 +203,7 @@ __all__ += [
     "PixelShuffle",
     "PixelUnshuffle",
     "PoissonNLLLoss",
+    "RMSNorm",
     "RNNBase",
     "RNNCell",
     "RNNCellBase",

@@ -1,4 +1,4 @@
-"""Batch normalisation: BatchNorm1d and BatchNorm2d with torch's running statistics."""
+"""Batch normalisation: BatchNorm1d/2d/3d with torch's running statistics."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from .. import functional as F
 from .module import Module
 from .normalization import _register_affine, _reset_affine
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d"]
 
 
 class _NormBase(Module):
@@ -118,3 +118,11 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over (N, C, D, H, W) inputs, per channel C."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
