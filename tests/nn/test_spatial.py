@@ -276,3 +276,73 @@ def test_dcgan_generator_step():
                     p.sub_(0.1 * p.grad)
             losses.append(float(loss.detach()))
         assert abs(losses[0] - losses[1]) <= 1e-5 * abs(losses[0]) + 1e-6
+
+
+# ---------------------------------------------------------------- padding, unpooling, shuffle
+@pytest.mark.parametrize("make, shape", [
+    (lambda nn: nn.ZeroPad1d(2), (2, 3, 4)),
+    (lambda nn: nn.ZeroPad2d((1, 2, 0, 3)), (2, 3, 4, 5)),
+    (lambda nn: nn.ZeroPad3d(1), (1, 2, 3, 3, 3)),
+    (lambda nn: nn.ConstantPad1d((1, 0), 2.5), (3, 4)),
+    (lambda nn: nn.ConstantPad2d(1, -1.0), (2, 3, 4, 5)),
+    (lambda nn: nn.ConstantPad3d((1, 0, 0, 1, 1, 1), 0.5), (2, 3, 3, 3)),
+    (lambda nn: nn.ReflectionPad1d(2), (2, 3, 4)),
+    (lambda nn: nn.ReflectionPad2d((1, 2, 0, 3)), (2, 3, 4, 5)),
+    (lambda nn: nn.ReflectionPad3d(1), (1, 2, 3, 3, 3)),
+    (lambda nn: nn.ReplicationPad1d(3), (2, 3, 4)),
+    (lambda nn: nn.ReplicationPad2d(2), (3, 4, 5)),
+    (lambda nn: nn.ReplicationPad3d((1, 0, 2, 0, 0, 1)), (1, 2, 3, 3, 3)),
+    (lambda nn: nn.CircularPad1d(2), (2, 3, 4)),
+    (lambda nn: nn.CircularPad2d((1, 0, 2, 1)), (2, 3, 4, 5)),
+    (lambda nn: nn.CircularPad3d(1), (1, 2, 3, 3, 3)),
+    (lambda nn: nn.ChannelShuffle(3), (2, 6, 2, 2)),
+])
+def test_padding_and_shuffle_modules(make, shape):
+    t_mod, e_mod = make(tnn), make(ember.nn)
+    assert repr(e_mod) == repr(t_mod)
+    check(t_mod, e_mod, shape, torch.float64)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("n, shape, kwargs", [
+    (1, (2, 3, 8), {}),
+    (2, (2, 3, 6, 7), {"stride": 2, "padding": 1}),
+    (2, (3, 6, 6), {}),
+    (3, (1, 2, 4, 6, 4), {}),
+])
+def test_max_unpool(n, shape, kwargs, dtype):
+    pool, unpool = f"max_pool{n}d", f"max_unpool{n}d"
+    kernel = 3 if kwargs else 2
+    x = torch.randn(shape, generator=torch.Generator().manual_seed(0), dtype=dtype)
+    t_vals, t_idx = getattr(TF, pool)(x, kernel, return_indices=True, **kwargs)
+    size = list(x.shape[-n:])
+    kwargs = {**kwargs, "output_size": size}
+    check(lambda v: getattr(TF, unpool)(v, t_idx, kernel, **kwargs),
+          lambda v: getattr(EF, unpool)(v, to_ember(t_idx), kernel, **kwargs),
+          tuple(t_vals.shape), dtype)
+    t_mod, e_mod = getattr(tnn, f"MaxUnpool{n}d")(2), getattr(ember.nn, f"MaxUnpool{n}d")(2)
+    assert repr(e_mod) == repr(t_mod)
+    if kernel == 2:
+        check(lambda v: t_mod(v, t_idx, output_size=size),
+              lambda v: e_mod(v, to_ember(t_idx), output_size=size), tuple(t_vals.shape), dtype)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_pdist(dtype):
+    for p in (2, 1, 3.5):
+        check(lambda x: TF.pdist(x, p), lambda x: EF.pdist(x, p), (5, 3), dtype)
+
+
+@pytest.mark.parametrize("call", [
+    lambda F, T: F.max_unpool2d(T.zeros(1, 1, 2, 2), T.zeros(1, 1, 2, 2, dtype=T.int64), 2,
+                                output_size=(9, 9)),
+    lambda F, T: F.max_unpool2d(T.zeros(1, 1, 2, 2), T.zeros(1, 1, 2, 2, dtype=T.int64), 2,
+                                output_size=(4,)),
+    lambda F, T: F.max_unpool2d(T.zeros(1, 1, 2, 2), T.full((1, 1, 2, 2), 7), 2,
+                                output_size=(3, 2)),
+    lambda F, T: F.channel_shuffle(T.zeros(2, 5, 2), 2),
+    lambda F, T: F.channel_shuffle(T.zeros(2, 4), 2),
+    lambda F, T: F.pdist(T.zeros(2, 3, 4)),
+])
+def test_unpool_shuffle_errors_match_torch(call):
+    same_error(lambda: call(TF, torch), lambda: call(EF, ember))

@@ -424,3 +424,66 @@ def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
     if _tf[0] and (result := _override("lp_pool3d", locals())) is not _NO:
         return result
     return _lp_pool(input, norm_type, kernel_size, stride, ceil_mode, 3, avg_pool3d)
+
+
+# ---------------------------------------------------------------- max unpooling
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """torch's _unpool_output_size: the inverse of max pooling's size, or output_size
+    (checked to be within one stride of it)."""
+    n = len(kernel_size)
+    default = [(input.shape[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d]
+               for d in range(n)]
+    if output_size is None:
+        return default
+    if len(output_size) == n + 2:
+        output_size = output_size[2:]
+    if len(output_size) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} "
+                         f"elements, but it has a length of '{len(output_size)}'")
+    for d in range(n):
+        low, high = default[d] - stride[d], default[d] + stride[d]
+        if not low < output_size[d] < high:
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between '
+                             f"{low} and {high})")
+    return list(output_size)
+
+
+def _max_unpool(input, indices, n, kernel_size, stride, padding, output_size):
+    kernel = _tuple(kernel_size, n, "kernel_size")
+    stride = kernel if stride is None else _tuple(stride, n, "stride")
+    size = _unpool_output_size(input, kernel, stride, _tuple(padding, n, "padding"),
+                               output_size)
+    if indices.shape != input.shape:
+        raise RuntimeError("Expected shape of indices to be same as that of the input tensor "
+                           f"({list(input.shape)}) but got indices tensor with shape: "
+                           f"{list(indices.shape)}")
+    lead, volume = input.shape[:-n], math.prod(size)
+    if indices.numel():
+        bad = indices[(indices < 0) | (indices >= volume)]
+        if bad.numel():
+            raise RuntimeError(f"Found an invalid max index: {int(bad[0])} (output volumes are "
+                               f"of size {'x'.join(map(str, size))})")
+    flat = ember.zeros((*lead, volume), dtype=input.dtype, device=input.device)
+    out = flat.scatter(-1, indices.flatten(-n), input.flatten(-n))
+    return out.view(*lead, *size)
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool1d: each value back at its index, zeros elsewhere."""
+    if _tf[0] and (result := _override("max_unpool1d", locals())) is not _NO:
+        return result
+    return _max_unpool(input, indices, 1, kernel_size, stride, padding, output_size)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool2d."""
+    if _tf[0] and (result := _override("max_unpool2d", locals())) is not _NO:
+        return result
+    return _max_unpool(input, indices, 2, kernel_size, stride, padding, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of max_pool3d."""
+    if _tf[0] and (result := _override("max_unpool3d", locals())) is not _NO:
+        return result
+    return _max_unpool(input, indices, 3, kernel_size, stride, padding, output_size)

@@ -329,3 +329,33 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
     out = out.index_add(2, ember.tensor(target[keep], device=x.device), vals)
     out = out.view(n, c, *output_size)
     return out if batched else out.squeeze(0)
+
+
+def channel_shuffle(input, groups):
+    """Interleave the channels of groups: (N, g * k, *) channels c*k+j -> j*g+c."""
+    if _tf[0] and (result := _override("channel_shuffle", locals())) is not _NO:
+        return result
+    if groups <= 0:
+        raise RuntimeError(f"Number of groups to divide channels in must be positive. Value of "
+                           f"groups:{groups}")
+    if input.dim() <= 2:
+        raise RuntimeError("channel_shuffle expects input with > 2 dims, but got input with "
+                           f"sizes {list(input.shape)}")
+    n, c = input.shape[:2]
+    if c % groups:
+        raise RuntimeError(f"Number of channels must be divisible by groups. Got {c} channels "
+                           f"and {groups} groups.")
+    rest = input.shape[2:]
+    return (input.reshape(n, groups, c // groups, *rest).transpose(1, 2)
+            .reshape(input.shape))
+
+
+def pdist(input, p=2):
+    """The p-norm distances between every pair of rows i < j of a (N, M) input."""
+    if _tf[0] and (result := _override("pdist", locals())) is not _NO:
+        return result
+    if input.dim() != 2:
+        raise RuntimeError(f"pdist only supports 2D tensors, got: {input.dim()}D")
+    rows = input.shape[0]
+    i, j = ember.triu_indices(rows, rows, 1, device=input.device)
+    return ember.linalg_vector_norm(input[i] - input[j], p, 1)

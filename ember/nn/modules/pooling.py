@@ -8,7 +8,8 @@ from .module import Module
 __all__ = [
     "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
     "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "AvgPool1d", "AvgPool2d", "AvgPool3d",
-    "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d",
+    "LPPool1d", "LPPool2d", "LPPool3d", "MaxPool1d", "MaxPool2d", "MaxPool3d", "MaxUnpool1d",
+    "MaxUnpool2d", "MaxUnpool3d",
 ]
 
 
@@ -221,3 +222,45 @@ class LPPool3d(_LPPoolNd):
     """Power-average pooling over 3-d windows."""
 
     _pool = staticmethod(F.lp_pool3d)
+
+
+class _MaxUnpoolNd(Module):
+    """The partial inverse of max pooling (subclasses set _dims and _unpool)."""
+
+    _dims = 0
+    _unpool = None
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        n = self._dims
+        self.kernel_size = F._tuple(kernel_size, n, "kernel_size")
+        self.stride = F._tuple(stride if stride is not None else kernel_size, n, "stride")
+        self.padding = F._tuple(padding, n, "padding")
+
+    def forward(self, input, indices, output_size=None):
+        return self._unpool(input, indices, self.kernel_size, self.stride, self.padding,
+                            output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """Inverse of MaxPool1d (given its indices)."""
+
+    _dims = 1
+    _unpool = staticmethod(F.max_unpool1d)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """Inverse of MaxPool2d (given its indices)."""
+
+    _dims = 2
+    _unpool = staticmethod(F.max_unpool2d)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """Inverse of MaxPool3d (given its indices)."""
+
+    _dims = 3
+    _unpool = staticmethod(F.max_unpool3d)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .. import functional as F
 from .module import Module
 
-__all__ = ["Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample",
+__all__ = ["ChannelShuffle", "Fold", "PixelShuffle", "PixelUnshuffle", "Unfold", "Upsample",
            "UpsamplingBilinear2d", "UpsamplingNearest2d"]
 
 
@@ -119,3 +119,17 @@ class Unfold(Module):
     def extra_repr(self) -> str:
         return ("kernel_size={kernel_size}, dilation={dilation}, padding={padding}, "
                 "stride={stride}".format(**self.__dict__))
+
+
+class ChannelShuffle(Module):
+    """Interleave the channels of `groups` groups (ShuffleNet)."""
+
+    def __init__(self, groups):
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input):
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
