@@ -328,9 +328,9 @@ def test_max_unpool(n, shape, kwargs, dtype):
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
-def test_pdist(dtype):
-    for p in (2, 1, 3.5):
-        check(lambda x: TF.pdist(x, p), lambda x: EF.pdist(x, p), (5, 3), dtype)
+@pytest.mark.parametrize("p", [2, 1, 3.5])
+def test_pdist(p, dtype):
+    check(lambda x: TF.pdist(x, p), lambda x: EF.pdist(x, p), (5, 3), dtype)
 
 
 @pytest.mark.parametrize("call", [
