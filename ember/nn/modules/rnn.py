@@ -47,14 +47,15 @@ def _step(mode, xw, state, w_hh, b_hh, w_hr):
         z = (xz + hz).sigmoid()
         n = (xn + r * hn).tanh()
         return (n + z * (h - n),)
-    gates = xw + h.matmul(w_hh.t())
+    gates = ember.addmm(xw, h, w_hh.t())
     if mode == "RNN_TANH":
         return (gates.tanh(),)
     if mode == "RNN_RELU":
         return (gates.relu(),)
-    i, f, g, o = gates.chunk(4, 1)
-    c = f.sigmoid() * state[1] + i.sigmoid() * g.tanh()
-    h = o.sigmoid() * c.tanh()
+    size = state[1].shape[1]
+    act = gates.sigmoid()                 # i, f and o (g's share is unused): one op
+    c = act[:, size:2 * size] * state[1] + act[:, :size] * gates[:, 2 * size:3 * size].tanh()
+    h = act[:, 3 * size:] * c.tanh()
     return (h if w_hr is None else h.matmul(w_hr.t()), c)
 
 
