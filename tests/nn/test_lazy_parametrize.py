@@ -173,3 +173,28 @@ def test_register_parametrization_chain_cached_and_assignment():
         eparametrize.register_parametrization(layer, "nope", Scale())
     with pytest.raises(RuntimeError, match="Serialization of parametrized modules"):
         layer.__getstate__()
+
+
+def test_old_spectral_norm():
+    def make(nn, dt):
+        return nn.Conv2d(3, 4, 3, dtype=dt)
+    t_mod = tnn.utils.spectral_norm(make(tnn, torch.float64), n_power_iterations=2)
+    e_mod = ember.nn.utils.spectral_norm(make(ember.nn, ember.float64), n_power_iterations=2)
+    assert sorted(e_mod.state_dict()) == sorted(t_mod.state_dict())
+    load_from(t_mod, e_mod)
+    for training in (True, True, False):
+        t_mod.train(training)
+        e_mod.train(training)
+        tx, ex = pair(1, 3, 5, 5, dtype=torch.float64)
+        t_out, e_out = t_mod(tx), e_mod(ex)
+        assert_close(e_out, t_out)
+        t_out.sum().backward()
+        e_out.sum().backward()
+        assert_close(e_mod.weight_orig.grad, t_mod.weight_orig.grad)
+        assert_close(e_mod.weight_u, t_mod.weight_u)
+    ember.nn.utils.remove_spectral_norm(e_mod)
+    tnn.utils.remove_spectral_norm(t_mod)
+    assert sorted(e_mod.state_dict()) == sorted(t_mod.state_dict())
+    assert_close(e_mod.weight, t_mod.weight)
+    with pytest.raises(ValueError, match="spectral_norm of 'weight' not found"):
+        ember.nn.utils.remove_spectral_norm(e_mod)

@@ -1,5 +1,6 @@
 """ember.nn.utils: gradient clipping, parameter/vector conversion, packed sequences (rnn),
-parametrizations (weight_norm, spectral_norm) and the older hook-based weight_norm."""
+parametrizations (weight_norm, spectral_norm) and the older hook-based weight_norm and
+spectral_norm."""
 from . import parametrizations, parametrize, rnn
 from .clip_grad import (
     clip_grad_norm,
@@ -9,8 +10,9 @@ from .clip_grad import (
     get_total_norm,
 )
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .spectral_norm import remove_spectral_norm, spectral_norm
 from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm", "clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_",
            "get_total_norm", "parameters_to_vector", "parametrizations", "parametrize",
-           "remove_weight_norm", "rnn", "vector_to_parameters", "weight_norm"]
+           "remove_spectral_norm", "remove_weight_norm", "rnn", "spectral_norm", "vector_to_parameters", "weight_norm"]
