@@ -211,3 +211,64 @@ def test_transformer_encoder_training_steps():
                     p.add_(p.grad, alpha=-0.5)
             losses.append(float(loss))
         np.testing.assert_allclose(losses[1], losses[0], rtol=1e-4)
+
+
+def test_char_gpt_training_steps():
+    """minGPT/nanoGPT's pattern: token + position embeddings, causal self-attention through
+    F.scaled_dot_product_attention(is_causal=True), pre-norm blocks with a GELU MLP, AdamW
+    with weight-decay groups, gradient clipping; 20 steps of losses equal torch's."""
+    def make(nn, F, dt):
+        class Block(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.ln_1, self.ln_2 = nn.LayerNorm(16), nn.LayerNorm(16)
+                self.c_attn, self.c_proj = nn.Linear(16, 48), nn.Linear(16, 16)
+                self.mlp = nn.Sequential(nn.Linear(16, 64), nn.GELU(), nn.Linear(64, 16))
+
+            def attn(self, x):
+                b, t, c = x.shape
+                q, k, v = self.c_attn(x).split(16, dim=2)
+                q, k, v = (y.view(b, t, 4, 4).transpose(1, 2) for y in (q, k, v))
+                y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+                return self.c_proj(y.transpose(1, 2).contiguous().view(b, t, c))
+
+            def forward(self, x):
+                x = x + self.attn(self.ln_1(x))
+                return x + self.mlp(self.ln_2(x))
+
+        class GPT(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.wte, self.wpe = nn.Embedding(11, 16), nn.Embedding(8, 16)
+                self.blocks = nn.ModuleList([Block(), Block()])
+                self.ln_f, self.lm_head = nn.LayerNorm(16), nn.Linear(16, 11, bias=False)
+
+            def forward(self, idx):
+                x = self.wte(idx) + self.wpe.weight[: idx.shape[1]]
+                for block in self.blocks:
+                    x = block(x)
+                return self.lm_head(self.ln_f(x))
+        return GPT()
+
+    t_model, e_model = build(make, torch.float32)
+    data = torch.randint(0, 11, (4, 9), generator=torch.Generator().manual_seed(0))
+    optimizers = []
+    for T, model in ((torch, t_model), (ember, e_model)):
+        decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
+        no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
+        optimizers.append(T.optim.AdamW([{"params": decay, "weight_decay": 0.1},
+                                         {"params": no_decay, "weight_decay": 0.0}],
+                                        lr=3e-3, betas=(0.9, 0.95)))
+    for _ in range(20):
+        losses = []
+        for T, model, opt, conv in ((torch, t_model, optimizers[0], lambda a: a),
+                                    (ember, e_model, optimizers[1], to_ember)):
+            logits = model(conv(data[:, :-1]))
+            loss = T.nn.functional.cross_entropy(logits.reshape(-1, 11),
+                                                 conv(data[:, 1:].reshape(-1)))
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            T.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            opt.step()
+            losses.append(float(loss.detach()))
+        np.testing.assert_allclose(losses[1], losses[0], rtol=2e-4)
