@@ -272,3 +272,23 @@ def test_char_gpt_training_steps():
             opt.step()
             losses.append(float(loss.detach()))
         np.testing.assert_allclose(losses[1], losses[0], rtol=2e-4)
+
+
+@pytest.mark.parametrize("left_aligned", [True, False])
+@pytest.mark.parametrize("grad", [False, True])
+def test_encoder_inference_zeroes_padding_like_torchs_nested_path(left_aligned, grad):
+    def make(nn, F, dt):
+        layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, dtype=dt)
+        return nn.TransformerEncoder(layer, 2, norm=nn.LayerNorm(8, dtype=dt))
+    t_mod, e_mod = build(make, torch.float32)
+    t_mod.eval()
+    e_mod.eval()
+    tx, ex = pair(2, 5, 8, dtype=torch.float32, requires_grad=False)
+    pad = torch.zeros(2, 5, dtype=torch.bool)
+    pad[0, 3:] = True
+    if not left_aligned:
+        pad[1, 1] = True
+    with torch.set_grad_enabled(grad), ember.set_grad_enabled(grad):
+        t_out = t_mod(tx, src_key_padding_mask=pad)
+        e_out = e_mod(ex, src_key_padding_mask=to_ember(pad))
+    assert_close(e_out, t_out, rtol=1e-4, atol=1e-5)

@@ -139,8 +139,9 @@ def _why_not_sparsity_fast_path(layer):
 class TransformerEncoder(Module):
     """num_layers copies of encoder_layer, then norm (if given).
 
-    enable_nested_tensor only keeps torch's attribute and warning: ember has no nested
-    tensors, so padded positions are computed (torch's inference fast path zeroes them).
+    Where torch's inference fast path would run the layers on nested tensors (eval, no
+    gradients, batch_first, a left-aligned src_key_padding_mask and no mask, ...), the padded
+    positions come out as zeros before the final norm, as torch's to_padded_tensor(0) gives.
     """
 
     __constants__ = ("norm",)
@@ -171,7 +172,23 @@ class TransformerEncoder(Module):
         for mod in self.layers:
             output = mod(output, src_mask=mask, is_causal=is_causal,
                          src_key_padding_mask=src_key_padding_mask)
+        if self._nested(src, mask, src_key_padding_mask):
+            output = output.masked_fill((src_key_padding_mask != 0).unsqueeze(-1), 0.0)
         return output if self.norm is None else self.norm(output)
+
+    def _nested(self, src, mask, padding_mask):
+        """Whether torch would take its nested-tensor path (which drops padded positions)."""
+        first = self.layers[0]
+        if not (getattr(self, "use_nested_tensor", False) and not first.training
+                and src.dim() == 3 and padding_mask is not None and mask is None
+                and not ember.is_autocast_enabled()):
+            return False
+        if ember.is_grad_enabled() and any(
+                t.requires_grad for t in (src, *first.parameters())):
+            return False
+        keep = (padding_mask == 0).to(ember.int64)
+        return not getattr(self, "mask_check", True) or bool(
+            (keep[:, 1:] <= keep[:, :-1]).all())
 
 
 class TransformerDecoder(Module):
