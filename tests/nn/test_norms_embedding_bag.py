@@ -178,3 +178,20 @@ def test_extra_dropouts():
     y = EF.dropout3d(x, 0.5)
     per_channel = y.reshape(3, -1)
     assert bool(((per_channel == 0).all(1) | (per_channel == 2).all(1)).all())
+
+
+def test_sync_batch_norm_and_nll_loss_2d():
+    t_net = tnn.Sequential(tnn.Conv2d(2, 3, 1), tnn.BatchNorm2d(3), tnn.ReLU())
+    e_net = ember.nn.Sequential(ember.nn.Conv2d(2, 3, 1), ember.nn.BatchNorm2d(3),
+                                ember.nn.ReLU())
+    t_net = tnn.SyncBatchNorm.convert_sync_batchnorm(t_net)
+    e_net = ember.nn.SyncBatchNorm.convert_sync_batchnorm(e_net)
+    assert repr(e_net) == repr(t_net)
+    load_state = {k: to_ember(v, requires_grad=False) for k, v in t_net.state_dict().items()}
+    e_net.load_state_dict(load_state)
+    check_module(t_net, e_net, (4, 2, 3, 3), torch.float32)
+    with pytest.raises(ValueError, match="expected at least 2D input"):
+        ember.nn.SyncBatchNorm(3)(ember.zeros(3))
+    with pytest.warns(FutureWarning, match="NLLLoss2d"):
+        loss = ember.nn.NLLLoss2d()
+    assert isinstance(loss, ember.nn.NLLLoss)
