@@ -346,3 +346,47 @@ def test_pdist(p, dtype):
 ])
 def test_unpool_shuffle_errors_match_torch(call):
     same_error(lambda: call(TF, torch), lambda: call(EF, ember))
+
+
+# ---------------------------------------------------------------- spatial transformers
+@pytest.mark.parametrize("align_corners", [False, True])
+@pytest.mark.parametrize("size", [(2, 3, 4, 5), (2, 3, 2, 4, 5), (1, 1, 1, 3)])
+def test_affine_grid(size, align_corners):
+    shape = (size[0], 2, 3) if len(size) == 4 else (size[0], 3, 4)
+    check(lambda t: TF.affine_grid(t, size, align_corners),
+          lambda t: EF.affine_grid(t, size, align_corners), shape, torch.float64)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample(mode, padding_mode, align_corners, dtype):
+    gen = torch.Generator().manual_seed(0)
+    grid = (torch.rand(2, 4, 7, 2, generator=gen, dtype=dtype) * 3 - 1.5).requires_grad_()
+    e_grid = to_ember(grid)
+    check(lambda x: TF.grid_sample(x, grid, mode, padding_mode, align_corners),
+          lambda x: EF.grid_sample(x, e_grid, mode, padding_mode, align_corners),
+          (2, 3, 5, 6), dtype)
+    assert_close(e_grid.grad, grid.grad, **TOL[dtype])
+
+
+def test_spatial_transformer_step():
+    """The spatial transformer tutorial's pattern: a localisation net predicts theta,
+    affine_grid + grid_sample warp the input; gradients reach the localisation net."""
+    def make(nn, dt):
+        return nn.Linear(12, 6, dtype=dt)
+    t_loc, e_loc = twins(make, torch.float64)
+    tx, ex = pair(2, 1, 3, 4, dtype=torch.float64)
+    outs = []
+    for F, loc, x in ((TF, t_loc, tx), (EF, e_loc, ex)):
+        theta = loc(x.flatten(1)).view(-1, 2, 3)
+        grid = F.affine_grid(theta, x.shape, align_corners=False)
+        outs.append(F.grid_sample(x, grid, align_corners=False))
+    assert_close(outs[1], outs[0])
+    outs[0].sum().backward()
+    outs[1].sum().backward()
+    assert_close(e_loc.weight.grad, t_loc.weight.grad)
+    assert_close(ex.grad, tx.grad)
+    with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
+        EF.affine_grid(ember.zeros(1, 2, 3), (1, 1, 2, 2))

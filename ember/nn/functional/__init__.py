@@ -162,8 +162,10 @@ from ._pooling import (
 )
 from ._sparse import _embedding_renorm_, embedding, embedding_bag, one_hot
 from ._vision import (
+    affine_grid,
     channel_shuffle,
     fold,
+    grid_sample,
     interpolate,
     pdist,
     pixel_shuffle,
@@ -184,6 +186,7 @@ __all__ = [
     "adaptive_max_pool2d_with_indices",
     "adaptive_max_pool3d",
     "adaptive_max_pool3d_with_indices",
+    "affine_grid",
     "alpha_dropout",
     "avg_pool1d",
     "avg_pool2d",
@@ -217,6 +220,7 @@ __all__ = [
     "gaussian_nll_loss",
     "gelu",
     "glu",
+    "grid_sample",
     "group_norm",
     "gumbel_softmax",
     "hardshrink",

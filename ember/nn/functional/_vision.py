@@ -359,3 +359,122 @@ def pdist(input, p=2):
     rows = input.shape[0]
     i, j = ember.triu_indices(rows, rows, 1, device=input.device)
     return ember.linalg_vector_norm(input[i] - input[j], p, 1)
+
+
+# ---------------------------------------------------------------- spatial transformers
+_ALIGN_WARNING = (
+    "Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+    "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+    "documentation of grid_sample for details.")
+
+
+def _linspace_from_neg_one(theta, steps, align_corners):
+    if steps <= 1:
+        return ember.zeros(1, dtype=theta.dtype, device=theta.device)
+    values = ember.linspace(-1, 1, steps, dtype=theta.dtype, device=theta.device)
+    return values if align_corners else values * ((steps - 1) / steps)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid (N, *spatial, 2 or 3) of the affine maps theta (N, 2, 3) or
+    (N, 3, 4) over an output of `size` (N, C, H, W) or (N, C, D, H, W)."""
+    if _tf[0] and (result := _override("affine_grid", locals())) is not _NO:
+        return result
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got {theta.dtype}")
+    size = list(size)
+    if len(size) == 4:
+        if theta.dim() != 3 or tuple(theta.shape[-2:]) != (2, 3):
+            raise ValueError(
+                "Expected a batch of 2D affine matrices of shape Nx2x3 for size "
+                f"{size}. Got {theta.shape}.")
+    elif len(size) == 5:
+        if theta.dim() != 3 or tuple(theta.shape[-2:]) != (3, 4):
+            raise ValueError(
+                "Expected a batch of 3D affine matrices of shape Nx3x4 for size "
+                f"{size}. Got {theta.shape}.")
+    else:
+        raise NotImplementedError(
+            f"affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+            f"respectively. Got size {size}.")
+    if min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    n, spatial = size[0], size[2:]
+    axes = [_linspace_from_neg_one(theta, s, align_corners) for s in reversed(spatial)]
+    mesh = ember.meshgrid(*reversed(axes), indexing="ij")        # D?, H, W
+    coords = [m for m in reversed(mesh)]                           # x, y(, z)
+    base = ember.stack(coords + [ember.ones_like(coords[0])], -1)  # (*spatial, k + 1)
+    base = base.reshape(1, -1, len(spatial) + 1).expand(n, -1, -1)
+    return base.bmm(theta.transpose(1, 2)).view(n, *spatial, len(spatial))
+
+
+def _reflect(coord, twice_low, twice_high):
+    """torch's reflect_coordinates: fold coord into [low, high] by reflection."""
+    if twice_low == twice_high:
+        return ember.zeros_like(coord)
+    low, span = twice_low / 2, (twice_high - twice_low) / 2
+    coord = (coord - low).abs()
+    extra = ember.fmod(coord, span)
+    flips = (coord / span).floor()
+    return ember.where(ember.fmod(flips, 2) == 0, extra + low, span - extra + low)
+
+
+def _source_coordinates(coord, size, padding_mode, align_corners):
+    """Grid values in [-1, 1] -> input pixel coordinates, folded by padding_mode."""
+    if align_corners:
+        coord = (coord + 1) / 2 * (size - 1)
+    else:
+        coord = ((coord + 1) * size - 1) / 2
+    if padding_mode == "border":
+        coord = coord.clamp(0, size - 1)
+    elif padding_mode == "reflection":
+        if align_corners:
+            coord = _reflect(coord, 0, 2 * (size - 1))
+        else:
+            coord = _reflect(coord, -1, 2 * size - 1)
+        coord = coord.clamp(0, size - 1)
+    return coord
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Sample (N, C, H, W) input at the (N, H_out, W_out, 2) grid's (x, y) locations in
+    [-1, 1] (bilinear or nearest; zeros, border or reflection padding)."""
+    if _tf[0] and (result := _override("grid_sample", locals())) is not _NO:
+        return result
+    if mode not in ("bilinear", "nearest", "bicubic"):
+        raise ValueError(f"nn.functional.grid_sample(): expected mode to be 'bilinear', "
+                         f"'nearest' or 'bicubic', but got: '{mode}'")
+    if padding_mode not in ("zeros", "border", "reflection"):
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', "
+                         f"'border', or 'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_WARNING, stacklevel=2)
+        align_corners = False
+    if input.dim() != 4 or mode == "bicubic":
+        raise NotImplementedError("ember's grid_sample supports 4-D inputs with bilinear or "
+                                  "nearest modes")
+    if grid.dim() != 4 or grid.shape[-1] != 2 or grid.shape[0] != input.shape[0]:
+        raise RuntimeError(f"grid_sampler(): expected grid to have size 2 in last dimension "
+                           f"and the batch size of input, but got grid with sizes "
+                           f"{list(grid.shape)}")
+    n, c, h, w = input.shape
+    x = _source_coordinates(grid[..., 0], w, padding_mode, align_corners)
+    y = _source_coordinates(grid[..., 1], h, padding_mode, align_corners)
+    flat = input.reshape(n, c, h * w)
+
+    def tap(ix, iy, weight):
+        inside = (ix >= 0) & (ix <= w - 1) & (iy >= 0) & (iy <= h - 1)
+        index = (iy.clamp(0, h - 1) * w + ix.clamp(0, w - 1)).to(ember.int64)
+        values = flat.gather(2, index.reshape(n, 1, -1).expand(n, c, -1))
+        return values.view(n, c, *ix.shape[1:]) * (weight * inside).unsqueeze(1)
+
+    if mode == "nearest":   # weight 1, still tied to grid: its gradient is zeros, as torch's
+        one = ember.where(ember.zeros_like(x, dtype=ember.bool), x, 1.0)
+        return tap(x.round().detach(), y.round().detach(), one)
+    x0, y0 = x.floor().detach(), y.floor().detach()
+    dx, dy = x - x0, y - y0
+    return (tap(x0, y0, (1 - dx) * (1 - dy)) + tap(x0 + 1, y0, dx * (1 - dy))
+            + tap(x0, y0 + 1, (1 - dx) * dy) + tap(x0 + 1, y0 + 1, dx * dy))
