@@ -390,3 +390,29 @@ def test_spatial_transformer_step():
     assert_close(ex.grad, tx.grad)
     with pytest.warns(UserWarning, match="align_corners=False since 1.3.0"):
         EF.affine_grid(ember.zeros(1, 2, 3), (1, 1, 2, 2))
+
+
+def test_integer_and_half_inputs():
+    """Integer pooling truncates like torch's kernels; the adaptive pools and interpolating
+    modes without an integer kernel raise instead of answering wrongly; half types are
+    resampled in float32."""
+    x = torch.randint(-50, 50, (1, 2, 5, 4, 6))
+    ex = to_ember(x)
+    for fn, args in (("max_pool3d", (2,)), ("avg_pool3d", (3, 2, 1)),
+                     ("avg_pool3d", (2,)), ("max_pool3d", (3, 1, 1))):
+        assert_close(getattr(EF, fn)(ex, *args), getattr(TF, fn)(x, *args))
+    assert_close(EF.avg_pool3d(ex, 2, divisor_override=3),
+                 TF.avg_pool3d(x, 2, divisor_override=3))
+    for call in (lambda F, T: F.adaptive_max_pool3d(T.ones(1, 2, 2, 2, dtype=T.int64), 1),
+                 lambda F, T: F.adaptive_max_pool2d(T.ones(1, 2, 2, dtype=T.int64), 1),
+                 lambda F, T: F.adaptive_avg_pool3d(T.ones(1, 4, 4, 4, dtype=T.int64), 2)):
+        same_error(lambda c=call: c(TF, torch), lambda c=call: c(EF, ember))
+    with pytest.raises(NotImplementedError, match="convert it to float"):
+        EF.interpolate(ember.ones(1, 1, 3, 3, dtype=ember.uint8), size=5, mode="bilinear")
+    img = torch.randint(0, 255, (1, 1, 3, 3), dtype=torch.uint8)
+    assert_close(EF.interpolate(to_ember(img), size=(5, 4)), TF.interpolate(img, size=(5, 4)))
+    base = torch.randn(1, 2, 3, 4)
+    assert_close(EF.interpolate(to_ember(base).to(ember.bfloat16), scale_factor=2,
+                                mode="bilinear"),
+                 TF.interpolate(base.to(torch.bfloat16), scale_factor=2, mode="bilinear"),
+                 rtol=1e-2, atol=1e-2)

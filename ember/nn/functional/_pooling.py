@@ -156,7 +156,8 @@ class _Windows:
         if taps.shape[-1] == 0:
             raise RuntimeError("pooling window is empty")
         valid = self.mask(self.valid, x.device)
-        local = taps.masked_fill(valid.logical_not(), float("-inf")).argmax(-1)
+        lowest = float("-inf") if x.is_floating_point() else ember.iinfo(x.dtype).min
+        local = taps.masked_fill(valid.logical_not(), lowest).argmax(-1)
         index = ember.zeros_like(local)
         widths = [p.shape[1] for p in self.positions]
         inner = math.prod(widths)
@@ -177,9 +178,14 @@ class _Windows:
         valid = self.mask(self.valid, x.device)
         total = taps.masked_fill(valid.logical_not(), 0).sum(-1)
         if divisor_override:
+            if not x.is_floating_point():
+                return ember.div(total, divisor_override, rounding_mode="trunc")
             return total / divisor_override
         counted = self.mask(self.padded if count_include_pad else self.valid, x.device)
-        return total / counted.sum(-1).to(total.dtype)
+        counted = counted.sum(-1).to(total.dtype)
+        if not x.is_floating_point():   # torch's integer kernels truncate
+            return ember.div(total, counted, rounding_mode="trunc")
+        return total / counted
 
 
 def _batched(input, n):
@@ -316,7 +322,15 @@ def _adaptive_size(input, output_size, n, name):
     return tuple(input.shape[i - n] if s is None else s for i, s in enumerate(output_size))
 
 
+def _floating_only(input, kernel):
+    """torch's error for the adaptive pools' missing integer kernels."""
+    if not input.is_floating_point():
+        raise NotImplementedError(f'"{kernel}" not implemented for '
+                                  f"'{input.dtype.scalar_name}'")
+
+
 def _adaptive_max(input, output_size, n, name):
+    _floating_only(input, "adaptive_max_pool2d" if n < 3 else "adaptive_max_pool3d_cpu")
     if input.dim() not in (n + 1, n + 2):
         raise RuntimeError(f"{name}(): Expected {n + 1}D or {n + 2}D tensor, but got: "
                            f"{list(input.shape)}")
@@ -390,6 +404,7 @@ def adaptive_avg_pool3d(input, output_size):
     if input.dim() not in (4, 5):
         raise RuntimeError(f"adaptive_avg_pool3d(): Expected 4D or 5D tensor, but got "
                            f"{list(input.shape)}")
+    _floating_only(input, "adaptive_avg_pool3d_cpu")
     x, batched = _batched(input, 3)
     size = _adaptive_size(x, output_size, 3, "adaptive_avg_pool3d")
     return _unbatch(_Windows.adaptive(x.shape[2:], size).mean(x), batched)

@@ -95,7 +95,13 @@ def _taps(mode, in_size, out_size, scale, align_corners, ftype):
 
 
 def _resample(x, mode, output_size, scales, align_corners):
-    """Resample each spatial dim of (N, C, *spatial) x, innermost first."""
+    """Resample each spatial dim of (N, C, *spatial) x, innermost first (half types in
+    float32, as torch's kernels compute them)."""
+    if x.dtype in (ember.float16, ember.bfloat16):
+        return _resample(x.float(), mode, output_size, scales, align_corners).to(x.dtype)
+    if mode not in ("nearest", "nearest-exact") and not x.is_floating_point():
+        raise NotImplementedError(f"interpolate: mode '{mode}' of {x.dtype.scalar_name} "
+                                  "input is not supported by ember (convert it to float)")
     n = x.dim() - 2
     ftype = _opmath(x.dtype)
     for i in reversed(range(n)):
