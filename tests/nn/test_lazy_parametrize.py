@@ -198,3 +198,33 @@ def test_old_spectral_norm():
     assert_close(e_mod.weight, t_mod.weight)
     with pytest.raises(ValueError, match="spectral_norm of 'weight' not found"):
         ember.nn.utils.remove_spectral_norm(e_mod)
+
+
+def test_fusion_and_skip_init():
+    t_conv, t_bn = tnn.Conv2d(3, 4, 3), tnn.BatchNorm2d(4)
+    t_bn.running_mean.uniform_(-1, 1)
+    t_bn.running_var.uniform_(0.5, 2)
+    t_bn.weight.data.uniform_(0.5, 2)
+    e_conv, e_bn = ember.nn.Conv2d(3, 4, 3), ember.nn.BatchNorm2d(4)
+    load_from(t_conv, e_conv)
+    load_from(t_bn, e_bn)
+    for m in (t_conv, t_bn, e_conv, e_bn):
+        m.eval()
+    t_fused = tnn.utils.fuse_conv_bn_eval(t_conv, t_bn)
+    e_fused = ember.nn.utils.fuse_conv_bn_eval(e_conv, e_bn)
+    assert_close(e_fused.weight, t_fused.weight, rtol=1e-6, atol=1e-6)
+    assert_close(e_fused.bias, t_fused.bias, rtol=1e-6, atol=1e-6)
+    assert isinstance(e_fused.weight, ember.nn.Parameter)
+    t_lin, t_bn1 = tnn.Linear(3, 4).eval(), tnn.BatchNorm1d(4).eval()
+    e_lin, e_bn1 = ember.nn.Linear(3, 4).eval(), ember.nn.BatchNorm1d(4).eval()
+    load_from(t_lin, e_lin)
+    load_from(t_bn1, e_bn1)
+    t_fused = tnn.utils.fuse_linear_bn_eval(t_lin, t_bn1)
+    e_fused = ember.nn.utils.fuse_linear_bn_eval(e_lin, e_bn1)
+    assert_close(e_fused.weight, t_fused.weight, rtol=1e-6, atol=1e-6)
+    with pytest.raises(AssertionError, match="Fusion only for eval!"):
+        ember.nn.utils.fuse_conv_bn_eval(e_conv.train(), e_bn)
+    skipped = ember.nn.utils.skip_init(ember.nn.Linear, 5, 2)
+    assert tuple(skipped.weight.shape) == (2, 5) and skipped.weight.device.type == "cpu"
+    with pytest.raises(RuntimeError, match="Module must support a 'device' arg"):
+        ember.nn.utils.skip_init(ember.nn.ReLU)
