@@ -249,3 +249,19 @@ def test_lstm_language_model_step():
             losses.append(float(loss))
         np.testing.assert_allclose(losses[1], losses[0], rtol=1e-5)
     assert to_torch(e_model.rnn.weight_hh_l1).allclose(t_model.rnn.weight_hh_l1, atol=1e-5)
+
+
+@pytest.mark.parametrize("cls_name", ["LSTM", "GRU"])
+def test_packed_unsorted_with_initial_state(cls_name):
+    """hx given in the caller's batch order is permuted to the sorted order and back."""
+    t_mod, e_mod = twins(cls_name, 3, 4, num_layers=2, bidirectional=True)
+    tx, ex = pair(5, 3, 3)
+    th, eh = pair(4, 3, 4, seed=1)
+    t_hx, e_hx = th, eh
+    if cls_name == "LSTM":
+        tc, ec = pair(4, 3, 4, seed=2)
+        t_hx, e_hx = (th, tc), (eh, ec)
+    lengths = [2, 5, 3]
+    t_out = t_mod(tnn.utils.rnn.pack_padded_sequence(tx, lengths, enforce_sorted=False), t_hx)
+    e_out = e_mod(ernn.pack_padded_sequence(ex, lengths, enforce_sorted=False), e_hx)
+    compare(t_mod, e_mod, (tx, t_hx), (ex, e_hx), torch.float64, t_out, e_out)
