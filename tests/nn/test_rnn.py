@@ -25,10 +25,10 @@ def twins(cls_name, *args, dtype=torch.float64, **kwargs):
 
 def flat(result):
     """The tensors of an (output, hidden) result, packed sequences and LSTM tuples opened."""
-    if isinstance(result, (tuple, list)):
-        return [x for r in result for x in flat(r)]
     if isinstance(result, (tnn.utils.rnn.PackedSequence, ernn.PackedSequence)):
         return [result.data]
+    if isinstance(result, (tuple, list)):
+        return [x for r in result for x in flat(r)]
     return [result]
 
 
