@@ -33,6 +33,7 @@ bench: setup
 	$(VPY) benchmarks/conv.py
 	$(VPY) benchmarks/amp.py
 	$(VPY) benchmarks/fx.py
+	$(VPY) benchmarks/nn.py
 
 lint: setup
 	$(VPY) -m ruff check ember codegen kernels tests benchmarks examples

@@ -97,6 +97,56 @@ def cpu_conv2d_padding(keyset, input, weight, bias, stride, padding, dilation, g
         _restore(saved)
 
 
+# schema/autocast.yaml: cpu.lower_precision_fp: conv3d
+def cpu_conv3d(keyset, input, weight, bias, stride, padding, dilation, groups):
+    to = _lower_dtype('cpu')
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.conv3d.redispatch(keyset & _BELOW_CPU, _cast(input, to, 'cpu'), _cast(weight, to, 'cpu'), _cast(bias, to, 'cpu'), stride, padding, dilation, groups)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.lower_precision_fp: conv3d.padding
+def cpu_conv3d_padding(keyset, input, weight, bias, stride, padding, dilation, groups):
+    to = _lower_dtype('cpu')
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.conv3d_padding.redispatch(keyset & _BELOW_CPU, _cast(input, to, 'cpu'), _cast(weight, to, 'cpu'), _cast(bias, to, 'cpu'), stride, padding, dilation, groups)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.lower_precision_fp: conv_transpose1d
+def cpu_conv_transpose1d(keyset, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    to = _lower_dtype('cpu')
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.conv_transpose1d.redispatch(keyset & _BELOW_CPU, _cast(input, to, 'cpu'), _cast(weight, to, 'cpu'), _cast(bias, to, 'cpu'), stride, padding, output_padding, groups, dilation)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.lower_precision_fp: conv_transpose2d.input
+def cpu_conv_transpose2d_input(keyset, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    to = _lower_dtype('cpu')
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.conv_transpose2d_input.redispatch(keyset & _BELOW_CPU, _cast(input, to, 'cpu'), _cast(weight, to, 'cpu'), _cast(bias, to, 'cpu'), stride, padding, output_padding, groups, dilation)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cpu.lower_precision_fp: conv_transpose3d.input
+def cpu_conv_transpose3d_input(keyset, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    to = _lower_dtype('cpu')
+    saved = _exclude(_CPU_BIT)
+    try:
+        return _o.conv_transpose3d_input.redispatch(keyset & _BELOW_CPU, _cast(input, to, 'cpu'), _cast(weight, to, 'cpu'), _cast(bias, to, 'cpu'), stride, padding, output_padding, groups, dilation)
+    finally:
+        _restore(saved)
+
+
 # schema/autocast.yaml: cpu.lower_precision_fp: linear
 def cpu_linear(keyset, input, weight, bias):
     to = _lower_dtype('cpu')
@@ -303,6 +353,46 @@ def cuda_conv2d(keyset, input, weight, bias, stride, padding, dilation, groups):
     saved = _exclude(_CUDA_BIT)
     try:
         return _o.conv2d.redispatch(keyset & _BELOW_CUDA, _cast(input, to, 'cuda'), _cast(weight, to, 'cuda'), _cast(bias, to, 'cuda'), stride, padding, dilation, groups)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.lower_precision_fp: conv3d
+def cuda_conv3d(keyset, input, weight, bias, stride, padding, dilation, groups):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.conv3d.redispatch(keyset & _BELOW_CUDA, _cast(input, to, 'cuda'), _cast(weight, to, 'cuda'), _cast(bias, to, 'cuda'), stride, padding, dilation, groups)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.lower_precision_fp: conv_transpose1d
+def cuda_conv_transpose1d(keyset, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.conv_transpose1d.redispatch(keyset & _BELOW_CUDA, _cast(input, to, 'cuda'), _cast(weight, to, 'cuda'), _cast(bias, to, 'cuda'), stride, padding, output_padding, groups, dilation)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.lower_precision_fp: conv_transpose2d.input
+def cuda_conv_transpose2d_input(keyset, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.conv_transpose2d_input.redispatch(keyset & _BELOW_CUDA, _cast(input, to, 'cuda'), _cast(weight, to, 'cuda'), _cast(bias, to, 'cuda'), stride, padding, output_padding, groups, dilation)
+    finally:
+        _restore(saved)
+
+
+# schema/autocast.yaml: cuda.lower_precision_fp: conv_transpose3d.input
+def cuda_conv_transpose3d_input(keyset, input, weight, bias, stride, padding, output_padding, groups, dilation):
+    to = _lower_dtype('cuda')
+    saved = _exclude(_CUDA_BIT)
+    try:
+        return _o.conv_transpose3d_input.redispatch(keyset & _BELOW_CUDA, _cast(input, to, 'cuda'), _cast(weight, to, 'cuda'), _cast(bias, to, 'cuda'), stride, padding, output_padding, groups, dilation)
     finally:
         _restore(saved)
 
@@ -820,6 +910,11 @@ _o.conv1d.register("AutocastCPU", cpu_conv1d, with_keyset=True)
 _o.conv1d_padding.register("AutocastCPU", cpu_conv1d_padding, with_keyset=True)
 _o.conv2d.register("AutocastCPU", cpu_conv2d, with_keyset=True)
 _o.conv2d_padding.register("AutocastCPU", cpu_conv2d_padding, with_keyset=True)
+_o.conv3d.register("AutocastCPU", cpu_conv3d, with_keyset=True)
+_o.conv3d_padding.register("AutocastCPU", cpu_conv3d_padding, with_keyset=True)
+_o.conv_transpose1d.register("AutocastCPU", cpu_conv_transpose1d, with_keyset=True)
+_o.conv_transpose2d_input.register("AutocastCPU", cpu_conv_transpose2d_input, with_keyset=True)
+_o.conv_transpose3d_input.register("AutocastCPU", cpu_conv_transpose3d_input, with_keyset=True)
 _o.linear.register("AutocastCPU", cpu_linear, with_keyset=True)
 _o.matmul.register("AutocastCPU", cpu_matmul, with_keyset=True)
 _o.mm.register("AutocastCPU", cpu_mm, with_keyset=True)
@@ -841,6 +936,10 @@ _o.baddbmm.register("AutocastCUDA", cuda_baddbmm, with_keyset=True)
 _o.bmm.register("AutocastCUDA", cuda_bmm, with_keyset=True)
 _o.conv1d.register("AutocastCUDA", cuda_conv1d, with_keyset=True)
 _o.conv2d.register("AutocastCUDA", cuda_conv2d, with_keyset=True)
+_o.conv3d.register("AutocastCUDA", cuda_conv3d, with_keyset=True)
+_o.conv_transpose1d.register("AutocastCUDA", cuda_conv_transpose1d, with_keyset=True)
+_o.conv_transpose2d_input.register("AutocastCUDA", cuda_conv_transpose2d_input, with_keyset=True)
+_o.conv_transpose3d_input.register("AutocastCUDA", cuda_conv_transpose3d_input, with_keyset=True)
 _o.convolution.register("AutocastCUDA", cuda_convolution, with_keyset=True)
 _o.einsum.register("AutocastCUDA", cuda_einsum, with_keyset=True)
 _o.linear.register("AutocastCUDA", cuda_linear, with_keyset=True)

@@ -211,6 +211,11 @@ from ember._generated.ops import (  # noqa: F401
     _entry_conv1d_padding,
     _entry_conv2d,
     _entry_conv2d_padding,
+    _entry_conv3d,
+    _entry_conv3d_padding,
+    _entry_conv_transpose1d,
+    _entry_conv_transpose2d_input,
+    _entry_conv_transpose3d_input,
     _entry_convolution,
     _entry_convolution_backward,
     _entry_convolution_out,
@@ -971,6 +976,10 @@ __all__ = [
     'constant_pad_nd',
     'conv1d',
     'conv2d',
+    'conv3d',
+    'conv_transpose1d',
+    'conv_transpose2d',
+    'conv_transpose3d',
     'convolution',
     'convolution_backward',
     'copy_',
@@ -3460,6 +3469,108 @@ def conv2d(*args, **kwargs):
         return _resolve(_cases_conv2d, args, kwargs, 'conv2d', _sigs_conv2d)
     except TypeError:
         _r = _hra_any(conv2d, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor
+def _m0_conv3d(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[3]'](stride) and _F['SymInt[3]'](padding) and _F['SymInt[3]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c0_conv3d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv3d(input, weight, bias, stride, padding, dilation, groups)
+
+
+# schema/native_functions.yaml: conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor
+def _m1_conv3d(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
+    if _F['Tensor'](input) and _F['Tensor'](weight) and _F['Tensor?'](bias) and _F['SymInt[3]'](stride) and _F['str'](padding) and _F['SymInt[3]'](dilation) and _F['SymInt'](groups):
+        return (input, weight, bias, stride, padding, dilation, groups)
+    return None
+
+
+def _c1_conv3d(input, weight, bias, stride, padding, dilation, groups):
+    return _entry_conv3d_padding(input, weight, bias, stride, padding, dilation, groups)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_conv3d = (
+    (_m0_conv3d, _c0_conv3d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+    (_m1_conv3d, _c1_conv3d, 7, frozenset(('bias', 'dilation', 'groups', 'input', 'padding', 'stride', 'weight'))),
+)
+_sigs_conv3d = (
+    'conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor',
+    'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor',
+)
+
+
+def conv3d(*args, **kwargs):
+    """Overloads:
+    conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor
+    conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor
+    """
+    if _tf[0]:
+        _r = _htf_any(conv3d, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_conv3d, args, kwargs, 'conv3d', _sigs_conv3d)
+    except TypeError:
+        _r = _hra_any(conv3d, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor
+def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
+    """conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(conv_transpose1d, (input, weight, bias), (input, weight, bias, stride, padding, output_padding, groups, dilation), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+    except TypeError:
+        _r = _hra(conv_transpose1d, (input, weight, bias), (input, weight, bias, stride, padding, output_padding, groups, dilation), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor
+def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
+    """conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(conv_transpose2d, (input, weight, bias), (input, weight, bias, stride, padding, output_padding, groups, dilation), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+    except TypeError:
+        _r = _hra(conv_transpose2d, (input, weight, bias), (input, weight, bias, stride, padding, output_padding, groups, dilation), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor
+def conv_transpose3d(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), output_padding=(0, 0, 0), groups=1, dilation=(1, 1, 1)):
+    """conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(conv_transpose3d, (input, weight, bias), (input, weight, bias, stride, padding, output_padding, groups, dilation), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_conv_transpose3d_input(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+    except TypeError:
+        _r = _hra(conv_transpose3d, (input, weight, bias), (input, weight, bias, stride, padding, output_padding, groups, dilation), {})
         if _r is _NO:
             raise
         return _r

@@ -21700,6 +21700,118 @@ conv2d._entry = _entry_conv2d
 _aten._packet('conv2d')._add(conv2d)
 
 
+# schema/native_functions.yaml: conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor
+conv3d = _Op("aten", 'conv3d', 'default',
+    'conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv3d = conv3d._cache
+
+
+def _bind_conv3d(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv3d(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv3d, (input, weight, bias, stride, padding, dilation, groups)) from None
+    _k = _c_conv3d.get(ks)
+    if _k is None:
+        _k = conv3d._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv3d._bind = _bind_conv3d
+conv3d._entry = _entry_conv3d
+_aten._packet('conv3d')._add(conv3d)
+
+
+# schema/native_functions.yaml: conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor
+conv_transpose1d = _Op("aten", 'conv_transpose1d', 'default',
+    'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'output_padding', 'groups', 'dilation'), 8, tags=())
+_c_conv_transpose1d = conv_transpose1d._cache
+
+
+def _bind_conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1, dilation=(1,)):
+    return (input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def _entry_conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv_transpose1d, (input, weight, bias, stride, padding, output_padding, groups, dilation)) from None
+    _k = _c_conv_transpose1d.get(ks)
+    if _k is None:
+        _k = conv_transpose1d._fill(ks)
+    return _k(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+conv_transpose1d._bind = _bind_conv_transpose1d
+conv_transpose1d._entry = _entry_conv_transpose1d
+_aten._packet('conv_transpose1d')._add(conv_transpose1d)
+
+
+# schema/native_functions.yaml: conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor
+conv_transpose2d_input = _Op("aten", 'conv_transpose2d', 'input',
+    'conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'output_padding', 'groups', 'dilation'), 8, tags=())
+_c_conv_transpose2d_input = conv_transpose2d_input._cache
+
+
+def _bind_conv_transpose2d_input(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1, dilation=(1, 1)):
+    return (input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def _entry_conv_transpose2d_input(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv_transpose2d_input, (input, weight, bias, stride, padding, output_padding, groups, dilation)) from None
+    _k = _c_conv_transpose2d_input.get(ks)
+    if _k is None:
+        _k = conv_transpose2d_input._fill(ks)
+    return _k(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+conv_transpose2d_input._bind = _bind_conv_transpose2d_input
+conv_transpose2d_input._entry = _entry_conv_transpose2d_input
+_aten._packet('conv_transpose2d')._add(conv_transpose2d_input)
+
+
+# schema/native_functions.yaml: conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor
+conv_transpose3d_input = _Op("aten", 'conv_transpose3d', 'input',
+    'conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'output_padding', 'groups', 'dilation'), 8, tags=())
+_c_conv_transpose3d_input = conv_transpose3d_input._cache
+
+
+def _bind_conv_transpose3d_input(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), output_padding=(0, 0, 0), groups=1, dilation=(1, 1, 1)):
+    return (input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def _entry_conv_transpose3d_input(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv_transpose3d_input, (input, weight, bias, stride, padding, output_padding, groups, dilation)) from None
+    _k = _c_conv_transpose3d_input.get(ks)
+    if _k is None:
+        _k = conv_transpose3d_input._fill(ks)
+    return _k(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+conv_transpose3d_input._bind = _bind_conv_transpose3d_input
+conv_transpose3d_input._entry = _entry_conv_transpose3d_input
+_aten._packet('conv_transpose3d')._add(conv_transpose3d_input)
+
+
 # schema/native_functions.yaml: conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
 conv1d_padding = _Op("aten", 'conv1d', 'padding',
     'conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor',
@@ -21754,6 +21866,34 @@ def _entry_conv2d_padding(input, weight, bias, stride, padding, dilation, groups
 conv2d_padding._bind = _bind_conv2d_padding
 conv2d_padding._entry = _entry_conv2d_padding
 _aten._packet('conv2d')._add(conv2d_padding)
+
+
+# schema/native_functions.yaml: conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor
+conv3d_padding = _Op("aten", 'conv3d', 'padding',
+    'conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor',
+    ('input', 'weight', 'bias', 'stride', 'padding', 'dilation', 'groups'), 7, tags=())
+_c_conv3d_padding = conv3d_padding._cache
+
+
+def _bind_conv3d_padding(input, weight, bias=None, stride=(1, 1, 1), padding='valid', dilation=(1, 1, 1), groups=1):
+    return (input, weight, bias, stride, padding, dilation, groups)
+
+
+def _entry_conv3d_padding(input, weight, bias, stride, padding, dilation, groups):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (input._ks | weight._ks | (bias._ks if bias is not None else 0) | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(conv3d_padding, (input, weight, bias, stride, padding, dilation, groups)) from None
+    _k = _c_conv3d_padding.get(ks)
+    if _k is None:
+        _k = conv3d_padding._fill(ks)
+    return _k(input, weight, bias, stride, padding, dilation, groups)
+
+
+conv3d_padding._bind = _bind_conv3d_padding
+conv3d_padding._entry = _entry_conv3d_padding
+_aten._packet('conv3d')._add(conv3d_padding)
 
 
 # schema/native_functions.yaml: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)

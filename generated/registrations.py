@@ -2996,11 +2996,26 @@ _o.conv1d.register('CompositeImplicitAutograd', _composite_conv.conv1d)
 # schema/native_functions.yaml: conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
 _o.conv2d.register('CompositeImplicitAutograd', _composite_conv.conv2d)
 
+# schema/native_functions.yaml: conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor
+_o.conv3d.register('CompositeImplicitAutograd', _composite_conv.conv3d)
+
+# schema/native_functions.yaml: conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor
+_o.conv_transpose1d.register('CompositeImplicitAutograd', _composite_conv.conv_transpose1d)
+
+# schema/native_functions.yaml: conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor
+_o.conv_transpose2d_input.register('CompositeImplicitAutograd', _composite_conv.conv_transpose2d)
+
+# schema/native_functions.yaml: conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor
+_o.conv_transpose3d_input.register('CompositeImplicitAutograd', _composite_conv.conv_transpose3d)
+
 # schema/native_functions.yaml: conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
 _o.conv1d_padding.register('CompositeImplicitAutograd', _composite_conv.conv1d_padding)
 
 # schema/native_functions.yaml: conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
 _o.conv2d_padding.register('CompositeImplicitAutograd', _composite_conv.conv2d_padding)
+
+# schema/native_functions.yaml: conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor
+_o.conv3d_padding.register('CompositeImplicitAutograd', _composite_conv.conv3d_padding)
 
 # schema/native_functions.yaml: max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
 _o.max_pool2d_with_indices.register('CPU', _cpu_conv.max_pool2d_with_indices)

@@ -19,11 +19,26 @@ from .modules import (
     Sequential,
     Unflatten,
 )
-from .parameter import Buffer, Parameter
+from .parameter import Buffer, Parameter, UninitializedBuffer, UninitializedParameter
 
 __all__ = [
-    "Bilinear", "Buffer", "Flatten", "Identity", "Linear", "Module", "ModuleDict", "ModuleList",
-    "Parameter", "ParameterDict", "ParameterList", "Sequential", "Unflatten", "init", "utils",
+    "Bilinear",
+    "Buffer",
+    "Flatten",
+    "Identity",
+    "Linear",
+    "Module",
+    "ModuleDict",
+    "ModuleList",
+    "Parameter",
+    "ParameterDict",
+    "ParameterList",
+    "Sequential",
+    "Unflatten",
+    "UninitializedBuffer",
+    "UninitializedParameter",
+    "init",
+    "utils",
 ]
 
 # --- functional and layers (nnlayers) ---

@@ -15,7 +15,8 @@ from __future__ import annotations
 from ..core.tensor import Tensor
 from ..overrides import _disabled_torch_function_impl
 
-__all__ = ["Buffer", "Parameter"]
+__all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter",
+           "is_lazy"]
 
 
 def _empty():
@@ -62,3 +63,64 @@ class Buffer(Tensor):
         return t
 
     __torch_function__ = _disabled_torch_function_impl
+
+
+class UninitializedTensorMixin:
+    """A parameter or buffer whose shape a lazy module learns from its first input: it holds
+    no data until `materialize(shape)` turns it into an ordinary one."""
+
+    cls_to_become = None
+
+    def materialize(self, shape, device=None, dtype=None):
+        """Allocate (uninitialised) data of `shape` and become cls_to_become."""
+        from .. import empty
+        device = self.device if device is None else device
+        dtype = self.dtype if dtype is None else dtype
+        self.data = empty(shape, device=device, dtype=dtype)
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self):
+        raise RuntimeError(
+            "Can't access the shape of an uninitialized parameter or buffer. This error "
+            "usually happens in `load_state_dict` when trying to load an uninitialized "
+            "parameter into an initialized one. Call `forward` to initialize the parameters "
+            "before accessing their attributes.")
+
+    def __repr__(self):
+        return f"<{type(self).__name__}>"
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A Parameter of a lazy module, not yet given a shape."""
+
+    cls_to_become = Parameter
+
+    def __new__(cls, requires_grad=True, device=None, dtype=None):
+        from .. import empty
+        return Tensor._make_subclass(cls, empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __deepcopy__(self, memo):
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self.requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer of a lazy module, not yet given a shape (it becomes a Buffer: a Python
+    object cannot turn into the base Tensor class)."""
+
+    cls_to_become = Buffer
+
+    def __new__(cls, requires_grad=False, device=None, dtype=None, persistent=True):
+        from .. import empty
+        t = Tensor._make_subclass(cls, empty(0, device=device, dtype=dtype), requires_grad)
+        t.persistent = persistent
+        return t
+
+    __torch_function__ = _disabled_torch_function_impl
+
+
+def is_lazy(param):
+    """Whether param is an uninitialized parameter or buffer."""
+    return isinstance(param, UninitializedTensorMixin)

@@ -1,4 +1,4 @@
-"""conv1d/conv2d (int and string padding), max_pool2d, adaptive_avg_pool2d, pad and
+"""conv1d/2d/3d (int and string padding), conv_transpose1d/2d/3d, max_pool2d, adaptive_avg_pool2d, pad and
 one_hot, decomposed into ember ops like torch's CompositeImplicitAutograd kernels.
 
     >>> ember.conv2d(ember.ones(3, 5, 5), ember.ones(2, 3, 3, 3), padding="same").shape
@@ -42,6 +42,34 @@ def conv1d(input, weight, bias, stride, padding, dilation, groups):
 
 def conv2d(input, weight, bias, stride, padding, dilation, groups):
     return _conv(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d(input, weight, bias, stride, padding, dilation, groups):
+    return _conv(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
+
+
+def _conv_transpose(input, weight, bias, stride, padding, output_padding, groups, dilation,
+                    spatial, name):
+    """torch's conv_transpose{1,2,3}d: convolution(transposed=True) with an optional batch."""
+    x, batched = _batchify(input, spatial, name)
+    out = ember.convolution(x, weight, bias, stride, padding, dilation, True, output_padding,
+                            groups)
+    return out if batched else out.squeeze(0)
+
+
+def conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 1, "conv_transpose1d")
+
+
+def conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 2, "conv_transpose2d")
+
+
+def conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation):
+    return _conv_transpose(input, weight, bias, stride, padding, output_padding, groups,
+                           dilation, 3, "conv_transpose3d")
 
 
 def _as_list(v, n):
@@ -109,6 +137,10 @@ def conv1d_padding(input, weight, bias, stride, padding, dilation, groups):
 
 def conv2d_padding(input, weight, bias, stride, padding, dilation, groups):
     return _conv_padding(input, weight, bias, stride, padding, dilation, groups, 2, "conv2d")
+
+
+def conv3d_padding(input, weight, bias, stride, padding, dilation, groups):
+    return _conv_padding(input, weight, bias, stride, padding, dilation, groups, 3, "conv3d")
 
 
 # ---------------------------------------------------------------- pooling

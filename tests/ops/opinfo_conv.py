@@ -190,6 +190,32 @@ def _torch_fn(name):
 
 register("conv1d.default", _conv_nd_samples(1), tols=ACCUMULATING_ULPS, ref=_torch_fn("conv1d"))
 register("conv2d.default", _conv_nd_samples(2), tols=ACCUMULATING_ULPS, ref=_torch_fn("conv2d"))
+register("conv3d.default", _conv_nd_samples(3), tols=ACCUMULATING_ULPS, ref=_torch_fn("conv3d"))
+register("conv3d.padding", _conv_padding_samples(3), tols=ACCUMULATING_ULPS,
+         ref=_torch_fn("conv3d"))
+
+
+def _conv_transpose_samples(nd):
+    sp = (4,) * nd
+
+    def samples():
+        x, w, b = make((2, 4) + sp, F32), make((4, 3) + (3,) * nd, F32), make((6,), F32)
+        return [
+            S(x, w, name="no_bias"),
+            S(x, w, b, 2, 1, 1, 2, 2, name="stride_pad_output_padding_groups_dilation"),
+            S(x, w, b, [2] * nd, [0] * nd, [1] * nd, 2, name="lists"),
+            S(make((4,) + sp, F64), make((4, 2) + (2,) * nd, F64), make((2,), F64), 2,
+              name="unbatched"),
+            S(make((4,) * nd, F32), w, name="rank_error"),
+            S(x, w, None, 1, 0, 1, name="output_padding_error"),
+        ]
+    return samples
+
+
+for _nd, _name in ((1, "conv_transpose1d.default"), (2, "conv_transpose2d.input"),
+                   (3, "conv_transpose3d.input")):
+    register(_name, _conv_transpose_samples(_nd), tols=ACCUMULATING_ULPS,
+             ref=_torch_fn(_name.split(".")[0]))
 register("conv1d.padding", _conv_padding_samples(1), tols=ACCUMULATING_ULPS,
          ref=_torch_fn("conv1d"))
 register("conv2d.padding", _conv_padding_samples(2), tols=ACCUMULATING_ULPS,

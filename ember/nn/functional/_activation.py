@@ -1,4 +1,5 @@
-"""Activation functions: relu and its relatives, sigmoid, tanh, softmax, log_softmax."""
+"""Activation functions: relu and its relatives, sigmoid, tanh, softmax, log_softmax, and
+torch's other activations (selu, celu, glu, mish, hardswish, prelu, rrelu, softmin, ...)."""
 from __future__ import annotations
 
 import warnings
@@ -114,3 +115,184 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     return ember.log_softmax(input, dim, dtype)
+
+
+# ---------------------------------------------------------------- composite activations
+def _inplace(input, result, inplace):
+    """result, written into input when inplace (torch's in-place variants)."""
+    return input.copy_(result) if inplace else result
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6)."""
+    if _tf[0] and (result := _override("relu6", locals())) is not _NO:
+        return result
+    return hardtanh(input, 0.0, 6.0, inplace)
+
+
+_SELU_ALPHA = 1.6732632423543772848170429916717
+_SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(input, inplace=False):
+    """scale * elu(x, alpha) with the self-normalising constants."""
+    if _tf[0] and (result := _override("selu", locals())) is not _NO:
+        return result
+    op = ember.elu_ if inplace else ember.elu
+    return op(input, _SELU_ALPHA, _SELU_SCALE)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+    if _tf[0] and (result := _override("celu", locals())) is not _NO:
+        return result
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError")
+    op = ember.elu_ if inplace else ember.elu
+    return op(input, alpha, 1.0, 1.0 / alpha)
+
+
+def glu(input, dim=-1):
+    """a * sigmoid(b) for the halves a, b of input along dim."""
+    if _tf[0] and (result := _override("glu", locals())) is not _NO:
+        return result
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    size = input.shape[dim]
+    if size % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension "
+                           f"{dim % input.dim()} is size {size}")
+    a, b = input.chunk(2, dim)
+    return a * b.sigmoid()
+
+
+def mish(input, inplace=False):
+    """x * tanh(softplus(x))."""
+    if _tf[0] and (result := _override("mish", locals())) is not _NO:
+        return result
+    return _inplace(input, input * softplus(input).tanh(), inplace)
+
+
+def hardsigmoid(input, inplace=False):
+    """min(max(x + 3, 0), 6) / 6 (gradient 1/6 strictly inside (-3, 3), as torch's)."""
+    if _tf[0] and (result := _override("hardsigmoid", locals())) is not _NO:
+        return result
+    return _inplace(input, ember.hardtanh(input + 3, 0.0, 6.0) / 6, inplace)
+
+
+def hardswish(input, inplace=False):
+    """x * min(max(x + 3, 0), 6) / 6 (gradient 0 up to -3, 1 from 3 on, as torch's)."""
+    if _tf[0] and (result := _override("hardswish", locals())) is not _NO:
+        return result
+    return _inplace(input, input * ember.hardtanh(input + 3, 0.0, 6.0) / 6, inplace)
+
+
+def hardshrink(input, lambd=0.5):
+    """x where |x| > lambd, else 0."""
+    if _tf[0] and (result := _override("hardshrink", locals())) is not _NO:
+        return result
+    return ember.where((input >= -lambd) & (input <= lambd), 0.0, input)
+
+
+def softshrink(input, lambd=0.5):
+    """x - lambd above lambd, x + lambd below -lambd, else 0."""
+    if _tf[0] and (result := _override("softshrink", locals())) is not _NO:
+        return result
+    if lambd < 0:
+        raise RuntimeError(f"lambda must be in range [0, {ember.finfo(input.dtype).max:g}] "
+                           f"for input dtype {input.dtype.scalar_name}, but found {lambd:g}")
+    return ember.where(input > lambd, input - lambd,
+                       ember.where(input < -lambd, input + lambd, input * 0))
+
+
+def tanhshrink(input):
+    """x - tanh(x)."""
+    if _tf[0] and (result := _override("tanhshrink", locals())) is not _NO:
+        return result
+    return input - input.tanh()
+
+
+def softsign(input):
+    """x / (1 + |x|)."""
+    if _tf[0] and (result := _override("softsign", locals())) is not _NO:
+        return result
+    return input / (input.abs() + 1)
+
+
+def logsigmoid(input):
+    """log(sigmoid(x)), computed stably as -softplus(-x)."""
+    if _tf[0] and (result := _override("logsigmoid", locals())) is not _NO:
+        return result
+    return -softplus(-input)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-x) along dim; implicit dim as in :func:`softmax`."""
+    if _tf[0] and (result := _override("softmin", locals())) is not _NO:
+        return result
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return ember.softmax(-input, dim, dtype)
+
+
+def prelu(input, weight):
+    """x where x > 0, weight * x elsewhere; weight has 1 or (channel dim) C entries."""
+    if _tf[0] and (result := _override("prelu", locals())) is not _NO:
+        return result
+    if weight.dtype != input.dtype:
+        raise RuntimeError("prelu: Type promoting not supported. Got "
+                           f"{input.dtype.scalar_name} and {weight.dtype.scalar_name}")
+    if weight.numel() != 1:
+        size = input.shape[1] if input.dim() >= 2 else 1
+        if weight.numel() != size:
+            raise RuntimeError(
+                "Mismatch of parameter numbers and input channel size. Found parameter numbers "
+                f"= {weight.numel()} and channel size = {size}.")
+        shape = [1] * input.dim()
+        shape[1] = size
+        weight = weight.reshape(shape)
+    positive = input > 0
+    return ember.where(positive, input, weight * ember.where(positive, 0.0, input))
+
+
+def rrelu(input, lower=1.0 / 8, upper=1.0 / 3, training=False, inplace=False):
+    """leaky_relu with slope (lower + upper) / 2 in eval, a random slope U(lower, upper) per
+    negative element in training."""
+    if _tf[0] and (result := _override("rrelu", locals())) is not _NO:
+        return result
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2, inplace)
+    slope = ember.empty_like(input).uniform_(lower, upper)
+    result = ember.where(input >= 0, input, input * slope)
+    return _inplace(input, result, inplace)
+
+
+def rrelu_(input, lower=1.0 / 8, upper=1.0 / 3, training=False):
+    """In-place :func:`rrelu`."""
+    return rrelu(input, lower, upper, training, True)
+
+
+def selu_(input):
+    """In-place :func:`selu`."""
+    return selu(input, True)
+
+
+def celu_(input, alpha=1.0):
+    """In-place :func:`celu`."""
+    return celu(input, alpha, True)
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """Sample from the Gumbel-softmax distribution; hard=True returns one-hot samples whose
+    gradient is the soft sample's (straight-through)."""
+    if _tf[0] and (result := _override("gumbel_softmax", locals())) is not _NO:
+        return result
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -ember.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.argmax(dim, keepdim=True)
+    y_hard = ember.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

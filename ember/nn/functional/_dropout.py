@@ -78,3 +78,43 @@ def dropout2d(input, p=0.5, training=True, inplace=False):
             stacklevel=2,
         )
     return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) inputs with probability p."""
+    if _tf[0] and (result := _override("dropout3d", locals())) is not _NO:
+        return result
+    _check_probability(p)
+    if input.dim() not in (4, 5):
+        warnings.warn(
+            f"dropout3d: Received a {input.dim()}-D input to dropout3d, which is deprecated "
+            "and will result in an error in a future release. To retain the behavior and "
+            "silence this warning, please use dropout instead. Note that dropout3d exists to "
+            "provide channel-wise dropout on inputs with 3 spatial dimensions, a channel "
+            "dimension, and an optional batch dimension (i.e. 4D or 5D inputs).",
+            stacklevel=2,
+        )
+    if input.dim() != 4:
+        return _feature_dropout(input, p, training, inplace)
+    if inplace:  # through a (1, C, D, H, W) view of input
+        _feature_dropout(input.unsqueeze(0), p, training, True)
+        return input
+    return _feature_dropout(input.unsqueeze(0), p, training, False).squeeze(0)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Dropout that keeps SELU's self-normalisation (mean and variance)."""
+    if _tf[0] and (result := _override("alpha_dropout", locals())) is not _NO:
+        return result
+    _check_probability(p)
+    op = ember.alpha_dropout_ if inplace else ember.alpha_dropout
+    return op(input, p, training)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):
+    """Alpha dropout of whole channels."""
+    if _tf[0] and (result := _override("feature_alpha_dropout", locals())) is not _NO:
+        return result
+    _check_probability(p)
+    op = ember.feature_alpha_dropout_ if inplace else ember.feature_alpha_dropout
+    return op(input, p, training)

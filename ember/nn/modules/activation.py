@@ -12,8 +12,35 @@ from .linear import NonDynamicallyQuantizableLinear
 from .module import Module
 
 __all__ = [
-    "ELU", "GELU", "Hardtanh", "LeakyReLU", "LogSoftmax", "MultiheadAttention", "ReLU",
-    "SiLU", "Sigmoid", "Softmax", "Softplus", "Tanh", "Threshold",
+    "CELU",
+    "ELU",
+    "GELU",
+    "GLU",
+    "SELU",
+    "Hardshrink",
+    "Hardsigmoid",
+    "Hardswish",
+    "Hardtanh",
+    "LeakyReLU",
+    "LogSigmoid",
+    "LogSoftmax",
+    "Mish",
+    "MultiheadAttention",
+    "PReLU",
+    "RReLU",
+    "ReLU",
+    "ReLU6",
+    "SiLU",
+    "Sigmoid",
+    "Softmax",
+    "Softmax2d",
+    "Softmin",
+    "Softplus",
+    "Softshrink",
+    "Softsign",
+    "Tanh",
+    "Tanhshrink",
+    "Threshold",
 ]
 
 
@@ -291,3 +318,180 @@ class MultiheadAttention(Module):
         if self.batch_first and is_batched:
             return attn_output.transpose(1, 0), attn_weights
         return attn_output, attn_weights
+
+
+class _Inplace(Module):
+    """An activation whose only option is inplace (subclasses set _fn)."""
+
+    _fn = None
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return self._fn(input, inplace=self.inplace)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class ReLU6(_Inplace):
+    """min(max(x, 0), 6)."""
+
+    _fn = staticmethod(F.relu6)
+
+
+class SELU(_Inplace):
+    """Scaled ELU with the self-normalising constants."""
+
+    _fn = staticmethod(F.selu)
+
+
+class Mish(_Inplace):
+    """x * tanh(softplus(x))."""
+
+    _fn = staticmethod(F.mish)
+
+
+class Hardswish(_Inplace):
+    """x * relu6(x + 3) / 6."""
+
+    _fn = staticmethod(F.hardswish)
+
+
+class Hardsigmoid(_Inplace):
+    """relu6(x + 3) / 6."""
+
+    _fn = staticmethod(F.hardsigmoid)
+
+
+class CELU(Module):
+    """max(0, x) + min(0, alpha * (exp(x / alpha) - 1))."""
+
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha = alpha
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
+
+
+class GLU(Module):
+    """Gated linear unit: a * sigmoid(b) for the halves of input along dim."""
+
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class _Shrink(Module):
+    """Hardshrink and Softshrink (subclasses set _fn)."""
+
+    _fn = None
+
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return self._fn(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Hardshrink(_Shrink):
+    """x where |x| > lambd, else 0."""
+
+    _fn = staticmethod(F.hardshrink)
+
+
+class Softshrink(_Shrink):
+    """x -+ lambd outside [-lambd, lambd], else 0."""
+
+    _fn = staticmethod(F.softshrink)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x)."""
+
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class Softsign(Module):
+    """x / (1 + |x|)."""
+
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class LogSigmoid(Module):
+    """log(sigmoid(x))."""
+
+    def forward(self, input):
+        return F.logsigmoid(input)
+
+
+class Softmin(Softmax):
+    """softmax(-x) along dim."""
+
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+
+class Softmax2d(Module):
+    """softmax over the channels of (N, C, H, W) or (C, H, W)."""
+
+    def forward(self, input):
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D "
+                             "instead")
+        return F.softmax(input, -3, _stacklevel=5)
+
+
+class PReLU(Module):
+    """x where x > 0, a * x elsewhere; a learnt, one per channel or shared."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(ember.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """Randomized leaky ReLU: random negative slopes in training, their mean in eval."""
+
+    def __init__(self, lower=1.0 / 8, upper=1.0 / 3, inplace=False):
+        super().__init__()
+        self.lower = lower
+        self.upper = upper
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}{_inplace_suffix(self.inplace)}"

@@ -1,4 +1,4 @@
-"""Batch normalisation: BatchNorm1d and BatchNorm2d with torch's running statistics."""
+"""Batch normalisation: BatchNorm1d/2d/3d with torch's running statistics."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from .. import functional as F
 from .module import Module
 from .normalization import _register_affine, _reset_affine
 
-__all__ = ["BatchNorm1d", "BatchNorm2d"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "SyncBatchNorm"]
 
 
 class _NormBase(Module):
@@ -118,3 +118,50 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input):
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch norm over (N, C, D, H, W) inputs, per channel C."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
+
+
+class SyncBatchNorm(_BatchNorm):
+    """Batch norm whose statistics would be synchronised across processes; ember runs in one
+    process, so it normalises like BatchNorm (as torch's does without a process group)."""
+
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
+                 track_running_stats=True, process_group=None, device=None, dtype=None, *,
+                 bias=True):
+        super().__init__(num_features, eps, momentum, affine, track_running_stats, device,
+                         dtype, bias=bias)
+        self.process_group = process_group
+
+    def _check_input_dim(self, input):
+        if input.dim() < 2:
+            raise ValueError(f"expected at least 2D input (got {input.dim()}D input)")
+        if input.shape[1] == 0:
+            raise ValueError("SyncBatchNorm number of input channels should be non-zero")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, module, process_group=None):
+        """module with every batch norm inside replaced by a SyncBatchNorm sharing its
+        parameters and buffers."""
+        output = module
+        if isinstance(module, _BatchNorm):
+            output = cls(module.num_features, module.eps, module.momentum, module.affine,
+                         module.track_running_stats, process_group,
+                         bias=module.bias is not None)
+            if module.affine:
+                with ember.no_grad():
+                    output.weight = module.weight
+                    output.bias = module.bias
+            output.running_mean = module.running_mean
+            output.running_var = module.running_var
+            output.num_batches_tracked = module.num_batches_tracked
+            output.training = module.training
+        for name, child in module.named_children():
+            output.add_module(name, cls.convert_sync_batchnorm(child, process_group))
+        return output

@@ -1,4 +1,5 @@
-"""Convolution layers: Conv1d and Conv2d, with torch's parameters, initialisation and repr."""
+"""Convolution layers: Conv1d/2d/3d and ConvTranspose1d/2d/3d, with torch's parameters,
+initialisation and repr."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from ..parameter import Parameter
 from .linear import _uniform_bias_
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 _PADDING_STRINGS = {"same", "valid"}
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
@@ -42,14 +43,16 @@ def _reversed_padding_repeated_twice(padding, kernel_size, dilation):
 
 
 class _ConvNd(Module):
-    """Conv1d and Conv2d (which set _dims and _conv): torch's signature and argument checks,
+    """The convolutions (which set _dims and _conv): torch's signature and argument checks,
     parameters, reset_parameters, repr."""
 
     _dims = 0  # spatial dimensions
-    _conv = None  # F.conv1d or F.conv2d
+    _conv = None  # F.conv1d, F.conv_transpose2d ...
+    _transposed = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
-                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None):
+                 groups=1, bias=True, padding_mode="zeros", device=None, dtype=None,
+                 output_padding=0):
         super().__init__()
         n = self._dims
         kernel_size, stride, dilation = (_ntuple(v, n) for v in (kernel_size, stride, dilation))
@@ -79,16 +82,17 @@ class _ConvNd(Module):
         self.stride = stride
         self.padding = padding
         self.dilation = dilation
-        self.transposed = False
-        self.output_padding = (0,) * n
+        self.transposed = self._transposed
+        self.output_padding = _ntuple(output_padding, n)
         self.groups = groups
         self.padding_mode = padding_mode
         self._reversed_padding_repeated_twice = _reversed_padding_repeated_twice(
             padding, kernel_size, dilation
         )
-        self.weight = Parameter(ember.empty(
-            (out_channels, in_channels // groups, *kernel_size), device=device, dtype=dtype
-        ))
+        channels = ((in_channels, out_channels // groups) if self.transposed
+                    else (out_channels, in_channels // groups))
+        self.weight = Parameter(ember.empty((*channels, *kernel_size), device=device,
+                                            dtype=dtype))
         if bias:
             self.bias = Parameter(ember.empty(out_channels, device=device, dtype=dtype))
         else:
@@ -108,6 +112,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * len(self.dilation):
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * len(self.output_padding):
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -149,3 +155,83 @@ class Conv2d(_ConvNd):
 
     _dims = 2
     _conv = staticmethod(F.conv2d)
+
+
+class Conv3d(_ConvNd):
+    """3-d convolution over (N, C_in, D, H, W) or (C_in, D, H, W) inputs."""
+
+    _dims = 3
+    _conv = staticmethod(F.conv3d)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """The transposed convolutions: weight (in_channels, out_channels // groups, *kernel);
+    forward's output_size picks the output_padding that reaches it."""
+
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, bias=True, dilation=1, padding_mode="zeros",
+                 device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(
+                f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, bias, padding_mode, device, dtype, output_padding)
+
+    def _output_padding(self, input, output_size, stride, padding, kernel_size,
+                        num_spatial_dims, dilation=None):
+        """self.output_padding, or the one that makes the output output_size."""
+        if output_size is None:
+            return list(self.output_padding)
+        non_spatial = 2 if input.dim() == num_spatial_dims + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == non_spatial + num_spatial_dims:
+            output_size = output_size[non_spatial:]
+        if len(output_size) != num_spatial_dims:
+            raise ValueError(
+                f"ConvTranspose{num_spatial_dims}D: for {input.dim()}D input, output_size must "
+                f"have {num_spatial_dims} or {non_spatial + num_spatial_dims} elements (got "
+                f"{len(output_size)})")
+        min_sizes = [(input.shape[d + non_spatial] - 1) * stride[d] - 2 * padding[d]
+                     + (dilation[d] if dilation is not None else 1) * (kernel_size[d] - 1) + 1
+                     for d in range(num_spatial_dims)]
+        max_sizes = [m + s - 1 for m, s in zip(min_sizes, stride, strict=True)]
+        for size, lo, hi in zip(output_size, min_sizes, max_sizes, strict=True):
+            if size < lo or size > hi:
+                raise ValueError(
+                    f"requested an output size of {output_size}, but valid sizes range from "
+                    f"{min_sizes} to {max_sizes} (for an input of {input.shape[2:]})")
+        return [size - lo for size, lo in zip(output_size, min_sizes, strict=True)]
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size, self.stride, self.padding,
+                                              self.kernel_size, self._dims, self.dilation)
+        return self._conv(input, self.weight, self.bias, self.stride, self.padding,
+                          output_padding, self.groups, self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """1-d transposed convolution (the gradient of Conv1d with respect to its input)."""
+
+    _dims = 1
+    _conv = staticmethod(F.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """2-d transposed convolution, e.g. DCGAN's upsampling generator layers.
+
+    >>> up = ember.nn.ConvTranspose2d(8, 4, 4, stride=2, padding=1)
+    >>> up(ember.randn(1, 8, 5, 5)).shape
+    ember.Size([1, 4, 10, 10])
+    """
+
+    _dims = 2
+    _conv = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-d transposed convolution."""
+
+    _dims = 3
+    _conv = staticmethod(F.conv_transpose3d)

@@ -16,7 +16,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Bilinear", "Identity", "Linear"]
+__all__ = ["Bilinear", "Identity", "Linear", "NonDynamicallyQuantizableLinear"]
 
 
 class Identity(Module):

@@ -1,5 +1,5 @@
-"""LayerNorm (over the trailing dimensions of each sample) and GroupNorm (over groups of
-channels), and the affine weight/bias helpers the batch norms share."""
+"""LayerNorm and RMSNorm (over the trailing dimensions of each sample), GroupNorm (over
+groups of channels), LocalResponseNorm (across neighbouring channels), and the affine weight/bias helpers the batch norms share."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["GroupNorm", "LayerNorm"]
+__all__ = ["GroupNorm", "LayerNorm", "LocalResponseNorm", "RMSNorm"]
 
 
 def _register_affine(module, shape, affine, bias, device, dtype):
@@ -100,3 +100,51 @@ class GroupNorm(Module):
     def extra_repr(self) -> str:
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
                 f"bias={self.bias is not None}")
+
+
+class RMSNorm(Module):
+    """x / sqrt(mean(x^2) + eps) over the last len(normalized_shape) dims, times weight."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None,
+                 dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(ember.empty(self.normalized_shape, device=device,
+                                                dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        """torch's default: weight 1."""
+        if self.weight is not None:
+            init.ones_(self.weight)
+
+    def forward(self, x):
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return (f"{self.normalized_shape}, eps={self.eps}, "
+                f"elementwise_affine={self.elementwise_affine}")
+
+
+class LocalResponseNorm(Module):
+    """Normalise each channel by its neighbours' mean square (AlexNet's LRN)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size = size
+        self.alpha = alpha
+        self.beta = beta
+        self.k = k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
