@@ -35,6 +35,8 @@ from ember.kernels.cpu import random as _cpu_random
 from ember.kernels.cpu import reduction as _cpu_reduction
 from ember.kernels.cpu import shape as _cpu_shape
 from ember.kernels.cpu import unary as _cpu_unary
+from ember.kernels.cuda import copy as _cuda_copy
+from ember.kernels.cuda import factories as _cuda_factories
 from ember.kernels.meta import activation as _meta_activation
 from ember.kernels.meta import binary as _meta_binary
 from ember.kernels.meta import conv as _meta_conv
@@ -51,46 +53,55 @@ from ember.kernels.meta import unary as _meta_unary
 
 # schema/native_functions.yaml: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.empty_memory_format.register('CPU', _cpu_factories.empty)
+_o.empty_memory_format.register('CUDA', _cuda_factories.empty)
 _o.empty_memory_format.register('Meta', _meta_factories.empty)
 _o.empty_memory_format.register("BackendSelect", _backend_select(_o.empty_memory_format, 3), with_keyset=True)
 
 # schema/native_functions.yaml: empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.empty_strided.register('CPU', _cpu_factories.empty_strided)
+_o.empty_strided.register('CUDA', _cuda_factories.empty_strided)
 _o.empty_strided.register('Meta', _meta_factories.empty_strided)
 _o.empty_strided.register("BackendSelect", _backend_select(_o.empty_strided, 4), with_keyset=True)
 
 # schema/native_functions.yaml: zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.zeros.register('CPU', _cpu_factories.zeros)
+_o.zeros.register('CUDA', _cuda_factories.zeros)
 _o.zeros.register('Meta', _meta_factories.zeros)
 _o.zeros.register("BackendSelect", _backend_select(_o.zeros, 3), with_keyset=True)
 
 # schema/native_functions.yaml: ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.ones.register('CPU', _cpu_factories.ones)
+_o.ones.register('CUDA', _cuda_factories.ones)
 _o.ones.register('Meta', _meta_factories.ones)
 _o.ones.register("BackendSelect", _backend_select(_o.ones, 3), with_keyset=True)
 
 # schema/native_functions.yaml: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.full.register('CPU', _cpu_factories.full)
+_o.full.register('CUDA', _cuda_factories.full)
 _o.full.register('Meta', _meta_factories.full)
 _o.full.register("BackendSelect", _backend_select(_o.full, 4), with_keyset=True)
 
 # schema/native_functions.yaml: scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.scalar_tensor.register('CPU', _cpu_factories.scalar_tensor)
+_o.scalar_tensor.register('CUDA', _cuda_factories.scalar_tensor)
 _o.scalar_tensor.register('Meta', _meta_factories.scalar_tensor)
 _o.scalar_tensor.register("BackendSelect", _backend_select(_o.scalar_tensor, 3), with_keyset=True)
 
 # schema/native_functions.yaml: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.arange.register('CPU', _cpu_factories.arange)
+_o.arange.register('CUDA', _cuda_factories.arange)
 _o.arange.register('Meta', _meta_factories.arange)
 _o.arange.register("BackendSelect", _backend_select(_o.arange, 3), with_keyset=True)
 
 # schema/native_functions.yaml: arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.arange_start.register('CPU', _cpu_factories.arange_start)
+_o.arange_start.register('CUDA', _cuda_factories.arange_start)
 _o.arange_start.register('Meta', _meta_factories.arange_start)
 _o.arange_start.register("BackendSelect", _backend_select(_o.arange_start, 4), with_keyset=True)
 
 # schema/native_functions.yaml: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.arange_start_step.register('CPU', _cpu_factories.arange_start_step)
+_o.arange_start_step.register('CUDA', _cuda_factories.arange_start_step)
 _o.arange_start_step.register('Meta', _meta_factories.arange_start_step)
 _o.arange_start_step.register("BackendSelect", _backend_select(_o.arange_start_step, 5), with_keyset=True)
 
@@ -139,6 +150,7 @@ _o.new_ones.register('CompositeExplicitAutograd', _common_factories_like.new_one
 
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 _o.clone.register('CPU', _cpu_copy.clone)
+_o.clone.register('CUDA', _cuda_copy.clone)
 _o.clone.register('Meta', _meta_copy.clone)
 
 # schema/native_functions.yaml: clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
@@ -147,11 +159,13 @@ _o.clone_out.register("ADInplaceOrView", _inplace_or_view(_o.clone_out, (2,)), w
 
 # schema/native_functions.yaml: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 _o.copy_.register('CPU', _cpu_copy.copy_)
+_o.copy_.register('CUDA', _cuda_copy.copy_)
 _o.copy_.register('Meta', _meta_copy.copy_)
 _o.copy_.register("ADInplaceOrView", _inplace_or_view(_o.copy_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
 _o._to_copy.register('CPU', _cpu_copy.to_copy)
+_o._to_copy.register('CUDA', _cuda_copy.to_copy)
 _o._to_copy.register('Meta', _meta_copy.to_copy)
 
 # schema/native_functions.yaml: _to_copy.out(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) (autogen of _to_copy)
@@ -175,16 +189,19 @@ _o.contiguous.register('CompositeImplicitAutograd', _composite_conversions.conti
 
 # schema/native_functions.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 _o.fill__Scalar.register('CPU', _cpu_copy.fill_)
+_o.fill__Scalar.register('CUDA', _cuda_copy.fill_)
 _o.fill__Scalar.register('Meta', _meta_copy.fill_)
 _o.fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fill__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
 _o.fill__Tensor.register('CPU', _cpu_copy.fill_tensor_)
+_o.fill__Tensor.register('CUDA', _cuda_copy.fill_tensor_)
 _o.fill__Tensor.register('Meta', _meta_copy.fill_tensor_)
 _o.fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fill__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: zero_(Tensor(a!) self) -> Tensor(a!)
 _o.zero_.register('CPU', _cpu_copy.zero_)
+_o.zero_.register('CUDA', _cuda_copy.zero_)
 _o.zero_.register('Meta', _meta_copy.zero_)
 _o.zero_.register("ADInplaceOrView", _inplace_or_view(_o.zero_, (0,)), with_keyset=True)
 

@@ -1,5 +1,5 @@
 """Tensor attributes that are not ops: T, mT, H, mH, __getitem__, __setitem__, the dtype
-conversions (`x.float()`), to, cpu, type, norm, unique, nonzero, __deepcopy__ (attached by
+conversions (`x.float()`), to, cpu, cuda, record_stream, type, norm, unique, nonzero, __deepcopy__ (attached by
 ember/_assembly.py)."""
 from ember.kernels.composite.conversions import tensor_to
 from ember.kernels.composite.reduction import python_norm
@@ -43,6 +43,25 @@ _CONVERSIONS = (("float", "float32"), ("double", "float64"), ("half", "float16")
 def _cpu(self, memory_format=None):
     """A CPU copy (self when already on the CPU)."""
     return self if self._device.type == "cpu" else self.to("cpu")
+
+
+def _cuda(self, device=None, non_blocking=False, memory_format=None):
+    """A copy on a CUDA device (the current one by default); self when already there."""
+    from ember.cuda import _runtime
+    dev = f"cuda:{_runtime.device_index(device)}"
+    if memory_format is None:
+        return self.to(dev, non_blocking=non_blocking)
+    return self.to(dev, non_blocking=non_blocking, memory_format=memory_format)
+
+
+def _record_stream(self, stream):
+    """Marks the memory as used on `stream`: the allocator reuses it only after the work
+    queued there so far (torch's Tensor.record_stream)."""
+    if self._device.type != "cuda":
+        raise RuntimeError("record_stream is only supported for CUDA tensors")
+    buf = self.untyped_storage()._owner
+    if buf.block is not None:
+        buf.allocator.record_stream(buf.block, stream.cuda_stream)
 
 
 def _type(self, dtype=None, non_blocking=False):
@@ -98,7 +117,7 @@ TENSOR_ATTRIBUTES = {
     "T": property(_T), "mT": property(_mT), "H": property(_T), "mH": property(_mT),
     "__getitem__": getitem, "__setitem__": setitem,
     **{method: _converter(dt) for method, dt in _CONVERSIONS},
-    "cpu": _cpu, "type": _type,
+    "cpu": _cpu, "cuda": _cuda, "record_stream": _record_stream, "type": _type,
     # torch parses `x.to(...)`'s Python signatures by hand (device-only, dtype-only,
     # tensor, ...); the to.* overloads are declared with `manual_binding: true`.
     "to": tensor_to,

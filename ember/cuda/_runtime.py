@@ -7,6 +7,7 @@ device, and the device buffers that CUDA storages own.
 """
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
 
@@ -44,6 +45,20 @@ def set_driver(d):
     _tls.device = 0
     _tls.streams = {}
     return None if old is _UNSET else old
+
+
+@contextlib.contextmanager
+def using(d):
+    """Runs a block with driver `d` (an EmulatorDriver, or None for "no device"), then puts
+    the previous driver and its allocators back (tests)."""
+    old, old_allocators = _driver_box[0], dict(_allocators)
+    set_driver(d)
+    try:
+        yield d
+    finally:
+        _driver_box[0] = old
+        _allocators.clear()
+        _allocators.update(old_allocators)
 
 
 def require_driver():
@@ -177,13 +192,12 @@ class DeviceBuffer:
     __slots__ = ("__weakref__", "allocator", "block", "nbytes", "ptr")
 
     def __init__(self, device: int, nbytes: int):
+        self.block, self.ptr = None, 0
         self.allocator = allocator(device)
         self.nbytes = nbytes
         if nbytes:
             self.block = self.allocator.malloc(nbytes, current_stream(device).cuda_stream)
             self.ptr = self.block.ptr
-        else:
-            self.block, self.ptr = None, 0
 
     def __del__(self):
         if self.block is not None:
