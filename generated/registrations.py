@@ -37,6 +37,7 @@ from ember.kernels.cpu import shape as _cpu_shape
 from ember.kernels.cpu import unary as _cpu_unary
 from ember.kernels.cuda import copy as _cuda_copy
 from ember.kernels.cuda import factories as _cuda_factories
+from ember.kernels.cuda import pointwise as _cuda_pointwise
 from ember.kernels.meta import activation as _meta_activation
 from ember.kernels.meta import binary as _meta_binary
 from ember.kernels.meta import conv as _meta_conv
@@ -207,6 +208,7 @@ _o.zero_.register("ADInplaceOrView", _inplace_or_view(_o.zero_, (0,)), with_keys
 
 # schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 _o.add_Tensor.register('CPU', _cpu_pointwise.add)
+_o.add_Tensor.register('CUDA', _cuda_pointwise.add)
 _o.add_Tensor.register('Meta', _meta_pointwise.add)
 
 # schema/native_functions.yaml: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of add.Tensor)
@@ -215,6 +217,7 @@ _o.add_out.register("ADInplaceOrView", _inplace_or_view(_o.add_out, (3,)), with_
 
 # schema/native_functions.yaml: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 _o.add_Scalar.register('CPU', _cpu_pointwise.add)
+_o.add_Scalar.register('CUDA', _cuda_pointwise.add)
 _o.add_Scalar.register('Meta', _meta_pointwise.add)
 
 # schema/native_functions.yaml: add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of add.Scalar)
@@ -223,16 +226,19 @@ _o.add_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.add_Scalar_out
 
 # schema/native_functions.yaml: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 _o.add__Tensor.register('CPU', _cpu_pointwise.add_)
+_o.add__Tensor.register('CUDA', _cuda_pointwise.add_)
 _o.add__Tensor.register('Meta', _meta_pointwise.add_)
 _o.add__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.add__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 _o.add__Scalar.register('CPU', _cpu_pointwise.add_)
+_o.add__Scalar.register('CUDA', _cuda_pointwise.add_)
 _o.add__Scalar.register('Meta', _meta_pointwise.add_)
 _o.add__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.add__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 _o.sub_Tensor.register('CPU', _cpu_pointwise.sub)
+_o.sub_Tensor.register('CUDA', _cuda_pointwise.sub)
 _o.sub_Tensor.register('Meta', _meta_pointwise.sub)
 
 # schema/native_functions.yaml: sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of sub.Tensor)
@@ -241,6 +247,7 @@ _o.sub_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_out, (3,)), with_
 
 # schema/native_functions.yaml: sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 _o.sub_Scalar.register('CPU', _cpu_pointwise.sub)
+_o.sub_Scalar.register('CUDA', _cuda_pointwise.sub)
 _o.sub_Scalar.register('Meta', _meta_pointwise.sub)
 
 # schema/native_functions.yaml: sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of sub.Scalar)
@@ -249,16 +256,19 @@ _o.sub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_Scalar_out
 
 # schema/native_functions.yaml: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 _o.sub__Tensor.register('CPU', _cpu_pointwise.sub_)
+_o.sub__Tensor.register('CUDA', _cuda_pointwise.sub_)
 _o.sub__Tensor.register('Meta', _meta_pointwise.sub_)
 _o.sub__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.sub__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 _o.sub__Scalar.register('CPU', _cpu_pointwise.sub_)
+_o.sub__Scalar.register('CUDA', _cuda_pointwise.sub_)
 _o.sub__Scalar.register('Meta', _meta_pointwise.sub_)
 _o.sub__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.sub__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
 _o.mul_Tensor.register('CPU', _cpu_pointwise.mul)
+_o.mul_Tensor.register('CUDA', _cuda_pointwise.mul)
 _o.mul_Tensor.register('Meta', _meta_pointwise.mul)
 
 # schema/native_functions.yaml: mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of mul.Tensor)
@@ -267,6 +277,7 @@ _o.mul_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_out, (2,)), with_
 
 # schema/native_functions.yaml: mul.Scalar(Tensor self, Scalar other) -> Tensor
 _o.mul_Scalar.register('CPU', _cpu_pointwise.mul)
+_o.mul_Scalar.register('CUDA', _cuda_pointwise.mul)
 _o.mul_Scalar.register('Meta', _meta_pointwise.mul)
 
 # schema/native_functions.yaml: mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of mul.Scalar)
@@ -275,16 +286,19 @@ _o.mul_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_Scalar_out
 
 # schema/native_functions.yaml: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.mul__Tensor.register('CPU', _cpu_pointwise.mul_)
+_o.mul__Tensor.register('CUDA', _cuda_pointwise.mul_)
 _o.mul__Tensor.register('Meta', _meta_pointwise.mul_)
 _o.mul__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.mul__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.mul__Scalar.register('CPU', _cpu_pointwise.mul_)
+_o.mul__Scalar.register('CUDA', _cuda_pointwise.mul_)
 _o.mul__Scalar.register('Meta', _meta_pointwise.mul_)
 _o.mul__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.mul__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 _o.div_Tensor.register('CPU', _cpu_pointwise.div)
+_o.div_Tensor.register('CUDA', _cuda_pointwise.div)
 _o.div_Tensor.register('Meta', _meta_pointwise.div)
 
 # schema/native_functions.yaml: div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of div.Tensor)
@@ -301,6 +315,7 @@ _o.div_out_mode.register("ADInplaceOrView", _inplace_or_view(_o.div_out_mode, (3
 
 # schema/native_functions.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor
 _o.div_Scalar.register('CPU', _cpu_pointwise.div)
+_o.div_Scalar.register('CUDA', _cuda_pointwise.div)
 _o.div_Scalar.register('Meta', _meta_pointwise.div)
 
 # schema/native_functions.yaml: div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar)
@@ -309,6 +324,7 @@ _o.div_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_out
 
 # schema/native_functions.yaml: div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.div__Tensor.register('CPU', _cpu_pointwise.div_)
+_o.div__Tensor.register('CUDA', _cuda_pointwise.div_)
 _o.div__Tensor.register('Meta', _meta_pointwise.div_)
 _o.div__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor, (0,)), with_keyset=True)
 
@@ -319,6 +335,7 @@ _o.div__Tensor_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor_
 
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 _o.pow_Tensor_Tensor.register('CPU', _cpu_pointwise.pow)
+_o.pow_Tensor_Tensor.register('CUDA', _cuda_pointwise.pow)
 _o.pow_Tensor_Tensor.register('Meta', _meta_pointwise.pow)
 
 # schema/native_functions.yaml: pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Tensor_Tensor)
@@ -327,6 +344,7 @@ _o.pow_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Ten
 
 # schema/native_functions.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 _o.pow_Tensor_Scalar.register('CPU', _cpu_pointwise.pow)
+_o.pow_Tensor_Scalar.register('CUDA', _cuda_pointwise.pow)
 _o.pow_Tensor_Scalar.register('Meta', _meta_pointwise.pow)
 
 # schema/native_functions.yaml: pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Tensor_Scalar)
@@ -347,6 +365,7 @@ _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)
 
 # schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
 _o.eq_Tensor.register('CPU', _cpu_pointwise.eq)
+_o.eq_Tensor.register('CUDA', _cuda_pointwise.eq)
 _o.eq_Tensor.register('Meta', _meta_pointwise.eq)
 
 # schema/native_functions.yaml: eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of eq.Tensor)
@@ -355,6 +374,7 @@ _o.eq_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Tensor_out, 
 
 # schema/native_functions.yaml: eq.Scalar(Tensor self, Scalar other) -> Tensor
 _o.eq_Scalar.register('CPU', _cpu_pointwise.eq)
+_o.eq_Scalar.register('CUDA', _cuda_pointwise.eq)
 _o.eq_Scalar.register('Meta', _meta_pointwise.eq)
 
 # schema/native_functions.yaml: eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of eq.Scalar)
@@ -363,6 +383,7 @@ _o.eq_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Scalar_out, 
 
 # schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
 _o.ne_Tensor.register('CPU', _cpu_pointwise.ne)
+_o.ne_Tensor.register('CUDA', _cuda_pointwise.ne)
 _o.ne_Tensor.register('Meta', _meta_pointwise.ne)
 
 # schema/native_functions.yaml: ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Tensor)
@@ -371,6 +392,7 @@ _o.ne_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Tensor_out, 
 
 # schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
 _o.lt_Tensor.register('CPU', _cpu_pointwise.lt)
+_o.lt_Tensor.register('CUDA', _cuda_pointwise.lt)
 _o.lt_Tensor.register('Meta', _meta_pointwise.lt)
 
 # schema/native_functions.yaml: lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lt.Tensor)
@@ -379,6 +401,7 @@ _o.lt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Tensor_out, 
 
 # schema/native_functions.yaml: lt.Scalar(Tensor self, Scalar other) -> Tensor
 _o.lt_Scalar.register('CPU', _cpu_pointwise.lt)
+_o.lt_Scalar.register('CUDA', _cuda_pointwise.lt)
 _o.lt_Scalar.register('Meta', _meta_pointwise.lt)
 
 # schema/native_functions.yaml: lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lt.Scalar)
@@ -387,6 +410,7 @@ _o.lt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Scalar_out, 
 
 # schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 _o.le_Tensor.register('CPU', _cpu_pointwise.le)
+_o.le_Tensor.register('CUDA', _cuda_pointwise.le)
 _o.le_Tensor.register('Meta', _meta_pointwise.le)
 
 # schema/native_functions.yaml: le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Tensor)
@@ -395,6 +419,7 @@ _o.le_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Tensor_out, 
 
 # schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
 _o.gt_Tensor.register('CPU', _cpu_pointwise.gt)
+_o.gt_Tensor.register('CUDA', _cuda_pointwise.gt)
 _o.gt_Tensor.register('Meta', _meta_pointwise.gt)
 
 # schema/native_functions.yaml: gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gt.Tensor)
@@ -403,6 +428,7 @@ _o.gt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Tensor_out, 
 
 # schema/native_functions.yaml: gt.Scalar(Tensor self, Scalar other) -> Tensor
 _o.gt_Scalar.register('CPU', _cpu_pointwise.gt)
+_o.gt_Scalar.register('CUDA', _cuda_pointwise.gt)
 _o.gt_Scalar.register('Meta', _meta_pointwise.gt)
 
 # schema/native_functions.yaml: gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gt.Scalar)
@@ -411,6 +437,7 @@ _o.gt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Scalar_out, 
 
 # schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
 _o.ge_Tensor.register('CPU', _cpu_pointwise.ge)
+_o.ge_Tensor.register('CUDA', _cuda_pointwise.ge)
 _o.ge_Tensor.register('Meta', _meta_pointwise.ge)
 
 # schema/native_functions.yaml: ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Tensor)
@@ -419,6 +446,7 @@ _o.ge_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Tensor_out, 
 
 # schema/native_functions.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 _o.where_self.register('CPU', _cpu_pointwise.where)
+_o.where_self.register('CUDA', _cuda_pointwise.where)
 _o.where_self.register('Meta', _meta_pointwise.where)
 
 # schema/native_functions.yaml: where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of where.self)
@@ -427,6 +455,7 @@ _o.where_self_out.register("ADInplaceOrView", _inplace_or_view(_o.where_self_out
 
 # schema/native_functions.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 _o.clamp.register('CPU', _cpu_pointwise.clamp)
+_o.clamp.register('CUDA', _cuda_pointwise.clamp)
 _o.clamp.register('Meta', _meta_pointwise.clamp)
 
 # schema/native_functions.yaml: clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp)
@@ -435,6 +464,7 @@ _o.clamp_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_out, (3,)), w
 
 # schema/native_functions.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 _o.clamp_Tensor.register('CPU', _cpu_activation.clamp_tensor)
+_o.clamp_Tensor.register('CUDA', _cuda_pointwise.clamp_tensor)
 _o.clamp_Tensor.register('Meta', _meta_activation.clamp_tensor)
 
 # schema/native_functions.yaml: clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp.Tensor)
@@ -443,11 +473,13 @@ _o.clamp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_Tensor
 
 # schema/native_functions.yaml: clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 _o.clamp_.register('CPU', _cpu_pointwise.clamp_)
+_o.clamp_.register('CUDA', _cuda_pointwise.clamp_)
 _o.clamp_.register('Meta', _meta_pointwise.clamp_)
 _o.clamp_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 _o.masked_fill_Scalar.register('CPU', _cpu_pointwise.masked_fill)
+_o.masked_fill_Scalar.register('CUDA', _cuda_pointwise.masked_fill)
 _o.masked_fill_Scalar.register('Meta', _meta_pointwise.masked_fill)
 
 # schema/native_functions.yaml: masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_fill.Scalar)
@@ -456,6 +488,7 @@ _o.masked_fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.masked
 
 # schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 _o.masked_fill_Tensor.register('CPU', _cpu_pointwise.masked_fill)
+_o.masked_fill_Tensor.register('CUDA', _cuda_pointwise.masked_fill)
 _o.masked_fill_Tensor.register('Meta', _meta_pointwise.masked_fill)
 
 # schema/native_functions.yaml: masked_fill.Tensor_out(Tensor self, Tensor mask, Tensor value, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_fill.Tensor)
@@ -464,16 +497,19 @@ _o.masked_fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.masked
 
 # schema/native_functions.yaml: masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
 _o.masked_fill__Scalar.register('CPU', _cpu_pointwise.masked_fill_)
+_o.masked_fill__Scalar.register('CUDA', _cuda_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
 _o.masked_fill__Tensor.register('CPU', _cpu_pointwise.masked_fill_)
+_o.masked_fill__Tensor.register('CUDA', _cuda_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register('Meta', _meta_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 _o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
+_o.rsub_Tensor.register('CUDA', _cuda_pointwise.rsub)
 _o.rsub_Tensor.register('Meta', _meta_binary.rsub)
 
 # schema/native_functions.yaml: rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Tensor)
@@ -482,6 +518,7 @@ _o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_o
 
 # schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 _o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
+_o.rsub_Scalar.register('CUDA', _cuda_pointwise.rsub)
 _o.rsub_Scalar.register('Meta', _meta_binary.rsub)
 
 # schema/native_functions.yaml: rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Scalar)
@@ -514,6 +551,7 @@ _o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_di
 
 # schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
 _o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
+_o.remainder_Tensor.register('CUDA', _cuda_pointwise.remainder)
 _o.remainder_Tensor.register('Meta', _meta_binary.remainder)
 
 # schema/native_functions.yaml: remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Tensor)
@@ -522,6 +560,7 @@ _o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainde
 
 # schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
 _o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
+_o.remainder_Scalar.register('CUDA', _cuda_pointwise.remainder)
 _o.remainder_Scalar.register('Meta', _meta_binary.remainder)
 
 # schema/native_functions.yaml: remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar)
@@ -546,6 +585,7 @@ _o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__
 
 # schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
 _o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
+_o.fmod_Tensor.register('CUDA', _cuda_pointwise.fmod)
 _o.fmod_Tensor.register('Meta', _meta_binary.fmod)
 
 # schema/native_functions.yaml: fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Tensor)
@@ -554,6 +594,7 @@ _o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_o
 
 # schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
 _o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
+_o.fmod_Scalar.register('CUDA', _cuda_pointwise.fmod)
 _o.fmod_Scalar.register('Meta', _meta_binary.fmod)
 
 # schema/native_functions.yaml: fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Scalar)
@@ -570,6 +611,7 @@ _o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0
 
 # schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
 _o.maximum.register('CPU', _cpu_binary.maximum)
+_o.maximum.register('CUDA', _cuda_pointwise.maximum)
 _o.maximum.register('Meta', _meta_binary.maximum)
 
 # schema/native_functions.yaml: maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of maximum)
@@ -578,6 +620,7 @@ _o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)
 
 # schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
 _o.minimum.register('CPU', _cpu_binary.minimum)
+_o.minimum.register('CUDA', _cuda_pointwise.minimum)
 _o.minimum.register('Meta', _meta_binary.minimum)
 
 # schema/native_functions.yaml: minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of minimum)
@@ -586,6 +629,7 @@ _o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)
 
 # schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
 _o.atan2.register('CPU', _cpu_binary.atan2)
+_o.atan2.register('CUDA', _cuda_pointwise.atan2)
 _o.atan2.register('Meta', _meta_binary.atan2)
 
 # schema/native_functions.yaml: atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan2)
@@ -598,6 +642,7 @@ _o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_ke
 
 # schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 _o.logical_and.register('CPU', _cpu_binary.logical_and)
+_o.logical_and.register('CUDA', _cuda_pointwise.logical_and)
 _o.logical_and.register('Meta', _meta_binary.logical_and)
 
 # schema/native_functions.yaml: logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_and)
@@ -610,6 +655,7 @@ _o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0
 
 # schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
 _o.logical_or.register('CPU', _cpu_binary.logical_or)
+_o.logical_or.register('CUDA', _cuda_pointwise.logical_or)
 _o.logical_or.register('Meta', _meta_binary.logical_or)
 
 # schema/native_functions.yaml: logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_or)
@@ -622,6 +668,7 @@ _o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)
 
 # schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
 _o.logical_xor.register('CPU', _cpu_binary.logical_xor)
+_o.logical_xor.register('CUDA', _cuda_pointwise.logical_xor)
 _o.logical_xor.register('Meta', _meta_binary.logical_xor)
 
 # schema/native_functions.yaml: logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_xor)
@@ -788,6 +835,7 @@ _o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), wit
 
 # schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
 _o.ne_Scalar.register('CPU', _cpu_pointwise.ne)
+_o.ne_Scalar.register('CUDA', _cuda_pointwise.ne)
 _o.ne_Scalar.register('Meta', _meta_pointwise.ne)
 
 # schema/native_functions.yaml: ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Scalar)
@@ -796,6 +844,7 @@ _o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, 
 
 # schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
 _o.le_Scalar.register('CPU', _cpu_pointwise.le)
+_o.le_Scalar.register('CUDA', _cuda_pointwise.le)
 _o.le_Scalar.register('Meta', _meta_pointwise.le)
 
 # schema/native_functions.yaml: le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Scalar)
@@ -804,6 +853,7 @@ _o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, 
 
 # schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
 _o.ge_Scalar.register('CPU', _cpu_pointwise.ge)
+_o.ge_Scalar.register('CUDA', _cuda_pointwise.ge)
 _o.ge_Scalar.register('Meta', _meta_pointwise.ge)
 
 # schema/native_functions.yaml: ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Scalar)
@@ -868,6 +918,7 @@ _o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scala
 
 # schema/native_functions.yaml: div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.div__Scalar.register('CPU', _cpu_pointwise.div_)
+_o.div__Scalar.register('CUDA', _cuda_pointwise.div_)
 _o.div__Scalar.register('Meta', _meta_pointwise.div_)
 _o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
 
@@ -891,6 +942,7 @@ _o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_sc
 
 # schema/native_functions.yaml: neg(Tensor self) -> Tensor
 _o.neg.register('CPU', _cpu_unary.neg)
+_o.neg.register('CUDA', _cuda_pointwise.neg)
 _o.neg.register('Meta', _meta_unary.neg)
 
 # schema/native_functions.yaml: neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of neg)
@@ -903,6 +955,7 @@ _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset
 
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
 _o.exp.register('CPU', _cpu_unary.exp)
+_o.exp.register('CUDA', _cuda_pointwise.exp)
 _o.exp.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp)
@@ -915,6 +968,7 @@ _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset
 
 # schema/native_functions.yaml: log(Tensor self) -> Tensor
 _o.log.register('CPU', _cpu_unary.log)
+_o.log.register('CUDA', _cuda_pointwise.log)
 _o.log.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log)
@@ -927,6 +981,7 @@ _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset
 
 # schema/native_functions.yaml: relu(Tensor self) -> Tensor
 _o.relu.register('CPU', _cpu_activation.relu)
+_o.relu.register('CUDA', _cuda_pointwise.relu)
 _o.relu.register('Meta', _meta_unary.unary_same)
 
 # schema/native_functions.yaml: relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of relu)
@@ -935,11 +990,13 @@ _o.relu_out.register("ADInplaceOrView", _inplace_or_view(_o.relu_out, (1,)), wit
 
 # schema/native_functions.yaml: relu_(Tensor(a!) self) -> Tensor(a!)
 _o.relu_.register('CPU', _cpu_activation.relu_)
+_o.relu_.register('CUDA', _cuda_pointwise.relu_)
 _o.relu_.register('Meta', _meta_unary.unary_inplace)
 _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 _o.threshold_backward.register('CPU', _cpu_activation.threshold_backward)
+_o.threshold_backward.register('CUDA', _cuda_pointwise.threshold_backward)
 _o.threshold_backward.register('Meta', _meta_activation.threshold_backward)
 
 # schema/native_functions.yaml: threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of threshold_backward)
@@ -948,6 +1005,7 @@ _o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o
 
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 _o.sigmoid.register('CPU', _cpu_unary.sigmoid)
+_o.sigmoid.register('CUDA', _cuda_pointwise.sigmoid)
 _o.sigmoid.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sigmoid)
@@ -960,6 +1018,7 @@ _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), wit
 
 # schema/native_functions.yaml: tanh(Tensor self) -> Tensor
 _o.tanh.register('CPU', _cpu_unary.tanh)
+_o.tanh.register('CUDA', _cuda_pointwise.tanh)
 _o.tanh.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tanh)
@@ -972,6 +1031,7 @@ _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keys
 
 # schema/native_functions.yaml: exp2(Tensor self) -> Tensor
 _o.exp2.register('CPU', _cpu_unary.exp2)
+_o.exp2.register('CUDA', _cuda_pointwise.exp2)
 _o.exp2.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp2)
@@ -984,6 +1044,7 @@ _o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keys
 
 # schema/native_functions.yaml: expm1(Tensor self) -> Tensor
 _o.expm1.register('CPU', _cpu_unary.expm1)
+_o.expm1.register('CUDA', _cuda_pointwise.expm1)
 _o.expm1.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of expm1)
@@ -996,6 +1057,7 @@ _o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_ke
 
 # schema/native_functions.yaml: log2(Tensor self) -> Tensor
 _o.log2.register('CPU', _cpu_unary.log2)
+_o.log2.register('CUDA', _cuda_pointwise.log2)
 _o.log2.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log2)
@@ -1008,6 +1070,7 @@ _o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keys
 
 # schema/native_functions.yaml: log10(Tensor self) -> Tensor
 _o.log10.register('CPU', _cpu_unary.log10)
+_o.log10.register('CUDA', _cuda_pointwise.log10)
 _o.log10.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log10)
@@ -1020,6 +1083,7 @@ _o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_ke
 
 # schema/native_functions.yaml: log1p(Tensor self) -> Tensor
 _o.log1p.register('CPU', _cpu_unary.log1p)
+_o.log1p.register('CUDA', _cuda_pointwise.log1p)
 _o.log1p.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log1p)
@@ -1032,6 +1096,7 @@ _o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_ke
 
 # schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
 _o.sqrt.register('CPU', _cpu_unary.sqrt)
+_o.sqrt.register('CUDA', _cuda_pointwise.sqrt)
 _o.sqrt.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sqrt)
@@ -1044,6 +1109,7 @@ _o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keys
 
 # schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
 _o.rsqrt.register('CPU', _cpu_unary.rsqrt)
+_o.rsqrt.register('CUDA', _cuda_pointwise.rsqrt)
 _o.rsqrt.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsqrt)
@@ -1056,6 +1122,7 @@ _o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_ke
 
 # schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
 _o.reciprocal.register('CPU', _cpu_unary.reciprocal)
+_o.reciprocal.register('CUDA', _cuda_pointwise.reciprocal)
 _o.reciprocal.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of reciprocal)
@@ -1068,6 +1135,7 @@ _o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)
 
 # schema/native_functions.yaml: sin(Tensor self) -> Tensor
 _o.sin.register('CPU', _cpu_unary.sin)
+_o.sin.register('CUDA', _cuda_pointwise.sin)
 _o.sin.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sin)
@@ -1080,6 +1148,7 @@ _o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset
 
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
 _o.cos.register('CPU', _cpu_unary.cos)
+_o.cos.register('CUDA', _cuda_pointwise.cos)
 _o.cos.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cos)
@@ -1092,6 +1161,7 @@ _o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset
 
 # schema/native_functions.yaml: tan(Tensor self) -> Tensor
 _o.tan.register('CPU', _cpu_unary.tan)
+_o.tan.register('CUDA', _cuda_pointwise.tan)
 _o.tan.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tan)
@@ -1104,6 +1174,7 @@ _o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset
 
 # schema/native_functions.yaml: asin(Tensor self) -> Tensor
 _o.asin.register('CPU', _cpu_unary.asin)
+_o.asin.register('CUDA', _cuda_pointwise.asin)
 _o.asin.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asin)
@@ -1116,6 +1187,7 @@ _o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keys
 
 # schema/native_functions.yaml: acos(Tensor self) -> Tensor
 _o.acos.register('CPU', _cpu_unary.acos)
+_o.acos.register('CUDA', _cuda_pointwise.acos)
 _o.acos.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acos)
@@ -1128,6 +1200,7 @@ _o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keys
 
 # schema/native_functions.yaml: atan(Tensor self) -> Tensor
 _o.atan.register('CPU', _cpu_unary.atan)
+_o.atan.register('CUDA', _cuda_pointwise.atan)
 _o.atan.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan)
@@ -1140,6 +1213,7 @@ _o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keys
 
 # schema/native_functions.yaml: sinh(Tensor self) -> Tensor
 _o.sinh.register('CPU', _cpu_unary.sinh)
+_o.sinh.register('CUDA', _cuda_pointwise.sinh)
 _o.sinh.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinh)
@@ -1152,6 +1226,7 @@ _o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keys
 
 # schema/native_functions.yaml: cosh(Tensor self) -> Tensor
 _o.cosh.register('CPU', _cpu_unary.cosh)
+_o.cosh.register('CUDA', _cuda_pointwise.cosh)
 _o.cosh.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cosh)
@@ -1164,6 +1239,7 @@ _o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keys
 
 # schema/native_functions.yaml: erf(Tensor self) -> Tensor
 _o.erf.register('CPU', _cpu_unary.erf)
+_o.erf.register('CUDA', _cuda_pointwise.erf)
 _o.erf.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erf)
@@ -1176,6 +1252,7 @@ _o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset
 
 # schema/native_functions.yaml: abs(Tensor self) -> Tensor
 _o.abs.register('CPU', _cpu_unary.abs)
+_o.abs.register('CUDA', _cuda_pointwise.abs)
 _o.abs.register('Meta', _meta_unary.abs)
 
 # schema/native_functions.yaml: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of abs)
@@ -1188,6 +1265,7 @@ _o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset
 
 # schema/native_functions.yaml: floor(Tensor self) -> Tensor
 _o.floor.register('CPU', _cpu_unary.floor)
+_o.floor.register('CUDA', _cuda_pointwise.floor)
 _o.floor.register('Meta', _meta_unary.floor)
 
 # schema/native_functions.yaml: floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor)
@@ -1200,6 +1278,7 @@ _o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_ke
 
 # schema/native_functions.yaml: ceil(Tensor self) -> Tensor
 _o.ceil.register('CPU', _cpu_unary.ceil)
+_o.ceil.register('CUDA', _cuda_pointwise.ceil)
 _o.ceil.register('Meta', _meta_unary.ceil)
 
 # schema/native_functions.yaml: ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of ceil)
@@ -1212,6 +1291,7 @@ _o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keys
 
 # schema/native_functions.yaml: round(Tensor self) -> Tensor
 _o.round.register('CPU', _cpu_unary.round)
+_o.round.register('CUDA', _cuda_pointwise.round)
 _o.round.register('Meta', _meta_unary.round)
 
 # schema/native_functions.yaml: round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of round)
@@ -1236,6 +1316,7 @@ _o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decima
 
 # schema/native_functions.yaml: trunc(Tensor self) -> Tensor
 _o.trunc.register('CPU', _cpu_unary.trunc)
+_o.trunc.register('CUDA', _cuda_pointwise.trunc)
 _o.trunc.register('Meta', _meta_unary.trunc)
 
 # schema/native_functions.yaml: trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of trunc)
@@ -1248,6 +1329,7 @@ _o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_ke
 
 # schema/native_functions.yaml: frac(Tensor self) -> Tensor
 _o.frac.register('CPU', _cpu_unary.frac)
+_o.frac.register('CUDA', _cuda_pointwise.frac)
 _o.frac.register('Meta', _meta_unary.frac)
 
 # schema/native_functions.yaml: frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of frac)
@@ -1260,6 +1342,7 @@ _o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keys
 
 # schema/native_functions.yaml: sign(Tensor self) -> Tensor
 _o.sign.register('CPU', _cpu_unary.sign)
+_o.sign.register('CUDA', _cuda_pointwise.sign)
 _o.sign.register('Meta', _meta_unary.unary_same)
 
 # schema/native_functions.yaml: sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sign)
@@ -1272,6 +1355,7 @@ _o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keys
 
 # schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
 _o.logical_not.register('CPU', _cpu_unary.logical_not)
+_o.logical_not.register('CUDA', _cuda_pointwise.logical_not)
 _o.logical_not.register('Meta', _meta_unary.unary_bool)
 
 # schema/native_functions.yaml: logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_not)
@@ -1284,6 +1368,7 @@ _o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0
 
 # schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
 _o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
+_o.bitwise_not.register('CUDA', _cuda_pointwise.bitwise_not)
 _o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
 
 # schema/native_functions.yaml: bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_not)
@@ -1296,6 +1381,7 @@ _o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0
 
 # schema/native_functions.yaml: isnan(Tensor self) -> Tensor
 _o.isnan.register('CPU', _cpu_unary.isnan)
+_o.isnan.register('CUDA', _cuda_pointwise.isnan)
 _o.isnan.register('Meta', _meta_unary.unary_bool)
 
 # schema/native_functions.yaml: isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isnan)
@@ -3200,6 +3286,7 @@ _o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu
 
 # schema/native_functions.yaml: silu(Tensor self) -> Tensor
 _o.silu.register('CPU', _cpu_activation.silu)
+_o.silu.register('CUDA', _cuda_pointwise.silu)
 _o.silu.register('Meta', _meta_activation.silu)
 
 # schema/native_functions.yaml: silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of silu)
@@ -3313,6 +3400,7 @@ _o.threshold_.register("ADInplaceOrView", _inplace_or_view(_o.threshold_, (0,)),
 
 # schema/native_functions.yaml: sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 _o.sigmoid_backward.register('CPU', _cpu_activation.sigmoid_backward)
+_o.sigmoid_backward.register('CUDA', _cuda_pointwise.sigmoid_backward)
 _o.sigmoid_backward.register('Meta', _meta_activation.sigmoid_backward)
 
 # schema/native_functions.yaml: sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of sigmoid_backward)
@@ -3321,6 +3409,7 @@ _o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.s
 
 # schema/native_functions.yaml: tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 _o.tanh_backward.register('CPU', _cpu_activation.tanh_backward)
+_o.tanh_backward.register('CUDA', _cuda_pointwise.tanh_backward)
 _o.tanh_backward.register('Meta', _meta_activation.tanh_backward)
 
 # schema/native_functions.yaml: tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of tanh_backward)

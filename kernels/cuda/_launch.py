@@ -22,8 +22,13 @@ ACC_NP = {"bool": np.bool_, "uint8": np.uint8, "int8": np.int8, "int16": np.int1
 
 
 def acc_scalar(dt: D.dtype, value):
-    """A Python number as the kernel's scalar parameter for dtype `dt`."""
-    return ACC_NP[dt.name](value)
+    """A Python number as the kernel's scalar parameter for dtype `dt`, converted like a C++
+    cast (torch's: integers wrap, floats truncate toward zero)."""
+    t = ACC_NP[dt.name]
+    if t is np.bool_:
+        return np.bool_(bool(value))
+    with np.errstate(all="ignore"):
+        return np.array(value).astype(t)[()]
 
 
 def empty(device, shape, stride, dt):
@@ -84,7 +89,11 @@ def launch(module: str, name: str, n: int, args, *, fibers=False, block=BLOCK, g
     """Launches `name` of kernels/cuda/<module>.cu over n elements (a grid-stride loop)."""
     if grid is None:
         grid = (max(1, min(-(-n // block), MAX_GRID)),)
-    kernel = _runtime.require_driver().kernel(module, name)
+    try:
+        kernel = _runtime.require_driver().kernel(module, name)
+    except AttributeError:   # no instantiation for this dtype
+        raise NotImplementedError(f'"{name}" is not implemented for CUDA '
+                                  f"(kernels/cuda/{module}.cu)") from None
     kernel(grid, (block,) if isinstance(block, int) else block, args, shared_mem=shared_mem,
            fibers=fibers)
 

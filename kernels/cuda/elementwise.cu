@@ -95,8 +95,8 @@ EMBER_UNARY_OP(neg, A(-x)) EMBER_UNARY_OP(abs, A(x < A(0) ? -x : x))
 EMBER_UNARY_OP(relu, A(x > A(0) ? x : (x != x ? x : A(0))))
 EMBER_UNARY_OP(sign, A((A(0) < x) - (x < A(0))))
 EMBER_UNARY_OP(positive, x)
-// integers and bool
-EMBER_UNARY_OP(bitwise_not, A(~x))
+// integers; bool's is logical_not (C++'s ~ on a promoted bool is not a negation)
+EMBER_UNARY_OP(bitwise_not, A(~x)) EMBER_UNARY_OP(logical_not, A(!x))
 
 #define EMBER_UNARY(op, name, T)                                                              \
   extern "C" __global__ void unary_##op##_##name(i64 n, const i64* meta, T* out, const T* in) { \
@@ -121,7 +121,7 @@ EMBER_UNARY_OP(bitwise_not, A(~x))
 EMBER_FOR_FLOATS(EMBER_UNARY_FLOAT_OPS)
 EMBER_FOR_FLOATS(EMBER_UNARY_SIGNED_OPS)
 EMBER_FOR_INTS(EMBER_UNARY_INT_OPS)
-EMBER_UNARY(bitwise_not, bool, bool)  // on bool: logical not (C++'s ~ on a promoted bool is wrong)
+EMBER_UNARY(logical_not, bool, bool)
 EMBER_UNARY(positive, bool, bool)
 
 // --- binary: out = op(a, b, alpha), R is T or bool -------------------------------------------
@@ -170,6 +170,10 @@ EMBER_BINARY_OP(eq, a == b) EMBER_BINARY_OP(ne, a != b) EMBER_BINARY_OP(lt, a < 
 EMBER_BINARY_OP(le, a <= b) EMBER_BINARY_OP(gt, a > b) EMBER_BINARY_OP(ge, a >= b)
 EMBER_BINARY_OP(logical_and, a != A(0) && b != A(0)) EMBER_BINARY_OP(logical_or, a != A(0) || b != A(0))
 EMBER_BINARY_OP(logical_xor, (a != A(0)) != (b != A(0)))
+// backward of activations: a is the incoming gradient (alpha: threshold's threshold)
+EMBER_BINARY_OP(sigmoid_backward, A(a * (A(1) - b) * b))
+EMBER_BINARY_OP(tanh_backward, A(a * (A(1) - b * b)))
+EMBER_BINARY_OP(threshold_backward, A(b > alpha ? a : A(0)))
 
 #define EMBER_BINARY_R(op, name, T, R)                                                        \
   extern "C" __global__ void binary_##op##_##name(i64 n, const i64* meta, R* out, const T* a, \
@@ -188,11 +192,14 @@ EMBER_BINARY_OP(logical_xor, (a != A(0)) != (b != A(0)))
   EMBER_BINARY(maximum, name, T) EMBER_BINARY(minimum, name, T)
 #define EMBER_FLOAT_BINARY_OPS(name, T)                                                       \
   EMBER_BINARY(div, name, T) EMBER_BINARY(atan2, name, T) EMBER_BINARY(fmod, name, T)        \
-  EMBER_BINARY(remainder, name, T) EMBER_BINARY(pow, name, T)
+  EMBER_BINARY(remainder, name, T) EMBER_BINARY(pow, name, T)                                \
+  EMBER_BINARY(sigmoid_backward, name, T) EMBER_BINARY(tanh_backward, name, T)               \
+  EMBER_BINARY(threshold_backward, name, T)
 #define EMBER_INT_BINARY_OPS(name, T)                                                         \
   EMBER_BINARY(bitwise_and, name, T) EMBER_BINARY(bitwise_or, name, T)                       \
   EMBER_BINARY(bitwise_xor, name, T) EMBER_BINARY_R(remainder_int, name, T, T)               \
-  EMBER_BINARY_R(fmod_int, name, T, T) EMBER_BINARY_R(pow_int, name, T, T)
+  EMBER_BINARY_R(fmod_int, name, T, T) EMBER_BINARY_R(pow_int, name, T, T)                  \
+  EMBER_BINARY(threshold_backward, name, T)
 EMBER_FOR_ALL(EMBER_COMPARE_OPS)
 EMBER_FOR_ALL(EMBER_ARITH_OPS)
 EMBER_FOR_FLOATS(EMBER_FLOAT_BINARY_OPS)
