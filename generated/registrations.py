@@ -38,6 +38,7 @@ from ember.kernels.cpu import unary as _cpu_unary
 from ember.kernels.cuda import copy as _cuda_copy
 from ember.kernels.cuda import factories as _cuda_factories
 from ember.kernels.cuda import pointwise as _cuda_pointwise
+from ember.kernels.cuda import reduction as _cuda_reduction
 from ember.kernels.meta import activation as _meta_activation
 from ember.kernels.meta import binary as _meta_binary
 from ember.kernels.meta import conv as _meta_conv
@@ -1422,10 +1423,12 @@ _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)
 
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 _o.sum.register('CPU', _cpu_reduction.sum)
+_o.sum.register('CUDA', _cuda_reduction.sum)
 _o.sum.register('Meta', _meta_reduction.sum)
 
 # schema/native_functions.yaml: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.sum_dim_IntList.register('CPU', _cpu_reduction.sum_dim)
+_o.sum_dim_IntList.register('CUDA', _cuda_reduction.sum_dim)
 _o.sum_dim_IntList.register('Meta', _meta_reduction.sum_dim)
 
 # schema/native_functions.yaml: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of sum.dim_IntList)
@@ -1434,10 +1437,12 @@ _o.sum_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.sum_IntList_o
 
 # schema/native_functions.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 _o.mean.register('CPU', _cpu_reduction.mean)
+_o.mean.register('CUDA', _cuda_reduction.mean)
 _o.mean.register('Meta', _meta_reduction.mean)
 
 # schema/native_functions.yaml: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.mean_dim.register('CPU', _cpu_reduction.mean_dim)
+_o.mean_dim.register('CUDA', _cuda_reduction.mean_dim)
 _o.mean_dim.register('Meta', _meta_reduction.mean_dim)
 
 # schema/native_functions.yaml: mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of mean.dim)
@@ -1446,6 +1451,7 @@ _o.mean_out.register("ADInplaceOrView", _inplace_or_view(_o.mean_out, (4,)), wit
 
 # schema/native_functions.yaml: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 _o.amax.register('CPU', _cpu_reduction.amax)
+_o.amax.register('CUDA', _cuda_reduction.amax)
 _o.amax.register('Meta', _meta_reduction.amax)
 
 # schema/native_functions.yaml: amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amax)
@@ -1454,6 +1460,7 @@ _o.amax_out.register("ADInplaceOrView", _inplace_or_view(_o.amax_out, (3,)), wit
 
 # schema/native_functions.yaml: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 _o.argmax.register('CPU', _cpu_reduction.argmax)
+_o.argmax.register('CUDA', _cuda_reduction.argmax)
 _o.argmax.register('Meta', _meta_reduction.argmax)
 
 # schema/native_functions.yaml: argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmax)
@@ -1462,6 +1469,7 @@ _o.argmax_out.register("ADInplaceOrView", _inplace_or_view(_o.argmax_out, (3,)),
 
 # schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 _o.prod.register('CPU', _cpu_reduction.prod)
+_o.prod.register('CUDA', _cuda_reduction.prod)
 _o.prod.register('Meta', _meta_reduction.prod)
 
 # schema/native_functions.yaml: prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod)
@@ -1470,6 +1478,7 @@ _o.prod_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_out, (2,)), wit
 
 # schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.prod_dim_int.register('CPU', _cpu_reduction.prod_dim)
+_o.prod_dim_int.register('CUDA', _cuda_reduction.prod_dim)
 _o.prod_dim_int.register('Meta', _meta_reduction.prod_dim)
 
 # schema/native_functions.yaml: prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod.dim_int)
@@ -1478,6 +1487,7 @@ _o.prod_int_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_int_out, (4
 
 # schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 _o.amin.register('CPU', _cpu_reduction.amin)
+_o.amin.register('CUDA', _cuda_reduction.amin)
 _o.amin.register('Meta', _meta_reduction.amin)
 
 # schema/native_functions.yaml: amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amin)
@@ -1486,6 +1496,7 @@ _o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), wit
 
 # schema/native_functions.yaml: max(Tensor self) -> Tensor
 _o.max.register('CPU', _cpu_reduction.max_all)
+_o.max.register('CUDA', _cuda_reduction.max_all)
 _o.max.register('Meta', _meta_reduction.max_all)
 
 # schema/native_functions.yaml: max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -1494,6 +1505,7 @@ _o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, 
 
 # schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 _o.max_dim.register('CPU', _cpu_reduction.max_dim)
+_o.max_dim.register('CUDA', _cuda_reduction.max_dim)
 _o.max_dim.register('Meta', _meta_reduction.max_dim)
 
 # schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of max.dim)
@@ -1510,6 +1522,7 @@ _o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_
 
 # schema/native_functions.yaml: min(Tensor self) -> Tensor
 _o.min.register('CPU', _cpu_reduction.min_all)
+_o.min.register('CUDA', _cuda_reduction.min_all)
 _o.min.register('Meta', _meta_reduction.min_all)
 
 # schema/native_functions.yaml: min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -1518,6 +1531,7 @@ _o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, 
 
 # schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 _o.min_dim.register('CPU', _cpu_reduction.min_dim)
+_o.min_dim.register('CUDA', _cuda_reduction.min_dim)
 _o.min_dim.register('Meta', _meta_reduction.min_dim)
 
 # schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of min.dim)
@@ -1534,6 +1548,7 @@ _o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_
 
 # schema/native_functions.yaml: argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 _o.argmin.register('CPU', _cpu_reduction.argmin)
+_o.argmin.register('CUDA', _cuda_reduction.argmin)
 _o.argmin.register('Meta', _meta_reduction.argmin)
 
 # schema/native_functions.yaml: argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmin)
