@@ -37,6 +37,8 @@ from ember.kernels.cpu import shape as _cpu_shape
 from ember.kernels.cpu import unary as _cpu_unary
 from ember.kernels.cuda import copy as _cuda_copy
 from ember.kernels.cuda import factories as _cuda_factories
+from ember.kernels.cuda import linalg as _cuda_linalg
+from ember.kernels.cuda import nn as _cuda_nn
 from ember.kernels.cuda import pointwise as _cuda_pointwise
 from ember.kernels.cuda import reduction as _cuda_reduction
 from ember.kernels.meta import activation as _meta_activation
@@ -2061,6 +2063,7 @@ _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli
 
 # schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
 _o.mm.register('CPU', _cpu_linalg.mm)
+_o.mm.register('CUDA', _cuda_linalg.mm)
 _o.mm.register('Meta', _meta_linalg.mm)
 
 # schema/native_functions.yaml: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (autogen of mm)
@@ -2069,6 +2072,7 @@ _o.mm_out.register("ADInplaceOrView", _inplace_or_view(_o.mm_out, (2,)), with_ke
 
 # schema/native_functions.yaml: bmm(Tensor self, Tensor mat2) -> Tensor
 _o.bmm.register('CPU', _cpu_linalg.bmm)
+_o.bmm.register('CUDA', _cuda_linalg.bmm)
 _o.bmm.register('Meta', _meta_linalg.bmm)
 
 # schema/native_functions.yaml: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (autogen of bmm)
@@ -2077,6 +2081,7 @@ _o.bmm_out.register("ADInplaceOrView", _inplace_or_view(_o.bmm_out, (2,)), with_
 
 # schema/native_functions.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 _o.addmm.register('CPU', _cpu_linalg.addmm)
+_o.addmm.register('CUDA', _cuda_linalg.addmm)
 _o.addmm.register('Meta', _meta_linalg.addmm)
 
 # schema/native_functions.yaml: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addmm)
@@ -3235,6 +3240,7 @@ _o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
 
 # schema/native_functions.yaml: _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 _o._softmax.register('CPU', _cpu_nn.softmax_forward)
+_o._softmax.register('CUDA', _cuda_nn.softmax_forward)
 _o._softmax.register('Meta', _meta_nn.softmax_forward)
 
 # schema/native_functions.yaml: _softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!) (autogen of _softmax)
@@ -3243,6 +3249,7 @@ _o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3
 
 # schema/native_functions.yaml: _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 _o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
+_o._log_softmax.register('CUDA', _cuda_nn.log_softmax_forward)
 _o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
 
 # schema/native_functions.yaml: _log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!) (autogen of _log_softmax)
@@ -3265,6 +3272,7 @@ _o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softm
 
 # schema/native_functions.yaml: _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 _o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
+_o._softmax_backward_data.register('CUDA', _cuda_nn.softmax_backward_data)
 _o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
 # schema/native_functions.yaml: _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of _softmax_backward_data)
@@ -3273,6 +3281,7 @@ _o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._s
 
 # schema/native_functions.yaml: _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 _o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
+_o._log_softmax_backward_data.register('CUDA', _cuda_nn.log_softmax_backward_data)
 _o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
 # schema/native_functions.yaml: _log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!) (autogen of _log_softmax_backward_data)
@@ -3487,6 +3496,7 @@ _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, 
 
 # schema/native_functions.yaml: nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 _o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
+_o.nll_loss_forward.register('CUDA', _cuda_nn.nll_loss_forward)
 _o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
 
 # schema/native_functions.yaml: nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!)) (autogen of nll_loss_forward)
@@ -3495,6 +3505,7 @@ _o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_l
 
 # schema/native_functions.yaml: nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 _o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
+_o.nll_loss_backward.register('CUDA', _cuda_nn.nll_loss_backward)
 _o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
 
 # schema/native_functions.yaml: nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of nll_loss_backward)

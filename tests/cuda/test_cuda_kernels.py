@@ -73,3 +73,68 @@ def test_exp_mean_backward_on_cuda():
     x.exp().mean().backward()
     tx.exp().mean().backward()
     check_cuda(x.grad, tx.grad, {"float32": (1e-6, 1e-6)})
+
+
+@pytest.mark.usefixtures("order")
+def test_tiled_matmul_with_ragged_tiles_and_strides():
+    rng = np.random.default_rng(5)
+    a, b = rng.standard_normal((37, 50)).astype(np.float32), rng.standard_normal((50, 21)).astype(np.float32)
+    (ea, ta), (eb, tb) = pair(a), pair(b)
+    tol = {"float32": (1e-5, 1e-4)}
+    check_cuda(ea.cuda() @ eb.cuda(), ta @ tb, tol)
+    check_cuda(eb.cuda().t() @ ea.cuda().t(), tb.t() @ ta.t(), tol)   # transposed operands
+    bias, tbias = pair(rng.standard_normal(21).astype(np.float32))
+    check_cuda(ember.addmm(bias.cuda(), ea.cuda(), eb.cuda(), beta=0.5, alpha=2),
+               torch.addmm(tbias, ta, tb, beta=0.5, alpha=2), tol)
+    x, tx = pair(rng.standard_normal((3, 17, 9)).astype(np.float32))
+    y, ty = pair(rng.standard_normal((3, 9, 18)).astype(np.float32))
+    check_cuda(ember.bmm(x.cuda(), y.cuda()), torch.bmm(tx, ty), tol)
+    h, th = pair(a.astype(np.float16))
+    g, tg = pair(b.astype(np.float16))
+    check_cuda(h.cuda() @ g.cuda(), (th.float() @ tg.float()).half(), {"float16": (2e-3, 2e-2)})
+
+
+@pytest.mark.usefixtures("order")
+@pytest.mark.parametrize("dim", [0, 1])
+def test_softmax_rows_longer_than_a_block(dim):
+    a = (np.random.default_rng(2).standard_normal((3, 300)) * 5).astype(np.float32)
+    a = a if dim == 1 else a.T.copy()
+    e, t = pair(a)
+    tol = {"float32": (1e-5, 1e-6)}
+    check_cuda(e.cuda().softmax(dim), t.softmax(dim), tol)
+    check_cuda(e.cuda().log_softmax(dim), t.log_softmax(dim), {"float32": (1e-5, 1e-5)})
+
+
+def test_softmax_half_to_float_on_cuda_gives_float32():
+    e, t = pair(np.linspace(-3, 3, 12, dtype=np.float16).reshape(3, 4))
+    got = ember.ops.aten._softmax.default(e.cuda(), 1, True)
+    assert got.dtype is ember.float32
+    check_cuda(got, torch.softmax(t.float(), 1), {"float32": (1e-6, 1e-6)})
+    with pytest.raises(RuntimeError, match="conversion is supported for Half type only"):
+        ember.ops.aten._softmax.default(e.float().cuda(), 1, True)
+
+
+def test_a_training_step_on_cuda_matches_the_cpu():
+    rng = np.random.default_rng(11)
+    x, tx = pair(rng.standard_normal((8, 5)).astype(np.float32))
+    w, tw = pair(rng.standard_normal((3, 5)).astype(np.float32))
+    b, tb = pair(rng.standard_normal(3).astype(np.float32))
+    y, ty = pair(np.array([0, 2, 1, 1, 0, 2, 2, 1]))
+    dw, db = w.cuda().requires_grad_(True), b.cuda().requires_grad_(True)
+    tw.requires_grad_(True)
+    tb.requires_grad_(True)
+    loss = ember.nn.functional.cross_entropy(ember.nn.functional.linear(x.cuda(), dw, db),
+                                             y.cuda())
+    tloss = torch.nn.functional.cross_entropy(torch.nn.functional.linear(tx, tw, tb), ty)
+    loss.backward()
+    tloss.backward()
+    tol = {"float32": (1e-5, 1e-6)}
+    check_cuda(loss.detach(), tloss.detach(), tol)
+    check_cuda(dw.grad, tw.grad, tol)
+    check_cuda(db.grad, tb.grad, tol)
+
+
+def test_nll_loss_target_out_of_range_is_torchs_index_error():
+    x = ember.zeros(2, 3, device="cuda")
+    with pytest.raises(IndexError, match="Target 3 is out of bounds."):
+        ember.nn.functional.nll_loss(x, ember.tensor([0, 3]).cuda())

@@ -72,6 +72,8 @@ def test_cuda_matches_cpu(name, index):
     sample = info.samples()[index]
     if sample.name.endswith("by_zero"):
         pytest.skip("integer division by zero: torch's CPU raises, its CUDA kernels do not")
+    if sample.name == "half_to_float_error":
+        pytest.skip("softmax's half_to_float: torch's CPU raises, its CUDA converts")
     c_args = materialize(sample.args, "ember")
     c_kwargs = {k: materialize(v, "ember") for k, v in sample.kwargs.items()}
     c_res, c_exc = call(op, c_args, c_kwargs)

@@ -1,0 +1,158 @@
+"""CUDA nn kernels: softmax / log_softmax and their backward (nn.cu, a block per row), and
+nll_loss forward/backward (per-sample terms on the device, reduced by reduce.cu)."""
+import math
+
+import numpy as np
+
+from ember.core import dtype as D
+from ember.core.shapes import wrap_dim
+from ember.core.tensor import contiguous_strides
+from ember.kernels.cpu.nn import _check_float, _nll_float
+from ember.kernels.cuda import _launch as L
+from ember.kernels.cuda import pointwise as _pw
+from ember.kernels.cuda import reduction as _red
+from ember.kernels.meta import nn as MN
+
+
+def _block(n: int) -> int:
+    return min(256, max(32, 1 << max(0, (n - 1).bit_length())))
+
+
+def _rows(tensors, d):
+    """(rows, kept-dims layout buffer, stride along d of each tensor)."""
+    t0 = tensors[0]
+    if t0.dim() == 0:
+        return 1, L.layout_buffer(t0._device, (), [() for _ in tensors]), [0] * len(tensors)
+    kept = [i for i in range(t0.dim()) if i != d]
+    shape = [t0._shape[i] for i in kept]
+    buf = L.layout_buffer(t0._device, shape, [[t.stride(i) for i in kept] for t in tensors])
+    return math.prod(shape), buf, [t.stride(d) for t in tensors]
+
+
+def _softmax(self, dim, half_to_float, log):
+    d = wrap_dim(dim, self.dim())
+    if half_to_float and self._dtype is not D.float16:   # torch's CUDA check
+        raise RuntimeError("conversion is supported for Half type only")
+    _check_float("log_softmax" if log else "softmax", self, d)
+    dt = D.float32 if half_to_float and self._dtype is D.float16 else self._dtype
+    x = L.to_device_dtype(self, dt, self._device)
+    out = L.empty(self._device, self._shape, contiguous_strides(self._shape), dt)
+    if out.numel() == 0:
+        return out
+    rows, buf, (s_in, s_out) = _rows([x, out], d)
+    n = 1 if self.dim() == 0 else self._shape[d]
+    L.launch("nn", f"softmax_{dt.name}", rows,
+             (np.int64(rows), np.int64(n), buf.ptr, np.int64(s_in), np.int64(s_out),
+              out.data_ptr(), x.data_ptr(), np.int32(log)),
+             fibers=True, block=_block(n), grid=(min(rows, 1024),))
+    return out
+
+
+def softmax_forward(self, dim, half_to_float):
+    return _softmax(self, dim, half_to_float, False)
+
+
+def log_softmax_forward(self, dim, half_to_float):
+    return _softmax(self, dim, half_to_float, True)
+
+
+def _softmax_backward(grad_output, output, dim, input_dtype, log):
+    d = MN.check_softmax_backward(grad_output, output, dim, input_dtype)
+    _check_float("log_softmax_backward" if log else "softmax_backward", grad_output, d)
+    dt = grad_output._dtype
+    y = L.to_device_dtype(output, dt, grad_output._device)
+    gi = L.empty(grad_output._device, grad_output._shape,
+                 contiguous_strides(grad_output._shape), dt)
+    if gi.numel() == 0:
+        return gi
+    rows, buf, (s_g, s_y, s_gi) = _rows([grad_output, y, gi], d)
+    n = 1 if gi.dim() == 0 else gi._shape[d]
+    L.launch("nn", f"softmax_backward_{dt.name}", rows,
+             (np.int64(rows), np.int64(n), buf.ptr, np.int64(s_g), np.int64(s_y),
+              np.int64(s_gi), gi.data_ptr(), grad_output.data_ptr(), y.data_ptr(),
+              np.int32(log)),
+             fibers=True, block=_block(n), grid=(min(rows, 1024),))
+    return gi
+
+
+def softmax_backward_data(grad_output, output, dim, input_dtype):
+    return _softmax_backward(grad_output, output, dim, input_dtype, False)
+
+
+def log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    return _softmax_backward(grad_output, output, dim, input_dtype, True)
+
+
+# --------------------------------------------------------------------------- nll_loss
+def _nll_layout(self, target):
+    """(N, C, input strides (row, class), target stride) of 1-D or 2-D input."""
+    if self.dim() == 1:
+        return 1, self._shape[0], (0, self.stride(0)), 0
+    return self._shape[0], self._shape[1], self.stride(), target.stride(0) if target.dim() else 0
+
+
+_NO_BAD = -(2 ** 62)
+
+
+def _bad_flag(dev):
+    """A device int64 the kernels set to an out-of-range target."""
+    return L.fill(L.empty(dev, (), (), D.int64), _NO_BAD)
+
+
+def _raise_if_bad(bad):
+    t = bad.item()
+    if t != _NO_BAD:
+        raise IndexError(f"Target {t} is out of bounds.")
+
+
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    """-weight[t] * self[i, t] per row, summed (2) or divided by the total weight (1)."""
+    MN.check_nll(self, target, weight)
+    _nll_float("nll_loss_out_frame", self)
+    MN.check_nll_dtypes(self, target, weight)
+    dev, dt = self._device, self._dtype
+    target = L.to_device_dtype(target, D.int64, dev)
+    N, C, (sx0, sx1), st = _nll_layout(self, target)
+    loss = L.empty(dev, (N,), (1,), dt)
+    wsum = L.empty(dev, (N,), (1,), dt)
+    bad = _bad_flag(dev)
+    if N:
+        L.launch("nn", f"nll_loss_{dt.name}", N,
+                 (np.int64(N), np.int64(C), self.data_ptr(), np.int64(sx0), np.int64(sx1),
+                  target.data_ptr(), np.int64(st),
+                  weight.data_ptr() if weight is not None else 0, np.int64(ignore_index),
+                  loss.data_ptr(), wsum.data_ptr(), bad.data_ptr()))
+        _raise_if_bad(bad)
+    if reduction == 0 and self.dim() == 2:
+        return loss, L.fill(L.empty(dev, (), (), dt), 0)   # torch leaves total_weight 0
+    total = _red.sum(wsum, None)
+    out = _red.sum(loss, None)
+    if reduction == 1:
+        out = _pw.div(out, total)
+    return out, total
+
+
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """Zeros with -weight[t] * grad (/ total_weight for the mean) at each row's target."""
+    MN.check_nll_backward(grad_output, self, target, weight, reduction, total_weight)
+    _nll_float("nll_loss_backward_out_frame", self)
+    MN.check_nll_dtypes(self, target, weight, grad_output, total_weight)
+    dev, dt = self._device, self._dtype
+    gi = L.fill(L.empty(dev, self._shape, contiguous_strides(self._shape), dt), 0)
+    target = L.to_device_dtype(target, D.int64, dev)
+    N, C, _, st = _nll_layout(self, target)
+    bad = _bad_flag(dev)
+    per_sample = reduction == 0 and self.dim() == 2
+    g = grad_output
+    if reduction == 1:
+        g = _pw.div(grad_output, total_weight)
+    gi_st = (0, gi.stride(0)) if self.dim() == 1 else gi.stride()
+    if N:
+        L.launch("nn", f"nll_loss_backward_{dt.name}", N,
+                 (np.int64(N), target.data_ptr(), np.int64(st),
+                  weight.data_ptr() if weight is not None else 0, np.int64(ignore_index),
+                  g.data_ptr(), np.int64(g.stride(0) if per_sample else 0),
+                  L.acc_scalar(dt, 1.0), gi.data_ptr(), np.int64(gi_st[0]),
+                  np.int64(gi_st[1]), np.int64(C), bad.data_ptr()))
+        _raise_if_bad(bad)
+    return gi
