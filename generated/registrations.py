@@ -37,6 +37,7 @@ from ember.kernels.cpu import shape as _cpu_shape
 from ember.kernels.cpu import unary as _cpu_unary
 from ember.kernels.cuda import copy as _cuda_copy
 from ember.kernels.cuda import factories as _cuda_factories
+from ember.kernels.cuda import indexing as _cuda_indexing
 from ember.kernels.cuda import linalg as _cuda_linalg
 from ember.kernels.cuda import nn as _cuda_nn
 from ember.kernels.cuda import pointwise as _cuda_pointwise
@@ -2197,6 +2198,7 @@ _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
 # schema/native_functions.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor
 _o.cat.register('CPU', _cpu_indexing.cat)
+_o.cat.register('CUDA', _cuda_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
 # schema/native_functions.yaml: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of cat)
@@ -2277,6 +2279,7 @@ _o.triu_.register("ADInplaceOrView", _inplace_or_view(_o.triu_, (0,)), with_keys
 
 # schema/native_functions.yaml: index_select(Tensor self, int dim, Tensor index) -> Tensor
 _o.index_select.register('CPU', _cpu_shape.index_select)
+_o.index_select.register('CUDA', _cuda_indexing.index_select)
 _o.index_select.register('Meta', _meta_shape.index_select)
 
 # schema/native_functions.yaml: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (autogen of index_select)
@@ -2285,6 +2288,7 @@ _o.index_select_out.register("ADInplaceOrView", _inplace_or_view(_o.index_select
 
 # schema/native_functions.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 _o.gather.register('CPU', _cpu_shape.gather)
+_o.gather.register('CUDA', _cuda_indexing.gather)
 _o.gather.register('Meta', _meta_shape.gather)
 
 # schema/native_functions.yaml: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) (autogen of gather)
@@ -2345,6 +2349,7 @@ _o.scatter__value_reduce.register("ADInplaceOrView", _inplace_or_view(_o.scatter
 
 # schema/native_functions.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 _o.scatter_add.register('CPU', _cpu_shape.scatter_add)
+_o.scatter_add.register('CUDA', _cuda_indexing.scatter_add)
 _o.scatter_add.register('Meta', _meta_shape.scatter_add)
 
 # schema/native_functions.yaml: scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (autogen of scatter_add)
@@ -2353,6 +2358,7 @@ _o.scatter_add_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_o
 
 # schema/native_functions.yaml: scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
 _o.scatter_add_.register('CPU', _cpu_shape.scatter_add_)
+_o.scatter_add_.register('CUDA', _cuda_indexing.scatter_add_)
 _o.scatter_add_.register('Meta', _meta_shape.scatter_add_)
 _o.scatter_add_.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_, (0,)), with_keyset=True)
 
@@ -3182,6 +3188,7 @@ _o.pad.register('CompositeImplicitAutograd', _composite_conv.pad)
 
 # schema/native_functions.yaml: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 _o.embedding.register('CPU', _cpu_conv.embedding)
+_o.embedding.register('CUDA', _cuda_indexing.embedding)
 _o.embedding.register('Meta', _meta_conv.embedding)
 
 # schema/native_functions.yaml: embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of embedding)
@@ -3190,6 +3197,7 @@ _o.embedding_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_out, 
 
 # schema/native_functions.yaml: embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor
 _o.embedding_dense_backward.register('CPU', _cpu_conv.embedding_dense_backward)
+_o.embedding_dense_backward.register('CUDA', _cuda_indexing.embedding_dense_backward)
 _o.embedding_dense_backward.register('Meta', _meta_conv.embedding_dense_backward)
 
 # schema/native_functions.yaml: embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!) (autogen of embedding_dense_backward)

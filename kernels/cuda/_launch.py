@@ -134,3 +134,18 @@ def fill(out, value):
     elif out._dtype.category == D.INT:
         value = int(value)
     return elementwise(f"fill_{out._dtype.name}", out, scalars=(acc_scalar(out._dtype, value),))
+
+
+NO_BAD_INDEX = -(2 ** 62)
+
+
+def bad_index_flag(device):
+    """A device int64 that kernels set to an out-of-range index they met (or leave alone)."""
+    return fill(empty(device, (), (), D.int64), NO_BAD_INDEX)
+
+
+def raise_if_bad(flag, message, error=IndexError):
+    """error(message(bad index)) when a kernel flagged one (one 8-byte copy to the host)."""
+    bad = flag.item()
+    if bad != NO_BAD_INDEX:
+        raise error(message(bad))

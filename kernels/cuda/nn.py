@@ -91,18 +91,8 @@ def _nll_layout(self, target):
     return self._shape[0], self._shape[1], self.stride(), target.stride(0) if target.dim() else 0
 
 
-_NO_BAD = -(2 ** 62)
-
-
-def _bad_flag(dev):
-    """A device int64 the kernels set to an out-of-range target."""
-    return L.fill(L.empty(dev, (), (), D.int64), _NO_BAD)
-
-
 def _raise_if_bad(bad):
-    t = bad.item()
-    if t != _NO_BAD:
-        raise IndexError(f"Target {t} is out of bounds.")
+    L.raise_if_bad(bad, lambda t: f"Target {t} is out of bounds.")
 
 
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
@@ -115,7 +105,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     N, C, (sx0, sx1), st = _nll_layout(self, target)
     loss = L.empty(dev, (N,), (1,), dt)
     wsum = L.empty(dev, (N,), (1,), dt)
-    bad = _bad_flag(dev)
+    bad = L.bad_index_flag(dev)
     if N:
         L.launch("nn", f"nll_loss_{dt.name}", N,
                  (np.int64(N), np.int64(C), self.data_ptr(), np.int64(sx0), np.int64(sx1),
@@ -141,7 +131,7 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     gi = L.fill(L.empty(dev, self._shape, contiguous_strides(self._shape), dt), 0)
     target = L.to_device_dtype(target, D.int64, dev)
     N, C, _, st = _nll_layout(self, target)
-    bad = _bad_flag(dev)
+    bad = L.bad_index_flag(dev)
     per_sample = reduction == 0 and self.dim() == 2
     g = grad_output
     if reduction == 1:
