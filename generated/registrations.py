@@ -41,6 +41,7 @@ from ember.kernels.cuda import indexing as _cuda_indexing
 from ember.kernels.cuda import linalg as _cuda_linalg
 from ember.kernels.cuda import nn as _cuda_nn
 from ember.kernels.cuda import pointwise as _cuda_pointwise
+from ember.kernels.cuda import random as _cuda_random
 from ember.kernels.cuda import reduction as _cuda_reduction
 from ember.kernels.meta import activation as _meta_activation
 from ember.kernels.meta import binary as _meta_binary
@@ -112,11 +113,13 @@ _o.arange_start_step.register("BackendSelect", _backend_select(_o.arange_start_s
 
 # schema/native_functions.yaml: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.rand.register('CPU', _cpu_factories.rand)
+_o.rand.register('CUDA', _cuda_random.rand)
 _o.rand.register('Meta', _meta_random.rand)
 _o.rand.register("BackendSelect", _backend_select(_o.rand, 3), with_keyset=True)
 
 # schema/native_functions.yaml: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.randn.register('CPU', _cpu_factories.randn)
+_o.randn.register('CUDA', _cuda_random.randn)
 _o.randn.register('Meta', _meta_random.randn)
 _o.randn.register("BackendSelect", _backend_select(_o.randn, 3), with_keyset=True)
 
@@ -2891,11 +2894,13 @@ _o.randint_like_low_generator_dtype.register('CompositeExplicitAutograd', _commo
 
 # schema/native_functions.yaml: uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)
 _o.uniform_.register('CPU', _cpu_random.uniform_)
+_o.uniform_.register('CUDA', _cuda_random.uniform_)
 _o.uniform_.register('Meta', _meta_random.uniform_)
 _o.uniform_.register("ADInplaceOrView", _inplace_or_view(_o.uniform_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)
 _o.normal_.register('CPU', _cpu_random.normal_)
+_o.normal_.register('CUDA', _cuda_random.normal_)
 _o.normal_.register('Meta', _meta_random.normal_)
 _o.normal_.register("ADInplaceOrView", _inplace_or_view(_o.normal_, (0,)), with_keyset=True)
 
@@ -2929,6 +2934,7 @@ _o.bernoulli_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_out, 
 
 # schema/native_functions.yaml: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
 _o.bernoulli_p.register('CPU', _cpu_random.bernoulli_p)
+_o.bernoulli_p.register('CUDA', _cuda_random.bernoulli_p)
 _o.bernoulli_p.register('Meta', _meta_random.bernoulli_p)
 
 # schema/native_functions.yaml: bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
@@ -2946,11 +2952,13 @@ _o.bernoulli__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__
 
 # schema/native_functions.yaml: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
 _o.bernoulli__float.register('CPU', _cpu_random.bernoulli__float)
+_o.bernoulli__float.register('CUDA', _cuda_random.bernoulli__float)
 _o.bernoulli__float.register('Meta', _meta_random.bernoulli__float)
 _o.bernoulli__float.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__float, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 _o.native_dropout.register('CPU', _cpu_random.native_dropout)
+_o.native_dropout.register('CUDA', _cuda_random.native_dropout)
 _o.native_dropout.register('Meta', _meta_random.native_dropout)
 
 # schema/native_functions.yaml: native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor

@@ -20,9 +20,6 @@ __all__ = ["Event", "OutOfMemoryError", "Stream", "amp", "current_device", "curr
            "memory_reserved", "memory_stats", "memory_summary", "reset_peak_memory_stats",
            "set_device", "stream", "synchronize"]
 
-_seeds: dict[int, int] = {}
-
-
 def _no_device():
     raise RuntimeError("No CUDA GPUs are available")
 
@@ -126,35 +123,49 @@ class stream:
 
 # --- random -------------------------------------------------------------------------------
 def manual_seed(seed: int) -> None:
-    """Seeds the current device's generator (nothing to seed without a device)."""
+    """Seeds the current device's Philox generator (nothing to seed without a device)."""
     seed = int(seed)
     if is_available():
-        _seeds[_runtime._tls.device] = seed
+        _runtime.rng_state(_runtime._tls.device)[:] = [seed & (2 ** 64 - 1), 0]
 
 
 def manual_seed_all(seed: int) -> None:
     seed = int(seed)
     for i in range(device_count()):
-        _seeds[i] = seed
+        _runtime.rng_state(i)[:] = [seed & (2 ** 64 - 1), 0]
 
 
 def seed() -> None:
-    pass
+    """Seeds the current device with a random number."""
+    if is_available():
+        import random
+        manual_seed(random.getrandbits(63))
 
 
 def seed_all() -> None:
-    pass
+    if is_available():
+        import random
+        manual_seed_all(random.getrandbits(63))
 
 
 def initial_seed() -> int:
     _runtime.require_driver()
-    return _seeds.get(_runtime._tls.device, 0)
+    return _runtime.rng_state(_runtime._tls.device)[0]
 
 
 def get_rng_state(device="cuda"):
-    _runtime.require_driver()
+    """The generator's state as a uint8 tensor (seed and offset, 8 bytes each, like torch)."""
+    import numpy as np
+
     import ember
-    return ember.tensor([_seeds.get(_runtime.device_index(device), 0), 0], dtype=ember.int64)
+    st = _runtime.rng_state(_runtime.device_index(device))
+    return ember.tensor(list(np.array(st, np.uint64).view(np.uint8)), dtype=ember.uint8)
+
+
+def set_rng_state(new_state, device="cuda") -> None:
+    import numpy as np
+    st = np.asarray(new_state.tolist(), np.uint8).view(np.uint64)
+    _runtime.rng_state(_runtime.device_index(device))[:] = [int(st[0]), int(st[1])]
 
 
 # --- memory -------------------------------------------------------------------------------

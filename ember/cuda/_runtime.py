@@ -98,6 +98,26 @@ def allocator(device: int) -> CachingAllocator:
     return a
 
 
+DEFAULT_SEED = 67280421310721   # torch's default CUDA seed
+_rng: dict[int, list] = {}       # device -> [seed, offset] of its Philox generator
+
+
+def rng_state(device: int) -> list:
+    st = _rng.get(device)
+    if st is None:
+        st = _rng[device] = [DEFAULT_SEED, 0]
+    return st
+
+
+def philox_step(device: int, increment: int = 1) -> tuple[int, int]:
+    """(seed, offset) for one random kernel; later kernels get fresh offsets (each element
+    draws from its own Philox block, so one offset per call is enough)."""
+    st = rng_state(device)
+    seed, offset = st
+    st[1] += increment
+    return seed, offset
+
+
 class Stream:
     """A CUDA stream (the emulator runs every launch at once, so all streams are ordered)."""
 

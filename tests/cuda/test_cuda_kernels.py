@@ -138,3 +138,50 @@ def test_nll_loss_target_out_of_range_is_torchs_index_error():
     x = ember.zeros(2, 3, device="cuda")
     with pytest.raises(IndexError, match="Target 3 is out of bounds."):
         ember.nn.functional.nll_loss(x, ember.tensor([0, 3]).cuda())
+
+
+@pytest.mark.parametrize("dt", [ember.float32, ember.float64, ember.float16])
+def test_philox_uniform_and_normal_statistics(dt):
+    ember.cuda.manual_seed(123)
+    u = ember.rand(20000, dtype=dt, device="cuda").cpu().numpy().astype(np.float64)
+    assert u.min() >= 0 and u.max() < 1
+    assert abs(u.mean() - 0.5) < 0.01 and abs(u.var() - 1 / 12) < 0.005
+    z = ember.randn(20000, dtype=dt, device="cuda").cpu().numpy().astype(np.float64)
+    assert abs(z.mean()) < 0.03 and abs(z.std() - 1) < 0.03
+    x = ember.empty(4000, dtype=dt, device="cuda").uniform_(-2, 3).cpu().numpy()
+    assert x.min() >= -2 and x.max() <= 3 and abs(x.astype(np.float64).mean() - 0.5) < 0.1
+
+
+def test_seeding_makes_draws_repeatable_and_calls_advance_the_generator():
+    ember.cuda.manual_seed(7)
+    a, b = ember.rand(100, device="cuda").cpu(), ember.rand(100, device="cuda").cpu()
+    state = ember.cuda.get_rng_state()
+    c = ember.rand(100, device="cuda").cpu()
+    ember.cuda.manual_seed(7)
+    same = np.testing.assert_array_equal
+    same(ember.rand(100, device="cuda").cpu().numpy(), a.numpy())
+    assert not np.array_equal(a.numpy(), b.numpy())
+    ember.cuda.set_rng_state(state)
+    same(ember.rand(100, device="cuda").cpu().numpy(), c.numpy())
+    assert ember.cuda.initial_seed() == 7 and state.dtype is ember.uint8 and state.numel() == 16
+
+
+def test_dropout_and_bernoulli():
+    ember.cuda.manual_seed(1)
+    x = ember.ones(10000, device="cuda")
+    out, mask = ember.ops.aten.native_dropout.default(x, 0.3, True)
+    m = mask.cpu().numpy()
+    assert mask.dtype is ember.bool and abs(m.mean() - 0.7) < 0.02
+    np.testing.assert_allclose(out.cpu().numpy(), np.where(m, 1 / 0.7, 0), rtol=1e-6)
+    b = ember.empty(10000, device="cuda").bernoulli_(0.25).cpu().numpy()
+    assert set(np.unique(b)) <= {0.0, 1.0} and abs(b.mean() - 0.25) < 0.02
+    y = ember.nn.functional.dropout(ember.ones(8, device="cuda"), 0.5, training=False)
+    assert y.is_cuda and y.cpu().tolist() == [1.0] * 8
+
+
+def test_a_cpu_generator_is_torchs_error():
+    g = ember.Generator().manual_seed(0)
+    t = torch.empty(3, device="meta")  # noqa: F841  (torch's CUDA raises the same message)
+    with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but "
+                                           "found 'cpu'"):
+        ember.empty(3, device="cuda").uniform_(generator=g)

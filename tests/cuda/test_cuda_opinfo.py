@@ -72,6 +72,8 @@ def test_cuda_matches_cpu(name, index):
     sample = info.samples()[index]
     if sample.name.endswith("by_zero"):
         pytest.skip("integer division by zero: torch's CPU raises, its CUDA kernels do not")
+    if sample.name == "generator":
+        pytest.skip("a CPU generator for a CUDA op: torch's CUDA raises (test_cuda_kernels.py)")
     if sample.name == "half_to_float_error":
         pytest.skip("softmax's half_to_float: torch's CPU raises, its CUDA converts")
     c_args = materialize(sample.args, "ember")
