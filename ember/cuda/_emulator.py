@@ -8,7 +8,7 @@ emulator's device memory is host memory), scalars must be NumPy scalars of the k
 parameter's type (a wrong width is a TypeError, as it would be a wrong answer on a GPU).
 
     >>> mod = Module.load("elementwise")          # doctest: +SKIP
-    >>> mod.get_function("fill_float32")((1,), (256,), (n, meta, out, np.float32(1)))
+    >>> mod.get_function("fill_float32")((1,), (256,), (n, meta, out, np.float32(1)))  # doctest: +SKIP
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 device, and the device buffers that CUDA storages own.
 
     >>> t = empty_cuda(ember.device("cuda", 0), (2, 3), (3, 1), ember.float32)  # doctest: +SKIP
-    >>> t.untyped_storage().nbytes()
+    >>> t.untyped_storage().nbytes()  # doctest: +SKIP
     24
 """
 from __future__ import annotations
