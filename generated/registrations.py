@@ -1397,6 +1397,7 @@ _o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), w
 
 # schema/native_functions.yaml: isinf(Tensor self) -> Tensor
 _o.isinf.register('CPU', _cpu_unary.isinf)
+_o.isinf.register('CUDA', _cuda_pointwise.isinf)
 _o.isinf.register('Meta', _meta_unary.unary_bool)
 
 # schema/native_functions.yaml: isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isinf)
@@ -1405,6 +1406,7 @@ _o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), w
 
 # schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
 _o.isfinite.register('CPU', _cpu_unary.isfinite)
+_o.isfinite.register('CUDA', _cuda_pointwise.isfinite)
 _o.isfinite.register('Meta', _meta_unary.unary_bool)
 
 # schema/native_functions.yaml: signbit(Tensor self) -> Tensor
@@ -1657,14 +1659,17 @@ _o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), wit
 
 # schema/native_functions.yaml: all(Tensor self) -> Tensor
 _o.all.register('CPU', _cpu_reduction.all_all)
+_o.all.register('CUDA', _cuda_reduction.all_all)
 _o.all.register('Meta', _meta_reduction.all_any)
 
 # schema/native_functions.yaml: all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 _o.all_dim.register('CPU', _cpu_reduction.all_dim)
+_o.all_dim.register('CUDA', _cuda_reduction.all_dim)
 _o.all_dim.register('Meta', _meta_reduction.all_any_dim)
 
 # schema/native_functions.yaml: all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 _o.all_dims.register('CPU', _cpu_reduction.all_dim)
+_o.all_dims.register('CUDA', _cuda_reduction.all_dim)
 _o.all_dims.register('Meta', _meta_reduction.all_any_dim)
 
 # schema/native_functions.yaml: all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -1681,14 +1686,17 @@ _o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3
 
 # schema/native_functions.yaml: any(Tensor self) -> Tensor
 _o.any.register('CPU', _cpu_reduction.any_all)
+_o.any.register('CUDA', _cuda_reduction.any_all)
 _o.any.register('Meta', _meta_reduction.all_any)
 
 # schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 _o.any_dim.register('CPU', _cpu_reduction.any_dim)
+_o.any_dim.register('CUDA', _cuda_reduction.any_dim)
 _o.any_dim.register('Meta', _meta_reduction.all_any_dim)
 
 # schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 _o.any_dims.register('CPU', _cpu_reduction.any_dim)
+_o.any_dims.register('CUDA', _cuda_reduction.any_dim)
 _o.any_dims.register('Meta', _meta_reduction.all_any_dim)
 
 # schema/native_functions.yaml: any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)

@@ -64,6 +64,24 @@ def _record_stream(self, stream):
         buf.allocator.record_stream(buf.block, stream.cuda_stream)
 
 
+def _cuda_array_interface(self):
+    """CuPy's / Numba's view of a CUDA tensor's memory (byte strides; no copy)."""
+    if self._device.type != "cuda":
+        raise AttributeError(f"Can't get __cuda_array_interface__ on non-CUDA tensor type: "
+                             f"{_type(self)} If CUDA data is required use tensor.cuda() to copy "
+                             "tensor to device memory.")
+    if self.requires_grad:
+        raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad. "
+                           "If gradients aren't required, use var.detach() to get Variable that "
+                           "doesn't require grad.")
+    if self._dtype is D.bfloat16:
+        raise TypeError("bfloat16 has no __cuda_array_interface__ typestr")
+    isz = self._dtype.itemsize
+    return {"typestr": self._dtype.np.str, "shape": tuple(self._shape),
+            "strides": tuple(s * isz for s in self.stride()),
+            "data": (self.data_ptr() if self.numel() else 0, False), "version": 2}
+
+
 def _type(self, dtype=None, non_blocking=False):
     """`x.type()` names the type ('ember.FloatTensor'); `x.type(ember.int64)` converts."""
     if dtype is None:
@@ -118,6 +136,7 @@ TENSOR_ATTRIBUTES = {
     "__getitem__": getitem, "__setitem__": setitem,
     **{method: _converter(dt) for method, dt in _CONVERSIONS},
     "cpu": _cpu, "cuda": _cuda, "record_stream": _record_stream, "type": _type,
+    "__cuda_array_interface__": property(_cuda_array_interface),
     # torch parses `x.to(...)`'s Python signatures by hand (device-only, dtype-only,
     # tensor, ...); the to.* overloads are declared with `manual_binding: true`.
     "to": tensor_to,

@@ -124,6 +124,25 @@ EMBER_FOR_INTS(EMBER_UNARY_INT_OPS)
 EMBER_UNARY(logical_not, bool, bool)
 EMBER_UNARY(positive, bool, bool)
 
+// float classification: bool results
+template <class T, class Op> __device__ void classify_body(i64 n, const i64* meta, bool* out, const T* in) {
+  typedef typename Acc<T>::type A;
+  Offsets<2> oc(meta);
+  EMBER_LOOP(i, n) {
+    i64 o[2];
+    oc.get(i, o);
+    out[o[0]] = Op()(cast<A>(in[o[1]]));
+  }
+}
+struct Op_isinf { template <class A> __device__ bool operator()(A x) const { return x == x && x - x != x - x; } };
+struct Op_isfinite { template <class A> __device__ bool operator()(A x) const { return x - x == A(0); } };
+#define EMBER_CLASSIFY(op, name, T)                                                           \
+  extern "C" __global__ void unary_##op##_##name(i64 n, const i64* meta, bool* out, const T* in) { \
+    classify_body<T, Op_##op>(n, meta, out, in);                                             \
+  }
+#define EMBER_CLASSIFY_OPS(name, T) EMBER_CLASSIFY(isinf, name, T) EMBER_CLASSIFY(isfinite, name, T)
+EMBER_FOR_FLOATS(EMBER_CLASSIFY_OPS)
+
 // --- binary: out = op(a, b, alpha), R is T or bool -------------------------------------------
 template <class T, class R, class Op>
 __device__ void binary_body(i64 n, const i64* meta, R* out, const T* a, const T* b,

@@ -2,13 +2,16 @@
 // Force-included by g++ (ember/cuda/_emulator.py):
 //   g++ -std=c++20 -O1 -fPIC -shared -I<cuda include> -include emulator.h -x c++ k.cu
 // Blocks run one after another on one OS thread. In fiber mode each CUDA thread of a block is
-// a ucontext fiber: __syncthreads, __syncwarp, shuffles and votes yield to a scheduler that
-// releases a barrier when every live thread reached it, and reports a deadlock otherwise.
+// a fiber (a ucontext stack, entered once with setcontext; later switches are _setjmp /
+// _longjmp, which skip the signal-mask system call of swapcontext): __syncthreads,
+// __syncwarp, shuffles and votes yield to a scheduler that releases a barrier when every live
+// thread reached it, and reports a deadlock otherwise.
 // Kernels that never synchronise (elementwise) run in plain mode: each thread is a call.
 // __shared__ is a static, shared by the block's threads (blocks run serially).
 #pragma once
 #include <cuda_fp16.h>  // NVIDIA's headers: their host paths give exact half/bfloat16 semantics
 #include <cuda_bf16.h>  // (and vector_types.h: dim3, uint3, make_uint3, float4 ...)
+#include <setjmp.h>
 #include <sys/mman.h>
 #include <ucontext.h>
 
@@ -47,14 +50,16 @@ constexpr int warpSize = 32;
 namespace emu {
 enum State : unsigned char { RUNNABLE, AT_BARRIER, AT_WARP_SYNC, FINISHED };
 struct Thread {
-  ucontext_t ctx;
+  ucontext_t ctx;  // the first entry
+  jmp_buf resume;  // where it waits
+  bool started;
   uint3 idx;
   State state;
   unsigned mask;  // lanes named by the warp-level call it waits in
 };
 inline Thread* threads;      // null in plain mode
 inline int current, n_threads;
-inline ucontext_t scheduler;
+inline jmp_buf scheduler;
 inline void* dyn_smem;       // dynamic shared memory of the running block
 inline int error;            // first error of this launch (0: none)
 struct WarpSlots { unsigned char lane[32][16]; };
@@ -72,7 +77,7 @@ inline void wait(State s, unsigned mask = 0) {
   }
   threads[current].state = s;
   threads[current].mask = mask;
-  swapcontext(&threads[current].ctx, &scheduler);
+  if (!_setjmp(threads[current].resume)) _longjmp(scheduler, 1);
 }
 // Every lane of `mask` publishes v, then reads lane src's value (its own when src is absent).
 template <class T> T exchange(unsigned mask, T v, int src) {
@@ -181,7 +186,8 @@ template <class... A> struct Body {
   }
   static void fiber(int i) {
     call(std::index_sequence_for<A...>{});
-    threads[i].state = FINISHED;  // returning resumes the scheduler (uc_link)
+    threads[i].state = FINISHED;
+    _longjmp(scheduler, 1);  // never returns: its stack is reused by the next block
   }
 };
 
@@ -210,10 +216,11 @@ template <class... A> bool run_block_fibers(int nt, bool reverse, const unsigned
     getcontext(&t.ctx);
     t.ctx.uc_stack.ss_sp = stack + Stacks::size * i;
     t.ctx.uc_stack.ss_size = Stacks::size;
-    t.ctx.uc_link = &scheduler;
+    t.ctx.uc_link = nullptr;
     makecontext(&t.ctx, (void (*)())Body<A...>::fiber, 1, i);
     t.idx = make_uint3(i % b[0], i / b[0] % b[1], i / (b[0] * b[1]));
     t.state = RUNNABLE;
+    t.started = false;
   }
   for (;;) {
     for (int j = 0; j < nt; ++j) {  // each runnable thread runs until it waits or returns
@@ -221,7 +228,11 @@ template <class... A> bool run_block_fibers(int nt, bool reverse, const unsigned
       if (threads[i].state == RUNNABLE) {
         current = i;
         threadIdx = threads[i].idx;
-        swapcontext(&scheduler, &threads[i].ctx);
+        if (!_setjmp(scheduler)) {
+          if (threads[i].started) _longjmp(threads[i].resume, 1);
+          threads[i].started = true;
+          setcontext(&threads[i].ctx);
+        }
       }
     }
     int finished = 0, at_barrier = 0, woken = 0;

@@ -272,13 +272,24 @@ def logical_not(self):
     return unary(MU.unary_bool, "logical_not", "logical_not")(self)
 
 
-def isnan(self):
-    m = MU.unary_bool(self)
-    out = L.empty_like_meta(m, self._device)
-    if self._dtype.category != D.FLOAT:
-        return L.fill(out, False)
-    return L.elementwise(f"binary_ne_{self._dtype.name}", out, self, self,
-                         scalars=(L.acc_scalar(self._dtype, 0),))
+def _classify(op, float_only_result):
+    """isnan / isinf / isfinite: bool results; integers and bool give `float_only_result`."""
+    def kernel(self):
+        out = L.empty_like_meta(MU.unary_bool(self), self._device)
+        if self._dtype.category != D.FLOAT:
+            return L.fill(out, float_only_result)
+        if op == "isnan":   # x != x
+            return L.elementwise(f"binary_ne_{self._dtype.name}", out, self, self,
+                                 scalars=(L.acc_scalar(self._dtype, 0),))
+        return L.elementwise(f"unary_{op}_{self._dtype.name}", out, self)
+    kernel.__name__ = kernel.__qualname__ = op
+    kernel.__doc__ = f"{op}(self) -> bool tensor."
+    return kernel
+
+
+isnan = _classify("isnan", False)
+isinf = _classify("isinf", False)
+isfinite = _classify("isfinite", True)
 
 
 def relu_(self):

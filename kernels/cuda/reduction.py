@@ -154,3 +154,31 @@ def max_dim(self, dim, keepdim):
 def min_dim(self, dim, keepdim):
     d, shape = MR.one_dim_layout(self, dim, keepdim, "min")
     return _arg("argmin", self, (d,) if self.dim() else (), shape, True)
+
+
+def _all_any(op, self, dims, shape):
+    """all (min) / any (max) of self != 0, in the Meta rule's dtype (bool; uint8 for uint8)."""
+    dt = MR.all_any_dtype(self)
+    x = L.to_device_dtype(self, D.bool_, self._device)
+    if self.dim() and 0 in [self._shape[d] for d in dims]:
+        return L.fill(L.empty(self._device, shape, contiguous_strides(shape), dt), op == "min")
+    res = _reduce(op, x, dims, shape, D.bool_)
+    return res if dt is D.bool_ else L.to_device_dtype(res, dt, self._device)
+
+
+def all_all(self):
+    return _all_any("min", self, _dims(self, None), ())
+
+
+def any_all(self):
+    return _all_any("max", self, _dims(self, None), ())
+
+
+def all_dim(self, dim=None, keepdim=False):
+    dims, shape = MR.all_any_layout(self, dim, keepdim)
+    return _all_any("min", self, dims, shape)
+
+
+def any_dim(self, dim=None, keepdim=False):
+    dims, shape = MR.all_any_layout(self, dim, keepdim)
+    return _all_any("max", self, dims, shape)

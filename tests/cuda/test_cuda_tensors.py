@@ -185,3 +185,34 @@ def test_an_op_without_a_cuda_kernel_names_op_and_key():
     with pytest.raises(NotImplementedError, match="Could not run 'aten::cumsum' with arguments "
                        "from the 'CUDA' backend"):
         x.cumsum(0)
+
+
+def test_cuda_array_interface():
+    d = ember.arange(12, dtype=ember.int32).cuda().view(3, 4).t()
+    ai = d.__cuda_array_interface__
+    assert ai["shape"] == (4, 3) and ai["strides"] == (4, 16) and ai["typestr"] == "<i4"
+    assert ai["data"] == (d.data_ptr(), False) and ai["version"] == 2
+    with pytest.raises(AttributeError, match="non-CUDA tensor"):
+        _ = ember.ones(2).__cuda_array_interface__
+    with pytest.raises(RuntimeError, match="requires grad"):
+        _ = ember.ones(2, device="cuda", requires_grad=True).__cuda_array_interface__
+
+
+def test_autocast_cuda_and_grad_scaler():
+    a, b = ember.randn(4, 3, device="cuda"), ember.randn(3, 5, device="cuda")
+    with ember.autocast("cuda"):
+        c = a @ b
+    assert c.dtype is ember.float16 and c.is_cuda
+    w = ember.ones(3, device="cuda", requires_grad=True)
+    opt = ember.optim.SGD([w], lr=0.1)
+    scaler = ember.amp.GradScaler("cuda", init_scale=8.0)
+    scaler.scale((w * 2).sum()).backward()
+    scaler.step(opt)
+    scaler.update()
+    check_cuda(w.detach(), torch.full((3,), 0.8), {"float32": (1e-6, 1e-6)})
+    assert scaler.get_scale() == 8.0
+    w.grad = ember.full((3,), float("inf"), device="cuda")   # an overflow: the step is skipped
+    scaler.step(opt)
+    scaler.update()
+    assert scaler.get_scale() == 4.0
+    check_cuda(w.detach(), torch.full((3,), 0.8), {"float32": (1e-6, 1e-6)})
