@@ -688,6 +688,7 @@ _o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0
 
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 _o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Tensor.register('CUDA', _cuda_pointwise.bitwise_and)
 _o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
 
 # schema/native_functions.yaml: bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Tensor)
@@ -696,6 +697,7 @@ _o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwis
 
 # schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
 _o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar.register('CUDA', _cuda_pointwise.bitwise_and)
 _o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
 
 # schema/native_functions.yaml: bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar)
@@ -704,6 +706,7 @@ _o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwis
 
 # schema/native_functions.yaml: bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 _o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar_Tensor.register('CUDA', _cuda_pointwise.bitwise_and)
 _o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
 
 # schema/native_functions.yaml: bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar_Tensor)
@@ -712,16 +715,19 @@ _o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o
 
 # schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Tensor.register('CUDA', _cuda_pointwise.bitwise_and_)
 _o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Scalar.register('CUDA', _cuda_pointwise.bitwise_and_)
 _o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 _o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Tensor.register('CUDA', _cuda_pointwise.bitwise_or)
 _o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
 
 # schema/native_functions.yaml: bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Tensor)
@@ -730,6 +736,7 @@ _o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise
 
 # schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
 _o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar.register('CUDA', _cuda_pointwise.bitwise_or)
 _o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
 
 # schema/native_functions.yaml: bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar)
@@ -738,6 +745,7 @@ _o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise
 
 # schema/native_functions.yaml: bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 _o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar_Tensor.register('CUDA', _cuda_pointwise.bitwise_or)
 _o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
 
 # schema/native_functions.yaml: bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar_Tensor)
@@ -746,16 +754,19 @@ _o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.
 
 # schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Tensor.register('CUDA', _cuda_pointwise.bitwise_or_)
 _o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Scalar.register('CUDA', _cuda_pointwise.bitwise_or_)
 _o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 _o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Tensor.register('CUDA', _cuda_pointwise.bitwise_xor)
 _o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
 # schema/native_functions.yaml: bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Tensor)
@@ -764,6 +775,7 @@ _o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwis
 
 # schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
 _o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar.register('CUDA', _cuda_pointwise.bitwise_xor)
 _o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
 
 # schema/native_functions.yaml: bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar)
@@ -772,6 +784,7 @@ _o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwis
 
 # schema/native_functions.yaml: bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 _o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar_Tensor.register('CUDA', _cuda_pointwise.bitwise_xor)
 _o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
 # schema/native_functions.yaml: bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar_Tensor)
@@ -780,11 +793,13 @@ _o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o
 
 # schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Tensor.register('CUDA', _cuda_pointwise.bitwise_xor_)
 _o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Scalar.register('CUDA', _cuda_pointwise.bitwise_xor_)
 _o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
 
@@ -1575,6 +1590,7 @@ _o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_
 
 # schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 _o.var_correction.register('CPU', _cpu_reduction.var_correction)
+_o.var_correction.register('CUDA', _cuda_reduction.var_correction)
 _o.var_correction.register('Meta', _meta_reduction.var_correction)
 
 # schema/native_functions.yaml: var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of var.correction)
@@ -1593,6 +1609,7 @@ _o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_
 
 # schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 _o.std_correction.register('CPU', _cpu_reduction.std_correction)
+_o.std_correction.register('CUDA', _cuda_reduction.std_correction)
 _o.std_correction.register('Meta', _meta_reduction.std_correction)
 
 # schema/native_functions.yaml: std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of std.correction)
@@ -1607,6 +1624,7 @@ _o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_m
 
 # schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 _o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
+_o.var_mean_correction.register('CUDA', _cuda_reduction.var_mean_correction)
 _o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
 
 # schema/native_functions.yaml: var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of var_mean.correction)
@@ -1621,6 +1639,7 @@ _o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_m
 
 # schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 _o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
+_o.std_mean_correction.register('CUDA', _cuda_reduction.std_mean_correction)
 _o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
 
 # schema/native_functions.yaml: std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of std_mean.correction)

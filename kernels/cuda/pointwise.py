@@ -156,6 +156,34 @@ logical_or = _logical("logical_or")
 logical_xor = _logical("logical_xor")
 
 
+def _bitwise(op):
+    layout = getattr(MB, f"{op}_layout")
+
+    def kernel(self, other):
+        lay = layout(self, other)
+        return binary(op, lay, lay._dtype, self, other)
+    kernel.__name__ = kernel.__qualname__ = op
+    return kernel
+
+
+def _bitwise_(op):
+    check = getattr(MB, f"{op}_")
+
+    def kernel(self, other):
+        check(self, other)
+        return binary(op, None, D.result_type(self, other), self, other, out=self)
+    kernel.__name__ = kernel.__qualname__ = op + "_"
+    return kernel
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
+bitwise_and_ = _bitwise_("bitwise_and")
+bitwise_or_ = _bitwise_("bitwise_or")
+bitwise_xor_ = _bitwise_("bitwise_xor")
+
+
 # --- where, clamp, masked_fill -------------------------------------------------------------
 def _where_into(out, condition, a, b):
     dev, dt = out._device, out._dtype

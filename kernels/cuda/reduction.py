@@ -6,12 +6,14 @@ Meta rules; the input is cast to the result dtype first where torch accumulates 
     tensor([ 3., 12.])
 """
 import math
+import warnings
 
 import numpy as np
 
 from ember.core import dtype as D
 from ember.core.tensor import contiguous_strides
 from ember.kernels.cuda import _launch as L
+from ember.kernels.cuda import pointwise as _pw
 from ember.kernels.meta import reduction as MR
 
 MAX_BLOCKS = 1024
@@ -182,3 +184,44 @@ def all_dim(self, dim=None, keepdim=False):
 def any_dim(self, dim=None, keepdim=False):
     dims, shape = MR.all_any_layout(self, dim, keepdim)
     return _all_any("max", self, dims, shape)
+
+
+def _var_mean(self, dim, correction, keepdim, name, op):
+    """(variance, mean) with torch's degrees of freedom max(0, N - correction), two passes
+    on the device (16-bit floats computed in float32)."""
+    dt = MR.var_dtype(self, name)
+    dims, shape = MR.reduce_layout(self, dim, keepdim)
+    c = 1.0 if correction is None else float(correction)
+    n = math.prod(self._shape[d] for d in dims)
+    if n - c <= 0:
+        warnings.warn(f"{op}(): degrees of freedom is <= 0. Correction should be strictly less "
+                      "than the reduction factor (input numel divided by output numel).",
+                      UserWarning, stacklevel=3)
+    ct = D.float32 if dt.itemsize == 2 else dt
+    x = L.to_device_dtype(self, ct, self._device)
+    mean = mean_dim(x, list(dims), True, None)
+    dev = _pw.sub(x, mean)
+    var = _reduce("sum", _pw.mul(dev, dev), dims, shape, ct,
+                  1.0 / (n - c) if n - c > 0 else float("inf"))
+    if n == 0:   # 0 / 0
+        L.fill(var, float("nan"))
+    return L.to_device_dtype(var, dt, self._device), \
+        L.to_device_dtype(mean.view(shape), dt, self._device)
+
+
+def var_correction(self, dim, correction, keepdim):
+    return _var_mean(self, dim, correction, keepdim, "std and var", "var")[0]
+
+
+def std_correction(self, dim, correction, keepdim):
+    var = _var_mean(self, dim, correction, keepdim, "std and var", "std")[0]
+    return _pw.sqrt(var)
+
+
+def var_mean_correction(self, dim, correction, keepdim):
+    return _var_mean(self, dim, correction, keepdim, "var_mean", "var_mean")
+
+
+def std_mean_correction(self, dim, correction, keepdim):
+    var, mean = _var_mean(self, dim, correction, keepdim, "std_mean", "std_mean")
+    return _pw.sqrt(var), mean
