@@ -7,9 +7,12 @@ device, and the device buffers that CUDA storages own.
 """
 from __future__ import annotations
 
+import collections
 import contextlib
 import itertools
 import threading
+
+import numpy as np
 
 from . import _driver
 from ._allocator import CachingAllocator
@@ -26,6 +29,8 @@ class _State(threading.local):
 _tls = _State()
 _driver_box = [_UNSET]
 _allocators: dict[int, CachingAllocator] = {}
+_constants: collections.OrderedDict = collections.OrderedDict()   # (device, values) -> ptr
+MAX_CONSTANTS = 4096
 _stream_ids = itertools.count(1)
 
 
@@ -40,6 +45,7 @@ def driver():
 def set_driver(d):
     """Installs a driver (or None) and returns the previous one; allocators start afresh."""
     old = _driver_box[0]
+    _clear_constants()
     _driver_box[0] = d
     _allocators.clear()
     _tls.device = 0
@@ -56,9 +62,37 @@ def using(d):
     try:
         yield d
     finally:
+        _clear_constants()
         _driver_box[0] = old
         _allocators.clear()
         _allocators.update(old_allocators)
+
+
+def constant_buffer(device: int, values: tuple) -> int:
+    """A device array of int64 `values` (kernel layouts), cached by value: a training loop's
+    launches reuse theirs without a copy. Taken from the driver directly, like torch's
+    kernel arguments, so memory stats count tensors only."""
+    key = (device, values)
+    ptr = _constants.get(key)
+    if ptr is not None:
+        _constants.move_to_end(key)
+        return ptr
+    drv = require_driver()
+    arr = np.array(values, np.int64)
+    ptr = drv.malloc(arr.nbytes)
+    drv.htod(ptr, arr)
+    _constants[key] = ptr
+    if len(_constants) > MAX_CONSTANTS:
+        drv.free(_constants.popitem(last=False)[1])
+    return ptr
+
+
+def _clear_constants():
+    d = _driver_box[0]
+    if d is not None and d is not _UNSET:
+        for ptr in _constants.values():
+            d.free(ptr)
+    _constants.clear()
 
 
 def require_driver():

@@ -73,15 +73,13 @@ def collapse(shape, strides: list) -> tuple[tuple, list]:
     return tuple(out_shape), [tuple(o) for o in out_strides]
 
 
-def layout_buffer(device, shape, strides: list):
-    """The device copy of [ndim, sizes, strides of each operand] (common.cuh's Offsets)."""
+def layout_buffer(device, shape, strides: list) -> int:
+    """The device array [ndim, sizes, strides of each operand] (common.cuh's Offsets)."""
     shape, strides = collapse(shape, strides)
     if not shape:
         shape, strides = (1,), [(0,)] * len(strides)
-    arr = np.array([len(shape), *shape, *[s for st in strides for s in st]], np.int64)
-    buf = _runtime.DeviceBuffer(_runtime.device_index(device), arr.nbytes)
-    _runtime.require_driver().htod(buf.ptr, arr)
-    return buf
+    return _runtime.constant_buffer(_runtime.device_index(device),
+                                    (len(shape), *shape, *[s for st in strides for s in st]))
 
 
 def launch(module: str, name: str, n: int, args, *, fibers=False, block=BLOCK, grid=None,
@@ -106,7 +104,7 @@ def elementwise(name: str, out, *inputs, scalars=()):
     shape = out._shape
     buf = layout_buffer(out._device, shape,
                         [out.stride()] + [broadcast_strides(t, shape) for t in inputs])
-    launch("elementwise", name, n, (np.int64(n), buf.ptr, out.data_ptr(),
+    launch("elementwise", name, n, (np.int64(n), buf, out.data_ptr(),
                                     *[t.data_ptr() for t in inputs], *scalars))
     return out
 

@@ -48,7 +48,7 @@ def _gather(out, src, dim, index, index_strides, message, error):
     buf = L.layout_buffer(dev, out._shape, [out.stride(), src_st, index_strides(idx)])
     bad = L.bad_index_flag(dev)
     L.launch("indexing", f"gather_{src._dtype.name}", n,
-             (np.int64(n), buf.ptr, out.data_ptr(), src.data_ptr(), idx.data_ptr(),
+             (np.int64(n), buf, out.data_ptr(), src.data_ptr(), idx.data_ptr(),
               np.int64(src.stride(dim)), np.int64(src._shape[dim]), bad.data_ptr()))
     L.raise_if_bad(bad, message, error)
 
@@ -100,7 +100,7 @@ def _scatter_add_into(self, dim, index, src, skip=L.NO_BAD_INDEX, message=None):
     buf = L.layout_buffer(dev, idx._shape, [self_st, idx.stride(), src.stride()])
     bad = L.bad_index_flag(dev)
     L.launch("indexing", f"scatter_add_{self._dtype.name}", n,
-             (np.int64(n), buf.ptr, self.data_ptr(), idx.data_ptr(), src.data_ptr(),
+             (np.int64(n), buf, self.data_ptr(), idx.data_ptr(), src.data_ptr(),
               np.int64(self.stride(dim)), np.int64(self._shape[dim]), np.int64(skip),
               bad.data_ptr()))
     L.raise_if_bad(bad, message or (lambda b: f"index {b} is out of bounds for dimension {dim} "

@@ -34,11 +34,10 @@ def _gemm(out, a, b, bias=None, alpha=1, beta=0):
         bias = bias.expand(out._shape)
     st = [*_strides3(a), *_strides3(b), *_strides3(out),
           *(_strides3(bias) if bias is not None else (0, 0, 0))]
-    buf = L._runtime.DeviceBuffer(L._runtime.device_index(out._device), 8 * len(st))
-    L._runtime.require_driver().htod(buf.ptr, np.array(st, np.int64))
+    buf = L._runtime.constant_buffer(L._runtime.device_index(out._device), tuple(st))
     grid = (-(-N // TILE), -(-M // TILE), batch)
     L.launch("matmul", f"gemm_{dt.name}", 0,
-             (np.int64(M), np.int64(N), np.int64(K), buf.ptr, out.data_ptr(), a.data_ptr(),
+             (np.int64(M), np.int64(N), np.int64(K), buf, out.data_ptr(), a.data_ptr(),
               b.data_ptr(), bias.data_ptr() if bias is not None else 0,
               L.acc_scalar(dt, alpha), L.acc_scalar(dt, beta)),
              fibers=True, block=(TILE, TILE), grid=grid)

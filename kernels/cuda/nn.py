@@ -42,7 +42,7 @@ def _softmax(self, dim, half_to_float, log):
     rows, buf, (s_in, s_out) = _rows([x, out], d)
     n = 1 if self.dim() == 0 else self._shape[d]
     L.launch("nn", f"softmax_{dt.name}", rows,
-             (np.int64(rows), np.int64(n), buf.ptr, np.int64(s_in), np.int64(s_out),
+             (np.int64(rows), np.int64(n), buf, np.int64(s_in), np.int64(s_out),
               out.data_ptr(), x.data_ptr(), np.int32(log)),
              fibers=True, block=_block(n), grid=(min(rows, 1024),))
     return out
@@ -68,7 +68,7 @@ def _softmax_backward(grad_output, output, dim, input_dtype, log):
     rows, buf, (s_g, s_y, s_gi) = _rows([grad_output, y, gi], d)
     n = 1 if gi.dim() == 0 else gi._shape[d]
     L.launch("nn", f"softmax_backward_{dt.name}", rows,
-             (np.int64(rows), np.int64(n), buf.ptr, np.int64(s_g), np.int64(s_y),
+             (np.int64(rows), np.int64(n), buf, np.int64(s_g), np.int64(s_y),
               np.int64(s_gi), gi.data_ptr(), grad_output.data_ptr(), y.data_ptr(),
               np.int32(log)),
              fibers=True, block=_block(n), grid=(min(rows, 1024),))

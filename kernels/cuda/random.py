@@ -28,7 +28,7 @@ def _draw(kernel, out, *params):
     seed, offset = _runtime.philox_step(_runtime.device_index(out._device))
     buf = L.layout_buffer(out._device, out._shape, [out.stride()])
     L.launch("random", f"{kernel}_{out._dtype.name}", n,
-             (np.int64(n), buf.ptr, out.data_ptr(), np.uint64(seed), np.uint64(offset), *params))
+             (np.int64(n), buf, out.data_ptr(), np.uint64(seed), np.uint64(offset), *params))
     return out
 
 
@@ -84,6 +84,6 @@ def native_dropout(input, p, train):
     seed, offset = _runtime.philox_step(_runtime.device_index(dev))
     buf = L.layout_buffer(dev, shape, [out.stride(), mask.stride(), input.stride()])
     L.launch("random", f"dropout_{dt.name}", n,
-             (np.int64(n), buf.ptr, out.data_ptr(), mask.data_ptr(), input.data_ptr(),
+             (np.int64(n), buf, out.data_ptr(), mask.data_ptr(), input.data_ptr(),
               np.uint64(seed), np.uint64(offset), np.float32(p)))
     return out, mask

@@ -45,8 +45,8 @@ def _launch(kernel, x, dims, outs, scalars=()):
                                [[x.stride(d) for d in kept], *out_strides])
     red_buf = L.layout_buffer(dev, [x._shape[d] for d in dims], [[x.stride(d) for d in dims]])
     ptrs = [o.data_ptr() if o is not None else 0 for o in outs]
-    L.launch("reduce", kernel, n_out, (np.int64(n_out), np.int64(n_red), kept_buf.ptr,
-                                        red_buf.ptr, *ptrs, x.data_ptr(), *scalars),
+    L.launch("reduce", kernel, n_out, (np.int64(n_out), np.int64(n_red), kept_buf,
+                                        red_buf, *ptrs, x.data_ptr(), *scalars),
              fibers=True, block=_block(n_red), grid=(min(n_out, MAX_BLOCKS),))
 
 
