@@ -3603,6 +3603,7 @@ _o.binary_cross_entropy_with_logits_out.register("ADInplaceOrView", _inplace_or_
 
 # schema/native_functions.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
 _o.native_layer_norm.register('CPU', _cpu_nn.native_layer_norm)
+_o.native_layer_norm.register('CUDA', _cuda_nn.native_layer_norm)
 _o.native_layer_norm.register('Meta', _meta_nn.native_layer_norm)
 
 # schema/native_functions.yaml: native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_layer_norm)
@@ -3611,6 +3612,7 @@ _o.native_layer_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_
 
 # schema/native_functions.yaml: native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 _o.native_layer_norm_backward.register('CPU', _cpu_nn.native_layer_norm_backward)
+_o.native_layer_norm_backward.register('CUDA', _cuda_nn.native_layer_norm_backward)
 _o.native_layer_norm_backward.register('Meta', _meta_nn.native_layer_norm_backward)
 
 # schema/native_functions.yaml: native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_layer_norm_backward)

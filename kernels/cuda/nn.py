@@ -1,5 +1,6 @@
-"""CUDA nn kernels: softmax / log_softmax and their backward (nn.cu, a block per row), and
-nll_loss forward/backward (per-sample terms on the device, reduced by reduce.cu)."""
+"""CUDA nn kernels: softmax / log_softmax and their backward (nn.cu, a block per row),
+nll_loss forward/backward (per-sample terms on the device, reduced by reduce.cu), and
+layer_norm forward/backward composed of the device's reductions and pointwise kernels."""
 import math
 
 import numpy as np
@@ -7,10 +8,12 @@ import numpy as np
 from ember.core import dtype as D
 from ember.core.shapes import wrap_dim
 from ember.core.tensor import contiguous_strides
+from ember.kernels.common._errors import not_implemented_for
 from ember.kernels.cpu.nn import _check_float, _nll_float
 from ember.kernels.cuda import _launch as L
 from ember.kernels.cuda import pointwise as _pw
 from ember.kernels.cuda import reduction as _red
+from ember.kernels.cuda.copy import contiguous_on_device
 from ember.kernels.meta import nn as MN
 
 
@@ -146,3 +149,80 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
                   np.int64(gi_st[1]), np.int64(C), bad.data_ptr()))
         _raise_if_bad(bad)
     return gi
+
+
+# --------------------------------------------------------------------------- layer_norm
+def _acc(t):
+    return D.float32 if t._dtype.itemsize == 2 else t._dtype
+
+
+def _on(t, dt, dev):
+    return None if t is None else L.to_device_dtype(t, dt, dev)
+
+
+def _dense(t, dt):
+    """t as a contiguous tensor of dtype dt (itself when it already is one)."""
+    if t._dtype is dt and t.is_contiguous():
+        return t
+    return contiguous_on_device(t, None, dt)
+
+
+def _sum_over(t, dims):
+    """t summed over dims (none: t itself; reduction.sum_dim's [] would mean every dim)."""
+    return _red.sum_dim(t, dims, False, None) if dims else t
+
+
+def native_layer_norm(input, normalized_shape, weight, bias, eps):
+    """(x - mean) * rstd * weight + bias over the trailing dims; (out, mean, rstd), composed
+    of device kernels (float32 for 16-bit inputs)."""
+    axis, stats = MN.check_layer_norm(input, normalized_shape, weight, bias)
+    sdt = MN.check_param_dtypes(input, weight, bias)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("LayerNormKernelImpl", input._dtype)
+    dev, acc = input._device, _acc(input)
+    x = L.to_device_dtype(input, acc, dev)
+    rdims = list(range(axis, input.dim()))
+    if x.numel():
+        mean = _red.mean_dim(x, rdims, True, None)
+        d = _pw.sub(x, mean)
+        rstd = _pw.rsqrt(_pw.add(_red.mean_dim(_pw.mul(d, d), rdims, True, None), eps))
+        out = _pw.mul(d, rstd)
+    else:
+        mean = L.fill(L.empty(dev, stats, contiguous_strides(stats), acc), 0)
+        rstd = L.fill(L.empty(dev, stats, contiguous_strides(stats), acc), float("nan"))
+        out = x
+    if weight is not None:
+        out = _pw.mul(out, _on(weight, acc, dev))
+    if bias is not None:
+        out = _pw.add(out, _on(bias, acc, dev))
+    return (_dense(out, input._dtype), L.to_device_dtype(mean.view(stats), sdt, dev),
+            L.to_device_dtype(rstd.view(stats), sdt, dev))
+
+
+def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias,
+                               output_mask):
+    """(grad_input, grad_weight, grad_bias), None where output_mask is False."""
+    axis, stats = MN.check_layer_norm(input, normalized_shape, weight, bias)
+    MN.check_layer_norm_backward(grad_out, input, mean, rstd, weight, bias, output_mask)
+    if input._dtype.category != D.FLOAT:
+        raise not_implemented_for("LayerNormBackwardKernelImpl", input._dtype)
+    dev, acc = input._device, _acc(input)
+    go, x = _on(grad_out, acc, dev), _on(input, acc, dev)
+    mu, rs = _on(mean, acc, dev).view(stats), _on(rstd, acc, dev).view(stats)
+    rdims, bdims = list(range(axis, input.dim())), list(range(axis))
+    xhat = _pw.mul(_pw.sub(x, mu), rs)
+    g = go if weight is None else _pw.mul(go, _on(weight, acc, dev))
+    dx = dw = db = None
+    if output_mask[0]:
+        if x.numel():
+            a = _red.mean_dim(g, rdims, True, None)
+            c = _red.mean_dim(_pw.mul(g, xhat), rdims, True, None)
+            dx = _pw.mul(rs, _pw.sub(_pw.sub(g, a), _pw.mul(xhat, c)))
+        else:
+            dx = x
+        dx = _dense(dx, input._dtype)
+    if output_mask[1]:
+        dw = L.to_device_dtype(_sum_over(_pw.mul(go, xhat), bdims), weight._dtype, dev)
+    if output_mask[2]:
+        db = L.to_device_dtype(_sum_over(go, bdims), bias._dtype, dev)
+    return dx, dw, db

@@ -185,3 +185,21 @@ def test_a_cpu_generator_is_torchs_error():
     with pytest.raises(RuntimeError, match="Expected a 'cuda' device type for generator but "
                                            "found 'cpu'"):
         ember.empty(3, device="cuda").uniform_(generator=g)
+
+
+def test_layer_norm_forward_and_backward_on_cuda():
+    rng = np.random.default_rng(4)
+    x, tx = pair(rng.standard_normal((2, 3, 40)).astype(np.float32))
+    w, tw = pair(rng.standard_normal(40).astype(np.float32))
+    b, tb = pair(rng.standard_normal(40).astype(np.float32))
+    dx, dw, db = (t.cuda().requires_grad_(True) for t in (x, w, b))
+    for t in (tx, tw, tb):
+        t.requires_grad_(True)
+    y = ember.nn.functional.layer_norm(dx, (40,), dw, db)
+    ty = torch.nn.functional.layer_norm(tx, (40,), tw, tb)
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    tol = {"float32": (1e-4, 1e-4)}
+    check_cuda(y.detach(), ty.detach(), tol)
+    for got, want in ((dx.grad, tx.grad), (dw.grad, tw.grad), (db.grad, tb.grad)):
+        check_cuda(got, want, tol)
