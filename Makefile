@@ -8,6 +8,8 @@ STAMP := $(VENV)/.installed
 setup: $(STAMP)
 
 $(STAMP): pyproject.toml
+	@# the CUDA emulator compiles kernels/cuda with the host C++ compiler
+	command -v g++ >/dev/null || (apt-get update -qq && apt-get install -y -qq g++)
 	test -x $(VPY) || $(PY) -m venv $(VENV)
 	$(VPY) -m pip install -q --upgrade pip
 	$(VPY) -m pip install -q -e '.[dev]'

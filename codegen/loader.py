@@ -5,7 +5,7 @@
     >>> e = next(e for e in entries if e.data["func"].startswith("add.Tensor("))
     >>> e.data["func"], e.data["dispatch"]
     ('add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor',
-     {'CPU': 'add', 'Meta': 'add'})
+     {'CPU': 'add', 'CUDA': 'add', 'Meta': 'add'})
     >>> e.loc, e.at("dispatch").line - e.loc.line      # the entry's line; keys have theirs
     (Loc(file='schema/native_functions.yaml', line=...), 2)
 """

@@ -7,7 +7,8 @@
     >>> fns = parse_native_functions(entries, KernelIndex(Path("kernels")))
     >>> add = next(fn for fn in fns if fn.qualified == "add.Tensor")
     >>> add.schema.name.unambiguous_name, add.dispatch
-    ('add_Tensor', (('CPU', 'cpu.binary.add'), ('Meta', 'meta.binary.add')))
+    ('add_Tensor', (('CPU', 'cpu.binary.add'), ('CUDA', 'cuda.pointwise.add'),
+                    ('Meta', 'meta.binary.add')))
 """
 from __future__ import annotations
 

@@ -34,6 +34,14 @@ from ember.kernels.cpu import random as _cpu_random
 from ember.kernels.cpu import reduction as _cpu_reduction
 from ember.kernels.cpu import shape as _cpu_shape
 from ember.kernels.cpu import unary as _cpu_unary
+from ember.kernels.cuda import copy as _cuda_copy
+from ember.kernels.cuda import factories as _cuda_factories
+from ember.kernels.cuda import indexing as _cuda_indexing
+from ember.kernels.cuda import linalg as _cuda_linalg
+from ember.kernels.cuda import nn as _cuda_nn
+from ember.kernels.cuda import pointwise as _cuda_pointwise
+from ember.kernels.cuda import random as _cuda_random
+from ember.kernels.cuda import reduction as _cuda_reduction
 from ember.kernels.meta import activation as _meta_activation
 from ember.kernels.meta import binary as _meta_binary
 from ember.kernels.meta import conv as _meta_conv
@@ -49,56 +57,67 @@ from ember.kernels.meta import unary as _meta_unary
 
 # schema/native_functions.yaml: empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
 _o.empty_memory_format.register('CPU', _cpu_factories.empty)
+_o.empty_memory_format.register('CUDA', _cuda_factories.empty)
 _o.empty_memory_format.register('Meta', _meta_factories.empty)
 _o.empty_memory_format.register("BackendSelect", _backend_select(_o.empty_memory_format, 3), with_keyset=True)
 
 # schema/native_functions.yaml: empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.empty_strided.register('CPU', _cpu_factories.empty_strided)
+_o.empty_strided.register('CUDA', _cuda_factories.empty_strided)
 _o.empty_strided.register('Meta', _meta_factories.empty_strided)
 _o.empty_strided.register("BackendSelect", _backend_select(_o.empty_strided, 4), with_keyset=True)
 
 # schema/native_functions.yaml: zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.zeros.register('CPU', _cpu_factories.zeros)
+_o.zeros.register('CUDA', _cuda_factories.zeros)
 _o.zeros.register('Meta', _meta_factories.zeros)
 _o.zeros.register("BackendSelect", _backend_select(_o.zeros, 3), with_keyset=True)
 
 # schema/native_functions.yaml: ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.ones.register('CPU', _cpu_factories.ones)
+_o.ones.register('CUDA', _cuda_factories.ones)
 _o.ones.register('Meta', _meta_factories.ones)
 _o.ones.register("BackendSelect", _backend_select(_o.ones, 3), with_keyset=True)
 
 # schema/native_functions.yaml: full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.full.register('CPU', _cpu_factories.full)
+_o.full.register('CUDA', _cuda_factories.full)
 _o.full.register('Meta', _meta_factories.full)
 _o.full.register("BackendSelect", _backend_select(_o.full, 4), with_keyset=True)
 
 # schema/native_functions.yaml: scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.scalar_tensor.register('CPU', _cpu_factories.scalar_tensor)
+_o.scalar_tensor.register('CUDA', _cuda_factories.scalar_tensor)
 _o.scalar_tensor.register('Meta', _meta_factories.scalar_tensor)
 _o.scalar_tensor.register("BackendSelect", _backend_select(_o.scalar_tensor, 3), with_keyset=True)
 
 # schema/native_functions.yaml: arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.arange.register('CPU', _cpu_factories.arange)
+_o.arange.register('CUDA', _cuda_factories.arange)
 _o.arange.register('Meta', _meta_factories.arange)
 _o.arange.register("BackendSelect", _backend_select(_o.arange, 3), with_keyset=True)
 
 # schema/native_functions.yaml: arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.arange_start.register('CPU', _cpu_factories.arange_start)
+_o.arange_start.register('CUDA', _cuda_factories.arange_start)
 _o.arange_start.register('Meta', _meta_factories.arange_start)
 _o.arange_start.register("BackendSelect", _backend_select(_o.arange_start, 4), with_keyset=True)
 
 # schema/native_functions.yaml: arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.arange_start_step.register('CPU', _cpu_factories.arange_start_step)
+_o.arange_start_step.register('CUDA', _cuda_factories.arange_start_step)
 _o.arange_start_step.register('Meta', _meta_factories.arange_start_step)
 _o.arange_start_step.register("BackendSelect", _backend_select(_o.arange_start_step, 5), with_keyset=True)
 
 # schema/native_functions.yaml: rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.rand.register('CPU', _cpu_factories.rand)
+_o.rand.register('CUDA', _cuda_random.rand)
 _o.rand.register('Meta', _meta_random.rand)
 _o.rand.register("BackendSelect", _backend_select(_o.rand, 3), with_keyset=True)
 
 # schema/native_functions.yaml: randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
 _o.randn.register('CPU', _cpu_factories.randn)
+_o.randn.register('CUDA', _cuda_random.randn)
 _o.randn.register('Meta', _meta_random.randn)
 _o.randn.register("BackendSelect", _backend_select(_o.randn, 3), with_keyset=True)
 
@@ -137,6 +156,7 @@ _o.new_ones.register('CompositeExplicitAutograd', _common_factories_like.new_one
 
 # schema/native_functions.yaml: clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
 _o.clone.register('CPU', _cpu_copy.clone)
+_o.clone.register('CUDA', _cuda_copy.clone)
 _o.clone.register('Meta', _meta_copy.clone)
 
 # schema/native_functions.yaml: clone.out(Tensor self, *, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!)
@@ -145,11 +165,13 @@ _o.clone_out.register("ADInplaceOrView", _inplace_or_view(_o.clone_out, (2,)), w
 
 # schema/native_functions.yaml: copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
 _o.copy_.register('CPU', _cpu_copy.copy_)
+_o.copy_.register('CUDA', _cuda_copy.copy_)
 _o.copy_.register('Meta', _meta_copy.copy_)
 _o.copy_.register("ADInplaceOrView", _inplace_or_view(_o.copy_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: _to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor
 _o._to_copy.register('CPU', _cpu_copy.to_copy)
+_o._to_copy.register('CUDA', _cuda_copy.to_copy)
 _o._to_copy.register('Meta', _meta_copy.to_copy)
 
 # schema/native_functions.yaml: _to_copy.out(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None, Tensor(a!) out) -> Tensor(a!) (autogen of _to_copy)
@@ -173,21 +195,25 @@ _o.contiguous.register('CompositeImplicitAutograd', _composite_conversions.conti
 
 # schema/native_functions.yaml: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 _o.fill__Scalar.register('CPU', _cpu_copy.fill_)
+_o.fill__Scalar.register('CUDA', _cuda_copy.fill_)
 _o.fill__Scalar.register('Meta', _meta_copy.fill_)
 _o.fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fill__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
 _o.fill__Tensor.register('CPU', _cpu_copy.fill_tensor_)
+_o.fill__Tensor.register('CUDA', _cuda_copy.fill_tensor_)
 _o.fill__Tensor.register('Meta', _meta_copy.fill_tensor_)
 _o.fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.fill__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: zero_(Tensor(a!) self) -> Tensor(a!)
 _o.zero_.register('CPU', _cpu_copy.zero_)
+_o.zero_.register('CUDA', _cuda_copy.zero_)
 _o.zero_.register('Meta', _meta_copy.zero_)
 _o.zero_.register("ADInplaceOrView", _inplace_or_view(_o.zero_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 _o.add_Tensor.register('CPU', _cpu_binary.add)
+_o.add_Tensor.register('CUDA', _cuda_pointwise.add)
 _o.add_Tensor.register('Meta', _meta_binary.add)
 
 # schema/native_functions.yaml: add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of add.Tensor)
@@ -196,6 +222,7 @@ _o.add_out.register("ADInplaceOrView", _inplace_or_view(_o.add_out, (3,)), with_
 
 # schema/native_functions.yaml: add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 _o.add_Scalar.register('CPU', _cpu_binary.add)
+_o.add_Scalar.register('CUDA', _cuda_pointwise.add)
 _o.add_Scalar.register('Meta', _meta_binary.add)
 
 # schema/native_functions.yaml: add.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of add.Scalar)
@@ -204,16 +231,19 @@ _o.add_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.add_Scalar_out
 
 # schema/native_functions.yaml: add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 _o.add__Tensor.register('CPU', _cpu_binary.add_)
+_o.add__Tensor.register('CUDA', _cuda_pointwise.add_)
 _o.add__Tensor.register('Meta', _meta_binary.add_)
 _o.add__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.add__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 _o.add__Scalar.register('CPU', _cpu_binary.add_)
+_o.add__Scalar.register('CUDA', _cuda_pointwise.add_)
 _o.add__Scalar.register('Meta', _meta_binary.add_)
 _o.add__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.add__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 _o.sub_Tensor.register('CPU', _cpu_binary.sub)
+_o.sub_Tensor.register('CUDA', _cuda_pointwise.sub)
 _o.sub_Tensor.register('Meta', _meta_binary.sub)
 
 # schema/native_functions.yaml: sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of sub.Tensor)
@@ -222,6 +252,7 @@ _o.sub_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_out, (3,)), with_
 
 # schema/native_functions.yaml: sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 _o.sub_Scalar.register('CPU', _cpu_binary.sub)
+_o.sub_Scalar.register('CUDA', _cuda_pointwise.sub)
 _o.sub_Scalar.register('Meta', _meta_binary.sub)
 
 # schema/native_functions.yaml: sub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of sub.Scalar)
@@ -230,16 +261,19 @@ _o.sub_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.sub_Scalar_out
 
 # schema/native_functions.yaml: sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 _o.sub__Tensor.register('CPU', _cpu_binary.sub_)
+_o.sub__Tensor.register('CUDA', _cuda_pointwise.sub_)
 _o.sub__Tensor.register('Meta', _meta_binary.sub_)
 _o.sub__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.sub__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
 _o.sub__Scalar.register('CPU', _cpu_binary.sub_)
+_o.sub__Scalar.register('CUDA', _cuda_pointwise.sub_)
 _o.sub__Scalar.register('Meta', _meta_binary.sub_)
 _o.sub__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.sub__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: mul.Tensor(Tensor self, Tensor other) -> Tensor
 _o.mul_Tensor.register('CPU', _cpu_binary.mul)
+_o.mul_Tensor.register('CUDA', _cuda_pointwise.mul)
 _o.mul_Tensor.register('Meta', _meta_binary.mul)
 
 # schema/native_functions.yaml: mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of mul.Tensor)
@@ -248,6 +282,7 @@ _o.mul_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_out, (2,)), with_
 
 # schema/native_functions.yaml: mul.Scalar(Tensor self, Scalar other) -> Tensor
 _o.mul_Scalar.register('CPU', _cpu_binary.mul)
+_o.mul_Scalar.register('CUDA', _cuda_pointwise.mul)
 _o.mul_Scalar.register('Meta', _meta_binary.mul)
 
 # schema/native_functions.yaml: mul.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of mul.Scalar)
@@ -256,16 +291,19 @@ _o.mul_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.mul_Scalar_out
 
 # schema/native_functions.yaml: mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.mul__Tensor.register('CPU', _cpu_binary.mul_)
+_o.mul__Tensor.register('CUDA', _cuda_pointwise.mul_)
 _o.mul__Tensor.register('Meta', _meta_binary.mul_)
 _o.mul__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.mul__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.mul__Scalar.register('CPU', _cpu_binary.mul_)
+_o.mul__Scalar.register('CUDA', _cuda_pointwise.mul_)
 _o.mul__Scalar.register('Meta', _meta_binary.mul_)
 _o.mul__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.mul__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: div.Tensor(Tensor self, Tensor other) -> Tensor
 _o.div_Tensor.register('CPU', _cpu_binary.div)
+_o.div_Tensor.register('CUDA', _cuda_pointwise.div)
 _o.div_Tensor.register('Meta', _meta_binary.div)
 
 # schema/native_functions.yaml: div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of div.Tensor)
@@ -282,6 +320,7 @@ _o.div_out_mode.register("ADInplaceOrView", _inplace_or_view(_o.div_out_mode, (3
 
 # schema/native_functions.yaml: div.Scalar(Tensor self, Scalar other) -> Tensor
 _o.div_Scalar.register('CPU', _cpu_binary.div)
+_o.div_Scalar.register('CUDA', _cuda_pointwise.div)
 _o.div_Scalar.register('Meta', _meta_binary.div)
 
 # schema/native_functions.yaml: div.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of div.Scalar)
@@ -290,6 +329,7 @@ _o.div_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scalar_out
 
 # schema/native_functions.yaml: div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.div__Tensor.register('CPU', _cpu_binary.div_)
+_o.div__Tensor.register('CUDA', _cuda_pointwise.div_)
 _o.div__Tensor.register('Meta', _meta_binary.div_)
 _o.div__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor, (0,)), with_keyset=True)
 
@@ -300,6 +340,7 @@ _o.div__Tensor_mode.register("ADInplaceOrView", _inplace_or_view(_o.div__Tensor_
 
 # schema/native_functions.yaml: pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
 _o.pow_Tensor_Tensor.register('CPU', _cpu_binary.pow)
+_o.pow_Tensor_Tensor.register('CUDA', _cuda_pointwise.pow)
 _o.pow_Tensor_Tensor.register('Meta', _meta_binary.pow)
 
 # schema/native_functions.yaml: pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Tensor_Tensor)
@@ -308,6 +349,7 @@ _o.pow_Tensor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.pow_Ten
 
 # schema/native_functions.yaml: pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
 _o.pow_Tensor_Scalar.register('CPU', _cpu_binary.pow)
+_o.pow_Tensor_Scalar.register('CUDA', _cuda_pointwise.pow)
 _o.pow_Tensor_Scalar.register('Meta', _meta_binary.pow)
 
 # schema/native_functions.yaml: pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!) (autogen of pow.Tensor_Scalar)
@@ -328,6 +370,7 @@ _o.pow__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.pow__Tensor, (0,)
 
 # schema/native_functions.yaml: eq.Tensor(Tensor self, Tensor other) -> Tensor
 _o.eq_Tensor.register('CPU', _cpu_binary.eq)
+_o.eq_Tensor.register('CUDA', _cuda_pointwise.eq)
 _o.eq_Tensor.register('Meta', _meta_binary.eq)
 
 # schema/native_functions.yaml: eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of eq.Tensor)
@@ -336,6 +379,7 @@ _o.eq_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Tensor_out, 
 
 # schema/native_functions.yaml: eq.Scalar(Tensor self, Scalar other) -> Tensor
 _o.eq_Scalar.register('CPU', _cpu_binary.eq)
+_o.eq_Scalar.register('CUDA', _cuda_pointwise.eq)
 _o.eq_Scalar.register('Meta', _meta_binary.eq)
 
 # schema/native_functions.yaml: eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of eq.Scalar)
@@ -344,6 +388,7 @@ _o.eq_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.eq_Scalar_out, 
 
 # schema/native_functions.yaml: ne.Tensor(Tensor self, Tensor other) -> Tensor
 _o.ne_Tensor.register('CPU', _cpu_binary.ne)
+_o.ne_Tensor.register('CUDA', _cuda_pointwise.ne)
 _o.ne_Tensor.register('Meta', _meta_binary.ne)
 
 # schema/native_functions.yaml: ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Tensor)
@@ -352,6 +397,7 @@ _o.ne_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Tensor_out, 
 
 # schema/native_functions.yaml: lt.Tensor(Tensor self, Tensor other) -> Tensor
 _o.lt_Tensor.register('CPU', _cpu_binary.lt)
+_o.lt_Tensor.register('CUDA', _cuda_pointwise.lt)
 _o.lt_Tensor.register('Meta', _meta_binary.lt)
 
 # schema/native_functions.yaml: lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lt.Tensor)
@@ -360,6 +406,7 @@ _o.lt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Tensor_out, 
 
 # schema/native_functions.yaml: lt.Scalar(Tensor self, Scalar other) -> Tensor
 _o.lt_Scalar.register('CPU', _cpu_binary.lt)
+_o.lt_Scalar.register('CUDA', _cuda_pointwise.lt)
 _o.lt_Scalar.register('Meta', _meta_binary.lt)
 
 # schema/native_functions.yaml: lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of lt.Scalar)
@@ -368,6 +415,7 @@ _o.lt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.lt_Scalar_out, 
 
 # schema/native_functions.yaml: le.Tensor(Tensor self, Tensor other) -> Tensor
 _o.le_Tensor.register('CPU', _cpu_binary.le)
+_o.le_Tensor.register('CUDA', _cuda_pointwise.le)
 _o.le_Tensor.register('Meta', _meta_binary.le)
 
 # schema/native_functions.yaml: le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Tensor)
@@ -376,6 +424,7 @@ _o.le_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Tensor_out, 
 
 # schema/native_functions.yaml: gt.Tensor(Tensor self, Tensor other) -> Tensor
 _o.gt_Tensor.register('CPU', _cpu_binary.gt)
+_o.gt_Tensor.register('CUDA', _cuda_pointwise.gt)
 _o.gt_Tensor.register('Meta', _meta_binary.gt)
 
 # schema/native_functions.yaml: gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gt.Tensor)
@@ -384,6 +433,7 @@ _o.gt_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Tensor_out, 
 
 # schema/native_functions.yaml: gt.Scalar(Tensor self, Scalar other) -> Tensor
 _o.gt_Scalar.register('CPU', _cpu_binary.gt)
+_o.gt_Scalar.register('CUDA', _cuda_pointwise.gt)
 _o.gt_Scalar.register('Meta', _meta_binary.gt)
 
 # schema/native_functions.yaml: gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of gt.Scalar)
@@ -392,6 +442,7 @@ _o.gt_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.gt_Scalar_out, 
 
 # schema/native_functions.yaml: ge.Tensor(Tensor self, Tensor other) -> Tensor
 _o.ge_Tensor.register('CPU', _cpu_binary.ge)
+_o.ge_Tensor.register('CUDA', _cuda_pointwise.ge)
 _o.ge_Tensor.register('Meta', _meta_binary.ge)
 
 # schema/native_functions.yaml: ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Tensor)
@@ -400,6 +451,7 @@ _o.ge_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.ge_Tensor_out, 
 
 # schema/native_functions.yaml: where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 _o.where_self.register('CPU', _cpu_binary.where)
+_o.where_self.register('CUDA', _cuda_pointwise.where)
 _o.where_self.register('Meta', _meta_binary.where)
 
 # schema/native_functions.yaml: where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of where.self)
@@ -408,6 +460,7 @@ _o.where_self_out.register("ADInplaceOrView", _inplace_or_view(_o.where_self_out
 
 # schema/native_functions.yaml: clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 _o.clamp.register('CPU', _cpu_binary.clamp)
+_o.clamp.register('CUDA', _cuda_pointwise.clamp)
 _o.clamp.register('Meta', _meta_binary.clamp)
 
 # schema/native_functions.yaml: clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp)
@@ -416,6 +469,7 @@ _o.clamp_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_out, (3,)), w
 
 # schema/native_functions.yaml: clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
 _o.clamp_Tensor.register('CPU', _cpu_activation.clamp_tensor)
+_o.clamp_Tensor.register('CUDA', _cuda_pointwise.clamp_tensor)
 _o.clamp_Tensor.register('Meta', _meta_activation.clamp_tensor)
 
 # schema/native_functions.yaml: clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!) (autogen of clamp.Tensor)
@@ -424,11 +478,13 @@ _o.clamp_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.clamp_Tensor
 
 # schema/native_functions.yaml: clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
 _o.clamp_.register('CPU', _cpu_binary.clamp_)
+_o.clamp_.register('CUDA', _cuda_pointwise.clamp_)
 _o.clamp_.register('Meta', _meta_binary.clamp_)
 _o.clamp_.register("ADInplaceOrView", _inplace_or_view(_o.clamp_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
 _o.masked_fill_Scalar.register('CPU', _cpu_binary.masked_fill)
+_o.masked_fill_Scalar.register('CUDA', _cuda_pointwise.masked_fill)
 _o.masked_fill_Scalar.register('Meta', _meta_binary.masked_fill)
 
 # schema/native_functions.yaml: masked_fill.Scalar_out(Tensor self, Tensor mask, Scalar value, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_fill.Scalar)
@@ -437,6 +493,7 @@ _o.masked_fill_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.masked
 
 # schema/native_functions.yaml: masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
 _o.masked_fill_Tensor.register('CPU', _cpu_binary.masked_fill)
+_o.masked_fill_Tensor.register('CUDA', _cuda_pointwise.masked_fill)
 _o.masked_fill_Tensor.register('Meta', _meta_binary.masked_fill)
 
 # schema/native_functions.yaml: masked_fill.Tensor_out(Tensor self, Tensor mask, Tensor value, *, Tensor(a!) out) -> Tensor(a!) (autogen of masked_fill.Tensor)
@@ -445,16 +502,19 @@ _o.masked_fill_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.masked
 
 # schema/native_functions.yaml: masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
 _o.masked_fill__Scalar.register('CPU', _cpu_binary.masked_fill_)
+_o.masked_fill__Scalar.register('CUDA', _cuda_pointwise.masked_fill_)
 _o.masked_fill__Scalar.register('Meta', _meta_binary.masked_fill_)
 _o.masked_fill__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
 _o.masked_fill__Tensor.register('CPU', _cpu_binary.masked_fill_)
+_o.masked_fill__Tensor.register('CUDA', _cuda_pointwise.masked_fill_)
 _o.masked_fill__Tensor.register('Meta', _meta_binary.masked_fill_)
 _o.masked_fill__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.masked_fill__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: rsub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 _o.rsub_Tensor.register('CPU', _cpu_binary.rsub)
+_o.rsub_Tensor.register('CUDA', _cuda_pointwise.rsub)
 _o.rsub_Tensor.register('Meta', _meta_binary.rsub)
 
 # schema/native_functions.yaml: rsub.Tensor_out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Tensor)
@@ -463,6 +523,7 @@ _o.rsub_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.rsub_Tensor_o
 
 # schema/native_functions.yaml: rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
 _o.rsub_Scalar.register('CPU', _cpu_binary.rsub)
+_o.rsub_Scalar.register('CUDA', _cuda_pointwise.rsub)
 _o.rsub_Scalar.register('Meta', _meta_binary.rsub)
 
 # schema/native_functions.yaml: rsub.Scalar_out(Tensor self, Scalar other, Scalar alpha=1, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsub.Scalar)
@@ -495,6 +556,7 @@ _o.floor_divide__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.floor_di
 
 # schema/native_functions.yaml: remainder.Tensor(Tensor self, Tensor other) -> Tensor
 _o.remainder_Tensor.register('CPU', _cpu_binary.remainder)
+_o.remainder_Tensor.register('CUDA', _cuda_pointwise.remainder)
 _o.remainder_Tensor.register('Meta', _meta_binary.remainder)
 
 # schema/native_functions.yaml: remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Tensor)
@@ -503,6 +565,7 @@ _o.remainder_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.remainde
 
 # schema/native_functions.yaml: remainder.Scalar(Tensor self, Scalar other) -> Tensor
 _o.remainder_Scalar.register('CPU', _cpu_binary.remainder)
+_o.remainder_Scalar.register('CUDA', _cuda_pointwise.remainder)
 _o.remainder_Scalar.register('Meta', _meta_binary.remainder)
 
 # schema/native_functions.yaml: remainder.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of remainder.Scalar)
@@ -527,6 +590,7 @@ _o.remainder__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.remainder__
 
 # schema/native_functions.yaml: fmod.Tensor(Tensor self, Tensor other) -> Tensor
 _o.fmod_Tensor.register('CPU', _cpu_binary.fmod)
+_o.fmod_Tensor.register('CUDA', _cuda_pointwise.fmod)
 _o.fmod_Tensor.register('Meta', _meta_binary.fmod)
 
 # schema/native_functions.yaml: fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Tensor)
@@ -535,6 +599,7 @@ _o.fmod_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.fmod_Tensor_o
 
 # schema/native_functions.yaml: fmod.Scalar(Tensor self, Scalar other) -> Tensor
 _o.fmod_Scalar.register('CPU', _cpu_binary.fmod)
+_o.fmod_Scalar.register('CUDA', _cuda_pointwise.fmod)
 _o.fmod_Scalar.register('Meta', _meta_binary.fmod)
 
 # schema/native_functions.yaml: fmod.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of fmod.Scalar)
@@ -551,6 +616,7 @@ _o.fmod__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.fmod__Scalar, (0
 
 # schema/native_functions.yaml: maximum(Tensor self, Tensor other) -> Tensor
 _o.maximum.register('CPU', _cpu_binary.maximum)
+_o.maximum.register('CUDA', _cuda_pointwise.maximum)
 _o.maximum.register('Meta', _meta_binary.maximum)
 
 # schema/native_functions.yaml: maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of maximum)
@@ -559,6 +625,7 @@ _o.maximum_out.register("ADInplaceOrView", _inplace_or_view(_o.maximum_out, (2,)
 
 # schema/native_functions.yaml: minimum(Tensor self, Tensor other) -> Tensor
 _o.minimum.register('CPU', _cpu_binary.minimum)
+_o.minimum.register('CUDA', _cuda_pointwise.minimum)
 _o.minimum.register('Meta', _meta_binary.minimum)
 
 # schema/native_functions.yaml: minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of minimum)
@@ -567,6 +634,7 @@ _o.minimum_out.register("ADInplaceOrView", _inplace_or_view(_o.minimum_out, (2,)
 
 # schema/native_functions.yaml: atan2(Tensor self, Tensor other) -> Tensor
 _o.atan2.register('CPU', _cpu_binary.atan2)
+_o.atan2.register('CUDA', _cuda_pointwise.atan2)
 _o.atan2.register('Meta', _meta_binary.atan2)
 
 # schema/native_functions.yaml: atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan2)
@@ -579,6 +647,7 @@ _o.atan2_.register("ADInplaceOrView", _inplace_or_view(_o.atan2_, (0,)), with_ke
 
 # schema/native_functions.yaml: logical_and(Tensor self, Tensor other) -> Tensor
 _o.logical_and.register('CPU', _cpu_binary.logical_and)
+_o.logical_and.register('CUDA', _cuda_pointwise.logical_and)
 _o.logical_and.register('Meta', _meta_binary.logical_and)
 
 # schema/native_functions.yaml: logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_and)
@@ -591,6 +660,7 @@ _o.logical_and_.register("ADInplaceOrView", _inplace_or_view(_o.logical_and_, (0
 
 # schema/native_functions.yaml: logical_or(Tensor self, Tensor other) -> Tensor
 _o.logical_or.register('CPU', _cpu_binary.logical_or)
+_o.logical_or.register('CUDA', _cuda_pointwise.logical_or)
 _o.logical_or.register('Meta', _meta_binary.logical_or)
 
 # schema/native_functions.yaml: logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_or)
@@ -603,6 +673,7 @@ _o.logical_or_.register("ADInplaceOrView", _inplace_or_view(_o.logical_or_, (0,)
 
 # schema/native_functions.yaml: logical_xor(Tensor self, Tensor other) -> Tensor
 _o.logical_xor.register('CPU', _cpu_binary.logical_xor)
+_o.logical_xor.register('CUDA', _cuda_pointwise.logical_xor)
 _o.logical_xor.register('Meta', _meta_binary.logical_xor)
 
 # schema/native_functions.yaml: logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_xor)
@@ -615,6 +686,7 @@ _o.logical_xor_.register("ADInplaceOrView", _inplace_or_view(_o.logical_xor_, (0
 
 # schema/native_functions.yaml: bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
 _o.bitwise_and_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Tensor.register('CUDA', _cuda_pointwise.bitwise_and)
 _o.bitwise_and_Tensor.register('Meta', _meta_binary.bitwise_and)
 
 # schema/native_functions.yaml: bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Tensor)
@@ -623,6 +695,7 @@ _o.bitwise_and_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwis
 
 # schema/native_functions.yaml: bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
 _o.bitwise_and_Scalar.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar.register('CUDA', _cuda_pointwise.bitwise_and)
 _o.bitwise_and_Scalar.register('Meta', _meta_binary.bitwise_and)
 
 # schema/native_functions.yaml: bitwise_and.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar)
@@ -631,6 +704,7 @@ _o.bitwise_and_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwis
 
 # schema/native_functions.yaml: bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 _o.bitwise_and_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_and)
+_o.bitwise_and_Scalar_Tensor.register('CUDA', _cuda_pointwise.bitwise_and)
 _o.bitwise_and_Scalar_Tensor.register('Meta', _meta_binary.bitwise_and)
 
 # schema/native_functions.yaml: bitwise_and.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_and.Scalar_Tensor)
@@ -639,16 +713,19 @@ _o.bitwise_and_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o
 
 # schema/native_functions.yaml: bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.bitwise_and__Tensor.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Tensor.register('CUDA', _cuda_pointwise.bitwise_and_)
 _o.bitwise_and__Tensor.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.bitwise_and__Scalar.register('CPU', _cpu_binary.bitwise_and_)
+_o.bitwise_and__Scalar.register('CUDA', _cuda_pointwise.bitwise_and_)
 _o.bitwise_and__Scalar.register('Meta', _meta_binary.bitwise_and_)
 _o.bitwise_and__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_and__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
 _o.bitwise_or_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Tensor.register('CUDA', _cuda_pointwise.bitwise_or)
 _o.bitwise_or_Tensor.register('Meta', _meta_binary.bitwise_or)
 
 # schema/native_functions.yaml: bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Tensor)
@@ -657,6 +734,7 @@ _o.bitwise_or_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise
 
 # schema/native_functions.yaml: bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
 _o.bitwise_or_Scalar.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar.register('CUDA', _cuda_pointwise.bitwise_or)
 _o.bitwise_or_Scalar.register('Meta', _meta_binary.bitwise_or)
 
 # schema/native_functions.yaml: bitwise_or.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar)
@@ -665,6 +743,7 @@ _o.bitwise_or_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwise
 
 # schema/native_functions.yaml: bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 _o.bitwise_or_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_or)
+_o.bitwise_or_Scalar_Tensor.register('CUDA', _cuda_pointwise.bitwise_or)
 _o.bitwise_or_Scalar_Tensor.register('Meta', _meta_binary.bitwise_or)
 
 # schema/native_functions.yaml: bitwise_or.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_or.Scalar_Tensor)
@@ -673,16 +752,19 @@ _o.bitwise_or_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.
 
 # schema/native_functions.yaml: bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.bitwise_or__Tensor.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Tensor.register('CUDA', _cuda_pointwise.bitwise_or_)
 _o.bitwise_or__Tensor.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.bitwise_or__Scalar.register('CPU', _cpu_binary.bitwise_or_)
+_o.bitwise_or__Scalar.register('CUDA', _cuda_pointwise.bitwise_or_)
 _o.bitwise_or__Scalar.register('Meta', _meta_binary.bitwise_or_)
 _o.bitwise_or__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_or__Scalar, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
 _o.bitwise_xor_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Tensor.register('CUDA', _cuda_pointwise.bitwise_xor)
 _o.bitwise_xor_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
 # schema/native_functions.yaml: bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Tensor)
@@ -691,6 +773,7 @@ _o.bitwise_xor_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwis
 
 # schema/native_functions.yaml: bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
 _o.bitwise_xor_Scalar.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar.register('CUDA', _cuda_pointwise.bitwise_xor)
 _o.bitwise_xor_Scalar.register('Meta', _meta_binary.bitwise_xor)
 
 # schema/native_functions.yaml: bitwise_xor.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar)
@@ -699,6 +782,7 @@ _o.bitwise_xor_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.bitwis
 
 # schema/native_functions.yaml: bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
 _o.bitwise_xor_Scalar_Tensor.register('CPU', _cpu_binary.bitwise_xor)
+_o.bitwise_xor_Scalar_Tensor.register('CUDA', _cuda_pointwise.bitwise_xor)
 _o.bitwise_xor_Scalar_Tensor.register('Meta', _meta_binary.bitwise_xor)
 
 # schema/native_functions.yaml: bitwise_xor.Scalar_Tensor_out(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_xor.Scalar_Tensor)
@@ -707,11 +791,13 @@ _o.bitwise_xor_Scalar_Tensor_out.register("ADInplaceOrView", _inplace_or_view(_o
 
 # schema/native_functions.yaml: bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
 _o.bitwise_xor__Tensor.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Tensor.register('CUDA', _cuda_pointwise.bitwise_xor_)
 _o.bitwise_xor__Tensor.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Tensor, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.bitwise_xor__Scalar.register('CPU', _cpu_binary.bitwise_xor_)
+_o.bitwise_xor__Scalar.register('CUDA', _cuda_pointwise.bitwise_xor_)
 _o.bitwise_xor__Scalar.register('Meta', _meta_binary.bitwise_xor_)
 _o.bitwise_xor__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_xor__Scalar, (0,)), with_keyset=True)
 
@@ -769,6 +855,7 @@ _o.addcdiv_.register("ADInplaceOrView", _inplace_or_view(_o.addcdiv_, (0,)), wit
 
 # schema/native_functions.yaml: ne.Scalar(Tensor self, Scalar other) -> Tensor
 _o.ne_Scalar.register('CPU', _cpu_binary.ne)
+_o.ne_Scalar.register('CUDA', _cuda_pointwise.ne)
 _o.ne_Scalar.register('Meta', _meta_binary.ne)
 
 # schema/native_functions.yaml: ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ne.Scalar)
@@ -777,6 +864,7 @@ _o.ne_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.ne_Scalar_out, 
 
 # schema/native_functions.yaml: le.Scalar(Tensor self, Scalar other) -> Tensor
 _o.le_Scalar.register('CPU', _cpu_binary.le)
+_o.le_Scalar.register('CUDA', _cuda_pointwise.le)
 _o.le_Scalar.register('Meta', _meta_binary.le)
 
 # schema/native_functions.yaml: le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of le.Scalar)
@@ -785,6 +873,7 @@ _o.le_Scalar_out.register("ADInplaceOrView", _inplace_or_view(_o.le_Scalar_out, 
 
 # schema/native_functions.yaml: ge.Scalar(Tensor self, Scalar other) -> Tensor
 _o.ge_Scalar.register('CPU', _cpu_binary.ge)
+_o.ge_Scalar.register('CUDA', _cuda_pointwise.ge)
 _o.ge_Scalar.register('Meta', _meta_binary.ge)
 
 # schema/native_functions.yaml: ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!) (autogen of ge.Scalar)
@@ -849,6 +938,7 @@ _o.div_Scalar_mode_out.register("ADInplaceOrView", _inplace_or_view(_o.div_Scala
 
 # schema/native_functions.yaml: div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
 _o.div__Scalar.register('CPU', _cpu_binary.div_)
+_o.div__Scalar.register('CUDA', _cuda_pointwise.div_)
 _o.div__Scalar.register('Meta', _meta_binary.div_)
 _o.div__Scalar.register("ADInplaceOrView", _inplace_or_view(_o.div__Scalar, (0,)), with_keyset=True)
 
@@ -872,6 +962,7 @@ _o.where_Scalar.register('CompositeImplicitAutograd', _composite_binary.where_sc
 
 # schema/native_functions.yaml: neg(Tensor self) -> Tensor
 _o.neg.register('CPU', _cpu_unary.neg)
+_o.neg.register('CUDA', _cuda_pointwise.neg)
 _o.neg.register('Meta', _meta_unary.neg)
 
 # schema/native_functions.yaml: neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of neg)
@@ -884,6 +975,7 @@ _o.neg_.register("ADInplaceOrView", _inplace_or_view(_o.neg_, (0,)), with_keyset
 
 # schema/native_functions.yaml: exp(Tensor self) -> Tensor
 _o.exp.register('CPU', _cpu_unary.exp)
+_o.exp.register('CUDA', _cuda_pointwise.exp)
 _o.exp.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp)
@@ -896,6 +988,7 @@ _o.exp_.register("ADInplaceOrView", _inplace_or_view(_o.exp_, (0,)), with_keyset
 
 # schema/native_functions.yaml: log(Tensor self) -> Tensor
 _o.log.register('CPU', _cpu_unary.log)
+_o.log.register('CUDA', _cuda_pointwise.log)
 _o.log.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log)
@@ -908,6 +1001,7 @@ _o.log_.register("ADInplaceOrView", _inplace_or_view(_o.log_, (0,)), with_keyset
 
 # schema/native_functions.yaml: relu(Tensor self) -> Tensor
 _o.relu.register('CPU', _cpu_activation.relu)
+_o.relu.register('CUDA', _cuda_pointwise.relu)
 _o.relu.register('Meta', _meta_unary.unary_same)
 
 # schema/native_functions.yaml: relu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of relu)
@@ -916,11 +1010,13 @@ _o.relu_out.register("ADInplaceOrView", _inplace_or_view(_o.relu_out, (1,)), wit
 
 # schema/native_functions.yaml: relu_(Tensor(a!) self) -> Tensor(a!)
 _o.relu_.register('CPU', _cpu_activation.relu_)
+_o.relu_.register('CUDA', _cuda_pointwise.relu_)
 _o.relu_.register('Meta', _meta_unary.unary_inplace)
 _o.relu_.register("ADInplaceOrView", _inplace_or_view(_o.relu_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor
 _o.threshold_backward.register('CPU', _cpu_activation.threshold_backward)
+_o.threshold_backward.register('CUDA', _cuda_pointwise.threshold_backward)
 _o.threshold_backward.register('Meta', _meta_activation.threshold_backward)
 
 # schema/native_functions.yaml: threshold_backward.grad_input(Tensor grad_output, Tensor self, Scalar threshold, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of threshold_backward)
@@ -929,6 +1025,7 @@ _o.threshold_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o
 
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 _o.sigmoid.register('CPU', _cpu_unary.sigmoid)
+_o.sigmoid.register('CUDA', _cuda_pointwise.sigmoid)
 _o.sigmoid.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sigmoid)
@@ -941,6 +1038,7 @@ _o.sigmoid_.register("ADInplaceOrView", _inplace_or_view(_o.sigmoid_, (0,)), wit
 
 # schema/native_functions.yaml: tanh(Tensor self) -> Tensor
 _o.tanh.register('CPU', _cpu_unary.tanh)
+_o.tanh.register('CUDA', _cuda_pointwise.tanh)
 _o.tanh.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tanh)
@@ -953,6 +1051,7 @@ _o.tanh_.register("ADInplaceOrView", _inplace_or_view(_o.tanh_, (0,)), with_keys
 
 # schema/native_functions.yaml: exp2(Tensor self) -> Tensor
 _o.exp2.register('CPU', _cpu_unary.exp2)
+_o.exp2.register('CUDA', _cuda_pointwise.exp2)
 _o.exp2.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of exp2)
@@ -965,6 +1064,7 @@ _o.exp2_.register("ADInplaceOrView", _inplace_or_view(_o.exp2_, (0,)), with_keys
 
 # schema/native_functions.yaml: expm1(Tensor self) -> Tensor
 _o.expm1.register('CPU', _cpu_unary.expm1)
+_o.expm1.register('CUDA', _cuda_pointwise.expm1)
 _o.expm1.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of expm1)
@@ -977,6 +1077,7 @@ _o.expm1_.register("ADInplaceOrView", _inplace_or_view(_o.expm1_, (0,)), with_ke
 
 # schema/native_functions.yaml: log2(Tensor self) -> Tensor
 _o.log2.register('CPU', _cpu_unary.log2)
+_o.log2.register('CUDA', _cuda_pointwise.log2)
 _o.log2.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log2)
@@ -989,6 +1090,7 @@ _o.log2_.register("ADInplaceOrView", _inplace_or_view(_o.log2_, (0,)), with_keys
 
 # schema/native_functions.yaml: log10(Tensor self) -> Tensor
 _o.log10.register('CPU', _cpu_unary.log10)
+_o.log10.register('CUDA', _cuda_pointwise.log10)
 _o.log10.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log10)
@@ -1001,6 +1103,7 @@ _o.log10_.register("ADInplaceOrView", _inplace_or_view(_o.log10_, (0,)), with_ke
 
 # schema/native_functions.yaml: log1p(Tensor self) -> Tensor
 _o.log1p.register('CPU', _cpu_unary.log1p)
+_o.log1p.register('CUDA', _cuda_pointwise.log1p)
 _o.log1p.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of log1p)
@@ -1013,6 +1116,7 @@ _o.log1p_.register("ADInplaceOrView", _inplace_or_view(_o.log1p_, (0,)), with_ke
 
 # schema/native_functions.yaml: sqrt(Tensor self) -> Tensor
 _o.sqrt.register('CPU', _cpu_unary.sqrt)
+_o.sqrt.register('CUDA', _cuda_pointwise.sqrt)
 _o.sqrt.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sqrt)
@@ -1025,6 +1129,7 @@ _o.sqrt_.register("ADInplaceOrView", _inplace_or_view(_o.sqrt_, (0,)), with_keys
 
 # schema/native_functions.yaml: rsqrt(Tensor self) -> Tensor
 _o.rsqrt.register('CPU', _cpu_unary.rsqrt)
+_o.rsqrt.register('CUDA', _cuda_pointwise.rsqrt)
 _o.rsqrt.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of rsqrt)
@@ -1037,6 +1142,7 @@ _o.rsqrt_.register("ADInplaceOrView", _inplace_or_view(_o.rsqrt_, (0,)), with_ke
 
 # schema/native_functions.yaml: reciprocal(Tensor self) -> Tensor
 _o.reciprocal.register('CPU', _cpu_unary.reciprocal)
+_o.reciprocal.register('CUDA', _cuda_pointwise.reciprocal)
 _o.reciprocal.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of reciprocal)
@@ -1049,6 +1155,7 @@ _o.reciprocal_.register("ADInplaceOrView", _inplace_or_view(_o.reciprocal_, (0,)
 
 # schema/native_functions.yaml: sin(Tensor self) -> Tensor
 _o.sin.register('CPU', _cpu_unary.sin)
+_o.sin.register('CUDA', _cuda_pointwise.sin)
 _o.sin.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sin)
@@ -1061,6 +1168,7 @@ _o.sin_.register("ADInplaceOrView", _inplace_or_view(_o.sin_, (0,)), with_keyset
 
 # schema/native_functions.yaml: cos(Tensor self) -> Tensor
 _o.cos.register('CPU', _cpu_unary.cos)
+_o.cos.register('CUDA', _cuda_pointwise.cos)
 _o.cos.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cos)
@@ -1073,6 +1181,7 @@ _o.cos_.register("ADInplaceOrView", _inplace_or_view(_o.cos_, (0,)), with_keyset
 
 # schema/native_functions.yaml: tan(Tensor self) -> Tensor
 _o.tan.register('CPU', _cpu_unary.tan)
+_o.tan.register('CUDA', _cuda_pointwise.tan)
 _o.tan.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of tan)
@@ -1085,6 +1194,7 @@ _o.tan_.register("ADInplaceOrView", _inplace_or_view(_o.tan_, (0,)), with_keyset
 
 # schema/native_functions.yaml: asin(Tensor self) -> Tensor
 _o.asin.register('CPU', _cpu_unary.asin)
+_o.asin.register('CUDA', _cuda_pointwise.asin)
 _o.asin.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of asin)
@@ -1097,6 +1207,7 @@ _o.asin_.register("ADInplaceOrView", _inplace_or_view(_o.asin_, (0,)), with_keys
 
 # schema/native_functions.yaml: acos(Tensor self) -> Tensor
 _o.acos.register('CPU', _cpu_unary.acos)
+_o.acos.register('CUDA', _cuda_pointwise.acos)
 _o.acos.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of acos)
@@ -1109,6 +1220,7 @@ _o.acos_.register("ADInplaceOrView", _inplace_or_view(_o.acos_, (0,)), with_keys
 
 # schema/native_functions.yaml: atan(Tensor self) -> Tensor
 _o.atan.register('CPU', _cpu_unary.atan)
+_o.atan.register('CUDA', _cuda_pointwise.atan)
 _o.atan.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of atan)
@@ -1121,6 +1233,7 @@ _o.atan_.register("ADInplaceOrView", _inplace_or_view(_o.atan_, (0,)), with_keys
 
 # schema/native_functions.yaml: sinh(Tensor self) -> Tensor
 _o.sinh.register('CPU', _cpu_unary.sinh)
+_o.sinh.register('CUDA', _cuda_pointwise.sinh)
 _o.sinh.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sinh)
@@ -1133,6 +1246,7 @@ _o.sinh_.register("ADInplaceOrView", _inplace_or_view(_o.sinh_, (0,)), with_keys
 
 # schema/native_functions.yaml: cosh(Tensor self) -> Tensor
 _o.cosh.register('CPU', _cpu_unary.cosh)
+_o.cosh.register('CUDA', _cuda_pointwise.cosh)
 _o.cosh.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of cosh)
@@ -1145,6 +1259,7 @@ _o.cosh_.register("ADInplaceOrView", _inplace_or_view(_o.cosh_, (0,)), with_keys
 
 # schema/native_functions.yaml: erf(Tensor self) -> Tensor
 _o.erf.register('CPU', _cpu_unary.erf)
+_o.erf.register('CUDA', _cuda_pointwise.erf)
 _o.erf.register('Meta', _meta_unary.unary_float)
 
 # schema/native_functions.yaml: erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of erf)
@@ -1157,6 +1272,7 @@ _o.erf_.register("ADInplaceOrView", _inplace_or_view(_o.erf_, (0,)), with_keyset
 
 # schema/native_functions.yaml: abs(Tensor self) -> Tensor
 _o.abs.register('CPU', _cpu_unary.abs)
+_o.abs.register('CUDA', _cuda_pointwise.abs)
 _o.abs.register('Meta', _meta_unary.abs)
 
 # schema/native_functions.yaml: abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of abs)
@@ -1169,6 +1285,7 @@ _o.abs_.register("ADInplaceOrView", _inplace_or_view(_o.abs_, (0,)), with_keyset
 
 # schema/native_functions.yaml: floor(Tensor self) -> Tensor
 _o.floor.register('CPU', _cpu_unary.floor)
+_o.floor.register('CUDA', _cuda_pointwise.floor)
 _o.floor.register('Meta', _meta_unary.floor)
 
 # schema/native_functions.yaml: floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of floor)
@@ -1181,6 +1298,7 @@ _o.floor_.register("ADInplaceOrView", _inplace_or_view(_o.floor_, (0,)), with_ke
 
 # schema/native_functions.yaml: ceil(Tensor self) -> Tensor
 _o.ceil.register('CPU', _cpu_unary.ceil)
+_o.ceil.register('CUDA', _cuda_pointwise.ceil)
 _o.ceil.register('Meta', _meta_unary.ceil)
 
 # schema/native_functions.yaml: ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of ceil)
@@ -1193,6 +1311,7 @@ _o.ceil_.register("ADInplaceOrView", _inplace_or_view(_o.ceil_, (0,)), with_keys
 
 # schema/native_functions.yaml: round(Tensor self) -> Tensor
 _o.round.register('CPU', _cpu_unary.round)
+_o.round.register('CUDA', _cuda_pointwise.round)
 _o.round.register('Meta', _meta_unary.round)
 
 # schema/native_functions.yaml: round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of round)
@@ -1217,6 +1336,7 @@ _o.round__decimals.register("ADInplaceOrView", _inplace_or_view(_o.round__decima
 
 # schema/native_functions.yaml: trunc(Tensor self) -> Tensor
 _o.trunc.register('CPU', _cpu_unary.trunc)
+_o.trunc.register('CUDA', _cuda_pointwise.trunc)
 _o.trunc.register('Meta', _meta_unary.trunc)
 
 # schema/native_functions.yaml: trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of trunc)
@@ -1229,6 +1349,7 @@ _o.trunc_.register("ADInplaceOrView", _inplace_or_view(_o.trunc_, (0,)), with_ke
 
 # schema/native_functions.yaml: frac(Tensor self) -> Tensor
 _o.frac.register('CPU', _cpu_unary.frac)
+_o.frac.register('CUDA', _cuda_pointwise.frac)
 _o.frac.register('Meta', _meta_unary.frac)
 
 # schema/native_functions.yaml: frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of frac)
@@ -1241,6 +1362,7 @@ _o.frac_.register("ADInplaceOrView", _inplace_or_view(_o.frac_, (0,)), with_keys
 
 # schema/native_functions.yaml: sign(Tensor self) -> Tensor
 _o.sign.register('CPU', _cpu_unary.sign)
+_o.sign.register('CUDA', _cuda_pointwise.sign)
 _o.sign.register('Meta', _meta_unary.unary_same)
 
 # schema/native_functions.yaml: sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of sign)
@@ -1253,6 +1375,7 @@ _o.sign_.register("ADInplaceOrView", _inplace_or_view(_o.sign_, (0,)), with_keys
 
 # schema/native_functions.yaml: logical_not(Tensor self) -> Tensor
 _o.logical_not.register('CPU', _cpu_unary.logical_not)
+_o.logical_not.register('CUDA', _cuda_pointwise.logical_not)
 _o.logical_not.register('Meta', _meta_unary.unary_bool)
 
 # schema/native_functions.yaml: logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of logical_not)
@@ -1265,6 +1388,7 @@ _o.logical_not_.register("ADInplaceOrView", _inplace_or_view(_o.logical_not_, (0
 
 # schema/native_functions.yaml: bitwise_not(Tensor self) -> Tensor
 _o.bitwise_not.register('CPU', _cpu_unary.bitwise_not)
+_o.bitwise_not.register('CUDA', _cuda_pointwise.bitwise_not)
 _o.bitwise_not.register('Meta', _meta_unary.bitwise_not)
 
 # schema/native_functions.yaml: bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of bitwise_not)
@@ -1277,6 +1401,7 @@ _o.bitwise_not_.register("ADInplaceOrView", _inplace_or_view(_o.bitwise_not_, (0
 
 # schema/native_functions.yaml: isnan(Tensor self) -> Tensor
 _o.isnan.register('CPU', _cpu_unary.isnan)
+_o.isnan.register('CUDA', _cuda_pointwise.isnan)
 _o.isnan.register('Meta', _meta_unary.unary_bool)
 
 # schema/native_functions.yaml: isnan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isnan)
@@ -1285,6 +1410,7 @@ _o.isnan_out.register("ADInplaceOrView", _inplace_or_view(_o.isnan_out, (1,)), w
 
 # schema/native_functions.yaml: isinf(Tensor self) -> Tensor
 _o.isinf.register('CPU', _cpu_unary.isinf)
+_o.isinf.register('CUDA', _cuda_pointwise.isinf)
 _o.isinf.register('Meta', _meta_unary.unary_bool)
 
 # schema/native_functions.yaml: isinf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of isinf)
@@ -1293,6 +1419,7 @@ _o.isinf_out.register("ADInplaceOrView", _inplace_or_view(_o.isinf_out, (1,)), w
 
 # schema/native_functions.yaml: isfinite(Tensor self) -> Tensor
 _o.isfinite.register('CPU', _cpu_unary.isfinite)
+_o.isfinite.register('CUDA', _cuda_pointwise.isfinite)
 _o.isfinite.register('Meta', _meta_unary.unary_bool)
 
 # schema/native_functions.yaml: signbit(Tensor self) -> Tensor
@@ -1317,10 +1444,12 @@ _o.nan_to_num_.register("ADInplaceOrView", _inplace_or_view(_o.nan_to_num_, (0,)
 
 # schema/native_functions.yaml: sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
 _o.sum.register('CPU', _cpu_reduction.sum)
+_o.sum.register('CUDA', _cuda_reduction.sum)
 _o.sum.register('Meta', _meta_reduction.sum)
 
 # schema/native_functions.yaml: sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.sum_dim_IntList.register('CPU', _cpu_reduction.sum_dim)
+_o.sum_dim_IntList.register('CUDA', _cuda_reduction.sum_dim)
 _o.sum_dim_IntList.register('Meta', _meta_reduction.sum_dim)
 
 # schema/native_functions.yaml: sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of sum.dim_IntList)
@@ -1329,10 +1458,12 @@ _o.sum_IntList_out.register("ADInplaceOrView", _inplace_or_view(_o.sum_IntList_o
 
 # schema/native_functions.yaml: mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
 _o.mean.register('CPU', _cpu_reduction.mean)
+_o.mean.register('CUDA', _cuda_reduction.mean)
 _o.mean.register('Meta', _meta_reduction.mean)
 
 # schema/native_functions.yaml: mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.mean_dim.register('CPU', _cpu_reduction.mean_dim)
+_o.mean_dim.register('CUDA', _cuda_reduction.mean_dim)
 _o.mean_dim.register('Meta', _meta_reduction.mean_dim)
 
 # schema/native_functions.yaml: mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of mean.dim)
@@ -1341,6 +1472,7 @@ _o.mean_out.register("ADInplaceOrView", _inplace_or_view(_o.mean_out, (4,)), wit
 
 # schema/native_functions.yaml: amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 _o.amax.register('CPU', _cpu_reduction.amax)
+_o.amax.register('CUDA', _cuda_reduction.amax)
 _o.amax.register('Meta', _meta_reduction.amax)
 
 # schema/native_functions.yaml: amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amax)
@@ -1349,6 +1481,7 @@ _o.amax_out.register("ADInplaceOrView", _inplace_or_view(_o.amax_out, (3,)), wit
 
 # schema/native_functions.yaml: argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 _o.argmax.register('CPU', _cpu_reduction.argmax)
+_o.argmax.register('CUDA', _cuda_reduction.argmax)
 _o.argmax.register('Meta', _meta_reduction.argmax)
 
 # schema/native_functions.yaml: argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmax)
@@ -1357,6 +1490,7 @@ _o.argmax_out.register("ADInplaceOrView", _inplace_or_view(_o.argmax_out, (3,)),
 
 # schema/native_functions.yaml: prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
 _o.prod.register('CPU', _cpu_reduction.prod)
+_o.prod.register('CUDA', _cuda_reduction.prod)
 _o.prod.register('Meta', _meta_reduction.prod)
 
 # schema/native_functions.yaml: prod.out(Tensor self, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod)
@@ -1365,6 +1499,7 @@ _o.prod_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_out, (2,)), wit
 
 # schema/native_functions.yaml: prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
 _o.prod_dim_int.register('CPU', _cpu_reduction.prod_dim)
+_o.prod_dim_int.register('CUDA', _cuda_reduction.prod_dim)
 _o.prod_dim_int.register('Meta', _meta_reduction.prod_dim)
 
 # schema/native_functions.yaml: prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!) (autogen of prod.dim_int)
@@ -1373,6 +1508,7 @@ _o.prod_int_out.register("ADInplaceOrView", _inplace_or_view(_o.prod_int_out, (4
 
 # schema/native_functions.yaml: amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
 _o.amin.register('CPU', _cpu_reduction.amin)
+_o.amin.register('CUDA', _cuda_reduction.amin)
 _o.amin.register('Meta', _meta_reduction.amin)
 
 # schema/native_functions.yaml: amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of amin)
@@ -1381,6 +1517,7 @@ _o.amin_out.register("ADInplaceOrView", _inplace_or_view(_o.amin_out, (3,)), wit
 
 # schema/native_functions.yaml: max(Tensor self) -> Tensor
 _o.max.register('CPU', _cpu_reduction.max_all)
+_o.max.register('CUDA', _cuda_reduction.max_all)
 _o.max.register('Meta', _meta_reduction.max_all)
 
 # schema/native_functions.yaml: max.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -1389,6 +1526,7 @@ _o.max_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.max_unary_out, 
 
 # schema/native_functions.yaml: max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 _o.max_dim.register('CPU', _cpu_reduction.max_dim)
+_o.max_dim.register('CUDA', _cuda_reduction.max_dim)
 _o.max_dim.register('Meta', _meta_reduction.max_dim)
 
 # schema/native_functions.yaml: max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of max.dim)
@@ -1405,6 +1543,7 @@ _o.max_out.register("ADInplaceOrView", _inplace_or_view(_o.max_out, (2,)), with_
 
 # schema/native_functions.yaml: min(Tensor self) -> Tensor
 _o.min.register('CPU', _cpu_reduction.min_all)
+_o.min.register('CUDA', _cuda_reduction.min_all)
 _o.min.register('Meta', _meta_reduction.min_all)
 
 # schema/native_functions.yaml: min.unary_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -1413,6 +1552,7 @@ _o.min_unary_out.register("ADInplaceOrView", _inplace_or_view(_o.min_unary_out, 
 
 # schema/native_functions.yaml: min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 _o.min_dim.register('CPU', _cpu_reduction.min_dim)
+_o.min_dim.register('CUDA', _cuda_reduction.min_dim)
 _o.min_dim.register('Meta', _meta_reduction.min_dim)
 
 # schema/native_functions.yaml: min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices) (autogen of min.dim)
@@ -1429,6 +1569,7 @@ _o.min_out.register("ADInplaceOrView", _inplace_or_view(_o.min_out, (2,)), with_
 
 # schema/native_functions.yaml: argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
 _o.argmin.register('CPU', _cpu_reduction.argmin)
+_o.argmin.register('CUDA', _cuda_reduction.argmin)
 _o.argmin.register('Meta', _meta_reduction.argmin)
 
 # schema/native_functions.yaml: argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of argmin)
@@ -1447,6 +1588,7 @@ _o.var_out.register("ADInplaceOrView", _inplace_or_view(_o.var_out, (4,)), with_
 
 # schema/native_functions.yaml: var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 _o.var_correction.register('CPU', _cpu_reduction.var_correction)
+_o.var_correction.register('CUDA', _cuda_reduction.var_correction)
 _o.var_correction.register('Meta', _meta_reduction.var_correction)
 
 # schema/native_functions.yaml: var.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of var.correction)
@@ -1465,6 +1607,7 @@ _o.std_out.register("ADInplaceOrView", _inplace_or_view(_o.std_out, (4,)), with_
 
 # schema/native_functions.yaml: std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
 _o.std_correction.register('CPU', _cpu_reduction.std_correction)
+_o.std_correction.register('CUDA', _cuda_reduction.std_correction)
 _o.std_correction.register('Meta', _meta_reduction.std_correction)
 
 # schema/native_functions.yaml: std.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out) -> Tensor(a!) (autogen of std.correction)
@@ -1479,6 +1622,7 @@ _o.var_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.var_m
 
 # schema/native_functions.yaml: var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 _o.var_mean_correction.register('CPU', _cpu_reduction.var_mean_correction)
+_o.var_mean_correction.register('CUDA', _cuda_reduction.var_mean_correction)
 _o.var_mean_correction.register('Meta', _meta_reduction.var_mean_correction)
 
 # schema/native_functions.yaml: var_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of var_mean.correction)
@@ -1493,6 +1637,7 @@ _o.std_mean_dim.register('CompositeImplicitAutograd', _composite_reduction.std_m
 
 # schema/native_functions.yaml: std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
 _o.std_mean_correction.register('CPU', _cpu_reduction.std_mean_correction)
+_o.std_mean_correction.register('CUDA', _cuda_reduction.std_mean_correction)
 _o.std_mean_correction.register('Meta', _meta_reduction.std_mean_correction)
 
 # schema/native_functions.yaml: std_mean.correction_out(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) (autogen of std_mean.correction)
@@ -1531,14 +1676,17 @@ _o.norm_out.register("ADInplaceOrView", _inplace_or_view(_o.norm_out, (4,)), wit
 
 # schema/native_functions.yaml: all(Tensor self) -> Tensor
 _o.all.register('CPU', _cpu_reduction.all_all)
+_o.all.register('CUDA', _cuda_reduction.all_all)
 _o.all.register('Meta', _meta_reduction.all_any)
 
 # schema/native_functions.yaml: all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 _o.all_dim.register('CPU', _cpu_reduction.all_dim)
+_o.all_dim.register('CUDA', _cuda_reduction.all_dim)
 _o.all_dim.register('Meta', _meta_reduction.all_any_dim)
 
 # schema/native_functions.yaml: all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 _o.all_dims.register('CPU', _cpu_reduction.all_dim)
+_o.all_dims.register('CUDA', _cuda_reduction.all_dim)
 _o.all_dims.register('Meta', _meta_reduction.all_any_dim)
 
 # schema/native_functions.yaml: all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -1555,14 +1703,17 @@ _o.all_dims_out.register("ADInplaceOrView", _inplace_or_view(_o.all_dims_out, (3
 
 # schema/native_functions.yaml: any(Tensor self) -> Tensor
 _o.any.register('CPU', _cpu_reduction.any_all)
+_o.any.register('CUDA', _cuda_reduction.any_all)
 _o.any.register('Meta', _meta_reduction.all_any)
 
 # schema/native_functions.yaml: any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
 _o.any_dim.register('CPU', _cpu_reduction.any_dim)
+_o.any_dim.register('CUDA', _cuda_reduction.any_dim)
 _o.any_dim.register('Meta', _meta_reduction.all_any_dim)
 
 # schema/native_functions.yaml: any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
 _o.any_dims.register('CPU', _cpu_reduction.any_dim)
+_o.any_dims.register('CUDA', _cuda_reduction.any_dim)
 _o.any_dims.register('Meta', _meta_reduction.all_any_dim)
 
 # schema/native_functions.yaml: any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
@@ -1941,6 +2092,7 @@ _o.bernoulli_float_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli
 
 # schema/native_functions.yaml: mm(Tensor self, Tensor mat2) -> Tensor
 _o.mm.register('CPU', _cpu_linalg.mm)
+_o.mm.register('CUDA', _cuda_linalg.mm)
 _o.mm.register('Meta', _meta_linalg.mm)
 
 # schema/native_functions.yaml: mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (autogen of mm)
@@ -1949,6 +2101,7 @@ _o.mm_out.register("ADInplaceOrView", _inplace_or_view(_o.mm_out, (2,)), with_ke
 
 # schema/native_functions.yaml: bmm(Tensor self, Tensor mat2) -> Tensor
 _o.bmm.register('CPU', _cpu_linalg.bmm)
+_o.bmm.register('CUDA', _cuda_linalg.bmm)
 _o.bmm.register('Meta', _meta_linalg.bmm)
 
 # schema/native_functions.yaml: bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!) (autogen of bmm)
@@ -1957,6 +2110,7 @@ _o.bmm_out.register("ADInplaceOrView", _inplace_or_view(_o.bmm_out, (2,)), with_
 
 # schema/native_functions.yaml: addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
 _o.addmm.register('CPU', _cpu_linalg.addmm)
+_o.addmm.register('CUDA', _cuda_linalg.addmm)
 _o.addmm.register('Meta', _meta_linalg.addmm)
 
 # schema/native_functions.yaml: addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!) (autogen of addmm)
@@ -2072,6 +2226,7 @@ _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
 # schema/native_functions.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor
 _o.cat.register('CPU', _cpu_indexing.cat)
+_o.cat.register('CUDA', _cuda_indexing.cat)
 _o.cat.register('Meta', _meta_indexing.cat)
 
 # schema/native_functions.yaml: cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!) (autogen of cat)
@@ -2152,6 +2307,7 @@ _o.triu_.register("ADInplaceOrView", _inplace_or_view(_o.triu_, (0,)), with_keys
 
 # schema/native_functions.yaml: index_select(Tensor self, int dim, Tensor index) -> Tensor
 _o.index_select.register('CPU', _cpu_shape.index_select)
+_o.index_select.register('CUDA', _cuda_indexing.index_select)
 _o.index_select.register('Meta', _meta_shape.index_select)
 
 # schema/native_functions.yaml: index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!) (autogen of index_select)
@@ -2160,6 +2316,7 @@ _o.index_select_out.register("ADInplaceOrView", _inplace_or_view(_o.index_select
 
 # schema/native_functions.yaml: gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
 _o.gather.register('CPU', _cpu_shape.gather)
+_o.gather.register('CUDA', _cuda_indexing.gather)
 _o.gather.register('Meta', _meta_shape.gather)
 
 # schema/native_functions.yaml: gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!) (autogen of gather)
@@ -2220,6 +2377,7 @@ _o.scatter__value_reduce.register("ADInplaceOrView", _inplace_or_view(_o.scatter
 
 # schema/native_functions.yaml: scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
 _o.scatter_add.register('CPU', _cpu_shape.scatter_add)
+_o.scatter_add.register('CUDA', _cuda_indexing.scatter_add)
 _o.scatter_add.register('Meta', _meta_shape.scatter_add)
 
 # schema/native_functions.yaml: scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!) (autogen of scatter_add)
@@ -2228,6 +2386,7 @@ _o.scatter_add_out.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_o
 
 # schema/native_functions.yaml: scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
 _o.scatter_add_.register('CPU', _cpu_shape.scatter_add_)
+_o.scatter_add_.register('CUDA', _cuda_indexing.scatter_add_)
 _o.scatter_add_.register('Meta', _meta_shape.scatter_add_)
 _o.scatter_add_.register("ADInplaceOrView", _inplace_or_view(_o.scatter_add_, (0,)), with_keyset=True)
 
@@ -2760,11 +2919,13 @@ _o.randint_like_low_generator_dtype.register('CompositeExplicitAutograd', _commo
 
 # schema/native_functions.yaml: uniform_(Tensor(a!) self, float from=0., float to=1., *, Generator? generator=None) -> Tensor(a!)
 _o.uniform_.register('CPU', _cpu_random.uniform_)
+_o.uniform_.register('CUDA', _cuda_random.uniform_)
 _o.uniform_.register('Meta', _meta_random.uniform_)
 _o.uniform_.register("ADInplaceOrView", _inplace_or_view(_o.uniform_, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: normal_(Tensor(a!) self, float mean=0., float std=1., *, Generator? generator=None) -> Tensor(a!)
 _o.normal_.register('CPU', _cpu_random.normal_)
+_o.normal_.register('CUDA', _cuda_random.normal_)
 _o.normal_.register('Meta', _meta_random.normal_)
 _o.normal_.register("ADInplaceOrView", _inplace_or_view(_o.normal_, (0,)), with_keyset=True)
 
@@ -2798,6 +2959,7 @@ _o.bernoulli_out.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli_out, 
 
 # schema/native_functions.yaml: bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
 _o.bernoulli_p.register('CPU', _cpu_random.bernoulli_p)
+_o.bernoulli_p.register('CUDA', _cuda_random.bernoulli_p)
 _o.bernoulli_p.register('Meta', _meta_random.bernoulli_p)
 
 # schema/native_functions.yaml: bernoulli.Tensor(Tensor self, Tensor p, *, Generator? generator=None) -> Tensor
@@ -2815,11 +2977,13 @@ _o.bernoulli__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__
 
 # schema/native_functions.yaml: bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
 _o.bernoulli__float.register('CPU', _cpu_random.bernoulli__float)
+_o.bernoulli__float.register('CUDA', _cuda_random.bernoulli__float)
 _o.bernoulli__float.register('Meta', _meta_random.bernoulli__float)
 _o.bernoulli__float.register("ADInplaceOrView", _inplace_or_view(_o.bernoulli__float, (0,)), with_keyset=True)
 
 # schema/native_functions.yaml: native_dropout(Tensor input, float p, bool? train) -> (Tensor, Tensor)
 _o.native_dropout.register('CPU', _cpu_random.native_dropout)
+_o.native_dropout.register('CUDA', _cuda_random.native_dropout)
 _o.native_dropout.register('Meta', _meta_random.native_dropout)
 
 # schema/native_functions.yaml: native_dropout_backward(Tensor grad_output, Tensor mask, float scale) -> Tensor
@@ -3072,6 +3236,7 @@ _o.pad.register('CompositeImplicitAutograd', _composite_conv.pad)
 
 # schema/native_functions.yaml: embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
 _o.embedding.register('CPU', _cpu_conv.embedding)
+_o.embedding.register('CUDA', _cuda_indexing.embedding)
 _o.embedding.register('Meta', _meta_conv.embedding)
 
 # schema/native_functions.yaml: embedding.out(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False, *, Tensor(a!) out) -> Tensor(a!) (autogen of embedding)
@@ -3080,6 +3245,7 @@ _o.embedding_out.register("ADInplaceOrView", _inplace_or_view(_o.embedding_out, 
 
 # schema/native_functions.yaml: embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor
 _o.embedding_dense_backward.register('CPU', _cpu_conv.embedding_dense_backward)
+_o.embedding_dense_backward.register('CUDA', _cuda_indexing.embedding_dense_backward)
 _o.embedding_dense_backward.register('Meta', _meta_conv.embedding_dense_backward)
 
 # schema/native_functions.yaml: embedding_dense_backward.out(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq, *, Tensor(a!) out) -> Tensor(a!) (autogen of embedding_dense_backward)
@@ -3130,6 +3296,7 @@ _o.einsum.register('CompositeImplicitAutograd', _composite_nn.einsum)
 
 # schema/native_functions.yaml: _softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 _o._softmax.register('CPU', _cpu_nn.softmax_forward)
+_o._softmax.register('CUDA', _cuda_nn.softmax_forward)
 _o._softmax.register('Meta', _meta_nn.softmax_forward)
 
 # schema/native_functions.yaml: _softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!) (autogen of _softmax)
@@ -3138,6 +3305,7 @@ _o._softmax_out.register("ADInplaceOrView", _inplace_or_view(_o._softmax_out, (3
 
 # schema/native_functions.yaml: _log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
 _o._log_softmax.register('CPU', _cpu_nn.log_softmax_forward)
+_o._log_softmax.register('CUDA', _cuda_nn.log_softmax_forward)
 _o._log_softmax.register('Meta', _meta_nn.log_softmax_forward)
 
 # schema/native_functions.yaml: _log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!) (autogen of _log_softmax)
@@ -3160,6 +3328,7 @@ _o.log_softmax_int_out.register("ADInplaceOrView", _inplace_or_view(_o.log_softm
 
 # schema/native_functions.yaml: _softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 _o._softmax_backward_data.register('CPU', _cpu_nn.softmax_backward_data)
+_o._softmax_backward_data.register('CUDA', _cuda_nn.softmax_backward_data)
 _o._softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
 # schema/native_functions.yaml: _softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of _softmax_backward_data)
@@ -3168,6 +3337,7 @@ _o._softmax_backward_data_out.register("ADInplaceOrView", _inplace_or_view(_o._s
 
 # schema/native_functions.yaml: _log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
 _o._log_softmax_backward_data.register('CPU', _cpu_nn.log_softmax_backward_data)
+_o._log_softmax_backward_data.register('CUDA', _cuda_nn.log_softmax_backward_data)
 _o._log_softmax_backward_data.register('Meta', _meta_nn.softmax_backward_data)
 
 # schema/native_functions.yaml: _log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!) (autogen of _log_softmax_backward_data)
@@ -3196,6 +3366,7 @@ _o.gelu_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.gelu
 
 # schema/native_functions.yaml: silu(Tensor self) -> Tensor
 _o.silu.register('CPU', _cpu_activation.silu)
+_o.silu.register('CUDA', _cuda_pointwise.silu)
 _o.silu.register('Meta', _meta_activation.silu)
 
 # schema/native_functions.yaml: silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!) (autogen of silu)
@@ -3309,6 +3480,7 @@ _o.threshold_.register("ADInplaceOrView", _inplace_or_view(_o.threshold_, (0,)),
 
 # schema/native_functions.yaml: sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor
 _o.sigmoid_backward.register('CPU', _cpu_activation.sigmoid_backward)
+_o.sigmoid_backward.register('CUDA', _cuda_pointwise.sigmoid_backward)
 _o.sigmoid_backward.register('Meta', _meta_activation.sigmoid_backward)
 
 # schema/native_functions.yaml: sigmoid_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of sigmoid_backward)
@@ -3317,6 +3489,7 @@ _o.sigmoid_backward_grad_input.register("ADInplaceOrView", _inplace_or_view(_o.s
 
 # schema/native_functions.yaml: tanh_backward(Tensor grad_output, Tensor output) -> Tensor
 _o.tanh_backward.register('CPU', _cpu_activation.tanh_backward)
+_o.tanh_backward.register('CUDA', _cuda_pointwise.tanh_backward)
 _o.tanh_backward.register('Meta', _meta_activation.tanh_backward)
 
 # schema/native_functions.yaml: tanh_backward.grad_input(Tensor grad_output, Tensor output, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of tanh_backward)
@@ -3379,6 +3552,7 @@ _o.clamp__Tensor.register("ADInplaceOrView", _inplace_or_view(_o.clamp__Tensor, 
 
 # schema/native_functions.yaml: nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)
 _o.nll_loss_forward.register('CPU', _cpu_nn.nll_loss_forward)
+_o.nll_loss_forward.register('CUDA', _cuda_nn.nll_loss_forward)
 _o.nll_loss_forward.register('Meta', _meta_nn.nll_loss_forward)
 
 # schema/native_functions.yaml: nll_loss_forward.output(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, *, Tensor(a!) output, Tensor(b!) total_weight) -> (Tensor(a!), Tensor(b!)) (autogen of nll_loss_forward)
@@ -3387,6 +3561,7 @@ _o.nll_loss_forward_output.register("ADInplaceOrView", _inplace_or_view(_o.nll_l
 
 # schema/native_functions.yaml: nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor
 _o.nll_loss_backward.register('CPU', _cpu_nn.nll_loss_backward)
+_o.nll_loss_backward.register('CUDA', _cuda_nn.nll_loss_backward)
 _o.nll_loss_backward.register('Meta', _meta_nn.nll_loss_backward)
 
 # schema/native_functions.yaml: nll_loss_backward.grad_input(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight, *, Tensor(a!) grad_input) -> Tensor(a!) (autogen of nll_loss_backward)
@@ -3441,6 +3616,7 @@ _o.binary_cross_entropy_with_logits_out.register("ADInplaceOrView", _inplace_or_
 
 # schema/native_functions.yaml: native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
 _o.native_layer_norm.register('CPU', _cpu_nn.native_layer_norm)
+_o.native_layer_norm.register('CUDA', _cuda_nn.native_layer_norm)
 _o.native_layer_norm.register('Meta', _meta_nn.native_layer_norm)
 
 # schema/native_functions.yaml: native_layer_norm.out(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_layer_norm)
@@ -3449,6 +3625,7 @@ _o.native_layer_norm_out.register("ADInplaceOrView", _inplace_or_view(_o.native_
 
 # schema/native_functions.yaml: native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)
 _o.native_layer_norm_backward.register('CPU', _cpu_nn.native_layer_norm_backward)
+_o.native_layer_norm_backward.register('CUDA', _cuda_nn.native_layer_norm_backward)
 _o.native_layer_norm_backward.register('Meta', _meta_nn.native_layer_norm_backward)
 
 # schema/native_functions.yaml: native_layer_norm_backward.out(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask, *, Tensor(a!) out0, Tensor(b!) out1, Tensor(c!) out2) -> (Tensor(a!), Tensor(b!), Tensor(c!)) (autogen of native_layer_norm_backward)

@@ -1,5 +1,5 @@
-"""Device backends beyond cpu and meta. CUDA (CuPy RawKernels) is not built yet: the
-dispatch keys, keysets and allocation hook exist so that it can plug in here.
+"""Device backends beyond cpu and meta: `allocator_for` gives a device's allocation
+function (CUDA: ember's caching allocator, ember/cuda/).
 
 Beside it, torch.backends' flag modules (`cuda`, `cudnn`, `mkldnn`, `mps`), which scripts set
 and query: ember has none of these libraries, so their flags are only kept.
@@ -8,8 +8,11 @@ import contextlib
 
 
 def allocator_for(device):
-    raise RuntimeError(f"ember has no {device.type} backend yet (only cpu and meta); "
-                       "CUDA support arrives with the CUDA backend work")
+    """`empty(shape, stride, dtype)` of a device type beyond cpu and meta."""
+    if device.type == "cuda":
+        from ember.cuda._runtime import empty_cuda
+        return lambda shape, stride, dt: empty_cuda(device, shape, stride, dt)
+    raise RuntimeError(f"ember has no {device.type} backend")
 
 
 @contextlib.contextmanager

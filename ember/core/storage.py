@@ -87,6 +87,8 @@ class Storage:
     def data_ptr(self) -> int:
         if self.device is META or self._owner is None:
             return 0
+        if self.device.type == "cuda":   # a DeviceBuffer (ember/cuda/_runtime.py)
+            return self._owner.ptr
         return self.bytes.__array_interface__["data"][0]
 
     def __len__(self):

@@ -1,5 +1,5 @@
 """Tensor attributes that are not ops: T, mT, H, mH, __getitem__, __setitem__, the dtype
-conversions (`x.float()`), to, cpu, type, norm, unique, nonzero, __deepcopy__ (attached by
+conversions (`x.float()`), to, cpu, cuda, record_stream, type, norm, unique, nonzero, __deepcopy__ (attached by
 ember/_assembly.py)."""
 from ember.kernels.composite.conversions import tensor_to
 from ember.kernels.composite.reduction import python_norm
@@ -43,6 +43,43 @@ _CONVERSIONS = (("float", "float32"), ("double", "float64"), ("half", "float16")
 def _cpu(self, memory_format=None):
     """A CPU copy (self when already on the CPU)."""
     return self if self._device.type == "cpu" else self.to("cpu")
+
+
+def _cuda(self, device=None, non_blocking=False, memory_format=None):
+    """A copy on a CUDA device (the current one by default); self when already there."""
+    from ember.cuda import _runtime
+    dev = f"cuda:{_runtime.device_index(device)}"
+    if memory_format is None:
+        return self.to(dev, non_blocking=non_blocking)
+    return self.to(dev, non_blocking=non_blocking, memory_format=memory_format)
+
+
+def _record_stream(self, stream):
+    """Marks the memory as used on `stream`: the allocator reuses it only after the work
+    queued there so far (torch's Tensor.record_stream)."""
+    if self._device.type != "cuda":
+        raise RuntimeError("record_stream is only supported for CUDA tensors")
+    buf = self.untyped_storage()._owner
+    if buf.block is not None:
+        buf.allocator.record_stream(buf.block, stream.cuda_stream)
+
+
+def _cuda_array_interface(self):
+    """CuPy's / Numba's view of a CUDA tensor's memory (byte strides; no copy)."""
+    if self._device.type != "cuda":
+        raise AttributeError(f"Can't get __cuda_array_interface__ on non-CUDA tensor type: "
+                             f"{_type(self)} If CUDA data is required use tensor.cuda() to copy "
+                             "tensor to device memory.")
+    if self.requires_grad:
+        raise RuntimeError("Can't get __cuda_array_interface__ on Variable that requires grad. "
+                           "If gradients aren't required, use var.detach() to get Variable that "
+                           "doesn't require grad.")
+    if self._dtype is D.bfloat16:
+        raise TypeError("bfloat16 has no __cuda_array_interface__ typestr")
+    isz = self._dtype.itemsize
+    return {"typestr": self._dtype.np.str, "shape": tuple(self._shape),
+            "strides": tuple(s * isz for s in self.stride()),
+            "data": (self.data_ptr() if self.numel() else 0, False), "version": 2}
 
 
 def _type(self, dtype=None, non_blocking=False):
@@ -113,7 +150,8 @@ TENSOR_ATTRIBUTES = {
     "T": property(_T), "mT": property(_mT), "H": property(_T), "mH": property(_mT),
     "__getitem__": getitem, "__setitem__": setitem,
     **{method: _converter(dt) for method, dt in _CONVERSIONS},
-    "cpu": _cpu, "type": _type,
+    "cpu": _cpu, "cuda": _cuda, "record_stream": _record_stream, "type": _type,
+    "__cuda_array_interface__": property(_cuda_array_interface),
     # torch parses `x.to(...)`'s Python signatures by hand (device-only, dtype-only,
     # tensor, ...); the to.* overloads are declared with `manual_binding: true`.
     "to": tensor_to,

@@ -92,6 +92,9 @@ def fill_tensor_(self, value):
     check_fill_value(value)
     if self._device.type == "meta":
         return self
+    if self._device.type != "cpu":   # a CPU 0-dim value into another device's tensor
+        key = K.bit(K.BACKEND_KEY_OF_DEVICE[self._device.type])
+        return _ops.fill__Tensor.redispatch(key, self, value)
     if value._device.type == "meta":
         raise NotImplementedError(_NO_DATA)
     src = value._np if value._device.type == "cpu" else np.asarray(value.item())

@@ -6,6 +6,7 @@ import pytest
 import ember
 
 torch = pytest.importorskip("torch")
+pytestmark = pytest.mark.usefixtures("no_cuda")   # also when EMBER_CUDA_EMULATOR=1 is set
 
 
 @pytest.mark.parametrize("name", ["is_available", "is_initialized", "device_count",

@@ -1,0 +1,68 @@
+// indexing.cu: gather-style reads (index_select, gather, embedding) and scatter-add writes
+// (scatter_add, embedding backward) with atomics. Offsets<3> runs over the shape of the
+// index-driven operand: [ndim, sizes, strides of out/self (0 along dim), of the index, of the
+// other operand]; along `dim` the indexed operand moves by dim_stride per index value. An index
+// outside [0, dim_size) is recorded in *bad and skipped (the host raises torch's IndexError).
+#include "common.cuh"
+
+using namespace ember;
+
+template <class T>
+__device__ void gather_body(i64 n, const i64* meta, T* out, const T* in, const i64* idx,
+                            i64 dim_stride, i64 dim_size, i64* bad) {
+  Offsets<3> oc(meta);  // out, in (dim stride 0), index
+  EMBER_LOOP(i, n) {
+    i64 o[3];
+    oc.get(i, o);
+    i64 k = idx[o[2]];
+    if (k < 0 || k >= dim_size) {
+      *bad = k;
+      continue;
+    }
+    out[o[0]] = in[o[1] + k * dim_stride];
+  }
+}
+
+#define EMBER_GATHER(name, T)                                                                    \
+  extern "C" __global__ void gather_##name(i64 n, const i64* meta, T* out, const T* in,         \
+                                           const i64* idx, i64 dim_stride, i64 dim_size,        \
+                                           i64* bad) {                                          \
+    gather_body<T>(n, meta, out, in, idx, dim_stride, dim_size, bad);                            \
+  }
+EMBER_FOR_ALL(EMBER_GATHER)
+
+// CUDA has atomicAdd for these (16-bit floats from sm_70 / sm_80); int64 goes through the
+// unsigned 64-bit overload (two's complement makes it the same addition).
+__device__ __forceinline__ void atomic_add(float* p, float v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add(double* p, double v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add(int* p, int v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add(i64* p, i64 v) {
+  atomicAdd(reinterpret_cast<unsigned long long*>(p), static_cast<unsigned long long>(v));
+}
+__device__ __forceinline__ void atomic_add(__half* p, __half v) { atomicAdd(p, v); }
+__device__ __forceinline__ void atomic_add(__nv_bfloat16* p, __nv_bfloat16 v) { atomicAdd(p, v); }
+
+// self[... idx ...] += src[...]; index entries equal to `skip` are ignored (padding_idx).
+#define EMBER_SCATTER_ADD(name, T)                                                               \
+  extern "C" __global__ void scatter_add_##name(i64 n, const i64* meta, T* self, const i64* idx,\
+                                                const T* src, i64 dim_stride, i64 dim_size,     \
+                                                i64 skip, i64* bad) {                           \
+    Offsets<3> oc(meta);                                                                         \
+    EMBER_LOOP(i, n) {                                                                           \
+      i64 o[3];                                                                                  \
+      oc.get(i, o);                                                                              \
+      i64 k = idx[o[1]];                                                                         \
+      if (k == skip) continue;                                                                   \
+      if (k < 0 || k >= dim_size) {                                                              \
+        *bad = k;                                                                                \
+        continue;                                                                                \
+      }                                                                                          \
+      atomic_add(&self[o[0] + k * dim_stride], src[o[2]]);                                       \
+    }                                                                                            \
+  }
+EMBER_SCATTER_ADD(float16, __half)
+EMBER_SCATTER_ADD(bfloat16, __nv_bfloat16)
+EMBER_SCATTER_ADD(float32, float)
+EMBER_SCATTER_ADD(float64, double)
+EMBER_SCATTER_ADD(int32, int)
+EMBER_SCATTER_ADD(int64, i64)

@@ -1,0 +1,340 @@
+"""CUDA pointwise kernels: arithmetic, comparisons, logical ops, where, clamp, masked_fill,
+unary math, activations and their backward. Each runs the Meta kernel first (torch's checks,
+the result's shape, strides and dtype), casts the operands to the compute dtype on the device,
+and launches elementwise.cu's `<family>_<op>_<dtype>`.
+
+    >>> (ember.ones(2, device="cuda") + 1).cpu()                 # doctest: +SKIP
+    tensor([2., 2.])
+"""
+from ember.core import dtype as D
+from ember.core.tensor import contiguous_strides
+from ember.kernels.common import _pointwise as P
+from ember.kernels.cpu.activation import _check_not_bool as check_not_bool
+from ember.kernels.cuda import _launch as L
+from ember.kernels.meta import activation as MA
+from ember.kernels.meta import binary as MB
+from ember.kernels.meta import unary as MU
+
+_BOOL_RESULT = {"eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_xor"}
+
+
+def _store(out, name, result_dt, *inputs, scalars=()):
+    """Runs kernel `name` (which writes `result_dt`) into out, through a temporary when out
+    has another dtype (in-place ops whose computation is wider than self)."""
+    if out._dtype is result_dt:
+        return L.elementwise(name, out, *inputs, scalars=scalars)
+    tmp = L.empty(out._device, out._shape, contiguous_strides(out._shape), result_dt)
+    L.elementwise(name, tmp, *inputs, scalars=scalars)
+    return L.elementwise(f"cast_{result_dt.name}_{out._dtype.name}", out, tmp)
+
+
+def binary(op, out_layout, compute, a, b, alpha=0, out=None):
+    """out (new, with out_layout's layout, or given) = op(a, b) computed in dtype `compute`."""
+    dev = L.cuda_device(a, b) if out is None else out._device
+    if out is None:
+        out = L.empty(dev, out_layout._shape, out_layout._stride, out_layout._dtype)
+    x, y = L.to_device_dtype(a, compute, dev), L.to_device_dtype(b, compute, dev)
+    return _store(out, f"binary_{op}_{compute.name}", D.bool_ if op in _BOOL_RESULT else compute,
+                  x, y, scalars=(L.acc_scalar(compute, alpha),))
+
+
+# --- arithmetic ------------------------------------------------------------------------------
+def add(self, other, alpha=1):
+    dt = D.result_type(self, other)
+    a = P.alpha_value(dt, alpha)
+    return binary("add", MB.mul_layout(self, other), dt, self, other, a)
+
+
+def sub(self, other, alpha=1):
+    P.check_bool_sub(self, other)
+    dt = D.result_type(self, other)
+    a = P.alpha_value(dt, alpha)
+    return binary("sub", MB.mul_layout(self, other), dt, self, other, a)
+
+
+def rsub(self, other, alpha=1):
+    lay = MB.rsub_layout(self, other, alpha)
+    return binary("sub", lay, lay._dtype, other, self, P.alpha_value(lay._dtype, alpha))
+
+
+def mul(self, other):
+    lay = MB.mul_layout(self, other)
+    return binary("mul", lay, lay._dtype, self, other)
+
+
+def div(self, other):
+    lay = MB.div_layout(self, other)
+    return binary("div", lay, lay._dtype, self, other)
+
+
+def add_(self, other, alpha=1):
+    MB.add_(self, other, alpha)
+    dt = D.result_type(self, other)
+    return binary("add", None, dt, self, other, P.alpha_value(dt, alpha), out=self)
+
+
+def sub_(self, other, alpha=1):
+    MB.sub_(self, other, alpha)
+    dt = D.result_type(self, other)
+    return binary("sub", None, dt, self, other, P.alpha_value(dt, alpha), out=self)
+
+
+def mul_(self, other):
+    MB.mul_(self, other)
+    return binary("mul", None, D.result_type(self, other), self, other, out=self)
+
+
+def div_(self, other):
+    MB.div_(self, other)
+    return binary("div", None, P.float_result(D.result_type(self, other)), self, other, out=self)
+
+
+def remainder(self, other):
+    """Python's modulo; an integer divisor of 0 gives 0 (torch's CPU raises, its CUDA does
+    not check either)."""
+    lay = MB.remainder_layout(self, other)
+    op = "remainder" if lay._dtype.category == D.FLOAT else "remainder_int"
+    return binary(op, lay, lay._dtype, self, other)
+
+
+def fmod(self, other):
+    lay = MB.fmod_layout(self, other)
+    op = "fmod" if lay._dtype.category == D.FLOAT else "fmod_int"
+    return binary(op, lay, lay._dtype, self, other)
+
+
+def pow(self, exponent):
+    lay = MB.pow_layout(self, exponent)
+    if lay._dtype.category == D.FLOAT:
+        return binary("pow", lay, lay._dtype, self, exponent)
+    compute = D.uint8 if lay._dtype is D.bool_ else lay._dtype   # bool: in uint8, cast back
+    return binary("pow_int", lay, compute, self, exponent)
+
+
+def maximum(self, other):
+    lay = MB.promote_layout(self, other)
+    return binary("maximum", lay, lay._dtype, self, other)
+
+
+def minimum(self, other):
+    lay = MB.promote_layout(self, other)
+    return binary("minimum", lay, lay._dtype, self, other)
+
+
+def atan2(self, other):
+    lay = MB.atan2_layout(self, other)
+    return binary("atan2", lay, lay._dtype, self, other)
+
+
+# --- comparisons and logical ops ---------------------------------------------------------------
+def _compare(op):
+    def kernel(self, other):
+        return binary(op, MB.compare_layout(self, other), D.result_type(self, other), self, other)
+    kernel.__name__ = kernel.__qualname__ = op
+    kernel.__doc__ = f"{op}(self, other) -> bool tensor."
+    return kernel
+
+
+eq = _compare("eq")
+ne = _compare("ne")
+lt = _compare("lt")
+le = _compare("le")
+gt = _compare("gt")
+ge = _compare("ge")
+
+
+def _logical(op):
+    def kernel(self, other):
+        return binary(op, MB.logical_layout(self, other), D.result_type(self, other), self, other)
+    kernel.__name__ = kernel.__qualname__ = op
+    return kernel
+
+
+logical_and = _logical("logical_and")
+logical_or = _logical("logical_or")
+logical_xor = _logical("logical_xor")
+
+
+def _bitwise(op):
+    layout = getattr(MB, f"{op}_layout")
+
+    def kernel(self, other):
+        lay = layout(self, other)
+        return binary(op, lay, lay._dtype, self, other)
+    kernel.__name__ = kernel.__qualname__ = op
+    return kernel
+
+
+def _bitwise_(op):
+    check = getattr(MB, f"{op}_")
+
+    def kernel(self, other):
+        check(self, other)
+        return binary(op, None, D.result_type(self, other), self, other, out=self)
+    kernel.__name__ = kernel.__qualname__ = op + "_"
+    return kernel
+
+
+bitwise_and = _bitwise("bitwise_and")
+bitwise_or = _bitwise("bitwise_or")
+bitwise_xor = _bitwise("bitwise_xor")
+bitwise_and_ = _bitwise_("bitwise_and")
+bitwise_or_ = _bitwise_("bitwise_or")
+bitwise_xor_ = _bitwise_("bitwise_xor")
+
+
+# --- where, clamp, masked_fill -------------------------------------------------------------
+def _where_into(out, condition, a, b):
+    dev, dt = out._device, out._dtype
+    c = L.to_device_dtype(condition, D.bool_, dev)
+    x, y = L.to_device_dtype(a, dt, dev), L.to_device_dtype(b, dt, dev)
+    return L.elementwise(f"where_{dt.name}", out, c, x, y)
+
+
+def where(condition, self, other):
+    lay = MB.where_layout(condition, self, other)
+    out = L.empty(L.cuda_device(condition, self, other), lay._shape, lay._stride, lay._dtype)
+    return _where_into(out, condition, self, other)
+
+
+def _clamp_into(out, self, lo, hi):
+    """out = minimum(maximum(self, lo), hi): NaN in self or in a bound propagates (torch)."""
+    dt = out._dtype
+    src = self
+    for op, bound in (("maximum", lo), ("minimum", hi)):
+        if bound is not None:
+            binary(op, None, dt, src, bound, out=out)
+            src = out
+    if src is self:
+        L.elementwise(f"cast_{self._dtype.name}_{dt.name}", out, self)
+    return out
+
+
+def clamp(self, min=None, max=None):
+    lay = MB.clamp_layout(self, min, max)
+    out = L.empty(L.cuda_device(self, min, max), lay._shape, lay._stride, lay._dtype)
+    return _clamp_into(out, self, min, max)
+
+
+def clamp_tensor(self, min=None, max=None):
+    lay = MA.clamp_tensor_layout(self, min, max)
+    out = L.empty(L.cuda_device(self, min, max), lay._shape, lay._stride, lay._dtype)
+    return _clamp_into(out, self, min, max)
+
+
+def clamp_(self, min=None, max=None):
+    MB.clamp_(self, min, max)
+    return _clamp_into(self, self, min, max)
+
+
+def masked_fill(self, mask, value):
+    lay = MB.masked_fill_layout(self, mask, value)
+    out = L.empty(L.cuda_device(self, mask), lay._shape, lay._stride, lay._dtype)
+    return _where_into(out, mask, value, self)
+
+
+def masked_fill_(self, mask, value):
+    MB.masked_fill_(self, mask, value)
+    return _where_into(self, mask, value, self)
+
+
+# --- unary ---------------------------------------------------------------------------------
+def unary(meta_fn, op, int_op=None):
+    """A unary kernel: meta_fn gives the result (checks, dtype); the input is cast to it and
+    `op` runs (`int_op` for integer and bool results, when they have their own)."""
+    def kernel(self):
+        m = meta_fn(self)
+        out = L.empty_like_meta(m, self._device)
+        dt = out._dtype
+        name = op if dt.category == D.FLOAT or int_op is None else int_op
+        x = L.to_device_dtype(self, dt, self._device)
+        return L.elementwise(f"unary_{name}_{dt.name}", out, x)
+    kernel.__name__ = kernel.__qualname__ = op
+    kernel.__doc__ = f"{op}(self) on the device."
+    return kernel
+
+
+exp = unary(MU.unary_float, "exp")
+log = unary(MU.unary_float, "log")
+sigmoid = unary(MU.unary_float, "sigmoid")
+tanh = unary(MU.unary_float, "tanh")
+exp2 = unary(MU.unary_float, "exp2")
+expm1 = unary(MU.unary_float, "expm1")
+log2 = unary(MU.unary_float, "log2")
+log10 = unary(MU.unary_float, "log10")
+log1p = unary(MU.unary_float, "log1p")
+sqrt = unary(MU.unary_float, "sqrt")
+rsqrt = unary(MU.unary_float, "rsqrt")
+reciprocal = unary(MU.unary_float, "reciprocal")
+sin = unary(MU.unary_float, "sin")
+cos = unary(MU.unary_float, "cos")
+tan = unary(MU.unary_float, "tan")
+asin = unary(MU.unary_float, "asin")
+acos = unary(MU.unary_float, "acos")
+atan = unary(MU.unary_float, "atan")
+sinh = unary(MU.unary_float, "sinh")
+cosh = unary(MU.unary_float, "cosh")
+erf = unary(MU.unary_float, "erf")
+neg = unary(MU.neg, "neg")
+abs = unary(MU.abs, "abs")
+relu = unary(check_not_bool("relu", MU.unary_same), "relu")
+floor = unary(MU.floor, "floor", "positive")
+ceil = unary(MU.ceil, "ceil", "positive")
+round = unary(MU.round, "round", "positive")
+trunc = unary(MU.trunc, "trunc", "positive")
+frac = unary(MU.frac, "frac")
+silu = unary(MA.silu, "silu")
+
+
+def sign(self):
+    return unary(MU.unary_same, "sign", "positive" if self._dtype is D.bool_ else "sign")(self)
+
+
+def bitwise_not(self):
+    return unary(MU.bitwise_not, "bitwise_not",
+                 "logical_not" if self._dtype is D.bool_ else "bitwise_not")(self)
+
+
+def logical_not(self):
+    return unary(MU.unary_bool, "logical_not", "logical_not")(self)
+
+
+def _classify(op, float_only_result):
+    """isnan / isinf / isfinite: bool results; integers and bool give `float_only_result`."""
+    def kernel(self):
+        out = L.empty_like_meta(MU.unary_bool(self), self._device)
+        if self._dtype.category != D.FLOAT:
+            return L.fill(out, float_only_result)
+        if op == "isnan":   # x != x
+            return L.elementwise(f"binary_ne_{self._dtype.name}", out, self, self,
+                                 scalars=(L.acc_scalar(self._dtype, 0),))
+        return L.elementwise(f"unary_{op}_{self._dtype.name}", out, self)
+    kernel.__name__ = kernel.__qualname__ = op
+    kernel.__doc__ = f"{op}(self) -> bool tensor."
+    return kernel
+
+
+isnan = _classify("isnan", False)
+isinf = _classify("isinf", False)
+isfinite = _classify("isfinite", True)
+
+
+def relu_(self):
+    check_not_bool("relu", MU.unary_inplace)(self)
+    return L.elementwise(f"unary_relu_{self._dtype.name}", self, self)
+
+
+# --- activation backward ----------------------------------------------------------------
+def sigmoid_backward(grad_output, output):
+    m = MA.sigmoid_backward(grad_output, output)
+    return binary("sigmoid_backward", m, m._dtype, grad_output, output)
+
+
+def tanh_backward(grad_output, output):
+    m = MA.tanh_backward(grad_output, output)
+    return binary("tanh_backward", m, m._dtype, grad_output, output)
+
+
+def threshold_backward(grad_output, self, threshold):
+    m = MA.threshold_backward(grad_output, self, threshold)
+    return binary("threshold_backward", m, m._dtype, grad_output, self, threshold)
