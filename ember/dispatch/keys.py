@@ -12,7 +12,8 @@ from __future__ import annotations
 # __torch_dispatch__ subclasses (Python) see ops after autocast and autograd have run,
 # so they see the decomposed, cast, recorded calls (aten.t + aten.addmm for F.linear).
 KEY_NAMES = (
-    "Meta", "CUDA", "CPU",            # backends
+    "CPU", "CUDA", "Meta",            # backends, torch's order: CUDA or Meta beats CPU
+                                      # (a CPU 0-d tensor with a CUDA one runs on CUDA)
     "BackendSelect",                  # factories: pick the backend from device=
     "Python",                         # __torch_dispatch__ subclasses and modes
     "Functionalize",                  # mutations and views rewritten as functional ops
@@ -23,7 +24,7 @@ KEY_NAMES = (
     "AutocastCUDA", "AutocastCPU",
     "PreDispatch",                    # make_fx(pre_dispatch=True) sees ops before all else
 )
-(Meta, CUDA, CPU, BackendSelect, Python, Functionalize, ADInplaceOrView, Autograd,
+(CPU, CUDA, Meta, BackendSelect, Python, Functionalize, ADInplaceOrView, Autograd,
  AutocastCUDA, AutocastCPU, PreDispatch) = range(len(KEY_NAMES))
 NUM_KEYS = len(KEY_NAMES)
 KEY_BY_NAME = {n: i for i, n in enumerate(KEY_NAMES)}

@@ -104,7 +104,7 @@ def prod_dim(self, dim, keepdim, dtype):
 def _extreme(op, name):
     def kernel(self, dim, keepdim):
         dims, shape = MR.reduce_layout(self, dim, keepdim)
-        MR.check_no_identity(self, name, dim, dims)
+        MR.check_no_identity(self, name, dim)
         return _reduce(op, self, dims, shape, self._dtype)
     kernel.__name__ = kernel.__qualname__ = name
     return kernel
@@ -115,12 +115,12 @@ amin = _extreme("min", "amin")
 
 
 def max_all(self):
-    MR.check_no_identity(self, "max", None, ())
+    MR.check_no_identity(self, "max", None)
     return _reduce("max", self, _dims(self, None), (), self._dtype)
 
 
 def min_all(self):
-    MR.check_no_identity(self, "min", None, ())
+    MR.check_no_identity(self, "min", None)
     return _reduce("min", self, _dims(self, None), (), self._dtype)
 
 

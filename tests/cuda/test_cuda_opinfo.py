@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import builtin_type
+from helpers import builtin_type, tolerance
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "ops"))
 
@@ -59,7 +59,7 @@ def assert_close(d, c, info, what):
         return
     got, want = d.cpu().numpy(force=True), c.numpy(force=True)
     if c.dtype.is_floating_point:
-        rtol, atol = info.tolerance(c.dtype.name)
+        rtol, atol = tolerance(c.dtype.name, want.astype(np.float64), info.ulps(c.dtype.name))
         np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64),
                                    rtol=max(rtol, 1e-6), atol=max(atol, 1e-6), equal_nan=True)
     else:

@@ -25,7 +25,7 @@ def arr(*shape, dtype=np.float32):
 def test_keys_are_ordered_by_priority():
     # torch's order (c10/core/DispatchKey.h), highest first
     order = ["PreDispatch", "AutocastCPU", "AutocastCUDA", "Autograd", "ADInplaceOrView",
-             "Functionalize", "Python", "BackendSelect", "CPU", "CUDA", "Meta"]
+             "Functionalize", "Python", "BackendSelect", "Meta", "CUDA", "CPU"]
     bits = [K.key_of(n) for n in order]
     assert bits == sorted(bits, reverse=True)
     assert K.highest(K.CPU_BIT | K.AUTOGRAD_BIT | K.META_BIT) == K.Autograd

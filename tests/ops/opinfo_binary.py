@@ -271,9 +271,9 @@ def _int_zero_samples():
 
 
 # ---- rsub ----------------------------------------------------------------------------------
-register("rsub.Tensor", opinfo._alpha_samples())
+register("rsub.Tensor", _alpha_samples())
 _out_subset("rsub.Tensor_out", "rsub.Tensor", tensors_only=True)
-register("rsub.Scalar", lambda: opinfo._alpha_scalar_samples()() + [
+register("rsub.Scalar", lambda: _alpha_scalar_samples()() + [
     S(make((3, 4), I64), 2, 0.5, name="int64_alpha_float_error"),
     S(make((3, 4), BOOL), True, name="bool_bool_error")])
 out_of("rsub.Scalar_out", "rsub.Scalar")
