@@ -149,7 +149,24 @@ from . import (
     storage,
     utils,
 )
-from .nn.functional import bilinear  # torch.bilinear is F.bilinear (torch's path for it)
+
+# torch's top-level functions that F re-exports (torch.bilinear is F.bilinear)
+from .nn.functional import (
+    adaptive_avg_pool1d,
+    avg_pool1d,
+    bilinear,
+    celu_,
+    channel_shuffle,
+    cosine_similarity,
+    hardshrink,
+    pairwise_distance,
+    pdist,
+    pixel_shuffle,
+    pixel_unshuffle,
+    prelu,
+    rrelu_,
+    selu_,
+)
 
 # Subpackages imported on first use (torch has them after `import torch`): ember.fx.
 _LAZY_SUBMODULES = ("fx",)

@@ -306,3 +306,13 @@ __all__ += [
     "ZeroPad2d",
     "ZeroPad3d",
 ]
+
+# torch keeps each lazy module beside its eager twin (torch.nn.modules.linear.LazyLinear)
+from . import batchnorm, conv, instancenorm, lazy, linear
+
+for _home in (batchnorm, conv, instancenorm, linear):
+    for _name in dir(lazy):
+        _twin = _name[len("Lazy"):]
+        if _name.startswith("Lazy") and _name != "LazyModuleMixin" and hasattr(_home, _twin):
+            setattr(_home, _name, getattr(lazy, _name))
+del _home, _name, _twin
