@@ -10,6 +10,9 @@ small: the numbers say how long the CUDA tests take, not how fast a GPU is.
 """
 from __future__ import annotations
 
+import threads  # noqa: F401  (first: pins the BLAS threads before NumPy loads)
+
+# isort: split
 import argparse
 import statistics
 import time

@@ -22,7 +22,10 @@ KEPT = {
     "unique": "torch's is a boolean-dispatch wrapper (*args, **kwargs); ember spells it out",
     "unique_consecutive": "the same",
     "nn.functional.max_pool2d": "the same (return_indices)",
-    "load": _SERIALIZATION, "save": _SERIALIZATION,
+    **{f"nn.functional.{name}": "the same (return_indices)" for name in (
+        "max_pool1d", "max_pool3d", "adaptive_max_pool1d", "adaptive_max_pool2d",
+        "adaptive_max_pool3d")},
+    "save": _SERIALIZATION,
     "Tensor.index": "torch's Tensor.index is an internal helper; ember's is aten.index",
     "nn.functional.handle_torch_function": "ember's takes the args tuple and kwargs dict",
     "autograd.backward": "grad_variables, torch's deprecated alias of grad_tensors, is not "

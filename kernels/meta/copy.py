@@ -31,7 +31,13 @@ def check_copy_shapes(self_shape, src_shape) -> None:
                            f"shape {list(out)}")
 
 
+_NO_DATA = "Cannot copy out of meta tensor; no data!"
+
+
 def copy_(self, src, non_blocking):
+    """Meta outranks every other backend: a meta `src` into a real `self` lands here."""
+    if self._device.type != "meta":
+        raise NotImplementedError(_NO_DATA)
     check_copy_shapes(self._shape, src._shape)
     return self
 
@@ -40,7 +46,7 @@ def to_copy(self, dtype, layout, device, pin_memory, non_blocking, memory_format
     check_layout(layout)
     dev = as_device(device)
     if dev is not None and dev.type != "meta":
-        raise NotImplementedError("Cannot copy out of meta tensor; no data!")
+        raise NotImplementedError(_NO_DATA)
     return empty_meta(self._shape, dtype or self._dtype,
                       like_strides(self._shape, self.stride(), memory_format))
 
@@ -61,6 +67,8 @@ def check_fill_value(value) -> None:
 
 def fill_tensor_(self, value):
     check_fill_value(value)
+    if self._device.type != "meta":     # a meta value for a real self: nothing to read
+        raise NotImplementedError(_NO_DATA)
     return self
 
 

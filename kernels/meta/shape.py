@@ -130,7 +130,7 @@ def _shape_or_1(t):
 def check_gather(self, dim, index) -> int:
     ndim = len(self._shape)
     dim = wrap(dim, ndim)
-    if index._dtype not in (D.int64, D.int32):
+    if index._dtype not in (D.int64, D.int32) and index.numel():   # torch: empty passes
         raise RuntimeError("gather(): Expected dtype int32/int64 for index")
     if index.numel() == 0:
         return dim
@@ -159,7 +159,7 @@ def check_scatter(name, self, dim, index, src, reduce=None) -> int:
     name = "scatter"
     ndim = len(self._shape)
     dim = wrap(dim, ndim)
-    if index._dtype not in (D.int64, D.int32):
+    if index._dtype not in (D.int64, D.int32) and index.numel():   # torch: empty passes
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     is_tensor = hasattr(src, "_dtype")
     if is_tensor and src._dtype is not self._dtype:

@@ -78,8 +78,8 @@ HALF = ("half-precision opmath: float16 computed in float16, not float32 (x * 70
 TOPK = "topk 0-d/bool: wrong values and garbage indices on 0-d input; bool not rejected"
 MINMAX = ("max/min binary and stacking: result strides differ from torch's for permuted/expanded "
           "inputs (TensorIterator's layout)")
-GATHER = ("gather checks: index dtype checked on an empty index (torch skips it), 0-d self "
-          "with dim 0 accepted, checks made in another order than torch")
+GATHER = ("gather/scatter checks: 0-d self with dim 0 accepted, checks made in another order "
+          "than torch (the longer run finds them)")
 INDEX_EMPTY = ("index ops on an empty or 0-d self: IndexError where torch raises RuntimeError, "
                "or no error")
 OVERLAP = ("in-place on an expanded (stride-0) self: torch allows masked_fill_/triu_/tril_/"

@@ -25,6 +25,7 @@ from opinfo import (
     make,
     offset,
     out_of,
+    own_rng,
     register,
     strided,
     transposed,
@@ -40,7 +41,10 @@ def _a(*rows, dtype=F32):
 
 # ---- prod ---------------------------------------------------------------------------------
 def _prod_samples():
-    return [S(make((3, 4), dt, low=-2, high=3), name=dtname(dt)) for dt in ALL] + [
+    # (a generator of their own: a product's magnitude swings with the data, and these keep
+    # the bfloat16 case one where a 5%-off answer shows)
+    rng = own_rng(3)
+    return [S(make((3, 4), dt, low=-2, high=3, rng=rng), name=dtname(dt)) for dt in ALL] + [
         S(make((), F32), name="0d"), S(make((0, 3), F32), name="empty"),
         S(transposed((3, 4), F64), name="transposed"), S(strided((3, 2), I32), name="strided"),
         S(make((3, 4), I32), dtype=E.float64, name="dtype_float64"),
