@@ -191,12 +191,8 @@ def handle_rejected_arguments(public, relevant, args, kwargs=None):
 
 
 def handle_rejected_arguments_any(public, args, kwargs):
-    if tf_state[0] or _disabled[0]:
-        return NO_OVERRIDE
-    relevant = tuple(args) + tuple(kwargs.values())
-    if not any(map(_is_torch_function_object, _flat(relevant))):
-        return NO_OVERRIDE
-    return handle_torch_function(public, relevant, args, kwargs)
+    """For an overloaded binding (`*args, **kwargs`: the keywords are the caller's)."""
+    return handle_rejected_arguments(public, tuple(args) + tuple(kwargs.values()), args, kwargs)
 
 
 class DisableTorchFunction(_Counting):

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .node import Node, _fetch_attr, _format_arg, _qualified_name, map_arg
+from .node import Node, _fetch_attr, _qualified_name, map_arg
 
 # operator functions written as Python syntax in generated code
 _BINARY = {operator.add: "+", operator.sub: "-", operator.mul: "*", operator.truediv: "/",
@@ -125,7 +125,6 @@ class Graph:
         self._owners = 0
         self._owning_module = owning_module
         self._tracer_cls = tracer_cls
-        self._tracer_extras = tracer_extras
 
     @property
     def owning_module(self):
@@ -302,8 +301,6 @@ class Graph:
         """The source of `forward(self, ...)` running this graph, and its globals."""
         return _CodeGen(self, root_module).run()
 
-    def on_generate_code(self, make_transformer):
-        raise NotImplementedError("Graph.on_generate_code is not supported by ember.fx")
 
 
 class _CodeGen:
@@ -439,4 +436,4 @@ class _CodeGen:
         return PythonCode(src + "    ", self.globals)
 
 
-__all__ = ["Graph", "PythonCode", "_format_arg"]
+__all__ = ["Graph", "PythonCode"]

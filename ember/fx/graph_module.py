@@ -33,28 +33,9 @@ def _exec_with_source(src: str, globals_: dict) -> None:
     exec(compile(src, key, "exec"), globals_)  # noqa: S102 - the code a graph generated
 
 
-def _copy_attr(from_module, to_module, target: str) -> None:
-    """Copies `from_module.<target>` to the same dotted path under `to_module`, making
-    empty Modules for intermediate names that are not there yet."""
-    *prefix, field = target.split(".")
-    for item in prefix:
-        f = getattr(from_module, item)
-        t = getattr(to_module, item, None)
-        if f is t:
-            return
-        if t is None:
-            t = nn.Module()
-            setattr(to_module, item, t)
-        from_module, to_module = f, t
-    orig = getattr(from_module, field)
-    if isinstance(orig, Tensor) and not isinstance(orig, nn.Parameter) and \
-            field in getattr(from_module, "_buffers", {}):
-        to_module.register_buffer(field, orig)
-    else:
-        setattr(to_module, field, orig)
-
-
 def _assign_attr(from_obj, to_module, target: str) -> None:
+    """Installs `from_obj` at the dotted path `target` under `to_module`, making empty
+    Modules for the missing parents; a plain tensor becomes a buffer (torch's rule)."""
     *prefix, field = target.split(".")
     for item in prefix:
         t = getattr(to_module, item, None)
@@ -89,7 +70,7 @@ class GraphModule(nn.Module):
                 self.training = root.training
             for node in graph.nodes:
                 if node.op in ("get_attr", "call_module"):
-                    _copy_attr(root, self, node.target)
+                    _assign_attr(_fetch_attr(root, node.target), self, node.target)
         elif isinstance(root, dict):
             for node in graph.nodes:
                 if node.op in ("get_attr", "call_module"):

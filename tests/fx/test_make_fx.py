@@ -66,13 +66,15 @@ def test_forward_records_the_ops_torch_does(program):
     t_gm, _ = _trace(torch, program)
     # ember's reshape copies with clone + view where torch's uses clone + _unsafe_view
     assert _ops(e_gm) == [op.replace("aten._unsafe_view", "aten.view") for op in _ops(t_gm)]
-    names = [n.name for n in e_gm.graph.nodes]
-    assert names[:5] == [n.name for n in t_gm.graph.nodes][:5]
-    assert str(e_gm.graph).replace("ember.ops.", "torch.ops.") == str(t_gm.graph).replace(
-        "aten._unsafe_view", "aten.view").replace("torch.contiguous_format",
-                                                  "ember.contiguous_format") or \
-        program is not matmul_tanh
+    assert [n.name for n in e_gm.graph.nodes] == [
+        n.name.replace("_unsafe_view", "view") for n in t_gm.graph.nodes]
     _assert_reruns_equal(e_gm, program, e_args)
+
+
+def test_printed_graph_matches_torch():
+    e_gm, _ = _trace(ember, matmul_tanh)
+    t_gm, _ = _trace(torch, matmul_tanh)
+    assert str(e_gm.graph).replace("ember.ops.", "torch.ops.") == str(t_gm.graph)
 
 
 def _assert_reruns_equal(gm, program, args):
@@ -166,9 +168,24 @@ def test_node_meta_holds_value_metadata():
             assert tuple(val.shape) == tuple(n.meta["tensor_meta"].shape)
 
 
+def test_double_backward_reads_saved_aliases_from_the_graph():
+    """Unpacking a saved output with grad mode on makes an alias without an op: it must
+    map to its node, not become a constant (the graph would replay stale values)."""
+    def f(x):
+        (g,) = ember.autograd.grad(ember.tanh(x).sum(), [x], create_graph=True)
+        return ember.autograd.grad(g.sum(), [x])[0]
+    gm = make_fx(f)(ember.tensor([0.3, -1.2], requires_grad=True))
+    assert not [n for n in gm.graph.nodes if n.op == "get_attr"]
+    x = ember.tensor([0.7, 0.1], requires_grad=True)
+    t = np.tanh(np.array([0.7, 0.1]))
+    np.testing.assert_allclose(gm(x).numpy(), -2 * t * (1 - t * t), rtol=1e-6)
+
+
 def test_fake_and_symbolic_tracing_are_not_built_yet():
     for mode in ("fake", "symbolic"):
         with pytest.raises(NotImplementedError, match="needs fake tensors"):
             make_fx(lambda x: x, tracing_mode=mode)
     with pytest.raises(AssertionError, match="Unexpected tracing type"):
         make_fx(lambda x: x, tracing_mode="nope")
+    with pytest.raises(NotImplementedError, match="pre_dispatch=True"):
+        make_fx(lambda x: x, pre_dispatch=True)

@@ -47,9 +47,12 @@ class _ProxyMode(TorchDispatchMode):
         self.constants = constants
         self.decompositions = decomposition_table or {}
         self.nodes: dict[int, tuple[Tensor, Node]] = {}   # id(tensor) -> (tensor, node)
+        self.by_storage: dict[int, list[tuple[Tensor, Node]]] = {}   # id(storage) -> same
 
     def track(self, t: Tensor, node: Node) -> None:
         self.nodes[id(t)] = (t, node)
+        if t._storage is not None:
+            self.by_storage.setdefault(id(t._storage), []).append((t, node))
         node.meta["val"] = _meta_val(t)
         node.meta["tensor_meta"] = _extract_tensor_metadata(t)
 
@@ -76,10 +79,8 @@ class _ProxyMode(TorchDispatchMode):
         """The node of a tracked tensor that `x` is an alias of with the same view
         (a Python-level alias ember's runtime made without an op), if any."""
         st = x._storage
-        if st is None:
-            return None
         key = (x._shape, x.stride(), x.storage_offset(), x._dtype)
-        for t, node in reversed(list(self.nodes.values())):
+        for t, node in reversed(self.by_storage.get(id(st), ()) if st is not None else ()):
             if t._storage is st and (t._shape, t.stride(), t.storage_offset(), t._dtype) == key:
                 return node
         return None
