@@ -348,9 +348,11 @@ class _CodeGen:
             return a.name
         if isinstance(a, tuple):
             items = ", ".join(self.arg(x) for x in a)
-            if hasattr(a, "_fields") or (type(a) is not tuple and not isinstance(a, ember.Size)):
-                return f"{self._global(type(a), type(a).__name__)}(({items}{',' if len(a) == 1 else ''}))"
-            return f"({items},)" if len(a) == 1 else f"({items})"
+            plain = f"({items},)" if len(a) == 1 else f"({items})"
+            if type(a) is tuple or isinstance(a, ember.Size):
+                return plain
+            maker = self._global(type(a), type(a).__name__)    # a namedtuple or subclass
+            return f"{maker}._make({plain})" if hasattr(a, "_fields") else f"{maker}({plain})"
         if isinstance(a, list):
             return "[" + ", ".join(self.arg(x) for x in a) + "]"
         if isinstance(a, dict):

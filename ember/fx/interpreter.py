@@ -140,10 +140,9 @@ class Transformer(Interpreter):
         self.tracer.root = module
 
     def placeholder(self, target: str, args: tuple, kwargs: dict) -> Proxy:
-        default = next(iter(args)) if args else ()
-        node = self.new_graph.placeholder(target, default_value=default) if args else \
-            self.new_graph.placeholder(target)
-        return Proxy(node, self.tracer)
+        if args:        # the placeholder's default value
+            return Proxy(self.new_graph.placeholder(target, default_value=args[0]), self.tracer)
+        return Proxy(self.new_graph.placeholder(target), self.tracer)
 
     def get_attr(self, target: str, args: tuple, kwargs: dict) -> Proxy:
         return self.tracer.create_proxy("get_attr", target, args, kwargs)

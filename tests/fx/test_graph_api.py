@@ -267,3 +267,16 @@ def test_traced_pointwise_compositions_rerun_equal_eager(ops, seed):
     x = ember.tensor(np.random.default_rng(seed).standard_normal((3, 4)).astype(np.float32))
     np.testing.assert_array_equal(gm(x).numpy(), program(x).numpy())
     np.testing.assert_array_equal(ember.fx.Interpreter(gm).run(x).numpy(), program(x).numpy())
+
+
+def test_generated_code_rebuilds_named_tuples_and_keeps_defaults():
+    import collections
+    Pair = collections.namedtuple("Pair", "a b")
+    g = ember.fx.Graph()
+    x = g.placeholder("x")
+    k = g.placeholder("k", default_value=3)
+    g.output(g.call_function(operator.getitem, (Pair(x, k), 1)))
+    gm = ember.fx.GraphModule({}, g)
+    assert gm(ember.ones(1)) == 3 and gm(ember.ones(1), 5) == 5
+    copy = ember.fx.Transformer(gm).transform()
+    assert copy(ember.ones(1)) == 3
