@@ -250,7 +250,11 @@ def forward_kernel(d: Derivative, fn: NativeFunction) -> str:
                   + _save_lines(d, False, True)]
         body += ["_node = None", "if _tls.grad_enabled:"] + [IND + x for x in inner]
         body += _call_below(fn)
-        after = ["_rebase_history(self, _node)"] + _output_bindings(d) + _save_lines(d, True, True)
+        # an in-place view op (t_) changes metadata, not data: self's history is the view
+        # op's node itself (torch's), where a data mutation rebases it (CopySlices on views)
+        history = ("_set_history_one(self, _node)" if "inplace_view" in fn.tags
+                   else "_rebase_history(self, _node)")
+        after = [history] + _output_bindings(d) + _save_lines(d, True, True)
         body += ["if _node is not None:"] + [IND + x for x in after]
         body.append("return _out")
     lines = [f"def _ag_{fn.ident}({params}):"] + [IND + x for x in body]

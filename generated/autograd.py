@@ -227,6 +227,18 @@ _c_split_Tensor = _o.split_Tensor._cache
 _c_split_with_sizes = _o.split_with_sizes._cache
 _c_unbind_int = _o.unbind_int._cache
 _c_alias = _o.alias._cache
+_c_t_ = _o.t_._cache
+_c_transpose_ = _o.transpose_._cache
+_c_unsqueeze_ = _o.unsqueeze_._cache
+_c_squeeze_ = _o.squeeze_._cache
+_c_squeeze__dim = _o.squeeze__dim._cache
+_c_squeeze__dims = _o.squeeze__dims._cache
+_c_as_strided_ = _o.as_strided_._cache
+_c_set__source_Tensor = _o.set__source_Tensor._cache
+_c_set__source_Tensor_storage_offset = _o.set__source_Tensor_storage_offset._cache
+_c_set_ = _o.set_._cache
+_c_lift_fresh = _o.lift_fresh._cache
+_c_lift_fresh_copy = _o.lift_fresh_copy._cache
 _c_cat = _o.cat._cache
 _c_index_Tensor = _o.index_Tensor._cache
 _c_index_put_ = _o.index_put_._cache
@@ -2019,6 +2031,94 @@ class AliasBackward0(_Node):
         _r_self = None
         if _n[0]:
             _r_self = grad
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: lift_fresh(Tensor(a) self) -> Tensor(a)
+class LiftFreshBackward0(_Node):
+    """Backward of lift_fresh, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: lift_fresh_copy(Tensor self) -> Tensor
+class LiftFreshCopyBackward0(_Node):
+    """Backward of lift_fresh_copy, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        grad = grads[0]
+        _r_self = None
+        if _n[0]:
+            _r_self = grad
+        return (_r_self,)
+
+
+# schema/derivatives.yaml: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)
+class SetBackward0(_Node):
+    """Backward of set_.source_Tensor, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            raise _not_implemented('set_')
+        if _n[1]:
+            raise _not_implemented('set_')
+        return (_r_self, _r_source)
+
+
+# schema/derivatives.yaml: set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)
+class SetBackward1(_Node):
+    """Backward of set_.source_Tensor_storage_offset, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self', 'source')
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        _r_source = None
+        if _n[0]:
+            raise _not_implemented('set_')
+        if _n[1]:
+            raise _not_implemented('set_')
+        return (_r_self, _r_source)
+
+
+# schema/derivatives.yaml: set_(Tensor(a!) self) -> Tensor(a!)
+class SetBackward2(_Node):
+    """Backward of set_, from schema/derivatives.yaml."""
+    __slots__ = ()
+    _saved_slots = ()
+    _saved_list_slots = ()
+    _input_names = ('self',)
+
+    def apply(_node, grads):
+        _n = _node._needs
+        _r_self = None
+        if _n[0]:
+            raise _not_implemented('set_')
         return (_r_self,)
 
 
@@ -12551,6 +12651,234 @@ def _ag_alias(ks, self):
     return _out
 
 
+# schema/native_functions.yaml: t_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: t(Tensor(a) self) -> Tensor(a))
+def _ag_t_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_t_.get(_ks)
+    if _k is None:
+        _k = _o.t_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _set_history_one(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!) (derivative: schema/derivatives.yaml: transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a))
+def _ag_transpose_(ks, self, dim0, dim1):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(TransposeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim0 = dim0
+            _node._s_dim1 = dim1
+    _ks = ks & _BELOW
+    _k = _c_transpose_.get(_ks)
+    if _k is None:
+        _k = _o.transpose_._fill(_ks)
+    _out = _k(self, dim0, dim1)
+    if _node is not None:
+        _set_history_one(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: unsqueeze(Tensor(a) self, int dim) -> Tensor(a))
+def _ag_unsqueeze_(ks, self, dim):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(UnsqueezeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_dim = dim
+    _ks = ks & _BELOW
+    _k = _c_unsqueeze_.get(_ks)
+    if _k is None:
+        _k = _o.unsqueeze_._fill(_ks)
+    _out = _k(self, dim)
+    if _node is not None:
+        _set_history_one(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze(Tensor(a) self) -> Tensor(a))
+def _ag_squeeze_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SqueezeBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_squeeze_.get(_ks)
+    if _k is None:
+        _k = _o.squeeze_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _set_history_one(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze.dim(Tensor(a) self, int dim) -> Tensor(a))
+def _ag_squeeze__dim(ks, self, dim):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SqueezeBackward1, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_squeeze__dim.get(_ks)
+    if _k is None:
+        _k = _o.squeeze__dim._fill(_ks)
+    _out = _k(self, dim)
+    if _node is not None:
+        _set_history_one(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!) (derivative: schema/derivatives.yaml: squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a))
+def _ag_squeeze__dims(ks, self, dim):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SqueezeBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_shape = self._shape
+    _ks = ks & _BELOW
+    _k = _c_squeeze__dims.get(_ks)
+    if _k is None:
+        _k = _o.squeeze__dims._fill(_ks)
+    _out = _k(self, dim)
+    if _node is not None:
+        _set_history_one(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!) (derivative: schema/derivatives.yaml: as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a))
+def _ag_as_strided_(ks, self, size, stride, storage_offset):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(AsStridedBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+            _node._s_self_shape = self._shape
+            _node._s_self_storage_offset = self.storage_offset()
+            _node._s_self_stride = self.stride()
+            _node._s_size = size
+            _node._s_storage_offset = storage_offset
+            _node._s_stride = stride
+    _ks = ks & _BELOW
+    _k = _c_as_strided_.get(_ks)
+    if _k is None:
+        _k = _o.as_strided_._fill(_ks)
+    _out = _k(self, size, stride, storage_offset)
+    if _node is not None:
+        _set_history_one(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!) (derivative: schema/derivatives.yaml: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!))
+def _ag_set__source_Tensor(ks, self, source):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(SetBackward0, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    _ks = ks & _BELOW
+    _k = _c_set__source_Tensor.get(_ks)
+    if _k is None:
+        _k = _o.set__source_Tensor._fill(_ks)
+    _out = _k(self, source)
+    if _node is not None:
+        _set_history_one(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!) (derivative: schema/derivatives.yaml: set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!))
+def _ag_set__source_Tensor_storage_offset(ks, self, source, storage_offset, size, stride):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        _e_source = _edge(source)
+        if _e_self is not None or _e_source is not None:
+            _check_inplace(self)
+            _node = _new_node(SetBackward1, (_e_self or _NO_EDGE, _e_source or _NO_EDGE), (_e_self is not None, _e_source is not None))
+    _ks = ks & _BELOW
+    _k = _c_set__source_Tensor_storage_offset.get(_ks)
+    if _k is None:
+        _k = _o.set__source_Tensor_storage_offset._fill(_ks)
+    _out = _k(self, source, storage_offset, size, stride)
+    if _node is not None:
+        _set_history_one(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: set_(Tensor(a!) self) -> Tensor(a!) (derivative: schema/derivatives.yaml: set_(Tensor(a!) self) -> Tensor(a!))
+def _ag_set_(ks, self):
+    _node = None
+    if _tls.grad_enabled:
+        _e_self = _edge(self)
+        if _e_self is not None:
+            _check_inplace(self)
+            _node = _new_node(SetBackward2, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _ks = ks & _BELOW
+    _k = _c_set_.get(_ks)
+    if _k is None:
+        _k = _o.set_._fill(_ks)
+    _out = _k(self)
+    if _node is not None:
+        _set_history_one(self, _node)
+    return _out
+
+
+# schema/native_functions.yaml: lift_fresh(Tensor(a) self) -> Tensor(a) (derivative: schema/derivatives.yaml: lift_fresh(Tensor(a) self) -> Tensor(a))
+def _ag_lift_fresh(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_lift_fresh.get(_ks)
+    if _k is None:
+        _k = _o.lift_fresh._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _mark_no_grad_view(_out, self)
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LiftFreshBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
+# schema/native_functions.yaml: lift_fresh_copy(Tensor self) -> Tensor (derivative: schema/derivatives.yaml: lift_fresh_copy(Tensor self) -> Tensor)
+def _ag_lift_fresh_copy(ks, self):
+    _ks = ks & _BELOW
+    _k = _c_lift_fresh_copy.get(_ks)
+    if _k is None:
+        _k = _o.lift_fresh_copy._fill(_ks)
+    _out = _k(self)
+    if not _tls.grad_enabled:
+        return _out
+    _e_self = _edge(self)
+    if not (_e_self is not None):
+        return _out
+    _node = _new_node(LiftFreshCopyBackward0, (_e_self or _NO_EDGE,), (_e_self is not None,))
+    _set_history_one(_out, _node)
+    return _out
+
+
 # schema/native_functions.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor (derivative: schema/derivatives.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor)
 def _ag_cat(ks, tensors, dim):
     _ks = ks & _BELOW
@@ -15943,6 +16271,18 @@ _o.split_Tensor.register("Autograd", _ag_split_Tensor, with_keyset=True)
 _o.split_with_sizes.register("Autograd", _ag_split_with_sizes, with_keyset=True)
 _o.unbind_int.register("Autograd", _ag_unbind_int, with_keyset=True)
 _o.alias.register("Autograd", _ag_alias, with_keyset=True)
+_o.t_.register("Autograd", _ag_t_, with_keyset=True)
+_o.transpose_.register("Autograd", _ag_transpose_, with_keyset=True)
+_o.unsqueeze_.register("Autograd", _ag_unsqueeze_, with_keyset=True)
+_o.squeeze_.register("Autograd", _ag_squeeze_, with_keyset=True)
+_o.squeeze__dim.register("Autograd", _ag_squeeze__dim, with_keyset=True)
+_o.squeeze__dims.register("Autograd", _ag_squeeze__dims, with_keyset=True)
+_o.as_strided_.register("Autograd", _ag_as_strided_, with_keyset=True)
+_o.set__source_Tensor.register("Autograd", _ag_set__source_Tensor, with_keyset=True)
+_o.set__source_Tensor_storage_offset.register("Autograd", _ag_set__source_Tensor_storage_offset, with_keyset=True)
+_o.set_.register("Autograd", _ag_set_, with_keyset=True)
+_o.lift_fresh.register("Autograd", _ag_lift_fresh, with_keyset=True)
+_o.lift_fresh_copy.register("Autograd", _ag_lift_fresh_copy, with_keyset=True)
 _o.cat.register("Autograd", _ag_cat, with_keyset=True)
 _o.cat_out.register("Autograd", _autograd_out(_o.cat_out), with_keyset=True)
 _o.index_Tensor.register("Autograd", _ag_index_Tensor, with_keyset=True)

@@ -88,6 +88,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argsort_stable_out,
     _entry_argwhere,
     _entry_as_strided,
+    _entry_as_strided_,
     _entry_as_strided_scatter,
     _entry_as_strided_scatter_out,
     _entry_asin,
@@ -443,6 +444,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp_Tensor_out,
     _entry_lerp__Scalar,
     _entry_lerp__Tensor,
+    _entry_lift_fresh,
+    _entry_lift_fresh_copy,
     _entry_linalg_vector_norm,
     _entry_linalg_vector_norm_out,
     _entry_linear,
@@ -708,6 +711,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_repeat_out,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_resize_,
     _entry_roll,
     _entry_roll_out,
     _entry_rot90,
@@ -755,6 +759,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_select_int,
     _entry_select_scatter,
     _entry_select_scatter_out,
+    _entry_set_,
+    _entry_set__source_Tensor,
+    _entry_set__source_Tensor_storage_offset,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_backward,
@@ -796,6 +803,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sqrt_,
     _entry_sqrt_out,
     _entry_squeeze,
+    _entry_squeeze_,
+    _entry_squeeze__dim,
+    _entry_squeeze__dims,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
@@ -820,6 +830,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_swapaxes,
     _entry_swapdims,
     _entry_t,
+    _entry_t_,
     _entry_take,
     _entry_take_along_dim,
     _entry_take_along_dim_out,
@@ -847,6 +858,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_to_other,
     _entry_topk,
     _entry_topk_values,
+    _entry_transpose_,
     _entry_transpose_int,
     _entry_tril,
     _entry_tril_,
@@ -872,6 +884,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unique_dim,
     _entry_unique_dim_out,
     _entry_unsqueeze,
+    _entry_unsqueeze_,
     _entry_var,
     _entry_var_correction,
     _entry_var_correction_out,
@@ -934,6 +947,7 @@ __all__ = [
     'argsort',
     'argwhere',
     'as_strided',
+    'as_strided_',
     'as_strided_scatter',
     'asin',
     'asin_',
@@ -1072,6 +1086,8 @@ __all__ = [
     'leaky_relu_',
     'leaky_relu_backward',
     'lerp',
+    'lift_fresh',
+    'lift_fresh_copy',
     'linalg_vector_norm',
     'linear',
     'linspace',
@@ -2009,6 +2025,23 @@ def as_strided(input, size, stride, storage_offset=None):
 
     except TypeError:
         _r = _hra(as_strided, (input,), (input, size, stride, storage_offset), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
+def as_strided_(input, size, stride, storage_offset=None):
+    """as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(as_strided_, (input,), (input, size, stride, storage_offset), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_as_strided_(input, size, stride, storage_offset)
+
+    except TypeError:
+        _r = _hra(as_strided_, (input,), (input, size, stride, storage_offset), {})
         if _r is _NO:
             raise
         return _r
@@ -5941,6 +5974,40 @@ def lerp(*args, **kwargs):
         return _resolve(_cases_lerp, args, kwargs, 'lerp', _sigs_lerp)
     except TypeError:
         _r = _hra_any(lerp, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lift_fresh(Tensor(a) self) -> Tensor(a)
+def lift_fresh(input):
+    """lift_fresh(Tensor(a) self) -> Tensor(a)"""
+    if _tf[0]:
+        _r = _htf(lift_fresh, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_lift_fresh(input)
+
+    except TypeError:
+        _r = _hra(lift_fresh, (input,), (input,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: lift_fresh_copy(Tensor self) -> Tensor
+def lift_fresh_copy(input):
+    """lift_fresh_copy(Tensor self) -> Tensor"""
+    if _tf[0]:
+        _r = _htf(lift_fresh_copy, (input,), (input,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_lift_fresh_copy(input)
+
+    except TypeError:
+        _r = _hra(lift_fresh_copy, (input,), (input,), {})
         if _r is _NO:
             raise
         return _r

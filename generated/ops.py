@@ -14822,6 +14822,392 @@ alias._entry = _entry_alias
 _aten._packet('alias')._add(alias)
 
 
+# schema/native_functions.yaml: t_(Tensor(a!) self) -> Tensor(a!)
+t_ = _Op("aten", 't_', 'default',
+    't_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('inplace_view',))
+_c_t_ = t_._cache
+
+
+def _bind_t_(self):
+    return (self,)
+
+
+def _entry_t_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(t_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_t_.get(ks)
+    if _k is None:
+        _k = t_._fill(ks)
+    return _k(self)
+
+
+t_._bind = _bind_t_
+t_._entry = _entry_t_
+_aten._packet('t_')._add(t_)
+
+
+# schema/native_functions.yaml: transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+transpose_ = _Op("aten", 'transpose_', 'default',
+    'transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)',
+    ('self', 'dim0', 'dim1'), 3, tags=('inplace_view',))
+_c_transpose_ = transpose_._cache
+
+
+def _bind_transpose_(self, dim0, dim1):
+    return (self, dim0, dim1)
+
+
+def _entry_transpose_(self, dim0, dim1):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(transpose_, (self, dim0, dim1)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_transpose_.get(ks)
+    if _k is None:
+        _k = transpose_._fill(ks)
+    return _k(self, dim0, dim1)
+
+
+transpose_._bind = _bind_transpose_
+transpose_._entry = _entry_transpose_
+_aten._packet('transpose_')._add(transpose_)
+
+
+# schema/native_functions.yaml: unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+unsqueeze_ = _Op("aten", 'unsqueeze_', 'default',
+    'unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)',
+    ('self', 'dim'), 2, tags=('inplace_view',))
+_c_unsqueeze_ = unsqueeze_._cache
+
+
+def _bind_unsqueeze_(self, dim):
+    return (self, dim)
+
+
+def _entry_unsqueeze_(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(unsqueeze_, (self, dim)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_unsqueeze_.get(ks)
+    if _k is None:
+        _k = unsqueeze_._fill(ks)
+    return _k(self, dim)
+
+
+unsqueeze_._bind = _bind_unsqueeze_
+unsqueeze_._entry = _entry_unsqueeze_
+_aten._packet('unsqueeze_')._add(unsqueeze_)
+
+
+# schema/native_functions.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!)
+squeeze_ = _Op("aten", 'squeeze_', 'default',
+    'squeeze_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('inplace_view',))
+_c_squeeze_ = squeeze_._cache
+
+
+def _bind_squeeze_(self):
+    return (self,)
+
+
+def _entry_squeeze_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(squeeze_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_squeeze_.get(ks)
+    if _k is None:
+        _k = squeeze_._fill(ks)
+    return _k(self)
+
+
+squeeze_._bind = _bind_squeeze_
+squeeze_._entry = _entry_squeeze_
+_aten._packet('squeeze_')._add(squeeze_)
+
+
+# schema/native_functions.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+squeeze__dim = _Op("aten", 'squeeze_', 'dim',
+    'squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)',
+    ('self', 'dim'), 2, tags=('inplace_view',))
+_c_squeeze__dim = squeeze__dim._cache
+
+
+def _bind_squeeze__dim(self, dim):
+    return (self, dim)
+
+
+def _entry_squeeze__dim(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(squeeze__dim, (self, dim)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_squeeze__dim.get(ks)
+    if _k is None:
+        _k = squeeze__dim._fill(ks)
+    return _k(self, dim)
+
+
+squeeze__dim._bind = _bind_squeeze__dim
+squeeze__dim._entry = _entry_squeeze__dim
+_aten._packet('squeeze_')._add(squeeze__dim)
+
+
+# schema/native_functions.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+squeeze__dims = _Op("aten", 'squeeze_', 'dims',
+    'squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)',
+    ('self', 'dim'), 2, tags=('inplace_view',))
+_c_squeeze__dims = squeeze__dims._cache
+
+
+def _bind_squeeze__dims(self, dim):
+    return (self, dim)
+
+
+def _entry_squeeze__dims(self, dim):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(squeeze__dims, (self, dim)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_squeeze__dims.get(ks)
+    if _k is None:
+        _k = squeeze__dims._fill(ks)
+    return _k(self, dim)
+
+
+squeeze__dims._bind = _bind_squeeze__dims
+squeeze__dims._entry = _entry_squeeze__dims
+_aten._packet('squeeze_')._add(squeeze__dims)
+
+
+# schema/native_functions.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
+as_strided_ = _Op("aten", 'as_strided_', 'default',
+    'as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)',
+    ('self', 'size', 'stride', 'storage_offset'), 4, tags=('inplace_view',))
+_c_as_strided_ = as_strided_._cache
+
+
+def _bind_as_strided_(self, size, stride, storage_offset=None):
+    return (self, size, stride, storage_offset)
+
+
+def _entry_as_strided_(self, size, stride, storage_offset):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(as_strided_, (self, size, stride, storage_offset)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_as_strided_.get(ks)
+    if _k is None:
+        _k = as_strided_._fill(ks)
+    return _k(self, size, stride, storage_offset)
+
+
+as_strided_._bind = _bind_as_strided_
+as_strided_._entry = _entry_as_strided_
+_aten._packet('as_strided_')._add(as_strided_)
+
+
+# schema/native_functions.yaml: resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+resize_ = _Op("aten", 'resize_', 'default',
+    'resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)',
+    ('self', 'size', 'memory_format'), 2, tags=('inplace_view',))
+_c_resize_ = resize_._cache
+
+
+def _bind_resize_(self, size, *, memory_format=None):
+    return (self, size, memory_format)
+
+
+def _entry_resize_(self, size, memory_format):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(resize_, (self, size, memory_format)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_resize_.get(ks)
+    if _k is None:
+        _k = resize_._fill(ks)
+    return _k(self, size, memory_format)
+
+
+resize_._bind = _bind_resize_
+resize_._entry = _entry_resize_
+_aten._packet('resize_')._add(resize_)
+
+
+# schema/native_functions.yaml: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)
+set__source_Tensor = _Op("aten", 'set_', 'source_Tensor',
+    'set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)',
+    ('self', 'source'), 2, tags=('inplace_view',))
+_c_set__source_Tensor = set__source_Tensor._cache
+
+
+def _bind_set__source_Tensor(self, source):
+    return (self, source)
+
+
+def _entry_set__source_Tensor(self, source):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(set__source_Tensor, (self, source)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_set__source_Tensor.get(ks)
+    if _k is None:
+        _k = set__source_Tensor._fill(ks)
+    return _k(self, source)
+
+
+set__source_Tensor._bind = _bind_set__source_Tensor
+set__source_Tensor._entry = _entry_set__source_Tensor
+_aten._packet('set_')._add(set__source_Tensor)
+
+
+# schema/native_functions.yaml: set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)
+set__source_Tensor_storage_offset = _Op("aten", 'set_', 'source_Tensor_storage_offset',
+    'set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)',
+    ('self', 'source', 'storage_offset', 'size', 'stride'), 5, tags=('inplace_view',))
+_c_set__source_Tensor_storage_offset = set__source_Tensor_storage_offset._cache
+
+
+def _bind_set__source_Tensor_storage_offset(self, source, storage_offset, size, stride=()):
+    return (self, source, storage_offset, size, stride)
+
+
+def _entry_set__source_Tensor_storage_offset(self, source, storage_offset, size, stride):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | source._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(set__source_Tensor_storage_offset, (self, source, storage_offset, size, stride)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_set__source_Tensor_storage_offset.get(ks)
+    if _k is None:
+        _k = set__source_Tensor_storage_offset._fill(ks)
+    return _k(self, source, storage_offset, size, stride)
+
+
+set__source_Tensor_storage_offset._bind = _bind_set__source_Tensor_storage_offset
+set__source_Tensor_storage_offset._entry = _entry_set__source_Tensor_storage_offset
+_aten._packet('set_')._add(set__source_Tensor_storage_offset)
+
+
+# schema/native_functions.yaml: set_(Tensor(a!) self) -> Tensor(a!)
+set_ = _Op("aten", 'set_', 'default',
+    'set_(Tensor(a!) self) -> Tensor(a!)',
+    ('self',), 1, tags=('inplace_view',))
+_c_set_ = set_._cache
+
+
+def _bind_set_(self):
+    return (self,)
+
+
+def _entry_set_(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(set_, (self,)) from None
+    if not self._ks & _ADINPLACE:
+        _inplace_on_inference(self)
+    _k = _c_set_.get(ks)
+    if _k is None:
+        _k = set_._fill(ks)
+    return _k(self)
+
+
+set_._bind = _bind_set_
+set_._entry = _entry_set_
+_aten._packet('set_')._add(set_)
+
+
+# schema/native_functions.yaml: lift_fresh(Tensor(a) self) -> Tensor(a)
+lift_fresh = _Op("aten", 'lift_fresh', 'default',
+    'lift_fresh(Tensor(a) self) -> Tensor(a)',
+    ('self',), 1, tags=())
+_c_lift_fresh = lift_fresh._cache
+
+
+def _bind_lift_fresh(self):
+    return (self,)
+
+
+def _entry_lift_fresh(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lift_fresh, (self,)) from None
+    _k = _c_lift_fresh.get(ks)
+    if _k is None:
+        _k = lift_fresh._fill(ks)
+    return _k(self)
+
+
+lift_fresh._bind = _bind_lift_fresh
+lift_fresh._entry = _entry_lift_fresh
+_aten._packet('lift_fresh')._add(lift_fresh)
+
+
+# schema/native_functions.yaml: lift_fresh_copy(Tensor self) -> Tensor
+lift_fresh_copy = _Op("aten", 'lift_fresh_copy', 'default',
+    'lift_fresh_copy(Tensor self) -> Tensor',
+    ('self',), 1, tags=())
+_c_lift_fresh_copy = lift_fresh_copy._cache
+
+
+def _bind_lift_fresh_copy(self):
+    return (self,)
+
+
+def _entry_lift_fresh_copy(self):
+    try:
+        _inc, _keep = _tls.masks
+        ks = (self._ks | _inc) & _keep
+    except AttributeError:
+        raise _arg_error(lift_fresh_copy, (self,)) from None
+    _k = _c_lift_fresh_copy.get(ks)
+    if _k is None:
+        _k = lift_fresh_copy._fill(ks)
+    return _k(self)
+
+
+lift_fresh_copy._bind = _bind_lift_fresh_copy
+lift_fresh_copy._entry = _entry_lift_fresh_copy
+_aten._packet('lift_fresh_copy')._add(lift_fresh_copy)
+
+
 # schema/native_functions.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor
 cat = _Op("aten", 'cat', 'default',
     'cat(Tensor[] tensors, int dim=0) -> Tensor',

@@ -2224,6 +2224,56 @@ _o.detach.register('CompositeExplicitAutograd', _common_views.detach)
 # schema/native_functions.yaml: alias(Tensor(a) self) -> Tensor(a)
 _o.alias.register('CompositeExplicitAutograd', _common_views.alias)
 
+# schema/native_functions.yaml: t_(Tensor(a!) self) -> Tensor(a!)
+_o.t_.register('CompositeExplicitAutograd', _common_views.t_)
+_o.t_.register("ADInplaceOrView", _inplace_or_view(_o.t_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+_o.transpose_.register('CompositeExplicitAutograd', _common_views.transpose_)
+_o.transpose_.register("ADInplaceOrView", _inplace_or_view(_o.transpose_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+_o.unsqueeze_.register('CompositeExplicitAutograd', _common_views.unsqueeze_)
+_o.unsqueeze_.register("ADInplaceOrView", _inplace_or_view(_o.unsqueeze_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!)
+_o.squeeze_.register('CompositeExplicitAutograd', _common_views.squeeze_)
+_o.squeeze_.register("ADInplaceOrView", _inplace_or_view(_o.squeeze_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+_o.squeeze__dim.register('CompositeExplicitAutograd', _common_views.squeeze_dim_)
+_o.squeeze__dim.register("ADInplaceOrView", _inplace_or_view(_o.squeeze__dim, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+_o.squeeze__dims.register('CompositeExplicitAutograd', _common_views.squeeze_dims_)
+_o.squeeze__dims.register("ADInplaceOrView", _inplace_or_view(_o.squeeze__dims, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
+_o.as_strided_.register('CompositeExplicitAutograd', _common_views.as_strided_)
+_o.as_strided_.register("ADInplaceOrView", _inplace_or_view(_o.as_strided_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+_o.resize_.register('CompositeExplicitAutograd', _common_views.resize_)
+_o.resize_.register("ADInplaceOrView", _inplace_or_view(_o.resize_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)
+_o.set__source_Tensor.register('CompositeExplicitAutograd', _common_views.set_source_tensor)
+_o.set__source_Tensor.register("ADInplaceOrView", _inplace_or_view(_o.set__source_Tensor, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)
+_o.set__source_Tensor_storage_offset.register('CompositeExplicitAutograd', _common_views.set_source_tensor_storage_offset)
+_o.set__source_Tensor_storage_offset.register("ADInplaceOrView", _inplace_or_view(_o.set__source_Tensor_storage_offset, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: set_(Tensor(a!) self) -> Tensor(a!)
+_o.set_.register('CompositeExplicitAutograd', _common_views.set_empty)
+_o.set_.register("ADInplaceOrView", _inplace_or_view(_o.set_, (0,)), with_keyset=True)
+
+# schema/native_functions.yaml: lift_fresh(Tensor(a) self) -> Tensor(a)
+_o.lift_fresh.register('CompositeExplicitAutograd', _common_views.lift_fresh)
+
+# schema/native_functions.yaml: lift_fresh_copy(Tensor self) -> Tensor
+_o.lift_fresh_copy.register('CompositeExplicitAutograd', _common_views.lift_fresh_copy)
+
 # schema/native_functions.yaml: cat(Tensor[] tensors, int dim=0) -> Tensor
 _o.cat.register('CPU', _cpu_indexing.cat)
 _o.cat.register('CUDA', _cuda_indexing.cat)

@@ -92,6 +92,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_argsort_stable_out,
     _entry_argwhere,
     _entry_as_strided,
+    _entry_as_strided_,
     _entry_as_strided_scatter,
     _entry_as_strided_scatter_out,
     _entry_asin,
@@ -447,6 +448,8 @@ from ember._generated.ops import (  # noqa: F401
     _entry_lerp_Tensor_out,
     _entry_lerp__Scalar,
     _entry_lerp__Tensor,
+    _entry_lift_fresh,
+    _entry_lift_fresh_copy,
     _entry_linalg_vector_norm,
     _entry_linalg_vector_norm_out,
     _entry_linear,
@@ -712,6 +715,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_repeat_out,
     _entry_reshape,
     _entry_reshape_as,
+    _entry_resize_,
     _entry_roll,
     _entry_roll_out,
     _entry_rot90,
@@ -759,6 +763,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_select_int,
     _entry_select_scatter,
     _entry_select_scatter_out,
+    _entry_set_,
+    _entry_set__source_Tensor,
+    _entry_set__source_Tensor_storage_offset,
     _entry_sigmoid,
     _entry_sigmoid_,
     _entry_sigmoid_backward,
@@ -800,6 +807,9 @@ from ember._generated.ops import (  # noqa: F401
     _entry_sqrt_,
     _entry_sqrt_out,
     _entry_squeeze,
+    _entry_squeeze_,
+    _entry_squeeze__dim,
+    _entry_squeeze__dims,
     _entry_squeeze_dim,
     _entry_squeeze_dims,
     _entry_stack,
@@ -824,6 +834,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_swapaxes,
     _entry_swapdims,
     _entry_t,
+    _entry_t_,
     _entry_take,
     _entry_take_along_dim,
     _entry_take_along_dim_out,
@@ -851,6 +862,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_to_other,
     _entry_topk,
     _entry_topk_values,
+    _entry_transpose_,
     _entry_transpose_int,
     _entry_tril,
     _entry_tril_,
@@ -876,6 +888,7 @@ from ember._generated.ops import (  # noqa: F401
     _entry_unique_dim,
     _entry_unique_dim_out,
     _entry_unsqueeze,
+    _entry_unsqueeze_,
     _entry_var,
     _entry_var_correction,
     _entry_var_correction_out,
@@ -1430,6 +1443,23 @@ def as_strided(self, size, stride, storage_offset=None):
 
     except TypeError:
         _r = _hra(as_strided, (self,), (self, size, stride, storage_offset), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
+def as_strided_(self, size, stride, storage_offset=None):
+    """as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(as_strided_, (self,), (self, size, stride, storage_offset), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_as_strided_(self, size, stride, storage_offset)
+
+    except TypeError:
+        _r = _hra(as_strided_, (self,), (self, size, stride, storage_offset), {})
         if _r is _NO:
             raise
         return _r
@@ -6353,6 +6383,24 @@ def reshape_as(self, other):
         return _r
 
 
+# schema/native_functions.yaml: resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+def resize_(self, *_size, size=None, memory_format=None):
+    """resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)"""
+    size = _ivar(_size, size, 'size')
+    if _tf[0]:
+        _r = _htf(resize_, (self,), (self, size), {'memory_format': memory_format})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_resize_(self, size, memory_format)
+
+    except TypeError:
+        _r = _hra(resize_, (self,), (self, size), {'memory_format': memory_format})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
 def roll(self, shifts, dims=()):
     """roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor"""
@@ -6783,6 +6831,71 @@ def select_scatter(self, src, dim, index):
         return _r
 
 
+# schema/native_functions.yaml: set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)
+def _m0_set_(self, source):
+    if _F['Tensor'](self) and _F['Tensor'](source):
+        return (self, source)
+    return None
+
+
+def _c0_set_(self, source):
+    return _entry_set__source_Tensor(self, source)
+
+
+# schema/native_functions.yaml: set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)
+def _m1_set_(self, source, storage_offset, size, stride=()):
+    if _F['Tensor'](self) and _F['Tensor'](source) and _F['SymInt'](storage_offset) and _F['SymInt[]'](size) and _F['SymInt[]?'](stride):
+        return (self, source, storage_offset, size, stride)
+    return None
+
+
+def _c1_set_(self, source, storage_offset, size, stride):
+    return _entry_set__source_Tensor_storage_offset(self, source, storage_offset, size, (() if stride is None else stride))
+
+
+# schema/native_functions.yaml: set_(Tensor(a!) self) -> Tensor(a!)
+def _m2_set_(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c2_set_(self):
+    return _entry_set_(self)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_set_ = (
+    (_m0_set_, _c0_set_, 2, frozenset(('source',))),
+    (_m1_set_, _c1_set_, 5, frozenset(('size', 'source', 'storage_offset', 'stride'))),
+    (_m2_set_, _c2_set_, 1, frozenset(())),
+)
+_sigs_set_ = (
+    'set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)',
+    'set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)',
+    'set_(Tensor(a!) self) -> Tensor(a!)',
+)
+
+
+def set_(*args, **kwargs):
+    """Overloads:
+    set_.source_Tensor(Tensor(a!) self, Tensor source) -> Tensor(a!)
+    set_.source_Tensor_storage_offset(Tensor(a!) self, Tensor source, SymInt storage_offset, SymInt[] size, SymInt[] stride=[]) -> Tensor(a!)
+    set_(Tensor(a!) self) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(set_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_set_, args, kwargs, 'set_', _sigs_set_)
+    except TypeError:
+        _r = _hra_any(set_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: sigmoid(Tensor self) -> Tensor
 def sigmoid(self):
     """sigmoid(Tensor self) -> Tensor"""
@@ -7206,6 +7319,72 @@ def squeeze(*args, **kwargs):
         return _r
 
 
+# schema/native_functions.yaml: squeeze_(Tensor(a!) self) -> Tensor(a!)
+def _m0_squeeze_(self):
+    if _F['Tensor'](self):
+        return (self,)
+    return None
+
+
+def _c0_squeeze_(self):
+    return _entry_squeeze_(self)
+
+
+# schema/native_functions.yaml: squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+def _m1_squeeze_(self, dim):
+    if _F['Tensor'](self) and _F['int'](dim):
+        return (self, dim)
+    return None
+
+
+def _c1_squeeze_(self, dim):
+    return _entry_squeeze__dim(self, dim)
+
+
+# schema/native_functions.yaml: squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+def _m2_squeeze_(self, *_dim, dim=None):
+    dim = _ivar(_dim, dim, 'dim')
+    if _F['Tensor'](self) and _F['int[]'](dim):
+        return (self, dim)
+    return None
+
+
+def _c2_squeeze_(self, dim):
+    return _entry_squeeze__dims(self, dim)
+
+
+# (matcher, caller, most positional arguments or None for varargs, keyword names)
+_cases_squeeze_ = (
+    (_m0_squeeze_, _c0_squeeze_, 1, frozenset(())),
+    (_m1_squeeze_, _c1_squeeze_, 2, frozenset(('dim',))),
+    (_m2_squeeze_, _c2_squeeze_, None, frozenset(('dim',))),
+)
+_sigs_squeeze_ = (
+    'squeeze_(Tensor(a!) self) -> Tensor(a!)',
+    'squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)',
+    'squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)',
+)
+
+
+def squeeze_(*args, **kwargs):
+    """Overloads:
+    squeeze_(Tensor(a!) self) -> Tensor(a!)
+    squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+    squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+    """
+    if _tf[0]:
+        _r = _htf_any(squeeze_, args, kwargs)
+        if _r is not _NO:
+            return _r
+    try:
+        return _resolve(_cases_squeeze_, args, kwargs, 'squeeze_', _sigs_squeeze_)
+    except TypeError:
+        _r = _hra_any(squeeze_, args, kwargs)
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: std(Tensor self, bool unbiased=True) -> Tensor
 def _m0_std(self, unbiased=True):
     if _F['Tensor'](self) and _F['bool'](unbiased):
@@ -7402,6 +7581,23 @@ def t(self):
 
     except TypeError:
         _r = _hra(t, (self,), (self,), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: t_(Tensor(a!) self) -> Tensor(a!)
+def t_(self):
+    """t_(Tensor(a!) self) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(t_, (self,), (self,), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_t_(self)
+
+    except TypeError:
+        _r = _hra(t_, (self,), (self,), {})
         if _r is _NO:
             raise
         return _r
@@ -7626,6 +7822,23 @@ def transpose(self, dim0, dim1):
         return _r
 
 
+# schema/native_functions.yaml: transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+def transpose_(self, dim0, dim1):
+    """transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(transpose_, (self,), (self, dim0, dim1), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_transpose_(self, dim0, dim1)
+
+    except TypeError:
+        _r = _hra(transpose_, (self,), (self, dim0, dim1), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
 # schema/native_functions.yaml: tril(Tensor self, SymInt diagonal=0) -> Tensor
 def tril(self, diagonal=0):
     """tril(Tensor self, SymInt diagonal=0) -> Tensor"""
@@ -7808,6 +8021,23 @@ def unsqueeze(self, dim):
 
     except TypeError:
         _r = _hra(unsqueeze, (self,), (self, dim), {})
+        if _r is _NO:
+            raise
+        return _r
+
+
+# schema/native_functions.yaml: unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+def unsqueeze_(self, dim):
+    """unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)"""
+    if _tf[0]:
+        _r = _htf(unsqueeze_, (self,), (self, dim), {})
+        if _r is not _NO:
+            return _r
+    try:
+        return _entry_unsqueeze_(self, dim)
+
+    except TypeError:
+        _r = _hra(unsqueeze_, (self,), (self, dim), {})
         if _r is _NO:
             raise
         return _r
@@ -8631,6 +8861,7 @@ TENSOR_ATTRIBUTES = {
     'argsort': argsort,
     'argwhere': argwhere,
     'as_strided': as_strided,
+    'as_strided_': as_strided_,
     'as_strided_scatter': as_strided_scatter,
     'asin': asin,
     'asin_': asin_,
@@ -8808,6 +9039,7 @@ TENSOR_ATTRIBUTES = {
     'repeat_interleave': repeat_interleave,
     'reshape': reshape,
     'reshape_as': reshape_as,
+    'resize_': resize_,
     'roll': roll,
     'rot90': rot90,
     'round': round,
@@ -8822,6 +9054,7 @@ TENSOR_ATTRIBUTES = {
     'scatter_reduce_': scatter_reduce_,
     'select': select,
     'select_scatter': select_scatter,
+    'set_': set_,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
     'sign': sign,
@@ -8840,6 +9073,7 @@ TENSOR_ATTRIBUTES = {
     'sqrt': sqrt,
     'sqrt_': sqrt_,
     'squeeze': squeeze,
+    'squeeze_': squeeze_,
     'std': std,
     'sub': sub,
     'sub_': sub_,
@@ -8847,6 +9081,7 @@ TENSOR_ATTRIBUTES = {
     'swapaxes': swapaxes,
     'swapdims': swapdims,
     't': t,
+    't_': t_,
     'take': take,
     'take_along_dim': take_along_dim,
     'tan': tan,
@@ -8857,6 +9092,7 @@ TENSOR_ATTRIBUTES = {
     'tile': tile,
     'topk': topk,
     'transpose': transpose,
+    'transpose_': transpose_,
     'tril': tril,
     'tril_': tril_,
     'triu': triu,
@@ -8868,6 +9104,7 @@ TENSOR_ATTRIBUTES = {
     'unfold': unfold,
     'uniform_': uniform_,
     'unsqueeze': unsqueeze,
+    'unsqueeze_': unsqueeze_,
     'var': var,
     'view': view,
     'view_as': view_as,

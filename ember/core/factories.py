@@ -16,6 +16,7 @@ from itertools import chain
 import numpy as np
 
 from ..dispatch.tls import grad_disabled
+from ..dispatch.tls import state as _tls
 from . import dtype as D
 from .device import CPU, as_device
 from .device import device as _device
@@ -127,6 +128,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False, pin_memory=Fal
         dev = dev or _default_device[0]
         if dev.type != "cpu":
             t = _copy_tensor(t, None, dev)
+    if _tls.dispatch_modes:   # let the modes see the new constant (FakeTensorMode fakes it)
+        from ..dispatch.dispatcher import ops
+        t = ops.aten.lift_fresh.default(t)
     if requires_grad:
         factory_requires_grad(t)
     return t

@@ -193,8 +193,8 @@ def tensor_repr(t) -> str:
     prefix = "tensor(" if plain else f"{cls.__name__}("
     indent = len(prefix)
     suffixes = []
-    if t._device.type != "cpu":
-        suffixes.append(f"device='{t._device}'")
+    if t.device.type != "cpu":
+        suffixes.append(f"device='{t.device}'")
     default = D.get_default_dtype()
     dt = t._dtype
     shape = tuple(t._shape)

@@ -81,6 +81,18 @@ class Storage:
             self._nbytes = self.bytes.size
         return self._nbytes
 
+    def grow_to(self, nbytes: int) -> None:
+        """Enlarges the storage to `nbytes`, keeping its bytes (what resize_ does). Tensors
+        made earlier over this storage keep the old memory's arrays on the CPU."""
+        if self.device.type == "cpu":
+            new = np.zeros(nbytes, np.uint8)
+            old = self.bytes
+            new[:old.size] = old
+            self._owner = self._bytes = new
+        elif self.device is not META:
+            raise RuntimeError(f"resize_ cannot grow a {self.device.type} storage yet")
+        self._nbytes = nbytes
+
     def size(self) -> int:
         return self.nbytes()
 

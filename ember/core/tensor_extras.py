@@ -5,6 +5,8 @@ from ember.kernels.composite.conversions import tensor_to
 from ember.kernels.composite.reduction import python_norm
 
 from ..dispatch.tls import grad_disabled
+from ..dispatch.tls import state as _tls
+from ..overrides import NO_OVERRIDE, handle_torch_function
 from . import dtype as D
 from .indexing import getitem, setitem
 from .tensor import Tensor
@@ -97,6 +99,10 @@ def _deepcopy(self, memo):
 
     if id(self) in memo:
         return memo[id(self)]
+    if _tls.function_modes:     # a mode may copy it its own way (FakeCopyMode makes a fake)
+        r = handle_torch_function(Tensor.__deepcopy__, (self,), (self, memo))
+        if r is not NO_OVERRIDE:
+            return r
     if not self.is_leaf:
         raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support "
                            "the deepcopy protocol at the moment.  If you were attempting to "

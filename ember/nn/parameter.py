@@ -12,8 +12,9 @@ and return plain Tensors:
 """
 from __future__ import annotations
 
-from ..core.tensor import Tensor
-from ..overrides import _disabled_torch_function_impl
+from ..core.tensor import Tensor, _has_python_dispatch
+from ..dispatch.tls import state as _tls
+from ..overrides import NO_OVERRIDE, _disabled_torch_function_impl, handle_torch_function
 
 __all__ = ["Buffer", "Parameter", "UninitializedBuffer", "UninitializedParameter",
            "is_lazy"]
@@ -24,7 +25,17 @@ def _empty():
     return empty(0)
 
 
-class Parameter(Tensor):
+class _ParameterMeta(type):
+    """isinstance(t, Parameter) also holds for a tensor marked `_is_param` (a FakeTensor
+    made from a Parameter stays a parameter, as torch's)."""
+
+    def __instancecheck__(cls, instance):
+        return super().__instancecheck__(instance) or (
+            cls is Parameter and isinstance(instance, Tensor)
+            and getattr(instance, "_is_param", False))
+
+
+class Parameter(Tensor, metaclass=_ParameterMeta):
     """A Tensor that is a module parameter: it shares `data`'s storage, is a leaf, and
     requires grad unless `requires_grad=False`."""
 
@@ -34,11 +45,20 @@ class Parameter(Tensor):
         if not isinstance(data, Tensor):
             raise TypeError(f"Parameter(): argument 'data' (position 1) must be Tensor, "
                             f"not {type(data).__name__}")
+        if cls is Parameter and _has_python_dispatch(type(data)):
+            # a __torch_dispatch__ subclass (a FakeTensor) keeps its class, marked a parameter
+            t = data.detach().requires_grad_(requires_grad)
+            t._is_param = True
+            return t
         return Tensor._make_subclass(cls, data, requires_grad)
 
     def __deepcopy__(self, memo):
         if id(self) in memo:
             return memo[id(self)]
+        if _tls.function_modes:     # a mode may copy it its own way (FakeCopyMode)
+            r = handle_torch_function(Parameter.__deepcopy__, (self,), (self, memo))
+            if r is not NO_OVERRIDE:
+                return r
         result = type(self)(self.data.clone(), self.requires_grad)
         memo[id(self)] = result
         return result

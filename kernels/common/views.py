@@ -454,3 +454,108 @@ def unfold(self, dimension, size, step):
         shape[d] = (shape[d] - size) // step + 1
         stride[d] *= step
     return make_view(self, tuple(shape), tuple(stride), self._offset)
+
+
+# --- in-place metadata changes (torch's inplace_view ops) ----------------------------------
+def _take_layout(self, view):
+    """self becomes `view` (sizes, strides, offset) over the storage they share."""
+    self._shape, self._stride, self._offset, self._np = (view._shape, view._stride, view._offset,
+                                                         view._np)
+    return self
+
+
+def t_(self):
+    if self.dim() > 2:
+        raise RuntimeError(f"t_() expects a tensor with <= 2 dimensions, but self is "
+                           f"{self.dim()}D")
+    return _take_layout(self, t(self))
+
+
+def transpose_(self, dim0, dim1):
+    return _take_layout(self, transpose(self, dim0, dim1))
+
+
+def unsqueeze_(self, dim):
+    return _take_layout(self, unsqueeze(self, dim))
+
+
+def squeeze_(self):
+    return _take_layout(self, squeeze(self))
+
+
+def squeeze_dim_(self, dim):
+    return _take_layout(self, squeeze_dim(self, dim))
+
+
+def squeeze_dims_(self, dim):
+    return _take_layout(self, squeeze_dims(self, dim))
+
+
+def as_strided_(self, size, stride, storage_offset):
+    return _take_layout(self, as_strided(self, size, stride, storage_offset))
+
+
+def resize_(self, size, memory_format):
+    """Contiguous sizes `size` over self's storage, grown (old bytes kept) when too small.
+
+    >>> x = ember.zeros(2); x.resize_(2, 3).shape, x.stride()
+    (ember.Size([2, 3]), (3, 1))
+    """
+    from ember.core.tensor import MEMORY_FORMATS, channels_last, channels_last_strides
+    if self.requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    shape = tuple(R.int_list(size))
+    if any(n < 0 for n in shape):
+        raise RuntimeError("numel: integer multiplication overflow")   # (torch's words)
+    fmt = MEMORY_FORMATS.get(memory_format, memory_format)
+    stride = channels_last_strides(shape) if fmt is channels_last else contiguous_strides(shape)
+    _grow_for(self, shape, stride, self._offset)
+    return _take_layout(self, make_view(self, shape, stride, self._offset))
+
+
+def _grow_for(t, shape, stride, offset):
+    """Enlarges t's storage to hold a (shape, stride, offset) layout of t's dtype."""
+    needed = storage_nbytes(shape, stride, t._dtype.itemsize)
+    if needed:
+        needed += offset * t._dtype.itemsize
+    storage = t.untyped_storage()
+    if needed > storage.nbytes():
+        storage.grow_to(needed)
+
+
+def set_source_tensor(self, source):
+    """self shares source's storage and takes its sizes, strides and offset."""
+    return set_source_tensor_storage_offset(self, source, source._offset, source._shape,
+                                            source.stride())
+
+
+def set_source_tensor_storage_offset(self, source, storage_offset, size, stride):
+    from ember.core.tensor import _copy_layout
+    if source._dtype is not self._dtype:
+        raise RuntimeError(f"Expected a Storage of type {self._dtype} or an UntypedStorage, but "
+                           f"got type {source._dtype} for argument #1 'source' (in position 1)")
+    size = tuple(R.int_list(size))
+    stride = tuple(R.int_list(stride)) if len(stride) else contiguous_strides(size)
+    _grow_for(source, size, stride, storage_offset)   # torch grows the shared storage
+    view = as_strided(source, size, stride, storage_offset)
+    _copy_layout(self, view)
+    return self
+
+
+def set_empty(self):
+    """self gets a fresh empty storage (sizes (0,))."""
+    from ember.core.alloc import empty_strided_on
+    from ember.core.tensor import _copy_layout
+    _copy_layout(self, empty_strided_on(self.untyped_storage().device, (0,), (1,), self._dtype))
+    return self
+
+
+def lift_fresh(self):
+    """ember.tensor's new constant, as the modes see it (itself)."""
+    return self
+
+
+def lift_fresh_copy(self):
+    """A contiguous copy of the new constant (what make_fx records)."""
+    from ember.core.tensor import contiguous_format
+    return self.clone(memory_format=contiguous_format)

@@ -16,7 +16,7 @@ def _to(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_form
     mf = memory_format_of(memory_format)
     if (not copy and (dtype is None or dtype is self._dtype)
             and (layout is None or str(layout).rpartition(".")[2] == "strided")
-            and (dev is None or dev == self._device)
+            and (dev is None or dev == self.device)
             and (mf is None or mf.name == "preserve_format"
                  or self.suggest_memory_format() is mf)):
         return self
@@ -37,7 +37,7 @@ def to_dtype(self, dtype, non_blocking, copy, memory_format):
 
 
 def to_other(self, other, non_blocking, copy, memory_format):
-    return _to(self, other._dtype, None, other._device, None, non_blocking, copy, memory_format)
+    return _to(self, other._dtype, None, other.device, None, non_blocking, copy, memory_format)
 
 
 def contiguous(self, memory_format):
@@ -98,7 +98,7 @@ def tensor_to(self, *args, **kwargs):
         else:
             raise TypeError(f"to() got an unexpected or repeated keyword argument '{k}'")
     if other is not None:
-        dtype, device = other._dtype, other._device
+        dtype, device = other._dtype, other.device
     return _ops._entry_to_dtype_layout(self, dtype, None, device, None,
                                        bool(opts.get("non_blocking", False)),
                                        bool(opts.get("copy", False)), opts.get("memory_format"))

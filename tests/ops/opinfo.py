@@ -814,6 +814,43 @@ _view("detach.default", lambda: [S(_X(dt), name=dtname(dt)) for dt in (BOOL, I64
     S(offset((3, 4), F32), name="offset"), S(make((), F32), name="0d")])
 _view("alias.default", lambda: [S(_X(dt), name=dtname(dt)) for dt in (BOOL, BF16, F64)] + [
     S(transposed((3, 4), F32), name="transposed"), S(make((0,), F32), name="empty")])
+# in-place metadata changes: self takes the functional view's layout
+_view("t_.default", lambda: [
+    S(_X(), name="2d"), S(make((4,), F32), name="1d"), S(strided((3, 4), I32), name="strided"),
+    S(_X3(), name="3d_error")])
+_view("transpose_.default", lambda: [
+    S(_X3(), 0, 2, name="basic"), S(offset((3, 4), BF16), -1, 0, name="offset"),
+    S(_X3(), 0, 3, name="out_of_range_error")])
+_view("unsqueeze_.default", lambda: [
+    S(_X(), 1, name="middle"), S(make((), F32), 0, name="0d"),
+    S(transposed((3, 4), F32), -1, name="transposed"), S(_X(), 3, name="out_of_range_error")])
+_view("squeeze_.default", lambda: [
+    S(make((1, 3, 1, 4), F32), name="basic"), S(make((1, 1), I64), name="to_0d")])
+_view("squeeze_.dim", lambda: [
+    S(make((1, 3, 1, 4), F32), 2, name="basic"), S(make((1, 3), F32), 1, name="noop"),
+    S(_X(), 2, name="out_of_range_error")])
+_view("squeeze_.dims", lambda: [
+    S(make((1, 3, 1, 4), F32), [0, 2], name="basic"),
+    S(make((1, 3, 1), F32), [0, -3], name="repeated_error")])
+_view("as_strided_.default", lambda: [
+    S(_X(), [2, 2], [1, 2], name="basic"), S(_X(), [3, 3], [4, 1], 1, name="offset"),
+    S(_X(), [4, 4], [4, 1], name="out_of_bounds_error")])
+register("resize_.default", lambda: [
+    S(_X(), [2, 3], name="shrink"), S(_X(), [4, 5], name="grow"), S(_X(), [0], name="empty"),
+    S(make((2, 3, 4, 5), F32), [2, 3, 4, 5], memory_format=E.channels_last,
+      name="channels_last"), S(_X(), [-1, 2], name="negative_error")],
+    values=False, exact_strides=True)
+_view("set_.source_Tensor", lambda: [
+    S(make((2,), F32), _X(), name="basic"), S(_X(I64), transposed((3, 4), I64), name="transposed"),
+    S(make((0,), F32), offset((3, 4), F32), name="offset")])
+_view("set_.source_Tensor_storage_offset", lambda: [
+    S(make((2,), F32), _X(), 2, [2, 3], name="contiguous"),
+    S(make((2,), F32), _X(), 1, [2, 2], [1, 3], name="strided"),
+    S(make((2,), F32), _X(), 11, [], name="0d_last")])
+_view("set_.default", lambda: [S(_X(), name="basic"), S(make((), I64), name="0d")])
+_view("lift_fresh.default", lambda: [S(_X(), name="basic"), S(_X3(I64), name="int64")])
+_view("lift_fresh_copy.default", lambda: [S(transposed((3, 4), F32), name="transposed"),
+                                          S(_X(BOOL), name="bool")])
 
 
 # ---- joining and indexing ----------------------------------------------------------

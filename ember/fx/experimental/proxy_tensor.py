@@ -36,6 +36,9 @@ def _meta_val(t: Tensor) -> Tensor:
     return ember.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
 
 
+_LIFT_FRESH = ember.ops.aten.lift_fresh.default
+
+
 class _ProxyMode(TorchDispatchMode):
     """Runs each op for real and records it; tensors are mapped to the nodes that made
     them (an in-place op moves its tensor to the new node)."""
@@ -87,6 +90,8 @@ class _ProxyMode(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if func is _LIFT_FRESH:      # ember.tensor(...) inside f: a copy of the constant
+            func = ember.ops.aten.lift_fresh_copy.default
         decomposition = self.decompositions.get(func)
         if decomposition is not None:
             with self:
