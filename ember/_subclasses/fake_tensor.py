@@ -242,6 +242,8 @@ class FakeTensorConverter:
                              constant=real if make_constant else None)
             if _is_param(real):
                 out._is_param = True
+            if getattr(real, "_wrapped_number", False):   # a Python number promotes as one
+                out._wrapped_number = True
             return out
 
         def view(base, real):
@@ -350,7 +352,7 @@ class FakeTensorMode(TorchDispatchMode):
             if converted is NotImplemented:
                 return NotImplemented
             args, kwargs = converted
-        self._check_data_dependent(func, args)
+        self._check_data_dependent(func, args, kwargs)
         try:
             key = self._cache_key(func, args, kwargs)
         except _Bypass:
@@ -377,7 +379,7 @@ class FakeTensorMode(TorchDispatchMode):
             if "inplace_view" in func.tags:
                 raise AssertionError("Can't call metadata mutating ops on non-Fake Tensor "
                                      f"inputs. Found in {_render_call(func, args, kwargs)}")
-            if not self.allow_non_fake_inputs:
+            if not (self.allow_non_fake_inputs or getattr(t, "_wrapped_number", False)):
                 raise AssertionError(
                     "Please convert all Tensors to FakeTensors first or instantiate "
                     "FakeTensorMode with 'allow_non_fake_inputs'. Found in "
@@ -385,10 +387,12 @@ class FakeTensorMode(TorchDispatchMode):
         convert = lambda t: self.from_tensor(t) if isinstance(t, Tensor) else t
         return _map_tensors(convert, tuple(args)), _map_tensors(convert, kwargs)
 
-    def _check_data_dependent(self, func, args):
+    def _check_data_dependent(self, func, args, kwargs):
         if func is _INDEX:     # tagged dynamic, but only a boolean mask makes it so
             dynamic = any(i is not None and i.dtype in (ember.bool, ember.uint8)
                           for i in args[1])
+        elif func is _REPEAT_INTERLEAVE:   # ... and only without its output_size
+            dynamic = kwargs.get("output_size") is None
         else:
             dynamic = "dynamic_output_shape" in func.tags
         if dynamic and (self.shape_env is None
@@ -432,6 +436,7 @@ class FakeTensorMode(TorchDispatchMode):
 
 _LIFT_FRESH = aten.lift_fresh.default
 _INDEX = aten.index.Tensor
+_REPEAT_INTERLEAVE = aten.repeat_interleave.Tensor
 _ALIASING: dict[OpOverload, bool] = {}
 
 

@@ -219,9 +219,9 @@ def wrap_number(x, like: Tensor | None = None):
     if isinstance(x, Tensor):
         return x
     dt = wrapped_number_dtype(x)
-    if like is None or like._device.type == "cpu":
+    if like is None or like.device.type == "cpu":
         t = from_array(np.array(x, dt.np), dt)
     else:
-        t = _all_namespaces.aten.scalar_tensor.default._entry(x, dt, None, like._device, None)
+        t = _all_namespaces.aten.scalar_tensor.default._entry(x, dt, None, like.device, None)
     t._wrapped_number = True
     return t

@@ -36,7 +36,7 @@ def _dropout_impl(input, p, train, feature, alpha, inplace):
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:
-        return mul(input, _ops._entry_zeros((), input._dtype, None, input._device, None))
+        return mul(input, _ops._entry_zeros((), input._dtype, None, input.device, None))
     noise = (_feature_noise(input) if feature
              else _ops._entry_empty_like(input, None, None, None, None, None))
     _ops._entry_bernoulli__float(noise, 1 - p, None)

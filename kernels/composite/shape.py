@@ -323,6 +323,10 @@ def repeat_interleave_self_tensor(self, repeats, dim, output_size):
 
 def repeat_interleave_self_int(self, repeats, dim, output_size):
     r = ember.full((1,), repeats, dtype=ember.int64, device=self.device)
+    if output_size is None:    # known without reading data (so fakes and graphs have it)
+        n = self.numel() if dim is None else (
+            self.shape[wrap_dim(dim, self.dim())] if self.dim() else 1)
+        output_size = n * repeats
     return repeat_interleave_self_tensor(self, r, dim, output_size)
 
 

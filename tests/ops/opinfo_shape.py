@@ -920,10 +920,10 @@ register("repeat_interleave.self_Tensor", lambda: [
     S(make((2, 3), F32), _idx(3), 0, name="single_repeat", data_dependent=True),
     S(transposed((2, 3), F32), _idx(2, 1), -2, name="transposed", data_dependent=True),
     S(make((2, 3), F32), _idx(1, 2), 1, name="size_mismatch_error", data_dependent=True)])
-register("repeat_interleave.self_int", lambda: [
-    S(make((2, 3), F32), 2, name="flattened", data_dependent=True),
-    S(make((2, 3), BOOL), 3, 1, name="dim_1", data_dependent=True),
-    S(make((), F32), 2, name="0d", data_dependent=True),
+register("repeat_interleave.self_int", lambda: [   # (the size is known: Meta runs it)
+    S(make((2, 3), F32), 2, name="flattened"),
+    S(make((2, 3), BOOL), 3, 1, name="dim_1"),
+    S(make((), F32), 2, name="0d"),
     S(make((2, 3), F32), 2, 0, output_size=4, name="output_size")])
 
 
