@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import weakref
 
-from ember.autograd.graph import Error, new_node, set_history
+from ember.autograd.graph import Error, new_node, set_history_many
 from ember.core.alloc import storage_nbytes
 from ember.core.device import META
 from ember.core.storage import Storage
@@ -89,7 +89,7 @@ def _copy_grad_state(out: Tensor, t: Tensor) -> None:
     node = new_node(Error, (), ())
     node.message = ("backward through a fake tensor converted from a non-leaf real tensor: its "
                     "real history is not part of the fake graph")
-    set_history(out, node)
+    set_history_many([out], node)
 
 
 def no_dispatch_modes():

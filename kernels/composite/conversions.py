@@ -16,7 +16,8 @@ def _to(self, dtype, layout, device, pin_memory, non_blocking, copy, memory_form
     mf = memory_format_of(memory_format)
     if (not copy and (dtype is None or dtype is self._dtype)
             and (layout is None or str(layout).rpartition(".")[2] == "strided")
-            and (dev is None or dev == self.device)
+            and (dev is None or dev == self.device
+                 or (dev.index is None and dev.type == self.device.type))
             and (mf is None or mf.name == "preserve_format"
                  or self.suggest_memory_format() is mf)):
         return self

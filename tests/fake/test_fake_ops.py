@@ -9,17 +9,16 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ops"))
-from opinfo import OPS  # noqa: E402
-from test_schema_ops import call, ember_op, outputs, sample_args  # noqa: E402
+from opinfo import OPS
+from test_schema_ops import call, ember_op, outputs, sample_args
 
-import ember  # noqa: E402
-from ember._subclasses.fake_tensor import (  # noqa: E402
+import ember
+from ember._subclasses.fake_tensor import (
     DataDependentOutputException,
     DynamicOutputShapeException,
     FakeTensor,
     FakeTensorMode,
 )
-
 
 # composites over a data-dependent op or `.item()`: torch's fakes raise the same
 DATA_DEPENDENT = {"index.Tensor", "argwhere.default", "one_hot.default",

@@ -13,6 +13,7 @@ backward ops:
 """
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import math
@@ -31,9 +32,13 @@ from ..passes.shape_prop import _extract_tensor_metadata
 
 
 def _meta_val(t: Tensor) -> Tensor:
-    """A data-free stand-in with t's shape, strides and dtype (the fake-tensor work will
-    put real FakeTensors here)."""
-    return ember.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
+    """A data-free stand-in with t's shape, strides and dtype: a fake is its own (torch's
+    meta["val"]), a real tensor gets a Meta twin."""
+    if type(t).__name__ == "FakeTensor":
+        return t
+    from ember._subclasses.meta_utils import no_dispatch_modes
+    with no_dispatch_modes():
+        return ember.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
 
 
 _LIFT_FRESH = ember.ops.aten.lift_fresh.default
@@ -161,11 +166,10 @@ def make_fx(f: Callable, decomposition_table: dict | None = None,
     it while tracing)."""
     if tracing_mode not in ("real", "fake", "symbolic"):
         raise AssertionError(f"Unexpected tracing type: {tracing_mode}")
-    if tracing_mode != "real":
+    if tracing_mode == "symbolic":
         raise NotImplementedError(
-            f"make_fx(tracing_mode={tracing_mode!r}) needs fake tensors "
-            "(ember._subclasses.fake_tensor.FakeTensorMode), which ember does not have yet; "
-            "use tracing_mode='real'")
+            "make_fx(tracing_mode='symbolic') needs symbolic sizes (ShapeEnv), which ember "
+            "does not have yet; use tracing_mode='fake' or 'real'")
     if pre_dispatch:
         raise NotImplementedError("make_fx(pre_dispatch=True) is not supported yet: ember "
                                   "records ops at the Python key, below autograd")
@@ -174,11 +178,16 @@ def make_fx(f: Callable, decomposition_table: dict | None = None,
         graph = Graph()
         constants: dict[str, Tensor] = {}
         mode = _ProxyMode(graph, constants, decomposition_table)
+        fake_mode = None
+        if tracing_mode == "fake":   # the ops run on fakes: nothing is computed
+            from ember._subclasses.fake_tensor import FakeTensorMode
+            fake_mode = FakeTensorMode(allow_non_fake_inputs=_allow_non_fake_inputs)
+            args = tuple(fake_mode.from_tensor(a) if isinstance(a, Tensor) else a for a in args)
         for name, a in zip(_placeholder_names(f, len(args)), args):
             node = graph.placeholder(name)
             if isinstance(a, Tensor):
                 mode.track(a, node)
-        with mode:
+        with fake_mode or contextlib.nullcontext(), mode:
             out = f(*args)
         graph.output(mode.arg(out))
         return GraphModule(constants, graph)
