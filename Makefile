@@ -35,6 +35,7 @@ bench: setup
 	$(VPY) benchmarks/conv.py
 	$(VPY) benchmarks/amp.py
 	$(VPY) benchmarks/fx.py
+	$(VPY) benchmarks/fake.py
 	$(VPY) benchmarks/nn.py
 
 lint: setup
