@@ -15,8 +15,8 @@ factories return fakes and every op runs its Meta kernel:
 
 The mode sits on the Python dispatch key, below autograd, so autograd records on fakes
 and `backward()` runs fake gradients. Ops whose output size depends on data raise
-DynamicOutputShapeException, `.item()` raises DataDependentOutputException (a ShapeEnv
-turns both into unbacked symbols instead). Results are cached by (op, input metadata).
+DynamicOutputShapeException, `.item()` raises DataDependentOutputException. Results are
+cached by (op, input metadata). Sizes are static: symbolic sizes (ShapeEnv) are not built.
 """
 from __future__ import annotations
 
@@ -149,9 +149,6 @@ class FakeTensor(Tensor):
     def item(self):
         if self.constant is not None:
             return self.constant.item()
-        shape_env = self.fake_mode.shape_env
-        if shape_env is not None and self.numel() == 1:
-            return shape_env.create_unbacked_scalar(self.dtype)
         raise DataDependentOutputException(_LOCAL_SCALAR_DENSE)
 
     def tolist(self):
@@ -233,11 +230,8 @@ class FakeTensorConverter:
             raise UnsupportedFakeTensorException(
                 f"FakeTensorMode cannot convert a {type(t).__name__} (a __torch_dispatch__ "
                 "subclass it does not know)")
-        env = shape_env if shape_env is not None else fake_mode.shape_env
 
         def make(meta, real):
-            if env is not None and not fake_mode.static_shapes:
-                meta = env.symbolize_meta(meta, real, source=source)
             out = FakeTensor(fake_mode, meta, real.device,
                              constant=real if make_constant else None)
             if _is_param(real):
@@ -295,6 +289,9 @@ class FakeTensorMode(TorchDispatchMode):
     def __init__(self, *, allow_fallback_kernels=True, allow_non_fake_inputs=False,
                  shape_env=None, static_shapes=None, export=False):
         super().__init__()
+        if shape_env is not None:
+            raise NotImplementedError("FakeTensorMode(shape_env=...): ember has no symbolic "
+                                      "sizes yet (ShapeEnv, SymInt); fakes have static sizes")
         self.allow_fallback_kernels = allow_fallback_kernels
         self.allow_non_fake_inputs = allow_non_fake_inputs
         self.shape_env = shape_env
@@ -325,10 +322,7 @@ class FakeTensorMode(TorchDispatchMode):
                     symbolic_context=None, trace=True) -> FakeTensor:
         """The fake of a real tensor: the same fake for the same tensor, fakes of views
         that are views of one fake base."""
-        env = None if (static_shapes if static_shapes is not None else self.static_shapes) \
-            else self.shape_env
-        return self.fake_tensor_converter.from_real_tensor(self, tensor, shape_env=env,
-                                                           source=source)
+        return self.fake_tensor_converter.from_real_tensor(self, tensor, source=source)
 
     from_real_tensor = from_tensor
 
@@ -395,20 +389,15 @@ class FakeTensorMode(TorchDispatchMode):
             dynamic = kwargs.get("output_size") is None
         else:
             dynamic = "dynamic_output_shape" in func.tags
-        if dynamic and (self.shape_env is None
-                        or not self.shape_env.allow_dynamic_output_shape_ops):
+        if dynamic:
             raise DynamicOutputShapeException(func)
 
     def _run(self, func, args, kwargs):
         """Runs func's Meta kernel on the fakes and wraps the results."""
         device = self._output_device(func, args, kwargs)
         args, kwargs = _on_meta(func, args, kwargs)
-        env = self.shape_env
         with in_kernel_invocation_manager(self):
-            if env is not None and ("dynamic_output_shape" in func.tags or func is _INDEX):
-                out = env.run_dynamic_output_op(func, args, kwargs)
-            else:
-                out = func(*args, **kwargs)
+            out = func(*args, **kwargs)
 
         def wrap(o):
             if isinstance(o, FakeTensor) or not isinstance(o, Tensor):
@@ -450,8 +439,6 @@ def _mutates_or_aliases(op: OpOverload) -> bool:
 
 def _key_of(x):
     if isinstance(x, FakeTensor):
-        if x.fake_mode.shape_env is not None and x.fake_mode.shape_env.is_symbolic(x):
-            raise _Bypass
         return (x._shape, x.stride(), x._offset, x._dtype, x.fake_device,
                 x._ks & K.ADINPLACE_BIT, x.untyped_storage().nbytes())
     if isinstance(x, (list, tuple)):

@@ -266,3 +266,8 @@ def test_make_fx_fake_refuses_real_parameters_like_torch():
     gm = make_fx(net, tracing_mode="fake", _allow_non_fake_inputs=True)(ember.randn(4, 3))
     x = ember.randn(4, 3)
     assert ember.allclose(gm(x), net(x))
+
+
+def test_symbolic_sizes_are_refused_clearly():
+    with pytest.raises(NotImplementedError, match="no symbolic sizes yet"):
+        FakeTensorMode(shape_env=object())
