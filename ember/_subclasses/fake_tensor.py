@@ -15,8 +15,9 @@ factories return fakes and every op runs its Meta kernel:
 
 The mode sits on the Python dispatch key, below autograd, so autograd records on fakes
 and `backward()` runs fake gradients. Ops whose output size depends on data raise
-DynamicOutputShapeException, `.item()` raises DataDependentOutputException. Results are
-cached by (op, input metadata). Sizes are static: symbolic sizes (ShapeEnv) are not built.
+DynamicOutputShapeException, `.item()` raises DataDependentOutputException; with a
+ShapeEnv (ember.fx.experimental.symbolic_shapes) sizes are symbolic and those give unbacked
+symbols instead. Results are cached by (op, input metadata).
 """
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ import ember
 from ember.core.device import CPU, META
 from ember.core.device import device as Device
 from ember.core.storage import Storage
-from ember.core.tensor import Tensor, _copy_layout, make_tensor
+from ember.core.tensor import Tensor, _copy_layout, contiguous_strides, make_tensor
 from ember.dispatch import keys as K
 from ember.dispatch.dispatcher import OpOverload, ops
 from ember.dispatch.python_dispatch import TorchDispatchMode
@@ -149,6 +150,12 @@ class FakeTensor(Tensor):
     def item(self):
         if self.constant is not None:
             return self.constant.item()
+        env = self.fake_mode.shape_env
+        if env is not None and self.numel() == 1:    # an unbacked symbol
+            if self.dtype.is_floating_point:
+                return env.create_unbacked_symfloat()
+            return env.create_unbacked_symbool() if self.dtype is ember.bool else \
+                env.create_unbacked_symint()
         raise DataDependentOutputException(_LOCAL_SCALAR_DENSE)
 
     def tolist(self):
@@ -230,6 +237,11 @@ class FakeTensorConverter:
             raise UnsupportedFakeTensorException(
                 f"FakeTensorMode cannot convert a {type(t).__name__} (a __torch_dispatch__ "
                 "subclass it does not know)")
+        env = shape_env if shape_env is not None else fake_mode.shape_env
+        layout = None
+        if env is not None and not fake_mode.static_shapes:
+            def layout(real):
+                return env.symbolic_sizes_strides(real._shape, real.stride(), source)
 
         def make(meta, real):
             out = FakeTensor(fake_mode, meta, real.device,
@@ -248,7 +260,7 @@ class FakeTensorConverter:
                 v._is_param = True
             return v
 
-        return self.meta_converter(t, make, views=view)
+        return self.meta_converter(t, make, views=view, layout=layout)
 
 
 def _is_param(t) -> bool:
@@ -289,9 +301,6 @@ class FakeTensorMode(TorchDispatchMode):
     def __init__(self, *, allow_fallback_kernels=True, allow_non_fake_inputs=False,
                  shape_env=None, static_shapes=None, export=False):
         super().__init__()
-        if shape_env is not None:
-            raise NotImplementedError("FakeTensorMode(shape_env=...): ember has no symbolic "
-                                      "sizes yet (ShapeEnv, SymInt); fakes have static sizes")
         self.allow_fallback_kernels = allow_fallback_kernels
         self.allow_non_fake_inputs = allow_non_fake_inputs
         self.shape_env = shape_env
@@ -322,7 +331,10 @@ class FakeTensorMode(TorchDispatchMode):
                     symbolic_context=None, trace=True) -> FakeTensor:
         """The fake of a real tensor: the same fake for the same tensor, fakes of views
         that are views of one fake base."""
-        return self.fake_tensor_converter.from_real_tensor(self, tensor, source=source)
+        static = static_shapes if static_shapes is not None else self.static_shapes
+        env = None if static else self.shape_env
+        return self.fake_tensor_converter.from_real_tensor(self, tensor, shape_env=env,
+                                                           source=source)
 
     from_real_tensor = from_tensor
 
@@ -389,7 +401,7 @@ class FakeTensorMode(TorchDispatchMode):
             dynamic = kwargs.get("output_size") is None
         else:
             dynamic = "dynamic_output_shape" in func.tags
-        if dynamic:
+        if dynamic and self.shape_env is None:
             raise DynamicOutputShapeException(func)
 
     def _run(self, func, args, kwargs):
@@ -397,7 +409,10 @@ class FakeTensorMode(TorchDispatchMode):
         device = self._output_device(func, args, kwargs)
         args, kwargs = _on_meta(func, args, kwargs)
         with in_kernel_invocation_manager(self):
-            out = func(*args, **kwargs)
+            if self.shape_env is not None and func in _UNBACKED_SIZE_OPS:
+                out = _unbacked_size_op(self.shape_env, func, args)
+            else:
+                out = func(*args, **kwargs)
 
         def wrap(o):
             if isinstance(o, FakeTensor) or not isinstance(o, Tensor):
@@ -426,6 +441,18 @@ class FakeTensorMode(TorchDispatchMode):
 _LIFT_FRESH = aten.lift_fresh.default
 _INDEX = aten.index.Tensor
 _REPEAT_INTERLEAVE = aten.repeat_interleave.Tensor
+_UNBACKED_SIZE_OPS = (aten.nonzero.default, aten.masked_select.default)
+
+
+def _unbacked_size_op(env, func, args):
+    """nonzero / masked_select with a ShapeEnv: the data-dependent length is a new unbacked
+    symbol (u0, u1, ...)."""
+    n = env.create_unbacked_symint()
+    shape, dt = ((n, args[0].dim()), ember.int64) if func is _UNBACKED_SIZE_OPS[0] else (
+        (n,), args[0].dtype)
+    stride = contiguous_strides(shape)
+    nbytes = n * stride[0] * dt.itemsize     # (no guard on n == 0: it has no value yet)
+    return make_tensor(Storage(None, nbytes, META), shape, stride, 0, dt)
 _ALIASING: dict[OpOverload, bool] = {}
 
 
@@ -439,6 +466,9 @@ def _mutates_or_aliases(op: OpOverload) -> bool:
 
 def _key_of(x):
     if isinstance(x, FakeTensor):
+        if x.fake_mode.shape_env is not None and not all(
+                type(n) is int for n in (*x._shape, *x._stride)):
+            raise _Bypass          # symbolic sizes: the metadata is not a plain key
         return (x._shape, x.stride(), x._offset, x._dtype, x.fake_device,
                 x._ks & K.ADINPLACE_BIT, x.untyped_storage().nbytes())
     if isinstance(x, (list, tuple)):

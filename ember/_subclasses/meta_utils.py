@@ -53,31 +53,37 @@ class MetaConverter:
         self.tensor_memo = _IdMemo()
         self.storage_memo = _IdMemo()
 
-    def __call__(self, t: Tensor, make, *, views=None):
-        """The twin of `t`; `views(base_twin, t)` makes a view's twin from its base's."""
+    def __call__(self, t: Tensor, make, *, views=None, layout=None):
+        """The twin of `t`; `views(base_twin, t)` makes a view's twin from its base's;
+        `layout(t)` gives the twin's (sizes, strides) (symbolic ones, say)."""
         hit = self.tensor_memo.get(t)
         if hit is not None:
             return hit
         if t._base is not None and views is not None:
-            base = self(t._base, make, views=views)
+            base = self(t._base, make, views=views, layout=layout)
             out = views(base, t)
         else:
-            out = make(self._meta_of(t), t)
+            out = make(self._meta_of(t, layout), t)
             if t.requires_grad:
                 _copy_grad_state(out, t)
         self.tensor_memo.set(t, out)
         return out
 
-    def _meta_of(self, t: Tensor) -> Tensor:
+    def _meta_of(self, t: Tensor, layout=None) -> Tensor:
+        shape, stride = layout(t) if layout is not None else (t._shape, t.stride())
         st = t.untyped_storage()
         mst = self.storage_memo.get(st)
         if mst is None:
-            nbytes = st.nbytes() if t._device is not META else st._nbytes
-            mst = Storage(None, max(nbytes, storage_nbytes(t._shape, t.stride(), t.itemsize)
-                                    + t._offset * t.itemsize), META)
+            if layout is None:
+                nbytes = st.nbytes() if t._device is not META else st._nbytes
+                nbytes = max(nbytes, storage_nbytes(shape, stride, t.itemsize)
+                             + t._offset * t.itemsize)
+            else:      # symbolic sizes: the storage a contiguous tensor of them needs
+                nbytes = storage_nbytes(shape, stride, t.itemsize) + t._offset * t.itemsize
+            mst = Storage(None, nbytes, META)
             self.storage_memo.set(st, mst)
         ks = K.META_BIT | (t._ks & K.ADINPLACE_BIT)
-        return make_tensor(mst, t._shape, t.stride(), t._offset, t._dtype, ks=ks)
+        return make_tensor(mst, shape, stride, t._offset, t._dtype, ks=ks)
 
 
 def _copy_grad_state(out: Tensor, t: Tensor) -> None:

@@ -15,6 +15,7 @@ import ml_dtypes
 import numpy as np
 
 from . import dtype as D
+from . import sym
 from .shapes import infer_dense_strides, is_non_overlapping_and_dense
 from .tensor import MEMORY_FORMATS, _MemoryFormat, channels_last_strides, contiguous_strides
 
@@ -30,7 +31,7 @@ def check_size(size, name="empty") -> tuple:
     if isinstance(size, int):
         size = (size,)
     try:
-        shape = tuple(map(operator.index, size))
+        shape = tuple(map(sym.index_or_symint if sym.SYM_INT_TYPES else operator.index, size))
     except TypeError:
         bad = next((s for s in size if not is_index(s)), size)
         pos = list(size).index(bad) + 1 if bad is not size else 1

@@ -72,7 +72,7 @@ def _contiguous_strides(shape) -> tuple:
     acc = 1
     for n in reversed(shape):
         strides.append(acc)
-        acc *= max(n, 1)
+        acc *= max(n, 1) if n.__class__ is int else n.max1()   # (a symbolic size: SymInt)
     return tuple(reversed(strides))
 
 

@@ -13,6 +13,7 @@ import numpy as np
 from ..core.device import device as _device
 from ..core.dtype import dtype as _dtype
 from ..core.dtype import wrapped_number_dtype
+from ..core.sym import is_symint
 from ..core.tensor import Tensor, from_array
 from .dispatcher import ops as _all_namespaces
 
@@ -64,7 +65,7 @@ def intlist_varargs(args, keyword=None, name="size"):
 def _is_int(x):
     if type(x) is int:
         return True
-    return (isinstance(x, (int, np.integer)) and not isinstance(x, bool)) or (
+    return (isinstance(x, (int, np.integer)) and not isinstance(x, bool)) or is_symint(x) or (
         isinstance(x, Tensor) and x.dim() == 0 and not x.is_floating_point() and x.dtype.name != "bool")
 
 

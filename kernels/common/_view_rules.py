@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import operator
 
+from ember.core import sym
 from ember.core.shapes import wrap_dim
 from ember.core.tensor import contiguous_strides
 
@@ -24,9 +25,10 @@ def int_list(size) -> tuple:
     >>> int_list([2, np.int64(3)]), int_list(4)
     ((2, 3), (4,))
     """
+    index = sym.index_or_symint if sym.SYM_INT_TYPES else operator.index
     if isinstance(size, (tuple, list)):
-        return tuple(map(operator.index, size))
-    return (operator.index(size),)
+        return tuple(map(index, size))
+    return (index(size),)
 
 
 def wrap(dim, ndim: int) -> int:

@@ -181,9 +181,7 @@ def test_double_backward_reads_saved_aliases_from_the_graph():
     np.testing.assert_allclose(gm(x).numpy(), -2 * t * (1 - t * t), rtol=1e-6)
 
 
-def test_symbolic_tracing_is_not_built_yet():
-    with pytest.raises(NotImplementedError, match="needs symbolic sizes"):
-        make_fx(lambda x: x, tracing_mode="symbolic")
+def test_bad_tracing_arguments():
     with pytest.raises(AssertionError, match="Unexpected tracing type"):
         make_fx(lambda x: x, tracing_mode="nope")
     with pytest.raises(NotImplementedError, match="pre_dispatch=True"):

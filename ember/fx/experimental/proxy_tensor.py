@@ -22,6 +22,7 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
+from ember.core.sym import is_symint
 from ember.core.tensor import Tensor
 from ember.utils._python_dispatch import TorchDispatchMode
 
@@ -29,6 +30,7 @@ from ..graph import Graph
 from ..graph_module import GraphModule
 from ..node import Node, map_aggregate
 from ..passes.shape_prop import _extract_tensor_metadata
+from . import symbolic_shapes
 
 
 def _meta_val(t: Tensor) -> Tensor:
@@ -49,16 +51,23 @@ class _ProxyMode(TorchDispatchMode):
     them (an in-place op moves its tensor to the new node)."""
 
     def __init__(self, graph: Graph, constants: dict[str, Tensor],
-                 decomposition_table: dict | None):
+                 decomposition_table: dict | None, symbolic: bool = False):
         super().__init__()
         self.graph = graph
         self.constants = constants
         self.decompositions = decomposition_table or {}
         self.nodes: dict[int, tuple[Tensor, Node]] = {}   # id(tensor) -> (tensor, node)
+        self.symbolic = symbolic
+        self.sym_sources: dict = {}        # size symbol -> (node of a tensor, dim)
+        self.sym_nodes: dict = {}          # sympy expression -> its node
         self.by_storage: dict[int, list[tuple[Tensor, Node]]] = {}   # id(storage) -> same
 
     def track(self, t: Tensor, node: Node) -> None:
         self.nodes[id(t)] = (t, node)
+        if self.symbolic:
+            for dim, n in enumerate(t._shape):    # where each size symbol can be read
+                if is_symint(n) and n.node.expr.is_Symbol:
+                    self.sym_sources.setdefault(n.node.expr, (node, dim))
         if t._storage is not None:
             self.by_storage.setdefault(id(t._storage), []).append((t, node))
         node.meta["val"] = _meta_val(t)
@@ -68,6 +77,8 @@ class _ProxyMode(TorchDispatchMode):
         """A value as a node argument: tracked tensors become their node, others lifted
         as constants."""
         def one(x):
+            if is_symint(x):
+                return self._sym_node(x.node.expr)
             if not isinstance(x, Tensor):
                 return x
             hit = self.nodes.get(id(x))
@@ -82,6 +93,24 @@ class _ProxyMode(TorchDispatchMode):
             self.track(x, node)
             return node
         return map_aggregate(a, one)
+
+    def _sym_node(self, expr):
+        """A node computing a symbolic size: `sym_size.int(x, dim)` for a symbol, Python
+        arithmetic on those for an expression (torch's graphs)."""
+        hit = self.sym_nodes.get(expr)
+        if hit is not None:
+            return hit
+        if expr.is_Integer:
+            return int(expr)
+        if expr.is_Symbol:
+            if expr not in self.sym_sources:
+                raise RuntimeError(f"make_fx: the size symbol {expr} comes from no traced tensor")
+            node = self.graph.call_function(symbolic_shapes.sym_size, self.sym_sources[expr])
+        else:
+            fn, args = _sym_call(expr)
+            node = self.graph.call_function(fn, tuple(self._sym_node(a) for a in args))
+        self.sym_nodes[expr] = node
+        return node
 
     def _same_view(self, x: Tensor) -> Node | None:
         """The node of a tracked tensor that `x` is an alias of with the same view
@@ -111,6 +140,33 @@ class _ProxyMode(TorchDispatchMode):
                 if isinstance(o, Tensor):
                     self.track(o, self.graph.call_function(operator.getitem, (node, i)))
         return out
+
+
+def _sym_call(expr):
+    """(Python function, operands) that compute a sympy size expression."""
+    import sympy
+    if isinstance(expr, sympy.Add):
+        return _fold(operator.add, expr.args)
+    if isinstance(expr, sympy.Mul):
+        return _fold(operator.mul, expr.args)
+    if isinstance(expr, symbolic_shapes.FloorDiv):
+        return operator.floordiv, expr.args
+    if isinstance(expr, sympy.Mod):
+        return operator.mod, expr.args
+    if isinstance(expr, sympy.Pow) and expr.exp.is_Integer and expr.exp > 0:
+        return operator.pow, expr.args
+    if isinstance(expr, sympy.Max):
+        return _fold(max, expr.args)
+    raise NotImplementedError(f"make_fx: no Python form for the size expression {expr}")
+
+
+def _fold(fn, operands):
+    """fn over two operands; more are nested left to right: ((a + b) + c)."""
+    import sympy
+    if len(operands) == 2:
+        return fn, operands
+    return fn, (fn(*operands[:-1]) if fn is max else sympy.Add(*operands[:-1])
+                if fn is operator.add else sympy.Mul(*operands[:-1]), operands[-1])
 
 
 @functools.cache
@@ -166,10 +222,6 @@ def make_fx(f: Callable, decomposition_table: dict | None = None,
     it while tracing)."""
     if tracing_mode not in ("real", "fake", "symbolic"):
         raise AssertionError(f"Unexpected tracing type: {tracing_mode}")
-    if tracing_mode == "symbolic":
-        raise NotImplementedError(
-            "make_fx(tracing_mode='symbolic') needs symbolic sizes (ShapeEnv), which ember "
-            "does not have yet; use tracing_mode='fake' or 'real'")
     if pre_dispatch:
         raise NotImplementedError("make_fx(pre_dispatch=True) is not supported yet: ember "
                                   "records ops at the Python key, below autograd")
@@ -177,20 +229,27 @@ def make_fx(f: Callable, decomposition_table: dict | None = None,
     def wrapped(*args):
         graph = Graph()
         constants: dict[str, Tensor] = {}
-        mode = _ProxyMode(graph, constants, decomposition_table)
+        mode = _ProxyMode(graph, constants, decomposition_table, tracing_mode == "symbolic")
         fake_mode = None
-        if tracing_mode == "fake":   # the ops run on fakes: nothing is computed
+        names = _placeholder_names(f, len(args))
+        if tracing_mode != "real":   # the ops run on fakes: nothing is computed
             from ember._subclasses.fake_tensor import FakeTensorMode
-            fake_mode = FakeTensorMode(allow_non_fake_inputs=_allow_non_fake_inputs)
-            args = tuple(fake_mode.from_tensor(a) if isinstance(a, Tensor) else a for a in args)
-        for name, a in zip(_placeholder_names(f, len(args)), args):
+            env = symbolic_shapes.ShapeEnv() if tracing_mode == "symbolic" else None
+            fake_mode = FakeTensorMode(allow_non_fake_inputs=_allow_non_fake_inputs,
+                                       shape_env=env)
+            args = tuple(fake_mode.from_tensor(a, source=name) if isinstance(a, Tensor) else a
+                         for name, a in zip(names, args))
+        for name, a in zip(names, args):
             node = graph.placeholder(name)
             if isinstance(a, Tensor):
                 mode.track(a, node)
         with fake_mode or contextlib.nullcontext(), mode:
             out = f(*args)
         graph.output(mode.arg(out))
-        return GraphModule(constants, graph)
+        gm = GraphModule(constants, graph)
+        if fake_mode is not None and fake_mode.shape_env is not None:
+            gm.shape_env = fake_mode.shape_env      # its guards say where the graph holds
+        return gm
     return wrapped
 
 
