@@ -9,7 +9,7 @@ factories return fakes and every op runs its Meta kernel:
     >>> x = mode.from_tensor(ember.randn(2, 3))
     >>> with mode:
     ...     y = ember.empty(3, 4, device="cuda")
-    ...     z = x @ y
+    ...     z = x.cuda() @ y
     >>> z
     FakeTensor(..., device='cuda:0', size=(2, 4))
 

@@ -6,9 +6,11 @@ base's twin, so `_base`, leaf-ness and `requires_grad` survive:
 
     >>> conv = MetaConverter()
     >>> x = ember.randn(4, 4); v = x[1:, ::2]
-    >>> mv = conv(v, make=lambda meta, real: meta)
-    >>> mv.device, mv.stride(), mv.storage_offset(), mv._base is conv(x, make=None)
-    (device(type='meta'), (4, 2), 4, True)
+    >>> mv, mx = conv(v, make=lambda meta, real: meta), conv(x, make=lambda meta, real: meta)
+    >>> mv.device, mv.stride(), mv.storage_offset()
+    (device(type='meta'), (4, 2), 4)
+    >>> mv.untyped_storage() is mx.untyped_storage(), conv(x, make=None) is mx
+    (True, True)
 
 `make(meta, real)` turns each new meta tensor into what the caller wants (FakeTensorMode
 wraps it as a FakeTensor); views are then made by `as_strided` on the base's result, so
