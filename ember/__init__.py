@@ -169,11 +169,16 @@ from .nn.functional import (
 )
 
 # Subpackages imported on first use (torch has them after `import torch`): ember.fx.
-_LAZY_SUBMODULES = ("fx",)
+_LAZY_SUBMODULES = ("fx", "_subclasses")
+# Names of a lazily imported module: torch.SymInt & co. live with the symbolic shapes.
+_LAZY_NAMES = {n: "ember.fx.experimental.symbolic_shapes"
+               for n in ("SymInt", "SymFloat", "SymBool", "sym_max", "sym_min")}
 
 
 def __getattr__(name):
+    import importlib
     if name in _LAZY_SUBMODULES:
-        import importlib
         return importlib.import_module(f"{__name__}.{name}")
+    if name in _LAZY_NAMES:
+        return getattr(importlib.import_module(_LAZY_NAMES[name]), name)
     raise AttributeError(f"module 'ember' has no attribute '{name}'")

@@ -268,3 +268,22 @@ def test_make_fx_fake_refuses_real_parameters_like_torch():
     assert ember.allclose(gm(x), net(x))
 
 
+
+
+def test_out_and_in_place_ops_update_the_fake_like_torch():
+    def run(lib, ft):
+        import warnings
+        with ft.FakeTensorMode(), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            a = lib.randn(3, 4)
+            out = lib.empty(0)
+            same = lib.add(a, 1, out=out) is out
+            a.add_(lib.ones(4))
+            with pytest.raises(RuntimeError) as e:
+                a.add_(lib.ones(2, 3, 4))
+            return same, meta(out), meta(a), type(e.value).__name__   # (torch words it its own way)
+    assert run(ember, _EmberFT) == run(torch, tft)
+
+
+def test_lazy_names_torch_has():
+    assert ember.SymInt.__name__ == "SymInt" and ember._subclasses.FakeTensor is FakeTensor
