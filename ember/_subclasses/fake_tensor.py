@@ -35,7 +35,7 @@ from ember.dispatch.dispatcher import OpOverload, ops
 from ember.dispatch.python_dispatch import TorchDispatchMode
 from ember.dispatch.tls import excluding
 from ember.dispatch.tls import state as _tls
-from ember.overrides import TorchFunctionMode, _disabled_torch_function_impl
+from ember.overrides import TorchFunctionMode, _disabled_torch_function_impl, tensors_in
 
 from .meta_utils import MetaConverter, no_dispatch_modes
 
@@ -130,22 +130,6 @@ class FakeTensor(Tensor):
     def device(self):
         return META if _fake_tls.in_kernel else self.fake_device
 
-    @property
-    def is_cpu(self) -> bool:
-        return self.device.type == "cpu"
-
-    @property
-    def is_cuda(self) -> bool:
-        return self.device.type == "cuda"
-
-    @property
-    def is_meta(self) -> bool:
-        return self.device.type == "meta"
-
-    def get_device(self) -> int:
-        d = self.device
-        return -1 if d.type in ("cpu", "meta") else (d.index or 0)
-
     # --- data: there is none ---------------------------------------------------------------
     def item(self):
         if self.constant is not None:
@@ -200,13 +184,7 @@ class FakeTensor(Tensor):
 
 
 def _tensors(args, kwargs):
-    for a in (*args, *kwargs.values()):
-        if isinstance(a, Tensor):
-            yield a
-        elif isinstance(a, (list, tuple)):
-            for b in a:
-                if isinstance(b, Tensor):
-                    yield b
+    return tensors_in((*args, *kwargs.values()))
 
 
 def _map_tensors(fn, x):

@@ -169,23 +169,23 @@ class Tensor:
 
     @property
     def is_cpu(self) -> bool:
-        return self._device.type == "cpu"
+        return self.device.type == "cpu"
 
     @property
     def is_cuda(self) -> bool:
-        return self._device.type == "cuda"
+        return self.device.type == "cuda"
 
     @property
     def is_meta(self) -> bool:
-        return self._device.type == "meta"
+        return self.device.type == "meta"
 
     @property
     def is_xpu(self) -> bool:
-        return self._device.type == "xpu"
+        return self.device.type == "xpu"
 
     @property
     def is_mps(self) -> bool:
-        return self._device.type == "mps"
+        return self.device.type == "mps"
 
     @property
     def is_quantized(self) -> bool:
@@ -209,7 +209,8 @@ class Tensor:
 
     def get_device(self) -> int:
         """The device index; -1 on the CPU and Meta, which have none (torch's)."""
-        return -1 if self._device.type in ("cpu", "meta") else (self._device.index or 0)
+        d = self.device    # (a FakeTensor's is the device it stands for)
+        return -1 if d.type in ("cpu", "meta") else (d.index or 0)
 
     def untyped_storage(self) -> Storage:
         st = self._storage
