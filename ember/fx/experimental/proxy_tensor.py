@@ -22,6 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 import ember
+from ember._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from ember._subclasses.meta_utils import no_dispatch_modes
 from ember.core.sym import is_symint
 from ember.core.tensor import Tensor
 from ember.utils._python_dispatch import TorchDispatchMode
@@ -36,9 +38,8 @@ from . import symbolic_shapes
 def _meta_val(t: Tensor) -> Tensor:
     """A data-free stand-in with t's shape, strides and dtype: a fake is its own (torch's
     meta["val"]), a real tensor gets a Meta twin."""
-    if type(t).__name__ == "FakeTensor":
+    if isinstance(t, FakeTensor):
         return t
-    from ember._subclasses.meta_utils import no_dispatch_modes
     with no_dispatch_modes():
         return ember.empty_strided(t.shape, t.stride(), dtype=t.dtype, device="meta")
 
@@ -165,8 +166,8 @@ def _fold(fn, operands):
     import sympy
     if len(operands) == 2:
         return fn, operands
-    return fn, (fn(*operands[:-1]) if fn is max else sympy.Add(*operands[:-1])
-                if fn is operator.add else sympy.Mul(*operands[:-1]), operands[-1])
+    rest = {operator.add: sympy.Add, operator.mul: sympy.Mul, max: sympy.Max}[fn]
+    return fn, (rest(*operands[:-1]), operands[-1])
 
 
 @functools.cache
@@ -233,7 +234,6 @@ def make_fx(f: Callable, decomposition_table: dict | None = None,
         fake_mode = None
         names = _placeholder_names(f, len(args))
         if tracing_mode != "real":   # the ops run on fakes: nothing is computed
-            from ember._subclasses.fake_tensor import FakeTensorMode
             env = symbolic_shapes.ShapeEnv() if tracing_mode == "symbolic" else None
             fake_mode = FakeTensorMode(allow_non_fake_inputs=_allow_non_fake_inputs,
                                        shape_env=env)
