@@ -194,4 +194,19 @@ def impl(qualname: str, dispatch_key: str, fn=None):
     return register(fn) if fn is not None else register
 
 
-__all__ = ["Library", "Tensor", "impl"]
+_CUSTOM_OPS = ("CustomOpDef", "custom_op", "infer_schema", "register_autocast",
+               "register_autograd", "register_fake", "register_kernel")
+
+
+def __getattr__(name):
+    """custom_op & co. (ember/_library/custom_ops.py) and opcheck, loaded on first use."""
+    if name in _CUSTOM_OPS:
+        from ._library import custom_ops
+        return getattr(custom_ops, name)
+    if name == "opcheck":
+        from ._library.opcheck import opcheck
+        return opcheck
+    raise AttributeError(f"module 'ember.library' has no attribute '{name}'")
+
+
+__all__ = ["Library", "Tensor", "impl"]   # (and, loaded on first use, _CUSTOM_OPS and opcheck)

@@ -257,7 +257,7 @@ class Tensor:
                 raise TypeError(f"can't convert {self._device.type} device type tensor to numpy. "
                                 "Use Tensor.cpu() to copy the tensor to host memory first.")
             return self.cpu().numpy()
-        if self.requires_grad and not force:
+        if self.requires_grad and _tls.grad_enabled and not force:   # (torch's check)
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. "
                                "Use tensor.detach().numpy() instead.")
         return self._np
