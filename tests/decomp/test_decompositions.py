@@ -10,17 +10,17 @@ import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ops"))
-from opinfo import OPS  # noqa: E402
-from test_schema_ops import call, outputs, sample_args  # noqa: E402
+from opinfo import OPS
+from test_schema_ops import call, outputs, sample_args
 
-import ember  # noqa: E402
-from ember._decomp import (  # noqa: E402
+import ember
+from ember._decomp import (
     core_aten_decompositions,
     decomposition_table,
     get_decompositions,
     register_decomposition,
 )
-from ember.fx.experimental.proxy_tensor import make_fx  # noqa: E402
+from ember.fx.experimental.proxy_tensor import make_fx
 
 torch = pytest.importorskip("torch")
 core_aten_decompositions()          # (loads the table)
