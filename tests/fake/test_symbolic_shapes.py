@@ -138,3 +138,20 @@ def test_symbolic_mlp_with_parameters():
     for batch in (5, 2, 33):
         x = ember.randn(batch, 8)
         assert ember.allclose(gm(x), net(x), atol=1e-6)
+
+
+@pytest.mark.parametrize("tracing_mode", ["fake", "symbolic"])
+def test_training_step_traces_on_fakes(tracing_mode):
+    """forward, cross entropy and autograd.grad of every parameter: the graph gives the
+    eager gradients (at another batch size too, when symbolic)."""
+    net = ember.nn.Sequential(ember.nn.Linear(8, 16), ember.nn.ReLU(), ember.nn.Linear(16, 3))
+    params = list(net.parameters())
+
+    def step(x, y):
+        return ember.autograd.grad(ember.nn.functional.cross_entropy(net(x), y), params)
+    gm = make_fx(step, tracing_mode=tracing_mode, _allow_non_fake_inputs=True)(
+        ember.randn(5, 8), ember.randint(0, 3, (5,)))
+    for batch in (5, 9) if tracing_mode == "symbolic" else (5,):
+        x, y = ember.randn(batch, 8), ember.randint(0, 3, (batch,))
+        for got, want in zip(gm(x, y), step(x, y)):
+            assert ember.allclose(got, want, atol=1e-5)
