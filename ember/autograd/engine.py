@@ -23,7 +23,9 @@ import numpy as np
 import ember
 
 from ..core.tensor import from_array
+from ..dispatch import observers as _observers
 from ..dispatch.keys import AUTOGRAD_BIT
+from ..dispatch.observers import Range
 from ..dispatch.tls import state as _tls
 from . import graph as G
 from .accumulate import _checked_hook_result, _checked_hook_values, _run_leaf_hooks, accumulate_grad
@@ -199,11 +201,17 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
     tick = 1
     push, pop = heapq.heappush, heapq.heappop
     anomaly = G._anomaly[0]
+    profiling = _observers.active is not None
     outputs = root.grads
     node = pop(heap)[2]
     ready = None        # the first node made ready by the current step
+    span = None         # the profiler's range of the running node
     while True:
         if node is not root:
+            if profiling:
+                name = _profile_name(node)
+                span = _evaluate_range(name).__enter__()
+                inner = Range(name, "cpu_op").__enter__()
             buf = buffers.pop(node, None)
             if buf is None:
                 buf = [None] * len(node._out_meta)
@@ -224,6 +232,8 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
                         outputs = _run_post_hooks(ex, outputs, buf)
             else:
                 outputs = _call_multi(node, buf, anomaly)
+            if span is not None:
+                inner.__exit__()
             if not keep_graph and node._release_after_backward:
                 node.release_variables()
         n_out = len(outputs)
@@ -255,13 +265,20 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
                         # the caller's reference: outputs[i] when it is this gradient
                         # (never read again); b.pop() leaves the buffer without one
                         held = i < n_out and outputs[i] is b[0]
-                        accumulate_grad(variable, b.pop(), held=held)
+                        if profiling:
+                            with _evaluate_range(_ACCUMULATE), Range(_ACCUMULATE, "cpu_op"):
+                                accumulate_grad(variable, b.pop(), held=held)
+                        else:
+                            accumulate_grad(variable, b.pop(), held=held)
                     continue
                 if ready is None:
                     ready = fn
                 else:
                     push(heap, (-fn._seq, tick, fn))
                     tick += 1
+        if span is not None:
+            span.__exit__()
+            span = None
         # drop this step's references so a leaf can take its gradient without a copy
         outputs = buf = g = b = None
         if ready is not None:
@@ -274,6 +291,18 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
         if not heap:
             return
         node = pop(heap)[2]
+
+
+_ACCUMULATE = "torch::autograd::AccumulateGrad"   # torch's profiler name for the node
+
+
+def _profile_name(node) -> str:
+    return _ACCUMULATE if node.__class__ is AccumulateGrad else node.name()
+
+
+def _evaluate_range(name):
+    """The profiler's range around running one node, as torch's engine names it."""
+    return Range(f"autograd::engine::evaluate_function: {name}", "cpu_op")
 
 
 def _capture(node, buf, captures, needed, results, accumulate, inputs) -> bool:
