@@ -52,8 +52,10 @@ def make_grads(outputs, grads):
     if not grads and len(outputs) == 1:
         t = outputs[0]
         if t._shape == () and t._ks & AUTOGRAD_BIT and t._np is not None \
-                and t._dtype.is_floating_point and not _tls.dispatch_modes:
-            # `loss.backward()`, the usual case (a mode sees the dispatched ones_like below)
+                and t._dtype.is_floating_point and not _tls.dispatch_modes \
+                and _observers.active is None:
+            # `loss.backward()`, the usual case (a mode or the profiler sees the dispatched
+            # ones_like below)
             one = _ONES.get(t._dtype)
             if one is None:
                 one = _ONES[t._dtype] = np.ones((), t._dtype.np)
@@ -206,6 +208,7 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
     node = pop(heap)[2]
     ready = None        # the first node made ready by the current step
     span = None         # the profiler's range of the running node
+    leaves = []         # (leaf, grad, held) accumulated after that range, when profiling
     while True:
         if node is not root:
             if profiling:
@@ -265,9 +268,8 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
                         # the caller's reference: outputs[i] when it is this gradient
                         # (never read again); b.pop() leaves the buffer without one
                         held = i < n_out and outputs[i] is b[0]
-                        if profiling:
-                            with _evaluate_range(_ACCUMULATE), Range(_ACCUMULATE, "cpu_op"):
-                                accumulate_grad(variable, b.pop(), held=held)
+                        if profiling:   # its own range after this node's, as in torch
+                            leaves.append((variable, b.pop(), held))
                         else:
                             accumulate_grad(variable, b.pop(), held=held)
                     continue
@@ -279,6 +281,10 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
         if span is not None:
             span.__exit__()
             span = None
+        for variable, g, held in leaves:
+            with _evaluate_range(_ACCUMULATE), Range(_ACCUMULATE, "cpu_op"):
+                accumulate_grad(variable, g, held=held)
+        leaves.clear()
         # drop this step's references so a leaf can take its gradient without a copy
         outputs = buf = g = b = None
         if ready is not None:

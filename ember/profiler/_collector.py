@@ -7,6 +7,7 @@ FunctionEvent/EventList objects.
 """
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -16,7 +17,12 @@ import weakref
 from ..core.tensor import Tensor
 
 _now = time.perf_counter_ns
-_EMBER_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+@functools.cache
+def _library_dirs():
+    """The folders of ember's own code: the runtime, the generated ops, the kernels."""
+    from .. import _generated, kernels
+    return tuple(os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+                 for m in (sys.modules["ember"], _generated, kernels))
 
 
 class Record:
@@ -206,10 +212,11 @@ def _describe_inputs(r, args):
 def _user_stack():
     """The caller's frames outside ember, innermost first, as torch's `file(line): func`."""
     out = []
+    skip = _library_dirs()
     f = sys._getframe(2)
     while f is not None:
         path = f.f_code.co_filename
-        if not path.startswith(_EMBER_DIR):
+        if not path.startswith(skip):
             out.append(f"{path}({f.f_lineno}): {f.f_code.co_name}")
         f = f.f_back
     return out

@@ -82,9 +82,10 @@ class FunctionEvent(_Stats):
     """One recorded range (an op call, a record_function, an autograd node)."""
 
     def __init__(self, id, name, thread, start_us, end_us, kind, input_shapes=None,
-                 stack=None, sequence_nr=-1, trace_args=None):
+                 stack=None, sequence_nr=-1, trace_args=None, trace_name=None):
         self.id = id
         self.name = name
+        self.trace_name = trace_name or name
         self.thread = thread
         self.time_range = Interval(start_us, end_us)
         self.kind = kind                      # chrome trace category: cpu_op, user_annotation
@@ -227,8 +228,10 @@ class EventList(list):
             events.append({"ph": "M", "name": "thread_name", "ts": 0, "pid": pid, "tid": tid,
                            "args": {"name": f"thread {tid} (python)"}})
         for i, e in enumerate(self):
+            if e.name == MEMORY_EVENT_NAME:     # written as the instant events below
+                continue
             args = {"External id": e.id, "Record function id": 0, **e.trace_args, "Ev Idx": i}
-            events.append({"ph": "X", "cat": e.kind, "name": e.name, "pid": pid, "tid": e.thread,
+            events.append({"ph": "X", "cat": e.kind, "name": e.trace_name, "pid": pid, "tid": e.thread,
                            "ts": e.time_range.start, "dur": e.time_range.elapsed_us(),
                            "args": args})
         for i, m in enumerate(self._memory_events, len(self)):
@@ -263,13 +266,15 @@ def events_from_collector(c, with_flops=False) -> EventList:
     base = c.start_ns
     by_record = {}
     events = []
-    for i, r in enumerate(sorted(c.records, key=lambda r: (r.start, -r.end)), 1):
+    for r in c.records:
         trace_args = {}
         if r.dims is not None:
             trace_args = {"Concrete Inputs": r.concrete, "Input type": r.types,
                           "Input Strides": r.strides, "Input Dims": r.dims}
-        e = FunctionEvent(i, r.name, r.tid, (r.start - base) / 1000, (r.end - base) / 1000,
-                          r.kind, r.shapes, r.stack, trace_args=trace_args)
+        # torch's events and table say ProfilerStep* (the trace keeps ProfilerStep#3)
+        name = "ProfilerStep*" if r.name.startswith("ProfilerStep#") else r.name
+        e = FunctionEvent(0, name, r.tid, (r.start - base) / 1000, (r.end - base) / 1000,
+                          r.kind, r.shapes, r.stack, trace_args=trace_args, trace_name=r.name)
         if with_flops and r.op is not None and r.shapes is not None:
             from ..utils.flop_counter import flops_from_shapes
             e.flops = flops_from_shapes(r.op, r.shapes)
@@ -282,7 +287,7 @@ def events_from_collector(c, with_flops=False) -> EventList:
     for m in c.memory_records:
         owner = by_record.get(m.owner)
         if owner is None:
-            mem = FunctionEvent(len(events) + 1, MEMORY_EVENT_NAME, m.tid,
+            mem = FunctionEvent(0, MEMORY_EVENT_NAME, m.tid,
                                 (m.ts - base) / 1000, (m.ts - base) / 1000, "cpu_instant_event")
             events.append(mem)
             owner = mem
@@ -296,6 +301,9 @@ def events_from_collector(c, with_flops=False) -> EventList:
             else:
                 e.device_memory_usage += m.nbytes
             e = e.cpu_parent
+    events.sort(key=lambda e: (e.time_range.start, -e.time_range.end))
+    for i, e in enumerate(events, 1):
+        e.id = i
     return EventList(events, profile_memory=c.profile_memory, with_flops=with_flops,
                      trace_meta={"record_shapes": c.record_shapes, "base_ns": c.wall_start_ns},
                      memory_events=[_MemoryEvent(m, base) for m in c.memory_records])
