@@ -292,6 +292,9 @@ class OpOverloadPacket:
     def __repr__(self):
         return f"<OpOverloadPacket(op='{self._namespace}.{self._name}')>"
 
+    def __str__(self):
+        return f"{self._namespace}.{self._name}"    # torch's: aten.mm
+
     def __call__(self, *args, **kwargs):
         from .argcheck import bind_first_match
         op, bound = bind_first_match(list(self._overloads.values()), args, kwargs,
