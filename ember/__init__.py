@@ -174,6 +174,9 @@ _LAZY_SUBMODULES = ("fx", "profiler")
 
 
 def __getattr__(name):
+    if name == "explain":           # ember/_explain.py, loaded on first use
+        from ._explain import explain
+        return explain
     if name in _LAZY_SUBMODULES:
         import importlib
         return importlib.import_module(f"{__name__}.{name}")
