@@ -82,7 +82,7 @@ class profile:
         c.stop()
         if observers.active is c:
             observers.set_active(self._previous)
-        self.function_events = events_from_collector(c, self.with_flops)
+        self.function_events = events_from_collector(c, self.with_flops, self.use_device)
         self.entered = False
 
     def _check_finish(self):

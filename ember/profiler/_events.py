@@ -166,8 +166,9 @@ class EventList(list):
     """A list of FunctionEvent (or FunctionEventAvg) with torch's table and trace export."""
 
     def __init__(self, *args, profile_memory=False, with_flops=False, trace_meta=None,
-                 memory_events=()):
+                 memory_events=(), use_device=None):
         super().__init__(*args)
+        self._use_device = use_device
         self._profile_memory = profile_memory
         self._with_flops = with_flops
         self._trace_meta = trace_meta or {}
@@ -189,7 +190,7 @@ class EventList(list):
                 key += tuple(e.stack[:group_by_stack_n])
             stats[key].add(e)
         return EventList(stats.values(), profile_memory=self._profile_memory,
-                         with_flops=self._with_flops)
+                         with_flops=self._with_flops, use_device=self._use_device)
 
     def total_average(self):
         total = FunctionEventAvg()
@@ -206,10 +207,12 @@ class EventList(list):
               max_name_column_width=55, max_shapes_column_width=80, header=None,
               top_level_events_only=False, time_unit=None):
         """torch's summary table: Name, Self CPU %, Self CPU, CPU total %, CPU total,
-        CPU time avg, [CPU Mem, Self CPU Mem,] # of Calls[, Input Shapes][, Total FLOPs]."""
+        CPU time avg, [CPU Mem, Self CPU Mem, [CUDA Mem, Self CUDA Mem,]] # of Calls
+        [, Input Shapes][, Total FLOPs]."""
         return _build_table(self, sort_by, header, row_limit, max_src_column_width,
                             max_name_column_width, max_shapes_column_width, self._with_flops,
-                            self._profile_memory, top_level_events_only, time_unit)
+                            self._profile_memory, top_level_events_only, time_unit,
+                            self._use_device)
 
     def __str__(self):
         return self.table()
@@ -260,7 +263,7 @@ class _MemoryEvent:
             m.nbytes, m.device, m.tid, m.total, m.addr)
 
 
-def events_from_collector(c, with_flops=False) -> EventList:
+def events_from_collector(c, with_flops=False, use_device=None) -> EventList:
     """The FunctionEvents of a stopped collector, in start order, parents linked, memory
     added up (self: inside no child; total: with the children's)."""
     base = c.start_ns
@@ -305,13 +308,14 @@ def events_from_collector(c, with_flops=False) -> EventList:
     for i, e in enumerate(events, 1):
         e.id = i
     return EventList(events, profile_memory=c.profile_memory, with_flops=with_flops,
+                     use_device=use_device,
                      trace_meta={"record_shapes": c.record_shapes, "base_ns": c.wall_start_ns},
                      memory_events=[_MemoryEvent(m, base) for m in c.memory_records])
 
 
 def _build_table(events, sort_by, header, row_limit, max_src_column_width,
                  max_name_column_width, max_shapes_column_width, with_flops, profile_memory,
-                 top_level_events_only, time_unit):
+                 top_level_events_only, time_unit, use_device=None):
     if len(events) == 0:
         return ""
     if sort_by is not None:
@@ -323,8 +327,11 @@ def _build_table(events, sort_by, header, row_limit, max_src_column_width,
     shapes_width = min(max(len(str(e.input_shapes)) for e in events) + 4,
                        max_shapes_column_width or 1 << 30)
     headers = ["Name", "Self CPU %", "Self CPU", "CPU total %", "CPU total", "CPU time avg"]
+    device_mem = use_device is not None and any(e.self_device_memory_usage > 0 for e in events)
     if profile_memory:
         headers += ["CPU Mem", "Self CPU Mem"]
+        if device_mem:
+            headers += [f"{use_device.upper()} Mem", f"Self {use_device.upper()} Mem"]
     headers.append("# of Calls")
     widths = [name_width] + [12] * (len(headers) - 1)
     aligns = [">"] * len(headers)
@@ -376,6 +383,9 @@ def _build_table(events, sort_by, header, row_limit, max_src_column_width,
                fmt_time(e.cpu_time_total), fmt_time(e.cpu_time)]
         if profile_memory:
             row += [_format_memory(e.cpu_memory_usage), _format_memory(e.self_cpu_memory_usage)]
+            if device_mem:
+                row += [_format_memory(e.device_memory_usage),
+                        _format_memory(e.self_device_memory_usage)]
         row.append(e.count)
         if has_shapes:
             row.append(str(e.input_shapes)[:shapes_width])

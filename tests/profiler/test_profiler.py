@@ -259,3 +259,21 @@ def test_import_ember_does_not_import_the_profiler():
     code = "import sys, ember; print('ember.profiler' in sys.modules); ember.profiler.profile"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_cuda_allocator_memory_events():
+    """The caching allocator reports each block (on the emulator's device here)."""
+    from ember.cuda import _driver, _emulator, _runtime
+    if not _emulator.available():
+        pytest.skip("the CUDA emulator needs g++ and the CUDA headers")
+    acts = [eprof.ProfilerActivity.CPU, eprof.ProfilerActivity.CUDA]
+    with _runtime.using(_driver.EmulatorDriver()):
+        with eprof.profile(activities=acts, profile_memory=True) as p:
+            a = ember.empty(256, device="cuda")
+            del a
+    empty = next(e for e in p.events() if e.name == "aten::empty")
+    assert empty.self_device_memory_usage == empty.device_memory_usage == 1024
+    assert empty.cpu_memory_usage == 0
+    assert sum(e.device_memory_usage for e in p.events() if e.cpu_parent is None) == 0
+    assert _columns(p.key_averages().table())[6:10] == ["CPU Mem", "Self CPU Mem", "CUDA Mem",
+                                                         "Self CUDA Mem"]
