@@ -267,10 +267,10 @@ def test_cuda_allocator_memory_events():
     if not _emulator.available():
         pytest.skip("the CUDA emulator needs g++ and the CUDA headers")
     acts = [eprof.ProfilerActivity.CPU, eprof.ProfilerActivity.CUDA]
-    with _runtime.using(_driver.EmulatorDriver()):
-        with eprof.profile(activities=acts, profile_memory=True) as p:
-            a = ember.empty(256, device="cuda")
-            del a
+    with _runtime.using(_driver.EmulatorDriver()), \
+            eprof.profile(activities=acts, profile_memory=True) as p:
+        a = ember.empty(256, device="cuda")
+        del a
     empty = next(e for e in p.events() if e.name == "aten::empty")
     assert empty.self_device_memory_usage == empty.device_memory_usage == 1024
     assert empty.cpu_memory_usage == 0
