@@ -4,17 +4,17 @@
     >>> print(ember.explain(ember.add, x, 1.5))
     ember.explain: add(Tensor[2] float32 requires_grad, 1.5)
     grad mode: on; autocast: off
-
-    aten::add.Tensor  schema/native_functions.yaml:223
+    <BLANKLINE>
+    aten::add.Tensor  schema/native_functions.yaml:...
       add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
       keyset: Autograd, ADInplaceOrView, CPU
-      Autograd         _ag_add_Tensor                    generated/autograd.py:8505
-                       from schema/native_functions.yaml: add.Tensor(...) -> Tensor  [...:223]
+      Autograd         _ag_add_Tensor                    generated/autograd.py:...
+                       from schema/native_functions.yaml: add.Tensor(...) -> Tensor  [...]
       ADInplaceOrView  fallthrough
-      CPU              add                               kernels/cpu/binary.py:75
-
-    backward: AddBackward0  generated/autograd.py:501
-      formula: schema/derivatives.yaml: add.Tensor(...) -> Tensor  [schema/derivatives.yaml:83]
+      CPU              add                               kernels/cpu/binary.py:...
+    <BLANKLINE>
+    backward: AddBackward0  generated/autograd.py:...
+      formula: schema/derivatives.yaml: add.Tensor(...) -> Tensor  [schema/derivatives.yaml:...]
       next functions: AccumulateGrad, None
       saved self_dtype: ember.float32
       saved self_shape: shape [2]

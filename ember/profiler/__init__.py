@@ -3,9 +3,13 @@
     >>> from ember.profiler import profile, record_function, ProfilerActivity
     >>> with profile(activities=[ProfilerActivity.CPU], record_shapes=True) as prof:
     ...     with record_function("forward"):
-    ...         y = model(x)
-    >>> print(prof.key_averages().table(sort_by="cpu_time_total", row_limit=10))
-    >>> prof.export_chrome_trace("trace.json")     # chrome://tracing or Perfetto
+    ...         y = ember.ones(2, 3) + 1
+    >>> [(e.name, e.input_shapes) for e in prof.events()]
+    [('forward', []), ('aten::ones', [[], [], [], [], []]), ('aten::add', [[2, 3], [], []])]
+
+`print(prof.key_averages().table(sort_by="cpu_time_total", row_limit=10))` prints torch's
+table; `prof.export_chrome_trace("trace.json")` writes a trace for chrome://tracing or
+Perfetto.
 
 Every op call is an `aten::<name>` event with its input shapes, nested under the
 record_function ranges and ops that called it; backward adds

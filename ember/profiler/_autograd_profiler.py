@@ -4,7 +4,7 @@
     ...     with ember.autograd.profiler.record_function("block"):
     ...         y = ember.ones(3) + 1
     >>> [e.name for e in prof.function_events]
-    ['block', 'aten::ones', ..., 'aten::add']
+    ['block', 'aten::ones', 'aten::add']
 
 Events come from the dispatcher's observer hook (ember/dispatch/observers.py); the
 results are ember/profiler/_events.py's FunctionEvent and EventList.

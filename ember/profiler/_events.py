@@ -1,8 +1,6 @@
 """torch's profiler results: FunctionEvent, FunctionEventAvg, EventList (the table and
-the chrome trace), built from a stopped Collector.
-
-    >>> events = EventList.from_collector(collector)
-    >>> print(events.key_averages().table(sort_by="self_cpu_time_total", row_limit=10))
+the chrome trace), built from a stopped Collector by `events_from_collector(collector)`;
+`events.key_averages().table(sort_by="self_cpu_time_total", row_limit=10)` is the summary.
 """
 from __future__ import annotations
 

@@ -1,10 +1,14 @@
 """torch.profiler's `profile` with schedules: NONE/WARMUP/RECORD/RECORD_AND_SAVE steps.
 
+    >>> from ember.profiler import profile, schedule
+    >>> traces = []       # tensorboard_trace_handler("./log") would write each one
     >>> with profile(schedule=schedule(wait=1, warmup=1, active=2),
-    ...              on_trace_ready=tensorboard_trace_handler("./log")) as prof:
-    ...     for batch in data:
-    ...         train_step(batch)
+    ...              on_trace_ready=traces.append) as prof:
+    ...     for step in range(8):
+    ...         y = ember.ones(2) * 2
     ...         prof.step()
+    >>> len(traces), [e.name for e in prof.events()][:3]
+    (2, ['ProfilerStep*', 'aten::ones', 'aten::mul'])
 
 Each active cycle records into a fresh `ember.autograd.profiler.profile`; the transitions
 between actions are torch's table (`action_map`), so `on_trace_ready` runs as often.

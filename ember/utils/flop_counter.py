@@ -1,10 +1,13 @@
 """`FlopCounterMode`: counts the FLOPs of matmuls, convolutions and attention, per module,
 with torch.utils.flop_counter's formulas.
 
-    >>> with FlopCounterMode(display=False) as fc:
-    ...     model(x).sum().backward()
-    >>> fc.get_total_flops(), fc.get_flop_counts()["Global"]
-    (672, {aten.addmm: 288, aten.mm: 384})
+    >>> model = nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.Linear(8, 2))
+    >>> with ember.utils.flop_counter.FlopCounterMode(display=False) as fc:
+    ...     model(ember.ones(3, 4)).sum().backward()
+    >>> fc.get_total_flops()
+    672
+    >>> {str(op): n for op, n in fc.get_flop_counts()["Global"].items()}
+    {'aten.addmm': 288, 'aten.mm': 384}
 
 It is a TorchDispatchMode underneath, so it sees the aten ops after autograd and the
 composite decompositions: `linear` arrives as `t` + `addmm`, its backward as `mm`s.
