@@ -209,94 +209,100 @@ def _execute(root, deps, keep_graph, captures, needed, results, accumulate, inpu
     ready = None        # the first node made ready by the current step
     span = None         # the profiler's range of the running node
     leaves = []         # (leaf, grad, held) accumulated after that range, when profiling
-    while True:
-        if node is not root:
-            if profiling:
-                name = _profile_name(node)
-                span = _evaluate_range(name).__enter__()
-                inner = Range(name, "cpu_op").__enter__()
-            buf = buffers.pop(node, None)
-            if buf is None:
-                buf = [None] * len(node._out_meta)
-            ex = node._extra
-            if ex is not None:
-                buf = _run_pre_hooks(node, ex, buf)
-            if captures is not None and not _capture(node, buf, captures, needed, results,
-                                                     accumulate, inputs):
-                outputs = ()
-            elif len(buf) == 1:
-                if buf[0] is None and node._skip_if_no_grad:
+    try:
+        while True:
+            if node is not root:
+                if profiling:
+                    name = _profile_name(node)
+                    span = _evaluate_range(name).__enter__()
+                    inner = Range(name, "cpu_op").__enter__()
+                buf = buffers.pop(node, None)
+                if buf is None:
+                    buf = [None] * len(node._out_meta)
+                ex = node._extra
+                if ex is not None:
+                    buf = _run_pre_hooks(node, ex, buf)
+                if captures is not None and not _capture(node, buf, captures, needed, results,
+                                                         accumulate, inputs):
                     outputs = ()
-                elif anomaly:
-                    outputs = _call_anomaly(node, buf)
+                elif len(buf) == 1:
+                    if buf[0] is None and node._skip_if_no_grad:
+                        outputs = ()
+                    elif anomaly:
+                        outputs = _call_anomaly(node, buf)
+                    else:
+                        outputs = node.apply(buf)
+                        if ex is not None and ex.post_hooks:
+                            outputs = _run_post_hooks(ex, outputs, buf)
                 else:
-                    outputs = node.apply(buf)
-                    if ex is not None and ex.post_hooks:
-                        outputs = _run_post_hooks(ex, outputs, buf)
-            else:
-                outputs = _call_multi(node, buf, anomaly)
-            if span is not None:
-                inner.__exit__()
-            if not keep_graph and node._release_after_backward:
-                node.release_variables()
-        n_out = len(outputs)
-        for i, (fn, nr) in enumerate(node.next_functions):
-            if fn is None or (needed is not None and fn not in needed):
-                continue
-            g = outputs[i] if i < n_out else None
-            if g is not None:
-                meta = fn._out_meta[nr]
-                if g._shape != meta[0] or g._dtype is not meta[1] or g._device is not meta[2]:
-                    g = _validate(g, meta, node, i)
-                b = buffers.get(fn)
-                if b is None:
-                    b = buffers[fn] = [None] * len(fn._out_meta)
-                    b[nr] = g
-                elif b[nr] is None:
-                    b[nr] = g
-                else:
-                    b[nr] = b[nr] + g
-            d = deps[fn] - 1
-            deps[fn] = d
-            if d == 0:
-                if fn.__class__ is AccumulateGrad and captures is None and fn._extra is None:
-                    # a leaf whose gradient is complete: accumulate now (it would run next)
-                    g = b = None
-                    b = buffers.pop(fn, None)
-                    variable = fn._variable()
-                    if b is not None and b[0] is not None and variable is not None:
-                        # the caller's reference: outputs[i] when it is this gradient
-                        # (never read again); b.pop() leaves the buffer without one
-                        held = i < n_out and outputs[i] is b[0]
-                        if profiling:   # its own range after this node's, as in torch
-                            leaves.append((variable, b.pop(), held))
-                        else:
-                            accumulate_grad(variable, b.pop(), held=held)
+                    outputs = _call_multi(node, buf, anomaly)
+                if span is not None:
+                    inner.__exit__()
+                if not keep_graph and node._release_after_backward:
+                    node.release_variables()
+            n_out = len(outputs)
+            for i, (fn, nr) in enumerate(node.next_functions):
+                if fn is None or (needed is not None and fn not in needed):
                     continue
-                if ready is None:
-                    ready = fn
-                else:
-                    push(heap, (-fn._seq, tick, fn))
-                    tick += 1
+                g = outputs[i] if i < n_out else None
+                if g is not None:
+                    meta = fn._out_meta[nr]
+                    if g._shape != meta[0] or g._dtype is not meta[1] or g._device is not meta[2]:
+                        g = _validate(g, meta, node, i)
+                    b = buffers.get(fn)
+                    if b is None:
+                        b = buffers[fn] = [None] * len(fn._out_meta)
+                        b[nr] = g
+                    elif b[nr] is None:
+                        b[nr] = g
+                    else:
+                        b[nr] = b[nr] + g
+                d = deps[fn] - 1
+                deps[fn] = d
+                if d == 0:
+                    if fn.__class__ is AccumulateGrad and captures is None and fn._extra is None:
+                        # a leaf whose gradient is complete: accumulate now (it would run next)
+                        g = b = None
+                        b = buffers.pop(fn, None)
+                        variable = fn._variable()
+                        if b is not None and b[0] is not None and variable is not None:
+                            # the caller's reference: outputs[i] when it is this gradient
+                            # (never read again); b.pop() leaves the buffer without one
+                            held = i < n_out and outputs[i] is b[0]
+                            if profiling:   # its own range after this node's, as in torch
+                                leaves.append((variable, b.pop(), held))
+                            else:
+                                accumulate_grad(variable, b.pop(), held=held)
+                        continue
+                    if ready is None:
+                        ready = fn
+                    else:
+                        push(heap, (-fn._seq, tick, fn))
+                        tick += 1
+            if span is not None:
+                span.__exit__()
+                span = None
+            for variable, g, held in leaves:
+                with _evaluate_range(_ACCUMULATE), Range(_ACCUMULATE, "cpu_op"):
+                    accumulate_grad(variable, g, held=held)
+            leaves.clear()
+            # drop this step's references so a leaf can take its gradient without a copy
+            outputs = buf = g = b = None
+            if ready is not None:
+                if not heap:                # the only ready node: no heap round trip (chains)
+                    node, ready = ready, None
+                    continue
+                push(heap, (-ready._seq, tick, ready))
+                tick += 1
+                ready = None
+            if not heap:
+                return
+            node = pop(heap)[2]
+    except BaseException:     # a failing node: its profiler ranges end here
         if span is not None:
+            inner.__exit__()
             span.__exit__()
-            span = None
-        for variable, g, held in leaves:
-            with _evaluate_range(_ACCUMULATE), Range(_ACCUMULATE, "cpu_op"):
-                accumulate_grad(variable, g, held=held)
-        leaves.clear()
-        # drop this step's references so a leaf can take its gradient without a copy
-        outputs = buf = g = b = None
-        if ready is not None:
-            if not heap:                # the only ready node: no heap round trip (chains)
-                node, ready = ready, None
-                continue
-            push(heap, (-ready._seq, tick, ready))
-            tick += 1
-            ready = None
-        if not heap:
-            return
-        node = pop(heap)[2]
+        raise
 
 
 _ACCUMULATE = "torch::autograd::AccumulateGrad"   # torch's profiler name for the node

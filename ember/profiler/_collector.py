@@ -184,7 +184,7 @@ def _describe_inputs(r, args):
             s = list(a._shape)
             shapes.append(s)
             dims.append(s)
-            strides.append(list(a.stride()) if a._np is not None or a._stride else [])
+            strides.append(list(a.stride()))
             types.append(_C_TYPE_NAMES.get(a._dtype.name, a._dtype.name))
             concrete.append("")
         elif isinstance(a, (list, tuple)) and a and all(isinstance(x, Tensor) for x in a):

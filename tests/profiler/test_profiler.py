@@ -277,3 +277,18 @@ def test_cuda_allocator_memory_events():
     assert sum(e.device_memory_usage for e in p.events() if e.cpu_parent is None) == 0
     assert _columns(p.key_averages().table())[6:10] == ["CPU Mem", "Self CPU Mem", "CUDA Mem",
                                                          "Self CUDA Mem"]
+
+
+def test_a_failing_backward_closes_its_node_ranges():
+    def fail(grad):
+        raise ValueError("hook failed")
+    x = ember.ones(2, requires_grad=True)
+    y = x * 2
+    y.register_hook(fail)
+    with eprof.profile() as p:
+        with pytest.raises(ValueError, match="hook failed"):
+            y.sum().backward()
+        ember.ones(1)
+    last = p.events()[-1]
+    assert last.name == "aten::ones" and last.cpu_parent is None
+    assert all(e.time_range.end >= e.time_range.start for e in p.events())
