@@ -24,8 +24,9 @@ from .profiler import (
     _KinetoProfile,
     profile,
     schedule,
+    supported_activities,
     tensorboard_trace_handler,
 )
 
 __all__ = ["ProfilerAction", "ProfilerActivity", "_KinetoProfile", "profile", "record_function",
-           "schedule", "tensorboard_trace_handler"]
+           "schedule", "supported_activities", "tensorboard_trace_handler"]

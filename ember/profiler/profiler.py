@@ -25,7 +25,7 @@ from functools import partial
 from ._autograd_profiler import profile as _autograd_profile
 from ._autograd_profiler import record_function
 
-__all__ = ["ProfilerAction", "ProfilerActivity", "profile", "schedule",
+__all__ = ["ProfilerAction", "ProfilerActivity", "profile", "schedule", "supported_activities",
            "tensorboard_trace_handler"]
 
 
@@ -47,6 +47,12 @@ class ProfilerAction(Enum):
     WARMUP = 1
     RECORD = 2
     RECORD_AND_SAVE = 3
+
+
+def supported_activities() -> set:
+    """CPU, and CUDA when ember sees a CUDA device (a GPU or the emulator)."""
+    from .. import cuda
+    return {ProfilerActivity.CPU} | ({ProfilerActivity.CUDA} if cuda.is_available() else set())
 
 
 def schedule(*, wait: int, warmup: int, active: int, repeat: int = 0, skip_first: int = 0,

@@ -243,6 +243,12 @@ def test_an_exception_closes_the_ranges():
     assert add.cpu_parent is outer and add.time_range.end <= outer.time_range.end
 
 
+def test_supported_activities():
+    acts = eprof.supported_activities()
+    assert eprof.ProfilerActivity.CPU in acts
+    assert (eprof.ProfilerActivity.CUDA in acts) == ember.cuda.is_available()
+
+
 def test_events_before_profiling_raise_as_torch():
     with pytest.raises(AssertionError, match="Profiler must be initialized"):
         eprof.profile().events()
