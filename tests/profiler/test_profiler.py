@@ -298,3 +298,14 @@ def test_a_failing_backward_closes_its_node_ranges():
     last = p.events()[-1]
     assert last.name == "aten::ones" and last.cpu_parent is None
     assert all(e.time_range.end >= e.time_range.start for e in p.events())
+
+
+def test_start_stop_without_context_manager_as_torch():
+    def run(lib, prof_mod):
+        p = prof_mod.profile()
+        p.start()
+        lib.ones(2) + 1
+        p.stop()
+        return [e.name for e in p.events() if e.cpu_parent is None]
+    assert run(ember, eprof) == run(torch, tprof) == ["aten::ones", "aten::add"]
+    assert observers.active is None
